@@ -1,0 +1,52 @@
+package io.groupkeeper;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+
+/**
+ * One member of one consumer group. Created by {@link GroupKeeper#member(String)}; lifecycle
+ * LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
+ *
+ * <p>{@link #commit}, {@link #refresh} and the queries are thread-safe; the intended caller is the single thread that
+ * processes the member's partitions.
+ */
+public interface GroupMember extends AutoCloseable {
+
+    String groupId();
+
+    /** This member's id: its static instance id if it has one, else a generated id. */
+    String memberId();
+
+    /** Registers the member, joins the leader election and starts following its target assignment. */
+    void start();
+
+    /** The partitions this member owns right now. */
+    SortedSet<TopicPartition> assignment();
+
+    /** The generation of the target assignment this member follows (0 before the first). */
+    long generation();
+
+    /** Whether this member is currently the group's elected rebalancer. */
+    boolean isLeader();
+
+    /**
+     * Fenced commit of the next offsets to process. Written in one batch; only partitions this member owns are
+     * written, and only if nobody else changed their stored offset since this member last saw it.
+     */
+    CommitResult commit(Map<TopicPartition, Long> offsets);
+
+    /**
+     * Checks the stored offsets of these owned partitions and adopts external changes (admin reset, hand edit):
+     * {@link CommitResult.Status#ADOPTED} with the offset to continue from, {@code UNCHANGED}, or {@code NOT_OWNED}.
+     */
+    CommitResult refresh(Collection<TopicPartition> partitions);
+
+    /** The stored committed offset of any partition of this group, read from the store now. */
+    OptionalLong committed(TopicPartition partition);
+
+    /** Graceful leave: revokes (the listener commits final offsets), releases every partition, leaves the group. */
+    @Override
+    void close();
+}

@@ -1,0 +1,51 @@
+package io.groupkeeper;
+
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+
+/**
+ * User code's view of ownership changes. All callbacks of one member run on that member's coordination thread,
+ * one at a time, in this order within one rebalance step: {@link #onPartitionsRevoked} (then those partitions are
+ * released), then {@link #onPartitionsAssigned} (possibly in several batches, as previous owners release).
+ * {@link #onPartitionsLost} may come at any time between steps.
+ *
+ * <p>Callbacks should be quick; a revocation may block until processing of the revoked partitions has stopped,
+ * because the next owner starts only after this member released them (invariant I1). Exceptions thrown by a
+ * callback are logged and do not stop the protocol.
+ */
+public interface RebalanceListener {
+
+    /**
+     * These partitions are about to be released to another member. Stop processing them and commit their final
+     * offsets ({@link GroupMember#commit}) before returning: after return the member releases ownership.
+     */
+    default void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+    }
+
+    /**
+     * This member now exclusively owns these partitions. Each maps to its committed offset (the next offset to
+     * process), or empty if none was ever committed: start there.
+     */
+    default void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+    }
+
+    /**
+     * Ownership of these partitions was lost without a release (connection suspended, session expired, or a commit
+     * was fenced). Stop processing them at once; commits for them will be rejected.
+     */
+    default void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+    }
+
+    /**
+     * Someone other than this member changed the stored offset of these owned partitions (an admin reset, a hand
+     * edit). Call {@link GroupMember#refresh} from the processing thread and continue from the offsets it returns.
+     * A commit made before that is not lost: it is refused and reported as adopted ({@link CommitResult}).
+     */
+    default void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+    }
+
+    /** A listener that does nothing. */
+    RebalanceListener NOOP = new RebalanceListener() {
+    };
+}

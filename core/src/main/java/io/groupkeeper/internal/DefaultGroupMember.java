@@ -1,0 +1,610 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.GroupKeeperException;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitOutcome;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.ConnectionListener;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.LeadershipListener;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.TargetAssignment;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The member state machine. All protocol steps run on the member's lane; user threads only call {@link #commit},
+ * {@link #refresh} and the queries, which synchronise with the lane on {@link #lock}.
+ *
+ * <p>Following the target (one reconcile step): read the own target (re-arming its watch); revoke what is owned but
+ * no longer targeted (listener first, so user code can commit, then a fenced release); claim what is targeted but
+ * not owned: a partition still held by its previous owner is claimed when that owner's node goes (the store's hook
+ * re-runs the step). So a partition is never processed by two members (I1), and partitions that do not move are
+ * never touched (I5).
+ *
+ * <p>Connection care (I7): on SUSPENDED or LOST every owned partition is reported lost at once, with no commit, so
+ * processing stops before the session can expire; on reconnection the member re-registers if its session was new
+ * and follows its target again.
+ */
+public final class DefaultGroupMember implements GroupMember {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultGroupMember.class);
+    private static final long RETRY_MIN_MS = 50;
+    private static final long RETRY_MAX_MS = 2_000;
+    private static final long CLOSE_TIMEOUT_SECONDS = 60;
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    /** What this member knows of a partition it owns. */
+    private static final class Owned {
+        long version;
+        OptionalLong offset;
+
+        Owned(OffsetSnapshot snapshot) {
+            this.version = snapshot.version();
+            this.offset = snapshot.offset();
+        }
+    }
+
+    private final MemberConfig config;
+    private final CoordinationStore coordination;
+    private final GroupStore store;
+    private final Clock clock;
+    private final ScheduledExecutorService scheduler;
+    private final SerialExecutor lane;
+    private final Rebalancer rebalancer;
+    private final Consumer<GroupMember> onClosed;
+    private final ConnectionListener connectionListener;
+
+    /** Guards {@link #owned}: the lane and user threads (commit, refresh) both use it. */
+    private final Object lock = new Object();
+    private final Map<TopicPartition, Owned> owned = new TreeMap<>();
+
+    // Lane-confined state.
+    private final SortedSet<TopicPartition> waiting = new TreeSet<>();
+    private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
+    private Registration registration;
+    private LeaderElection election;
+    private boolean suspended;
+    private boolean reconcilePending;
+    private long retryDelayMs = RETRY_MIN_MS;
+
+    private volatile long generation;
+    private volatile State state = State.LATENT;
+
+    public DefaultGroupMember(MemberConfig config, CoordinationStore coordination, Clock clock,
+                              ExecutorService workers, ScheduledExecutorService scheduler,
+                              Consumer<GroupMember> onClosed) {
+        this.config = config;
+        this.coordination = coordination;
+        this.store = coordination.group(config.groupId());
+        this.clock = clock;
+        this.scheduler = scheduler;
+        this.onClosed = onClosed;
+        this.lane = new SerialExecutor(workers, "member " + config.groupId() + "/" + config.memberId());
+        this.rebalancer = new Rebalancer(config, store, clock,
+                new SerialExecutor(workers, "rebalancer " + config.groupId() + "/" + config.memberId()), scheduler);
+        this.connectionListener = event -> lane.execute(() -> onConnection(event));
+    }
+
+    @Override
+    public String groupId() {
+        return config.groupId();
+    }
+
+    @Override
+    public String memberId() {
+        return config.memberId();
+    }
+
+    @Override
+    public long generation() {
+        return generation;
+    }
+
+    @Override
+    public boolean isLeader() {
+        LeaderElection e = election;
+        return e != null && e.isLeader() && rebalancer.isActive();
+    }
+
+    @Override
+    public SortedSet<TopicPartition> assignment() {
+        synchronized (lock) {
+            return Collections.unmodifiableSortedSet(new TreeSet<>(owned.keySet()));
+        }
+    }
+
+    @Override
+    public void start() {
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("member " + describe() + " already " + state.name().toLowerCase());
+            }
+            state = State.STARTED;
+        }
+        try {
+            callOnLane(() -> {
+                store.ensureGroup(config.assignor().name());
+                registration = store.registerMember(memberInfo());
+                coordination.addConnectionListener(connectionListener);
+                election = store.election(config.memberId(), new LeadershipListener() {
+                    @Override
+                    public void isLeader() {
+                        rebalancer.activate(election);
+                    }
+
+                    @Override
+                    public void notLeader() {
+                        rebalancer.deactivate();
+                    }
+                });
+                election.start();
+                reconcile();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            state = State.CLOSED;
+            coordination.removeConnectionListener(connectionListener);
+            closeQuietly();
+            throw e;
+        }
+        LOG.info("member {} started (topics {}, assignor {}, store {})", describe(), new TreeSet<>(config.topics()),
+                config.assignor().name(), coordination.describe());
+    }
+
+    private MemberInfo memberInfo() {
+        return new MemberInfo(config.memberId(), config.instanceId(), config.host(), new TreeSet<>(config.topics()),
+                clock.instant(), config.assignor().name());
+    }
+
+    // ---------------------------------------------------------------- user-thread API
+
+    @Override
+    public CommitResult commit(Map<TopicPartition, Long> offsets) {
+        offsets.forEach((tp, offset) -> {
+            if (offset == null || offset < 0) {
+                throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
+            }
+        });
+        Map<TopicPartition, Status> statuses = new HashMap<>();
+        Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
+        SortedSet<TopicPartition> lost = new TreeSet<>();
+        synchronized (lock) {
+            List<CommitRequest> requests = new ArrayList<>();
+            offsets.forEach((tp, offset) -> {
+                Owned o = owned.get(tp);
+                if (o == null) {
+                    statuses.put(tp, Status.NOT_OWNED);
+                } else {
+                    requests.add(new CommitRequest(tp, offset, "", o.version));
+                }
+            });
+            if (!requests.isEmpty()) {
+                CommitOutcome outcome = store.commit(config.memberId(), generation, requests);
+                for (CommitRequest r : requests) {
+                    Long newVersion = outcome.committed().get(r.partition());
+                    if (newVersion != null) {
+                        Owned o = owned.get(r.partition());
+                        o.version = newVersion;
+                        o.offset = OptionalLong.of(r.offset());
+                        statuses.put(r.partition(), Status.COMMITTED);
+                    } else {
+                        resolveConflict(r.partition(), statuses, adopted, lost);
+                    }
+                }
+            }
+        }
+        reportLost(lost, "commit fenced");
+        return CommitResult.of(statuses, adopted);
+    }
+
+    @Override
+    public CommitResult refresh(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Status> statuses = new HashMap<>();
+        Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
+        SortedSet<TopicPartition> lost = new TreeSet<>();
+        synchronized (lock) {
+            for (TopicPartition tp : new TreeSet<>(partitions)) {
+                if (!owned.containsKey(tp)) {
+                    statuses.put(tp, Status.NOT_OWNED);
+                } else {
+                    resolveConflict(tp, statuses, adopted, lost);
+                }
+            }
+        }
+        reportLost(lost, "offset node taken over");
+        return CommitResult.of(statuses, adopted);
+    }
+
+    /** Under {@link #lock}: the stored offset of an owned partition may have moved; adopt it or give it up. */
+    private void resolveConflict(TopicPartition tp, Map<TopicPartition, Status> statuses,
+                                 Map<TopicPartition, OptionalLong> adopted, SortedSet<TopicPartition> lost) {
+        Owned o = owned.get(tp);
+        Optional<OffsetSnapshot> now = store.readIfOwned(tp, config.memberId());
+        if (now.isEmpty()) {
+            owned.remove(tp);
+            statuses.put(tp, Status.NOT_OWNED);
+            lost.add(tp);
+        } else if (now.get().version() != o.version) {
+            LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
+                    describe(), tp, describe(now.get().offset()), o.version, now.get().version());
+            o.version = now.get().version();
+            o.offset = now.get().offset();
+            statuses.put(tp, Status.ADOPTED);
+            adopted.put(tp, o.offset);
+        } else {
+            statuses.put(tp, Status.UNCHANGED);
+        }
+    }
+
+    private void reportLost(SortedSet<TopicPartition> lost, String why) {
+        if (!lost.isEmpty()) {
+            LOG.warn("member {}: lost {} ({}): another member or session owns them now", describe(), lost, why);
+            lane.execute(() -> callListener("onPartitionsLost", () -> config.listener().onPartitionsLost(lost)));
+            scheduleReconcile();
+        }
+    }
+
+    @Override
+    public OptionalLong committed(TopicPartition partition) {
+        return store.readOffset(partition, null).offset();
+    }
+
+    // ---------------------------------------------------------------- the protocol, on the lane
+
+    private void scheduleReconcile() {
+        lane.execute(() -> {
+            if (!reconcilePending) {
+                reconcilePending = true;
+                lane.execute(this::reconcile);
+            }
+        });
+    }
+
+    private void reconcile() {
+        reconcilePending = false;
+        if (state != State.STARTED || suspended) {
+            return;
+        }
+        withMdc(() -> {
+            try {
+                reconcileStep();
+                retryDelayMs = RETRY_MIN_MS;
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: rebalance step failed, retrying in {} ms: {}", describe(), retryDelayMs, e.toString());
+                long delay = retryDelayMs;
+                retryDelayMs = Math.min(RETRY_MAX_MS, retryDelayMs * 2);
+                scheduler.schedule(this::scheduleReconcile, delay, TimeUnit.MILLISECONDS);
+            }
+        });
+    }
+
+    private void reconcileStep() {
+        long started = System.nanoTime();
+        Optional<TargetAssignment> target = store.readTarget(config.memberId(), this::scheduleReconcile);
+        SortedSet<TopicPartition> wanted = target.map(TargetAssignment::partitions).orElse(Collections.emptySortedSet());
+        long newGeneration = target.map(TargetAssignment::generation).orElse(0L);
+        boolean newTarget = newGeneration != generation;
+        generation = newGeneration;
+
+        SortedSet<TopicPartition> revoke = new TreeSet<>();
+        synchronized (lock) {
+            for (TopicPartition tp : owned.keySet()) {
+                if (!wanted.contains(tp)) {
+                    revoke.add(tp);
+                }
+            }
+        }
+        if (!revoke.isEmpty()) {
+            revokeAndRelease(revoke);
+        }
+
+        waiting.retainAll(wanted);
+        reportedProblems.keySet().retainAll(wanted);
+        SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
+        for (TopicPartition tp : wanted) {
+            synchronized (lock) {
+                if (owned.containsKey(tp)) {
+                    continue;
+                }
+            }
+            ClaimResult result = store.claim(tp, config.memberId(), generation, this::scheduleReconcile);
+            if (result instanceof ClaimResult.Claimed claimed) {
+                synchronized (lock) {
+                    owned.put(tp, new Owned(claimed.offset()));
+                }
+                waiting.remove(tp);
+                reportedProblems.remove(tp);
+                gained.put(tp, claimed.offset().offset());
+                watchOffset(tp);
+            } else if (result instanceof ClaimResult.Busy busy) {
+                waiting.add(tp);
+            } else if (result instanceof ClaimResult.Blocked blocked) {
+                waiting.add(tp);
+                if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
+                    LOG.error("member {}: cannot take {}: {}. Fix or delete the node; other partitions are unaffected.",
+                            describe(), tp, blocked.problem());
+                }
+            }
+        }
+        if (!gained.isEmpty()) {
+            callListener("onPartitionsAssigned", () -> config.listener().onPartitionsAssigned(gained));
+        }
+        if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
+            LOG.info("member {}: generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms",
+                    describe(), generation, gained.keySet(), revoke, waiting, assignment().size(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        }
+    }
+
+    /** Listener first (user code stops and commits), then a fenced release of each partition (I1, pain point 2). */
+    private void revokeAndRelease(SortedSet<TopicPartition> revoke) {
+        callListener("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(revoke));
+        for (TopicPartition tp : revoke) {
+            Owned o;
+            synchronized (lock) {
+                o = owned.remove(tp);
+            }
+            if (o != null) {
+                release(tp, o.version);
+            }
+        }
+    }
+
+    private void release(TopicPartition tp, long version) {
+        long expected = version;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (store.release(tp, config.memberId(), expected)) {
+                return;
+            }
+            Optional<OffsetSnapshot> now = store.readIfOwned(tp, config.memberId());
+            if (now.isEmpty()) {
+                return; // not ours any more: nothing to release
+            }
+            expected = now.get().version();
+        }
+        throw new GroupKeeperException("member " + describe() + " could not release " + tp
+                + ": its offset node keeps changing");
+    }
+
+    /** Arms a watch on an owned partition's offset node so external edits are noticed at once (I4). */
+    private void watchOffset(TopicPartition tp) {
+        OffsetSnapshot now = store.readOffset(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)));
+        boolean moved;
+        synchronized (lock) {
+            Owned o = owned.get(tp);
+            moved = o != null && now.version() > o.version;
+        }
+        if (moved) {
+            SortedSet<TopicPartition> changed = new TreeSet<>(List.of(tp));
+            callListener("onOffsetsChanged", () -> config.listener().onOffsetsChanged(changed));
+        }
+    }
+
+    private void onOffsetNodeChanged(TopicPartition tp) {
+        if (state != State.STARTED || suspended) {
+            return;
+        }
+        synchronized (lock) {
+            if (!owned.containsKey(tp)) {
+                return;
+            }
+        }
+        try {
+            watchOffset(tp);
+        } catch (RuntimeException e) {
+            LOG.debug("member {}: could not re-read offset of {}: {}", describe(), tp, e.toString());
+            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), RETRY_MAX_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void onConnection(ConnectionEvent event) {
+        if (state != State.STARTED) {
+            return;
+        }
+        withMdc(() -> {
+            switch (event) {
+                case SUSPENDED, LOST -> {
+                    boolean first = !suspended;
+                    suspended = true;
+                    SortedSet<TopicPartition> lost;
+                    synchronized (lock) {
+                        lost = new TreeSet<>(owned.keySet());
+                        owned.clear();
+                    }
+                    waiting.clear();
+                    if (first || !lost.isEmpty()) {
+                        LOG.warn("member {}: connection {}; stopped processing {} without commit", describe(),
+                                event.name().toLowerCase(), lost);
+                    }
+                    if (!lost.isEmpty()) {
+                        callListener("onPartitionsLost", () -> config.listener().onPartitionsLost(lost));
+                    }
+                }
+                case RECONNECTED, RECONNECTED_NEW_SESSION -> {
+                    suspended = false;
+                    try {
+                        if (!store.isRegistered(config.memberId())) {
+                            registration = store.registerMember(memberInfo());
+                            LOG.info("member {}: re-registered after {}", describe(), event.name().toLowerCase());
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warn("member {}: re-registration failed, will retry: {}", describe(), e.toString());
+                        scheduler.schedule(() -> lane.execute(() -> onConnection(event)), RETRY_MAX_MS,
+                                TimeUnit.MILLISECONDS);
+                        return;
+                    }
+                    reconcile();
+                }
+                case CONNECTED -> {
+                }
+            }
+        });
+    }
+
+    private void callListener(String name, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.error("member {}: listener {} threw; continuing", describe(), name, e);
+        }
+    }
+
+    // ---------------------------------------------------------------- close
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean wasStarted = state == State.STARTED;
+            state = State.CLOSED;
+            if (!wasStarted) {
+                onClosed.accept(this);
+                return;
+            }
+        }
+        coordination.removeConnectionListener(connectionListener);
+        try {
+            callOnLane(() -> {
+                withMdc(this::leaveGracefully);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.warn("member {}: graceful leave incomplete: {}", describe(), e.toString());
+        } finally {
+            onClosed.accept(this);
+        }
+        LOG.info("member {} closed", describe());
+    }
+
+    private void leaveGracefully() {
+        rebalancer.deactivate();
+        closeElection();
+        SortedSet<TopicPartition> all;
+        synchronized (lock) {
+            all = new TreeSet<>(owned.keySet());
+        }
+        if (!all.isEmpty() && !suspended) {
+            try {
+                revokeAndRelease(all);
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: release on close failed: {}", describe(), e.toString());
+            }
+        }
+        synchronized (lock) {
+            owned.clear();
+        }
+        closeQuietly();
+    }
+
+    private void closeElection() {
+        if (election != null) {
+            try {
+                election.close();
+            } catch (RuntimeException e) {
+                LOG.debug("member {}: election close failed: {}", describe(), e.toString());
+            }
+            election = null;
+        }
+    }
+
+    private void closeQuietly() {
+        closeElection();
+        if (registration != null) {
+            try {
+                registration.close();
+            } catch (RuntimeException e) {
+                LOG.debug("member {}: member node removal failed: {}", describe(), e.toString());
+            }
+            registration = null;
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private <T> T callOnLane(Supplier<T> task) {
+        if (lane.inLane()) {
+            return task.get();
+        }
+        CompletableFuture<T> f = new CompletableFuture<>();
+        lane.execute(() -> {
+            try {
+                f.complete(task.get());
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        try {
+            return f.get(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GroupKeeperException("interrupted while waiting for member " + describe(), e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new GroupKeeperException("member " + describe() + " failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new GroupKeeperException("member " + describe() + " did not answer within "
+                    + CLOSE_TIMEOUT_SECONDS + " s (a listener callback blocking?)", e);
+        }
+    }
+
+    private void withMdc(Runnable r) {
+        MDC.put("group", config.groupId());
+        MDC.put("member", config.memberId());
+        try {
+            r.run();
+        } finally {
+            MDC.remove("group");
+            MDC.remove("member");
+        }
+    }
+
+    private String describe() {
+        return config.groupId() + "/" + config.memberId();
+    }
+
+    private static String describe(OptionalLong offset) {
+        return offset.isPresent() ? String.valueOf(offset.getAsLong()) : "(none)";
+    }
+
+    @Override
+    public String toString() {
+        return "GroupMember[" + describe() + "]";
+    }
+}

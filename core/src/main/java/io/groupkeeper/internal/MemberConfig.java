@@ -1,0 +1,14 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.assignor.PartitionAssignor;
+import io.groupkeeper.spi.TopicMetadataSource;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/** The validated configuration of one member. */
+public record MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host,
+                           Set<String> topics, PartitionAssignor assignor, RebalanceListener listener,
+                           TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod) {
+}

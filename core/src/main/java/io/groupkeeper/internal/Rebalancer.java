@@ -1,0 +1,212 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.Assignment;
+import io.groupkeeper.assignor.AssignmentInput;
+import io.groupkeeper.assignor.MemberSubscription;
+import io.groupkeeper.spi.AssignmentSnapshot;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.MembersSnapshot;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/**
+ * The elected leader's work: watch members and topic metadata, compute the target with the group's assignor, and
+ * publish a new generation when it differs. Runs on its own lane. Events that arrive while a computation runs or
+ * waits out the settle delay coalesce into one more computation, which always reads the latest state, so a burst
+ * of joins yields few generations and a lone joiner is not delayed (with the default settle delay of 0).
+ *
+ * <p>Static members (with an instance id) that disappear keep their targets for the static grace period; if they
+ * return in time, nothing moves. A new leader simply reads the published assignment and carries on (I6).
+ */
+final class Rebalancer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
+    private static final long RETRY_MIN_MS = 50;
+    private static final long RETRY_MAX_MS = 2_000;
+
+    private final MemberConfig config;
+    private final GroupStore store;
+    private final Clock clock;
+    private final SerialExecutor lane;
+    private final ScheduledExecutorService scheduler;
+
+    // Lane-confined.
+    private LeaderElection election;
+    private long epoch;
+    private boolean runScheduled;
+    private long retryDelayMs = RETRY_MIN_MS;
+    private final Map<String, Instant> staticMissingSince = new HashMap<>();
+    private final Set<String> reportedProblems = new HashSet<>();
+    private volatile boolean active;
+
+    Rebalancer(MemberConfig config, GroupStore store, Clock clock, SerialExecutor lane,
+               ScheduledExecutorService scheduler) {
+        this.config = config;
+        this.store = store;
+        this.clock = clock;
+        this.lane = lane;
+        this.scheduler = scheduler;
+    }
+
+    boolean isActive() {
+        return active;
+    }
+
+    void activate(LeaderElection election) {
+        lane.execute(() -> {
+            this.election = election;
+            active = true;
+            epoch++;
+            staticMissingSince.clear();
+            runScheduled = false;
+            LOG.info("member {}/{} is the leader of group {}", config.groupId(), config.memberId(), config.groupId());
+            requestRun(Duration.ZERO, epoch);
+        });
+    }
+
+    void deactivate() {
+        lane.execute(() -> {
+            if (active) {
+                LOG.info("member {}/{} is no longer the leader", config.groupId(), config.memberId());
+            }
+            active = false;
+            epoch++;
+        });
+    }
+
+    private Runnable changeHook(long forEpoch) {
+        return () -> lane.execute(() -> requestRun(config.settleDelay(), forEpoch));
+    }
+
+    private void requestRun(Duration delay, long forEpoch) {
+        if (!active || forEpoch != epoch || runScheduled) {
+            return;
+        }
+        runScheduled = true;
+        if (delay.isZero()) {
+            lane.execute(() -> run(forEpoch));
+        } else {
+            scheduler.schedule(() -> lane.execute(() -> run(forEpoch)), delay.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void run(long forEpoch) {
+        if (forEpoch != epoch) {
+            return;
+        }
+        runScheduled = false;
+        if (!active) {
+            return;
+        }
+        MDC.put("group", config.groupId());
+        MDC.put("member", config.memberId());
+        try {
+            rebalanceOnce(forEpoch);
+            retryDelayMs = RETRY_MIN_MS;
+        } catch (RuntimeException e) {
+            LOG.warn("group {}: rebalance by leader {} failed, retrying in {} ms: {}", config.groupId(),
+                    config.memberId(), retryDelayMs, e.toString());
+            long delay = retryDelayMs;
+            retryDelayMs = Math.min(RETRY_MAX_MS, retryDelayMs * 2);
+            scheduler.schedule(() -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay,
+                    TimeUnit.MILLISECONDS);
+        } finally {
+            MDC.remove("group");
+            MDC.remove("member");
+        }
+    }
+
+    private void rebalanceOnce(long forEpoch) {
+        long started = System.nanoTime();
+        Runnable hook = changeHook(forEpoch);
+        MembersSnapshot live = store.readMembers(hook);
+        for (String problem : live.problems()) {
+            if (reportedProblems.add(problem)) {
+                LOG.error("group {}: ignoring unreadable member node: {}", config.groupId(), problem);
+            }
+        }
+        AssignmentSnapshot published = store.readAssignment();
+
+        SortedMap<String, MemberSubscription> members = new TreeMap<>();
+        for (MemberInfo m : live.members().values()) {
+            members.put(m.memberId(), new MemberSubscription(m.memberId(), m.topics(), m.instanceId()));
+        }
+        Optional<Duration> nextGraceExpiry = keepAbsentStaticMembers(published, members);
+
+        SortedSet<String> topics = new TreeSet<>();
+        members.values().forEach(s -> topics.addAll(s.topics()));
+        Map<String, Integer> counts = config.metadata().partitionCounts(topics, hook);
+
+        Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets()));
+
+        Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();
+        for (String member : members.keySet()) {
+            SortedSet<TopicPartition> wanted = next.partitionsOf(member);
+            boolean hadTarget = published.targets().byMember().containsKey(member);
+            if (!hadTarget || !wanted.equals(published.targets().partitionsOf(member))) {
+                changed.put(member, wanted);
+            }
+        }
+        Set<String> removed = new TreeSet<>(published.targets().byMember().keySet());
+        removed.removeAll(members.keySet());
+        SortedSet<String> staticMembers = new TreeSet<>();
+        members.values().stream().filter(s -> s.instanceId().isPresent()).forEach(s -> staticMembers.add(s.memberId()));
+
+        if (!changed.isEmpty() || !removed.isEmpty()) {
+            long generation = published.generation() + 1;
+            election.publish(published.version(), generation, changed, removed, staticMembers);
+            LOG.info("group {}: leader {} published generation {} for {} members ({} targets changed, {} removed, "
+                            + "{} partitions moved) in {} ms", config.groupId(), config.memberId(), generation,
+                    members.size(), changed.size(), removed.size(), published.targets().movesTo(next),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        }
+        nextGraceExpiry.ifPresent(d -> scheduler.schedule(
+                () -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), d.toMillis() + 1, TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Keeps static members that left less than the grace period ago in the assignment input, subscribed to the
+     * topics of their last target, so their partitions wait for them. Returns when the next grace ends.
+     */
+    private Optional<Duration> keepAbsentStaticMembers(AssignmentSnapshot published,
+                                                       SortedMap<String, MemberSubscription> members) {
+        Instant now = clock.instant();
+        staticMissingSince.keySet().removeIf(members::containsKey);
+        Duration soonest = null;
+        for (String id : published.staticMembers()) {
+            if (members.containsKey(id) || !published.targets().byMember().containsKey(id)) {
+                continue;
+            }
+            Instant since = staticMissingSince.computeIfAbsent(id, k -> now);
+            Duration left = config.staticGracePeriod().minus(Duration.between(since, now));
+            if (left.isNegative() || left.isZero()) {
+                LOG.info("group {}: static member {} did not return within {}; reassigning its partitions",
+                        config.groupId(), id, config.staticGracePeriod());
+                continue;
+            }
+            SortedSet<String> topics = new TreeSet<>();
+            published.targets().partitionsOf(id).forEach(tp -> topics.add(tp.topic()));
+            members.put(id, new MemberSubscription(id, topics, Optional.of(id)));
+            soonest = soonest == null || left.compareTo(soonest) < 0 ? left : soonest;
+        }
+        return Optional.ofNullable(soonest);
+    }
+}

@@ -1,0 +1,77 @@
+package io.groupkeeper.internal;
+
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs submitted tasks one at a time, in submission order, on a shared executor: a lane. Lanes give each member
+ * single-threaded protocol logic without a thread per member.
+ */
+final class SerialExecutor implements Executor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SerialExecutor.class);
+
+    private final Executor delegate;
+    private final String name;
+    private final Queue<Runnable> tasks = new ArrayDeque<>();
+    private boolean running;
+    private volatile Thread current;
+
+    SerialExecutor(Executor delegate, String name) {
+        this.delegate = delegate;
+        this.name = name;
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        synchronized (tasks) {
+            tasks.add(task);
+            if (running) {
+                return;
+            }
+            running = true;
+        }
+        try {
+            delegate.execute(this::drain);
+        } catch (RuntimeException e) {
+            synchronized (tasks) {
+                running = false;
+                tasks.clear();
+            }
+            LOG.debug("lane {} rejected a task (executor shut down?)", name, e);
+        }
+    }
+
+    /** Whether the calling thread is this lane's current thread. */
+    boolean inLane() {
+        return current == Thread.currentThread();
+    }
+
+    private void drain() {
+        String oldName = Thread.currentThread().getName();
+        current = Thread.currentThread();
+        try {
+            while (true) {
+                Runnable task;
+                synchronized (tasks) {
+                    task = tasks.poll();
+                    if (task == null) {
+                        running = false;
+                        return;
+                    }
+                }
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("uncaught failure in lane {}", name, e);
+                }
+            }
+        } finally {
+            current = null;
+            Thread.currentThread().setName(oldName);
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package io.groupkeeper.spi;
+
+/**
+ * The storage and notification primitives the coordination protocol runs on. One store is one session with the
+ * backing service (for ZooKeeper: one Curator client); it can serve many groups and members.
+ *
+ * <p>Implementations must be thread-safe. Callbacks ({@code Runnable} change hooks, connection listeners) may run on
+ * an internal thread of the store and must be handed off by the caller, never block.
+ */
+public interface CoordinationStore extends AutoCloseable {
+
+    /** Connects; throws {@link StoreException} with a clear message when the backing service cannot be reached. */
+    void start();
+
+    /** The per-group view of the store. Cheap; may be called repeatedly. */
+    GroupStore group(String groupId);
+
+    /** The registry of topics (partition counts) for work that is not Kafka; also a {@link TopicMetadataSource}. */
+    TopicRegistry topics();
+
+    /** Registers a listener for connection state changes. */
+    void addConnectionListener(ConnectionListener listener);
+
+    void removeConnectionListener(ConnectionListener listener);
+
+    /** Whether the store currently has a live connection. */
+    boolean isConnected();
+
+    /** Human readable description for logs and errors, e.g. the connect string and namespace. */
+    String describe();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,71 @@
+package io.groupkeeper.spi;
+
+import io.groupkeeper.TopicPartition;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The per-group primitives of the protocol. Every method is a synchronous round trip (or a few); every
+ * {@code Runnable} hook is a one-shot notification that runs at most once, on a store thread, after which the
+ * caller reads again (and so re-arms). Hooks may also fire spuriously; callers compare what they read.
+ *
+ * <p>The fencing contract (invariants I1, I2, I4):
+ * <ul>
+ *   <li>{@link #claim} takes a partition only if no owner holds it, and in the same atomic write rewrites the
+ *   offset node, so the offset node's version moves on every change of hands;</li>
+ *   <li>{@link #commit} writes only if this member's owner node still exists and the offset node still has the
+ *   version the member last saw; any other writer (a new owner, an admin, a hand edit) moves the version;</li>
+ *   <li>{@link #release} deletes the owner node only under the same version check.</li>
+ * </ul>
+ */
+public interface GroupStore {
+
+    String groupId();
+
+    /** Creates the group's nodes if missing; records the assignor name on creation. */
+    void ensureGroup(String assignor);
+
+    /** Registers an ephemeral member node; throws {@link MemberIdInUseException} if another session holds it. */
+    Registration registerMember(MemberInfo info);
+
+    /** Whether the member node of {@code memberId} exists in this store's current session. */
+    boolean isRegistered(String memberId);
+
+    /** The live members; {@code onChange} runs once when membership changes. */
+    MembersSnapshot readMembers(Runnable onChange);
+
+    /** A participant in this group's leader election. */
+    LeaderElection election(String participantId, LeadershipListener listener);
+
+    /** The currently published assignment (all targets). */
+    AssignmentSnapshot readAssignment();
+
+    /** One member's target, if published; {@code onChange} runs once when it changes or appears. */
+    Optional<TargetAssignment> readTarget(String memberId, Runnable onChange);
+
+    /**
+     * Tries to take ownership of {@code tp} for {@code memberId}. If the owner node already belongs to this member
+     * in the current session (a reconnect), ownership is re-confirmed and the offset version moved as for a fresh
+     * claim. If it belongs to this member from an earlier session, that stale node is removed first. When the result
+     * is {@link ClaimResult.Busy} or {@link ClaimResult.Blocked}, {@code onChange} runs once when that may change.
+     */
+    ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange);
+
+    /** Fenced batch commit on behalf of {@code memberId}; see the class comment. */
+    CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests);
+
+    /**
+     * Deletes {@code memberId}'s owner node of {@code tp} if the offset node still has {@code expectedVersion}.
+     * Returns false (and changes nothing) if the version moved; the caller resolves with {@link #readIfOwned}.
+     */
+    boolean release(TopicPartition tp, String memberId, long expectedVersion);
+
+    /** The offset of {@code tp}; {@code onChange} (nullable) runs once when the offset node changes. */
+    OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange);
+
+    /** The offset, if {@code memberId} holds {@code tp} in this store's current session; empty otherwise. */
+    Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId);
+
+    /** The owner of {@code tp}, if any. */
+    Optional<OwnerInfo> readOwner(TopicPartition tp);
+}

@@ -1,0 +1,22 @@
+package io.groupkeeper.spi;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A stored offset with the version of the node that holds it. {@code offset} is the next offset to process
+ * (Kafka's convention); empty when nothing was ever committed. {@code version} moves on every write by anyone:
+ * a commit, a claim by a new owner, an admin reset or a hand edit. {@link #ABSENT} when the node does not exist.
+ */
+public record OffsetSnapshot(OptionalLong offset, String metadata, long version) {
+
+    public static final long ABSENT = -1;
+
+    public static OffsetSnapshot absent() {
+        return new OffsetSnapshot(OptionalLong.empty(), "", ABSENT);
+    }
+
+    public Optional<Long> boxed() {
+        return offset.isPresent() ? Optional.of(offset.getAsLong()) : Optional.empty();
+    }
+}

@@ -1,0 +1,8 @@
+package io.groupkeeper.spi;
+
+/** A registered member node; closing it removes the node. */
+public interface Registration extends AutoCloseable {
+
+    @Override
+    void close();
+}

@@ -1,0 +1,289 @@
+package io.groupkeeper.zookeeper;
+
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.ConnectionListener;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.zookeeper.internal.ZkGroupStore;
+import io.groupkeeper.zookeeper.internal.ZkSession;
+import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.internal.ZkTopicRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.RetryPolicy;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ZooKeeper {@link CoordinationStore}: one Curator client (one session) under a namespace.
+ *
+ * <pre>{@code
+ * CoordinationStore store = ZooKeeperStore.builder()
+ *         .connectString("zk1:2181,zk2:2181,zk3:2181")
+ *         .namespace("groupkeeper")
+ *         .sessionTimeout(Duration.ofSeconds(15))
+ *         .build();
+ * }</pre>
+ *
+ * <p>Connection states are mapped for the protocol: Curator's SUSPENDED (no server heard for two thirds of the
+ * session timeout) becomes {@link ConnectionEvent#SUSPENDED}, on which members stop processing; a reconnection is
+ * reported with whether the session survived.
+ */
+public final class ZooKeeperStore implements CoordinationStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperStore.class);
+
+    private final Builder config;
+    private final CuratorFramework client;
+    private final ZkSession zk;
+    private final ZkStats stats = new ZkStats();
+    private final ZkTopicRegistry topics;
+    private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
+    private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
+    private final ConnectionStateListener curatorListener = this::onCuratorState;
+    private volatile boolean started;
+    private volatile boolean closed;
+
+    private ZooKeeperStore(Builder b) {
+        this.config = b;
+        CuratorFrameworkFactory.Builder cb = CuratorFrameworkFactory.builder()
+                .connectString(b.connectString)
+                .namespace(b.namespace)
+                .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
+                .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
+                .retryPolicy(b.retryPolicy);
+        if (b.digest != null) {
+            cb.authorization("digest", b.digest.getBytes(StandardCharsets.UTF_8)).aclProvider(aclProvider(b.worldReadable));
+        }
+        this.client = cb.build();
+        this.zk = new ZkSession(client, stats);
+        this.topics = new ZkTopicRegistry(zk);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public void start() {
+        if (started) {
+            throw new IllegalStateException("store already started");
+        }
+        started = true;
+        client.getConnectionStateListenable().addListener(curatorListener);
+        client.start();
+        boolean connected;
+        try {
+            connected = client.blockUntilConnected((int) config.connectionTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            connected = false;
+        }
+        if (!connected) {
+            close();
+            throw new StoreException("cannot connect to ZooKeeper at " + config.connectString + " within "
+                    + config.connectionTimeout.toMillis() + " ms");
+        }
+        zk.refreshSession();
+        LOG.info("connected to ZooKeeper {} (namespace /{}, session 0x{})", config.connectString, config.namespace,
+                Long.toHexString(zk.sessionId()));
+    }
+
+    private void onCuratorState(CuratorFramework c, ConnectionState state) {
+        ConnectionEvent event = switch (state) {
+            case CONNECTED -> {
+                zk.refreshSession();
+                yield ConnectionEvent.CONNECTED;
+            }
+            case SUSPENDED, READ_ONLY -> ConnectionEvent.SUSPENDED;
+            case LOST -> ConnectionEvent.LOST;
+            case RECONNECTED -> zk.refreshSession() ? ConnectionEvent.RECONNECTED_NEW_SESSION : ConnectionEvent.RECONNECTED;
+        };
+        LOG.info("ZooKeeper connection {} -> {} (session 0x{})", state, event, Long.toHexString(zk.sessionId()));
+        for (ConnectionListener l : listeners) {
+            try {
+                l.stateChanged(event);
+            } catch (RuntimeException e) {
+                LOG.error("connection listener failed", e);
+            }
+        }
+    }
+
+    @Override
+    public GroupStore group(String groupId) {
+        return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(zk, g, config.clock));
+    }
+
+    @Override
+    public TopicRegistry topics() {
+        return topics;
+    }
+
+    @Override
+    public void addConnectionListener(ConnectionListener listener) {
+        listeners.add(Objects.requireNonNull(listener));
+    }
+
+    @Override
+    public void removeConnectionListener(ConnectionListener listener) {
+        listeners.remove(listener);
+    }
+
+    @Override
+    public boolean isConnected() {
+        return client.getZookeeperClient().isConnected();
+    }
+
+    @Override
+    public String describe() {
+        return "zookeeper://" + config.connectString + "/" + config.namespace;
+    }
+
+    /** The Curator client (for admin tools and tests); do not close it directly. */
+    public CuratorFramework curator() {
+        return client;
+    }
+
+    /** Round-trip and watch counters of this store. */
+    public ZkStats stats() {
+        return stats;
+    }
+
+    /** The current ZooKeeper session id. */
+    public long sessionId() {
+        return zk.sessionId();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        client.getConnectionStateListenable().removeListener(curatorListener);
+        listeners.clear();
+        client.close();
+    }
+
+    private static ACLProvider aclProvider(boolean worldReadable) {
+        List<ACL> acl = new ArrayList<>(ZooDefs.Ids.CREATOR_ALL_ACL);
+        if (worldReadable) {
+            acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
+        }
+        List<ACL> fixed = List.copyOf(acl);
+        return new ACLProvider() {
+            @Override
+            public List<ACL> getDefaultAcl() {
+                return fixed;
+            }
+
+            @Override
+            public List<ACL> getAclForPath(String path) {
+                return fixed;
+            }
+        };
+    }
+
+    /** Configures a {@link ZooKeeperStore}; {@link #build()} fails fast naming the bad option. */
+    public static final class Builder {
+        private String connectString;
+        private String namespace = "groupkeeper";
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Duration connectionTimeout = Duration.ofSeconds(10);
+        private RetryPolicy retryPolicy = new ExponentialBackoffRetry(100, 5, 2_000);
+        private Clock clock = Clock.systemUTC();
+        private String digest;
+        private boolean worldReadable = true;
+
+        private Builder() {
+        }
+
+        /** ZooKeeper servers, e.g. {@code "zk1:2181,zk2:2181"}. Required. */
+        public Builder connectString(String connectString) {
+            this.connectString = connectString;
+            return this;
+        }
+
+        /** The root path of all nodes (several tenants may share one ensemble); default {@code groupkeeper}. */
+        public Builder namespace(String namespace) {
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Session timeout; a member that loses its connection stops processing before this elapses. Default 15 s. */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
+            return this;
+        }
+
+        /** How long {@code start()} waits for the first connection; default 10 s. */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * Authenticates with ZooKeeper digest credentials {@code user:password}; nodes this store creates can then be
+         * changed only by clients with the same credentials. {@code worldReadable}: whether others may read them.
+         */
+        public Builder digest(String userColonPassword, boolean worldReadable) {
+            this.digest = userColonPassword;
+            this.worldReadable = worldReadable;
+            return this;
+        }
+
+        public ZooKeeperStore build() {
+            if (connectString == null || connectString.isBlank()) {
+                throw new IllegalArgumentException("ZooKeeperStore: connectString is required (e.g. 127.0.0.1:2181)");
+            }
+            if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")
+                    || namespace.contains("//")) {
+                throw new IllegalArgumentException("ZooKeeperStore: namespace must be a relative path like "
+                        + "'groupkeeper' or 'tenants/a', was '" + namespace + "'");
+            }
+            for (String segment : namespace.split("/")) {
+                io.groupkeeper.Names.requireValid("namespace segment", segment);
+            }
+            requirePositive("sessionTimeout", sessionTimeout);
+            requirePositive("connectionTimeout", connectionTimeout);
+            if (digest != null && (!digest.contains(":") || digest.startsWith(":"))) {
+                throw new IllegalArgumentException("ZooKeeperStore: digest must be user:password");
+            }
+            return new ZooKeeperStore(this);
+        }
+
+        private static void requirePositive(String what, Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("ZooKeeperStore: " + what + " must be positive, was " + d);
+            }
+        }
+    }
+}

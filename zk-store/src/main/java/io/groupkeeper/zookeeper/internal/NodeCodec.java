@@ -1,0 +1,350 @@
+package io.groupkeeper.zookeeper.internal;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.groupkeeper.Names;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.MemberInfo;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Encodes and decodes every node body as small, readable JSON. Decoding is strict about what it needs (field
+ * present, right type, valid value) and lenient about what it does not (unknown fields are ignored, so newer
+ * versions can add fields). Every failure is a {@link CorruptNodeException} naming the path and the problem.
+ *
+ * <p>An offset node may also hold a plain number ({@code set .../offsets/orders/0 42} in zkCli): operators coming
+ * from Kafka's old ZooKeeper consumer type exactly that, and it means what they think.
+ */
+public final class NodeCodec {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Offset nodes larger than this are not offsets; refuse before parsing. */
+    private static final int MAX_BODY = 64 * 1024;
+
+    private NodeCodec() {
+    }
+
+    // ------------------------------------------------------------------ bodies
+
+    public record GroupBody(Instant createdAt, String assignor) {
+    }
+
+    public record AssignmentBody(long generation, Optional<String> leader, Instant updatedAt, int members) {
+    }
+
+    public record TargetBody(long generation, SortedSet<TopicPartition> partitions, boolean isStatic) {
+    }
+
+    public record OwnerBody(String memberId, long generation, Instant since) {
+    }
+
+    public record OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
+                             Optional<Instant> updatedAt) {
+        public static OffsetBody none() {
+            return new OffsetBody(OptionalLong.empty(), "", Optional.empty(), 0, Optional.empty());
+        }
+    }
+
+    // ------------------------------------------------------------------ encode
+
+    public static byte[] group(GroupBody b) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("createdAt", b.createdAt().toString());
+        n.put("assignor", b.assignor());
+        return bytes(n);
+    }
+
+    public static byte[] member(MemberInfo m) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("memberId", m.memberId());
+        if (m.instanceId().isPresent()) {
+            n.put("instanceId", m.instanceId().get());
+        } else {
+            n.putNull("instanceId");
+        }
+        n.put("host", m.host());
+        ArrayNode topics = n.putArray("topics");
+        m.topics().forEach(topics::add);
+        n.put("joinedAt", m.joinedAt().toString());
+        n.put("assignor", m.assignor());
+        return bytes(n);
+    }
+
+    public static byte[] assignment(AssignmentBody b) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("generation", b.generation());
+        if (b.leader().isPresent()) {
+            n.put("leader", b.leader().get());
+        } else {
+            n.putNull("leader");
+        }
+        n.put("updatedAt", b.updatedAt().toString());
+        n.put("members", b.members());
+        return bytes(n);
+    }
+
+    public static byte[] target(TargetBody b) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("generation", b.generation());
+        ObjectNode partitions = n.putObject("partitions");
+        SortedMap<String, ArrayNode> byTopic = new TreeMap<>();
+        for (TopicPartition tp : b.partitions()) {
+            byTopic.computeIfAbsent(tp.topic(), partitions::putArray).add(tp.partition());
+        }
+        n.put("static", b.isStatic());
+        return bytes(n);
+    }
+
+    public static byte[] owner(OwnerBody b) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("memberId", b.memberId());
+        n.put("generation", b.generation());
+        n.put("since", b.since().toString());
+        return bytes(n);
+    }
+
+    public static byte[] offset(OffsetBody b) {
+        ObjectNode n = JSON.createObjectNode();
+        if (b.offset().isPresent()) {
+            n.put("offset", b.offset().getAsLong());
+        } else {
+            n.putNull("offset");
+        }
+        n.put("metadata", b.metadata());
+        if (b.committedBy().isPresent()) {
+            n.put("committedBy", b.committedBy().get());
+        } else {
+            n.putNull("committedBy");
+        }
+        n.put("generation", b.generation());
+        if (b.updatedAt().isPresent()) {
+            n.put("updatedAt", b.updatedAt().get().toString());
+        } else {
+            n.putNull("updatedAt");
+        }
+        return bytes(n);
+    }
+
+    public static byte[] topic(int partitions) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("partitions", partitions);
+        return bytes(n);
+    }
+
+    // ------------------------------------------------------------------ decode
+
+    public static GroupBody group(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        return new GroupBody(instant(path, n, "createdAt"), text(path, n, "assignor"));
+    }
+
+    public static MemberInfo member(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        String memberId = name(path, text(path, n, "memberId"), "memberId");
+        Optional<String> instanceId = optionalText(path, n, "instanceId").map(i -> name(path, i, "instanceId"));
+        JsonNode topicsNode = n.get("topics");
+        if (topicsNode == null || !topicsNode.isArray()) {
+            throw new CorruptNodeException(path, "field 'topics' must be an array of topic names");
+        }
+        SortedSet<String> topics = new TreeSet<>();
+        for (JsonNode t : topicsNode) {
+            if (!t.isTextual()) {
+                throw new CorruptNodeException(path, "field 'topics' must hold strings, found " + t);
+            }
+            topics.add(name(path, t.asText(), "topics"));
+        }
+        String host = optionalText(path, n, "host").orElse("");
+        String assignor = optionalText(path, n, "assignor").orElse("");
+        return new MemberInfo(memberId, instanceId, host, topics, instant(path, n, "joinedAt"), assignor);
+    }
+
+    public static AssignmentBody assignment(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        long generation = nonNegativeLong(path, n, "generation");
+        Optional<String> leader = optionalText(path, n, "leader");
+        Instant updatedAt = n.hasNonNull("updatedAt") ? instant(path, n, "updatedAt") : Instant.EPOCH;
+        int members = n.hasNonNull("members") ? (int) nonNegativeLong(path, n, "members") : 0;
+        return new AssignmentBody(generation, leader, updatedAt, members);
+    }
+
+    public static TargetBody target(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        long generation = nonNegativeLong(path, n, "generation");
+        JsonNode p = n.get("partitions");
+        if (p == null || !p.isObject()) {
+            throw new CorruptNodeException(path, "field 'partitions' must be an object of topic -> [partition, ...]");
+        }
+        SortedSet<TopicPartition> partitions = new TreeSet<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = p.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String topic = name(path, e.getKey(), "partitions");
+            if (!e.getValue().isArray()) {
+                throw new CorruptNodeException(path, "partitions of topic '" + topic + "' must be an array");
+            }
+            for (JsonNode v : e.getValue()) {
+                if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 0) {
+                    throw new CorruptNodeException(path, "partition of topic '" + topic + "' must be an integer >= 0, was " + v);
+                }
+                partitions.add(new TopicPartition(topic, v.asInt()));
+            }
+        }
+        boolean isStatic = n.path("static").asBoolean(false);
+        return new TargetBody(generation, partitions, isStatic);
+    }
+
+    public static OwnerBody owner(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        String memberId = name(path, text(path, n, "memberId"), "memberId");
+        long generation = n.hasNonNull("generation") ? nonNegativeLong(path, n, "generation") : 0;
+        Instant since = n.hasNonNull("since") ? instant(path, n, "since") : Instant.EPOCH;
+        return new OwnerBody(memberId, generation, since);
+    }
+
+    public static OffsetBody offset(String path, byte[] data) {
+        if (data == null || data.length == 0) {
+            throw new CorruptNodeException(path, "empty body; expected {\"offset\": N, ...} or a plain number");
+        }
+        if (data.length > MAX_BODY) {
+            throw new CorruptNodeException(path, "body of " + data.length + " bytes is not an offset");
+        }
+        String text = new String(data, StandardCharsets.UTF_8).trim();
+        if (!text.isEmpty() && (Character.isDigit(text.charAt(0)) || text.charAt(0) == '-')) {
+            return new OffsetBody(OptionalLong.of(plainOffset(path, text)), "", Optional.empty(), 0, Optional.empty());
+        }
+        JsonNode n = object(path, data);
+        if (!n.has("offset")) {
+            throw new CorruptNodeException(path, "no field 'offset' (foreign JSON?): " + abbreviate(text));
+        }
+        JsonNode o = n.get("offset");
+        OptionalLong offset;
+        if (o.isNull()) {
+            offset = OptionalLong.empty();
+        } else if (o.isIntegralNumber() && o.canConvertToLong() && o.asLong() >= 0) {
+            offset = OptionalLong.of(o.asLong());
+        } else {
+            throw new CorruptNodeException(path, "field 'offset' must be an integer >= 0 or null, was " + o);
+        }
+        String metadata = n.path("metadata").isTextual() ? n.get("metadata").asText() : "";
+        Optional<String> committedBy = n.path("committedBy").isTextual()
+                ? Optional.of(n.get("committedBy").asText()) : Optional.empty();
+        long generation = n.path("generation").canConvertToLong() ? Math.max(0, n.get("generation").asLong()) : 0;
+        Optional<Instant> updatedAt = Optional.empty();
+        if (n.path("updatedAt").isTextual()) {
+            updatedAt = Optional.of(instant(path, n, "updatedAt"));
+        }
+        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt);
+    }
+
+    public static int topic(String path, byte[] data) {
+        JsonNode n = object(path, data);
+        long partitions = nonNegativeLong(path, n, "partitions");
+        if (partitions > 1_000_000) {
+            throw new CorruptNodeException(path, "field 'partitions' is implausibly large: " + partitions);
+        }
+        return (int) partitions;
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static long plainOffset(String path, String text) {
+        try {
+            long v = Long.parseLong(text);
+            if (v < 0) {
+                throw new CorruptNodeException(path, "offset must be >= 0, was " + v);
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new CorruptNodeException(path, "not an offset: '" + abbreviate(text) + "'");
+        }
+    }
+
+    private static JsonNode object(String path, byte[] data) {
+        if (data == null || data.length == 0) {
+            throw new CorruptNodeException(path, "empty body; expected a JSON object");
+        }
+        if (data.length > MAX_BODY * 16) {
+            throw new CorruptNodeException(path, "body of " + data.length + " bytes is too large");
+        }
+        JsonNode n;
+        try {
+            n = JSON.readTree(data);
+        } catch (java.io.IOException e) {
+            throw new CorruptNodeException(path, "not JSON: '" + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
+        }
+        if (n == null || !n.isObject()) {
+            throw new CorruptNodeException(path, "expected a JSON object, was '"
+                    + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
+        }
+        return n;
+    }
+
+    private static String text(String path, JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || !v.isTextual()) {
+            throw new CorruptNodeException(path, "field '" + field + "' must be a string, was " + v);
+        }
+        return v.asText();
+    }
+
+    private static Optional<String> optionalText(String path, JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        if (!v.isTextual()) {
+            throw new CorruptNodeException(path, "field '" + field + "' must be a string or null, was " + v);
+        }
+        return Optional.of(v.asText());
+    }
+
+    private static long nonNegativeLong(String path, JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        if (v == null || !v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
+            throw new CorruptNodeException(path, "field '" + field + "' must be an integer >= 0, was " + v);
+        }
+        return v.asLong();
+    }
+
+    private static Instant instant(String path, JsonNode n, String field) {
+        String t = text(path, n, field);
+        try {
+            return Instant.parse(t);
+        } catch (DateTimeParseException e) {
+            throw new CorruptNodeException(path, "field '" + field + "' is not an ISO-8601 instant: '" + t + "'");
+        }
+    }
+
+    private static String name(String path, String value, String field) {
+        if (!Names.isValid(value)) {
+            throw new CorruptNodeException(path, "field '" + field + "' holds an invalid name '" + abbreviate(value) + "'");
+        }
+        return value;
+    }
+
+    private static byte[] bytes(ObjectNode n) {
+        try {
+            return JSON.writeValueAsBytes(n);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String abbreviate(String s) {
+        String oneLine = s.replaceAll("\\s+", " ");
+        return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 77) + "...";
+    }
+}

@@ -1,0 +1,487 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.Assignment;
+import io.groupkeeper.spi.AssignmentSnapshot;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitOutcome;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.LeadershipListener;
+import io.groupkeeper.spi.MemberIdInUseException;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.OwnerInfo;
+import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.TargetAssignment;
+import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zookeeper.internal.NodeCodec.OwnerBody;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.api.transaction.OperationType;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The protocol's primitives for one group on ZooKeeper. See {@link GroupStore} for the contract and
+ * docs/zk-layout.md for the nodes. The fencing rests on one rule: every change of an owner node (claim,
+ * re-confirmation) rewrites the offset node in the same transaction, and every commit and release is conditioned on
+ * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
+ */
+public final class ZkGroupStore implements GroupStore {
+
+    /** Stay well under jute.maxbuffer (1 MiB) per transaction. */
+    static final int MAX_TRANSACTION_BYTES = 512 * 1024;
+    private static final int MAX_CLAIM_ATTEMPTS = 8;
+
+    private final ZkSession zk;
+    private final String group;
+    private final Clock clock;
+    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
+    private final Map<String, MemberInfo> memberCache = new ConcurrentHashMap<>();
+    private volatile AssignmentSnapshot cachedAssignment;
+
+    public ZkGroupStore(ZkSession zk, String group, Clock clock) {
+        this.zk = zk;
+        this.group = group;
+        this.clock = clock;
+    }
+
+    @Override
+    public String groupId() {
+        return group;
+    }
+
+    ZkSession session() {
+        return zk;
+    }
+
+    // ------------------------------------------------------------------ group & members
+
+    @Override
+    public void ensureGroup(String assignor) {
+        String path = ZkPaths.group(group);
+        if (zk.exists(path, null) == null) {
+            zk.ensurePath(ZkPaths.GROUPS, new byte[0]);
+            List<CuratorOp> ops = new ArrayList<>();
+            try {
+                ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT)
+                        .forPath(path, NodeCodec.group(new NodeCodec.GroupBody(clock.instant(), assignor))));
+                for (String child : List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
+                        ZkPaths.offsets(group))) {
+                    ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(child, new byte[0]));
+                }
+                ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(
+                        ZkPaths.assignment(group), NodeCodec.assignment(
+                                new NodeCodec.AssignmentBody(0, Optional.empty(), clock.instant(), 0))));
+                zk.multi(ops);
+                return;
+            } catch (KeeperException.NodeExistsException e) {
+                // Created concurrently (or partly by hand): fill in what is missing below.
+            } catch (KeeperException e) {
+                throw ZkSession.failure("create group " + path, e);
+            } catch (Exception e) {
+                throw ZkSession.failure("create group " + path, e);
+            }
+        }
+        for (String child : List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
+                ZkPaths.offsets(group))) {
+            zk.ensurePath(child, new byte[0]);
+        }
+        zk.ensurePath(ZkPaths.assignment(group),
+                NodeCodec.assignment(new NodeCodec.AssignmentBody(0, Optional.empty(), clock.instant(), 0)));
+    }
+
+    @Override
+    public Registration registerMember(MemberInfo info) {
+        String path = ZkPaths.member(group, info.memberId());
+        byte[] body = NodeCodec.member(info);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                zk.stats().write(1);
+                zk.client().create().withMode(CreateMode.EPHEMERAL).forPath(path, body);
+                return () -> deregister(path);
+            } catch (KeeperException.NodeExistsException e) {
+                Stat stat = zk.exists(path, null);
+                if (stat == null) {
+                    continue;
+                }
+                if (zk.isCurrentSession(stat.getEphemeralOwner())) {
+                    return () -> deregister(path);
+                }
+                if (zk.isPastSession(stat.getEphemeralOwner())) {
+                    deleteQuietly(path, stat.getVersion());
+                    continue;
+                }
+                throw new MemberIdInUseException("member id '" + info.memberId() + "' of group '" + group
+                        + "' is already registered by another live session (0x"
+                        + Long.toHexString(stat.getEphemeralOwner()) + ") at " + zk.abs(path)
+                        + "; is another process running with the same instance id?");
+            } catch (Exception e) {
+                throw ZkSession.failure("register member " + path, e);
+            }
+        }
+        throw new StoreException("could not register member node " + path);
+    }
+
+    private void deregister(String path) {
+        Stat stat = zk.exists(path, null);
+        if (stat != null && zk.isCurrentSession(stat.getEphemeralOwner())) {
+            deleteQuietly(path, stat.getVersion());
+        }
+    }
+
+    private void deleteQuietly(String path, int version) {
+        try {
+            zk.stats().write(1);
+            zk.client().delete().withVersion(version).forPath(path);
+        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            // gone or replaced: nothing of ours to delete
+        } catch (Exception e) {
+            throw ZkSession.failure("delete " + path, e);
+        }
+    }
+
+    @Override
+    public boolean isRegistered(String memberId) {
+        Stat stat = zk.exists(ZkPaths.member(group, memberId), null);
+        return stat != null && zk.isCurrentSession(stat.getEphemeralOwner());
+    }
+
+    @Override
+    public MembersSnapshot readMembers(Runnable onChange) {
+        String parent = ZkPaths.members(group);
+        List<String> children = zk.children(parent, onChange);
+        SortedMap<String, MemberInfo> members = new TreeMap<>();
+        List<String> problems = new ArrayList<>();
+        memberCache.keySet().retainAll(children);
+        for (String child : children) {
+            MemberInfo cached = memberCache.get(child);
+            if (cached != null) {
+                members.put(child, cached);
+                continue;
+            }
+            String path = parent + "/" + child;
+            Optional<ZkSession.Read> read = zk.read(path, null);
+            if (read.isEmpty()) {
+                continue;
+            }
+            try {
+                MemberInfo info = NodeCodec.member(zk.abs(path), read.get().data());
+                if (!info.memberId().equals(child)) {
+                    throw new CorruptNodeException(path, "memberId '" + info.memberId() + "' does not match the node name");
+                }
+                memberCache.put(child, info);
+                members.put(child, info);
+            } catch (CorruptNodeException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        return new MembersSnapshot(members, problems);
+    }
+
+    @Override
+    public LeaderElection election(String participantId, LeadershipListener listener) {
+        return new ZkLeaderElection(this, participantId, listener, clock);
+    }
+
+    // ------------------------------------------------------------------ assignment
+
+    @Override
+    public AssignmentSnapshot readAssignment() {
+        String path = ZkPaths.assignment(group);
+        Optional<ZkSession.Read> head = zk.read(path, null);
+        if (head.isEmpty()) {
+            return AssignmentSnapshot.empty();
+        }
+        AssignmentSnapshot cached = cachedAssignment;
+        int version = head.get().stat().getVersion();
+        if (cached != null && cached.version() == version) {
+            return cached;
+        }
+        NodeCodec.AssignmentBody body = NodeCodec.assignment(zk.abs(path), head.get().data());
+        Map<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
+        SortedSet<String> statics = new TreeSet<>();
+        Set<TopicPartition> seen = new java.util.HashSet<>();
+        for (String member : zk.children(path, null)) {
+            String targetPath = path + "/" + member;
+            Optional<ZkSession.Read> t = zk.read(targetPath, null);
+            if (t.isEmpty()) {
+                continue;
+            }
+            NodeCodec.TargetBody target;
+            try {
+                target = NodeCodec.target(zk.abs(targetPath), t.get().data());
+            } catch (CorruptNodeException e) {
+                // Treated as an empty target: the next publish rewrites it.
+                target = new NodeCodec.TargetBody(0, new TreeSet<>(), false);
+            }
+            SortedSet<TopicPartition> partitions = new TreeSet<>();
+            for (TopicPartition tp : target.partitions()) {
+                if (seen.add(tp)) { // a partially published generation may name a partition twice: keep one
+                    partitions.add(tp);
+                }
+            }
+            targets.put(member, partitions);
+            if (target.isStatic()) {
+                statics.add(member);
+            }
+        }
+        AssignmentSnapshot snapshot = new AssignmentSnapshot(body.generation(), body.leader(), Assignment.of(targets),
+                statics, version);
+        cachedAssignment = snapshot;
+        return snapshot;
+    }
+
+    /** Called by the election after a successful publish, so the next read can skip re-reading every target. */
+    void remember(AssignmentSnapshot snapshot) {
+        cachedAssignment = snapshot;
+    }
+
+    AssignmentSnapshot cached() {
+        return cachedAssignment;
+    }
+
+    @Override
+    public Optional<TargetAssignment> readTarget(String memberId, Runnable onChange) {
+        String path = ZkPaths.target(group, memberId);
+        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        if (read.isEmpty()) {
+            return Optional.empty();
+        }
+        NodeCodec.TargetBody body = NodeCodec.target(zk.abs(path), read.get().data());
+        return Optional.of(new TargetAssignment(body.generation(), body.partitions()));
+    }
+
+    // ------------------------------------------------------------------ ownership & offsets
+
+    private void ensureTopicParents(String topic) {
+        if (ensuredTopics.add(topic)) {
+            try {
+                zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
+                zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
+            } catch (RuntimeException e) {
+                ensuredTopics.remove(topic);
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange) {
+        ensureTopicParents(tp.topic());
+        String offsetPath = ZkPaths.offset(group, tp);
+        String ownerPath = ZkPaths.owner(group, tp);
+        for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+            // Order matters: offset first, then owner. A claim by someone else after the offset read moves its version,
+            // so the transaction below fails instead of acting on a stale view.
+            Optional<ZkSession.Read> offsetRead = zk.read(offsetPath, null);
+            OffsetBody offset;
+            try {
+                offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
+            } catch (CorruptNodeException e) {
+                zk.read(offsetPath, onChange); // wake the member when someone fixes the node
+                return new ClaimResult.Blocked(e.getMessage());
+            }
+            int offsetVersion = offsetRead.map(r -> r.stat().getVersion()).orElse(-1);
+            Optional<ZkSession.Read> ownerRead = zk.read(ownerPath, null);
+            byte[] offsetBody = NodeCodec.offset(offset);
+            try {
+                if (ownerRead.isPresent()) {
+                    Stat ownerStat = ownerRead.get().stat();
+                    if (ownerStat.getEphemeralOwner() == 0) {
+                        zk.read(ownerPath, onChange);
+                        return new ClaimResult.Blocked("owner node " + zk.abs(ownerPath)
+                                + " is persistent (created by hand?); delete it to let the group take " + tp);
+                    }
+                    String holder = holderOf(ownerPath, ownerRead.get().data());
+                    if (memberId.equals(holder) && zk.isCurrentSession(ownerStat.getEphemeralOwner())) {
+                        // Re-confirming after a reconnect: move the offset version as a fresh claim would.
+                        List<CuratorTransactionResult> r = zk.multi(List.of(
+                                zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath),
+                                setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
+                        return claimed(offset, r, offsetPath);
+                    }
+                    if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
+                        // Our own node from an expired session: remove it, conditioned on the offset not having moved.
+                        if (offsetVersion >= 0) {
+                            zk.multi(List.of(
+                                    zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath),
+                                    zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
+                        }
+                        continue;
+                    }
+                    if (zk.exists(ownerPath, zk.watcher(onChange)) == null) {
+                        continue; // released meanwhile
+                    }
+                    return new ClaimResult.Busy(holder);
+                }
+                byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
+                List<CuratorTransactionResult> r = zk.multi(List.of(
+                        zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody),
+                        setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
+                return claimed(offset, r, offsetPath);
+            } catch (KeeperException e) {
+                // Lost a race (someone claimed, released, or edited the offset between our reads): read again.
+                continue;
+            } catch (StoreException e) {
+                throw e;
+            } catch (Exception e) {
+                throw ZkSession.failure("claim " + ownerPath, e);
+            }
+        }
+        throw new StoreException("claim of " + tp + " in group " + group + " kept racing with other writers");
+    }
+
+    private String holderOf(String ownerPath, byte[] data) {
+        try {
+            return NodeCodec.owner(zk.abs(ownerPath), data).memberId();
+        } catch (CorruptNodeException e) {
+            return "(unreadable owner node)";
+        }
+    }
+
+    private CuratorOp setOrCreateOffset(String path, byte[] body, int expectedVersion) throws Exception {
+        return expectedVersion < 0
+                ? zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body)
+                : zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body);
+    }
+
+    private static ClaimResult claimed(OffsetBody offset, List<CuratorTransactionResult> results, String offsetPath) {
+        for (CuratorTransactionResult r : results) {
+            if (r.getForPath().endsWith(offsetPath)) {
+                int version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
+                return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), version));
+            }
+        }
+        throw new IllegalStateException("transaction result without offset node " + offsetPath);
+    }
+
+    @Override
+    public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
+        Map<TopicPartition, Long> committed = new HashMap<>();
+        Set<TopicPartition> conflicted = new java.util.HashSet<>();
+        List<CommitRequest> pending = new ArrayList<>(requests);
+        String updatedAt = clock.instant().toString();
+        while (!pending.isEmpty()) {
+            List<CommitRequest> batch = new ArrayList<>();
+            List<CuratorOp> ops = new ArrayList<>();
+            int bytes = 0;
+            for (CommitRequest r : pending) {
+                byte[] body = NodeCodec.offset(new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(),
+                        Optional.of(memberId), generation, Optional.of(java.time.Instant.parse(updatedAt))));
+                if (!batch.isEmpty() && bytes + body.length + 200 > MAX_TRANSACTION_BYTES) {
+                    break;
+                }
+                try {
+                    ops.add(zk.client().transactionOp().check().forPath(ZkPaths.owner(group, r.partition())));
+                    ops.add(setOrCreateOffset(ZkPaths.offset(group, r.partition()), body, (int) r.expectedVersion()));
+                } catch (Exception e) {
+                    throw ZkSession.failure("prepare commit", e);
+                }
+                batch.add(r);
+                bytes += body.length + 200;
+            }
+            try {
+                List<CuratorTransactionResult> results = zk.multi(ops);
+                for (int i = 0; i < batch.size(); i++) {
+                    CuratorTransactionResult r = results.get(2 * i + 1);
+                    long version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
+                    committed.put(batch.get(i).partition(), version);
+                }
+                pending.removeAll(batch);
+            } catch (KeeperException e) {
+                int failed = ZkSession.failedOp(e);
+                if (failed < 0) {
+                    throw ZkSession.failure("commit", e);
+                }
+                CommitRequest bad = batch.get(failed / 2);
+                conflicted.add(bad.partition());
+                pending.remove(bad);
+            }
+        }
+        return new CommitOutcome(committed, conflicted);
+    }
+
+    @Override
+    public boolean release(TopicPartition tp, String memberId, long expectedVersion) {
+        String offsetPath = ZkPaths.offset(group, tp);
+        String ownerPath = ZkPaths.owner(group, tp);
+        try {
+            if (expectedVersion < 0) {
+                Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
+                if (owner.isPresent() && zk.isCurrentSession(owner.get().stat().getEphemeralOwner())
+                        && memberId.equals(holderOf(ownerPath, owner.get().data()))) {
+                    deleteQuietly(ownerPath, owner.get().stat().getVersion());
+                }
+                return true;
+            }
+            zk.multi(List.of(
+                    zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(offsetPath),
+                    zk.client().transactionOp().delete().forPath(ownerPath)));
+            return true;
+        } catch (KeeperException e) {
+            int failed = ZkSession.failedOp(e);
+            if (failed == 1 && e.code() == KeeperException.Code.NONODE) {
+                return true; // owner node already gone (session ended): nothing left to release
+            }
+            return false;
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            throw ZkSession.failure("release " + ownerPath, e);
+        }
+    }
+
+    @Override
+    public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
+        String path = ZkPaths.offset(group, tp);
+        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        if (read.isEmpty()) {
+            return OffsetSnapshot.absent();
+        }
+        OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion());
+    }
+
+    @Override
+    public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId) {
+        OffsetSnapshot offset = readOffset(tp, null); // offset before owner: see claim()
+        String ownerPath = ZkPaths.owner(group, tp);
+        Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
+        if (owner.isEmpty() || !zk.isCurrentSession(owner.get().stat().getEphemeralOwner())
+                || !memberId.equals(holderOf(ownerPath, owner.get().data()))) {
+            return Optional.empty();
+        }
+        return Optional.of(offset);
+    }
+
+    @Override
+    public Optional<OwnerInfo> readOwner(TopicPartition tp) {
+        String path = ZkPaths.owner(group, tp);
+        Optional<ZkSession.Read> owner = zk.read(path, null);
+        if (owner.isEmpty()) {
+            return Optional.empty();
+        }
+        OwnerBody body = NodeCodec.owner(zk.abs(path), owner.get().data());
+        return Optional.of(new OwnerInfo(body.memberId(), body.generation(), body.since(),
+                zk.isCurrentSession(owner.get().stat().getEphemeralOwner())));
+    }
+}

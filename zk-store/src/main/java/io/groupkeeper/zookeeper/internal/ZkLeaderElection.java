@@ -1,0 +1,165 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.Assignment;
+import io.groupkeeper.spi.AssignmentSnapshot;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.LeadershipListener;
+import io.groupkeeper.spi.StoreException;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Leader election with Curator's {@link LeaderLatch} (each participant watches only its predecessor, so no herd),
+ * and the fenced publish of a generation.
+ *
+ * <p>Publishing writes only the targets that changed. Every transaction carries a check of this participant's
+ * latch node (it is still a live participant) and of the assignment node's version (nobody published since the
+ * leader read it). Targets are written in transactions of bounded size, the assignment node last: a leader that
+ * dies in between leaves some targets of the next generation written, which is safe (ownership moves only through
+ * owner nodes) and is superseded by the next leader's generation.
+ */
+final class ZkLeaderElection implements LeaderElection {
+
+    private final ZkGroupStore store;
+    private final ZkSession zk;
+    private final String participantId;
+    private final LeadershipListener listener;
+    private final Clock clock;
+    private final LeaderLatch latch;
+
+    ZkLeaderElection(ZkGroupStore store, String participantId, LeadershipListener listener, Clock clock) {
+        this.store = store;
+        this.zk = store.session();
+        this.participantId = participantId;
+        this.listener = listener;
+        this.clock = clock;
+        this.latch = new LeaderLatch(zk.client(), ZkPaths.leader(store.groupId()), participantId);
+        this.latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                listener.isLeader();
+            }
+
+            @Override
+            public void notLeader() {
+                listener.notLeader();
+            }
+        });
+    }
+
+    @Override
+    public void start() {
+        try {
+            latch.start();
+        } catch (Exception e) {
+            throw ZkSession.failure("join leader election of " + store.groupId(), e);
+        }
+    }
+
+    @Override
+    public boolean isLeader() {
+        return latch.hasLeadership();
+    }
+
+    @Override
+    public void publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
+                        Set<String> removedMembers, SortedSet<String> staticMembers) {
+        String group = store.groupId();
+        String latchPath = latch.getOurPath();
+        if (!latch.hasLeadership() || latchPath == null) {
+            throw new StoreException("participant " + participantId + " is not the leader of group " + group);
+        }
+        AssignmentSnapshot before = store.cached();
+        Set<String> existing = before != null && before.version() == expectedVersion
+                ? before.targets().byMember().keySet() : null;
+        String assignmentPath = ZkPaths.assignment(group);
+        try {
+            List<List<CuratorOp>> chunks = new ArrayList<>();
+            List<CuratorOp> chunk = new ArrayList<>();
+            int bytes = 0;
+            for (Map.Entry<String, ? extends Set<TopicPartition>> e : changedTargets.entrySet()) {
+                byte[] body = NodeCodec.target(new NodeCodec.TargetBody(generation, new TreeSet<>(e.getValue()),
+                        staticMembers.contains(e.getKey())));
+                String path = ZkPaths.target(group, e.getKey());
+                boolean exists = existing != null ? existing.contains(e.getKey()) : zk.exists(path, null) != null;
+                chunk.add(exists
+                        ? zk.client().transactionOp().setData().forPath(path, body)
+                        : zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body));
+                bytes += body.length + path.length() + 32;
+                if (bytes > ZkGroupStore.MAX_TRANSACTION_BYTES) {
+                    chunks.add(chunk);
+                    chunk = new ArrayList<>();
+                    bytes = 0;
+                }
+            }
+            for (String removed : removedMembers) {
+                chunk.add(zk.client().transactionOp().delete().forPath(ZkPaths.target(group, removed)));
+            }
+            chunk.add(zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(assignmentPath,
+                    NodeCodec.assignment(new NodeCodec.AssignmentBody(generation, Optional.of(participantId),
+                            clock.instant(), changedTargets.size()))));
+            chunks.add(chunk);
+
+            List<CuratorTransactionResult> last = null;
+            for (int i = 0; i < chunks.size(); i++) {
+                List<CuratorOp> ops = new ArrayList<>();
+                ops.add(zk.client().transactionOp().check().forPath(latchPath));
+                if (i < chunks.size() - 1) {
+                    ops.add(zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(assignmentPath));
+                }
+                ops.addAll(chunks.get(i));
+                last = zk.multi(ops);
+            }
+            int newVersion = last.get(last.size() - 1).getResultStat().getVersion();
+            if (before != null && before.version() == expectedVersion) {
+                store.remember(next(before, generation, changedTargets, removedMembers, staticMembers, newVersion));
+            }
+        } catch (KeeperException e) {
+            throw new StoreException("publish of generation " + generation + " for group " + group
+                    + " refused (" + e.code() + " at operation " + ZkSession.failedOp(e)
+                    + "): leadership lost or another leader published", e);
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            throw ZkSession.failure("publish generation " + generation + " of " + group, e);
+        }
+    }
+
+    private AssignmentSnapshot next(AssignmentSnapshot before, long generation,
+                                    Map<String, ? extends Set<TopicPartition>> changed, Set<String> removed,
+                                    SortedSet<String> staticMembers, int version) {
+        SortedMap<String, Set<TopicPartition>> targets = new TreeMap<>(before.targets().byMember());
+        targets.keySet().removeAll(removed);
+        targets.putAll(changed);
+        SortedSet<String> statics = new TreeSet<>(before.staticMembers());
+        statics.removeAll(removed);
+        statics.removeAll(changed.keySet());
+        changed.keySet().stream().filter(staticMembers::contains).forEach(statics::add);
+        return new AssignmentSnapshot(generation, Optional.of(participantId), Assignment.of(targets), statics, version);
+    }
+
+    @Override
+    public void close() {
+        try {
+            latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+        } catch (IOException | IllegalStateException e) {
+            // already closed
+        }
+    }
+}

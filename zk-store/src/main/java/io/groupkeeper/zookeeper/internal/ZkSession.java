@@ -1,0 +1,203 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.spi.StoreException;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The store's thin layer over one Curator client: counted round trips, one-shot watch hooks that ignore
+ * connection-state pseudo events, the session ids this client has had (to recognise its own stale ephemeral
+ * nodes), and translation of ZooKeeper failures into {@link StoreException}s that name the path.
+ */
+public final class ZkSession {
+
+    /** A node's data with its stat. */
+    public record Read(byte[] data, Stat stat) {
+    }
+
+    private final CuratorFramework client;
+    private final ZkStats stats;
+    private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
+    private volatile long currentSession;
+
+    public ZkSession(CuratorFramework client, ZkStats stats) {
+        this.client = client;
+        this.stats = stats;
+    }
+
+    public CuratorFramework client() {
+        return client;
+    }
+
+    /** The full path of a namespaced path, as an operator would type it in zkCli. */
+    public String abs(String path) {
+        String ns = client.getNamespace();
+        return ns == null || ns.isEmpty() ? path : "/" + ns + path;
+    }
+
+    public ZkStats stats() {
+        return stats;
+    }
+
+    /** Refreshes the remembered session id; returns true if it changed (a new session). */
+    public boolean refreshSession() {
+        long id;
+        try {
+            id = client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return false;
+        }
+        long old = currentSession;
+        if (id != 0 && id != old) {
+            if (old != 0) {
+                pastSessions.add(old);
+            }
+            currentSession = id;
+            return old != 0;
+        }
+        return false;
+    }
+
+    public long sessionId() {
+        if (currentSession == 0) {
+            refreshSession();
+        }
+        return currentSession;
+    }
+
+    /** Whether an ephemeral node with this owner was created by this client in an earlier session. */
+    public boolean isPastSession(long ephemeralOwner) {
+        return ephemeralOwner != 0 && pastSessions.contains(ephemeralOwner);
+    }
+
+    public boolean isCurrentSession(long ephemeralOwner) {
+        return ephemeralOwner != 0 && ephemeralOwner == sessionId();
+    }
+
+    /** Wraps a hook as a ZooKeeper watcher that fires the hook at most once, on node events only. */
+    public Watcher watcher(Runnable hook) {
+        AtomicBoolean fired = new AtomicBoolean();
+        return event -> {
+            if (event.getType() == Watcher.Event.EventType.None) {
+                return;
+            }
+            stats.watchEvent();
+            if (fired.compareAndSet(false, true)) {
+                hook.run();
+            }
+        };
+    }
+
+    /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
+    public Optional<Read> read(String path, Runnable hook) {
+        Watcher w = hook == null ? null : watcher(hook);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                Stat stat = new Stat();
+                stats.read();
+                byte[] data = w == null
+                        ? client.getData().storingStatIn(stat).forPath(path)
+                        : client.getData().storingStatIn(stat).usingWatcher(w).forPath(path);
+                return Optional.of(new Read(data, stat));
+            } catch (KeeperException.NoNodeException e) {
+                if (w == null) {
+                    return Optional.empty();
+                }
+                // Arm a watch for creation; if it appeared meanwhile, read again.
+                if (exists(path, w) == null) {
+                    return Optional.empty();
+                }
+            } catch (Exception e) {
+                throw failure("read " + abs(path), e);
+            }
+        }
+        throw new StoreException("node " + abs(path) + " keeps appearing and disappearing");
+    }
+
+    public Stat exists(String path, Watcher w) {
+        try {
+            stats.read();
+            return w == null ? client.checkExists().forPath(path) : client.checkExists().usingWatcher(w).forPath(path);
+        } catch (Exception e) {
+            throw failure("check " + abs(path), e);
+        }
+    }
+
+    public List<String> children(String path, Runnable hook) {
+        try {
+            stats.read();
+            return hook == null ? client.getChildren().forPath(path)
+                    : client.getChildren().usingWatcher(watcher(hook)).forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw failure("list " + abs(path), e);
+        }
+    }
+
+    /** Creates a persistent node (and missing parents) if it does not exist. */
+    public void ensurePath(String path, byte[] data) {
+        try {
+            stats.read();
+            if (client.checkExists().forPath(path) == null) {
+                stats.write(1);
+                client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT).forPath(path, data);
+            }
+        } catch (KeeperException.NodeExistsException e) {
+            // created concurrently: fine
+        } catch (Exception e) {
+            throw failure("create " + abs(path), e);
+        }
+    }
+
+    /** Runs a transaction. Throws the raw {@link KeeperException} so callers can inspect which operation failed. */
+    public List<CuratorTransactionResult> multi(List<CuratorOp> ops) throws KeeperException {
+        stats.transaction(ops.size());
+        try {
+            return client.transaction().forOperations(ops);
+        } catch (KeeperException e) {
+            throw e;
+        } catch (Exception e) {
+            throw failure("transaction of " + ops.size() + " operations", e);
+        }
+    }
+
+    /** The index of the operation that made a transaction fail, or -1 if unknown. */
+    public static int failedOp(KeeperException e) {
+        List<OpResult> results = e.getResults();
+        if (results == null) {
+            return -1;
+        }
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) instanceof OpResult.ErrorResult err
+                    && err.getErr() != KeeperException.Code.OK.intValue()
+                    && err.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public static StoreException failure(String what, Exception e) {
+        if (e instanceof StoreException se) {
+            return se;
+        }
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        String detail = e instanceof KeeperException ke ? ke.code() + (ke.getPath() != null ? " " + ke.getPath() : "")
+                : e.toString();
+        return new StoreException("ZooKeeper: " + what + " failed: " + detail, e);
+    }
+}

@@ -1,0 +1,64 @@
+package io.groupkeeper.zookeeper.internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counts the store's round trips by kind, so tests and benchmarks can show that a rebalance costs O(N) watch
+ * events and writes (invariant I8).
+ */
+public final class ZkStats {
+
+    private final AtomicLong reads = new AtomicLong();
+    private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong watchEvents = new AtomicLong();
+
+    void read() {
+        reads.incrementAndGet();
+    }
+
+    void write(int ops) {
+        writes.addAndGet(ops);
+    }
+
+    void transaction(int ops) {
+        transactions.incrementAndGet();
+        writes.addAndGet(ops);
+    }
+
+    void watchEvent() {
+        watchEvents.incrementAndGet();
+    }
+
+    /** Read round trips (getData, getChildren, exists). */
+    public long reads() {
+        return reads.get();
+    }
+
+    /** Node writes (create, setData, delete, check), counting each operation of a transaction. */
+    public long writes() {
+        return writes.get();
+    }
+
+    /** Transactions ({@code multi}) sent. */
+    public long transactions() {
+        return transactions.get();
+    }
+
+    /** Watch notifications delivered to this store's watchers (node events only). */
+    public long watchEvents() {
+        return watchEvents.get();
+    }
+
+    public Snapshot snapshot() {
+        return new Snapshot(reads(), writes(), transactions(), watchEvents());
+    }
+
+    /** A point-in-time copy; {@link #minus} gives the cost of what happened in between. */
+    public record Snapshot(long reads, long writes, long transactions, long watchEvents) {
+        public Snapshot minus(Snapshot earlier) {
+            return new Snapshot(reads - earlier.reads, writes - earlier.writes, transactions - earlier.transactions,
+                    watchEvents - earlier.watchEvents);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.Names;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.TopicRegistry;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Topics registered under {@code /topics/<topic>} as {@code {"partitions": N}}. */
+public final class ZkTopicRegistry implements TopicRegistry {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZkTopicRegistry.class);
+
+    private final ZkSession zk;
+
+    public ZkTopicRegistry(ZkSession zk) {
+        this.zk = zk;
+    }
+
+    @Override
+    public Map<String, Integer> partitionCounts(Collection<String> topics, Runnable onChange) {
+        SortedMap<String, Integer> counts = new TreeMap<>();
+        Runnable once = onChange == null ? null : new OnceRunnable(onChange);
+        for (String topic : topics) {
+            String path = ZkPaths.topic(topic);
+            Optional<ZkSession.Read> read = zk.read(path, once);
+            if (read.isPresent()) {
+                try {
+                    counts.put(topic, NodeCodec.topic(zk.abs(path), read.get().data()));
+                } catch (CorruptNodeException e) {
+                    LOG.error("topic registry: ignoring {}", e.getMessage());
+                }
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public void ensureTopic(String topic, int partitions) {
+        Names.requireValid("topic", topic);
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions of topic " + topic + " must be >= 1, was " + partitions);
+        }
+        String path = ZkPaths.topic(topic);
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Optional<ZkSession.Read> read = zk.read(path, null);
+            try {
+                if (read.isEmpty()) {
+                    zk.stats().write(1);
+                    zk.client().create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
+                            .forPath(path, NodeCodec.topic(partitions));
+                    return;
+                }
+                int current = NodeCodec.topic(zk.abs(path), read.get().data());
+                if (current == partitions) {
+                    return;
+                }
+                if (partitions < current) {
+                    throw new IllegalArgumentException("topic " + topic + " has " + current
+                            + " partitions; lowering the count to " + partitions + " is refused");
+                }
+                zk.stats().write(1);
+                zk.client().setData().withVersion(read.get().stat().getVersion()).forPath(path, NodeCodec.topic(partitions));
+                return;
+            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+                // raced with another writer: read again
+            } catch (IllegalArgumentException | StoreException e) {
+                throw e;
+            } catch (Exception e) {
+                throw ZkSession.failure("register topic " + path, e);
+            }
+        }
+        throw new StoreException("topic " + topic + " keeps changing; try again");
+    }
+
+    @Override
+    public Optional<Integer> partitionCount(String topic) {
+        String path = ZkPaths.topic(topic);
+        return zk.read(path, null).map(r -> NodeCodec.topic(zk.abs(path), r.data()));
+    }
+
+    @Override
+    public Map<String, Integer> list() {
+        SortedMap<String, Integer> all = new TreeMap<>();
+        for (String topic : zk.children(ZkPaths.TOPICS, null)) {
+            partitionCount(topic).ifPresent(n -> all.put(topic, n));
+        }
+        return all;
+    }
+
+    @Override
+    public void delete(String topic) {
+        try {
+            zk.stats().write(1);
+            zk.client().delete().forPath(ZkPaths.topic(topic));
+        } catch (KeeperException.NoNodeException e) {
+            // already gone
+        } catch (Exception e) {
+            throw ZkSession.failure("delete topic " + topic, e);
+        }
+    }
+
+    /** Runs the wrapped hook at most once, however many watches share it. */
+    static final class OnceRunnable implements Runnable {
+        private final Runnable hook;
+        private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+
+        OnceRunnable(Runnable hook) {
+            this.hook = hook;
+        }
+
+        @Override
+        public void run() {
+            if (done.compareAndSet(false, true)) {
+                hook.run();
+            }
+        }
+    }
+}

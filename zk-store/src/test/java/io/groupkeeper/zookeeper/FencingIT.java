@@ -1,0 +1,194 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitOutcome;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.GroupStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** I2 (fenced commits), I3 (offsets outlive members) and I4 (external edits win), on real ZooKeeper. */
+class FencingIT extends ZkTestSupport {
+
+    private static final TopicPartition P0 = new TopicPartition("fenced", 0);
+
+    private static String offsetNode(String group, TopicPartition tp) {
+        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+    }
+
+    private static String read(String path) throws Exception {
+        return new String(admin.getData().forPath(path), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void zombieCommitAfterSessionExpiryAndNewClaimIsRejectedAtTheStore() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore zombieStore = newStore();
+        toClose.add(zombieStore);
+        zombieStore.start();
+        ZooKeeperStore otherStore = newStore();
+        toClose.add(otherStore);
+        otherStore.start();
+        GroupStore zombie = zombieStore.group(group);
+        GroupStore other = otherStore.group(group);
+        zombie.ensureGroup("sticky");
+
+        ClaimResult.Claimed claimed = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
+        CommitOutcome first = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 10, "", claimed.offset().version())));
+        long zombieVersion = first.committed().get(P0);
+        assertThat(other.claim(P0, "heir", 2, () -> { })).isInstanceOf(ClaimResult.Busy.class);
+
+        expireSession(zombieStore);
+        await().atMost(Duration.ofSeconds(10)).until(() -> other.claim(P0, "heir", 2, () -> { }) instanceof ClaimResult.Claimed);
+        String afterClaim = read(offsetNode(group, P0));
+
+        // The zombie's client reconnects with a new session and tries to commit with the version it remembers.
+        await().atMost(Duration.ofSeconds(10)).until(zombieStore::isConnected);
+        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 99, "", zombieVersion)));
+        assertThat(late.conflicted()).containsExactly(P0);
+        assertThat(late.committed()).isEmpty();
+        assertThat(read(offsetNode(group, P0))).isEqualTo(afterClaim).contains("\"offset\":10");
+        assertThat(zombie.readIfOwned(P0, "zombie")).isEmpty();
+        assertThat(zombie.release(P0, "zombie", zombieVersion)).isFalse();
+        assertThat(other.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
+    }
+
+    @Test
+    void commitAfterOwnSessionExpiredIsRejectedEvenBeforeAnyoneElseClaims() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore store = newStore();
+        toClose.add(store);
+        store.start();
+        GroupStore g = store.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed claimed = (ClaimResult.Claimed) g.claim(P0, "m", 1, () -> { });
+        expireSession(store);
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.isConnected() && g.readOwner(P0).isEmpty());
+        CommitOutcome late = g.commit("m", 1, List.of(new CommitRequest(P0, 5, "", claimed.offset().version())));
+        assertThat(late.conflicted()).containsExactly(P0);
+    }
+
+    @Test
+    void zombieMemberThatMissedItsDisconnectCannotOverwriteTheNewOwnersOffsets() throws Exception {
+        String group = newGroup();
+        topic("fenced", 1);
+        DeafStore deaf = new DeafStore(newStore());
+        GroupKeeper zombieKeeper = GroupKeeper.builder().store(deaf).build().start();
+        toClose.add(zombieKeeper);
+        GroupMember zombie = zombieKeeper.member(group).topics("fenced").build();
+        zombie.start();
+        await().until(() -> zombie.assignment().contains(P0));
+        assertThat(zombie.commit(Map.of(P0, 10L)).status(P0)).isEqualTo(Status.COMMITTED);
+
+        GroupMember heir = newKeeper().member(group).topics("fenced").build();
+        heir.start();
+        expireSession(deaf.delegate()); // the zombie never hears of it
+        await().atMost(Duration.ofSeconds(15)).until(() -> heir.assignment().contains(P0));
+        assertThat(heir.commit(Map.of(P0, 20L)).status(P0)).isEqualTo(Status.COMMITTED);
+
+        assertThat(zombie.assignment()).as("the zombie still believes it owns the partition").contains(P0);
+        CommitResult stale = zombie.commit(Map.of(P0, 15L));
+        assertThat(stale.status(P0)).isEqualTo(Status.NOT_OWNED);
+        assertThat(heir.committed(P0)).hasValue(20L);
+        assertThat(zombie.assignment()).doesNotContain(P0);
+    }
+
+    @Test
+    void offsetsOutliveEveryMemberAndTheGroupResumesExactlyWhereItCommitted() {
+        String group = newGroup();
+        topic("durable", 3);
+        GroupKeeper gk = newKeeper();
+        GroupMember a = gk.member(group).topics("durable").build();
+        GroupMember b = gk.member(group).topics("durable").build();
+        a.start();
+        b.start();
+        awaitBalanced(Map.of("durable", 3), a, b);
+        Map<TopicPartition, Long> expected = new ConcurrentHashMap<>();
+        for (GroupMember m : List.of(a, b)) {
+            for (TopicPartition tp : m.assignment()) {
+                long offset = 100L * (tp.partition() + 1) + 7;
+                assertThat(m.commit(Map.of(tp, offset)).status(tp)).isEqualTo(Status.COMMITTED);
+                expected.put(tp, offset);
+            }
+        }
+        a.close();
+        b.close();
+        gk.close();
+
+        Map<TopicPartition, OptionalLong> resumedAt = new ConcurrentHashMap<>();
+        GroupMember fresh = newKeeper().member(group).topics("durable").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                resumedAt.putAll(partitions);
+            }
+        }).build();
+        fresh.start();
+        await().untilAsserted(() -> assertThat(resumedAt).hasSize(3));
+        expected.forEach((tp, offset) -> assertThat(resumedAt.get(tp)).hasValue(offset));
+    }
+
+    @Test
+    void rawZooKeeperEditOfALiveGroupsOffsetIsAdoptedNotOverwritten() throws Exception {
+        String group = newGroup();
+        topic("edited", 1);
+        TopicPartition tp = new TopicPartition("edited", 0);
+        List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
+        GroupMember m = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
+            @Override
+            public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+                notified.add(partitions);
+            }
+        }).build();
+        m.start();
+        await().until(() -> m.assignment().contains(tp));
+        assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
+        assertThat(m.commit(Map.of(tp, 42L)).status(tp)).isEqualTo(Status.COMMITTED);
+        assertThat(notified).as("own commits are not external changes").isEmpty();
+
+        // The operator's hand edit, exactly as in zkCli: set <path> 7
+        admin.setData().forPath(offsetNode(group, tp), "7".getBytes(StandardCharsets.UTF_8));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(notified).isNotEmpty());
+
+        // The member's processing thread had not seen the notification yet and commits its old position.
+        CommitResult stale = m.commit(Map.of(tp, 43L));
+        assertThat(stale.status(tp)).isEqualTo(Status.ADOPTED);
+        assertThat(stale.adoptedOffsets().get(tp)).hasValue(7L);
+        assertThat(m.committed(tp)).hasValue(7L);
+        assertThat(m.refresh(List.of(tp)).status(tp)).isEqualTo(Status.UNCHANGED);
+
+        // Continuing from the adopted offset commits normally.
+        assertThat(m.commit(Map.of(tp, 8L)).status(tp)).isEqualTo(Status.COMMITTED);
+        assertThat(read(offsetNode(group, tp))).contains("\"offset\":8");
+    }
+
+    @Test
+    void refreshAdoptsAnExternalEditWithoutAnyCommit() throws Exception {
+        String group = newGroup();
+        topic("refreshed", 1);
+        TopicPartition tp = new TopicPartition("refreshed", 0);
+        GroupMember m = newKeeper().member(group).topics("refreshed").build();
+        m.start();
+        await().until(() -> m.assignment().contains(tp));
+        admin.setData().forPath(offsetNode(group, tp), "{\"offset\":1234}".getBytes(StandardCharsets.UTF_8));
+        CommitResult r = m.refresh(List.of(tp));
+        assertThat(r.status(tp)).isEqualTo(Status.ADOPTED);
+        assertThat(r.adoptedOffsets().get(tp)).hasValue(1234L);
+    }
+}

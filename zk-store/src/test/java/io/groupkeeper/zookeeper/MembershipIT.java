@@ -1,0 +1,105 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import java.time.Duration;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** Members join and leave; groups are independent; a member may subscribe to several topics. On real ZooKeeper. */
+class MembershipIT extends ZkTestSupport {
+
+    @Test
+    void membersJoinAndLeaveAndEveryPartitionHasExactlyOneOwner() throws Exception {
+        String group = newGroup();
+        topic("orders", 6);
+        OwnershipRecorder rec = new OwnershipRecorder();
+        GroupKeeper gk = newKeeper();
+        GroupMember a = gk.member(group).topics("orders").listener(rec.listenerFor("a")).build();
+        a.start();
+        awaitBalanced(Map.of("orders", 6), a);
+
+        GroupMember b = gk.member(group).topics("orders").listener(rec.listenerFor("b")).build();
+        b.start();
+        GroupMember c = newKeeper().member(group).topics("orders").listener(rec.listenerFor("c")).build();
+        c.start();
+        awaitBalanced(Map.of("orders", 6), a, b, c);
+        assertThat(ownersInZk(group)).hasSize(6);
+
+        b.close();
+        awaitBalanced(Map.of("orders", 6), a, c);
+        await().untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(6)
+                .doesNotContainValue(b.memberId()));
+        assertThat(rec.overlaps()).isEmpty();
+    }
+
+    @Test
+    void twoGroupsOnOneTopicEachOwnEveryPartition() {
+        String g1 = newGroup();
+        String g2 = newGroup();
+        topic("shared", 4);
+        GroupKeeper gk = newKeeper();
+        GroupMember a1 = gk.member(g1).topics("shared").build();
+        GroupMember a2 = gk.member(g1).topics("shared").build();
+        GroupMember b1 = gk.member(g2).topics("shared").build();
+        a1.start();
+        a2.start();
+        b1.start();
+        awaitBalanced(Map.of("shared", 4), a1, a2);
+        awaitBalanced(Map.of("shared", 4), b1);
+        assertThat(b1.assignment()).hasSize(4);
+    }
+
+    @Test
+    void oneMemberSubscribedToTwoTopics() {
+        String group = newGroup();
+        topic("left", 3);
+        topic("right", 2);
+        GroupMember m = newKeeper().member(group).topics("left", "right").build();
+        m.start();
+        awaitBalanced(Map.of("left", 3, "right", 2), m);
+    }
+
+    @Test
+    void partitionIncreaseInTheRegistryIsPickedUp() {
+        String group = newGroup();
+        topic("growing", 2);
+        GroupKeeper gk = newKeeper();
+        GroupMember a = gk.member(group).topics("growing").build();
+        GroupMember b = gk.member(group).topics("growing").build();
+        a.start();
+        b.start();
+        awaitBalanced(Map.of("growing", 2), a, b);
+        topic("growing", 6);
+        awaitBalanced(Map.of("growing", 6), a, b);
+    }
+
+    @Test
+    void crashedMembersPartitionsMoveAfterItsSessionExpires() throws Exception {
+        String group = newGroup();
+        topic("crashy", 4);
+        OwnershipRecorder rec = new OwnershipRecorder();
+        GroupKeeper survivorKeeper = newKeeper();
+        GroupMember survivor = survivorKeeper.member(group).topics("crashy").listener(rec.listenerFor("s")).build();
+        survivor.start();
+        GroupKeeper crashKeeper = newKeeper();
+        GroupMember victim = crashKeeper.member(group).topics("crashy").listener(rec.listenerFor("v")).build();
+        victim.start();
+        awaitBalanced(Map.of("crashy", 4), survivor, victim);
+        SortedSet<TopicPartition> victimHad = new TreeSet<>(victim.assignment());
+
+        // A crash: no close, no release, no final commit. The session ends on the server.
+        expireSession(storeOf(crashKeeper));
+        crashKeeper.store().close();
+
+        awaitBalanced(Map.of("crashy", 4), survivor);
+        assertThat(survivor.assignment()).containsAll(victimHad);
+        assertThat(rec.overlaps()).isEmpty();
+    }
+}

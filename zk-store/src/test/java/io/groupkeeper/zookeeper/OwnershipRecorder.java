@@ -1,0 +1,115 @@
+package io.groupkeeper.zookeeper;
+
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.TopicPartition;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Records, across all members of a test, the interval during which each member believed it owned each partition
+ * (from onPartitionsAssigned to onPartitionsRevoked/Lost), and checks that no two intervals of one partition
+ * overlap (invariant I1 as user code observes it).
+ */
+final class OwnershipRecorder {
+
+    record Interval(String member, TopicPartition tp, long start, long end) {
+    }
+
+    private final List<Interval> closed = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Map<TopicPartition, Long>> open = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> events = new ConcurrentHashMap<>();
+
+    RebalanceListener listenerFor(String member) {
+        return listenerFor(member, RebalanceListener.NOOP);
+    }
+
+    RebalanceListener listenerFor(String member, RebalanceListener delegate) {
+        return new RebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                delegate.onPartitionsRevoked(partitions);
+                end(member, partitions, "revoked");
+            }
+
+            @Override
+            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                start(member, partitions.keySet());
+                delegate.onPartitionsAssigned(partitions);
+            }
+
+            @Override
+            public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+                end(member, partitions, "lost");
+                delegate.onPartitionsLost(partitions);
+            }
+
+            @Override
+            public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+                event(member, "offsetsChanged " + partitions);
+                delegate.onOffsetsChanged(partitions);
+            }
+        };
+    }
+
+    private synchronized void start(String member, java.util.Set<TopicPartition> tps) {
+        long now = System.nanoTime();
+        Map<TopicPartition, Long> mine = open.computeIfAbsent(member, m -> new HashMap<>());
+        tps.forEach(tp -> mine.put(tp, now));
+        event(member, "assigned " + tps);
+    }
+
+    private synchronized void end(String member, java.util.Set<TopicPartition> tps, String how) {
+        long now = System.nanoTime();
+        Map<TopicPartition, Long> mine = open.computeIfAbsent(member, m -> new HashMap<>());
+        for (TopicPartition tp : tps) {
+            Long start = mine.remove(tp);
+            if (start != null) {
+                closed.add(new Interval(member, tp, start, now));
+            }
+        }
+        event(member, how + " " + tps);
+    }
+
+    private void event(String member, String what) {
+        events.computeIfAbsent(member, m -> Collections.synchronizedList(new ArrayList<>())).add(what);
+    }
+
+    List<String> events(String member) {
+        return List.copyOf(events.getOrDefault(member, List.of()));
+    }
+
+    /** Closes every open interval now (the test ends) and returns overlaps found, described. */
+    synchronized List<String> overlaps() {
+        long now = System.nanoTime();
+        List<Interval> all = new ArrayList<>(closed);
+        open.forEach((m, tps) -> tps.forEach((tp, s) -> all.add(new Interval(m, tp, s, now))));
+        Map<TopicPartition, List<Interval>> byTp = new HashMap<>();
+        all.forEach(i -> byTp.computeIfAbsent(i.tp(), k -> new ArrayList<>()).add(i));
+        List<String> problems = new ArrayList<>();
+        byTp.forEach((tp, list) -> {
+            list.sort((a, b) -> Long.compare(a.start(), b.start()));
+            Interval longest = list.get(0);
+            for (int i = 1; i < list.size(); i++) {
+                Interval cur = list.get(i);
+                if (cur.start() < longest.end() && !cur.member().equals(longest.member())) {
+                    problems.add(tp + " owned by " + longest.member() + " and " + cur.member() + " at once");
+                }
+                if (cur.end() > longest.end()) {
+                    longest = cur;
+                }
+            }
+        });
+        return problems;
+    }
+
+    int intervals() {
+        return closed.size() + open.values().stream().mapToInt(Map::size).sum();
+    }
+}

@@ -1,0 +1,77 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ConnectionEvent;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * I7: a member that loses its connection stops processing (partitions reported lost, no commit) before its session
+ * can expire, and rejoins when ZooKeeper is back. This class stops and restarts its own server.
+ */
+class SessionLossIT extends ZkTestSupport {
+
+    @Test
+    void partitionsAreLostBeforeTheSessionCanExpireAndTheMemberRejoins() throws Exception {
+        String group = newGroup();
+        topic("flaky", 4);
+        OwnershipRecorder rec = new OwnershipRecorder();
+        AtomicLong lostAt = new AtomicLong();
+        GroupKeeper gk = newKeeper();
+        GroupMember m = gk.member(group).topics("flaky").listener(rec.listenerFor("m", new RebalanceListener() {
+            @Override
+            public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+                lostAt.compareAndSet(0, System.nanoTime());
+            }
+        })).build();
+        m.start();
+        awaitBalanced(Map.of("flaky", 4), m);
+
+        long stoppedAt = System.nanoTime();
+        server.stop();
+        await().atMost(SESSION_TIMEOUT).until(() -> lostAt.get() != 0);
+        assertThat(Duration.ofNanos(lostAt.get() - stoppedAt)).isLessThan(SESSION_TIMEOUT);
+        assertThat(m.assignment()).isEmpty();
+        assertThat(m.commit(Map.of(new TopicPartition("flaky", 0), 1L)).status(new TopicPartition("flaky", 0)))
+                .isEqualTo(io.groupkeeper.CommitResult.Status.NOT_OWNED);
+
+        server.restart();
+        awaitBalanced(Map.of("flaky", 4), m);
+        assertThat(rec.events("m")).containsSubsequence("assigned [flaky:0, flaky:1, flaky:2, flaky:3]",
+                "lost [flaky:0, flaky:1, flaky:2, flaky:3]", "assigned [flaky:0, flaky:1, flaky:2, flaky:3]");
+    }
+
+    @Test
+    void afterTheSessionExpiredDuringAnOutageTheMemberReRegistersAndTheGroupConverges() throws Exception {
+        String group = newGroup();
+        topic("outage", 4);
+        GroupKeeper gk1 = newKeeper();
+        GroupKeeper gk2 = newKeeper();
+        List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
+        gk1.store().addConnectionListener(events::add);
+        GroupMember a = gk1.member(group).topics("outage").build();
+        GroupMember b = gk2.member(group).topics("outage").build();
+        a.start();
+        b.start();
+        awaitBalanced(Map.of("outage", 4), a, b);
+
+        server.stop();
+        await().atMost(SESSION_TIMEOUT.multipliedBy(3)).until(() -> events.contains(ConnectionEvent.LOST));
+        server.restart();
+        await().atMost(Duration.ofSeconds(30)).until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION)
+                || events.contains(ConnectionEvent.RECONNECTED));
+        awaitBalanced(Map.of("outage", 4), a, b);
+        assertThat(ownersInZk(group)).hasSize(4);
+    }
+}
