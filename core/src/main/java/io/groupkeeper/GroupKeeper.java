@@ -4,6 +4,8 @@ import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.assignor.PartitionAssignor;
 import io.groupkeeper.internal.DefaultGroupMember;
 import io.groupkeeper.internal.MemberConfig;
+import io.groupkeeper.metrics.GroupMetrics;
+import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.TopicMetadataSource;
 import io.groupkeeper.spi.TopicRegistry;
@@ -43,6 +45,8 @@ public final class GroupKeeper implements AutoCloseable {
     private final ExecutorService workers;
     private final ScheduledExecutorService scheduler;
     private final boolean ownsExecutors;
+    private final GroupMetrics metrics;
+    private final ConnectionListener connectionMetrics;
     private final List<GroupMember> members = new ArrayList<>();
     private State state = State.LATENT;
 
@@ -50,6 +54,8 @@ public final class GroupKeeper implements AutoCloseable {
         this.store = b.store;
         this.clock = b.clock;
         this.memberIds = b.memberIds;
+        this.metrics = b.metrics;
+        this.connectionMetrics = event -> metrics.connectionState(event.name().toLowerCase());
         this.ownsExecutors = b.scheduler == null;
         this.workers = ownsExecutors ? Executors.newCachedThreadPool(daemonThreads("groupkeeper-worker")) : b.workers;
         this.scheduler = ownsExecutors
@@ -66,7 +72,15 @@ public final class GroupKeeper implements AutoCloseable {
         if (state != State.LATENT) {
             throw new IllegalStateException("GroupKeeper already " + state.name().toLowerCase());
         }
-        store.start();
+        store.addConnectionListener(connectionMetrics);
+        try {
+            store.start();
+        } catch (RuntimeException e) {
+            store.removeConnectionListener(connectionMetrics);
+            state = State.CLOSED;
+            shutdownExecutors();
+            throw e;
+        }
         state = State.STARTED;
         return this;
     }
@@ -85,6 +99,11 @@ public final class GroupKeeper implements AutoCloseable {
         return store;
     }
 
+    /** Where this client and its members report metrics ({@link GroupMetrics#NOOP} unless configured). */
+    public GroupMetrics metrics() {
+        return metrics;
+    }
+
     @Override
     public void close() {
         List<GroupMember> open;
@@ -99,7 +118,12 @@ public final class GroupKeeper implements AutoCloseable {
         for (GroupMember m : open) {
             m.close();
         }
+        store.removeConnectionListener(connectionMetrics);
         store.close();
+        shutdownExecutors();
+    }
+
+    private void shutdownExecutors() {
         if (ownsExecutors) {
             scheduler.shutdownNow();
             workers.shutdown();
@@ -132,8 +156,17 @@ public final class GroupKeeper implements AutoCloseable {
         private Supplier<String> memberIds = () -> "m-" + java.util.UUID.randomUUID().toString().substring(0, 13);
         private ExecutorService workers;
         private ScheduledExecutorService scheduler;
+        private GroupMetrics metrics = GroupMetrics.NOOP;
 
         private Builder() {
+        }
+
+        /**
+         * Records metrics, e.g. {@code new MicrometerGroupMetrics(registry)} (Micrometer is an optional dependency).
+         */
+        public Builder metrics(GroupMetrics metrics) {
+            this.metrics = Objects.requireNonNull(metrics, "metrics");
+            return this;
         }
 
         /** The coordination store, e.g. {@code ZooKeeperStore.builder()...build()}. Required. */
@@ -262,7 +295,7 @@ public final class GroupKeeper implements AutoCloseable {
             String memberId = instanceId != null ? instanceId : Names.requireValid("generated member id", memberIds.get());
             MemberConfig config = new MemberConfig(groupId, memberId, Optional.ofNullable(instanceId),
                     host != null ? host : localHost(), Set.copyOf(topics), assignor, listener,
-                    metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod);
+                    metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics);
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
                     GroupKeeper.this::forget);
             synchronized (GroupKeeper.this) {

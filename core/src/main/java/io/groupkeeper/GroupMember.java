@@ -38,6 +38,12 @@ public interface GroupMember extends AutoCloseable {
     CommitResult commit(Map<TopicPartition, Long> offsets);
 
     /**
+     * As {@link #commit(Map)}, also recording each partition's log end offset at the time (where known), so that
+     * lag status (OK / WARN / STALL / STOP / REWIND) can be judged from the stored commits.
+     */
+    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets);
+
+    /**
      * Checks the stored offsets of these owned partitions and adopts external changes (admin reset, hand edit):
      * {@link CommitResult.Status#ADOPTED} with the offset to continue from, {@code UNCHANGED}, or {@code NOT_OWNED}.
      */

@@ -180,6 +180,11 @@ public final class DefaultGroupMember implements GroupMember {
             closeQuietly();
             throw e;
         }
+        config.metrics().memberStarted(config.groupId(), config.memberId(), () -> generation, () -> {
+            synchronized (lock) {
+                return owned.size();
+            }
+        });
         LOG.info("member {} started (topics {}, assignor {}, store {})", describe(), new TreeSet<>(config.topics()),
                 config.assignor().name(), coordination.describe());
     }
@@ -193,11 +198,17 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public CommitResult commit(Map<TopicPartition, Long> offsets) {
+        return commit(offsets, Map.of());
+    }
+
+    @Override
+    public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
         offsets.forEach((tp, offset) -> {
             if (offset == null || offset < 0) {
                 throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
             }
         });
+        long started = System.nanoTime();
         Map<TopicPartition, Status> statuses = new HashMap<>();
         Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         SortedSet<TopicPartition> lost = new TreeSet<>();
@@ -208,7 +219,9 @@ public final class DefaultGroupMember implements GroupMember {
                 if (o == null) {
                     statuses.put(tp, Status.NOT_OWNED);
                 } else {
-                    requests.add(new CommitRequest(tp, offset, "", o.version));
+                    Long logEnd = logEndOffsets.get(tp);
+                    requests.add(new CommitRequest(tp, offset, "", o.version,
+                            logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
                 }
             });
             if (!requests.isEmpty()) {
@@ -227,6 +240,9 @@ public final class DefaultGroupMember implements GroupMember {
             }
         }
         reportLost(lost, "commit fenced");
+        config.metrics().committed(config.groupId(), config.memberId(),
+                count(statuses, Status.COMMITTED), count(statuses, Status.ADOPTED), count(statuses, Status.NOT_OWNED),
+                System.nanoTime() - started);
         return CommitResult.of(statuses, adopted);
     }
 
@@ -269,8 +285,13 @@ public final class DefaultGroupMember implements GroupMember {
         }
     }
 
+    private static int count(Map<TopicPartition, Status> statuses, Status status) {
+        return (int) statuses.values().stream().filter(s -> s == status).count();
+    }
+
     private void reportLost(SortedSet<TopicPartition> lost, String why) {
         if (!lost.isEmpty()) {
+            config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
             LOG.warn("member {}: lost {} ({}): another member or session owns them now", describe(), lost, why);
             lane.execute(() -> callListener("onPartitionsLost", () -> config.listener().onPartitionsLost(lost)));
             scheduleReconcile();
@@ -363,6 +384,8 @@ public final class DefaultGroupMember implements GroupMember {
             callListener("onPartitionsAssigned", () -> config.listener().onPartitionsAssigned(gained));
         }
         if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
+            config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), revoke.size(),
+                    System.nanoTime() - started);
             LOG.info("member {}: generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms",
                     describe(), generation, gained.keySet(), revoke, waiting, assignment().size(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -450,6 +473,7 @@ public final class DefaultGroupMember implements GroupMember {
                                 event.name().toLowerCase(), lost);
                     }
                     if (!lost.isEmpty()) {
+                        config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
                         callListener("onPartitionsLost", () -> config.listener().onPartitionsLost(lost));
                     }
                 }
@@ -506,6 +530,7 @@ public final class DefaultGroupMember implements GroupMember {
         } catch (RuntimeException e) {
             LOG.warn("member {}: graceful leave incomplete: {}", describe(), e.toString());
         } finally {
+            config.metrics().memberClosed(config.groupId(), config.memberId());
             onClosed.accept(this);
         }
         LOG.info("member {} closed", describe());

@@ -2,6 +2,7 @@ package io.groupkeeper.internal;
 
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.assignor.PartitionAssignor;
+import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.TopicMetadataSource;
 import java.time.Duration;
 import java.util.Optional;
@@ -10,5 +11,6 @@ import java.util.Set;
 /** The validated configuration of one member. */
 public record MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host,
                            Set<String> topics, PartitionAssignor assignor, RebalanceListener listener,
-                           TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod) {
+                           TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod,
+                           GroupMetrics metrics) {
 }

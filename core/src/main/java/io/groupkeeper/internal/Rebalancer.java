@@ -173,6 +173,8 @@ final class Rebalancer {
         if (!changed.isEmpty() || !removed.isEmpty()) {
             long generation = published.generation() + 1;
             election.publish(published.version(), generation, changed, removed, staticMembers);
+            config.metrics().generationPublished(config.groupId(), generation, changed.size(),
+                    published.targets().movesTo(next));
             LOG.info("group {}: leader {} published generation {} for {} members ({} targets changed, {} removed, "
                             + "{} partitions moved) in {} ms", config.groupId(), config.memberId(), generation,
                     members.size(), changed.size(), removed.size(), published.targets().movesTo(next),

@@ -9,6 +9,9 @@ import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.status.CommitSample;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -52,11 +55,32 @@ public final class NodeCodec {
     public record OwnerBody(String memberId, long generation, Instant since) {
     }
 
+    /** How many recent commits an offset node keeps for lag status. */
+    public static final int HISTORY = 10;
+
     public record OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                             Optional<Instant> updatedAt) {
+                             Optional<Instant> updatedAt, List<CommitSample> history) {
+        public OffsetBody {
+            history = history.size() <= HISTORY ? List.copyOf(history)
+                    : List.copyOf(history.subList(history.size() - HISTORY, history.size()));
+        }
+
+        public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
+                          Optional<Instant> updatedAt) {
+            this(offset, metadata, committedBy, generation, updatedAt, List.of());
+        }
+
         public static OffsetBody none() {
             return new OffsetBody(OptionalLong.empty(), "", Optional.empty(), 0, Optional.empty());
         }
+
+    }
+
+    /** {@code history} with one more sample appended; the body keeps the last {@link #HISTORY}. */
+    public static List<CommitSample> append(List<CommitSample> history, CommitSample sample) {
+        List<CommitSample> next = new ArrayList<>(history);
+        next.add(sample);
+        return next;
     }
 
     // ------------------------------------------------------------------ encode
@@ -135,6 +159,19 @@ public final class NodeCodec {
             n.put("updatedAt", b.updatedAt().get().toString());
         } else {
             n.putNull("updatedAt");
+        }
+        if (!b.history().isEmpty()) {
+            ArrayNode history = n.putArray("history");
+            for (CommitSample s : b.history()) {
+                ArrayNode entry = history.addArray();
+                entry.add(s.offset());
+                if (s.logEnd().isPresent()) {
+                    entry.add(s.logEnd().getAsLong());
+                } else {
+                    entry.addNull();
+                }
+                entry.add(s.at().toString());
+            }
         }
         return bytes(n);
     }
@@ -246,7 +283,27 @@ public final class NodeCodec {
         if (n.path("updatedAt").isTextual()) {
             updatedAt = Optional.of(instant(path, n, "updatedAt"));
         }
-        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt);
+        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt, history(n.get("history")));
+    }
+
+    /** Recent commits, [[offset, logEnd|null, "instant"], ...]. Auxiliary: malformed entries are skipped, not fatal. */
+    private static List<CommitSample> history(JsonNode h) {
+        List<CommitSample> samples = new ArrayList<>();
+        if (h == null || !h.isArray()) {
+            return samples;
+        }
+        for (JsonNode e : h) {
+            if (e.isArray() && e.size() == 3 && e.get(0).canConvertToLong() && e.get(0).asLong() >= 0
+                    && e.get(2).isTextual()) {
+                try {
+                    OptionalLong logEnd = e.get(1).canConvertToLong() ? OptionalLong.of(e.get(1).asLong()) : OptionalLong.empty();
+                    samples.add(new CommitSample(e.get(0).asLong(), logEnd, Instant.parse(e.get(2).asText())));
+                } catch (DateTimeParseException ignored) {
+                    // skip this entry
+                }
+            }
+        }
+        return samples;
     }
 
     public static int topic(String path, byte[] data) {

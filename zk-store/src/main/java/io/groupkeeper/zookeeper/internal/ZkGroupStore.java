@@ -57,6 +57,8 @@ public final class ZkGroupStore implements GroupStore {
     private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
     private final Map<String, MemberInfo> memberCache = new ConcurrentHashMap<>();
     private volatile AssignmentSnapshot cachedAssignment;
+    /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
+    private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
 
     public ZkGroupStore(ZkSession zk, String group, Clock clock) {
         this.zk = zk;
@@ -317,7 +319,7 @@ public final class ZkGroupStore implements GroupStore {
                         List<CuratorTransactionResult> r = zk.multi(List.of(
                                 zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath),
                                 setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
-                        return claimed(offset, r, offsetPath);
+                        return claimed(tp, offset, r, offsetPath);
                     }
                     if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
                         // Our own node from an expired session: remove it, conditioned on the offset not having moved.
@@ -337,7 +339,7 @@ public final class ZkGroupStore implements GroupStore {
                 List<CuratorTransactionResult> r = zk.multi(List.of(
                         zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody),
                         setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
-                return claimed(offset, r, offsetPath);
+                return claimed(tp, offset, r, offsetPath);
             } catch (KeeperException e) {
                 // Lost a race (someone claimed, released, or edited the offset between our reads): read again.
                 continue;
@@ -364,11 +366,14 @@ public final class ZkGroupStore implements GroupStore {
                 : zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body);
     }
 
-    private static ClaimResult claimed(OffsetBody offset, List<CuratorTransactionResult> results, String offsetPath) {
+    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<CuratorTransactionResult> results,
+                                String offsetPath) {
+        histories.put(tp, offset.history());
         for (CuratorTransactionResult r : results) {
             if (r.getForPath().endsWith(offsetPath)) {
                 int version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
-                return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), version));
+                return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), version,
+                        offset.history()));
             }
         }
         throw new IllegalStateException("transaction result without offset node " + offsetPath);
@@ -379,14 +384,19 @@ public final class ZkGroupStore implements GroupStore {
         Map<TopicPartition, Long> committed = new HashMap<>();
         Set<TopicPartition> conflicted = new java.util.HashSet<>();
         List<CommitRequest> pending = new ArrayList<>(requests);
-        String updatedAt = clock.instant().toString();
+        java.time.Instant now = clock.instant();
+        Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> written = new HashMap<>();
         while (!pending.isEmpty()) {
             List<CommitRequest> batch = new ArrayList<>();
             List<CuratorOp> ops = new ArrayList<>();
             int bytes = 0;
             for (CommitRequest r : pending) {
-                byte[] body = NodeCodec.offset(new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(),
-                        Optional.of(memberId), generation, Optional.of(java.time.Instant.parse(updatedAt))));
+                OffsetBody next = new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(),
+                        Optional.of(memberId), generation, Optional.of(now),
+                        NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
+                                new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
+                written.put(r.partition(), next.history());
+                byte[] body = NodeCodec.offset(next);
                 if (!batch.isEmpty() && bytes + body.length + 200 > MAX_TRANSACTION_BYTES) {
                     break;
                 }
@@ -405,6 +415,7 @@ public final class ZkGroupStore implements GroupStore {
                     CuratorTransactionResult r = results.get(2 * i + 1);
                     long version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
                     committed.put(batch.get(i).partition(), version);
+                    histories.put(batch.get(i).partition(), written.get(batch.get(i).partition()));
                 }
                 pending.removeAll(batch);
             } catch (KeeperException e) {
@@ -458,7 +469,8 @@ public final class ZkGroupStore implements GroupStore {
             return OffsetSnapshot.absent();
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion());
+        histories.computeIfPresent(tp, (k, v) -> body.history());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion(), body.history());
     }
 
     @Override
