@@ -188,7 +188,8 @@ public final class ZooKeeperStore implements CoordinationStore {
         if (worldReadable) {
             acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
         }
-        List<ACL> fixed = List.copyOf(acl);
+        // Not List.copyOf: ZooKeeper checks acl.contains(null), which immutable lists answer with an NPE.
+        List<ACL> fixed = java.util.Collections.unmodifiableList(acl);
         return new ACLProvider() {
             @Override
             public List<ACL> getDefaultAcl() {
