@@ -98,6 +98,7 @@ public final class DefaultGroupMember implements GroupMember {
     private LeaderElection election;
     private boolean suspended;
     private boolean reconcilePending;
+    private boolean claimPending;
     private long retryDelayMs = RETRY_MIN_MS;
 
     private volatile long generation;
@@ -354,32 +355,7 @@ public final class DefaultGroupMember implements GroupMember {
 
         waiting.retainAll(wanted);
         reportedProblems.keySet().retainAll(wanted);
-        SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
-        for (TopicPartition tp : wanted) {
-            synchronized (lock) {
-                if (owned.containsKey(tp)) {
-                    continue;
-                }
-            }
-            ClaimResult result = store.claim(tp, config.memberId(), generation, this::scheduleReconcile);
-            if (result instanceof ClaimResult.Claimed claimed) {
-                synchronized (lock) {
-                    owned.put(tp, new Owned(claimed.offset()));
-                }
-                waiting.remove(tp);
-                reportedProblems.remove(tp);
-                gained.put(tp, claimed.offset().offset());
-                watchOffset(tp);
-            } else if (result instanceof ClaimResult.Busy busy) {
-                waiting.add(tp);
-            } else if (result instanceof ClaimResult.Blocked blocked) {
-                waiting.add(tp);
-                if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
-                    LOG.error("member {}: cannot take {}: {}. Fix or delete the node; other partitions are unaffected.",
-                            describe(), tp, blocked.problem());
-                }
-            }
-        }
+        SortedMap<TopicPartition, OptionalLong> gained = claim(wanted);
         if (!gained.isEmpty()) {
             callListener("onPartitionsAssigned", () -> config.listener().onPartitionsAssigned(gained));
         }
@@ -390,6 +366,74 @@ public final class DefaultGroupMember implements GroupMember {
                     describe(), generation, gained.keySet(), revoke, waiting, assignment().size(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
+    }
+
+    /**
+     * Tries to claim each candidate not owned yet. A partition still held by its previous owner (or blocked by a
+     * corrupt node) waits; the store wakes {@link #claimWaiting} when that changes.
+     */
+    private SortedMap<TopicPartition, OptionalLong> claim(Collection<TopicPartition> candidates) {
+        SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
+        for (TopicPartition tp : candidates) {
+            synchronized (lock) {
+                if (owned.containsKey(tp)) {
+                    continue;
+                }
+            }
+            ClaimResult result = store.claim(tp, config.memberId(), generation, this::scheduleClaimWaiting);
+            if (result instanceof ClaimResult.Claimed claimed) {
+                synchronized (lock) {
+                    owned.put(tp, new Owned(claimed.offset()));
+                }
+                waiting.remove(tp);
+                reportedProblems.remove(tp);
+                gained.put(tp, claimed.offset().offset());
+                watchOffset(tp);
+            } else if (result instanceof ClaimResult.Busy) {
+                waiting.add(tp);
+            } else if (result instanceof ClaimResult.Blocked blocked) {
+                waiting.add(tp);
+                if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
+                    LOG.error("member {}: cannot take {}: {}. Fix or delete the node; other partitions are unaffected.",
+                            describe(), tp, blocked.problem());
+                }
+            }
+        }
+        return gained;
+    }
+
+    private void scheduleClaimWaiting() {
+        lane.execute(() -> {
+            if (!claimPending) {
+                claimPending = true;
+                lane.execute(this::claimWaiting);
+            }
+        });
+    }
+
+    /** A partition this member waits for may have been released: claim it without re-reading the target. */
+    private void claimWaiting() {
+        claimPending = false;
+        if (state != State.STARTED || suspended || waiting.isEmpty()) {
+            return;
+        }
+        withMdc(() -> {
+            long started = System.nanoTime();
+            try {
+                SortedMap<TopicPartition, OptionalLong> gained = claim(new TreeSet<>(waiting));
+                if (!gained.isEmpty()) {
+                    callListener("onPartitionsAssigned", () -> config.listener().onPartitionsAssigned(gained));
+                    config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), 0,
+                            System.nanoTime() - started);
+                    LOG.info("member {}: generation {}: gained {} (released by their previous owners), waiting for {}, "
+                                    + "owns {} partitions", describe(), generation, gained.keySet(), waiting,
+                            assignment().size());
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: claim failed, retrying with a full step: {}", describe(), e.toString());
+                scheduler.schedule(this::scheduleReconcile, RETRY_MIN_MS, TimeUnit.MILLISECONDS);
+            }
+        });
     }
 
     /** Listener first (user code stops and commits), then a fenced release of each partition (I1, pain point 2). */

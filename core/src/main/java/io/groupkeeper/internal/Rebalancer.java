@@ -55,6 +55,12 @@ final class Rebalancer {
     private long retryDelayMs = RETRY_MIN_MS;
     private final Map<String, Instant> staticMissingSince = new HashMap<>();
     private final Set<String> reportedProblems = new HashSet<>();
+    /** What this leader last published (or read); trusted while it leads: a stale one makes publish fail. */
+    private AssignmentSnapshot current;
+    /** Partition counts, re-read only when the metadata hook fired or the subscribed topics changed. */
+    private Map<String, Integer> counts;
+    private SortedSet<String> countedTopics;
+    private boolean metadataChanged;
     private volatile boolean active;
 
     Rebalancer(MemberConfig config, GroupStore store, Clock clock, SerialExecutor lane,
@@ -77,6 +83,8 @@ final class Rebalancer {
             epoch++;
             staticMissingSince.clear();
             runScheduled = false;
+            current = null;
+            counts = null;
             LOG.info("member {}/{} is the leader of group {}", config.groupId(), config.memberId(), config.groupId());
             requestRun(Duration.ZERO, epoch);
         });
@@ -94,6 +102,15 @@ final class Rebalancer {
 
     private Runnable changeHook(long forEpoch) {
         return () -> lane.execute(() -> requestRun(config.settleDelay(), forEpoch));
+    }
+
+    private Runnable metadataHook(long forEpoch) {
+        return () -> lane.execute(() -> {
+            if (forEpoch == epoch) {
+                metadataChanged = true;
+            }
+            requestRun(config.settleDelay(), forEpoch);
+        });
     }
 
     private void requestRun(Duration delay, long forEpoch) {
@@ -122,6 +139,8 @@ final class Rebalancer {
             rebalanceOnce(forEpoch);
             retryDelayMs = RETRY_MIN_MS;
         } catch (RuntimeException e) {
+            current = null; // re-read everything on the retry
+            counts = null;
             LOG.warn("group {}: rebalance by leader {} failed, retrying in {} ms: {}", config.groupId(),
                     config.memberId(), retryDelayMs, e.toString());
             long delay = retryDelayMs;
@@ -143,7 +162,7 @@ final class Rebalancer {
                 LOG.error("group {}: ignoring unreadable member node: {}", config.groupId(), problem);
             }
         }
-        AssignmentSnapshot published = store.readAssignment();
+        AssignmentSnapshot published = current != null ? current : store.readAssignment();
 
         SortedMap<String, MemberSubscription> members = new TreeMap<>();
         for (MemberInfo m : live.members().values()) {
@@ -153,7 +172,11 @@ final class Rebalancer {
 
         SortedSet<String> topics = new TreeSet<>();
         members.values().forEach(s -> topics.addAll(s.topics()));
-        Map<String, Integer> counts = config.metadata().partitionCounts(topics, hook);
+        if (counts == null || metadataChanged || !topics.equals(countedTopics)) {
+            metadataChanged = false;
+            countedTopics = topics;
+            counts = config.metadata().partitionCounts(topics, metadataHook(forEpoch));
+        }
 
         Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets()));
 
@@ -170,9 +193,12 @@ final class Rebalancer {
         SortedSet<String> staticMembers = new TreeSet<>();
         members.values().stream().filter(s -> s.instanceId().isPresent()).forEach(s -> staticMembers.add(s.memberId()));
 
+        current = published;
         if (!changed.isEmpty() || !removed.isEmpty()) {
             long generation = published.generation() + 1;
-            election.publish(published.version(), generation, changed, removed, staticMembers);
+            current = null; // unknown until the publish succeeds
+            long version = election.publish(published.version(), generation, changed, removed, staticMembers);
+            current = new AssignmentSnapshot(generation, Optional.of(config.memberId()), next, staticMembers, version);
             config.metrics().generationPublished(config.groupId(), generation, changed.size(),
                     published.targets().movesTo(next));
             LOG.info("group {}: leader {} published generation {} for {} members ({} targets changed, {} removed, "

@@ -22,8 +22,9 @@ public interface LeaderElection extends AutoCloseable {
      * version is not {@code expectedVersion} (someone else published since it was read).
      *
      * @param staticMembers the members (of {@code changedTargets}) that are static, recorded in their target
+     * @return the published assignment's new version, to present as {@code expectedVersion} next time
      */
-    void publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
+    long publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
                  Set<String> removedMembers, SortedSet<String> staticMembers);
 
     @Override

@@ -303,50 +303,62 @@ public final class ZkGroupStore implements GroupStore {
                 return new ClaimResult.Blocked(e.getMessage());
             }
             int offsetVersion = offsetRead.map(r -> r.stat().getVersion()).orElse(-1);
-            Optional<ZkSession.Read> ownerRead = zk.read(ownerPath, null);
             byte[] offsetBody = NodeCodec.offset(offset);
             try {
-                if (ownerRead.isPresent()) {
-                    Stat ownerStat = ownerRead.get().stat();
-                    if (ownerStat.getEphemeralOwner() == 0) {
-                        zk.read(ownerPath, onChange);
-                        return new ClaimResult.Blocked("owner node " + zk.abs(ownerPath)
-                                + " is persistent (created by hand?); delete it to let the group take " + tp);
-                    }
-                    String holder = holderOf(ownerPath, ownerRead.get().data());
-                    if (memberId.equals(holder) && zk.isCurrentSession(ownerStat.getEphemeralOwner())) {
-                        // Re-confirming after a reconnect: move the offset version as a fresh claim would.
-                        List<CuratorTransactionResult> r = zk.multi(List.of(
-                                zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath),
-                                setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
-                        return claimed(tp, offset, r, offsetPath);
-                    }
-                    if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
-                        // Our own node from an expired session: remove it, conditioned on the offset not having moved.
-                        if (offsetVersion >= 0) {
-                            zk.multi(List.of(
-                                    zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath),
-                                    zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
-                        }
-                        continue;
-                    }
-                    if (zk.exists(ownerPath, zk.watcher(onChange)) == null) {
-                        continue; // released meanwhile
-                    }
-                    return new ClaimResult.Busy(holder);
-                }
+                // Fast path, two round trips in all: the partition is free, take it.
                 byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
                 List<CuratorTransactionResult> r = zk.multi(List.of(
                         zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody),
                         setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
                 return claimed(tp, offset, r, offsetPath);
             } catch (KeeperException e) {
-                // Lost a race (someone claimed, released, or edited the offset between our reads): read again.
-                continue;
+                if (ZkSession.failedOp(e) != 0 || e.code() != KeeperException.Code.NODEEXISTS) {
+                    continue; // the offset node moved (a commit, an edit) since we read it: read again
+                }
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("claim " + ownerPath, e);
+                throw ZkSession.failure("claim " + zk.abs(ownerPath), e);
+            }
+            // The owner node exists. Read it (after the offset: see above) and decide.
+            Optional<ZkSession.Read> ownerRead = zk.read(ownerPath, null);
+            if (ownerRead.isEmpty()) {
+                continue; // released meanwhile
+            }
+            try {
+                Stat ownerStat = ownerRead.get().stat();
+                if (ownerStat.getEphemeralOwner() == 0) {
+                    zk.read(ownerPath, onChange);
+                    return new ClaimResult.Blocked("owner node " + zk.abs(ownerPath)
+                            + " is persistent (created by hand?); delete it to let the group take " + tp);
+                }
+                String holder = holderOf(ownerPath, ownerRead.get().data());
+                if (memberId.equals(holder) && zk.isCurrentSession(ownerStat.getEphemeralOwner())) {
+                    // Re-confirming after a reconnect: move the offset version as a fresh claim would.
+                    List<CuratorTransactionResult> r = zk.multi(List.of(
+                            zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath),
+                            setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
+                    return claimed(tp, offset, r, offsetPath);
+                }
+                if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
+                    // Our own node from an expired session: remove it, conditioned on the offset not having moved.
+                    if (offsetVersion >= 0) {
+                        zk.multi(List.of(
+                                zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath),
+                                zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
+                    }
+                    continue;
+                }
+                if (zk.exists(ownerPath, zk.watcher(onChange)) == null) {
+                    continue; // released meanwhile
+                }
+                return new ClaimResult.Busy(holder);
+            } catch (KeeperException e) {
+                continue; // lost a race with another writer: read again
+            } catch (StoreException e) {
+                throw e;
+            } catch (Exception e) {
+                throw ZkSession.failure("claim " + zk.abs(ownerPath), e);
             }
         }
         throw new StoreException("claim of " + tp + " in group " + group + " kept racing with other writers");

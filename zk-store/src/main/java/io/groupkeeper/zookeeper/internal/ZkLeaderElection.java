@@ -78,7 +78,7 @@ final class ZkLeaderElection implements LeaderElection {
     }
 
     @Override
-    public void publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
+    public long publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
                         Set<String> removedMembers, SortedSet<String> staticMembers) {
         String group = store.groupId();
         String latchPath = latch.getOurPath();
@@ -130,6 +130,7 @@ final class ZkLeaderElection implements LeaderElection {
             if (before != null && before.version() == expectedVersion) {
                 store.remember(next(before, generation, changedTargets, removedMembers, staticMembers, newVersion));
             }
+            return newVersion;
         } catch (KeeperException e) {
             throw new StoreException("publish of generation " + generation + " for group " + group
                     + " refused (" + e.code() + " at operation " + ZkSession.failedOp(e)
