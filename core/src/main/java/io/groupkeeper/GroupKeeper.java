@@ -212,6 +212,7 @@ public final class GroupKeeper implements AutoCloseable {
         private TopicMetadataSource metadata;
         private Duration settleDelay = Duration.ZERO;
         private Duration staticGracePeriod = Duration.ofSeconds(30);
+        private Duration registrationTimeout = Duration.ofSeconds(30);
         private String host;
 
         private MemberBuilder(String groupId) {
@@ -276,6 +277,16 @@ public final class GroupKeeper implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long {@link GroupMember#start()} waits for its member id to become free when another session holds it
+         * (a static member restarted right after a crash: its predecessor's session has not expired yet). Default
+         * 30 s; after it, start fails with {@link io.groupkeeper.spi.MemberIdInUseException}.
+         */
+        public MemberBuilder registrationTimeout(Duration timeout) {
+            this.registrationTimeout = requireNonNegative("registrationTimeout", timeout);
+            return this;
+        }
+
         /** The host recorded in the member node; default: this machine's host name. */
         public MemberBuilder host(String host) {
             this.host = Objects.requireNonNull(host, "host");
@@ -295,7 +306,8 @@ public final class GroupKeeper implements AutoCloseable {
             String memberId = instanceId != null ? instanceId : Names.requireValid("generated member id", memberIds.get());
             MemberConfig config = new MemberConfig(groupId, memberId, Optional.ofNullable(instanceId),
                     host != null ? host : localHost(), Set.copyOf(topics), assignor, listener,
-                    metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics);
+                    metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
+                    registrationTimeout);
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
                     GroupKeeper.this::forget);
             synchronized (GroupKeeper.this) {

@@ -14,6 +14,7 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.LeaderElection;
 import io.groupkeeper.spi.LeadershipListener;
+import io.groupkeeper.spi.MemberIdInUseException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.OffsetSnapshot;
 import io.groupkeeper.spi.Registration;
@@ -63,6 +64,7 @@ public final class DefaultGroupMember implements GroupMember {
     private static final long RETRY_MIN_MS = 50;
     private static final long RETRY_MAX_MS = 2_000;
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
+    private static final long REGISTRATION_RETRY_MS = 250;
 
     private enum State { LATENT, STARTED, CLOSED }
 
@@ -158,7 +160,7 @@ public final class DefaultGroupMember implements GroupMember {
         try {
             callOnLane(() -> {
                 store.ensureGroup(config.assignor().name());
-                registration = store.registerMember(memberInfo());
+                registration = registerWaitingForPredecessor();
                 coordination.addConnectionListener(connectionListener);
                 election = store.election(config.memberId(), new LeadershipListener() {
                     @Override
@@ -188,6 +190,32 @@ public final class DefaultGroupMember implements GroupMember {
         });
         LOG.info("member {} started (topics {}, assignor {}, store {})", describe(), new TreeSet<>(config.topics()),
                 config.assignor().name(), coordination.describe());
+    }
+
+    /**
+     * Registers the member node. A static member restarted after a crash finds its instance id still held by its
+     * previous process's session until that session expires; it waits for that (up to the registration timeout)
+     * instead of failing, as Kafka's static members replace their predecessor.
+     */
+    private Registration registerWaitingForPredecessor() {
+        long deadline = System.nanoTime() + config.registrationTimeout().toNanos();
+        while (true) {
+            try {
+                return store.registerMember(memberInfo());
+            } catch (MemberIdInUseException e) {
+                if (System.nanoTime() >= deadline) {
+                    throw e;
+                }
+                LOG.info("member {}: id still held by another session (a predecessor that crashed?); waiting for it "
+                        + "to expire", describe());
+                try {
+                    Thread.sleep(REGISTRATION_RETRY_MS); // a backoff, bounded by the registration timeout
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     private MemberInfo memberInfo() {

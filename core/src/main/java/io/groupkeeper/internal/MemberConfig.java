@@ -12,5 +12,5 @@ import java.util.Set;
 public record MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host,
                            Set<String> topics, PartitionAssignor assignor, RebalanceListener listener,
                            TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod,
-                           GroupMetrics metrics) {
+                           GroupMetrics metrics, java.time.Duration registrationTimeout) {
 }

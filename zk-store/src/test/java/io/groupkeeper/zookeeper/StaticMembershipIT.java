@@ -57,12 +57,34 @@ class StaticMembershipIT extends ZkTestSupport {
     }
 
     @Test
+    void aStaticMemberRestartedRightAfterACrashWaitsForItsPredecessorsSessionToExpire() throws Exception {
+        String group = newGroup();
+        topic("static-crash", 2);
+        GroupKeeper crashed = newKeeper();
+        GroupMember before = crashed.member(group).topics("static-crash").instanceId("worker-4").build();
+        before.start();
+        awaitBalanced(Map.of("static-crash", 2), before);
+
+        GroupMember after = newKeeper().member(group).topics("static-crash").instanceId("worker-4").build();
+        Thread starter = new Thread(after::start);
+        starter.start();
+        // start() stays blocked (it would return within milliseconds otherwise): worker-4 is still held.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(starter::isAlive);
+        expireSession(storeOf(crashed)); // the old session ends, as it would after the session timeout
+        crashed.store().close();
+        starter.join(20_000);
+        assertThat(starter.isAlive()).isFalse();
+        awaitBalanced(Map.of("static-crash", 2), after);
+    }
+
+    @Test
     void twoLiveProcessesWithOneInstanceIdAreRefused() {
         String group = newGroup();
         topic("static-dup", 2);
         GroupMember first = newKeeper().member(group).topics("static-dup").instanceId("worker-3").build();
         first.start();
-        GroupMember second = newKeeper().member(group).topics("static-dup").instanceId("worker-3").build();
+        GroupMember second = newKeeper().member(group).topics("static-dup").instanceId("worker-3")
+                .registrationTimeout(Duration.ofMillis(600)).build();
         assertThatThrownBy(second::start).isInstanceOf(MemberIdInUseException.class)
                 .hasMessageContaining("worker-3").hasMessageContaining("already registered");
         awaitBalanced(Map.of("static-dup", 2), first);
