@@ -53,25 +53,8 @@ class GroupDeliveryIT extends KafkaTestSupport {
     }
 
     @Test
-    void twoGroupsEachGetEveryRecord() {
-        String topic = newTopic(3);
-        String groupA = newName("ga");
-        String groupB = newName("gb");
-        Deliveries inA = new Deliveries();
-        Deliveries inB = new Deliveries();
-        ConsumerWorker a1 = worker("a1", newKeeper(), groupA, topic, inA);
-        ConsumerWorker a2 = worker("a2", newKeeper(), groupA, topic, inA);
-        ConsumerWorker b1 = worker("b1", newKeeper(), groupB, topic, inB);
-        await().atMost(WAIT).until(() -> a1.consumer.assignment().size() + a2.consumer.assignment().size() == 3
-                && b1.consumer.assignment().size() == 3);
-
-        List<String> produced = produce(topic, 3, 150);
-
-        await().atMost(WAIT).until(() -> inA.all.size() >= 150 && inB.all.size() >= 150);
-        assertThat(inA.values()).containsExactlyInAnyOrderElementsOf(produced);
-        assertThat(inB.values()).containsExactlyInAnyOrderElementsOf(produced);
-        assertThat(inA.of("a1")).isNotEmpty();
-        assertThat(inA.of("a2")).isNotEmpty();
+    void twoGroupsEachGetEveryRecordAndAGracefulLeaveLosesNothing() throws Exception {
+        CoreScenario.run(servers.zkConnectString(), servers.bootstrapServers()); // also run on containers
     }
 
     @Test

@@ -55,7 +55,7 @@ class RebalanceIT extends KafkaTestSupport {
     void aMovingPartitionWaitsUntilTheBusyOwnerPollsAgainThenResumesExactlyWhereItStopped() throws Exception {
         String topic = newTopic(2);
         String group = newName("g");
-        produce(topic, 2, 40);
+        produce(topic, 2, 200);
         CoordinatedConsumer<String, String> a = manual(newKeeper(), group, topic, Duration.ofSeconds(30));
         List<ConsumerRecord<String, String>> batch = pollUntilBothPartitions(a);
         // a is now "processing" its batch and does not poll. b joins: one partition must move to it.
@@ -70,9 +70,9 @@ class RebalanceIT extends KafkaTestSupport {
         TopicPartition moved = b.consumer.assignment().iterator().next();
         long handedOver = batch.stream().filter(r -> r.partition() == moved.partition())
                 .mapToLong(ConsumerRecord::offset).max().orElseThrow() + 1;
-        assertThat(handedOver).isLessThan(20);
-        assertThat(storedOffset(group, topic, moved.partition())).hasValue(handedOver);
+        produce(topic, 2, 10); // so b has something to read even if a's batch had reached the end
         await().atMost(WAIT).until(() -> !d.all.isEmpty());
+        // b starts exactly at a's final commit: nothing a fetched but had not returned is lost, nothing repeated.
         assertThat(d.all.get(0).offset()).isEqualTo(handedOver);
         assertThat(a.assignment()).hasSize(1).doesNotContain(moved);
     }
