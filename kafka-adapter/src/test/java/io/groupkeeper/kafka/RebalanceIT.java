@@ -99,6 +99,58 @@ class RebalanceIT extends KafkaTestSupport {
     }
 
     @Test
+    void aMemberWhoseSessionExpiresDropsItsPartitionsWithoutCommitRejoinsAndNothingIsLost() throws Exception {
+        String topic = newTopic(2);
+        String group = newName("g");
+        Deliveries d = new Deliveries();
+        List<TopicPartition> lostByB = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ConsumerWorker a = worker("a", newKeeper(), group, d, topic);
+        GroupKeeper keeperB = newKeeper();
+        ConsumerWorker b = new ConsumerWorker("b", consumer(keeperB, group, topic)
+                .startPosition(StartPosition.earliest())
+                .listener(new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
+                    }
+
+                    @Override
+                    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
+                    }
+
+                    @Override
+                    public void onPartitionsLost(java.util.Collection<TopicPartition> partitions) {
+                        lostByB.addAll(partitions);
+                    }
+                }).build(), d);
+        toClose.add(b);
+        b.start();
+        awaitAssigned(a.consumer, 1);
+        awaitAssigned(b.consumer, 1);
+        List<String> produced = new ArrayList<>(produce(topic, 2, 100));
+        await().atMost(WAIT).until(() -> d.all.size() >= 100);
+
+        expireSession((io.groupkeeper.zookeeper.ZooKeeperStore) keeperB.store());
+
+        await().atMost(WAIT).until(() -> !lostByB.isEmpty());
+        produced.addAll(produce(topic, 2, 100));
+        // b re-registers with a new session and the group converges again.
+        await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1 && b.consumer.assignment().size() == 1);
+        produced.addAll(produce(topic, 2, 100));
+        await().atMost(WAIT).until(() -> new java.util.HashSet<>(d.values()).containsAll(produced));
+        assertThat(a.failure()).isNull();
+        assertThat(b.failure()).isNull();
+    }
+
+    /** Expires a client's session on the server, as a long network partition would (the client then reconnects). */
+    private static void expireSession(io.groupkeeper.zookeeper.ZooKeeperStore store) throws Exception {
+        org.apache.zookeeper.ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
+        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(servers.zkConnectString(),
+                10_000, e -> { }, zk.getSessionId(), zk.getSessionPasswd());
+        await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
+        imposter.close();
+    }
+
+    @Test
     void aPartitionIncreaseIsPickedUpAndTheNewPartitionConsumed() throws Exception {
         String topic = newTopic(2);
         String group = newName("g");
