@@ -1,0 +1,76 @@
+package io.groupkeeper.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.groupkeeper.embedded.EmbeddedServers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * The runnable examples stay runnable: the founding story against running servers (the {@code --zk/--bootstrap}
+ * path; the no-argument path differs only in starting the same servers itself), produce + consume by hand, and the
+ * non-Kafka batch.
+ */
+class ExamplesIT {
+
+    static EmbeddedServers servers;
+
+    @BeforeAll
+    static void start() {
+        servers = EmbeddedServers.startDefault();
+    }
+
+    @AfterAll
+    static void stop() {
+        servers.close();
+    }
+
+    @Test
+    void theFoundingStoryHoldsEveryStep() {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(buffer, true, StandardCharsets.UTF_8);
+        boolean held = new FoundingStory(out, servers.zkConnectString(), servers.bootstrapServers(), "story").run();
+        String text = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertThat(held).as(text).isTrue();
+        List<String> summary = text.lines().filter(l -> l.startsWith("  [")).collect(Collectors.toList());
+        assertThat(summary).hasSize(6).allMatch(l -> l.startsWith("  [held]"));
+        assertThat(text).contains("Every step held.").doesNotContain("NOT HELD");
+    }
+
+    @Test
+    void produceThenConsumeByHandPrintsOneJsonLinePerRecord() {
+        assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
+                "--topic", "by-hand", "--count", "12", "--partitions", "2")).isZero();
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(),
+                    "--bootstrap", servers.bootstrapServers(), "--group", "hand", "--topic", "by-hand",
+                    "--start", "earliest", "--max-records", "12");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exit).isZero();
+        List<String> lines = buffer.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
+        assertThat(lines).hasSize(12).allMatch(l -> l.startsWith("{\"group\":\"hand\",\"member\":\"")
+                && l.contains("\"topic\":\"by-hand\"") && l.contains("\"offset\":") && l.contains("\"key\":\"key-")
+                && l.contains("\"value\":\"record-"));
+    }
+
+    @Test
+    void theShardedBatchProcessesEveryItemExactlyOnce() {
+        int exit = new CommandLine(new ShardedBatchExample()).execute("--zk", servers.zkConnectString(),
+                "--namespace", "batch", "--shards", "6", "--items", "30", "--item-ms", "5");
+        assertThat(exit).isZero();
+    }
+}

@@ -1,0 +1,319 @@
+package io.groupkeeper.kafka;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.Names;
+import io.groupkeeper.kafka.internal.AdapterConfig;
+import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * A Kafka consumer whose partitions are handed out by groupkeeper (ZooKeeper-coordinated groups) instead of Kafka's
+ * group management: a real {@code KafkaConsumer} that only ever uses {@code assign()} and {@code seek()}, with offsets
+ * committed to the group's offset store.
+ *
+ * <pre>{@code
+ * try (GroupKeeper keeper = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk).build()).build().start();
+ *      CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
+ *              .group("billing").topics("orders")
+ *              .kafkaProperty("bootstrap.servers", bootstrap)
+ *              .deserializers(new StringDeserializer(), new StringDeserializer())
+ *              .build().start()) {
+ *     while (running) {
+ *         for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+ *             process(r);
+ *         }
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p><b>Threads.</b> Like {@code KafkaConsumer}, one thread at a time calls {@link #poll}, {@link #commitSync} and
+ * {@link #close} (concurrent use throws {@link java.util.ConcurrentModificationException}); {@link #wakeup()} and the
+ * queries ({@link #assignment()}, {@link #memberId()}, ...) are safe from any thread. Coordination happens on the
+ * member's own thread, which hands every change to the polling thread (a queue plus {@code KafkaConsumer.wakeup()}); the
+ * {@code KafkaConsumer} is only ever touched by the polling thread. The user's {@link ConsumerRebalanceListener} runs
+ * on the polling thread, inside {@code poll()}, as with Kafka.
+ *
+ * <p><b>Delivery: at least once.</b> Records returned by a {@code poll()} count as processed when the same thread next
+ * calls {@code poll()}, {@link #commitSync()} or {@link #close()} (as with Kafka's auto-commit). Positions are committed
+ * every {@linkplain Builder#commitInterval commit interval} (checked at each {@code poll()}), on every revocation and on
+ * close. A graceful leave therefore loses and repeats nothing; a crash repeats at most what was delivered after the last
+ * commit.
+ *
+ * <p><b>Revocation.</b> When a partition must move to another member, the member waits until this consumer's thread
+ * has stopped fetching it and committed its final position, and only then releases it to the next owner
+ * (invariant I1). That happens inside the next {@code poll()} or {@code commitSync()}; if the thread is busy with a
+ * batch, the move waits for it, at most {@linkplain Builder#revocationTimeout the revocation timeout} (default 30 s,
+ * compare Kafka's {@code max.poll.interval.ms}). After that the partition is released without a final commit (one WARN;
+ * the next owner repeats from the last commit) and this consumer drops it at its next call.
+ *
+ * <p><b>External edits win (I4).</b> If an admin or a hand edit changes a stored offset of an owned partition, the
+ * consumer seeks there within one poll, discarding records it had fetched but not yet returned.
+ */
+public interface CoordinatedConsumer<K, V> extends AutoCloseable {
+
+    /**
+     * A builder for a consumer on {@code keeper}, which must be started; the caller owns it and closes it after the
+     * consumers built on it.
+     */
+    static <K, V> Builder<K, V> builder(GroupKeeper keeper) {
+        return new Builder<>(keeper);
+    }
+
+    /**
+     * Creates the {@code KafkaConsumer}, joins the group and starts following its assignment. Returns this.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    CoordinatedConsumer<K, V> start();
+
+    /**
+     * Returns records of the partitions this member owns, waiting up to {@code timeout}; handles assignment changes,
+     * external offset edits and periodic commits on the way. Everything returned by the previous call counts as
+     * processed.
+     *
+     * @throws OffsetOutOfRangePolicyException once per partition stopped by {@link OutOfRangePolicy#FAIL}
+     * @throws WakeupException if {@link #wakeup()} was called
+     * @throws org.apache.kafka.common.KafkaException for Kafka failures that {@code KafkaConsumer.poll} would throw
+     *                                                  (e.g. a record that does not deserialize)
+     */
+    ConsumerRecords<K, V> poll(Duration timeout);
+
+    /**
+     * Serves pending assignment changes, then commits the position of every owned partition (everything returned by
+     * {@code poll()} so far counts as processed).
+     *
+     * @throws io.groupkeeper.spi.StoreException if the store cannot be reached
+     */
+    void commitSync();
+
+    /**
+     * The partitions this member owns right now, as last applied by the polling thread (including any stopped by
+     * {@link OutOfRangePolicy#FAIL}). Safe from any thread.
+     */
+    Set<TopicPartition> assignment();
+
+    String groupId();
+
+    /** The member id in the group (the instance id for a static member). */
+    String memberId();
+
+    /** Whether this consumer's member is the group's elected rebalancer right now. */
+    boolean isLeader();
+
+    /**
+     * Subscribed topics that Kafka reported missing at this member's last check (at start, while it leads the group,
+     * and while a topic is missing). The group keeps consuming its other topics; a missing topic's partitions are
+     * assigned when it appears.
+     */
+    Set<String> missingTopics();
+
+    /** Makes the current or next {@link #poll} throw {@link WakeupException}. Safe from any thread. */
+    void wakeup();
+
+    /**
+     * Graceful leave: serves pending changes, calls the listener's {@code onPartitionsRevoked} for everything owned,
+     * commits final positions, stops fetching, then leaves the group (its partitions are released to the others) and
+     * closes the {@code KafkaConsumer}. Failures are logged, never thrown.
+     */
+    @Override
+    void close();
+
+    /**
+     * Configures a {@link CoordinatedConsumer}; {@link #build()} validates every option and fails fast naming the bad
+     * one. Kafka properties pass through to the {@code KafkaConsumer} untouched (security, SASL/SSL, fetch sizes,
+     * {@code client.id}, deserializer classes ...), except that offsets are groupkeeper's: {@code enable.auto.commit}
+     * is forced to {@code false} and {@code auto.offset.reset} to {@code none} (setting either to anything else fails),
+     * and Kafka's group management ({@code subscribe}) is never used. The same properties (those the Admin client
+     * knows) configure the Admin client that reads partition counts.
+     */
+    final class Builder<K, V> {
+        private final GroupKeeper keeper;
+        private String groupId;
+        private final Set<String> topics = new LinkedHashSet<>();
+        private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+        private Deserializer<K> keyDeserializer;
+        private Deserializer<V> valueDeserializer;
+        private Duration commitInterval = Duration.ofSeconds(1);
+        private Duration metadataRefreshInterval = Duration.ofSeconds(2);
+        private Duration revocationTimeout = Duration.ofSeconds(30);
+        private Duration kafkaTimeout = Duration.ofSeconds(10);
+        private StartPosition startPosition = StartPosition.latest();
+        private OutOfRangePolicy outOfRange = OutOfRangePolicy.EARLIEST;
+        private ConsumerRebalanceListener listener;
+        private String instanceId;
+        private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> { };
+
+        private Builder(GroupKeeper keeper) {
+            this.keeper = Objects.requireNonNull(keeper, "keeper");
+        }
+
+        /** The consumer group. Required. */
+        public Builder<K, V> group(String groupId) {
+            this.groupId = Names.requireValid("group id", groupId);
+            return this;
+        }
+
+        /** Kafka topics to consume; at least one. */
+        public Builder<K, V> topics(String... topics) {
+            for (String t : topics) {
+                this.topics.add(Names.requireValid("topic", t));
+            }
+            return this;
+        }
+
+        public Builder<K, V> topics(Collection<String> topics) {
+            return topics(topics.toArray(String[]::new));
+        }
+
+        /** Kafka client properties, passed through ({@code bootstrap.servers} is required). */
+        public Builder<K, V> kafkaProperties(Map<String, ?> properties) {
+            Objects.requireNonNull(properties, "kafkaProperties").forEach(this::kafkaProperty);
+            return this;
+        }
+
+        public Builder<K, V> kafkaProperties(Properties properties) {
+            Objects.requireNonNull(properties, "kafkaProperties");
+            properties.stringPropertyNames().forEach(k -> kafkaProperty(k, properties.getProperty(k)));
+            return this;
+        }
+
+        public Builder<K, V> kafkaProperty(String key, Object value) {
+            Objects.requireNonNull(key, "kafka property key");
+            Objects.requireNonNull(value, () -> "value of kafka property " + key);
+            kafkaProperties.put(key, value);
+            return this;
+        }
+
+        /** Deserializer instances; alternatively set {@code key.deserializer}/{@code value.deserializer} classes. */
+        public Builder<K, V> deserializers(Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+            this.keyDeserializer = Objects.requireNonNull(keyDeserializer, "keyDeserializer");
+            this.valueDeserializer = Objects.requireNonNull(valueDeserializer, "valueDeserializer");
+            return this;
+        }
+
+        /** How often positions are committed (checked at each {@code poll()}); default 1 s. */
+        public Builder<K, V> commitInterval(Duration commitInterval) {
+            this.commitInterval = positive("commitInterval", commitInterval);
+            return this;
+        }
+
+        /** Where partitions without a committed offset start; default {@link StartPosition#latest()}. */
+        public Builder<K, V> startPosition(StartPosition startPosition) {
+            this.startPosition = Objects.requireNonNull(startPosition, "startPosition");
+            return this;
+        }
+
+        /** What to do with an offset outside the log; default {@link OutOfRangePolicy#EARLIEST}. */
+        public Builder<K, V> outOfRange(OutOfRangePolicy outOfRange) {
+            this.outOfRange = Objects.requireNonNull(outOfRange, "outOfRange");
+            return this;
+        }
+
+        /** User code's rebalance listener; runs on the polling thread, inside {@code poll()}. */
+        public Builder<K, V> listener(ConsumerRebalanceListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * How often the group's leader asks Kafka for partition counts (a partition increase, or a topic appearing or
+         * disappearing, triggers a rebalance); default 2 s.
+         */
+        public Builder<K, V> metadataRefreshInterval(Duration interval) {
+            this.metadataRefreshInterval = positive("metadataRefreshInterval", interval);
+            return this;
+        }
+
+        /**
+         * How long a revocation waits for the polling thread to come back ({@code poll}/{@code commitSync}) before the
+         * partition is released without a final commit; default 30 s.
+         */
+        public Builder<K, V> revocationTimeout(Duration timeout) {
+            this.revocationTimeout = positive("revocationTimeout", timeout);
+            return this;
+        }
+
+        /** Upper bound for Kafka lookups (offsets by time, log bounds, partition counts); default 10 s. */
+        public Builder<K, V> kafkaTimeout(Duration timeout) {
+            this.kafkaTimeout = positive("kafkaTimeout", timeout);
+            return this;
+        }
+
+        /** Makes this a static member with this id (see {@link GroupKeeper.MemberBuilder#instanceId}). */
+        public Builder<K, V> instanceId(String instanceId) {
+            this.instanceId = Names.requireValid("instance id", instanceId);
+            return this;
+        }
+
+        /**
+         * Further member options (assignor, settle delay, static grace period, host). Topics, listener, metadata and
+         * instance id are set by this builder and override anything set here.
+         */
+        public Builder<K, V> memberOptions(Consumer<GroupKeeper.MemberBuilder> options) {
+            this.memberOptions = Objects.requireNonNull(options, "memberOptions");
+            return this;
+        }
+
+        /** Validates the options and creates the consumer (not started). */
+        public CoordinatedConsumer<K, V> build() {
+            if (groupId == null) {
+                throw new IllegalStateException("CoordinatedConsumer: group is required");
+            }
+            if (topics.isEmpty()) {
+                throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": at least one topic is required");
+            }
+            Object bootstrap = kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
+            if (bootstrap == null || bootstrap.toString().isBlank()) {
+                throw new IllegalStateException("CoordinatedConsumer for group " + groupId
+                        + ": kafka property bootstrap.servers is required");
+            }
+            requireManaged(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                    "offsets are committed to groupkeeper's store; see commitInterval()");
+            requireManaged(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
+                    "use startPosition() and outOfRange() instead");
+            if (keyDeserializer == null && !kafkaProperties.containsKey(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG)) {
+                throw new IllegalStateException("CoordinatedConsumer for group " + groupId
+                        + ": a key deserializer is required (deserializers(...) or kafka property key.deserializer)");
+            }
+            if (valueDeserializer == null && !kafkaProperties.containsKey(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
+                throw new IllegalStateException("CoordinatedConsumer for group " + groupId
+                        + ": a value deserializer is required (deserializers(...) or kafka property value.deserializer)");
+            }
+            AdapterConfig<K, V> config = new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
+                    Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
+                    metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
+                    instanceId, memberOptions);
+            return new DefaultCoordinatedConsumer<>(config);
+        }
+
+        private void requireManaged(String key, String value, String hint) {
+            Object set = kafkaProperties.get(key);
+            if (set != null && !set.toString().trim().equalsIgnoreCase(value)) {
+                throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": kafka property "
+                        + key + "=" + set + " is not allowed (it is always " + value + "): " + hint);
+            }
+        }
+
+        private static Duration positive(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package io.groupkeeper.kafka;
+
+import io.groupkeeper.GroupKeeperException;
+import io.groupkeeper.spi.TopicMetadataSource;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Partition counts from Kafka ({@code Admin.describeTopics}), for the group's rebalancer: a partition increase, or a
+ * topic appearing or disappearing, fires the rebalancer's one-shot change hook so the group rebalances.
+ *
+ * <p>Kafka has no watch for topic metadata, so this source polls, but only while it matters: while a hook is armed
+ * (i.e. while this member leads its group) and while a watched topic is missing. A missing topic is absent from the
+ * returned counts (the group keeps working on its other topics) and logged once as a WARN; its appearance is logged
+ * once at INFO. When Kafka cannot be reached, the last known counts are used (a broker blip must not revoke a whole
+ * topic); with none known the call fails and the rebalancer retries.
+ *
+ * <p>One instance serves one member: a newer {@link #partitionCounts} call replaces the hook armed by the previous one
+ * (the rebalancer re-reads everything on each run, so an older hook is obsolete). Thread-safe.
+ */
+public final class KafkaTopicMetadata implements TopicMetadataSource, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicMetadata.class);
+
+    private record Armed(SortedSet<String> topics, SortedMap<String, Integer> counts, Runnable hook) {
+    }
+
+    private final Map<String, Object> adminConfig;
+    private final Duration refreshInterval;
+    private final Duration timeout;
+    private final String owner;
+
+    private Admin admin;
+    private ScheduledExecutorService timer;
+    private Armed armed;
+    private final SortedSet<String> watched = new TreeSet<>();
+    private final SortedSet<String> missing = new TreeSet<>();
+    private final Map<String, Integer> lastKnown = new HashMap<>();
+    private boolean warnedUnavailable;
+    private boolean closed;
+
+    /**
+     * @param kafkaProperties client properties; those the Admin client knows are used ({@code bootstrap.servers},
+     *                        security ...), the others ignored
+     * @param refreshInterval how often to ask Kafka while polling
+     * @param timeout         upper bound of one {@code describeTopics}
+     * @param owner           who this serves, for log lines (e.g. {@code "group billing"})
+     */
+    public KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
+        Objects.requireNonNull(kafkaProperties, "kafkaProperties");
+        Set<String> known = AdminClientConfig.configNames();
+        Map<String, Object> config = new LinkedHashMap<>();
+        kafkaProperties.forEach((k, v) -> {
+            if (known.contains(k)) {
+                config.put(k, v);
+            }
+        });
+        if (!config.containsKey(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+            throw new IllegalArgumentException("KafkaTopicMetadata: bootstrap.servers is required");
+        }
+        this.adminConfig = config;
+        this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        this.owner = Objects.requireNonNull(owner, "owner");
+    }
+
+    @Override
+    public synchronized Map<String, Integer> partitionCounts(Collection<String> topics, Runnable onChange) {
+        if (closed) {
+            throw new IllegalStateException("KafkaTopicMetadata of " + owner + " is closed");
+        }
+        SortedSet<String> wanted = new TreeSet<>(topics);
+        SortedMap<String, Integer> counts;
+        try {
+            counts = describe(wanted);
+        } catch (KafkaUnavailable e) {
+            SortedSet<String> unknown = new TreeSet<>(wanted);
+            unknown.removeAll(lastKnown.keySet());
+            unknown.removeAll(missing);
+            if (!unknown.isEmpty()) {
+                throw new GroupKeeperException(owner + ": cannot read partition counts of " + unknown + " from Kafka at "
+                        + adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getMessage());
+            }
+            counts = new TreeMap<>();
+            for (String t : wanted) {
+                if (lastKnown.containsKey(t)) {
+                    counts.put(t, lastKnown.get(t));
+                }
+            }
+        }
+        if (onChange != null) {
+            armed = new Armed(wanted, counts, onChange);
+            ensureTimer();
+        }
+        return counts;
+    }
+
+    /**
+     * Checks these topics now (asynchronously) and keeps checking those that are missing until they appear, so
+     * {@link #missingTopics()} stays true and the WARN names them early.
+     */
+    public synchronized void watch(Collection<String> topics) {
+        if (closed) {
+            return;
+        }
+        watched.addAll(topics);
+        ensureTimer();
+        timer.execute(this::tick);
+    }
+
+    /** Topics last seen missing. */
+    public synchronized Set<String> missingTopics() {
+        return Set.copyOf(missing);
+    }
+
+    private void ensureTimer() {
+        if (timer == null) {
+            timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "groupkeeper-kafka-metadata " + owner);
+                t.setDaemon(true);
+                return t;
+            });
+            long ms = refreshInterval.toMillis();
+            timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void tick() {
+        Runnable fire = null;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            SortedSet<String> check = new TreeSet<>(missing);
+            check.retainAll(watched);
+            if (watched.stream().anyMatch(t -> !lastKnown.containsKey(t) && !missing.contains(t))) {
+                check.addAll(watched); // never checked yet
+            }
+            if (armed != null) {
+                check.addAll(armed.topics());
+            }
+            if (check.isEmpty()) {
+                return;
+            }
+            try {
+                SortedMap<String, Integer> now = describe(check);
+                if (armed != null) {
+                    SortedMap<String, Integer> mine = new TreeMap<>(now);
+                    mine.keySet().retainAll(armed.topics());
+                    if (!mine.equals(armed.counts())) {
+                        LOG.info("{}: partition counts changed from {} to {}; rebalancing", owner, armed.counts(), mine);
+                        fire = armed.hook();
+                        armed = null;
+                    }
+                }
+            } catch (KafkaUnavailable e) {
+                // logged once by describe; try again next tick
+            } catch (RuntimeException e) {
+                LOG.warn("{}: partition count check failed: {}", owner, e.toString());
+            }
+        }
+        if (fire != null) {
+            try {
+                fire.run();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: rebalance hook failed: {}", owner, e.toString());
+            }
+        }
+    }
+
+    /** Under the lock. Counts of the existing topics; updates {@link #missing} and {@link #lastKnown}. */
+    private SortedMap<String, Integer> describe(SortedSet<String> topics) throws KafkaUnavailable {
+        SortedMap<String, Integer> counts = new TreeMap<>();
+        if (topics.isEmpty()) {
+            return counts;
+        }
+        Map<String, KafkaFuture<TopicDescription>> futures;
+        try {
+            futures = admin().describeTopics(topics, new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis()))
+                    .topicNameValues();
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> f : futures.entrySet()) {
+            String topic = f.getKey();
+            try {
+                int n = f.getValue().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS).partitions().size();
+                counts.put(topic, n);
+                Integer before = lastKnown.put(topic, n);
+                if (missing.remove(topic)) {
+                    LOG.info("{}: topic {} exists now, with {} partitions", owner, topic, n);
+                } else if (before != null && before != n) {
+                    LOG.info("{}: topic {} has {} partitions now (was {})", owner, topic, n, before);
+                }
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException
+                        || e.getCause() instanceof InvalidTopicException) {
+                    lastKnown.remove(topic);
+                    if (missing.add(topic)) {
+                        LOG.warn("{}: topic {} does not exist in Kafka at {}; no partitions of it are assigned until it "
+                                        + "is created (the other topics are unaffected)", owner, topic,
+                                adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
+                    }
+                } else {
+                    throw unavailable(e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw unavailable(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw unavailable(e);
+            }
+        }
+        warnedUnavailable = false;
+        return counts;
+    }
+
+    private KafkaUnavailable unavailable(Throwable cause) {
+        if (!warnedUnavailable) {
+            warnedUnavailable = true;
+            LOG.warn("{}: cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
+                    owner, adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG), cause.toString());
+        }
+        return new KafkaUnavailable(cause.toString());
+    }
+
+    private Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(adminConfig);
+        }
+        return admin;
+    }
+
+    @Override
+    public void close() {
+        Admin a;
+        ScheduledExecutorService t;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            a = admin;
+            t = timer;
+            admin = null;
+            timer = null;
+            armed = null;
+        }
+        if (t != null) {
+            t.shutdownNow();
+        }
+        if (a != null) {
+            a.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** Kafka could not be asked (timeout, connection); distinct from "the topic does not exist". */
+    private static final class KafkaUnavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        KafkaUnavailable(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package io.groupkeeper.kafka;
+
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.embedded.EmbeddedServers;
+import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Real in-process ZooKeeper + Kafka, started once per test class; fresh topic and group names per test; a producer,
+ * an Admin client and a raw ZooKeeper client (for "hand edits") to drive and observe the group.
+ */
+abstract class KafkaTestSupport {
+
+    static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
+    static final Duration WAIT = Duration.ofSeconds(30);
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    static EmbeddedServers servers;
+    static KafkaProducer<String, String> producer;
+    static Admin admin;
+    static ZooKeeperStore zk;
+
+    final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void startServers() {
+        servers = EmbeddedServers.startDefault();
+        producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrapServers(),
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 0),
+                new StringSerializer(), new StringSerializer());
+        admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()));
+        zk = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
+        zk.start();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        producer.close(Duration.ofSeconds(5));
+        admin.close(Duration.ofSeconds(5));
+        zk.close();
+        servers.close();
+    }
+
+    @AfterEach
+    void closeAll() {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            try {
+                toClose.get(i).close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+        toClose.clear();
+    }
+
+    static String newName(String prefix) {
+        return prefix + NAMES.incrementAndGet() + "-" + System.nanoTime() % 100000;
+    }
+
+    static String newTopic(int partitions) {
+        String topic = newName("t");
+        servers.kafka().createTopic(topic, partitions);
+        return topic;
+    }
+
+    GroupKeeper newKeeper() {
+        GroupKeeper keeper = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder().connectString(servers.zkConnectString())
+                        .sessionTimeout(SESSION_TIMEOUT).build())
+                .build().start();
+        toClose.add(keeper);
+        return keeper;
+    }
+
+    /** A builder with String deserializers, the embedded bootstrap and a short commit interval. */
+    static CoordinatedConsumer.Builder<String, String> consumer(GroupKeeper keeper, String group, String... topics) {
+        return CoordinatedConsumer.<String, String>builder(keeper)
+                .group(group)
+                .topics(topics)
+                .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .commitInterval(Duration.ofMillis(200))
+                .metadataRefreshInterval(Duration.ofMillis(500));
+    }
+
+    /** Produces {@code count} records round-robin over {@code partitions} partitions; returns their values. */
+    static List<String> produce(String topic, int partitions, int count) {
+        List<String> values = new ArrayList<>();
+        try {
+            List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                String value = topic + "#" + NAMES.incrementAndGet();
+                values.add(value);
+                sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, "k" + i, value)));
+            }
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("produce to " + topic + " failed", e);
+        }
+        return values;
+    }
+
+    /** Produces one record to one partition with a given timestamp; returns its value. */
+    static String produceAt(String topic, int partition, long timestamp) {
+        String value = topic + "#" + NAMES.incrementAndGet();
+        try {
+            producer.send(new ProducerRecord<>(topic, partition, timestamp, "k", value)).get();
+        } catch (Exception e) {
+            throw new IllegalStateException("produce to " + topic + " failed", e);
+        }
+        return value;
+    }
+
+    /** The stored offset, read straight from ZooKeeper (empty: no node or no offset). */
+    static OptionalLong storedOffset(String group, String topic, int partition) throws Exception {
+        String path = ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition));
+        if (zk.curator().checkExists().forPath(path) == null) {
+            return OptionalLong.empty();
+        }
+        String body = new String(zk.curator().getData().forPath(path), StandardCharsets.UTF_8).trim();
+        if (body.matches("\\d+")) {
+            return OptionalLong.of(Long.parseLong(body));
+        }
+        Matcher m = Pattern.compile("\"offset\"\\s*:\\s*(\\d+)").matcher(body);
+        return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+    }
+
+    /** An operator's hand edit in zkCli: {@code set .../offsets/<topic>/<p> <offset>} (creates the node if missing). */
+    static void handEdit(String group, String topic, int partition, long offset) throws Exception {
+        String path = ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition));
+        byte[] body = Long.toString(offset).getBytes(StandardCharsets.UTF_8);
+        if (zk.curator().checkExists().forPath(path) == null) {
+            zk.curator().create().creatingParentsIfNeeded().forPath(path, body);
+        } else {
+            zk.curator().setData().forPath(path, body);
+        }
+    }
+
+    static void awaitAssigned(CoordinatedConsumer<?, ?> consumer, int partitions) {
+        await().atMost(WAIT).until(() -> consumer.assignment().size() == partitions);
+    }
+
+    /** Captures WARN+ lines of the adapter's consumer logger. */
+    static ListAppender<ILoggingEvent> captureWarnings() {
+        return captureWarnings(DefaultCoordinatedConsumer.class);
+    }
+
+    static ListAppender<ILoggingEvent> captureWarnings(Class<?> source) {
+        Logger logger = (Logger) LoggerFactory.getLogger(source);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        return appender;
+    }
+
+    static List<String> warnings(ListAppender<ILoggingEvent> appender) {
+        List<String> out = new ArrayList<>();
+        synchronized (appender) {
+            for (ILoggingEvent e : appender.list) {
+                if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
+                    out.add(e.getFormattedMessage());
+                }
+            }
+        }
+        return out;
+    }
+
+    static void stopCapture(ListAppender<ILoggingEvent> appender) {
+        stopCapture(appender, DefaultCoordinatedConsumer.class);
+    }
+
+    static void stopCapture(ListAppender<ILoggingEvent> appender, Class<?> source) {
+        ((Logger) LoggerFactory.getLogger(source)).detachAppender(appender);
+    }
+}
