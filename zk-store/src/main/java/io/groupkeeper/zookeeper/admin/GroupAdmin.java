@@ -82,6 +82,7 @@ public final class GroupAdmin implements AutoCloseable {
     private final Clock clock;
     private final int maxTransactionBytes;
     private final int maxAttempts;
+    private final java.util.function.Consumer<ResetPlan> beforeWrite;
 
     private GroupAdmin(Builder b, ZooKeeperStore store, boolean ownsStore) {
         this.store = store;
@@ -93,6 +94,7 @@ public final class GroupAdmin implements AutoCloseable {
         this.clock = b.clock;
         this.maxTransactionBytes = b.maxTransactionBytes;
         this.maxAttempts = b.maxAttempts;
+        this.beforeWrite = b.beforeWrite;
     }
 
     public static Builder builder() {
@@ -171,7 +173,7 @@ public final class GroupAdmin implements AutoCloseable {
             Long end = logEnds.get(tp);
             OptionalLong logEnd = end == null ? OptionalLong.empty() : OptionalLong.of(end);
             OptionalLong lag = committed.isPresent() && logEnd.isPresent()
-                    ? OptionalLong.of(Math.max(0, logEnd.getAsLong() - committed.getAsLong())) : OptionalLong.empty();
+                    ? OptionalLong.of(logEnd.getAsLong() - committed.getAsLong()) : OptionalLong.empty();
             rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
                     v.targetOf(tp), committed, logEnd, lag, body.flatMap(OffsetBody::committedBy),
                     body.flatMap(OffsetBody::updatedAt)));
@@ -183,9 +185,12 @@ public final class GroupAdmin implements AutoCloseable {
 
     // ================================================================== reset
 
-    /** The plan of a reset, computed from the offsets stored now; writes nothing. */
+    /**
+     * The plan of a reset, computed from the offsets stored now; writes nothing. {@code selection} may be null only
+     * with {@link ResetSpec.FromOffsets} (then the file's partitions are taken; otherwise it filters them).
+     */
     public ResetPlan planReset(String group, PartitionSelection selection, ResetSpec spec) {
-        Objects.requireNonNull(selection, "selection");
+        requireSelection(selection, spec);
         Planning p = prepare(group, selection, spec, Operation.RESET);
         return p.plan(readFresh(p), 1);
     }
@@ -198,8 +203,14 @@ public final class GroupAdmin implements AutoCloseable {
      *                        written then
      */
     public ResetPlan executeReset(String group, PartitionSelection selection, ResetSpec spec) {
-        Objects.requireNonNull(selection, "selection");
+        requireSelection(selection, spec);
         return execute(prepare(group, selection, spec, Operation.RESET));
+    }
+
+    private static void requireSelection(PartitionSelection selection, ResetSpec spec) {
+        if (selection == null && !(spec instanceof ResetSpec.FromOffsets)) {
+            throw new IllegalArgumentException("select --all-topics or --topic T[:p,...]");
+        }
     }
 
     // ================================================================== export / import
@@ -717,6 +728,7 @@ public final class GroupAdmin implements AutoCloseable {
             }
             Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, clock.instant());
             List<CuratorOp> ops = ops(plan, p.view, bodies);
+            beforeWrite.accept(plan);
             try {
                 client.transaction().forOperations(ops);
                 return plan.asExecuted(attempt);
@@ -922,6 +934,7 @@ public final class GroupAdmin implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private int maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        private java.util.function.Consumer<ResetPlan> beforeWrite = plan -> { };
 
         private Builder() {
         }
@@ -980,6 +993,12 @@ public final class GroupAdmin implements AutoCloseable {
                 throw new IllegalArgumentException("maxAttempts must be >= 1, was " + attempts);
             }
             this.maxAttempts = attempts;
+            return this;
+        }
+
+        /** Test seam: runs between planning and writing each attempt (to interleave a concurrent write). */
+        Builder beforeWrite(java.util.function.Consumer<ResetPlan> hook) {
+            this.beforeWrite = Objects.requireNonNull(hook, "hook");
             return this;
         }
 

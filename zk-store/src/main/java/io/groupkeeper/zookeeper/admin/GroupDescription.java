@@ -52,7 +52,8 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      * @param target      the member the current generation gives it to, if any
      * @param committed   the committed offset (next to process), if any
      * @param logEnd      the log end, if known
-     * @param lag         {@code logEnd - committed}, if both are known
+     * @param lag         {@code logEnd - committed}, if both are known (negative: the committed offset is past the
+     *                    log end, e.g. after the topic was recreated)
      * @param committedBy who wrote the committed offset (a member id, or {@code admin:...})
      * @param updatedAt   when it was written, if recorded
      */
