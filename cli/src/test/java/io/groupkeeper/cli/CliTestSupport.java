@@ -139,9 +139,15 @@ abstract class CliTestSupport {
 
     /** Produces {@code count} records to a partition; record i gets timestamp {@code timestamp.applyAsLong(i)}. */
     static void produce(String topic, int partition, int count, IntToLongFunction timestamp) {
+        produce(topic, partition, count, timestamp, 16384);
+    }
+
+    /** As above, with the producer's batch size in bytes (small batches make small fetches possible). */
+    static void produce(String topic, int partition, int count, IntToLongFunction timestamp, int batchBytes) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(batchBytes));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < count; i++) {
                 producer.send(new ProducerRecord<>(topic, partition, timestamp.applyAsLong(i), null, topic + "-" + partition + "-" + i));
