@@ -12,7 +12,6 @@ import io.groupkeeper.zookeeper.admin.GroupSummary;
 import io.groupkeeper.zookeeper.admin.ResetPlan;
 import java.io.PrintWriter;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -214,18 +213,6 @@ final class Printer {
         }
     }
 
-    /** A line-oriented key/value message, e.g. the sandbox addresses. */
-    void values(Map<String, Object> values) {
-        if (json) {
-            ObjectNode n = JSON.createObjectNode();
-            values.forEach((k, v) -> n.putPOJO(k, v));
-            emit(n);
-        } else {
-            values.forEach((k, v) -> out.println(k + "=" + v));
-        }
-        out.flush();
-    }
-
     // ------------------------------------------------------------------ helpers
 
     /** "orders:0,1 payments:3". */
@@ -271,13 +258,5 @@ final class Printer {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    static Map<String, Object> map(Object... kv) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            m.put((String) kv[i], kv[i + 1]);
-        }
-        return m;
     }
 }

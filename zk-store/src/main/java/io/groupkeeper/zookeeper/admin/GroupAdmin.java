@@ -727,7 +727,7 @@ public final class GroupAdmin implements AutoCloseable {
                 return plan.asExecuted(attempt);
             }
             Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, clock.instant());
-            List<CuratorOp> ops = ops(plan, p.view, bodies);
+            List<CuratorOp> ops = ops(plan, bodies);
             beforeWrite.accept(plan);
             try {
                 client.transaction().forOperations(ops);
@@ -778,7 +778,7 @@ public final class GroupAdmin implements AutoCloseable {
         return bytes + (plan.createsGroup() ? 6 * (zk.abs(ZkPaths.group(plan.group())).length() + 100) : 0);
     }
 
-    private List<CuratorOp> ops(ResetPlan plan, GroupView v, Map<TopicPartition, byte[]> bodies) {
+    private List<CuratorOp> ops(ResetPlan plan, Map<TopicPartition, byte[]> bodies) {
         String g = plan.group();
         List<CuratorOp> ops = new ArrayList<>();
         try {
