@@ -1,0 +1,71 @@
+package io.groupkeeper.cli;
+
+import io.groupkeeper.zookeeper.admin.GroupDescription;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code groupkeeper groups list|describe|delete}. */
+@Command(name = "groups", mixinStandardHelpOptions = true, description = "List, describe and delete groups.",
+        subcommands = {GroupsCommand.ListGroups.class, GroupsCommand.Describe.class, GroupsCommand.Delete.class})
+public final class GroupsCommand extends GroupkeeperCli.Parent {
+
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "Every group: state, live members, generation, elected leader, topics.")
+    static final class ListGroups implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin CommonOptions common;
+
+        @Override
+        public Integer call() {
+            try (CommonOptions.Session s = common.open()) {
+                new Printer(spec.commandLine().getOut(), common.json()).groups(s.admin().listGroups());
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+            description = {"Members (id, instance id, host, partitions), generation, leader, state; per partition the "
+                    + "owner, committed offset, log-end offset and lag.",
+                    "Log-end offsets and lag need --bootstrap."})
+    static final class Describe implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin CommonOptions common;
+        @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
+        String group;
+
+        @Override
+        public Integer call() {
+            try (CommonOptions.Session s = common.open()) {
+                GroupDescription d = s.admin().describe(group);
+                new Printer(spec.commandLine().getOut(), common.json()).describe(d);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = {"Deletes a group and everything below it (members, ownership, offsets) in one transaction.",
+                    "Refused while the group has live members, unless --force."})
+    static final class Delete implements Callable<Integer> {
+        @Spec CommandSpec spec;
+        @Mixin CommonOptions common;
+        @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
+        String group;
+        @Option(names = "--force", description = "Delete even with live members (they lose their partitions and must "
+                + "be restarted).")
+        boolean force;
+
+        @Override
+        public Integer call() {
+            try (CommonOptions.Session s = common.open()) {
+                new Printer(spec.commandLine().getOut(), common.json()).deleted(s.admin().deleteGroup(group, force));
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package io.groupkeeper.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.admin.DeleteResult;
+import io.groupkeeper.zookeeper.admin.GroupDescription;
+import io.groupkeeper.zookeeper.admin.GroupSummary;
+import io.groupkeeper.zookeeper.admin.ResetPlan;
+import java.io.PrintWriter;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** Renders admin results as tables or JSON on the command's output. */
+final class Printer {
+
+    static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final PrintWriter out;
+    private final boolean json;
+
+    Printer(PrintWriter out, boolean json) {
+        this.out = out;
+        this.json = json;
+    }
+
+    // ------------------------------------------------------------------ groups
+
+    void groups(List<GroupSummary> groups) {
+        if (json) {
+            ArrayNode a = JSON.createArrayNode();
+            for (GroupSummary g : groups) {
+                ObjectNode n = a.addObject();
+                n.put("group", g.group());
+                n.put("state", g.state().name());
+                n.put("members", g.members());
+                n.put("generation", g.generation());
+                put(n, "leader", g.leader());
+                ArrayNode t = n.putArray("topics");
+                g.topics().forEach(t::add);
+                n.put("partitionsWithOffsets", g.partitionsWithOffsets());
+            }
+            emit(a);
+            return;
+        }
+        Table t = new Table("GROUP", "STATE", "MEMBERS", "GENERATION", "LEADER", "TOPICS");
+        for (GroupSummary g : groups) {
+            t.row(g.group(), g.state(), g.members(), g.generation(), g.leader().orElse(""), String.join(",", g.topics()));
+        }
+        t.print(out);
+        if (groups.isEmpty()) {
+            out.println("(no groups)");
+        }
+    }
+
+    void describe(GroupDescription d) {
+        if (json) {
+            ObjectNode n = JSON.createObjectNode();
+            n.put("group", d.group());
+            n.put("state", d.state().name());
+            n.put("generation", d.generation());
+            put(n, "leader", d.leader());
+            put(n, "publishedBy", d.publishedBy());
+            n.put("assignor", d.assignor());
+            put(n, "createdAt", d.createdAt().map(Object::toString));
+            put(n, "logBounds", d.logBounds());
+            ArrayNode members = n.putArray("members");
+            for (GroupDescription.Member m : d.members()) {
+                ObjectNode mn = members.addObject();
+                mn.put("memberId", m.memberId());
+                put(mn, "instanceId", m.instanceId());
+                mn.put("host", m.host());
+                ArrayNode topics = mn.putArray("topics");
+                m.topics().forEach(topics::add);
+                put(mn, "joinedAt", m.joinedAt().map(Object::toString));
+                ArrayNode owned = mn.putArray("partitions");
+                m.owned().forEach(tp -> owned.add(tp.toString()));
+                ArrayNode target = mn.putArray("target");
+                m.target().forEach(tp -> target.add(tp.toString()));
+            }
+            ArrayNode parts = n.putArray("partitions");
+            for (GroupDescription.Partition p : d.partitions()) {
+                ObjectNode pn = parts.addObject();
+                pn.put("topic", p.partition().topic());
+                pn.put("partition", p.partition().partition());
+                put(pn, "owner", p.owner());
+                put(pn, "target", p.target());
+                put(pn, "committed", p.committed());
+                put(pn, "logEnd", p.logEnd());
+                put(pn, "lag", p.lag());
+                put(pn, "committedBy", p.committedBy());
+                put(pn, "updatedAt", p.updatedAt().map(Object::toString));
+            }
+            ArrayNode problems = n.putArray("problems");
+            d.problems().forEach(problems::add);
+            emit(n);
+            return;
+        }
+        out.println("GROUP       " + d.group());
+        out.println("STATE       " + d.state());
+        out.println("GENERATION  " + d.generation());
+        out.println("LEADER      " + d.leader().orElse("-"));
+        out.println("ASSIGNOR    " + (d.assignor().isEmpty() ? "-" : d.assignor()));
+        out.println();
+        Table members = new Table("MEMBER", "INSTANCE", "HOST", "PARTITIONS");
+        for (GroupDescription.Member m : d.members()) {
+            members.row(m.memberId(), m.instanceId().orElse(""), m.host(), compact(m.owned()));
+        }
+        members.print(out);
+        if (d.members().isEmpty()) {
+            out.println("(no live members)");
+        }
+        out.println();
+        Table parts = new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY");
+        for (GroupDescription.Partition p : d.partitions()) {
+            parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
+                    str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""));
+        }
+        parts.print(out);
+        if (d.partitions().isEmpty()) {
+            out.println("(no partitions)");
+        }
+        if (d.logBounds().isEmpty()) {
+            out.println();
+            out.println("log-end offsets and lag unknown: pass --bootstrap to read them from Kafka");
+        }
+        for (String p : d.problems()) {
+            out.println("problem: " + p);
+        }
+    }
+
+    // ------------------------------------------------------------------ plans
+
+    void plan(ResetPlan plan) {
+        if (json) {
+            ObjectNode n = JSON.createObjectNode();
+            n.put("group", plan.group());
+            n.put("operation", plan.operation());
+            n.put("spec", plan.spec());
+            n.put("executed", plan.executed());
+            n.put("attempts", plan.attempts());
+            n.put("createsGroup", plan.createsGroup());
+            put(n, "logBounds", plan.logBounds());
+            ArrayNode parts = n.putArray("partitions");
+            for (ResetPlan.Entry e : plan.entries()) {
+                ObjectNode pn = parts.addObject();
+                pn.put("topic", e.partition().topic());
+                pn.put("partition", e.partition().partition());
+                put(pn, "current", e.current());
+                put(pn, "requested", e.requested());
+                put(pn, "new", e.target());
+                pn.put("clamped", e.clamp() == ResetPlan.Clamp.NONE ? "none"
+                        : e.clamp() == ResetPlan.Clamp.LOG_START ? "log-start" : "log-end");
+                put(pn, "logStart", e.logStart());
+                put(pn, "logEnd", e.logEnd());
+                put(pn, "owner", e.owner());
+                if (!e.note().isEmpty()) {
+                    pn.put("note", e.note());
+                }
+            }
+            ArrayNode notes = n.putArray("notes");
+            plan.notes().forEach(notes::add);
+            emit(n);
+            return;
+        }
+        out.println((plan.executed() ? "Applied " : "Plan: ") + plan.operation() + " of group " + plan.group() + " ("
+                + plan.spec() + ")" + (plan.executed() ? "" : ", dry run"));
+        Table t = new Table("TOPIC", "PARTITION", "CURRENT", "NEW", "OWNER", "NOTE");
+        for (ResetPlan.Entry e : plan.entries()) {
+            t.row(e.partition().topic(), e.partition().partition(), str(e.current()),
+                    e.target().isPresent() ? String.valueOf(e.target().getAsLong()) : "(unchanged)", e.owner().orElse(""),
+                    e.note());
+        }
+        t.print(out);
+        for (String note : plan.notes()) {
+            out.println("note: " + note);
+        }
+        int writes = plan.writes().size();
+        if (plan.executed()) {
+            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in one ZooKeeper transaction"
+                    + (plan.attempts() > 1 ? " (planned " + plan.attempts() + " times: members committed meanwhile)" : "") + ".");
+        } else {
+            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in one transaction.");
+        }
+    }
+
+    void deleted(DeleteResult r) {
+        if (json) {
+            ObjectNode n = JSON.createObjectNode();
+            n.put("group", r.group());
+            n.put("deleted", r.what());
+            n.put("nodes", r.nodesDeleted());
+            ObjectNode offsets = n.putObject("offsets");
+            r.offsetsDeleted().forEach((tp, o) -> offsets.put(tp.toString(), o));
+            ArrayNode live = n.putArray("liveMembers");
+            r.liveMembers().forEach(live::add);
+            emit(n);
+            return;
+        }
+        out.println("Deleted " + r.what() + " of group " + r.group() + ": " + r.nodesDeleted() + " node(s), "
+                + r.offsetsDeleted().size() + " committed offset(s), in one ZooKeeper transaction.");
+        if (!r.liveMembers().isEmpty()) {
+            out.println("note: forced while members were live: " + String.join(", ", r.liveMembers()));
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** "orders:0,1 payments:3". */
+    static String compact(Collection<TopicPartition> partitions) {
+        Map<String, SortedSet<Integer>> byTopic = new TreeMap<>();
+        partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition()));
+        StringBuilder sb = new StringBuilder();
+        byTopic.forEach((t, ps) -> {
+            if (sb.length() > 0) {
+                sb.append(' ');
+            }
+            sb.append(t).append(':');
+            StringBuilder list = new StringBuilder();
+            ps.forEach(p -> list.append(list.length() == 0 ? "" : ",").append(p));
+            sb.append(list);
+        });
+        return sb.toString();
+    }
+
+    static String str(OptionalLong v) {
+        return v.isPresent() ? String.valueOf(v.getAsLong()) : "";
+    }
+
+    private static void put(ObjectNode n, String field, Optional<String> v) {
+        if (v.isPresent()) {
+            n.put(field, v.get());
+        } else {
+            n.putNull(field);
+        }
+    }
+
+    private static void put(ObjectNode n, String field, OptionalLong v) {
+        if (v.isPresent()) {
+            n.put(field, v.getAsLong());
+        } else {
+            n.putNull(field);
+        }
+    }
+
+    private void emit(Object node) {
+        try {
+            out.println(JSON.writeValueAsString(node));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

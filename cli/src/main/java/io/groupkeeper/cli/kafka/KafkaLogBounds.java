@@ -1,0 +1,152 @@
+package io.groupkeeper.cli.kafka;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.admin.AdminException;
+import io.groupkeeper.zookeeper.admin.LogBounds;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/**
+ * {@link LogBounds} from a Kafka cluster through {@link Admin}: {@code describeTopics} for partition counts and
+ * {@code listOffsets} (earliest, latest, for-timestamp) for the bounds. One Admin client, closed with this object.
+ * Client properties (security, SASL/SSL) pass through untouched.
+ */
+public final class KafkaLogBounds implements LogBounds, AutoCloseable {
+
+    private final String bootstrap;
+    private final Admin admin;
+    private final Duration timeout;
+
+    public KafkaLogBounds(String bootstrap, Properties clientProperties, Duration timeout) {
+        this.bootstrap = bootstrap;
+        this.timeout = timeout;
+        this.admin = Admin.create(config(bootstrap, clientProperties, timeout));
+    }
+
+    /** The Admin client config: the given properties, then bootstrap servers and timeouts unless already set. */
+    public static Properties config(String bootstrap, Properties clientProperties, Duration timeout) {
+        Properties p = new Properties();
+        if (clientProperties != null) {
+            p.putAll(clientProperties);
+        }
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-cli");
+        p.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, String.valueOf(timeout.toMillis()));
+        p.putIfAbsent(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, String.valueOf(timeout.toMillis()));
+        return p;
+    }
+
+    public Admin admin() {
+        return admin;
+    }
+
+    @Override
+    public Map<String, Integer> partitionCounts(Collection<String> topics) {
+        Map<String, Integer> counts = new HashMap<>();
+        if (topics.isEmpty()) {
+            return counts;
+        }
+        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        for (Map.Entry<String, KafkaFuture<TopicDescription>> e : futures.entrySet()) {
+            try {
+                counts.put(e.getKey(), get(e.getValue(), "describe topic " + e.getKey()).partitions().size());
+            } catch (UnknownTopic u) {
+                // absent from the result: unknown to Kafka
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public Map<TopicPartition, Long> earliest(Collection<TopicPartition> partitions) {
+        return list(partitions, OffsetSpec.earliest(), "earliest offsets");
+    }
+
+    @Override
+    public Map<TopicPartition, Long> latest(Collection<TopicPartition> partitions) {
+        return list(partitions, OffsetSpec.latest(), "log-end offsets");
+    }
+
+    @Override
+    public Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> partitions, Instant timestamp) {
+        Map<TopicPartition, Long> all = list(partitions, OffsetSpec.forTimestamp(timestamp.toEpochMilli()),
+                "offsets for " + timestamp);
+        all.values().removeIf(o -> o < 0); // no record at or after the time
+        return all;
+    }
+
+    private Map<TopicPartition, Long> list(Collection<TopicPartition> partitions, OffsetSpec spec, String what) {
+        Map<org.apache.kafka.common.TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            request.put(new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()), spec);
+        }
+        Map<TopicPartition, Long> out = new HashMap<>();
+        if (request.isEmpty()) {
+            return out;
+        }
+        ListOffsetsResult result = admin.listOffsets(request);
+        for (org.apache.kafka.common.TopicPartition ktp : request.keySet()) {
+            try {
+                out.put(new TopicPartition(ktp.topic(), ktp.partition()), get(result.partitionResult(ktp), what + " of " + ktp).offset());
+            } catch (UnknownTopic u) {
+                // absent
+            }
+        }
+        return out;
+    }
+
+    private <T> T get(KafkaFuture<T> future, String what) {
+        try {
+            return future.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof UnknownTopicOrPartitionException) {
+                throw new UnknownTopic();
+            }
+            throw new AdminException("Kafka at " + bootstrap + ": " + what + " failed: " + oneLine(cause), cause);
+        } catch (TimeoutException e) {
+            throw new AdminException("Kafka at " + bootstrap + ": " + what + " timed out after " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AdminException("interrupted while asking Kafka at " + bootstrap);
+        }
+    }
+
+    static String oneLine(Throwable t) {
+        String m = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return m.replaceAll("\\s+", " ");
+    }
+
+    @Override
+    public String describe() {
+        return "Kafka at " + bootstrap;
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+
+    /** Internal marker: the topic or partition does not exist. */
+    private static final class UnknownTopic extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnknownTopic() {
+            super(null, null, false, false);
+        }
+    }
+}

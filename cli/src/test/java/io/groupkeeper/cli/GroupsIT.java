@@ -1,0 +1,151 @@
+package io.groupkeeper.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** groups list / describe / delete and offsets delete against a live group. */
+class GroupsIT extends CliTestSupport {
+
+    private static String topic;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void data() {
+        topic = unique("gr");
+        topic(topic, 4);
+        for (int p = 0; p < 4; p++) {
+            produce(topic, p, 10, i -> System.currentTimeMillis());
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        toClose.clear();
+    }
+
+    private GroupMember member(String group, String host, String instanceId) {
+        GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
+        toClose.add(gk);
+        GroupKeeper.MemberBuilder b = gk.member(group).topics(topic).host(host);
+        if (instanceId != null) {
+            b.instanceId(instanceId);
+        }
+        GroupMember m = b.build();
+        m.start();
+        return m;
+    }
+
+    /** Two live members, balanced, each having committed 3 + p for its partitions. */
+    private List<GroupMember> liveGroup(String group) {
+        GroupMember a = member(group, "host-a", null);
+        GroupMember b = member(group, "host-b", "inst-" + group);
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.assignment().size() == 2 && b.assignment().size() == 2);
+        for (GroupMember m : List.of(a, b)) {
+            for (TopicPartition tp : m.assignment()) {
+                assertThat(m.commit(Map.of(tp, 3L + tp.partition())).allCommitted()).isTrue();
+            }
+        }
+        return List.of(a, b);
+    }
+
+    @Test
+    void describeShowsMembersGenerationLeaderStateOwnersOffsetsAndLag() throws Exception {
+        String group = unique("desc");
+        List<GroupMember> members = liveGroup(group);
+        GroupMember a = members.get(0);
+        GroupMember b = members.get(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> gk("groups", "describe", "--group", group).ok().contains("STATE       STABLE"));
+
+        String plain = gk("groups", "describe", "--group", group).ok();
+        assertThat(plain).contains("GROUP       " + group, "LEADER      " + (a.isLeader() ? a.memberId() : b.memberId()),
+                "ASSIGNOR    sticky", "GENERATION  " + a.generation());
+        assertThat(row(plain, a.memberId(), "-")).containsExactly(a.memberId(), "-", "host-a", Printer.compact(a.assignment()));
+        assertThat(row(plain, b.memberId(), b.memberId())).containsExactly(b.memberId(), b.memberId(), "host-b",
+                Printer.compact(b.assignment()));
+        for (int p = 0; p < 4; p++) {
+            TopicPartition tp = new TopicPartition(topic, p);
+            String owner = a.assignment().contains(tp) ? a.memberId() : b.memberId();
+            assertThat(row(plain, topic, p)).containsExactly(topic, String.valueOf(p), owner, String.valueOf(3 + p), "-", "-", owner);
+        }
+        assertThat(plain).endsWith("log-end offsets and lag unknown: pass --bootstrap to read them from Kafka\n");
+
+        String withLog = gkb("groups", "describe", "--group", group).ok();
+        assertThat(row(withLog, topic, 1)).startsWith(topic, "1", a.assignment().contains(new TopicPartition(topic, 1))
+                ? a.memberId() : b.memberId(), "4", "10", "6");
+        assertThat(withLog).doesNotContain("pass --bootstrap");
+
+        JsonNode json = new ObjectMapper().readTree(gkb("groups", "describe", "--group", group, "--output", "json").ok());
+        assertThat(json.get("state").asText()).isEqualTo("STABLE");
+        assertThat(json.get("members")).hasSize(2);
+        assertThat(json.get("members").get(0).get("partitions")).hasSize(2);
+        assertThat(json.get("partitions")).hasSize(4);
+        assertThat(json.get("partitions").get(3).get("lag").asLong()).isEqualTo(4);
+        assertThat(json.get("partitions").get(3).get("logEnd").asLong()).isEqualTo(10);
+
+        String list = gk("groups", "list").ok();
+        assertThat(row(list, group, "STABLE")).containsExactly(group, "STABLE", "2", String.valueOf(a.generation()),
+                a.isLeader() ? a.memberId() : b.memberId(), topic);
+        JsonNode listed = new ObjectMapper().readTree(gk("groups", "list", "--output", "json").ok());
+        assertThat(listed.findValuesAsText("group")).contains(group);
+    }
+
+    @Test
+    void deletesAreRefusedWhileMembersAreLiveUnlessForced() throws Exception {
+        String group = unique("del");
+        List<GroupMember> members = liveGroup(group);
+        Map<String, String> before = snapshot(groupPath(group));
+        assertThat(gk("groups", "delete", "--group", group).failed(1))
+                .startsWith("error: group " + group + " has 2 live member(s) (").endsWith("); stop them first, or use --force");
+        assertThat(gk("offsets", "delete", "--group", group, "--topic", topic).failed(1))
+                .startsWith("error: topic " + topic + " of group " + group + " has live owners (" + topic + ":0 by ");
+        assertThat(gk("offsets", "delete", "--group", group, "--topic", "other").failed(1))
+                .isEqualTo("error: group " + group + " has no offsets for topic 'other' (it has offsets for " + topic + ")");
+        assertThat(snapshot(groupPath(group))).as("nothing deleted").isEqualTo(before);
+
+        for (GroupMember m : members) {
+            m.close();
+        }
+        String deleted = gk("offsets", "delete", "--group", group, "--topic", topic).ok();
+        assertThat(deleted).isEqualTo("Deleted offsets of topic " + topic + " of group " + group
+                + ": 4 node(s), 4 committed offset(s), in one ZooKeeper transaction.\n");
+        assertThat(raw.getChildren().forPath(groupPath(group) + "/offsets/" + topic)).isEmpty();
+
+        String gone = gk("groups", "delete", "--group", group).ok();
+        assertThat(gone).startsWith("Deleted group of group " + group + ": ");
+        assertThat(raw.checkExists().forPath(groupPath(group))).isNull();
+    }
+
+    @Test
+    void forcedDeleteOfALiveGroupRemovesItsOffsetsOwnersAndMembers() throws Exception {
+        String group = unique("force");
+        List<GroupMember> members = liveGroup(group);
+        String out = gk("groups", "delete", "--group", group, "--force").ok();
+        assertThat(out).contains("4 committed offset(s)").contains("note: forced while members were live: ");
+        // Members that keep running re-create their election node (Curator's LeaderLatch does), so the group node may
+        // come back as a shell; what the delete was for is gone.
+        assertThat(raw.checkExists().forPath(groupPath(group) + "/offsets")).isNull();
+        assertThat(raw.checkExists().forPath(groupPath(group) + "/owners")).isNull();
+        assertThat(raw.checkExists().forPath(groupPath(group) + "/members")).isNull();
+        for (GroupMember m : members) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.assignment().isEmpty() || !m.commit(
+                    Map.of(m.assignment().first(), 99L)).allCommitted());
+        }
+    }
+}

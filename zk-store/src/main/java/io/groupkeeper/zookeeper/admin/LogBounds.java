@@ -1,0 +1,36 @@
+package io.groupkeeper.zookeeper.admin;
+
+import io.groupkeeper.TopicPartition;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+
+/**
+ * Where the admin learns the extent of each partition's log: how many partitions a topic has, its first and
+ * next-to-be-written offsets, and the offset for a point in time. Kept small and free of Kafka types so the ZooKeeper
+ * admin stays Kafka-free; the CLI implements it with Kafka's {@code Admin.listOffsets}.
+ *
+ * <p>Every method takes a batch, answers for those partitions it knows and leaves the others out of the result
+ * (an unknown topic is simply absent). Failures to reach the log are thrown as {@link AdminException}s with one
+ * clear message.
+ */
+public interface LogBounds {
+
+    /** Partition counts of those {@code topics} the log knows; unknown topics are absent. */
+    Map<String, Integer> partitionCounts(Collection<String> topics);
+
+    /** The first offset still in the log (log start) of each partition. */
+    Map<TopicPartition, Long> earliest(Collection<TopicPartition> partitions);
+
+    /** The offset the next record will get (log end; Kafka's "latest"). */
+    Map<TopicPartition, Long> latest(Collection<TopicPartition> partitions);
+
+    /**
+     * The offset of the first record whose timestamp is at or after {@code timestamp}; partitions with no such record
+     * are absent (the caller uses the log end, as Kafka's own tools do).
+     */
+    Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> partitions, Instant timestamp);
+
+    /** For messages, e.g. {@code kafka://127.0.0.1:9092}. */
+    String describe();
+}
