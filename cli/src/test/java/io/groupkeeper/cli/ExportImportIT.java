@@ -94,4 +94,17 @@ class ExportImportIT extends CliTestSupport {
         assertThat(stored(group, new TopicPartition(topic, 1))).hasValue(20);
         assertThat(stored(group, new TopicPartition(topic, 2))).hasValue(3);
     }
+
+    @Test
+    void aNamespaceKeepsTenantsApart(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("o.csv");
+        Files.writeString(csv, topic + ",0,5\n");
+        String group = unique("tenant");
+        gkb("offsets", "import", "--group", group, "--from-file", csv.toString(), "--namespace", "tenants/a", "--execute").ok();
+        assertThat(raw.checkExists().forPath("/tenants/a/groups/" + group + "/offsets/" + topic + "/0")).isNotNull();
+        assertThat(raw.checkExists().forPath(groupPath(group))).isNull();
+        assertThat(gk("groups", "list", "--namespace", "tenants/a").ok()).contains(group);
+        assertThat(gk("groups", "list").ok()).doesNotContain(group);
+        assertThat(gk("offsets", "export", "--group", group).failed(1)).contains("unknown group");
+    }
 }
