@@ -496,11 +496,14 @@ public final class DefaultGroupMember implements GroupMember {
 
     /** Arms a watch on an owned partition's offset node so external edits are noticed at once (I4). */
     private void watchOffset(TopicPartition tp) {
-        OffsetSnapshot now = store.readOffset(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)));
         boolean moved;
+        // Read under the lock that commits hold, so the version read and the version this member last wrote are
+        // compared consistently: no false alarm from a read that overtook this member's own next commit.
         synchronized (lock) {
+            OffsetSnapshot now = store.readOffset(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)));
             Owned o = owned.get(tp);
-            moved = o != null && now.version() > o.version;
+            // != rather than >: a deleted and re-created node starts again at version 0.
+            moved = o != null && now.version() != o.version;
         }
         if (moved) {
             SortedSet<TopicPartition> changed = new TreeSet<>(List.of(tp));

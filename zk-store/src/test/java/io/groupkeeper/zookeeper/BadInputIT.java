@@ -64,6 +64,23 @@ class BadInputIT extends ZkTestSupport {
     }
 
     @Test
+    void topicFoldersDeletedUnderALongLivedClientAreRecreatedOnTheNextClaim() throws Exception {
+        String group = newGroup();
+        topic("wiped", 2);
+        GroupKeeper gk = newKeeper();
+        GroupMember first = gk.member(group).topics("wiped").build();
+        first.start();
+        awaitBalanced(Map.of("wiped", 2), first);
+        first.close();
+        admin.delete().deletingChildrenIfNeeded().forPath("/groupkeeper/groups/" + group + "/offsets/wiped");
+        admin.delete().deletingChildrenIfNeeded().forPath("/groupkeeper/groups/" + group + "/owners/wiped");
+
+        GroupMember second = gk.member(group).topics("wiped").build(); // same client: it once created those folders
+        second.start();
+        awaitBalanced(Map.of("wiped", 2), second);
+    }
+
+    @Test
     void badConfigurationFailsFastNamingTheOption() {
         GroupKeeper gk = newKeeper();
         assertThatThrownBy(() -> gk.member("")).isInstanceOf(IllegalArgumentException.class)

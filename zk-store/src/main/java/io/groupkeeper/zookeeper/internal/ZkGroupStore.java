@@ -312,6 +312,12 @@ public final class ZkGroupStore implements GroupStore {
                         setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
                 return claimed(tp, offset, r, offsetPath);
             } catch (KeeperException e) {
+                if (e.code() == KeeperException.Code.NONODE) {
+                    // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
+                    ensuredTopics.remove(tp.topic());
+                    ensureTopicParents(tp.topic());
+                    continue;
+                }
                 if (ZkSession.failedOp(e) != 0 || e.code() != KeeperException.Code.NODEEXISTS) {
                     continue; // the offset node moved (a commit, an edit) since we read it: read again
                 }
