@@ -1,5 +1,6 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.GroupStatus;
 import io.groupkeeper.zookeeper.admin.GroupDescription;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -37,12 +38,20 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
         @Mixin CommonOptions common;
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
+        @Option(names = "--status", description = "Also judge each partition and the group: OK, WARN (lag growing), "
+                + "STALL (same offset committed while lagging), STOP (no commit within the window while lagging), "
+                + "REWIND (offset moved back). Judged from the last commits kept in each offset node.")
+        boolean status;
+        @Option(names = "--status-window", paramLabel = "DURATION", defaultValue = "PT5M",
+                description = "The window the status is judged over (ISO-8601 duration; default: ${DEFAULT-VALUE}).")
+        java.time.Duration statusWindow;
 
         @Override
         public Integer call() {
             try (CommonOptions.Session s = common.open()) {
                 GroupDescription d = s.admin().describe(group);
-                new Printer(spec.commandLine().getOut(), common.json()).describe(d);
+                GroupStatus st = status ? s.admin().status(group, statusWindow) : null;
+                new Printer(spec.commandLine().getOut(), common.json()).describe(d, st);
             }
             return 0;
         }

@@ -1,5 +1,8 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.status.PartitionStatus;
+import io.groupkeeper.zookeeper.admin.GroupStatus;
+import java.util.HashMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -63,6 +66,15 @@ final class Printer {
     }
 
     void describe(GroupDescription d) {
+        describe(d, null);
+    }
+
+    /** The description, and with {@code status} (may be null) the lag status of the group and of each partition. */
+    void describe(GroupDescription d, GroupStatus status) {
+        Map<TopicPartition, PartitionStatus> byPartition = new HashMap<>();
+        if (status != null) {
+            status.partitions().forEach(r -> byPartition.put(r.partition(), r.status()));
+        }
         if (json) {
             ObjectNode n = JSON.createObjectNode();
             n.put("group", d.group());
@@ -73,6 +85,10 @@ final class Printer {
             n.put("assignor", d.assignor());
             put(n, "createdAt", d.createdAt().map(Object::toString));
             put(n, "logBounds", d.logBounds());
+            if (status != null) {
+                n.put("status", status.status().name());
+                n.put("statusWindow", status.window().toString());
+            }
             ArrayNode members = n.putArray("members");
             for (GroupDescription.Member m : d.members()) {
                 ObjectNode mn = members.addObject();
@@ -99,6 +115,11 @@ final class Printer {
                 put(pn, "lag", p.lag());
                 put(pn, "committedBy", p.committedBy());
                 put(pn, "updatedAt", p.updatedAt().map(Object::toString));
+                PartitionStatus ps = byPartition.get(p.partition());
+                if (ps != null) {
+                    pn.put("status", ps.status().name());
+                    pn.put("statusReason", ps.reason());
+                }
             }
             ArrayNode problems = n.putArray("problems");
             d.problems().forEach(problems::add);
@@ -110,6 +131,9 @@ final class Printer {
         out.println("GENERATION  " + d.generation());
         out.println("LEADER      " + d.leader().orElse("-"));
         out.println("ASSIGNOR    " + (d.assignor().isEmpty() ? "-" : d.assignor()));
+        if (status != null) {
+            out.println("STATUS      " + status.status() + " (over the last " + human(status.window()) + ")");
+        }
         out.println();
         Table members = new Table("MEMBER", "INSTANCE", "HOST", "PARTITIONS");
         for (GroupDescription.Member m : d.members()) {
@@ -120,10 +144,20 @@ final class Printer {
             out.println("(no live members)");
         }
         out.println();
-        Table parts = new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY");
+        Table parts = status == null
+                ? new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY")
+                : new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY", "STATUS",
+                        "WHY");
         for (GroupDescription.Partition p : d.partitions()) {
-            parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
-                    str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""));
+            PartitionStatus ps = byPartition.get(p.partition());
+            if (status == null) {
+                parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
+                        str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""));
+            } else {
+                parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
+                        str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""),
+                        ps == null ? "" : ps.status().name(), ps == null ? "" : ps.reason());
+            }
         }
         parts.print(out);
         if (d.partitions().isEmpty()) {
@@ -258,5 +292,9 @@ final class Printer {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static String human(java.time.Duration d) {
+        return d.toString().substring(2).toLowerCase();
     }
 }

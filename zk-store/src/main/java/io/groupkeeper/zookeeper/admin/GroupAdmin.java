@@ -10,7 +10,12 @@ import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.status.CommitSample;
+import io.groupkeeper.status.LagEvaluator;
+import io.groupkeeper.status.LagStatus;
+import io.groupkeeper.status.PartitionStatus;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -137,7 +142,33 @@ public final class GroupAdmin implements AutoCloseable {
 
     /** Members, generation, leader, state and, per partition, owner, committed offset, log end and lag. */
     public GroupDescription describe(String group) {
+        return describe(requireGroup(group));
+    }
+
+    /**
+     * The group's lag status after Burrow: each partition judged by {@link LagEvaluator} from the commits its offset
+     * node keeps (with log ends from Kafka when this admin has {@link LogBounds}), and the group's as its worst.
+     */
+    public GroupStatus status(String group, Duration window) {
+        LagEvaluator evaluator = new LagEvaluator(window);
         GroupView v = requireGroup(group);
+        GroupDescription d = describe(v);
+        Instant now = clock.instant();
+        LagStatus worst = LagStatus.OK;
+        List<GroupStatus.Row> rows = new ArrayList<>();
+        for (GroupDescription.Partition p : d.partitions()) {
+            GroupView.OffsetNode node = v.offsets.get(p.partition());
+            List<CommitSample> history = node == null ? List.of()
+                    : node.body().map(OffsetBody::history).orElse(List.of());
+            PartitionStatus s = evaluator.evaluate(history, p.logEnd(), now);
+            worst = worst.worst(s.status());
+            rows.add(new GroupStatus.Row(p.partition(), p.owner(), p.committed(), p.logEnd(), s));
+        }
+        return new GroupStatus(group, worst, window, d.logBounds().isPresent(), rows);
+    }
+
+    private GroupDescription describe(GroupView v) {
+        String group = v.group;
         SortedSet<String> topics = v.topics();
         Map<String, Integer> kafkaCounts = bounds.map(b -> b.partitionCounts(topics)).orElse(Map.of());
         SortedSet<TopicPartition> partitions = new TreeSet<>();
@@ -761,8 +792,14 @@ public final class GroupAdmin implements AutoCloseable {
         for (ResetPlan.Entry e : plan.writes()) {
             long generation = fresh.offsets.getOrDefault(e.partition(), Optional.empty())
                     .flatMap(GroupView.OffsetNode::body).map(OffsetBody::generation).orElse(0L);
+            // Keep the commit history, with the reset as its newest sample: lag status then shows REWIND (or the jump).
+            List<CommitSample> history = fresh.offsets.getOrDefault(e.partition(), Optional.empty())
+                    .flatMap(GroupView.OffsetNode::body).map(OffsetBody::history).orElse(List.of());
+            if (e.target().isPresent()) {
+                history = NodeCodec.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
+            }
             bodies.put(e.partition(), NodeCodec.offset(new OffsetBody(e.target(), "", Optional.of(by), generation,
-                    Optional.of(now))));
+                    Optional.of(now), history)));
         }
         return bodies;
     }
