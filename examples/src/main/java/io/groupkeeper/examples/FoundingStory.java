@@ -234,7 +234,8 @@ final class FoundingStory {
         say("billing-3 crashed: it died in the middle of a batch and its ZooKeeper session ended without a goodbye.");
         say("  Its last commit for %s:%d was offset %d; it had processed up to offset %d, so %s.", topic,
                 victimPartition.partition(), lastCommit, lastSeen, lastSeen < lastCommit ? "nothing was uncommitted"
-                        : "offsets " + lastCommit + ".." + lastSeen + " were processed but not committed");
+                        : (lastSeen == lastCommit ? "offset " + lastSeen + " was" : "offsets " + lastCommit + ".."
+                        + lastSeen + " were") + " processed but not committed");
         await(() -> owners(billing).size() == PARTITIONS && !owners(billing).containsValue(victim.memberId()),
                 "the partition to move");
         String heir = nameOf(owners(billing).get(victimPartition.partition()));
@@ -248,9 +249,9 @@ final class FoundingStory {
                 && d.offset() >= lastCommit && d.offset() <= lastSeen);
         say("All %d orders reached %s; %s", produced.size(), billing, repeats.isEmpty()
                 ? "none twice (billing-3 had committed everything it processed)."
-                : repeats.size() + " were delivered twice, offsets " + repeats.stream().map(Delivery::offset)
-                        .sorted().map(String::valueOf).collect(Collectors.joining(", "))
-                        + ": exactly those billing-3 processed after its last commit.");
+                : repeats.size() + (repeats.size() == 1 ? " was delivered twice, offset " : " were delivered twice, "
+                        + "offsets ") + repeats.stream().map(Delivery::offset).sorted().map(String::valueOf)
+                        .collect(Collectors.joining(", ")) + ": exactly what billing-3 processed after its last commit.");
         check(billingLog.distinctValues().containsAll(produced), "no order was lost");
         check(inWindow && repeats.size() == lastSeen + 1 - lastCommit,
                 "repeats come only from the crashed member's uncommitted window");
