@@ -8,13 +8,16 @@ import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -32,9 +35,15 @@ final class CoreScenario {
         String topic = "core-" + System.nanoTime();
         List<AutoCloseable> open = new ArrayList<>();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap,
-                     "acks", "all"), new StringSerializer(), new StringSerializer())) {
+             KafkaProducer<String, String> producer = new KafkaProducer<>(KafkaTestSupport.producerConfig(bootstrap),
+                     new StringSerializer(), new StringSerializer())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+            Map<TopicPartition, OffsetSpec> query = new HashMap<>();
+            for (int p = 0; p < 3; p++) {
+                query.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                    .until(() -> admin.listOffsets(query).all().get().size() == 3);
             Deliveries inA = new Deliveries();
             Deliveries inB = new Deliveries();
             ConsumerWorker a1 = start("a1", zkConnect, bootstrap, "A-" + topic, topic, inA, open);

@@ -151,6 +151,22 @@ class RebalanceIT extends KafkaTestSupport {
     }
 
     @Test
+    void aStaticMemberIsKnownByItsInstanceIdAndASecondProcessWithTheSameIdIsRefused() {
+        String topic = newTopic(1);
+        String group = newName("g");
+        CoordinatedConsumer<String, String> first = consumer(newKeeper(), group, topic).instanceId("billing-7").build();
+        toClose.add(first);
+        first.start();
+        assertThat(first.memberId()).isEqualTo("billing-7");
+        CoordinatedConsumer<String, String> twin = consumer(newKeeper(), group, topic).instanceId("billing-7").build();
+        toClose.add(twin);
+        org.assertj.core.api.Assertions.assertThatThrownBy(twin::start)
+                .isInstanceOf(io.groupkeeper.spi.MemberIdInUseException.class)
+                .hasMessageContaining("billing-7");
+        assertThat(twin.assignment()).isEmpty();
+    }
+
+    @Test
     void aPartitionIncreaseIsPickedUpAndTheNewPartitionConsumed() throws Exception {
         String topic = newTopic(2);
         String group = newName("g");

@@ -204,6 +204,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             } catch (RuntimeException e) {
                 state = State.CLOSED;
                 keeper.store().removeConnectionListener(connectionListener);
+                closeQuietly("group member", m::close);
                 closeQuietly("KafkaConsumer", () -> c.close(CloseOptions.timeout(Duration.ofSeconds(5))));
                 closeQuietly("topic metadata", md::close);
                 throw e;
