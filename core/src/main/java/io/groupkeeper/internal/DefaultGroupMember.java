@@ -89,8 +89,15 @@ public final class DefaultGroupMember implements GroupMember {
     private final Consumer<GroupMember> onClosed;
     private final ConnectionListener connectionListener;
 
-    /** Guards {@link #owned}: the lane and user threads (commit, refresh) both use it. */
+    /**
+     * Guards {@link #owned}, held only briefly and never across a ZooKeeper round trip, so a connection loss is acted
+     * on at once even while a commit waits on ZooKeeper.
+     */
     private final Object lock = new Object();
+    /** Serialises commits and refreshes with each other and with the lane's check for external offset edits. */
+    private final java.util.concurrent.locks.ReentrantLock commitLock = new java.util.concurrent.locks.ReentrantLock();
+    /** Partitions dropped by a connection loss, awaiting the lane's onPartitionsLost; guarded by {@link #lock}. */
+    private final SortedSet<TopicPartition> lostPending = new TreeSet<>();
     private final Map<TopicPartition, Owned> owned = new TreeMap<>();
 
     // Lane-confined state.
@@ -98,9 +105,11 @@ public final class DefaultGroupMember implements GroupMember {
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     private Registration registration;
     private LeaderElection election;
-    private boolean suspended;
+    private volatile boolean suspended;
     private boolean reconcilePending;
     private boolean claimPending;
+    /** The lane's own view of suspension, for logging the first suspension once. */
+    private boolean laneSuspended;
     private long retryDelayMs = RETRY_MIN_MS;
 
     private volatile long generation;
@@ -118,7 +127,12 @@ public final class DefaultGroupMember implements GroupMember {
         this.lane = new SerialExecutor(workers, "member " + config.groupId() + "/" + config.memberId());
         this.rebalancer = new Rebalancer(config, store, clock,
                 new SerialExecutor(workers, "rebalancer " + config.groupId() + "/" + config.memberId()), scheduler);
-        this.connectionListener = event -> lane.execute(() -> onConnection(event));
+        this.connectionListener = event -> {
+            if (event == ConnectionEvent.SUSPENDED || event == ConnectionEvent.LOST) {
+                dropEverything(); // at once, on the store's thread: commits are refused from this instant (I7)
+            }
+            lane.execute(() -> onConnection(event));
+        };
     }
 
     @Override
@@ -181,6 +195,7 @@ public final class DefaultGroupMember implements GroupMember {
             state = State.CLOSED;
             coordination.removeConnectionListener(connectionListener);
             closeQuietly();
+            onClosed.accept(this);
             throw e;
         }
         config.metrics().memberStarted(config.groupId(), config.memberId(), () -> generation, () -> {
@@ -241,32 +256,42 @@ public final class DefaultGroupMember implements GroupMember {
         Map<TopicPartition, Status> statuses = new HashMap<>();
         Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         SortedSet<TopicPartition> lost = new TreeSet<>();
-        synchronized (lock) {
+        commitLock.lock();
+        try {
             List<CommitRequest> requests = new ArrayList<>();
-            offsets.forEach((tp, offset) -> {
-                Owned o = owned.get(tp);
-                if (o == null) {
-                    statuses.put(tp, Status.NOT_OWNED);
-                } else {
-                    Long logEnd = logEndOffsets.get(tp);
-                    requests.add(new CommitRequest(tp, offset, "", o.version,
-                            logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
-                }
-            });
+            Map<TopicPartition, Owned> seen = new HashMap<>();
+            synchronized (lock) {
+                offsets.forEach((tp, offset) -> {
+                    Owned o = owned.get(tp);
+                    if (o == null) {
+                        statuses.put(tp, Status.NOT_OWNED);
+                    } else {
+                        seen.put(tp, o);
+                        Long logEnd = logEndOffsets.get(tp);
+                        requests.add(new CommitRequest(tp, offset, "", o.version,
+                                logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
+                    }
+                });
+            }
             if (!requests.isEmpty()) {
-                CommitOutcome outcome = store.commit(config.memberId(), generation, requests);
+                CommitOutcome outcome = store.commit(config.memberId(), generation, requests); // no lock held: see class doc
                 for (CommitRequest r : requests) {
                     Long newVersion = outcome.committed().get(r.partition());
-                    if (newVersion != null) {
-                        Owned o = owned.get(r.partition());
+                    if (newVersion == null) {
+                        resolveConflict(r.partition(), seen.get(r.partition()), statuses, adopted, lost);
+                        continue;
+                    }
+                    synchronized (lock) {
+                        Owned o = seen.get(r.partition());
                         o.version = newVersion;
                         o.offset = OptionalLong.of(r.offset());
-                        statuses.put(r.partition(), Status.COMMITTED);
-                    } else {
-                        resolveConflict(r.partition(), statuses, adopted, lost);
+                        // Lost meanwhile (connection suspended): written while still the owner, but not owned now.
+                        statuses.put(r.partition(), owned.get(r.partition()) == o ? Status.COMMITTED : Status.NOT_OWNED);
                     }
                 }
             }
+        } finally {
+            commitLock.unlock();
         }
         reportLost(lost, "commit fenced");
         config.metrics().committed(config.groupId(), config.memberId(),
@@ -280,37 +305,58 @@ public final class DefaultGroupMember implements GroupMember {
         Map<TopicPartition, Status> statuses = new HashMap<>();
         Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         SortedSet<TopicPartition> lost = new TreeSet<>();
-        synchronized (lock) {
+        commitLock.lock();
+        try {
             for (TopicPartition tp : new TreeSet<>(partitions)) {
-                if (!owned.containsKey(tp)) {
+                Owned o;
+                synchronized (lock) {
+                    o = owned.get(tp);
+                }
+                if (o == null) {
                     statuses.put(tp, Status.NOT_OWNED);
                 } else {
-                    resolveConflict(tp, statuses, adopted, lost);
+                    resolveConflict(tp, o, statuses, adopted, lost);
                 }
             }
+        } finally {
+            commitLock.unlock();
         }
         reportLost(lost, "offset node taken over");
         return CommitResult.of(statuses, adopted);
     }
 
-    /** Under {@link #lock}: the stored offset of an owned partition may have moved; adopt it or give it up. */
-    private void resolveConflict(TopicPartition tp, Map<TopicPartition, Status> statuses,
+    /**
+     * Under {@link #commitLock}: the stored offset of a partition owned as {@code o} may have moved; adopt it or give
+     * the partition up. The read happens without {@link #lock}; the result applies only if {@code o} is still owned.
+     */
+    private void resolveConflict(TopicPartition tp, Owned o, Map<TopicPartition, Status> statuses,
                                  Map<TopicPartition, OptionalLong> adopted, SortedSet<TopicPartition> lost) {
-        Owned o = owned.get(tp);
-        Optional<OffsetSnapshot> now = store.readIfOwned(tp, config.memberId());
-        if (now.isEmpty()) {
-            owned.remove(tp);
-            statuses.put(tp, Status.NOT_OWNED);
-            lost.add(tp);
-        } else if (now.get().version() != o.version) {
-            LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
-                    describe(), tp, describe(now.get().offset()), o.version, now.get().version());
-            o.version = now.get().version();
-            o.offset = now.get().offset();
-            statuses.put(tp, Status.ADOPTED);
-            adopted.put(tp, o.offset);
-        } else {
-            statuses.put(tp, Status.UNCHANGED);
+        Optional<OffsetSnapshot> now;
+        try {
+            now = store.readIfOwned(tp, config.memberId());
+        } catch (io.groupkeeper.spi.CorruptNodeException e) {
+            LOG.error("member {}: {}; giving up {} until the node is fixed", describe(), e.getMessage(), tp);
+            now = Optional.empty();
+        }
+        synchronized (lock) {
+            if (owned.get(tp) != o) {
+                statuses.put(tp, Status.NOT_OWNED); // lost meanwhile
+                return;
+            }
+            if (now.isEmpty()) {
+                owned.remove(tp);
+                statuses.put(tp, Status.NOT_OWNED);
+                lost.add(tp);
+            } else if (now.get().version() != o.version) {
+                LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); "
+                        + "adopting it", describe(), tp, describe(now.get().offset()), o.version, now.get().version());
+                o.version = now.get().version();
+                o.offset = now.get().offset();
+                statuses.put(tp, Status.ADOPTED);
+                adopted.put(tp, o.offset);
+            } else {
+                statuses.put(tp, Status.UNCHANGED);
+            }
         }
     }
 
@@ -411,6 +457,9 @@ public final class DefaultGroupMember implements GroupMember {
             ClaimResult result = store.claim(tp, config.memberId(), generation, this::scheduleClaimWaiting);
             if (result instanceof ClaimResult.Claimed claimed) {
                 synchronized (lock) {
+                    if (suspended) {
+                        break; // the connection dropped meanwhile: re-confirmed after reconnecting
+                    }
                     owned.put(tp, new Owned(claimed.offset()));
                 }
                 waiting.remove(tp);
@@ -497,13 +546,29 @@ public final class DefaultGroupMember implements GroupMember {
     /** Arms a watch on an owned partition's offset node so external edits are noticed at once (I4). */
     private void watchOffset(TopicPartition tp) {
         boolean moved;
-        // Read under the lock that commits hold, so the version read and the version this member last wrote are
-        // compared consistently: no false alarm from a read that overtook this member's own next commit.
-        synchronized (lock) {
+        // Compare under the commit lock, so the version read and the version this member last wrote are consistent
+        // (no false alarm from a read that overtook this member's own commit). Never wait long for it on the lane:
+        // a commit stuck in a ZooKeeper retry must not delay connection handling; check again shortly instead.
+        boolean locked;
+        try {
+            locked = commitLock.tryLock(50, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        if (!locked) {
+            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), RETRY_MIN_MS, TimeUnit.MILLISECONDS);
+            return;
+        }
+        try {
             OffsetSnapshot now = store.readOffset(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)));
-            Owned o = owned.get(tp);
-            // != rather than >: a deleted and re-created node starts again at version 0.
-            moved = o != null && now.version() != o.version;
+            synchronized (lock) {
+                Owned o = owned.get(tp);
+                // != rather than >: a deleted and re-created node starts again at version 0.
+                moved = o != null && now.version() != o.version;
+            }
+        } finally {
+            commitLock.unlock();
         }
         if (moved) {
             SortedSet<TopicPartition> changed = new TreeSet<>(List.of(tp));
@@ -535,12 +600,13 @@ public final class DefaultGroupMember implements GroupMember {
         withMdc(() -> {
             switch (event) {
                 case SUSPENDED, LOST -> {
-                    boolean first = !suspended;
-                    suspended = true;
+                    boolean first = !laneSuspended;
+                    laneSuspended = true;
+                    dropEverything();
                     SortedSet<TopicPartition> lost;
                     synchronized (lock) {
-                        lost = new TreeSet<>(owned.keySet());
-                        owned.clear();
+                        lost = new TreeSet<>(lostPending);
+                        lostPending.clear();
                     }
                     waiting.clear();
                     if (first || !lost.isEmpty()) {
@@ -554,6 +620,7 @@ public final class DefaultGroupMember implements GroupMember {
                 }
                 case RECONNECTED, RECONNECTED_NEW_SESSION -> {
                     suspended = false;
+                    laneSuspended = false;
                     try {
                         if (!store.isRegistered(config.memberId())) {
                             registration = store.registerMember(memberInfo());
@@ -571,6 +638,15 @@ public final class DefaultGroupMember implements GroupMember {
                 }
             }
         });
+    }
+
+    /** Marks the member suspended and drops all ownership; the lane reports the dropped partitions as lost. */
+    private void dropEverything() {
+        synchronized (lock) {
+            suspended = true;
+            lostPending.addAll(owned.keySet());
+            owned.clear();
+        }
     }
 
     private void callListener(String name, Runnable call) {

@@ -38,9 +38,27 @@ class SessionLossIT extends ZkTestSupport {
         m.start();
         awaitBalanced(Map.of("flaky", 4), m);
 
+        // A processing thread keeps committing: when ZooKeeper goes away its commit blocks in the client's retries.
+        // That must not delay the member's reaction to the lost connection.
+        java.util.concurrent.atomic.AtomicBoolean committing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread committer = new Thread(() -> {
+            long next = 1;
+            while (committing.get()) {
+                try {
+                    m.commit(Map.of(new TopicPartition("flaky", 0), next++));
+                } catch (RuntimeException e) {
+                    // ZooKeeper unreachable: expected while the server is down
+                }
+            }
+        });
+        committer.setDaemon(true);
+        committer.start();
+        await().until(() -> m.committed(new TopicPartition("flaky", 0)).orElse(0) > 3);
+
         long stoppedAt = System.nanoTime();
         server.stop();
         await().atMost(SESSION_TIMEOUT).until(() -> lostAt.get() != 0);
+        committing.set(false);
         assertThat(Duration.ofNanos(lostAt.get() - stoppedAt)).isLessThan(SESSION_TIMEOUT);
         assertThat(m.assignment()).isEmpty();
         assertThat(m.commit(Map.of(new TopicPartition("flaky", 0), 1L)).status(new TopicPartition("flaky", 0)))
