@@ -301,8 +301,26 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
+     * Whether every partition answers a ListOffsets request. Right after creation the broker may still recreate a
+     * partition's log and reject a write it in fact stored (NOT_LEADER_OR_FOLLOWER), which turns an idempotent
+     * producer's retry into OutOfOrderSequenceException; once ListOffsets answers for every partition, writes are safe.
+     */
+    private boolean answersListOffsets(String name, int partitions, long deadline) throws InterruptedException {
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> spec = new java.util.HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            spec.put(new org.apache.kafka.common.TopicPartition(name, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+        }
+        try {
+            admin().listOffsets(spec).all().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
      * Creates a topic with replication factor 1 and the given topic configs (e.g. {@code cleanup.policy}), and waits
-     * until the broker's metadata shows every partition with a leader.
+     * until the broker's metadata shows every partition with a leader and every partition answers ListOffsets.
      *
      * @throws EmbeddedServerException if it fails (e.g. the topic exists) or does not show up in time
      */
@@ -322,7 +340,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                     TopicDescription d = admin().describeTopics(List.of(name)).allTopicNames()
                             .get(remainingMillis(deadline), TimeUnit.MILLISECONDS).get(name);
                     if (d != null && d.partitions().size() == partitions
-                            && d.partitions().stream().allMatch(EmbeddedKafka::hasLeader)) {
+                            && d.partitions().stream().allMatch(EmbeddedKafka::hasLeader)
+                            && answersListOffsets(name, partitions, deadline)) {
                         return;
                     }
                 } catch (ExecutionException e) {
