@@ -94,7 +94,8 @@ class MembershipIT extends ZkTestSupport {
         awaitBalanced(Map.of("crashy", 4), survivor, victim);
         SortedSet<TopicPartition> victimHad = new TreeSet<>(victim.assignment());
 
-        // A crash: no close, no release, no final commit. The session ends on the server.
+        // A crash: no close, no release, no final commit. The process stops, then its session ends on the server.
+        rec.crash("v");
         expireSession(storeOf(crashKeeper));
         crashKeeper.store().close();
 

@@ -25,6 +25,17 @@ final class OwnershipRecorder {
     private final List<Interval> closed = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, Map<TopicPartition, Long>> open = new ConcurrentHashMap<>();
     private final Map<String, List<String>> events = new ConcurrentHashMap<>();
+    private final java.util.Set<String> crashed = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The member's process died now: it processes nothing from this instant, so its intervals end here and whatever
+     * its (simulated) leftovers report later is ignored.
+     */
+    synchronized void crash(String member) {
+        Map<TopicPartition, Long> mine = open.computeIfAbsent(member, m -> new HashMap<>());
+        end(member, new java.util.HashSet<>(mine.keySet()), "crashed");
+        crashed.add(member);
+    }
 
     RebalanceListener listenerFor(String member) {
         return listenerFor(member, RebalanceListener.NOOP);
@@ -59,6 +70,9 @@ final class OwnershipRecorder {
     }
 
     private synchronized void start(String member, java.util.Set<TopicPartition> tps) {
+        if (crashed.contains(member)) {
+            return;
+        }
         long now = System.nanoTime();
         Map<TopicPartition, Long> mine = open.computeIfAbsent(member, m -> new HashMap<>());
         tps.forEach(tp -> mine.put(tp, now));
@@ -66,6 +80,9 @@ final class OwnershipRecorder {
     }
 
     private synchronized void end(String member, java.util.Set<TopicPartition> tps, String how) {
+        if (crashed.contains(member)) {
+            return;
+        }
         long now = System.nanoTime();
         Map<TopicPartition, Long> mine = open.computeIfAbsent(member, m -> new HashMap<>());
         for (TopicPartition tp : tps) {

@@ -118,6 +118,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         OptionalLong committed = OptionalLong.empty();
         /** Stopped by outOfRange=fail. */
         boolean failed;
+        /** The log end offset as of the last fetch, -1 while unknown (recorded with commits for lag status). */
+        long logEnd = -1;
+        /** Records not yet returned to the user ({@code logEnd - position}), -1 while unknown; read by a gauge. */
+        volatile long lag = -1;
 
         Part(io.groupkeeper.TopicPartition tp) {
             this.tp = tp;
@@ -131,6 +135,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         boolean dirty() {
             return active() && (committed.isEmpty() || committed.getAsLong() != position);
         }
+
+        /** Active and behind: worth a commit even when unchanged, so lag status can tell STALL from STOP. */
+        boolean lagging() {
+            return active() && lag > 0;
+        }
     }
 
     private final AdapterConfig<K, V> config;
@@ -140,6 +149,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final ConnectionListener connectionListener = this::onConnection;
 
     private volatile State state = State.LATENT;
+    /** Re-commit unchanged lagging positions every this many commit intervals (lag status: STALL vs STOP). */
+    private static final int STATUS_HEARTBEAT_INTERVALS = 10;
+    private long periodicCommits;
     private volatile KafkaConsumer<K, V> consumer;
     private volatile GroupMember member;
     private volatile KafkaTopicMetadata metadata;
@@ -255,7 +267,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 LOG.warn("group {}: consumer {}: final commit on close failed (the next owner repeats from the last "
                         + "commit): {}", group, memberId(), e.toString());
             }
-            parts.clear();
+            new ArrayList<>(parts.keySet()).forEach(this::forget);
             syncAssignment();
             released = true;
             for (Event e; (e = events.poll()) != null; ) {
@@ -368,6 +380,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
                 runEvents(); // events that arrived during the fetch may invalidate what was fetched
                 ConsumerRecords<K, V> out = deliver(fetched);
+                updateLags();
                 if (!out.isEmpty()) {
                     return out;
                 }
@@ -439,6 +452,24 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
+    /** Log end and lag of every owned partition, from what the last fetch told (no request). */
+    private void updateLags() {
+        for (Part p : parts.values()) {
+            if (!p.active()) {
+                continue;
+            }
+            try {
+                OptionalLong fetchLag = consumer.currentLag(p.ktp);
+                if (fetchLag.isPresent()) {
+                    p.logEnd = consumer.position(p.ktp, Duration.ZERO) + fetchLag.getAsLong();
+                    p.lag = Math.max(0, p.logEnd - p.position);
+                }
+            } catch (RuntimeException e) {
+                // no position yet (just assigned or reset): known after the next fetch
+            }
+        }
+    }
+
     private void maybePeriodicCommit() {
         long now = System.nanoTime();
         if (now - lastCommitNanos < config.commitInterval().toNanos()) {
@@ -446,7 +477,13 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
         lastCommitNanos = now;
         try {
-            commitDirty(parts.values());
+            // Every tenth interval also re-commit lagging partitions whose position did not move: a consumer that is
+            // alive but stuck then shows as STALL rather than STOP (docs/metrics.md).
+            if (++periodicCommits % STATUS_HEARTBEAT_INTERVALS == 0) {
+                commitPositions(parts.values(), true);
+            } else {
+                commitDirty(parts.values());
+            }
             if (commitFailing) {
                 commitFailing = false;
                 LOG.info("group {}: consumer {}: commits work again", group, memberId());
@@ -461,16 +498,25 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     /** Commits the positions of the dirty ones among {@code which} and applies the result; store failures propagate. */
     private void commitDirty(Collection<Part> which) {
+        commitPositions(which, false);
+    }
+
+    /** Commits dirty positions (and, with {@code lagging}, unchanged ones of lagging partitions) with their log ends. */
+    private void commitPositions(Collection<Part> which, boolean lagging) {
         Map<io.groupkeeper.TopicPartition, Long> offsets = new TreeMap<>();
+        Map<io.groupkeeper.TopicPartition, Long> logEnds = new TreeMap<>();
         for (Part p : which) {
-            if (p.dirty()) {
+            if (p.dirty() || (lagging && p.lagging())) {
                 offsets.put(p.tp, p.position);
+                if (p.logEnd >= 0) {
+                    logEnds.put(p.tp, p.logEnd);
+                }
             }
         }
         if (offsets.isEmpty()) {
             return;
         }
-        apply(member.commit(offsets), offsets);
+        apply(member.commit(offsets, logEnds), offsets);
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
@@ -590,6 +636,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 p.position = e.getValue().getAsLong();
             }
             parts.put(p.tp, p);
+            keeper.metrics().lagStarted(group, memberId(), p.tp, () -> p.lag);
             touched.add(p.tp);
         }
         nextResolveNanos = 0;
@@ -620,16 +667,25 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     + "commit): {}", group, memberId(), revoked, e.toString());
         }
         mine.forEach(p -> {
-            parts.remove(p.tp);
+            forget(p.tp);
             touched.add(p.tp);
         });
         syncAssignment();
     }
 
+    /** Stops tracking a partition (and its lag gauge). */
+    private Part forget(io.groupkeeper.TopicPartition tp) {
+        Part p = parts.remove(tp);
+        if (p != null) {
+            keeper.metrics().lagStopped(group, memberId(), tp);
+        }
+        return p;
+    }
+
     private void onLost(SortedSet<io.groupkeeper.TopicPartition> lost) {
         List<TopicPartition> ktps = new ArrayList<>();
         for (io.groupkeeper.TopicPartition tp : lost) {
-            Part p = parts.remove(tp);
+            Part p = forget(tp);
             if (p != null) {
                 ktps.add(p.ktp);
                 touched.add(tp);
@@ -802,6 +858,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
                                 + "(stored offset was {})", group, tp, bad.get(p.ktp), why.get(tp),
                         config.outOfRange(), c.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
+                keeper.metrics().offsetCorrected(group, tp, config.outOfRange().name().toLowerCase());
             } else if (p != null && status == null) {
                 LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
                         + "with the next commit)", group, tp, bad.get(p.ktp), why.get(tp), config.outOfRange(),
