@@ -125,6 +125,13 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
                 published = new AtomicLong(); // a new group: nothing to watch yet
             }
             AtomicLong publishedAt = published;
+            AtomicLong membership;
+            try {
+                membership = watch.nextMembershipChange();
+            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+                membership = new AtomicLong();
+            }
+            AtomicLong membershipAt = membership;
             AtomicLong deleted = crashTarget == null ? new AtomicLong()
                     : watch.memberDeleted(((Member) crashTarget).memberId());
             return new EventMarks() {
@@ -141,6 +148,9 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
                         if (v != null) {
                             p.put(k, v);
                         }
+                    }
+                    if (membershipAt.get() != 0) {
+                        p.put("membership", membershipAt.get()); // member node created/deleted, seen from outside
                     }
                     return p;
                 }

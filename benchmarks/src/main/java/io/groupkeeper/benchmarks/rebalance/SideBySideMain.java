@@ -198,6 +198,12 @@ public final class SideBySideMain {
             if (!phases.isEmpty()) {
                 r.put("phases", phases);
             }
+            if (phases.containsKey("membership")) {
+                // The ZooKeeper part of a handoff: from the membership event (member node created or deleted) until
+                // every partition is owned.
+                r.put("handoff", stats(list, x -> x.phasesMs().containsKey("membership")
+                        ? x.ownedMs() - x.phasesMs().get("membership") : Double.NaN));
+            }
             r.put("overlaps", list.stream().mapToInt(Rep::overlaps).max().orElse(0));
             r.put("reps", list);
             byScenario.put(s.key, r);
@@ -262,6 +268,15 @@ public final class SideBySideMain {
             line.put("ratioKafkaBestToGroupkeeper", gk == null || Double.isNaN(best) ? null : best / gk);
             line.put("groupkeeperInRtts", gk == null ? null : gk / rtt);
             line.put("groupkeeperZkP50Ms", gkZk);
+            for (Map<String, Object> subject : subjects) {
+                if ("groupkeeper-zk".equals(subject.get("system"))) {
+                    Stats h = scenarioStats(subject, scenario.key, "handoff");
+                    if (h != null && !h.isEmpty()) {
+                        line.put("groupkeeperZkHandoffP50Ms", h.p50());
+                        line.put("groupkeeperZkHandoffInRtts", h.p50() / rtt);
+                    }
+                }
+            }
             line.put("groupkeeperZkInRtts", gkZk == null ? null : gkZk / rtt);
             line.put("ratioKafkaBestToGroupkeeperZk", gkZk == null || Double.isNaN(best) ? null : best / gkZk);
             s.put(scenario.key, line);
@@ -308,6 +323,12 @@ public final class SideBySideMain {
                             + "round trips%s%n", s.key, Fmt.ms(zkPart), Fmt.ratio(zkPart / rtt),
                     best == null ? "" : "; kafka-best (" + line.get("kafkaBestKey") + ") / ZooKeeper part = "
                             + Fmt.ratio((Double) best / zkPart));
+            Object handoff = line.get("groupkeeperZkHandoffP50Ms");
+            if (handoff != null) {
+                out.printf(Locale.ROOT, "%s p50, groupkeeper handoff (membership event -> every partition owned): %s ms = %s"
+                        + " raw ZooKeeper write round trips%n", s.key, Fmt.ms((Double) handoff),
+                        Fmt.ratio((Double) handoff / rtt));
+            }
         }
         Map<String, Object> a = (Map<String, Object>) summary.getOrDefault(Scenario.SCALE_OUT.key, Map.of());
         Object gk = a.get("groupkeeperP50Ms");

@@ -44,6 +44,20 @@ public final class GenerationWatch {
         return at;
     }
 
+    /**
+     * Arms a one-shot child watch on the group's members; the holder gets the nanoTime of the next membership change
+     * (a member node created or deleted: the event the leader reacts to), 0 until then.
+     */
+    public AtomicLong nextMembershipChange() throws Exception {
+        AtomicLong at = new AtomicLong();
+        admin.getChildren().usingWatcher((Watcher) e -> {
+            if (e.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+                at.compareAndSet(0, System.nanoTime());
+            }
+        }).forPath(groupPath + "/members");
+        return at;
+    }
+
     /** The published generation number, read now. */
     public long generation() throws Exception {
         String body = new String(admin.getData().forPath(groupPath + "/assignment"), java.nio.charset.StandardCharsets.UTF_8);
