@@ -36,6 +36,9 @@ public final class Probe {
     private long eventAt;
     private long lastChangeAt;
     private int overlaps;
+    private int foreignDeliveries;
+    private int doubleGains;
+    private final java.util.List<String> violations = new java.util.ArrayList<>();
     private int gainsSinceEvent;
 
     public Probe(int partitions) {
@@ -90,6 +93,8 @@ public final class Probe {
         for (int p : gained) {
             if (owner[p] != null && !owner[p].equals(member)) {
                 overlaps++;
+                doubleGains++;
+                note("partition " + p + " gained by " + member + " while " + owner[p] + " still held it", now);
                 counts.merge(owner[p], -1, Integer::sum);
             } else if (member.equals(owner[p])) {
                 counts.merge(member, -1, Integer::sum); // re-assigned to the same member: re-counted below
@@ -122,6 +127,9 @@ public final class Probe {
         }
         if (!member.equals(owner[p])) {
             overlaps++;
+            foreignDeliveries++;
+            note("partition " + p + " delivered to " + member + " while "
+                    + (owner[p] == null ? "nobody" : owner[p]) + " owned it by the callbacks", at);
             return;
         }
         if (fetchedAt[p] == 0) {
@@ -182,6 +190,21 @@ public final class Probe {
             }
             wait(Math.max(1, Math.min(20, (deadline - now) / 1_000_000L)));
         }
+    }
+
+    private void note(String what, long at) {
+        if (violations.size() < 20) {
+            violations.add(String.format(java.util.Locale.ROOT, "%+.1f ms after the event: %s", (at - eventAt) / 1e6, what));
+        }
+    }
+
+    /** Overlaps of each kind, and the first few in words. */
+    public synchronized java.util.Map<String, Object> overlapReport() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("deliveriesToNonOwner", foreignDeliveries);
+        m.put("gainsWhileHeldByAnother", doubleGains);
+        m.put("first", java.util.List.copyOf(violations));
+        return m;
     }
 
     public synchronized String describe() {

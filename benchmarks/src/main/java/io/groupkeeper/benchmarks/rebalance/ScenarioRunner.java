@@ -62,6 +62,7 @@ public final class ScenarioRunner {
     private final RebalanceSubject subject;
     private final Config config;
     private final PrintStream out;
+    private final java.util.Map<String, Object> overlapReports = new java.util.LinkedHashMap<>();
     private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
 
     public ScenarioRunner(RebalanceSubject subject, Config config, PrintStream out) {
@@ -131,6 +132,7 @@ public final class ScenarioRunner {
                 joiner.awaitStopped(30_000);
             }
         } finally {
+            report("scale-out+leave", probe);
             stopAll(members);
         }
     }
@@ -174,6 +176,7 @@ public final class ScenarioRunner {
                 settle(probe, "replacement " + replacement);
             }
         } finally {
+            report("crash", probe);
             stopAll(members);
         }
         return reps;
@@ -200,6 +203,9 @@ public final class ScenarioRunner {
                     reps.add(d);
                 }
             } finally {
+                if (probe.overlaps() > 0) {
+                    report("cold-start " + i, probe);
+                }
                 stopAll(members);
             }
         }
@@ -239,6 +245,15 @@ public final class ScenarioRunner {
                 Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
                 s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "");
         return rep;
+    }
+
+    /** Per group run: the probe's overlap counters by kind and the first few, for the record. */
+    public java.util.Map<String, Object> overlapReports() {
+        return overlapReports;
+    }
+
+    private void report(String what, Probe probe) {
+        overlapReports.put(what, probe.overlapReport());
     }
 
     private static java.util.Map<String, Double> phasesMs(EventMarks marks, long t, double shift) {

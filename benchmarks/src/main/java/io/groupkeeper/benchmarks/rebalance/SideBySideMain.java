@@ -174,7 +174,8 @@ public final class SideBySideMain {
                                                   List<Scenario> scenarios, PrintStream out) throws Exception {
         out.printf("%s: %d repetitions (+%d warm-up) per scenario%n", subject.label(), config.reps(), config.warmups());
         long t0 = System.nanoTime();
-        Map<Scenario, List<Rep>> reps = new ScenarioRunner(subject, config, out).run(scenarios);
+        ScenarioRunner runner = new ScenarioRunner(subject, config, out);
+        Map<Scenario, List<Rep>> reps = runner.run(scenarios);
         Map<String, Object> m = subjectHeader(subject);
         m.put("settings", subject.settings()); // after the run: includes verification notes
         m.put("status", "measured");
@@ -209,6 +210,7 @@ public final class SideBySideMain {
             byScenario.put(s.key, r);
         });
         m.put("scenarios", byScenario);
+        m.put("overlapReports", runner.overlapReports());
         return m;
     }
 
