@@ -75,6 +75,24 @@ class ProbeTest {
     }
 
     @Test
+    void aLeavingMemberMayStillDeliverWhatItOwnsUntilItsRevocation() {
+        Probe probe = new Probe(2);
+        probe.arm(System.nanoTime(), List.of("a", "b"), true);
+        probe.assigned("a", List.of(0));
+        probe.assigned("b", List.of(1));
+        probe.arm(System.nanoTime(), List.of("a"), true); // b leaves
+        probe.delivered("b", 1, System.nanoTime());        // polled before it saw the leave: not an overlap
+        assertThat(probe.overlaps()).isZero();
+        assertThat(probe.done()).as("b is not live").isFalse();
+        probe.revoked("b", List.of(1));
+        probe.assigned("a", List.of(1));
+        probe.delivered("a", 0, System.nanoTime());
+        probe.delivered("a", 1, System.nanoTime());
+        assertThat(probe.done()).isTrue();
+        assertThat(probe.overlaps()).isZero();
+    }
+
+    @Test
     void ownershipOnlySubjectsAreDoneWhenOwned() {
         Probe probe = new Probe(2);
         probe.arm(System.nanoTime(), List.of("a"), false);

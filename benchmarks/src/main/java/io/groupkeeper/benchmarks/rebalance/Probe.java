@@ -20,8 +20,9 @@ import java.util.Set;
  * the live members' counts differ by at most one, and nothing changed for a short guard period.
  *
  * <p>Checks on the way: a delivery by a member that does not own the partition by its own callbacks, and a gain of
- * a partition another live member still holds, are counted as {@code overlaps} (must be 0). Members declared dead
- * (crashed, left) are ignored from then on: their partitions count as unowned from the event.
+ * a partition another live member still holds, are counted as {@code overlaps} (must be 0). A member that is not
+ * live after the event (it is leaving) keeps its partitions until its revocation callback; a member declared dead
+ * ({@link #kill}, a crash) is ignored from then on and its partitions count as unowned from the event.
  */
 public final class Probe {
 
@@ -57,9 +58,8 @@ public final class Probe {
         live.clear();
         live.addAll(liveMembers);
         for (int p = 0; p < partitions; p++) {
-            if (owner[p] != null && !live.contains(owner[p])) {
-                drop(p);
-            }
+            // A member leaving gracefully keeps what it owns until its own revocation callback says otherwise (it may
+            // still deliver records it polled): done() only counts partitions whose owner is live.
             ownedAt[p] = eventAt;
             fetchedAt[p] = 0;
         }

@@ -26,7 +26,7 @@ import java.util.Set;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.scale.ScaleMain [--quick]
- *      [--sizes 10x100,100x1000,1000x10000] [--reps 5] [--members-per-session 100] [--out DIR] [--zk HOST:PORT]
+ *      [--sizes 10x100,100x1000,100x10000,1000x10000] [--reps 5] [--members-per-session 100] [--out DIR] [--zk HOST:PORT]
  * </pre>
  */
 public final class ScaleMain {
@@ -37,7 +37,7 @@ public final class ScaleMain {
     public static void main(String[] argv) throws Exception {
         Args args = new Args(argv, Set.of("quick"), Set.of("sizes", "reps", "members-per-session", "out", "zk", "timeout-ms"));
         boolean quick = args.flag("quick");
-        List<Size> sizes = parseSizes(args.get("sizes", quick ? "10x100,100x1000" : "10x100,100x1000,1000x10000"));
+        List<Size> sizes = parseSizes(args.get("sizes", quick ? "10x100,100x1000" : "10x100,100x1000,100x10000,1000x10000"));
         int reps = args.getInt("reps", quick ? 3 : 5);
         int perSession = args.getInt("members-per-session", 100);
         Path out = args.path("out", "target/bench-results");
