@@ -22,7 +22,7 @@ import java.util.Set;
 public final class ChartMain {
 
     private static final String[] COLORS = {"#1b9e77", "#66a61e", "#d95f02", "#e6ab02", "#7570b3", "#e7298a", "#666666"};
-    private static final int WIDTH = 960;
+    private static final int WIDTH = 1100;
 
     record Bar(String label, double p50, double p95, String color, String note) {
     }
@@ -143,8 +143,8 @@ public final class ChartMain {
 
     /** Horizontal bars on a log axis, grouped; returns the next free y. */
     private static int logBars(StringBuilder svg, int y, String title, String subtitle, List<Group> groups, double rtt) {
-        int left = 330;
-        int right = WIDTH - 200;
+        int left = 390;
+        int right = WIDTH - 330;
         double min = Double.MAX_VALUE;
         double max = 0;
         for (Group g : groups) {
@@ -175,7 +175,7 @@ public final class ChartMain {
             svg.append(text(10, y + 14, g.title(), "font-weight=\"bold\""));
             y += 20;
             for (Bar b : g.bars()) {
-                svg.append(text(left - 8, y + 12, shorten(b.label(), 48), "text-anchor=\"end\""));
+                svg.append(text(left - 8, y + 12, shorten(b.label(), 60), "text-anchor=\"end\""));
                 if (Double.isNaN(b.p50())) {
                     svg.append(text(left + 4, y + 12, b.note(), "fill=\"#999\" font-style=\"italic\""));
                 } else {
@@ -202,12 +202,14 @@ public final class ChartMain {
             double tx = x.applyAsDouble(t);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
                     tx, top, tx, y));
-            svg.append(text((int) tx, y + 14, formatMs(t) + " ms", "text-anchor=\"middle\" fill=\"#555\""));
+            svg.append(text((int) tx, y + 14, t >= 1000 ? formatMs(t / 1000) + " s" : formatMs(t) + " ms",
+                    "text-anchor=\"middle\" fill=\"#555\""));
         }
         if (!Double.isNaN(rtt) && rtt >= lo) {
             double rx = x.applyAsDouble(rtt);
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
                     + "stroke-dasharray=\"4,3\"/>%n", rx, top, rx, y));
+            svg.append(text((int) rx + 3, y - 4, "ZooKeeper write RTT", "fill=\"#c00\" font-size=\"10\""));
         }
         return y + 24;
     }
