@@ -1,0 +1,288 @@
+package io.groupkeeper.benchmarks.rebalance;
+
+import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.EventMarks;
+import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
+import io.groupkeeper.zookeeper.internal.ZkStats;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Runs the four scenarios of issue 7 item 2 against one {@link RebalanceSubject}, measuring each event with a
+ * {@link Probe}:
+ * <ul>
+ *   <li>(a) {@code scale-out}: a 4th member joins 3 (event: the new member is created);</li>
+ *   <li>(b) {@code leave}: that member leaves gracefully (event: the leave is requested);</li>
+ *   <li>(c) {@code crash}: the newest of 4 crashes; the figure runs from the system's detection of the session
+ *   expiry (a replacement joins between repetitions, unmeasured);</li>
+ *   <li>(d) {@code cold-start}: 4 members start at once in a new group.</li>
+ * </ul>
+ * (a) and (b) alternate in one group, so each repetition starts from the same 3- or 4-member state. The first
+ * {@code warmups} repetitions of each scenario are run and dropped.
+ */
+public final class ScenarioRunner {
+
+    public enum Scenario {
+        SCALE_OUT("a", "scale-out"), LEAVE("b", "leave"), CRASH("c", "crash"), COLD_START("d", "cold-start");
+
+        public final String letter;
+        public final String key;
+
+        Scenario(String letter, String key) {
+            this.letter = letter;
+            this.key = key;
+        }
+
+        public static Scenario byLetterOrKey(String s) {
+            for (Scenario x : values()) {
+                if (x.letter.equals(s) || x.key.equals(s)) {
+                    return x;
+                }
+            }
+            throw new IllegalArgumentException("unknown scenario " + s + " (a|b|c|d or scale-out|leave|crash|cold-start)");
+        }
+    }
+
+    /**
+     * One measured event. Times in ms from the event ((c): from the expiry detection). {@code ownedMs}: until every
+     * partition was owned (the coordination part); {@code fetchMs}: from then until every owner had delivered a
+     * record; {@code publishMs}: until the new assignment was published (groupkeeper only, else NaN);
+     * {@code detectMs} ((c)): from the crash to the detection. {@code zk}: the members' ZooKeeper counters for the
+     * event (groupkeeper-zk only).
+     */
+    public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
+                      double detectMs, String detectionSource, int gains, int overlaps, ZkStats.Snapshot zk,
+                      java.util.Map<String, Double> phasesMs) {
+    }
+
+    public record Config(int partitions, int reps, int warmups, long guardMs, long timeoutMs, long crashTimeoutMs) {
+    }
+
+    private final RebalanceSubject subject;
+    private final Config config;
+    private final PrintStream out;
+    private final java.util.Map<String, Object> overlapReports = new java.util.LinkedHashMap<>();
+    private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
+
+    public ScenarioRunner(RebalanceSubject subject, Config config, PrintStream out) {
+        this.subject = subject;
+        this.config = config;
+        this.out = out;
+    }
+
+    /** Runs the scenarios asked for, in the order a, b, c, d; (a) and (b) share one loop. */
+    public java.util.Map<Scenario, List<Rep>> run(java.util.Collection<Scenario> scenarios) throws InterruptedException {
+        java.util.Map<Scenario, List<Rep>> results = new java.util.EnumMap<>(Scenario.class);
+        if (scenarios.contains(Scenario.SCALE_OUT) || scenarios.contains(Scenario.LEAVE)) {
+            List<Rep> a = new ArrayList<>();
+            List<Rep> b = new ArrayList<>();
+            runJoinLeave(a, b);
+            if (scenarios.contains(Scenario.SCALE_OUT)) {
+                results.put(Scenario.SCALE_OUT, a);
+            }
+            if (scenarios.contains(Scenario.LEAVE)) {
+                results.put(Scenario.LEAVE, b);
+            }
+        }
+        if (scenarios.contains(Scenario.CRASH)) {
+            results.put(Scenario.CRASH, runCrash());
+        }
+        if (scenarios.contains(Scenario.COLD_START)) {
+            results.put(Scenario.COLD_START, runColdStart());
+        }
+        return results;
+    }
+
+    /** (a) and (b) alternating in one group. */
+    private void runJoinLeave(List<Rep> scaleOut, List<Rep> leave) throws InterruptedException {
+        String group = groupName("ab");
+        subject.prepareGroup(group, false);
+        Probe probe = new Probe(config.partitions());
+        List<SubjectMember> members = new ArrayList<>();
+        try {
+            probe.arm(System.nanoTime(), List.of("m0", "m1", "m2"), subject.consumesRecords());
+            for (String n : List.of("m0", "m1", "m2")) {
+                members.add(subject.start(group, n, false, probe));
+            }
+            settle(probe, "3 members");
+            for (int i = 0; i < config.warmups() + config.reps(); i++) {
+                String name = "j" + i;
+                List<String> live = new ArrayList<>(List.of("m0", "m1", "m2"));
+                live.add(name);
+                EventMarks marks = subject.beforeEvent(group, null);
+                ZkStats.Snapshot before = zkStats();
+                long t = System.nanoTime();
+                probe.arm(t, live, subject.consumesRecords());
+                SubjectMember joiner = subject.start(group, name, false, probe);
+                Rep a = measure(Scenario.SCALE_OUT, i, probe, t, marks, 0, "", before, config.timeoutMs());
+                if (i >= config.warmups()) {
+                    scaleOut.add(a);
+                }
+
+                marks = subject.beforeEvent(group, null);
+                before = zkStats();
+                t = System.nanoTime();
+                probe.arm(t, List.of("m0", "m1", "m2"), subject.consumesRecords());
+                joiner.leave();
+                Rep b = measure(Scenario.LEAVE, i, probe, t, marks, 0, "", before, config.timeoutMs());
+                if (i >= config.warmups()) {
+                    leave.add(b);
+                }
+                joiner.awaitStopped(30_000);
+            }
+        } finally {
+            report("scale-out+leave", probe);
+            stopAll(members);
+        }
+    }
+
+    private List<Rep> runCrash() throws InterruptedException {
+        String group = groupName("c");
+        subject.prepareGroup(group, true);
+        Probe probe = new Probe(config.partitions());
+        List<SubjectMember> members = new ArrayList<>();
+        List<String> names = new ArrayList<>(List.of("m0", "m1", "m2", "m3"));
+        List<Rep> reps = new ArrayList<>();
+        try {
+            probe.arm(System.nanoTime(), names, subject.consumesRecords());
+            for (String n : names) {
+                members.add(subject.start(group, n, true, probe));
+            }
+            settle(probe, "4 members");
+            for (int i = 0; i < config.warmups() + config.reps(); i++) {
+                SubjectMember victim = members.get(members.size() - 1);
+                List<String> live = new ArrayList<>(names);
+                live.remove(victim.name());
+                EventMarks marks = subject.beforeEvent(group, victim);
+                ZkStats.Snapshot before = zkStats();
+                long t = System.nanoTime();
+                probe.arm(t, live, subject.consumesRecords());
+                probe.kill(victim.name());
+                victim.crash();
+                Rep c = measure(Scenario.CRASH, i, probe, t, marks, config.crashTimeoutMs(),
+                        "crash + session timeout (latest possible detection)", before,
+                        config.timeoutMs() + config.crashTimeoutMs());
+                if (i >= config.warmups()) {
+                    reps.add(c);
+                }
+                victim.awaitStopped(5_000);
+                members.remove(victim);
+                names.remove(victim.name());
+                String replacement = "r" + i;
+                names.add(replacement);
+                probe.arm(System.nanoTime(), names, subject.consumesRecords());
+                members.add(subject.start(group, replacement, true, probe));
+                settle(probe, "replacement " + replacement);
+            }
+        } finally {
+            report("crash", probe);
+            stopAll(members);
+        }
+        return reps;
+    }
+
+    private List<Rep> runColdStart() throws InterruptedException {
+        List<Rep> reps = new ArrayList<>();
+        for (int i = 0; i < config.warmups() + config.reps(); i++) {
+            String group = groupName("d" + i);
+            subject.prepareGroup(group, false);
+            Probe probe = new Probe(config.partitions());
+            List<String> names = List.of("m0", "m1", "m2", "m3");
+            List<SubjectMember> members = new ArrayList<>();
+            try {
+                ZkStats.Snapshot before = zkStats();
+                long t = System.nanoTime();
+                probe.arm(t, names, subject.consumesRecords());
+                for (String n : names) {
+                    members.add(subject.start(group, n, false, probe));
+                }
+                Rep d = measure(Scenario.COLD_START, i, probe, t, RebalanceSubject.EventMarks.NONE, 0, "", before,
+                        config.timeoutMs());
+                if (i >= config.warmups()) {
+                    reps.add(d);
+                }
+            } finally {
+                if (probe.overlaps() > 0) {
+                    report("cold-start " + i, probe);
+                }
+                stopAll(members);
+            }
+        }
+        return reps;
+    }
+
+    private Rep measure(Scenario s, int i, Probe probe, long t, EventMarks marks, long sessionTimeoutMs,
+                        String fallbackSource, ZkStats.Snapshot before, long timeoutMs) throws InterruptedException {
+        Probe.Sample sample = probe.await(config.guardMs(), timeoutMs);
+        if (sample == null) {
+            throw new IllegalStateException(subject.key() + " " + s.key + " repetition " + i + " did not finish within "
+                    + timeoutMs + " ms: " + probe.describe());
+        }
+        ZkStats.Snapshot after = zkStats();
+        ZkStats.Snapshot zk = before == null || after == null ? null : after.minus(before);
+        double shift = 0;
+        double detectMs = Double.NaN;
+        String source = "";
+        if (s == Scenario.CRASH) {
+            long detected = marks.expiryDetectedAt();
+            source = marks.expirySource();
+            if (detected == 0) {
+                detected = t + sessionTimeoutMs * 1_000_000L;
+                source = fallbackSource;
+            }
+            detectMs = (detected - t) / 1e6;
+            shift = detectMs;
+        }
+        double publishMs = marks.publishedAt() == 0 ? Double.NaN : (marks.publishedAt() - t) / 1e6 - shift;
+        Rep rep = new Rep(s.key, i, sample.totalMs() - shift, Math.max(0, sample.ownedMs() - shift),
+                sample.fetchMs() + Math.min(0, sample.ownedMs() - shift), publishMs, detectMs, source,
+                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift));
+        StringBuilder phases = new StringBuilder();
+        rep.phasesMs().forEach((k, v) -> phases.append(String.format(java.util.Locale.ROOT, ", %s %.1f", k, v)));
+        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s)%n", s.key, i < config.warmups() ? "w" : "#", i,
+                rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
+                Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
+                s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "");
+        return rep;
+    }
+
+    /** Per group run: the probe's overlap counters by kind and the first few, for the record. */
+    public java.util.Map<String, Object> overlapReports() {
+        return overlapReports;
+    }
+
+    private void report(String what, Probe probe) {
+        overlapReports.put(what, probe.overlapReport());
+    }
+
+    private static java.util.Map<String, Double> phasesMs(EventMarks marks, long t, double shift) {
+        java.util.Map<String, Double> m = new java.util.LinkedHashMap<>();
+        marks.phases().forEach((k, v) -> m.put(k, (v - t) / 1e6 - shift));
+        return m;
+    }
+
+    private void settle(Probe probe, String what) throws InterruptedException {
+        if (probe.await(config.guardMs(), config.timeoutMs()) == null) {
+            throw new IllegalStateException(subject.key() + ": " + what + " did not settle within " + config.timeoutMs()
+                    + " ms: " + probe.describe());
+        }
+    }
+
+    private ZkStats.Snapshot zkStats() {
+        return subject instanceof GroupKeeperZkSubject gk ? gk.stats() : null;
+    }
+
+    private static void stopAll(List<SubjectMember> members) {
+        for (SubjectMember m : members) {
+            m.leave();
+        }
+        for (SubjectMember m : members) {
+            m.awaitStopped(30_000);
+        }
+    }
+
+    private String groupName(String what) {
+        return "bench-" + subject.key() + "-" + what + "-" + runTag;
+    }
+}

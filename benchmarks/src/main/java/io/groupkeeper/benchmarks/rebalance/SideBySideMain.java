@@ -1,0 +1,368 @@
+package io.groupkeeper.benchmarks.rebalance;
+
+import io.groupkeeper.benchmarks.rebalance.ScenarioRunner.Rep;
+import io.groupkeeper.benchmarks.rebalance.ScenarioRunner.Scenario;
+import io.groupkeeper.benchmarks.support.Args;
+import io.groupkeeper.benchmarks.support.Fmt;
+import io.groupkeeper.benchmarks.support.Json;
+import io.groupkeeper.benchmarks.support.Machine;
+import io.groupkeeper.benchmarks.support.Stats;
+import io.groupkeeper.benchmarks.support.ZkRoundTrip;
+import io.groupkeeper.embedded.EmbeddedKafka;
+import io.groupkeeper.embedded.EmbeddedZooKeeper;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The side-by-side rebalance comparison (issue 7 item 2): the same scenarios for Kafka's own groups under four
+ * settings, for groupkeeper over Kafka (pending the adapter) and for groupkeeper's ZooKeeper part alone, all on one
+ * in-process ZooKeeper and one in-process KRaft broker ({@code group.initial.rebalance.delay.ms=0}), with a producer
+ * writing to every partition throughout. Writes {@code sidebyside.json} and {@code sidebyside.csv}; the last line
+ * printed is {@code scale-out p50: groupkeeper=<ms> kafka-best=<ms> ratio=<x>} (ratio = kafka-best / groupkeeper,
+ * i.e. how many times faster).
+ *
+ * <p>A plain main rather than JMH: each sample is one rebalance of hundreds of ms to seconds with servers, threads
+ * and a producer around it; what matters is the distribution over repetitions (p50/p95/max) of a wall-clock
+ * interval that starts and ends on different threads, and JMH's iteration model (a method called repeatedly and
+ * timed as a whole) measures neither the start nor the end of such an interval.
+ *
+ * <pre>
+ * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
+ *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 10]
+ *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--out DIR] [--no-kafka]
+ * </pre>
+ */
+public final class SideBySideMain {
+
+    static final String TOPIC = "bench";
+
+    private SideBySideMain() {
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, Object> result = run(argv, System.out);
+        System.exit(result.containsKey("error") ? 1 : 0);
+    }
+
+    public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
+        Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
+                "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms"));
+        boolean quick = args.flag("quick");
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
+            scenarios.add(Scenario.byLetterOrKey(s.trim()));
+        }
+        List<KafkaSetting> settings = new ArrayList<>();
+        if (!args.flag("no-kafka")) {
+            String all = String.join(",", java.util.Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
+            for (String s : args.get("settings", all).split(",")) {
+                settings.add(KafkaSetting.byKey(s.trim()));
+            }
+        }
+        int kafkaReps = args.getInt("reps", quick ? 3 : 10);
+        int gkReps = args.getInt("gk-reps", 10);
+        int kafkaWarmups = args.getInt("warmups", quick ? 0 : 1);
+        int partitions = args.getInt("partitions", 12);
+        long crashSessionMs = args.getInt("crash-session-timeout-ms", 10_000);
+        long producerIntervalMs = args.getInt("producer-interval-ms", 5);
+        long timeoutMs = args.getInt("timeout-ms", 90_000);
+        Path outDir = args.path("out", "target/bench-results");
+
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("kind", "side-by-side");
+        doc.put("command", "SideBySideMain " + String.join(" ", argv));
+        doc.put("mode", quick ? "quick" : "full");
+        doc.put("machine", Machine.describe());
+        doc.put("partitions", partitions);
+        doc.put("producerIntervalMs", producerIntervalMs);
+        doc.put("scenarios", scenarios.stream().map(s -> s.key).toList());
+        List<Map<String, Object>> subjects = new ArrayList<>();
+        doc.put("subjects", subjects);
+
+        long t0 = System.nanoTime();
+        EmbeddedKafka kafka = null;
+        RecordProducer producer = null;
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.startDefault()) {
+            if (!settings.isEmpty()) {
+                kafka = EmbeddedKafka.builder().brokerProperties(KafkaNativeSubject.brokerProperties(crashSessionMs))
+                        .build().start();
+                kafka.createTopic(TOPIC, partitions);
+                producer = new RecordProducer(kafka, TOPIC, partitions, producerIntervalMs);
+                doc.put("brokerOverrides", KafkaNativeSubject.brokerProperties(crashSessionMs));
+            }
+            out.printf("side-by-side (%s): scenarios %s, %d partitions, %d cpus, load %.2f%n", quick ? "quick" : "full",
+                    scenarios.stream().map(s -> s.key).toList(), partitions, Runtime.getRuntime().availableProcessors(),
+                    Machine.loadAverage());
+            Stats rttBefore = ZkRoundTrip.measure(zk.connectString(), 50, 200);
+            out.printf("raw ZooKeeper setData round trip (before): p50 %s ms, p95 %s ms%n", Fmt.ms(rttBefore.p50()),
+                    Fmt.ms(rttBefore.p95()));
+
+            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, 2, 200, timeoutMs,
+                    crashSessionMs > 0 ? crashSessionMs : 15_000);
+            try (GroupKeeperZkSubject gk = new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions,
+                    crashSessionMs)) {
+                subjects.add(runSubject(gk, gkConfig, scenarios, out));
+            }
+
+            if (kafka != null) {
+                if (GroupKeeperKafkaSubject.available()) {
+                    try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC)) {
+                        subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups,
+                                300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000), scenarios, out));
+                    }
+                } else {
+                    GroupKeeperKafkaSubject pending = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC);
+                    Map<String, Object> s = subjectHeader(pending);
+                    s.put("status", "pending: " + GroupKeeperKafkaSubject.PENDING);
+                    subjects.add(s);
+                    out.println(pending.label() + ": pending (" + GroupKeeperKafkaSubject.PENDING + ")");
+                }
+                for (KafkaSetting setting : settings) {
+                    try (KafkaNativeSubject k = new KafkaNativeSubject(setting, kafka, TOPIC, crashSessionMs)) {
+                        subjects.add(runSubject(k, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups, 300,
+                                timeoutMs, crashSessionMs > 0 ? crashSessionMs : 45_000), scenarios, out));
+                    }
+                }
+            }
+            Stats rttAfter = ZkRoundTrip.measure(zk.connectString(), 50, 200);
+            doc.put("zkRoundTripMs", Map.of("before", rttBefore, "after", rttAfter));
+            double rtt = Math.min(rttBefore.p50(), rttAfter.p50());
+            doc.put("rttMs", rtt);
+            doc.put("producedRecords", producer == null ? 0 : producer.sent());
+            doc.put("loadAverageAtEnd", Machine.loadAverage());
+            doc.put("wallSeconds", (System.nanoTime() - t0) / 1e9);
+            Map<String, Object> summary = summarize(subjects, rtt);
+            doc.put("summary", summary);
+            writeFiles(doc, subjects, outDir);
+            printTable(subjects, rtt, out);
+            printSummary(summary, rtt, out);
+        } catch (Exception e) {
+            doc.put("error", e.toString());
+            writeFiles(doc, subjects, outDir);
+            throw e;
+        } finally {
+            if (producer != null) {
+                producer.close();
+            }
+            if (kafka != null) {
+                kafka.close();
+            }
+        }
+        return doc;
+    }
+
+    private static Map<String, Object> subjectHeader(RebalanceSubject s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("key", s.key());
+        m.put("label", s.label());
+        m.put("system", s.system());
+        m.put("consumesRecords", s.consumesRecords());
+        m.put("settings", s.settings());
+        return m;
+    }
+
+    private static Map<String, Object> runSubject(RebalanceSubject subject, ScenarioRunner.Config config,
+                                                  List<Scenario> scenarios, PrintStream out) throws Exception {
+        out.printf("%s: %d repetitions (+%d warm-up) per scenario%n", subject.label(), config.reps(), config.warmups());
+        long t0 = System.nanoTime();
+        ScenarioRunner runner = new ScenarioRunner(subject, config, out);
+        Map<Scenario, List<Rep>> reps = runner.run(scenarios);
+        Map<String, Object> m = subjectHeader(subject);
+        m.put("settings", subject.settings()); // after the run: includes verification notes
+        m.put("status", "measured");
+        m.put("seconds", (System.nanoTime() - t0) / 1e9);
+        Map<String, Object> byScenario = new LinkedHashMap<>();
+        reps.forEach((s, list) -> {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("total", stats(list, Rep::totalMs));
+            r.put("owned", stats(list, Rep::ownedMs));
+            r.put("fetch", stats(list, Rep::fetchMs));
+            r.put("publish", stats(list, Rep::publishMs));
+            if (s == Scenario.CRASH) {
+                r.put("detect", stats(list, Rep::detectMs));
+            }
+            Map<String, Stats> phases = new LinkedHashMap<>();
+            for (Rep rep : list) {
+                for (String k : rep.phasesMs().keySet()) {
+                    phases.computeIfAbsent(k, key -> stats(list, x -> x.phasesMs().getOrDefault(key, Double.NaN)));
+                }
+            }
+            if (!phases.isEmpty()) {
+                r.put("phases", phases);
+            }
+            if (phases.containsKey("membership")) {
+                // The ZooKeeper part of a handoff: from the membership event (member node created or deleted) until
+                // every partition is owned.
+                r.put("handoff", stats(list, x -> x.phasesMs().containsKey("membership")
+                        ? x.ownedMs() - x.phasesMs().get("membership") : Double.NaN));
+            }
+            r.put("overlaps", list.stream().mapToInt(Rep::overlaps).max().orElse(0));
+            r.put("reps", list);
+            byScenario.put(s.key, r);
+        });
+        m.put("scenarios", byScenario);
+        m.put("overlapReports", runner.overlapReports());
+        return m;
+    }
+
+    static Stats stats(List<Rep> reps, ToDoubleFunction<Rep> f) {
+        List<Double> values = new ArrayList<>();
+        for (Rep r : reps) {
+            double v = f.applyAsDouble(r);
+            if (!Double.isNaN(v)) {
+                values.add(v);
+            }
+        }
+        return Stats.of(values);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Stats scenarioStats(Map<String, Object> subject, String scenario, String part) {
+        Object scenarios = subject.get("scenarios");
+        if (!(scenarios instanceof Map<?, ?> byScenario) || !byScenario.containsKey(scenario)) {
+            return Stats.EMPTY;
+        }
+        return (Stats) ((Map<String, Object>) byScenario.get(scenario)).get(part);
+    }
+
+    static Map<String, Object> summarize(List<Map<String, Object>> subjects, double rtt) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("rttMs", rtt);
+        for (Scenario scenario : Scenario.values()) {
+            Map<String, Object> line = new LinkedHashMap<>();
+            double best = Double.NaN;
+            String bestKey = null;
+            Double gk = null;
+            Double gkZk = null;
+            for (Map<String, Object> subject : subjects) {
+                Stats st = scenarioStats(subject, scenario.key, "total");
+                if (st.isEmpty()) {
+                    continue;
+                }
+                switch ((String) subject.get("system")) {
+                    case "kafka" -> {
+                        if (Double.isNaN(best) || st.p50() < best) {
+                            best = st.p50();
+                            bestKey = (String) subject.get("key");
+                        }
+                    }
+                    case "groupkeeper" -> gk = st.p50();
+                    case "groupkeeper-zk" -> gkZk = st.p50();
+                    default -> {
+                    }
+                }
+            }
+            if (bestKey == null && gk == null && gkZk == null) {
+                continue;
+            }
+            line.put("kafkaBestP50Ms", Double.isNaN(best) ? null : best);
+            line.put("kafkaBestKey", bestKey);
+            line.put("groupkeeperP50Ms", gk);
+            line.put("ratioKafkaBestToGroupkeeper", gk == null || Double.isNaN(best) ? null : best / gk);
+            line.put("groupkeeperInRtts", gk == null ? null : gk / rtt);
+            line.put("groupkeeperZkP50Ms", gkZk);
+            for (Map<String, Object> subject : subjects) {
+                if ("groupkeeper-zk".equals(subject.get("system"))) {
+                    Stats h = scenarioStats(subject, scenario.key, "handoff");
+                    if (h != null && !h.isEmpty()) {
+                        line.put("groupkeeperZkHandoffP50Ms", h.p50());
+                        line.put("groupkeeperZkHandoffInRtts", h.p50() / rtt);
+                    }
+                }
+            }
+            line.put("groupkeeperZkInRtts", gkZk == null ? null : gkZk / rtt);
+            line.put("ratioKafkaBestToGroupkeeperZk", gkZk == null || Double.isNaN(best) ? null : best / gkZk);
+            s.put(scenario.key, line);
+        }
+        return s;
+    }
+
+    private static void printTable(List<Map<String, Object>> subjects, double rtt, PrintStream out) {
+        out.println();
+        out.println("Rebalance time, ms from the event until every partition is owned once and (Kafka) fetched; "
+                + "(c) from expiry detection");
+        out.printf("%-52s %-10s %3s  %-22s %10s %10s %11s%n", "subject", "scenario", "n", "p50 / p95 / max",
+                "owned p50", "fetch p50", "publish p50");
+        for (Map<String, Object> subject : subjects) {
+            if (!"measured".equals(subject.get("status"))) {
+                out.printf("%-52s %s%n", subject.get("label"), subject.get("status"));
+                continue;
+            }
+            for (Scenario s : Scenario.values()) {
+                Stats total = scenarioStats(subject, s.key, "total");
+                if (total.isEmpty()) {
+                    continue;
+                }
+                out.printf("%-52s %-10s %3d  %-22s %10s %10s %11s%n", subject.get("label"), s.key, total.n(),
+                        total.summary(), Fmt.ms(scenarioStats(subject, s.key, "owned").p50()),
+                        Fmt.ms(scenarioStats(subject, s.key, "fetch").p50()),
+                        Fmt.ms(scenarioStats(subject, s.key, "publish").p50()));
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void printSummary(Map<String, Object> summary, double rtt, PrintStream out) {
+        out.println();
+        out.printf("raw ZooKeeper write round trip p50 in this run: %s ms%n", Fmt.ms(rtt));
+        for (Scenario s : Scenario.values()) {
+            Map<String, Object> line = (Map<String, Object>) summary.get(s.key);
+            if (line == null || line.get("groupkeeperZkP50Ms") == null) {
+                continue;
+            }
+            double zkPart = (Double) line.get("groupkeeperZkP50Ms");
+            Object best = line.get("kafkaBestP50Ms");
+            out.printf(Locale.ROOT, "%s p50, groupkeeper ZooKeeper part only (no Kafka): %s ms = %s raw ZooKeeper write "
+                            + "round trips%s%n", s.key, Fmt.ms(zkPart), Fmt.ratio(zkPart / rtt),
+                    best == null ? "" : "; kafka-best (" + line.get("kafkaBestKey") + ") / ZooKeeper part = "
+                            + Fmt.ratio((Double) best / zkPart));
+            Object handoff = line.get("groupkeeperZkHandoffP50Ms");
+            if (handoff != null) {
+                out.printf(Locale.ROOT, "%s p50, groupkeeper handoff (membership event -> every partition owned): %s ms = %s"
+                        + " raw ZooKeeper write round trips%n", s.key, Fmt.ms((Double) handoff),
+                        Fmt.ratio((Double) handoff / rtt));
+            }
+        }
+        Map<String, Object> a = (Map<String, Object>) summary.getOrDefault(Scenario.SCALE_OUT.key, Map.of());
+        Object gk = a.get("groupkeeperP50Ms");
+        Object best = a.get("kafkaBestP50Ms");
+        Object ratio = a.get("ratioKafkaBestToGroupkeeper");
+        out.printf(Locale.ROOT, "scale-out p50: groupkeeper=%s kafka-best=%s ratio=%s%n",
+                gk == null ? "n/a" : Fmt.ms((Double) gk), best == null ? "n/a" : Fmt.ms((Double) best),
+                ratio == null ? "n/a" : Fmt.ratio((Double) ratio));
+    }
+
+    private static void writeFiles(Map<String, Object> doc, List<Map<String, Object>> subjects, Path outDir)
+            throws IOException {
+        Json.write(outDir.resolve("sidebyside.json"), doc);
+        StringBuilder csv = new StringBuilder("subject,system,scenario,rep,total_ms,owned_ms,fetch_ms,publish_ms,"
+                + "detect_ms,overlaps,zk_watch_events,zk_writes,zk_transactions,zk_reads\n");
+        for (Map<String, Object> subject : subjects) {
+            if (!(subject.get("scenarios") instanceof Map<?, ?> byScenario)) {
+                continue;
+            }
+            for (Object v : byScenario.values()) {
+                @SuppressWarnings("unchecked")
+                List<Rep> reps = (List<Rep>) ((Map<String, Object>) v).get("reps");
+                for (Rep r : reps) {
+                    csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s%n",
+                            subject.get("key"), subject.get("system"), r.scenario(), r.rep(), r.totalMs(), r.ownedMs(),
+                            r.fetchMs(), r.publishMs(), r.detectMs(), r.overlaps(),
+                            r.zk() == null ? ",,," : r.zk().watchEvents() + "," + r.zk().writes() + ","
+                                    + r.zk().transactions() + "," + r.zk().reads()));
+                }
+            }
+        }
+        Files.createDirectories(outDir);
+        Files.writeString(outDir.resolve("sidebyside.csv"), csv);
+    }
+}

@@ -1,0 +1,66 @@
+package io.groupkeeper.benchmarks.support;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * Observes a group from outside, with its own ZooKeeper session (not counted in the members' stats): the instant
+ * the leader's publish of a new generation reaches a watcher of the group's {@code assignment} node (the leader
+ * writes it last in every publish), and the instant a member node is deleted (a session expiry, for a crash).
+ */
+public final class GenerationWatch {
+
+    private final CuratorFramework admin;
+    private final String groupPath;
+
+    /** {@code namespaceRoot} like {@code /groupkeeper}. */
+    public GenerationWatch(CuratorFramework admin, String namespaceRoot, String group) {
+        this.admin = admin;
+        this.groupPath = namespaceRoot + "/groups/" + group;
+    }
+
+    /** Arms a one-shot watch; the returned holder gets the nanoTime of the next publish (0 until then). */
+    public AtomicLong nextPublish() throws Exception {
+        AtomicLong at = new AtomicLong();
+        admin.getData().usingWatcher((Watcher) e -> {
+            if (e.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                at.compareAndSet(0, System.nanoTime());
+            }
+        }).forPath(groupPath + "/assignment");
+        return at;
+    }
+
+    /** Arms a one-shot watch on a member node; the holder gets the nanoTime of its deletion (0 until then). */
+    public AtomicLong memberDeleted(String memberId) throws Exception {
+        AtomicLong at = new AtomicLong();
+        if (admin.checkExists().usingWatcher((Watcher) e -> {
+            if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
+                at.compareAndSet(0, System.nanoTime());
+            }
+        }).forPath(groupPath + "/members/" + memberId) == null) {
+            at.set(System.nanoTime());
+        }
+        return at;
+    }
+
+    /**
+     * Arms a one-shot child watch on the group's members; the holder gets the nanoTime of the next membership change
+     * (a member node created or deleted: the event the leader reacts to), 0 until then.
+     */
+    public AtomicLong nextMembershipChange() throws Exception {
+        AtomicLong at = new AtomicLong();
+        admin.getChildren().usingWatcher((Watcher) e -> {
+            if (e.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+                at.compareAndSet(0, System.nanoTime());
+            }
+        }).forPath(groupPath + "/members");
+        return at;
+    }
+
+    /** The published generation number, read now. */
+    public long generation() throws Exception {
+        String body = new String(admin.getData().forPath(groupPath + "/assignment"), java.nio.charset.StandardCharsets.UTF_8);
+        return Json.mapper().readTree(body).path("generation").asLong();
+    }
+}

@@ -1,0 +1,114 @@
+package io.groupkeeper.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.groupkeeper.assignor.Assignment;
+import io.groupkeeper.assignor.AssignmentInput;
+import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.benchmarks.chart.ChartMain;
+import io.groupkeeper.benchmarks.jmh.AssignorBenchmark;
+import io.groupkeeper.benchmarks.rebalance.SideBySideMain;
+import io.groupkeeper.benchmarks.scale.ScaleHarness;
+import io.groupkeeper.benchmarks.scale.ScaleMain;
+import io.groupkeeper.benchmarks.support.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmarks are not run by {@code mvn verify}; this checks that one tiny run of each harness completes and
+ * produces sane, complete output (seconds, not minutes).
+ */
+class HarnessSmokeTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void sideBySideTinyRunMeasuresBothSidesAndPrintsTheSummaryLine() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        SideBySideMain.run(new String[] {"--scenarios", "a", "--settings", "kafka-classic-hb500", "--reps", "1",
+                "--warmups", "0", "--gk-reps", "2", "--out", dir.toString()}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        String[] lines = output.strip().split("\n");
+        assertThat(lines[lines.length - 1])
+                .matches("scale-out p50: groupkeeper=n/a kafka-best=[0-9.]+ ratio=n/a");
+
+        JsonNode doc = Json.read(dir.resolve("sidebyside.json"));
+        assertThat(doc.has("error")).as(output).isFalse();
+        JsonNode subjects = doc.path("subjects");
+        assertThat(subjects).hasSize(3);
+
+        JsonNode gk = subjects.get(0);
+        assertThat(gk.path("key").asText()).isEqualTo("groupkeeper-zk");
+        JsonNode gkScaleOut = gk.path("scenarios").path("scale-out");
+        assertThat(gkScaleOut.path("total").path("n").asInt()).isEqualTo(2);
+        assertThat(gkScaleOut.path("total").path("p50").asDouble()).isPositive();
+        assertThat(gkScaleOut.path("overlaps").asInt()).isZero();
+        JsonNode firstRep = gkScaleOut.path("reps").get(0);
+        assertThat(firstRep.path("gains").asInt()).as("the joiner gained partitions").isGreaterThanOrEqualTo(3);
+        assertThat(firstRep.path("zk").path("writes").asLong()).isPositive();
+        assertThat(firstRep.path("publishMs").asDouble()).isBetween(0.0, firstRep.path("totalMs").asDouble());
+
+        assertThat(subjects.get(1).path("status").asText()).isEqualTo("pending: needs kafka-adapter");
+
+        JsonNode kafka = subjects.get(2);
+        assertThat(kafka.path("key").asText()).isEqualTo("kafka-classic-hb500");
+        JsonNode kScaleOut = kafka.path("scenarios").path("scale-out");
+        assertThat(kScaleOut.path("total").path("n").asInt()).isEqualTo(1);
+        assertThat(kScaleOut.path("overlaps").asInt()).isZero();
+        JsonNode kRep = kScaleOut.path("reps").get(0);
+        assertThat(kRep.path("fetchMs").asDouble()).as("Kafka's figure includes the first fetch").isGreaterThanOrEqualTo(0);
+        assertThat(kRep.path("totalMs").asDouble()).isGreaterThanOrEqualTo(kRep.path("ownedMs").asDouble());
+        assertThat(doc.path("producedRecords").asLong()).isPositive();
+        assertThat(doc.path("rttMs").asDouble()).isPositive();
+
+        List<String> csv = Files.readAllLines(dir.resolve("sidebyside.csv"));
+        assertThat(csv).hasSize(1 + 2 + 1);
+        assertThat(csv.get(0)).startsWith("subject,system,scenario,rep,total_ms");
+
+        String svg = ChartMain.render(dir);
+        assertThat(svg).startsWith("<svg").contains("(a) scale-out").contains("Kafka classic").endsWith("</svg>\n");
+    }
+
+    @Test
+    void scaleTinyRunCountsZooKeeperWorkPerJoin() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<ScaleHarness.Result> results = ScaleMain.run(null, List.of(new ScaleHarness.Size(4, 16)), 2, 2, 60_000,
+                dir, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(results).hasSize(1);
+        ScaleHarness.Result r = results.get(0);
+        assertThat(r.sessions()).isEqualTo(2);
+        assertThat(r.joins()).hasSize(2);
+        assertThat(r.overlaps()).isZero();
+        for (ScaleHarness.Join j : r.joins()) {
+            assertThat(j.totalMs()).isPositive();
+            assertThat(j.publishMs()).isBetween(0.0, j.totalMs());
+            assertThat(j.moved()).as("the joiner takes its share of 16 partitions from 4 members").isEqualTo(3);
+            assertThat(j.watchEvents()).isPositive();
+            assertThat(j.writes()).isPositive();
+        }
+        assertThat(Files.readAllLines(dir.resolve("scale.csv"))).hasSize(3);
+        assertThat(ChartMain.render(dir)).contains("one member joins a group of N");
+    }
+
+    @Test
+    void assignorBenchmarkInputsAreTheDocumentedShapes() {
+        for (String name : Assignors.names()) {
+            var assignor = Assignors.byName(name);
+            AssignmentInput join = AssignorBenchmark.input(assignor, 10, 100, true);
+            assertThat(join.members()).hasSize(10);
+            assertThat(join.current().byMember()).hasSize(9);
+            assertThat(join.current().partitionCount()).isEqualTo(100);
+            Assignment next = assignor.assign(join);
+            assertThat(next.partitionCount()).isEqualTo(100);
+            assertThat(AssignorBenchmark.input(assignor, 10, 100, false).current()).isEqualTo(Assignment.empty());
+        }
+    }
+}
