@@ -38,7 +38,7 @@ class HarnessSmokeTest {
         String output = bytes.toString(StandardCharsets.UTF_8);
         String[] lines = output.strip().split("\n");
         assertThat(lines[lines.length - 1])
-                .matches("scale-out p50: groupkeeper=n/a kafka-best=[0-9.]+ ratio=n/a");
+                .matches("scale-out p50: groupkeeper=[0-9.]+ kafka-best=[0-9.]+ ratio=[0-9.]+");
 
         JsonNode doc = Json.read(dir.resolve("sidebyside.json"));
         assertThat(doc.has("error")).as(output).isFalse();
@@ -56,7 +56,28 @@ class HarnessSmokeTest {
         assertThat(firstRep.path("zk").path("writes").asLong()).isPositive();
         assertThat(firstRep.path("publishMs").asDouble()).isBetween(0.0, firstRep.path("totalMs").asDouble());
 
-        assertThat(subjects.get(1).path("status").asText()).isEqualTo("pending: needs kafka-adapter");
+        JsonNode gkk = subjects.get(1);
+        assertThat(gkk.path("key").asText()).isEqualTo("groupkeeper-kafka");
+        assertThat(gkk.path("status").asText()).isEqualTo("measured");
+        JsonNode gkkScaleOut = gkk.path("scenarios").path("scale-out");
+        assertThat(gkkScaleOut.path("total").path("n").asInt()).as("--gk-reps 2 applies to groupkeeper over Kafka").isEqualTo(2);
+        assertThat(gkkScaleOut.path("overlaps").asInt()).isZero();
+        JsonNode gkkLeave = gkk.path("scenarios").path("leave");
+        assertThat(gkkLeave.path("total").path("n").asInt()).isEqualTo(2);
+        assertThat(gkkLeave.path("overlaps").asInt()).isZero();
+        for (JsonNode rep : gkkScaleOut.path("reps")) {
+            assertThat(rep.path("gains").asInt()).as("the joiner gained partitions").isGreaterThanOrEqualTo(3);
+            double total = rep.path("totalMs").asDouble();
+            double owned = rep.path("ownedMs").asDouble();
+            assertThat(rep.path("fetchMs").asDouble()).as("the figure includes the first fetch").isGreaterThanOrEqualTo(0);
+            assertThat(total).isGreaterThanOrEqualTo(owned).isPositive();
+            assertThat(rep.path("zk").path("writes").asLong()).as("member sessions are counted").isPositive();
+            assertThat(rep.path("publishMs").asDouble()).isBetween(0.0, owned);
+            JsonNode phases = rep.path("phasesMs");
+            assertThat(phases.path("zk-claimed").asDouble()).as("the ZooKeeper part ends before owned")
+                    .isPositive().isLessThanOrEqualTo(owned + 0.001);
+            assertThat(phases.path("started").asDouble()).isBetween(0.0, owned);
+        }
 
         JsonNode kafka = subjects.get(2);
         assertThat(kafka.path("key").asText()).isEqualTo("kafka-classic-hb500");
@@ -70,7 +91,7 @@ class HarnessSmokeTest {
         assertThat(doc.path("rttMs").asDouble()).isPositive();
 
         List<String> csv = Files.readAllLines(dir.resolve("sidebyside.csv"));
-        assertThat(csv).hasSize(1 + 2 + 1);
+        assertThat(csv).hasSize(1 + 2 + 2 * 2 + 1 * 2);
         assertThat(csv.get(0)).startsWith("subject,system,scenario,rep,total_ms");
 
         String svg = ChartMain.render(dir);

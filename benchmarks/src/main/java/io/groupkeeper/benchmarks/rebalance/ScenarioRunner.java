@@ -270,6 +270,9 @@ public final class ScenarioRunner {
     }
 
     private ZkStats.Snapshot zkStats() {
+        if (subject instanceof GroupKeeperKafkaSubject gkk) {
+            return gkk.stats();
+        }
         return subject instanceof GroupKeeperZkSubject gk ? gk.stats() : null;
     }
 

@@ -71,6 +71,10 @@ public final class SideBySideMain {
         int kafkaReps = args.getInt("reps", quick ? 3 : 10);
         int gkReps = args.getInt("gk-reps", 10);
         int kafkaWarmups = args.getInt("warmups", quick ? 0 : 1);
+        // groupkeeper over Kafka: at least as many repetitions as groupkeeper's ZooKeeper-only subject (>= 10 by
+        // default, also with --quick, where the Kafka settings get 3)
+        int gkkReps = args.getInt("gkk-reps", Math.max(gkReps, kafkaReps));
+        int gkkWarmups = args.getInt("gkk-warmups", quick ? 2 : kafkaWarmups);
         int partitions = args.getInt("partitions", 12);
         long crashSessionMs = args.getInt("crash-session-timeout-ms", 10_000);
         long producerIntervalMs = args.getInt("producer-interval-ms", 5);
@@ -115,8 +119,9 @@ public final class SideBySideMain {
 
             if (kafka != null) {
                 if (GroupKeeperKafkaSubject.available()) {
-                    try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC)) {
-                        subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups,
+                    try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC,
+                            crashSessionMs)) {
+                        subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, gkkReps, gkkWarmups,
                                 300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000), scenarios, out));
                     }
                 } else {
