@@ -130,12 +130,58 @@ public final class MarkdownMain {
             }
             md.append('\n');
         }
+        // groupkeeper over Kafka: where the time goes (ZooKeeper part, Kafka part, waits)
+        for (JsonNode s : doc.path("subjects")) {
+            if (!"groupkeeper".equals(s.path("system").asText()) || !"measured".equals(s.path("status").asText())) {
+                continue;
+            }
+            md.append("groupkeeper over Kafka, split (p50 over repetitions, ms from the event; (c) from expiry "
+                    + "detection). `started` = the joiner's `CoordinatedConsumer.start()` returned (session, "
+                    + "`KafkaConsumer` created, member registered); `publish` = new generation seen from outside; "
+                    + "**ZooKeeper part** = `zk-claimed`, the last member's ZooKeeper step that gained partitions "
+                    + "completed (revocations, fenced releases and claims done; includes the old owners' final commits "
+                    + "made on their polling threads); **Kafka part** = the rest: `owned − zk-claimed` (hand-over to the "
+                    + "polling thread, `assign`, `seek`, ListOffsets when nothing was committed; negative when the "
+                    + "polling thread got there before the ZooKeeper step returned) plus `fetch` (until every owner "
+                    + "delivered a record); deliberate waits: none (settle delay 0, no sleeps; the poll loop is "
+                    + "`poll(100 ms)` and is woken on every change):\n\n");
+            md.append("| scenario | n | total p50 | connected | membership | started | publish | ZooKeeper part (zk-claimed) "
+                    + "| owned | owned − zk-claimed | fetch | ZooKeeper share of total | zk-claimed in RTTs |\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Iterator<Map.Entry<String, JsonNode>> it = s.path("scenarios").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                JsonNode r = e.getValue();
+                JsonNode ph = r.path("phases");
+                List<Double> kafkaAssign = new ArrayList<>();
+                List<Double> share = new ArrayList<>();
+                for (JsonNode rep : r.path("reps")) {
+                    JsonNode zc = rep.path("phasesMs").path("zk-claimed");
+                    if (zc.isNumber()) {
+                        kafkaAssign.add(rep.path("ownedMs").asDouble() - zc.asDouble());
+                        share.add(Math.min(zc.asDouble(), rep.path("ownedMs").asDouble()) / rep.path("totalMs").asDouble());
+                    }
+                }
+                Stats ka = Stats.of(kafkaAssign);
+                Stats sh = Stats.of(share);
+                JsonNode zc = ph.path("zk-claimed");
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        e.getKey(), r.path("total").path("n").asInt(), p50(r.path("total")), p50(ph.path("connected")),
+                        p50(ph.path("membership")), p50(ph.path("started")),
+                        p50(r.path("publish")), p50(zc), p50(r.path("owned")),
+                        ka.isEmpty() ? "–" : Fmt.ms(ka.p50()), p50(r.path("fetch")),
+                        sh.isEmpty() ? "–" : String.format(Locale.ROOT, "%.0f %%", 100 * sh.p50()),
+                        zc.isMissingNode() || zc.path("n").asInt() == 0 ? "–" : Fmt.ratio(zc.path("p50").asDouble() / rtt)));
+            }
+            md.append('\n');
+        }
         JsonNode a = doc.path("summary").path("scale-out");
         if (!a.isMissingNode()) {
             md.append(String.format(Locale.ROOT, "Scale-out p50: best Kafka setting %s = %s ms; groupkeeper over Kafka: %s; "
-                            + "groupkeeper ZooKeeper part: %s ms (%s raw ZooKeeper write round trips; Kafka-best / it = %s).%n%n",
+                            + "Kafka-best / groupkeeper = %s; groupkeeper ZooKeeper part: %s ms (%s raw ZooKeeper write round "
+                            + "trips; Kafka-best / it = %s).%n%n",
                     a.path("kafkaBestKey").asText("–"), num(a.path("kafkaBestP50Ms")),
                     a.path("groupkeeperP50Ms").isNull() ? "pending (needs kafka-adapter)" : num(a.path("groupkeeperP50Ms")) + " ms",
+                    num(a.path("ratioKafkaBestToGroupkeeper")),
                     num(a.path("groupkeeperZkP50Ms")), num(a.path("groupkeeperZkInRtts")),
                     num(a.path("ratioKafkaBestToGroupkeeperZk"))));
         }

@@ -4,7 +4,7 @@ import java.util.Map;
 
 /**
  * One system under one setting whose rebalances the side-by-side harness measures: Kafka's own group protocol
- * ({@link KafkaNativeSubject}), groupkeeper over Kafka ({@link GroupKeeperKafkaSubject}, pending the adapter) or
+ * ({@link KafkaNativeSubject}), groupkeeper over Kafka ({@link GroupKeeperKafkaSubject}) or
  * groupkeeper's coordination alone ({@link GroupKeeperZkSubject}).
  *
  * <p>A subject starts members of a group on the harness's topic and reports what they do to a {@link Probe}:

@@ -55,7 +55,8 @@ public final class SideBySideMain {
 
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
         Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
-                "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms"));
+                "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
+                "gkk-warmups"));
         boolean quick = args.flag("quick");
         List<Scenario> scenarios = new ArrayList<>();
         for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
