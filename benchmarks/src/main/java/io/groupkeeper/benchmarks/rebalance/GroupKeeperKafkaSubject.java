@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * {@code GroupKeeper} started), {@code started} ({@code CoordinatedConsumer.start()} returned: member registered,
  * {@code KafkaConsumer} created), {@code membership} (member node created/deleted, outside watcher), publish, and
  * {@code zk-claimed}: the instant the last member finished the ZooKeeper side of its gains (owner nodes claimed, seen
- * through {@link GroupMetrics#rebalanced}). {@code owned} minus {@code zk-claimed} is the adapter's hand-over to the
+ * through {@link GroupMetrics#rebalanced}); {@code revoked} (the last giver's polling thread called
+ * {@code onPartitionsRevoked}) and {@code released} (the last giver's revoking ZooKeeper step, final commit and
+ * release, completed) time the handoff inside the ZooKeeper part. {@code owned} minus {@code zk-claimed} is the adapter's hand-over to the
  * polling thread plus Kafka's {@code assign}/{@code seek}/ListOffsets; {@code fetch} is the first fetch.
  */
 public final class GroupKeeperKafkaSubject implements RebalanceSubject {
@@ -64,6 +66,10 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
     private final Map<String, Long> lastStartPhases = new ConcurrentHashMap<>();
     /** Latest instant (nanoTime) at which any member completed a ZooKeeper-side gain since the last beforeEvent. */
     private final AtomicLong lastZkGain = new AtomicLong();
+    /** Latest instant at which a giver's polling thread called onPartitionsRevoked since the last beforeEvent. */
+    private final AtomicLong lastRevoked = new AtomicLong();
+    /** Latest instant at which a giver's ZooKeeper step that revoked partitions completed (final commit + release). */
+    private final AtomicLong lastReleased = new AtomicLong();
 
     public GroupKeeperKafkaSubject(String zkConnect, EmbeddedKafka kafka, String topic) {
         this(zkConnect, kafka, topic, 0);
@@ -146,6 +152,8 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
         try {
             lastStartPhases.clear();
             lastZkGain.set(0);
+            lastRevoked.set(0);
+            lastReleased.set(0);
             AtomicLong published;
             try {
                 published = watch.nextPublish();
@@ -179,6 +187,12 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                     }
                     if (membershipAt.get() != 0) {
                         p.put("membership", membershipAt.get());
+                    }
+                    if (lastRevoked.get() != 0) {
+                        p.put("revoked", lastRevoked.get());
+                    }
+                    if (lastReleased.get() != 0) {
+                        p.put("released", lastReleased.get());
                     }
                     if (lastZkGain.get() != 0) {
                         p.put("zk-claimed", lastZkGain.get());
@@ -265,6 +279,9 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                         if (gained > 0) {
                             lastZkGain.accumulateAndGet(System.nanoTime(), Math::max);
                         }
+                        if (revoked > 0) {
+                            lastReleased.accumulateAndGet(System.nanoTime(), Math::max);
+                        }
                     }
                 };
                 keeper = GroupKeeper.builder().store(store).metrics(metrics).build().start();
@@ -275,6 +292,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                         .kafkaProperties(props).listener(new ConsumerRebalanceListener() {
                             @Override
                             public void onPartitionsRevoked(Collection<org.apache.kafka.common.TopicPartition> ps) {
+                                lastRevoked.accumulateAndGet(System.nanoTime(), Math::max);
                                 probe.revoked(name, numbers(ps));
                             }
 
