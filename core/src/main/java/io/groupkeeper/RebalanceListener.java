@@ -5,10 +5,12 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 
 /**
- * User code's view of ownership changes. All callbacks of one member run on that member's coordination thread,
- * one at a time, in this order within one rebalance step: {@link #onPartitionsRevoked} (then those partitions are
- * released), then {@link #onPartitionsAssigned} (possibly in several batches, as previous owners release).
- * {@link #onPartitionsLost} may come at any time between steps.
+ * User code's view of ownership changes. All callbacks of one member run on that member's callback thread, one at a
+ * time, in the order the ownership changes happened: within one rebalance step {@link #onPartitionsRevoked} (then
+ * those partitions are released), then {@link #onPartitionsAssigned} (possibly in several batches, as previous owners
+ * release). {@link #onPartitionsLost} may come at any time; it is queued the instant the connection is in doubt, even
+ * while the member's protocol thread waits on ZooKeeper. {@link GroupMember#close()} called from a callback proceeds
+ * once that callback has returned.
  *
  * <p>Callbacks should be quick; a revocation may block until processing of the revoked partitions has stopped,
  * because the next owner starts only after this member released them (invariant I1). Exceptions thrown by a
