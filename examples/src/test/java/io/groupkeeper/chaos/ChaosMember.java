@@ -1,0 +1,282 @@
+package io.groupkeeper.chaos;
+
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.chaos.ChaosLedger.End;
+import io.groupkeeper.chaos.ChaosLedger.Ownership;
+import io.groupkeeper.chaos.ChaosLedger.Processed;
+import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.StartPosition;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.KillSession;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * One in-JVM consumer of a chaos run, as an application would run it: its own {@link GroupKeeper} and
+ * {@link ZooKeeperStore} (its own ZooKeeper session), a {@link CoordinatedConsumer} and a polling thread that
+ * "processes" every record by writing it to the {@link ChaosLedger} with its processing interval. Ownership intervals
+ * come from the {@link ConsumerRebalanceListener} (assigned → revoked or lost), recorded on the polling thread.
+ *
+ * <ul>
+ *   <li>{@link #leave()}: graceful — the polling thread finishes its batch, closes the consumer (final commit,
+ *   release) and the keeper;</li>
+ *   <li>{@link #crash(boolean)}: the polling thread stops mid-batch without closing anything, then the session dies:
+ *   closed at once, or (abandoned, as after {@code kill -9}) left to time out on the server. No final commit.</li>
+ *   <li>{@link #expireSession()}: Curator's {@code KillSession} (the client learns first, the server expires the
+ *   session after its timeout); the member reports its partitions lost and rejoins with a new session;</li>
+ *   <li>{@link #stall(long)}: the next record takes that long to process (bounded; ended early by leave or crash).</li>
+ * </ul>
+ */
+final class ChaosMember implements ChaosConsumer {
+
+    /** How a member is built. */
+    record Config(String zkConnect, String bootstrap, String topic, Duration sessionTimeout, Duration commitInterval,
+                  Duration revocationTimeout, int maxPollRecords) {
+    }
+
+    private final String group;
+    private final String name;
+    private final ChaosLedger ledger;
+    private final ZooKeeperStore store;
+    private final GroupKeeper keeper;
+    private final CoordinatedConsumer<String, String> consumer;
+    private final Thread thread;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final CountDownLatch wake = new CountDownLatch(1);
+    private final Map<Integer, Long> openSince = new ConcurrentHashMap<>();
+    private volatile boolean stop;
+    private volatile boolean halt;
+    private volatile boolean detached;
+    private volatile long stallUntil;
+    private volatile Throwable failure;
+
+    private ChaosMember(String group, String name, Config config, ChaosLedger ledger) {
+        this.group = group;
+        this.name = name;
+        this.ledger = ledger;
+        this.store = ZooKeeperStore.builder().connectString(config.zkConnect()).sessionTimeout(config.sessionTimeout())
+                .build();
+        this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
+        this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
+                .group(group).topics(config.topic())
+                .kafkaProperty("bootstrap.servers", config.bootstrap())
+                .kafkaProperty("max.poll.records", config.maxPollRecords())
+                .kafkaProperty("fetch.max.wait.ms", 100)
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .startPosition(StartPosition.earliest())
+                .commitInterval(config.commitInterval())
+                .revocationTimeout(config.revocationTimeout())
+                .metadataRefreshInterval(Duration.ofSeconds(1))
+                .listener(new Recorder())
+                .build();
+        this.thread = new Thread(this::run, "chaos-" + name);
+        this.thread.setDaemon(true);
+    }
+
+    /** Connects, joins the group and starts polling. */
+    static ChaosMember start(String group, String name, Config config, ChaosLedger ledger) {
+        ChaosMember m = new ChaosMember(group, name, config, ledger);
+        m.keeper.start();
+        try {
+            m.consumer.start();
+        } catch (RuntimeException e) {
+            m.keeper.close();
+            throw e;
+        }
+        m.thread.start();
+        return m;
+    }
+
+    private void run() {
+        try {
+            while (!stop && !halt) {
+                ConsumerRecords<String, String> records;
+                try {
+                    records = consumer.poll(Duration.ofMillis(100));
+                } catch (WakeupException e) {
+                    continue;
+                }
+                // A graceful leave finishes the batch (close() commits past it); a crash drops it where it is.
+                for (ConsumerRecord<String, String> r : records) {
+                    if (halt) {
+                        break;
+                    }
+                    long at = System.currentTimeMillis();
+                    maybeStall();
+                    if (halt) {
+                        break; // crashed while stalled: this record was never finished
+                    }
+                    ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
+                            System.currentTimeMillis()));
+                }
+            }
+            if (!halt) {
+                consumer.close();
+                keeper.close();
+            }
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            done.countDown();
+        }
+    }
+
+    private void maybeStall() throws InterruptedException {
+        long until = stallUntil;
+        if (until > 0) {
+            stallUntil = 0;
+            long remaining = until - System.currentTimeMillis();
+            if (remaining > 0) {
+                wake.await(remaining, TimeUnit.MILLISECONDS); // the injected fault: user code blocked, bounded
+            }
+        }
+    }
+
+    /** Ownership intervals as user code sees them (callbacks on the polling thread). */
+    private final class Recorder implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            long now = System.currentTimeMillis();
+            if (!detached) {
+                partitions.forEach(tp -> openSince.putIfAbsent(tp.partition(), now));
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            end(partitions, End.REVOKED);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            end(partitions, End.LOST);
+        }
+
+        private void end(Collection<TopicPartition> partitions, End how) {
+            long now = System.currentTimeMillis();
+            for (TopicPartition tp : partitions) {
+                Long from = openSince.remove(tp.partition());
+                if (from != null && !detached) {
+                    ledger.ownership(new Ownership(group, tp.partition(), name, from, now, how));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ faults
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Graceful leave, asynchronously; {@link #awaitDone} waits for it. */
+    @Override
+    public void leave() {
+        stop = true;
+        wake.countDown();
+        consumer.wakeup();
+    }
+
+    /**
+     * Crash: the polling thread stops where it is (no close, no commit); its open ownership intervals end now; then
+     * the session ends — {@code abandon}: the client drops it (the server expires it after the session timeout, as
+     * after {@code kill -9}); otherwise it is closed at once. Returns the instant processing stopped.
+     */
+    @Override
+    public long crash(boolean abandon) {
+        halt = true;
+        wake.countDown();
+        consumer.wakeup();
+        await().atMost(Duration.ofSeconds(30)).until(() -> done.getCount() == 0);
+        long at = System.currentTimeMillis();
+        detached = true;
+        openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
+        openSince.clear();
+        if (abandon) {
+            KillSession.kill(handle()); // no closeSession is sent; the close below finds the handle dead
+        }
+        store.close();
+        return at;
+    }
+
+    /** Frees what a crashed member left behind (its store is closed, so nothing can be written any more). */
+    @Override
+    public void cleanUp() {
+        consumer.close();
+        keeper.close();
+    }
+
+    @Override
+    public void expireSession() {
+        KillSession.kill(handle());
+    }
+
+    @Override
+    public void stall(long millis) {
+        stallUntil = System.currentTimeMillis() + millis;
+    }
+
+    @Override
+    public boolean supportsSessionFaults() {
+        return true;
+    }
+
+    @Override
+    public boolean isLeader() {
+        return done.getCount() > 0 && consumer.isLeader();
+    }
+
+    private ZooKeeper handle() {
+        try {
+            return store.curator().getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public Optional<ZooKeeper> zooKeeper() {
+        return Optional.of(handle());
+    }
+
+    @Override
+    public void awaitDone(Duration timeout) {
+        await().atMost(timeout).until(() -> done.getCount() == 0);
+    }
+
+    @Override
+    public Optional<String> failure() {
+        Throwable t = failure;
+        if (t == null) {
+            return Optional.empty();
+        }
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return Optional.of(name + ": " + w);
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
