@@ -193,7 +193,12 @@ public final class ChaosChecker {
                 }
                 continue;
             }
-            long committed = committedAt(samples.getOrDefault(key(o.group(), o.partition()), List.of()), o.toMillis());
+            // its last commit happened before anyone else could take the partition: sample no later than that
+            long handedOver = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
+                    .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.fromMillis())
+                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
+            long committed = committedAt(samples.getOrDefault(key(o.group(), o.partition()), List.of()),
+                    Math.min(o.toMillis(), handedOver));
             for (int i : byMemberPartition.getOrDefault(key(o.group(), o.partition()) + "/" + o.member(), List.of())) {
                 Processed p = ordered.get(i);
                 if (p.atMillis() >= o.fromMillis() && p.atMillis() <= o.toMillis() && p.offset() >= committed) {
@@ -203,6 +208,27 @@ public final class ChaosChecker {
         }
         if (unexplainedLosses > MAX_MESSAGES) {
             notes.add("... and " + (unexplainedLosses - MAX_MESSAGES) + " more losses with no fault exposing them");
+        }
+
+        // late notices: the member's user code was told after the next owner had started (it was inside poll())
+        int late = 0;
+        long maxLate = 0;
+        for (Ownership o : ownerships) {
+            long next = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
+                    .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.toMillis())
+                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
+            if (o.notifiedMillis() > next) {
+                late++;
+                maxLate = Math.max(maxLate, o.notifiedMillis() - next);
+                if (late <= MAX_MESSAGES) {
+                    notes.add(key(o.group(), o.partition()) + ": " + o.member() + " was told " + o.end() + " at "
+                            + o.notifiedMillis() + ", " + (o.notifiedMillis() - next) + " ms after the next owner "
+                            + "started; it had been inside poll() since " + o.toMillis());
+                }
+            }
+        }
+        if (late > 0) {
+            notes.add("late notices: " + late + " (at most " + maxLate + " ms after the next owner started)");
         }
 
         // duplicates, net of replays after resets; each must repeat a replayable record

@@ -189,4 +189,29 @@ class ChaosCheckerTest {
         assertThat(List.of(checker.check(9, cleanRun(), Set.of("g"), Map.of(0, 10L)).summary()))
                 .allMatch(s -> !s.contains("unexplained") && !s.contains("backwards"));
     }
+
+    @Test
+    void aLossToldLateIsANoteNotAnOverlapAndItsBoundUsesTheCommitBeforeTheHandOver() {
+        // a stopped processing when it entered poll() at 100, but was told it lost the partition only at 250 (the
+        // polling thread was held up inside poll()); b started at 200 and committed 10 at 230
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 100, End.LOST, 250));
+        l.ownership(new Ownership("g", 0, "b", 200, 300));
+        for (long o = 0; o < 5; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 3, 50));
+        for (long o = 3; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "b", 210 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 10, 230));
+        l.fault(new Fault("expire(partition)", "a", 95, false, Set.of("a")));
+        ChaosChecker.Report r = new ChaosChecker(1_000).check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.overlaps()).isZero();
+        assertThat(r.duplicates()).isEqualTo(2);
+        assertThat(r.bound()).isEqualTo(2); // committed 3 when b took over, not b's later 10
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.notes()).anyMatch(n -> n.contains("a was told LOST at 250, 50 ms after the next owner started"))
+                .anyMatch(n -> n.startsWith("late notices: 1 "));
+    }
 }

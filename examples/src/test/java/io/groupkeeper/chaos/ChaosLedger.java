@@ -34,12 +34,25 @@ public final class ChaosLedger {
         CRASHED
     }
 
-    /** A member owned a partition from {@code fromMillis} (assigned) to {@code toMillis} (revoked, lost or crashed). */
-    public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end) {
+    /**
+     * A member owned a partition from {@code fromMillis} (told by {@code onPartitionsAssigned}) until {@code toMillis},
+     * when its user code stopped touching it: the entry into the {@code poll()} (or {@code close()}) call in which
+     * {@code onPartitionsRevoked}/{@code onPartitionsLost} told it, or the crash. Inside that call user code processes
+     * nothing (a batch counts as processed when {@code poll()} is called again). {@code notifiedMillis} is when the
+     * callback itself came ({@code >= toMillis}); a notice that comes after the next owner started is late (the
+     * polling thread was held up inside the call) — reported, not an overlap of processing.
+     */
+    public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
+                            long notifiedMillis) {
 
-        /** An interval that ended by a revocation. */
+        /** An interval that ended by a revocation, told at once. */
         public Ownership(String group, int partition, String member, long fromMillis, long toMillis) {
             this(group, partition, member, fromMillis, toMillis, End.REVOKED);
+        }
+
+        /** An interval whose end was told at once. */
+        public Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end) {
+            this(group, partition, member, fromMillis, toMillis, end, toMillis);
         }
     }
 

@@ -9,14 +9,18 @@ import io.groupkeeper.chaos.ChaosLedger.Processed;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.KillSession;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -36,21 +40,24 @@ import org.apache.zookeeper.ZooKeeper;
  *   release) and the keeper;</li>
  *   <li>{@link #crash(boolean)}: the polling thread stops mid-batch without closing anything, then the session dies:
  *   closed at once, or (abandoned, as after {@code kill -9}) left to time out on the server. No final commit.</li>
- *   <li>{@link #expireSession()}: Curator's {@code KillSession} (the client learns first, the server expires the
- *   session after its timeout); the member reports its partitions lost and rejoins with a new session;</li>
+ *   <li>{@link #partition(long)}: its own {@link ZkProxy} drops everything for longer than the session timeout, as
+ *   a network partition would: the client notices (read timeout, two thirds of the session timeout), the member
+ *   reports its partitions lost, the servers expire the session, others take over; after the heal it rejoins with a
+ *   new session;</li>
  *   <li>{@link #stall(long)}: the next record takes that long to process (bounded; ended early by leave or crash).</li>
  * </ul>
  */
 final class ChaosMember implements ChaosConsumer {
 
     /** How a member is built. */
-    record Config(String zkConnect, String bootstrap, String topic, Duration sessionTimeout, Duration commitInterval,
-                  Duration revocationTimeout, int maxPollRecords) {
+    record Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
+                  Duration commitInterval, Duration revocationTimeout, int maxPollRecords) {
     }
 
     private final String group;
     private final String name;
     private final ChaosLedger ledger;
+    private final ZkProxy proxy;
     private final ZooKeeperStore store;
     private final GroupKeeper keeper;
     private final CoordinatedConsumer<String, String> consumer;
@@ -62,14 +69,17 @@ final class ChaosMember implements ChaosConsumer {
     private volatile boolean halt;
     private volatile boolean detached;
     private volatile long stallUntil;
+    /** When the polling thread last entered poll() or close(): from then on it processes nothing it already has. */
+    private volatile long enteredCall;
     private volatile Throwable failure;
 
-    private ChaosMember(String group, String name, Config config, ChaosLedger ledger) {
+    private ChaosMember(String group, String name, Config config, ChaosLedger ledger) throws IOException {
         this.group = group;
         this.name = name;
         this.ledger = ledger;
-        this.store = ZooKeeperStore.builder().connectString(config.zkConnect()).sessionTimeout(config.sessionTimeout())
-                .build();
+        this.proxy = new ZkProxy(name, config.zkPorts());
+        this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
+                .sessionTimeout(config.sessionTimeout()).build();
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
         this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
@@ -88,13 +98,14 @@ final class ChaosMember implements ChaosConsumer {
     }
 
     /** Connects, joins the group and starts polling. */
-    static ChaosMember start(String group, String name, Config config, ChaosLedger ledger) {
+    static ChaosMember start(String group, String name, Config config, ChaosLedger ledger) throws IOException {
         ChaosMember m = new ChaosMember(group, name, config, ledger);
-        m.keeper.start();
         try {
+            m.keeper.start();
             m.consumer.start();
         } catch (RuntimeException e) {
             m.keeper.close();
+            m.proxy.close();
             throw e;
         }
         m.thread.start();
@@ -106,6 +117,7 @@ final class ChaosMember implements ChaosConsumer {
             while (!stop && !halt) {
                 ConsumerRecords<String, String> records;
                 try {
+                    enteredCall = System.currentTimeMillis();
                     records = consumer.poll(Duration.ofMillis(100));
                 } catch (WakeupException e) {
                     continue;
@@ -125,8 +137,10 @@ final class ChaosMember implements ChaosConsumer {
                 }
             }
             if (!halt) {
+                enteredCall = System.currentTimeMillis();
                 consumer.close();
                 keeper.close();
+                proxy.close();
             }
         } catch (Throwable t) {
             failure = t;
@@ -171,7 +185,9 @@ final class ChaosMember implements ChaosConsumer {
             for (TopicPartition tp : partitions) {
                 Long from = openSince.remove(tp.partition());
                 if (from != null && !detached) {
-                    ledger.ownership(new Ownership(group, tp.partition(), name, from, now, how));
+                    // user code stopped when it entered this poll()/close(); the callback may come later
+                    ledger.ownership(new Ownership(group, tp.partition(), name, from, Math.max(from, enteredCall), how,
+                            now));
                 }
             }
         }
@@ -199,8 +215,10 @@ final class ChaosMember implements ChaosConsumer {
 
     /**
      * Crash: the polling thread stops where it is (no close, no commit); its open ownership intervals end now; then
-     * the session ends — {@code abandon}: the client drops it (the server expires it after the session timeout, as
-     * after {@code kill -9}); otherwise it is closed at once. Returns the instant processing stopped.
+     * the session ends — {@code abandon}: nothing reaches the servers any more (the proxy drops everything, so they
+     * expire the session after its timeout, as after {@code kill -9}); otherwise it is closed at once (the process
+     * failed in user code but its ZooKeeper client was closed on the way out, e.g. by a shutdown hook). No final
+     * commit either way. Returns the instant processing stopped.
      */
     @Override
     public long crash(boolean abandon) {
@@ -213,22 +231,31 @@ final class ChaosMember implements ChaosConsumer {
         openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
         openSince.clear();
         if (abandon) {
-            KillSession.kill(handle()); // no closeSession is sent; the close below finds the handle dead
+            proxy.partition(); // from now on the servers hear nothing from this member, not even a closeSession
+        } else {
+            store.close(); // closeSession: its ephemeral nodes go at once
         }
-        store.close();
         return at;
     }
 
     /** Frees what a crashed member left behind (its store is closed, so nothing can be written any more). */
     @Override
     public void cleanUp() {
+        store.close(); // after an abandoned crash the closeSession is dropped by the proxy
         consumer.close();
         keeper.close();
+        proxy.close();
     }
 
     @Override
-    public void expireSession() {
-        KillSession.kill(handle());
+    public void partition(long millis) {
+        proxy.partition();
+        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(proxy::heal);
+    }
+
+    @Override
+    public boolean isPartitioned() {
+        return proxy.isPartitioned();
     }
 
     @Override
@@ -254,9 +281,17 @@ final class ChaosMember implements ChaosConsumer {
         }
     }
 
+    /** Through the proxy: the ensemble port behind the proxy port the client is connected to. */
     @Override
-    public Optional<ZooKeeper> zooKeeper() {
-        return Optional.of(handle());
+    public Optional<Integer> zkServerPort() {
+        try {
+            Method m = ZooKeeper.class.getDeclaredMethod("testableRemoteSocketAddress");
+            m.setAccessible(true);
+            InetSocketAddress address = (InetSocketAddress) m.invoke(handle());
+            return address == null ? Optional.empty() : proxy.target(address.getPort());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Optional.empty();
+        }
     }
 
     @Override
@@ -273,6 +308,16 @@ final class ChaosMember implements ChaosConsumer {
         java.io.StringWriter w = new java.io.StringWriter();
         t.printStackTrace(new java.io.PrintWriter(w));
         return Optional.of(name + ": " + w);
+    }
+
+    /** Since when user code was told it owns {@code partition}, if it owns it now. */
+    Optional<Long> ownedSince(int partition) {
+        return Optional.ofNullable(openSince.get(partition));
+    }
+
+    /** The partitions its consumer owns now. */
+    int owned() {
+        return consumer.assignment().size();
     }
 
     @Override

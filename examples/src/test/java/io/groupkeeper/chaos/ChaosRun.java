@@ -42,7 +42,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
@@ -128,8 +127,10 @@ final class ChaosRun implements AutoCloseable {
     }
 
     ChaosMember.Config memberConfig() {
-        return new ChaosMember.Config(zkConnect(), bootstrap(), TOPIC, SESSION_TIMEOUT, COMMIT_INTERVAL,
-                REVOCATION_TIMEOUT, MAX_POLL_RECORDS);
+        List<Integer> ports = cluster.getInstances().stream().sorted(Comparator.comparingInt(InstanceSpec::getServerId))
+                .map(InstanceSpec::getPort).toList();
+        return new ChaosMember.Config(ports, bootstrap(), TOPIC, SESSION_TIMEOUT, COMMIT_INTERVAL, REVOCATION_TIMEOUT,
+                MAX_POLL_RECORDS);
     }
 
     // ------------------------------------------------------------------ the run
@@ -192,7 +193,8 @@ final class ChaosRun implements AutoCloseable {
             }
             case LEAVE -> {
                 ChaosConsumer c = remove(g, st.target());
-                fault(new Fault("leave", c.name(), System.currentTimeMillis(), false, Set.of()));
+                fault(new Fault(c.supportsSessionFaults() ? "leave" : "leave(SIGTERM)", c.name(),
+                        System.currentTimeMillis(), false, Set.of()));
                 c.leave();
                 leaving.add(c);
                 return c.name() + " leaves";
@@ -200,7 +202,8 @@ final class ChaosRun implements AutoCloseable {
             case CRASH -> {
                 ChaosConsumer c = remove(g, st.target());
                 long at = c.crash(st.abandon());
-                fault(new Fault(st.abandon() ? "crash(session times out)" : "crash", c.name(), at, true));
+                fault(new Fault(!c.supportsSessionFaults() ? "crash(SIGKILL)"
+                        : st.abandon() ? "crash(session times out)" : "crash", c.name(), at, true));
                 cleanUpLater(c);
                 return c.name() + " crashed";
             }
@@ -215,9 +218,9 @@ final class ChaosRun implements AutoCloseable {
             }
             case EXPIRE -> {
                 ChaosConsumer c = pick(g, st.target());
-                fault(new Fault("expire", c.name(), System.currentTimeMillis(), false, Set.of(c.name())));
-                c.expireSession();
-                return "session of " + c.name() + " expired";
+                fault(new Fault("expire(partition)", c.name(), System.currentTimeMillis(), false, Set.of(c.name())));
+                c.partition(st.durationMillis());
+                return c.name() + " cut off for " + st.durationMillis() + " ms (its session expires)";
             }
             case STALL -> {
                 ChaosConsumer c = pick(g, st.target());
@@ -293,25 +296,16 @@ final class ChaosRun implements AutoCloseable {
     private String killServerOf(ChaosConsumer c, int target) throws Exception {
         List<InstanceSpec> instances = new ArrayList<>(cluster.getInstances());
         instances.sort(Comparator.comparingInt(InstanceSpec::getServerId));
-        Optional<ZooKeeper> zk = c.zooKeeper();
-        InstanceSpec spec = zk.isPresent() ? cluster.findConnectionInstance(zk.get()) : null;
-        if (spec == null) {
-            spec = instances.get(target % instances.size());
-        }
+        Optional<Integer> port = c.zkServerPort();
+        InstanceSpec spec = instances.stream().filter(i -> port.isPresent() && i.getPort() == port.get()).findFirst()
+                .orElse(instances.get(target % instances.size()));
         boolean leads = "leader".equals(mode(spec));
         Set<String> exposed = new LinkedHashSet<>();
         for (List<ChaosConsumer> members : live.values()) {
             for (ChaosConsumer m : members) {
-                Optional<ZooKeeper> mzk = m.zooKeeper();
-                InstanceSpec on = null;
-                if (mzk.isPresent() && !leads) {
-                    try {
-                        on = cluster.findConnectionInstance(mzk.get());
-                    } catch (Exception e) {
-                        on = null; // reconnecting: count it as exposed
-                    }
-                }
-                if (leads || mzk.isEmpty() || on == null || on.equals(spec)) {
+                Optional<Integer> on = leads ? Optional.empty() : m.zkServerPort();
+                // members on that server, everybody when it led the ensemble, and anyone whose server is unknown
+                if (on.isEmpty() || on.get() == spec.getPort()) {
                     exposed.add(m.name());
                 }
             }
@@ -373,6 +367,8 @@ final class ChaosRun implements AutoCloseable {
         for (ChaosConsumer c : leaving) {
             c.awaitDone(Duration.ofSeconds(90));
         }
+        await().atMost(Duration.ofSeconds(30)).until(() -> live.values().stream().flatMap(List::stream)
+                .noneMatch(ChaosConsumer::isPartitioned)); // cut-offs heal by themselves within their duration
         producer.stop();
         Map<Integer, Long> logEnd = logEnds();
         log("producer stopped at " + logEnd.values().stream().mapToLong(Long::longValue).sum() + " records in "
@@ -492,6 +488,7 @@ final class ChaosRun implements AutoCloseable {
                 // best effort
             }
         }
+        everyone.forEach(ChaosConsumer::destroy);
         cleaner.shutdownNow();
         quietly(() -> producer.close());
         quietly(() -> sampler.close());

@@ -24,10 +24,13 @@ import java.util.TreeSet;
  * cap. Until every enabled kind of fault has occurred once, the next fault is the first eligible kind not seen yet,
  * so even a short schedule covers them all.
  *
+ * <p>A session expiry ({@link Kind#EXPIRE}) is a network partition of one member, long enough (session timeout + 3 to
+ * 4.5 s) for the servers to expire its session; the member's client notices first, through its read timeout.
+ *
  * <p>What the schedule keeps apart on purpose (see docs/reliability.md): a stall (user code blocked for longer than
  * the session timeout, while the member's session stays alive) never overlaps a fault that can end a session or a
- * connection (expiry, ZooKeeper server kill): from the start of a stall until 2 s after its end there is none, and a
- * stall starts at least the session timeout + 2 s after the last one. A member whose session expires while its user
+ * connection (cut-off, ZooKeeper server kill): from the start of a stall until 2 s after its end none begins, and a
+ * stall starts at least the session timeout + 2 s after the last one ended. A member whose session expires while its user
  * code is blocked is a paused process, which no lease can fence: its batch in hand is finished after someone else
  * took over — that is outside what groupkeeper promises, not something this run should stumble into by accident.
  */
@@ -72,7 +75,9 @@ final class ChaosSchedule {
         String describe() {
             StringBuilder s = new StringBuilder(String.format("#%03d +%5d ms %-14s", index, gapMillis, kind));
             switch (kind) {
-                case LEAVE, EXPIRE, JOIN, LEADER_KILL -> s.append(" group=").append(group).append(" target=").append(target);
+                case LEAVE, JOIN, LEADER_KILL -> s.append(" group=").append(group).append(" target=").append(target);
+                case EXPIRE -> s.append(" group=").append(group).append(" target=").append(target).append(" cut-off=")
+                        .append(durationMillis).append("ms");
                 case CRASH -> s.append(" group=").append(group).append(" target=").append(target)
                         .append(abandon ? " session=timeout" : " session=closed");
                 case STALL -> s.append(" group=").append(group).append(" target=").append(target).append(" for=")
@@ -203,7 +208,11 @@ final class ChaosSchedule {
                     pendingJoins[group]++;
                     due.add(new long[] {at + 500 + rnd.nextInt(3_000), Kind.JOIN.ordinal(), group});
                 }
-                case EXPIRE -> lastConnectionFault = at;
+                case EXPIRE -> {
+                    // cut off long enough for the session to expire (the server checks once per tick, 2 s)
+                    duration = s.sessionTimeout() + 3_000 + rnd.nextInt(1_500);
+                    lastConnectionFault = at + duration;
+                }
                 case STALL -> {
                     duration = s.sessionTimeout() + 1_000 + rnd.nextInt(1_500);
                     stallWindowEnd = at + duration + 2_000;

@@ -70,7 +70,11 @@ class ChaosScheduleTest {
                 if (st.kind() == Kind.EXPIRE || st.kind() == Kind.ZK_KILL) {
                     assertThat(t).as("seed %d: no session or connection fault during a stall", seed)
                             .isGreaterThan(stallEnd);
-                    lastConnection = t;
+                    lastConnection = t + st.durationMillis(); // a cut-off lasts; a server kill is an instant
+                }
+                if (st.kind() == Kind.EXPIRE) {
+                    assertThat(st.durationMillis()).as("cut off past the session timeout and the server's tick")
+                            .isGreaterThan(s.sessionTimeout() + 2_000);
                 }
                 for (int g = 0; g < size.length; g++) {
                     assertThat(size[g]).as("seed %d group %d", seed, g).isBetween(s.minSizes()[g], s.maxSizes()[g]);

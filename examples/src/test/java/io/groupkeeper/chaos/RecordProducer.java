@@ -33,6 +33,9 @@ final class RecordProducer implements AutoCloseable {
     RecordProducer(String bootstrap, String topic, IntSupplier partitions) {
         this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5,
+                // Not idempotent: a retried batch may land twice, which is harmless here (the checker counts offsets),
+                // and a sequence-number mix-up after a leadership blip cannot wedge the producer for its 120 s timeout.
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), new StringSerializer(), new StringSerializer());
         this.topic = topic;
         this.partitions = partitions;
