@@ -10,6 +10,7 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -80,6 +81,7 @@ final class ChaosMember implements ChaosConsumer {
         this.proxy = new ZkProxy(name, config.zkPorts());
         this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
                 .sessionTimeout(config.sessionTimeout()).build();
+        keepBehindProxy(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
         this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
@@ -95,6 +97,22 @@ final class ChaosMember implements ChaosConsumer {
                 .build();
         this.thread = new Thread(this::run, "chaos-" + name);
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * Curator's ensemble tracker reads the servers' real addresses from {@code /zookeeper/config} and, at the next
+     * reconnection, connects straight to them — around the proxy, ending any partition early. A test-only reach into
+     * Curator (the store does not expose the option): the tracker is removed before the client starts, exactly as
+     * {@code CuratorFrameworkFactory.builder().ensembleTracker(false)} would.
+     */
+    private static void keepBehindProxy(ZooKeeperStore store) {
+        try {
+            Field tracker = store.curator().getClass().getDeclaredField("ensembleTracker");
+            tracker.setAccessible(true);
+            tracker.set(store.curator(), null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot keep the member behind its proxy", e);
+        }
     }
 
     /** Connects, joins the group and starts polling. */
