@@ -589,14 +589,21 @@ public final class DefaultGroupMember implements GroupMember {
             stale.removeAll(wanted);
             dropped.retainAll(stale);
         }
+        SortedMap<TopicPartition, Long> held = new TreeMap<>();
         for (TopicPartition tp : stale) {
-            Optional<OffsetSnapshot> mine = store.readIfOwned(tp, config.memberId());
-            if (mine.isPresent()) {
-                release(tp, mine.get().version());
-            }
-            synchronized (lock) {
-                dropped.remove(tp);
-            }
+            store.readIfOwned(tp, config.memberId()).ifPresent(o -> held.put(tp, o.version()));
+        }
+        if (!held.isEmpty()) {
+            // User code was told "lost"; a revocation lets it confirm it let go (the Kafka adapter waits for its
+            // polling thread) before the next owner may start (I1). Nothing is committed.
+            SortedSet<TopicPartition> handOver = new TreeSet<>(held.keySet());
+            notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(handOver));
+            held.forEach(this::release);
+            LOG.info("member {}: handed over {}, held since before the reconnection and moved to others meanwhile",
+                    describe(), handOver);
+        }
+        synchronized (lock) {
+            dropped.removeAll(stale);
         }
     }
 
