@@ -19,6 +19,10 @@ public interface RebalanceListener {
     /**
      * These partitions are about to be released to another member. Stop processing them and commit their final
      * offsets ({@link GroupMember#commit}) before returning: after return the member releases ownership.
+     *
+     * <p>After a reconnection with the same session this may also name partitions already reported
+     * {@linkplain #onPartitionsLost lost} that moved to another member meanwhile: their owner nodes are released once
+     * this returns (commits for them are rejected; just make sure nothing processes them any more).
      */
     default void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
     }

@@ -95,6 +95,11 @@ public final class DefaultGroupMember implements GroupMember {
 
     // Lane-confined state.
     private final SortedSet<TopicPartition> waiting = new TreeSet<>();
+    /**
+     * Partitions reported lost on SUSPENDED/LOST whose owner nodes this session may still hold; after a reconnection
+     * with the same session, those no longer targeted are handed over ({@link #releaseHeldButNotTargeted}).
+     */
+    private final SortedSet<TopicPartition> lostButMaybeHeld = new TreeSet<>();
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     private Registration registration;
     private LeaderElection election;
@@ -544,6 +549,7 @@ public final class DefaultGroupMember implements GroupMember {
                         LOG.warn("member {}: connection {}; stopped processing {} without commit", describe(),
                                 event.name().toLowerCase(), lost);
                     }
+                    lostButMaybeHeld.addAll(lost);
                     if (!lost.isEmpty()) {
                         config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
                         callListener("onPartitionsLost", () -> config.listener().onPartitionsLost(lost));
@@ -551,11 +557,15 @@ public final class DefaultGroupMember implements GroupMember {
                 }
                 case RECONNECTED, RECONNECTED_NEW_SESSION -> {
                     suspended = false;
+                    if (event == ConnectionEvent.RECONNECTED_NEW_SESSION) {
+                        lostButMaybeHeld.clear(); // the old session's owner nodes go with it
+                    }
                     try {
                         if (!store.isRegistered(config.memberId())) {
                             registration = store.registerMember(memberInfo());
                             LOG.info("member {}: re-registered after {}", describe(), event.name().toLowerCase());
                         }
+                        releaseHeldButNotTargeted();
                     } catch (RuntimeException e) {
                         LOG.warn("member {}: re-registration failed, will retry: {}", describe(), e.toString());
                         scheduler.schedule(() -> lane.execute(() -> onConnection(event)), RETRY_MAX_MS,
@@ -568,6 +578,40 @@ public final class DefaultGroupMember implements GroupMember {
                 }
             }
         });
+    }
+
+    /**
+     * After a reconnection with the same session, the owner nodes of the partitions reported lost are still there, and
+     * stay as long as the session does. The next step re-confirms those the target still has; the others — moved to
+     * another member while this one was disconnected — would keep their new owner waiting for ever, so they are handed
+     * over now: a revocation first (user code was told "lost"; this lets it confirm it let go — the Kafka adapter
+     * waits for its polling thread), then a release of the node if this session holds it. Nothing is committed.
+     */
+    private void releaseHeldButNotTargeted() {
+        if (lostButMaybeHeld.isEmpty()) {
+            return;
+        }
+        SortedSet<TopicPartition> wanted = store.readTarget(config.memberId(), this::scheduleReconcile)
+                .map(TargetAssignment::partitions).orElse(Collections.emptySortedSet());
+        SortedSet<TopicPartition> held = new TreeSet<>();
+        for (TopicPartition tp : lostButMaybeHeld) {
+            if (!wanted.contains(tp)) {
+                Optional<io.groupkeeper.spi.OwnerInfo> owner = store.readOwner(tp);
+                if (owner.isPresent() && owner.get().currentSession()
+                        && owner.get().memberId().equals(config.memberId())) {
+                    held.add(tp);
+                }
+            }
+        }
+        if (!held.isEmpty()) {
+            callListener("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(held));
+            for (TopicPartition tp : held) {
+                store.release(tp, config.memberId(), -1); // only a node of this member and this session
+            }
+            LOG.info("member {}: handed over {}, held since before the reconnection and moved to others meanwhile",
+                    describe(), held);
+        }
+        lostButMaybeHeld.clear();
     }
 
     private void callListener(String name, Runnable call) {
