@@ -271,6 +271,11 @@ final class ChaosMember implements ChaosConsumer {
         CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(proxy::heal);
     }
 
+    /** Ends a cut-off now. */
+    void heal() {
+        proxy.heal();
+    }
+
     @Override
     public boolean isPartitioned() {
         return proxy.isPartitioned();
