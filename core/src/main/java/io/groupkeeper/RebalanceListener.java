@@ -5,10 +5,12 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 
 /**
- * User code's view of ownership changes. All callbacks of one member run on that member's coordination thread,
- * one at a time, in this order within one rebalance step: {@link #onPartitionsRevoked} (then those partitions are
- * released), then {@link #onPartitionsAssigned} (possibly in several batches, as previous owners release).
- * {@link #onPartitionsLost} may come at any time between steps.
+ * User code's view of ownership changes. All callbacks of one member run on that member's callback thread, one at a
+ * time, in the order the ownership changes happened: within one rebalance step {@link #onPartitionsRevoked} (then
+ * those partitions are released), then {@link #onPartitionsAssigned} (possibly in several batches, as previous owners
+ * release). {@link #onPartitionsLost} may come at any time; it is queued the instant the connection is in doubt, even
+ * while the member's protocol thread waits on ZooKeeper. {@link GroupMember#close()} called from a callback proceeds
+ * once that callback has returned.
  *
  * <p>Callbacks should be quick; a revocation may block until processing of the revoked partitions has stopped,
  * because the next owner starts only after this member released them (invariant I1). Exceptions thrown by a
@@ -19,6 +21,10 @@ public interface RebalanceListener {
     /**
      * These partitions are about to be released to another member. Stop processing them and commit their final
      * offsets ({@link GroupMember#commit}) before returning: after return the member releases ownership.
+     *
+     * <p>After a reconnection with the same session this may also name partitions already reported
+     * {@linkplain #onPartitionsLost lost} that moved to another member meanwhile: their owner nodes are released once
+     * this returns (commits for them are rejected; just make sure nothing processes them any more).
      */
     default void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
     }

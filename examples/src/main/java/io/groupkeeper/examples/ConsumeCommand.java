@@ -1,6 +1,7 @@
 package io.groupkeeper.examples;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.CoordinatedConsumer;
@@ -10,13 +11,17 @@ import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
@@ -29,7 +34,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "consume", mixinStandardHelpOptions = true,
         description = {"Consumes as one member of a ZooKeeper-coordinated group; one JSON line per record:",
-            "{\"group\",\"member\",\"topic\",\"partition\",\"offset\",\"key\",\"value\"}. SIGTERM: final commit, leave."})
+            "{\"group\",\"member\",\"topic\",\"partition\",\"offset\",\"key\",\"value\"}. SIGTERM: final commit, leave.",
+            "With --events, record lines also carry \"at\" (epoch ms when the record was handed over) and membership",
+            "events get lines of their own: {\"event\":\"started|assigned|revoked|lost\",\"group\",\"member\",",
+            "\"partitions\":[{\"topic\",\"partition\"}],\"at\"} (printed on the polling thread, in order with the records)."})
 final class ConsumeCommand implements Callable<Integer> {
 
     @Option(names = "--zk", required = true, paramLabel = "HOST:PORT", description = "ZooKeeper connect string")
@@ -69,16 +77,27 @@ final class ConsumeCommand implements Callable<Integer> {
             description = "any consumer property (security, SASL/SSL, fetch sizes ...); repeatable")
     Map<String, String> kafkaProperties = new HashMap<>();
 
+    @Option(names = "--session-timeout-ms", defaultValue = "15000",
+            description = "ZooKeeper session timeout: after a crash (kill -9) the partitions move on once it has "
+                    + "passed (default: ${DEFAULT-VALUE})")
+    long sessionTimeoutMs;
+
+    @Option(names = "--events", description = "also print membership events and processing times as JSON lines "
+            + "(for recorders such as the chaos test); the default output is unchanged")
+    boolean events;
+
     @Override
     public Integer call() {
         PrintStream out = System.out;
         ObjectMapper json = new ObjectMapper();
         CountDownLatch closed = new CountDownLatch(1);
+        AtomicReference<CoordinatedConsumer<String, String>> self = new AtomicReference<>();
         GroupKeeper keeper;
         CoordinatedConsumer<String, String> consumer;
         try {
             keeper = GroupKeeper.builder()
-                    .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace).build())
+                    .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
+                            .sessionTimeout(Duration.ofMillis(sessionTimeoutMs)).build())
                     .build().start();
         } catch (RuntimeException e) {
             System.err.println("error: " + e.getMessage());
@@ -96,7 +115,12 @@ final class ConsumeCommand implements Callable<Integer> {
             if (instanceId != null) {
                 b.instanceId(instanceId);
             }
-            consumer = b.build().start();
+            if (events) {
+                b.listener(eventPrinter(out, json, self));
+            }
+            consumer = b.build();
+            self.set(consumer);
+            consumer.start();
         } catch (RuntimeException e) {
             System.err.println("error: " + e.getMessage());
             keeper.close();
@@ -114,6 +138,9 @@ final class ConsumeCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         System.err.println("member " + consumer.memberId() + " of group " + group + " consuming " + topics
                 + " (Ctrl-C or SIGTERM to leave gracefully)");
+        if (events) {
+            printEvent(out, json, "started", consumer.memberId(), List.of());
+        }
         long count = 0;
         try {
             while (maxRecords < 0 || count < maxRecords) {
@@ -123,6 +150,9 @@ final class ConsumeCommand implements Callable<Integer> {
                                 .put("group", group).put("member", consumer.memberId())
                                 .put("topic", r.topic()).put("partition", r.partition()).put("offset", r.offset())
                                 .put("key", r.key()).put("value", r.value());
+                        if (events) {
+                            line.put("at", System.currentTimeMillis());
+                        }
                         out.println(line);
                         count++;
                     }
@@ -136,6 +166,7 @@ final class ConsumeCommand implements Callable<Integer> {
         } finally {
             out.flush();
             consumer.close();
+            out.flush(); // the revocation events printed by close()
             keeper.close();
             System.err.println("member " + consumer.memberId() + " left group " + group + " after " + count
                     + " records; final offsets committed");
@@ -149,5 +180,36 @@ final class ConsumeCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Prints the consumer's membership events (on the polling thread, so in order with the records). */
+    private ConsumerRebalanceListener eventPrinter(PrintStream out, ObjectMapper json,
+                                                   AtomicReference<CoordinatedConsumer<String, String>> self) {
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                printEvent(out, json, "assigned", self.get().memberId(), partitions);
+            }
+
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                printEvent(out, json, "revoked", self.get().memberId(), partitions);
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                printEvent(out, json, "lost", self.get().memberId(), partitions);
+            }
+        };
+    }
+
+    private void printEvent(PrintStream out, ObjectMapper json, String event, String member,
+                            Collection<TopicPartition> partitions) {
+        ObjectNode line = json.createObjectNode().put("event", event).put("group", group).put("member", member);
+        ArrayNode list = line.putArray("partitions");
+        partitions.forEach(tp -> list.addObject().put("topic", tp.topic()).put("partition", tp.partition()));
+        line.put("at", System.currentTimeMillis());
+        out.println(line);
+        out.flush();
     }
 }

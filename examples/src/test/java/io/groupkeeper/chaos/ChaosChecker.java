@@ -1,6 +1,7 @@
 package io.groupkeeper.chaos;
 
 import io.groupkeeper.chaos.ChaosLedger.CommittedSample;
+import io.groupkeeper.chaos.ChaosLedger.End;
 import io.groupkeeper.chaos.ChaosLedger.Fault;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
@@ -9,71 +10,115 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Judges a chaos run:
  * <ul>
  *   <li><b>lost</b>: offsets in {@code [0, logEnd)} of a partition never processed by any member of a group;</li>
  *   <li><b>overlaps</b>: two members' ownership intervals of one partition of one group that intersect (I1), and
- *   records processed by a member outside every interval in which it owned the partition;</li>
+ *   records whose processing interval is not inside an interval in which the processing member owned the
+ *   partition;</li>
  *   <li><b>duplicates</b>: processings beyond the first of an offset, not explained by an admin reset (a reset to
- *   {@code r} replays offsets from {@code r} on); the <b>bound</b> is what crashes may replay: for every crash
- *   fault, the records the crashed member processed in the uncommitted window before it;</li>
- *   <li><b>backwards</b>: a committed offset that moved back, other than to a reset's target.</li>
+ *   {@code r} replays offsets from {@code r} on, once the owner has adopted it: from the first processing of
+ *   {@code r} after the reset began);</li>
+ *   <li><b>bound</b>: the records that crashes and losses may replay — the union of (a) for every crash fault, the
+ *   records the crashed member processed within the uncommitted window around it, and (b) for every ownership
+ *   interval that ended without a commit (lost or crashed) <em>and</em> is explained by a fault exposing that member
+ *   shortly before, the records the member processed in that interval at or above the committed offset last sampled
+ *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
+ *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
+ *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
+ *   the two samples.</li>
  * </ul>
+ * Times are wall-clock milliseconds; ties keep the ledger's order.
  */
 public final class ChaosChecker {
 
     /** The verdict, and the one summary line a run prints. */
     public record Report(long seed, int faults, long records, long lost, long overlaps, long duplicates, long bound,
-                         long backwards, List<String> problems) {
+                         long unexplained, long backwards, List<String> problems, List<String> notes) {
 
         public boolean ok() {
-            return lost == 0 && overlaps == 0 && backwards == 0 && duplicates <= bound;
+            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && duplicates <= bound;
         }
 
         public String summary() {
             return "chaos seed=" + seed + " faults=" + faults + " records=" + records + " lost=" + lost + " overlaps="
                     + overlaps + " duplicates=" + duplicates + " (bound " + bound + ")"
+                    + (unexplained > 0 ? " unexplained=" + unexplained : "")
                     + (backwards > 0 ? " backwards=" + backwards : "");
         }
     }
 
+    /** A fault explains a loss that ends up to this long before it (the member's clock vs the injector's). */
+    private static final long EXPLAIN_SLACK_MILLIS = 1_000;
+    /** A sample and a reset's recorded times may be this far out of order (recorded after the round trip). */
+    private static final long SAMPLE_SLACK_MILLIS = 50;
+    /** Messages kept per kind of problem; the counts stay exact. */
+    private static final int MAX_MESSAGES = 20;
+
     private final long uncommittedWindowMillis;
+    private final long explainMillis;
 
     /** @param uncommittedWindowMillis the commit interval plus the longest a polled batch may take to process */
     public ChaosChecker(long uncommittedWindowMillis) {
+        this(uncommittedWindowMillis, 10_000);
+    }
+
+    /**
+     * @param uncommittedWindowMillis the commit interval plus the longest a polled batch may take to process
+     * @param explainMillis           how long after a fault a member exposed by it may report its partitions lost
+     */
+    public ChaosChecker(long uncommittedWindowMillis, long explainMillis) {
         this.uncommittedWindowMillis = uncommittedWindowMillis;
+        this.explainMillis = explainMillis;
     }
 
     public Report check(long seed, ChaosLedger ledger, Set<String> groups, Map<Integer, Long> logEnd) {
-        List<String> problems = new ArrayList<>();
-        List<Processed> processed = ledger.processed();
+        Messages problems = new Messages();
+        List<String> notes = new ArrayList<>();
+        List<Processed> ordered = new ArrayList<>(ledger.processed());
+        ordered.sort(Comparator.comparingLong(Processed::atMillis)); // stable: ties keep the ledger's order
+        List<Ownership> ownerships = ledger.ownerships();
+        List<Fault> faults = ledger.faults();
         List<Reset> resets = ledger.resets();
+
+        Map<String, List<Integer>> byPartition = new HashMap<>();
+        Map<String, List<Integer>> byMemberPartition = new HashMap<>();
+        Map<String, List<Integer>> byMember = new HashMap<>();
+        for (int i = 0; i < ordered.size(); i++) {
+            Processed p = ordered.get(i);
+            byPartition.computeIfAbsent(key(p.group(), p.partition()), k -> new ArrayList<>()).add(i);
+            byMemberPartition.computeIfAbsent(key(p.group(), p.partition()) + "/" + p.member(), k -> new ArrayList<>())
+                    .add(i);
+            byMember.computeIfAbsent(p.member(), k -> new ArrayList<>()).add(i);
+        }
 
         // lost
         long lost = 0;
-        Map<String, Map<Integer, Map<Long, Integer>>> counts = new HashMap<>();
-        for (Processed p : processed) {
-            counts.computeIfAbsent(p.group(), g -> new HashMap<>()).computeIfAbsent(p.partition(), k -> new HashMap<>())
-                    .merge(p.offset(), 1, Integer::sum);
-        }
-        for (String group : groups) {
-            for (Map.Entry<Integer, Long> e : logEnd.entrySet()) {
-                Map<Long, Integer> seen = counts.getOrDefault(group, Map.of()).getOrDefault(e.getKey(), Map.of());
+        for (String group : new TreeSet<>(groups)) {
+            for (Map.Entry<Integer, Long> e : new TreeMap<>(logEnd).entrySet()) {
+                Set<Long> seen = new HashSet<>();
+                for (int i : byPartition.getOrDefault(key(group, e.getKey()), List.of())) {
+                    seen.add(ordered.get(i).offset());
+                }
                 long missing = 0;
                 long firstMissing = -1;
                 for (long o = 0; o < e.getValue(); o++) {
-                    if (!seen.containsKey(o)) {
+                    if (!seen.contains(o)) {
                         missing++;
                         firstMissing = firstMissing < 0 ? o : firstMissing;
                     }
                 }
                 if (missing > 0) {
-                    problems.add("group " + group + " partition " + e.getKey() + ": " + missing
+                    problems.add("lost", "group " + group + " partition " + e.getKey() + ": " + missing
                             + " records never processed, first at offset " + firstMissing);
                 }
                 lost += missing;
@@ -82,87 +127,212 @@ public final class ChaosChecker {
 
         // overlaps of ownership, and processing outside ownership
         long overlaps = 0;
-        Map<String, List<Ownership>> byPartition = new HashMap<>();
-        for (Ownership o : ledger.ownerships()) {
-            byPartition.computeIfAbsent(o.group() + "/" + o.partition(), k -> new ArrayList<>()).add(o);
+        Map<String, List<Ownership>> ownedByPartition = new HashMap<>();
+        Map<String, List<Ownership>> ownedByMemberPartition = new HashMap<>();
+        for (Ownership o : ownerships) {
+            ownedByPartition.computeIfAbsent(key(o.group(), o.partition()), k -> new ArrayList<>()).add(o);
+            ownedByMemberPartition.computeIfAbsent(key(o.group(), o.partition()) + "/" + o.member(),
+                    k -> new ArrayList<>()).add(o);
         }
-        for (Map.Entry<String, List<Ownership>> e : byPartition.entrySet()) {
+        for (Map.Entry<String, List<Ownership>> e : new TreeMap<>(ownedByPartition).entrySet()) {
             List<Ownership> list = new ArrayList<>(e.getValue());
             list.sort(Comparator.comparingLong(Ownership::fromMillis));
             Ownership longest = null;
             for (Ownership cur : list) {
                 if (longest != null && cur.fromMillis() < longest.toMillis() && !cur.member().equals(longest.member())) {
                     overlaps++;
-                    problems.add(e.getKey() + " owned by " + longest.member() + " [" + longest.fromMillis() + ", "
-                            + longest.toMillis() + "] and " + cur.member() + " from " + cur.fromMillis());
+                    problems.add("overlap", e.getKey() + " owned by " + longest.member() + " [" + longest.fromMillis()
+                            + ", " + longest.toMillis() + "] and " + cur.member() + " from " + cur.fromMillis());
                 }
                 if (longest == null || cur.toMillis() > longest.toMillis()) {
                     longest = cur;
                 }
             }
         }
-        for (Processed p : processed) {
-            boolean covered = byPartition.getOrDefault(p.group() + "/" + p.partition(), List.of()).stream()
-                    .anyMatch(o -> o.member().equals(p.member()) && o.fromMillis() <= p.atMillis()
-                            && p.atMillis() <= o.toMillis());
+        for (Processed p : ordered) {
+            boolean covered = ownedByMemberPartition
+                    .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of()).stream()
+                    .anyMatch(o -> o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis());
             if (!covered) {
                 overlaps++;
-                problems.add(p.group() + "/" + p.partition() + " offset " + p.offset() + " processed by " + p.member()
-                        + " at " + p.atMillis() + " outside its ownership");
+                problems.add("outside", key(p.group(), p.partition()) + " offset " + p.offset() + " processed by "
+                        + p.member() + " [" + p.atMillis() + ", " + p.doneMillis() + "] outside its ownership");
             }
         }
 
-        // duplicates, net of replays after resets
-        long duplicates = 0;
-        Map<String, Set<Long>> seenOnce = new HashMap<>();
-        List<Processed> inOrder = new ArrayList<>(processed);
-        inOrder.sort(Comparator.comparingLong(Processed::atMillis));
-        List<Reset> resetsInOrder = new ArrayList<>(resets);
-        resetsInOrder.sort(Comparator.comparingLong(Reset::atMillis));
-        int nextReset = 0;
-        for (Processed p : inOrder) {
-            while (nextReset < resetsInOrder.size() && resetsInOrder.get(nextReset).atMillis() <= p.atMillis()) {
-                Reset r = resetsInOrder.get(nextReset++);
-                Set<Long> seen = seenOnce.get(r.group() + "/" + r.partition());
-                if (seen != null) {
-                    seen.removeIf(o -> o >= r.offset()); // replays from the reset target on are expected
-                }
-            }
-            if (!seenOnce.computeIfAbsent(p.group() + "/" + p.partition(), k -> new HashSet<>()).add(p.offset())) {
-                duplicates++;
-            }
-        }
-
-        // bound: what each crashed member processed in the uncommitted window before its crash
-        long bound = 0;
-        for (Fault f : ledger.faults()) {
+        // bound: what crashes and losses may replay
+        Set<Integer> replayable = new HashSet<>();
+        for (Fault f : faults) {
             if (f.crash()) {
-                long from = f.atMillis() - uncommittedWindowMillis;
-                bound += processed.stream().filter(p -> p.member().equals(f.member()) && p.atMillis() >= from
-                        && p.atMillis() <= f.atMillis() + uncommittedWindowMillis).count();
-            }
-        }
-
-        // committed offsets never move backwards except to a reset target
-        long backwards = 0;
-        Map<String, CommittedSample> last = new HashMap<>();
-        List<CommittedSample> samples = new ArrayList<>(ledger.committedSamples());
-        samples.sort(Comparator.comparingLong(CommittedSample::atMillis));
-        for (CommittedSample s : samples) {
-            String key = s.group() + "/" + s.partition();
-            CommittedSample before = last.put(key, s);
-            if (before != null && s.offset() < before.offset()) {
-                boolean byReset = resets.stream().anyMatch(r -> r.group().equals(s.group())
-                        && r.partition() == s.partition() && r.offset() == s.offset()
-                        && r.atMillis() <= s.atMillis() + 1000);
-                if (!byReset) {
-                    backwards++;
-                    problems.add(key + ": committed offset moved back from " + before.offset() + " to " + s.offset()
-                            + " at " + s.atMillis());
+                for (int i : byMember.getOrDefault(f.member(), List.of())) {
+                    long at = ordered.get(i).atMillis();
+                    if (at >= f.atMillis() - uncommittedWindowMillis && at <= f.atMillis() + uncommittedWindowMillis) {
+                        replayable.add(i);
+                    }
                 }
             }
         }
-        return new Report(seed, ledger.faults().size(), processed.size(), lost, overlaps, duplicates, bound, backwards,
-                problems);
+        Map<String, List<CommittedSample>> samples = new HashMap<>();
+        for (CommittedSample s : ledger.committedSamples()) {
+            samples.computeIfAbsent(key(s.group(), s.partition()), k -> new ArrayList<>()).add(s);
+        }
+        samples.values().forEach(l -> l.sort(Comparator.comparingLong(CommittedSample::atMillis)));
+        int unexplainedLosses = 0;
+        for (Ownership o : ownerships) {
+            if (o.end() == End.REVOKED) {
+                continue;
+            }
+            Optional<Fault> why = faults.stream().filter(f -> f.exposed().contains(o.member())
+                    && f.atMillis() - EXPLAIN_SLACK_MILLIS <= o.toMillis()
+                    && o.toMillis() <= f.atMillis() + explainMillis).findFirst();
+            if (why.isEmpty()) {
+                unexplainedLosses++;
+                if (unexplainedLosses <= MAX_MESSAGES) {
+                    notes.add(key(o.group(), o.partition()) + " of " + o.member() + " ended " + o.end() + " at "
+                            + o.toMillis() + " with no fault exposing it: its replays are not in the bound");
+                }
+                continue;
+            }
+            // its last commit happened before anyone else could take the partition: sample no later than that
+            long handedOver = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
+                    .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.fromMillis())
+                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
+            long committed = committedAt(samples.getOrDefault(key(o.group(), o.partition()), List.of()),
+                    Math.min(o.toMillis(), handedOver));
+            for (int i : byMemberPartition.getOrDefault(key(o.group(), o.partition()) + "/" + o.member(), List.of())) {
+                Processed p = ordered.get(i);
+                if (p.atMillis() >= o.fromMillis() && p.atMillis() <= o.toMillis() && p.offset() >= committed) {
+                    replayable.add(i);
+                }
+            }
+        }
+        if (unexplainedLosses > MAX_MESSAGES) {
+            notes.add("... and " + (unexplainedLosses - MAX_MESSAGES) + " more losses with no fault exposing them");
+        }
+
+        // late notices: the member's user code was told after the next owner had started (it was inside poll())
+        int late = 0;
+        long maxLate = 0;
+        for (Ownership o : ownerships) {
+            long next = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
+                    .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.toMillis())
+                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
+            if (o.notifiedMillis() > next) {
+                late++;
+                maxLate = Math.max(maxLate, o.notifiedMillis() - next);
+                if (late <= MAX_MESSAGES) {
+                    notes.add(key(o.group(), o.partition()) + ": " + o.member() + " was told " + o.end() + " at "
+                            + o.notifiedMillis() + ", " + (o.notifiedMillis() - next) + " ms after the next owner "
+                            + "started; it had been inside poll() since " + o.toMillis());
+                }
+            }
+        }
+        if (late > 0) {
+            notes.add("late notices: " + late + " (at most " + maxLate + " ms after the next owner started)");
+        }
+
+        // duplicates, net of replays after resets; each must repeat a replayable record
+        long duplicates = 0;
+        long unexplained = 0;
+        Map<String, List<Reset>> resetsByPartition = new HashMap<>();
+        for (Reset r : resets) {
+            resetsByPartition.computeIfAbsent(key(r.group(), r.partition()), k -> new ArrayList<>()).add(r);
+        }
+        for (Map.Entry<String, List<Integer>> e : byPartition.entrySet()) {
+            List<Integer> indices = e.getValue();
+            Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
+            for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
+                for (int i : indices) {
+                    Processed p = ordered.get(i);
+                    if (p.atMillis() >= r.startedMillis() && p.offset() == r.offset()) {
+                        adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it
+                        break;
+                    }
+                }
+            }
+            Map<Long, List<Integer>> since = new HashMap<>();
+            for (int i : indices) {
+                for (Reset r : adoptedAt.getOrDefault(i, List.of())) {
+                    since.keySet().removeIf(o -> o >= r.offset()); // replays from the reset target on are expected
+                }
+                Processed p = ordered.get(i);
+                List<Integer> earlier = since.computeIfAbsent(p.offset(), k -> new ArrayList<>());
+                if (!earlier.isEmpty()) {
+                    duplicates++;
+                    if (earlier.stream().noneMatch(replayable::contains)) {
+                        unexplained++;
+                        Processed first = ordered.get(earlier.get(0));
+                        problems.add("unexplained", e.getKey() + " offset " + p.offset() + " processed again by "
+                                + p.member() + " at " + p.atMillis() + " (first by " + first.member() + " at "
+                                + first.atMillis() + "), not after a crash or loss of that member");
+                    }
+                }
+                earlier.add(i);
+            }
+        }
+
+        // committed offsets never move backwards except to (or past) a reset's target written in between
+        long backwards = 0;
+        for (Map.Entry<String, List<CommittedSample>> e : new TreeMap<>(samples).entrySet()) {
+            CommittedSample before = null;
+            for (CommittedSample s : e.getValue()) {
+                if (before != null && s.offset() < before.offset()) {
+                    CommittedSample b = before;
+                    boolean byReset = resetsByPartition.getOrDefault(e.getKey(), List.of()).stream()
+                            .anyMatch(r -> r.offset() <= s.offset()
+                                    && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
+                                    && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS);
+                    if (!byReset) {
+                        backwards++;
+                        problems.add("backwards", e.getKey() + ": committed offset moved back from " + b.offset()
+                                + " (at " + b.atMillis() + ") to " + s.offset() + " at " + s.atMillis());
+                    }
+                }
+                before = s;
+            }
+        }
+        return new Report(seed, faults.size(), ordered.size(), lost, overlaps, duplicates, replayable.size(),
+                unexplained, backwards, problems.list(), notes);
+    }
+
+    /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */
+    private static long committedAt(List<CommittedSample> samples, long atMillis) {
+        long committed = Long.MIN_VALUE;
+        for (CommittedSample s : samples) {
+            if (s.atMillis() > atMillis) {
+                break;
+            }
+            committed = s.offset();
+        }
+        return committed;
+    }
+
+    private static String key(String group, int partition) {
+        return group + "/" + partition;
+    }
+
+    /** Problem messages, at most {@link #MAX_MESSAGES} per kind (the counts in the report stay exact). */
+    private static final class Messages {
+        private final Map<String, List<String>> byKind = new LinkedHashMap<>();
+        private final Map<String, Integer> counts = new HashMap<>();
+
+        void add(String kind, String message) {
+            int n = counts.merge(kind, 1, Integer::sum);
+            if (n <= MAX_MESSAGES) {
+                byKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(message);
+            }
+        }
+
+        List<String> list() {
+            List<String> out = new ArrayList<>();
+            byKind.forEach((kind, messages) -> {
+                out.addAll(messages);
+                int more = counts.get(kind) - messages.size();
+                if (more > 0) {
+                    out.add("... and " + more + " more (" + kind + ")");
+                }
+            });
+            return out;
+        }
     }
 }

@@ -3,11 +3,13 @@ package io.groupkeeper.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.chaos.ChaosLedger.CommittedSample;
+import io.groupkeeper.chaos.ChaosLedger.End;
 import io.groupkeeper.chaos.ChaosLedger.Fault;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
 import io.groupkeeper.chaos.ChaosLedger.Reset;
 import java.util.Map;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -82,5 +84,134 @@ class ChaosCheckerTest {
         assertThat(checker.check(7, l, Set.of("g"), Map.of(0, 10L)).backwards()).isEqualTo(1);
         l.reset(new Reset("g", 0, 8, 240));
         assertThat(checker.check(7, l, Set.of("g"), Map.of(0, 10L)).backwards()).isZero();
+    }
+
+    @Test
+    void aRecordWhoseProcessingOutlastsTheOwnershipIsAnOverlap() {
+        ChaosLedger l = cleanRun();
+        // a stalled record: a started it inside its ownership but finished after the partition went to b
+        l.processed(new Processed("g", 0, 4, "a", 50, 120));
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.overlaps()).isEqualTo(1);
+        assertThat(r.problems()).anyMatch(p -> p.contains("[50, 120] outside its ownership"));
+    }
+
+    /** a owned partition 0 until its session expired at 100 (lost); b resumed from the last commit. */
+    private static ChaosLedger lossRun(long resumeAt) {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 100, End.LOST));
+        l.ownership(new Ownership("g", 0, "b", 200, 300));
+        for (long o = 0; o < 5; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 3, 50));
+        for (long o = resumeAt; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "b", 210 + o));
+        }
+        return l;
+    }
+
+    @Test
+    void aLossExplainedByAFaultBoundsDuplicatesByWhatWasProcessedAboveTheLastCommit() {
+        ChaosChecker wide = new ChaosChecker(10_000);
+        ChaosLedger explained = lossRun(3);
+        explained.fault(new Fault("expire", "a", 95, false, Set.of("a")));
+        ChaosChecker.Report r = wide.check(7, explained, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.duplicates()).isEqualTo(2); // 3 and 4
+        assertThat(r.bound()).isEqualTo(2); // only a's records at or above the committed 3, not its whole history
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+
+        // b resuming below the committed offset repeats a record that was committed: not a crash's window
+        ChaosLedger below = lossRun(2);
+        below.fault(new Fault("expire", "a", 95, false, Set.of("a")));
+        ChaosChecker.Report r2 = wide.check(7, below, Set.of("g"), Map.of(0, 10L));
+        assertThat(r2.unexplained()).isEqualTo(1);
+        assertThat(r2.ok()).isFalse();
+        assertThat(r2.problems()).anyMatch(p -> p.contains("offset 2 processed again by b"));
+
+        // the same loss with no fault exposing a: its replays are duplicates nobody explains
+        ChaosChecker.Report r3 = wide.check(7, lossRun(3), Set.of("g"), Map.of(0, 10L));
+        assertThat(r3.unexplained()).isEqualTo(2);
+        assertThat(r3.notes()).anyMatch(n -> n.contains("ended LOST at 100 with no fault exposing it"));
+        assertThat(r3.ok()).isFalse();
+
+        // a fault exposing someone else, or long before, explains nothing
+        ChaosLedger other = lossRun(3);
+        other.fault(new Fault("zk-kill", "zk2", 95, false, Set.of("c")));
+        other.fault(new Fault("expire", "a", -20_000, false, Set.of("a")));
+        assertThat(wide.check(7, other, Set.of("g"), Map.of(0, 10L)).unexplained()).isEqualTo(2);
+    }
+
+    @Test
+    void recordsProcessedAfterAResetButBeforeTheOwnerAdoptedItAreReplaysNotDuplicates() {
+        ChaosLedger l = cleanRun(); // b processed 5..9 at 155..159
+        l.reset(new Reset("g", 0, 6, 165, 160));
+        l.processed(new Processed("g", 0, 9, "b", 170)); // 9 again, and nobody went back to 6: a duplicate
+        ChaosChecker.Report dup = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(dup.duplicates()).isEqualTo(1);
+
+        ChaosLedger lag = new ChaosLedger();
+        lag.ownership(new Ownership("g", 0, "b", 0, 300));
+        for (long o = 0; o < 8; o++) {
+            lag.processed(new Processed("g", 0, o, "b", 100 + o));
+        }
+        lag.reset(new Reset("g", 0, 5, 165, 160));
+        lag.processed(new Processed("g", 0, 8, "b", 170)); // still in the batch fetched before the reset
+        for (long o = 5; o < 10; o++) {
+            lag.processed(new Processed("g", 0, o, "b", 180 + o)); // adopted: 5, 6, 7, 8 again, then 9
+        }
+        ChaosChecker.Report r = checker.check(7, lag, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.duplicates()).as(r.problems().toString()).isZero();
+        assertThat(r.ok()).isTrue();
+    }
+
+    @Test
+    void aSampleAboveTheResetTargetButBelowTheOldOffsetIsExplainedByTheReset() {
+        ChaosLedger l = cleanRun(); // committed 10 at 200
+        l.reset(new Reset("g", 0, 6, 215, 210));
+        l.committed(new CommittedSample("g", 0, 8, 260)); // the owner adopted 6 and committed 8 before the sample
+        assertThat(checker.check(7, l, Set.of("g"), Map.of(0, 10L)).backwards()).isZero();
+
+        ChaosLedger late = cleanRun();
+        late.reset(new Reset("g", 0, 6, 215, 210));
+        late.committed(new CommittedSample("g", 0, 12, 300));
+        late.committed(new CommittedSample("g", 0, 11, 400)); // the reset was over before 12 was read: really backwards
+        assertThat(checker.check(7, late, Set.of("g"), Map.of(0, 10L)).backwards()).isEqualTo(1);
+    }
+
+    @Test
+    void theSummaryNamesUnexplainedDuplicatesAndBackwardsMovesOnlyWhenThereAreAny() {
+        ChaosLedger l = cleanRun();
+        l.processed(new Processed("g", 0, 4, "b", 120));
+        l.committed(new CommittedSample("g", 0, 8, 250));
+        assertThat(checker.check(9, l, Set.of("g"), Map.of(0, 10L)).summary()).isEqualTo(
+                "chaos seed=9 faults=0 records=11 lost=0 overlaps=0 duplicates=1 (bound 0) unexplained=1 backwards=1");
+        assertThat(List.of(checker.check(9, cleanRun(), Set.of("g"), Map.of(0, 10L)).summary()))
+                .allMatch(s -> !s.contains("unexplained") && !s.contains("backwards"));
+    }
+
+    @Test
+    void aLossToldLateIsANoteNotAnOverlapAndItsBoundUsesTheCommitBeforeTheHandOver() {
+        // a stopped processing when it entered poll() at 100, but was told it lost the partition only at 250 (the
+        // polling thread was held up inside poll()); b started at 200 and committed 10 at 230
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 100, End.LOST, 250));
+        l.ownership(new Ownership("g", 0, "b", 200, 300));
+        for (long o = 0; o < 5; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 3, 50));
+        for (long o = 3; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "b", 210 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 10, 230));
+        l.fault(new Fault("expire(partition)", "a", 95, false, Set.of("a")));
+        ChaosChecker.Report r = new ChaosChecker(1_000).check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.overlaps()).isZero();
+        assertThat(r.duplicates()).isEqualTo(2);
+        assertThat(r.bound()).isEqualTo(2); // committed 3 when b took over, not b's later 10
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.notes()).anyMatch(n -> n.contains("a was told LOST at 250, 50 ms after the next owner started"))
+                .anyMatch(n -> n.startsWith("late notices: 1 "));
     }
 }

@@ -3,6 +3,7 @@ package io.groupkeeper.chaos;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Everything a chaos run observed, appended concurrently by consumers, the fault injector and the offset sampler,
@@ -11,20 +12,76 @@ import java.util.List;
  */
 public final class ChaosLedger {
 
-    /** One record handed to user code. */
-    public record Processed(String group, int partition, long offset, String member, long atMillis) {
+    /**
+     * One record handed to user code, processed from {@code atMillis} to {@code doneMillis} (a stalled record has a
+     * long interval).
+     */
+    public record Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis) {
+
+        /** A record processed in an instant. */
+        public Processed(String group, int partition, long offset, String member, long atMillis) {
+            this(group, partition, offset, member, atMillis, atMillis);
+        }
     }
 
-    /** A member owned a partition from {@code fromMillis} (assigned) to {@code toMillis} (revoked or lost). */
-    public record Ownership(String group, int partition, String member, long fromMillis, long toMillis) {
+    /** How an ownership interval ended. */
+    public enum End {
+        /** Revoked (a rebalance or a graceful close): the final position was committed before the release. */
+        REVOKED,
+        /** Reported lost (connection suspended, session expired, commit fenced): nothing committed. */
+        LOST,
+        /** The member crashed: its processing stopped at this instant, nothing committed. */
+        CRASHED
     }
 
-    /** An injected fault; {@code crash} faults (no graceful close) widen the duplicate bound. */
-    public record Fault(String kind, String member, long atMillis, boolean crash) {
+    /**
+     * A member owned a partition from {@code fromMillis} (told by {@code onPartitionsAssigned}) until {@code toMillis},
+     * when its user code stopped touching it: the entry into the {@code poll()} (or {@code close()}) call in which
+     * {@code onPartitionsRevoked}/{@code onPartitionsLost} told it, or the crash. Inside that call user code processes
+     * nothing (a batch counts as processed when {@code poll()} is called again). {@code notifiedMillis} is when the
+     * callback itself came ({@code >= toMillis}); a notice that comes after the next owner started is late (the
+     * polling thread was held up inside the call) — reported, not an overlap of processing.
+     */
+    public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
+                            long notifiedMillis) {
+
+        /** An interval that ended by a revocation, told at once. */
+        public Ownership(String group, int partition, String member, long fromMillis, long toMillis) {
+            this(group, partition, member, fromMillis, toMillis, End.REVOKED);
+        }
+
+        /** An interval whose end was told at once. */
+        public Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end) {
+            this(group, partition, member, fromMillis, toMillis, end, toMillis);
+        }
     }
 
-    /** An admin reset of a group's partition to {@code offset}: replays after it are expected, not duplicates. */
-    public record Reset(String group, int partition, long offset, long atMillis) {
+    /**
+     * An injected fault. {@code crash} faults (no graceful close) widen the duplicate bound by the member's records in
+     * the uncommitted window around them; {@code exposed} are the members that may lose partitions without a commit
+     * because of it (the crashed or expired member; for a ZooKeeper server kill, the members connected to it, or all
+     * of them when it led the ensemble).
+     */
+    public record Fault(String kind, String member, long atMillis, boolean crash, Set<String> exposed) {
+
+        public Fault(String kind, String member, long atMillis, boolean crash) {
+            this(kind, member, atMillis, crash, crash ? Set.of(member) : Set.of());
+        }
+
+        public Fault {
+            exposed = Set.copyOf(exposed);
+        }
+    }
+
+    /**
+     * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} and
+     * {@code atMillis}: replays after it are expected, not duplicates, and the committed offset may move back to it.
+     */
+    public record Reset(String group, int partition, long offset, long atMillis, long startedMillis) {
+
+        public Reset(String group, int partition, long offset, long atMillis) {
+            this(group, partition, offset, atMillis, atMillis);
+        }
     }
 
     /** A committed offset read from the store at a moment. */
@@ -55,6 +112,10 @@ public final class ChaosLedger {
 
     public void committed(CommittedSample s) {
         committed.add(s);
+    }
+
+    public int processedCount() {
+        return processed.size();
     }
 
     public List<Processed> processed() {

@@ -68,6 +68,35 @@ class ExamplesIT {
     }
 
     @Test
+    void consumeWithEventsAlsoPrintsMembershipEventsAndProcessingTimes() {
+        assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
+                "--topic", "with-events", "--count", "6", "--partitions", "2")).isZero();
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        long before = System.currentTimeMillis();
+        int exit;
+        try {
+            System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(),
+                    "--bootstrap", servers.bootstrapServers(), "--group", "evented", "--topic", "with-events",
+                    "--start", "earliest", "--max-records", "6", "--events", "--session-timeout-ms", "6000");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exit).isZero();
+        List<String> lines = buffer.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
+        assertThat(lines).hasSize(1 + 1 + 6 + 1);
+        assertThat(lines.get(0)).startsWith("{\"event\":\"started\",\"group\":\"evented\",\"member\":\"")
+                .contains("\"partitions\":[]");
+        assertThat(lines.get(1)).startsWith("{\"event\":\"assigned\"")
+                .contains("{\"topic\":\"with-events\",\"partition\":0}", "{\"topic\":\"with-events\",\"partition\":1}");
+        assertThat(lines.subList(2, 8)).allMatch(l -> l.startsWith("{\"group\":\"evented\"") && l.contains("\"at\":"));
+        assertThat(lines.get(8)).startsWith("{\"event\":\"revoked\"").contains("\"partition\":0", "\"partition\":1");
+        long at = Long.parseLong(lines.get(8).replaceAll(".*\"at\":(\\d+).*", "$1"));
+        assertThat(at).isBetween(before, System.currentTimeMillis());
+    }
+
+    @Test
     void theShardedBatchProcessesEveryItemExactlyOnce() {
         int exit = new CommandLine(new ShardedBatchExample()).execute("--zk", servers.zkConnectString(),
                 "--namespace", "batch", "--shards", "6", "--items", "30", "--item-ms", "5");

@@ -66,8 +66,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Deadlock care: {@code close()} (polling thread) commits and drops everything, sets {@link #released}, and only
  * then calls {@code member.close()}; the revocation that triggers on the lane sees {@code released} and returns at
- * once. A revocation waiting for a polling thread that does not come back gives up after the revocation timeout, or
- * at once when the store connection drops (the member is about to report the partitions lost anyway).
+ * once. A revocation waiting for a polling thread that does not come back gives up after the revocation timeout. It
+ * keeps waiting when the store connection drops: the member releases the partitions right after this returns, and a
+ * release goes through as soon as the client is connected again — with the same session after a blip, or with a new
+ * one that may delete the old session's owner nodes at once — so returning early would hand the partitions to the next
+ * owner while the polling thread may still be processing a batch of them (I1).
  *
  * <p>The {@code KafkaConsumer} is created with {@code auto.offset.reset=none} and every owned partition is always
  * positioned explicitly ({@code seek}), so an out-of-range offset surfaces as {@link InvalidOffsetException} and goes
@@ -920,6 +923,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     /** On the lane: waits until the polling thread served the revocation, within the revocation timeout. */
     private void awaitRevocation(Revoked r) {
         long deadline = System.nanoTime() + config.revocationTimeout().toNanos();
+        boolean warnedConnectionDown = false;
         while (true) {
             try {
                 r.done().get(REVOKE_CHECK_MS, TimeUnit.MILLISECONDS);
@@ -935,10 +939,12 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             if (released || state == State.CLOSED) {
                 return;
             }
-            if (connectionDown) {
-                LOG.warn("group {}: consumer {}: store connection down while revoking {}; not waiting for the polling "
-                        + "thread (it drops every partition at its next call)", group, memberId(), r.partitions());
-                return;
+            if (connectionDown && !warnedConnectionDown) {
+                // Keep waiting: the release that follows would go through on reconnection (same or new session)
+                // while the polling thread may still be processing these partitions. It drops them at its next call.
+                warnedConnectionDown = true;
+                LOG.warn("group {}: consumer {}: store connection down while revoking {}; still waiting for the polling "
+                        + "thread before releasing them", group, memberId(), r.partitions());
             }
             if (System.nanoTime() - deadline > 0) {
                 LOG.warn("group {}: consumer {}: revocation of {} waited {} ms for the polling thread (no poll() or "

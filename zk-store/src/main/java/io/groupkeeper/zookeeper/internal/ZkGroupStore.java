@@ -113,6 +113,8 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Registration registerMember(MemberInfo info) {
+        // The topic folders first: then a claim during a rebalance never waits for them.
+        info.topics().forEach(this::ensureTopicParents);
         String path = ZkPaths.member(group, info.memberId());
         byte[] body = NodeCodec.member(info);
         for (int attempt = 0; attempt < 3; attempt++) {

@@ -1,0 +1,53 @@
+package io.groupkeeper.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.groupkeeper.chaos.ChaosSchedule.Kind;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault-injection run over real Kafka records and a 3-node ZooKeeper ensemble, consumers in this JVM (each with
+ * its own ZooKeeper session): two groups (6 members wandering between 4 and 8, and 3 between 2 and 4) on a topic of
+ * 12 partitions growing up to 24; graceful leaves, crashes (session closed, or left to time out), session expiries,
+ * stalls past the session timeout, kills and restarts of the ZooKeeper server a member is on, leader kills, live
+ * offset resets and partition increases, in a seeded order. See docs/reliability.md.
+ *
+ * <pre>
+ * mvn -pl examples -am test -Dsurefire.failIfNoSpecifiedTests=false -Dtest=ChaosIT#shortRun [-Dchaos.seed=S]
+ * mvn -pl examples -am test -Plong -Dsurefire.failIfNoSpecifiedTests=false -Dtest=ChaosIT#longRun [-Dchaos.seed=S] [-Dchaos.faults=250]
+ * </pre>
+ * The seed is printed with the schedule; the same seed replays the same schedule.
+ */
+class ChaosIT {
+
+    static long seed() {
+        String s = System.getProperty("chaos.seed");
+        return s == null || s.isBlank() ? System.nanoTime() % 1_000_000 : Long.parseLong(s.trim());
+    }
+
+    private static void run(int faults, long minGap, long gapSpread) throws Exception {
+        long seed = seed();
+        try (ChaosRun run = new ChaosRun(seed, ChaosRun.settings(faults, Kind.allFaults(), new int[] {6, 3},
+                new int[] {4, 2}, new int[] {8, 4}, minGap, gapSpread), System.out)) {
+            ChaosChecker.Report report = run.run((r, group, name) -> ChaosMember.start(group, name, r.memberConfig(),
+                    r.ledger()));
+            assertThat(report.faults()).isEqualTo(faults);
+            assertThat(report.ok()).as("%s (replay with -Dchaos.seed=%d)\n%s", report.summary(), seed,
+                    String.join("\n", report.problems())).isTrue();
+        }
+    }
+
+    /** ~25 faults in about a minute: part of the default test run. */
+    @Test
+    void shortRun() throws Exception {
+        run(Integer.getInteger("chaos.short.faults", 25), 800, 1_400);
+    }
+
+    /** ≥ 200 faults (default 250, {@code -Dchaos.faults=N}). */
+    @Test
+    @Tag("long")
+    void longRun() throws Exception {
+        run(Integer.getInteger("chaos.faults", 250), 800, 1_400);
+    }
+}

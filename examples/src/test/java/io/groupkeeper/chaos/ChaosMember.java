@@ -1,0 +1,350 @@
+package io.groupkeeper.chaos;
+
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.chaos.ChaosLedger.End;
+import io.groupkeeper.chaos.ChaosLedger.Ownership;
+import io.groupkeeper.chaos.ChaosLedger.Processed;
+import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.StartPosition;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * One in-JVM consumer of a chaos run, as an application would run it: its own {@link GroupKeeper} and
+ * {@link ZooKeeperStore} (its own ZooKeeper session), a {@link CoordinatedConsumer} and a polling thread that
+ * "processes" every record by writing it to the {@link ChaosLedger} with its processing interval. Ownership intervals
+ * come from the {@link ConsumerRebalanceListener} (assigned → revoked or lost), recorded on the polling thread.
+ *
+ * <ul>
+ *   <li>{@link #leave()}: graceful — the polling thread finishes its batch, closes the consumer (final commit,
+ *   release) and the keeper;</li>
+ *   <li>{@link #crash(boolean)}: the polling thread stops mid-batch without closing anything, then the session dies:
+ *   closed at once, or (abandoned, as after {@code kill -9}) left to time out on the server. No final commit.</li>
+ *   <li>{@link #partition(long)}: its own {@link ZkProxy} drops everything for longer than the session timeout, as
+ *   a network partition would: the client notices (read timeout, two thirds of the session timeout), the member
+ *   reports its partitions lost, the servers expire the session, others take over; after the heal it rejoins with a
+ *   new session;</li>
+ *   <li>{@link #stall(long)}: the next record takes that long to process (bounded; ended early by leave or crash).</li>
+ * </ul>
+ */
+final class ChaosMember implements ChaosConsumer {
+
+    /** How a member is built. */
+    record Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
+                  Duration commitInterval, Duration revocationTimeout, int maxPollRecords) {
+    }
+
+    private final String group;
+    private final String name;
+    private final ChaosLedger ledger;
+    private final ZkProxy proxy;
+    private final ZooKeeperStore store;
+    private final GroupKeeper keeper;
+    private final CoordinatedConsumer<String, String> consumer;
+    private final Thread thread;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final CountDownLatch wake = new CountDownLatch(1);
+    private final Map<Integer, Long> openSince = new ConcurrentHashMap<>();
+    private volatile boolean stop;
+    private volatile boolean halt;
+    private volatile boolean detached;
+    private volatile long stallUntil;
+    /** When the polling thread last entered poll() or close(): from then on it processes nothing it already has. */
+    private volatile long enteredCall;
+    private volatile Throwable failure;
+
+    private ChaosMember(String group, String name, Config config, ChaosLedger ledger) throws IOException {
+        this.group = group;
+        this.name = name;
+        this.ledger = ledger;
+        this.proxy = new ZkProxy(name, config.zkPorts());
+        this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
+                .sessionTimeout(config.sessionTimeout()).build();
+        keepBehindProxy(store);
+        this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
+        this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
+                .group(group).topics(config.topic())
+                .kafkaProperty("bootstrap.servers", config.bootstrap())
+                .kafkaProperty("max.poll.records", config.maxPollRecords())
+                .kafkaProperty("fetch.max.wait.ms", 100)
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .startPosition(StartPosition.earliest())
+                .commitInterval(config.commitInterval())
+                .revocationTimeout(config.revocationTimeout())
+                .metadataRefreshInterval(Duration.ofSeconds(1))
+                .listener(new Recorder())
+                .build();
+        this.thread = new Thread(this::run, "chaos-" + name);
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Curator's ensemble tracker reads the servers' real addresses from {@code /zookeeper/config} and, at the next
+     * reconnection, connects straight to them — around the proxy, ending any partition early. A test-only reach into
+     * Curator (the store does not expose the option): the tracker is removed before the client starts, exactly as
+     * {@code CuratorFrameworkFactory.builder().ensembleTracker(false)} would.
+     */
+    private static void keepBehindProxy(ZooKeeperStore store) {
+        try {
+            Field tracker = store.curator().getClass().getDeclaredField("ensembleTracker");
+            tracker.setAccessible(true);
+            tracker.set(store.curator(), null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot keep the member behind its proxy", e);
+        }
+    }
+
+    /** Connects, joins the group and starts polling. */
+    static ChaosMember start(String group, String name, Config config, ChaosLedger ledger) throws IOException {
+        ChaosMember m = new ChaosMember(group, name, config, ledger);
+        try {
+            m.keeper.start();
+            m.consumer.start();
+        } catch (RuntimeException e) {
+            m.keeper.close();
+            m.proxy.close();
+            throw e;
+        }
+        m.thread.start();
+        return m;
+    }
+
+    private void run() {
+        try {
+            while (!stop && !halt) {
+                ConsumerRecords<String, String> records;
+                try {
+                    enteredCall = System.currentTimeMillis();
+                    records = consumer.poll(Duration.ofMillis(100));
+                } catch (WakeupException e) {
+                    continue;
+                }
+                // A graceful leave finishes the batch (close() commits past it); a crash drops it where it is.
+                for (ConsumerRecord<String, String> r : records) {
+                    if (halt) {
+                        break;
+                    }
+                    long at = System.currentTimeMillis();
+                    maybeStall();
+                    if (halt) {
+                        break; // crashed while stalled: this record was never finished
+                    }
+                    ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
+                            System.currentTimeMillis()));
+                }
+            }
+            if (!halt) {
+                enteredCall = System.currentTimeMillis();
+                consumer.close();
+                keeper.close();
+                proxy.close();
+            }
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            done.countDown();
+        }
+    }
+
+    private void maybeStall() throws InterruptedException {
+        long until = stallUntil;
+        if (until > 0) {
+            stallUntil = 0;
+            long remaining = until - System.currentTimeMillis();
+            if (remaining > 0) {
+                wake.await(remaining, TimeUnit.MILLISECONDS); // the injected fault: user code blocked, bounded
+            }
+        }
+    }
+
+    /** Ownership intervals as user code sees them (callbacks on the polling thread). */
+    private final class Recorder implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            long now = System.currentTimeMillis();
+            if (!detached) {
+                partitions.forEach(tp -> openSince.putIfAbsent(tp.partition(), now));
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            end(partitions, End.REVOKED);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            end(partitions, End.LOST);
+        }
+
+        private void end(Collection<TopicPartition> partitions, End how) {
+            long now = System.currentTimeMillis();
+            for (TopicPartition tp : partitions) {
+                Long from = openSince.remove(tp.partition());
+                if (from != null && !detached) {
+                    // user code stopped when it entered this poll()/close(); the callback may come later
+                    ledger.ownership(new Ownership(group, tp.partition(), name, from, Math.max(from, enteredCall), how,
+                            now));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ faults
+
+    @Override
+    public String group() {
+        return group;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Graceful leave, asynchronously; {@link #awaitDone} waits for it. */
+    @Override
+    public void leave() {
+        stop = true;
+        wake.countDown();
+        consumer.wakeup();
+    }
+
+    /**
+     * Crash: the polling thread stops where it is (no close, no commit); its open ownership intervals end now; then
+     * the session ends — {@code abandon}: nothing reaches the servers any more (the proxy drops everything, so they
+     * expire the session after its timeout, as after {@code kill -9}); otherwise it is closed at once (the process
+     * failed in user code but its ZooKeeper client was closed on the way out, e.g. by a shutdown hook). No final
+     * commit either way. Returns the instant processing stopped.
+     */
+    @Override
+    public long crash(boolean abandon) {
+        halt = true;
+        wake.countDown();
+        consumer.wakeup();
+        await().atMost(Duration.ofSeconds(30)).until(() -> done.getCount() == 0);
+        long at = System.currentTimeMillis();
+        detached = true;
+        openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
+        openSince.clear();
+        if (abandon) {
+            proxy.partition(); // from now on the servers hear nothing from this member, not even a closeSession
+        } else {
+            store.close(); // closeSession: its ephemeral nodes go at once
+        }
+        return at;
+    }
+
+    /** Frees what a crashed member left behind (its store is closed, so nothing can be written any more). */
+    @Override
+    public void cleanUp() {
+        store.close(); // after an abandoned crash the closeSession is dropped by the proxy
+        consumer.close();
+        keeper.close();
+        proxy.close();
+    }
+
+    @Override
+    public void partition(long millis) {
+        proxy.partition();
+        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(proxy::heal);
+    }
+
+    /** Ends a cut-off now. */
+    void heal() {
+        proxy.heal();
+    }
+
+    @Override
+    public boolean isPartitioned() {
+        return proxy.isPartitioned();
+    }
+
+    @Override
+    public void stall(long millis) {
+        stallUntil = System.currentTimeMillis() + millis;
+    }
+
+    @Override
+    public boolean supportsSessionFaults() {
+        return true;
+    }
+
+    @Override
+    public boolean isLeader() {
+        return done.getCount() > 0 && consumer.isLeader();
+    }
+
+    private ZooKeeper handle() {
+        try {
+            return store.curator().getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Through the proxy: the ensemble port behind the proxy port the client is connected to. */
+    @Override
+    public Optional<Integer> zkServerPort() {
+        try {
+            Method m = ZooKeeper.class.getDeclaredMethod("testableRemoteSocketAddress");
+            m.setAccessible(true);
+            InetSocketAddress address = (InetSocketAddress) m.invoke(handle());
+            return address == null ? Optional.empty() : proxy.target(address.getPort());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void awaitDone(Duration timeout) {
+        await().atMost(timeout).until(() -> done.getCount() == 0);
+    }
+
+    @Override
+    public Optional<String> failure() {
+        Throwable t = failure;
+        if (t == null) {
+            return Optional.empty();
+        }
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return Optional.of(name + ": " + w);
+    }
+
+    /** Since when user code was told it owns {@code partition}, if it owns it now. */
+    Optional<Long> ownedSince(int partition) {
+        return Optional.ofNullable(openSince.get(partition));
+    }
+
+    /** The partitions its consumer owns now. */
+    int owned() {
+        return consumer.assignment().size();
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
