@@ -51,8 +51,12 @@ abstract class KafkaTestSupport {
     @BeforeAll
     static void startServers() {
         servers = EmbeddedServers.startDefault();
+        // One request in flight per connection: on a freshly created topic the first batch can meet
+        // NOT_LEADER_OR_FOLLOWER while a later one arrives, and the idempotent producer then retried
+        // OUT_OF_ORDER_SEQUENCE_NUMBER until its 120 s delivery timeout (seen on a loaded machine).
         producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrapServers(),
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 0),
+                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 0,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
                 new StringSerializer(), new StringSerializer());
         admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()));
         zk = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
