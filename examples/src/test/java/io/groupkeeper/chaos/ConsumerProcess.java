@@ -7,10 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.groupkeeper.chaos.ChaosLedger.End;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,6 +42,7 @@ final class ConsumerProcess implements ChaosConsumer {
     private final ChaosLedger ledger;
     private final Process process;
     private final Path stderr;
+    private final Path stdout;
     private final Supplier<Optional<String>> leader;
     private final Map<Integer, Long> openSince = new ConcurrentHashMap<>();
     private final CountDownLatch eof = new CountDownLatch(1);
@@ -51,17 +50,21 @@ final class ConsumerProcess implements ChaosConsumer {
     private final Thread reader;
     private volatile String name;
     private volatile boolean stopping;
-    private volatile long exitedAt;
+    /** When the process exited (noticed by the JDK's reaper within milliseconds). */
+    private final java.util.concurrent.CompletableFuture<Long> exited;
+    private volatile RuntimeException readerFailure;
 
-    private ConsumerProcess(String group, ChaosLedger ledger, Process process, Path stderr,
+    private ConsumerProcess(String group, ChaosLedger ledger, Process process, Path stderr, Path stdout,
                             Supplier<Optional<String>> leader) {
         this.group = group;
         this.ledger = ledger;
         this.process = process;
         this.stderr = stderr;
+        this.stdout = stdout;
         this.leader = leader;
         this.reader = new Thread(this::read, "chaos-reader-" + process.pid());
         this.reader.setDaemon(true);
+        this.exited = process.onExit().thenApply(x -> System.currentTimeMillis());
     }
 
     /** Launches {@code java ... io.groupkeeper.examples.Main consume ... --events} and waits until it has joined. */
@@ -70,17 +73,25 @@ final class ConsumerProcess implements ChaosConsumer {
         Path err = logDir.resolve(label + ".stderr");
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", classpath(), "io.groupkeeper.examples.Main", "consume",
+                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        String extra = System.getProperty("chaos.child.jvmArgs", "").trim(); // e.g. a logback configuration
+        if (!extra.isEmpty()) {
+            cmd.addAll(Arrays.asList(extra.split("\\s+")));
+        }
+        cmd.addAll(List.of("-cp", classpath(), "io.groupkeeper.examples.Main", "consume",
                 "--zk", run.zkConnect(), "--bootstrap", run.bootstrap(), "--group", group, "--topic", ChaosRun.TOPIC,
                 "--start", "earliest", "--events",
                 "--session-timeout-ms", Long.toString(ChaosRun.SESSION_TIMEOUT.toMillis()),
                 "--commit-interval-ms", Long.toString(ChaosRun.COMMIT_INTERVAL.toMillis()),
                 "-X", "max.poll.records=" + ChaosRun.MAX_POLL_RECORDS, "-X", "fetch.max.wait.ms=100"));
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE)
-                .start();
+        // stdout goes to a file that is read as it grows: a pipe read while the process exits lost its last lines
+        // (the JDK drains a dead process's pipe into a buffer of its own), and those are the revocations of a
+        // graceful leave.
+        Path out = logDir.resolve(label + ".stdout");
+        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(out.toFile())
+                .redirectInput(ProcessBuilder.Redirect.PIPE).start();
         p.getOutputStream().close();
-        ConsumerProcess c = new ConsumerProcess(group, run.ledger(), p, err,
+        ConsumerProcess c = new ConsumerProcess(group, run.ledger(), p, err, out,
                 () -> run.groupAdmin().describe(group).leader());
         c.reader.start();
         await().atMost(Duration.ofSeconds(90)).until(() -> c.name != null || !p.isAlive());
@@ -99,35 +110,55 @@ final class ConsumerProcess implements ChaosConsumer {
                 .collect(Collectors.joining(File.pathSeparator));
     }
 
+    /** Follows the stdout file as it grows, line by line, until the process has exited and everything is read. */
     private void read() {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            for (String line; (line = in.readLine()) != null; ) {
-                JsonNode n;
-                try {
-                    n = JSON.readTree(line);
-                } catch (IOException e) {
-                    badLines.incrementAndGet(); // a line cut short by SIGKILL
-                    continue;
-                }
-                if (n == null || !n.isObject()) {
-                    badLines.incrementAndGet();
-                    continue;
-                }
-                if (n.has("event")) {
-                    onEvent(n);
-                } else if (n.has("offset") && n.has("at")) {
-                    long at = n.get("at").asLong();
-                    ledger.processed(new Processed(n.get("group").asText(), n.get("partition").asInt(),
-                            n.get("offset").asLong(), n.get("member").asText(), at));
+        try (java.io.Reader in = Files.newBufferedReader(stdout, StandardCharsets.UTF_8)) {
+            StringBuilder pending = new StringBuilder();
+            char[] buf = new char[8192];
+            while (true) {
+                boolean exited = !process.isAlive(); // checked before reading: what it wrote is in the file by now
+                int n = in.read(buf);
+                if (n > 0) {
+                    pending.append(buf, 0, n);
+                    for (int nl; (nl = pending.indexOf("\n")) >= 0; ) {
+                        take(pending.substring(0, nl));
+                        pending.delete(0, nl + 1);
+                    }
+                } else if (exited) {
+                    if (pending.length() > 0) {
+                        badLines.incrementAndGet(); // a line cut short by SIGKILL
+                    }
+                    return;
                 } else {
-                    badLines.incrementAndGet();
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L); // the file grows: read again soon
                 }
             }
         } catch (IOException e) {
-            // the pipe broke: the process is gone
+            readerFailure = new java.io.UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            readerFailure = e; // surfaced by failure(): a line this reader could not take
         } finally {
             eof.countDown();
+        }
+    }
+
+    private void take(String line) {
+        JsonNode n;
+        try {
+            n = JSON.readTree(line);
+        } catch (IOException e) {
+            badLines.incrementAndGet();
+            return;
+        }
+        if (n == null || !n.isObject()) {
+            badLines.incrementAndGet();
+        } else if (n.has("event")) {
+            onEvent(n);
+        } else if (n.has("offset") && n.has("at")) {
+            ledger.processed(new Processed(n.get("group").asText(), n.get("partition").asInt(),
+                    n.get("offset").asLong(), n.get("member").asText(), n.get("at").asLong()));
+        } else {
+            badLines.incrementAndGet();
         }
     }
 
@@ -172,7 +203,7 @@ final class ConsumerProcess implements ChaosConsumer {
         stopping = true;
         process.destroyForcibly(); // SIGKILL
         awaitExit(Duration.ofSeconds(30));
-        long at = exitedAt;
+        long at = exited.join();
         openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
         openSince.clear();
         return at;
@@ -183,9 +214,7 @@ final class ConsumerProcess implements ChaosConsumer {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(name + " did not exit within " + timeout);
             }
-            if (exitedAt == 0) {
-                exitedAt = System.currentTimeMillis();
-            }
+            exited.join();
             if (!eof.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(name + ": stdout not closed within " + timeout);
             }
@@ -242,7 +271,7 @@ final class ConsumerProcess implements ChaosConsumer {
         awaitExit(timeout);
         if (!openSince.isEmpty()) {
             // close() prints "revoked" for everything it owned; anything left open ended with the process
-            long at = exitedAt;
+            long at = exited.join();
             openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
             openSince.clear();
         }
@@ -250,6 +279,9 @@ final class ConsumerProcess implements ChaosConsumer {
 
     @Override
     public Optional<String> failure() {
+        if (readerFailure != null) {
+            return Optional.of(name + ": reading its stdout failed: " + readerFailure);
+        }
         if (!stopping && !process.isAlive()) {
             return Optional.of(name + " (pid " + process.pid() + ") exited by itself with " + process.exitValue()
                     + ": " + stderrTail());
