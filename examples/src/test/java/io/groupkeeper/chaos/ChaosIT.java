@@ -23,7 +23,8 @@ class ChaosIT {
 
     static long seed() {
         String s = System.getProperty("chaos.seed");
-        return s == null || s.isBlank() ? System.nanoTime() % 1_000_000 : Long.parseLong(s.trim());
+        return s == null || s.isBlank() ? java.util.concurrent.ThreadLocalRandom.current().nextLong(1_000_000)
+                : Long.parseLong(s.trim());
     }
 
     private static void run(int faults, long minGap, long gapSpread) throws Exception {

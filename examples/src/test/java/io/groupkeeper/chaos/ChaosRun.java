@@ -42,6 +42,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.zookeeper.util.ServiceUtils;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
@@ -174,8 +175,26 @@ final class ChaosRun implements AutoCloseable {
     }
 
     private void startServers() throws Exception {
-        cluster = new TestingCluster(3);
-        cluster.start();
+        // A ZooKeeper server calls System.exit when it cannot bind a port (another build on this machine took one
+        // that TestingCluster picked): in this JVM that would end the test run without a word. Log it instead; a
+        // cluster that did not form is started again below, and a later failure fails the run on its own terms.
+        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
+        for (int attempt = 1; ; attempt++) {
+            cluster = new TestingCluster(3);
+            cluster.start();
+            try {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> cluster.getInstances().stream().map(ChaosRun::mode)
+                                .allMatch(m -> m.equals("leader") || m.equals("follower")));
+                break;
+            } catch (ConditionTimeoutException e) {
+                cluster.close();
+                if (attempt == 3) {
+                    throw e;
+                }
+                log("the ZooKeeper ensemble did not form (a port taken?); starting it again");
+            }
+        }
         kafka = EmbeddedKafka.builder().build().start();
         kafka.createTopic(TOPIC, settings.partitions());
         partitions.set(settings.partitions());
