@@ -134,8 +134,22 @@ public final class ChaosChecker {
             ownedByMemberPartition.computeIfAbsent(key(o.group(), o.partition()) + "/" + o.member(),
                     k -> new ArrayList<>()).add(o);
         }
+        int phantoms = 0;
         for (Map.Entry<String, List<Ownership>> e : new TreeMap<>(ownedByPartition).entrySet()) {
-            List<Ownership> list = new ArrayList<>(e.getValue());
+            List<Ownership> list = new ArrayList<>();
+            for (Ownership o : e.getValue()) {
+                if (o.toMillis() <= o.fromMillis() && o.end() != End.REVOKED) {
+                    // told assigned and lost within one poll() call: user code could not touch the partition (any
+                    // record it processed anyway is caught below, outside its ownership)
+                    phantoms++;
+                    if (phantoms <= MAX_MESSAGES) {
+                        notes.add(e.getKey() + ": " + o.member() + " was told it owned it at " + o.fromMillis()
+                                + " and lost it within the same poll() call");
+                    }
+                    continue;
+                }
+                list.add(o);
+            }
             list.sort(Comparator.comparingLong(Ownership::fromMillis));
             Ownership longest = null;
             for (Ownership cur : list) {
@@ -158,6 +172,10 @@ public final class ChaosChecker {
                 problems.add("outside", key(p.group(), p.partition()) + " offset " + p.offset() + " processed by "
                         + p.member() + " [" + p.atMillis() + ", " + p.doneMillis() + "] outside its ownership");
             }
+        }
+
+        if (phantoms > 0) {
+            notes.add("phantom assignments: " + phantoms + " (assigned and lost within one poll() call)");
         }
 
         // bound: what crashes and losses may replay

@@ -214,4 +214,16 @@ class ChaosCheckerTest {
         assertThat(r.notes()).anyMatch(n -> n.contains("a was told LOST at 250, 50 ms after the next owner started"))
                 .anyMatch(n -> n.startsWith("late notices: 1 "));
     }
+
+    @Test
+    void anAssignmentToldAndLostWithinOnePollIsANoteUnlessRecordsWereProcessedInIt() {
+        ChaosLedger l = cleanRun(); // b owns partition 0 from 100 to 300
+        l.ownership(new Ownership("g", 0, "c", 150, 150, End.LOST, 150)); // a stale event, withdrawn at once
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.overlaps()).isZero();
+        assertThat(r.notes()).anyMatch(n -> n.startsWith("phantom assignments: 1"));
+
+        l.processed(new Processed("g", 0, 7, "c", 150, 151)); // but c processed a record then: outside ownership
+        assertThat(checker.check(7, l, Set.of("g"), Map.of(0, 10L)).overlaps()).isEqualTo(1);
+    }
 }
