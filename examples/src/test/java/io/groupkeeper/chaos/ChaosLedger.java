@@ -36,11 +36,12 @@ public final class ChaosLedger {
 
     /**
      * A member owned a partition from {@code fromMillis} (told by {@code onPartitionsAssigned}) until {@code toMillis},
-     * when its user code stopped touching it: the entry into the {@code poll()} (or {@code close()}) call in which
-     * {@code onPartitionsRevoked}/{@code onPartitionsLost} told it, or the crash. Inside that call user code processes
-     * nothing (a batch counts as processed when {@code poll()} is called again). {@code notifiedMillis} is when the
-     * callback itself came ({@code >= toMillis}); a notice that comes after the next owner started is late (the
-     * polling thread was held up inside the call) — reported, not an overlap of processing.
+     * the last moment its user code could process it: the entry into the {@code poll()}/{@code close()} call that
+     * followed the last batch holding records of it (a batch counts as processed when {@code poll()} is called again,
+     * and no poll() after that handed it records of the partition before {@code onPartitionsRevoked}/
+     * {@code onPartitionsLost} told it), or the crash. {@code notifiedMillis} is when that callback came
+     * ({@code >= toMillis}); a notice that comes after the next owner started is late (the polling thread was held up)
+     * — reported, not an overlap of processing.
      */
     public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
                             long notifiedMillis) {

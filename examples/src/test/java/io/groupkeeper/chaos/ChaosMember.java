@@ -70,8 +70,14 @@ final class ChaosMember implements ChaosConsumer {
     private volatile boolean halt;
     private volatile boolean detached;
     private volatile long stallUntil;
-    /** When the polling thread last entered poll() or close(): from then on it processes nothing it already has. */
-    private volatile long enteredCall;
+    /**
+     * Per partition, when user code last let go of records of it: the entry into the poll()/close() call that followed
+     * the last batch holding some (polling-thread state). From then on it cannot process that partition until a poll()
+     * hands it records again.
+     */
+    private final Map<Integer, Long> heldUntil = new ConcurrentHashMap<>();
+    /** The partitions of the batch user code holds now. */
+    private final java.util.Set<Integer> inHand = new java.util.HashSet<>();
     private volatile Throwable failure;
 
     private ChaosMember(String group, String name, Config config, ChaosLedger ledger) throws IOException {
@@ -135,11 +141,12 @@ final class ChaosMember implements ChaosConsumer {
             while (!stop && !halt) {
                 ConsumerRecords<String, String> records;
                 try {
-                    enteredCall = System.currentTimeMillis();
+                    letGo();
                     records = consumer.poll(Duration.ofMillis(100));
                 } catch (WakeupException e) {
                     continue;
                 }
+                records.partitions().forEach(tp -> inHand.add(tp.partition()));
                 // A graceful leave finishes the batch (close() commits past it); a crash drops it where it is.
                 for (ConsumerRecord<String, String> r : records) {
                     if (halt) {
@@ -155,7 +162,7 @@ final class ChaosMember implements ChaosConsumer {
                 }
             }
             if (!halt) {
-                enteredCall = System.currentTimeMillis();
+                letGo();
                 consumer.close();
                 keeper.close();
                 proxy.close();
@@ -165,6 +172,13 @@ final class ChaosMember implements ChaosConsumer {
         } finally {
             done.countDown();
         }
+    }
+
+    /** Entering poll() or close(): the batch in hand is done. */
+    private void letGo() {
+        long now = System.currentTimeMillis();
+        inHand.forEach(p -> heldUntil.put(p, now));
+        inHand.clear();
     }
 
     private void maybeStall() throws InterruptedException {
@@ -202,10 +216,11 @@ final class ChaosMember implements ChaosConsumer {
             long now = System.currentTimeMillis();
             for (TopicPartition tp : partitions) {
                 Long from = openSince.remove(tp.partition());
+                Long held = heldUntil.remove(tp.partition());
                 if (from != null && !detached) {
-                    // user code stopped when it entered this poll()/close(); the callback may come later
-                    ledger.ownership(new Ownership(group, tp.partition(), name, from, Math.max(from, enteredCall), how,
-                            now));
+                    // user code last had records of it in hand until `held`; the callback may come (much) later
+                    long to = held == null || held < from ? from : held;
+                    ledger.ownership(new Ownership(group, tp.partition(), name, from, to, how, now));
                 }
             }
         }
