@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,6 +36,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,7 +68,7 @@ public final class DefaultGroupMember implements GroupMember {
     private static final long RETRY_MAX_MS = 2_000;
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
     private static final long REGISTRATION_RETRY_MS = 250;
-    private static final int PARALLEL_CLAIMS = 1;
+    private static final int PARALLEL_CLAIMS = 16;
 
     private enum State { LATENT, STARTED, CLOSED }
 
@@ -114,7 +117,8 @@ public final class DefaultGroupMember implements GroupMember {
     private LeaderElection election;
     private volatile boolean suspended;
     private boolean reconcilePending;
-    private boolean claimPending;
+    /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
+    private final java.util.concurrent.atomic.AtomicBoolean claimPending = new java.util.concurrent.atomic.AtomicBoolean();
     /** The lane's own view of suspension, for logging the first suspension once. */
     private boolean laneSuspended;
     private long retryDelayMs = RETRY_MIN_MS;
@@ -440,6 +444,11 @@ public final class DefaultGroupMember implements GroupMember {
         waiting.retainAll(wanted);
         reportedProblems.keySet().retainAll(wanted);
         SortedMap<TopicPartition, OptionalLong> gained = claim(wanted);
+        synchronized (lock) {
+            // Re-confirmed ones are ours again; the rest stay remembered until re-confirmed or handed over, since the
+            // target may move them before a claim succeeds.
+            dropped.removeAll(owned.keySet());
+        }
         if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
             config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), revoke.size(),
                     System.nanoTime() - started);
@@ -463,10 +472,9 @@ public final class DefaultGroupMember implements GroupMember {
             }
         }
         SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
-        // Claims run in batches of PARALLEL_CLAIMS (concurrently within a batch). It is 1 for now: with concurrent
-        // claims a partition released by an expired session was sometimes never claimed (RevocationDuringConnection-
-        // LossIT); until that is understood, correctness over latency.
-        for (int from = 0; from < todo.size(); from += PARALLEL_CLAIMS) {
+        // Claims are independent round trips: a batch runs concurrently (ZooKeeper pipelines them on the session's
+        // connection), so taking over k partitions costs about one claim's latency rather than k of them.
+        for (int from = 0; from < todo.size() && !suspended; from += PARALLEL_CLAIMS) {
             List<TopicPartition> batch = todo.subList(from, Math.min(todo.size(), from + PARALLEL_CLAIMS));
             Map<TopicPartition, ClaimResult> results = claimAll(batch);
             for (TopicPartition tp : batch) {
@@ -474,8 +482,10 @@ public final class DefaultGroupMember implements GroupMember {
                 if (result instanceof ClaimResult.Claimed claimed) {
                     synchronized (lock) {
                         if (suspended) {
-                            notifyAssigned(gained);
-                            return gained; // the connection dropped meanwhile: re-confirmed after reconnecting
+                            // The connection dropped meanwhile: the owner node may be ours (same session after a
+                            // blip). Remembered like any dropped partition: re-confirmed or handed over later.
+                            dropped.add(tp);
+                            continue;
                         }
                         owned.put(tp, new Owned(claimed.offset()));
                     }
@@ -499,29 +509,44 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     /**
-     * Claims {@code batch}, concurrently on the worker pool when it has more than one partition. Never throws: a claim
-     * that failed (ZooKeeper trouble) is left out of the result, so the caller keeps the partition waiting and a retry
-     * is scheduled; the claims that did succeed are reported to the listener like any other.
+     * Claims {@code batch} concurrently: every claim but the first is offered to the worker pool, and the lane then
+     * runs each claim no worker has started yet itself, so a busy or bounded pool delays claims but never blocks
+     * them. Never throws: a claim that failed (ZooKeeper trouble) is left out of the result and its partition waits
+     * for a retry. Such a claim may still have succeeded on the server, so its partition is remembered as
+     * {@link #dropped}: a later step re-confirms it or hands it over, never leaves it held.
      */
     private Map<TopicPartition, ClaimResult> claimAll(List<TopicPartition> batch) {
         long gen = generation;
-        Map<TopicPartition, CompletableFuture<ClaimResult>> futures = new java.util.LinkedHashMap<>();
+        Map<TopicPartition, FutureTask<ClaimResult>> tasks = new LinkedHashMap<>();
         for (TopicPartition tp : batch) {
-            futures.put(tp, batch.size() == 1
-                    ? CompletableFuture.completedFuture(null).thenApply(x -> store.claim(tp, config.memberId(), gen,
-                            this::scheduleClaimWaiting))
-                    : CompletableFuture.supplyAsync(() -> store.claim(tp, config.memberId(), gen,
-                            this::scheduleClaimWaiting), workers));
+            FutureTask<ClaimResult> task = new FutureTask<>(() -> store.claim(tp, config.memberId(), gen,
+                    this::scheduleClaimWaiting));
+            if (!tasks.isEmpty()) {
+                try {
+                    workers.execute(task);
+                } catch (RejectedExecutionException e) {
+                    // run below, on the lane
+                }
+            }
+            tasks.put(tp, task);
         }
         Map<TopicPartition, ClaimResult> results = new HashMap<>();
         boolean failed = false;
-        for (Map.Entry<TopicPartition, CompletableFuture<ClaimResult>> f : futures.entrySet()) {
+        for (Map.Entry<TopicPartition, FutureTask<ClaimResult>> t : tasks.entrySet()) {
+            t.getValue().run(); // a no-op when a worker ran or runs it
             try {
-                results.put(f.getKey(), f.getValue().join());
-            } catch (java.util.concurrent.CompletionException e) {
+                results.put(t.getKey(), t.getValue().get());
+            } catch (ExecutionException e) {
                 failed = true;
-                waiting.add(f.getKey());
-                LOG.warn("member {}: claim of {} failed, retrying: {}", describe(), f.getKey(), e.getCause().toString());
+                waiting.add(t.getKey());
+                synchronized (lock) {
+                    dropped.add(t.getKey());
+                }
+                LOG.warn("member {}: claim of {} failed, retrying: {}", describe(), t.getKey(), e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed = true;
+                waiting.add(t.getKey());
             }
         }
         if (failed) {
@@ -531,17 +556,14 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     private void scheduleClaimWaiting() {
-        lane.execute(() -> {
-            if (!claimPending) {
-                claimPending = true;
-                lane.execute(this::claimWaiting);
-            }
-        });
+        if (claimPending.compareAndSet(false, true)) {
+            lane.execute(this::claimWaiting);
+        }
     }
 
     /** A partition this member waits for may have been released: claim it without re-reading the target. */
     private void claimWaiting() {
-        claimPending = false;
+        claimPending.set(false);
         if (state != State.STARTED || suspended || waiting.isEmpty()) {
             return;
         }
@@ -580,14 +602,13 @@ public final class DefaultGroupMember implements GroupMember {
     /**
      * After a connection blip the session (and so our owner nodes) may have survived. Partitions dropped then and no
      * longer targeted are released here, or the next owner would wait for our session to end; those still targeted
-     * are re-confirmed by the claim.
+     * are re-confirmed by the claim (and forgotten here once they are).
      */
     private void releaseDroppedNotWanted(SortedSet<TopicPartition> wanted) {
         SortedSet<TopicPartition> stale;
         synchronized (lock) {
             stale = new TreeSet<>(dropped);
             stale.removeAll(wanted);
-            dropped.retainAll(stale);
         }
         SortedMap<TopicPartition, Long> held = new TreeMap<>();
         for (TopicPartition tp : stale) {

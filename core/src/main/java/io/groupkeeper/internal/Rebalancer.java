@@ -178,7 +178,9 @@ final class Rebalancer {
             counts = config.metadata().partitionCounts(topics, metadataHook(forEpoch));
         }
 
+        long read = System.nanoTime();
         Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets()));
+        long computed = System.nanoTime();
 
         Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();
         for (String member : members.keySet()) {
@@ -202,12 +204,17 @@ final class Rebalancer {
             config.metrics().generationPublished(config.groupId(), generation, changed.size(),
                     published.targets().movesTo(next));
             LOG.info("group {}: leader {} published generation {} for {} members ({} targets changed, {} removed, "
-                            + "{} partitions moved) in {} ms", config.groupId(), config.memberId(), generation,
-                    members.size(), changed.size(), removed.size(), published.targets().movesTo(next),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                            + "{} partitions moved) in {} ms (read {} ms, assign {} ms, write {} ms)", config.groupId(),
+                    config.memberId(), generation, members.size(), changed.size(), removed.size(),
+                    published.targets().movesTo(next), millis(System.nanoTime() - started), millis(read - started),
+                    millis(computed - read), millis(System.nanoTime() - computed));
         }
         nextGraceExpiry.ifPresent(d -> scheduler.schedule(
                 () -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), d.toMillis() + 1, TimeUnit.MILLISECONDS));
+    }
+
+    private static String millis(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
     }
 
     /**

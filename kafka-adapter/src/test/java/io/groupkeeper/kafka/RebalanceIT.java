@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -49,6 +50,31 @@ class RebalanceIT extends KafkaTestSupport {
             return got.stream().map(ConsumerRecord::partition).distinct().count() == 2;
         });
         return got;
+    }
+
+    @Test
+    void aBadKafkaPropertyFailsStartBeforeTheMemberJoins() throws Exception {
+        String topic = newTopic(2);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        CoordinatedConsumer<String, String> c = consumer(keeper, group, topic)
+                .kafkaProperty("max.poll.records", "lots").build();
+        toClose.add(c);
+        assertThatThrownBy(c::start).isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("max.poll.records").hasMessageContaining("lots");
+        String members = io.groupkeeper.zookeeper.internal.ZkPaths.members(group);
+        assertThat(zk.curator().checkExists().forPath(members) == null
+                || zk.curator().getChildren().forPath(members).isEmpty()).as("no member node under " + members).isTrue();
+
+        // Deserializers named by class in the properties (no instances) pass the same check and join.
+        CoordinatedConsumer<String, String> good = CoordinatedConsumer.<String, String>builder(keeper).group(group)
+                .topics(topic).kafkaProperty("bootstrap.servers", servers.bootstrapServers())
+                .kafkaProperty("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class)
+                .kafkaProperty("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class)
+                .build();
+        toClose.add(good);
+        good.start();
+        assertThat(zk.curator().getChildren().forPath(members)).containsExactly(good.memberId());
     }
 
     @Test

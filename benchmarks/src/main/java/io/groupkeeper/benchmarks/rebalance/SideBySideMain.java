@@ -37,7 +37,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
- *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 10]
+ *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 10] [--gkk-reps 10]
+ *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10]
  *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--out DIR] [--no-kafka]
  * </pre>
  */
@@ -56,7 +57,7 @@ public final class SideBySideMain {
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
         Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
                 "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
-                "gkk-warmups"));
+                "gkk-warmups", "gk-warmups"));
         boolean quick = args.flag("quick");
         List<Scenario> scenarios = new ArrayList<>();
         for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
@@ -75,7 +76,11 @@ public final class SideBySideMain {
         // groupkeeper over Kafka: at least as many repetitions as groupkeeper's ZooKeeper-only subject (>= 10 by
         // default, also with --quick, where the Kafka settings get 3)
         int gkkReps = args.getInt("gkk-reps", Math.max(gkReps, kafkaReps));
-        int gkkWarmups = args.getInt("gkk-warmups", quick ? 2 : kafkaWarmups);
+        // groupkeeper's subjects run first, while the JIT still compiles the broker's and the clients' code (a C2
+        // thread is busy for the first ~30 s): their first repetitions measure the compiler. Ten unmeasured ones let
+        // them start as warm as the Kafka settings, which run later (and whose times are heartbeat-bound anyway).
+        int gkWarmups = args.getInt("gk-warmups", 10);
+        int gkkWarmups = args.getInt("gkk-warmups", 10);
         int partitions = args.getInt("partitions", 12);
         long crashSessionMs = args.getInt("crash-session-timeout-ms", 10_000);
         long producerIntervalMs = args.getInt("producer-interval-ms", 5);
@@ -111,7 +116,7 @@ public final class SideBySideMain {
             out.printf("raw ZooKeeper setData round trip (before): p50 %s ms, p95 %s ms%n", Fmt.ms(rttBefore.p50()),
                     Fmt.ms(rttBefore.p95()));
 
-            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, 2, 200, timeoutMs,
+            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, 200, timeoutMs,
                     crashSessionMs > 0 ? crashSessionMs : 15_000);
             try (GroupKeeperZkSubject gk = new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions,
                     crashSessionMs)) {

@@ -162,6 +162,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     /** The polling thread has committed and dropped everything and is leaving: revocations need not wait. */
     private volatile boolean released;
     private volatile boolean connectionDown;
+    /** Polling thread: {@link #warmUp} ran. */
+    private boolean warmedUp;
+    private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(2);
     private volatile Set<TopicPartition> assignmentView = Set.of();
 
     // Polling-thread state (guarded by acquire()).
@@ -191,6 +194,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 throw new IllegalStateException("consumer of group " + group + " already "
                         + state.name().toLowerCase());
             }
+            validateKafkaConfig(); // a bad property fails here, before the group sees a member come and go
             GroupKeeper.MemberBuilder mb = keeper.member(group);
             config.memberOptions().accept(mb);
             KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),
@@ -200,19 +204,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 mb.instanceId(config.instanceId());
             }
             GroupMember m = mb.build();
-            KafkaConsumer<K, V> c;
-            try {
-                c = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
-                        config.valueDeserializer());
-            } catch (RuntimeException e) {
-                m.close();
-                md.close();
-                state = State.CLOSED;
-                throw e;
-            }
             this.metadata = md;
-            this.consumer = c;
             this.member = m;
+            // Join first, build the KafkaConsumer while the group rebalances: the joiner's first partitions are
+            // usually still held by their previous owners for longer than the construction takes. Events that
+            // arrive meanwhile queue for the polling thread, which cannot poll before start() returns.
             keeper.store().addConnectionListener(connectionListener);
             try {
                 m.start();
@@ -220,7 +216,17 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 state = State.CLOSED;
                 keeper.store().removeConnectionListener(connectionListener);
                 closeQuietly("group member", m::close);
-                closeQuietly("KafkaConsumer", () -> c.close(CloseOptions.timeout(Duration.ofSeconds(5))));
+                closeQuietly("topic metadata", md::close);
+                throw e;
+            }
+            try {
+                this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
+                        config.valueDeserializer());
+            } catch (RuntimeException e) {
+                state = State.CLOSED;
+                released = true; // nothing reached user code: the member's revocations need not wait for a poll()
+                keeper.store().removeConnectionListener(connectionListener);
+                closeQuietly("group member", m::close);
                 closeQuietly("topic metadata", md::close);
                 throw e;
             }
@@ -233,6 +239,18 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         } finally {
             release();
         }
+    }
+
+    /** Parses the consumer configuration as KafkaConsumer will (unknown types, bad values, missing keys). */
+    private void validateKafkaConfig() {
+        Map<String, Object> props = consumerProperties("validation");
+        if (config.keyDeserializer() != null) { // otherwise the properties must name one
+            props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, config.keyDeserializer().getClass());
+        }
+        if (config.valueDeserializer() != null) {
+            props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, config.valueDeserializer().getClass());
+        }
+        ConsumerConfig.configDef().parse(props); // (a ConsumerConfig would also log every value at INFO)
     }
 
     private Map<String, Object> consumerProperties(String memberId) {
@@ -368,6 +386,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     if (remaining <= 0) {
                         return ConsumerRecords.empty();
                     }
+                    if (!warmedUp) {
+                        warmUp();
+                        continue;
+                    }
                     waitForEvent(remaining);
                     continue;
                 }
@@ -437,6 +459,29 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
         }
         return out.isEmpty() ? ConsumerRecords.empty() : new ConsumerRecords<>(out, next);
+    }
+
+    /**
+     * Once, while nothing is assigned yet (a new member waits for its first partitions): connects to the brokers that
+     * lead the topics' partitions, so the first fetch after the first assignment does not also pay for metadata, a
+     * connection and its handshake. Best effort; an event (the assignment) interrupts it.
+     */
+    private void warmUp() {
+        warmedUp = true;
+        try {
+            List<TopicPartition> all = new ArrayList<>();
+            for (String topic : config.topics()) {
+                consumer.partitionsFor(topic, WARM_UP_TIMEOUT)
+                        .forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
+            }
+            if (!all.isEmpty()) {
+                consumer.endOffsets(all, WARM_UP_TIMEOUT);
+            }
+        } catch (WakeupException e) {
+            // an event arrived: served by the loop
+        } catch (org.apache.kafka.common.KafkaException e) {
+            LOG.debug("group {}: consumer {}: warm-up failed (harmless): {}", group, memberId(), e.toString());
+        }
     }
 
     private void waitForEvent(long nanos) {

@@ -113,8 +113,23 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Registration registerMember(MemberInfo info) {
-        // The topic folders first: then a claim during a rebalance never waits for them.
-        info.topics().forEach(this::ensureTopicParents);
+        Registration registration = createMemberNode(info);
+        try {
+            // The topic folders right after, while the leader already works on the new member: then no claim waits
+            // for them, and the membership event is not delayed by them either.
+            info.topics().forEach(this::ensureTopicParents);
+        } catch (RuntimeException e) {
+            try {
+                registration.close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        return registration;
+    }
+
+    private Registration createMemberNode(MemberInfo info) {
         String path = ZkPaths.member(group, info.memberId());
         byte[] body = NodeCodec.member(info);
         for (int attempt = 0; attempt < 3; attempt++) {
@@ -328,15 +343,15 @@ public final class ZkGroupStore implements GroupStore {
             } catch (Exception e) {
                 throw ZkSession.failure("claim " + zk.abs(ownerPath), e);
             }
-            // The owner node exists. Read it (after the offset: see above) and decide.
-            Optional<ZkSession.Read> ownerRead = zk.read(ownerPath, null);
+            // The owner node exists. Read it (after the offset: see above) and decide; the read leaves a watch, which
+            // fires when the holder releases it (a spurious wake-up in the other cases costs one lane check).
+            Optional<ZkSession.Read> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
             if (ownerRead.isEmpty()) {
                 continue; // released meanwhile
             }
             try {
                 Stat ownerStat = ownerRead.get().stat();
                 if (ownerStat.getEphemeralOwner() == 0) {
-                    zk.read(ownerPath, onChange);
                     return new ClaimResult.Blocked("owner node " + zk.abs(ownerPath)
                             + " is persistent (created by hand?); delete it to let the group take " + tp);
                 }
@@ -356,9 +371,6 @@ public final class ZkGroupStore implements GroupStore {
                                 zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
                     }
                     continue;
-                }
-                if (zk.exists(ownerPath, zk.watcher(onChange)) == null) {
-                    continue; // released meanwhile
                 }
                 return new ClaimResult.Busy(holder);
             } catch (KeeperException e) {

@@ -125,6 +125,23 @@ public final class ZkSession {
         throw new StoreException("node " + abs(path) + " keeps appearing and disappearing");
     }
 
+    /**
+     * Reads a node and arms {@code hook} for its next change or deletion, in one round trip; empty, with nothing
+     * armed, when the node does not exist.
+     */
+    public Optional<Read> readIfPresentWatching(String path, Runnable hook) {
+        try {
+            Stat stat = new Stat();
+            stats.read();
+            byte[] data = client.getData().storingStatIn(stat).usingWatcher(watcher(hook)).forPath(path);
+            return Optional.of(new Read(data, stat));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        } catch (Exception e) {
+            throw failure("read " + abs(path), e);
+        }
+    }
+
     public Stat exists(String path, Watcher w) {
         try {
             stats.read();
