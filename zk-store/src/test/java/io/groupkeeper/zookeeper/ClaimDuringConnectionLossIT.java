@@ -1,0 +1,133 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.ConnectionListener;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.TopicRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A connection blip in the middle of a batch of claims: the claims reach ZooKeeper (the owner nodes are created by
+ * this session) but the member is told "suspended" before it has recorded them. After the reconnection (same
+ * session, nodes intact) it must re-confirm or hand over each of them; one it forgot would be held by its session for
+ * as long as it lives, and the member the leader moved it to would wait for ever.
+ */
+class ClaimDuringConnectionLossIT extends ZkTestSupport {
+
+    @Test
+    void claimsThatLandedAsTheConnectionDroppedAreHandedOverWhenTheTargetMovedThem() throws Exception {
+        String group = newGroup();
+        topic("blip", 2);
+        BlipStore blipping = new BlipStore(newStore());
+        GroupKeeper gkA = GroupKeeper.builder().store(blipping).build().start();
+        toClose.add(gkA);
+        AtomicBoolean armed = new AtomicBoolean(true);
+        // The first claim that lands tells every member of this client "suspended" before it returns.
+        blipping.afterClaim = result -> {
+            if (result instanceof ClaimResult.Claimed && armed.compareAndSet(true, false)) {
+                blipping.fire(ConnectionEvent.SUSPENDED);
+            }
+        };
+        GroupMember a = gkA.member(group).topics("blip").build();
+        a.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ownersInZk(group).size() == 2);
+        assertThat(armed).isFalse();
+        assertThat(a.assignment()).as("a suspended member owns nothing").isEmpty();
+
+        // While a is cut off (as far as it knows), a second member joins; the leader (a, whose real session is fine)
+        // gives it one of the two partitions, still held by a's session.
+        GroupKeeper gkB = newKeeper();
+        GroupMember b = gkB.member(group).topics("blip").build();
+        b.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.generation() > 0);
+
+        blipping.fire(ConnectionEvent.RECONNECTED);
+        awaitBalanced(Map.of("blip", 2), a, b);
+        assertThat(ownersInZk(group)).containsOnlyKeys(new TopicPartition("blip", 0), new TopicPartition("blip", 1))
+                .containsValues(a.memberId(), b.memberId());
+    }
+
+    /** A ZooKeeperStore whose connection events the test can fake, and whose claims it can interpose on. */
+    static final class BlipStore implements CoordinationStore {
+        private final ZooKeeperStore delegate;
+        private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
+        volatile java.util.function.Consumer<ClaimResult> afterClaim = r -> { };
+
+        BlipStore(ZooKeeperStore delegate) {
+            this.delegate = delegate;
+        }
+
+        void fire(ConnectionEvent event) {
+            listeners.forEach(l -> l.stateChanged(event));
+        }
+
+        @Override
+        public void start() {
+            delegate.start();
+        }
+
+        @Override
+        public GroupStore group(String groupId) {
+            GroupStore real = delegate.group(groupId);
+            return (GroupStore) Proxy.newProxyInstance(GroupStore.class.getClassLoader(),
+                    new Class<?>[] {GroupStore.class}, (proxy, method, args) -> {
+                        try {
+                            Object result = method.invoke(real, args);
+                            if (method.getName().equals("claim")) {
+                                afterClaim.accept((ClaimResult) result);
+                            }
+                            return result;
+                        } catch (InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        }
+
+        @Override
+        public TopicRegistry topics() {
+            return delegate.topics();
+        }
+
+        @Override
+        public void addConnectionListener(ConnectionListener listener) {
+            listeners.add(listener);
+            delegate.addConnectionListener(listener);
+        }
+
+        @Override
+        public void removeConnectionListener(ConnectionListener listener) {
+            listeners.remove(listener);
+            delegate.removeConnectionListener(listener);
+        }
+
+        @Override
+        public boolean isConnected() {
+            return delegate.isConnected();
+        }
+
+        @Override
+        public String describe() {
+            return "blipping " + delegate.describe();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
