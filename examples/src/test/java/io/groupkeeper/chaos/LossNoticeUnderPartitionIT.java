@@ -9,26 +9,17 @@ import io.groupkeeper.embedded.EmbeddedServers;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * I7 under a silent network partition (found by the chaos run, see docs/reliability.md): a member that is cut off
  * the ensemble must tell its user code that it lost its partitions before its session can expire — here within the
- * 5 s session timeout of the cut, and before anyone else is given them. It fails today when a commit is in flight at
- * the cut: {@code DefaultGroupMember.commit} holds the member's lock during the ZooKeeper round trip, Curator keeps
- * that call blocked past the session timeout (read timeout, then retries that each wait up to the connection timeout
- * for a connection), so the polling thread sits inside {@code poll()} and the member's lane cannot even handle
- * SUSPENDED (it needs the same lock). The loss is told only after the session expired and the partition moved on
- * (measured: told 33 s after the cut, given to b 5.1 s after it). User code processes nothing meanwhile — it is inside
- * {@code poll()} — so records are not processed twice at once (asserted first, and it holds); what breaks is I7's
- * promise and {@code poll()}'s timeout.
- *
- * <p>Known bug, not fixed on this branch (the fix belongs in core and zk-store; see docs/reliability.md): the test is
- * opt-in so that the default build stays green. Run it with
- * {@code mvn -pl examples -am test -Dsurefire.failIfNoSpecifiedTests=false -Dtest=LossNoticeUnderPartitionIT
- * -Dgroupkeeper.knownBugs=true}; it fails until the bug is fixed, then the property should go.
+ * 5 s session timeout of the cut, and before anyone else is given them — even when a commit is in flight at the cut.
+ * It used to fail: the commit waited in Curator's retries (each retry first waits up to the connection timeout for a
+ * connection) past the session timeout, with the polling thread inside {@code poll()} (measured then: told 33 s after
+ * the cut, while b was given the partition 5.1 s after it). Since operations that fail for a lost connection are no
+ * longer retried by the store ({@code NoRetryWhileDisconnected}), and the adapter skips periodic commits while the
+ * connection is down, the loss is told at the client's read timeout (two thirds of the session timeout).
  */
-@EnabledIfSystemProperty(named = "groupkeeper.knownBugs", matches = "true")
 class LossNoticeUnderPartitionIT {
 
     private static final Duration SESSION = Duration.ofSeconds(5);

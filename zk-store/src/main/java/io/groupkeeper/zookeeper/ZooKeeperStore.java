@@ -6,6 +6,7 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.zookeeper.internal.NoRetryWhileDisconnected;
 import io.groupkeeper.zookeeper.internal.ZkGroupStore;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import io.groupkeeper.zookeeper.internal.ZkStats;
@@ -64,16 +65,18 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     private ZooKeeperStore(Builder b) {
         this.config = b;
+        NoRetryWhileDisconnected retry = new NoRetryWhileDisconnected(b.retryPolicy);
         CuratorFrameworkFactory.Builder cb = CuratorFrameworkFactory.builder()
                 .connectString(b.connectString)
                 .namespace(b.namespace)
                 .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
                 .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
-                .retryPolicy(b.retryPolicy);
+                .retryPolicy(retry);
         if (b.digest != null) {
             cb.authorization("digest", b.digest.getBytes(StandardCharsets.UTF_8)).aclProvider(aclProvider(b.worldReadable));
         }
         this.client = cb.build();
+        retry.connectedWhen(() -> client.getZookeeperClient().isConnected());
         this.zk = new ZkSession(client, stats);
         this.topics = new ZkTopicRegistry(zk);
     }
@@ -241,6 +244,11 @@ public final class ZooKeeperStore implements CoordinationStore {
             return this;
         }
 
+        /**
+         * Retries of an operation that failed while connected (default: exponential backoff, 100 ms to 2 s, 5 times).
+         * One that failed because the connection is down is never retried here: it fails at once, so no caller
+         * waits on a dead connection past the session timeout; the library retries at its own level.
+         */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
             return this;

@@ -520,8 +520,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     private void maybePeriodicCommit() {
         long now = System.nanoTime();
-        if (now - lastCommitNanos < config.commitInterval().toNanos()) {
-            return;
+        if (now - lastCommitNanos < config.commitInterval().toNanos() || connectionDown) {
+            return; // while the store's connection is down the member refuses commits anyway; don't wait on it
         }
         lastCommitNanos = now;
         try {
