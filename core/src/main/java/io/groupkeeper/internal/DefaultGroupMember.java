@@ -102,10 +102,12 @@ public final class DefaultGroupMember implements GroupMember {
     /** Serialises commits and refreshes with each other and with the lane's check for external offset edits. */
     private final java.util.concurrent.locks.ReentrantLock commitLock = new java.util.concurrent.locks.ReentrantLock();
     /**
-     * Partitions dropped by a connection in doubt whose owner nodes may still be ours (same session after a blip);
-     * the next step releases those no longer targeted. Guarded by {@link #lock}.
+     * Partitions whose owner nodes may be ours although this member does not own them (dropped by a connection in
+     * doubt that turned out a blip; claims that landed as the connection dropped or whose answer was lost), each with
+     * whether user code had been told it was assigned. Each step re-confirms those still targeted and hands over the
+     * others. Guarded by {@link #lock}.
      */
-    private final SortedSet<TopicPartition> dropped = new TreeSet<>();
+    private final SortedMap<TopicPartition, Boolean> dropped = new TreeMap<>();
     /** Runs the listener's callbacks, in order, apart from the protocol lane (which may wait on ZooKeeper). */
     private final SerialExecutor callbacks;
     private final Map<TopicPartition, Owned> owned = new TreeMap<>();
@@ -447,7 +449,7 @@ public final class DefaultGroupMember implements GroupMember {
         synchronized (lock) {
             // Re-confirmed ones are ours again; the rest stay remembered until re-confirmed or handed over, since the
             // target may move them before a claim succeeds.
-            dropped.removeAll(owned.keySet());
+            dropped.keySet().removeAll(owned.keySet());
         }
         if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
             config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), revoke.size(),
@@ -484,7 +486,7 @@ public final class DefaultGroupMember implements GroupMember {
                         if (suspended) {
                             // The connection dropped meanwhile: the owner node may be ours (same session after a
                             // blip). Remembered like any dropped partition: re-confirmed or handed over later.
-                            dropped.add(tp);
+                            dropped.putIfAbsent(tp, false);
                             continue;
                         }
                         owned.put(tp, new Owned(claimed.offset()));
@@ -540,7 +542,7 @@ public final class DefaultGroupMember implements GroupMember {
                 failed = true;
                 waiting.add(t.getKey());
                 synchronized (lock) {
-                    dropped.add(t.getKey());
+                    dropped.putIfAbsent(t.getKey(), false);
                 }
                 LOG.warn("member {}: claim of {} failed, retrying: {}", describe(), t.getKey(), e.getCause().toString());
             } catch (InterruptedException e) {
@@ -607,7 +609,7 @@ public final class DefaultGroupMember implements GroupMember {
     private void releaseDroppedNotWanted(SortedSet<TopicPartition> wanted) {
         SortedSet<TopicPartition> stale;
         synchronized (lock) {
-            stale = new TreeSet<>(dropped);
+            stale = new TreeSet<>(dropped.keySet());
             stale.removeAll(wanted);
         }
         SortedMap<TopicPartition, Long> held = new TreeMap<>();
@@ -615,16 +617,23 @@ public final class DefaultGroupMember implements GroupMember {
             store.readIfOwned(tp, config.memberId()).ifPresent(o -> held.put(tp, o.version()));
         }
         if (!held.isEmpty()) {
-            // User code was told "lost"; a revocation lets it confirm it let go (the Kafka adapter waits for its
-            // polling thread) before the next owner may start (I1). Nothing is committed.
+            // User code that was told "lost" gets a revocation, to confirm it let go (the Kafka adapter waits for its
+            // polling thread) before the next owner may start (I1); nothing is committed. Partitions it never heard of
+            // are released without a callback.
             SortedSet<TopicPartition> handOver = new TreeSet<>(held.keySet());
-            notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(handOver));
+            SortedSet<TopicPartition> known = new TreeSet<>();
+            synchronized (lock) {
+                handOver.stream().filter(tp -> Boolean.TRUE.equals(dropped.get(tp))).forEach(known::add);
+            }
+            if (!known.isEmpty()) {
+                notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(known));
+            }
             held.forEach(this::release);
             LOG.info("member {}: handed over {}, held since before the reconnection and moved to others meanwhile",
                     describe(), handOver);
         }
         synchronized (lock) {
-            dropped.removeAll(stale);
+            dropped.keySet().removeAll(stale);
         }
     }
 
@@ -742,7 +751,7 @@ public final class DefaultGroupMember implements GroupMember {
             suspended = true;
             SortedSet<TopicPartition> lost = new TreeSet<>(owned.keySet());
             owned.clear();
-            dropped.addAll(lost);
+            lost.forEach(tp -> dropped.put(tp, true));
             if (!lost.isEmpty()) {
                 LOG.warn("member {}: connection in doubt; stopped processing {} without commit", describe(), lost);
                 config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());

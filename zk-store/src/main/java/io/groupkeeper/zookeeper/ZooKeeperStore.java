@@ -29,6 +29,7 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +73,11 @@ public final class ZooKeeperStore implements CoordinationStore {
                 .sessionTimeoutMs((int) b.sessionTimeout.toMillis())
                 .connectionTimeoutMs((int) b.connectionTimeout.toMillis())
                 .retryPolicy(retry);
+        if (!b.clientProperties.isEmpty()) {
+            ZKClientConfig zkConfig = new ZKClientConfig(); // starts from the system properties
+            b.clientProperties.forEach(zkConfig::setProperty);
+            cb.zkClientConfig(zkConfig);
+        }
         if (b.digest != null) {
             cb.authorization("digest", b.digest.getBytes(StandardCharsets.UTF_8)).aclProvider(aclProvider(b.worldReadable));
         }
@@ -216,6 +222,7 @@ public final class ZooKeeperStore implements CoordinationStore {
         private Clock clock = Clock.systemUTC();
         private String digest;
         private boolean worldReadable = true;
+        private final Map<String, String> clientProperties = new java.util.LinkedHashMap<>();
 
         private Builder() {
         }
@@ -266,6 +273,25 @@ public final class ZooKeeperStore implements CoordinationStore {
         public Builder digest(String userColonPassword, boolean worldReadable) {
             this.digest = userColonPassword;
             this.worldReadable = worldReadable;
+            return this;
+        }
+
+        /**
+         * A ZooKeeper client setting for this store's client only (a {@code ZKClientConfig} property, the same keys as
+         * the JVM-wide system properties), e.g. for TLS: {@code zookeeper.client.secure=true},
+         * {@code zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty},
+         * {@code zookeeper.ssl.trustStore.location} / {@code .password} (and a key store for client
+         * authentication); for SASL: {@code zookeeper.sasl.clientconfig} naming the JAAS section. Settings not given
+         * here fall back to the system properties, as in any ZooKeeper client. See docs/security.md.
+         */
+        public Builder clientProperty(String key, String value) {
+            Objects.requireNonNull(key, "ZooKeeper client property key");
+            Objects.requireNonNull(value, () -> "value of ZooKeeper client property " + key);
+            if (!key.startsWith("zookeeper.")) {
+                throw new IllegalArgumentException("ZooKeeperStore: '" + key + "' is not a ZooKeeper client property "
+                        + "(they start with 'zookeeper.')");
+            }
+            clientProperties.put(key, value);
             return this;
         }
 

@@ -43,7 +43,18 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
                 blipping.fire(ConnectionEvent.SUSPENDED);
             }
         };
-        GroupMember a = gkA.member(group).topics("blip").build();
+        List<String> told = new CopyOnWriteArrayList<>();
+        GroupMember a = gkA.member(group).topics("blip").listener(new io.groupkeeper.RebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(java.util.SortedMap<TopicPartition, java.util.OptionalLong> partitions) {
+                told.add("assigned " + partitions.keySet());
+            }
+
+            @Override
+            public void onPartitionsRevoked(java.util.SortedSet<TopicPartition> partitions) {
+                told.add("revoked " + partitions);
+            }
+        }).build();
         a.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> ownersInZk(group).size() == 2);
         assertThat(armed).isFalse();
@@ -60,6 +71,8 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
         awaitBalanced(Map.of("blip", 2), a, b);
         assertThat(ownersInZk(group)).containsOnlyKeys(new TopicPartition("blip", 0), new TopicPartition("blip", 1))
                 .containsValues(a.memberId(), b.memberId());
+        // a never told its user code of the claims that landed while it was suspended: nothing to revoke either.
+        assertThat(told).hasSize(1).allMatch(e -> e.startsWith("assigned ["));
     }
 
     /** A ZooKeeperStore whose connection events the test can fake, and whose claims it can interpose on. */
