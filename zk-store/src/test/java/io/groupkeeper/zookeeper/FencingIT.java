@@ -104,6 +104,8 @@ class FencingIT extends ZkTestSupport {
         assertThat(heir.commit(Map.of(P0, 20L)).status(P0)).isEqualTo(Status.COMMITTED);
 
         assertThat(zombie.assignment()).as("the zombie still believes it owns the partition").contains(P0);
+        // Connected again (a new session): what stops the write is fencing, not a dead connection.
+        await().atMost(Duration.ofSeconds(15)).until(() -> deaf.delegate().isConnected());
         CommitResult stale = zombie.commit(Map.of(P0, 15L));
         assertThat(stale.status(P0)).isEqualTo(Status.NOT_OWNED);
         assertThat(heir.committed(P0)).hasValue(20L);

@@ -23,6 +23,35 @@ import org.junit.jupiter.api.Test;
 class SessionLossIT extends ZkTestSupport {
 
     @Test
+    void whileDisconnectedStoreOperationsFailAtOnceInsteadOfWaitingForAConnection() throws Exception {
+        String group = newGroup();
+        topic("fast", 1);
+        GroupKeeper gk = newKeeper();
+        GroupMember m = gk.member(group).topics("fast").build();
+        m.start();
+        awaitBalanced(Map.of("fast", 1), m);
+        List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
+        gk.store().addConnectionListener(events::add);
+
+        server.stop();
+        try {
+            await().atMost(SESSION_TIMEOUT).until(() -> events.contains(ConnectionEvent.SUSPENDED));
+            // A read and a write started now would otherwise wait in Curator up to the connection timeout (10 s).
+            io.groupkeeper.spi.GroupStore store = gk.store().group(group);
+            TopicPartition tp = new TopicPartition("fast", 0);
+            long t0 = System.nanoTime();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.readOffset(tp, null))
+                    .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.release(tp, m.memberId(), 0))
+                    .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+        } finally {
+            server.restart();
+        }
+        awaitBalanced(Map.of("fast", 1), m);
+    }
+
+    @Test
     void partitionsAreLostBeforeTheSessionCanExpireAndTheMemberRejoins() throws Exception {
         String group = newGroup();
         topic("flaky", 4);

@@ -134,6 +134,7 @@ public final class ZkGroupStore implements GroupStore {
         byte[] body = NodeCodec.member(info);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
+                zk.requireConnected("register member " + zk.abs(path));
                 zk.stats().write(1);
                 zk.client().create().withMode(CreateMode.EPHEMERAL).forPath(path, body);
                 return () -> deregister(path);
@@ -168,6 +169,7 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     private void deleteQuietly(String path, int version) {
+        zk.requireConnected("delete " + zk.abs(path));
         try {
             zk.stats().write(1);
             zk.client().delete().withVersion(version).forPath(path);

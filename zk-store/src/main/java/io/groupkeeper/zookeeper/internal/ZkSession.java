@@ -101,6 +101,7 @@ public final class ZkSession {
 
     /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
     public Optional<Read> read(String path, Runnable hook) {
+        requireConnected("read " + abs(path));
         Watcher w = hook == null ? null : watcher(hook);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
@@ -130,6 +131,7 @@ public final class ZkSession {
      * armed, when the node does not exist.
      */
     public Optional<Read> readIfPresentWatching(String path, Runnable hook) {
+        requireConnected("read " + abs(path));
         try {
             Stat stat = new Stat();
             stats.read();
@@ -143,6 +145,7 @@ public final class ZkSession {
     }
 
     public Stat exists(String path, Watcher w) {
+        requireConnected("check " + abs(path));
         try {
             stats.read();
             return w == null ? client.checkExists().forPath(path) : client.checkExists().usingWatcher(w).forPath(path);
@@ -152,6 +155,7 @@ public final class ZkSession {
     }
 
     public List<String> children(String path, Runnable hook) {
+        requireConnected("list " + abs(path));
         try {
             stats.read();
             return hook == null ? client.getChildren().forPath(path)
@@ -165,6 +169,7 @@ public final class ZkSession {
 
     /** Creates a persistent node (and missing parents) if it does not exist. */
     public void ensurePath(String path, byte[] data) {
+        requireConnected("create " + abs(path));
         try {
             stats.read();
             if (client.checkExists().forPath(path) == null) {
@@ -180,6 +185,7 @@ public final class ZkSession {
 
     /** Runs a transaction. Throws the raw {@link KeeperException} so callers can inspect which operation failed. */
     public List<CuratorTransactionResult> multi(List<CuratorOp> ops) throws KeeperException {
+        requireConnected("transaction of " + ops.size() + " operations");
         stats.transaction(ops.size());
         try {
             return client.transaction().forOperations(ops);
@@ -187,6 +193,17 @@ public final class ZkSession {
             throw e;
         } catch (Exception e) {
             throw failure("transaction of " + ops.size() + " operations", e);
+        }
+    }
+
+    /**
+     * Fails at once while the client is not connected. Curator would first wait up to the connection timeout for a
+     * connection; a caller that holds a lock (a commit, a refresh) or serves a polling thread must not wait on a dead
+     * connection past the session timeout (I7). Callers retry at their own level.
+     */
+    public void requireConnected(String what) {
+        if (!client.getZookeeperClient().isConnected()) {
+            throw new StoreException("ZooKeeper: " + what + " not attempted: not connected");
         }
     }
 
