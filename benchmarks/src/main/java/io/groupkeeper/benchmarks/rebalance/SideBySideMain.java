@@ -99,6 +99,8 @@ public final class SideBySideMain {
         doc.put("subjects", subjects);
 
         long t0 = System.nanoTime();
+        Map<String, Object> summary = Map.of();
+        double rttUsed = Double.NaN;
         EmbeddedKafka kafka = null;
         RecordProducer producer = null;
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.startDefault()) {
@@ -151,11 +153,10 @@ public final class SideBySideMain {
             doc.put("producedRecords", producer == null ? 0 : producer.sent());
             doc.put("loadAverageAtEnd", Machine.loadAverage());
             doc.put("wallSeconds", (System.nanoTime() - t0) / 1e9);
-            Map<String, Object> summary = summarize(subjects, rtt);
+            summary = summarize(subjects, rtt);
+            rttUsed = rtt;
             doc.put("summary", summary);
             writeFiles(doc, subjects, outDir);
-            printTable(subjects, rtt, out);
-            printSummary(summary, rtt, out);
         } catch (Exception e) {
             doc.put("error", e.toString());
             writeFiles(doc, subjects, outDir);
@@ -168,6 +169,9 @@ public final class SideBySideMain {
                 kafka.close();
             }
         }
+        // Printed after the servers are closed, so their shutdown logs do not follow the promised last line.
+        printTable(subjects, rttUsed, out);
+        printSummary(summary, rttUsed, out);
         return doc;
     }
 
