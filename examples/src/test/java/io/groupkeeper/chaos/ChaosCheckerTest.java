@@ -98,8 +98,13 @@ class ChaosCheckerTest {
 
     /** a owned partition 0 until its session expired at 100 (lost); b resumed from the last commit. */
     private static ChaosLedger lossRun(long resumeAt) {
+        return endedRun(End.LOST, resumeAt);
+    }
+
+    /** a owned partition 0 until 100 and ended so, having processed 0..4 with 3 committed; b resumes at resumeAt. */
+    private static ChaosLedger endedRun(End end, long resumeAt) {
         ChaosLedger l = new ChaosLedger();
-        l.ownership(new Ownership("g", 0, "a", 0, 100, End.LOST));
+        l.ownership(new Ownership("g", 0, "a", 0, 100, end));
         l.ownership(new Ownership("g", 0, "b", 200, 300));
         for (long o = 0; o < 5; o++) {
             l.processed(new Processed("g", 0, o, "a", 10 + o));
@@ -115,32 +120,18 @@ class ChaosCheckerTest {
     void aRevocationReplaysOnlyWhenAFaultHadCutTheMemberOff() {
         ChaosChecker wide = new ChaosChecker(10_000);
         // a graceful revocation: its final commit landed, so b's replays of 3 and 4 are unexplained
-        ChaosLedger graceful = revocationRun();
+        ChaosLedger graceful = endedRun(End.REVOKED, 3);
         ChaosChecker.Report r = wide.check(7, graceful, Set.of("g"), Map.of(0, 10L));
         assertThat(r.unexplained()).isEqualTo(2);
         assertThat(r.ok()).isFalse();
 
         // a member cut off just before it left: told "revoked", its final commit failed, b repeats from the last one
-        ChaosLedger cutOff = revocationRun();
+        ChaosLedger cutOff = endedRun(End.REVOKED, 3);
         cutOff.fault(new Fault("expire", "a", 90, false, Set.of("a")));
         ChaosChecker.Report r2 = wide.check(7, cutOff, Set.of("g"), Map.of(0, 10L));
         assertThat(r2.duplicates()).isEqualTo(2);
         assertThat(r2.bound()).isEqualTo(2);
         assertThat(r2.ok()).as(r2.problems().toString()).isTrue();
-    }
-
-    private static ChaosLedger revocationRun() {
-        ChaosLedger l = new ChaosLedger();
-        l.ownership(new Ownership("g", 0, "a", 0, 100));
-        l.ownership(new Ownership("g", 0, "b", 200, 300));
-        for (long o = 0; o < 5; o++) {
-            l.processed(new Processed("g", 0, o, "a", 10 + o));
-        }
-        l.committed(new CommittedSample("g", 0, 3, 50));
-        for (long o = 3; o < 10; o++) {
-            l.processed(new Processed("g", 0, o, "b", 210 + o));
-        }
-        return l;
     }
 
     @Test

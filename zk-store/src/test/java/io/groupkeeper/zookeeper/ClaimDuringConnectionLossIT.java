@@ -8,12 +8,6 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.ConnectionEvent;
-import io.groupkeeper.spi.ConnectionListener;
-import io.groupkeeper.spi.CoordinationStore;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.TopicRegistry;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +27,7 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
     void claimsThatLandedAsTheConnectionDroppedAreHandedOverWhenTheTargetMovedThem() throws Exception {
         String group = newGroup();
         topic("blip", 2);
-        BlipStore blipping = new BlipStore(newStore());
+        InterposedStore blipping = InterposedStore.hearing(newStore());
         GroupKeeper gkA = GroupKeeper.builder().store(blipping).build().start();
         toClose.add(gkA);
         AtomicBoolean armed = new AtomicBoolean(true);
@@ -73,74 +67,5 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
                 .containsValues(a.memberId(), b.memberId());
         // a never told its user code of the claims that landed while it was suspended: nothing to revoke either.
         assertThat(told).hasSize(1).allMatch(e -> e.startsWith("assigned ["));
-    }
-
-    /** A ZooKeeperStore whose connection events the test can fake, and whose claims it can interpose on. */
-    static final class BlipStore implements CoordinationStore {
-        private final ZooKeeperStore delegate;
-        private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
-        volatile java.util.function.Consumer<ClaimResult> afterClaim = r -> { };
-
-        BlipStore(ZooKeeperStore delegate) {
-            this.delegate = delegate;
-        }
-
-        void fire(ConnectionEvent event) {
-            listeners.forEach(l -> l.stateChanged(event));
-        }
-
-        @Override
-        public void start() {
-            delegate.start();
-        }
-
-        @Override
-        public GroupStore group(String groupId) {
-            GroupStore real = delegate.group(groupId);
-            return (GroupStore) Proxy.newProxyInstance(GroupStore.class.getClassLoader(),
-                    new Class<?>[] {GroupStore.class}, (proxy, method, args) -> {
-                        try {
-                            Object result = method.invoke(real, args);
-                            if (method.getName().equals("claim")) {
-                                afterClaim.accept((ClaimResult) result);
-                            }
-                            return result;
-                        } catch (InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-        }
-
-        @Override
-        public TopicRegistry topics() {
-            return delegate.topics();
-        }
-
-        @Override
-        public void addConnectionListener(ConnectionListener listener) {
-            listeners.add(listener);
-            delegate.addConnectionListener(listener);
-        }
-
-        @Override
-        public void removeConnectionListener(ConnectionListener listener) {
-            listeners.remove(listener);
-            delegate.removeConnectionListener(listener);
-        }
-
-        @Override
-        public boolean isConnected() {
-            return delegate.isConnected();
-        }
-
-        @Override
-        public String describe() {
-            return "blipping " + delegate.describe();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
     }
 }

@@ -89,7 +89,7 @@ class FencingIT extends ZkTestSupport {
     void zombieMemberThatMissedItsDisconnectCannotOverwriteTheNewOwnersOffsets() throws Exception {
         String group = newGroup();
         topic("fenced", 1);
-        DeafStore deaf = new DeafStore(newStore());
+        InterposedStore deaf = InterposedStore.deaf(newStore());
         GroupKeeper zombieKeeper = GroupKeeper.builder().store(deaf).build().start();
         toClose.add(zombieKeeper);
         GroupMember zombie = zombieKeeper.member(group).topics("fenced").build();
