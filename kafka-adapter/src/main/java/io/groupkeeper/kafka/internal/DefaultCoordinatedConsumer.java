@@ -387,7 +387,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                         return ConsumerRecords.empty();
                     }
                     if (!warmedUp) {
-                        warmUp();
+                        warmUp(remaining);
                         continue;
                     }
                     waitForEvent(remaining);
@@ -464,18 +464,20 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     /**
      * Once, while nothing is assigned yet (a new member waits for its first partitions): connects to the brokers that
      * lead the topics' partitions, so the first fetch after the first assignment does not also pay for metadata, a
-     * connection and its handshake. Best effort; an event (the assignment) interrupts it.
+     * connection and its handshake. Best effort, within the poll's remaining time (at most 2 s); an event (the
+     * assignment) interrupts it.
      */
-    private void warmUp() {
+    private void warmUp(long remainingNanos) {
         warmedUp = true;
+        long deadline = System.nanoTime() + Math.min(remainingNanos, WARM_UP_TIMEOUT.toNanos());
         try {
             List<TopicPartition> all = new ArrayList<>();
             for (String topic : config.topics()) {
-                consumer.partitionsFor(topic, WARM_UP_TIMEOUT)
+                consumer.partitionsFor(topic, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                         .forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
             }
             if (!all.isEmpty()) {
-                consumer.endOffsets(all, WARM_UP_TIMEOUT);
+                consumer.endOffsets(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             }
         } catch (WakeupException e) {
             // an event arrived: served by the loop
