@@ -61,6 +61,25 @@ class RevocationDuringConnectionLossIT extends KafkaTestSupport {
     @Test
     void aSessionExpiryNoticedByTheClientDoesNotHandThePartitionToTheNextOwnerWhileTheOldOneIsStillProcessing()
             throws Exception {
+        // a's client learns that its session expired (Curator's KillSession; as after a network partition the
+        // client notices first), and Curator opens a new session at once. The old session, and the owner nodes it
+        // holds, live on the server until its timeout (6 s).
+        assertNotHandedOverWhileTheOwnerIsBusy(zk -> zk.getTestable().injectSessionExpiration());
+    }
+
+    @Test
+    void aConnectionBlipWithTheSameSessionDoesNotHandThePartitionToTheNextOwnerWhileTheOldOneIsStillProcessing()
+            throws Exception {
+        // a's connection drops and comes back at once with the same session (a ZooKeeper server restart, a blip).
+        assertNotHandedOverWhileTheOwnerIsBusy(zk -> zk.getTestable().closeSocket());
+    }
+
+    private interface ConnectionFault {
+        void inject(ZooKeeper zk) throws Exception;
+    }
+
+    /** a owns both partitions and is busy in user code; b joins; the fault hits a's connection. */
+    private void assertNotHandedOverWhileTheOwnerIsBusy(ConnectionFault fault) throws Exception {
         String topic = newTopic(2);
         String group = newName("g");
         produce(topic, 2, 40);
@@ -68,36 +87,13 @@ class RevocationDuringConnectionLossIT extends KafkaTestSupport {
         CoordinatedConsumer<String, String> a = busyOwnerOfBoth(keeperA, group, topic);
         ConsumerWorker b = joiner(group, topic);
 
-        // a's client learns that its session expired (Curator's KillSession; as after a network partition the
-        // client notices first), and Curator opens a new session at once. The old session, and the owner nodes it
-        // holds, live on the server until its timeout (6 s).
-        handle(keeperA).getTestable().injectSessionExpiration();
+        fault.inject(handle(keeperA));
 
         // a's polling thread has not come back: nobody else may process its partitions yet.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
                 .until(() -> b.consumer.assignment().isEmpty());
 
         a.poll(Duration.ofMillis(100)); // back from user code: drops everything (lost), then the group moves on
-        awaitAssigned(b.consumer, 1);
-    }
-
-    @Test
-    void aConnectionBlipWithTheSameSessionDoesNotHandThePartitionToTheNextOwnerWhileTheOldOneIsStillProcessing()
-            throws Exception {
-        String topic = newTopic(2);
-        String group = newName("g");
-        produce(topic, 2, 40);
-        GroupKeeper keeperA = newKeeper();
-        CoordinatedConsumer<String, String> a = busyOwnerOfBoth(keeperA, group, topic);
-        ConsumerWorker b = joiner(group, topic);
-
-        // a's connection drops and comes back at once with the same session (a ZooKeeper server restart, a blip).
-        handle(keeperA).getTestable().closeSocket();
-
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
-                .until(() -> b.consumer.assignment().isEmpty());
-
-        a.poll(Duration.ofMillis(100));
         awaitAssigned(b.consumer, 1);
     }
 }

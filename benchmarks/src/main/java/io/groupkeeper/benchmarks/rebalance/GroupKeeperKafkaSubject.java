@@ -128,15 +128,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
 
     /** Summed round-trip and watch counters of every member session this subject created. */
     public ZkStats.Snapshot stats() {
-        long r = 0, w = 0, t = 0, e = 0;
-        for (ZooKeeperStore s : stores) {
-            ZkStats.Snapshot x = s.stats().snapshot();
-            r += x.reads();
-            w += x.writes();
-            t += x.transactions();
-            e += x.watchEvents();
-        }
-        return new ZkStats.Snapshot(r, w, t, e);
+        return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
     }
 
     @Override
@@ -154,20 +146,8 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
             lastZkGain.set(0);
             lastRevoked.set(0);
             lastReleased.set(0);
-            AtomicLong published;
-            try {
-                published = watch.nextPublish();
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-                published = new AtomicLong();
-            }
-            AtomicLong publishedAt = published;
-            AtomicLong membership;
-            try {
-                membership = watch.nextMembershipChange();
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-                membership = new AtomicLong();
-            }
-            AtomicLong membershipAt = membership;
+            AtomicLong publishedAt = watch.nextPublish();
+            AtomicLong membershipAt = watch.nextMembershipChange();
             AtomicLong deleted = crashTarget == null ? new AtomicLong()
                     : watch.memberDeleted(((Member) crashTarget).memberId());
             return new EventMarks() {

@@ -95,15 +95,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
 
     /** Summed round-trip and watch counters of every member session this subject created. */
     public ZkStats.Snapshot stats() {
-        long r = 0, w = 0, t = 0, e = 0;
-        for (ZooKeeperStore s : stores) {
-            ZkStats.Snapshot x = s.stats().snapshot();
-            r += x.reads();
-            w += x.writes();
-            t += x.transactions();
-            e += x.watchEvents();
-        }
-        return new ZkStats.Snapshot(r, w, t, e);
+        return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
     }
 
     @Override
@@ -118,20 +110,8 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
         GenerationWatch watch = new GenerationWatch(admin, "/groupkeeper", groupId);
         try {
             lastStartPhases.clear();
-            AtomicLong published;
-            try {
-                published = watch.nextPublish();
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-                published = new AtomicLong(); // a new group: nothing to watch yet
-            }
-            AtomicLong publishedAt = published;
-            AtomicLong membership;
-            try {
-                membership = watch.nextMembershipChange();
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-                membership = new AtomicLong();
-            }
-            AtomicLong membershipAt = membership;
+            AtomicLong publishedAt = watch.nextPublish();
+            AtomicLong membershipAt = watch.nextMembershipChange();
             AtomicLong deleted = crashTarget == null ? new AtomicLong()
                     : watch.memberDeleted(((Member) crashTarget).memberId());
             return new EventMarks() {

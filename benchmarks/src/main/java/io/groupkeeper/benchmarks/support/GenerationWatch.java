@@ -2,6 +2,7 @@ package io.groupkeeper.benchmarks.support;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /**
@@ -20,14 +21,21 @@ public final class GenerationWatch {
         this.groupPath = namespaceRoot + "/groups/" + group;
     }
 
-    /** Arms a one-shot watch; the returned holder gets the nanoTime of the next publish (0 until then). */
+    /**
+     * Arms a one-shot watch; the returned holder gets the nanoTime of the next publish (0 until then, and for ever
+     * for a group that does not exist yet: nothing to watch).
+     */
     public AtomicLong nextPublish() throws Exception {
         AtomicLong at = new AtomicLong();
-        admin.getData().usingWatcher((Watcher) e -> {
-            if (e.getType() == Watcher.Event.EventType.NodeDataChanged) {
-                at.compareAndSet(0, System.nanoTime());
-            }
-        }).forPath(groupPath + "/assignment");
+        try {
+            admin.getData().usingWatcher((Watcher) e -> {
+                if (e.getType() == Watcher.Event.EventType.NodeDataChanged) {
+                    at.compareAndSet(0, System.nanoTime());
+                }
+            }).forPath(groupPath + "/assignment");
+        } catch (KeeperException.NoNodeException e) {
+            // a new group
+        }
         return at;
     }
 
@@ -46,15 +54,19 @@ public final class GenerationWatch {
 
     /**
      * Arms a one-shot child watch on the group's members; the holder gets the nanoTime of the next membership change
-     * (a member node created or deleted: the event the leader reacts to), 0 until then.
+     * (a member node created or deleted: the event the leader reacts to), 0 until then (for ever for a new group).
      */
     public AtomicLong nextMembershipChange() throws Exception {
         AtomicLong at = new AtomicLong();
-        admin.getChildren().usingWatcher((Watcher) e -> {
-            if (e.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
-                at.compareAndSet(0, System.nanoTime());
-            }
-        }).forPath(groupPath + "/members");
+        try {
+            admin.getChildren().usingWatcher((Watcher) e -> {
+                if (e.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+                    at.compareAndSet(0, System.nanoTime());
+                }
+            }).forPath(groupPath + "/members");
+        } catch (KeeperException.NoNodeException e) {
+            // a new group
+        }
         return at;
     }
 
