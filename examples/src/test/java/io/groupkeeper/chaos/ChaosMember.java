@@ -85,8 +85,10 @@ final class ChaosMember implements ChaosConsumer {
         this.name = name;
         this.ledger = ledger;
         this.proxy = new ZkProxy(name, config.zkPorts());
+        // A member may be started while the ensemble elects a new leader (a JOIN right after a leader server was
+        // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
         this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
-                .sessionTimeout(config.sessionTimeout()).build();
+                .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
         keepBehindProxy(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
         this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
