@@ -494,7 +494,6 @@ public final class DefaultGroupMember implements GroupMember {
                     waiting.remove(tp);
                     reportedProblems.remove(tp);
                     gained.put(tp, claimed.offset().offset());
-                    watchOffset(tp);
                 } else if (result instanceof ClaimResult.Busy) {
                     waiting.add(tp);
                 } else if (result instanceof ClaimResult.Blocked blocked) {
@@ -507,6 +506,9 @@ public final class DefaultGroupMember implements GroupMember {
             }
         }
         notifyAssigned(gained);
+        // After the callback is queued: arming the watches costs a round trip per partition, and an edit made
+        // meanwhile is still caught (the version read is compared with the claim's).
+        gained.keySet().forEach(this::onOffsetNodeChanged);
         return gained;
     }
 

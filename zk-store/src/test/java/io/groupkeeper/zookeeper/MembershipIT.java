@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.internal.ZkStats;
 import java.time.Duration;
 import java.util.Map;
 import java.util.SortedSet;
@@ -37,6 +38,27 @@ class MembershipIT extends ZkTestSupport {
         await().untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(6)
                 .doesNotContainValue(b.memberId()));
         assertThat(rec.overlaps()).isEmpty();
+    }
+
+    @Test
+    void aCompleteGroupIsCheckedInOneReadAndAFolderDeletedByHandIsMadeAgain() throws Exception {
+        String group = newGroup();
+        topic("mended", 2);
+        ZooKeeperStore store = newStore();
+        toClose.add(store);
+        store.start();
+        store.group(group).ensureGroup("sticky");
+        ZkStats.Snapshot before = store.stats().snapshot();
+        store.group(group).ensureGroup("sticky"); // what every member start pays before it joins
+        assertThat(store.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 0, 0, 0));
+
+        String owners = "/groupkeeper/groups/" + group + "/owners";
+        admin.delete().forPath(owners);
+        GroupMember m = newKeeper().member(group).topics("mended").build();
+        m.start();
+        awaitBalanced(Map.of("mended", 2), m);
+        assertThat(ownersInZk(group)).hasSize(2);
+        assertThat(admin.getChildren().forPath(owners + "/mended")).containsExactlyInAnyOrder("0", "1");
     }
 
     @Test

@@ -33,6 +33,14 @@ public final class BlackholeProxy implements AutoCloseable {
         acceptor.start();
     }
 
+    /** Blackholes {@code proxy}; a member started outside a crash scenario has none and cannot be crashed. */
+    static void cut(BlackholeProxy proxy) {
+        if (proxy == null) {
+            throw new IllegalStateException("only a member started for the crash scenario can be crashed");
+        }
+        proxy.blackhole();
+    }
+
     public String connectString() {
         return "127.0.0.1:" + server.getLocalPort();
     }

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.kafka.CoordinatedConsumer;
@@ -28,6 +29,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
@@ -162,7 +164,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     /** The polling thread has committed and dropped everything and is leaving: revocations need not wait. */
     private volatile boolean released;
     private volatile boolean connectionDown;
-    /** Polling thread: {@link #warmUp} ran. */
+    /** Polling thread: {@link #warmUp} completed (or failed for good). */
     private boolean warmedUp;
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(2);
     private volatile Set<TopicPartition> assignmentView = Set.of();
@@ -206,29 +208,19 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             GroupMember m = mb.build();
             this.metadata = md;
             this.member = m;
-            // Join first, build the KafkaConsumer while the group rebalances: the joiner's first partitions are
-            // usually still held by their previous owners for longer than the construction takes. Events that
-            // arrive meanwhile queue for the polling thread, which cannot poll before start() returns.
             keeper.store().addConnectionListener(connectionListener);
-            try {
-                m.start();
-            } catch (RuntimeException e) {
-                state = State.CLOSED;
-                keeper.store().removeConnectionListener(connectionListener);
-                closeQuietly("group member", m::close);
-                closeQuietly("topic metadata", md::close);
-                throw e;
-            }
-            try {
-                this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
-                        config.valueDeserializer());
-            } catch (RuntimeException e) {
+            RuntimeException failure = joinWhileBuildingConsumer(m);
+            if (failure != null) {
                 state = State.CLOSED;
                 released = true; // nothing reached user code: the member's revocations need not wait for a poll()
                 keeper.store().removeConnectionListener(connectionListener);
                 closeQuietly("group member", m::close);
+                KafkaConsumer<K, V> c = consumer;
+                if (c != null) {
+                    closeQuietly("KafkaConsumer", c::close);
+                }
                 closeQuietly("topic metadata", md::close);
-                throw e;
+                throw failure;
             }
             md.watch(config.topics());
             state = State.STARTED;
@@ -239,6 +231,54 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         } finally {
             release();
         }
+    }
+
+    /**
+     * Starts the member on a helper thread while this thread builds the {@code KafkaConsumer}, then warms up its
+     * connection until the join ends: the join waits on ZooKeeper round trips, the construction is CPU work (~15 ms on
+     * a cold JVM). start() so returns when the join does, and the first fetch after the first assignment finds its
+     * broker connected. Events that arrive meanwhile queue for the polling thread, which cannot poll before start()
+     * returns. Returns the first failure (the other one suppressed), or null.
+     */
+    private RuntimeException joinWhileBuildingConsumer(GroupMember m) {
+        CompletableFuture<Void> joined = new CompletableFuture<>();
+        Thread joiner = new Thread(() -> {
+            try {
+                m.start();
+                joined.complete(null);
+            } catch (Throwable t) {
+                joined.completeExceptionally(t);
+            }
+        }, "groupkeeper-join-" + group);
+        joiner.setDaemon(true);
+        joiner.start();
+        joined.whenComplete((ok, error) -> {
+            KafkaConsumer<K, V> c = consumer;
+            if (c != null) {
+                c.wakeup(); // ends the warm-up below (a wakeup left over is absorbed by poll())
+            }
+        });
+        RuntimeException failure = null;
+        try {
+            this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
+                    config.valueDeserializer());
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        if (failure == null && !joined.isDone()) {
+            warmUp(config.kafkaTimeout().toNanos());
+        }
+        try {
+            joined.join();
+        } catch (CompletionException e) {
+            RuntimeException joinFailure = e.getCause() instanceof RuntimeException re ? re
+                    : new GroupKeeperException("group " + group + ": joining failed", e.getCause());
+            if (failure == null) {
+                return joinFailure;
+            }
+            failure.addSuppressed(joinFailure);
+        }
+        return failure;
     }
 
     /** Parses the consumer configuration as KafkaConsumer will (unknown types, bad values, missing keys). */
@@ -462,13 +502,12 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     /**
-     * Once, while nothing is assigned yet (a new member waits for its first partitions): connects to the brokers that
-     * lead the topics' partitions, so the first fetch after the first assignment does not also pay for metadata, a
-     * connection and its handshake. Best effort, within the poll's remaining time (at most 2 s); an event (the
-     * assignment) interrupts it.
+     * Connects to the brokers that lead the topics' partitions, so the first fetch after the first assignment does not
+     * also pay for metadata, a connection and its handshake. Runs in {@code start()} while the member joins (the
+     * join's end interrupts it) and, if that did not finish, once more in {@code poll()} while nothing is assigned.
+     * Best effort, within the given time (at most 2 s); a wakeup (an event, the join's end) interrupts it.
      */
     private void warmUp(long remainingNanos) {
-        warmedUp = true;
         long deadline = System.nanoTime() + Math.min(remainingNanos, WARM_UP_TIMEOUT.toNanos());
         try {
             List<TopicPartition> all = new ArrayList<>();
@@ -479,9 +518,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             if (!all.isEmpty()) {
                 consumer.endOffsets(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             }
+            warmedUp = true;
         } catch (WakeupException e) {
-            // an event arrived: served by the loop
+            // interrupted: poll() tries again while nothing is assigned
         } catch (org.apache.kafka.common.KafkaException e) {
+            warmedUp = true; // not worth a second wait
             LOG.debug("group {}: consumer {}: warm-up failed (harmless): {}", group, memberId(), e.toString());
         }
     }

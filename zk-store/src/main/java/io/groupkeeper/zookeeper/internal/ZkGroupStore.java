@@ -80,14 +80,21 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public void ensureGroup(String assignor) {
         String path = ZkPaths.group(group);
+        // The four empty folders, then the assignment node (which has a body).
+        List<String> folders = List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
+                ZkPaths.offsets(group), ZkPaths.assignment(group));
+        // Usually the group is complete: one listing proves it (every member start pays this, before it joins).
+        Set<String> present = new java.util.HashSet<>(zk.children(path, null));
+        if (folders.stream().allMatch(f -> present.contains(f.substring(path.length() + 1)))) {
+            return;
+        }
         if (zk.exists(path, null) == null) {
             zk.ensurePath(ZkPaths.GROUPS, new byte[0]);
             List<CuratorOp> ops = new ArrayList<>();
             try {
                 ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT)
                         .forPath(path, NodeCodec.group(new NodeCodec.GroupBody(clock.instant(), assignor))));
-                for (String child : List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
-                        ZkPaths.offsets(group))) {
+                for (String child : folders.subList(0, 4)) {
                     ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(child, new byte[0]));
                 }
                 ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(
@@ -103,8 +110,7 @@ public final class ZkGroupStore implements GroupStore {
                 throw ZkSession.failure("create group " + path, e);
             }
         }
-        for (String child : List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
-                ZkPaths.offsets(group))) {
+        for (String child : folders.subList(0, 4)) {
             zk.ensurePath(child, new byte[0]);
         }
         zk.ensurePath(ZkPaths.assignment(group),
