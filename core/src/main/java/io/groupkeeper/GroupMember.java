@@ -44,6 +44,17 @@ public interface GroupMember extends AutoCloseable {
     CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets);
 
     /**
+     * From inside {@link RebalanceListener#onPartitionsRevoked}: the final offsets of partitions being revoked, written
+     * in the same atomic write that releases them once the callback returns — one round trip instead of a commit and
+     * a release, so the next owner starts sooner. Fenced like {@link #commit}: if another writer (an admin, a hand
+     * edit) changed a stored offset meanwhile, that change wins and the partition is released without this offset.
+     * Returns the partitions whose offsets were taken; offsets of partitions not being revoked right now are refused
+     * (commit those with {@link #commit}).
+     */
+    SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                              Map<TopicPartition, Long> logEndOffsets);
+
+    /**
      * Checks the stored offsets of these owned partitions and adopts external changes (admin reset, hand edit):
      * {@link CommitResult.Status#ADOPTED} with the offset to continue from, {@code UNCHANGED}, or {@code NOT_OWNED}.
      */
@@ -52,7 +63,10 @@ public interface GroupMember extends AutoCloseable {
     /** The stored committed offset of any partition of this group, read from the store now. */
     OptionalLong committed(TopicPartition partition);
 
-    /** Graceful leave: revokes (the listener commits final offsets), releases every partition, leaves the group. */
+    /**
+     * Graceful leave: revokes (the listener commits final offsets, best with {@link #commitOnRelease}), releases every
+     * partition, leaves the group.
+     */
     @Override
     void close();
 }

@@ -18,17 +18,20 @@ import io.groupkeeper.spi.MemberIdInUseException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.OffsetSnapshot;
 import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.TargetAssignment;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -111,6 +114,15 @@ public final class DefaultGroupMember implements GroupMember {
     /** Runs the listener's callbacks, in order, apart from the protocol lane (which may wait on ZooKeeper). */
     private final SerialExecutor callbacks;
     private final Map<TopicPartition, Owned> owned = new TreeMap<>();
+    /**
+     * While the revocation callback runs: the partitions being revoked, and the final offsets user code handed over
+     * for them ({@link #commitOnRelease}), written with their release. Guarded by {@link #lock}.
+     */
+    private final Set<TopicPartition> revoking = new HashSet<>();
+    private final Map<TopicPartition, FinalOffset> finalOffsets = new HashMap<>();
+
+    private record FinalOffset(long offset, OptionalLong logEnd) {
+    }
 
     // Lane-confined state.
     private final SortedSet<TopicPartition> waiting = new TreeSet<>();
@@ -262,11 +274,7 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
-        offsets.forEach((tp, offset) -> {
-            if (offset == null || offset < 0) {
-                throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
-            }
-        });
+        requireValidOffsets(offsets);
         long started = System.nanoTime();
         Map<TopicPartition, Status> statuses = new HashMap<>();
         Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
@@ -313,6 +321,24 @@ public final class DefaultGroupMember implements GroupMember {
                 count(statuses, Status.COMMITTED), count(statuses, Status.ADOPTED), count(statuses, Status.NOT_OWNED),
                 System.nanoTime() - started);
         return CommitResult.of(statuses, adopted);
+    }
+
+    @Override
+    public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                                     Map<TopicPartition, Long> logEndOffsets) {
+        requireValidOffsets(offsets);
+        SortedSet<TopicPartition> taken = new TreeSet<>();
+        synchronized (lock) {
+            offsets.forEach((tp, offset) -> {
+                if (revoking.contains(tp) && owned.containsKey(tp)) {
+                    Long logEnd = logEndOffsets.get(tp);
+                    finalOffsets.put(tp, new FinalOffset(offset, logEnd == null ? OptionalLong.empty()
+                            : OptionalLong.of(logEnd)));
+                    taken.add(tp);
+                }
+            });
+        }
+        return taken;
     }
 
     @Override
@@ -373,6 +399,14 @@ public final class DefaultGroupMember implements GroupMember {
                 statuses.put(tp, Status.UNCHANGED);
             }
         }
+    }
+
+    private static void requireValidOffsets(Map<TopicPartition, Long> offsets) {
+        offsets.forEach((tp, offset) -> {
+            if (offset == null || offset < 0) {
+                throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
+            }
+        });
     }
 
     private static int count(Map<TopicPartition, Status> statuses, Status status) {
@@ -589,17 +623,68 @@ public final class DefaultGroupMember implements GroupMember {
         });
     }
 
-    /** Listener first (user code stops and commits), then a fenced release of each partition (I1, pain point 2). */
+    /**
+     * Listener first (user code stops and commits), then a fenced release of each partition (I1, pain point 2): the
+     * partitions together in one atomic write, with the final offsets handed over in the callback.
+     */
     private void revokeAndRelease(SortedSet<TopicPartition> revoke) {
-        notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(revoke));
-        for (TopicPartition tp : revoke) {
-            Owned o;
+        synchronized (lock) {
+            revoking.addAll(revoke);
+        }
+        Map<TopicPartition, FinalOffset> finals;
+        try {
+            notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(revoke));
+        } finally {
             synchronized (lock) {
-                o = owned.remove(tp);
+                revoking.clear();
+                finals = new HashMap<>(finalOffsets);
+                finalOffsets.clear();
             }
-            if (o != null) {
-                release(tp, o.version);
+        }
+        List<ReleaseRequest> requests = new ArrayList<>();
+        synchronized (lock) {
+            for (TopicPartition tp : revoke) {
+                Owned o = owned.remove(tp);
+                if (o != null) {
+                    FinalOffset f = finals.get(tp);
+                    requests.add(new ReleaseRequest(tp, o.version, Optional.ofNullable(f).map(
+                            x -> new CommitRequest(tp, x.offset(), "", o.version, x.logEnd()))));
+                }
             }
+        }
+        if (requests.isEmpty()) {
+            return;
+        }
+        long started = System.nanoTime();
+        Set<TopicPartition> released = new HashSet<>();
+        int committed = 0;
+        try {
+            released.addAll(store.releaseAll(config.memberId(), generation, requests));
+            for (ReleaseRequest r : requests) {
+                if (released.contains(r.partition())) {
+                    committed += r.finalCommit().isPresent() ? 1 : 0;
+                    continue;
+                }
+                if (r.finalCommit().isPresent()) {
+                    LOG.warn("member {}: final offset {} of {} not written: its offset node changed meanwhile (an "
+                            + "admin edit?), which wins; releasing it", describe(), r.finalCommit().get().offset(),
+                            r.partition());
+                }
+                release(r.partition(), r.expectedVersion());
+                released.add(r.partition());
+            }
+        } catch (RuntimeException e) {
+            // Not owned any more, but the owner nodes may still be ours: remembered, so a later step hands them over
+            // (without another callback: user code already let go).
+            synchronized (lock) {
+                requests.stream().map(ReleaseRequest::partition).filter(tp -> !released.contains(tp))
+                        .forEach(tp -> dropped.putIfAbsent(tp, false));
+            }
+            throw e;
+        }
+        if (!finals.isEmpty()) {
+            config.metrics().committed(config.groupId(), config.memberId(), committed, 0, finals.size() - committed,
+                    System.nanoTime() - started);
         }
     }
 

@@ -3,6 +3,7 @@ package io.groupkeeper.spi;
 import io.groupkeeper.TopicPartition;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The per-group primitives of the protocol. Every method is a synchronous round trip (or a few); every
@@ -15,7 +16,8 @@ import java.util.Optional;
  *   offset node, so the offset node's version moves on every change of hands;</li>
  *   <li>{@link #commit} writes only if this member's owner node still exists and the offset node still has the
  *   version the member last saw; any other writer (a new owner, an admin, a hand edit) moves the version;</li>
- *   <li>{@link #release} deletes the owner node only under the same version check.</li>
+ *   <li>{@link #release} and {@link #releaseAll} delete the owner node only under the same version check (and
+ *   {@code releaseAll} writes a final commit in the same atomic write).</li>
  * </ul>
  */
 public interface GroupStore {
@@ -59,6 +61,14 @@ public interface GroupStore {
      * Returns false (and changes nothing) if the version moved; the caller resolves with {@link #readIfOwned}.
      */
     boolean release(TopicPartition tp, String memberId, long expectedVersion);
+
+    /**
+     * Releases several of {@code memberId}'s partitions with few round trips: each batch is one atomic write that, per
+     * partition, writes its final commit (or checks the offset node's version) and deletes the owner node. A batch in
+     * which any version moved or any owner node is gone changes nothing. Returns the partitions released; the caller
+     * releases the others one by one with {@link #release} (their final commits are then not written: fenced).
+     */
+    Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 
     /** The offset of {@code tp}; {@code onChange} (nullable) runs once when the offset node changes. */
     OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange);

@@ -8,6 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.internal.ZkStats;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -15,6 +16,7 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
 /** I1 (exclusive ownership, old owner releases first) and I5 (only moved partitions pause), on real ZooKeeper. */
@@ -91,5 +93,97 @@ class HandoffIT extends ZkTestSupport {
         awaitBalanced(Map.of("handoff", 2), old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(newOwnerStartedAt.get(moved)).hasValue(finalCommits.get(moved));
+    }
+    /**
+     * The old owner hands its final offset over in the revocation callback: written with the release in one
+     * transaction of its store (a commit and a release before), and the heir starts from it.
+     */
+    @Test
+    void aFinalOffsetHandedOverOnRevocationIsWrittenWithTheReleaseInOneTransaction() throws Exception {
+        String group = newGroup();
+        topic("folded", 2);
+        topic("elsewhere", 1);
+        // The leader subscribes to another topic: its publishes are not counted against the old owner's store.
+        GroupMember leader = newKeeper().member(group).topics("elsewhere").build();
+        leader.start();
+        awaitBalanced(Map.of("elsewhere", 1), leader);
+        AtomicReference<GroupMember> oldRef = new AtomicReference<>();
+        Map<TopicPartition, SortedSet<TopicPartition>> taken = new ConcurrentHashMap<>();
+        GroupKeeper oldKeeper = newKeeper();
+        GroupMember old = oldKeeper.member(group).topics("folded").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                for (TopicPartition tp : partitions) {
+                    taken.put(tp, oldRef.get().commitOnRelease(Map.of(tp, 700L + tp.partition()), Map.of(tp, 900L)));
+                }
+            }
+        }).build();
+        oldRef.set(old);
+        old.start();
+        awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old);
+        assertThat(old.commitOnRelease(Map.of(new TopicPartition("folded", 0), 5L), Map.of()))
+                .as("refused outside a revocation").isEmpty();
+        assertThat(old.committed(new TopicPartition("folded", 0))).isEmpty();
+
+        Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
+        ZkStats stats = storeOf(oldKeeper).stats();
+        ZkStats.Snapshot before = stats.snapshot();
+        GroupMember heir = newKeeper().member(group).topics("folded").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                heirStartedAt.putAll(partitions);
+            }
+        }).build();
+        heir.start();
+        awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old, heir);
+        TopicPartition moved = heir.assignment().first();
+        assertThat(taken.get(moved)).containsExactly(moved);
+        assertThat(heirStartedAt.get(moved)).hasValue(700L + moved.partition());
+        assertThat(stats.snapshot().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
+        assertThat(new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/offsets/folded/"
+                + moved.partition()))).contains("900"); // the log end went with it, for lag status
+    }
+
+    /** An edit of the stored offset during the revocation wins over the handed-over offset; the handoff goes on. */
+    @Test
+    void anEditDuringTheRevocationWinsOverTheHandedOverFinalOffset() throws Exception {
+        String group = newGroup();
+        topic("edited", 2);
+        AtomicReference<GroupMember> oldRef = new AtomicReference<>();
+        GroupMember old = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                for (TopicPartition tp : partitions) {
+                    oldRef.get().commitOnRelease(Map.of(tp, 800L), Map.of());
+                    try { // an operator rewrites the stored offset (same body, new version) at this very moment
+                        String path = "/groupkeeper/groups/" + group + "/offsets/edited/" + tp.partition();
+                        Stat stat = new Stat();
+                        byte[] body = admin.getData().storingStatIn(stat).forPath(path);
+                        admin.setData().withVersion(stat.getVersion()).forPath(path, body);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            }
+        }).build();
+        oldRef.set(old);
+        old.start();
+        awaitBalanced(Map.of("edited", 2), old);
+        for (TopicPartition tp : old.assignment()) {
+            assertThat(old.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
+        }
+
+        Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
+        GroupMember heir = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                heirStartedAt.putAll(partitions);
+            }
+        }).build();
+        heir.start();
+        awaitBalanced(Map.of("edited", 2), old, heir);
+        TopicPartition moved = heir.assignment().first();
+        assertThat(heirStartedAt.get(moved)).hasValue(40L);
+        assertThat(ownersInZk(group)).containsEntry(moved, heir.memberId());
     }
 }

@@ -596,6 +596,31 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private void commitPositions(Collection<Part> which, boolean lagging) {
         Map<io.groupkeeper.TopicPartition, Long> offsets = new TreeMap<>();
         Map<io.groupkeeper.TopicPartition, Long> logEnds = new TreeMap<>();
+        collectPositions(which, lagging, offsets, logEnds);
+        if (!offsets.isEmpty()) {
+            apply(member.commit(offsets, logEnds), offsets);
+        }
+    }
+
+    /**
+     * The final positions of partitions being revoked: handed to the member, which writes them in the same atomic
+     * write that releases the partitions (one round trip fewer before the next owner starts). Any it refuses (not
+     * being revoked by the member right now) are committed at once.
+     */
+    private void commitWithRelease(Collection<Part> revoked) {
+        Map<io.groupkeeper.TopicPartition, Long> offsets = new TreeMap<>();
+        Map<io.groupkeeper.TopicPartition, Long> logEnds = new TreeMap<>();
+        collectPositions(revoked, false, offsets, logEnds);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        SortedSet<io.groupkeeper.TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
+        commitDirty(revoked.stream().filter(p -> !taken.contains(p.tp)).toList());
+    }
+
+    private static void collectPositions(Collection<Part> which, boolean lagging,
+                                         Map<io.groupkeeper.TopicPartition, Long> offsets,
+                                         Map<io.groupkeeper.TopicPartition, Long> logEnds) {
         for (Part p : which) {
             if (p.dirty() || (lagging && p.lagging())) {
                 offsets.put(p.tp, p.position);
@@ -604,10 +629,6 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
             }
         }
-        if (offsets.isEmpty()) {
-            return;
-        }
-        apply(member.commit(offsets, logEnds), offsets);
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
@@ -752,7 +773,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         mine.forEach(p -> ktps.add(p.ktp));
         callUser("onPartitionsRevoked", l -> l.onPartitionsRevoked(ktps));
         try {
-            commitDirty(mine);
+            commitWithRelease(mine);
         } catch (RuntimeException e) {
             LOG.warn("group {}: consumer {}: final commit of revoked {} failed (the next owner repeats from the last "
                     + "commit): {}", group, memberId(), revoked, e.toString());

@@ -16,6 +16,7 @@ import io.groupkeeper.spi.MembersSnapshot;
 import io.groupkeeper.spi.OffsetSnapshot;
 import io.groupkeeper.spi.OwnerInfo;
 import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TargetAssignment;
 import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
@@ -431,10 +432,7 @@ public final class ZkGroupStore implements GroupStore {
             List<CuratorOp> ops = new ArrayList<>();
             int bytes = 0;
             for (CommitRequest r : pending) {
-                OffsetBody next = new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(),
-                        Optional.of(memberId), generation, Optional.of(now),
-                        NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
-                                new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
+                OffsetBody next = committedBody(memberId, generation, r, now);
                 written.put(r.partition(), next.history());
                 byte[] body = NodeCodec.offset(next);
                 if (!batch.isEmpty() && bytes + body.length + 200 > MAX_TRANSACTION_BYTES) {
@@ -469,6 +467,67 @@ public final class ZkGroupStore implements GroupStore {
             }
         }
         return new CommitOutcome(committed, conflicted);
+    }
+
+    /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
+    private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
+        return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
+                Optional.of(now), NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
+                        new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
+    }
+
+    @Override
+    public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
+        Set<TopicPartition> released = new java.util.HashSet<>();
+        java.time.Instant now = clock.instant();
+        List<CuratorOp> ops = new ArrayList<>();
+        List<ReleaseRequest> batch = new ArrayList<>();
+        int bytes = 0;
+        for (ReleaseRequest r : releases) {
+            if (r.expectedVersion() < 0) {
+                continue; // no offset node to fence on: release() handles it
+            }
+            byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
+                    .orElse(null);
+            int size = (body == null ? 0 : body.length) + 200;
+            if (!batch.isEmpty() && bytes + size > MAX_TRANSACTION_BYTES) {
+                released.addAll(releaseBatch(batch, ops));
+                batch.clear();
+                ops = new ArrayList<>();
+                bytes = 0;
+            }
+            String offsetPath = ZkPaths.offset(group, r.partition());
+            try {
+                ops.add(body == null
+                        ? zk.client().transactionOp().check().withVersion((int) r.expectedVersion()).forPath(offsetPath)
+                        : zk.client().transactionOp().setData().withVersion((int) r.expectedVersion())
+                                .forPath(offsetPath, body));
+                ops.add(zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
+            } catch (Exception e) {
+                throw ZkSession.failure("prepare release", e);
+            }
+            batch.add(r);
+            bytes += size;
+        }
+        if (!batch.isEmpty()) {
+            released.addAll(releaseBatch(batch, ops));
+        }
+        return released;
+    }
+
+    /** One atomic write; all or nothing. */
+    private List<TopicPartition> releaseBatch(List<ReleaseRequest> batch, List<CuratorOp> ops) {
+        try {
+            zk.multi(ops);
+        } catch (KeeperException e) {
+            return List.of(); // a version moved or an owner node is gone: the caller sorts them out one by one
+        } catch (StoreException e) {
+            throw e;
+        } catch (Exception e) {
+            throw ZkSession.failure("release of " + batch.size() + " partitions", e);
+        }
+        batch.forEach(r -> histories.remove(r.partition()));
+        return batch.stream().map(ReleaseRequest::partition).toList();
     }
 
     @Override

@@ -1,0 +1,23 @@
+package io.groupkeeper.spi;
+
+import io.groupkeeper.TopicPartition;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One partition to release, fenced like a commit: only if its offset node still has {@code expectedVersion}. With a
+ * {@code finalCommit} (whose expected version is the same), the release also writes that offset.
+ */
+public record ReleaseRequest(TopicPartition partition, long expectedVersion, Optional<CommitRequest> finalCommit) {
+
+    public ReleaseRequest {
+        Objects.requireNonNull(partition, "partition");
+        Objects.requireNonNull(finalCommit, "finalCommit");
+        finalCommit.ifPresent(c -> {
+            if (!c.partition().equals(partition) || c.expectedVersion() != expectedVersion) {
+                throw new IllegalArgumentException("final commit " + c + " does not match the release of "
+                        + partition + " at version " + expectedVersion);
+            }
+        });
+    }
+}
