@@ -20,6 +20,8 @@ public final class Machine {
         m.put("cpus", Runtime.getRuntime().availableProcessors());
         m.put("memTotalGiB", memTotalGiB());
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put("jvmArguments", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        m.put("maxHeapMiB", Runtime.getRuntime().maxMemory() / (1024 * 1024));
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         return m;
