@@ -2,7 +2,6 @@ package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeper;
-import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.kafka.CoordinatedConsumer;
@@ -29,7 +28,6 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
@@ -208,19 +206,30 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             GroupMember m = mb.build();
             this.metadata = md;
             this.member = m;
+            // Join first, build the KafkaConsumer while the group rebalances: the joiner's first partitions are
+            // usually still held by their previous owners for longer than the construction takes, and building it
+            // during the join slowed the join itself (CPU; benchmarks/RESULTS.md). Events that arrive meanwhile
+            // queue for the polling thread, which cannot poll before start() returns.
             keeper.store().addConnectionListener(connectionListener);
-            RuntimeException failure = joinWhileBuildingConsumer(m);
-            if (failure != null) {
+            try {
+                m.start();
+            } catch (RuntimeException e) {
+                state = State.CLOSED;
+                keeper.store().removeConnectionListener(connectionListener);
+                closeQuietly("group member", m::close);
+                closeQuietly("topic metadata", md::close);
+                throw e;
+            }
+            try {
+                this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
+                        config.valueDeserializer());
+            } catch (RuntimeException e) {
                 state = State.CLOSED;
                 released = true; // nothing reached user code: the member's revocations need not wait for a poll()
                 keeper.store().removeConnectionListener(connectionListener);
                 closeQuietly("group member", m::close);
-                KafkaConsumer<K, V> c = consumer;
-                if (c != null) {
-                    closeQuietly("KafkaConsumer", c::close);
-                }
                 closeQuietly("topic metadata", md::close);
-                throw failure;
+                throw e;
             }
             md.watch(config.topics());
             state = State.STARTED;
@@ -231,54 +240,6 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         } finally {
             release();
         }
-    }
-
-    /**
-     * Starts the member on a helper thread while this thread builds the {@code KafkaConsumer}, then warms up its
-     * connection until the join ends: the join waits on ZooKeeper round trips, the construction is CPU work (~15 ms on
-     * a cold JVM). start() so returns when the join does, and the first fetch after the first assignment finds its
-     * broker connected. Events that arrive meanwhile queue for the polling thread, which cannot poll before start()
-     * returns. Returns the first failure (the other one suppressed), or null.
-     */
-    private RuntimeException joinWhileBuildingConsumer(GroupMember m) {
-        CompletableFuture<Void> joined = new CompletableFuture<>();
-        Thread joiner = new Thread(() -> {
-            try {
-                m.start();
-                joined.complete(null);
-            } catch (Throwable t) {
-                joined.completeExceptionally(t);
-            }
-        }, "groupkeeper-join-" + group);
-        joiner.setDaemon(true);
-        joiner.start();
-        joined.whenComplete((ok, error) -> {
-            KafkaConsumer<K, V> c = consumer;
-            if (c != null) {
-                c.wakeup(); // ends the warm-up below (a wakeup left over is absorbed by poll())
-            }
-        });
-        RuntimeException failure = null;
-        try {
-            this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
-                    config.valueDeserializer());
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        if (failure == null && !joined.isDone()) {
-            warmUp(config.kafkaTimeout().toNanos());
-        }
-        try {
-            joined.join();
-        } catch (CompletionException e) {
-            RuntimeException joinFailure = e.getCause() instanceof RuntimeException re ? re
-                    : new GroupKeeperException("group " + group + ": joining failed", e.getCause());
-            if (failure == null) {
-                return joinFailure;
-            }
-            failure.addSuppressed(joinFailure);
-        }
-        return failure;
     }
 
     /** Parses the consumer configuration as KafkaConsumer will (unknown types, bad values, missing keys). */
@@ -502,10 +463,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     /**
-     * Connects to the brokers that lead the topics' partitions, so the first fetch after the first assignment does not
-     * also pay for metadata, a connection and its handshake. Runs in {@code start()} while the member joins (the
-     * join's end interrupts it) and, if that did not finish, once more in {@code poll()} while nothing is assigned.
-     * Best effort, within the given time (at most 2 s); a wakeup (an event, the join's end) interrupts it.
+     * While nothing is assigned yet (a new member waits for its first partitions): connects to the brokers that lead
+     * the topics' partitions, so the first fetch after the first assignment does not also pay for metadata, a
+     * connection and its handshake. Best effort, within the poll's remaining time (at most 2 s); an event interrupts
+     * it, and it is tried again at the next wait if that event assigned nothing.
      */
     private void warmUp(long remainingNanos) {
         long deadline = System.nanoTime() + Math.min(remainingNanos, WARM_UP_TIMEOUT.toNanos());
