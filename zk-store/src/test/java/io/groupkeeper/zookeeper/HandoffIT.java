@@ -83,13 +83,7 @@ class HandoffIT extends ZkTestSupport {
         old.start();
         awaitBalanced(Map.of("handoff", 2), old);
 
-        GroupMember heir = newKeeper().member(group).topics("handoff").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                newOwnerStartedAt.putAll(partitions);
-            }
-        }).build();
-        heir.start();
+        GroupMember heir = startHeir(group, "handoff", newOwnerStartedAt);
         awaitBalanced(Map.of("handoff", 2), old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(newOwnerStartedAt.get(moved)).hasValue(finalCommits.get(moved));
@@ -128,13 +122,7 @@ class HandoffIT extends ZkTestSupport {
         Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
         ZkStats stats = storeOf(oldKeeper).stats();
         ZkStats.Snapshot before = stats.snapshot();
-        GroupMember heir = newKeeper().member(group).topics("folded").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                heirStartedAt.putAll(partitions);
-            }
-        }).build();
-        heir.start();
+        GroupMember heir = startHeir(group, "folded", heirStartedAt);
         awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(taken.get(moved)).containsExactly(moved);
@@ -174,16 +162,22 @@ class HandoffIT extends ZkTestSupport {
         }
 
         Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
-        GroupMember heir = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                heirStartedAt.putAll(partitions);
-            }
-        }).build();
-        heir.start();
+        GroupMember heir = startHeir(group, "edited", heirStartedAt);
         awaitBalanced(Map.of("edited", 2), old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(heirStartedAt.get(moved)).hasValue(40L);
         assertThat(ownersInZk(group)).containsEntry(moved, heir.memberId());
+    }
+
+    /** Starts a new member of {@code group} on its own keeper that records the offsets it is assigned with. */
+    private GroupMember startHeir(String group, String topic, Map<TopicPartition, OptionalLong> startedAt) {
+        GroupMember heir = newKeeper().member(group).topics(topic).listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                startedAt.putAll(partitions);
+            }
+        }).build();
+        heir.start();
+        return heir;
     }
 }
