@@ -64,9 +64,10 @@ public interface GroupStore {
 
     /**
      * Releases several of {@code memberId}'s partitions with few round trips: each batch is one atomic write that, per
-     * partition, writes its final commit (or checks the offset node's version) and deletes the owner node. A batch in
-     * which any version moved or any owner node is gone changes nothing. Returns the partitions released; the caller
-     * releases the others one by one with {@link #release} (their final commits are then not written: fenced).
+     * partition, writes its final commit (or checks the offset node's version) and deletes the owner node. A partition
+     * whose offset version moved or whose owner node is gone is left out and the rest written again. Returns the
+     * partitions released; the caller releases the others one by one with {@link #release} (their final commits are
+     * then not written: fenced).
      */
     Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 

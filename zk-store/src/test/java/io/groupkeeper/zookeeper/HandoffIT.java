@@ -143,14 +143,7 @@ class HandoffIT extends ZkTestSupport {
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
                 for (TopicPartition tp : partitions) {
                     oldRef.get().commitOnRelease(Map.of(tp, 800L), Map.of());
-                    try { // an operator rewrites the stored offset (same body, new version) at this very moment
-                        String path = "/groupkeeper/groups/" + group + "/offsets/edited/" + tp.partition();
-                        Stat stat = new Stat();
-                        byte[] body = admin.getData().storingStatIn(stat).forPath(path);
-                        admin.setData().withVersion(stat.getVersion()).forPath(path, body);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
+                    touch("/groupkeeper/groups/" + group + "/offsets/edited/" + tp.partition()); // at this very moment
                 }
             }
         }).build();
@@ -167,6 +160,46 @@ class HandoffIT extends ZkTestSupport {
         TopicPartition moved = heir.assignment().first();
         assertThat(heirStartedAt.get(moved)).hasValue(40L);
         assertThat(ownersInZk(group)).containsEntry(moved, heir.memberId());
+    }
+
+    /** A leave hands over two partitions; one was edited meanwhile: only that one loses its final offset. */
+    @Test
+    void anEditOfOnePartitionDoesNotCostTheOthersTheirFinalOffsets() throws Exception {
+        String group = newGroup();
+        topic("pair", 2);
+        TopicPartition edited = new TopicPartition("pair", 0);
+        TopicPartition untouched = new TopicPartition("pair", 1);
+        AtomicReference<GroupMember> leaverRef = new AtomicReference<>();
+        GroupMember leaver = newKeeper().member(group).topics("pair").listener(new RebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                Map<TopicPartition, Long> finals = new java.util.HashMap<>();
+                partitions.forEach(tp -> finals.put(tp, 900L + tp.partition()));
+                assertThat(leaverRef.get().commitOnRelease(finals, Map.of())).containsExactlyElementsOf(partitions);
+                touch("/groupkeeper/groups/" + group + "/offsets/pair/0");
+            }
+        }).build();
+        leaverRef.set(leaver);
+        leaver.start();
+        awaitBalanced(Map.of("pair", 2), leaver);
+        assertThat(leaver.commit(Map.of(edited, 40L, untouched, 41L)).statuses())
+                .containsValues(Status.COMMITTED).doesNotContainValue(Status.NOT_OWNED);
+
+        leaver.close();
+        assertThat(ownersInZk(group)).isEmpty();
+        assertThat(leaver.committed(edited)).hasValue(40L);
+        assertThat(leaver.committed(untouched)).hasValue(901L);
+    }
+
+    /** An operator rewrites a stored offset (same body, new version), as an edit would. */
+    private static void touch(String path) {
+        try {
+            Stat stat = new Stat();
+            byte[] body = admin.getData().storingStatIn(stat).forPath(path);
+            admin.setData().withVersion(stat.getVersion()).forPath(path, body);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Starts a new member of {@code group} on its own keeper that records the offsets it is assigned with. */

@@ -480,54 +480,53 @@ public final class ZkGroupStore implements GroupStore {
     public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
         Set<TopicPartition> released = new java.util.HashSet<>();
         java.time.Instant now = clock.instant();
-        List<CuratorOp> ops = new ArrayList<>();
-        List<ReleaseRequest> batch = new ArrayList<>();
-        int bytes = 0;
-        for (ReleaseRequest r : releases) {
-            if (r.expectedVersion() < 0) {
-                continue; // no offset node to fence on: release() handles it
+        // Without an offset node there is no version to fence on: release() handles those.
+        List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.expectedVersion() >= 0).toList());
+        while (!pending.isEmpty()) {
+            List<ReleaseRequest> batch = new ArrayList<>();
+            List<CuratorOp> ops = new ArrayList<>();
+            int bytes = 0;
+            for (ReleaseRequest r : pending) {
+                byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
+                        .orElse(null);
+                int size = (body == null ? 0 : body.length) + 200;
+                if (!batch.isEmpty() && bytes + size > MAX_TRANSACTION_BYTES) {
+                    break;
+                }
+                String offsetPath = ZkPaths.offset(group, r.partition());
+                try {
+                    ops.add(body == null
+                            ? zk.client().transactionOp().check().withVersion((int) r.expectedVersion()).forPath(offsetPath)
+                            : zk.client().transactionOp().setData().withVersion((int) r.expectedVersion())
+                                    .forPath(offsetPath, body));
+                    ops.add(zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
+                } catch (Exception e) {
+                    throw ZkSession.failure("prepare release", e);
+                }
+                batch.add(r);
+                bytes += size;
             }
-            byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
-                    .orElse(null);
-            int size = (body == null ? 0 : body.length) + 200;
-            if (!batch.isEmpty() && bytes + size > MAX_TRANSACTION_BYTES) {
-                released.addAll(releaseBatch(batch, ops));
-                batch.clear();
-                ops = new ArrayList<>();
-                bytes = 0;
-            }
-            String offsetPath = ZkPaths.offset(group, r.partition());
             try {
-                ops.add(body == null
-                        ? zk.client().transactionOp().check().withVersion((int) r.expectedVersion()).forPath(offsetPath)
-                        : zk.client().transactionOp().setData().withVersion((int) r.expectedVersion())
-                                .forPath(offsetPath, body));
-                ops.add(zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
+                zk.multi(ops);
+                batch.forEach(r -> {
+                    histories.remove(r.partition());
+                    released.add(r.partition());
+                });
+                pending.removeAll(batch);
+            } catch (KeeperException e) {
+                int failed = ZkSession.failedOp(e);
+                if (failed < 0) {
+                    return released; // the caller sorts out the rest one by one
+                }
+                // That one's offset moved (an edit) or its owner node is gone: left to the caller; the rest again.
+                pending.remove(batch.get(failed / 2));
+            } catch (StoreException e) {
+                throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("prepare release", e);
+                throw ZkSession.failure("release of " + batch.size() + " partitions", e);
             }
-            batch.add(r);
-            bytes += size;
-        }
-        if (!batch.isEmpty()) {
-            released.addAll(releaseBatch(batch, ops));
         }
         return released;
-    }
-
-    /** One atomic write; all or nothing. */
-    private List<TopicPartition> releaseBatch(List<ReleaseRequest> batch, List<CuratorOp> ops) {
-        try {
-            zk.multi(ops);
-        } catch (KeeperException e) {
-            return List.of(); // a version moved or an owner node is gone: the caller sorts them out one by one
-        } catch (StoreException e) {
-            throw e;
-        } catch (Exception e) {
-            throw ZkSession.failure("release of " + batch.size() + " partitions", e);
-        }
-        batch.forEach(r -> histories.remove(r.partition()));
-        return batch.stream().map(ReleaseRequest::partition).toList();
     }
 
     @Override
