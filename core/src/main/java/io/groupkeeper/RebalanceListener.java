@@ -19,8 +19,9 @@ import java.util.SortedSet;
 public interface RebalanceListener {
 
     /**
-     * These partitions are about to be released to another member. Stop processing them and commit their final
-     * offsets ({@link GroupMember#commit}) before returning: after return the member releases ownership.
+     * These partitions are about to be released to another member. Stop processing them and hand over their final
+     * offsets before returning: {@link GroupMember#commitOnRelease} writes them with the release (one round trip), or
+     * {@link GroupMember#commit} writes them at once. After return the member releases ownership.
      *
      * <p>After a reconnection with the same session this may also name partitions already reported
      * {@linkplain #onPartitionsLost lost} that moved to another member meanwhile: their owner nodes are released once

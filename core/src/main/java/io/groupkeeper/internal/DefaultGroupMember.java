@@ -667,8 +667,8 @@ public final class DefaultGroupMember implements GroupMember {
                 }
                 if (r.finalCommit().isPresent()) {
                     LOG.warn("member {}: final offset {} of {} not written: its offset node changed meanwhile (an "
-                            + "admin edit?), which wins; releasing it", describe(), r.finalCommit().get().offset(),
-                            r.partition());
+                            + "admin edit?), which wins, or its owner node is gone; releasing it", describe(),
+                            r.finalCommit().get().offset(), r.partition());
                 }
                 release(r.partition(), r.expectedVersion());
                 released.add(r.partition());
