@@ -652,10 +652,24 @@ public final class DefaultGroupMember implements GroupMember {
                 }
             }
         }
-        if (requests.isEmpty()) {
-            return;
-        }
         long started = System.nanoTime();
+        int committed = releaseFenced(requests);
+        if (!finals.isEmpty() && !requests.isEmpty()) {
+            config.metrics().committed(config.groupId(), config.memberId(), committed, 0, finals.size() - committed,
+                    System.nanoTime() - started);
+        }
+    }
+
+    /**
+     * Releases partitions this member no longer owns, in as few transactions as the store allows, writing the final
+     * offsets they carry; one the store left out (its offset moved, its owner node is gone) is released alone, without
+     * its final offset. On a store failure the rest stay remembered as {@link #dropped}, so a later step hands them
+     * over (without another callback: user code already let go). Returns how many final offsets were written.
+     */
+    private int releaseFenced(List<ReleaseRequest> requests) {
+        if (requests.isEmpty()) {
+            return 0;
+        }
         Set<TopicPartition> released = new HashSet<>();
         int committed = 0;
         try {
@@ -674,18 +688,13 @@ public final class DefaultGroupMember implements GroupMember {
                 released.add(r.partition());
             }
         } catch (RuntimeException e) {
-            // Not owned any more, but the owner nodes may still be ours: remembered, so a later step hands them over
-            // (without another callback: user code already let go).
             synchronized (lock) {
                 requests.stream().map(ReleaseRequest::partition).filter(tp -> !released.contains(tp))
                         .forEach(tp -> dropped.putIfAbsent(tp, false));
             }
             throw e;
         }
-        if (!finals.isEmpty()) {
-            config.metrics().committed(config.groupId(), config.memberId(), committed, 0, finals.size() - committed,
-                    System.nanoTime() - started);
-        }
+        return committed;
     }
 
     /**
@@ -715,7 +724,9 @@ public final class DefaultGroupMember implements GroupMember {
             if (!known.isEmpty()) {
                 notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(known));
             }
-            held.forEach(this::release);
+            List<ReleaseRequest> requests = new ArrayList<>();
+            held.forEach((tp, version) -> requests.add(new ReleaseRequest(tp, version, Optional.empty())));
+            releaseFenced(requests);
             LOG.info("member {}: handed over {}, held since before the reconnection and moved to others meanwhile",
                     describe(), handOver);
         }

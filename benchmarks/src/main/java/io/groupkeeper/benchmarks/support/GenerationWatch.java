@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.EventType;
 
 /**
  * Observes a group from outside, with its own ZooKeeper session (not counted in the members' stats): the instant
@@ -28,11 +29,7 @@ public final class GenerationWatch {
     public AtomicLong nextPublish() throws Exception {
         AtomicLong at = new AtomicLong();
         try {
-            admin.getData().usingWatcher((Watcher) e -> {
-                if (e.getType() == Watcher.Event.EventType.NodeDataChanged) {
-                    at.compareAndSet(0, System.nanoTime());
-                }
-            }).forPath(groupPath + "/assignment");
+            admin.getData().usingWatcher(stampOn(EventType.NodeDataChanged, at)).forPath(groupPath + "/assignment");
         } catch (KeeperException.NoNodeException e) {
             // a new group
         }
@@ -42,11 +39,8 @@ public final class GenerationWatch {
     /** Arms a one-shot watch on a member node; the holder gets the nanoTime of its deletion (0 until then). */
     public AtomicLong memberDeleted(String memberId) throws Exception {
         AtomicLong at = new AtomicLong();
-        if (admin.checkExists().usingWatcher((Watcher) e -> {
-            if (e.getType() == Watcher.Event.EventType.NodeDeleted) {
-                at.compareAndSet(0, System.nanoTime());
-            }
-        }).forPath(groupPath + "/members/" + memberId) == null) {
+        String path = groupPath + "/members/" + memberId;
+        if (admin.checkExists().usingWatcher(stampOn(EventType.NodeDeleted, at)).forPath(path) == null) {
             at.set(System.nanoTime());
         }
         return at;
@@ -59,15 +53,21 @@ public final class GenerationWatch {
     public AtomicLong nextMembershipChange() throws Exception {
         AtomicLong at = new AtomicLong();
         try {
-            admin.getChildren().usingWatcher((Watcher) e -> {
-                if (e.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
-                    at.compareAndSet(0, System.nanoTime());
-                }
-            }).forPath(groupPath + "/members");
+            admin.getChildren().usingWatcher(stampOn(EventType.NodeChildrenChanged, at))
+                    .forPath(groupPath + "/members");
         } catch (KeeperException.NoNodeException e) {
             // a new group
         }
         return at;
+    }
+
+    /** A watcher that stores the nanoTime of its first event of {@code type} in {@code at}. */
+    private static Watcher stampOn(EventType type, AtomicLong at) {
+        return e -> {
+            if (e.getType() == type) {
+                at.compareAndSet(0, System.nanoTime());
+            }
+        };
     }
 
     /** The published generation number, read now. */
