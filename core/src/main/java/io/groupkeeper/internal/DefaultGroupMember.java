@@ -540,9 +540,10 @@ public final class DefaultGroupMember implements GroupMember {
             }
         }
         notifyAssigned(gained);
-        // After the callback is queued: arming the watches costs a round trip per partition, and an edit made
-        // meanwhile is still caught (the version read is compared with the claim's).
-        gained.keySet().forEach(this::onOffsetNodeChanged);
+        // Queued behind this step rather than run in it: arming the watches costs a round trip per partition, which
+        // would delay the step's end (and start(), whose first step this may be). An edit made meanwhile is still
+        // caught: the version read is compared with the claim's.
+        gained.keySet().forEach(tp -> lane.execute(() -> onOffsetNodeChanged(tp)));
         return gained;
     }
 
