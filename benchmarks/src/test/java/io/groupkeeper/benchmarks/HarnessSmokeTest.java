@@ -34,7 +34,8 @@ class HarnessSmokeTest {
     void sideBySideTinyRunMeasuresBothSidesAndPrintsTheSummaryLine() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         SideBySideMain.run(new String[] {"--scenarios", "a", "--settings", "kafka-classic-hb500", "--reps", "1",
-                "--warmups", "0", "--gk-reps", "2", "--out", dir.toString()}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+                "--warmups", "0", "--gk-reps", "2", "--gk-warmups", "1", "--gkk-warmups", "1", "--max-warmups", "2",
+                "--out", dir.toString()}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String output = bytes.toString(StandardCharsets.UTF_8);
         String[] lines = output.strip().split("\n");
         assertThat(lines[lines.length - 1])
@@ -51,10 +52,16 @@ class HarnessSmokeTest {
         assertThat(gkScaleOut.path("total").path("n").asInt()).isEqualTo(2);
         assertThat(gkScaleOut.path("total").path("p50").asDouble()).isPositive();
         assertThat(gkScaleOut.path("overlaps").asInt()).isZero();
+        int warmUps = gkScaleOut.path("warmUp").path("repetitions").asInt();
+        assertThat(warmUps).as("at least the minimum, at most the cap").isBetween(1, 2);
+        assertThat(gkScaleOut.path("warmUp").path("endedBy").asText()).isIn("jit-quiet", "cap");
         JsonNode firstRep = gkScaleOut.path("reps").get(0);
         assertThat(firstRep.path("gains").asInt()).as("the joiner gained partitions").isGreaterThanOrEqualTo(3);
         assertThat(firstRep.path("zk").path("writes").asLong()).isPositive();
         assertThat(firstRep.path("publishMs").asDouble()).isBetween(0.0, firstRep.path("totalMs").asDouble());
+        assertThat(firstRep.path("rep").asInt()).as("numbered after the dropped warm-ups").isEqualTo(warmUps);
+        assertThat(firstRep.path("jitMs").asDouble()).as("the JIT's compile time is recorded").isGreaterThanOrEqualTo(0);
+        assertThat(firstRep.path("windowMs").asDouble()).isGreaterThan(firstRep.path("totalMs").asDouble());
 
         JsonNode gkk = subjects.get(1);
         assertThat(gkk.path("key").asText()).isEqualTo("groupkeeper-kafka");

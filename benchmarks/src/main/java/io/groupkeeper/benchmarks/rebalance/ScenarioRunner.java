@@ -2,6 +2,7 @@ package io.groupkeeper.benchmarks.rebalance;
 
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.EventMarks;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
+import io.groupkeeper.benchmarks.support.Jit;
 import io.groupkeeper.zookeeper.internal.ZkStats;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -18,8 +19,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *   expiry (a replacement joins between repetitions, unmeasured);</li>
  *   <li>(d) {@code cold-start}: 4 members start at once in a new group.</li>
  * </ul>
- * (a) and (b) alternate in one group, so each repetition starts from the same 3- or 4-member state. The first
- * {@code warmups} repetitions of each scenario are run and dropped.
+ * (a) and (b) alternate in one group, so each repetition starts from the same 3- or 4-member state. Warm-up
+ * repetitions are run and dropped until the JVM is warm ({@link WarmUp}): at least {@code warmups}, then more while
+ * the JIT compiler is still busy, at most {@code maxWarmups}. Every repetition records how long the JIT compiled
+ * during it ({@link Rep#jitMs}).
  */
 public final class ScenarioRunner {
 
@@ -53,16 +56,74 @@ public final class ScenarioRunner {
      */
     public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
                       double detectMs, String detectionSource, int gains, int overlaps, ZkStats.Snapshot zk,
-                      java.util.Map<String, Double> phasesMs) {
+                      java.util.Map<String, Double> phasesMs, double jitMs, double windowMs) {
+
+        /** The JIT's compile time during the repetition as a share of its wall time (event to settled + guard). */
+        double jitShare() {
+            return jitMs / windowMs;
+        }
     }
 
-    public record Config(int partitions, int reps, int warmups, long guardMs, long timeoutMs, long crashTimeoutMs) {
+    /** {@code warmups}: the least number of warm-up repetitions; {@code maxWarmups}: the most (see {@link WarmUp}). */
+    public record Config(int partitions, int reps, int warmups, int maxWarmups, long guardMs, long timeoutMs,
+                         long crashTimeoutMs) {
+    }
+
+    /** What a repetition started from: the members' ZooKeeper counters and the JIT's compile time. */
+    private record Before(long nanos, ZkStats.Snapshot zk, long jitMs) {
+    }
+
+    /**
+     * When the warm-up of a scenario ends. One JVM holds ZooKeeper, the broker, the producer and every client on 2
+     * cores; for a minute or more after start, and again when a subject exercises code not run before, a C2 compiler
+     * thread takes up to a full core, and repetitions measure the compiler as much as the protocol (groupkeeper over
+     * Kafka: ~100-400 ms in the first ten, falling to 20-40 ms after sixty). A fixed count either wastes time or
+     * stops too early, so: at least {@code warmups} repetitions, then until in each of the last {@link #QUIET_REPS}
+     * the JIT compiled for at most {@link #QUIET_JIT_SHARE} of the repetition's wall time, at most
+     * {@code maxWarmups}. The rule looks only at repetitions already dropped, never at the one it decides about, and
+     * is the same for every subject (a share, not a fixed time, so the seconds-long repetitions of Kafka's default
+     * settings are held to the same compiler load as groupkeeper's milliseconds-long ones).
+     */
+    static final class WarmUp {
+        static final double QUIET_JIT_SHARE = 0.05;
+        static final int QUIET_REPS = 3;
+
+        private final int min;
+        private final int max;
+        private int done;
+        private int quietStreak;
+
+        WarmUp(int min, int max) {
+            this.min = min;
+            this.max = Math.max(min, max);
+        }
+
+        /** Whether the next repetition is measured. */
+        boolean over() {
+            return done >= max || done >= min && quietStreak >= Math.min(QUIET_REPS, done);
+        }
+
+        /** Records a dropped warm-up repetition's compile share (NaN where the JVM does not say: counts as quiet). */
+        void dropped(double jitShare) {
+            done++;
+            quietStreak = Double.isNaN(jitShare) || jitShare <= QUIET_JIT_SHARE ? quietStreak + 1 : 0;
+        }
+
+        int done() {
+            return done;
+        }
+
+        /** Why measuring began, for the record: the JIT was quiet, or the cap was reached first. */
+        String endedBy() {
+            return done >= min && quietStreak >= Math.min(QUIET_REPS, done) ? "jit-quiet" : "cap";
+        }
     }
 
     private final RebalanceSubject subject;
     private final Config config;
     private final PrintStream out;
     private final java.util.Map<String, Object> overlapReports = new java.util.LinkedHashMap<>();
+    private final java.util.Map<String, WarmUp> warmUps = new java.util.LinkedHashMap<>();
     private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
 
     public ScenarioRunner(RebalanceSubject subject, Config config, PrintStream out) {
@@ -106,31 +167,32 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, n, false, probe));
             }
             settle(probe, "3 members");
-            for (int i = 0; i < config.warmups() + config.reps(); i++) {
+            WarmUp warm = new WarmUp(config.warmups(), config.maxWarmups());
+            for (int i = 0; scaleOut.size() < config.reps(); i++) {
+                boolean measured = warm.over();
                 String name = "j" + i;
                 List<String> live = new ArrayList<>(List.of("m0", "m1", "m2"));
                 live.add(name);
                 EventMarks marks = subject.beforeEvent(group, null);
-                ZkStats.Snapshot before = zkStats();
-                long t = System.nanoTime();
-                probe.arm(t, live, subject.consumesRecords());
+                Before before = before();
+                probe.arm(before.nanos(), live, subject.consumesRecords());
                 SubjectMember joiner = subject.start(group, name, false, probe);
-                Rep a = measure(Scenario.SCALE_OUT, i, probe, t, marks, 0, "", before, config.timeoutMs());
-                if (i >= config.warmups()) {
-                    scaleOut.add(a);
-                }
+                Rep a = measure(Scenario.SCALE_OUT, i, measured, probe, marks, 0, "", before, config.timeoutMs());
 
                 marks = subject.beforeEvent(group, null);
-                before = zkStats();
-                t = System.nanoTime();
-                probe.arm(t, List.of("m0", "m1", "m2"), subject.consumesRecords());
+                Before beforeLeave = before();
+                probe.arm(beforeLeave.nanos(), List.of("m0", "m1", "m2"), subject.consumesRecords());
                 joiner.leave();
-                Rep b = measure(Scenario.LEAVE, i, probe, t, marks, 0, "", before, config.timeoutMs());
-                if (i >= config.warmups()) {
+                Rep b = measure(Scenario.LEAVE, i, measured, probe, marks, 0, "", beforeLeave, config.timeoutMs());
+                if (measured) {
+                    scaleOut.add(a);
                     leave.add(b);
+                } else {
+                    warm.dropped(Math.max(a.jitShare(), b.jitShare()));
                 }
                 joiner.awaitStopped(30_000);
             }
+            warmedUp(warm, Scenario.SCALE_OUT, Scenario.LEAVE);
         } finally {
             report("scale-out+leave", probe);
             stopAll(members);
@@ -150,21 +212,24 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, n, true, probe));
             }
             settle(probe, "4 members");
-            for (int i = 0; i < config.warmups() + config.reps(); i++) {
+            WarmUp warm = new WarmUp(config.warmups(), config.maxWarmups());
+            for (int i = 0; reps.size() < config.reps(); i++) {
+                boolean measured = warm.over();
                 SubjectMember victim = members.get(members.size() - 1);
                 List<String> live = new ArrayList<>(names);
                 live.remove(victim.name());
                 EventMarks marks = subject.beforeEvent(group, victim);
-                ZkStats.Snapshot before = zkStats();
-                long t = System.nanoTime();
-                probe.arm(t, live, subject.consumesRecords());
+                Before before = before();
+                probe.arm(before.nanos(), live, subject.consumesRecords());
                 probe.kill(victim.name());
                 victim.crash();
-                Rep c = measure(Scenario.CRASH, i, probe, t, marks, config.crashTimeoutMs(),
+                Rep c = measure(Scenario.CRASH, i, measured, probe, marks, config.crashTimeoutMs(),
                         "crash + session timeout (latest possible detection)", before,
                         config.timeoutMs() + config.crashTimeoutMs());
-                if (i >= config.warmups()) {
+                if (measured) {
                     reps.add(c);
+                } else {
+                    warm.dropped(c.jitShare());
                 }
                 victim.awaitStopped(5_000);
                 members.remove(victim);
@@ -175,6 +240,7 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, replacement, true, probe));
                 settle(probe, "replacement " + replacement);
             }
+            warmedUp(warm, Scenario.CRASH);
         } finally {
             report("crash", probe);
             stopAll(members);
@@ -184,23 +250,26 @@ public final class ScenarioRunner {
 
     private List<Rep> runColdStart() throws InterruptedException {
         List<Rep> reps = new ArrayList<>();
-        for (int i = 0; i < config.warmups() + config.reps(); i++) {
+        WarmUp warm = new WarmUp(config.warmups(), config.maxWarmups());
+        for (int i = 0; reps.size() < config.reps(); i++) {
+            boolean measured = warm.over();
             String group = groupName("d" + i);
             subject.prepareGroup(group, false);
             Probe probe = new Probe(config.partitions());
             List<String> names = List.of("m0", "m1", "m2", "m3");
             List<SubjectMember> members = new ArrayList<>();
             try {
-                ZkStats.Snapshot before = zkStats();
-                long t = System.nanoTime();
-                probe.arm(t, names, subject.consumesRecords());
+                Before before = before();
+                probe.arm(before.nanos(), names, subject.consumesRecords());
                 for (String n : names) {
                     members.add(subject.start(group, n, false, probe));
                 }
-                Rep d = measure(Scenario.COLD_START, i, probe, t, RebalanceSubject.EventMarks.NONE, 0, "", before,
-                        config.timeoutMs());
-                if (i >= config.warmups()) {
+                Rep d = measure(Scenario.COLD_START, i, measured, probe, RebalanceSubject.EventMarks.NONE, 0, "",
+                        before, config.timeoutMs());
+                if (measured) {
                     reps.add(d);
+                } else {
+                    warm.dropped(d.jitShare());
                 }
             } finally {
                 if (probe.overlaps() > 0) {
@@ -209,18 +278,29 @@ public final class ScenarioRunner {
                 stopAll(members);
             }
         }
+        warmedUp(warm, Scenario.COLD_START);
         return reps;
     }
 
-    private Rep measure(Scenario s, int i, Probe probe, long t, EventMarks marks, long sessionTimeoutMs,
-                        String fallbackSource, ZkStats.Snapshot before, long timeoutMs) throws InterruptedException {
+    private Before before() {
+        ZkStats.Snapshot zk = zkStats();
+        long jit = Jit.compileMs();
+        return new Before(System.nanoTime(), zk, jit);
+    }
+
+    private Rep measure(Scenario s, int i, boolean measured, Probe probe, EventMarks marks, long sessionTimeoutMs,
+                        String fallbackSource, Before before, long timeoutMs) throws InterruptedException {
+        long t = before.nanos();
         Probe.Sample sample = probe.await(config.guardMs(), timeoutMs);
+        long jitAfter = Jit.compileMs();
+        double windowMs = (System.nanoTime() - t) / 1e6;
         if (sample == null) {
             throw new IllegalStateException(subject.key() + " " + s.key + " repetition " + i + " did not finish within "
                     + timeoutMs + " ms: " + probe.describe());
         }
         ZkStats.Snapshot after = zkStats();
-        ZkStats.Snapshot zk = before == null || after == null ? null : after.minus(before);
+        ZkStats.Snapshot zk = before.zk() == null || after == null ? null : after.minus(before.zk());
+        double jitMs = before.jitMs() < 0 || jitAfter < 0 ? Double.NaN : jitAfter - before.jitMs();
         double shift = 0;
         double detectMs = Double.NaN;
         String source = "";
@@ -237,14 +317,27 @@ public final class ScenarioRunner {
         double publishMs = marks.publishedAt() == 0 ? Double.NaN : (marks.publishedAt() - t) / 1e6 - shift;
         Rep rep = new Rep(s.key, i, sample.totalMs() - shift, Math.max(0, sample.ownedMs() - shift),
                 sample.fetchMs() + Math.min(0, sample.ownedMs() - shift), publishMs, detectMs, source,
-                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift));
+                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift), jitMs, windowMs);
         StringBuilder phases = new StringBuilder();
         rep.phasesMs().forEach((k, v) -> phases.append(String.format(java.util.Locale.ROOT, ", %s %.1f", k, v)));
-        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s)%n", s.key, i < config.warmups() ? "w" : "#", i,
-                rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
+        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; JIT %.0f ms in %.0f)%n", s.key,
+                measured ? "#" : "w", i, rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
                 Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
-                s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "");
+                s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "", jitMs, windowMs);
         return rep;
+    }
+
+    private void warmedUp(WarmUp warm, Scenario... scenarios) {
+        for (Scenario s : scenarios) {
+            warmUps.put(s.key, warm);
+        }
+        out.printf("    warm-up: %d repetitions dropped (%s)%n", warm.done(), warm.endedBy());
+    }
+
+    /** Per scenario: how many warm-up repetitions ran before measuring, and why measuring began. */
+    public java.util.Map<String, Object> warmUp(Scenario s) {
+        WarmUp w = warmUps.get(s.key);
+        return w == null ? java.util.Map.of() : java.util.Map.of("repetitions", w.done(), "endedBy", w.endedBy());
     }
 
     /** Per group run: the probe's overlap counters by kind and the first few, for the record. */

@@ -38,7 +38,7 @@ import java.util.function.ToDoubleFunction;
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
  *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 10] [--gkk-reps 10]
- *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10]
+ *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10] [--max-warmups 150 (100 with --quick)]
  *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--out DIR] [--no-kafka]
  * </pre>
  */
@@ -57,7 +57,7 @@ public final class SideBySideMain {
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
         Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
                 "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
-                "gkk-warmups", "gk-warmups"));
+                "gkk-warmups", "gk-warmups", "max-warmups"));
         boolean quick = args.flag("quick");
         List<Scenario> scenarios = new ArrayList<>();
         for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
@@ -66,21 +66,26 @@ public final class SideBySideMain {
         List<KafkaSetting> settings = new ArrayList<>();
         if (!args.flag("no-kafka")) {
             String all = String.join(",", java.util.Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
-            for (String s : args.get("settings", all).split(",")) {
+            // --quick leaves out the two default settings: each is the same protocol as its 500 ms variant with a 6x
+            // (classic) or 10x (KIP-848) longer heartbeat, and was 13x (2.7 s) and 4.3x (5.6 s) slower than it in
+            // every full run (results/run5-7); their warm-up alone would take most of the 3 minutes --quick has.
+            String quickSettings = KafkaSetting.CLASSIC_HB500.key() + "," + KafkaSetting.CONSUMER_HB500.key();
+            for (String s : args.get("settings", quick ? quickSettings : all).split(",")) {
                 settings.add(KafkaSetting.byKey(s.trim()));
             }
         }
         int kafkaReps = args.getInt("reps", quick ? 3 : 10);
         int gkReps = args.getInt("gk-reps", 10);
-        int kafkaWarmups = args.getInt("warmups", quick ? 0 : 1);
+        int kafkaWarmups = args.getInt("warmups", 1);
         // groupkeeper over Kafka: at least as many repetitions as groupkeeper's ZooKeeper-only subject (>= 10 by
         // default, also with --quick, where the Kafka settings get 3)
         int gkkReps = args.getInt("gkk-reps", Math.max(gkReps, kafkaReps));
-        // groupkeeper's subjects run first, while the JIT still compiles the broker's and the clients' code (a C2
-        // thread is busy for the first ~30 s): their first repetitions measure the compiler. Ten unmeasured ones let
-        // them start as warm as the Kafka settings, which run later (and whose times are heartbeat-bound anyway).
+        // The least warm-up per subject; every subject then warms up further while the JIT compiler is busy
+        // (ScenarioRunner.WarmUp), up to --max-warmups. groupkeeper's subjects run first, while C2 still compiles the
+        // broker's and the clients' code, so they usually need more than their minimum.
         int gkWarmups = args.getInt("gk-warmups", 10);
         int gkkWarmups = args.getInt("gkk-warmups", 10);
+        int maxWarmups = args.getInt("max-warmups", quick ? 100 : 150);
         int partitions = args.getInt("partitions", 12);
         long crashSessionMs = args.getInt("crash-session-timeout-ms", 10_000);
         long producerIntervalMs = args.getInt("producer-interval-ms", 5);
@@ -118,7 +123,7 @@ public final class SideBySideMain {
             out.printf("raw ZooKeeper setData round trip (before): p50 %s ms, p95 %s ms%n", Fmt.ms(rttBefore.p50()),
                     Fmt.ms(rttBefore.p95()));
 
-            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, 200, timeoutMs,
+            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, maxWarmups, 200, timeoutMs,
                     crashSessionMs > 0 ? crashSessionMs : 15_000);
             try (GroupKeeperZkSubject gk = new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions,
                     crashSessionMs)) {
@@ -130,7 +135,7 @@ public final class SideBySideMain {
                     try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC,
                             crashSessionMs)) {
                         subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, gkkReps, gkkWarmups,
-                                300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000), scenarios, out));
+                                maxWarmups, 300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000), scenarios, out));
                     }
                 } else {
                     GroupKeeperKafkaSubject pending = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC);
@@ -141,7 +146,7 @@ public final class SideBySideMain {
                 }
                 for (KafkaSetting setting : settings) {
                     try (KafkaNativeSubject k = new KafkaNativeSubject(setting, kafka, TOPIC, crashSessionMs)) {
-                        subjects.add(runSubject(k, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups, 300,
+                        subjects.add(runSubject(k, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups, maxWarmups, 300,
                                 timeoutMs, crashSessionMs > 0 ? crashSessionMs : 45_000), scenarios, out));
                     }
                 }
@@ -187,7 +192,8 @@ public final class SideBySideMain {
 
     private static Map<String, Object> runSubject(RebalanceSubject subject, ScenarioRunner.Config config,
                                                   List<Scenario> scenarios, PrintStream out) throws Exception {
-        out.printf("%s: %d repetitions (+%d warm-up) per scenario%n", subject.label(), config.reps(), config.warmups());
+        out.printf("%s: %d repetitions per scenario, after %d to %d warm-up ones (until the JIT is quiet)%n",
+                subject.label(), config.reps(), config.warmups(), config.maxWarmups());
         long t0 = System.nanoTime();
         ScenarioRunner runner = new ScenarioRunner(subject, config, out);
         Map<Scenario, List<Rep>> reps = runner.run(scenarios);
@@ -221,6 +227,8 @@ public final class SideBySideMain {
                         ? x.ownedMs() - x.phasesMs().get("membership") : Double.NaN));
             }
             r.put("overlaps", list.stream().mapToInt(Rep::overlaps).max().orElse(0));
+            r.put("warmUp", runner.warmUp(s));
+            r.put("jit", stats(list, Rep::jitMs));
             r.put("reps", list);
             byScenario.put(s.key, r);
         });
