@@ -66,6 +66,19 @@ class RebalanceIT extends KafkaTestSupport {
         assertThat(zk.curator().checkExists().forPath(members) == null
                 || zk.curator().getChildren().forPath(members).isEmpty()).as("no member node under " + members).isTrue();
 
+        // A setting that only the KafkaConsumer itself rejects (an unresolvable bootstrap server) fails start() before
+        // the member joins too: the consumer is built first. The group was never touched.
+        String untouched = newName("g");
+        CoordinatedConsumer<String, String> unresolvable = CoordinatedConsumer.<String, String>builder(keeper)
+                .group(untouched).topics(topic).kafkaProperty("bootstrap.servers", "no-such-host.invalid:9092")
+                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
+                        new org.apache.kafka.common.serialization.StringDeserializer()).build();
+        toClose.add(unresolvable);
+        assertThatThrownBy(unresolvable::start).isInstanceOf(org.apache.kafka.common.KafkaException.class)
+                .rootCause().hasMessageContaining("bootstrap.servers");
+        assertThat(zk.curator().checkExists().forPath(io.groupkeeper.zookeeper.internal.ZkPaths.group(untouched)))
+                .as("the member never reached its group").isNull();
+
         // Deserializers named by class in the properties (no instances) pass the same check and join.
         CoordinatedConsumer<String, String> good = CoordinatedConsumer.<String, String>builder(keeper).group(group)
                 .topics(topic).kafkaProperty("bootstrap.servers", servers.bootstrapServers())

@@ -64,6 +64,9 @@ import org.slf4j.LoggerFactory;
  *   for partitions that changed while they were in flight.</li>
  * </ul>
  *
+ * <p>A third thread lives only during {@code start()}: the member joins on it while the calling thread warms the
+ * {@code KafkaConsumer} up (metadata, broker connections), and its end wakes the consumer.
+ *
  * <p>Deadlock care: {@code close()} (polling thread) commits and drops everything, sets {@link #released}, and only
  * then calls {@code member.close()}; the revocation that triggers on the lane sees {@code released} and returns at
  * once. A revocation waiting for a polling thread that does not come back gives up after the revocation timeout. It
@@ -206,29 +209,31 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             GroupMember m = mb.build();
             this.metadata = md;
             this.member = m;
-            // Join first, build the KafkaConsumer while the group rebalances: the joiner's first partitions are
-            // usually still held by their previous owners for longer than the construction takes, and building it
-            // during the join slowed the join itself (CPU; benchmarks/RESULTS.md). Events that arrive meanwhile
-            // queue for the polling thread, which cannot poll before start() returns.
-            keeper.store().addConnectionListener(connectionListener);
+            // The KafkaConsumer first (~1-2 ms of CPU; an unusable setting such as an unresolvable bootstrap server
+            // then fails before the group sees a member come and go), then the join on a helper thread while this
+            // thread warms the consumer up: metadata and the broker connections cost the first fetch ~5 ms (far more
+            // over TLS or SASL), and are ready when the first partitions arrive. benchmarks/RESULTS.md compares the
+            // orders tried.
+            KafkaConsumer<K, V> c;
             try {
-                m.start();
+                c = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
+                        config.valueDeserializer());
             } catch (RuntimeException e) {
                 state = State.CLOSED;
-                keeper.store().removeConnectionListener(connectionListener);
-                closeQuietly("group member", m::close);
                 closeQuietly("topic metadata", md::close);
                 throw e;
             }
+            this.consumer = c;
+            keeper.store().addConnectionListener(connectionListener);
             try {
-                this.consumer = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
-                        config.valueDeserializer());
+                joinWhileWarmingUp(m, c);
             } catch (RuntimeException e) {
                 state = State.CLOSED;
                 released = true; // nothing reached user code: the member's revocations need not wait for a poll()
                 keeper.store().removeConnectionListener(connectionListener);
                 closeQuietly("group member", m::close);
                 closeQuietly("topic metadata", md::close);
+                closeQuietly("Kafka consumer", () -> c.close(Duration.ZERO));
                 throw e;
             }
             md.watch(config.topics());
@@ -260,6 +265,38 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-" + memberId);
         return props;
+    }
+
+    /**
+     * Starts the member on a helper thread and warms {@code c} up on this one until the member has joined (the
+     * member's end wakes the consumer; a partition assigned meanwhile does too). Rethrows the member's failure.
+     */
+    private void joinWhileWarmingUp(GroupMember m, KafkaConsumer<K, V> c) {
+        CompletableFuture<Void> joined = new CompletableFuture<>();
+        Thread join = new Thread(() -> {
+            try {
+                m.start();
+                joined.complete(null);
+            } catch (Throwable t) {
+                joined.completeExceptionally(t);
+            } finally {
+                c.wakeup(); // ends the warm-up; a wake-up left pending is absorbed by the next poll
+            }
+        }, "groupkeeper-join-" + group + "-" + m.memberId());
+        join.setDaemon(true);
+        join.start();
+        warmUp(config.kafkaTimeout().toNanos());
+        try {
+            joined.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
     }
 
     @Override
