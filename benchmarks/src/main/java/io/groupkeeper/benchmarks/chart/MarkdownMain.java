@@ -68,21 +68,25 @@ public final class MarkdownMain {
                 Fmt.ms(doc.path("zkRoundTripMs").path("before").path("p50").asDouble()),
                 Fmt.ms(doc.path("zkRoundTripMs").path("after").path("p50").asDouble()), doc.path("wallSeconds").asDouble(),
                 doc.path("producerIntervalMs").asInt(), doc.path("producedRecords").asLong()));
-        md.append("| subject | scenario | n | total p50 / p95 / max (ms) | owned p50 | fetch p50 | publish p50 | in RTTs (p50) | overlaps |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| subject | scenario | n | total p50 / p95 / max (ms) | owned p50 | fetch p50 | publish p50 | in RTTs (p50) "
+                + "| overlaps | warm-up (ended by) | JIT ms per rep p50 |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (JsonNode s : doc.path("subjects")) {
             if (!"measured".equals(s.path("status").asText())) {
                 md.append("| ").append(s.path("label").asText()).append(" | all | – | **").append(s.path("status").asText())
-                        .append("** | | | | | |\n");
+                        .append("** | | | | | | | |\n");
                 continue;
             }
             for (Iterator<Map.Entry<String, JsonNode>> it = s.path("scenarios").fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode r = e.getValue();
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %d |%n",
+                JsonNode warm = r.path("warmUp");
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s |%n",
                         s.path("label").asText(), e.getKey(), r.path("total").path("n").asInt(), st(r.path("total")),
                         p50(r.path("owned")), p50(r.path("fetch")), p50(r.path("publish")),
-                        Fmt.ratio(r.path("total").path("p50").asDouble() / rtt), r.path("overlaps").asInt()));
+                        Fmt.ratio(r.path("total").path("p50").asDouble() / rtt), r.path("overlaps").asInt(),
+                        warm.isMissingNode() ? "–" : warm.path("repetitions").asInt() + " (" + warm.path("endedBy").asText() + ")",
+                        p50(r.path("jit"))));
             }
         }
         md.append('\n');
