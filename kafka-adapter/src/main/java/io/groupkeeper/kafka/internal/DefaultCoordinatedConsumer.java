@@ -220,6 +220,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                         config.valueDeserializer());
             } catch (RuntimeException e) {
                 state = State.CLOSED;
+                closeQuietly("group member", m::close); // never started: only leaves the keeper's list
                 closeQuietly("topic metadata", md::close);
                 throw e;
             }
