@@ -28,6 +28,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
@@ -211,9 +212,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.member = m;
             // The KafkaConsumer first (~1-2 ms of CPU; an unusable setting such as an unresolvable bootstrap server
             // then fails before the group sees a member come and go), then the join on a helper thread while this
-            // thread warms the consumer up: metadata and the broker connections cost the first fetch ~5 ms (far more
-            // over TLS or SASL), and are ready when the first partitions arrive. benchmarks/RESULTS.md compares the
-            // orders tried.
+            // thread warms the consumer up: metadata and the broker connections cost the first fetch ~3.5 ms on a
+            // loopback broker (far more over TLS or SASL), and are ready when the first partitions arrive.
+            // benchmarks/RESULTS.md compares the orders tried.
             KafkaConsumer<K, V> c;
             try {
                 c = new KafkaConsumer<>(consumerProperties(m.memberId()), config.keyDeserializer(),
@@ -289,7 +290,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         warmUp(config.kafkaTimeout().toNanos());
         try {
             joined.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
@@ -501,10 +502,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     /**
-     * While nothing is assigned yet (a new member waits for its first partitions): connects to the brokers that lead
-     * the topics' partitions, so the first fetch after the first assignment does not also pay for metadata, a
-     * connection and its handshake. Best effort, within the poll's remaining time (at most 2 s); an event interrupts
-     * it, and it is tried again at the next wait if that event assigned nothing.
+     * Connects to the brokers that lead the topics' partitions, so the first fetch after the first assignment does not
+     * also pay for metadata, a connection and its handshake. Runs in {@code start()} while the member joins (the
+     * join's end interrupts it) and, if that did not finish, in {@code poll()} while nothing is assigned yet. Best
+     * effort, within the given time (at most 2 s); a wakeup (an event, the join's end) interrupts it, and it is tried
+     * again at the next wait if that event assigned nothing.
      */
     private void warmUp(long remainingNanos) {
         long deadline = System.nanoTime() + Math.min(remainingNanos, WARM_UP_TIMEOUT.toNanos());
