@@ -122,13 +122,32 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      * Checks these topics now (asynchronously) and keeps checking those that are missing until they appear, so
      * {@link #missingTopics()} stays true and the WARN names them early.
      */
-    public synchronized void watch(Collection<String> topics) {
+    public void watch(Collection<String> topics) {
+        watch(topics, Map.of(), Set.of());
+    }
+
+    /**
+     * As {@link #watch(Collection)}, with what the caller has just learned from Kafka itself (a member's own
+     * {@code KafkaConsumer} asks for the topics' metadata as it starts): topics {@code found}, with their partition
+     * counts, need no check of their own; topics {@code notFound} are reported missing at once. Only the others, and
+     * missing ones until they appear, are asked about, so a member whose topics all exist never creates the Admin
+     * client (a thread and a connection) unless it leads its group.
+     */
+    public synchronized void watch(Collection<String> topics, Map<String, Integer> found, Set<String> notFound) {
         if (closed) {
             return;
         }
         watched.addAll(topics);
-        ensureTimer();
-        timer.execute(this::tick);
+        found.forEach((topic, n) -> {
+            if (watched.contains(topic)) {
+                present(topic, n);
+            }
+        });
+        notFound.stream().filter(watched::contains).forEach(this::absent);
+        if (watched.stream().anyMatch(t -> !lastKnown.containsKey(t) || missing.contains(t))) {
+            ensureTimer();
+            timer.execute(this::tick);
+        }
     }
 
     /** Topics last seen missing. */
@@ -209,21 +228,11 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             try {
                 int n = f.getValue().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS).partitions().size();
                 counts.put(topic, n);
-                Integer before = lastKnown.put(topic, n);
-                if (missing.remove(topic)) {
-                    LOG.info("{}: topic {} exists now, with {} partitions", owner, topic, n);
-                } else if (before != null && before != n) {
-                    LOG.info("{}: topic {} has {} partitions now (was {})", owner, topic, n, before);
-                }
+                present(topic, n);
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException
                         || e.getCause() instanceof InvalidTopicException) {
-                    lastKnown.remove(topic);
-                    if (missing.add(topic)) {
-                        LOG.warn("{}: topic {} does not exist in Kafka at {}; no partitions of it are assigned until it "
-                                        + "is created (the other topics are unaffected)", owner, topic,
-                                adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
-                    }
+                    absent(topic);
                 } else {
                     throw unavailable(e.getCause());
                 }
@@ -236,6 +245,26 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         }
         warnedUnavailable = false;
         return counts;
+    }
+
+    /** Under the lock: Kafka says {@code topic} has {@code n} partitions. */
+    private void present(String topic, int n) {
+        Integer before = lastKnown.put(topic, n);
+        if (missing.remove(topic)) {
+            LOG.info("{}: topic {} exists now, with {} partitions", owner, topic, n);
+        } else if (before != null && before != n) {
+            LOG.info("{}: topic {} has {} partitions now (was {})", owner, topic, n, before);
+        }
+    }
+
+    /** Under the lock: Kafka says {@code topic} does not exist. */
+    private void absent(String topic) {
+        lastKnown.remove(topic);
+        if (missing.add(topic)) {
+            LOG.warn("{}: topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
+                    + "(the other topics are unaffected)", owner, topic,
+                    adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
+        }
     }
 
     private KafkaUnavailable unavailable(Throwable cause) {

@@ -46,6 +46,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -168,6 +169,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private volatile boolean connectionDown;
     /** Polling thread: {@link #warmUp} completed (or failed for good). */
     private boolean warmedUp;
+    /** What the warm-up learned of the subscribed topics: partition counts of those found, and those Kafka lacks. */
+    private final Map<String, Integer> topicsFound = new HashMap<>();
+    private final Set<String> topicsNotFound = new HashSet<>();
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(2);
     private volatile Set<TopicPartition> assignmentView = Set.of();
 
@@ -238,7 +242,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 closeQuietly("Kafka consumer", () -> c.close(Duration.ZERO));
                 throw e;
             }
-            md.watch(config.topics());
+            md.watch(config.topics(), topicsFound, topicsNotFound); // what the warm-up learned needs no Admin client
             state = State.STARTED;
             LOG.info("group {}: consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)", group,
                     m.memberId(), new TreeSet<>(config.topics()), config.startPosition(), config.outOfRange(),
@@ -513,8 +517,14 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         try {
             List<TopicPartition> all = new ArrayList<>();
             for (String topic : config.topics()) {
-                consumer.partitionsFor(topic, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
-                        .forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
+                List<PartitionInfo> infos = consumer.partitionsFor(topic,
+                        Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+                if (infos.isEmpty()) {
+                    topicsNotFound.add(topic);
+                } else {
+                    topicsFound.put(topic, infos.size());
+                }
+                infos.forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
             }
             if (!all.isEmpty()) {
                 consumer.endOffsets(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
