@@ -200,7 +200,6 @@ public final class DefaultGroupMember implements GroupMember {
         }
         try {
             callOnLane(() -> {
-                store.ensureGroup(config.assignor().name());
                 registration = registerWaitingForPredecessor();
                 coordination.addConnectionListener(connectionListener);
                 election = store.election(config.memberId(), new LeadershipListener() {
@@ -235,15 +234,20 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     /**
-     * Registers the member node. A static member restarted after a crash finds its instance id still held by its
-     * previous process's session until that session expires; it waits for that (up to the registration timeout)
-     * instead of failing, as Kafka's static members replace their predecessor.
+     * Makes sure the group exists and registers the member node. A static member restarted after a crash finds its
+     * instance id still held by its previous process's session until that session expires; it waits for that (up to
+     * the registration timeout) instead of failing, as Kafka's static members replace their predecessor.
      */
     private Registration registerWaitingForPredecessor() {
         long deadline = System.nanoTime() + config.registrationTimeout().toNanos();
+        boolean groupChecked = false;
         while (true) {
             try {
-                return store.registerMember(memberInfo());
+                if (groupChecked) {
+                    return store.registerMember(memberInfo());
+                }
+                groupChecked = true;
+                return store.join(config.assignor().name(), memberInfo());
             } catch (MemberIdInUseException e) {
                 if (System.nanoTime() >= deadline) {
                     throw e;

@@ -30,6 +30,16 @@ public interface GroupStore {
     /** Registers an ephemeral member node; throws {@link MemberIdInUseException} if another session holds it. */
     Registration registerMember(MemberInfo info);
 
+    /**
+     * {@link #ensureGroup} then {@link #registerMember}: what a member does as it starts. A store may overlap the two
+     * (ZooKeeper sends the group check and the member node's creation together: one round trip instead of two, on the
+     * path of every join); the result must be the same.
+     */
+    default Registration join(String assignor, MemberInfo info) {
+        ensureGroup(assignor);
+        return registerMember(info);
+    }
+
     /** Whether the member node of {@code memberId} exists in this store's current session. */
     boolean isRegistered(String memberId);
 

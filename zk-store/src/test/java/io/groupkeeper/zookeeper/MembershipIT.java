@@ -6,9 +6,14 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.Registration;
 import io.groupkeeper.zookeeper.internal.ZkStats;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -47,18 +52,35 @@ class MembershipIT extends ZkTestSupport {
         ZooKeeperStore store = newStore();
         toClose.add(store);
         store.start();
-        store.group(group).ensureGroup("sticky");
+        // A new group: the join creates it, then registers.
+        Registration first = store.group(group).join("sticky", info("first"));
+        assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group))
+                .contains("members", "leader", "owners", "offsets", "assignment");
+        assertThat(admin.checkExists().forPath("/groupkeeper/groups/" + group + "/members/first")).isNotNull();
         ZkStats.Snapshot before = store.stats().snapshot();
-        store.group(group).ensureGroup("sticky"); // what every member start pays before it joins
+        store.group(group).ensureGroup("sticky");
         assertThat(store.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 0, 0, 0));
+        // What every member start pays: the listing and the member node's creation, sent together.
+        before = store.stats().snapshot();
+        Registration second = store.group(group).join("sticky", info("second"));
+        assertThat(store.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 1, 0, 0));
+        assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group + "/members"))
+                .containsExactlyInAnyOrder("first", "second");
+        first.close();
+        second.close();
 
         String owners = "/groupkeeper/groups/" + group + "/owners";
-        admin.delete().forPath(owners);
+        admin.delete().deletingChildrenIfNeeded().forPath(owners);
         GroupMember m = newKeeper().member(group).topics("mended").build();
         m.start();
         awaitBalanced(Map.of("mended", 2), m);
         assertThat(ownersInZk(group)).hasSize(2);
         assertThat(admin.getChildren().forPath(owners + "/mended")).containsExactlyInAnyOrder("0", "1");
+    }
+
+    private static MemberInfo info(String memberId) {
+        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of("mended")), Instant.now(),
+                "sticky");
     }
 
     @Test

@@ -32,7 +32,11 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
 import org.apache.curator.framework.api.transaction.OperationType;
@@ -51,6 +55,8 @@ public final class ZkGroupStore implements GroupStore {
     /** Stay well under jute.maxbuffer (1 MiB) per transaction. */
     static final int MAX_TRANSACTION_BYTES = 512 * 1024;
     private static final int MAX_CLAIM_ATTEMPTS = 8;
+    /** Bounds the wait for a background listing; past it the group is checked again synchronously. */
+    private static final long LISTING_TIMEOUT_SECONDS = 30;
 
     private final ZkSession zk;
     private final String group;
@@ -78,15 +84,25 @@ public final class ZkGroupStore implements GroupStore {
 
     // ------------------------------------------------------------------ group & members
 
+    /** The four empty folders, then the assignment node (which has a body). */
+    private List<String> groupFolders() {
+        return List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group),
+                ZkPaths.assignment(group));
+    }
+
+    /** Whether a listing of the group node shows all of the group's folders. */
+    private boolean isComplete(List<String> children) {
+        Set<String> present = new java.util.HashSet<>(children);
+        int prefix = ZkPaths.group(group).length() + 1;
+        return groupFolders().stream().allMatch(f -> present.contains(f.substring(prefix)));
+    }
+
     @Override
     public void ensureGroup(String assignor) {
         String path = ZkPaths.group(group);
-        // The four empty folders, then the assignment node (which has a body).
-        List<String> folders = List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group),
-                ZkPaths.offsets(group), ZkPaths.assignment(group));
-        // Usually the group is complete: one listing proves it (every member start pays this, before it joins).
-        Set<String> present = new java.util.HashSet<>(zk.children(path, null));
-        if (folders.stream().allMatch(f -> present.contains(f.substring(path.length() + 1)))) {
+        List<String> folders = groupFolders();
+        // Usually the group is complete: one listing proves it.
+        if (isComplete(zk.children(path, null))) {
             return;
         }
         if (zk.exists(path, null) == null) {
@@ -118,9 +134,60 @@ public final class ZkGroupStore implements GroupStore {
                 NodeCodec.assignment(new NodeCodec.AssignmentBody(0, Optional.empty(), clock.instant(), 0)));
     }
 
+    /**
+     * The group check and the member node's creation in one round trip: the listing goes out first, in the background,
+     * and the creation right behind it on the same connection, so ZooKeeper answers both together. Usually the group
+     * was complete; otherwise (a new group, a folder deleted by hand) it is completed and the registration repeated,
+     * which finds the node already ours if the creation went through.
+     */
+    @Override
+    public Registration join(String assignor, MemberInfo info) {
+        CompletableFuture<Boolean> complete = new CompletableFuture<>();
+        try {
+            zk.requireConnected("list " + zk.abs(ZkPaths.group(group)));
+            zk.stats().read();
+            zk.client().getChildren().inBackground((client, event) -> complete.complete(
+                    event.getResultCode() == KeeperException.Code.OK.intValue() && isComplete(event.getChildren())))
+                    .forPath(ZkPaths.group(group));
+        } catch (Exception e) {
+            complete.complete(false); // checked again below, synchronously, with a clear error
+        }
+        Registration registration = null;
+        RuntimeException failure = null;
+        try {
+            registration = createMemberNode(info);
+        } catch (MemberIdInUseException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            failure = e; // NONODE on a new group: resolved below
+        }
+        if (!groupWasComplete(complete)) {
+            ensureGroup(assignor);
+            return registerMember(info);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return withTopicParents(registration, info);
+    }
+
+    private static boolean groupWasComplete(CompletableFuture<Boolean> complete) {
+        try {
+            return complete.get(LISTING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
     @Override
     public Registration registerMember(MemberInfo info) {
-        Registration registration = createMemberNode(info);
+        return withTopicParents(createMemberNode(info), info);
+    }
+
+    private Registration withTopicParents(Registration registration, MemberInfo info) {
         try {
             // The topic folders right after, while the leader already works on the new member: then no claim waits
             // for them, and the membership event is not delayed by them either.
