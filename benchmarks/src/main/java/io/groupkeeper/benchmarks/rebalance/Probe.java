@@ -1,5 +1,6 @@
 package io.groupkeeper.benchmarks.rebalance;
 
+import io.groupkeeper.benchmarks.support.Jit;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -36,6 +37,9 @@ public final class Probe {
     private boolean consumesRecords;
     private long eventAt;
     private long lastChangeAt;
+    /** The process's CPU time at the event and at the last change (for a finished rebalance: its end). */
+    private long cpuAtEvent;
+    private long cpuAtLastChange;
     private int overlaps;
     private int foreignDeliveries;
     private int doubleGains;
@@ -54,6 +58,8 @@ public final class Probe {
         this.eventAt = eventAt;
         this.consumesRecords = consumesRecords;
         this.lastChangeAt = eventAt;
+        this.cpuAtEvent = Jit.processCpuNanos();
+        this.cpuAtLastChange = cpuAtEvent;
         this.gainsSinceEvent = 0;
         live.clear();
         live.addAll(liveMembers);
@@ -82,7 +88,12 @@ public final class Probe {
         counts.merge(owner[p], -1, Integer::sum);
         owner[p] = null;
         fetchedAt[p] = 0;
-        lastChangeAt = System.nanoTime();
+        changed(System.nanoTime());
+    }
+
+    private void changed(long at) {
+        lastChangeAt = at;
+        cpuAtLastChange = Jit.processCpuNanos();
     }
 
     public synchronized void assigned(String member, Collection<Integer> gained) {
@@ -104,7 +115,7 @@ public final class Probe {
             ownedAt[p] = Math.max(now, eventAt);
             fetchedAt[p] = 0;
             gainsSinceEvent++;
-            lastChangeAt = now;
+            changed(now);
         }
         notifyAll();
     }
@@ -134,7 +145,7 @@ public final class Probe {
         }
         if (fetchedAt[p] == 0) {
             fetchedAt[p] = at;
-            lastChangeAt = at;
+            changed(at);
             notifyAll();
         }
     }
@@ -162,8 +173,11 @@ public final class Probe {
         return true;
     }
 
-    /** One measured rebalance; times in ms from the event. */
-    public record Sample(double totalMs, double ownedMs, double fetchMs, int gains, int overlaps) {
+    /**
+     * One measured rebalance; times in ms from the event. {@code cpuMs}: the CPU time the whole JVM used from the event
+     * until the last change (NaN where the JVM does not say).
+     */
+    public record Sample(double totalMs, double ownedMs, double fetchMs, int gains, int overlaps, double cpuMs) {
     }
 
     /**
@@ -186,7 +200,8 @@ public final class Probe {
                 }
                 double totalMs = (fetched - eventAt) / 1e6;
                 double ownedMs = (owned - eventAt) / 1e6;
-                return new Sample(totalMs, ownedMs, totalMs - ownedMs, gainsSinceEvent, overlaps);
+                double cpuMs = cpuAtEvent < 0 || cpuAtLastChange < 0 ? Double.NaN : (cpuAtLastChange - cpuAtEvent) / 1e6;
+                return new Sample(totalMs, ownedMs, totalMs - ownedMs, gainsSinceEvent, overlaps, cpuMs);
             }
             wait(Math.max(1, Math.min(20, (deadline - now) / 1_000_000L)));
         }

@@ -26,6 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ScenarioRunner {
 
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
     public enum Scenario {
         SCALE_OUT("a", "scale-out"), LEAVE("b", "leave"), CRASH("c", "crash"), COLD_START("d", "cold-start");
 
@@ -52,11 +54,13 @@ public final class ScenarioRunner {
      * partition was owned (the coordination part); {@code fetchMs}: from then until every owner had delivered a
      * record; {@code publishMs}: until the new assignment was published (groupkeeper only, else NaN);
      * {@code detectMs} ((c)): from the crash to the detection. {@code zk}: the members' ZooKeeper counters for the
-     * event (groupkeeper-zk only).
+     * event (groupkeeper-zk only). {@code cpuMs}: CPU time the whole JVM used from the event until the rebalance
+     * finished; {@code cpuBusy}: that as a share of all cores over the same time (close to 1: waiting for CPU).
      */
     public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
                       double detectMs, String detectionSource, int gains, int overlaps, ZkStats.Snapshot zk,
-                      java.util.Map<String, Double> phasesMs, double jitMs, double windowMs) {
+                      java.util.Map<String, Double> phasesMs, double jitMs, double windowMs, double cpuMs,
+                      double cpuBusy) {
 
         /** The JIT's compile time during the repetition as a share of its wall time (event to settled + guard). */
         double jitShare() {
@@ -317,13 +321,15 @@ public final class ScenarioRunner {
         double publishMs = marks.publishedAt() == 0 ? Double.NaN : (marks.publishedAt() - t) / 1e6 - shift;
         Rep rep = new Rep(s.key, i, sample.totalMs() - shift, Math.max(0, sample.ownedMs() - shift),
                 sample.fetchMs() + Math.min(0, sample.ownedMs() - shift), publishMs, detectMs, source,
-                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift), jitMs, windowMs);
+                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift), jitMs, windowMs, sample.cpuMs(),
+                sample.cpuMs() / (sample.totalMs() * CORES));
         StringBuilder phases = new StringBuilder();
         rep.phasesMs().forEach((k, v) -> phases.append(String.format(java.util.Locale.ROOT, ", %s %.1f", k, v)));
-        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; JIT %.0f ms in %.0f)%n", s.key,
+        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; CPU %.0f%%; JIT %.0f ms in %.0f)%n", s.key,
                 measured ? "#" : "w", i, rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
                 Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
-                s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "", jitMs, windowMs);
+                s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "",
+                100 * rep.cpuBusy(), jitMs, windowMs);
         return rep;
     }
 

@@ -232,6 +232,8 @@ public final class SideBySideMain {
             r.put("overlaps", list.stream().mapToInt(Rep::overlaps).max().orElse(0));
             r.put("warmUp", runner.warmUp(s));
             r.put("jit", stats(list, Rep::jitMs));
+            r.put("cpu", stats(list, Rep::cpuMs));
+            r.put("cpuBusy", stats(list, Rep::cpuBusy));
             r.put("reps", list);
             byScenario.put(s.key, r);
         });
