@@ -62,6 +62,9 @@ class HarnessSmokeTest {
         assertThat(firstRep.path("rep").asInt()).as("numbered after the dropped warm-ups").isEqualTo(warmUps);
         assertThat(firstRep.path("jitMs").asDouble()).as("the JIT's compile time is recorded").isGreaterThanOrEqualTo(0);
         assertThat(firstRep.path("windowMs").asDouble()).isGreaterThan(firstRep.path("totalMs").asDouble());
+        // The JVM used CPU during the rebalance (servers and clients at least).
+        assertThat(firstRep.path("cpuMs").asDouble()).as("process CPU from the event to the end").isPositive();
+        assertThat(firstRep.path("cpuBusy").asDouble()).isPositive();
 
         JsonNode gkk = subjects.get(1);
         assertThat(gkk.path("key").asText()).isEqualTo("groupkeeper-kafka");
