@@ -56,6 +56,12 @@ public final class MarkdownMain {
         return s == null || s.isMissingNode() || s.path("n").asInt() == 0 ? "–" : Fmt.ms(s.path("p50").asDouble());
     }
 
+    /** A share of all cores as a percentage; "–" for results recorded before the harness measured CPU. */
+    private static String busy(JsonNode s) {
+        return s == null || s.isMissingNode() || s.path("n").asInt() == 0 ? "–"
+                : String.format(Locale.ROOT, "%.0f %%", 100 * s.path("p50").asDouble());
+    }
+
     private static void sideBySide(JsonNode doc, StringBuilder md) {
         JsonNode m = doc.path("machine");
         double rtt = doc.path("rttMs").asDouble();
@@ -69,24 +75,24 @@ public final class MarkdownMain {
                 Fmt.ms(doc.path("zkRoundTripMs").path("after").path("p50").asDouble()), doc.path("wallSeconds").asDouble(),
                 doc.path("producerIntervalMs").asInt(), doc.path("producedRecords").asLong()));
         md.append("| subject | scenario | n | total p50 / p95 / max (ms) | owned p50 | fetch p50 | publish p50 | in RTTs (p50) "
-                + "| overlaps | warm-up (ended by) | JIT ms per rep p50 |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| overlaps | warm-up (ended by) | JIT ms per rep p50 | CPU busy p50 |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (JsonNode s : doc.path("subjects")) {
             if (!"measured".equals(s.path("status").asText())) {
                 md.append("| ").append(s.path("label").asText()).append(" | all | – | **").append(s.path("status").asText())
-                        .append("** | | | | | | | |\n");
+                        .append("** | | | | | | | | |\n");
                 continue;
             }
             for (Iterator<Map.Entry<String, JsonNode>> it = s.path("scenarios").fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 JsonNode r = e.getValue();
                 JsonNode warm = r.path("warmUp");
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s |%n",
+                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s |%n",
                         s.path("label").asText(), e.getKey(), r.path("total").path("n").asInt(), st(r.path("total")),
                         p50(r.path("owned")), p50(r.path("fetch")), p50(r.path("publish")),
                         Fmt.ratio(r.path("total").path("p50").asDouble() / rtt), r.path("overlaps").asInt(),
                         warm.isMissingNode() ? "–" : warm.path("repetitions").asInt() + " (" + warm.path("endedBy").asText() + ")",
-                        p50(r.path("jit"))));
+                        p50(r.path("jit")), busy(r.path("cpuBusy"))));
             }
         }
         md.append('\n');
