@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One member of one consumer group. Created by {@link GroupKeeper#member(String)}; lifecycle
@@ -21,6 +22,16 @@ public interface GroupMember extends AutoCloseable {
 
     /** Registers the member, joins the leader election and starts following its target assignment. */
     void start();
+
+    /**
+     * As {@link #start()}, without waiting: the returned future completes when {@code start()} would have returned,
+     * or exceptionally with what it would have thrown (the member is then closed). For a caller with its own start-up
+     * work to overlap with the join: the Kafka adapter warms its {@code KafkaConsumer} up meanwhile. Completes on the
+     * member's own thread; keep dependent actions short.
+     */
+    default CompletableFuture<Void> startAsync() {
+        return CompletableFuture.runAsync(this::start);
+    }
 
     /** The partitions this member owns right now. */
     SortedSet<TopicPartition> assignment();

@@ -192,45 +192,78 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public void start() {
+        CompletableFuture<Void> started = startAsync();
+        try {
+            started.get(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            CompletableFuture.runAsync(this::close, workers); // once the join is done: never a member nobody holds
+            throw new GroupKeeperException("interrupted while member " + describe() + " was starting", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new GroupKeeperException("member " + describe() + " failed to start", e.getCause());
+        } catch (TimeoutException e) {
+            CompletableFuture.runAsync(this::close, workers);
+            throw new GroupKeeperException("member " + describe() + " did not start within " + CLOSE_TIMEOUT_SECONDS
+                    + " s (ZooKeeper unreachable?); closing it", e);
+        }
+    }
+
+    /**
+     * The join runs on the member's lane; the future completes when it is done. On failure the member is closed (it
+     * leaves its keeper's list) before the future completes exceptionally.
+     */
+    @Override
+    public CompletableFuture<Void> startAsync() {
         synchronized (this) {
             if (state != State.LATENT) {
                 throw new IllegalStateException("member " + describe() + " already " + state.name().toLowerCase());
             }
             state = State.STARTED;
         }
-        try {
-            callOnLane(() -> {
-                registration = registerWaitingForPredecessor();
-                coordination.addConnectionListener(connectionListener);
-                election = store.election(config.memberId(), new LeadershipListener() {
-                    @Override
-                    public void isLeader() {
-                        rebalancer.activate(election);
-                    }
-
-                    @Override
-                    public void notLeader() {
-                        rebalancer.deactivate();
-                    }
-                });
-                election.start();
-                reconcile();
-                return null;
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        lane.execute(() -> {
+            try {
+                join();
+            } catch (RuntimeException e) {
+                state = State.CLOSED;
+                coordination.removeConnectionListener(connectionListener);
+                closeQuietly();
+                onClosed.accept(this);
+                started.completeExceptionally(e);
+                return;
+            }
+            config.metrics().memberStarted(config.groupId(), config.memberId(), () -> generation, () -> {
+                synchronized (lock) {
+                    return owned.size();
+                }
             });
-        } catch (RuntimeException e) {
-            state = State.CLOSED;
-            coordination.removeConnectionListener(connectionListener);
-            closeQuietly();
-            onClosed.accept(this);
-            throw e;
-        }
-        config.metrics().memberStarted(config.groupId(), config.memberId(), () -> generation, () -> {
-            synchronized (lock) {
-                return owned.size();
+            LOG.info("member {} started (topics {}, assignor {}, store {})", describe(),
+                    new TreeSet<>(config.topics()), config.assignor().name(), coordination.describe());
+            started.complete(null);
+        });
+        return started;
+    }
+
+    /** On the lane: registers, joins the leader election and takes the first step towards the target. */
+    private void join() {
+        registration = registerWaitingForPredecessor();
+        coordination.addConnectionListener(connectionListener);
+        election = store.election(config.memberId(), new LeadershipListener() {
+            @Override
+            public void isLeader() {
+                rebalancer.activate(election);
+            }
+
+            @Override
+            public void notLeader() {
+                rebalancer.deactivate();
             }
         });
-        LOG.info("member {} started (topics {}, assignor {}, store {})", describe(), new TreeSet<>(config.topics()),
-                config.assignor().name(), coordination.describe());
+        election.start();
+        reconcile();
     }
 
     /**

@@ -89,4 +89,25 @@ class StaticMembershipIT extends ZkTestSupport {
                 .hasMessageContaining("worker-3").hasMessageContaining("already registered");
         awaitBalanced(Map.of("static-dup", 2), first);
     }
+
+    @Test
+    void startAsyncReportsTheSameRefusalAndClosesTheRefusedMember() {
+        String group = newGroup();
+        topic("static-async", 2);
+        GroupKeeper keeper = newKeeper();
+        GroupMember first = keeper.member(group).topics("static-async").instanceId("worker-5").build();
+        first.startAsync().join();
+        assertThat(first.memberId()).isEqualTo("worker-5");
+        awaitBalanced(Map.of("static-async", 2), first);
+
+        GroupKeeper other = newKeeper();
+        GroupMember second = other.member(group).topics("static-async").instanceId("worker-5")
+                .registrationTimeout(Duration.ofMillis(600)).build();
+        java.util.concurrent.CompletableFuture<Void> started = second.startAsync();
+        assertThatThrownBy(started::join).hasCauseInstanceOf(MemberIdInUseException.class)
+                .hasMessageContaining("worker-5");
+        assertThatThrownBy(second::start).as("the refused member is closed").isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        awaitBalanced(Map.of("static-async", 2), first);
+    }
 }

@@ -215,7 +215,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.metadata = md;
             this.member = m;
             // The KafkaConsumer first (~1-2 ms of CPU; an unusable setting such as an unresolvable bootstrap server
-            // then fails before the group sees a member come and go), then the join on a helper thread while this
+            // then fails before the group sees a member come and go), then the join on the member's lane while this
             // thread warms the consumer up: metadata and the broker connections cost the first fetch ~3.5 ms on a
             // loopback broker (far more over TLS or SASL), and are ready when the first partitions arrive.
             // benchmarks/RESULTS.md compares the orders tried.
@@ -274,23 +274,13 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     /**
-     * Starts the member on a helper thread and warms {@code c} up on this one until the member has joined (the
-     * member's end wakes the consumer; a partition assigned meanwhile does too). Rethrows the member's failure.
+     * Starts the member ({@link GroupMember#startAsync}: the join runs on the member's own lane) and warms {@code c} up
+     * on this thread until the member has joined (the join's end wakes the consumer; a partition assigned meanwhile
+     * does too). Rethrows the member's failure.
      */
     private void joinWhileWarmingUp(GroupMember m, KafkaConsumer<K, V> c) {
-        CompletableFuture<Void> joined = new CompletableFuture<>();
-        Thread join = new Thread(() -> {
-            try {
-                m.start();
-                joined.complete(null);
-            } catch (Throwable t) {
-                joined.completeExceptionally(t);
-            } finally {
-                c.wakeup(); // ends the warm-up; a wake-up left pending is absorbed by the next poll
-            }
-        }, "groupkeeper-join-" + group + "-" + m.memberId());
-        join.setDaemon(true);
-        join.start();
+        // The wake-up ends the warm-up; one left pending is absorbed by the next poll.
+        CompletableFuture<Void> joined = m.startAsync().whenComplete((ok, failure) -> c.wakeup());
         warmUp(config.kafkaTimeout().toNanos());
         try {
             joined.join();
