@@ -982,6 +982,8 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     private void leaveGracefully() {
+        // Again, on the lane: a join still running when close() removed it has added it since.
+        coordination.removeConnectionListener(connectionListener);
         rebalancer.deactivate();
         closeElection();
         SortedSet<TopicPartition> all;
