@@ -192,23 +192,9 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public void start() {
-        CompletableFuture<Void> started = startAsync();
-        try {
-            started.get(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            CompletableFuture.runAsync(this::close, workers); // once the join is done: never a member nobody holds
-            throw new GroupKeeperException("interrupted while member " + describe() + " was starting", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new GroupKeeperException("member " + describe() + " failed to start", e.getCause());
-        } catch (TimeoutException e) {
-            CompletableFuture.runAsync(this::close, workers);
-            throw new GroupKeeperException("member " + describe() + " did not start within " + CLOSE_TIMEOUT_SECONDS
-                    + " s (ZooKeeper unreachable?); closing it", e);
-        }
+        // A start given up on (timeout, interrupt) is closed once its join is done: never a member nobody holds.
+        awaitLane(startAsync(), "start", " (ZooKeeper unreachable?); closing it",
+                () -> CompletableFuture.runAsync(this::close, workers));
     }
 
     /**
@@ -1040,19 +1026,29 @@ public final class DefaultGroupMember implements GroupMember {
                 f.completeExceptionally(e);
             }
         });
+        return awaitLane(f, "answer", " (a listener callback blocking?)", () -> { });
+    }
+
+    /**
+     * Waits for what the lane computes, at most {@link #CLOSE_TIMEOUT_SECONDS}, and rethrows its failure. {@code giveUp}
+     * runs when the caller stops waiting (timeout, interrupt) while the lane may still be at work.
+     */
+    private <T> T awaitLane(CompletableFuture<T> f, String what, String timeoutHint, Runnable giveUp) {
         try {
             return f.get(CLOSE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new GroupKeeperException("interrupted while waiting for member " + describe(), e);
+            giveUp.run();
+            throw new GroupKeeperException("interrupted while waiting for member " + describe() + " to " + what, e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
             }
-            throw new GroupKeeperException("member " + describe() + " failed", e.getCause());
+            throw new GroupKeeperException("member " + describe() + " failed to " + what, e.getCause());
         } catch (TimeoutException e) {
-            throw new GroupKeeperException("member " + describe() + " did not answer within "
-                    + CLOSE_TIMEOUT_SECONDS + " s (a listener callback blocking?)", e);
+            giveUp.run();
+            throw new GroupKeeperException("member " + describe() + " did not " + what + " within "
+                    + CLOSE_TIMEOUT_SECONDS + " s" + timeoutHint, e);
         }
     }
 
