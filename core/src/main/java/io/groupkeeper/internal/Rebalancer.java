@@ -52,6 +52,8 @@ final class Rebalancer {
     private LeaderElection election;
     private long epoch;
     private boolean runScheduled;
+    /** This epoch's membership hook: one object, so a store that keeps hooks in a set holds one per leader. */
+    private Runnable membershipHook;
     private long retryDelayMs = RETRY_MIN_MS;
     private final Map<String, Instant> staticMissingSince = new HashMap<>();
     private final Set<String> reportedProblems = new HashSet<>();
@@ -81,6 +83,7 @@ final class Rebalancer {
             this.election = election;
             active = true;
             epoch++;
+            membershipHook = changeHook(epoch);
             staticMissingSince.clear();
             runScheduled = false;
             current = null;
@@ -155,8 +158,7 @@ final class Rebalancer {
 
     private void rebalanceOnce(long forEpoch) {
         long started = System.nanoTime();
-        Runnable hook = changeHook(forEpoch);
-        MembersSnapshot live = store.readMembers(hook);
+        MembersSnapshot live = store.readMembers(membershipHook);
         for (String problem : live.problems()) {
             if (reportedProblems.add(problem)) {
                 LOG.error("group {}: ignoring unreadable member node: {}", config.groupId(), problem);

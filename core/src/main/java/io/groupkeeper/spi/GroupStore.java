@@ -43,7 +43,11 @@ public interface GroupStore {
     /** Whether the member node of {@code memberId} exists in this store's current session. */
     boolean isRegistered(String memberId);
 
-    /** The live members; {@code onChange} runs once when membership changes. */
+    /**
+     * The live members; {@code onChange} runs once when membership changes, or when the store cannot tell whether it
+     * did (after a reconnect). The leader calls this on every rebalance: a store may keep a standing watch and answer
+     * from memory (ZooKeeper does); the same hook object passed again is armed once.
+     */
     MembersSnapshot readMembers(Runnable onChange);
 
     /** A participant in this group's leader election. */

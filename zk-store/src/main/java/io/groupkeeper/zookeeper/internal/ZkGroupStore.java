@@ -62,7 +62,7 @@ public final class ZkGroupStore implements GroupStore {
     private final String group;
     private final Clock clock;
     private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
-    private final Map<String, MemberInfo> memberCache = new ConcurrentHashMap<>();
+    private final ZkMemberView members;
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
     private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
@@ -71,6 +71,7 @@ public final class ZkGroupStore implements GroupStore {
         this.zk = zk;
         this.group = group;
         this.clock = clock;
+        this.members = new ZkMemberView(zk, ZkPaths.members(group), clock);
     }
 
     @Override
@@ -262,34 +263,7 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public MembersSnapshot readMembers(Runnable onChange) {
-        String parent = ZkPaths.members(group);
-        List<String> children = zk.children(parent, onChange);
-        SortedMap<String, MemberInfo> members = new TreeMap<>();
-        List<String> problems = new ArrayList<>();
-        memberCache.keySet().retainAll(children);
-        for (String child : children) {
-            MemberInfo cached = memberCache.get(child);
-            if (cached != null) {
-                members.put(child, cached);
-                continue;
-            }
-            String path = parent + "/" + child;
-            Optional<ZkSession.Read> read = zk.read(path, null);
-            if (read.isEmpty()) {
-                continue;
-            }
-            try {
-                MemberInfo info = NodeCodec.member(zk.abs(path), read.get().data());
-                if (!info.memberId().equals(child)) {
-                    throw new CorruptNodeException(path, "memberId '" + info.memberId() + "' does not match the node name");
-                }
-                memberCache.put(child, info);
-                members.put(child, info);
-            } catch (CorruptNodeException e) {
-                problems.add(e.getMessage());
-            }
-        }
-        return new MembersSnapshot(members, problems);
+        return onChange == null ? members.list() : members.read(onChange);
     }
 
     @Override

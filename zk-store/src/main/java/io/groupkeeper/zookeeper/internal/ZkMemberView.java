@@ -1,0 +1,266 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.MembersSnapshot;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's live view of a group's members, fed by one persistent recursive watch on the members folder.
+ *
+ * <p>Why: a child watch only says that something changed; the leader must then list the folder and read each new
+ * node, two round trips in a row on the path of every join, and a listing of all N names per change. The recursive
+ * watch names the node created or deleted: a departure costs no request at all, and a join one read, sent by the
+ * event thread the moment the event arrives, so the leader's next {@link #read} answers from memory.
+ *
+ * <p>Consistency: ZooKeeper delivers one session's events and replies in order, on one thread, so applying them in
+ * arrival order yields the folder's state. What happens while the client is disconnected is not replayed to a
+ * persistent watch; a disconnect therefore makes the view cold (the next read lists the folder again) and the
+ * reconnect fires the hooks, so the leader reads again. A change that arrives during a cold read leaves the view
+ * cold too (the read may have missed it; its hooks fire).
+ *
+ * <p>Lifetime: the first read with a hook adds the watch; a change that finds no hook armed and no read in the last
+ * {@link #IDLE_MILLIS} drops it (a leader that was deposed stops reading); closing the client drops it too.
+ */
+final class ZkMemberView {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZkMemberView.class);
+    /** A view nobody read for this long is dropped at its next change. */
+    static final long IDLE_MILLIS = 60_000;
+
+    private final ZkSession zk;
+    private final String parent;
+    private final Clock clock;
+    private final Watcher watcher = this::onEvent;
+
+    // Guarded by this.
+    private final SortedMap<String, MemberInfo> members = new TreeMap<>();
+    private final Map<String, String> problems = new TreeMap<>();
+    private final Set<Runnable> hooks = new LinkedHashSet<>();
+    /** The watch is armed in {@link #session} and the maps hold the folder's state. */
+    private boolean warm;
+    private long session;
+    /** The watch was added (this session or an earlier one) and not removed. */
+    private boolean watching;
+    /** Changes seen so far; a cold read that saw it move may have missed one. */
+    private long changes;
+    private long lastReadMillis;
+
+    ZkMemberView(ZkSession zk, String parent, Clock clock) {
+        this.zk = zk;
+        this.parent = parent;
+        this.clock = clock;
+    }
+
+    /** The live members; {@code onChange} runs once at the next change of membership (or after a reconnect). */
+    MembersSnapshot read(Runnable onChange) {
+        long startedWith;
+        synchronized (this) {
+            lastReadMillis = clock.millis();
+            hooks.add(onChange);
+            if (warm && session == zk.sessionId()) {
+                return snapshot();
+            }
+            startedWith = changes;
+            watching = true;
+        }
+        long sessionId = zk.sessionId();
+        zk.requireConnected("watch " + zk.abs(parent));
+        try {
+            zk.stats().read();
+            zk.client().watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(watcher)
+                    .forPath(parent);
+        } catch (Exception e) {
+            throw ZkSession.failure("watch " + zk.abs(parent), e);
+        }
+        SortedMap<String, MemberInfo> loaded = new TreeMap<>();
+        Map<String, String> loadedProblems = new TreeMap<>();
+        load(loaded, loadedProblems);
+        synchronized (this) {
+            members.clear();
+            members.putAll(loaded);
+            problems.clear();
+            problems.putAll(loadedProblems);
+            warm = watching && changes == startedWith && sessionId == zk.sessionId()
+                    && zk.client().getZookeeperClient().isConnected();
+            session = sessionId;
+            return snapshot();
+        }
+    }
+
+    /** The live members, listed and read now (no watch, nothing cached). */
+    MembersSnapshot list() {
+        SortedMap<String, MemberInfo> loaded = new TreeMap<>();
+        Map<String, String> loadedProblems = new TreeMap<>();
+        load(loaded, loadedProblems);
+        return new MembersSnapshot(loaded, List.copyOf(loadedProblems.values()));
+    }
+
+    private void load(Map<String, MemberInfo> into, Map<String, String> unreadable) {
+        for (String child : zk.children(parent, null)) {
+            zk.read(parent + "/" + child, null).ifPresent(r -> decode(child, r.data(), into, unreadable));
+        }
+    }
+
+    private MembersSnapshot snapshot() {
+        return new MembersSnapshot(members, List.copyOf(problems.values()));
+    }
+
+    private void decode(String child, byte[] data, Map<String, MemberInfo> into, Map<String, String> unreadable) {
+        String path = parent + "/" + child;
+        try {
+            MemberInfo info = NodeCodec.member(zk.abs(path), data);
+            if (!info.memberId().equals(child)) {
+                throw new CorruptNodeException(path, "memberId '" + info.memberId() + "' does not match the node name");
+            }
+            into.put(child, info);
+            unreadable.remove(child);
+        } catch (CorruptNodeException e) {
+            into.remove(child);
+            unreadable.put(child, e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ ZooKeeper's event thread
+
+    private void onEvent(WatchedEvent event) {
+        synchronized (this) {
+            if (!watching) {
+                return; // dropped; the removal may not have reached the server yet
+            }
+        }
+        if (event.getType() == Watcher.Event.EventType.None) {
+            onConnectionEvent(event.getState());
+            return;
+        }
+        String path = event.getPath();
+        zk.stats().watchEvent();
+        if (path == null || !path.startsWith(parent + "/") || path.indexOf('/', parent.length() + 1) >= 0) {
+            // The folder itself (deleted by hand, or made again): start over.
+            synchronized (this) {
+                warm = false;
+                changes++;
+            }
+            fireHooks();
+            return;
+        }
+        String child = path.substring(parent.length() + 1);
+        switch (event.getType()) {
+            case NodeDeleted -> {
+                synchronized (this) {
+                    changes++;
+                    members.remove(child);
+                    problems.remove(child);
+                }
+                fireHooks();
+            }
+            case NodeCreated, NodeDataChanged -> {
+                synchronized (this) {
+                    changes++;
+                }
+                readInBackground(child);
+            }
+            default -> {
+                // A recursive watch reports no child-list events; nothing else can happen to a member node.
+            }
+        }
+    }
+
+    private void onConnectionEvent(Watcher.Event.KeeperState state) {
+        if (state == Watcher.Event.KeeperState.SyncConnected) {
+            boolean missedSome;
+            synchronized (this) {
+                missedSome = !warm && watching;
+            }
+            if (missedSome) {
+                fireHooks(); // changes made while disconnected are not replayed: the leader must read again
+            }
+            return;
+        }
+        synchronized (this) {
+            warm = false;
+        }
+    }
+
+    private void readInBackground(String child) {
+        String path = parent + "/" + child;
+        try {
+            zk.stats().read();
+            zk.client().getData().inBackground((client, event) -> onRead(child, event)).forPath(path);
+        } catch (Exception e) { // only if the client is closed
+            synchronized (this) {
+                warm = false;
+            }
+            fireHooks();
+        }
+    }
+
+    private void onRead(String child, CuratorEvent event) {
+        int rc = event.getResultCode();
+        synchronized (this) {
+            if (rc == KeeperException.Code.OK.intValue()) {
+                decode(child, event.getData(), members, problems);
+            } else if (rc == KeeperException.Code.NONODE.intValue()) {
+                members.remove(child);
+                problems.remove(child);
+            } else {
+                warm = false; // connection loss: a cold read settles it
+            }
+        }
+        fireHooks();
+    }
+
+    private void fireHooks() {
+        List<Runnable> due;
+        boolean idle;
+        synchronized (this) {
+            due = new ArrayList<>(hooks);
+            hooks.clear();
+            idle = due.isEmpty() && watching && clock.millis() - lastReadMillis > IDLE_MILLIS;
+            if (idle) {
+                watching = false;
+                warm = false;
+            }
+        }
+        if (idle) {
+            LOG.debug("members of {}: no reader for {} ms; dropping the watch", zk.abs(parent), IDLE_MILLIS);
+            removeWatch();
+        }
+        for (Runnable hook : due) {
+            hook.run();
+        }
+    }
+
+    private void removeWatch() {
+        try {
+            zk.client().watchers().remove(watcher).ofType(Watcher.WatcherType.PersistentRecursive).quietly()
+                    .inBackground().forPath(parent);
+        } catch (Exception e) {
+            LOG.debug("members of {}: removing the watch failed (harmless): {}", zk.abs(parent), e.toString());
+        }
+    }
+
+    /** For tests: whether the view answers from memory. */
+    synchronized boolean isWarm() {
+        return warm;
+    }
+
+    /** For tests: whether the watch is held. */
+    synchronized boolean isWatching() {
+        return watching;
+    }
+}

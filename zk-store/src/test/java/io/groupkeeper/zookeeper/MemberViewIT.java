@@ -1,0 +1,141 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.Registration;
+import io.groupkeeper.zookeeper.internal.ZkStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leader's view of the members (one persistent recursive watch on the members folder): a join costs the leader
+ * one read, sent as the event arrives, a leave none; the rebalance then reads from memory. A reconnect (whose missed
+ * changes ZooKeeper does not replay to a persistent watch) fires the hook and makes the next read list the folder
+ * again; a view nobody reads any more drops its watch. On real ZooKeeper.
+ */
+class MemberViewIT extends ZkTestSupport {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T07:00:00Z"));
+
+    private ZooKeeperStore started(ZooKeeperStore store) {
+        toClose.add(store);
+        store.start();
+        return store;
+    }
+
+    private ZooKeeperStore leaderStore() {
+        return started(ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT)
+                .clock(clock).build());
+    }
+
+    private static MemberInfo info(String memberId, String... topics) {
+        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of(topics)), Instant.now(),
+                "sticky");
+    }
+
+    @Test
+    void aJoinCostsTheLeaderOneReadALeaveNoneAndTheNextRebalanceReadsFromMemory() {
+        String group = newGroup();
+        ZooKeeperStore leader = leaderStore();
+        GroupStore view = leader.group(group);
+        view.ensureGroup("sticky");
+        Registration a = view.registerMember(info("a", "orders"));
+        AtomicInteger fired = new AtomicInteger();
+        Runnable hook = fired::incrementAndGet;
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
+
+        ZkStats.Snapshot before = leader.stats().snapshot();
+        Registration b = started(newStore()).group(group).join("sticky", info("b", "orders", "payments"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
+        assertThat(leader.stats().snapshot().minus(before)).as("the join: one event, one read of the new node")
+                .isEqualTo(new ZkStats.Snapshot(1, 0, 0, 1));
+        before = leader.stats().snapshot();
+        var members = view.readMembers(hook).members();
+        assertThat(members).containsOnlyKeys("a", "b");
+        assertThat(members.get("b").topics()).containsExactly("orders", "payments");
+        assertThat(leader.stats().snapshot().minus(before)).as("the rebalance's read, from memory")
+                .isEqualTo(new ZkStats.Snapshot(0, 0, 0, 0));
+
+        b.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
+        assertThat(leader.stats().snapshot().minus(before)).as("the leave: one event, nothing read")
+                .isEqualTo(new ZkStats.Snapshot(0, 0, 0, 1));
+        a.close();
+    }
+
+    @Test
+    void aReconnectFiresTheHookAndTheNextReadListsTheFolderAgain() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore leader = leaderStore();
+        GroupStore view = leader.group(group);
+        view.ensureGroup("sticky");
+        Registration a = view.registerMember(info("a", "orders"));
+        AtomicInteger fired = new AtomicInteger();
+        Runnable hook = fired::incrementAndGet;
+        view.readMembers(hook);
+        long session = leader.sessionId();
+
+        // A real disconnect: the client's socket is closed and it reconnects to the same session.
+        leader.curator().getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
+        assertThat(leader.sessionId()).isEqualTo(session);
+        ZkStats.Snapshot before = leader.stats().snapshot();
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
+        assertThat(leader.stats().snapshot().minus(before).reads())
+                .as("the watch added again, the folder listed, its one node read").isEqualTo(3);
+
+        // Warm again: the next join is seen as before.
+        Registration b = started(newStore()).group(group).join("sticky", info("b", "orders"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
+        before = leader.stats().snapshot();
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("a", "b");
+        assertThat(leader.stats().snapshot().minus(before).reads()).isZero();
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void aViewNobodyReadsDropsItsWatchAtTheNextChange() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore leader = leaderStore();
+        GroupStore view = leader.group(group);
+        view.ensureGroup("sticky");
+        AtomicInteger fired = new AtomicInteger();
+        view.readMembers(fired::incrementAndGet);
+        GroupStore other = started(newStore()).group(group);
+
+        // The hook is one-shot: the first join fires it; nobody reads again (a deposed leader).
+        Registration b = other.registerMember(info("b", "orders"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
+        clock.advance(Duration.ofMinutes(2));
+        ZkStats.Snapshot before = leader.stats().snapshot();
+        Registration c = other.registerMember(info("c", "orders"));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> leader.stats().snapshot().minus(before).watchEvents() == 1);
+        // The second join found no reader: the watch is dropped, so the third costs this client nothing.
+        ZkStats.Snapshot dropped = leader.stats().snapshot();
+        Registration d = other.registerMember(info("d", "orders"));
+        Registration e = other.registerMember(info("e", "orders"));
+        b.close();
+        // A round trip on the leader's own session after the changes: ZooKeeper sends their events before its reply.
+        assertThat(leader.curator().getChildren().forPath("/groups/" + group + "/members"))
+                .containsExactlyInAnyOrder("c", "d", "e");
+        assertThat(leader.stats().snapshot().minus(dropped)).isEqualTo(new ZkStats.Snapshot(0, 0, 0, 0));
+        assertThat(fired).hasValue(1);
+        // A later read arms it again.
+        assertThat(view.readMembers(fired::incrementAndGet).members()).containsOnlyKeys("c", "d", "e");
+        e.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
+        c.close();
+        d.close();
+    }
+}
