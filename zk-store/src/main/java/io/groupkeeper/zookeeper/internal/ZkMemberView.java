@@ -59,6 +59,8 @@ final class ZkMemberView {
     /** Changes seen so far; a cold read that saw it move may have missed one. */
     private long changes;
     private long lastReadMillis;
+    /** The server has no persistent watches (before 3.6). */
+    private boolean unsupported;
 
     ZkMemberView(ZkSession zk, String parent, Clock clock) {
         this.zk = zk;
@@ -78,12 +80,24 @@ final class ZkMemberView {
             startedWith = changes;
             watching = true;
         }
+        if (unsupported) {
+            return readWithChildWatch();
+        }
         long sessionId = zk.sessionId();
         zk.requireConnected("watch " + zk.abs(parent));
         try {
             zk.stats().read();
             zk.client().watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(watcher)
                     .forPath(parent);
+        } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+            // Before 3.6 the server does not know the request; with watchManagerName=WatchManagerOptimized it fails it.
+            LOG.warn("ZooKeeper refused a persistent watch ({}): the leader of {} lists the members on every change",
+                    e.code(), zk.abs(parent));
+            synchronized (this) {
+                unsupported = true;
+                watching = false;
+            }
+            return readWithChildWatch();
         } catch (Exception e) {
             throw ZkSession.failure("watch " + zk.abs(parent), e);
         }
@@ -98,6 +112,34 @@ final class ZkMemberView {
             warm = watching && changes == startedWith && sessionId == zk.sessionId()
                     && zk.client().getZookeeperClient().isConnected();
             session = sessionId;
+            return snapshot();
+        }
+    }
+
+    /**
+     * Servers before 3.6: a one-shot child watch that fires the armed hooks, a listing, and a read of each node not
+     * seen before (member nodes are never rewritten; a name that left and came back between two listings is read
+     * again only if the departure was seen).
+     */
+    private MembersSnapshot readWithChildWatch() {
+        List<String> children = zk.children(parent, this::fireHooks);
+        synchronized (this) {
+            members.keySet().retainAll(children);
+            problems.keySet().retainAll(children);
+        }
+        for (String child : children) {
+            synchronized (this) {
+                if (members.containsKey(child) || problems.containsKey(child)) {
+                    continue;
+                }
+            }
+            zk.read(parent + "/" + child, null).ifPresent(r -> {
+                synchronized (this) {
+                    decode(child, r.data(), members, problems);
+                }
+            });
+        }
+        synchronized (this) {
             return snapshot();
         }
     }

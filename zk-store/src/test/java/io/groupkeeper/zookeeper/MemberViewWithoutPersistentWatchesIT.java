@@ -1,0 +1,82 @@
+package io.groupkeeper.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.Registration;
+import io.groupkeeper.zookeeper.internal.ZkStats;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A server that refuses persistent watches (here {@code watchManagerName=WatchManagerOptimized}, which fails them; a
+ * server before 3.6 does not know them): the leader falls back to a child watch and a listing per change.
+ */
+class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
+
+    private static final String WATCH_MANAGER = "zookeeper.watchManagerName";
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        System.setProperty(WATCH_MANAGER, "org.apache.zookeeper.server.watch.WatchManagerOptimized");
+        try {
+            ZkTestSupport.startServer();
+        } finally {
+            System.clearProperty(WATCH_MANAGER);
+        }
+    }
+
+    @Test
+    void theLeaderListsTheMembersOnEveryChangeAndSeesEachJoinAndLeave() {
+        String group = newGroup();
+        ZooKeeperStore leader = newStore();
+        toClose.add(leader);
+        leader.start();
+        GroupStore view = leader.group(group);
+        view.ensureGroup("sticky");
+        AtomicInteger fired = new AtomicInteger();
+        Runnable hook = fired::incrementAndGet;
+        assertThat(view.readMembers(hook).members()).isEmpty();
+
+        ZooKeeperStore other = newStore();
+        toClose.add(other);
+        other.start();
+        Registration b = other.group(group).registerMember(info("b"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
+        ZkStats.Snapshot before = leader.stats().snapshot();
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("b");
+        assertThat(leader.stats().snapshot().minus(before).reads()).as("a listing and the new node").isEqualTo(2);
+        b.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
+        assertThat(view.readMembers(hook).members()).isEmpty();
+    }
+
+    @Test
+    void aGroupBalancesAsUsual() {
+        String group = newGroup();
+        topic("fallback", 4);
+        GroupMember a = newKeeper().member(group).topics("fallback").build();
+        a.start();
+        GroupMember b = newKeeper().member(group).topics("fallback").build();
+        b.start();
+        awaitBalanced(Map.of("fallback", 4), a, b);
+        b.close();
+        awaitBalanced(Map.of("fallback", 4), a);
+    }
+
+    private static MemberInfo info(String memberId) {
+        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of("fallback")), Instant.now(),
+                "sticky");
+    }
+}
