@@ -8,11 +8,14 @@ import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
 import io.groupkeeper.zookeeper.internal.ZkStats;
 import java.time.Duration;
+import java.lang.reflect.Method;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,13 +39,22 @@ class MemberViewIT extends ZkTestSupport {
                 .clock(clock).build());
     }
 
+    /** The persistent recursive watches this store's ZooKeeper client holds (the client's own registry). */
+    @SuppressWarnings("unchecked")
+    static List<String> recursiveWatches(ZooKeeperStore store) throws Exception {
+        ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
+        Method m = ZooKeeper.class.getDeclaredMethod("getPersistentRecursiveWatches");
+        m.setAccessible(true); // protected, for tests
+        return (List<String>) m.invoke(zk);
+    }
+
     private static MemberInfo info(String memberId, String... topics) {
         return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of(topics)), Instant.now(),
                 "sticky");
     }
 
     @Test
-    void aJoinCostsTheLeaderOneReadALeaveNoneAndTheNextRebalanceReadsFromMemory() {
+    void aJoinCostsTheLeaderOneReadALeaveNoneAndTheNextRebalanceReadsFromMemory() throws Exception {
         String group = newGroup();
         ZooKeeperStore leader = leaderStore();
         GroupStore view = leader.group(group);
@@ -51,6 +63,7 @@ class MemberViewIT extends ZkTestSupport {
         AtomicInteger fired = new AtomicInteger();
         Runnable hook = fired::incrementAndGet;
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
+        assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
 
         ZkStats.Snapshot before = leader.stats().snapshot();
         Registration b = started(newStore()).group(group).join("sticky", info("b", "orders", "payments"));
@@ -119,9 +132,9 @@ class MemberViewIT extends ZkTestSupport {
         clock.advance(Duration.ofMinutes(2));
         ZkStats.Snapshot before = leader.stats().snapshot();
         Registration c = other.registerMember(info("c", "orders"));
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> leader.stats().snapshot().minus(before).watchEvents() == 1);
-        // The second join found no reader: the watch is dropped, so the third costs this client nothing.
+        // The second join found no reader: the watch is removed (from the server, then from the client's registry).
+        await().atMost(Duration.ofSeconds(10)).until(() -> recursiveWatches(leader).isEmpty());
+        assertThat(leader.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 0, 0, 1));
         ZkStats.Snapshot dropped = leader.stats().snapshot();
         Registration d = other.registerMember(info("d", "orders"));
         Registration e = other.registerMember(info("e", "orders"));
@@ -133,6 +146,7 @@ class MemberViewIT extends ZkTestSupport {
         assertThat(fired).hasValue(1);
         // A later read arms it again.
         assertThat(view.readMembers(fired::incrementAndGet).members()).containsOnlyKeys("c", "d", "e");
+        assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
         e.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         c.close();

@@ -38,7 +38,7 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
     }
 
     @Test
-    void theLeaderListsTheMembersOnEveryChangeAndSeesEachJoinAndLeave() {
+    void theLeaderListsTheMembersOnEveryChangeAndSeesEachJoinAndLeave() throws Exception {
         String group = newGroup();
         ZooKeeperStore leader = newStore();
         toClose.add(leader);
@@ -48,6 +48,7 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         AtomicInteger fired = new AtomicInteger();
         Runnable hook = fired::incrementAndGet;
         assertThat(view.readMembers(hook).members()).isEmpty();
+        assertThat(MemberViewIT.recursiveWatches(leader)).as("refused by the server").isEmpty();
 
         ZooKeeperStore other = newStore();
         toClose.add(other);

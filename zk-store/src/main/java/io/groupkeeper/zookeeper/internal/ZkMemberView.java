@@ -71,16 +71,18 @@ final class ZkMemberView {
     /** The live members; {@code onChange} runs once at the next change of membership (or after a reconnect). */
     MembersSnapshot read(Runnable onChange) {
         long startedWith;
+        boolean fallBack;
         synchronized (this) {
             lastReadMillis = clock.millis();
             hooks.add(onChange);
             if (warm && session == zk.sessionId()) {
                 return snapshot();
             }
+            fallBack = unsupported;
             startedWith = changes;
-            watching = true;
+            watching = !fallBack;
         }
-        if (unsupported) {
+        if (fallBack) {
             return readWithChildWatch();
         }
         long sessionId = zk.sessionId();
@@ -189,6 +191,13 @@ final class ZkMemberView {
             onConnectionEvent(event.getState());
             return;
         }
+        if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
+            synchronized (this) { // removed behind this view's back: the next read adds it again
+                warm = false;
+                watching = false;
+            }
+            return;
+        }
         String path = event.getPath();
         zk.stats().watchEvent();
         if (path == null || !path.startsWith(parent + "/") || path.indexOf('/', parent.length() + 1) >= 0) {
@@ -289,7 +298,9 @@ final class ZkMemberView {
 
     private void removeWatch() {
         try {
-            zk.client().watchers().remove(watcher).ofType(Watcher.WatcherType.PersistentRecursive).quietly()
+            // All of this client's recursive watches on the folder (only this view adds one): Curator's remove(watcher)
+            // does not find a watcher that its add() wrapped (NoWatcherException, Curator 5.9).
+            zk.client().watchers().removeAll().ofType(Watcher.WatcherType.PersistentRecursive).quietly()
                     .inBackground().forPath(parent);
         } catch (Exception e) {
             LOG.debug("members of {}: removing the watch failed (harmless): {}", zk.abs(parent), e.toString());
