@@ -59,7 +59,7 @@ final class ZkMemberView {
     /** Changes seen so far; a cold read that saw it move may have missed one. */
     private long changes;
     private long lastReadMillis;
-    /** The server has no persistent watches (before 3.6). */
+    /** The server refuses persistent watches (before 3.6, or an optimized watch manager). */
     private boolean unsupported;
 
     ZkMemberView(ZkSession zk, String parent, Clock clock) {
@@ -119,9 +119,9 @@ final class ZkMemberView {
     }
 
     /**
-     * Servers before 3.6: a one-shot child watch that fires the armed hooks, a listing, and a read of each node not
-     * seen before (member nodes are never rewritten; a name that left and came back between two listings is read
-     * again only if the departure was seen).
+     * Servers that refuse persistent watches: a one-shot child watch that fires the armed hooks, a listing, and a
+     * read of each node not seen before (member nodes are never rewritten; a name that left and came back between
+     * two listings is read again only if the departure was seen).
      */
     private MembersSnapshot readWithChildWatch() {
         List<String> children = zk.children(parent, this::fireHooks);
