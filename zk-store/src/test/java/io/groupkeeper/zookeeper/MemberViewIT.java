@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,15 +29,25 @@ class MemberViewIT extends ZkTestSupport {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T07:00:00Z"));
 
+    private final String group = newGroup();
+    private final AtomicInteger fired = new AtomicInteger();
+    private final Runnable hook = fired::incrementAndGet;
+    /** The leader's store, its clock the test's, and its view of the group. */
+    private ZooKeeperStore leader;
+    private GroupStore view;
+
+    @BeforeEach
+    void leaderWithAnEmptyGroup() {
+        leader = started(ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT)
+                .clock(clock).build());
+        view = leader.group(group);
+        view.ensureGroup("sticky");
+    }
+
     private ZooKeeperStore started(ZooKeeperStore store) {
         toClose.add(store);
         store.start();
         return store;
-    }
-
-    private ZooKeeperStore leaderStore() {
-        return started(ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT)
-                .clock(clock).build());
     }
 
     /** The persistent recursive watches this store's ZooKeeper client holds (the client's own registry). */
@@ -55,13 +66,7 @@ class MemberViewIT extends ZkTestSupport {
 
     @Test
     void aJoinCostsTheLeaderOneReadALeaveNoneAndTheNextRebalanceReadsFromMemory() throws Exception {
-        String group = newGroup();
-        ZooKeeperStore leader = leaderStore();
-        GroupStore view = leader.group(group);
-        view.ensureGroup("sticky");
         Registration a = view.registerMember(info("a", "orders"));
-        AtomicInteger fired = new AtomicInteger();
-        Runnable hook = fired::incrementAndGet;
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
         assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
 
@@ -87,13 +92,7 @@ class MemberViewIT extends ZkTestSupport {
 
     @Test
     void aReconnectFiresTheHookAndTheNextReadListsTheFolderAgain() throws Exception {
-        String group = newGroup();
-        ZooKeeperStore leader = leaderStore();
-        GroupStore view = leader.group(group);
-        view.ensureGroup("sticky");
         Registration a = view.registerMember(info("a", "orders"));
-        AtomicInteger fired = new AtomicInteger();
-        Runnable hook = fired::incrementAndGet;
         view.readMembers(hook);
         long session = leader.sessionId();
 
@@ -118,12 +117,7 @@ class MemberViewIT extends ZkTestSupport {
 
     @Test
     void aViewNobodyReadsDropsItsWatchAtTheNextChange() throws Exception {
-        String group = newGroup();
-        ZooKeeperStore leader = leaderStore();
-        GroupStore view = leader.group(group);
-        view.ensureGroup("sticky");
-        AtomicInteger fired = new AtomicInteger();
-        view.readMembers(fired::incrementAndGet);
+        view.readMembers(hook);
         GroupStore other = started(newStore()).group(group);
 
         // The hook is one-shot: the first join fires it; nobody reads again (a deposed leader).
@@ -145,7 +139,7 @@ class MemberViewIT extends ZkTestSupport {
         assertThat(leader.stats().snapshot().minus(dropped)).isEqualTo(new ZkStats.Snapshot(0, 0, 0, 0));
         assertThat(fired).hasValue(1);
         // A later read arms it again.
-        assertThat(view.readMembers(fired::incrementAndGet).members()).containsOnlyKeys("c", "d", "e");
+        assertThat(view.readMembers(hook).members()).containsOnlyKeys("c", "d", "e");
         assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
         e.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
