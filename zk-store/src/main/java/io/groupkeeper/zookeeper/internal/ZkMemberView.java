@@ -125,23 +125,18 @@ final class ZkMemberView {
      */
     private MembersSnapshot readWithChildWatch() {
         List<String> children = zk.children(parent, this::fireHooks);
+        List<String> unknown = new ArrayList<>();
         synchronized (this) {
             members.keySet().retainAll(children);
             problems.keySet().retainAll(children);
+            children.stream().filter(c -> !members.containsKey(c) && !problems.containsKey(c)).forEach(unknown::add);
         }
-        for (String child : children) {
-            synchronized (this) {
-                if (members.containsKey(child) || problems.containsKey(child)) {
-                    continue;
-                }
-            }
-            zk.read(parent + "/" + child, null).ifPresent(r -> {
-                synchronized (this) {
-                    decode(child, r.data(), members, problems);
-                }
-            });
-        }
+        Map<String, MemberInfo> read = new TreeMap<>();
+        Map<String, String> unreadable = new TreeMap<>();
+        unknown.forEach(child -> readNode(child, read, unreadable)); // no lock held across the round trips
         synchronized (this) {
+            members.putAll(read);
+            problems.putAll(unreadable);
             return snapshot();
         }
     }
@@ -156,8 +151,13 @@ final class ZkMemberView {
 
     private void load(Map<String, MemberInfo> into, Map<String, String> unreadable) {
         for (String child : zk.children(parent, null)) {
-            zk.read(parent + "/" + child, null).ifPresent(r -> decode(child, r.data(), into, unreadable));
+            readNode(child, into, unreadable);
         }
+    }
+
+    /** Reads one member node into {@code into} (or its problem into {@code unreadable}); gone: nothing. */
+    private void readNode(String child, Map<String, MemberInfo> into, Map<String, String> unreadable) {
+        zk.read(parent + "/" + child, null).ifPresent(r -> decode(child, r.data(), into, unreadable));
     }
 
     private MembersSnapshot snapshot() {
