@@ -79,10 +79,12 @@ public final class DefaultGroupMember implements GroupMember {
     private static final class Owned {
         long version;
         OptionalLong offset;
+        final io.groupkeeper.spi.Lease lease;
 
-        Owned(OffsetSnapshot snapshot) {
+        Owned(OffsetSnapshot snapshot, io.groupkeeper.spi.Lease lease) {
             this.version = snapshot.version();
             this.offset = snapshot.offset();
+            this.lease = lease;
         }
     }
 
@@ -110,7 +112,11 @@ public final class DefaultGroupMember implements GroupMember {
      * whether user code had been told it was assigned. Each step re-confirms those still targeted and hands over the
      * others. Guarded by {@link #lock}.
      */
-    private final SortedMap<TopicPartition, Boolean> dropped = new TreeMap<>();
+    private final SortedMap<TopicPartition, Dropped> dropped = new TreeMap<>();
+
+    /** A dropped partition: whether user code was told it was assigned, and the session its owner node may be of. */
+    private record Dropped(boolean known, long session) {
+    }
     /** Runs the listener's callbacks, in order, apart from the protocol lane (which may wait on ZooKeeper). */
     private final SerialExecutor callbacks;
     private final Map<TopicPartition, Owned> owned = new TreeMap<>();
@@ -314,7 +320,7 @@ public final class DefaultGroupMember implements GroupMember {
                     } else {
                         seen.put(tp, o);
                         Long logEnd = logEndOffsets.get(tp);
-                        requests.add(new CommitRequest(tp, offset, "", o.version,
+                        requests.add(new CommitRequest(tp, offset, o.version, o.lease.session(),
                                 logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
                     }
                 });
@@ -397,7 +403,7 @@ public final class DefaultGroupMember implements GroupMember {
                                  Map<TopicPartition, OptionalLong> adopted, SortedSet<TopicPartition> lost) {
         Optional<OffsetSnapshot> now;
         try {
-            now = store.readIfOwned(tp, config.memberId());
+            now = store.readIfOwned(tp, config.memberId(), o.lease.session());
         } catch (io.groupkeeper.spi.CorruptNodeException e) {
             LOG.error("member {}: {}; giving up {} until the node is fixed", describe(), e.getMessage(), tp);
             now = Optional.empty();
@@ -543,10 +549,10 @@ public final class DefaultGroupMember implements GroupMember {
                         if (suspended) {
                             // The connection dropped meanwhile: the owner node may be ours (same session after a
                             // blip). Remembered like any dropped partition: re-confirmed or handed over later.
-                            dropped.putIfAbsent(tp, false);
+                            dropped.putIfAbsent(tp, new Dropped(false, claimed.lease().session()));
                             continue;
                         }
-                        owned.put(tp, new Owned(claimed.offset()));
+                        owned.put(tp, new Owned(claimed.offset(), claimed.lease()));
                     }
                     waiting.remove(tp);
                     reportedProblems.remove(tp);
@@ -579,6 +585,7 @@ public final class DefaultGroupMember implements GroupMember {
      */
     private Map<TopicPartition, ClaimResult> claimAll(List<TopicPartition> batch) {
         long gen = generation;
+        long session = coordination.sessionId();
         Map<TopicPartition, FutureTask<ClaimResult>> tasks = new LinkedHashMap<>();
         for (TopicPartition tp : batch) {
             FutureTask<ClaimResult> task = new FutureTask<>(() -> store.claim(tp, config.memberId(), gen,
@@ -602,7 +609,7 @@ public final class DefaultGroupMember implements GroupMember {
                 failed = true;
                 waiting.add(t.getKey());
                 synchronized (lock) {
-                    dropped.putIfAbsent(t.getKey(), false);
+                    dropped.putIfAbsent(t.getKey(), new Dropped(false, session));
                 }
                 LOG.warn("member {}: claim of {} failed, retrying: {}", describe(), t.getKey(), e.getCause().toString());
             } catch (InterruptedException e) {
@@ -671,8 +678,8 @@ public final class DefaultGroupMember implements GroupMember {
                 Owned o = owned.remove(tp);
                 if (o != null) {
                     FinalOffset f = finals.get(tp);
-                    requests.add(new ReleaseRequest(tp, o.version, Optional.ofNullable(f).map(
-                            x -> new CommitRequest(tp, x.offset(), "", o.version, x.logEnd()))));
+                    requests.add(new ReleaseRequest(tp, o.version, o.lease.session(), Optional.ofNullable(f).map(
+                            x -> new CommitRequest(tp, x.offset(), o.version, o.lease.session(), x.logEnd()))));
                 }
             }
         }
@@ -708,13 +715,13 @@ public final class DefaultGroupMember implements GroupMember {
                             + "admin edit?), which wins, or its owner node is gone; releasing it", describe(),
                             r.finalCommit().get().offset(), r.partition());
                 }
-                release(r.partition(), r.expectedVersion());
+                release(r.partition(), r.expectedVersion(), r.session());
                 released.add(r.partition());
             }
         } catch (RuntimeException e) {
             synchronized (lock) {
-                requests.stream().map(ReleaseRequest::partition).filter(tp -> !released.contains(tp))
-                        .forEach(tp -> dropped.putIfAbsent(tp, false));
+                requests.stream().filter(r -> !released.contains(r.partition()))
+                        .forEach(r -> dropped.putIfAbsent(r.partition(), new Dropped(false, r.session())));
             }
             throw e;
         }
@@ -727,15 +734,14 @@ public final class DefaultGroupMember implements GroupMember {
      * are re-confirmed by the claim (and forgotten here once they are).
      */
     private void releaseDroppedNotWanted(SortedSet<TopicPartition> wanted) {
-        SortedSet<TopicPartition> stale;
+        SortedMap<TopicPartition, Dropped> stale;
         synchronized (lock) {
-            stale = new TreeSet<>(dropped.keySet());
-            stale.removeAll(wanted);
+            stale = new TreeMap<>(dropped);
+            stale.keySet().removeAll(wanted);
         }
         SortedMap<TopicPartition, Long> held = new TreeMap<>();
-        for (TopicPartition tp : stale) {
-            store.readIfOwned(tp, config.memberId()).ifPresent(o -> held.put(tp, o.version()));
-        }
+        stale.forEach((tp, d) -> store.ownedVersion(tp, config.memberId(), d.session())
+                .ifPresent(v -> held.put(tp, v)));
         if (!held.isEmpty()) {
             // User code that was told "lost" gets a revocation, to confirm it let go (the Kafka adapter waits for its
             // polling thread) before the next owner may start (I1); nothing is committed. Partitions it never heard of
@@ -743,33 +749,34 @@ public final class DefaultGroupMember implements GroupMember {
             SortedSet<TopicPartition> handOver = new TreeSet<>(held.keySet());
             SortedSet<TopicPartition> known = new TreeSet<>();
             synchronized (lock) {
-                handOver.stream().filter(tp -> Boolean.TRUE.equals(dropped.get(tp))).forEach(known::add);
+                handOver.stream().filter(tp -> dropped.containsKey(tp) && dropped.get(tp).known()).forEach(known::add);
             }
             if (!known.isEmpty()) {
                 notifySync("onPartitionsRevoked", () -> config.listener().onPartitionsRevoked(known));
             }
             List<ReleaseRequest> requests = new ArrayList<>();
-            held.forEach((tp, version) -> requests.add(new ReleaseRequest(tp, version, Optional.empty())));
+            held.forEach((tp, version) -> requests.add(new ReleaseRequest(tp, version, stale.get(tp).session(),
+                    Optional.empty())));
             releaseFenced(requests);
             LOG.info("member {}: handed over {}, held since before the reconnection and moved to others meanwhile",
                     describe(), handOver);
         }
         synchronized (lock) {
-            dropped.keySet().removeAll(stale);
+            dropped.keySet().removeAll(stale.keySet());
         }
     }
 
-    private void release(TopicPartition tp, long version) {
+    private void release(TopicPartition tp, long version, long session) {
         long expected = version;
         for (int attempt = 0; attempt < 5; attempt++) {
-            if (store.release(tp, config.memberId(), expected)) {
+            if (store.release(tp, config.memberId(), expected, session)) {
                 return;
             }
-            Optional<OffsetSnapshot> now = store.readIfOwned(tp, config.memberId());
+            OptionalLong now = store.ownedVersion(tp, config.memberId(), session);
             if (now.isEmpty()) {
                 return; // not ours any more: nothing to release
             }
-            expected = now.get().version();
+            expected = now.getAsLong();
         }
         throw new GroupKeeperException("member " + describe() + " could not release " + tp
                 + ": its offset node keeps changing");
@@ -872,8 +879,8 @@ public final class DefaultGroupMember implements GroupMember {
         synchronized (lock) {
             suspended = true;
             SortedSet<TopicPartition> lost = new TreeSet<>(owned.keySet());
+            owned.forEach((tp, o) -> dropped.put(tp, new Dropped(true, o.lease.session())));
             owned.clear();
-            lost.forEach(tp -> dropped.put(tp, true));
             if (!lost.isEmpty()) {
                 LOG.warn("member {}: connection in doubt; stopped processing {} without commit", describe(), lost);
                 config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());

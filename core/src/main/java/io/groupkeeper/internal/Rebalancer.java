@@ -188,7 +188,8 @@ final class Rebalancer {
         for (String member : members.keySet()) {
             SortedSet<TopicPartition> wanted = next.partitionsOf(member);
             boolean hadTarget = published.targets().byMember().containsKey(member);
-            if (!hadTarget || !wanted.equals(published.targets().partitionsOf(member))) {
+            if (!hadTarget || published.damaged().contains(member)
+                    || !wanted.equals(published.targets().partitionsOf(member))) {
                 changed.put(member, wanted);
             }
         }

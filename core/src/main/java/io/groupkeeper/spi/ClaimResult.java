@@ -3,8 +3,11 @@ package io.groupkeeper.spi;
 /** The outcome of trying to take ownership of a partition. */
 public sealed interface ClaimResult {
 
-    /** This member now owns the partition; {@code offset} is what was committed, at the version it now has. */
-    record Claimed(OffsetSnapshot offset) implements ClaimResult {
+    /**
+     * This member now owns the partition; {@code offset} is what was committed, at the version it now has, and
+     * {@code lease} names the session the claim was made in and its fencing token.
+     */
+    record Claimed(OffsetSnapshot offset, Lease lease) implements ClaimResult {
     }
 
     /** Another member still holds it; the store will run the caller's hook once it is released. */

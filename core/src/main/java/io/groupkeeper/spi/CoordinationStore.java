@@ -23,6 +23,12 @@ public interface CoordinationStore extends AutoCloseable {
 
     void removeConnectionListener(ConnectionListener listener);
 
+    /**
+     * The id of the store's current session with the backing service (0 before the first). A claim made now is made
+     * in this session; see {@link Lease}.
+     */
+    long sessionId();
+
     /** Whether the store currently has a live connection. */
     boolean isConnected();
 

@@ -17,7 +17,10 @@ import java.util.Set;
  *   <li>{@link #commit} writes only if this member's owner node still exists and the offset node still has the
  *   version the member last saw; any other writer (a new owner, an admin, a hand edit) moves the version;</li>
  *   <li>{@link #release} and {@link #releaseAll} delete the owner node only under the same version check (and
- *   {@code releaseAll} writes a final commit in the same atomic write).</li>
+ *   {@code releaseAll} writes a final commit in the same atomic write);</li>
+ *   <li>every fenced write names the store session of the claim it rests on ({@link Lease#session()}) and never
+ *   takes effect in another session: a node deleted and created again restarts its version, so a version seen in one
+ *   session proves nothing in the next.</li>
  * </ul>
  */
 public interface GroupStore {
@@ -67,29 +70,45 @@ public interface GroupStore {
      */
     ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange);
 
-    /** Fenced batch commit on behalf of {@code memberId}; see the class comment. */
+    /**
+     * Fenced batch commit on behalf of {@code memberId}; see the class comment. A request whose session is not the
+     * store's current one is refused (conflicted) without being sent.
+     */
     CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests);
 
     /**
-     * Deletes {@code memberId}'s owner node of {@code tp} if the offset node still has {@code expectedVersion}.
-     * Returns false (and changes nothing) if the version moved; the caller resolves with {@link #readIfOwned}.
+     * Deletes {@code memberId}'s owner node of {@code tp} if the offset node still has {@code expectedVersion} (with
+     * {@link OffsetSnapshot#ABSENT}: if no offset node exists) and the store is still in {@code session}. Returns true
+     * when the owner node is gone (released now, or no longer there); false, changing nothing, if the version moved
+     * or the session is another one: the caller resolves with {@link #ownedVersion}.
      */
-    boolean release(TopicPartition tp, String memberId, long expectedVersion);
+    boolean release(TopicPartition tp, String memberId, long expectedVersion, long session);
 
     /**
      * Releases several of {@code memberId}'s partitions with few round trips: each batch is one atomic write that, per
      * partition, writes its final commit (or checks the offset node's version) and deletes the owner node. A partition
-     * whose offset version moved or whose owner node is gone is left out and the rest written again. Returns the
-     * partitions released; the caller releases the others one by one with {@link #release} (their final commits are
-     * then not written: fenced).
+     * whose offset version moved or whose owner node is gone is left out and the rest written again. A final commit
+     * of a partition without an offset node ({@link OffsetSnapshot#ABSENT}) creates it. Returns the partitions
+     * released; the caller releases the others one by one with {@link #release} (their final commits are then not
+     * written: fenced).
      */
     Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 
     /** The offset of {@code tp}; {@code onChange} (nullable) runs once when the offset node changes. */
     OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange);
 
-    /** The offset, if {@code memberId} holds {@code tp} in this store's current session; empty otherwise. */
-    Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId);
+    /**
+     * The offset, if {@code memberId} holds {@code tp} in {@code session} and that is this store's current session;
+     * empty otherwise. Throws {@link CorruptNodeException} when the offset node cannot be decoded.
+     */
+    Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session);
+
+    /**
+     * The offset node's version ({@link OffsetSnapshot#ABSENT} when there is none), if {@code memberId} holds {@code
+     * tp} in {@code session} and that is this store's current session; empty otherwise. Decodes no offset body, so a
+     * partition whose offset node is corrupt can still be released.
+     */
+    java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session);
 
     /** The owner of {@code tp}, if any. */
     Optional<OwnerInfo> readOwner(TopicPartition tp);

@@ -2,7 +2,6 @@ package io.groupkeeper.spi;
 
 import io.groupkeeper.status.CommitSample;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -24,9 +23,5 @@ public record OffsetSnapshot(OptionalLong offset, String metadata, long version,
 
     public static OffsetSnapshot absent() {
         return new OffsetSnapshot(OptionalLong.empty(), "", ABSENT);
-    }
-
-    public Optional<Long> boxed() {
-        return offset.isPresent() ? Optional.of(offset.getAsLong()) : Optional.empty();
     }
 }

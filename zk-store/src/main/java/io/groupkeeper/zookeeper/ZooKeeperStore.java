@@ -177,6 +177,7 @@ public final class ZooKeeperStore implements CoordinationStore {
     }
 
     /** The current ZooKeeper session id. */
+    @Override
     public long sessionId() {
         return zk.sessionId();
     }

@@ -51,7 +51,7 @@ class FencingIT extends ZkTestSupport {
         zombie.ensureGroup("sticky");
 
         ClaimResult.Claimed claimed = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
-        CommitOutcome first = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 10, "", claimed.offset().version())));
+        CommitOutcome first = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 10, claimed.offset().version(), claimed.lease().session())));
         long zombieVersion = first.committed().get(P0);
         assertThat(other.claim(P0, "heir", 2, () -> { })).isInstanceOf(ClaimResult.Busy.class);
 
@@ -61,12 +61,12 @@ class FencingIT extends ZkTestSupport {
 
         // The zombie's client reconnects with a new session and tries to commit with the version it remembers.
         await().atMost(Duration.ofSeconds(10)).until(zombieStore::isConnected);
-        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 99, "", zombieVersion)));
+        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 99, zombieVersion, claimed.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
         assertThat(late.committed()).isEmpty();
         assertThat(read(offsetNode(group, P0))).isEqualTo(afterClaim).contains("\"offset\":10");
-        assertThat(zombie.readIfOwned(P0, "zombie")).isEmpty();
-        assertThat(zombie.release(P0, "zombie", zombieVersion)).isFalse();
+        assertThat(zombie.readIfOwned(P0, "zombie", claimed.lease().session())).isEmpty();
+        assertThat(zombie.release(P0, "zombie", zombieVersion, claimed.lease().session())).isFalse();
         assertThat(other.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
     }
 
@@ -81,7 +81,7 @@ class FencingIT extends ZkTestSupport {
         ClaimResult.Claimed claimed = (ClaimResult.Claimed) g.claim(P0, "m", 1, () -> { });
         expireSession(store);
         await().atMost(Duration.ofSeconds(10)).until(() -> store.isConnected() && g.readOwner(P0).isEmpty());
-        CommitOutcome late = g.commit("m", 1, List.of(new CommitRequest(P0, 5, "", claimed.offset().version())));
+        CommitOutcome late = g.commit("m", 1, List.of(new CommitRequest(P0, 5, claimed.offset().version(), claimed.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
     }
 

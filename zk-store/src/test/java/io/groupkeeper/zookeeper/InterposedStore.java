@@ -90,6 +90,11 @@ final class InterposedStore implements CoordinationStore {
     }
 
     @Override
+    public long sessionId() {
+        return delegate.sessionId();
+    }
+
+    @Override
     public boolean isConnected() {
         return delegate.isConnected();
     }

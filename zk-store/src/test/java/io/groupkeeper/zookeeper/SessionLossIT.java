@@ -42,7 +42,7 @@ class SessionLossIT extends ZkTestSupport {
             long t0 = System.nanoTime();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.readOffset(tp, null))
                     .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.release(tp, m.memberId(), 0))
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.release(tp, m.memberId(), 0, gk.store().sessionId()))
                     .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
         } finally {

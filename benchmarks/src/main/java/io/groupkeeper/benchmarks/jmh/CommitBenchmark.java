@@ -56,6 +56,7 @@ public class CommitBenchmark {
     private GroupStore group;
     private Registration registration;
     private final long[] versions = new long[PARTITIONS];
+    private long session;
     private long offset;
     private int cursor;
 
@@ -82,6 +83,7 @@ public class CommitBenchmark {
                 throw new IllegalStateException("could not claim bench:" + p + ": " + r);
             }
             versions[p] = claimed.offset().version();
+            session = claimed.lease().session();
         }
     }
 
@@ -91,7 +93,7 @@ public class CommitBenchmark {
         offset++;
         for (int i = 0; i < batch; i++) {
             int p = (cursor + i) % PARTITIONS;
-            requests.add(new CommitRequest(new TopicPartition("bench", p), offset, "", versions[p]));
+            requests.add(new CommitRequest(new TopicPartition("bench", p), offset, versions[p], session));
         }
         cursor = (cursor + batch) % PARTITIONS;
         CommitOutcome outcome = group.commit("member-1", 1, requests);

@@ -9,6 +9,7 @@ import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.Lease;
 import io.groupkeeper.spi.LeadershipListener;
 import io.groupkeeper.spi.MemberIdInUseException;
 import io.groupkeeper.spi.MemberInfo;
@@ -37,10 +38,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.curator.framework.api.transaction.OperationType;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -287,7 +287,8 @@ public final class ZkGroupStore implements GroupStore {
         NodeCodec.AssignmentBody body = NodeCodec.assignment(zk.abs(path), head.get().data());
         Map<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
         SortedSet<String> statics = new TreeSet<>();
-        Set<TopicPartition> seen = new java.util.HashSet<>();
+        Map<TopicPartition, String> namedBy = new HashMap<>();
+        SortedSet<String> damaged = new TreeSet<>();
         for (String member : zk.children(path, null)) {
             String targetPath = path + "/" + member;
             Optional<ZkSession.Read> t = zk.read(targetPath, null);
@@ -298,13 +299,18 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 target = NodeCodec.target(zk.abs(targetPath), t.get().data());
             } catch (CorruptNodeException e) {
-                // Treated as an empty target: the next publish rewrites it.
+                // Treated as an empty target, and marked: the next publish rewrites it.
                 target = new NodeCodec.TargetBody(0, new TreeSet<>(), false);
+                damaged.add(member);
             }
             SortedSet<TopicPartition> partitions = new TreeSet<>();
             for (TopicPartition tp : target.partitions()) {
-                if (seen.add(tp)) { // a partially published generation may name a partition twice: keep one
+                String other = namedBy.putIfAbsent(tp, member);
+                if (other == null) {
                     partitions.add(tp);
+                } else { // a generation published only in part may name a partition twice: keep one, rewrite both
+                    damaged.add(member);
+                    damaged.add(other);
                 }
             }
             targets.put(member, partitions);
@@ -313,12 +319,15 @@ public final class ZkGroupStore implements GroupStore {
             }
         }
         AssignmentSnapshot snapshot = new AssignmentSnapshot(body.generation(), body.leader(), Assignment.of(targets),
-                statics, version);
+                statics, version, damaged);
         cachedAssignment = snapshot;
         return snapshot;
     }
 
-    /** Called by the election after a successful publish, so the next read can skip re-reading every target. */
+    /**
+     * Called by the election after a successful publish, so the next read can skip re-reading every target; with
+     * null after a failed one, whose first transactions may have landed.
+     */
     void remember(AssignmentSnapshot snapshot) {
         cachedAssignment = snapshot;
     }
@@ -360,6 +369,7 @@ public final class ZkGroupStore implements GroupStore {
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
             // Order matters: offset first, then owner. A claim by someone else after the offset read moves its version,
             // so the transaction below fails instead of acting on a stale view.
+            long session = zk.handleSession();
             Optional<ZkSession.Read> offsetRead = zk.read(offsetPath, null);
             OffsetBody offset;
             try {
@@ -373,16 +383,19 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 // Fast path, two round trips in all: the partition is free, take it.
                 byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-                List<CuratorTransactionResult> r = zk.multi(List.of(
-                        zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody),
-                        setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
-                return claimed(tp, offset, r, offsetPath);
+                List<CuratorOp> ops = new ArrayList<>();
+                ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody));
+                ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
+                return claimed(tp, offset, zk.multiInSession(session, ops), session);
             } catch (KeeperException e) {
                 if (e.code() == KeeperException.Code.NONODE) {
                     // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
                     ensuredTopics.remove(tp.topic());
                     ensureTopicParents(tp.topic());
                     continue;
+                }
+                if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
+                    continue; // the session changed between reading it and sending: again, in the new one
                 }
                 if (ZkSession.failedOp(e) != 0 || e.code() != KeeperException.Code.NODEEXISTS) {
                     continue; // the offset node moved (a commit, an edit) since we read it: read again
@@ -405,20 +418,20 @@ public final class ZkGroupStore implements GroupStore {
                             + " is persistent (created by hand?); delete it to let the group take " + tp);
                 }
                 String holder = holderOf(ownerPath, ownerRead.get().data());
-                if (memberId.equals(holder) && zk.isCurrentSession(ownerStat.getEphemeralOwner())) {
+                if (memberId.equals(holder) && ownerStat.getEphemeralOwner() == session) {
                     // Re-confirming after a reconnect: move the offset version as a fresh claim would.
-                    List<CuratorTransactionResult> r = zk.multi(List.of(
-                            zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath),
-                            setOrCreateOffset(offsetPath, offsetBody, offsetVersion)));
-                    return claimed(tp, offset, r, offsetPath);
+                    List<CuratorOp> ops = new ArrayList<>();
+                    ops.add(zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath));
+                    ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
+                    return claimed(tp, offset, zk.multiInSession(session, ops), session);
                 }
                 if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
                     // Our own node from an expired session: remove it, conditioned on the offset not having moved.
-                    if (offsetVersion >= 0) {
-                        zk.multi(List.of(
-                                zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath),
-                                zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
-                    }
+                    zk.multi(List.of(offsetVersion >= 0
+                                    ? zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath)
+                                    : zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT)
+                                            .forPath(offsetPath, offsetBody),
+                            zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
                     continue;
                 }
                 return new ClaimResult.Busy(holder);
@@ -447,24 +460,43 @@ public final class ZkGroupStore implements GroupStore {
                 : zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body);
     }
 
-    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<CuratorTransactionResult> results,
-                                String offsetPath) {
-        histories.put(tp, offset.history());
-        for (CuratorTransactionResult r : results) {
-            if (r.getForPath().endsWith(offsetPath)) {
-                int version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
-                return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), version,
-                        offset.history()));
-            }
+    /**
+     * A claim's rewrite of the offset node: a set of the version read; or, without a node, its creation and a set of
+     * version 0 right after it, so that the result always carries the transaction's zxid (a creation's does not): the
+     * fencing token.
+     */
+    private List<CuratorOp> rewriteOffset(String path, byte[] body, int expectedVersion) throws Exception {
+        if (expectedVersion >= 0) {
+            return List.of(zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body));
         }
-        throw new IllegalStateException("transaction result without offset node " + offsetPath);
+        return List.of(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body),
+                zk.client().transactionOp().setData().withVersion(0).forPath(path, body));
+    }
+
+    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<OpResult> results, long session) {
+        histories.put(tp, offset.history());
+        OpResult last = results.get(results.size() - 1);
+        if (!(last instanceof OpResult.SetDataResult set)) {
+            throw new IllegalStateException("claim transaction of " + tp + " ended with " + last);
+        }
+        Stat stat = set.getStat();
+        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.getVersion(),
+                offset.history()), new Lease(session, stat.getMzxid()));
     }
 
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
         Map<TopicPartition, Long> committed = new HashMap<>();
         Set<TopicPartition> conflicted = new java.util.HashSet<>();
-        List<CommitRequest> pending = new ArrayList<>(requests);
+        List<CommitRequest> pending = new ArrayList<>();
+        long session = zk.handleSession();
+        for (CommitRequest r : requests) {
+            if (r.session() == session) {
+                pending.add(r);
+            } else {
+                conflicted.add(r.partition()); // prepared under another session: never sent (see multiInSession)
+            }
+        }
         java.time.Instant now = clock.instant();
         Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> written = new HashMap<>();
         while (!pending.isEmpty()) {
@@ -488,14 +520,17 @@ public final class ZkGroupStore implements GroupStore {
                 bytes += body.length + 200;
             }
             try {
-                List<CuratorTransactionResult> results = zk.multi(ops);
+                List<OpResult> results = zk.multiInSession(session, ops);
                 for (int i = 0; i < batch.size(); i++) {
-                    CuratorTransactionResult r = results.get(2 * i + 1);
-                    long version = r.getType() == OperationType.CREATE ? 0 : r.getResultStat().getVersion();
+                    OpResult r = results.get(2 * i + 1);
+                    long version = r instanceof OpResult.SetDataResult set ? set.getStat().getVersion() : 0;
                     committed.put(batch.get(i).partition(), version);
                     histories.put(batch.get(i).partition(), written.get(batch.get(i).partition()));
                 }
                 pending.removeAll(batch);
+            } catch (KeeperException.SessionExpiredException e) {
+                pending.forEach(r -> conflicted.add(r.partition())); // the session ended: none of them can land
+                pending.clear();
             } catch (KeeperException e) {
                 int failed = ZkSession.failedOp(e);
                 if (failed < 0) {
@@ -511,7 +546,7 @@ public final class ZkGroupStore implements GroupStore {
 
     /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
     private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
-        return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
+        return new OffsetBody(java.util.OptionalLong.of(r.offset()), "", Optional.of(memberId), generation,
                 Optional.of(now), NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
                         new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
     }
@@ -520,8 +555,9 @@ public final class ZkGroupStore implements GroupStore {
     public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
         Set<TopicPartition> released = new java.util.HashSet<>();
         java.time.Instant now = clock.instant();
-        // Without an offset node there is no version to fence on: release() handles those.
-        List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.expectedVersion() >= 0).toList());
+        long session = zk.handleSession();
+        // Prepared under another session: left to the caller, whose release() refuses them too.
+        List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.session() == session).toList());
         while (!pending.isEmpty()) {
             List<ReleaseRequest> batch = new ArrayList<>();
             List<CuratorOp> ops = new ArrayList<>();
@@ -533,12 +569,8 @@ public final class ZkGroupStore implements GroupStore {
                 if (!batch.isEmpty() && bytes + size > MAX_TRANSACTION_BYTES) {
                     break;
                 }
-                String offsetPath = ZkPaths.offset(group, r.partition());
                 try {
-                    ops.add(body == null
-                            ? zk.client().transactionOp().check().withVersion((int) r.expectedVersion()).forPath(offsetPath)
-                            : zk.client().transactionOp().setData().withVersion((int) r.expectedVersion())
-                                    .forPath(offsetPath, body));
+                    ops.add(fenceOffset(r.partition(), r.expectedVersion(), body));
                     ops.add(zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
                 } catch (Exception e) {
                     throw ZkSession.failure("prepare release", e);
@@ -547,7 +579,7 @@ public final class ZkGroupStore implements GroupStore {
                 bytes += size;
             }
             try {
-                zk.multi(ops);
+                zk.multiInSession(session, ops);
                 batch.forEach(r -> {
                     histories.remove(r.partition());
                     released.add(r.partition());
@@ -569,21 +601,27 @@ public final class ZkGroupStore implements GroupStore {
         return released;
     }
 
-    @Override
-    public boolean release(TopicPartition tp, String memberId, long expectedVersion) {
+    /**
+     * The operation a release is fenced on: with {@code body} (a final commit) a set of the offset node at {@code
+     * expectedVersion}, else a check of it. Without an offset node ({@link OffsetSnapshot#ABSENT}) it is created, with
+     * the final commit or with no offset: the creation fails if anyone else created the node meanwhile.
+     */
+    private CuratorOp fenceOffset(TopicPartition tp, long expectedVersion, byte[] body) throws Exception {
         String offsetPath = ZkPaths.offset(group, tp);
+        if (expectedVersion < 0) {
+            return zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(offsetPath,
+                    body != null ? body : NodeCodec.offset(OffsetBody.none()));
+        }
+        return body == null
+                ? zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(offsetPath)
+                : zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(offsetPath, body);
+    }
+
+    @Override
+    public boolean release(TopicPartition tp, String memberId, long expectedVersion, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
         try {
-            if (expectedVersion < 0) {
-                Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
-                if (owner.isPresent() && zk.isCurrentSession(owner.get().stat().getEphemeralOwner())
-                        && memberId.equals(holderOf(ownerPath, owner.get().data()))) {
-                    deleteQuietly(ownerPath, owner.get().stat().getVersion());
-                }
-                return true;
-            }
-            zk.multi(List.of(
-                    zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(offsetPath),
+            zk.multiInSession(session, List.of(fenceOffset(tp, expectedVersion, null),
                     zk.client().transactionOp().delete().forPath(ownerPath)));
             return true;
         } catch (KeeperException e) {
@@ -612,15 +650,27 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     @Override
-    public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId) {
+    public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session) {
         OffsetSnapshot offset = readOffset(tp, null); // offset before owner: see claim()
+        return holds(tp, memberId, session) ? Optional.of(offset) : Optional.empty();
+    }
+
+    @Override
+    public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
+        Optional<ZkSession.Read> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
+        if (!holds(tp, memberId, session)) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(offset.map(r -> (long) r.stat().getVersion()).orElse(OffsetSnapshot.ABSENT));
+    }
+
+    /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */
+    private boolean holds(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
         Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
-        if (owner.isEmpty() || !zk.isCurrentSession(owner.get().stat().getEphemeralOwner())
-                || !memberId.equals(holderOf(ownerPath, owner.get().data()))) {
-            return Optional.empty();
-        }
-        return Optional.of(offset);
+        return owner.isPresent() && session != 0 && session == zk.handleSession()
+                && owner.get().stat().getEphemeralOwner() == session
+                && memberId.equals(holderOf(ownerPath, owner.get().data()));
     }
 
     @Override

@@ -111,33 +111,37 @@ final class ZkLeaderElection implements LeaderElection {
             for (String removed : removedMembers) {
                 chunk.add(zk.client().transactionOp().delete().forPath(ZkPaths.target(group, removed)));
             }
-            chunk.add(zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(assignmentPath,
-                    NodeCodec.assignment(new NodeCodec.AssignmentBody(generation, Optional.of(participantId),
-                            clock.instant(), changedTargets.size()))));
             chunks.add(chunk);
 
-            List<CuratorTransactionResult> last = null;
-            for (int i = 0; i < chunks.size(); i++) {
+            // Every transaction also sets the assignment node, at the version the previous one left: a generation
+            // published only in part has moved that version, so no reader (this leader's cache, the next leader's)
+            // can mistake the targets for the snapshot it read before.
+            byte[] assignmentBody = NodeCodec.assignment(new NodeCodec.AssignmentBody(generation,
+                    Optional.of(participantId), clock.instant(), changedTargets.size()));
+            int version = (int) expectedVersion;
+            for (List<CuratorOp> c : chunks) {
                 List<CuratorOp> ops = new ArrayList<>();
                 ops.add(zk.client().transactionOp().check().forPath(latchPath));
-                if (i < chunks.size() - 1) {
-                    ops.add(zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(assignmentPath));
-                }
-                ops.addAll(chunks.get(i));
-                last = zk.multi(ops);
+                ops.addAll(c);
+                ops.add(zk.client().transactionOp().setData().withVersion(version).forPath(assignmentPath,
+                        assignmentBody));
+                List<CuratorTransactionResult> results = zk.multi(ops);
+                version = results.get(results.size() - 1).getResultStat().getVersion();
             }
-            int newVersion = last.get(last.size() - 1).getResultStat().getVersion();
             if (before != null && before.version() == expectedVersion) {
-                store.remember(next(before, generation, changedTargets, removedMembers, staticMembers, newVersion));
+                store.remember(next(before, generation, changedTargets, removedMembers, staticMembers, version));
             }
-            return newVersion;
+            return version;
         } catch (KeeperException e) {
+            store.remember(null);
             throw new StoreException("publish of generation " + generation + " for group " + group
                     + " refused (" + e.code() + " at operation " + ZkSession.failedOp(e)
                     + "): leadership lost or another leader published", e);
         } catch (StoreException e) {
+            store.remember(null);
             throw e;
         } catch (Exception e) {
+            store.remember(null);
             throw ZkSession.failure("publish generation " + generation + " of " + group, e);
         }
     }

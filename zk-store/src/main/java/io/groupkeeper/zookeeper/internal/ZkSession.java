@@ -13,6 +13,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -193,6 +194,41 @@ public final class ZkSession {
             throw e;
         } catch (Exception e) {
             throw failure("transaction of " + ops.size() + " operations", e);
+        }
+    }
+
+    /**
+     * Runs a transaction through the ZooKeeper handle of {@code session} only. A ZooKeeper handle belongs to one
+     * session for its whole life; when Curator replaces an expired session it makes a new handle, and the old one can
+     * never send again. So a write prepared under one session (a claim's lease) can never land under another, even if
+     * the nodes it is fenced on were deleted and created again meanwhile and their versions repeat. Throws
+     * {@link KeeperException.SessionExpiredException} without sending when the current handle has another session.
+     */
+    public List<OpResult> multiInSession(long session, List<CuratorOp> ops) throws KeeperException {
+        requireConnected("transaction of " + ops.size() + " operations");
+        ZooKeeper handle;
+        try {
+            handle = client.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw failure("transaction of " + ops.size() + " operations", e);
+        }
+        if (session == 0 || handle.getSessionId() != session) {
+            throw new KeeperException.SessionExpiredException();
+        }
+        stats.transaction(ops.size());
+        try {
+            return handle.multi(ops.stream().map(CuratorOp::get).toList());
+        } catch (InterruptedException e) {
+            throw failure("transaction of " + ops.size() + " operations", e);
+        }
+    }
+
+    /** The session id of the handle Curator uses right now (0 when it has none yet). */
+    public long handleSession() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
         }
     }
 
