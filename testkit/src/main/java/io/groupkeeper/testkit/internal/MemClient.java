@@ -176,9 +176,14 @@ public final class MemClient {
         this.failingAfterApply = afterApply;
     }
 
+    /** Queues {@code event} for the listeners registered now (and still registered when it runs). */
     private void emit(ConnectionEvent event) {
+        List<ConnectionListener> registered = List.copyOf(listeners);
         lane.add(() -> {
-            for (ConnectionListener l : listeners) {
+            for (ConnectionListener l : registered) {
+                if (!listeners.contains(l)) {
+                    continue;
+                }
                 try {
                     l.stateChanged(event);
                 } catch (RuntimeException e) {
