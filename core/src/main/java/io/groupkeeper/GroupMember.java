@@ -36,6 +36,14 @@ public interface GroupMember extends AutoCloseable {
     /** The partitions this member owns right now. */
     SortedSet<TopicPartition> assignment();
 
+    /**
+     * The fencing token of an owned partition: it grows with every change of hands of that partition in this group and
+     * never repeats (ZooKeeper: the zxid of the claim). The commit fence protects offsets only; hand this token to a
+     * downstream sink with each write so it can refuse a writer whose token is older than one it has already seen (a
+     * paused or partitioned former owner that has not noticed yet). Empty while the partition is not owned.
+     */
+    OptionalLong fencingToken(TopicPartition partition);
+
     /** The generation of the target assignment this member follows (0 before the first). */
     long generation();
 
@@ -80,4 +88,12 @@ public interface GroupMember extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * As {@link #close()}, without waiting: the returned future completes when the member has left. For a caller that
+     * must not block (a simulation stepping every thread itself, a callback).
+     */
+    default CompletableFuture<Void> closeAsync() {
+        return CompletableFuture.runAsync(this::close);
+    }
 }

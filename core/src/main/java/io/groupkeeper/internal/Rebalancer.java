@@ -39,8 +39,6 @@ import org.slf4j.MDC;
 final class Rebalancer {
 
     private static final Logger LOG = LoggerFactory.getLogger(Rebalancer.class);
-    private static final long RETRY_MIN_MS = 50;
-    private static final long RETRY_MAX_MS = 2_000;
 
     private final MemberConfig config;
     private final GroupStore store;
@@ -54,7 +52,7 @@ final class Rebalancer {
     private boolean runScheduled;
     /** This epoch's membership hook: one object, so a store that keeps hooks in a set holds one per leader. */
     private Runnable membershipHook;
-    private long retryDelayMs = RETRY_MIN_MS;
+    private final Backoff backoff = new Backoff();
     private final Map<String, Instant> staticMissingSince = new HashMap<>();
     private final Set<String> reportedProblems = new HashSet<>();
     /** What this leader last published (or read); trusted while it leads: a stale one makes publish fail. */
@@ -140,14 +138,13 @@ final class Rebalancer {
         MDC.put("member", config.memberId());
         try {
             rebalanceOnce(forEpoch);
-            retryDelayMs = RETRY_MIN_MS;
+            backoff.succeeded();
         } catch (RuntimeException e) {
             current = null; // re-read everything on the retry
             counts = null;
+            long delay = backoff.failed();
             LOG.warn("group {}: rebalance by leader {} failed, retrying in {} ms: {}", config.groupId(),
-                    config.memberId(), retryDelayMs, e.toString());
-            long delay = retryDelayMs;
-            retryDelayMs = Math.min(RETRY_MAX_MS, retryDelayMs * 2);
+                    config.memberId(), delay, e.toString());
             scheduler.schedule(() -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay,
                     TimeUnit.MILLISECONDS);
         } finally {

@@ -106,6 +106,13 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      */
     Set<TopicPartition> assignment();
 
+    /**
+     * The fencing token of an owned partition (see {@link io.groupkeeper.GroupMember#fencingToken}): grows with every
+     * change of hands and never repeats. Pass it with every write to a downstream store so that the store can refuse a
+     * former owner that has not noticed it lost the partition (a long pause, a cut network). Empty while not owned.
+     */
+    java.util.OptionalLong fencingToken(TopicPartition partition);
+
     String groupId();
 
     /** The member id in the group (the instance id for a static member). */

@@ -70,6 +70,79 @@ class FencingIT extends ZkTestSupport {
         assertThat(other.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
     }
 
+    /**
+     * ZooKeeper restarts a node's version at 0 when it is deleted and created again, so the version a zombie remembers
+     * can come round again on another owner's node. A write prepared in one session must still never land in another:
+     * it is sent only through the handle of the claim's session.
+     */
+    @Test
+    void aWritePreparedInOneSessionNeverLandsInAnotherEvenWhenTheVersionComesRoundAgain() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore zombieStore = newStore();
+        toClose.add(zombieStore);
+        zombieStore.start();
+        ZooKeeperStore heirStore = newStore();
+        toClose.add(heirStore);
+        heirStore.start();
+        GroupStore zombie = zombieStore.group(group);
+        GroupStore heir = heirStore.group(group);
+        zombie.ensureGroup("sticky");
+
+        ClaimResult.Claimed first = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
+        long remembered = first.offset().version();
+        expireSession(zombieStore); // a pause longer than the session timeout
+        await().atMost(Duration.ofSeconds(10)).until(() -> zombieStore.isConnected() && heir.readOwner(P0).isEmpty());
+        admin.delete().forPath(offsetNode(group, P0)); // an operator deletes the offsets (zkCli, or a script)
+        ClaimResult.Claimed second = (ClaimResult.Claimed) heir.claim(P0, "heir", 2, () -> { });
+        CommitOutcome heirs = heir.commit("heir", 2, List.of(new CommitRequest(P0, 500, second.offset().version(),
+                second.lease().session())));
+        assertThat(heirs.committed()).containsKey(P0);
+        // The node was created again: its version is where the zombie's was when it claimed.
+        admin.setData().forPath(offsetNode(group, P0), "{\"offset\":500}".getBytes(StandardCharsets.UTF_8));
+        admin.delete().forPath(offsetNode(group, P0));
+        heir.claim(P0, "heir", 2, () -> { }); // held already: re-confirmed, the node created again
+        String before = read(offsetNode(group, P0));
+        long version = admin.checkExists().forPath(offsetNode(group, P0)).getVersion();
+        assertThat(version).as("the version came round again").isEqualTo(remembered);
+
+        // The zombie, now on a new session and under another owner's node, tries its stale writes.
+        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 3, remembered,
+                first.lease().session())));
+        assertThat(late.conflicted()).containsExactly(P0);
+        assertThat(zombie.release(P0, "zombie", remembered, first.lease().session())).isFalse();
+        assertThat(zombie.releaseAll("zombie", 1, List.of(new io.groupkeeper.spi.ReleaseRequest(P0, remembered,
+                first.lease().session(), java.util.Optional.empty())))).isEmpty();
+        assertThat(read(offsetNode(group, P0))).isEqualTo(before);
+        assertThat(heir.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
+    }
+
+    /** The fencing token grows with every change of hands and never repeats, even across a re-created offset node. */
+    @Test
+    void fencingTokensGrowWithEveryChangeOfHands() throws Exception {
+        String group = newGroup();
+        ZooKeeperStore one = newStore();
+        toClose.add(one);
+        one.start();
+        ZooKeeperStore two = newStore();
+        toClose.add(two);
+        two.start();
+        GroupStore a = one.group(group);
+        GroupStore b = two.group(group);
+        a.ensureGroup("sticky");
+        List<Long> tokens = new java.util.ArrayList<>();
+        ClaimResult.Claimed c1 = (ClaimResult.Claimed) a.claim(P0, "a", 1, () -> { });
+        tokens.add(c1.lease().fencingToken());
+        assertThat(a.release(P0, "a", c1.offset().version(), c1.lease().session())).isTrue();
+        ClaimResult.Claimed c2 = (ClaimResult.Claimed) b.claim(P0, "b", 2, () -> { });
+        tokens.add(c2.lease().fencingToken());
+        assertThat(b.release(P0, "b", c2.offset().version(), c2.lease().session())).isTrue();
+        admin.delete().forPath(offsetNode(group, P0));
+        ClaimResult.Claimed c3 = (ClaimResult.Claimed) a.claim(P0, "a", 3, () -> { });
+        tokens.add(c3.lease().fencingToken());
+        assertThat(tokens).isSorted().doesNotHaveDuplicates();
+        assertThat(c3.offset().version()).as("re-created node, version restarted").isEqualTo(c1.offset().version());
+    }
+
     @Test
     void commitAfterOwnSessionExpiredIsRejectedEvenBeforeAnyoneElseClaims() throws Exception {
         String group = newGroup();

@@ -355,6 +355,12 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     @Override
+    public java.util.OptionalLong fencingToken(TopicPartition partition) {
+        GroupMember m = member;
+        return m == null ? java.util.OptionalLong.empty() : m.fencingToken(gk(partition));
+    }
+
+    @Override
     public String groupId() {
         return group;
     }

@@ -337,9 +337,9 @@ public final class GroupAdmin implements AutoCloseable {
 
     /**
      * Deletes the committed offsets of one topic of a group in one transaction (each conditioned on the version
-     * read). Refused while a live member owns a partition of the topic unless {@code force} (the owner then adopts
-     * "no offset" and applies its start position). The topic's empty folder is kept, so members that cached it keep
-     * working.
+     * read): every offset node is kept, with no offset, so its version moves on instead of starting again at 0 (a
+     * fence must never repeat). Refused while a live member owns a partition of the topic unless {@code force} (the
+     * owner then adopts "no offset" and applies its start position).
      */
     public DeleteResult deleteOffsets(String group, String topic, boolean force) {
         Names.requireValid("topic", topic);
@@ -370,7 +370,11 @@ public final class GroupAdmin implements AutoCloseable {
             try {
                 for (Map.Entry<TopicPartition, GroupView.OffsetNode> e : nodes.entrySet()) {
                     String path = ZkPaths.offset(group, e.getKey());
-                    ops.add(client.transactionOp().delete().withVersion(e.getValue().version()).forPath(path));
+                    // Cleared, not deleted: a deleted node comes back at version 0, where an owner's remembered
+                    // version may be; a cleared one moves on, so every fenced write prepared before it fails.
+                    ops.add(client.transactionOp().setData().withVersion(e.getValue().version()).forPath(path,
+                            io.groupkeeper.zookeeper.internal.NodeCodec.offset(
+                                    io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody.none())));
                     bytes += zk.abs(path).length() + OP_OVERHEAD;
                 }
             } catch (Exception e) {

@@ -1,0 +1,78 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.TopicPartition;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls the user's {@link RebalanceListener} on the member's callback lane: one callback at a time, in the order
+ * queued, apart from the protocol lane (which may wait on the store). A callback that throws is logged; the protocol
+ * goes on. The protocol never waits for a callback: a revocation returns a future that the reconciler continues from.
+ */
+final class ListenerInvoker {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ListenerInvoker.class);
+
+    private final RebalanceListener listener;
+    private final SerialExecutor lane;
+    private final MemberLog log;
+
+    ListenerInvoker(RebalanceListener listener, SerialExecutor lane, MemberLog log) {
+        this.listener = listener;
+        this.lane = lane;
+        this.log = log;
+    }
+
+    void assigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+        lane.execute(guarded("onPartitionsAssigned", () -> listener.onPartitionsAssigned(partitions)));
+    }
+
+    void lost(SortedSet<TopicPartition> partitions) {
+        lane.execute(guarded("onPartitionsLost", () -> listener.onPartitionsLost(partitions)));
+    }
+
+    void offsetsChanged(SortedSet<TopicPartition> partitions) {
+        lane.execute(guarded("onOffsetsChanged", () -> listener.onOffsetsChanged(partitions)));
+    }
+
+    /**
+     * The revocation, in callback order; the future completes once it returned (the release may follow). With no
+     * callback running or queued the calling thread runs it itself, as the callback lane, and the future is complete
+     * on return: on every giver's path that saves two thread hand-overs.
+     */
+    CompletableFuture<Void> revoked(SortedSet<TopicPartition> partitions) {
+        Runnable call = guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions));
+        if (lane.runIfIdle(call)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        lane.execute(() -> {
+            try {
+                call.run();
+            } finally {
+                done.complete(null);
+            }
+        });
+        return done;
+    }
+
+    /** Whether the calling thread is running a callback right now. */
+    boolean inCallback() {
+        return lane.inLane();
+    }
+
+    private Runnable guarded(String name, Runnable call) {
+        return () -> log.withMdc(() -> {
+            try {
+                call.run();
+            } catch (RuntimeException e) {
+                LOG.error("member {}: listener {} threw; continuing", log.member(), name, e);
+            }
+        });
+    }
+}

@@ -1,0 +1,240 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.CommitOutcome;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.OffsetSnapshot;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The member's offsets: fenced commits and refreshes from the user's thread, final offsets handed over during a
+ * revocation, and the check for external edits (I4) when an owned partition's offset node changes. A stored offset
+ * that moved is adopted if this member still holds the partition; a partition found held by someone else is lost; a
+ * partition whose offset node cannot be decoded is stopped — never forgotten, since its owner node is still ours.
+ */
+final class OffsetCommitter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OffsetCommitter.class);
+
+    private final MemberConfig config;
+    private final GroupStore store;
+    private final PartitionTable table;
+    private final ListenerInvoker invoker;
+    private final MemberLog log;
+    private final LongSupplier generation;
+    private final Runnable onLost;
+    /** Serialises commits and refreshes with each other and with the lane's check for external edits. */
+    private final ReentrantLock lock = new ReentrantLock();
+
+    OffsetCommitter(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
+                    MemberLog log, LongSupplier generation, Runnable onLost) {
+        this.config = config;
+        this.store = store;
+        this.table = table;
+        this.invoker = invoker;
+        this.log = log;
+        this.generation = generation;
+        this.onLost = onLost;
+    }
+
+    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
+        requireValidOffsets(offsets);
+        long started = System.nanoTime();
+        Map<TopicPartition, Status> statuses = new HashMap<>();
+        Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
+        SortedSet<TopicPartition> lost = new TreeSet<>();
+        lock.lock();
+        try {
+            List<CommitRequest> requests = new ArrayList<>();
+            Map<TopicPartition, PartitionTable.Entry> seen = new HashMap<>();
+            offsets.forEach((tp, offset) -> {
+                Optional<PartitionTable.Entry> e = table.committable(tp);
+                if (e.isEmpty()) {
+                    statuses.put(tp, Status.NOT_OWNED);
+                    return;
+                }
+                seen.put(tp, e.get());
+                Long logEnd = logEndOffsets.get(tp);
+                requests.add(new CommitRequest(tp, offset, e.get().version(), e.get().lease().session(),
+                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
+            });
+            if (!requests.isEmpty()) {
+                CommitOutcome outcome = store.commit(config.memberId(), generation.getAsLong(), requests);
+                for (CommitRequest r : requests) {
+                    TopicPartition tp = r.partition();
+                    Long newVersion = outcome.committed().get(tp);
+                    if (newVersion == null) {
+                        resolve(tp, seen.get(tp), statuses, adopted, lost);
+                    } else {
+                        // Lost meanwhile (connection in doubt): written while still the owner, but not owned now.
+                        boolean owned = table.committed(tp, seen.get(tp), newVersion, r.offset());
+                        statuses.put(tp, owned ? Status.COMMITTED : Status.NOT_OWNED);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        reportLost(lost, "commit fenced");
+        config.metrics().committed(config.groupId(), config.memberId(),
+                count(statuses, Status.COMMITTED), count(statuses, Status.ADOPTED), count(statuses, Status.NOT_OWNED),
+                System.nanoTime() - started);
+        return CommitResult.of(statuses, adopted);
+    }
+
+    /** From the revocation callback: final offsets written with the release; returns the partitions taken. */
+    SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
+        requireValidOffsets(offsets);
+        SortedSet<TopicPartition> taken = new TreeSet<>();
+        offsets.forEach((tp, offset) -> {
+            Long logEnd = logEnds.get(tp);
+            if (table.handOver(tp, new PartitionTable.FinalOffset(offset,
+                    logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)))) {
+                taken.add(tp);
+            }
+        });
+        return taken;
+    }
+
+    CommitResult refresh(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Status> statuses = new HashMap<>();
+        Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
+        SortedSet<TopicPartition> lost = new TreeSet<>();
+        lock.lock();
+        try {
+            for (TopicPartition tp : new TreeSet<>(partitions)) {
+                Optional<PartitionTable.Entry> e = table.committable(tp);
+                if (e.isEmpty()) {
+                    statuses.put(tp, Status.NOT_OWNED);
+                } else {
+                    resolve(tp, e.get(), statuses, adopted, lost);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        reportLost(lost, "offset node taken over");
+        return CommitResult.of(statuses, adopted);
+    }
+
+    /**
+     * Under {@link #lock}: the stored offset of a partition owned as {@code entry} may have moved; adopt it, give the
+     * partition up (held by someone else), or stop it (its offset node is corrupt: the owner node stays ours until the
+     * reconciler re-confirms or releases it). Applies only if {@code entry} is still the partition's entry.
+     */
+    private void resolve(TopicPartition tp, PartitionTable.Entry entry, Map<TopicPartition, Status> statuses,
+                         Map<TopicPartition, OptionalLong> adopted, SortedSet<TopicPartition> lost) {
+        Optional<OffsetSnapshot> now;
+        try {
+            now = store.readIfOwned(tp, config.memberId(), entry.lease().session());
+        } catch (CorruptNodeException e) {
+            LOG.error("member {}: {}; stopped {} until the node is fixed (other partitions are unaffected)",
+                    log.member(), e.getMessage(), tp);
+            statuses.put(tp, Status.NOT_OWNED);
+            if (table.stillOwned(tp, entry) && table.stop(tp, entry.lease().session())) {
+                lost.add(tp);
+            }
+            return;
+        }
+        if (!table.stillOwned(tp, entry)) {
+            statuses.put(tp, Status.NOT_OWNED); // lost meanwhile
+        } else if (now.isEmpty()) {
+            table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, true);
+            statuses.put(tp, Status.NOT_OWNED);
+            lost.add(tp);
+        } else if (now.get().version() != entry.version()) {
+            LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
+                    log.member(), tp, describe(now.get().offset()), entry.version(), now.get().version());
+            if (table.adopted(tp, entry, now.get())) {
+                statuses.put(tp, Status.ADOPTED);
+                adopted.put(tp, now.get().offset());
+            } else {
+                statuses.put(tp, Status.NOT_OWNED);
+            }
+        } else {
+            statuses.put(tp, Status.UNCHANGED);
+        }
+    }
+
+    /**
+     * On the lane: reads an owned partition's offset node, arming {@code onChange} for its next change, and tells user
+     * code when it differs from what this member last saw (I4). Compared under {@link #lock}, so a read that overtook
+     * this member's own commit raises no false alarm; the lane never waits long for it: a commit stuck in a store retry
+     * must not delay connection handling. Returns false when it could not take the lock (the caller retries soon).
+     */
+    boolean checkExternalEdit(TopicPartition tp, Runnable onChange) {
+        boolean locked;
+        try {
+            locked = lock.tryLock(50, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
+        if (!locked) {
+            return false;
+        }
+        boolean moved;
+        try {
+            Optional<PartitionTable.Entry> e = table.owned(tp);
+            if (e.isEmpty()) {
+                return true;
+            }
+            OffsetSnapshot now = null;
+            try {
+                now = store.readOffset(tp, onChange);
+            } catch (CorruptNodeException corrupt) {
+                // A hand edit gone wrong: user code refreshes, which stops the partition until the node is fixed.
+            }
+            // != rather than >: a deleted and re-created node starts again at version 0.
+            moved = now == null || now.version() != e.get().version();
+        } finally {
+            lock.unlock();
+        }
+        if (moved) {
+            invoker.offsetsChanged(new TreeSet<>(List.of(tp)));
+        }
+        return true;
+    }
+
+    private void reportLost(SortedSet<TopicPartition> lost, String why) {
+        if (!lost.isEmpty()) {
+            config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
+            LOG.warn("member {}: lost {} ({}): no longer processed by this member", log.member(), lost, why);
+            invoker.lost(lost);
+            onLost.run();
+        }
+    }
+
+    static void requireValidOffsets(Map<TopicPartition, Long> offsets) {
+        offsets.forEach((tp, offset) -> {
+            if (offset == null || offset < 0) {
+                throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
+            }
+        });
+    }
+
+    private static int count(Map<TopicPartition, Status> statuses, Status status) {
+        return (int) statuses.values().stream().filter(s -> s == status).count();
+    }
+
+    static String describe(OptionalLong offset) {
+        return offset.isPresent() ? String.valueOf(offset.getAsLong()) : "(none)";
+    }
+}

@@ -1,0 +1,315 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.Lease;
+import io.groupkeeper.spi.OffsetSnapshot;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+
+/**
+ * Every partition this member wants or may hold, each in one {@link PartitionState}, with the transitions declared
+ * there enforced here: an illegal one throws {@link IllegalStateException}, and a partition whose owner node may be
+ * this member's leaves the table only with a {@link Proof}. Thread-safe; every method is short and makes no round trip,
+ * so a connection loss is acted on at once even while a commit waits on the store.
+ */
+final class PartitionTable {
+
+    /** Why a partition that may hold this member's owner node can be forgotten. */
+    enum Proof {
+        /** The owner node was deleted by this member's release. */
+        RELEASED,
+        /** The store showed the owner node is not this member's in the lease's session (gone, or someone else's). */
+        NOT_HELD
+    }
+
+    /** A final offset handed over during the revocation callback, written with the release. */
+    record FinalOffset(long offset, OptionalLong logEnd) {
+    }
+
+    /**
+     * One partition's entry. A claim makes a new entry, so "the same entry" means "the same claim": a commit that read an
+     * entry applies its result only if the entry is still there. {@code version} and {@code offset} are what this
+     * member last saw of the offset node (meaningful while held); {@code known}: user code was told it is assigned and
+     * has not been asked to let go since.
+     */
+    static final class Entry {
+        private PartitionState state;
+        private final Lease lease;
+        private long version;
+        private OptionalLong offset;
+        private boolean known;
+        private FinalOffset finalOffset;
+
+        private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
+            this.state = state;
+            this.lease = lease;
+            this.version = version;
+            this.offset = offset;
+        }
+
+        PartitionState state() {
+            return state;
+        }
+
+        Lease lease() {
+            return lease;
+        }
+
+        long version() {
+            return version;
+        }
+
+        OptionalLong offset() {
+            return offset;
+        }
+
+        boolean known() {
+            return known;
+        }
+    }
+
+    private static final Lease NO_LEASE = new Lease(0, 0);
+
+    private final SortedMap<TopicPartition, Entry> entries = new TreeMap<>();
+
+    // ------------------------------------------------------------------ queries
+
+    synchronized SortedSet<TopicPartition> inState(PartitionState state) {
+        return select(e -> e.state == state);
+    }
+
+    synchronized SortedSet<TopicPartition> owned() {
+        return inState(PartitionState.OWNED);
+    }
+
+    synchronized int ownedCount() {
+        return (int) entries.values().stream().filter(e -> e.state == PartitionState.OWNED).count();
+    }
+
+    synchronized Optional<Entry> get(TopicPartition tp) {
+        return Optional.ofNullable(entries.get(tp));
+    }
+
+    /** The entry of {@code tp} if it is OWNED. */
+    synchronized Optional<Entry> owned(TopicPartition tp) {
+        Entry e = entries.get(tp);
+        return e != null && e.state == PartitionState.OWNED ? Optional.of(e) : Optional.empty();
+    }
+
+    /**
+     * The entry of {@code tp} if user code may commit it: OWNED, or REVOKING (the revocation callback commits final
+     * offsets).
+     */
+    synchronized Optional<Entry> committable(TopicPartition tp) {
+        Entry e = entries.get(tp);
+        return e != null && isCommittable(e) ? Optional.of(e) : Optional.empty();
+    }
+
+    private static boolean isCommittable(Entry e) {
+        return e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING;
+    }
+
+    /** Whether {@code entry} is still the committable entry of {@code tp} (the claim it came from still stands). */
+    synchronized boolean stillOwned(TopicPartition tp, Entry entry) {
+        return entries.get(tp) == entry && isCommittable(entry);
+    }
+
+    synchronized OptionalLong fencingToken(TopicPartition tp) {
+        Entry e = entries.get(tp);
+        return e != null && e.state == PartitionState.OWNED ? OptionalLong.of(e.lease.fencingToken())
+                : OptionalLong.empty();
+    }
+
+    /** Partitions to claim among {@code wanted}: waiting ones, and stopped ones to re-confirm. */
+    synchronized SortedSet<TopicPartition> claimable(Collection<TopicPartition> wanted) {
+        SortedSet<TopicPartition> out = new TreeSet<>();
+        for (TopicPartition tp : wanted) {
+            Entry e = entries.get(tp);
+            if (e == null || e.state == PartitionState.WAITING || e.state == PartitionState.STOPPED) {
+                out.add(tp);
+            }
+        }
+        return out;
+    }
+
+    /** Partitions in {@code state} that are not in {@code wanted}. */
+    synchronized SortedSet<TopicPartition> unwanted(PartitionState state, Collection<TopicPartition> wanted) {
+        SortedSet<TopicPartition> out = select(e -> e.state == state);
+        out.removeAll(wanted);
+        return out;
+    }
+
+    private SortedSet<TopicPartition> select(Predicate<Entry> p) {
+        SortedSet<TopicPartition> out = new TreeSet<>();
+        entries.forEach((tp, e) -> {
+            if (p.test(e)) {
+                out.add(tp);
+            }
+        });
+        return out;
+    }
+
+    // ------------------------------------------------------------------ transitions
+
+    /** {@code tp} is wanted and not held: WAITING unless it already has an entry. */
+    synchronized void want(TopicPartition tp) {
+        entries.putIfAbsent(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT,
+                OptionalLong.empty()));
+    }
+
+    /** Forgets waiting partitions no longer wanted (they hold nothing). */
+    synchronized void unwantWaiting(Collection<TopicPartition> wanted) {
+        entries.entrySet().removeIf(en -> en.getValue().state == PartitionState.WAITING
+                && !wanted.contains(en.getKey()));
+    }
+
+    /** A claim succeeded: OWNED with a new entry (from WAITING, or STOPPED re-confirmed). */
+    synchronized Entry own(TopicPartition tp, OffsetSnapshot offset, Lease lease) {
+        Entry old = entries.get(tp);
+        check(tp, old == null ? PartitionState.WAITING : old.state, PartitionState.OWNED);
+        Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
+        entries.put(tp, e);
+        return e;
+    }
+
+    /**
+     * Stops {@code tp}: its owner node may be this member's (under {@code session} when the entry has no lease yet)
+     * but nothing processes it. Returns whether it was OWNED (user code must hear it is lost).
+     */
+    synchronized boolean stop(TopicPartition tp, long session) {
+        Entry old = entries.get(tp);
+        PartitionState from = old == null ? PartitionState.WAITING : old.state;
+        if (from == PartitionState.STOPPED) {
+            return false;
+        }
+        check(tp, from, PartitionState.STOPPED);
+        Lease lease = old == null || old.lease == NO_LEASE ? new Lease(session, 0) : old.lease;
+        Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
+                old == null ? OptionalLong.empty() : old.offset);
+        e.known = old != null && old.known;
+        entries.put(tp, e);
+        return from == PartitionState.OWNED;
+    }
+
+    /** Stops every held partition (the connection is in doubt). Returns the ones that were OWNED. */
+    synchronized SortedSet<TopicPartition> stopAllHeld() {
+        SortedSet<TopicPartition> lost = new TreeSet<>();
+        for (TopicPartition tp : select(e -> e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING)) {
+            if (stop(tp, 0)) {
+                lost.add(tp);
+            }
+        }
+        return lost;
+    }
+
+    /** OWNED → REVOKING for those of {@code tps} still owned; returns them. */
+    synchronized SortedSet<TopicPartition> beginRevocation(Collection<TopicPartition> tps) {
+        SortedSet<TopicPartition> out = new TreeSet<>();
+        for (TopicPartition tp : tps) {
+            Entry e = entries.get(tp);
+            if (e != null && e.state == PartitionState.OWNED) {
+                e.state = PartitionState.REVOKING;
+                out.add(tp);
+            }
+        }
+        return out;
+    }
+
+    /** During the revocation callback: keeps a final offset for a partition being revoked; false if it is not. */
+    synchronized boolean handOver(TopicPartition tp, FinalOffset offset) {
+        Entry e = entries.get(tp);
+        if (e == null || e.state != PartitionState.REVOKING) {
+            return false;
+        }
+        e.finalOffset = offset;
+        return true;
+    }
+
+    /** The revoking entries of {@code tps} with their final offsets (null where none was handed over). */
+    synchronized Map<TopicPartition, Entry> revoking(Collection<TopicPartition> tps) {
+        Map<TopicPartition, Entry> out = new TreeMap<>();
+        for (TopicPartition tp : tps) {
+            Entry e = entries.get(tp);
+            if (e != null && e.state == PartitionState.REVOKING) {
+                out.put(tp, e);
+            }
+        }
+        return out;
+    }
+
+    static Optional<FinalOffset> finalOffset(Entry e) {
+        return Optional.ofNullable(e.finalOffset);
+    }
+
+    /** User code was told {@code tp} is assigned (or, with false, was asked to let it go). */
+    synchronized void markKnown(TopicPartition tp, boolean known) {
+        Entry e = entries.get(tp);
+        if (e != null) {
+            e.known = known;
+        }
+    }
+
+    /** A commit landed for {@code entry}: remember the version and offset if it is still the partition's entry. */
+    synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long offset) {
+        if (entries.get(tp) != entry) {
+            return false;
+        }
+        entry.version = newVersion;
+        entry.offset = OptionalLong.of(offset);
+        return isCommittable(entry);
+    }
+
+    /** An external write was adopted for {@code entry}. */
+    synchronized boolean adopted(TopicPartition tp, Entry entry, OffsetSnapshot now) {
+        if (!stillOwned(tp, entry)) {
+            return false;
+        }
+        entry.version = now.version();
+        entry.offset = now.offset();
+        return true;
+    }
+
+    /**
+     * Forgets {@code tp}'s entry {@code entry} (only if it is still the current one), with the proof that its owner
+     * node is not this member's (null only for a WAITING one). Still wanted, it goes back to WAITING.
+     */
+    synchronized boolean forget(TopicPartition tp, Entry entry, Proof proof, boolean stillWanted) {
+        if (entries.get(tp) != entry) {
+            return false;
+        }
+        if (proof == null && entry.state.holdsOwnerNode()) {
+            throw new IllegalStateException(tp + " is " + entry.state + ": forgetting it needs a proof");
+        }
+        if (stillWanted) {
+            entries.put(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT, OptionalLong.empty()));
+        } else {
+            entries.remove(tp);
+        }
+        return true;
+    }
+
+    /** Everything, for close once every held partition was released or proven not held. */
+    synchronized void clear() {
+        entries.clear();
+    }
+
+    private static void check(TopicPartition tp, PartitionState from, PartitionState to) {
+        if (!from.next().contains(to)) {
+            throw new IllegalStateException("partition " + tp + ": no transition " + from + " -> " + to);
+        }
+    }
+
+    @Override
+    public synchronized String toString() {
+        Map<TopicPartition, PartitionState> states = new TreeMap<>();
+        entries.forEach((tp, e) -> states.put(tp, e.state));
+        return states.toString();
+    }
+}

@@ -1,0 +1,490 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.ReleaseRequest;
+import io.groupkeeper.spi.TargetAssignment;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Moves the member's {@link PartitionTable} towards its target, on the member's lane. One step: read the own target
+ * (re-arming its watch); revoke what is owned but no longer targeted (the listener first, so user code stops and hands
+ * over final offsets; the step goes on when it returned, without the lane waiting for it); release those and every
+ * stopped partition no longer targeted that this member still holds; claim what is targeted but not owned. A partition
+ * still held by its previous owner is claimed when that owner's node goes (the store's hook runs
+ * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
+ * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
+ */
+final class Reconciler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+    private static final int PARALLEL_CLAIMS = 16;
+    private static final int RELEASE_ATTEMPTS = 5;
+
+    private final MemberConfig config;
+    private final GroupStore store;
+    private final PartitionTable table;
+    private final ListenerInvoker invoker;
+    private final OffsetCommitter committer;
+    private final MemberLog log;
+    private final SerialExecutor lane;
+    private final Executor workers;
+    private final ScheduledExecutorService scheduler;
+    /** Whether steps may run: started, not closing, connection not in doubt. */
+    private final BooleanSupplier running;
+    private final LongSupplier session;
+
+    private final Backoff backoff = new Backoff();
+    private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
+    /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
+    private final java.util.concurrent.atomic.AtomicBoolean claimPending = new java.util.concurrent.atomic.AtomicBoolean();
+    // Lane-confined.
+    private SortedSet<TopicPartition> wanted = Collections.emptySortedSet();
+    private boolean stepPending;
+    private volatile long generation;
+
+    Reconciler(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
+               OffsetCommitter committer, MemberLog log, SerialExecutor lane, Executor workers,
+               ScheduledExecutorService scheduler, BooleanSupplier running, LongSupplier session) {
+        this.config = config;
+        this.store = store;
+        this.table = table;
+        this.invoker = invoker;
+        this.committer = committer;
+        this.log = log;
+        this.lane = lane;
+        this.workers = workers;
+        this.scheduler = scheduler;
+        this.running = running;
+        this.session = session;
+    }
+
+    long generation() {
+        return generation;
+    }
+
+    /** Queues one step (steps requested while one is queued coalesce). */
+    void scheduleStep() {
+        lane.execute(() -> {
+            if (!stepPending) {
+                stepPending = true;
+                lane.execute(this::step);
+            }
+        });
+    }
+
+    /** On the lane: one step now. */
+    void step() {
+        stepPending = false;
+        if (!running.getAsBoolean()) {
+            return;
+        }
+        log.withMdc(() -> {
+            try {
+                stepOnce();
+                backoff.succeeded();
+            } catch (RuntimeException e) {
+                long delay = backoff.failed();
+                LOG.warn("member {}: rebalance step failed, retrying in {} ms: {}", log.member(), delay, e.toString());
+                retryLater(delay);
+            }
+        });
+    }
+
+    private void retryLater(long delayMs) {
+        scheduler.schedule(this::scheduleStep, delayMs, TimeUnit.MILLISECONDS);
+    }
+
+    private void stepOnce() {
+        long started = System.nanoTime();
+        Optional<TargetAssignment> target = store.readTarget(config.memberId(), this::scheduleStep);
+        SortedSet<TopicPartition> next = target.map(TargetAssignment::partitions).orElse(Collections.emptySortedSet());
+        long newGeneration = target.map(TargetAssignment::generation).orElse(0L);
+        boolean newTarget = newGeneration != generation;
+        generation = newGeneration;
+        wanted = next;
+        table.unwantWaiting(next);
+        reportedProblems.keySet().retainAll(next);
+
+        SortedSet<TopicPartition> revoke = table.beginRevocation(table.unwanted(PartitionState.OWNED, next));
+        SortedSet<TopicPartition> stale = table.unwanted(PartitionState.STOPPED, next);
+        // User code that was told a stopped partition is assigned gets a revocation too, to confirm it let go (the
+        // Kafka adapter waits for its polling thread) before the next owner may start (I1).
+        SortedSet<TopicPartition> confirm = new TreeSet<>(revoke);
+        stale.stream().filter(tp -> table.get(tp).map(PartitionTable.Entry::known).orElse(false)).forEach(confirm::add);
+        if (confirm.isEmpty()) {
+            finishStep(revoke, stale, started, newTarget);
+            return;
+        }
+        CompletableFuture<Void> revoked = invoker.revoked(confirm);
+        confirm.forEach(tp -> table.markKnown(tp, false));
+        if (revoked.isDone()) {
+            finishStep(revoke, stale, started, newTarget);
+        } else {
+            revoked.whenComplete((ok, e) -> lane.execute(() -> log.withMdc(() -> {
+                try {
+                    finishStep(revoke, stale, started, newTarget);
+                } catch (RuntimeException failure) {
+                    long delay = backoff.failed();
+                    LOG.warn("member {}: rebalance step failed after the revocation, retrying in {} ms: {}",
+                            log.member(), delay, failure.toString());
+                    retryLater(delay);
+                }
+            })));
+        }
+    }
+
+    /** After the revocation callback returned: release, then claim. */
+    private void finishStep(SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started,
+                            boolean newTarget) {
+        int released = releaseRevoked(revoke);
+        releaseStopped(stale);
+        if (!running.getAsBoolean()) {
+            return;
+        }
+        wanted.forEach(table::want);
+        SortedMap<TopicPartition, OptionalLong> gained = claim(table.claimable(wanted));
+        if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
+            config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), released,
+                    System.nanoTime() - started);
+            LOG.info("member {}: generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms",
+                    log.member(), generation, gained.keySet(), revoke, table.inState(PartitionState.WAITING),
+                    table.ownedCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        }
+    }
+
+    // ------------------------------------------------------------------ claims
+
+    private void scheduleClaimWaiting() {
+        if (claimPending.compareAndSet(false, true)) {
+            lane.execute(this::claimWaiting);
+        }
+    }
+
+    /** A partition this member waits for may have been released or repaired: claim without re-reading the target. */
+    private void claimWaiting() {
+        claimPending.set(false);
+        if (!running.getAsBoolean()) {
+            return;
+        }
+        SortedSet<TopicPartition> candidates = table.claimable(wanted);
+        if (candidates.isEmpty()) {
+            return;
+        }
+        log.withMdc(() -> {
+            long started = System.nanoTime();
+            try {
+                SortedMap<TopicPartition, OptionalLong> gained = claim(candidates);
+                if (!gained.isEmpty()) {
+                    config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), 0,
+                            System.nanoTime() - started);
+                    LOG.info("member {}: generation {}: gained {} (released by their previous owners), waiting for {}, "
+                                    + "owns {} partitions", log.member(), generation, gained.keySet(),
+                            table.inState(PartitionState.WAITING), table.ownedCount());
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: claim failed, retrying with a full step: {}", log.member(), e.toString());
+                retryLater(Backoff.MIN_MS);
+            }
+        });
+    }
+
+    /**
+     * Claims each candidate. One still held by its previous owner (or blocked by a corrupt node) waits; the store wakes
+     * {@link #claimWaiting} when that changes. A stopped candidate that the store shows held by someone else is
+     * forgotten (waiting again); one whose claim failed stays or becomes stopped: its claim may have landed.
+     */
+    private SortedMap<TopicPartition, OptionalLong> claim(SortedSet<TopicPartition> candidates) {
+        List<TopicPartition> todo = new ArrayList<>(candidates);
+        SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
+        // Claims are independent round trips: a batch runs concurrently (ZooKeeper pipelines them on the session's
+        // connection), so taking over k partitions costs about one claim's latency rather than k of them.
+        for (int from = 0; from < todo.size() && running.getAsBoolean(); from += PARALLEL_CLAIMS) {
+            List<TopicPartition> batch = todo.subList(from, Math.min(todo.size(), from + PARALLEL_CLAIMS));
+            long claimSession = session.getAsLong();
+            Map<TopicPartition, ClaimResult> results = claimAll(batch);
+            for (TopicPartition tp : batch) {
+                ClaimResult result = results.get(tp);
+                if (result == null) {
+                    table.stop(tp, claimSession); // failed: it may have landed
+                } else if (result instanceof ClaimResult.Claimed claimed) {
+                    if (!running.getAsBoolean()) {
+                        // The connection dropped meanwhile: the owner node may be ours (same session after a blip).
+                        table.stop(tp, claimed.lease().session());
+                        continue;
+                    }
+                    table.own(tp, claimed.offset(), claimed.lease());
+                    reportedProblems.remove(tp);
+                    gained.put(tp, claimed.offset().offset());
+                } else if (result instanceof ClaimResult.Busy) {
+                    table.get(tp).filter(e -> e.state() == PartitionState.STOPPED)
+                            .ifPresent(e -> table.forget(tp, e, PartitionTable.Proof.NOT_HELD, true));
+                } else if (result instanceof ClaimResult.Blocked blocked) {
+                    if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
+                        LOG.error("member {}: cannot take {}: {}. Fix or delete the node; other partitions are "
+                                + "unaffected.", log.member(), tp, blocked.problem());
+                    }
+                }
+            }
+        }
+        notifyAssigned(gained);
+        // Queued behind this step rather than run in it: arming the watches costs a round trip per partition, which
+        // would delay the step's end (and start(), whose first step this may be). An edit made meanwhile is still
+        // caught: the version read is compared with the claim's.
+        gained.keySet().forEach(tp -> lane.execute(() -> onOffsetNodeChanged(tp)));
+        return gained;
+    }
+
+    /**
+     * Claims {@code batch} concurrently: every claim but the first is offered to the worker pool, and the lane then
+     * runs each claim no worker has started yet itself, so a busy or bounded pool delays claims but never blocks
+     * them. A claim that failed (store trouble) is left out of the result, and a retry is scheduled.
+     */
+    private Map<TopicPartition, ClaimResult> claimAll(List<TopicPartition> batch) {
+        long gen = generation;
+        Map<TopicPartition, FutureTask<ClaimResult>> tasks = new LinkedHashMap<>();
+        for (TopicPartition tp : batch) {
+            FutureTask<ClaimResult> task = new FutureTask<>(() -> store.claim(tp, config.memberId(), gen,
+                    this::scheduleClaimWaiting));
+            if (!tasks.isEmpty()) {
+                try {
+                    workers.execute(task);
+                } catch (RejectedExecutionException e) {
+                    // run below, on the lane
+                }
+            }
+            tasks.put(tp, task);
+        }
+        Map<TopicPartition, ClaimResult> results = new HashMap<>();
+        boolean failed = false;
+        for (Map.Entry<TopicPartition, FutureTask<ClaimResult>> t : tasks.entrySet()) {
+            t.getValue().run(); // a no-op when a worker ran or runs it
+            try {
+                results.put(t.getKey(), t.getValue().get());
+            } catch (ExecutionException e) {
+                failed = true;
+                LOG.warn("member {}: claim of {} failed, retrying: {}", log.member(), t.getKey(), e.getCause().toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed = true;
+            }
+        }
+        if (failed) {
+            scheduler.schedule(this::scheduleClaimWaiting, backoff.current(), TimeUnit.MILLISECONDS);
+        }
+        return results;
+    }
+
+    /** Tells user code of the partitions of {@code gained} that are still owned, in order with every lost one. */
+    private void notifyAssigned(SortedMap<TopicPartition, OptionalLong> gained) {
+        synchronized (table) {
+            SortedMap<TopicPartition, OptionalLong> still = new TreeMap<>(gained);
+            still.keySet().retainAll(table.owned());
+            if (!still.isEmpty()) {
+                still.keySet().forEach(tp -> table.markKnown(tp, true));
+                invoker.assigned(still);
+            }
+        }
+    }
+
+    void onOffsetNodeChanged(TopicPartition tp) {
+        if (!running.getAsBoolean() || table.owned(tp).isEmpty()) {
+            return;
+        }
+        try {
+            if (!committer.checkExternalEdit(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)))) {
+                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MIN_MS,
+                        TimeUnit.MILLISECONDS);
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("member {}: could not re-read offset of {}: {}", log.member(), tp, e.toString());
+            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MAX_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    // ------------------------------------------------------------------ releases
+
+    /**
+     * Releases the revoked partitions in as few transactions as the store allows, with the final offsets handed over
+     * in the callback. Returns how many were revoked.
+     */
+    int releaseRevoked(SortedSet<TopicPartition> revoke) {
+        Map<TopicPartition, PartitionTable.Entry> entries = table.revoking(revoke);
+        if (entries.isEmpty()) {
+            return 0;
+        }
+        List<ReleaseRequest> requests = new ArrayList<>();
+        int finals = 0;
+        for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
+            PartitionTable.Entry e = en.getValue();
+            Optional<CommitRequest> commit = PartitionTable.finalOffset(e).map(f -> new CommitRequest(en.getKey(),
+                    f.offset(), e.version(), e.lease().session(), f.logEnd()));
+            finals += commit.isPresent() ? 1 : 0;
+            requests.add(new ReleaseRequest(en.getKey(), e.version(), e.lease().session(), commit));
+        }
+        long started = System.nanoTime();
+        int written = releaseFenced(requests, entries);
+        if (finals > 0) {
+            config.metrics().committed(config.groupId(), config.memberId(), written, 0, finals - written,
+                    System.nanoTime() - started);
+        }
+        return entries.size();
+    }
+
+    /**
+     * Releases stopped partitions no longer wanted whose owner nodes this member still holds; forgets the others. Each
+     * partition on its own: one that cannot be read or released stays stopped for the next step.
+     */
+    private void releaseStopped(SortedSet<TopicPartition> stale) {
+        Map<TopicPartition, PartitionTable.Entry> held = new TreeMap<>();
+        List<ReleaseRequest> requests = new ArrayList<>();
+        boolean retry = false;
+        for (TopicPartition tp : stale) {
+            Optional<PartitionTable.Entry> e = table.get(tp).filter(x -> x.state() == PartitionState.STOPPED);
+            if (e.isEmpty()) {
+                continue;
+            }
+            try {
+                OptionalLong version = store.ownedVersion(tp, config.memberId(), e.get().lease().session());
+                if (version.isEmpty()) {
+                    table.forget(tp, e.get(), PartitionTable.Proof.NOT_HELD, false);
+                } else {
+                    held.put(tp, e.get());
+                    requests.add(new ReleaseRequest(tp, version.getAsLong(), e.get().lease().session(),
+                            Optional.empty()));
+                }
+            } catch (RuntimeException failure) {
+                retry = true;
+                LOG.warn("member {}: could not check {} (stays stopped, retrying): {}", log.member(), tp,
+                        failure.toString());
+            }
+        }
+        if (!requests.isEmpty()) {
+            releaseFenced(requests, held);
+            LOG.info("member {}: handed over {}, stopped here and moved to others meanwhile", log.member(),
+                    held.keySet());
+        }
+        if (retry) {
+            retryLater(backoff.failed());
+        }
+    }
+
+    /**
+     * Releases partitions together, then one by one those the store left out (their offset moved, their owner node is
+     * gone; a final offset is then not written: fenced). A partition whose release fails stays STOPPED, so a later step
+     * hands it over; the others go on. Returns how many final offsets were written.
+     */
+    private int releaseFenced(List<ReleaseRequest> requests, Map<TopicPartition, PartitionTable.Entry> entries) {
+        Set<TopicPartition> released = new HashSet<>();
+        try {
+            released.addAll(store.releaseAll(config.memberId(), generation, requests));
+        } catch (RuntimeException e) {
+            LOG.warn("member {}: release of {} failed, releasing one by one: {}", log.member(),
+                    entries.keySet(), e.toString());
+        }
+        int written = 0;
+        boolean retry = false;
+        for (ReleaseRequest r : requests) {
+            TopicPartition tp = r.partition();
+            PartitionTable.Entry e = entries.get(tp);
+            if (released.contains(tp)) {
+                written += r.finalCommit().isPresent() ? 1 : 0;
+                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
+                continue;
+            }
+            if (r.finalCommit().isPresent()) {
+                LOG.warn("member {}: final offset {} of {} not written: its offset node changed meanwhile (an admin "
+                        + "edit?), which wins, or its owner node is gone; releasing it", log.member(),
+                        r.finalCommit().get().offset(), tp);
+            }
+            try {
+                release(tp, r.expectedVersion(), r.session());
+                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
+            } catch (RuntimeException failure) {
+                retry = true;
+                table.stop(tp, r.session());
+                LOG.warn("member {}: could not release {} (stays stopped, retrying): {}", log.member(), tp,
+                        failure.toString());
+            }
+        }
+        if (retry) {
+            retryLater(backoff.failed());
+        }
+        return written;
+    }
+
+    /** Releases one partition, re-reading the offset node's version (never its body) while it keeps moving. */
+    private void release(TopicPartition tp, long version, long inSession) {
+        long expected = version;
+        for (int attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
+            if (store.release(tp, config.memberId(), expected, inSession)) {
+                return;
+            }
+            OptionalLong now = store.ownedVersion(tp, config.memberId(), inSession);
+            if (now.isEmpty()) {
+                return; // not ours any more: nothing to release
+            }
+            expected = now.getAsLong();
+        }
+        throw new io.groupkeeper.GroupKeeperException("member " + log.member() + " could not release " + tp
+                + ": its offset node keeps changing");
+    }
+
+    /**
+     * On close, on the lane: revokes every owned partition (the future completes when the callback returned), then
+     * releases those and every stopped partition still held.
+     */
+    CompletableFuture<Void> leave() {
+        SortedSet<TopicPartition> revoke = table.beginRevocation(table.owned());
+        SortedSet<TopicPartition> stale = table.inState(PartitionState.STOPPED);
+        wanted = Collections.emptySortedSet();
+        if (revoke.isEmpty() && stale.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable release = () -> {
+            try {
+                releaseRevoked(revoke);
+                releaseStopped(stale);
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: release on close failed: {}", log.member(), e.toString());
+            } finally {
+                done.complete(null);
+            }
+        };
+        CompletableFuture<Void> revoked = revoke.isEmpty() ? CompletableFuture.completedFuture(null)
+                : invoker.revoked(revoke);
+        if (revoked.isDone()) {
+            release.run();
+        } else {
+            revoked.whenComplete((ok, e) -> lane.execute(() -> log.withMdc(release)));
+        }
+        return done;
+    }
+}
