@@ -43,7 +43,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The protocol's primitives for one group on the modelled ensemble: a port of the ZooKeeper store's {@code
  * ZkGroupStore}, transaction for transaction, so that both stores behave the same through the SPI (the contract suite
  * holds them to it). What differs is only what a model does not need: no transaction chunking by size (the version
- * semantics are kept), no caching of the assignment, no overlapping of round trips.
+ * semantics are kept), no caching of the assignment, no overlapping of round trips. It is about as long as {@code
+ * ZkGroupStore} because it is that class method for method: kept in one piece, the two can be read side by side when
+ * either changes.
  *
  * <p>The fencing rests on the same rule: every change of an owner node (claim, re-confirmation) rewrites the offset
  * node in the same transaction, and every commit and release is conditioned on the offset node's version and runs only

@@ -49,7 +49,9 @@ final class MemLeaderElection implements LeaderElection {
         this.participantId = participantId;
         this.listener = listener;
         this.clock = clock;
-        this.latchPrefix = Paths.leader(store.groupId()) + "/_c_" + java.util.UUID.randomUUID() + "-latch-";
+        // Curator puts a random protection id here; the participant id keeps simulations reproducible (the sequence
+        // number alone orders the queue and keeps names unique).
+        this.latchPrefix = Paths.leader(store.groupId()) + "/_c_" + participantId + "-latch-";
     }
 
     @Override
