@@ -176,6 +176,16 @@ public final class MemClient {
         this.failingAfterApply = afterApply;
     }
 
+    /**
+     * A CONNECTIONLOSS is the connection breaking: as with ZooKeeper's client, the listeners hear SUSPENDED, and (the
+     * servers still there) RECONNECTED with the same session right after.
+     */
+    private KeeperFailure connectionLoss() {
+        disconnect();
+        reconnect();
+        return new KeeperFailure(Code.CONNECTIONLOSS, null);
+    }
+
     /** Queues {@code event} for the listeners registered now (and still registered when it runs). */
     private void emit(ConnectionEvent event) {
         List<ConnectionListener> registered = List.copyOf(listeners);
@@ -357,11 +367,11 @@ public final class MemClient {
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
         if (fail && !afterApply) {
-            throw new KeeperFailure(Code.CONNECTIONLOSS, null);
+            throw connectionLoss();
         }
         List<Op.Result> results = ensemble.multi(session, absolute);
         if (fail) {
-            throw new KeeperFailure(Code.CONNECTIONLOSS, null);
+            throw connectionLoss();
         }
         return results.stream().map(r -> new Op.Result(r.path().substring(namespace.length() + 1), r.stat())).toList();
     }

@@ -71,7 +71,12 @@ final class MemLeaderElection implements LeaderElection {
         String created;
         try {
             zk.ensurePath(Paths.leader(store.groupId()), null);
-            created = zk.write(new Op.Create(latchPrefix, new Bodies.Latch(participantId), true, true)).path();
+            // Curator's protected mode: a creation whose answer was lost may have landed; a node of ours under the
+            // prefix is that one, adopted instead of a second node (which would wait for the first for ever).
+            created = ownNode();
+            if (created == null) {
+                created = zk.write(new Op.Create(latchPrefix, new Bodies.Latch(participantId), true, true)).path();
+            }
         } catch (KeeperFailure e) {
             throw MemClient.failure("join leader election of " + store.groupId(), e);
         }
@@ -87,6 +92,21 @@ final class MemLeaderElection implements LeaderElection {
             return;
         }
         checkLeadership();
+    }
+
+    /** This participant's latch node in the current session, if one exists (a creation whose answer was lost). */
+    private String ownNode() {
+        String folder = Paths.leader(store.groupId());
+        String prefix = Paths.name(latchPrefix);
+        for (String child : zk.children(folder, null)) {
+            if (child.startsWith(prefix)) {
+                io.groupkeeper.testkit.NodeStat stat = zk.exists(folder + "/" + child, null);
+                if (stat != null && stat.ephemeralOwner() == zk.sessionId()) {
+                    return folder + "/" + child;
+                }
+            }
+        }
+        return null;
     }
 
     private void checkLeadership() {
