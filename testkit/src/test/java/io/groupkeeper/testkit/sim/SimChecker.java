@@ -41,6 +41,7 @@ final class SimChecker {
     private final Map<TopicPartition, Integer> edits = new HashMap<>();
     private final java.util.Set<TopicPartition> committedSinceExternal = new java.util.HashSet<>();
     private Collection<SimMember> members = List.of();
+    private java.util.function.Function<String, java.util.Set<TopicPartition>> targets = id -> java.util.Set.of();
     private long zombieRecords;
 
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
@@ -51,6 +52,11 @@ final class SimChecker {
 
     void members(Collection<SimMember> all) {
         this.members = all;
+    }
+
+    /** Where the settled check reads each member's published target from. */
+    void targets(java.util.function.Function<String, java.util.Set<TopicPartition>> targetOf) {
+        this.targets = targetOf;
     }
 
     List<String> violations() {
@@ -218,6 +224,13 @@ final class SimChecker {
                 if (m.processing.containsKey(tp)) {
                     violation(m.id + " processes " + tp + " while its offset node is corrupt");
                 }
+            }
+        }
+        for (SimMember m : live) {
+            SortedSet<TopicPartition> target = new TreeSet<>(targets.apply(m.id));
+            target.removeAll(excluded);
+            if (!target.equals(m.assignment())) {
+                violation("I6: " + m.id + " owns " + m.assignment() + " but its published target is " + target);
             }
         }
         if (excluded.isEmpty() && max - min > 1) {

@@ -83,6 +83,8 @@ final class Simulation {
             admin.start();
             admin.topics().ensureTopic(TOPIC, partitions);
             adminGroup = admin.group(GROUP);
+            checker.targets(id -> adminGroup.readTarget(id, null).map(t -> (Set<TopicPartition>) t.partitions())
+                    .orElse(Set.of()));
             for (int i = 0; i < 3; i++) {
                 join();
             }
