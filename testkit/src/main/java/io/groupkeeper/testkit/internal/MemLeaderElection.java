@@ -235,7 +235,11 @@ final class MemLeaderElection implements LeaderElection {
                 changedTargets.size());
         int version = (int) expectedVersion;
         try {
-            for (List<Op> c : chunks) {
+            for (int i = 0; i < chunks.size(); i++) {
+                List<Op> c = chunks.get(i);
+                if (i == 1 && zk.takePublishCut()) {
+                    throw zk.connectionLoss(); // the leader loses its connection between its transactions
+                }
                 List<Op> ops = new ArrayList<>();
                 ops.add(new Op.Check(latchPath, -1));
                 ops.addAll(c);

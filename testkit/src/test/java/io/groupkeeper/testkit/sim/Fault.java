@@ -35,7 +35,9 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         /** The topic gains partitions. */
         GROW,
         /** A member's next writes fail with a lost connection, half of them after they were applied (outcome unknown). */
-        WRITE_FAILS
+        WRITE_FAILS,
+        /** The leader's next publish is cut short after its first transaction (a generation published in part). */
+        PUBLISH_CUT
     }
 
     @Override

@@ -236,6 +236,8 @@ final class Simulation {
                     m.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
                 }
             }
+            case PUBLISH_CUT -> candidates.stream().filter(SimMember::isLeader).findFirst()
+                    .ifPresent(l -> l.store.cutNextPublish());
             case GROW -> {
                 if (partitions < MAX_PARTITIONS) {
                     partitions = Math.min(MAX_PARTITIONS, partitions + 1 + (int) (f.value() % 2));
