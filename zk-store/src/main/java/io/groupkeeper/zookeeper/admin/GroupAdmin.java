@@ -166,9 +166,17 @@ public final class GroupAdmin implements AutoCloseable {
 
     /** {@link #describe} and {@link #status(String, Duration, Optional)} from one read of the group. */
     public Inspection inspect(String group, Duration window, Optional<Duration> maxLagTime) {
-        GroupView v = requireGroup(group);
+        return tryInspect(group, window, maxLagTime).orElseThrow(() -> unknownGroup(group));
+    }
+
+    /** As {@link #inspect}, empty when the group does not exist (e.g. deleted since it was listed). */
+    public Optional<Inspection> tryInspect(String group, Duration window, Optional<Duration> maxLagTime) {
+        GroupView v = GroupView.read(reader, group);
+        if (!v.exists) {
+            return Optional.empty();
+        }
         GroupDescription d = describe(v);
-        return new Inspection(d, status(v, d, window, maxLagTime));
+        return Optional.of(new Inspection(d, status(v, d, window, maxLagTime)));
     }
 
     /** A group's description and status, read together. */
@@ -271,7 +279,7 @@ public final class GroupAdmin implements AutoCloseable {
             boolean corrupt = node != null && node.body().isEmpty();
             rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
                     v.targetOf(tp), committed, logEnd, lag, body.flatMap(OffsetBody::committedBy),
-                    body.flatMap(OffsetBody::updatedAt), lagTime, caughtUp, corrupt));
+                    body.flatMap(OffsetBody::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version()));
         }
         return new GroupDescription(group, v.state(), v.body.map(NodeCodec.GroupBody::createdAt),
                 v.body.map(NodeCodec.GroupBody::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,

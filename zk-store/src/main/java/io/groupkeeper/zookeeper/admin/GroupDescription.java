@@ -64,10 +64,13 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      * @param caughtUp    the committed offset is at the log end, or only transaction markers follow it (then
      *                    {@code lag} may be positive while nothing is left to consume)
      * @param corrupt     the offset node exists but cannot be read (named in {@link GroupDescription#problems})
+     * @param offsetWrites how often the offset node was written since it was created (ZooKeeper's data version: one
+     *                    per commit of the partition, plus a claim's rewrite and admin writes); -1 without a node.
+     *                    The monitor derives the commit rate from it
      */
     public record Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
                             OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
                             Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
-                            boolean caughtUp, boolean corrupt) {
+                            boolean caughtUp, boolean corrupt, long offsetWrites) {
     }
 }
