@@ -130,6 +130,20 @@ class MonitorIT extends MonitorTestSupport {
         assertThat(h.get("status").asText()).isEqualTo("UP");
         assertThat(h.get("kafka").asBoolean()).isTrue();
         assertThat(get(monitor, "/metrics").contentType()).startsWith("text/plain");
+
+        // The Grafana dashboard in docs/ asks only for series this exporter serves.
+        String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "grafana-dashboard.json"));
+        JsonNode panels = new ObjectMapper().readTree(dashboard).get("panels");
+        java.util.Set<String> used = new java.util.TreeSet<>();
+        java.util.regex.Matcher names = java.util.regex.Pattern.compile("groupkeeper_[a-z_]+").matcher(dashboard);
+        while (names.find()) {
+            used.add(names.group());
+        }
+        assertThat(panels).hasSizeGreaterThanOrEqualTo(8);
+        assertThat(used).contains("groupkeeper_lag_records", "groupkeeper_lag_seconds", "groupkeeper_partition_status",
+                "groupkeeper_group_rebalances_total", "groupkeeper_group_commits_total");
+        String served = metrics(monitor);
+        assertThat(used).allSatisfy(name -> assertThat(served).containsPattern("(?m)^" + name + "[{ ]"));
     }
 
     @Test
