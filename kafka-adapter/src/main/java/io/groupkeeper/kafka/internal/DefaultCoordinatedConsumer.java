@@ -623,8 +623,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             return;
         }
         SortedSet<io.groupkeeper.TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
-        mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
+            mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
+                    .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        }
         commitDirty(revoked.stream().filter(p -> !taken.contains(p.tp)).toList());
     }
 
@@ -651,9 +653,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
     private void apply(CommitResult result, Map<io.groupkeeper.TopicPartition, Long> attempted) {
         SortedSet<io.groupkeeper.TopicPartition> notOwned = new TreeSet<>();
-        Map<io.groupkeeper.TopicPartition, Long> committed = new TreeMap<>();
+        Map<io.groupkeeper.TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
-            if (status == CommitResult.Status.COMMITTED && attempted.containsKey(tp)) {
+            if (mirror != null && status == CommitResult.Status.COMMITTED && attempted.containsKey(tp)) {
                 committed.put(tp, attempted.get(tp));
             }
             Part p = parts.get(tp);
