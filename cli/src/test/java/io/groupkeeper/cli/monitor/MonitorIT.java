@@ -246,6 +246,39 @@ class MonitorIT extends MonitorTestSupport {
     }
 
     @Test
+    void withZooKeeperUnreachableHealthIs503AndTheLastValuesStay() throws Exception {
+        org.apache.curator.test.TestingServer ownZk = new org.apache.curator.test.TestingServer(true);
+        try {
+            String ns = unique("ns");
+            String group = unique("zkdown");
+            store(ownZk.getConnectString(), ns).topics().ensureTopic(topic, 2);
+            try (io.groupkeeper.GroupKeeper keeper = io.groupkeeper.GroupKeeper.builder().store(ZooKeeperStore.builder()
+                    .connectString(ownZk.getConnectString()).namespace(ns).build()).build().start()) {
+                GroupMember m = keeper.member(group).topics(topic).build(); // closed before the server stops
+                m.start();
+                await().atMost(WAIT).until(() -> m.assignment().size() == 2);
+                assertThat(m.commit(Map.of(new TopicPartition(topic, 0), 4L), Map.of()).allCommitted()).isTrue();
+            }
+            Monitor monitor = monitor(ownZk.getConnectString(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10),
+                    Duration.ofSeconds(1));
+            assertThat(value(metrics(monitor), "groupkeeper_lag_records", "group", group, "partition", "0")).hasValue(6.0);
+            assertThat(get(monitor, "/health").status()).isEqualTo(200);
+
+            ownZk.stop();
+            await().atMost(WAIT).untilAsserted(() -> assertThat(get(monitor, "/health").status()).isEqualTo(503));
+            String text = metrics(monitor);
+            assertThat(value(text, "groupkeeper_monitor_up")).hasValue(0.0);
+            assertThat(value(text, "groupkeeper_lag_records", "group", group, "partition", "0")).hasValue(6.0);
+            JsonNode h = new ObjectMapper().readTree(get(monitor, "/health").body());
+            assertThat(h.get("status").asText()).isEqualTo("DOWN");
+            assertThat(h.get("zookeeper").asBoolean()).isFalse();
+            assertThat(get(monitor, "/").body()).contains("ZooKeeper unreachable", "data-group=\"" + group + "\"");
+        } finally {
+            ownZk.close();
+        }
+    }
+
+    @Test
     void everythingRenderedIsEscaped() throws Exception {
         String ns = unique("ns");
         String group = unique("esc");

@@ -52,7 +52,13 @@ abstract class MonitorTestSupport {
 
     /** A store on {@code namespace} (started, closed after the test). */
     ZooKeeperStore store(String zk, String namespace) {
-        ZooKeeperStore s = ZooKeeperStore.builder().connectString(zk).namespace(namespace).build();
+        return store(zk, namespace, Duration.ofSeconds(10));
+    }
+
+    /** As above; reads give up after {@code timeout} while ZooKeeper is unreachable. */
+    ZooKeeperStore store(String zk, String namespace, Duration timeout) {
+        ZooKeeperStore s = ZooKeeperStore.builder().connectString(zk).namespace(namespace).connectionTimeout(timeout)
+                .build();
         s.start();
         toClose.add(s);
         return s;
@@ -71,7 +77,12 @@ abstract class MonitorTestSupport {
 
     /** A started monitor on {@code namespace}; with {@code bootstrap} (may be null) log ends come from that Kafka. */
     Monitor monitor(String zk, String namespace, String bootstrap, Duration kafkaTimeout) throws IOException {
-        ZooKeeperStore s = store(zk, namespace);
+        return monitor(zk, namespace, bootstrap, kafkaTimeout, Duration.ofSeconds(10));
+    }
+
+    Monitor monitor(String zk, String namespace, String bootstrap, Duration kafkaTimeout, Duration zkTimeout)
+            throws IOException {
+        ZooKeeperStore s = store(zk, namespace, zkTimeout);
         Optional<CachedLogBounds> kafka = bootstrap == null ? Optional.empty()
                 : Optional.of(new CachedLogBounds(new KafkaLogBounds(bootstrap, new Properties(), kafkaTimeout),
                 INTERVAL, kafkaTimeout));
