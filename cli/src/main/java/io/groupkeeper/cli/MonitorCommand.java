@@ -21,13 +21,14 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code groupkeeper monitor}: a long-running exporter and status page for every group under a namespace. */
 @Command(name = "monitor", mixinStandardHelpOptions = true,
-        description = {"Watches every group under the namespace until Ctrl-C and serves, over HTTP:",
-                "  /metrics        Prometheus text format: lag (records, seconds), status, owner, generation, members,",
-                "                  rebalances, commit rate per group/topic/partition, groupkeeper_monitor_up",
-                "  /health         JSON; 200 while ZooKeeper is reachable, else 503",
-                "  /               status page of every group; /group/<name>: members, owners, offsets, lag chart",
-                "Kafka (--bootstrap) gives log ends and lag; log ends and record timestamps are cached and refreshed "
-                        + "every --interval. The --output option is not used."},
+        description = {"Watches every group under the namespace until Ctrl-C and serves over HTTP:",
+                "  /metrics       Prometheus text: lag (records, seconds), status, owner,",
+                "                 generation, members, rebalances, commit rate, monitor_up",
+                "  /health        JSON; 200 while ZooKeeper is reachable, else 503",
+                "  /              status page of every group",
+                "  /group/<name>  members, owners, offsets and a chart of the group's lag",
+                "Log ends and record timestamps (with --bootstrap) are cached and refreshed",
+                "every --interval. --output is not used."},
         footer = {"", "Example:", "  groupkeeper monitor --zk zk:2181 --bootstrap kafka:9092 --port 9404",
                 "Grafana dashboard over these metrics: docs/grafana-dashboard.json (docs/metrics.md)."})
 public final class MonitorCommand implements Callable<Integer> {
@@ -66,6 +67,9 @@ public final class MonitorCommand implements Callable<Integer> {
         }
         Optional<CachedLogBounds> kafka = Optional.empty();
         ZooKeeperStore store = sb.build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        boolean served = false;
         try {
             store.start();
             if (common.hasBootstrap()) {
@@ -74,14 +78,20 @@ public final class MonitorCommand implements Callable<Integer> {
             }
             GroupAdmin admin = GroupAdmin.builder().store(store).logBounds(kafka.orElse(null)).build();
             GroupAdmin zkOnly = GroupAdmin.on(store);
-            CountDownLatch stopped = new CountDownLatch(1);
             try (Monitor monitor = new Monitor(settings, admin, zkOnly, kafka, Clock.systemUTC(), admin.root())) {
                 try {
                     monitor.start();
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot listen on " + bind + ":" + port + ": " + e.getMessage(), e);
                 }
-                Thread hook = new Thread(stopped::countDown, "groupkeeper-monitor-shutdown");
+                Thread hook = new Thread(() -> { // Ctrl-C / SIGTERM: let the main thread close everything first
+                    stopped.countDown();
+                    try {
+                        closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "groupkeeper-monitor-shutdown");
                 Runtime.getRuntime().addShutdownHook(hook);
                 out.println("monitor serving http://" + bind + ":" + monitor.port() + "/ (metrics: /metrics, health: "
                         + "/health) for namespace " + admin.root() + ", sampling every " + interval.toString().substring(2)
@@ -99,12 +109,16 @@ public final class MonitorCommand implements Callable<Integer> {
                     }
                 }
             }
-            out.println("monitor stopped");
-            out.flush();
+            served = true;
             return 0;
         } finally {
             kafka.ifPresent(CachedLogBounds::close);
             store.close();
+            if (served) {
+                out.println("monitor stopped");
+                out.flush();
+            }
+            closed.countDown();
         }
     }
 }
