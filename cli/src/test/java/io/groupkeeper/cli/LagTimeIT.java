@@ -1,6 +1,7 @@
 package io.groupkeeper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,6 +13,7 @@ import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.status.LagStatus;
+import io.groupkeeper.zookeeper.admin.AdminException;
 import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import io.groupkeeper.zookeeper.admin.GroupDescription;
 import io.groupkeeper.zookeeper.admin.GroupStatus;
@@ -191,6 +193,18 @@ class LagTimeIT extends CliTestSupport {
 
             // "Nothing after offset 2" was true up to log end 3; now record 3 follows it.
             assertThat(cached.recordTimestamps(Map.of(p0, 2L))).containsEntry(p0, Optional.of(T0.plusSeconds(60)));
+        }
+    }
+
+    @Test
+    void theCachedBoundsReportAnUnreachableKafkaAsOneClearErrorAndCacheNothing() {
+        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds("127.0.0.1:1", new Properties(),
+                Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(1), () -> 0L)) {
+            TopicPartition tp = new TopicPartition(topic, 0);
+            assertThatThrownBy(() -> cached.latest(List.of(tp))).isInstanceOf(AdminException.class)
+                    .hasMessageContaining("Kafka at 127.0.0.1:1").hasMessageContaining("log-end offsets");
+            assertThatThrownBy(() -> cached.latest(List.of(tp))).isInstanceOf(AdminException.class); // not cached
+            assertThat(cached.logEndRequests()).isEqualTo(2);
         }
     }
 

@@ -61,6 +61,9 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
     private final Coalescer<TopicPartition, Long> endRefreshes;
     private final AtomicLong logEndRequests = new AtomicLong();
     private final AtomicLong timestampRequests = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicReference<RuntimeException> lastFailure =
+            new java.util.concurrent.atomic.AtomicReference<>();
     /** Log ends wanted by the timestamp look-up running now (its loader needs them). */
     private final ThreadLocal<Map<TopicPartition, Long>> endsForLookup = new ThreadLocal<>();
 
@@ -84,7 +87,7 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
                     @Override
                     public CompletableFuture<? extends Map<? extends TopicPartition, ? extends Long>> asyncLoadAll(
                             Set<? extends TopicPartition> keys, Executor executor) {
-                        return CompletableFuture.supplyAsync(() -> loadLogEnds(List.copyOf(keys)), executor);
+                        return CompletableFuture.supplyAsync(() -> quietly(() -> loadLogEnds(List.copyOf(keys))), executor);
                     }
 
                     @Override
@@ -105,7 +108,7 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
                     public CompletableFuture<? extends Map<? extends OffsetAt, ? extends Answer>> asyncLoadAll(
                             Set<? extends OffsetAt> keys, Executor executor) {
                         Map<TopicPartition, Long> ends = endsForLookup.get(); // read on the caller's thread
-                        return CompletableFuture.supplyAsync(() -> loadTimestamps(keys, ends), executor);
+                        return CompletableFuture.supplyAsync(() -> quietly(() -> loadTimestamps(keys, ends)), executor);
                     }
 
                     @Override
@@ -132,6 +135,31 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
     /** Timestamp look-ups sent to Kafka so far (each for any number of partitions). */
     public long timestampRequests() {
         return timestampRequests.get();
+    }
+
+    /**
+     * Runs a bulk load; a failure is recorded and answered with no entries instead of a failed future (which Caffeine
+     * would log with a stack trace on every attempt). The reader that asked rethrows it ({@link #failedSince}).
+     */
+    private <K, V> Map<K, V> quietly(java.util.function.Supplier<Map<K, V>> load) {
+        try {
+            return load.get();
+        } catch (RuntimeException e) {
+            lastFailure.set(e);
+            failures.incrementAndGet();
+            return Map.of();
+        }
+    }
+
+    /** Throws the last load failure if one happened since {@code before} and the answer lacks what was asked. */
+    private void failedSince(long before, boolean incomplete) {
+        RuntimeException e = lastFailure.get();
+        if (incomplete && failures.get() != before && e != null) {
+            if (e instanceof AdminException ae) {
+                throw ae;
+            }
+            throw new AdminException(describe() + ": " + KafkaLogBounds.oneLine(e), e);
+        }
     }
 
     private Map<TopicPartition, Long> loadLogEnds(Collection<TopicPartition> keys) {
@@ -166,9 +194,12 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
         if (partitions.isEmpty()) {
             return Map.of();
         }
+        long before = failures.get();
         CompletableFuture<Map<TopicPartition, Long>> ends = logEnds.getAll(partitions);
         endRefreshes.flushAsync(); // the refreshes this read triggered, as one listOffsets
-        return await(ends, "log-end offsets");
+        Map<TopicPartition, Long> out = await(ends, "log-end offsets");
+        failedSince(before, !out.keySet().containsAll(partitions));
+        return out;
     }
 
     @Override
@@ -181,7 +212,9 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
         offsets.forEach((tp, o) -> keys.add(new OffsetAt(tp, o)));
         endsForLookup.set(ends);
         try {
+            long before = failures.get();
             Map<OffsetAt, Answer> answers = await(timestamps.getAll(keys), "record timestamps");
+            failedSince(before, answers.size() < keys.size());
             List<OffsetAt> stale = new ArrayList<>();
             answers.forEach((k, a) -> {
                 Long end = ends.get(k.partition());
