@@ -7,6 +7,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,6 +70,29 @@ class ExamplesIT {
         assertThat(lines).hasSize(12).allMatch(l -> l.startsWith("{\"group\":\"hand\",\"member\":\"")
                 && l.contains("\"topic\":\"by-hand\"") && l.contains("\"offset\":") && l.contains("\"key\":\"key-")
                 && l.contains("\"value\":\"record-"));
+    }
+
+    @Test
+    void consumeWithMirrorOffsetsAlsoLeavesTheOffsetsInKafkasGroupOffsets() throws Exception {
+        assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
+                "--topic", "mirrored", "--count", "6", "--partitions", "2")).isZero();
+        PrintStream stdout = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(),
+                    "--bootstrap", servers.bootstrapServers(), "--group", "mirror-hand", "--topic", "mirrored",
+                    "--start", "earliest", "--max-records", "6", "--mirror-offsets");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exit).isZero();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
+            Map<TopicPartition, OffsetAndMetadata> inKafka = admin.listConsumerGroupOffsets("mirror-hand")
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            assertThat(inKafka.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(6);
+            assertThat(inKafka.keySet()).extracting(TopicPartition::topic).containsOnly("mirrored");
+        }
     }
 
     @Test
