@@ -22,6 +22,10 @@ import java.util.Set;
  *   takes effect in another session: a node deleted and created again restarts its version, so a version seen in one
  *   session proves nothing in the next.</li>
  * </ul>
+ * A precondition for callers: the expected version of a commit or release comes from the caller's own claim, commit,
+ * {@link #readIfOwned} or {@link #ownedVersion}, never from a plain {@link #readOffset}. ZooKeeper can check a node's
+ * version in a transaction but not whose ephemeral node the owner node is, so a caller that presented a version it
+ * merely read could write over the owner's offset.
  */
 public interface GroupStore {
 
