@@ -43,7 +43,7 @@ public interface GroupMember extends AutoCloseable {
 
     /**
      * The fencing token of an owned (and announced) partition: it grows with every change of hands of that partition in this group and
-     * never repeats (ZooKeeper: the zxid of the claim). The commit fence protects offsets only; hand this token to a
+     * never repeats (ZooKeeper: the zxid of the claim), kept during its revocation callback. The commit fence protects offsets only; hand this token to a
      * downstream sink with each write so it can refuse a writer whose token is older than one it has already seen (a
      * paused or partitioned former owner that has not noticed yet). Empty while the partition is not owned.
      */

@@ -142,8 +142,8 @@ final class PartitionTable {
 
     synchronized OptionalLong fencingToken(TopicPartition tp) {
         Entry e = entries.get(tp);
-        return e != null && e.state == PartitionState.OWNED && e.announced ? OptionalLong.of(e.lease.fencingToken())
-                : OptionalLong.empty();
+        // Also while REVOKING: user code may still be finishing the batch it holds, and writing it under the token.
+        return e != null && isCommittable(e) ? OptionalLong.of(e.lease.fencingToken()) : OptionalLong.empty();
     }
 
     /** Partitions to claim among {@code wanted}: waiting ones, and stopped ones to re-confirm. */

@@ -102,6 +102,7 @@ class PartitionTableTest {
         assertThat(table.handOver(P0, f)).isFalse();
         table.beginRevocation(List.of(P0));
         assertThat(table.committable(P0)).as("the revocation callback may still commit").isPresent();
+        assertThat(table.fencingToken(P0)).as("and write its batch under the claim's token").hasValue(100);
         assertThat(table.handOver(P0, f)).isTrue();
         assertThat(table.revoking(List.of(P0)).get(P0)).extracting(PartitionTable::finalOffset)
                 .isEqualTo(java.util.Optional.of(f));
