@@ -42,10 +42,11 @@ public interface GroupMember extends AutoCloseable {
     SortedSet<TopicPartition> assignment();
 
     /**
-     * The fencing token of an owned (and announced) partition: it grows with every change of hands of that partition in this group and
-     * never repeats (ZooKeeper: the zxid of the claim), kept during its revocation callback. The commit fence protects offsets only; hand this token to a
-     * downstream sink with each write so it can refuse a writer whose token is older than one it has already seen (a
-     * paused or partitioned former owner that has not noticed yet). Empty while the partition is not owned.
+     * The fencing token of an owned partition (announced to the listener; kept during its revocation callback): it
+     * grows with every change of hands of that partition in this group and never repeats (ZooKeeper: the zxid of the
+     * claim). The commit fence protects offsets only; hand this token to a downstream sink with each write so it can
+     * refuse a writer whose token is older than one it has already seen (a paused or partitioned former owner that has
+     * not noticed yet). Empty while the partition is not owned.
      */
     OptionalLong fencingToken(TopicPartition partition);
 
