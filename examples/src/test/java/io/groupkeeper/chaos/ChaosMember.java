@@ -6,11 +6,11 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.chaos.ChaosLedger.End;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
+import io.groupkeeper.examples.ZkProxy;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -89,7 +89,7 @@ final class ChaosMember implements ChaosConsumer {
         // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
         this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
                 .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
-        keepBehindProxy(store);
+        ZkProxy.keepBehind(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
         this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
@@ -105,22 +105,6 @@ final class ChaosMember implements ChaosConsumer {
                 .build();
         this.thread = new Thread(this::run, "chaos-" + name);
         this.thread.setDaemon(true);
-    }
-
-    /**
-     * Curator's ensemble tracker reads the servers' real addresses from {@code /zookeeper/config} and, at the next
-     * reconnection, connects straight to them — around the proxy, ending any partition early. A test-only reach into
-     * Curator (the store does not expose the option): the tracker is removed before the client starts, exactly as
-     * {@code CuratorFrameworkFactory.builder().ensembleTracker(false)} would.
-     */
-    private static void keepBehindProxy(ZooKeeperStore store) {
-        try {
-            Field tracker = store.curator().getClass().getDeclaredField("ensembleTracker");
-            tracker.setAccessible(true);
-            tracker.set(store.curator(), null);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot keep the member behind its proxy", e);
-        }
     }
 
     /** Connects, joins the group and starts polling. */
