@@ -12,9 +12,9 @@ import org.apache.kafka.common.TopicPartition;
  * The fencing token of every partition the polling thread serves, taken when the partition is assigned: install it
  * as the consumer's listener, {@link #bind} the consumer, and stamp every batch with {@link #of}.
  *
- * <p>On assignment (the polling thread, inside {@code poll()}) it reads {@link CoordinatedConsumer#fencingToken} — the
- * token of the claim that just gave this member the partition — and {@link FencedSink#open opens} the sink with it
- * before any record of the partition is handed over, so from that instant the previous owner's writes are refused.
+ * <p>On assignment (the polling thread, inside {@code poll()}) it reads {@link CoordinatedConsumer#fencingToken} —
+ * the token of the claim that just gave this member the partition — and {@link FencedSink#open opens} the sink with
+ * it before any record of the partition is handed over, so from that instant the previous owner's writes are refused.
  * On revocation or loss it forgets it.
  *
  * <p>Why the token is kept from the assignment rather than read again later: it must name the claim under which the

@@ -159,7 +159,8 @@ public final class ChaosChecker {
         notes.addAll(zombies.notes());
         for (Ownership z : zombies.excused().keySet()) { // pairs with a zombie interval; the rest are swept below
             for (Ownership o : ownedByPartition.get(key(z.group(), z.partition()))) {
-                if (o.member().equals(z.member()) || (zombies.excused().containsKey(o) && o.fromMillis() < z.fromMillis())) {
+                if (o.member().equals(z.member())
+                        || (zombies.excused().containsKey(o) && o.fromMillis() < z.fromMillis())) {
                     continue; // a pair of two zombie intervals is judged once, from the earlier one
                 }
                 Ownership earlier = o.fromMillis() < z.fromMillis() ? o : z;
@@ -277,7 +278,7 @@ public final class ChaosChecker {
         int zombieLate = 0;
         for (Ownership o : ownerships) {
             if (zombies.heldUp().contains(o)) {
-                zombieLate++; // a zombie's polling thread is held by its batch: it hears of its losses late by definition
+                zombieLate++; // a zombie's polling thread is held by its batch: it hears of losses late by definition
                 continue;
             }
             long next = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()

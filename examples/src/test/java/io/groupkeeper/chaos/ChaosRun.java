@@ -63,7 +63,7 @@ final class ChaosRun implements AutoCloseable {
     static final List<String> GROUPS = List.of("chaos-a", "chaos-b");
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(5);
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
-    /** Longer than the longest stall the schedule injects (a zombie's, session timeout + 8.5 s): docs/reliability.md. */
+    /** Longer than the longest stall the schedule injects (a zombie's: session timeout + 8.5 s); reliability.md. */
     static final Duration REVOCATION_TIMEOUT = Duration.ofSeconds(20);
     static final int MAX_POLL_RECORDS = 50;
 
@@ -256,8 +256,8 @@ final class ChaosRun implements AutoCloseable {
             case ZOMBIE -> {
                 ChaosConsumer c = pick(g, st.target());
                 fault(ZombieFault.inject(c, st.durationMillis(), st.durationMillis() + st.amount()));
-                return c.name() + " stalls " + (st.durationMillis() + st.amount()) + " ms on a batch and is cut off for "
-                        + st.durationMillis() + " ms (a zombie batch)";
+                return c.name() + " stalls " + (st.durationMillis() + st.amount()) + " ms on a batch and is cut off "
+                        + "for " + st.durationMillis() + " ms (a zombie batch)";
             }
             case ZK_KILL -> {
                 return killServerOf(pick(0, st.target()), st.target());

@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * The downstream store of a chaos run: one {@link FencedSink} per group (the examples' sink, keyed by partition), and
  * every operation on it — a new owner's open, a processed record's write, each with the fencing token the member
- * carried — recorded in the {@link ChaosLedger} with the verdict, in the sink's own order. The checker then counts the
- * writes a former owner made after someone else had opened the partition, and how many of them the token refused.
+ * carried — recorded in the {@link ChaosLedger} with the verdict, in the sink's own order. The checker then counts
+ * the writes a former owner made after someone else had opened the partition, and how many of them the token
+ * refused.
  */
 public final class ChaosSink {
 
@@ -33,8 +34,8 @@ public final class ChaosSink {
         } catch (StaleWriteException e) {
             accepted = false;
         }
-        ledger.sinkOp(new SinkOp(group, partition, member, SinkAction.OPEN, -1, token, accepted, current(sink, partition),
-                ++seq, at));
+        ledger.sinkOp(new SinkOp(group, partition, member, SinkAction.OPEN, -1, token, accepted,
+                current(sink, partition), ++seq, at));
         return at;
     }
 

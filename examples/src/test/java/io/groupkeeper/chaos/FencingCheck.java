@@ -56,8 +56,8 @@ final class FencingCheck {
             for (SinkOp op : list) {
                 String problem = null; // at most one per operation
                 if (op.accepted() && op.token() < maxAccepted) {
-                    problem = op.action() + " of " + op.member() + " with token " + op.token() + " accepted after token "
-                            + maxAccepted + " (out of order)";
+                    problem = op.action() + " of " + op.member() + " with token " + op.token()
+                            + " accepted after token " + maxAccepted + " (out of order)";
                 }
                 if (op.accepted()) {
                     maxAccepted = Math.max(maxAccepted, op.token());
