@@ -90,6 +90,7 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Integer> faultCounts = new TreeMap<>();
     /** Paces the schedule (never counted down: a timed wait on the schedule's gaps, not a synchronisation). */
     private final CountDownLatch pacer = new CountDownLatch(1);
+    private final ZombieFault zombies = new ZombieFault();
 
     private TestingCluster cluster;
     private EmbeddedKafka kafka;
@@ -255,7 +256,7 @@ final class ChaosRun implements AutoCloseable {
             }
             case ZOMBIE -> {
                 ChaosConsumer c = pick(g, st.target());
-                fault(ZombieFault.inject(c, st.durationMillis(), st.durationMillis() + st.amount()));
+                fault(zombies.inject(c, st.durationMillis(), st.durationMillis() + st.amount()));
                 return c.name() + " stalls " + (st.durationMillis() + st.amount()) + " ms on a batch and is cut off "
                         + "for " + st.durationMillis() + " ms (a zombie batch)";
             }
@@ -297,8 +298,10 @@ final class ChaosRun implements AutoCloseable {
         return members.get(target % members.size());
     }
 
+    /** A member to leave or crash: not one holding a zombie batch (that would end it early), unless all do. */
     private ChaosConsumer remove(int g, int target) {
-        ChaosConsumer c = pick(g, target);
+        List<ChaosConsumer> members = live.get(g).stream().filter(m -> !zombies.inProgress(m)).toList();
+        ChaosConsumer c = members.isEmpty() ? pick(g, target) : members.get(target % members.size());
         live.get(g).remove(c);
         return c;
     }
@@ -316,7 +319,7 @@ final class ChaosRun implements AutoCloseable {
     private Optional<ChaosConsumer> awaitLeader(int g) {
         try {
             return Optional.of(await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> live.get(g).stream().filter(ChaosConsumer::isLeader).findFirst(),
+                    .until(() -> live.get(g).stream().filter(c -> c.isLeader() && !zombies.inProgress(c)).findFirst(),
                             Optional::isPresent).get());
         } catch (ConditionTimeoutException e) {
             return Optional.empty();
