@@ -131,7 +131,7 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public SortedSet<TopicPartition> assignment() {
-        return Collections.unmodifiableSortedSet(table.owned());
+        return Collections.unmodifiableSortedSet(table.announced());
     }
 
     @Override

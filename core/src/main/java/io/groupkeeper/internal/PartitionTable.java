@@ -45,6 +45,8 @@ final class PartitionTable {
         private long version;
         private OptionalLong offset;
         private boolean known;
+        /** User code's onPartitionsAssigned for this claim has run: only then may it commit (see committable). */
+        private boolean announced;
         private FinalOffset finalOffset;
 
         private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
@@ -89,6 +91,11 @@ final class PartitionTable {
         return inState(PartitionState.OWNED);
     }
 
+    /** The OWNED partitions user code has been told of: the member's assignment as its user sees it. */
+    synchronized SortedSet<TopicPartition> announced() {
+        return select(e -> e.state == PartitionState.OWNED && e.announced);
+    }
+
     synchronized int ownedCount() {
         return (int) entries.values().stream().filter(e -> e.state == PartitionState.OWNED).count();
     }
@@ -112,8 +119,20 @@ final class PartitionTable {
         return e != null && isCommittable(e) ? Optional.of(e) : Optional.empty();
     }
 
+    /**
+     * Committable: OWNED or REVOKING, and announced. A partition claimed again after a loss (a reconnection, a repaired
+     * node) is not committable until user code has heard of the new claim: a commit from a thread still working from
+     * the earlier claim would otherwise write a stale position over what the new claim read (an operator's repair).
+     */
     private static boolean isCommittable(Entry e) {
-        return e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING;
+        return e.announced && (e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING);
+    }
+
+    /** User code is being told of the claim behind {@code entry}: commits for it are accepted from now on. */
+    synchronized void announce(TopicPartition tp, Entry entry) {
+        if (entries.get(tp) == entry) {
+            entry.announced = true;
+        }
     }
 
     /** Whether {@code entry} is still the committable entry of {@code tp} (the claim it came from still stands). */
@@ -123,7 +142,7 @@ final class PartitionTable {
 
     synchronized OptionalLong fencingToken(TopicPartition tp) {
         Entry e = entries.get(tp);
-        return e != null && e.state == PartitionState.OWNED ? OptionalLong.of(e.lease.fencingToken())
+        return e != null && e.state == PartitionState.OWNED && e.announced ? OptionalLong.of(e.lease.fencingToken())
                 : OptionalLong.empty();
     }
 

@@ -307,8 +307,12 @@ final class Reconciler {
             SortedMap<TopicPartition, OptionalLong> still = new TreeMap<>(gained);
             still.keySet().retainAll(table.owned());
             if (!still.isEmpty()) {
-                still.keySet().forEach(tp -> table.markKnown(tp, true));
-                invoker.assigned(still);
+                Map<TopicPartition, PartitionTable.Entry> claims = new TreeMap<>();
+                still.keySet().forEach(tp -> {
+                    table.markKnown(tp, true);
+                    table.owned(tp).ifPresent(e -> claims.put(tp, e));
+                });
+                invoker.assigned(still, () -> claims.forEach(table::announce));
             }
         }
     }
