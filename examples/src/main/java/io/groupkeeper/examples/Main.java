@@ -21,7 +21,7 @@ import picocli.CommandLine.Option;
             "  groupkeeper-examples produce --bootstrap B --topic orders --count 100",
             "  groupkeeper-examples consume --zk Z --bootstrap B --group billing --topic orders",
             "  groupkeeper-examples batch                             N shards of a batch job, no Kafka",
-            "  groupkeeper-examples zombie                            a frozen member's late write refused by token"})
+            "  groupkeeper-examples zombie                            a cut-off member's late write refused by token"})
 public final class Main implements Callable<Integer> {
 
     @Option(names = "--zk", paramLabel = "HOST:PORT", description = "ZooKeeper to use instead of an in-process one")
