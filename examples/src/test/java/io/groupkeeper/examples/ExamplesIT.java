@@ -20,8 +20,8 @@ import picocli.CommandLine;
 
 /**
  * The runnable examples stay runnable: the founding story against running servers (the {@code --zk/--bootstrap}
- * path; the no-argument path differs only in starting the same servers itself), produce + consume by hand, and the
- * non-Kafka batch.
+ * path; the no-argument path differs only in starting the same servers itself), produce + consume by hand, the
+ * non-Kafka batch, and the zombie whose late write a fenced sink refuses.
  */
 class ExamplesIT {
 
@@ -122,6 +122,24 @@ class ExamplesIT {
         assertThat(lines.get(8)).startsWith("{\"event\":\"revoked\"").contains("\"partition\":0", "\"partition\":1");
         long at = Long.parseLong(lines.get(8).replaceAll(".*\"at\":(\\d+).*", "$1"));
         assertThat(at).isBetween(before, System.currentTimeMillis());
+    }
+
+    @Test
+    void theZombieExampleShowsTheSinkRefusingTheCutOffMembersLateWrite() {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ZombieCommand()).execute(); // its own servers: it cuts a member off them
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertThat(exit).as(text).isZero();
+        assertThat(text).contains("stale writer refused: payments-0 is fenced at token ")
+                .contains("The zombie's write was refused; every write of b stands.").doesNotContain("NOT");
     }
 
     @Test
