@@ -213,6 +213,7 @@ final class PartitionTable {
         Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
         e.known = old != null && old.known;
+        e.finalOffset = old == null ? null : old.finalOffset; // handed over, not yet written: its release writes it
         entries.put(tp, e);
         return from == PartitionState.OWNED;
     }

@@ -94,7 +94,8 @@ public interface GroupStore {
      * whose offset version moved or whose owner node is gone is left out and the rest written again. A final commit
      * of a partition without an offset node ({@link OffsetSnapshot#ABSENT}) creates it. Returns the partitions
      * released; the caller releases the others one by one with {@link #release} (their final commits are then not
-     * written: fenced).
+     * written: fenced). A transaction that was not sent or whose answer was lost (connection loss) throws {@link
+     * StoreException}: those partitions are not fenced, and the caller tries them again, final offsets and all.
      */
     Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 

@@ -429,8 +429,12 @@ public final class MemGroupStore implements GroupStore {
                 });
                 pending.clear();
             } catch (KeeperFailure e) {
+                if (e.code() == Code.SESSIONEXPIRED) {
+                    return released; // prepared in another session: none of the rest can land either
+                }
                 if (e.failedOp() < 0) {
-                    return released; // the caller sorts out the rest one by one
+                    // Not sent, or its answer lost: not fenced; the caller tries them again with their final offsets.
+                    throw MemClient.failure("release of " + pending.size() + " partitions", e);
                 }
                 pending.remove(e.failedOp() / 2); // its offset moved or its owner node is gone: the rest again
             }

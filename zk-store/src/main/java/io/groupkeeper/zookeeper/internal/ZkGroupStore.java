@@ -587,8 +587,13 @@ public final class ZkGroupStore implements GroupStore {
                 pending.removeAll(batch);
             } catch (KeeperException e) {
                 int failed = ZkSession.failedOp(e);
+                if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
+                    return released; // prepared in another session: none of the rest can land either
+                }
                 if (failed < 0) {
-                    return released; // the caller sorts out the rest one by one
+                    // Not sent, or its answer lost: the caller must not take the rest as fenced (and drop their final
+                    // offsets); it tries them again.
+                    throw ZkSession.failure("release of " + batch.size() + " partitions", e);
                 }
                 // That one's offset moved (an edit) or its owner node is gone: left to the caller; the rest again.
                 pending.remove(batch.get(failed / 2));
