@@ -48,6 +48,11 @@ import org.apache.zookeeper.data.Stat;
  * docs/zk-layout.md for the nodes. The fencing rests on one rule: every change of an owner node (claim,
  * re-confirmation) rewrites the offset node in the same transaction, and every commit and release is conditioned on
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
+ * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkSession#multiInSession}).
+ *
+ * <p>About 700 lines: the group's primitives share its layout, session, history and caches, and testkit's {@code
+ * MemGroupStore} mirrors it method for method. The batching of chunked transactions and the creation of a group's
+ * nodes are meant to move into pieces of their own (one mechanism shared with the leader's publish and the admin).
  */
 public final class ZkGroupStore implements GroupStore {
 
