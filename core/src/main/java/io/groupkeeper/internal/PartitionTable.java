@@ -43,6 +43,8 @@ final class PartitionTable {
         private PartitionState state;
         private final Lease lease;
         private long version;
+        /** The incarnation of the offset node {@code version} belongs to (0: unknown); see OffsetSnapshot#created. */
+        private long created;
         private OptionalLong offset;
         private boolean known;
         /** User code's onPartitionsAssigned for this claim has run: only then may it commit (see committable). */
@@ -66,6 +68,10 @@ final class PartitionTable {
 
         long version() {
             return version;
+        }
+
+        long created() {
+            return created;
         }
 
         OptionalLong offset() {
@@ -194,6 +200,7 @@ final class PartitionTable {
         Entry old = entries.get(tp);
         check(tp, old == null ? PartitionState.WAITING : old.state, PartitionState.OWNED);
         Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
+        e.created = offset.created();
         entries.put(tp, e);
         return e;
     }
@@ -212,6 +219,7 @@ final class PartitionTable {
         Lease lease = old == null || old.lease == NO_LEASE ? new Lease(session, 0) : old.lease;
         Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
+        e.created = old == null ? 0 : old.created;
         e.known = old != null && old.known;
         e.finalOffset = old == null ? null : old.finalOffset; // handed over, not yet written: its release writes it
         entries.put(tp, e);
@@ -281,6 +289,9 @@ final class PartitionTable {
         if (entries.get(tp) != entry) {
             return false;
         }
+        if (entry.version == OffsetSnapshot.ABSENT) {
+            entry.created = 0; // the commit created the node: its incarnation is learnt at the next read
+        }
         entry.version = newVersion;
         entry.offset = OptionalLong.of(offset);
         return isCommittable(entry);
@@ -292,6 +303,7 @@ final class PartitionTable {
             return false;
         }
         entry.version = now.version();
+        entry.created = now.created();
         entry.offset = now.offset();
         return true;
     }

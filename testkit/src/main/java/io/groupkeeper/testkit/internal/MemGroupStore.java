@@ -347,7 +347,7 @@ public final class MemGroupStore implements GroupStore {
         histories.put(tp, offset.history());
         NodeStat stat = results.get(results.size() - 1).stat();
         return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.version(),
-                offset.history()), new Lease(session, stat.mzxid()));
+                offset.history(), stat.czxid()), new Lease(session, stat.mzxid()));
     }
 
     @Override
@@ -476,7 +476,8 @@ public final class MemGroupStore implements GroupStore {
         }
         Offset body = Bodies.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history(),
+                read.get().stat().czxid());
     }
 
     @Override

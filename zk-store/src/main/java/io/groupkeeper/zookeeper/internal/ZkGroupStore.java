@@ -486,7 +486,7 @@ public final class ZkGroupStore implements GroupStore {
         }
         Stat stat = set.getStat();
         return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.getVersion(),
-                offset.history()), new Lease(session, stat.getMzxid()));
+                offset.history(), stat.getCzxid()), new Lease(session, stat.getMzxid()));
     }
 
     @Override
@@ -656,7 +656,8 @@ public final class ZkGroupStore implements GroupStore {
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion(), body.history());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion(), body.history(),
+                read.get().stat().getCzxid());
     }
 
     @Override
