@@ -52,6 +52,58 @@ class GroupDeliveryIT extends KafkaTestSupport {
         assertThat(d.overlaps).isEmpty();
     }
 
+    /**
+     * Issue 15's scenario, as an operator meets it: on a running group, every offset node is overwritten with a typo in
+     * zkCli while the members have something to commit; a new member joins; the operator repairs the nodes. Every
+     * record produced after the repair is consumed, and nothing twice. (Before the fix the members forgot the
+     * partitions whose commit met the typo without releasing their owner nodes, and the partitions that moved to the
+     * newcomer stayed unconsumed until the old members' processes ended.)
+     */
+    @Test
+    void typosOnEveryOffsetNodeAJoinAndTheRepairThenEveryNewRecordIsConsumed() throws Exception {
+        String topic = newTopic(3);
+        String group = newName("typo");
+        Deliveries d = new Deliveries();
+        ConsumerWorker a = worker("a", newKeeper(), group, topic, d);
+        ConsumerWorker b = worker("b", newKeeper(), group, topic, d);
+        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size() == 3);
+        List<String> before = produce(topic, 3, 30);
+        await().atMost(WAIT).until(() -> d.all.size() >= before.size());
+        for (int p = 0; p < 3; p++) {
+            typo(group, topic, p);
+        }
+        produce(topic, 3, 30); // the members have something to commit: their commits meet the typos
+        ConsumerWorker c = worker("c", newKeeper(), group, topic, d);
+        Map<Integer, Long> repairedAt = new HashMap<>();
+        for (int p = 0; p < 3; p++) {
+            long end = admin.listOffsets(Map.of(new TopicPartition(topic, p),
+                    org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
+                    .get(new TopicPartition(topic, p)).offset();
+            handEdit(group, topic, p, end); // the operator meant: continue from the log end
+            repairedAt.put(p, end);
+        }
+        List<String> after = produce(topic, 3, 90);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(d.values()).containsAll(after));
+        Set<String> afterSet = new HashSet<>(after);
+        assertThat(d.duplicates()).as("nothing produced after the repair is consumed twice")
+                .noneMatch(afterSet::contains);
+        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size()
+                + c.consumer.assignment().size() == 3);
+        assertThat(c.consumer.assignment()).as("the newcomer got its share").isNotEmpty();
+        for (int p = 0; p < 3; p++) {
+            int partition = p;
+            await().atMost(WAIT).untilAsserted(() -> assertThat(storedOffset(group, topic, partition))
+                    .hasValue(repairedAt.get(partition) + 30));
+        }
+        assertThat(d.overlaps).isEmpty();
+    }
+
+    private static void typo(String group, String topic, int partition) throws Exception {
+        String path = io.groupkeeper.zookeeper.internal.ZkPaths.offset(group,
+                io.groupkeeper.TopicPartition.of(topic, partition));
+        zk.curator().setData().forPath(path, "1200O".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Test
     void twoGroupsEachGetEveryRecordAndAGracefulLeaveLosesNothing() throws Exception {
         CoreScenario.run(servers.zkConnectString(), servers.bootstrapServers()); // also run on containers

@@ -178,33 +178,41 @@ class HandEditRegressionIT extends ZkTestSupport {
 
     /**
      * Targets that name one partition twice, as a generation published only in part leaves them: the next leader must
-     * rewrite both, not trust the one it happened to read first.
+     * rewrite both, not trust the one it happened to read first. The partition is added to the target the leader reads
+     * second (the server lists children in a stable order), so de-duplication alone would keep it with the first and
+     * leave the second target wrong for good; the leader subscribes to another topic, so its leaving moves nothing else.
      */
     @Test
     void overlappingTargetsAreRepairedByTheNextLeader() throws Exception {
         String group = newGroup();
         String topic = "overlap-" + System.nanoTime() % 10000;
         topic(topic, 4);
-        GroupMember leader = member(group, topic, RebalanceListener.NOOP);
+        topic("elsewhere-" + topic, 1);
+        GroupMember leader = member(group, "elsewhere-" + topic, RebalanceListener.NOOP);
         await().until(leader::isLeader);
         GroupMember b = member(group, topic, RebalanceListener.NOOP);
         GroupMember c = member(group, topic, RebalanceListener.NOOP);
-        awaitBalanced(Map.of(topic, 4), leader, b, c);
-        // c's target also names one of b's partitions, in the same generation: what a leader that died between its
-        // transactions leaves behind.
-        int stolen = b.assignment().first().partition();
-        String cTarget = "/groupkeeper/groups/" + group + "/assignment/" + c.memberId();
-        String body = new String(admin.getData().forPath(cTarget), StandardCharsets.UTF_8);
-        String partitions = c.assignment().stream().map(tp -> String.valueOf(tp.partition()))
+        awaitBalanced(Map.of(topic, 4), b, c);
+        String assignment = "/groupkeeper/groups/" + group + "/assignment/";
+        List<String> order = admin.getChildren().forPath(assignment.substring(0, assignment.length() - 1)).stream()
+                .filter(m -> m.equals(b.memberId()) || m.equals(c.memberId())).toList();
+        GroupMember first = order.get(0).equals(b.memberId()) ? b : c;
+        GroupMember second = first == b ? c : b;
+        int stolen = first.assignment().first().partition();
+        String secondTarget = assignment + second.memberId();
+        String body = new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8);
+        String partitions = second.assignment().stream().map(tp -> String.valueOf(tp.partition()))
                 .reduce((x, y) -> x + "," + y).orElseThrow() + "," + stolen;
-        admin.setData().forPath(cTarget, utf8(body.replaceAll("\"partitions\":\\{[^}]*}",
+        admin.setData().forPath(secondTarget, utf8(body.replaceAll("\"partitions\":\\{[^}]*}",
                 "\"partitions\":{\"" + topic + "\":[" + partitions + "]}")));
+        assertThat(targetPartitions(new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8)))
+                .contains(stolen);
         leader.close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            String now = new String(admin.getData().forPath(cTarget), StandardCharsets.UTF_8);
-            String bNow = new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/assignment/"
-                    + b.memberId()), StandardCharsets.UTF_8);
-            assertThat(targetPartitions(now)).doesNotContainAnyElementsOf(targetPartitions(bNow));
+            String now = new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8);
+            String firstNow = new String(admin.getData().forPath(assignment + first.memberId()),
+                    StandardCharsets.UTF_8);
+            assertThat(targetPartitions(now)).doesNotContainAnyElementsOf(targetPartitions(firstNow));
         });
         awaitBalanced(Map.of(topic, 4), b, c);
     }

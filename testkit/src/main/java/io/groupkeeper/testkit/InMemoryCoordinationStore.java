@@ -1,0 +1,215 @@
+package io.groupkeeper.testkit;
+
+import io.groupkeeper.spi.ConnectionListener;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.testkit.internal.EventLane;
+import io.groupkeeper.testkit.internal.MemClient;
+import io.groupkeeper.testkit.internal.MemGroupStore;
+import io.groupkeeper.testkit.internal.MemTopicRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A {@link CoordinationStore} on an {@link InMemoryZooKeeper}: the same node layout, transactions, fencing and
+ * connection events as the ZooKeeper store, without a server. One store is one client holding one session at a time,
+ * like one Curator client; several stores on one {@code InMemoryZooKeeper} are several processes.
+ *
+ * <pre>{@code
+ * InMemoryZooKeeper zk = new InMemoryZooKeeper();
+ * GroupKeeper keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+ * }</pre>
+ *
+ * <p>Events: watch notifications, change hooks, leadership and connection listeners of this store run in order on
+ * its event executor, one event per task. By default that is one daemon thread per store (started by {@link #start()},
+ * stopped by {@link #close()}), as ZooKeeper's client has one event thread; a simulation passes its own executor to
+ * interleave the events of several stores deterministically.
+ *
+ * <p>Faults for tests: {@link #disconnect()} / {@link #reconnect()} (SUSPENDED, then RECONNECTED if the session
+ * survived, or LOST and RECONNECTED_NEW_SESSION if its timeout passed on the clock meanwhile); {@link
+ * #expireSession()} (the server ends the session: SUSPENDED, LOST, RECONNECTED_NEW_SESSION); {@link #failNextWrites}
+ * (writes that fail with a lost connection, applied or not). While disconnected every call fails with a {@code
+ * StoreException}.
+ */
+public final class InMemoryCoordinationStore implements CoordinationStore {
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final InMemoryZooKeeper zooKeeper;
+    private final Clock clock;
+    private final ExecutorService ownedExecutor;
+    private final MemClient client;
+    private final MemTopicRegistry topics;
+    private final Map<String, MemGroupStore> groups = new ConcurrentHashMap<>();
+    private State state = State.LATENT;
+
+    /** A store on {@code zooKeeper} with the defaults of {@link Builder}. */
+    public InMemoryCoordinationStore(InMemoryZooKeeper zooKeeper) {
+        this(builder(zooKeeper));
+    }
+
+    private InMemoryCoordinationStore(Builder b) {
+        this.zooKeeper = b.zooKeeper;
+        this.clock = b.clock != null ? b.clock : b.zooKeeper.clock();
+        Executor executor = b.eventExecutor;
+        if (executor == null) {
+            ownedExecutor = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "in-memory-zk-events");
+                t.setDaemon(true);
+                return t;
+            });
+            executor = ownedExecutor;
+        } else {
+            ownedExecutor = null;
+        }
+        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor));
+        this.topics = new MemTopicRegistry(client);
+    }
+
+    public static Builder builder(InMemoryZooKeeper zooKeeper) {
+        return new Builder(zooKeeper);
+    }
+
+    /** Opens the session (never fails: the model is always reachable). */
+    @Override
+    public synchronized void start() {
+        if (state != State.LATENT) {
+            throw new IllegalStateException("store already " + state.name().toLowerCase());
+        }
+        state = State.STARTED;
+        client.start();
+    }
+
+    @Override
+    public GroupStore group(String groupId) {
+        return groups.computeIfAbsent(groupId, g -> new MemGroupStore(client, g, clock));
+    }
+
+    @Override
+    public TopicRegistry topics() {
+        return topics;
+    }
+
+    @Override
+    public void addConnectionListener(ConnectionListener listener) {
+        client.addListener(Objects.requireNonNull(listener));
+    }
+
+    @Override
+    public void removeConnectionListener(ConnectionListener listener) {
+        client.removeListener(listener);
+    }
+
+    @Override
+    public long sessionId() {
+        return client.sessionId();
+    }
+
+    @Override
+    public boolean isConnected() {
+        return client.isConnected();
+    }
+
+    @Override
+    public String describe() {
+        return client.describe();
+    }
+
+    /** The ensemble this store is a client of. */
+    public InMemoryZooKeeper zooKeeper() {
+        return zooKeeper;
+    }
+
+    // ------------------------------------------------------------------ faults
+
+    /** Drops this client's connection: SUSPENDED; the session's timeout starts running on the clock. */
+    public void disconnect() {
+        client.disconnect();
+    }
+
+    /** Restores the connection: RECONNECTED with the same session, or LOST and RECONNECTED_NEW_SESSION. */
+    public void reconnect() {
+        client.reconnect();
+    }
+
+    /** The server expires this store's session now; a connected store gets a new session at once. */
+    public void expireSession() {
+        client.expireSession();
+    }
+
+    /**
+     * The next {@code count} writes (single writes or transactions) fail with a lost connection. With {@code
+     * outcomeUnknown} each is applied on the server before its answer is lost, as a ConnectionLoss after the request
+     * was sent: the caller gets an error for a write that landed.
+     */
+    public void failNextWrites(int count, boolean outcomeUnknown) {
+        client.failNextWrites(count, outcomeUnknown);
+    }
+
+    @Override
+    public synchronized void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        state = State.CLOSED;
+        client.close();
+        if (ownedExecutor != null) {
+            ownedExecutor.shutdown();
+        }
+    }
+
+    /** Configures an {@link InMemoryCoordinationStore}. */
+    public static final class Builder {
+        private final InMemoryZooKeeper zooKeeper;
+        private String namespace = "groupkeeper";
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+        private Executor eventExecutor;
+        private Clock clock;
+
+        private Builder(InMemoryZooKeeper zooKeeper) {
+            this.zooKeeper = Objects.requireNonNull(zooKeeper, "zooKeeper");
+        }
+
+        /** The root of all nodes, without slashes at either end; default {@code groupkeeper}. */
+        public Builder namespace(String namespace) {
+            if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")) {
+                throw new IllegalArgumentException("namespace must be a relative path like 'groupkeeper', was '"
+                        + namespace + "'");
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** How long a disconnected session lives on the ensemble's clock; default 15 s. */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            if (sessionTimeout == null || sessionTimeout.isNegative() || sessionTimeout.isZero()) {
+                throw new IllegalArgumentException("sessionTimeout must be positive, was " + sessionTimeout);
+            }
+            this.sessionTimeout = sessionTimeout;
+            return this;
+        }
+
+        /** Where this store's events run, one per task, in order; default: a daemon thread of its own. */
+        public Builder eventExecutor(Executor eventExecutor) {
+            this.eventExecutor = Objects.requireNonNull(eventExecutor, "eventExecutor");
+            return this;
+        }
+
+        /** The clock for timestamps in node bodies; default the ensemble's clock. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public InMemoryCoordinationStore build() {
+            return new InMemoryCoordinationStore(this);
+        }
+    }
+}

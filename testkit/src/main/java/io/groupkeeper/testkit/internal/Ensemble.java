@@ -1,0 +1,333 @@
+package io.groupkeeper.testkit.internal;
+
+import io.groupkeeper.testkit.NodeStat;
+import io.groupkeeper.testkit.internal.KeeperFailure.Code;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The modelled ZooKeeper ensemble: the tree, the global zxid counter, sessions and watches, behind one lock (the
+ * model is linearizable, like a single ZooKeeper server). Session 0 is the operator's: always connected, no ephemeral
+ * nodes, no watches.
+ *
+ * <p>Sessions: a session lives while its client is connected; a disconnected session expires once its timeout has
+ * passed on the {@link Clock} (checked at every operation and by {@link #expireDueSessions()}), or at once by {@link
+ * #expire}. Expiry deletes the session's ephemeral nodes in one transaction (firing other sessions' watches), drops its
+ * watches and tells its client through {@link SessionObserver#expired}. While a client is disconnected its one-shot
+ * notifications are held and delivered after it reconnects (ZooKeeper's client re-registers its watches and the server
+ * fires those whose node changed meanwhile); notifications of persistent watches are dropped (ZooKeeper does not
+ * replay them).
+ *
+ * <p>Delivery: every notification goes to the session's {@link EventLane}, queued under the lock (so each lane sees
+ * the zxid order) and handed to the lane's executor after the lock is released.
+ */
+public final class Ensemble {
+
+    /** Hears that the server expired a client's session. Called without the ensemble's lock held. */
+    @FunctionalInterface
+    public interface SessionObserver {
+        void expired(long session);
+    }
+
+    /** A node's data with its stat. */
+    public record Read(Object data, NodeStat stat) {
+    }
+
+    private static final class Session {
+        final long id;
+        final Duration timeout;
+        final EventLane lane;
+        final SessionObserver observer;
+        boolean connected = true;
+        Instant disconnectedAt;
+        final List<Runnable> held = new ArrayList<>();
+
+        Session(long id, Duration timeout, EventLane lane, SessionObserver observer) {
+            this.id = id;
+            this.timeout = timeout;
+            this.lane = lane;
+            this.observer = observer;
+        }
+    }
+
+    @FunctionalInterface
+    private interface Body<T> {
+        T run() throws KeeperFailure;
+    }
+
+    private final Clock clock;
+    private final DataTree tree = new DataTree();
+    private final WatchRegistry watches = new WatchRegistry();
+    private final Map<Long, Session> sessions = new HashMap<>();
+    private long zxid;
+    private long nextSession = 0x1000000000000L;
+    // Guarded by this; emptied by every operation on its way out.
+    private final Set<EventLane> toKick = new LinkedHashSet<>();
+    private final List<Session> toNotify = new ArrayList<>();
+
+    public Ensemble(Clock clock) {
+        this.clock = clock;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    private <T> T locked(Body<T> body) throws KeeperFailure {
+        T result;
+        List<EventLane> kicks;
+        List<Session> expired;
+        synchronized (this) {
+            try {
+                expireDueLocked();
+                result = body.run();
+            } finally {
+                kicks = new ArrayList<>(toKick);
+                toKick.clear();
+                expired = new ArrayList<>(toNotify);
+                toNotify.clear();
+            }
+        }
+        kicks.forEach(EventLane::kick);
+        expired.forEach(s -> s.observer.expired(s.id));
+        return result;
+    }
+
+    private <T> T lockedUnchecked(Body<T> body) {
+        try {
+            return locked(body);
+        } catch (KeeperFailure e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    public long openSession(Duration timeout, EventLane lane, SessionObserver observer) {
+        return lockedUnchecked(() -> {
+            long id = nextSession++;
+            sessions.put(id, new Session(id, timeout, lane, observer));
+            return id;
+        });
+    }
+
+    /** A client closes its session: its ephemeral nodes go, its client is not told (it asked). */
+    public void closeSession(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.remove(id);
+            if (s != null) {
+                endLocked(s);
+            }
+            return null;
+        });
+    }
+
+    /** The server expires a session now (as a long network partition would). */
+    public void expire(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.remove(id);
+            if (s != null) {
+                endLocked(s);
+                toNotify.add(s);
+            }
+            return null;
+        });
+    }
+
+    /** Expires every disconnected session whose timeout has passed on the clock. */
+    public void expireDueSessions() {
+        lockedUnchecked(() -> null);
+    }
+
+    private void expireDueLocked() {
+        Instant now = clock.instant();
+        List<Session> due = sessions.values().stream()
+                .filter(s -> !s.connected && !now.isBefore(s.disconnectedAt.plus(s.timeout))).toList();
+        for (Session s : due) {
+            sessions.remove(s.id);
+            endLocked(s);
+            toNotify.add(s);
+        }
+    }
+
+    private void endLocked(Session s) {
+        watches.removeSession(s.id);
+        s.held.clear();
+        List<Op> deletes = new ArrayList<>();
+        for (String path : tree.ephemeralsOf(s.id)) {
+            deletes.add(new Op.Delete(path, -1));
+        }
+        if (!deletes.isEmpty()) {
+            try {
+                applyLocked(deletes, 0);
+            } catch (KeeperFailure e) {
+                throw new IllegalStateException("expiry of session 0x" + Long.toHexString(s.id) + " failed", e);
+            }
+        }
+    }
+
+    public synchronized boolean isAlive(long id) {
+        return sessions.containsKey(id);
+    }
+
+    public synchronized boolean isConnected(long id) {
+        Session s = sessions.get(id);
+        return s != null && s.connected;
+    }
+
+    /** The client lost its connection; the session's timeout starts running on the clock. */
+    public void disconnect(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.get(id);
+            if (s != null && s.connected) {
+                s.connected = false;
+                s.disconnectedAt = clock.instant();
+            }
+            return null;
+        });
+    }
+
+    /** The client reconnects: true if its session is still alive (its held notifications are released then). */
+    public boolean reconnect(long id) {
+        return lockedUnchecked(() -> {
+            Session s = sessions.get(id);
+            if (s == null) {
+                return false;
+            }
+            s.connected = true;
+            s.disconnectedAt = null;
+            return true;
+        });
+    }
+
+    /** Hands a reconnected session the notifications held while it was away (after its reconnection event). */
+    public void releaseHeld(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.get(id);
+            if (s != null) {
+                s.held.forEach(s.lane::add);
+                s.held.clear();
+                toKick.add(s.lane);
+            }
+            return null;
+        });
+    }
+
+    private Session requireSession(long id) throws KeeperFailure {
+        if (id == 0) {
+            return null;
+        }
+        Session s = sessions.get(id);
+        if (s == null) {
+            throw new KeeperFailure(Code.SESSIONEXPIRED, null);
+        }
+        if (!s.connected) {
+            throw new KeeperFailure(Code.CONNECTIONLOSS, null);
+        }
+        return s;
+    }
+
+    // ------------------------------------------------------------------ reads
+
+    /** The node's data and stat; NONODE if missing. With {@code w}, a data watch is left on the node. */
+    public Read getData(long session, String path, Watcher w) throws KeeperFailure {
+        return locked(() -> {
+            requireSession(session);
+            Node n = tree.get(path);
+            if (n == null) {
+                throw new KeeperFailure(Code.NONODE, path);
+            }
+            if (w != null && session != 0) {
+                watches.addData(path, session, w);
+            }
+            return new Read(n.data, n.stat());
+        });
+    }
+
+    /** The node's stat or null; with {@code w}, a watch for its change, deletion or creation is left. */
+    public NodeStat exists(long session, String path, Watcher w) throws KeeperFailure {
+        return locked(() -> {
+            requireSession(session);
+            if (w != null && session != 0) {
+                watches.addData(path, session, w);
+            }
+            return tree.stat(path);
+        });
+    }
+
+    /** The children's names, sorted; NONODE if missing. With {@code w}, a child watch is left. */
+    public List<String> getChildren(long session, String path, Watcher w) throws KeeperFailure {
+        return locked(() -> {
+            requireSession(session);
+            Node n = tree.get(path);
+            if (n == null) {
+                throw new KeeperFailure(Code.NONODE, path);
+            }
+            if (w != null && session != 0) {
+                watches.addChildren(path, session, w);
+            }
+            return List.copyOf(n.children);
+        });
+    }
+
+    public void addPersistentRecursiveWatch(long session, String path, Watcher w) throws KeeperFailure {
+        locked(() -> {
+            requireSession(session);
+            watches.addRecursive(path, session, w);
+            return null;
+        });
+    }
+
+    public void removePersistentRecursiveWatches(long session, String path) {
+        lockedUnchecked(() -> {
+            watches.removeRecursive(path, session);
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Applies a transaction atomically; see {@link DataTree#multi}. */
+    public List<Op.Result> multi(long session, List<Op> ops) throws KeeperFailure {
+        return locked(() -> {
+            requireSession(session);
+            return applyLocked(ops, session);
+        });
+    }
+
+    private List<Op.Result> applyLocked(List<Op> ops, long session) throws KeeperFailure {
+        List<DataTree.Change> changes = new ArrayList<>();
+        List<Op.Result> results = tree.multi(ops, session, zxid + 1, changes);
+        zxid++;
+        for (DataTree.Change change : changes) {
+            watches.trigger(change, (reg, delivery) -> deliverLocked(reg, delivery));
+        }
+        return results;
+    }
+
+    private void deliverLocked(WatchRegistry.Registration reg, WatchRegistry.Delivery delivery) {
+        Session s = sessions.get(reg.session());
+        if (s == null) {
+            return;
+        }
+        Runnable call = () -> reg.watcher().process(delivery.event());
+        if (s.connected) {
+            s.lane.add(call);
+            toKick.add(s.lane);
+        } else if (!delivery.persistent()) {
+            s.held.add(call);
+        }
+    }
+
+    /** The latest zxid. */
+    public synchronized long lastZxid() {
+        return zxid;
+    }
+}

@@ -1,0 +1,838 @@
+package io.groupkeeper.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.AssignmentSnapshot;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitOutcome;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.LeadershipListener;
+import io.groupkeeper.spi.MemberIdInUseException;
+import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.ReleaseRequest;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.TargetAssignment;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract of the store SPI ({@link GroupStore}, {@link LeaderElection}, {@link CoordinationStore}), run against
+ * every implementation: the in-memory store of this module ({@code InMemoryGroupStoreContractTest}) and the ZooKeeper
+ * store ({@code ZooKeeperGroupStoreContractIT} in zk-store). Subclasses provide the fixture: stores (one client and
+ * one session each, on one shared backend), session expiry, connection loss, and an operator's hand edits on the
+ * layout of docs/zk-layout.md under the default namespace {@code /groupkeeper}.
+ *
+ * <p>This class is long on purpose: it is one suite, so that every store is held to every case; the cases are grouped
+ * by the SPI method they pin down (membership, election, assignment, claim, commit, release, reads, tokens,
+ * connection, topics). Every case asserts what a wrong store would get wrong; hooks are awaited, never slept on.
+ */
+public abstract class GroupStoreContract {
+
+    private static final AtomicInteger GROUPS = new AtomicInteger();
+    private static final String TOPIC = "orders";
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    // ------------------------------------------------------------------ fixture
+
+    /** A new, started store on the shared backend: one client with a session of its own. */
+    protected abstract CoordinationStore newStore();
+
+    /** Expires {@code store}'s current session on the server; the store may get its new session later. */
+    protected abstract void expireSession(CoordinationStore store) throws Exception;
+
+    /** Drops {@code store}'s connection without ending its session (may drop other stores' connections too). */
+    protected abstract void dropConnection(CoordinationStore store) throws Exception;
+
+    /** Restores what {@link #dropConnection} dropped, within the session timeout. */
+    protected abstract void restoreConnection(CoordinationStore store) throws Exception;
+
+    /** An operator writes a valid offset into the node at {@code path} (created if missing), at any version. */
+    protected abstract void setOffsetByHand(String path, long offset) throws Exception;
+
+    /** An operator writes data no store can parse into the node at {@code path} (created if missing). */
+    protected abstract void writeGarbageByHand(String path) throws Exception;
+
+    /** An operator deletes the node at {@code path} (it has no children). */
+    protected abstract void deleteByHand(String path) throws Exception;
+
+    /** An operator writes a member's target node at {@code path} naming {@code partitions} (created if missing). */
+    protected abstract void writeTargetByHand(String path, long generation, Set<TopicPartition> partitions)
+            throws Exception;
+
+    @AfterEach
+    void closeStores() {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            try {
+                toClose.get(i).close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+        toClose.clear();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    protected final CoordinationStore store() {
+        CoordinationStore s = newStore();
+        toClose.add(s);
+        return s;
+    }
+
+    protected static String newGroup() {
+        return "contract-" + GROUPS.incrementAndGet() + "-" + System.nanoTime() % 100_000;
+    }
+
+    protected static String offsetPath(String group, TopicPartition tp) {
+        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+    }
+
+    protected static String ownerPath(String group, TopicPartition tp) {
+        return "/groupkeeper/groups/" + group + "/owners/" + tp.topic() + "/" + tp.partition();
+    }
+
+    protected static String targetPath(String group, String memberId) {
+        return "/groupkeeper/groups/" + group + "/assignment/" + memberId;
+    }
+
+    private static TopicPartition tp(int partition) {
+        return new TopicPartition(TOPIC, partition);
+    }
+
+    private static MemberInfo member(String memberId) {
+        return new MemberInfo(memberId, Optional.empty(), "host-of-" + memberId, new TreeSet<>(Set.of(TOPIC)),
+                Instant.parse("2026-12-01T00:00:00Z"), "sticky");
+    }
+
+    /** Expires the session and waits until the store has a new one. */
+    private void expire(CoordinationStore s) throws Exception {
+        long old = s.sessionId();
+        expireSession(s);
+        await().atMost(Duration.ofSeconds(30)).until(() -> s.isConnected() && s.sessionId() != old);
+    }
+
+    /** A one-shot hook that counts its runs. */
+    protected static final class Hook implements Runnable {
+        private final AtomicInteger runs = new AtomicInteger();
+
+        @Override
+        public void run() {
+            runs.incrementAndGet();
+        }
+
+        public boolean fired() {
+            return runs.get() > 0;
+        }
+
+        public int runs() {
+            return runs.get();
+        }
+    }
+
+    /** Records leadership changes. */
+    private static final class Leadership implements LeadershipListener {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void isLeader() {
+            events.add("leader");
+        }
+
+        @Override
+        public void notLeader() {
+            events.add("not-leader");
+        }
+    }
+
+    private static ClaimResult.Claimed claimed(GroupStore g, TopicPartition tp, String memberId) {
+        ClaimResult r = g.claim(tp, memberId, 1, new Hook());
+        assertThat(r).as("claim of %s by %s", tp, memberId).isInstanceOf(ClaimResult.Claimed.class);
+        return (ClaimResult.Claimed) r;
+    }
+
+    private static CommitRequest commitOf(TopicPartition tp, long offset, long version, long session) {
+        return new CommitRequest(tp, offset, version, session);
+    }
+
+    private static ReleaseRequest finalCommit(TopicPartition tp, long offset, long version, long session) {
+        return new ReleaseRequest(tp, version, session, Optional.of(new CommitRequest(tp, offset, version, session)));
+    }
+
+    private static OptionalLong storedOffset(GroupStore g, TopicPartition tp) {
+        return g.readOffset(tp, null).offset();
+    }
+
+    private LeaderElection leaderOf(GroupStore g, String participant, Leadership listener) {
+        LeaderElection e = g.election(participant, listener);
+        toClose.add(e);
+        e.start();
+        await().until(e::isLeader);
+        return e;
+    }
+
+    // ------------------------------------------------------------------ group and membership
+
+    @Test
+    void joinCreatesTheGroupAndRegistersAnEphemeralMember() {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        Registration r = g.join("sticky", member("m1"));
+
+        assertThat(g.readMembers(null).members()).containsOnlyKeys("m1");
+        assertThat(g.readMembers(null).members().get("m1").topics()).containsExactly(TOPIC);
+        assertThat(g.readMembers(null).members().get("m1").host()).isEqualTo("host-of-m1");
+        assertThat(g.isRegistered("m1")).isTrue();
+        AssignmentSnapshot empty = g.readAssignment();
+        assertThat(empty.generation()).isZero();
+        assertThat(empty.targets().byMember()).isEmpty();
+        assertThat(empty.version()).as("the assignment node exists").isNotEqualTo(AssignmentSnapshot.ABSENT);
+
+        g.ensureGroup("sticky"); // again: nothing changes
+        assertThat(g.readMembers(null).members()).containsOnlyKeys("m1");
+        r.close();
+        assertThat(g.isRegistered("m1")).isFalse();
+        assertThat(g.readMembers(null).members()).isEmpty();
+    }
+
+    @Test
+    void aMemberIdHeldByAnotherLiveSessionIsRefusedUntilItIsReleased() {
+        String group = newGroup();
+        GroupStore first = store().group(group);
+        GroupStore second = store().group(group);
+        Registration held = first.join("sticky", member("m1"));
+
+        assertThatThrownBy(() -> second.join("sticky", member("m1"))).isInstanceOf(MemberIdInUseException.class);
+        assertThat(second.isRegistered("m1")).as("registered, but by another session").isFalse();
+        assertThat(first.isRegistered("m1")).isTrue();
+
+        held.close();
+        second.registerMember(member("m1"));
+        assertThat(second.isRegistered("m1")).isTrue();
+    }
+
+    @Test
+    void readMembersHookFiresOnJoinAndOnLeave() {
+        String group = newGroup();
+        GroupStore leader = store().group(group);
+        leader.ensureGroup("sticky");
+        GroupStore other = store().group(group);
+        Hook joined = new Hook();
+        assertThat(leader.readMembers(joined).members()).isEmpty();
+
+        Registration r = other.join("sticky", member("m2"));
+        await().until(joined::fired);
+        Hook left = new Hook();
+        assertThat(leader.readMembers(left).members()).containsOnlyKeys("m2");
+
+        r.close();
+        await().until(left::fired);
+        assertThat(leader.readMembers(null).members()).isEmpty();
+    }
+
+    @Test
+    void aMemberLeavesWhenItsSessionExpiresAndCanRegisterAgainInTheNewSession() throws Exception {
+        String group = newGroup();
+        GroupStore leader = store().group(group);
+        leader.ensureGroup("sticky");
+        CoordinationStore crashed = store();
+        crashed.group(group).join("sticky", member("m2"));
+        Hook left = new Hook();
+        assertThat(leader.readMembers(left).members()).containsOnlyKeys("m2");
+
+        expire(crashed);
+        await().until(left::fired);
+        assertThat(leader.readMembers(null).members()).isEmpty();
+        assertThat(crashed.group(group).isRegistered("m2")).isFalse();
+
+        crashed.group(group).registerMember(member("m2"));
+        assertThat(crashed.group(group).isRegistered("m2")).isTrue();
+    }
+
+    // ------------------------------------------------------------------ election and publishing
+
+    @Test
+    void oneLeaderAtATimeAndTheNextOneAfterTheFirstCloses() {
+        String group = newGroup();
+        GroupStore a = store().group(group);
+        GroupStore b = store().group(group);
+        a.ensureGroup("sticky");
+        Leadership first = new Leadership();
+        LeaderElection ea = leaderOf(a, "m1", first);
+        Leadership second = new Leadership();
+        LeaderElection eb = b.election("m2", second);
+        toClose.add(eb);
+        eb.start();
+
+        assertThat(ea.isLeader()).isTrue();
+        assertThat(eb.isLeader()).isFalse();
+        assertThat(second.events).doesNotContain("leader");
+
+        ea.close();
+        await().until(eb::isLeader);
+        assertThat(ea.isLeader()).isFalse();
+        await().until(() -> second.events.contains("leader"));
+        await().until(() -> first.events.equals(List.of("leader", "not-leader")));
+    }
+
+    @Test
+    void onlyTheLeaderPublishesAndOnlyOnTheVersionItRead() {
+        String group = newGroup();
+        GroupStore a = store().group(group);
+        GroupStore b = store().group(group);
+        a.ensureGroup("sticky");
+        LeaderElection leader = leaderOf(a, "m1", new Leadership());
+        LeaderElection follower = b.election("m2", new Leadership());
+        toClose.add(follower);
+        follower.start();
+
+        long before = a.readAssignment().version();
+        long v1 = leader.publish(before, 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))), Set.of(),
+                new TreeSet<>(Set.of("m2")));
+        AssignmentSnapshot published = b.readAssignment();
+        assertThat(published.generation()).isEqualTo(1);
+        assertThat(published.leader()).hasValue("m1");
+        assertThat(published.version()).isEqualTo(v1).isNotEqualTo(before);
+        assertThat(published.targets().partitionsOf("m1")).containsExactly(tp(0));
+        assertThat(published.targets().partitionsOf("m2")).containsExactly(tp(1));
+        assertThat(published.staticMembers()).containsExactly("m2");
+        assertThat(published.damaged()).isEmpty();
+
+        assertThatThrownBy(() -> follower.publish(v1, 2, Map.of("m2", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>()))
+                .isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> leader.publish(before, 2, Map.of("m1", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>()))
+                .as("stale version").isInstanceOf(StoreException.class);
+        assertThat(b.readAssignment().generation()).as("refused publishes wrote nothing").isEqualTo(1);
+        assertThat(b.readAssignment().targets().partitionsOf("m1")).containsExactly(tp(0));
+
+        long v2 = leader.publish(v1, 2, Map.of("m1", Set.of(tp(0), tp(1))), Set.of("m2"), new TreeSet<>());
+        AssignmentSnapshot next = b.readAssignment();
+        assertThat(next.version()).isEqualTo(v2);
+        assertThat(next.targets().byMember()).containsOnlyKeys("m1");
+        assertThat(next.targets().partitionsOf("m1")).containsExactly(tp(0), tp(1));
+    }
+
+    @Test
+    void readTargetHookFiresWhenTheTargetAppearsAndWhenItChanges() {
+        String group = newGroup();
+        GroupStore leaderStore = store().group(group);
+        GroupStore memberStore = store().group(group);
+        leaderStore.ensureGroup("sticky");
+        LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
+        Hook appeared = new Hook();
+        assertThat(memberStore.readTarget("m2", appeared)).isEmpty();
+
+        long v1 = leader.publish(leaderStore.readAssignment().version(), 1, Map.of("m2", Set.of(tp(0))), Set.of(),
+                new TreeSet<>());
+        await().until(appeared::fired);
+        Hook changed = new Hook();
+        assertThat(memberStore.readTarget("m2", changed)).hasValue(new TargetAssignment(1, new TreeSet<>(Set.of(tp(0)))));
+
+        leader.publish(v1, 2, Map.of("m2", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>());
+        await().until(changed::fired);
+        assertThat(memberStore.readTarget("m2", null).map(TargetAssignment::partitions).orElseThrow())
+                .containsExactly(tp(0), tp(1));
+        assertThat(appeared.runs()).as("one-shot").isEqualTo(1);
+    }
+
+    @Test
+    void twoTargetsNamingOnePartitionAreBothDamagedAndAnUnreadableOneToo() throws Exception {
+        String group = newGroup();
+        GroupStore leaderStore = store().group(group);
+        leaderStore.ensureGroup("sticky");
+        LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
+        leader.publish(leaderStore.readAssignment().version(), 1,
+                Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1)), "m3", Set.of(tp(2))), Set.of(), new TreeSet<>());
+
+        writeTargetByHand(targetPath(group, "m2"), 1, Set.of(tp(0), tp(1)));
+        writeGarbageByHand(targetPath(group, "m3"));
+        AssignmentSnapshot read = store().group(group).readAssignment();
+        assertThat(read.damaged()).containsExactly("m1", "m2", "m3");
+        assertThat(read.targets().ownerByPartition().keySet()).as("each partition kept once")
+                .containsExactly(tp(0), tp(1));
+    }
+
+    /** A target changed by anyone but this store (an operator, another leader) is seen by this store's next read. */
+    @Test
+    protected void theStoreThatPublishedSeesATargetChangedByHand() throws Exception {
+        String group = newGroup();
+        GroupStore leaderStore = store().group(group);
+        leaderStore.ensureGroup("sticky");
+        LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
+        leader.publish(leaderStore.readAssignment().version(), 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))),
+                Set.of(), new TreeSet<>());
+        assertThat(leaderStore.readAssignment().damaged()).isEmpty();
+
+        writeTargetByHand(targetPath(group, "m2"), 1, Set.of(tp(0), tp(1)));
+        assertThat(leaderStore.readAssignment().damaged()).containsExactly("m1", "m2");
+    }
+
+    // ------------------------------------------------------------------ claim
+
+    @Test
+    void claimOfAFreePartitionTakesItAndCreatesItsOffsetNode() {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.join("sticky", member("m1"));
+        assertThat(g.readOffset(tp(0), null).version()).isEqualTo(OffsetSnapshot.ABSENT);
+
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        assertThat(c.offset().offset()).isEmpty();
+        assertThat(c.lease().session()).isEqualTo(s.sessionId());
+        assertThat(c.lease().fencingToken()).isPositive();
+        OffsetSnapshot stored = g.readOffset(tp(0), null);
+        assertThat(stored.version()).isEqualTo(c.offset().version()).isNotEqualTo(OffsetSnapshot.ABSENT);
+        assertThat(g.readOwner(tp(0))).hasValueSatisfying(o -> {
+            assertThat(o.memberId()).isEqualTo("m1");
+            assertThat(o.generation()).isEqualTo(1);
+            assertThat(o.currentSession()).isTrue();
+        });
+        assertThat(store().group(group).readOwner(tp(0)).orElseThrow().currentSession())
+                .as("seen from another session").isFalse();
+    }
+
+    @Test
+    void aBusyPartitionIsClaimedAfterItsOwnerReleasesIt() {
+        String group = newGroup();
+        CoordinationStore first = store();
+        CoordinationStore second = store();
+        GroupStore a = first.group(group);
+        GroupStore b = second.group(group);
+        a.ensureGroup("sticky");
+        ClaimResult.Claimed held = claimed(a, tp(0), "m1");
+
+        Hook released = new Hook();
+        assertThat(b.claim(tp(0), "m2", 2, released)).isEqualTo(new ClaimResult.Busy("m1"));
+        assertThat(released.fired()).isFalse();
+        assertThat(a.release(tp(0), "m1", held.offset().version(), held.lease().session())).isTrue();
+        await().until(released::fired);
+
+        ClaimResult.Claimed taken = claimed(b, tp(0), "m2");
+        assertThat(taken.offset().version()).as("a change of hands moves the version")
+                .isGreaterThan(held.offset().version());
+        assertThat(b.readOwner(tp(0)).orElseThrow().memberId()).isEqualTo("m2");
+    }
+
+    @Test
+    void aBusyPartitionIsClaimedAfterItsOwnersSessionExpires() throws Exception {
+        String group = newGroup();
+        CoordinationStore crashed = store();
+        GroupStore a = crashed.group(group);
+        GroupStore b = store().group(group);
+        a.ensureGroup("sticky");
+        claimed(a, tp(0), "m1");
+        Hook released = new Hook();
+        assertThat(b.claim(tp(0), "m2", 2, released)).isInstanceOf(ClaimResult.Busy.class);
+
+        expireSession(crashed);
+        await().atMost(Duration.ofSeconds(30)).until(released::fired);
+        claimed(b, tp(0), "m2");
+    }
+
+    @Test
+    void aCorruptOffsetNodeBlocksTheClaimUntilItIsRepaired() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.join("sticky", member("m1"));
+        writeGarbageByHand(offsetPath(group, tp(0)));
+
+        Hook repaired = new Hook();
+        ClaimResult r = g.claim(tp(0), "m1", 1, repaired);
+        assertThat(r).isInstanceOf(ClaimResult.Blocked.class);
+        assertThat(((ClaimResult.Blocked) r).problem()).contains(offsetPath(group, tp(0)));
+        assertThat(g.readOwner(tp(0))).as("nothing taken").isEmpty();
+        assertThatThrownBy(() -> g.readOffset(tp(0), null)).isInstanceOf(CorruptNodeException.class);
+
+        setOffsetByHand(offsetPath(group, tp(0)), 7);
+        await().until(repaired::fired);
+        assertThat(claimed(g, tp(0), "m1").offset().offset()).hasValue(7);
+    }
+
+    @Test
+    void reConfirmingInTheSameSessionMovesTheVersionAndFencesTheOldOne() {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed first = claimed(g, tp(0), "m1");
+
+        ClaimResult.Claimed again = claimed(g, tp(0), "m1");
+        assertThat(again.offset().version()).isGreaterThan(first.offset().version());
+        assertThat(again.lease().session()).isEqualTo(first.lease().session());
+        assertThat(again.lease().fencingToken()).isGreaterThan(first.lease().fencingToken());
+        CommitOutcome stale = g.commit("m1", 1, List.of(commitOf(tp(0), 5, first.offset().version(),
+                first.lease().session())));
+        assertThat(stale.conflicted()).containsExactly(tp(0));
+        assertThat(storedOffset(g, tp(0))).isEmpty();
+    }
+
+    @Test
+    void ownOwnerNodeFromAnExpiredSessionDoesNotBlockTheClaimInTheNewSession() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed before = claimed(g, tp(0), "m1");
+        g.commit("m1", 1, List.of(commitOf(tp(0), 10, before.offset().version(), before.lease().session())));
+
+        expire(s);
+        ClaimResult.Claimed after = claimed(g, tp(0), "m1");
+        assertThat(after.lease().session()).isEqualTo(s.sessionId()).isNotEqualTo(before.lease().session());
+        assertThat(after.offset().offset()).hasValue(10);
+        assertThat(g.readOwner(tp(0)).orElseThrow().currentSession()).isTrue();
+    }
+
+    // ------------------------------------------------------------------ commit
+
+    @Test
+    void aCommitAtTheVersionSeenIsWrittenAndAHandEditFencesTheNext() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        long session = c.lease().session();
+
+        CommitOutcome first = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), session)));
+        assertThat(first.conflicted()).isEmpty();
+        long v = first.committed().get(tp(0));
+        assertThat(v).isEqualTo(g.readOffset(tp(0), null).version()).isGreaterThan(c.offset().version());
+        assertThat(storedOffset(g, tp(0))).hasValue(10);
+
+        setOffsetByHand(offsetPath(group, tp(0)), 99);
+        CommitOutcome fenced = g.commit("m1", 1, List.of(commitOf(tp(0), 11, v, session)));
+        assertThat(fenced.conflicted()).containsExactly(tp(0));
+        assertThat(fenced.committed()).isEmpty();
+        assertThat(storedOffset(g, tp(0))).as("the edit wins").hasValue(99);
+    }
+
+    @Test
+    void aBatchCommitWritesTheRestWhenOnePartitionIsFenced() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
+        setOffsetByHand(offsetPath(group, tp(0)), 50);
+
+        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 1, c0.offset().version(), c0.lease().session()),
+                commitOf(tp(1), 2, c1.offset().version(), c1.lease().session())));
+        assertThat(out.conflicted()).containsExactly(tp(0));
+        assertThat(out.committed()).containsOnlyKeys(tp(1));
+        assertThat(storedOffset(g, tp(0))).hasValue(50);
+        assertThat(storedOffset(g, tp(1))).hasValue(2);
+    }
+
+    @Test
+    void aCommitWhoseOwnerNodeIsGoneIsConflicted() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        deleteByHand(ownerPath(group, tp(0)));
+
+        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
+        assertThat(out.conflicted()).containsExactly(tp(0));
+        assertThat(storedOffset(g, tp(0))).isEmpty();
+    }
+
+    /** Mirrored by the in-memory store, which behaves as the ZooKeeper store does: fix both. */
+    @Test
+    @Disabled("bug (zk-store, ZkGroupStore.commit and release): the transaction checks only that *an* owner node exists"
+            + " (check without version, holder never compared), not that it is this member's in this session; a member"
+            + " of another live session that knows the offset node's current version (readOffset gives it to anyone)"
+            + " commits over the owner's offsets, and its release() deletes the owner's node (I1, I2)")
+    void aMemberThatDoesNotHoldThePartitionCannotCommitOrReleaseItEvenAtTheCurrentVersion() {
+        String group = newGroup();
+        GroupStore owner = store().group(group);
+        CoordinationStore otherStore = store();
+        GroupStore other = otherStore.group(group);
+        owner.ensureGroup("sticky");
+        claimed(owner, tp(0), "m1");
+        long current = other.readOffset(tp(0), null).version();
+
+        CommitOutcome out = other.commit("m2", 1, List.of(commitOf(tp(0), 666, current, otherStore.sessionId())));
+        assertThat(out.conflicted()).containsExactly(tp(0));
+        assertThat(storedOffset(owner, tp(0))).isEmpty();
+        other.release(tp(0), "m2", current, otherStore.sessionId());
+        assertThat(owner.readOwner(tp(0))).as("the owner's node survives a stranger's release").isPresent();
+    }
+
+    @Test
+    void aCommitPreparedInAnEarlierSessionIsRefusedAndWritesNothing() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+
+        expire(s);
+        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
+        assertThat(out.conflicted()).containsExactly(tp(0));
+        assertThat(out.committed()).isEmpty();
+        assertThat(g.readOffset(tp(0), null).version()).isEqualTo(c.offset().version());
+        assertThat(storedOffset(g, tp(0))).isEmpty();
+    }
+
+    @Test
+    void aRecreatedOffsetNodeWithItsVersionBackAtTheSameNumberStillRefusesAWriteFromTheOldSession() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed old = claimed(g, tp(0), "m1");
+
+        expire(s);
+        deleteByHand(offsetPath(group, tp(0)));
+        ClaimResult.Claimed fresh = claimed(g, tp(0), "m1");
+        assertThat(fresh.offset().version()).as("the node was created again: its version repeats")
+                .isEqualTo(old.offset().version());
+        assertThat(fresh.lease().session()).isNotEqualTo(old.lease().session());
+
+        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, old.offset().version(), old.lease().session())));
+        assertThat(out.conflicted()).containsExactly(tp(0));
+        assertThat(storedOffset(g, tp(0))).isEmpty();
+        assertThat(g.release(tp(0), "m1", old.offset().version(), old.lease().session())).isFalse();
+        assertThat(g.releaseAll("m1", 1, List.of(finalCommit(tp(0), 10, old.offset().version(),
+                old.lease().session())))).isEmpty();
+        assertThat(g.readOwner(tp(0))).as("the old lease released nothing").isPresent();
+        assertThat(g.readIfOwned(tp(0), "m1", old.lease().session())).isEmpty();
+        assertThat(g.ownedVersion(tp(0), "m1", old.lease().session())).isEmpty();
+        assertThat(storedOffset(g, tp(0))).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ release
+
+    @Test
+    void releaseIsFencedByTheVersionAndTheSession() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+
+        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session() + 1)).isFalse();
+        setOffsetByHand(offsetPath(group, tp(0)), 3);
+        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session())).isFalse();
+        assertThat(g.readOwner(tp(0))).isPresent();
+
+        long moved = g.ownedVersion(tp(0), "m1", c.lease().session()).orElseThrow();
+        assertThat(moved).isGreaterThan(c.offset().version());
+        assertThat(g.release(tp(0), "m1", moved, c.lease().session())).isTrue();
+        assertThat(g.readOwner(tp(0))).isEmpty();
+        assertThat(g.release(tp(0), "m1", moved, c.lease().session())).as("already released").isTrue();
+        assertThat(storedOffset(g, tp(0))).as("a release writes no offset").hasValue(3);
+    }
+
+    @Test
+    void releaseAllWritesTheFinalCommitsWithTheRelease() {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
+
+        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
+                finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
+                new ReleaseRequest(tp(1), c1.offset().version(), c1.lease().session(), Optional.empty())));
+        assertThat(released).containsExactlyInAnyOrder(tp(0), tp(1));
+        assertThat(g.readOwner(tp(0))).isEmpty();
+        assertThat(g.readOwner(tp(1))).isEmpty();
+        assertThat(storedOffset(g, tp(0))).hasValue(10);
+        assertThat(storedOffset(g, tp(1))).isEmpty();
+    }
+
+    @Test
+    void releaseAllCreatesTheFinalOffsetOfAPartitionWithoutAnOffsetNode() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        deleteByHand(offsetPath(group, tp(0)));
+        assertThat(g.ownedVersion(tp(0), "m1", c.lease().session())).hasValue(OffsetSnapshot.ABSENT);
+
+        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
+                finalCommit(tp(0), 42, OffsetSnapshot.ABSENT, c.lease().session())));
+        assertThat(released).containsExactly(tp(0));
+        assertThat(g.readOwner(tp(0))).isEmpty();
+        assertThat(storedOffset(g, tp(0))).hasValue(42);
+    }
+
+    @Test
+    void releaseAllLeavesOutAPartitionWhoseVersionMovedAndReleasesTheRest() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
+        ClaimResult.Claimed c2 = claimed(g, tp(2), "m1");
+        setOffsetByHand(offsetPath(group, tp(1)), 77);
+
+        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
+                finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
+                finalCommit(tp(1), 11, c1.offset().version(), c1.lease().session()),
+                finalCommit(tp(2), 12, c2.offset().version(), c2.lease().session())));
+        assertThat(released).containsExactlyInAnyOrder(tp(0), tp(2));
+        assertThat(storedOffset(g, tp(0))).hasValue(10);
+        assertThat(storedOffset(g, tp(1))).as("the edit wins over the final commit").hasValue(77);
+        assertThat(storedOffset(g, tp(2))).hasValue(12);
+        assertThat(g.readOwner(tp(1)).orElseThrow().memberId()).isEqualTo("m1");
+        assertThat(g.readOwner(tp(0))).isEmpty();
+        assertThat(g.readOwner(tp(2))).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ readIfOwned / ownedVersion / readOwner
+
+    @Test
+    void readIfOwnedAndOwnedVersionAnswerOnlyTheOwnerInItsSession() {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        long session = c.lease().session();
+
+        assertThat(g.readIfOwned(tp(0), "m1", session).orElseThrow().version()).isEqualTo(c.offset().version());
+        assertThat(g.ownedVersion(tp(0), "m1", session)).hasValue(c.offset().version());
+        assertThat(g.readIfOwned(tp(0), "m2", session)).isEmpty();
+        assertThat(g.ownedVersion(tp(0), "m2", session)).isEmpty();
+        assertThat(g.ownedVersion(tp(1), "m1", session)).as("not claimed").isEmpty();
+        CoordinationStore other = store();
+        assertThat(other.group(group).readIfOwned(tp(0), "m1", other.sessionId())).isEmpty();
+        assertThat(other.group(group).ownedVersion(tp(0), "m1", session)).as("not that store's session").isEmpty();
+    }
+
+    @Test
+    void ownedVersionWorksOnACorruptOffsetNodeWhereReadIfOwnedThrows() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        long session = c.lease().session();
+        writeGarbageByHand(offsetPath(group, tp(0)));
+
+        assertThatThrownBy(() -> g.readIfOwned(tp(0), "m1", session)).isInstanceOf(CorruptNodeException.class)
+                .hasMessageContaining(offsetPath(group, tp(0)));
+        long version = g.ownedVersion(tp(0), "m1", session).orElseThrow();
+        assertThat(version).isGreaterThan(c.offset().version());
+        assertThat(g.release(tp(0), "m1", version, session)).isTrue();
+        assertThat(g.readOwner(tp(0))).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ fencing tokens
+
+    @Test
+    void fencingTokensGrowWithEveryChangeOfHandsAlsoAcrossARecreatedOffsetNode() throws Exception {
+        String group = newGroup();
+        GroupStore a = store().group(group);
+        GroupStore b = store().group(group);
+        a.ensureGroup("sticky");
+
+        ClaimResult.Claimed first = claimed(a, tp(0), "m1");
+        assertThat(a.release(tp(0), "m1", first.offset().version(), first.lease().session())).isTrue();
+        ClaimResult.Claimed second = claimed(b, tp(0), "m2");
+        assertThat(b.release(tp(0), "m2", second.offset().version(), second.lease().session())).isTrue();
+        deleteByHand(offsetPath(group, tp(0)));
+        ClaimResult.Claimed third = claimed(a, tp(0), "m1");
+
+        assertThat(third.offset().version()).as("version restarted").isEqualTo(first.offset().version());
+        assertThat(second.lease().fencingToken()).isGreaterThan(first.lease().fencingToken());
+        assertThat(third.lease().fencingToken()).isGreaterThan(second.lease().fencingToken());
+    }
+
+    // ------------------------------------------------------------------ connection
+
+    @Test
+    void whileDisconnectedEveryCallFailsAndTheSessionSurvivesAShortOutage() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
+        s.addConnectionListener(events::add);
+        long session = s.sessionId();
+
+        dropConnection(s);
+        try {
+            await().until(() -> events.contains(ConnectionEvent.SUSPENDED));
+            assertThat(s.isConnected()).isFalse();
+            assertThatThrownBy(() -> g.readOffset(tp(0), null)).isInstanceOf(StoreException.class);
+            assertThatThrownBy(() -> g.claim(tp(1), "m1", 1, new Hook())).isInstanceOf(StoreException.class);
+            assertThatThrownBy(() -> g.commit("m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session))))
+                    .isInstanceOf(StoreException.class);
+        } finally {
+            restoreConnection(s);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> events.contains(ConnectionEvent.RECONNECTED));
+        assertThat(events).containsExactly(ConnectionEvent.SUSPENDED, ConnectionEvent.RECONNECTED);
+        assertThat(s.isConnected()).isTrue();
+        assertThat(s.sessionId()).isEqualTo(session);
+        assertThat(g.readOwner(tp(0)).orElseThrow().currentSession()).isTrue();
+        assertThat(g.commit("m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session))).committed())
+                .containsOnlyKeys(tp(0));
+    }
+
+    @Test
+    void anExpiredSessionIsReportedLostThenANewSessionAndItsEphemeralNodesAreGone() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.join("sticky", member("m1"));
+        claimed(g, tp(0), "m1");
+        List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
+        s.addConnectionListener(events::add);
+        long old = s.sessionId();
+
+        expire(s);
+        await().until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION));
+        assertThat(events).contains(ConnectionEvent.LOST).doesNotContain(ConnectionEvent.RECONNECTED);
+        assertThat(events.indexOf(ConnectionEvent.LOST)).isLessThan(events.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION));
+        assertThat(s.sessionId()).isNotEqualTo(old).isNotZero();
+        assertThat(g.readOwner(tp(0))).isEmpty();
+        assertThat(g.isRegistered("m1")).isFalse();
+        assertThat(g.readMembers(null).members()).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ topics
+
+    @Test
+    void topicRegistryRaisesCountsFiresItsHookAndRefusesToLowerThem() {
+        CoordinationStore s = store();
+        String topic = "topic-" + newGroup();
+        s.topics().ensureTopic(topic, 2);
+        Hook changed = new Hook();
+        assertThat(store().topics().partitionCounts(List.of(topic, "missing-" + topic), changed))
+                .containsExactly(Map.entry(topic, 2));
+
+        s.topics().ensureTopic(topic, 4);
+        await().until(changed::fired);
+        assertThat(s.topics().partitionCount(topic)).hasValue(4);
+        assertThatThrownBy(() -> s.topics().ensureTopic(topic, 3)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(s.topics().list()).containsEntry(topic, 4);
+
+        s.topics().delete(topic);
+        assertThat(s.topics().partitionCount(topic)).isEmpty();
+    }
+}

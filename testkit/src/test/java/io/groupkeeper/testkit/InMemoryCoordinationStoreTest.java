@@ -1,0 +1,97 @@
+package io.groupkeeper.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.CommitRequest;
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.StoreException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** What only the in-memory store offers: clock-driven expiry, writes whose outcome is unknown, a direct executor. */
+class InMemoryCoordinationStoreTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final InMemoryZooKeeper zooKeeper = new InMemoryZooKeeper(clock);
+    private final InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zooKeeper)
+            .sessionTimeout(Duration.ofSeconds(6)).eventExecutor(Runnable::run).build();
+    private final List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
+    private final TopicPartition tp = new TopicPartition("t", 0);
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private GroupStore started() {
+        store.addConnectionListener(events::add);
+        store.start();
+        GroupStore g = store.group("g");
+        g.ensureGroup("sticky");
+        return g;
+    }
+
+    @Test
+    void aDisconnectLongerThanTheSessionTimeoutOnTheClockEndsInANewSession() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        assertThat(g.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+
+        store.disconnect();
+        clock.advance(Duration.ofSeconds(6));
+        zooKeeper.expireDueSessions();
+        assertThat(zooKeeper.isSessionAlive(first)).isFalse();
+        assertThat(zooKeeper.exists("/groupkeeper/groups/g/owners/t/0")).as("its ephemeral owner node went").isFalse();
+        store.reconnect();
+
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+        assertThat(store.sessionId()).isNotEqualTo(first);
+        assertThat(store.isConnected()).isTrue();
+    }
+
+    @Test
+    void aCommitWhoseAnswerIsLostLandedAndTheNextOneIsFencedByIt() {
+        GroupStore g = started();
+        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+        long session = c.lease().session();
+
+        store.failNextWrites(1, true);
+        assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), session))))
+                .isInstanceOf(StoreException.class);
+        assertThat(g.readOffset(tp, null).offset()).as("applied on the server").hasValue(10);
+        assertThat(g.commit("m1", 1, List.of(new CommitRequest(tp, 11, c.offset().version(), session))).conflicted())
+                .containsExactly(tp);
+    }
+
+    @Test
+    void aClaimWhoseAnswerIsLostIsReConfirmedByItsRetry() {
+        GroupStore g = started();
+        g.claim(new TopicPartition("t", 1), "m1", 1, () -> { }); // the topic's folders exist: the next write is the claim
+        store.failNextWrites(1, true);
+        ClaimResult r = g.claim(tp, "m1", 1, () -> { });
+
+        assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(((ClaimResult.Claimed) r).offset().version()).as("created, then moved again by the re-confirmation")
+                .isEqualTo(2);
+        assertThat(g.readOwner(tp).orElseThrow().currentSession()).isTrue();
+    }
+
+    @Test
+    void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
+        GroupStore g = started();
+        store.failNextWrites(1, false);
+        assertThatThrownBy(() -> g.registerMember(new io.groupkeeper.spi.MemberInfo("m1", java.util.Optional.empty(),
+                "h", new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky")))
+                .isInstanceOf(StoreException.class);
+        assertThat(g.isRegistered("m1")).isFalse();
+        assertThat(zooKeeper.children("/groupkeeper/groups/g/members")).isEmpty();
+    }
+}

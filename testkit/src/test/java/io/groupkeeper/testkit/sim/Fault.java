@@ -1,0 +1,44 @@
+package io.groupkeeper.testkit.sim;
+
+/**
+ * One fault of a simulated schedule, at {@code atMillis} into the run. {@code member} and {@code partition} pick a
+ * member or a partition among those that exist when the fault happens (modulo their count); {@code value} and {@code
+ * durationMillis} parametrise it. A schedule is a list of these: shrinking drops them one at a time.
+ */
+record Fault(Kind kind, long atMillis, int member, int partition, long value, long durationMillis) {
+
+    enum Kind {
+        /** A new member joins. */
+        JOIN,
+        /** A member leaves gracefully (closeAsync). */
+        LEAVE,
+        /** A member's process dies: nothing runs any more, its session times out on the servers. */
+        CRASH,
+        /** The member that leads dies. */
+        LEADER_CRASH,
+        /** The servers expire a member's session while it is connected. */
+        EXPIRE,
+        /** A member's connection drops for a while; its session may or may not outlive it. */
+        DISCONNECT,
+        /** A member's whole process pauses (GC, SIGSTOP) for longer than its session timeout, then goes on. */
+        PAUSE,
+        /** A member's user code blocks for a while; its client keeps the session. */
+        STALL,
+        /** An admin reset of one partition's offset (a fenced write that moves the node's version). */
+        RESET,
+        /** A hand edit in zkCli: a valid offset. */
+        EDIT,
+        /** A hand edit in zkCli with a typo: the node no longer parses. Repaired later. */
+        TYPO,
+        /** The offset node deleted by hand. */
+        DELETE,
+        /** The topic gains partitions. */
+        GROW
+    }
+
+    @Override
+    public String toString() {
+        return String.format(java.util.Locale.ROOT, "%6d ms %-12s member#%d partition#%d value=%d for %d ms", atMillis,
+                kind, member, partition, value, durationMillis);
+    }
+}

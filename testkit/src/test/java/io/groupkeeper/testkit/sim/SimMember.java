@@ -1,0 +1,206 @@
+package io.groupkeeper.testkit.sim;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.testkit.InMemoryCoordinationStore;
+import io.groupkeeper.testkit.InMemoryZooKeeper;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One simulated process: its own store (client, session), keeper and member, and the user code a service would run
+ * on it — a polling loop that processes the records of its partitions and commits every few polls, final offsets handed
+ * over on revocation, external edits adopted through {@code refresh}. Every action reports to the {@link SimChecker}.
+ */
+final class SimMember implements RebalanceListener {
+
+    static final long POLL_MS = 200;
+    static final int COMMIT_EVERY_POLLS = 3;
+    static final int MAX_RECORDS_PER_POLL = 40;
+
+    /** A partition this process's user code works on: where it is, and under which session it was assigned. */
+    static final class Processing {
+        long position;
+        final long session;
+        int seenEdits;
+
+        Processing(long position, long session, int seenEdits) {
+            this.position = position;
+            this.session = session;
+            this.seenEdits = seenEdits;
+        }
+    }
+
+    final String id;
+    final String tag;
+    final String appTag;
+    final InMemoryCoordinationStore store;
+    private final SimScheduler scheduler;
+    private final SimChecker checker;
+    private final SimLog log;
+    private final GroupKeeper keeper;
+    private final GroupMember member;
+    private final java.util.concurrent.ScheduledExecutorService app;
+    final SortedMap<TopicPartition, Processing> processing = new TreeMap<>();
+    private final SortedSet<TopicPartition> toRefresh = new TreeSet<>();
+    private int polls;
+    boolean crashed;
+    boolean left;
+    boolean leaving;
+
+    SimMember(String id, InMemoryZooKeeper zk, SimScheduler scheduler, SimChecker checker, SimLog log,
+              Duration sessionTimeout, String group, String topic) {
+        this.id = id;
+        this.tag = id;
+        this.appTag = id + "/app";
+        this.scheduler = scheduler;
+        this.checker = checker;
+        this.log = log;
+        this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
+                .eventExecutor(scheduler.executor(tag)).build();
+        java.util.concurrent.ScheduledExecutorService internal = scheduler.executor(tag);
+        this.app = scheduler.executor(appTag);
+        this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
+                .memberIds(() -> id).build().start();
+        this.member = keeper.member(group).topics(topic).host("sim").listener(this).build();
+    }
+
+    void start() {
+        member.startAsync();
+        app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    boolean alive() {
+        return !crashed && !left;
+    }
+
+    boolean isLeader() {
+        return member.isLeader();
+    }
+
+    SortedSet<TopicPartition> assignment() {
+        return member.assignment();
+    }
+
+    void leave() {
+        leaving = true;
+        member.closeAsync().whenComplete((ok, e) -> {
+            left = true;
+            keeper.close(); // the process ends: its session closes
+            log.event(id + " left");
+        });
+    }
+
+    // ------------------------------------------------------------------ user code
+
+    private void poll() {
+        if (crashed || left) {
+            return;
+        }
+        polls++;
+        if (!toRefresh.isEmpty()) {
+            SortedSet<TopicPartition> ask = new TreeSet<>(toRefresh);
+            ask.retainAll(processing.keySet());
+            toRefresh.clear();
+            if (!ask.isEmpty()) {
+                apply(member.refresh(ask));
+            }
+        }
+        for (Map.Entry<TopicPartition, Processing> e : processing.entrySet()) {
+            Processing p = e.getValue();
+            long end = Math.min(checker.logEnd(e.getKey()), p.position + MAX_RECORDS_PER_POLL);
+            for (long o = p.position; o < end; o++) {
+                checker.processed(this, e.getKey(), o, p);
+            }
+            p.position = Math.max(p.position, end);
+        }
+        if (polls % COMMIT_EVERY_POLLS == 0 && !processing.isEmpty()) {
+            Map<TopicPartition, Long> offsets = new TreeMap<>();
+            processing.forEach((tp, p) -> offsets.put(tp, p.position));
+            apply(member.commit(offsets), offsets);
+        }
+        if (!leaving) {
+            app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void apply(CommitResult r) {
+        apply(r, Map.of());
+    }
+
+    private void apply(CommitResult r, Map<TopicPartition, Long> offsets) {
+        r.statuses().forEach((tp, status) -> {
+            Processing p = processing.get(tp);
+            switch (status) {
+                case COMMITTED -> checker.committed(this, tp, offsets.get(tp), p);
+                case ADOPTED -> {
+                    if (p != null) {
+                        OptionalLong at = r.adoptedOffsets().get(tp);
+                        p.position = at != null && at.isPresent() ? at.getAsLong() : checker.logEnd(tp);
+                        p.seenEdits = checker.edits(tp);
+                        checker.adopted(this, tp, p.position, at == null || at.isEmpty());
+                    }
+                }
+                case NOT_OWNED -> processing.remove(tp);
+                default -> { }
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ listener
+
+    @Override
+    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+        partitions.forEach((tp, offset) -> {
+            long start = offset.isPresent() ? offset.getAsLong() : checker.logEnd(tp); // start position: latest
+            processing.put(tp, new Processing(start, checker.claimSession(this, tp), checker.edits(tp)));
+            checker.started(this, tp, start, offset.isEmpty());
+        });
+        log.event(id + " assigned " + partitions.keySet());
+    }
+
+    @Override
+    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+        Map<TopicPartition, Long> finals = new TreeMap<>();
+        Map<TopicPartition, Integer> seen = new TreeMap<>();
+        for (TopicPartition tp : partitions) {
+            Processing p = processing.remove(tp);
+            if (p != null) {
+                finals.put(tp, p.position);
+                seen.put(tp, p.seenEdits);
+            }
+        }
+        SortedSet<TopicPartition> taken = member.commitOnRelease(finals, Map.of());
+        taken.forEach(tp -> checker.handedOver(this, tp, finals.get(tp), seen.get(tp)));
+        log.event(id + " revoked " + partitions);
+    }
+
+    @Override
+    public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+        processing.keySet().removeAll(partitions);
+        log.event(id + " lost " + partitions);
+    }
+
+    @Override
+    public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+        toRefresh.addAll(partitions);
+    }
+
+    /** The leader's published target for this member is what it must own once the group settles. */
+    long sessionId() {
+        return store.sessionId();
+    }
+
+    long fencingToken(TopicPartition tp) {
+        return member.fencingToken(tp).orElse(-1);
+    }
+}
