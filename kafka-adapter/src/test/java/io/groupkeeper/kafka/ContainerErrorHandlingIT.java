@@ -164,7 +164,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
     void aMissingDeadLetterTopicFailsStartNamingIt() {
         String topic = newTopic(1);
         GroupKeeper keeper = newKeeper();
-        ListenerContainer<String, String> c = container(keeper, newName("g"), topic).recordHandler(r -> { }).build();
+        ListenerContainer<String, String> c = container(keeper, newName("g"), topic).createDeadLetterTopics(false)
+                .recordHandler(r -> { }).build();
         toClose.add(c);
         assertThatThrownBy(c::start).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("dead-letter topic(s) [" + topic + ".DLT] do not exist")

@@ -32,11 +32,12 @@ public class BillingService {
         final AtomicLong billed = new AtomicLong();
         final AtomicLong cents = new AtomicLong();
 
-        /** Values are amounts in cents, e.g. {@code 1250}. */
+        /** A value ends with its amount in cents after the last '-', e.g. {@code order-17-1250} (or is just {@code 1250}). */
         @GroupKeeperListener(group = "${billing.group:billing}", topics = "${billing.topic:orders}",
                 concurrency = "${billing.concurrency:2}")
         void bill(ConsumerRecord<String, String> order) {
-            long amount = Long.parseLong(order.value().trim()); // NumberFormatException: dead-lettered (see properties)
+            String value = order.value().trim();
+            long amount = Long.parseLong(value.substring(value.lastIndexOf('-') + 1)); // else dead-lettered at once
             cents.addAndGet(amount);
             LOG.info("billed order {} ({}-{}@{}): {} cents; {} orders so far", order.key(), order.topic(),
                     order.partition(), order.offset(), amount, billed.incrementAndGet());

@@ -50,7 +50,7 @@ class BillingServiceIT {
         try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers",
                 servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
                 new StringSerializer())) {
-            p.send(new ProducerRecord<>("orders", 0, "o1", "1250")).get();
+            p.send(new ProducerRecord<>("orders", 0, "o1", "order-1-1250")).get();
             p.send(new ProducerRecord<>("orders", 0, "o2", "twelve")).get();
             p.send(new ProducerRecord<>("orders", 0, "o3", "300")).get();
         }

@@ -58,7 +58,7 @@ final class Dispatcher<K, V> {
 
     private long oneByOne(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) throws InterruptedException {
         for (ConsumerRecord<byte[], byte[]> raw : records) {
-            if (control.hold(tp) || !handle(raw)) {
+            if (control.hold(tp) || !handle(tp, raw)) {
                 return raw.offset();
             }
         }
@@ -66,7 +66,7 @@ final class Dispatcher<K, V> {
     }
 
     /** One record: true when done (handled or recovered), false when it must be handed back. */
-    private boolean handle(ConsumerRecord<byte[], byte[]> raw) throws InterruptedException {
+    private boolean handle(TopicPartition tp, ConsumerRecord<byte[], byte[]> raw) throws InterruptedException {
         ConsumerRecord<K, V> record;
         try {
             record = deserialize(raw);
@@ -75,7 +75,7 @@ final class Dispatcher<K, V> {
         }
         for (int attempt = 1; ; attempt++) {
             Exception failure;
-            inFlight.begin(new TopicPartition(raw.topic(), raw.partition()), raw.offset());
+            inFlight.begin(tp, raw.offset());
             try {
                 config.recordHandler().handle(record);
                 processed++;
