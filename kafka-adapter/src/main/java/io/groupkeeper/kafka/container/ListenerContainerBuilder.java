@@ -44,7 +44,7 @@ public final class ListenerContainerBuilder<K, V> {
     private Ticker ticker = Ticker.system();
     private ContainerMetrics metrics = ContainerMetrics.NONE;
     private ContainerListener listener = new ContainerListener() { };
-    private Consumer<CoordinatedConsumer.Builder<byte[], byte[]>> consumerOptions = b -> { };
+    private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
 
     ListenerContainerBuilder(GroupKeeper keeper) {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -190,9 +190,10 @@ public final class ListenerContainerBuilder<K, V> {
 
     /**
      * Further options of every worker's consumer (commit interval, start position, out-of-range policy, revocation
-     * timeout, member options). Group, topics, properties and deserializers are the container's.
+     * timeout, member options). Group, topics, properties and deserializers are the container's (it consumes raw
+     * {@code ByteBuffer}s and deserializes them itself).
      */
-    public ListenerContainerBuilder<K, V> consumerOptions(Consumer<CoordinatedConsumer.Builder<byte[], byte[]>> options) {
+    public ListenerContainerBuilder<K, V> consumerOptions(Consumer<CoordinatedConsumer.Builder<?, ?>> options) {
         this.consumerOptions = Objects.requireNonNull(options, "consumerOptions");
         return this;
     }

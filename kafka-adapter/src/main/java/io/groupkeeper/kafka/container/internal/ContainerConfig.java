@@ -27,5 +27,5 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     Duration watchdogLimit, Duration pollTimeout, Duration stopDeadline,
                                     Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
                                     ContainerMetrics metrics, ContainerListener listener,
-                                    Consumer<CoordinatedConsumer.Builder<byte[], byte[]>> consumerOptions) {
+                                    Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions) {
 }

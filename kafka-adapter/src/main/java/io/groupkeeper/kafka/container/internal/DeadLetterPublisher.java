@@ -3,6 +3,7 @@ package io.groupkeeper.kafka.container.internal;
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -133,7 +134,7 @@ final class DeadLetterPublisher implements AutoCloseable {
     }
 
     /** Publishes {@code record} with the dead-letter headers; returns the topic once the broker acknowledged it. */
-    String publish(ConsumerRecord<byte[], byte[]> record, Throwable failure, int attempts)
+    String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts)
             throws DeadLetterException, InterruptedException {
         String topic = topicOf.apply(record.topic());
         RecordHeaders headers = new RecordHeaders();
@@ -152,7 +153,7 @@ final class DeadLetterPublisher implements AutoCloseable {
         add(headers, DeadLetterHeaders.ATTEMPTS, Integer.toString(attempts));
         Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
         ProducerRecord<byte[], byte[]> out =
-                new ProducerRecord<>(topic, partition, null, record.key(), record.value(), headers);
+                new ProducerRecord<>(topic, partition, null, bytes(record.key()), bytes(record.value()), headers);
         try {
             producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return topic;
@@ -164,6 +165,23 @@ final class DeadLetterPublisher implements AutoCloseable {
         } catch (org.apache.kafka.common.KafkaException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e, e);
         }
+    }
+
+    /** A copy of the buffer's remaining bytes (null stays null); the buffer is not moved. */
+    static byte[] bytes(ByteBuffer b) {
+        if (b == null) {
+            return null;
+        }
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    /** The record with its key and value as byte arrays (for {@code ContainerListener.deadLettered}). */
+    static ConsumerRecord<byte[], byte[]> bytes(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+        return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), r.timestampType(),
+                r.serializedKeySize(), r.serializedValueSize(), bytes(r.key()), bytes(r.value()), r.headers(),
+                r.leaderEpoch());
     }
 
     private int partitionCount(String topic) {

@@ -3,6 +3,7 @@ package io.groupkeeper.kafka.container.internal;
 import io.groupkeeper.kafka.container.BatchFailedException;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.Recovery;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,15 +50,15 @@ final class Dispatcher<K, V> {
         this.control = control;
     }
 
-    long dispatch(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) throws InterruptedException {
+    long dispatch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
         processed = 0;
         return config.batchHandler() != null ? batches(tp, records) : oneByOne(tp, records);
     }
 
     // ------------------------------------------------------------------ records
 
-    private long oneByOne(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) throws InterruptedException {
-        for (ConsumerRecord<byte[], byte[]> raw : records) {
+    private long oneByOne(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
             if (control.hold(tp) || !handle(tp, raw)) {
                 return raw.offset();
             }
@@ -66,7 +67,7 @@ final class Dispatcher<K, V> {
     }
 
     /** One record: true when done (handled or recovered), false when it must be handed back. */
-    private boolean handle(TopicPartition tp, ConsumerRecord<byte[], byte[]> raw) throws InterruptedException {
+    private boolean handle(TopicPartition tp, ConsumerRecord<ByteBuffer, ByteBuffer> raw) throws InterruptedException {
         ConsumerRecord<K, V> record;
         try {
             record = deserialize(raw);
@@ -103,10 +104,10 @@ final class Dispatcher<K, V> {
 
     // ------------------------------------------------------------------ batches
 
-    private long batches(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) throws InterruptedException {
-        List<ConsumerRecord<byte[], byte[]>> raws = new ArrayList<>();
+    private long batches(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = new ArrayList<>();
         List<ConsumerRecord<K, V>> batch = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> raw : records) {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
             Optional<ConsumerRecord<K, V>> r = tryDeserialize(raw);
             if (r.isPresent()) {
                 raws.add(raw);
@@ -130,7 +131,7 @@ final class Dispatcher<K, V> {
 
     private RuntimeException lastDeserializationFailure;
 
-    private Optional<ConsumerRecord<K, V>> tryDeserialize(ConsumerRecord<byte[], byte[]> raw) {
+    private Optional<ConsumerRecord<K, V>> tryDeserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
         try {
             return Optional.of(deserialize(raw));
         } catch (RuntimeException e) {
@@ -139,9 +140,9 @@ final class Dispatcher<K, V> {
         }
     }
 
-    private long batch(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> rawList,
+    private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> rawList,
                        List<ConsumerRecord<K, V>> batchList) throws InterruptedException {
-        List<ConsumerRecord<byte[], byte[]>> raws = rawList;
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
         List<ConsumerRecord<K, V>> batch = batchList;
         int attempt = 0;
         while (!raws.isEmpty()) {
@@ -192,23 +193,42 @@ final class Dispatcher<K, V> {
 
     // ------------------------------------------------------------------ shared
 
-    private ConsumerRecord<K, V> deserialize(ConsumerRecord<byte[], byte[]> raw) {
-        K key = config.keyDeserializer().deserialize(raw.topic(), raw.headers(), raw.key());
-        V value = config.valueDeserializer().deserialize(raw.topic(), raw.headers(), raw.value());
+    /**
+     * Deserializes from the fetched buffers without copying them (Kafka's ByteBuffer path, as {@code KafkaConsumer}
+     * does); their positions are restored, so the raw bytes stay intact for a dead letter.
+     */
+    private ConsumerRecord<K, V> deserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
+        ByteBuffer k = raw.key();
+        ByteBuffer v = raw.value();
+        int kp = k == null ? 0 : k.position();
+        int vp = v == null ? 0 : v.position();
+        K key;
+        V value;
+        try {
+            key = config.keyDeserializer().deserialize(raw.topic(), raw.headers(), k);
+            value = config.valueDeserializer().deserialize(raw.topic(), raw.headers(), v);
+        } finally {
+            if (k != null) {
+                k.position(kp);
+            }
+            if (v != null) {
+                v.position(vp);
+            }
+        }
         return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
                 raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
     }
 
     private void logEnd() {
-        long nanos = inFlight.end();
-        if (nanos >= 0) {
-            LOG.info("group {}: member {}: handler on {} at offset {} finished after {} ms (reported by the watchdog)",
-                    config.group(), control.member(), inFlight.partition, inFlight.offset, nanos / 1_000_000);
+        if (inFlight.end() >= 0) {
+            long ms = (config.ticker().nanoTime() - inFlight.reportedSince) / 1_000_000;
+            LOG.info("group {}: member {}: handler on {} at offset {} finished after about {} ms (reported by the "
+                    + "watchdog)", config.group(), control.member(), inFlight.partition(), inFlight.offset(), ms);
         }
     }
 
     /** After the last attempt: true when the record is done (dead letter acknowledged, or skipped). */
-    private boolean recover(ConsumerRecord<byte[], byte[]> raw, Throwable failure, int attempts, Recovery recovery)
+    private boolean recover(ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int attempts, Recovery recovery)
             throws InterruptedException {
         TopicPartition tp = new TopicPartition(raw.topic(), raw.partition());
         String what = raw.topic() + "-" + raw.partition() + "@" + raw.offset();
@@ -231,7 +251,7 @@ final class Dispatcher<K, V> {
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
                     try {
-                        config.listener().deadLettered(raw, topic, failure);
+                        config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
                     } catch (RuntimeException e) {
                         LOG.warn("group {}: container listener threw on deadLettered: {}", config.group(), e.toString());
                     }

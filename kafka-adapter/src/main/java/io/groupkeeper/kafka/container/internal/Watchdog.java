@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Reports handler calls that run longer than the limit: one WARN with the worker thread's stack per call, a counter
  * and a gauge, and {@link ContainerListener#handlerStuck}. It never interrupts or evicts anything: the worker keeps its
- * partitions (see docs/kafka-adapter.md on what a rebalance does meanwhile). Checks every quarter of the limit.
+ * partitions (see docs/service.md on what a rebalance does meanwhile). Samples every worker every quarter of the
+ * limit (at most 1 s) and keeps the time itself, so a call is noticed between the limit and the limit plus one period
+ * after it started, and the workers pay no clock read per record.
  */
 final class Watchdog implements AutoCloseable {
 
@@ -59,11 +61,20 @@ final class Watchdog implements AutoCloseable {
         try {
             long now = ticker.nanoTime();
             for (InFlight s : slots) {
-                long since = s.since;
-                long call = s.call;
-                if (since != 0 && now - since > limitNanos && s.reportedCall != call) {
-                    s.reportedCall = call;
-                    report(s, Duration.ofNanos(now - since));
+                long state = s.state();
+                if ((state & 1) == 0) {
+                    s.sampledState = state; // idle
+                    continue;
+                }
+                if (state != s.sampledState) {
+                    s.sampledState = state; // a call the watchdog had not seen yet: it started about now
+                    s.sampledSince = now;
+                    continue;
+                }
+                if (now - s.sampledSince > limitNanos && s.reportedState != state) {
+                    s.reportedSince = s.sampledSince;
+                    s.reportedState = state;
+                    report(s, Duration.ofNanos(now - s.sampledSince));
                 }
             }
         } catch (RuntimeException e) {
@@ -73,7 +84,7 @@ final class Watchdog implements AutoCloseable {
 
     private void report(InFlight s, Duration running) {
         StackTraceElement[] stack = s.thread.getStackTrace();
-        StuckHandler stuck = new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition, s.offset,
+        StuckHandler stuck = new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition(), s.offset(),
                 running, Arrays.asList(stack));
         StringBuilder trace = new StringBuilder();
         for (StackTraceElement e : stack) {
@@ -81,7 +92,7 @@ final class Watchdog implements AutoCloseable {
         }
         LOG.warn("group {}: member {}: handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
                         + "the partition stays owned and is not evicted. Thread {}:{}", group, stuck.member(),
-                s.partition, s.offset, running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(),
+                s.partition(), s.offset(), running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(),
                 trace);
         metrics.handlerStuck(group);
         try {
@@ -91,15 +102,15 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
-    /** Calls running past the limit right now. */
+    /** Calls running past the limit right now (as of the last check). */
     List<StuckHandler> stuckNow() {
         long now = ticker.nanoTime();
         List<StuckHandler> out = new ArrayList<>();
         for (InFlight s : slots) {
-            long since = s.since;
-            if (since != 0 && now - since > limitNanos) {
-                out.add(new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition, s.offset,
-                        Duration.ofNanos(now - since), List.of()));
+            long state = s.state();
+            if (state == s.reportedState) {
+                out.add(new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition(), s.offset(),
+                        Duration.ofNanos(now - s.reportedSince), List.of()));
             }
         }
         return out;

@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,7 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final Dispatcher<K, V> dispatcher;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     final CountDownLatch exited = new CountDownLatch(1);
-    private volatile CoordinatedConsumer<byte[], byte[]> consumer;
+    private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private volatile boolean stopping;
     private final Object stopSignal = new Object();
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
@@ -50,7 +51,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.container = container;
         this.config = config;
         this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
-        this.inFlight = new InFlight(thread, config.ticker());
+        this.inFlight = new InFlight(thread);
         this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this);
     }
 
@@ -64,12 +65,12 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     @Override
     public void run() {
-        CoordinatedConsumer<byte[], byte[]> c;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
-            CoordinatedConsumer.Builder<byte[], byte[]> b = CoordinatedConsumer.<byte[], byte[]>builder(config.keeper());
+            CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
             config.consumerOptions().accept(b);
             c = b.group(config.group()).topics(config.topics()).kafkaProperties(config.kafkaProperties())
-                    .deserializers(new ByteArrayDeserializer(), new ByteArrayDeserializer()).build().start();
+                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
             consumer = c;
             started.complete(null);
         } catch (RuntimeException | Error e) {
@@ -82,7 +83,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         try {
             while (!stopping) {
                 applyPauses(c);
-                ConsumerRecords<byte[], byte[]> records;
+                ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
                     records = c.poll(config.pollTimeout());
                 } catch (WakeupException e) {
@@ -107,11 +108,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         }
     }
 
-    private void process(CoordinatedConsumer<byte[], byte[]> c, ConsumerRecords<byte[], byte[]> records)
+    private void process(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, ConsumerRecords<ByteBuffer, ByteBuffer> records)
             throws InterruptedException {
         Map<TopicPartition, Long> handBack = null;
         for (TopicPartition tp : records.partitions()) {
-            List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = records.records(tp);
             long notDone = hold(tp) ? list.get(0).offset() : dispatcher.dispatch(tp, list);
             if (dispatcher.processed > 0) {
                 config.metrics().processed(config.group(), tp.topic(), dispatcher.processed);
@@ -131,7 +132,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     /** Makes the consumer's paused set what the container wants: user pauses, stopped partitions, or all. */
-    private void applyPauses(CoordinatedConsumer<byte[], byte[]> c) {
+    private void applyPauses(CoordinatedConsumer<ByteBuffer, ByteBuffer> c) {
         Set<TopicPartition> owned = c.assignment();
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
@@ -201,7 +202,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     @Override
     public String member() {
-        CoordinatedConsumer<byte[], byte[]> c = consumer;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         return c == null ? thread.getName() : c.memberId();
     }
 
@@ -209,7 +210,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     /** Makes the worker apply pauses now (its poll returns). */
     void nudge() {
-        CoordinatedConsumer<byte[], byte[]> c = consumer;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         if (c != null) {
             c.wakeup();
         }
@@ -224,17 +225,17 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     boolean owns(TopicPartition tp) {
-        CoordinatedConsumer<byte[], byte[]> c = consumer;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         return c != null && c.assignment().contains(tp);
     }
 
     Set<TopicPartition> paused() {
-        CoordinatedConsumer<byte[], byte[]> c = consumer;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         return c == null ? Set.of() : c.paused();
     }
 
     WorkerStatus status() {
-        CoordinatedConsumer<byte[], byte[]> c = consumer;
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         boolean running = exited.getCount() > 0 && c != null;
         return c == null ? new WorkerStatus(config.group(), thread.getName(), false, Set.of(), Set.of(), false)
                 : new WorkerStatus(config.group(), c.memberId(), running && c.isLeader(),
