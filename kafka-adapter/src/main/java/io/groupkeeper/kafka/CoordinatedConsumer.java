@@ -128,6 +128,28 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      */
     Set<String> missingTopics();
 
+    /**
+     * Moves the position of an owned partition: the next {@code poll()} returns its records from {@code offset}, and
+     * that is the position committed next. Polling thread only. Used to hand back records fetched but not processed
+     * (a listener container that stops a partition or shuts down mid-batch).
+     *
+     * @throws IllegalStateException if the partition is not owned
+     */
+    void seek(TopicPartition partition, long offset);
+
+    /**
+     * Stops fetching these owned partitions (Kafka's {@code pause}) while keeping their ownership; not-owned ones are
+     * ignored. They stay paused across rebalances while they stay owned; a paused partition that is revoked or lost
+     * is simply forgotten. Polling thread only.
+     */
+    void pause(Collection<TopicPartition> partitions);
+
+    /** Fetches these paused partitions again. Polling thread only. */
+    void resume(Collection<TopicPartition> partitions);
+
+    /** The owned partitions paused by {@link #pause}. Safe from any thread. */
+    Set<TopicPartition> paused();
+
     /** Makes the current or next {@link #poll} throw {@link WakeupException}. Safe from any thread. */
     void wakeup();
 

@@ -176,6 +176,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final Set<String> topicsNotFound = new HashSet<>();
     private static final Duration WARM_UP_TIMEOUT = Duration.ofSeconds(2);
     private volatile Set<TopicPartition> assignmentView = Set.of();
+    /** Owned partitions paused by the user (polling thread), and a copy for other threads. */
+    private final Set<TopicPartition> pausedParts = new HashSet<>();
+    private volatile Set<TopicPartition> pausedView = Set.of();
 
     // Polling-thread state (guarded by acquire()).
     private final AtomicLong currentThread = new AtomicLong(NO_THREAD);
@@ -388,6 +391,64 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     public Set<String> missingTopics() {
         KafkaTopicMetadata md = metadata;
         return md == null ? Set.of() : md.missingTopics();
+    }
+
+    @Override
+    public void seek(TopicPartition partition, long offset) {
+        acquire();
+        try {
+            requireStarted();
+            if (offset < 0) {
+                throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+            }
+            Part p = parts.get(gk(partition));
+            if (p == null) {
+                throw new IllegalStateException("group " + group + ": " + partition + " is not owned by " + memberId());
+            }
+            seek(p, offset);
+            syncAssignment();
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void pause(Collection<TopicPartition> partitions) {
+        acquire();
+        try {
+            requireStarted();
+            for (TopicPartition ktp : partitions) {
+                if (parts.containsKey(gk(ktp))) {
+                    pausedParts.add(ktp);
+                }
+            }
+            syncAssignment();
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public void resume(Collection<TopicPartition> partitions) {
+        acquire();
+        try {
+            requireStarted();
+            List<TopicPartition> resumed = new ArrayList<>();
+            for (TopicPartition ktp : partitions) {
+                if (pausedParts.remove(ktp) && consumer.assignment().contains(ktp)) {
+                    resumed.add(ktp);
+                }
+            }
+            consumer.resume(resumed);
+            syncAssignment();
+        } finally {
+            release();
+        }
+    }
+
+    @Override
+    public Set<TopicPartition> paused() {
+        return pausedView;
     }
 
     @Override
@@ -730,6 +791,17 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         parts.values().forEach(p -> view.add(p.ktp));
         if (!view.equals(assignmentView)) {
             assignmentView = Set.copyOf(view);
+        }
+        // Paused partitions stay paused while owned (KafkaConsumer.assign keeps the pause of those it keeps; newly
+        // assigned or re-positioned ones are paused here); revoked or lost ones are forgotten.
+        pausedParts.retainAll(view);
+        if (!pausedParts.isEmpty()) {
+            List<TopicPartition> pause = new ArrayList<>(pausedParts);
+            pause.retainAll(consumer.assignment());
+            consumer.pause(pause);
+        }
+        if (!pausedParts.equals(pausedView)) {
+            pausedView = Set.copyOf(pausedParts);
         }
     }
 

@@ -1,0 +1,243 @@
+package io.groupkeeper.kafka.container;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.Names;
+import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.container.internal.ContainerConfig;
+import io.groupkeeper.kafka.container.internal.DefaultListenerContainer;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * Configures a {@link ListenerContainer}; {@link #build()} fails fast naming the bad or conflicting option.
+ * Kafka properties pass through to every worker's consumer (and, those a producer or an Admin client knows, to the
+ * dead-letter producer and the topic check). The workers always consume bytes; the deserializers given here run in
+ * the container.
+ */
+public final class ListenerContainerBuilder<K, V> {
+    private final GroupKeeper keeper;
+    private String group;
+    private final Set<String> topics = new LinkedHashSet<>();
+    private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
+    private final Map<String, Object> deadLetterProducerProperties = new LinkedHashMap<>();
+    private Deserializer<K> keyDeserializer;
+    private Deserializer<V> valueDeserializer;
+    private int concurrency = 1;
+    private RecordHandler<K, V> recordHandler;
+    private BatchHandler<K, V> batchHandler;
+    private ErrorPolicy errorPolicy = ErrorPolicy.defaults();
+    private Function<String, String> deadLetterTopic = t -> t + ".DLT";
+    private boolean createDeadLetterTopics;
+    private Duration watchdogLimit = Duration.ofSeconds(30);
+    private Duration pollTimeout = Duration.ofMillis(500);
+    private Duration stopDeadline = Duration.ofSeconds(30);
+    private Duration deadLetterTimeout = Duration.ofSeconds(30);
+    private Sleeper sleeper;
+    private Ticker ticker = Ticker.system();
+    private ContainerMetrics metrics = ContainerMetrics.NONE;
+    private ContainerListener listener = new ContainerListener() { };
+    private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
+
+    ListenerContainerBuilder(GroupKeeper keeper) {
+        this.keeper = Objects.requireNonNull(keeper, "keeper");
+    }
+
+    /** The consumer group. Required. */
+    public ListenerContainerBuilder<K, V> group(String group) {
+        this.group = Names.requireValid("group id", group);
+        return this;
+    }
+
+    public ListenerContainerBuilder<K, V> topics(String... topics) {
+        for (String t : topics) {
+            this.topics.add(Names.requireValid("topic", t));
+        }
+        return this;
+    }
+
+    public ListenerContainerBuilder<K, V> topics(Collection<String> topics) {
+        return topics(topics.toArray(String[]::new));
+    }
+
+    /** Kafka client properties ({@code bootstrap.servers} required); deserializer classes are ignored: see below. */
+    public ListenerContainerBuilder<K, V> kafkaProperties(Map<String, ?> properties) {
+        Objects.requireNonNull(properties, "kafkaProperties").forEach(this::kafkaProperty);
+        return this;
+    }
+
+    public ListenerContainerBuilder<K, V> kafkaProperty(String key, Object value) {
+        Objects.requireNonNull(key, "kafka property key");
+        kafkaProperties.put(key, Objects.requireNonNull(value, () -> "value of kafka property " + key));
+        return this;
+    }
+
+    /** Properties for the dead-letter producer only (over the Kafka properties), e.g. {@code acks}. */
+    public ListenerContainerBuilder<K, V> deadLetterProducerProperty(String key, Object value) {
+        Objects.requireNonNull(key, "producer property key");
+        deadLetterProducerProperties.put(key, Objects.requireNonNull(value, () -> "value of producer property " + key));
+        return this;
+    }
+
+    /** Required: they run in the container, so a record that does not deserialize can be dead-lettered raw. */
+    public ListenerContainerBuilder<K, V> deserializers(Deserializer<K> key, Deserializer<V> value) {
+        this.keyDeserializer = Objects.requireNonNull(key, "key deserializer");
+        this.valueDeserializer = Objects.requireNonNull(value, "value deserializer");
+        return this;
+    }
+
+    /** Consumers (members of the group) in this process, one thread each; default 1. */
+    public ListenerContainerBuilder<K, V> concurrency(int concurrency) {
+        if (concurrency < 1) {
+            throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
+        }
+        this.concurrency = concurrency;
+        return this;
+    }
+
+    /** One record per call. Exactly one of record handler and batch handler. */
+    public ListenerContainerBuilder<K, V> recordHandler(RecordHandler<K, V> handler) {
+        this.recordHandler = Objects.requireNonNull(handler, "recordHandler");
+        return this;
+    }
+
+    /** One partition's fetched records per call. Exactly one of record handler and batch handler. */
+    public ListenerContainerBuilder<K, V> batchHandler(BatchHandler<K, V> handler) {
+        this.batchHandler = Objects.requireNonNull(handler, "batchHandler");
+        return this;
+    }
+
+    /** Default {@link ErrorPolicy#defaults()}: 3 attempts 1 s apart, then dead-letter. */
+    public ListenerContainerBuilder<K, V> errorPolicy(ErrorPolicy policy) {
+        this.errorPolicy = Objects.requireNonNull(policy, "errorPolicy");
+        return this;
+    }
+
+    /** One dead-letter topic for every source topic; default {@code <topic>.DLT}. */
+    public ListenerContainerBuilder<K, V> deadLetterTopic(String topic) {
+        String t = Names.requireValid("dead-letter topic", topic);
+        this.deadLetterTopic = source -> t;
+        return this;
+    }
+
+    /** The dead-letter topic of each source topic; default {@code <topic>.DLT}. */
+    public ListenerContainerBuilder<K, V> deadLetterTopics(Function<String, String> nameOfSource) {
+        this.deadLetterTopic = Objects.requireNonNull(nameOfSource, "deadLetterTopics");
+        return this;
+    }
+
+    /**
+     * Create missing dead-letter topics at start (as many partitions as the source topic, the broker's default
+     * replication factor). Off by default: a missing one fails {@code start()} naming it.
+     */
+    public ListenerContainerBuilder<K, V> createDeadLetterTopics(boolean create) {
+        this.createDeadLetterTopics = create;
+        return this;
+    }
+
+    /** A handler call running longer than this is reported (WARN with the thread's stack, a meter); default 30 s. */
+    public ListenerContainerBuilder<K, V> watchdog(Duration limit) {
+        this.watchdogLimit = positive("watchdog", limit);
+        return this;
+    }
+
+    /** How long one poll waits for records; default 500 ms. */
+    public ListenerContainerBuilder<K, V> pollTimeout(Duration timeout) {
+        this.pollTimeout = positive("pollTimeout", timeout);
+        return this;
+    }
+
+    /** What {@link ListenerContainer#close()} waits at most; default 30 s. */
+    public ListenerContainerBuilder<K, V> stopDeadline(Duration deadline) {
+        this.stopDeadline = positive("stopDeadline", deadline);
+        return this;
+    }
+
+    /** How long a dead-letter send may wait for the broker's acknowledgement; default 30 s. */
+    public ListenerContainerBuilder<K, V> deadLetterTimeout(Duration timeout) {
+        this.deadLetterTimeout = positive("deadLetterTimeout", timeout);
+        return this;
+    }
+
+    /** Waits the retry backoffs; default: a wait that {@code stop()} cuts short. */
+    public ListenerContainerBuilder<K, V> sleeper(Sleeper sleeper) {
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        return this;
+    }
+
+    /** The watchdog's time source; default {@link System#nanoTime()}. */
+    public ListenerContainerBuilder<K, V> ticker(Ticker ticker) {
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        return this;
+    }
+
+    public ListenerContainerBuilder<K, V> metrics(ContainerMetrics metrics) {
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        return this;
+    }
+
+    public ListenerContainerBuilder<K, V> listener(ContainerListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
+        return this;
+    }
+
+    /**
+     * Further options of every worker's consumer (commit interval, start position, out-of-range policy, revocation
+     * timeout, member options). Group, topics, properties and deserializers are the container's (it consumes raw
+     * {@code ByteBuffer}s and deserializes them itself).
+     */
+    public ListenerContainerBuilder<K, V> consumerOptions(Consumer<CoordinatedConsumer.Builder<?, ?>> options) {
+        this.consumerOptions = Objects.requireNonNull(options, "consumerOptions");
+        return this;
+    }
+
+    public ListenerContainer<K, V> build() {
+        String what = "ListenerContainer" + (group == null ? "" : " of group " + group);
+        if (group == null) {
+            throw new IllegalStateException(what + ": group is required");
+        }
+        if (topics.isEmpty()) {
+            throw new IllegalStateException(what + ": at least one topic is required");
+        }
+        if ((recordHandler == null) == (batchHandler == null)) {
+            throw new IllegalStateException(what + ": exactly one of recordHandler and batchHandler is required");
+        }
+        if (keyDeserializer == null) {
+            throw new IllegalStateException(what + ": deserializers(...) are required (they run in the container)");
+        }
+        Object bootstrap = kafkaProperties.get("bootstrap.servers");
+        if (bootstrap == null || bootstrap.toString().isBlank()) {
+            throw new IllegalStateException(what + ": kafka property bootstrap.servers is required");
+        }
+        Map<String, Object> props = new LinkedHashMap<>(kafkaProperties);
+        props.remove("key.deserializer");
+        props.remove("value.deserializer");
+        for (String t : topics) {
+            String dlt = deadLetterTopic.apply(t);
+            if (errorPolicy.mayDeadLetter() && (dlt == null || topics.contains(dlt))) {
+                throw new IllegalStateException(what + ": the dead-letter topic of " + t + " is " + dlt
+                        + "; it must be a topic the container does not consume");
+            }
+        }
+        ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
+                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, concurrency,
+                recordHandler, batchHandler, errorPolicy, deadLetterTopic, createDeadLetterTopics, watchdogLimit,
+                pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);
+        return new DefaultListenerContainer<>(config);
+    }
+
+    private static Duration positive(String what, Duration d) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, was " + d);
+        }
+        return d;
+    }
+}

@@ -1,0 +1,31 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.container.BatchHandler;
+import io.groupkeeper.kafka.container.ContainerListener;
+import io.groupkeeper.kafka.container.ContainerMetrics;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.RecordHandler;
+import io.groupkeeper.kafka.container.Sleeper;
+import io.groupkeeper.kafka.container.Ticker;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/** A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. */
+public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
+                                    Map<String, Object> kafkaProperties,
+                                    Map<String, Object> deadLetterProducerProperties,
+                                    Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
+                                    int concurrency, RecordHandler<K, V> recordHandler,
+                                    BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
+                                    Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,
+                                    Duration watchdogLimit, Duration pollTimeout, Duration stopDeadline,
+                                    Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
+                                    ContainerMetrics metrics, ContainerListener listener,
+                                    Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions) {
+}

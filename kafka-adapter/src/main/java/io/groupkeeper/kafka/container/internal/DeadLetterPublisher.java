@@ -1,0 +1,216 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.container.DeadLetterHeaders;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes failed records, raw, to their dead-letter topic and waits for the broker's acknowledgement; checks (or
+ * creates) the dead-letter topics at start. One per container; the producer is shared by its workers (thread-safe).
+ */
+final class DeadLetterPublisher implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterPublisher.class);
+    private static final int MAX_STACK_CHARS = 8192;
+
+    /** The send was not acknowledged (the partition stops at the record instead). */
+    static final class DeadLetterException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        DeadLetterException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final String group;
+    private final Function<String, String> topicOf;
+    private final Duration timeout;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
+
+    DeadLetterPublisher(ContainerConfig<?, ?> config) {
+        this.group = config.group();
+        this.topicOf = config.deadLetterTopic();
+        this.timeout = config.deadLetterTimeout();
+        Map<String, Object> props = new LinkedHashMap<>();
+        Set<String> known = ProducerConfig.configNames();
+        config.kafkaProperties().forEach((k, v) -> {
+            if (known.contains(k) && !k.equals(ProducerConfig.CLIENT_ID_CONFIG)) {
+                props.put(k, v);
+            }
+        });
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt");
+        props.putAll(config.deadLetterProducerProperties());
+        this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * Makes sure the dead-letter topic of every source topic exists: creates the missing ones (as many partitions as
+     * the source) when {@code create}, else fails naming them.
+     */
+    static void ensureTopics(ContainerConfig<?, ?> config) {
+        Map<String, String> dltOf = new LinkedHashMap<>();
+        config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
+        Map<String, Object> props = new HashMap<>();
+        Set<String> known = AdminClientConfig.configNames();
+        config.kafkaProperties().forEach((k, v) -> {
+            if (known.contains(k) && !k.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
+                props.put(k, v);
+            }
+        });
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + config.group() + "-dlt-check");
+        long timeoutMs = Math.max(1000, config.deadLetterTimeout().toMillis());
+        try (Admin admin = Admin.create(props)) {
+            Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
+            Set<String> missing = new TreeSet<>(dltOf.values());
+            missing.removeAll(existing);
+            if (missing.isEmpty()) {
+                return;
+            }
+            if (!config.createDeadLetterTopics()) {
+                throw new IllegalStateException("group " + config.group() + ": dead-letter topic(s) " + missing
+                        + " do not exist; the error policy publishes failed records of " + new TreeSet<>(config.topics())
+                        + " there. Create them, or enable createDeadLetterTopics "
+                        + "(groupkeeper.listener.dead-letter.create-topics=true in the Spring Boot starter)");
+            }
+            Set<String> sources = new HashSet<>(config.topics());
+            sources.retainAll(existing);
+            Map<String, TopicDescription> described = sources.isEmpty() ? Map.of()
+                    : admin.describeTopics(sources).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
+            Map<String, NewTopic> create = new LinkedHashMap<>();
+            dltOf.forEach((source, dlt) -> {
+                if (missing.contains(dlt)) {
+                    TopicDescription d = described.get(source);
+                    int partitions = Math.max(create.containsKey(dlt) ? create.get(dlt).numPartitions() : 1,
+                            d == null ? 1 : d.partitions().size());
+                    create.put(dlt, new NewTopic(dlt, Optional.of(partitions), Optional.empty()));
+                }
+            });
+            try {
+                admin.createTopics(create.values()).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+            LOG.info("group {}: created dead-letter topic(s) {}", config.group(), create.keySet());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("group " + config.group() + ": interrupted checking dead-letter topics", e);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("group " + config.group() + ": cannot check the dead-letter topics "
+                    + new TreeSet<>(dltOf.values()) + ": " + cause, cause);
+        }
+    }
+
+    /** Publishes {@code record} with the dead-letter headers; returns the topic once the broker acknowledged it. */
+    String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts)
+            throws DeadLetterException, InterruptedException {
+        String topic = topicOf.apply(record.topic());
+        RecordHeaders headers = new RecordHeaders();
+        for (Header h : record.headers()) {
+            headers.add(h);
+        }
+        add(headers, DeadLetterHeaders.ORIGINAL_TOPIC, record.topic());
+        add(headers, DeadLetterHeaders.ORIGINAL_PARTITION, Integer.toString(record.partition()));
+        add(headers, DeadLetterHeaders.ORIGINAL_OFFSET, Long.toString(record.offset()));
+        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP, Long.toString(record.timestamp()));
+        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP_TYPE, record.timestampType().name);
+        add(headers, DeadLetterHeaders.GROUP, group);
+        add(headers, DeadLetterHeaders.EXCEPTION_CLASS, failure.getClass().getName());
+        add(headers, DeadLetterHeaders.EXCEPTION_MESSAGE, String.valueOf(failure.getMessage()));
+        add(headers, DeadLetterHeaders.EXCEPTION_STACKTRACE, stackTrace(failure));
+        add(headers, DeadLetterHeaders.ATTEMPTS, Integer.toString(attempts));
+        Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
+        ProducerRecord<byte[], byte[]> out =
+                new ProducerRecord<>(topic, partition, null, bytes(record.key()), bytes(record.value()), headers);
+        try {
+            producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return topic;
+        } catch (ExecutionException e) {
+            throw new DeadLetterException("send to " + topic + " failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new DeadLetterException("send to " + topic + " not acknowledged within " + timeout.toMillis()
+                    + " ms", e);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new DeadLetterException("send to " + topic + " failed: " + e, e);
+        }
+    }
+
+    /** A copy of the buffer's remaining bytes (null stays null); the buffer is not moved. */
+    static byte[] bytes(ByteBuffer b) {
+        if (b == null) {
+            return null;
+        }
+        byte[] out = new byte[b.remaining()];
+        b.duplicate().get(out);
+        return out;
+    }
+
+    /** The record with its key and value as byte arrays (for {@code ContainerListener.deadLettered}). */
+    static ConsumerRecord<byte[], byte[]> bytes(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+        return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), r.timestampType(),
+                r.serializedKeySize(), r.serializedValueSize(), bytes(r.key()), bytes(r.value()), r.headers(),
+                r.leaderEpoch());
+    }
+
+    private int partitionCount(String topic) {
+        Integer known = partitionCounts.get(topic);
+        if (known != null) {
+            return known;
+        }
+        try {
+            int n = producer.partitionsFor(topic).size();
+            partitionCounts.put(topic, n);
+            return n;
+        } catch (org.apache.kafka.common.KafkaException e) {
+            return 0; // the partitioner chooses; the send reports the real problem
+        }
+    }
+
+    private static void add(RecordHeaders headers, String key, String value) {
+        headers.add(key, value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String stackTrace(Throwable t) {
+        StringWriter w = new StringWriter();
+        t.printStackTrace(new PrintWriter(w));
+        String s = w.toString();
+        return s.length() <= MAX_STACK_CHARS ? s : s.substring(0, MAX_STACK_CHARS);
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(5));
+    }
+}

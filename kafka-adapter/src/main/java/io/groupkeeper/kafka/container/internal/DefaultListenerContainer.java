@@ -1,0 +1,269 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.container.ContainerState;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.StoppedPartition;
+import io.groupkeeper.kafka.container.StuckHandler;
+import io.groupkeeper.kafka.container.WorkerStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The {@link ListenerContainer}: its workers, the shared dead-letter publisher and watchdog, and the lifecycle. */
+public final class DefaultListenerContainer<K, V> implements ListenerContainer<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultListenerContainer.class);
+
+    private final ContainerConfig<K, V> config;
+    private final AtomicReference<ContainerState> state = new AtomicReference<>(ContainerState.LATENT);
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final List<Worker<K, V>> workers = new ArrayList<>();
+    private final AtomicInteger running = new AtomicInteger();
+    private volatile boolean pausedAll;
+    private volatile boolean stopRequested;
+    private volatile DeadLetterPublisher publisher;
+    private volatile Watchdog watchdog;
+
+    public DefaultListenerContainer(ContainerConfig<K, V> config) {
+        this.config = config;
+    }
+
+    @Override
+    public ListenerContainer<K, V> start() {
+        if (!state.compareAndSet(ContainerState.LATENT, ContainerState.STARTING)) {
+            throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
+                    + "; start() works once");
+        }
+        try {
+            if (config.errorPolicy().mayDeadLetter()) {
+                DeadLetterPublisher.ensureTopics(config);
+                publisher = new DeadLetterPublisher(config);
+            }
+            synchronized (this) {
+                watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
+                        config.listener(), this::memberOf);
+                for (int i = 0; i < config.concurrency(); i++) {
+                    Worker<K, V> w = new Worker<>(this, config, i, publisher);
+                    workers.add(w);
+                    watchdog.watch(w.inFlight);
+                }
+                running.set(workers.size());
+                workers.forEach(Worker::start);
+            }
+            for (Worker<K, V> w : workers) {
+                w.started.join();
+            }
+        } catch (RuntimeException e) {
+            RuntimeException cause = e instanceof CompletionException ce && ce.getCause() instanceof RuntimeException re
+                    ? re : e;
+            failure.set(cause);
+            stop(config.stopDeadline());
+            state.set(ContainerState.FAILED);
+            closeShared();
+            throw cause;
+        }
+        config.metrics().containerStarted(config.group(), () -> watchdog.stuckCount(),
+                () -> pausedPartitions().size(), () -> stoppedPartitions().size());
+        if (!state.compareAndSet(ContainerState.STARTING, ContainerState.RUNNING)) {
+            LOG.warn("group {}: container is {} right after start", config.group(), state.get());
+        }
+        LOG.info("group {}: container started: {} worker(s) on {}, error policy: {}", config.group(),
+                config.concurrency(), config.topics(), config.errorPolicy());
+        return this;
+    }
+
+    @Override
+    public boolean stop(Duration deadline) {
+        ContainerState s = state.get();
+        if (s == ContainerState.LATENT) {
+            state.set(ContainerState.STOPPED);
+            return true;
+        }
+        stopRequested = true;
+        List<Worker<K, V>> ws;
+        synchronized (this) {
+            ws = List.copyOf(workers);
+        }
+        if (s == ContainerState.RUNNING || s == ContainerState.FAILED) {
+            state.compareAndSet(s, ContainerState.STOPPING);
+        }
+        ws.forEach(Worker::requestStop);
+        long end = System.nanoTime() + deadline.toNanos();
+        boolean all = true;
+        for (Worker<K, V> w : ws) {
+            try {
+                if (!w.exited.await(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    all = false;
+                    StringBuilder trace = new StringBuilder();
+                    for (StackTraceElement e : w.thread().getStackTrace()) {
+                        trace.append("\n\tat ").append(e);
+                    }
+                    LOG.warn("group {}: worker {} did not finish within the stop deadline of {} ms; it commits and "
+                                    + "leaves when its handler returns (nothing it has not processed is committed):{}",
+                            config.group(), w.thread().getName(), deadline.toMillis(), trace);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return all;
+    }
+
+    @Override
+    public void close() {
+        stop(config.stopDeadline());
+    }
+
+    /** Called by each worker as its thread ends; the last one closes the shared parts. */
+    void workerExited(Worker<K, V> w, Throwable workerFailure) {
+        if (workerFailure != null && !stopRequested) {
+            failure.compareAndSet(null, workerFailure);
+            state.set(ContainerState.FAILED);
+            try {
+                config.listener().workerFailed(w.member(), workerFailure);
+            } catch (RuntimeException e) {
+                LOG.warn("group {}: container listener threw on workerFailed: {}", config.group(), e.toString());
+            }
+        }
+        if (running.decrementAndGet() == 0) {
+            closeShared();
+            if (stopRequested) {
+                state.updateAndGet(s -> s == ContainerState.STARTING || s == ContainerState.STOPPING
+                        || s == ContainerState.RUNNING ? ContainerState.STOPPED : s);
+                LOG.info("group {}: container stopped", config.group());
+            }
+        }
+    }
+
+    private synchronized void closeShared() {
+        config.metrics().containerStopped(config.group());
+        if (watchdog != null) {
+            watchdog.close();
+        }
+        if (publisher != null) {
+            publisher.close();
+            publisher = null;
+        }
+    }
+
+    boolean pausedAll() {
+        return pausedAll;
+    }
+
+    private String memberOf(InFlight slot) {
+        for (Worker<K, V> w : workersList()) {
+            if (w.inFlight == slot) {
+                return w.member();
+            }
+        }
+        return "?";
+    }
+
+    private synchronized List<Worker<K, V>> workersList() {
+        return List.copyOf(workers);
+    }
+
+    // ------------------------------------------------------------------ ListenerContainer
+
+    @Override
+    public void pause() {
+        pausedAll = true;
+        workersList().forEach(Worker::nudge);
+    }
+
+    @Override
+    public void resume() {
+        pausedAll = false;
+        workersList().forEach(Worker::nudge);
+    }
+
+    @Override
+    public boolean pause(TopicPartition partition) {
+        for (Worker<K, V> w : workersList()) {
+            if (w.owns(partition)) {
+                w.userPaused.add(partition);
+                w.nudge();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public boolean resume(TopicPartition partition) {
+        boolean any = false;
+        for (Worker<K, V> w : workersList()) {
+            boolean was = w.userPaused.remove(partition) | w.stopped.remove(partition) != null;
+            if (was) {
+                any = true;
+                w.nudge();
+            }
+        }
+        return any;
+    }
+
+    @Override
+    public boolean isPaused() {
+        return pausedAll;
+    }
+
+    @Override
+    public Set<TopicPartition> pausedPartitions() {
+        Set<TopicPartition> out = new HashSet<>();
+        workersList().forEach(w -> out.addAll(w.paused()));
+        return Set.copyOf(out);
+    }
+
+    @Override
+    public Map<TopicPartition, StoppedPartition> stoppedPartitions() {
+        Map<TopicPartition, StoppedPartition> out = new HashMap<>();
+        workersList().forEach(w -> out.putAll(w.stopped));
+        return Map.copyOf(out);
+    }
+
+    @Override
+    public ContainerState state() {
+        return state.get();
+    }
+
+    @Override
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure.get());
+    }
+
+    @Override
+    public String group() {
+        return config.group();
+    }
+
+    @Override
+    public List<WorkerStatus> workers() {
+        List<WorkerStatus> out = new ArrayList<>();
+        workersList().forEach(w -> out.add(w.status()));
+        return out;
+    }
+
+    @Override
+    public List<StuckHandler> stuckHandlers() {
+        Watchdog w = watchdog;
+        return w == null ? List.of() : w.stuckNow();
+    }
+
+    @Override
+    public String toString() {
+        return "ListenerContainer[" + config.group() + ", " + state.get() + "]";
+    }
+}

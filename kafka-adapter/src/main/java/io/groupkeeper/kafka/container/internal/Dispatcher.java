@@ -1,0 +1,269 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.container.BatchFailedException;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.Recovery;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one worker's handler over the records of one partition from one fetch, applying the error policy: retries in
+ * place with backoff, then dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
+ * -1 when every record is done. Worker thread only.
+ */
+final class Dispatcher<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+
+    /** What the dispatcher needs from its worker. */
+    interface Control {
+        /** Whether the partition's remaining records must be handed back now (paused, stopped, stopping). */
+        boolean hold(TopicPartition partition);
+
+        /** Waits a backoff; false if the worker is stopping (the record is handed back, not recovered). */
+        boolean backoff(Duration delay) throws InterruptedException;
+
+        void stopPartition(TopicPartition partition, long offset, String reason);
+
+        String member();
+    }
+
+    private final ContainerConfig<K, V> config;
+    private final DeadLetterPublisher publisher;
+    private final InFlight inFlight;
+    private final Control control;
+    /** Records handled successfully by the last {@link #dispatch} call. */
+    int processed;
+
+    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control) {
+        this.config = config;
+        this.publisher = publisher;
+        this.inFlight = inFlight;
+        this.control = control;
+    }
+
+    long dispatch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+        processed = 0;
+        return config.batchHandler() != null ? batches(tp, records) : oneByOne(tp, records);
+    }
+
+    // ------------------------------------------------------------------ records
+
+    private long oneByOne(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
+            if (control.hold(tp) || !handle(tp, raw)) {
+                return raw.offset();
+            }
+        }
+        return -1;
+    }
+
+    /** One record: true when done (handled or recovered), false when it must be handed back. */
+    private boolean handle(TopicPartition tp, ConsumerRecord<ByteBuffer, ByteBuffer> raw) throws InterruptedException {
+        ConsumerRecord<K, V> record;
+        try {
+            record = deserialize(raw);
+        } catch (RuntimeException e) {
+            return recover(raw, e, 0, config.errorPolicy().deserializationFailure());
+        }
+        for (int attempt = 1; ; attempt++) {
+            Exception failure;
+            inFlight.begin(tp, raw.offset());
+            try {
+                config.recordHandler().handle(record);
+                processed++;
+                return true;
+            } catch (Exception e) {
+                failure = e;
+            } finally {
+                logEnd();
+            }
+            config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
+            ErrorAction action = config.errorPolicy().actionFor(failure);
+            if (attempt < action.maxAttempts()) {
+                Duration delay = action.backoff().delayAfter(attempt);
+                LOG.debug("group {}: {}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", config.group(),
+                        raw.topic(), raw.partition(), raw.offset(), attempt, action.maxAttempts(), delay.toMillis(),
+                        failure.toString());
+                if (!control.backoff(delay)) {
+                    return false;
+                }
+                continue;
+            }
+            return recover(raw, failure, attempt, action.recovery());
+        }
+    }
+
+    // ------------------------------------------------------------------ batches
+
+    private long batches(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = new ArrayList<>();
+        List<ConsumerRecord<K, V>> batch = new ArrayList<>();
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
+            Optional<ConsumerRecord<K, V>> r = tryDeserialize(raw);
+            if (r.isPresent()) {
+                raws.add(raw);
+                batch.add(r.get());
+                continue;
+            }
+            // A record that does not deserialize: the batch before it first, then the record itself.
+            long notDone = batch(tp, raws, batch);
+            if (notDone >= 0) {
+                return notDone;
+            }
+            raws.clear();
+            batch.clear();
+            if (control.hold(tp) || !recover(raw, lastDeserializationFailure, 0,
+                    config.errorPolicy().deserializationFailure())) {
+                return raw.offset();
+            }
+        }
+        return batch(tp, raws, batch);
+    }
+
+    private RuntimeException lastDeserializationFailure;
+
+    private Optional<ConsumerRecord<K, V>> tryDeserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
+        try {
+            return Optional.of(deserialize(raw));
+        } catch (RuntimeException e) {
+            lastDeserializationFailure = e;
+            return Optional.empty();
+        }
+    }
+
+    private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> rawList,
+                       List<ConsumerRecord<K, V>> batchList) throws InterruptedException {
+        List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
+        List<ConsumerRecord<K, V>> batch = batchList;
+        int attempt = 0;
+        while (!raws.isEmpty()) {
+            if (control.hold(tp)) {
+                return raws.get(0).offset();
+            }
+            attempt++;
+            Exception failure;
+            inFlight.begin(tp, raws.get(0).offset());
+            try {
+                config.batchHandler().handle(Collections.unmodifiableList(batch));
+                processed += batch.size();
+                return -1;
+            } catch (Exception e) {
+                failure = e;
+            } finally {
+                logEnd();
+            }
+            Throwable cause = failure;
+            boolean one = false;
+            if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
+                processed += bfe.index();
+                raws = raws.subList(bfe.index(), raws.size());
+                batch = batch.subList(bfe.index(), batch.size());
+                cause = bfe.getCause();
+                one = true;
+            }
+            config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
+            ErrorAction action = config.errorPolicy().actionFor(cause);
+            if (attempt < action.maxAttempts()) {
+                if (!control.backoff(action.backoff().delayAfter(attempt))) {
+                    return raws.get(0).offset();
+                }
+                continue;
+            }
+            int recover = one ? 1 : raws.size();
+            for (int i = 0; i < recover; i++) {
+                if (!recover(raws.get(i), cause, attempt, action.recovery())) {
+                    return raws.get(i).offset();
+                }
+            }
+            raws = raws.subList(recover, raws.size());
+            batch = batch.subList(recover, batch.size());
+            attempt = 0;
+        }
+        return -1;
+    }
+
+    // ------------------------------------------------------------------ shared
+
+    /**
+     * Deserializes from the fetched buffers without copying them (Kafka's ByteBuffer path, as {@code KafkaConsumer}
+     * does); their positions are restored, so the raw bytes stay intact for a dead letter.
+     */
+    private ConsumerRecord<K, V> deserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
+        ByteBuffer k = raw.key();
+        ByteBuffer v = raw.value();
+        int kp = k == null ? 0 : k.position();
+        int vp = v == null ? 0 : v.position();
+        K key;
+        V value;
+        try {
+            key = config.keyDeserializer().deserialize(raw.topic(), raw.headers(), k);
+            value = config.valueDeserializer().deserialize(raw.topic(), raw.headers(), v);
+        } finally {
+            if (k != null) {
+                k.position(kp);
+            }
+            if (v != null) {
+                v.position(vp);
+            }
+        }
+        return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
+                raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
+    }
+
+    private void logEnd() {
+        if (inFlight.end() >= 0) {
+            long ms = (config.ticker().nanoTime() - inFlight.reportedSince) / 1_000_000;
+            LOG.info("group {}: member {}: handler on {} at offset {} finished after about {} ms (reported by the "
+                    + "watchdog)", config.group(), control.member(), inFlight.partition(), inFlight.offset(), ms);
+        }
+    }
+
+    /** After the last attempt: true when the record is done (dead letter acknowledged, or skipped). */
+    private boolean recover(ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int attempts, Recovery recovery)
+            throws InterruptedException {
+        TopicPartition tp = new TopicPartition(raw.topic(), raw.partition());
+        String what = raw.topic() + "-" + raw.partition() + "@" + raw.offset();
+        String after = attempts == 0 ? "it does not deserialize" : "after " + attempts + " attempt(s)";
+        switch (recovery) {
+            case SKIP -> {
+                LOG.warn("group {}: skipped {} {}: {}", config.group(), what, after, failure.toString());
+                config.metrics().recovered(config.group(), raw.topic(), recovery);
+                return true;
+            }
+            case STOP_PARTITION -> {
+                control.stopPartition(tp, raw.offset(), failure.toString() + " (" + after + ")");
+                config.metrics().recovered(config.group(), raw.topic(), recovery);
+                return false;
+            }
+            case DEAD_LETTER -> {
+                try {
+                    String topic = publisher.publish(raw, failure, attempts);
+                    LOG.warn("group {}: {} dead-lettered to {} {}: {}", config.group(), what, topic, after,
+                            failure.toString());
+                    config.metrics().recovered(config.group(), raw.topic(), recovery);
+                    try {
+                        config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
+                    } catch (RuntimeException e) {
+                        LOG.warn("group {}: container listener threw on deadLettered: {}", config.group(), e.toString());
+                    }
+                    return true;
+                } catch (DeadLetterPublisher.DeadLetterException e) {
+                    control.stopPartition(tp, raw.offset(), "dead-letter " + e.getMessage() + "; record failed with "
+                            + failure);
+                    config.metrics().recovered(config.group(), raw.topic(), Recovery.STOP_PARTITION);
+                    return false;
+                }
+            }
+            default -> throw new IllegalStateException("unknown recovery " + recovery);
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
+import io.groupkeeper.kafka.container.StoppedPartition;
+import io.groupkeeper.kafka.container.WorkerStatus;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
+ * and hands back (seeks to) what was not done; on stop, finishes the call in flight, hands back the rest and closes
+ * the consumer (final commit, then the partitions are released).
+ */
+final class Worker<K, V> implements Runnable, Dispatcher.Control {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+
+    private final DefaultListenerContainer<K, V> container;
+    private final ContainerConfig<K, V> config;
+    private final Thread thread;
+    final InFlight inFlight;
+    private final Dispatcher<K, V> dispatcher;
+    final CompletableFuture<Void> started = new CompletableFuture<>();
+    final CountDownLatch exited = new CountDownLatch(1);
+    private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
+    private volatile boolean stopping;
+    private final Object stopSignal = new Object();
+    /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
+    final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
+    final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
+
+    Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
+           DeadLetterPublisher publisher) {
+        this.container = container;
+        this.config = config;
+        this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
+        this.inFlight = new InFlight(thread);
+        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public void run() {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
+        try {
+            CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
+            config.consumerOptions().accept(b);
+            c = b.group(config.group()).topics(config.topics()).kafkaProperties(config.kafkaProperties())
+                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
+            consumer = c;
+            started.complete(null);
+        } catch (RuntimeException | Error e) {
+            started.completeExceptionally(e);
+            container.workerExited(this, null);
+            exited.countDown();
+            return;
+        }
+        Throwable failure = null;
+        try {
+            while (!stopping) {
+                applyPauses(c);
+                ConsumerRecords<ByteBuffer, ByteBuffer> records;
+                try {
+                    records = c.poll(config.pollTimeout());
+                } catch (WakeupException e) {
+                    continue; // a pause, resume or stop: applied at the top
+                } catch (OffsetOutOfRangePolicyException e) {
+                    continue; // the adapter stopped that partition and logged it (outOfRange=fail)
+                }
+                if (!records.isEmpty()) {
+                    process(c, records);
+                }
+            }
+        } catch (InterruptedException e) {
+            LOG.warn("group {}: worker {} interrupted; leaving", config.group(), thread.getName());
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            LOG.error("group {}: worker {} (member {}) failed; its consumer closes and leaves the group",
+                    config.group(), thread.getName(), c.memberId(), e);
+        } finally {
+            c.close(); // final commit of what was done, then the partitions are released
+            container.workerExited(this, failure);
+            exited.countDown(); // after the container's state moved: stop() returns a settled state
+        }
+    }
+
+    private void process(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, ConsumerRecords<ByteBuffer, ByteBuffer> records)
+            throws InterruptedException {
+        Map<TopicPartition, Long> handBack = null;
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = records.records(tp);
+            long notDone = hold(tp) ? list.get(0).offset() : dispatcher.dispatch(tp, list);
+            if (dispatcher.processed > 0) {
+                config.metrics().processed(config.group(), tp.topic(), dispatcher.processed);
+                dispatcher.processed = 0;
+            }
+            if (notDone >= 0) {
+                if (handBack == null) {
+                    handBack = new HashMap<>();
+                }
+                handBack.put(tp, notDone);
+            }
+        }
+        if (handBack != null) {
+            handBack.forEach(c::seek); // not committed past a record that is not done; fetched again on resume
+            applyPauses(c);
+        }
+    }
+
+    /** Makes the consumer's paused set what the container wants: user pauses, stopped partitions, or all. */
+    private void applyPauses(CoordinatedConsumer<ByteBuffer, ByteBuffer> c) {
+        Set<TopicPartition> owned = c.assignment();
+        userPaused.retainAll(owned);
+        stopped.keySet().retainAll(owned);
+        Set<TopicPartition> want;
+        if (container.pausedAll()) {
+            want = owned;
+        } else {
+            want = new HashSet<>(userPaused);
+            want.addAll(stopped.keySet());
+        }
+        Set<TopicPartition> have = c.paused();
+        if (want.equals(have)) {
+            return;
+        }
+        Set<TopicPartition> pause = new HashSet<>(want);
+        pause.removeAll(have);
+        Set<TopicPartition> resume = new HashSet<>(have);
+        resume.removeAll(want);
+        if (!pause.isEmpty()) {
+            c.pause(pause);
+            LOG.info("group {}: member {}: paused {}", config.group(), c.memberId(), pause);
+        }
+        if (!resume.isEmpty()) {
+            c.resume(resume);
+            LOG.info("group {}: member {}: resumed {}", config.group(), c.memberId(), resume);
+        }
+    }
+
+    // ------------------------------------------------------------------ Dispatcher.Control
+
+    @Override
+    public boolean hold(TopicPartition tp) {
+        return stopping || container.pausedAll() || (!userPaused.isEmpty() && userPaused.contains(tp))
+                || (!stopped.isEmpty() && stopped.containsKey(tp));
+    }
+
+    @Override
+    public boolean backoff(Duration delay) throws InterruptedException {
+        if (stopping) {
+            return false;
+        }
+        if (config.sleeper() != null) {
+            config.sleeper().sleep(delay);
+        } else {
+            long deadline = System.nanoTime() + delay.toNanos();
+            synchronized (stopSignal) {
+                for (long left = delay.toNanos(); left > 0 && !stopping; left = deadline - System.nanoTime()) {
+                    TimeUnit.NANOSECONDS.timedWait(stopSignal, left);
+                }
+            }
+        }
+        return !stopping;
+    }
+
+    @Override
+    public void stopPartition(TopicPartition tp, long offset, String reason) {
+        StoppedPartition s = new StoppedPartition(tp, offset, reason);
+        stopped.put(tp, s);
+        LOG.warn("group {}: member {}: partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
+                config.group(), member(), tp, offset, reason);
+        try {
+            config.listener().partitionStopped(s);
+        } catch (RuntimeException e) {
+            LOG.warn("group {}: container listener threw on partitionStopped: {}", config.group(), e.toString());
+        }
+    }
+
+    @Override
+    public String member() {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        return c == null ? thread.getName() : c.memberId();
+    }
+
+    // ------------------------------------------------------------------ any thread
+
+    /** Makes the worker apply pauses now (its poll returns). */
+    void nudge() {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+    }
+
+    void requestStop() {
+        stopping = true;
+        synchronized (stopSignal) {
+            stopSignal.notifyAll();
+        }
+        nudge();
+    }
+
+    boolean owns(TopicPartition tp) {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        return c != null && c.assignment().contains(tp);
+    }
+
+    Set<TopicPartition> paused() {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        return c == null ? Set.of() : c.paused();
+    }
+
+    WorkerStatus status() {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        boolean running = exited.getCount() > 0 && c != null;
+        return c == null ? new WorkerStatus(config.group(), thread.getName(), false, Set.of(), Set.of(), false)
+                : new WorkerStatus(config.group(), c.memberId(), running && c.isLeader(),
+                running ? c.assignment() : Set.of(), running ? c.paused() : Set.of(), running);
+    }
+}

@@ -1,0 +1,203 @@
+package io.groupkeeper.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.container.ContainerListener;
+import io.groupkeeper.kafka.container.ContainerState;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.MicrometerContainerMetrics;
+import io.groupkeeper.kafka.container.StuckHandler;
+import io.groupkeeper.kafka.container.WorkerStatus;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** Concurrency, pause/resume across a rebalance, the watchdog and a graceful stop, on real ZooKeeper + Kafka. */
+class ContainerLifecycleIT extends ContainerTestSupport {
+
+    @Test
+    void workersSplitThePartitionsAndEveryRecordIsHandledOnce() {
+        String topic = newTopic(4);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(keeper, group, topic).concurrency(2)
+                .recordHandler(seen.records::add).build());
+        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
+        List<String> values = produce(topic, 4, 200);
+
+        await().atMost(WAIT).until(() -> seen.records.size() >= 200);
+        assertThat(seen.values()).containsExactlyInAnyOrderElementsOf(values);
+        Set<String> threads = seen.records.stream().map(r -> r.topic() + r.partition()).collect(Collectors.toSet());
+        assertThat(threads).hasSize(4);
+        Set<String> members = c.workers().stream().map(WorkerStatus::member).collect(Collectors.toSet());
+        assertThat(members).hasSize(2);
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+    }
+
+    @Test
+    void pausedPartitionsFetchNothingStayPausedWhileOwnedAcrossARebalanceAndMovedOnesAreConsumedByTheNewOwner() {
+        String topic = newTopic(4);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        Seen seenA = new Seen();
+        Seen seenB = new Seen();
+        ListenerContainer<String, String> a = started(container(keeper, group, topic)
+                .recordHandler(seenA.records::add).build());
+        await().atMost(WAIT).until(() -> a.workers().get(0).owned().size() == 4);
+        List<String> first = produce(topic, 4, 40);
+        await().atMost(WAIT).until(() -> seenA.records.size() == 40);
+
+        a.pause();
+        await().atMost(WAIT).until(() -> a.pausedPartitions().size() == 4);
+        List<String> second = produce(topic, 4, 40); // nothing of these reaches A while paused
+
+        ListenerContainer<String, String> b = started(container(newKeeper(), group, topic)
+                .recordHandler(seenB.records::add).build());
+        await().atMost(WAIT).until(() -> a.workers().get(0).owned().size() == 2
+                && b.workers().get(0).owned().size() == 2);
+        Set<TopicPartition> keptByA = a.workers().get(0).owned();
+        // B reads the moved partitions' records from where A stopped; A keeps its two paused and fetches nothing.
+        await().atMost(WAIT).until(() -> seenB.records.size() == 20);
+        assertThat(a.pausedPartitions()).isEqualTo(keptByA);
+        assertThat(seenA.records).hasSize(40);
+        assertThat(seenB.records).allSatisfy(r -> assertThat(keptByA)
+                .doesNotContain(new TopicPartition(r.topic(), r.partition())));
+
+        a.resume();
+        await().atMost(WAIT).until(() -> seenA.records.size() == 60);
+        assertThat(a.pausedPartitions()).isEmpty();
+        List<String> all = new java.util.ArrayList<>(seenA.values());
+        all.addAll(seenB.values());
+        List<String> expected = new java.util.ArrayList<>(first);
+        expected.addAll(second);
+        assertThat(all).containsExactlyInAnyOrderElementsOf(expected); // each exactly once
+    }
+
+    @Test
+    void onePausedPartitionHandsBackItsFetchedRecordsAndResumesWhereItStopped() {
+        String topic = newTopic(2);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .recordHandler(seen.records::add).build());
+        await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 2);
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        assertThat(c.pause(p0)).isTrue();
+        assertThat(c.pause(new TopicPartition(topic, 7))).isFalse();
+        await().atMost(WAIT).until(() -> c.pausedPartitions().equals(Set.of(p0)));
+        produce(topic, 2, 20); // 10 each
+        await().atMost(WAIT).until(() -> seen.records.size() == 10);
+        assertThat(seen.records).allSatisfy(r -> assertThat(r.partition()).isEqualTo(1));
+
+        c.resume(p0);
+        await().atMost(WAIT).until(() -> seen.records.size() == 20);
+        assertThat(seen.records.stream().map(r -> r.topic() + r.partition() + "@" + r.offset()).distinct()).hasSize(20);
+    }
+
+    @Test
+    void theWatchdogReportsAStuckHandlerWithItsStackAndNeverEvictsIt() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<StuckHandler> reported = new AtomicReference<>();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .watchdog(Duration.ofMillis(300))
+                .metrics(new MicrometerContainerMetrics(registry))
+                .listener(new ContainerListener() {
+                    @Override
+                    public void handlerStuck(StuckHandler stuck) {
+                        reported.set(stuck);
+                    }
+                })
+                .recordHandler(r -> {
+                    if (r.value().endsWith("slow")) {
+                        slowHandler(release);
+                    }
+                    seen.records.add(r);
+                }).build());
+        await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 1);
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "slow")).get();
+
+        await().atMost(WAIT).until(() -> reported.get() != null);
+        StuckHandler stuck = reported.get();
+        assertThat(stuck.partition()).isEqualTo(new TopicPartition(topic, 0));
+        assertThat(stuck.offset()).isZero();
+        assertThat(stuck.running()).isGreaterThan(Duration.ofMillis(300));
+        assertThat(stuck.stack()).anySatisfy(e -> assertThat(e.getMethodName()).isEqualTo("slowHandler"));
+        assertThat(registry.get("groupkeeper.container.handlers.stuck").tags("group", group).gauge().value())
+                .isEqualTo(1.0);
+        assertThat(registry.get("groupkeeper.container.handler.stuck").counter().count()).isEqualTo(1.0);
+        assertThat(c.stuckHandlers()).hasSize(1);
+        assertThat(c.workers().get(0).owned()).containsExactly(new TopicPartition(topic, 0)); // not evicted
+
+        release.countDown();
+        produce(topic, 1, 3);
+        await().atMost(WAIT).until(() -> seen.records.size() == 4);
+        assertThat(seen.count("slow")).isEqualTo(1);
+        assertThat(registry.get("groupkeeper.container.handlers.stuck").gauge().value()).isZero();
+        assertThat(registry.get("groupkeeper.container.records").tags("group", group).counter().count())
+                .isEqualTo(4.0);
+    }
+
+    private static void slowHandler(CountDownLatch release) throws InterruptedException {
+        release.await(60, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aGracefulStopWithRecordsInFlightCommitsExactlyWhatWasHandledAndTheNextOwnerGetsTheRest() throws Exception {
+        String topic = newTopic(2);
+        String group = newName("g");
+        Seen first = new Seen();
+        CountDownLatch inHandler = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> values = produce(topic, 2, 400);
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic).concurrency(2)
+                .recordHandler(r -> {
+                    if (first.records.size() == 50) {
+                        inHandler.countDown();
+                        release.await(60, TimeUnit.SECONDS);
+                    }
+                    first.records.add(r);
+                }).build());
+        assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> c.stop(Duration.ofSeconds(30)));
+        await().atMost(WAIT).until(() -> c.state() == ContainerState.STOPPING);
+        release.countDown();
+        assertThat(stopped.get(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(c.state()).isEqualTo(ContainerState.STOPPED);
+        assertThat(first.records.size()).isLessThan(400); // stopped mid-stream
+
+        // What was committed is exactly what was handled, per partition: nothing lost, nothing to repeat.
+        Map<Integer, Long> handledPerPartition = first.records.stream()
+                .collect(Collectors.groupingBy(r -> r.partition(), Collectors.counting()));
+        for (int p = 0; p < 2; p++) {
+            assertThat(storedOffset(group, topic, p)).isEqualTo(OptionalLong.of(handledPerPartition.getOrDefault(p, 0L)));
+        }
+        Seen second = new Seen();
+        started(container(newKeeper(), group, topic).recordHandler(second.records::add).build());
+        await().atMost(WAIT).until(() -> first.records.size() + second.records.size() >= 400);
+        Set<String> union = new HashSet<>(first.values());
+        union.addAll(second.values());
+        assertThat(union).containsExactlyInAnyOrderElementsOf(values);
+        assertThat(first.records.size() + second.records.size()).isEqualTo(400);
+    }
+}

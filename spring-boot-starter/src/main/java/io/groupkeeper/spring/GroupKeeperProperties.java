@@ -1,0 +1,339 @@
+package io.groupkeeper.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * {@code groupkeeper.*}: the ZooKeeper connection and the listener defaults. Kafka's own settings (bootstrap servers,
+ * security, deserializers, producer settings for dead letters) come from Spring Boot's {@code spring.kafka.*}.
+ */
+@ConfigurationProperties(prefix = "groupkeeper")
+public class GroupKeeperProperties {
+
+    private final ZooKeeper zookeeper = new ZooKeeper();
+    private final Listener listener = new Listener();
+    /** Per listener (by id) overrides of {@code groupkeeper.listener.*}. */
+    private final Map<String, Listener> listeners = new LinkedHashMap<>();
+
+    public ZooKeeper getZookeeper() {
+        return zookeeper;
+    }
+
+    public Listener getListener() {
+        return listener;
+    }
+
+    public Map<String, Listener> getListeners() {
+        return listeners;
+    }
+
+    public static class ZooKeeper {
+        /** ZooKeeper servers, e.g. {@code zk1:2181,zk2:2181}. Required. */
+        private String connect;
+        /** Root path of all of groupkeeper's nodes (tenants sharing one ensemble use different ones). */
+        private String namespace = "groupkeeper";
+        /** ZooKeeper session timeout. */
+        private Duration sessionTimeout = Duration.ofSeconds(15);
+        /** How long the start waits for the first connection. */
+        private Duration connectionTimeout = Duration.ofSeconds(10);
+        private final Digest digest = new Digest();
+
+        public String getConnect() {
+            return connect;
+        }
+
+        public void setConnect(String connect) {
+            this.connect = connect;
+        }
+
+        public String getNamespace() {
+            return namespace;
+        }
+
+        public void setNamespace(String namespace) {
+            this.namespace = namespace;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
+        }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+
+        public Digest getDigest() {
+            return digest;
+        }
+    }
+
+    /** ZooKeeper digest ACL credentials: nodes groupkeeper creates can then be changed only with them. */
+    public static class Digest {
+        private String username;
+        private String password;
+        /** Whether clients without the credentials may read the nodes. */
+        private boolean worldReadable = true;
+
+        public String getUsername() {
+            return username;
+        }
+
+        public void setUsername(String username) {
+            this.username = username;
+        }
+
+        public String getPassword() {
+            return password;
+        }
+
+        public void setPassword(String password) {
+            this.password = password;
+        }
+
+        public boolean isWorldReadable() {
+            return worldReadable;
+        }
+
+        public void setWorldReadable(boolean worldReadable) {
+            this.worldReadable = worldReadable;
+        }
+    }
+
+    /** Listener defaults ({@code groupkeeper.listener.*}) or one listener's overrides; unset (null) inherits. */
+    public static class Listener {
+        /** Consumers per listener in this process. Default 1. */
+        private Integer concurrency;
+        /** Whether listener containers start with the context. Default true. */
+        private Boolean autoStartup;
+        /** Where partitions without a committed offset start: latest, earliest or an ISO-8601 instant. Default latest. */
+        private String startPosition;
+        /** How often positions are committed to ZooKeeper. Default 1s. */
+        private Duration commitInterval;
+        /** A handler call running longer than this is reported (WARN with its stack, a meter). Default 30s. */
+        private Duration watchdog;
+        /** How long a graceful stop waits for records in flight. Default 20s (below Boot's 30s shutdown phase). */
+        private Duration stopDeadline;
+        private final Error error = new Error();
+        private final DeadLetter deadLetter = new DeadLetter();
+
+        public Integer getConcurrency() {
+            return concurrency;
+        }
+
+        public void setConcurrency(Integer concurrency) {
+            this.concurrency = concurrency;
+        }
+
+        public Boolean getAutoStartup() {
+            return autoStartup;
+        }
+
+        public void setAutoStartup(Boolean autoStartup) {
+            this.autoStartup = autoStartup;
+        }
+
+        public String getStartPosition() {
+            return startPosition;
+        }
+
+        public void setStartPosition(String startPosition) {
+            this.startPosition = startPosition;
+        }
+
+        public Duration getCommitInterval() {
+            return commitInterval;
+        }
+
+        public void setCommitInterval(Duration commitInterval) {
+            this.commitInterval = commitInterval;
+        }
+
+        public Duration getWatchdog() {
+            return watchdog;
+        }
+
+        public void setWatchdog(Duration watchdog) {
+            this.watchdog = watchdog;
+        }
+
+        public Duration getStopDeadline() {
+            return stopDeadline;
+        }
+
+        public void setStopDeadline(Duration stopDeadline) {
+            this.stopDeadline = stopDeadline;
+        }
+
+        public Error getError() {
+            return error;
+        }
+
+        public DeadLetter getDeadLetter() {
+            return deadLetter;
+        }
+    }
+
+    /** The error policy: attempts and backoff, then a recovery; rules per exception class. */
+    public static class Error {
+        /** Attempts in all (1 = no retry). Default 3. */
+        private Integer attempts;
+        /** Wait after the first failed attempt. Default 1s. */
+        private Duration backoff;
+        /** Factor by which the wait grows after each further failure. Default 1 (fixed). */
+        private Double backoffMultiplier;
+        /** Longest wait. Default: the backoff times multiplier^(attempts-2). */
+        private Duration maxBackoff;
+        /** After the last attempt: dead-letter, skip or stop-partition. Default dead-letter. */
+        private String recovery;
+        /** For a record that does not deserialize (never retried): dead-letter, skip or stop-partition. Default dead-letter. */
+        private String deserializationFailure;
+        /** Rules per exception class; the most specific matching class wins. Replace the inherited list as a whole. */
+        private List<Rule> rules;
+
+        public Integer getAttempts() {
+            return attempts;
+        }
+
+        public void setAttempts(Integer attempts) {
+            this.attempts = attempts;
+        }
+
+        public Duration getBackoff() {
+            return backoff;
+        }
+
+        public void setBackoff(Duration backoff) {
+            this.backoff = backoff;
+        }
+
+        public Double getBackoffMultiplier() {
+            return backoffMultiplier;
+        }
+
+        public void setBackoffMultiplier(Double backoffMultiplier) {
+            this.backoffMultiplier = backoffMultiplier;
+        }
+
+        public Duration getMaxBackoff() {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+        }
+
+        public String getRecovery() {
+            return recovery;
+        }
+
+        public void setRecovery(String recovery) {
+            this.recovery = recovery;
+        }
+
+        public String getDeserializationFailure() {
+            return deserializationFailure;
+        }
+
+        public void setDeserializationFailure(String deserializationFailure) {
+            this.deserializationFailure = deserializationFailure;
+        }
+
+        public List<Rule> getRules() {
+            return rules;
+        }
+
+        public void setRules(List<Rule> rules) {
+            this.rules = rules == null ? null : new ArrayList<>(rules);
+        }
+    }
+
+    /** One exception rule: the class (and its subclasses), its attempts and backoff, and its recovery. */
+    public static class Rule {
+        /** Fully qualified exception class name. */
+        private String exception;
+        /** Attempts in all. Default 1 (no retry). */
+        private int attempts = 1;
+        /** Wait between attempts. Default 0. */
+        private Duration backoff = Duration.ZERO;
+        /** dead-letter, skip or stop-partition. */
+        private String recovery = "dead-letter";
+
+        public String getException() {
+            return exception;
+        }
+
+        public void setException(String exception) {
+            this.exception = exception;
+        }
+
+        public int getAttempts() {
+            return attempts;
+        }
+
+        public void setAttempts(int attempts) {
+            this.attempts = attempts;
+        }
+
+        public Duration getBackoff() {
+            return backoff;
+        }
+
+        public void setBackoff(Duration backoff) {
+            this.backoff = backoff;
+        }
+
+        public String getRecovery() {
+            return recovery;
+        }
+
+        public void setRecovery(String recovery) {
+            this.recovery = recovery;
+        }
+    }
+
+    /** Where dead letters go. */
+    public static class DeadLetter {
+        /** One dead-letter topic for every source topic. Default: {@code <topic><suffix>}. */
+        private String topic;
+        /** Suffix of the per-topic dead-letter topics. Default {@code .DLT}. */
+        private String suffix;
+        /** Create missing dead-letter topics at start; otherwise a missing one fails the start naming it. Default false. */
+        private Boolean createTopics;
+
+        public String getTopic() {
+            return topic;
+        }
+
+        public void setTopic(String topic) {
+            this.topic = topic;
+        }
+
+        public String getSuffix() {
+            return suffix;
+        }
+
+        public void setSuffix(String suffix) {
+            this.suffix = suffix;
+        }
+
+        public Boolean getCreateTopics() {
+            return createTopics;
+        }
+
+        public void setCreateTopics(Boolean createTopics) {
+            this.createTopics = createTopics;
+        }
+    }
+}

@@ -1,0 +1,201 @@
+package io.groupkeeper.spring.internal;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.StartPosition;
+import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.ContainerMetrics;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
+import io.groupkeeper.kafka.container.Recovery;
+import io.groupkeeper.spring.GroupKeeperProperties;
+import io.groupkeeper.spring.GroupKeeperProperties.Listener;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Builds a {@link ListenerContainer} for a {@link ListenerEndpoint}: the annotation's attributes win over
+ * {@code groupkeeper.listeners.<id>.*}, which win over {@code groupkeeper.listener.*}; Kafka settings from
+ * {@code spring.kafka.*} (consumer properties for the workers, producer properties for dead letters).
+ */
+public final class ContainerFactory {
+
+
+    private final GroupKeeper keeper;
+    private final GroupKeeperProperties properties;
+    private final KafkaProperties kafka;
+    private final ContainerMetrics metrics;
+    private final BeanFactory beans;
+
+    public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
+                            ContainerMetrics metrics, BeanFactory beans) {
+        this.keeper = keeper;
+        this.properties = properties;
+        this.kafka = kafka;
+        this.metrics = metrics;
+        this.beans = beans;
+    }
+
+    /** Whether the endpoint's container starts with the context. */
+    public boolean autoStartup(ListenerEndpoint e) {
+        if (!e.autoStartup().isBlank()) {
+            return Boolean.parseBoolean(e.autoStartup().trim());
+        }
+        return first(own(e).getAutoStartup(), properties.getListener().getAutoStartup(), true);
+    }
+
+    public Duration stopDeadline(ListenerEndpoint e) {
+        return first(own(e).getStopDeadline(), properties.getListener().getStopDeadline(), Duration.ofSeconds(20));
+    }
+
+    @SuppressWarnings("unchecked")
+    public ListenerContainer<Object, Object> create(ListenerEndpoint e) {
+        Listener own = own(e);
+        Listener all = properties.getListener();
+        String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";
+
+        Map<String, Object> consumer = new LinkedHashMap<>(kafka.buildConsumerProperties());
+        Deserializer<Object> keyDeserializer = deserializer(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG),
+                consumer, true);
+        Deserializer<Object> valueDeserializer =
+                deserializer(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), consumer, false);
+        consumer.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG); // offsets are groupkeeper's
+        consumer.remove(ConsumerConfig.GROUP_ID_CONFIG);            // the group is the annotation's
+        Object reset = consumer.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
+        String start = first(own.getStartPosition(), all.getStartPosition(),
+                reset == null || "none".equals(reset.toString()) ? "latest" : reset.toString());
+
+        ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
+                .group(e.group()).topics(e.topics())
+                .kafkaProperties(consumer)
+                .deserializers(keyDeserializer, valueDeserializer)
+                .concurrency(concurrency(e, own, all, where))
+                .errorPolicy(errorPolicy(e, own, all, where))
+                .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
+                .stopDeadline(stopDeadline(e))
+                .metrics(metrics);
+        kafka.buildProducerProperties().forEach((k, v) -> {
+            if (!k.equals(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG) && !k.equals(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)
+                    && !k.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG) && v != null) {
+                b.deadLetterProducerProperty(k, v);
+            }
+        });
+        String fixedTopic = !e.deadLetterTopic().isBlank() ? e.deadLetterTopic()
+                : first(own.getDeadLetter().getTopic(), all.getDeadLetter().getTopic(), null);
+        if (fixedTopic != null) {
+            b.deadLetterTopic(fixedTopic);
+        } else {
+            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), ".DLT");
+            b.deadLetterTopics((Function<String, String>) t -> t + suffix);
+        }
+        b.createDeadLetterTopics(first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics(),
+                false));
+        StartPosition startPosition = StartPosition.parse(start);
+        Duration commitInterval = first(own.getCommitInterval(), all.getCommitInterval(), Duration.ofSeconds(1));
+        b.consumerOptions(c -> c.startPosition(startPosition).commitInterval(commitInterval));
+        if (e.method().batch()) {
+            b.batchHandler(e.method().batchHandler());
+        } else {
+            b.recordHandler(e.method().recordHandler());
+        }
+        return b.build();
+    }
+
+    private Listener own(ListenerEndpoint e) {
+        return properties.getListeners().getOrDefault(e.id(), new Listener());
+    }
+
+    private static int concurrency(ListenerEndpoint e, Listener own, Listener all, String where) {
+        if (!e.concurrency().isBlank()) {
+            try {
+                return Integer.parseInt(e.concurrency().trim());
+            } catch (NumberFormatException ex) {
+                throw new IllegalStateException(where + ": concurrency '" + e.concurrency() + "' is not a number");
+            }
+        }
+        return first(own.getConcurrency(), all.getConcurrency(), 1);
+    }
+
+    private ErrorPolicy errorPolicy(ListenerEndpoint e, Listener own, Listener all, String where) {
+        if (!e.errorPolicy().isBlank()) {
+            return beans.getBean(e.errorPolicy(), ErrorPolicy.class);
+        }
+        GroupKeeperProperties.Error o = own.getError();
+        GroupKeeperProperties.Error a = all.getError();
+        int attempts = first(o.getAttempts(), a.getAttempts(), 3);
+        Duration backoff = first(o.getBackoff(), a.getBackoff(), Duration.ofSeconds(1));
+        double multiplier = first(o.getBackoffMultiplier(), a.getBackoffMultiplier(), 1.0);
+        Duration max = first(o.getMaxBackoff(), a.getMaxBackoff(),
+                Duration.ofNanos((long) (backoff.toNanos() * Math.pow(multiplier, Math.max(0, attempts - 2)))));
+        Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), "dead-letter"));
+        ErrorPolicy.Builder p = ErrorPolicy.builder()
+                .otherwise(ErrorAction.retry(attempts, Backoff.exponential(backoff, multiplier, max)).then(recovery))
+                .deserializationFailure(Recovery.parse(first(o.getDeserializationFailure(),
+                        a.getDeserializationFailure(), "dead-letter")));
+        List<GroupKeeperProperties.Rule> rules = first(o.getRules(), a.getRules(), List.of());
+        for (GroupKeeperProperties.Rule r : rules) {
+            p.on(exceptionClass(r.getException(), where), ErrorAction.retry(r.getAttempts(),
+                    Backoff.fixed(r.getBackoff())).then(Recovery.parse(r.getRecovery())));
+        }
+        return p.build();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Class<? extends Throwable> exceptionClass(String name, String where) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalStateException(where + ": an error rule has no exception class (groupkeeper.listener.error"
+                    + ".rules[n].exception)");
+        }
+        Class<?> c;
+        try {
+            c = ClassUtils.forName(name.trim(), ContainerFactory.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError ex) {
+            throw new IllegalStateException(where + ": error rule exception class " + name + " not found");
+        }
+        if (!Throwable.class.isAssignableFrom(c)) {
+            throw new IllegalStateException(where + ": error rule class " + name + " is not an exception");
+        }
+        return (Class<? extends Throwable>) c;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Deserializer<Object> deserializer(Object configured, Map<String, Object> config, boolean isKey) {
+        Class<?> type;
+        try {
+            type = configured == null ? org.apache.kafka.common.serialization.StringDeserializer.class
+                    : configured instanceof Class<?> c ? c
+                    : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value")
+                    + "-deserializer: class " + configured + " not found", e);
+        }
+        if (!Deserializer.class.isAssignableFrom(type)) {
+            throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value") + "-deserializer: "
+                    + type.getName() + " is not a Kafka Deserializer");
+        }
+        Deserializer<Object> d = (Deserializer<Object>) BeanUtils.instantiateClass(type);
+        d.configure(config, isKey);
+        return d;
+    }
+
+    @SafeVarargs
+    private static <T> T first(T... values) {
+        for (T v : values) {
+            if (v != null) {
+                return v;
+            }
+        }
+        return null;
+    }
+}

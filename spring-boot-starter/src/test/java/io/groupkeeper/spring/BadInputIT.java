@@ -1,0 +1,80 @@
+package io.groupkeeper.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.groupkeeper.spring.app.TestApp;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** One clear error per bad input, at context start; and the configuration metadata IDEs complete from. */
+class BadInputIT {
+
+    static class TwoParameters {
+        @GroupKeeperListener(group = "billing", topics = "orders")
+        void bill(ConsumerRecord<String, String> record, int attempt) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class BadListener {
+        @Bean
+        TwoParameters twoParameters() {
+            return new TwoParameters();
+        }
+    }
+
+    final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(GroupKeeperAutoConfiguration.class));
+
+    @Test
+    void aMissingConnectStringNamesTheProperty() {
+        runner.run(ctx -> assertThat(ctx).hasFailed().getFailure()
+                .rootCause().hasMessageContaining("groupkeeper.zookeeper.connect is required"));
+    }
+
+    @Test
+    void aListenerMethodWithAnUnsupportedSignatureFailsTheStartNamingTheMethod() {
+        runner.withUserConfiguration(BadListener.class)
+                .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString())
+                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("@GroupKeeperListener method " + TwoParameters.class.getName()
+                                + ".bill(org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, "
+                                + "java.lang.String>, int) has an unsupported signature (it has 2 parameters)"));
+    }
+
+    @Test
+    void aMissingDeadLetterTopicFailsTheStartNamingIt() {
+        String topic = SharedServers.topic(1);
+        Throwable failure = null;
+        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
+                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                "app.topic", topic, "app.group", SharedServers.name("g"))).run()) {
+            assertThat(ctx.isRunning()).isFalse(); // not reached
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        assertThat(failure).isNotNull();
+        assertThat(failure).hasRootCauseInstanceOf(IllegalStateException.class)
+                .hasStackTraceContaining("groupkeeper listener '")
+                .hasStackTraceContaining("dead-letter topic(s) [" + topic + ".DLT] do not exist")
+                .hasStackTraceContaining("groupkeeper.listener.dead-letter.create-topics=true");
+    }
+
+    @Test
+    void configurationMetadataDescribesTheProperties() throws Exception {
+        String json = new String(new ClassPathResource("META-INF/spring-configuration-metadata.json")
+                .getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(json).contains("\"groupkeeper.zookeeper.connect\"", "\"groupkeeper.listener.error.attempts\"",
+                "\"groupkeeper.listener.dead-letter.create-topics\"", "\"groupkeeper.zookeeper.digest.username\"",
+                "ZooKeeper servers");
+    }
+}

@@ -1,0 +1,41 @@
+package io.groupkeeper.spring.app;
+
+import io.groupkeeper.spring.GroupKeeperListener;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.stereotype.Component;
+
+/** A small service: a record listener that refuses "poison" values, and a batch listener of values. */
+@SpringBootApplication
+public class TestApp {
+
+    @Component
+    public static class Billing {
+        public final Queue<ConsumerRecord<String, String>> seen = new ConcurrentLinkedQueue<>();
+        public final AtomicInteger poisonAttempts = new AtomicInteger();
+
+        @GroupKeeperListener(id = "billing", group = "${app.group}", topics = "${app.topic}",
+                concurrency = "${app.concurrency:2}")
+        void bill(ConsumerRecord<String, String> order) {
+            if (order.value().startsWith("poison")) {
+                poisonAttempts.incrementAndGet();
+                throw new IllegalStateException("cannot bill " + order.value());
+            }
+            seen.add(order);
+        }
+    }
+
+    @Component
+    public static class Audit {
+        public final Queue<String> seen = new ConcurrentLinkedQueue<>();
+
+        @GroupKeeperListener(id = "audit", group = "${app.group}-audit", topics = "${app.topic}")
+        void audit(List<String> values) {
+            seen.addAll(values);
+        }
+    }
+}
