@@ -75,7 +75,13 @@ final class SimMember implements RebalanceListener {
     }
 
     void start() {
-        member.startAsync();
+        member.startAsync().whenComplete((ok, e) -> {
+            if (e != null) { // start() throws to its caller (the store failed during the join): this process gives up
+                left = true;
+                keeper.close();
+                log.event(id + " failed to start: " + e);
+            }
+        });
         app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
     }
 
