@@ -33,14 +33,20 @@ public interface GroupMember extends AutoCloseable {
         return CompletableFuture.runAsync(this::start);
     }
 
-    /** The partitions this member owns right now. */
+    /**
+     * The partitions this member owns right now and has announced to its listener ({@code onPartitionsAssigned} has
+     * been called for them): the ones user code may process and commit. A partition claimed but not yet announced is
+     * left out, and a commit for it is refused ({@code NOT_OWNED}), so that a thread still working from an earlier
+     * claim of the same partition can never write a stale position over what the new claim read.
+     */
     SortedSet<TopicPartition> assignment();
 
     /**
-     * The fencing token of an owned partition: it grows with every change of hands of that partition in this group and
-     * never repeats (ZooKeeper: the zxid of the claim). The commit fence protects offsets only; hand this token to a
-     * downstream sink with each write so it can refuse a writer whose token is older than one it has already seen (a
-     * paused or partitioned former owner that has not noticed yet). Empty while the partition is not owned.
+     * The fencing token of an owned partition (announced to the listener; kept during its revocation callback): it
+     * grows with every change of hands of that partition in this group and never repeats (ZooKeeper: the zxid of the
+     * claim). The commit fence protects offsets only; hand this token to a downstream sink with each write so it can
+     * refuse a writer whose token is older than one it has already seen (a paused or partitioned former owner that has
+     * not noticed yet). Empty while the partition is not owned.
      */
     OptionalLong fencingToken(TopicPartition partition);
 

@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "groupkeeper", mixinStandardHelpOptions = true, versionProvider = GroupkeeperCli.Version.class,
         description = "Administers groupkeeper consumer groups in ZooKeeper: inspect groups and lag, reset offsets "
-                + "while groups run, export/import offsets, migrate offsets from Storm or Kafka.",
-        subcommands = {GroupsCommand.class, OffsetsCommand.class, MigrateCommand.class, SandboxCommand.class,
+                + "while groups run, export/import offsets, migrate offsets from Storm or Kafka, monitor groups "
+                + "(Prometheus metrics and a status page).",
+        subcommands = {GroupsCommand.class, OffsetsCommand.class, MigrateCommand.class, MonitorCommand.class, SandboxCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 ok, 1 failed or refused (nothing written), 2 bad usage. Docs: docs/admin.md"})
 public final class GroupkeeperCli implements Callable<Integer> {
@@ -29,7 +30,7 @@ public final class GroupkeeperCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "missing command: groups, offsets, migrate or sandbox");
+        throw new ParameterException(spec.commandLine(), "missing command: groups, offsets, migrate, monitor or sandbox");
     }
 
     public static void main(String[] args) {

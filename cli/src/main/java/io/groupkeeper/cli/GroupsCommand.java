@@ -1,7 +1,9 @@
 package io.groupkeeper.cli;
 
 import io.groupkeeper.zookeeper.admin.GroupStatus;
+import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import io.groupkeeper.zookeeper.admin.GroupDescription;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,8 +33,9 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
 
     @Command(name = "describe", mixinStandardHelpOptions = true,
             description = {"Members (id, instance id, host, partitions), generation, leader, state; per partition the "
-                    + "owner, committed offset, log-end offset and lag.",
-                    "Log-end offsets and lag need --bootstrap."})
+                    + "owner, committed offset, log-end offset, lag and lag in time (LAG-TIME: now minus the timestamp "
+                    + "of the next record to process; 0s when caught up).",
+                    "Log-end offsets, lag and lag time need --bootstrap."})
     static final class Describe implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin CommonOptions common;
@@ -45,13 +48,31 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
         @Option(names = "--status-window", paramLabel = "DURATION", defaultValue = "PT5M",
                 description = "The window the status is judged over (ISO-8601 duration; default: ${DEFAULT-VALUE}).")
         java.time.Duration statusWindow;
+        @Option(names = "--max-lag-time", paramLabel = "DURATION",
+                description = "With --status: a partition whose lag in time (now minus the timestamp of the next record "
+                        + "to process) exceeds this is at least WARN (ISO-8601 duration, e.g. PT5M; needs --bootstrap).")
+        java.time.Duration maxLagTime;
 
         @Override
         public Integer call() {
+            if (maxLagTime != null && (maxLagTime.isNegative() || maxLagTime.isZero())) {
+                throw new IllegalArgumentException("--max-lag-time must be positive, was " + maxLagTime);
+            }
+            if (maxLagTime != null && !status) {
+                throw new IllegalArgumentException("--max-lag-time needs --status");
+            }
             try (CommonOptions.Session s = common.open()) {
-                GroupDescription d = s.admin().describe(group);
-                GroupStatus st = status ? s.admin().status(group, statusWindow) : null;
-                new Printer(spec.commandLine().getOut(), common.json()).describe(d, st);
+                Optional<java.time.Duration> max = Optional.ofNullable(maxLagTime);
+                GroupDescription d;
+                GroupStatus st = null;
+                if (status) {
+                    GroupAdmin.Inspection i = s.admin().inspect(group, statusWindow, max);
+                    d = i.description();
+                    st = i.status();
+                } else {
+                    d = s.admin().describe(group);
+                }
+                new Printer(spec.commandLine().getOut(), common.json()).describe(d, st, max);
             }
             return 0;
         }

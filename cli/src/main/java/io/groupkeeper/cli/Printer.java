@@ -1,5 +1,6 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
 import io.groupkeeper.zookeeper.admin.GroupStatus;
 import java.util.HashMap;
@@ -71,6 +72,10 @@ final class Printer {
 
     /** The description, and with {@code status} (may be null) the lag status of the group and of each partition. */
     void describe(GroupDescription d, GroupStatus status) {
+        describe(d, status, java.util.Optional.empty());
+    }
+
+    void describe(GroupDescription d, GroupStatus status, java.util.Optional<java.time.Duration> maxLagTime) {
         Map<TopicPartition, PartitionStatus> byPartition = new HashMap<>();
         if (status != null) {
             status.partitions().forEach(r -> byPartition.put(r.partition(), r.status()));
@@ -88,6 +93,7 @@ final class Printer {
             if (status != null) {
                 n.put("status", status.status().name());
                 n.put("statusWindow", status.window().toString());
+                maxLagTime.ifPresent(m -> n.put("maxLagTime", m.toString()));
             }
             ArrayNode members = n.putArray("members");
             for (GroupDescription.Member m : d.members()) {
@@ -113,11 +119,20 @@ final class Printer {
                 put(pn, "committed", p.committed());
                 put(pn, "logEnd", p.logEnd());
                 put(pn, "lag", p.lag());
+                if (p.lagTime().isPresent()) {
+                    pn.put("lagSeconds", p.lagTime().get().toMillis() / 1000.0);
+                } else {
+                    pn.putNull("lagSeconds");
+                }
+                pn.put("caughtUp", p.caughtUp());
+                if (p.corrupt()) {
+                    pn.put("corrupt", true);
+                }
                 put(pn, "committedBy", p.committedBy());
                 put(pn, "updatedAt", p.updatedAt().map(Object::toString));
                 PartitionStatus ps = byPartition.get(p.partition());
                 if (ps != null) {
-                    pn.put("status", ps.status().name());
+                    pn.put("status", p.corrupt() ? "CORRUPT" : ps.status().name());
                     pn.put("statusReason", ps.reason());
                 }
             }
@@ -132,7 +147,8 @@ final class Printer {
         out.println("LEADER      " + d.leader().orElse("-"));
         out.println("ASSIGNOR    " + (d.assignor().isEmpty() ? "-" : d.assignor()));
         if (status != null) {
-            out.println("STATUS      " + status.status() + " (over the last " + human(status.window()) + ")");
+            out.println("STATUS      " + status.status() + " (over the last " + human(status.window())
+                    + maxLagTime.map(m -> ", max lag time " + LagTimeRule.format(m)).orElse("") + ")");
         }
         out.println();
         Table members = new Table("MEMBER", "INSTANCE", "HOST", "PARTITIONS");
@@ -145,18 +161,19 @@ final class Printer {
         }
         out.println();
         Table parts = status == null
-                ? new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY")
-                : new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "COMMITTED-BY", "STATUS",
-                        "WHY");
+                ? new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "LAG-TIME", "COMMITTED-BY")
+                : new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "LAG-TIME", "COMMITTED-BY",
+                        "STATUS", "WHY");
         for (GroupDescription.Partition p : d.partitions()) {
             PartitionStatus ps = byPartition.get(p.partition());
             if (status == null) {
                 parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
-                        str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""));
+                        str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse(""));
             } else {
                 parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
-                        str(p.logEnd()), str(p.lag()), p.committedBy().orElse(""),
-                        ps == null ? "" : ps.status().name(), ps == null ? "" : ps.reason());
+                        str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse(""),
+                        p.corrupt() ? "CORRUPT" : ps == null ? "" : ps.status().name(),
+                        p.corrupt() ? "offset node unreadable (see problem below)" : ps == null ? "" : ps.reason());
             }
         }
         parts.print(out);
@@ -264,6 +281,11 @@ final class Printer {
             sb.append(list);
         });
         return sb.toString();
+    }
+
+    /** "42s", "1h2m3s", "0s" when caught up, "-" (empty) when unknown. */
+    static String lagTime(GroupDescription.Partition p) {
+        return p.lagTime().map(LagTimeRule::format).orElse("");
     }
 
     static String str(OptionalLong v) {

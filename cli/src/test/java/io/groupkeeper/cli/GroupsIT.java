@@ -82,7 +82,7 @@ class GroupsIT extends CliTestSupport {
         for (int p = 0; p < 4; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
             String owner = a.assignment().contains(tp) ? a.memberId() : b.memberId();
-            assertThat(row(plain, topic, p)).containsExactly(topic, String.valueOf(p), owner, String.valueOf(3 + p), "-", "-", owner);
+            assertThat(row(plain, topic, p)).containsExactly(topic, String.valueOf(p), owner, String.valueOf(3 + p), "-", "-", "-", owner);
         }
         assertThat(plain).endsWith("log-end offsets and lag unknown: pass --bootstrap to read them from Kafka\n");
 

@@ -13,10 +13,10 @@ class HelpTest {
 
     private static final List<String> COMMANDS = List.of("", "groups", "groups list", "groups describe", "groups delete",
             "offsets", "offsets reset", "offsets export", "offsets import", "offsets delete", "migrate",
-            "migrate storm-kafka", "migrate kafka-zk", "migrate kafka-native", "sandbox");
+            "migrate storm-kafka", "migrate kafka-zk", "migrate kafka-native", "monitor", "sandbox");
     private static final List<String> WITH_COMMON_OPTIONS = List.of("groups list", "groups describe", "groups delete",
             "offsets reset", "offsets export", "offsets import", "offsets delete", "migrate storm-kafka",
-            "migrate kafka-zk", "migrate kafka-native");
+            "migrate kafka-zk", "migrate kafka-native", "monitor");
 
     private static String[] run(String command, String option) {
         StringWriter out = new StringWriter();
@@ -55,6 +55,12 @@ class HelpTest {
         assertThat(run("offsets reset", "--help")[1]).contains("--to-earliest", "--to-latest", "--to-current", "--to-offset=N",
                 "--shift-by=+-N", "--to-datetime=ISO", "--by-duration=PnDTnHnM", "--from-file=FILE", "--dry-run", "--execute",
                 "--all-topics", "--topic=T[:p,p...]");
+    }
+
+    @Test
+    void monitorHelpNamesItsEndpointsAndOptions() {
+        assertThat(run("monitor", "--help")[1]).contains("/metrics", "/health", "/group/<name>", "--port=PORT",
+                "--interval=DURATION", "--max-lag-time=DURATION", "--history=DURATION", "--bind=ADDRESS");
     }
 
     @Test

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * the first class that needs them and closed when the run ends (JUnit's root store). Test classes keep their data
  * apart by unique group and topic names.
  */
-final class SharedServers implements BeforeAllCallback {
+public final class SharedServers implements BeforeAllCallback {
 
     private static volatile Servers servers;
 
@@ -27,15 +27,15 @@ final class SharedServers implements BeforeAllCallback {
         return servers;
     }
 
-    static String zk() {
+    public static String zk() {
         return servers.zk.getConnectString();
     }
 
-    static String bootstrap() {
+    public static String bootstrap() {
         return servers.kafka.bootstrapServers();
     }
 
-    static EmbeddedKafka kafka() {
+    public static EmbeddedKafka kafka() {
         return servers.kafka;
     }
 

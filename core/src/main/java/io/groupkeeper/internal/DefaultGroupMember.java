@@ -101,7 +101,7 @@ public final class DefaultGroupMember implements GroupMember {
                 scheduler);
         this.connectionListener = event -> {
             long seq = connectionEvents.incrementAndGet();
-            if (event == ConnectionEvent.SUSPENDED || event == ConnectionEvent.LOST) {
+            if (!event.isConnected()) {
                 stopEverything(); // at once, on the store's thread: commits are refused from this instant (I7)
             }
             lane.execute(() -> onConnection(event, seq));
@@ -131,7 +131,7 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public SortedSet<TopicPartition> assignment() {
-        return Collections.unmodifiableSortedSet(table.owned());
+        return Collections.unmodifiableSortedSet(table.announced());
     }
 
     @Override

@@ -28,8 +28,12 @@ final class ListenerInvoker {
         this.log = log;
     }
 
-    void assigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-        lane.execute(guarded("onPartitionsAssigned", () -> listener.onPartitionsAssigned(partitions)));
+    /** {@code announce} runs on the callback lane right before the listener hears of the partitions. */
+    void assigned(SortedMap<TopicPartition, OptionalLong> partitions, Runnable announce) {
+        lane.execute(guarded("onPartitionsAssigned", () -> {
+            announce.run();
+            listener.onPartitionsAssigned(partitions);
+        }));
     }
 
     void lost(SortedSet<TopicPartition> partitions) {

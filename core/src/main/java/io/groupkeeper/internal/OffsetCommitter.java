@@ -159,7 +159,7 @@ final class OffsetCommitter {
             table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, true);
             statuses.put(tp, Status.NOT_OWNED);
             lost.add(tp);
-        } else if (now.get().version() != entry.version()) {
+        } else if (now.get().differsFrom(entry.version(), entry.created())) {
             LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
                     log.member(), tp, describe(now.get().offset()), entry.version(), now.get().version());
             if (table.adopted(tp, entry, now.get())) {
@@ -202,8 +202,9 @@ final class OffsetCommitter {
             } catch (CorruptNodeException corrupt) {
                 // A hand edit gone wrong: user code refreshes, which stops the partition until the node is fixed.
             }
-            // != rather than >: a deleted and re-created node starts again at version 0.
-            moved = now == null || now.version() != e.get().version();
+            // Not just the version: a node deleted and created again starts again at version 0 and may come round to
+            // the version this member last saw, in another incarnation.
+            moved = now == null || now.differsFrom(e.get().version(), e.get().created());
         } finally {
             lock.unlock();
         }

@@ -43,8 +43,12 @@ final class PartitionTable {
         private PartitionState state;
         private final Lease lease;
         private long version;
+        /** The incarnation of the offset node {@code version} belongs to (0: unknown); see OffsetSnapshot#created. */
+        private long created;
         private OptionalLong offset;
         private boolean known;
+        /** User code's onPartitionsAssigned for this claim has run: only then may it commit (see committable). */
+        private boolean announced;
         private FinalOffset finalOffset;
 
         private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
@@ -64,6 +68,10 @@ final class PartitionTable {
 
         long version() {
             return version;
+        }
+
+        long created() {
+            return created;
         }
 
         OptionalLong offset() {
@@ -89,6 +97,11 @@ final class PartitionTable {
         return inState(PartitionState.OWNED);
     }
 
+    /** The OWNED partitions user code has been told of: the member's assignment as its user sees it. */
+    synchronized SortedSet<TopicPartition> announced() {
+        return select(e -> e.state == PartitionState.OWNED && e.announced);
+    }
+
     synchronized int ownedCount() {
         return (int) entries.values().stream().filter(e -> e.state == PartitionState.OWNED).count();
     }
@@ -112,8 +125,20 @@ final class PartitionTable {
         return e != null && isCommittable(e) ? Optional.of(e) : Optional.empty();
     }
 
+    /**
+     * Committable: OWNED or REVOKING, and announced. A partition claimed again after a loss (a reconnection, a repaired
+     * node) is not committable until user code has heard of the new claim: a commit from a thread still working from
+     * the earlier claim would otherwise write a stale position over what the new claim read (an operator's repair).
+     */
     private static boolean isCommittable(Entry e) {
-        return e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING;
+        return e.announced && (e.state == PartitionState.OWNED || e.state == PartitionState.REVOKING);
+    }
+
+    /** User code is being told of the claim behind {@code entry}: commits for it are accepted from now on. */
+    synchronized void announce(TopicPartition tp, Entry entry) {
+        if (entries.get(tp) == entry) {
+            entry.announced = true;
+        }
     }
 
     /** Whether {@code entry} is still the committable entry of {@code tp} (the claim it came from still stands). */
@@ -123,8 +148,8 @@ final class PartitionTable {
 
     synchronized OptionalLong fencingToken(TopicPartition tp) {
         Entry e = entries.get(tp);
-        return e != null && e.state == PartitionState.OWNED ? OptionalLong.of(e.lease.fencingToken())
-                : OptionalLong.empty();
+        // Also while REVOKING: user code may still be finishing the batch it holds, and writing it under the token.
+        return e != null && isCommittable(e) ? OptionalLong.of(e.lease.fencingToken()) : OptionalLong.empty();
     }
 
     /** Partitions to claim among {@code wanted}: waiting ones, and stopped ones to re-confirm. */
@@ -175,6 +200,7 @@ final class PartitionTable {
         Entry old = entries.get(tp);
         check(tp, old == null ? PartitionState.WAITING : old.state, PartitionState.OWNED);
         Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
+        e.created = offset.created();
         entries.put(tp, e);
         return e;
     }
@@ -193,7 +219,9 @@ final class PartitionTable {
         Lease lease = old == null || old.lease == NO_LEASE ? new Lease(session, 0) : old.lease;
         Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
+        e.created = old == null ? 0 : old.created;
         e.known = old != null && old.known;
+        e.finalOffset = old == null ? null : old.finalOffset; // handed over, not yet written: its release writes it
         entries.put(tp, e);
         return from == PartitionState.OWNED;
     }
@@ -261,6 +289,9 @@ final class PartitionTable {
         if (entries.get(tp) != entry) {
             return false;
         }
+        if (entry.version == OffsetSnapshot.ABSENT) {
+            entry.created = 0; // the commit created the node: its incarnation is learnt at the next read
+        }
         entry.version = newVersion;
         entry.offset = OptionalLong.of(offset);
         return isCommittable(entry);
@@ -272,6 +303,7 @@ final class PartitionTable {
             return false;
         }
         entry.version = now.version();
+        entry.created = now.created();
         entry.offset = now.offset();
         return true;
     }

@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  * still held by its previous owner is claimed when that owner's node goes (the store's hook runs
  * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
  * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
+ *
+ * <p>About 500 lines: the step, its claims and its releases share the lane-confined target, generation and backoff;
+ * split further, each piece would need all three handed back and forth.
  */
 final class Reconciler {
 
@@ -307,8 +310,12 @@ final class Reconciler {
             SortedMap<TopicPartition, OptionalLong> still = new TreeMap<>(gained);
             still.keySet().retainAll(table.owned());
             if (!still.isEmpty()) {
-                still.keySet().forEach(tp -> table.markKnown(tp, true));
-                invoker.assigned(still);
+                Map<TopicPartition, PartitionTable.Entry> claims = new TreeMap<>();
+                still.keySet().forEach(tp -> {
+                    table.markKnown(tp, true);
+                    table.owned(tp).ifPresent(e -> claims.put(tp, e));
+                });
+                invoker.assigned(still, () -> claims.forEach(table::announce));
             }
         }
     }
@@ -371,13 +378,18 @@ final class Reconciler {
                 continue;
             }
             try {
-                OptionalLong version = store.ownedVersion(tp, config.memberId(), e.get().lease().session());
+                PartitionTable.Entry entry = e.get();
+                long session = entry.lease().session();
+                OptionalLong version = store.ownedVersion(tp, config.memberId(), session);
                 if (version.isEmpty()) {
-                    table.forget(tp, e.get(), PartitionTable.Proof.NOT_HELD, false);
+                    table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, false);
                 } else {
-                    held.put(tp, e.get());
-                    requests.add(new ReleaseRequest(tp, version.getAsLong(), e.get().lease().session(),
-                            Optional.empty()));
+                    held.put(tp, entry);
+                    // A final offset handed over whose release failed goes with this one, unless the node moved since.
+                    long v = version.getAsLong();
+                    Optional<CommitRequest> last = PartitionTable.finalOffset(entry).filter(f -> v == entry.version())
+                            .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd()));
+                    requests.add(new ReleaseRequest(tp, v, session, last));
                 }
             } catch (RuntimeException failure) {
                 retry = true;
@@ -402,9 +414,11 @@ final class Reconciler {
      */
     private int releaseFenced(List<ReleaseRequest> requests, Map<TopicPartition, PartitionTable.Entry> entries) {
         Set<TopicPartition> released = new HashSet<>();
+        boolean batchFailed = false;
         try {
             released.addAll(store.releaseAll(config.memberId(), generation, requests));
         } catch (RuntimeException e) {
+            batchFailed = true;
             LOG.warn("member {}: release of {} failed, releasing one by one: {}", log.member(),
                     entries.keySet(), e.toString());
         }
@@ -413,15 +427,28 @@ final class Reconciler {
         for (ReleaseRequest r : requests) {
             TopicPartition tp = r.partition();
             PartitionTable.Entry e = entries.get(tp);
+            if (batchFailed && !released.contains(tp)) {
+                // The batch was not sent, or its answer was lost: this one again, alone, final offset and all. Should
+                // that fail too, the partition stays stopped with its final offset, for a later step to write.
+                try {
+                    released.addAll(store.releaseAll(config.memberId(), generation, List.of(r)));
+                } catch (RuntimeException failure) {
+                    retry = true;
+                    table.stop(tp, r.session());
+                    LOG.warn("member {}: could not release {} (stays stopped, retrying): {}", log.member(), tp,
+                            failure.toString());
+                    continue;
+                }
+            }
             if (released.contains(tp)) {
                 written += r.finalCommit().isPresent() ? 1 : 0;
                 table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
                 continue;
             }
             if (r.finalCommit().isPresent()) {
-                LOG.warn("member {}: final offset {} of {} not written: its offset node changed meanwhile (an admin "
-                        + "edit?), which wins, or its owner node is gone; releasing it", log.member(),
-                        r.finalCommit().get().offset(), tp);
+                LOG.warn("member {}: final offset {} of {} not written with the release: its offset node changed "
+                        + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
+                        + "owner node is gone; releasing it", log.member(), r.finalCommit().get().offset(), tp);
             }
             try {
                 release(tp, r.expectedVersion(), r.session());

@@ -55,4 +55,12 @@ public interface GroupMetrics {
     /** Removes the lag gauge of a partition this member stopped processing. */
     default void lagStopped(String group, String member, TopicPartition partition) {
     }
+
+    /** Offsets committed to the store were copied to Kafka's group offset store (Kafka adapter, opt-in mirror). */
+    default void offsetsMirrored(String group, int partitions) {
+    }
+
+    /** Copying committed offsets to Kafka failed (the offsets in the store are unaffected). */
+    default void offsetMirrorFailed(String group, int partitions) {
+    }
 }

@@ -129,4 +129,18 @@ public final class MicrometerGroupMetrics implements GroupMetrics {
             registry.remove(gauge);
         }
     }
+
+    @Override
+    public void offsetsMirrored(String group, int partitions) {
+        Counter.builder("groupkeeper.offsets.mirrored")
+                .description("Partition offsets copied to Kafka's group offset store after a commit")
+                .tag("group", group).register(registry).increment(partitions);
+    }
+
+    @Override
+    public void offsetMirrorFailed(String group, int partitions) {
+        Counter.builder("groupkeeper.offsets.mirror.failures")
+                .description("Partition offsets that could not be copied to Kafka's group offset store")
+                .tag("group", group).register(registry).increment(partitions);
+    }
 }

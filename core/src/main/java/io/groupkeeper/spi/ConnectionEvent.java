@@ -13,5 +13,15 @@ public enum ConnectionEvent {
     /** Reconnected with a new session: the old session's ephemeral nodes are gone (or going). */
     RECONNECTED_NEW_SESSION,
     /** The session is lost (expired, or presumed expired after the session timeout). */
-    LOST
+    LOST;
+
+    /** Whether the store has a connection after this event (CONNECTED or either kind of reconnection). */
+    public boolean isConnected() {
+        return this != SUSPENDED && this != LOST;
+    }
+
+    /** Whether this event follows a loss of the connection: what was watched may have changed unseen meanwhile. */
+    public boolean isReconnection() {
+        return this == RECONNECTED || this == RECONNECTED_NEW_SESSION;
+    }
 }

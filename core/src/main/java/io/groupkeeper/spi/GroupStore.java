@@ -22,6 +22,10 @@ import java.util.Set;
  *   takes effect in another session: a node deleted and created again restarts its version, so a version seen in one
  *   session proves nothing in the next.</li>
  * </ul>
+ * A precondition for callers: the expected version of a commit or release comes from the caller's own claim, commit,
+ * {@link #readIfOwned} or {@link #ownedVersion}, never from a plain {@link #readOffset}. ZooKeeper can check a node's
+ * version in a transaction but not whose ephemeral node the owner node is, so a caller that presented a version it
+ * merely read could write over the owner's offset.
  */
 public interface GroupStore {
 
@@ -90,7 +94,8 @@ public interface GroupStore {
      * whose offset version moved or whose owner node is gone is left out and the rest written again. A final commit
      * of a partition without an offset node ({@link OffsetSnapshot#ABSENT}) creates it. Returns the partitions
      * released; the caller releases the others one by one with {@link #release} (their final commits are then not
-     * written: fenced).
+     * written: fenced). A transaction that was not sent or whose answer was lost (connection loss) throws {@link
+     * StoreException}: those partitions are not fenced, and the caller tries them again, final offsets and all.
      */
     Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 

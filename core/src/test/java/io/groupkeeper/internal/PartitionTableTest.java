@@ -26,8 +26,13 @@ class PartitionTableTest {
         PartitionTable table = new PartitionTable();
         table.want(P0);
         assertThat(table.inState(PartitionState.WAITING)).containsExactly(P0);
-        table.own(P0, offset(3), LEASE);
+        PartitionTable.Entry e = table.own(P0, offset(3), LEASE);
         assertThat(table.owned()).containsExactly(P0);
+        assertThat(table.announced()).isEmpty();
+        assertThat(table.fencingToken(P0)).isEmpty();
+        assertThat(table.committable(P0)).as("user code has not heard of the claim yet").isEmpty();
+        table.announce(P0, e);
+        assertThat(table.announced()).containsExactly(P0);
         assertThat(table.fencingToken(P0)).hasValue(100);
         assertThat(table.fencingToken(P1)).isEmpty();
         assertThat(table.committable(P0)).get().extracting(PartitionTable.Entry::version).isEqualTo(3L);
@@ -78,7 +83,7 @@ class PartitionTableTest {
         PartitionTable table = new PartitionTable();
         table.want(P0);
         table.want(P1);
-        table.own(P0, offset(1), LEASE);
+        table.announce(P0, table.own(P0, offset(1), LEASE));
         table.own(P1, offset(1), LEASE);
         table.beginRevocation(List.of(P1));
         assertThat(table.stopAllHeld()).as("only OWNED ones were being processed").containsExactly(P0);
@@ -92,11 +97,12 @@ class PartitionTableTest {
     void finalOffsetsAreTakenOnlyWhileRevoking() {
         PartitionTable table = new PartitionTable();
         table.want(P0);
-        table.own(P0, offset(1), LEASE);
+        table.announce(P0, table.own(P0, offset(1), LEASE));
         PartitionTable.FinalOffset f = new PartitionTable.FinalOffset(42, OptionalLong.empty());
         assertThat(table.handOver(P0, f)).isFalse();
         table.beginRevocation(List.of(P0));
         assertThat(table.committable(P0)).as("the revocation callback may still commit").isPresent();
+        assertThat(table.fencingToken(P0)).as("and write its batch under the claim's token").hasValue(100);
         assertThat(table.handOver(P0, f)).isTrue();
         assertThat(table.revoking(List.of(P0)).get(P0)).extracting(PartitionTable::finalOffset)
                 .isEqualTo(java.util.Optional.of(f));

@@ -86,6 +86,15 @@ final class ConsumeCommand implements Callable<Integer> {
             + "(for recorders such as the chaos test); the default output is unchanged")
     boolean events;
 
+    @Option(names = "--mirror-offsets", description = "also write every offset committed to ZooKeeper into Kafka's own "
+            + "group offsets (asynchronous; ZooKeeper stays the source of truth), so kafka-consumer-groups and other "
+            + "Kafka tools see the group")
+    boolean mirrorOffsets;
+
+    @Option(names = "--mirror-group", paramLabel = "KAFKA_GROUP",
+            description = "the Kafka group id the mirror writes under (default: the group's name; implies --mirror-offsets)")
+    String mirrorGroup;
+
     @Override
     public Integer call() {
         PrintStream out = System.out;
@@ -114,6 +123,11 @@ final class ConsumeCommand implements Callable<Integer> {
                     .commitInterval(Duration.ofMillis(commitIntervalMs));
             if (instanceId != null) {
                 b.instanceId(instanceId);
+            }
+            if (mirrorGroup != null) {
+                b.mirrorOffsetsToKafka(mirrorGroup);
+            } else if (mirrorOffsets) {
+                b.mirrorOffsetsToKafka();
             }
             if (events) {
                 b.listener(eventPrinter(out, json, self));

@@ -99,13 +99,17 @@ final class StoryConsumer implements AutoCloseable {
     }
 
     /**
-     * A crash: the polling thread dies while processing its next batch (which is therefore never committed) and the
-     * ZooKeeper session ends without a goodbye, as after {@code kill -9} once the session timed out.
+     * The first half of a crash: the polling thread dies while processing its next batch (which is therefore never
+     * committed). Its session lives on until {@link #endSession()}, so nobody else can own its partitions meanwhile.
      */
-    void crash() throws InterruptedException {
+    void halt() throws InterruptedException {
         crashRequested = System.nanoTime();
         crash = true;
         stopped.await(60, TimeUnit.SECONDS);
+    }
+
+    /** The second half of a crash: the ZooKeeper session ends without a goodbye, as after {@code kill -9}. */
+    void endSession() {
         ((ZooKeeperStore) keeper.store()).close();
     }
 

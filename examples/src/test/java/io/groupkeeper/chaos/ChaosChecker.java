@@ -35,7 +35,12 @@ import java.util.TreeSet;
  *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
  *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
  *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
- *   the two samples.</li>
+ *   the two samples;</li>
+ *   <li><b>zombies</b> (measured, outside the promise): a zombie batch's overlap with its successor, in time and in
+ *   records ({@link ZombieOverlaps}: excused from <b>overlaps</b>, and its late records' repeats from
+ *   <b>unexplained</b>); the writes to the run's fenced sink made by former owners after another member opened the
+ *   partition, how many the token refused, and any violation of the token's rule ({@link FencingCheck}: these fail
+ *   the run).</li>
  * </ul>
  * Times are wall-clock milliseconds; ties keep the ledger's order.
  */
@@ -43,18 +48,32 @@ public final class ChaosChecker {
 
     /** The verdict, and the one summary line a run prints. */
     public record Report(long seed, int faults, long records, long lost, long overlaps, long duplicates, long bound,
-                         long unexplained, long backwards, List<String> problems, List<String> notes) {
+                         long unexplained, long backwards, Zombies zombies, List<String> problems,
+                         List<String> notes) {
 
         public boolean ok() {
-            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && duplicates <= bound;
+            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && duplicates <= bound
+                    && zombies.fencingViolations() == 0;
         }
 
         public String summary() {
             return "chaos seed=" + seed + " faults=" + faults + " records=" + records + " lost=" + lost + " overlaps="
                     + overlaps + " duplicates=" + duplicates + " (bound " + bound + ")"
+                    + " zombie-overlap-ms=" + zombies.overlapMillis() + " zombie-records=" + zombies.records()
+                    + " zombie-writes-refused=" + zombies.writesRefused() + "/" + zombies.writes()
                     + (unexplained > 0 ? " unexplained=" + unexplained : "")
-                    + (backwards > 0 ? " backwards=" + backwards : "");
+                    + (backwards > 0 ? " backwards=" + backwards : "")
+                    + (zombies.fencingViolations() > 0 ? " fencing-violations=" + zombies.fencingViolations() : "");
         }
+    }
+
+    /**
+     * What zombie batches did, outside the promise, measured: the longest overlap of a zombie's ownership with its
+     * successor's, the records zombies processed after their successors started, their writes to the sink after
+     * someone else had opened the partition and how many of those the fencing token refused; and the sink's
+     * violations of the token's rule (a late write accepted, an owner refused, a token accepted out of order).
+     */
+    public record Zombies(long overlapMillis, long records, long writes, long writesRefused, long fencingViolations) {
     }
 
     /** A fault explains a loss that ends up to this long before it (the member's clock vs the injector's). */
@@ -134,10 +153,34 @@ public final class ChaosChecker {
             ownedByMemberPartition.computeIfAbsent(key(o.group(), o.partition()) + "/" + o.member(),
                     k -> new ArrayList<>()).add(o);
         }
+        // zombie batches: their overlap is measured, not counted (outside the promise); nothing else is excused
+        ZombieOverlaps.Result zombies = ZombieOverlaps.measure(ownerships, faults, ordered, byMemberPartition,
+                explainMillis, EXPLAIN_SLACK_MILLIS);
+        notes.addAll(zombies.notes());
+        for (Ownership z : zombies.excused().keySet()) { // pairs with a zombie interval; the rest are swept below
+            for (Ownership o : ownedByPartition.get(key(z.group(), z.partition()))) {
+                if (o.member().equals(z.member())
+                        || (zombies.excused().containsKey(o) && o.fromMillis() < z.fromMillis())) {
+                    continue; // a pair of two zombie intervals is judged once, from the earlier one
+                }
+                Ownership earlier = o.fromMillis() < z.fromMillis() ? o : z;
+                Ownership later = earlier == o ? z : o;
+                if (later.fromMillis() < earlier.toMillis() && later.fromMillis() >= earlier.fromMillis()
+                        && !zombies.excuses(earlier, later)) {
+                    overlaps++;
+                    problems.add("overlap", key(z.group(), z.partition()) + " owned by " + earlier.member() + " ["
+                            + earlier.fromMillis() + ", " + earlier.toMillis() + "] and " + later.member() + " from "
+                            + later.fromMillis());
+                }
+            }
+        }
         int phantoms = 0;
         for (Map.Entry<String, List<Ownership>> e : new TreeMap<>(ownedByPartition).entrySet()) {
             List<Ownership> list = new ArrayList<>();
             for (Ownership o : e.getValue()) {
+                if (zombies.excused().containsKey(o)) {
+                    continue; // measured above
+                }
                 if (o.toMillis() <= o.fromMillis() && o.end() != End.REVOKED) {
                     // told assigned and lost within one poll() call: user code could not touch the partition (any
                     // record it processed anyway is caught below, outside its ownership)
@@ -232,7 +275,12 @@ public final class ChaosChecker {
         // late notices: the member's user code was told after the next owner had started (it was inside poll())
         int late = 0;
         long maxLate = 0;
+        int zombieLate = 0;
         for (Ownership o : ownerships) {
+            if (zombies.heldUp().contains(o)) {
+                zombieLate++; // a zombie's polling thread is held by its batch: it hears of losses late by definition
+                continue;
+            }
             long next = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
                     .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.toMillis())
                     .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
@@ -248,6 +296,9 @@ public final class ChaosChecker {
         }
         if (late > 0) {
             notes.add("late notices: " + late + " (at most " + maxLate + " ms after the next owner started)");
+        }
+        if (zombieLate > 0) {
+            notes.add("notices to zombies, late by definition (not counted above): " + zombieLate);
         }
 
         // duplicates, net of replays after resets; each must repeat a replayable record
@@ -278,7 +329,7 @@ public final class ChaosChecker {
                 List<Integer> earlier = since.computeIfAbsent(p.offset(), k -> new ArrayList<>());
                 if (!earlier.isEmpty()) {
                     duplicates++;
-                    if (earlier.stream().noneMatch(replayable::contains)) {
+                    if (earlier.stream().noneMatch(replayable::contains) && !zombies.lateIndices().contains(i)) {
                         unexplained++;
                         Processed first = ordered.get(earlier.get(0));
                         problems.add("unexplained", e.getKey() + " offset " + p.offset() + " processed again by "
@@ -310,8 +361,16 @@ public final class ChaosChecker {
                 before = s;
             }
         }
+        // the sink: late writes of former owners, and whether the fencing token refused them
+        FencingCheck.Result fencing = FencingCheck.judge(ledger.sinkOps());
+        fencing.problems().forEach(p -> problems.add("fencing", p));
+        if (fencing.untokened() > 0) {
+            notes.add("writes made with no fencing token (batch read under no claim, refused): " + fencing.untokened());
+        }
+        Zombies z = new Zombies(zombies.longestMillis(), zombies.records(), fencing.lateWrites(),
+                fencing.lateRefused(), fencing.violations());
         return new Report(seed, faults.size(), ordered.size(), lost, overlaps, duplicates, replayable.size(),
-                unexplained, backwards, problems.list(), notes);
+                unexplained, backwards, z, problems.list(), notes);
     }
 
     /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
  * The fault-injection run over real Kafka records and a 3-node ZooKeeper ensemble, consumers in this JVM (each with
  * its own ZooKeeper session): two groups (6 members wandering between 4 and 8, and 3 between 2 and 4) on a topic of
  * 12 partitions growing up to 24; graceful leaves, crashes (session closed, or left to time out), session expiries,
- * stalls past the session timeout, kills and restarts of the ZooKeeper server a member is on, leader kills, live
- * offset resets and partition increases, in a seeded order. See docs/reliability.md.
+ * stalls past the session timeout, zombie batches (a stall and a cut-off at once: measured, outside the promise),
+ * kills and restarts of the ZooKeeper server a member is on, leader kills, live offset resets and partition increases,
+ * in a seeded order; every member writes what it processes to a fenced sink with its fencing token. See
+ * docs/reliability.md.
  *
  * <pre>
  * mvn -pl examples -am test -Dsurefire.failIfNoSpecifiedTests=false -Dtest=ChaosIT#shortRun [-Dchaos.seed=S]

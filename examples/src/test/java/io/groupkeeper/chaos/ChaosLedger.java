@@ -65,12 +65,20 @@ public final class ChaosLedger {
      */
     public record Fault(String kind, String member, long atMillis, boolean crash, Set<String> exposed) {
 
+        /** The kind of a zombie batch ({@link ZombieFault}): a stall and a cut-off of one member at once. */
+        public static final String ZOMBIE = "zombie(stall+cut-off)";
+
         public Fault(String kind, String member, long atMillis, boolean crash) {
             this(kind, member, atMillis, crash, crash ? Set.of(member) : Set.of());
         }
 
         public Fault {
             exposed = Set.copyOf(exposed);
+        }
+
+        /** Whether this is a zombie batch: its member's batch in hand is finished after its successor started. */
+        public boolean zombie() {
+            return ZOMBIE.equals(kind);
         }
     }
 
@@ -89,11 +97,33 @@ public final class ChaosLedger {
     public record CommittedSample(String group, int partition, long offset, long atMillis) {
     }
 
+    /** What a member asked of the run's fenced sink ({@link ChaosSink}). */
+    public enum SinkAction {
+        /** A new owner announced its fencing token, before it processed anything of the partition. */
+        OPEN,
+        /** A processed record written, stamped with the token of the claim its batch was read under. */
+        WRITE
+    }
+
+    /**
+     * One operation on the run's fenced sink, in the sink's own order ({@code seq}, taken under its lock, as is
+     * {@code atMillis}): {@code token} is what the member carried ({@link #NO_TOKEN} if its batch was read under no
+     * claim), {@code accepted} the sink's verdict, {@code current} the highest token of the partition after it.
+     * {@code offset} is the record's ({@code -1} for an open).
+     */
+    public record SinkOp(String group, int partition, String member, SinkAction action, long offset, long token,
+                         boolean accepted, long current, long seq, long atMillis) {
+
+        public static final long NO_TOKEN = -1;
+    }
+
     private final List<Processed> processed = Collections.synchronizedList(new ArrayList<>());
     private final List<Ownership> ownerships = Collections.synchronizedList(new ArrayList<>());
     private final List<Fault> faults = Collections.synchronizedList(new ArrayList<>());
     private final List<Reset> resets = Collections.synchronizedList(new ArrayList<>());
     private final List<CommittedSample> committed = Collections.synchronizedList(new ArrayList<>());
+    private final List<SinkOp> sinkOps = Collections.synchronizedList(new ArrayList<>());
+    private final ChaosSink sink = new ChaosSink(this);
 
     public void processed(Processed p) {
         processed.add(p);
@@ -113,6 +143,15 @@ public final class ChaosLedger {
 
     public void committed(CommittedSample s) {
         committed.add(s);
+    }
+
+    public void sinkOp(SinkOp op) {
+        sinkOps.add(op);
+    }
+
+    /** The run's fenced sink, shared by every in-JVM member: each records what it asked of it here. */
+    public ChaosSink sink() {
+        return sink;
     }
 
     public int processedCount() {
@@ -146,6 +185,12 @@ public final class ChaosLedger {
     public List<CommittedSample> committedSamples() {
         synchronized (committed) {
             return List.copyOf(committed);
+        }
+    }
+
+    public List<SinkOp> sinkOps() {
+        synchronized (sinkOps) {
+            return List.copyOf(sinkOps);
         }
     }
 }

@@ -6,15 +6,17 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.chaos.ChaosLedger.End;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
+import io.groupkeeper.chaos.ChaosLedger.SinkOp;
+import io.groupkeeper.examples.ZkProxy;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,8 +35,10 @@ import org.apache.zookeeper.ZooKeeper;
 /**
  * One in-JVM consumer of a chaos run, as an application would run it: its own {@link GroupKeeper} and
  * {@link ZooKeeperStore} (its own ZooKeeper session), a {@link CoordinatedConsumer} and a polling thread that
- * "processes" every record by writing it to the {@link ChaosLedger} with its processing interval. Ownership intervals
- * come from the {@link ConsumerRebalanceListener} (assigned → revoked or lost), recorded on the polling thread.
+ * "processes" every record by writing it to the {@link ChaosLedger} with its processing interval, and to the run's
+ * fenced sink ({@link ChaosSink}) under the fencing token of the claim it was read under. Ownership intervals come
+ * from the {@link ConsumerRebalanceListener} (assigned → revoked or lost), recorded on the polling thread; an
+ * assignment opens the sink with the new claim's token first.
  *
  * <ul>
  *   <li>{@link #leave()}: graceful — the polling thread finishes its batch, closes the consumer (final commit,
@@ -76,6 +80,8 @@ final class ChaosMember implements ChaosConsumer {
      * hands it records again.
      */
     private final Map<Integer, Long> heldUntil = new ConcurrentHashMap<>();
+    /** Per partition served by the polling thread, the fencing token of its claim (taken at the assignment). */
+    private final Map<Integer, Long> tokens = new ConcurrentHashMap<>();
     /** The partitions of the batch user code holds now. */
     private final java.util.Set<Integer> inHand = new java.util.HashSet<>();
     private volatile Throwable failure;
@@ -89,7 +95,7 @@ final class ChaosMember implements ChaosConsumer {
         // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
         this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
                 .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
-        keepBehindProxy(store);
+        ZkProxy.keepBehind(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
         this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
@@ -105,22 +111,6 @@ final class ChaosMember implements ChaosConsumer {
                 .build();
         this.thread = new Thread(this::run, "chaos-" + name);
         this.thread.setDaemon(true);
-    }
-
-    /**
-     * Curator's ensemble tracker reads the servers' real addresses from {@code /zookeeper/config} and, at the next
-     * reconnection, connects straight to them — around the proxy, ending any partition early. A test-only reach into
-     * Curator (the store does not expose the option): the tracker is removed before the client starts, exactly as
-     * {@code CuratorFrameworkFactory.builder().ensembleTracker(false)} would.
-     */
-    private static void keepBehindProxy(ZooKeeperStore store) {
-        try {
-            Field tracker = store.curator().getClass().getDeclaredField("ensembleTracker");
-            tracker.setAccessible(true);
-            tracker.set(store.curator(), null);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot keep the member behind its proxy", e);
-        }
     }
 
     /** Connects, joins the group and starts polling. */
@@ -148,7 +138,13 @@ final class ChaosMember implements ChaosConsumer {
                 } catch (WakeupException e) {
                     continue;
                 }
-                records.partitions().forEach(tp -> inHand.add(tp.partition()));
+                // Every record of the batch is written to the sink under the token of the claim it was read under,
+                // taken now (see FencingTokens in the examples for why never later).
+                Map<Integer, Long> batchTokens = new HashMap<>();
+                records.partitions().forEach(tp -> {
+                    inHand.add(tp.partition());
+                    batchTokens.put(tp.partition(), tokens.getOrDefault(tp.partition(), SinkOp.NO_TOKEN));
+                });
                 // A graceful leave finishes the batch (close() commits past it); a crash drops it where it is.
                 for (ConsumerRecord<String, String> r : records) {
                     if (halt) {
@@ -159,6 +155,9 @@ final class ChaosMember implements ChaosConsumer {
                     if (halt) {
                         break; // crashed while stalled: this record was never finished
                     }
+                    // Unlike the example's loop, a refusal does not end the batch here: the run measures everything a
+                    // zombie does after its successor started, and counts how much of it the token kept out.
+                    ledger.sink().write(group, r.partition(), r.offset(), name, batchTokens.get(r.partition()));
                     ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
                             System.currentTimeMillis()));
                 }
@@ -198,9 +197,19 @@ final class ChaosMember implements ChaosConsumer {
     private final class Recorder implements ConsumerRebalanceListener {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            long now = System.currentTimeMillis();
-            if (!detached) {
-                partitions.forEach(tp -> openSince.putIfAbsent(tp.partition(), now));
+            if (detached) {
+                return;
+            }
+            for (TopicPartition tp : partitions) {
+                // the new owner opens the sink with its claim's token before it is handed any record: its ownership
+                // starts when the sink took the token, so a former owner's write after that instant must be refused
+                long token = consumer.fencingToken(tp).orElse(SinkOp.NO_TOKEN);
+                long at = System.currentTimeMillis();
+                if (token != SinkOp.NO_TOKEN) {
+                    at = ledger.sink().open(group, tp.partition(), name, token);
+                    tokens.put(tp.partition(), token);
+                }
+                openSince.putIfAbsent(tp.partition(), at);
             }
         }
 
@@ -217,6 +226,7 @@ final class ChaosMember implements ChaosConsumer {
         private void end(Collection<TopicPartition> partitions, End how) {
             long now = System.currentTimeMillis();
             for (TopicPartition tp : partitions) {
+                tokens.remove(tp.partition());
                 Long from = openSince.remove(tp.partition());
                 Long held = heldUntil.remove(tp.partition());
                 if (from != null && !detached) {

@@ -7,6 +7,7 @@ import io.groupkeeper.chaos.ChaosLedger.Reset;
 import io.groupkeeper.chaos.ChaosSchedule.Settings;
 import io.groupkeeper.chaos.ChaosSchedule.Step;
 import io.groupkeeper.embedded.EmbeddedKafka;
+import io.groupkeeper.examples.ZkProxy;
 import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import io.groupkeeper.zookeeper.admin.GroupDescription;
 import io.groupkeeper.zookeeper.admin.PartitionSelection;
@@ -51,6 +52,10 @@ import org.awaitility.core.ConditionTimeoutException;
  * {@link ChaosSchedule} of faults executed step by step; then the group settles, every partition's committed offset
  * reaches its log end in both groups, everybody leaves gracefully, and the {@link ChaosChecker} judges the
  * {@link ChaosLedger}. Prints the schedule first, each step as it happens, and the summary line last.
+ *
+ * <p>Over 500 lines because it is the run's one script — set-up, the step of each kind, settling and teardown read
+ * top to bottom; what a fault needs beyond a few lines lives in its own class ({@link ZombieFault}, {@link ZkProxy},
+ * {@link OffsetSampler}, {@link ChaosSink}), and the judgement in {@link ChaosChecker}.
  */
 final class ChaosRun implements AutoCloseable {
 
@@ -58,7 +63,7 @@ final class ChaosRun implements AutoCloseable {
     static final List<String> GROUPS = List.of("chaos-a", "chaos-b");
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(5);
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
-    /** Longer than the longest stall the schedule injects (session timeout + 2.5 s): see docs/reliability.md. */
+    /** Longer than the longest stall the schedule injects (a zombie's: session timeout + 8.5 s); reliability.md. */
     static final Duration REVOCATION_TIMEOUT = Duration.ofSeconds(20);
     static final int MAX_POLL_RECORDS = 50;
 
@@ -85,6 +90,7 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Integer> faultCounts = new TreeMap<>();
     /** Paces the schedule (never counted down: a timed wait on the schedule's gaps, not a synchronisation). */
     private final CountDownLatch pacer = new CountDownLatch(1);
+    private final ZombieFault zombies = new ZombieFault();
 
     private TestingCluster cluster;
     private EmbeddedKafka kafka;
@@ -248,6 +254,12 @@ final class ChaosRun implements AutoCloseable {
                 c.stall(st.durationMillis());
                 return c.name() + " stalls " + st.durationMillis() + " ms";
             }
+            case ZOMBIE -> {
+                ChaosConsumer c = pick(g, st.target());
+                fault(zombies.inject(c, st.durationMillis(), st.durationMillis() + st.amount()));
+                return c.name() + " stalls " + (st.durationMillis() + st.amount()) + " ms on a batch and is cut off "
+                        + "for " + st.durationMillis() + " ms (a zombie batch)";
+            }
             case ZK_KILL -> {
                 return killServerOf(pick(0, st.target()), st.target());
             }
@@ -286,8 +298,10 @@ final class ChaosRun implements AutoCloseable {
         return members.get(target % members.size());
     }
 
+    /** A member to leave or crash: not one holding a zombie batch (that would end it early), unless all do. */
     private ChaosConsumer remove(int g, int target) {
-        ChaosConsumer c = pick(g, target);
+        List<ChaosConsumer> members = live.get(g).stream().filter(m -> !zombies.inProgress(m)).toList();
+        ChaosConsumer c = members.isEmpty() ? pick(g, target) : members.get(target % members.size());
         live.get(g).remove(c);
         return c;
     }
@@ -305,7 +319,7 @@ final class ChaosRun implements AutoCloseable {
     private Optional<ChaosConsumer> awaitLeader(int g) {
         try {
             return Optional.of(await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> live.get(g).stream().filter(ChaosConsumer::isLeader).findFirst(),
+                    .until(() -> live.get(g).stream().filter(c -> c.isLeader() && !zombies.inProgress(c)).findFirst(),
                             Optional::isPresent).get());
         } catch (ConditionTimeoutException e) {
             return Optional.empty();

@@ -33,12 +33,22 @@ import java.util.TreeSet;
  * stall starts at least the session timeout + 2 s after the last one ended. A member whose session expires while its user
  * code is blocked is a paused process, which no lease can fence: its batch in hand is finished after someone else
  * took over — that is outside what groupkeeper promises, not something this run should stumble into by accident.
+ *
+ * <p>That combination is injected on purpose, once, as its own kind: a {@link Kind#ZOMBIE zombie batch} — a member's
+ * user code blocks on a record (the batch in hand) and its network is cut at the same moment, the cut as long as an
+ * expiry's, the stall 2–4 s longer than the cut (the successor must have started: the session expires up to a tick
+ * after its timeout, and the leader may be busy). Its session expires, its partitions move on, and the batch is
+ * finished after the successor started: the checker measures that overlap instead of failing on it. Nothing that
+ * ends a session or a connection, and no stall, begins from its start until 2 s after its cut-off healed (the member
+ * has a new session by then, and its stall ends within 2 s more, sooner than a later cut-off could be noticed), and
+ * it starts only where a stall may (its member must have a healthy session when it begins).
  */
 final class ChaosSchedule {
 
     /** What a step does; {@link #fault} kinds count as injected faults. */
     enum Kind {
-        LEAVE(true, 12), CRASH(true, 16), EXPIRE(true, 14), STALL(true, 7), ZK_KILL(true, 12), LEADER_KILL(true, 12),
+        LEAVE(true, 12), CRASH(true, 16), EXPIRE(true, 14), STALL(true, 7), ZOMBIE(true, 5), ZK_KILL(true, 12),
+        LEADER_KILL(true, 12),
         RESET(true, 16), ADD_PARTITIONS(true, 6), JOIN(false, 0), ZK_RESTART(false, 0);
 
         final boolean fault;
@@ -64,8 +74,9 @@ final class ChaosSchedule {
      * One step: wait {@code gapMillis} after the previous step, then do {@code kind} to {@code group}'s member number
      * {@code target % live}.
      *
-     * @param durationMillis how long a stall lasts
-     * @param amount         partitions added, or how far a reset shifts back
+     * @param durationMillis how long a stall lasts; how long a cut-off lasts (an expiry, a zombie batch)
+     * @param amount         partitions added, how far a reset shifts back, or how much longer a zombie's stall lasts
+     *                       than its cut-off
      * @param partitions     the partitions a reset selects ({@code % partition count} at run time)
      * @param abandon        a crash whose session is left to time out (kill -9) rather than closed at once
      */
@@ -82,6 +93,8 @@ final class ChaosSchedule {
                         .append(abandon ? " session=timeout" : " session=closed");
                 case STALL -> s.append(" group=").append(group).append(" target=").append(target).append(" for=")
                         .append(durationMillis).append("ms");
+                case ZOMBIE -> s.append(" group=").append(group).append(" target=").append(target).append(" cut-off=")
+                        .append(durationMillis).append("ms stall=").append(durationMillis + amount).append("ms");
                 case ZK_KILL -> s.append(" server-of=").append(target);
                 case RESET -> s.append(" group=").append(group).append(" partitions=").append(partitions)
                         .append(" shift=-").append(amount);
@@ -132,8 +145,12 @@ final class ChaosSchedule {
             }
         }
         Collections.shuffle(unseen, rnd);
+        // first the stall, then the zombie batch: later, connection faults come too often to leave them a window
+        if (unseen.remove(Kind.ZOMBIE)) {
+            unseen.add(0, Kind.ZOMBIE);
+        }
         if (unseen.remove(Kind.STALL)) {
-            unseen.add(0, Kind.STALL); // first: later, connection faults come too often to leave it a window
+            unseen.add(0, Kind.STALL);
         }
         int injected = 0;
         while (injected < s.faults()) {
@@ -158,7 +175,7 @@ final class ChaosSchedule {
                 boolean ok = switch (k) {
                     case LEAVE, CRASH, LEADER_KILL -> removable(size, s.minSizes()) >= 0;
                     case EXPIRE -> connectionOk;
-                    case STALL -> stallOk;
+                    case STALL, ZOMBIE -> stallOk;
                     case ZK_KILL -> connectionOk && !zkDown[0];
                     case RESET -> true;
                     case ADD_PARTITIONS -> partitions < s.maxPartitions();
@@ -215,6 +232,14 @@ final class ChaosSchedule {
                 }
                 case STALL -> {
                     duration = s.sessionTimeout() + 1_000 + rnd.nextInt(1_500);
+                    stallWindowEnd = at + duration + 2_000;
+                }
+                case ZOMBIE -> {
+                    duration = s.sessionTimeout() + 3_000 + rnd.nextInt(1_500); // the cut-off: as long as an expiry's
+                    amount = 2_000 + rnd.nextInt(2_000); // the stall ends this long after the cut-off healed
+                    lastConnectionFault = at + duration;
+                    // its window is the cut-off's: 2 s after the heal the member has a new session, and its stall
+                    // ends 0-2 s later, too soon for a later cut-off to catch it (noticed after 2/3 of a session)
                     stallWindowEnd = at + duration + 2_000;
                 }
                 case ZK_KILL -> {

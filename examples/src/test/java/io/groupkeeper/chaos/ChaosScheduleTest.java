@@ -62,8 +62,20 @@ class ChaosScheduleTest {
                     case STALL -> {
                         assertThat(st.durationMillis()).isGreaterThan(s.sessionTimeout());
                         assertThat(t - lastConnection).isGreaterThan(s.sessionTimeout() + 2_000);
+                        assertThat(t).as("seed %d: no stall during another", seed).isGreaterThan(stallEnd);
                         assertThat(zkDown).isFalse();
                         stallEnd = t + st.durationMillis() + 2_000;
+                    }
+                    case ZOMBIE -> {
+                        // a cut-off past the session timeout and the server's tick, and a stall that outlasts it
+                        assertThat(st.durationMillis()).isGreaterThan(s.sessionTimeout() + 2_000);
+                        assertThat(st.amount()).isPositive();
+                        assertThat(t - lastConnection).as("seed %d: the zombie starts with a healthy session", seed)
+                                .isGreaterThan(s.sessionTimeout() + 2_000);
+                        assertThat(t).as("seed %d: no zombie during a stall", seed).isGreaterThan(stallEnd);
+                        assertThat(zkDown).isFalse();
+                        lastConnection = t + st.durationMillis();
+                        stallEnd = t + st.durationMillis() + 2_000; // until 2 s after the heal
                     }
                     default -> { }
                 }

@@ -7,6 +7,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,8 +20,8 @@ import picocli.CommandLine;
 
 /**
  * The runnable examples stay runnable: the founding story against running servers (the {@code --zk/--bootstrap}
- * path; the no-argument path differs only in starting the same servers itself), produce + consume by hand, and the
- * non-Kafka batch.
+ * path; the no-argument path differs only in starting the same servers itself), produce + consume by hand, the
+ * non-Kafka batch, and the zombie whose late write a fenced sink refuses.
  */
 class ExamplesIT {
 
@@ -68,6 +73,29 @@ class ExamplesIT {
     }
 
     @Test
+    void consumeWithMirrorOffsetsAlsoLeavesTheOffsetsInKafkasGroupOffsets() throws Exception {
+        assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
+                "--topic", "mirrored", "--count", "6", "--partitions", "2")).isZero();
+        PrintStream stdout = System.out;
+        int exit;
+        try {
+            System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(),
+                    "--bootstrap", servers.bootstrapServers(), "--group", "mirror-hand", "--topic", "mirrored",
+                    "--start", "earliest", "--max-records", "6", "--mirror-offsets");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exit).isZero();
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
+            Map<TopicPartition, OffsetAndMetadata> inKafka = admin.listConsumerGroupOffsets("mirror-hand")
+                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            assertThat(inKafka.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(6);
+            assertThat(inKafka.keySet()).extracting(TopicPartition::topic).containsOnly("mirrored");
+        }
+    }
+
+    @Test
     void consumeWithEventsAlsoPrintsMembershipEventsAndProcessingTimes() {
         assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
                 "--topic", "with-events", "--count", "6", "--partitions", "2")).isZero();
@@ -94,6 +122,24 @@ class ExamplesIT {
         assertThat(lines.get(8)).startsWith("{\"event\":\"revoked\"").contains("\"partition\":0", "\"partition\":1");
         long at = Long.parseLong(lines.get(8).replaceAll(".*\"at\":(\\d+).*", "$1"));
         assertThat(at).isBetween(before, System.currentTimeMillis());
+    }
+
+    @Test
+    void theZombieExampleShowsTheSinkRefusingTheCutOffMembersLateWrite() {
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ZombieCommand()).execute(); // its own servers: it cuts a member off them
+        } finally {
+            System.setOut(stdout);
+        }
+        String text = buffer.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertThat(exit).as(text).isZero();
+        assertThat(text).contains("stale writer refused: payments-0 is fenced at token ")
+                .contains("The zombie's write was refused; every write of b stands.").doesNotContain("NOT");
     }
 
     @Test

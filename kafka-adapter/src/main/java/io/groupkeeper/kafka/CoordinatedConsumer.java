@@ -185,6 +185,8 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private ConsumerRebalanceListener listener;
         private String instanceId;
         private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> { };
+        private boolean mirror;
+        private String mirrorGroup;
 
         private Builder(GroupKeeper keeper) {
             this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -297,6 +299,35 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Also writes every offset committed to groupkeeper's store into Kafka's own group offset store, under the
+         * group's name, so Kafka's tools ({@code kafka-consumer-groups --describe}, Burrow, lag exporters, Kafka UI)
+         * see this group. Off by default. See {@link #mirrorOffsetsToKafka(String)}.
+         */
+        public Builder<K, V> mirrorOffsetsToKafka() {
+            this.mirror = true;
+            this.mirrorGroup = null;
+            return this;
+        }
+
+        /**
+         * As {@link #mirrorOffsetsToKafka()}, under the Kafka group id {@code kafkaGroupId}. The mirror is written
+         * after each successful commit to the store, asynchronously ({@code Admin.alterConsumerGroupOffsets}, which
+         * Kafka accepts for a group without members): it never blocks or fails consumption. A failed write is counted
+         * ({@code groupkeeper.offsets.mirror.failures}) and logged as a rate-limited WARN. The store stays the source
+         * of truth; the mirror is never read back. The Kafka group must not have members of its own (Kafka refuses
+         * offset changes of a group with active members).
+         */
+        public Builder<K, V> mirrorOffsetsToKafka(String kafkaGroupId) {
+            Objects.requireNonNull(kafkaGroupId, "kafkaGroupId");
+            if (kafkaGroupId.isBlank()) {
+                throw new IllegalArgumentException("mirrorOffsetsToKafka: the Kafka group id must not be blank");
+            }
+            this.mirror = true;
+            this.mirrorGroup = kafkaGroupId;
+            return this;
+        }
+
         /** Validates the options and creates the consumer (not started). */
         public CoordinatedConsumer<K, V> build() {
             if (groupId == null) {
@@ -325,7 +356,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             AdapterConfig<K, V> config = new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
                     Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
                     metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
-                    instanceId, memberOptions);
+                    instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null);
             return new DefaultCoordinatedConsumer<>(config);
         }
 

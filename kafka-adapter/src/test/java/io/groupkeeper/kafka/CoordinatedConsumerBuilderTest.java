@@ -32,6 +32,16 @@ class CoordinatedConsumerBuilderTest {
     }
 
     @Test
+    void theMirrorToKafkaNeedsAKafkaGroupIdThatIsNotBlank() {
+        assertThat(valid().mirrorOffsetsToKafka().build()).isNotNull();
+        assertThat(valid().mirrorOffsetsToKafka("billing-zk").build()).isNotNull();
+        assertThatThrownBy(() -> valid().mirrorOffsetsToKafka(" "))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("mirrorOffsetsToKafka: the Kafka group id must not be blank");
+        assertThatThrownBy(() -> valid().mirrorOffsetsToKafka(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
     void groupTopicsAndBootstrapAreRequired() {
         assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper).topics("orders")
                 .kafkaProperty("bootstrap.servers", "x:1").build())

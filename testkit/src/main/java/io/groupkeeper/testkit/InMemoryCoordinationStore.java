@@ -153,6 +153,14 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         client.failNextWrites(count, outcomeUnknown);
     }
 
+    /**
+     * The next publish of a leader on this store loses the connection after its first transaction: a generation
+     * published in part, as a leader that dies between its transactions leaves it on a server.
+     */
+    public void cutNextPublish() {
+        client.cutNextPublish();
+    }
+
     @Override
     public synchronized void close() {
         if (state == State.CLOSED) {

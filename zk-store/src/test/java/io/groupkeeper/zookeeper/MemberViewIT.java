@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.lang.reflect.Method;
 import java.time.Instant;
@@ -70,23 +70,23 @@ class MemberViewIT extends ZkTestSupport {
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
         assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
 
-        ZkStats.Snapshot before = leader.stats().snapshot();
+        StoreStats before = leader.stats();
         Registration b = started(newStore()).group(group).join("sticky", info("b", "orders", "payments"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
-        assertThat(leader.stats().snapshot().minus(before)).as("the join: one event, one read of the new node")
-                .isEqualTo(new ZkStats.Snapshot(1, 0, 0, 1));
-        before = leader.stats().snapshot();
+        assertThat(leader.stats().minus(before)).as("the join: one event, one read of the new node")
+                .isEqualTo(new StoreStats(1, 0, 0, 1));
+        before = leader.stats();
         var members = view.readMembers(hook).members();
         assertThat(members).containsOnlyKeys("a", "b");
         assertThat(members.get("b").topics()).containsExactly("orders", "payments");
-        assertThat(leader.stats().snapshot().minus(before)).as("the rebalance's read, from memory")
-                .isEqualTo(new ZkStats.Snapshot(0, 0, 0, 0));
+        assertThat(leader.stats().minus(before)).as("the rebalance's read, from memory")
+                .isEqualTo(new StoreStats(0, 0, 0, 0));
 
         b.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
-        assertThat(leader.stats().snapshot().minus(before)).as("the leave: one event, nothing read")
-                .isEqualTo(new ZkStats.Snapshot(0, 0, 0, 1));
+        assertThat(leader.stats().minus(before)).as("the leave: one event, nothing read")
+                .isEqualTo(new StoreStats(0, 0, 0, 1));
         a.close();
     }
 
@@ -100,17 +100,17 @@ class MemberViewIT extends ZkTestSupport {
         leader.curator().getZookeeperClient().getZooKeeper().getTestable().closeSocket();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
         assertThat(leader.sessionId()).isEqualTo(session);
-        ZkStats.Snapshot before = leader.stats().snapshot();
+        StoreStats before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
-        assertThat(leader.stats().snapshot().minus(before).reads())
+        assertThat(leader.stats().minus(before).reads())
                 .as("the watch added again, the folder listed, its one node read").isEqualTo(3);
 
         // Warm again: the next join is seen as before.
         Registration b = started(newStore()).group(group).join("sticky", info("b", "orders"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
-        before = leader.stats().snapshot();
+        before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a", "b");
-        assertThat(leader.stats().snapshot().minus(before).reads()).isZero();
+        assertThat(leader.stats().minus(before).reads()).isZero();
         a.close();
         b.close();
     }
@@ -124,19 +124,19 @@ class MemberViewIT extends ZkTestSupport {
         Registration b = other.registerMember(info("b", "orders"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
         clock.advance(Duration.ofMinutes(2));
-        ZkStats.Snapshot before = leader.stats().snapshot();
+        StoreStats before = leader.stats();
         Registration c = other.registerMember(info("c", "orders"));
         // The second join found no reader: the watch is removed (from the server, then from the client's registry).
         await().atMost(Duration.ofSeconds(10)).until(() -> recursiveWatches(leader).isEmpty());
-        assertThat(leader.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 0, 0, 1));
-        ZkStats.Snapshot dropped = leader.stats().snapshot();
+        assertThat(leader.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 1));
+        StoreStats dropped = leader.stats();
         Registration d = other.registerMember(info("d", "orders"));
         Registration e = other.registerMember(info("e", "orders"));
         b.close();
         // A round trip on the leader's own session after the changes: ZooKeeper sends their events before its reply.
         assertThat(leader.curator().getChildren().forPath("/groups/" + group + "/members"))
                 .containsExactlyInAnyOrder("c", "d", "e");
-        assertThat(leader.stats().snapshot().minus(dropped)).isEqualTo(new ZkStats.Snapshot(0, 0, 0, 0));
+        assertThat(leader.stats().minus(dropped)).isEqualTo(new StoreStats(0, 0, 0, 0));
         assertThat(fired).hasValue(1);
         // A later read arms it again.
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("c", "d", "e");

@@ -8,7 +8,7 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -57,13 +57,13 @@ class MembershipIT extends ZkTestSupport {
         assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group))
                 .contains("members", "leader", "owners", "offsets", "assignment");
         assertThat(admin.checkExists().forPath("/groupkeeper/groups/" + group + "/members/first")).isNotNull();
-        ZkStats.Snapshot before = store.stats().snapshot();
+        StoreStats before = store.stats();
         store.group(group).ensureGroup("sticky");
-        assertThat(store.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 0, 0, 0));
+        assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 0));
         // What every member start pays: the listing and the member node's creation, sent together.
-        before = store.stats().snapshot();
+        before = store.stats();
         Registration second = store.group(group).join("sticky", info("second"));
-        assertThat(store.stats().snapshot().minus(before)).isEqualTo(new ZkStats.Snapshot(1, 1, 0, 0));
+        assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 1, 0, 0));
         assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group + "/members"))
                 .containsExactlyInAnyOrder("first", "second");
         first.close();

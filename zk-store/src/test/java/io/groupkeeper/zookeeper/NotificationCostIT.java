@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class NotificationCostIT extends ZkTestSupport {
 
-    record Cost(int members, ZkStats.Snapshot cost) {
+    record Cost(int members, StoreStats cost) {
     }
 
     /** Sticky (the default): a join moves few partitions, so few targets change. */
@@ -67,24 +67,24 @@ class NotificationCostIT extends ZkTestSupport {
             members.add(m);
         }
         awaitBalanced(Map.of(topic, 2 * n), members.toArray(GroupMember[]::new));
-        ZkStats stats = storeOf(gk).stats();
+        ZooKeeperStore stats = storeOf(gk);
         awaitQuiet(stats);
-        ZkStats.Snapshot before = stats.snapshot();
+        StoreStats before = stats.stats();
         GroupMember joiner = gk.member(group).topics(topic).assignor(assignor).build();
         joiner.start();
         members.add(joiner);
         awaitBalanced(Map.of(topic, 2 * n), members.toArray(GroupMember[]::new));
         awaitQuiet(stats);
-        Cost cost = new Cost(n, stats.snapshot().minus(before));
+        Cost cost = new Cost(n, stats.stats().minus(before));
         members.forEach(GroupMember::close);
         return cost;
     }
 
     /** Waits until no watch event or write happened for a few polls. */
-    private static void awaitQuiet(ZkStats stats) {
-        AtomicReference<ZkStats.Snapshot> last = new AtomicReference<>(stats.snapshot());
+    private static void awaitQuiet(ZooKeeperStore stats) {
+        AtomicReference<StoreStats> last = new AtomicReference<>(stats.stats());
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            ZkStats.Snapshot now = stats.snapshot();
+            StoreStats now = stats.stats();
             boolean quiet = now.watchEvents() == last.get().watchEvents() && now.writes() == last.get().writes();
             last.set(now);
             return quiet;

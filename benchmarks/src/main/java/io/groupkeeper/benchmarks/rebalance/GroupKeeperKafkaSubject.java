@@ -6,7 +6,7 @@ import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -127,7 +127,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
     }
 
     /** Summed round-trip and watch counters of every member session this subject created. */
-    public ZkStats.Snapshot stats() {
+    public StoreStats stats() {
         return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
     }
 

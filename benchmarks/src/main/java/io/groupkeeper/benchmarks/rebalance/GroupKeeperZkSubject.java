@@ -6,7 +6,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.benchmarks.support.GenerationWatch;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -94,7 +94,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
     }
 
     /** Summed round-trip and watch counters of every member session this subject created. */
-    public ZkStats.Snapshot stats() {
+    public StoreStats stats() {
         return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
     }
 

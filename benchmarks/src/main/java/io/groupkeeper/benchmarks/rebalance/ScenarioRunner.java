@@ -3,7 +3,7 @@ package io.groupkeeper.benchmarks.rebalance;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.EventMarks;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
 import io.groupkeeper.benchmarks.support.Jit;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +58,7 @@ public final class ScenarioRunner {
      * finished; {@code cpuBusy}: that as a share of all cores over the same time (close to 1: waiting for CPU).
      */
     public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
-                      double detectMs, String detectionSource, int gains, int overlaps, ZkStats.Snapshot zk,
+                      double detectMs, String detectionSource, int gains, int overlaps, StoreStats zk,
                       java.util.Map<String, Double> phasesMs, double jitMs, double windowMs, double cpuMs,
                       double cpuBusy) {
 
@@ -74,7 +74,7 @@ public final class ScenarioRunner {
     }
 
     /** What a repetition started from: the members' ZooKeeper counters and the JIT's compile time. */
-    private record Before(long nanos, ZkStats.Snapshot zk, long jitMs) {
+    private record Before(long nanos, StoreStats zk, long jitMs) {
     }
 
     /**
@@ -287,7 +287,7 @@ public final class ScenarioRunner {
     }
 
     private Before before() {
-        ZkStats.Snapshot zk = zkStats();
+        StoreStats zk = zkStats();
         long jit = Jit.compileMs();
         return new Before(System.nanoTime(), zk, jit);
     }
@@ -302,8 +302,8 @@ public final class ScenarioRunner {
             throw new IllegalStateException(subject.key() + " " + s.key + " repetition " + i + " did not finish within "
                     + timeoutMs + " ms: " + probe.describe());
         }
-        ZkStats.Snapshot after = zkStats();
-        ZkStats.Snapshot zk = before.zk() == null || after == null ? null : after.minus(before.zk());
+        StoreStats after = zkStats();
+        StoreStats zk = before.zk() == null || after == null ? null : after.minus(before.zk());
         double jitMs = before.jitMs() < 0 || jitAfter < 0 ? Double.NaN : jitAfter - before.jitMs();
         double shift = 0;
         double detectMs = Double.NaN;
@@ -368,7 +368,7 @@ public final class ScenarioRunner {
         }
     }
 
-    private ZkStats.Snapshot zkStats() {
+    private StoreStats zkStats() {
         if (subject instanceof GroupKeeperKafkaSubject gkk) {
             return gkk.stats();
         }

@@ -8,7 +8,7 @@ import io.groupkeeper.benchmarks.support.OwnershipTracker;
 import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.benchmarks.support.ZkActivity;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zookeeper.StoreStats;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ import org.apache.curator.retry.RetryOneTime;
  * <p>Per join: the time from {@code member.start()} until every partition is owned by exactly one member and the
  * group is balanced (the last ownership change, from the members' own listener callbacks), split at the instant the
  * leader's new generation reaches an outside watcher of the {@code assignment} node ("publish"); and the
- * {@link ZkStats} delta of all sessions: watch events, writes (each op of a transaction counted), transactions,
+ * {@link io.groupkeeper.zookeeper.StoreStats} delta of all sessions: watch events, writes (each op of a transaction counted), transactions,
  * reads. After each join the joiner leaves gracefully and the group settles again (not measured).
  */
 public final class ScaleHarness {
@@ -134,7 +134,7 @@ public final class ScaleHarness {
                 GroupMember joiner = keepers.get(rep % sessions).member(group).topics(topic)
                         .listener(tracker.listenerFor(name)).build();
                 String[] ownersBefore = tracker.owners();
-                ZkStats.Snapshot before = activity.snapshot();
+                StoreStats before = activity.snapshot();
                 AtomicLong published = watch.nextPublish();
                 long start = System.nanoTime();
                 joiner.start();
@@ -143,7 +143,7 @@ public final class ScaleHarness {
                 }
                 activity.awaitQuiet(300, config.timeoutMs());
                 long end = tracker.lastChangeNanos();
-                ZkStats.Snapshot cost = activity.snapshot().minus(before);
+                StoreStats cost = activity.snapshot().minus(before);
                 String[] ownersAfter = tracker.owners();
                 int moved = 0;
                 for (int p = 0; p < ownersAfter.length; p++) {

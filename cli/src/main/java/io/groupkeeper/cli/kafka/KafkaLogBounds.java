@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +31,15 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
     private final String bootstrap;
     private final Admin admin;
     private final Duration timeout;
+    private final Properties clientProperties;
+    /** Created at the first timestamp look-up; guarded by {@code this}. */
+    private RecordTimestamps timestamps;
+    private boolean closed;
 
     public KafkaLogBounds(String bootstrap, Properties clientProperties, Duration timeout) {
         this.bootstrap = bootstrap;
         this.timeout = timeout;
+        this.clientProperties = clientProperties == null ? new Properties() : clientProperties;
         this.admin = Admin.create(config(bootstrap, clientProperties, timeout));
     }
 
@@ -89,6 +95,46 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         return all;
     }
 
+    @Override
+    public Map<TopicPartition, Optional<Instant>> recordTimestamps(Map<TopicPartition, Long> offsets) {
+        return recordTimestamps(offsets, latest(offsets.keySet()));
+    }
+
+    /**
+     * As {@link #recordTimestamps(Map)} with log ends already known (a partition without one is not answered). One
+     * {@code KafkaConsumer} without a group reads one small fetch per partition; one look-up at a time.
+     */
+    public synchronized Map<TopicPartition, Optional<Instant>> recordTimestamps(Map<TopicPartition, Long> offsets,
+                                                                             Map<TopicPartition, Long> logEnds) {
+        if (closed) {
+            throw new AdminException("Kafka at " + bootstrap + ": closed");
+        }
+        if (offsets.isEmpty()) {
+            return Map.of();
+        }
+        if (timestamps == null) {
+            timestamps = new RecordTimestamps(bootstrap, clientProperties, timeout);
+        }
+        try {
+            return timestamps.firstRecordAtOrAfter(offsets, logEnds);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new AdminException("Kafka at " + bootstrap + ": reading record timestamps failed: " + oneLine(e), e);
+        }
+    }
+
+    /** Whether the cluster answers a {@code describeCluster} within the timeout. */
+    public boolean reachable() {
+        try {
+            admin.describeCluster().clusterId().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     private Map<TopicPartition, Long> list(Collection<TopicPartition> partitions, OffsetSpec spec, String what) {
         Map<org.apache.kafka.common.TopicPartition, OffsetSpec> request = new HashMap<>();
         for (TopicPartition tp : partitions) {
@@ -138,6 +184,12 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+            if (timestamps != null) {
+                timestamps.close();
+            }
+        }
         admin.close(Duration.ofSeconds(5));
     }
 

@@ -10,12 +10,17 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.serialization.Deserializer;
 
-/** The validated options of one {@link DefaultCoordinatedConsumer}; built by {@code CoordinatedConsumer.Builder}. */
+/** The validated options (a null {@code mirrorGroup}: no mirror to Kafka) of one {@link DefaultCoordinatedConsumer}; built by {@code CoordinatedConsumer.Builder}. */
 public record AdapterConfig<K, V>(GroupKeeper keeper, String groupId, Set<String> topics,
                                   Map<String, Object> kafkaProperties, Deserializer<K> keyDeserializer,
                                   Deserializer<V> valueDeserializer, Duration commitInterval,
                                   Duration metadataRefreshInterval, Duration revocationTimeout, Duration kafkaTimeout,
                                   StartPosition startPosition, OutOfRangePolicy outOfRange,
                                   ConsumerRebalanceListener listener, String instanceId,
-                                  Consumer<GroupKeeper.MemberBuilder> memberOptions) {
+                                  Consumer<GroupKeeper.MemberBuilder> memberOptions, String mirrorGroup) {
+
+    /** Whether committed offsets are also written to Kafka's group offset store (under {@link #mirrorGroup}). */
+    public boolean mirrors() {
+        return mirrorGroup != null;
+    }
 }

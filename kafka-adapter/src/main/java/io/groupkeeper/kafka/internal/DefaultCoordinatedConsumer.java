@@ -155,6 +155,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final String group;
     private final LinkedBlockingDeque<Event> events = new LinkedBlockingDeque<>();
     private final ConnectionListener connectionListener = this::onConnection;
+    /** Copies successful commits to Kafka's group offsets (opt-in); null when off. */
+    private final OffsetMirror mirror;
 
     private volatile State state = State.LATENT;
     /** Re-commit unchanged lagging positions every this many commit intervals (lag status: STALL vs STOP). */
@@ -193,6 +195,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         this.config = config;
         this.keeper = config.keeper();
         this.group = config.groupId();
+        this.mirror = config.mirrors() ? new OffsetMirror(group, config.mirrorGroup(), config.kafkaProperties(),
+                keeper.metrics(), config.kafkaTimeout(), Duration.ofMinutes(1), System::nanoTime) : null;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -345,6 +349,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             KafkaTopicMetadata md = metadata;
             if (md != null) {
                 closeQuietly("topic metadata", md::close);
+            }
+            if (mirror != null) {
+                closeQuietly("offset mirror", mirror::close); // the final commit's offsets, bounded wait
             }
             release();
         }
@@ -683,6 +690,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             return;
         }
         SortedSet<io.groupkeeper.TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
+        if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
+            mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
+                    .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        }
         commitDirty(revoked.stream().filter(p -> !taken.contains(p.tp)).toList());
     }
 
@@ -699,10 +710,21 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
+    /** ZooKeeper has committed these offsets: copy them to Kafka's group offsets if asked to (never blocks). */
+    private void mirror(Map<io.groupkeeper.TopicPartition, Long> committed) {
+        if (mirror != null) {
+            mirror.offer(committed);
+        }
+    }
+
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
     private void apply(CommitResult result, Map<io.groupkeeper.TopicPartition, Long> attempted) {
         SortedSet<io.groupkeeper.TopicPartition> notOwned = new TreeSet<>();
+        Map<io.groupkeeper.TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
+            if (mirror != null && status == CommitResult.Status.COMMITTED && attempted.containsKey(tp)) {
+                committed.put(tp, attempted.get(tp));
+            }
             Part p = parts.get(tp);
             if (p == null) {
                 return;
@@ -715,6 +737,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
             }
         });
+        mirror(committed);
         if (!notOwned.isEmpty()) {
             List<TopicPartition> lost = kafkaPartitions(notOwned);
             notOwned.forEach(parts::remove);

@@ -45,6 +45,7 @@ public final class MemClient {
     private boolean suspended;
     private int failingWrites;
     private boolean failingAfterApply;
+    private boolean cutPublish;
 
     public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane) {
         this.ensemble = ensemble;
@@ -171,9 +172,30 @@ public final class MemClient {
      * The next {@code count} writes fail with a connection loss; with {@code afterApply} each is applied first (the
      * request reached the server, the answer was lost), so the caller cannot tell whether it landed.
      */
+    /** The next publish of a leader on this client loses the connection after its first transaction. */
+    public synchronized void cutNextPublish() {
+        cutPublish = true;
+    }
+
+    synchronized boolean takePublishCut() {
+        boolean cut = cutPublish;
+        cutPublish = false;
+        return cut;
+    }
+
     public synchronized void failNextWrites(int count, boolean afterApply) {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
+    }
+
+    /**
+     * A CONNECTIONLOSS is the connection breaking: as with ZooKeeper's client, the listeners hear SUSPENDED, and (the
+     * servers still there) RECONNECTED with the same session right after.
+     */
+    KeeperFailure connectionLoss() {
+        disconnect();
+        reconnect();
+        return new KeeperFailure(Code.CONNECTIONLOSS, null);
     }
 
     /** Queues {@code event} for the listeners registered now (and still registered when it runs). */
@@ -357,11 +379,11 @@ public final class MemClient {
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
         if (fail && !afterApply) {
-            throw new KeeperFailure(Code.CONNECTIONLOSS, null);
+            throw connectionLoss();
         }
         List<Op.Result> results = ensemble.multi(session, absolute);
         if (fail) {
-            throw new KeeperFailure(Code.CONNECTIONLOSS, null);
+            throw connectionLoss();
         }
         return results.stream().map(r -> new Op.Result(r.path().substring(namespace.length() + 1), r.stat())).toList();
     }

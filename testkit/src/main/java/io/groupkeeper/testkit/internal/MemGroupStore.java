@@ -347,7 +347,7 @@ public final class MemGroupStore implements GroupStore {
         histories.put(tp, offset.history());
         NodeStat stat = results.get(results.size() - 1).stat();
         return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.version(),
-                offset.history()), new Lease(session, stat.mzxid()));
+                offset.history(), stat.czxid()), new Lease(session, stat.mzxid()));
     }
 
     @Override
@@ -429,8 +429,12 @@ public final class MemGroupStore implements GroupStore {
                 });
                 pending.clear();
             } catch (KeeperFailure e) {
+                if (e.code() == Code.SESSIONEXPIRED) {
+                    return released; // prepared in another session: none of the rest can land either
+                }
                 if (e.failedOp() < 0) {
-                    return released; // the caller sorts out the rest one by one
+                    // Not sent, or its answer lost: not fenced; the caller tries them again with their final offsets.
+                    throw MemClient.failure("release of " + pending.size() + " partitions", e);
                 }
                 pending.remove(e.failedOp() / 2); // its offset moved or its owner node is gone: the rest again
             }
@@ -472,7 +476,8 @@ public final class MemGroupStore implements GroupStore {
         }
         Offset body = Bodies.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history(),
+                read.get().stat().czxid());
     }
 
     @Override

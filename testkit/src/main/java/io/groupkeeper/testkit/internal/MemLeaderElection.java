@@ -37,6 +37,7 @@ final class MemLeaderElection implements LeaderElection {
     private final LeadershipListener listener;
     private final Clock clock;
     private final String latchPrefix;
+    private static final int TARGETS_PER_TRANSACTION = 2;
     private final ConnectionListener connectionListener = this::onConnection;
     // Guarded by this.
     private State state = State.LATENT;
@@ -71,7 +72,12 @@ final class MemLeaderElection implements LeaderElection {
         String created;
         try {
             zk.ensurePath(Paths.leader(store.groupId()), null);
-            created = zk.write(new Op.Create(latchPrefix, new Bodies.Latch(participantId), true, true)).path();
+            // Curator's protected mode: a creation whose answer was lost may have landed; a node of ours under the
+            // prefix is that one, adopted instead of a second node (which would wait for the first for ever).
+            created = ownNode();
+            if (created == null) {
+                created = zk.write(new Op.Create(latchPrefix, new Bodies.Latch(participantId), true, true)).path();
+            }
         } catch (KeeperFailure e) {
             throw MemClient.failure("join leader election of " + store.groupId(), e);
         }
@@ -87,6 +93,21 @@ final class MemLeaderElection implements LeaderElection {
             return;
         }
         checkLeadership();
+    }
+
+    /** This participant's latch node in the current session, if one exists (a creation whose answer was lost). */
+    private String ownNode() {
+        String folder = Paths.leader(store.groupId());
+        String prefix = Paths.name(latchPrefix);
+        for (String child : zk.children(folder, null)) {
+            if (child.startsWith(prefix)) {
+                io.groupkeeper.testkit.NodeStat stat = zk.exists(folder + "/" + child, null);
+                if (stat != null && stat.ephemeralOwner() == zk.sessionId()) {
+                    return folder + "/" + child;
+                }
+            }
+        }
+        return null;
     }
 
     private void checkLeadership() {
@@ -191,22 +212,42 @@ final class MemLeaderElection implements LeaderElection {
                 throw new StoreException("participant " + participantId + " is not the leader of group " + group);
             }
         }
-        List<Op> ops = new ArrayList<>();
-        ops.add(new Op.Check(latchPath, -1));
+        // Split like the ZooKeeper store's publish (there by size, here two targets a transaction, so that a publish
+        // cut short by a failure leaves a generation written in part, as it can on a server): every transaction checks
+        // the latch node and sets the assignment node at the version the previous one left.
+        List<List<Op>> chunks = new ArrayList<>();
+        List<Op> chunk = new ArrayList<>();
         for (Map.Entry<String, ? extends Set<TopicPartition>> e : changedTargets.entrySet()) {
             String path = Paths.target(group, e.getKey());
             Bodies.Target body = new Bodies.Target(generation, new TreeSet<>(e.getValue()),
                     staticMembers.contains(e.getKey()));
-            ops.add(zk.exists(path, null) != null ? new Op.SetData(path, body, -1) : Op.Create.persistent(path, body));
+            chunk.add(zk.exists(path, null) != null ? new Op.SetData(path, body, -1) : Op.Create.persistent(path, body));
+            if (chunk.size() == TARGETS_PER_TRANSACTION) {
+                chunks.add(chunk);
+                chunk = new ArrayList<>();
+            }
         }
         for (String removed : removedMembers) {
-            ops.add(new Op.Delete(Paths.target(group, removed), -1));
+            chunk.add(new Op.Delete(Paths.target(group, removed), -1));
         }
-        ops.add(new Op.SetData(Paths.assignment(group), new Bodies.AssignmentHead(generation,
-                Optional.of(participantId), clock.instant(), changedTargets.size()), (int) expectedVersion));
+        chunks.add(chunk);
+        Bodies.AssignmentHead head = new Bodies.AssignmentHead(generation, Optional.of(participantId), clock.instant(),
+                changedTargets.size());
+        int version = (int) expectedVersion;
         try {
-            List<Op.Result> results = zk.multi(ops);
-            return results.get(results.size() - 1).stat().version();
+            for (int i = 0; i < chunks.size(); i++) {
+                List<Op> c = chunks.get(i);
+                if (i == 1 && zk.takePublishCut()) {
+                    throw zk.connectionLoss(); // the leader loses its connection between its transactions
+                }
+                List<Op> ops = new ArrayList<>();
+                ops.add(new Op.Check(latchPath, -1));
+                ops.addAll(c);
+                ops.add(new Op.SetData(Paths.assignment(group), head, version));
+                List<Op.Result> results = zk.multi(ops);
+                version = results.get(results.size() - 1).stat().version();
+            }
+            return version;
         } catch (KeeperFailure e) {
             if (e.code() == Code.CONNECTIONLOSS && e.failedOp() < 0) {
                 throw MemClient.failure("publish generation " + generation + " of " + group, e);

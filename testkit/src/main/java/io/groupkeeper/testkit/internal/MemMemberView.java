@@ -1,6 +1,5 @@
 package io.groupkeeper.testkit.internal;
 
-import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.MembersSnapshot;
@@ -29,7 +28,7 @@ final class MemMemberView {
         this.zk = zk;
         this.parent = parent;
         zk.addListener(event -> {
-            if (event == ConnectionEvent.RECONNECTED || event == ConnectionEvent.RECONNECTED_NEW_SESSION) {
+            if (event.isReconnection()) {
                 fireHooks();
             }
         });

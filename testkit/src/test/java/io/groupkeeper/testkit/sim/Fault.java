@@ -33,7 +33,11 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         /** The offset node deleted by hand. */
         DELETE,
         /** The topic gains partitions. */
-        GROW
+        GROW,
+        /** A member's next writes fail with a lost connection, half of them after they were applied (outcome unknown). */
+        WRITE_FAILS,
+        /** The leader's next publish is cut short after its first transaction (a generation published in part). */
+        PUBLISH_CUT
     }
 
     @Override

@@ -41,6 +41,7 @@ final class SimChecker {
     private final Map<TopicPartition, Integer> edits = new HashMap<>();
     private final java.util.Set<TopicPartition> committedSinceExternal = new java.util.HashSet<>();
     private Collection<SimMember> members = List.of();
+    private java.util.function.Function<String, java.util.Set<TopicPartition>> targets = id -> java.util.Set.of();
     private long zombieRecords;
 
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
@@ -51,6 +52,11 @@ final class SimChecker {
 
     void members(Collection<SimMember> all) {
         this.members = all;
+    }
+
+    /** Where the settled check reads each member's published target from. */
+    void targets(java.util.function.Function<String, java.util.Set<TopicPartition>> targetOf) {
+        this.targets = targetOf;
     }
 
     List<String> violations() {
@@ -145,7 +151,7 @@ final class SimChecker {
             violation("I4: " + m.id + " committed " + tp + " at " + offset + " over an external write it never saw");
         }
         committedSinceExternal.add(tp);
-        log.event(m.id + " committed " + tp + "=" + offset);
+        log.routine(m.id + " committed " + tp + "=" + offset);
     }
 
     /**
@@ -175,17 +181,23 @@ final class SimChecker {
 
     /** Whether the group looks settled (checked without recording anything): the run may end early. */
     boolean looksSettled(int partitions, String topic,
-                         java.util.function.Function<TopicPartition, java.util.OptionalLong> committed) {
+                         java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
+                         java.util.Set<TopicPartition> excluded) {
         int before = violations.size();
         List<String> saved = new ArrayList<>(violations);
-        settled(partitions, topic, committed);
+        settled(partitions, topic, committed, excluded);
         boolean quiet = violations.size() == before;
         violations.clear();
         violations.addAll(saved);
         return quiet;
     }
 
-    void settled(int partitions, String topic, java.util.function.Function<TopicPartition, java.util.OptionalLong> committed) {
+    /**
+     * The settled group's checks; partitions in {@code excluded} (offset nodes still corrupt) must only not be processed,
+     * and balance is not judged while there are any (a stopped partition is targeted but not owned).
+     */
+    void settled(int partitions, String topic, java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
+                 java.util.Set<TopicPartition> excluded) {
         List<SimMember> live = members.stream().filter(SimMember::alive).toList();
         if (live.isEmpty()) {
             violation("I6: no live member at the end");
@@ -207,11 +219,28 @@ final class SimChecker {
                 }
             }
         }
-        if (max - min > 1) {
+        for (SimMember m : live) {
+            for (TopicPartition tp : excluded) {
+                if (m.processing.containsKey(tp)) {
+                    violation(m.id + " processes " + tp + " while its offset node is corrupt");
+                }
+            }
+        }
+        for (SimMember m : live) {
+            SortedSet<TopicPartition> target = new TreeSet<>(targets.apply(m.id));
+            target.removeAll(excluded);
+            if (!target.equals(m.assignment())) {
+                violation("I6: " + m.id + " owns " + m.assignment() + " but its published target is " + target);
+            }
+        }
+        if (excluded.isEmpty() && max - min > 1) {
             violation("I6: assignment not balanced at the end (" + min + ".." + max + " partitions per member)");
         }
         for (int p = 0; p < partitions; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
+            if (excluded.contains(tp)) {
+                continue;
+            }
             if (!all.contains(tp)) {
                 violation("I6: " + tp + " owned by no live member at the end");
                 continue;

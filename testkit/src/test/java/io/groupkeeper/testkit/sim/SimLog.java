@@ -9,7 +9,7 @@ import java.util.Deque;
  */
 final class SimLog {
 
-    private static final int KEEP = 80;
+    private static final int KEEP = Integer.getInteger("groupkeeper.simulation.trace", 120);
 
     private final SimScheduler scheduler;
     private final Deque<String> last = new ArrayDeque<>();
@@ -20,8 +20,20 @@ final class SimLog {
     }
 
     void event(String what) {
+        record(what, true);
+    }
+
+    /** An event that counts for the hash but would crowd the report (a commit every few polls). */
+    void routine(String what) {
+        record(what, false);
+    }
+
+    private void record(String what, boolean keep) {
         String line = scheduler.now().toEpochMilli() % 1_000_000 + " " + what;
         hash = hash * 31 + line.hashCode();
+        if (!keep) {
+            return;
+        }
         last.addLast(line);
         if (last.size() > KEEP) {
             last.removeFirst();

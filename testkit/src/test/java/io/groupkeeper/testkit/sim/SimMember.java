@@ -107,6 +107,18 @@ final class SimMember implements RebalanceListener {
             return;
         }
         polls++;
+        try {
+            pollOnce();
+        } catch (io.groupkeeper.spi.StoreException e) {
+            // A commit or refresh that met a lost connection (its outcome may be unknown): the next poll goes on.
+            log.event(id + " store failure: " + e.getMessage());
+        }
+        if (!leaving) {
+            app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void pollOnce() {
         if (!toRefresh.isEmpty()) {
             SortedSet<TopicPartition> ask = new TreeSet<>(toRefresh);
             ask.retainAll(processing.keySet());
@@ -127,9 +139,6 @@ final class SimMember implements RebalanceListener {
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             processing.forEach((tp, p) -> offsets.put(tp, p.position));
             apply(member.commit(offsets), offsets);
-        }
-        if (!leaving) {
-            app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
         }
     }
 

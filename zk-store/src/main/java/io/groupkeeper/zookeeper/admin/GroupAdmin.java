@@ -13,6 +13,7 @@ import io.groupkeeper.zookeeper.internal.ZkStats;
 import io.groupkeeper.status.CommitSample;
 import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
+import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
 import java.time.Clock;
 import java.time.Duration;
@@ -150,9 +151,45 @@ public final class GroupAdmin implements AutoCloseable {
      * node keeps (with log ends from Kafka when this admin has {@link LogBounds}), and the group's as its worst.
      */
     public GroupStatus status(String group, Duration window) {
-        LagEvaluator evaluator = new LagEvaluator(window);
-        GroupView v = requireGroup(group);
+        return status(group, window, Optional.empty());
+    }
+
+    /**
+     * As {@link #status(String, Duration)}, plus a time threshold ({@link LagTimeRule}): a partition whose lag in time
+     * exceeds {@code maxLagTime} is at least WARN. A partition that is caught up (also when only transaction markers
+     * follow its committed offset) is judged with no lag, so neither an idle partition nor a transactional topic's
+     * last marker reads as STOP.
+     */
+    public GroupStatus status(String group, Duration window, Optional<Duration> maxLagTime) {
+        return status(requireGroup(group), window, maxLagTime);
+    }
+
+    /** {@link #describe} and {@link #status(String, Duration, Optional)} from one read of the group. */
+    public Inspection inspect(String group, Duration window, Optional<Duration> maxLagTime) {
+        return tryInspect(group, window, maxLagTime).orElseThrow(() -> unknownGroup(group));
+    }
+
+    /** As {@link #inspect}, empty when the group does not exist (e.g. deleted since it was listed). */
+    public Optional<Inspection> tryInspect(String group, Duration window, Optional<Duration> maxLagTime) {
+        GroupView v = GroupView.read(reader, group);
+        if (!v.exists) {
+            return Optional.empty();
+        }
         GroupDescription d = describe(v);
+        return Optional.of(new Inspection(d, status(v, d, window, maxLagTime)));
+    }
+
+    /** A group's description and status, read together. */
+    public record Inspection(GroupDescription description, GroupStatus status) {
+    }
+
+    private GroupStatus status(GroupView v, Duration window, Optional<Duration> maxLagTime) {
+        return status(v, describe(v), window, maxLagTime);
+    }
+
+    private GroupStatus status(GroupView v, GroupDescription d, Duration window, Optional<Duration> maxLagTime) {
+        LagEvaluator evaluator = new LagEvaluator(window);
+        Optional<LagTimeRule> timeRule = maxLagTime.map(LagTimeRule::new);
         Instant now = clock.instant();
         LagStatus worst = LagStatus.OK;
         List<GroupStatus.Row> rows = new ArrayList<>();
@@ -160,11 +197,20 @@ public final class GroupAdmin implements AutoCloseable {
             GroupView.OffsetNode node = v.offsets.get(p.partition());
             List<CommitSample> history = node == null ? List.of()
                     : node.body().map(OffsetBody::history).orElse(List.of());
-            PartitionStatus s = evaluator.evaluate(history, p.logEnd(), now);
+            OptionalLong logEnd = p.caughtUp() && p.committed().isPresent() ? p.committed() : p.logEnd();
+            PartitionStatus s = evaluator.evaluate(history, logEnd, now);
+            if (p.caughtUp() && s.status() != LagStatus.REWIND && s.status() != LagStatus.OK) {
+                // Nothing left to consume (a hand-set offset without commit history would otherwise read as STOP).
+                s = new PartitionStatus(LagStatus.OK, OptionalLong.of(0), p.lag().orElse(0) > 0
+                        ? "caught up (only transaction markers follow the committed offset)" : "caught up");
+            }
+            if (timeRule.isPresent()) {
+                s = timeRule.get().apply(s, p.lagTime());
+            }
             worst = worst.worst(s.status());
             rows.add(new GroupStatus.Row(p.partition(), p.owner(), p.committed(), p.logEnd(), s));
         }
-        return new GroupStatus(group, worst, window, d.logBounds().isPresent(), rows);
+        return new GroupStatus(v.group, worst, window, d.logBounds().isPresent(), rows);
     }
 
     private GroupDescription describe(GroupView v) {
@@ -184,6 +230,18 @@ public final class GroupAdmin implements AutoCloseable {
         List<TopicPartition> inLog = partitions.stream().filter(tp -> kafkaCounts.containsKey(tp.topic())
                 && tp.partition() < kafkaCounts.get(tp.topic())).toList();
         Map<TopicPartition, Long> logEnds = bounds.isPresent() && !inLog.isEmpty() ? bounds.get().latest(inLog) : Map.of();
+        Map<TopicPartition, Long> behind = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            OptionalLong c = Optional.ofNullable(v.offsets.get(tp)).flatMap(GroupView.OffsetNode::body)
+                    .map(OffsetBody::offset).orElse(OptionalLong.empty());
+            Long end = logEnds.get(tp);
+            if (c.isPresent() && end != null && c.getAsLong() < end) {
+                behind.put(tp, c.getAsLong());
+            }
+        }
+        Map<TopicPartition, Optional<Instant>> nextRecordAt = bounds.isPresent() && !behind.isEmpty()
+                ? bounds.get().recordTimestamps(behind) : Map.of();
+        Instant now = clock.instant();
 
         List<GroupDescription.Member> members = new ArrayList<>();
         v.members.forEach((id, info) -> {
@@ -205,9 +263,23 @@ public final class GroupAdmin implements AutoCloseable {
             OptionalLong logEnd = end == null ? OptionalLong.empty() : OptionalLong.of(end);
             OptionalLong lag = committed.isPresent() && logEnd.isPresent()
                     ? OptionalLong.of(logEnd.getAsLong() - committed.getAsLong()) : OptionalLong.empty();
+            boolean caughtUp = false;
+            Optional<Duration> lagTime = Optional.empty();
+            if (committed.isPresent() && logEnd.isPresent()) {
+                if (!behind.containsKey(tp)) {
+                    caughtUp = true;
+                    lagTime = Optional.of(Duration.ZERO);
+                } else if (nextRecordAt.containsKey(tp)) {
+                    Optional<Instant> at = nextRecordAt.get(tp);
+                    caughtUp = at.isEmpty(); // only transaction markers (or nothing) up to the log end
+                    lagTime = Optional.of(at.map(t -> t.isBefore(now) ? Duration.between(t, now) : Duration.ZERO)
+                            .orElse(Duration.ZERO));
+                }
+            }
+            boolean corrupt = node != null && node.body().isEmpty();
             rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
                     v.targetOf(tp), committed, logEnd, lag, body.flatMap(OffsetBody::committedBy),
-                    body.flatMap(OffsetBody::updatedAt)));
+                    body.flatMap(OffsetBody::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version()));
         }
         return new GroupDescription(group, v.state(), v.body.map(NodeCodec.GroupBody::createdAt),
                 v.body.map(NodeCodec.GroupBody::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,

@@ -1,6 +1,7 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.TopicPartition;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -56,9 +57,20 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      *                    log end, e.g. after the topic was recreated)
      * @param committedBy who wrote the committed offset (a member id, or {@code admin:...})
      * @param updatedAt   when it was written, if recorded
+     * @param lagTime     lag in time: now minus the timestamp of the next record to process (the first data record at
+     *                    or after the committed offset); zero when caught up (committed &ge; log end, or no data
+     *                    record follows the committed offset, e.g. only a transaction marker); empty when unknown
+     *                    (no committed offset, or the log cannot tell)
+     * @param caughtUp    the committed offset is at the log end, or only transaction markers follow it (then
+     *                    {@code lag} may be positive while nothing is left to consume)
+     * @param corrupt     the offset node exists but cannot be read (named in {@link GroupDescription#problems})
+     * @param offsetWrites how often the offset node was written since it was created (ZooKeeper's data version: one
+     *                    per commit of the partition, plus a claim's rewrite and admin writes); -1 without a node.
+     *                    The monitor derives the commit rate from it
      */
     public record Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
                             OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
-                            Optional<String> committedBy, Optional<Instant> updatedAt) {
+                            Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
+                            boolean caughtUp, boolean corrupt, long offsetWrites) {
     }
 }

@@ -4,6 +4,7 @@ import io.groupkeeper.TopicPartition;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where the admin learns the extent of each partition's log: how many partitions a topic has, its first and
@@ -30,6 +31,21 @@ public interface LogBounds {
      * are absent (the caller uses the log end, as Kafka's own tools do).
      */
     Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> partitions, Instant timestamp);
+
+    /**
+     * For lag in seconds: the timestamp of the first <em>data</em> record at or after each given offset (the record a
+     * consumer at that committed offset would process next). Per partition the answer is
+     * <ul>
+     *   <li>a timestamp: that record's;</li>
+     *   <li>{@code Optional.empty()}: there is no data record at or after the offset — the consumer is caught up
+     *   (also when the log end only lies past transaction markers, which are not records a consumer sees);</li>
+     *   <li>absent from the map: unknown (not asked, not reachable, or not implemented: the default).</li>
+     * </ul>
+     * An offset below the log start is answered with the first record still in the log.
+     */
+    default Map<TopicPartition, Optional<Instant>> recordTimestamps(Map<TopicPartition, Long> offsets) {
+        return Map.of();
+    }
 
     /** For messages, e.g. {@code kafka://127.0.0.1:9092}. */
     String describe();

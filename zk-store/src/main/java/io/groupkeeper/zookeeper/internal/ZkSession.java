@@ -238,8 +238,21 @@ public final class ZkSession {
      * connection past the session timeout (I7). Callers retry at their own level.
      */
     public void requireConnected(String what) {
-        if (!client.getZookeeperClient().isConnected()) {
+        if (!client.getZookeeperClient().isConnected() || !handleConnected()) {
             throw new StoreException("ZooKeeper: " + what + " not attempted: not connected");
+        }
+    }
+
+    /**
+     * The handle's own state, which moves to CONNECTING the moment its connection breaks, before Curator's flag hears of
+     * it: a request sent then would wait in the handle's queue for its next connection attempt to time out (the session
+     * timeout divided by the servers), past the moment the loss must be told (I7).
+     */
+    private boolean handleConnected() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getState().isConnected();
+        } catch (Exception e) {
+            return false;
         }
     }
 

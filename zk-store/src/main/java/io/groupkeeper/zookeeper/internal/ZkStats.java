@@ -50,15 +50,7 @@ public final class ZkStats {
         return watchEvents.get();
     }
 
-    public Snapshot snapshot() {
-        return new Snapshot(reads(), writes(), transactions(), watchEvents());
-    }
-
-    /** A point-in-time copy; {@link #minus} gives the cost of what happened in between. */
-    public record Snapshot(long reads, long writes, long transactions, long watchEvents) {
-        public Snapshot minus(Snapshot earlier) {
-            return new Snapshot(reads - earlier.reads, writes - earlier.writes, transactions - earlier.transactions,
-                    watchEvents - earlier.watchEvents);
-        }
+    public io.groupkeeper.zookeeper.StoreStats snapshot() {
+        return new io.groupkeeper.zookeeper.StoreStats(reads(), writes(), transactions(), watchEvents());
     }
 }

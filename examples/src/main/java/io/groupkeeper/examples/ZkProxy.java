@@ -1,8 +1,10 @@
-package io.groupkeeper.chaos;
+package io.groupkeeper.examples;
 
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,14 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * A TCP proxy between one member and the ZooKeeper ensemble (one local port per server), so the run can cut that
+ * A TCP proxy between one member and the ZooKeeper ensemble (for the zombie example and the chaos run) (one local port per server), so the run can cut that
  * member off the way a network partition does: {@link #partition()} silently drops every byte both ways and holds new
  * connections open without forwarding them — no reset, no error, the client only notices through its own read
  * timeout (two thirds of the session timeout), exactly as on a real network. The servers stop hearing the client's
  * pings and expire its session after the session timeout. {@link #heal()} closes whatever was cut, so the client
  * reconnects cleanly, and forwards again.
  */
-final class ZkProxy implements AutoCloseable {
+public final class ZkProxy implements AutoCloseable {
 
     private final List<ServerSocket> listeners = new ArrayList<>();
     private final Map<Integer, Integer> targetOf = new HashMap<>();
@@ -34,7 +36,7 @@ final class ZkProxy implements AutoCloseable {
     private volatile boolean closed;
 
     /** Listens on a free local port for each of {@code serverPorts} (127.0.0.1). */
-    ZkProxy(String name, List<Integer> serverPorts) throws IOException {
+    public ZkProxy(String name, List<Integer> serverPorts) throws IOException {
         this.name = name;
         for (int target : serverPorts) {
             ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -46,28 +48,44 @@ final class ZkProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Curator's ensemble tracker reads the servers' real addresses from {@code /zookeeper/config} and, at the next
+     * reconnection, connects straight to them — around the proxy, ending any partition early. A reach into Curator
+     * for the examples and tests only (the store does not expose the option): the tracker is removed before the client
+     * starts, exactly as {@code CuratorFrameworkFactory.builder().ensembleTracker(false)} would.
+     */
+    public static void keepBehind(ZooKeeperStore store) {
+        try {
+            Field tracker = store.curator().getClass().getDeclaredField("ensembleTracker");
+            tracker.setAccessible(true);
+            tracker.set(store.curator(), null);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot keep the member behind its proxy", e);
+        }
+    }
+
     /** The connect string a member uses instead of the ensemble's. */
-    String connectString() {
+    public String connectString() {
         return listeners.stream().map(ss -> "127.0.0.1:" + ss.getLocalPort()).collect(Collectors.joining(","));
     }
 
     /** The ensemble port behind a local proxy port, if it is one of ours. */
-    Optional<Integer> target(int localPort) {
+    public Optional<Integer> target(int localPort) {
         return Optional.ofNullable(targetOf.get(localPort));
     }
 
-    void partition() {
+    public void partition() {
         partitioned = true;
     }
 
-    void heal() {
+    public void heal() {
         partitioned = false;
         for (Socket s : open) {
             closeQuietly(s); // streams cut mid-way cannot be resumed; the client reconnects
         }
     }
 
-    boolean isPartitioned() {
+    public boolean isPartitioned() {
         return partitioned;
     }
 
