@@ -31,7 +31,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <pre>
  * java -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.throughput.ThroughputMain \
- *      [--records 500000] [--partitions 4] [--rounds 5] [--value-bytes 100]
+ *      [--records 500000] [--partitions 4] [--rounds 5] [--warmups 2] [--value-bytes 100]
  * </pre>
  */
 public final class ThroughputMain {
@@ -40,10 +40,11 @@ public final class ThroughputMain {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, Set.of(), Set.of("records", "partitions", "rounds", "value-bytes"));
+        Args args = new Args(argv, Set.of(), Set.of("records", "partitions", "rounds", "warmups", "value-bytes"));
         int records = args.getInt("records", 500_000);
         int partitions = args.getInt("partitions", 4);
         int rounds = args.getInt("rounds", 5);
+        int warmups = args.getInt("warmups", 2);
         int valueBytes = args.getInt("value-bytes", 100);
         System.out.println("machine: " + Machine.describe());
         try (EmbeddedServers servers = EmbeddedServers.builder().quietLogs(true).build().start()) {
@@ -57,9 +58,9 @@ public final class ThroughputMain {
             subjects.forEach(s -> rates.put(s, new ArrayList<>()));
             try (GroupKeeper keeper = GroupKeeper.builder()
                     .store(ZooKeeperStore.builder().connectString(servers.zkConnectString()).build()).build().start()) {
-                for (int round = 0; round <= rounds; round++) { // round 0 warms the JIT up and is not counted
+                for (int round = 1 - warmups; round <= rounds; round++) { // rounds <= 0 warm the JIT up, not counted
                     List<String> order = new ArrayList<>(subjects);
-                    Collections.rotate(order, round);
+                    Collections.rotate(order, Math.floorMod(round, order.size()));
                     for (String subject : order) {
                         Sink sink = new Sink(records);
                         String group = subject + "-" + round;
@@ -73,7 +74,7 @@ public final class ThroughputMain {
                             default -> throw new IllegalStateException(subject);
                         }
                         System.out.printf("round %d %-17s %,10.0f records/s%s%n", round, subject, sink.rate(),
-                                round == 0 ? " (warm-up)" : "");
+                                round <= 0 ? " (warm-up)" : "");
                         if (round > 0) {
                             rates.get(subject).add(sink.rate());
                         }
@@ -81,14 +82,20 @@ public final class ThroughputMain {
                 }
             }
             System.out.println();
-            double base = median(rates.get("kafka-poll"));
-            double coordinated = median(rates.get("coordinated-poll"));
+            // Paired by round (the subjects of one round ran back to back): the median of the per-round ratios is what
+            // noise from other processes disturbs least.
             for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
                 List<Double> r = new ArrayList<>(e.getValue());
+                List<Double> vsPlain = new ArrayList<>();
+                List<Double> vsCoordinated = new ArrayList<>();
+                for (int i = 0; i < r.size(); i++) {
+                    vsPlain.add(r.get(i) / rates.get("kafka-poll").get(i));
+                    vsCoordinated.add(r.get(i) / rates.get("coordinated-poll").get(i));
+                }
                 Collections.sort(r);
-                System.out.printf("%-17s median %,10.0f records/s  range %,.0f..%,.0f  vs kafka-poll %+.1f %%  "
-                                + "vs coordinated-poll %+.1f %%%n", e.getKey(), median(r), r.get(0), r.get(r.size() - 1),
-                        (median(r) / base - 1) * 100, (median(r) / coordinated - 1) * 100);
+                System.out.printf("%-17s median %,10.0f records/s  range %,.0f..%,.0f  per-round ratio (median) "
+                                + "vs kafka-poll %+.1f %%  vs coordinated-poll %+.1f %%%n", e.getKey(), median(r),
+                        r.get(0), r.get(r.size() - 1), (median(vsPlain) - 1) * 100, (median(vsCoordinated) - 1) * 100);
             }
         }
     }
