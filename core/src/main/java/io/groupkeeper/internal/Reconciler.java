@@ -49,6 +49,7 @@ final class Reconciler {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
     private static final int PARALLEL_CLAIMS = 16;
     private static final int RELEASE_ATTEMPTS = 5;
+    private static final int LEAVE_RETRIES = 5;
 
     private final MemberConfig config;
     private final GroupStore store;
@@ -484,6 +485,26 @@ final class Reconciler {
     }
 
     /**
+     * A leave whose releases failed (a lost connection) tries those partitions again a few times, with backoff, before
+     * the member goes: their final offsets go with them, and a successor would otherwise start before them.
+     */
+    private void finishLeave(CompletableFuture<Void> done, int attemptsLeft) {
+        SortedSet<TopicPartition> still = table.inState(PartitionState.STOPPED);
+        if (still.isEmpty() || attemptsLeft == 0) {
+            done.complete(null);
+            return;
+        }
+        scheduler.schedule(() -> lane.execute(() -> log.withMdc(() -> {
+            try {
+                releaseStopped(still);
+            } catch (RuntimeException e) {
+                LOG.warn("member {}: release on close failed: {}", log.member(), e.toString());
+            }
+            finishLeave(done, attemptsLeft - 1);
+        })), backoff.failed(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
      * On close, on the lane: revokes every owned partition (the future completes when the callback returned), then
      * releases those and every stopped partition still held.
      */
@@ -501,9 +522,8 @@ final class Reconciler {
                 releaseStopped(stale);
             } catch (RuntimeException e) {
                 LOG.warn("member {}: release on close failed: {}", log.member(), e.toString());
-            } finally {
-                done.complete(null);
             }
+            finishLeave(done, LEAVE_RETRIES);
         };
         CompletableFuture<Void> revoked = revoke.isEmpty() ? CompletableFuture.completedFuture(null)
                 : invoker.revoked(revoke);
