@@ -84,7 +84,8 @@ final class OffsetCommitter {
                         resolve(tp, seen.get(tp), statuses, adopted, lost);
                     } else {
                         // Lost meanwhile (connection in doubt): written while still the owner, but not owned now.
-                        boolean owned = table.committed(tp, seen.get(tp), newVersion, r.offset());
+                        boolean owned = table.committed(tp, seen.get(tp), newVersion, outcome.createdOf(tp),
+                                r.offset());
                         statuses.put(tp, owned ? Status.COMMITTED : Status.NOT_OWNED);
                     }
                 }

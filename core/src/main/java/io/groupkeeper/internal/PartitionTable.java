@@ -284,13 +284,16 @@ final class PartitionTable {
         }
     }
 
-    /** A commit landed for {@code entry}: remember the version and offset if it is still the partition's entry. */
-    synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long offset) {
+    /**
+     * A commit landed for {@code entry}: remember the version, the node's incarnation ({@code created}, 0 when the
+     * store did not say) and offset if it is still the partition's entry.
+     */
+    synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long created, long offset) {
         if (entries.get(tp) != entry) {
             return false;
         }
-        if (entry.version == OffsetSnapshot.ABSENT) {
-            entry.created = 0; // the commit created the node: its incarnation is learnt at the next read
+        if (created != 0 || entry.version == OffsetSnapshot.ABSENT) {
+            entry.created = created; // a commit that created the node learns its incarnation here, not at a read
         }
         entry.version = newVersion;
         entry.offset = OptionalLong.of(offset);

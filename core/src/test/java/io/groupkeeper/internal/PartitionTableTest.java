@@ -75,7 +75,7 @@ class PartitionTableTest {
         table.own(P0, offset(2), new Lease(7, 101)); // re-confirmed: a new entry
         assertThat(table.forget(P0, first, PartitionTable.Proof.NOT_HELD, false)).isFalse();
         assertThat(table.owned()).containsExactly(P0);
-        assertThat(table.committed(P0, first, 9, 10)).isFalse();
+        assertThat(table.committed(P0, first, 9, 0, 10)).isFalse();
     }
 
     @Test

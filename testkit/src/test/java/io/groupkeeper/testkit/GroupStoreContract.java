@@ -528,6 +528,29 @@ public abstract class GroupStoreContract {
     }
 
     @Test
+    void aCommitThatCreatesTheOffsetNodeReportsTheNewIncarnation() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
+        deleteByHand(offsetPath(group, tp(0))); // the owner's next commit creates it again
+        setOffsetByHand(offsetPath(group, tp(1)), 50); // and this one is fenced: the batch's failed operation is late
+
+        CommitOutcome out = g.commit("m1", 1, List.of(
+                commitOf(tp(0), 7, OffsetSnapshot.ABSENT, c0.lease().session()),
+                commitOf(tp(1), 8, c1.offset().version(), c1.lease().session())));
+        assertThat(out.conflicted()).containsExactly(tp(1));
+        assertThat(out.committed()).containsOnlyKeys(tp(0));
+        OffsetSnapshot now = g.readOffset(tp(0), null);
+        assertThat(out.committed().get(tp(0))).isEqualTo(now.version());
+        assertThat(out.createdOf(tp(0))).as("the incarnation of the node the commit created")
+                .isEqualTo(now.created()).isNotZero().isNotEqualTo(c0.offset().created());
+        assertThat(storedOffset(g, tp(0))).hasValue(7);
+        assertThat(storedOffset(g, tp(1))).hasValue(50);
+    }
+
+    @Test
     void aBatchCommitWritesTheRestWhenOnePartitionIsFenced() throws Exception {
         String group = newGroup();
         GroupStore g = store().group(group);

@@ -17,6 +17,10 @@ import org.junit.jupiter.api.Test;
  * node and creates it again by hand until its version is back at the one the owner last saw. In the owner's own
  * session nothing tells the versions apart, so the owner must compare the node's incarnation (ZooKeeper's czxid) too:
  * its refresh adopts the operator's offset instead of calling it unchanged and committing over it.
+ *
+ * <p>The second case (seed 51761 of the fifth run): the owner itself re-created the node, by committing after a hand
+ * delete. A creation returns no stat, so the commit must still learn the new node's incarnation; otherwise a second
+ * delete and re-creation at the same version goes unnoticed.
  */
 class RecreatedOffsetNodeTest {
 
@@ -52,5 +56,32 @@ class RecreatedOffsetNodeTest {
         assertThat(r.status(tp)).isEqualTo(CommitResult.Status.ADOPTED);
         assertThat(r.adoptedOffsets().get(tp)).hasValue(777L);
         assertThat(m.commit(Map.of(tp, 778L)).status(tp)).isEqualTo(CommitResult.Status.COMMITTED);
+    }
+
+    @Test
+    void anOffsetNodeTheOwnerCreatedByCommittingIsToldFromItsHandMadeSuccessor() {
+        keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+        keeper.topics().ensureTopic("t", 1);
+        TopicPartition tp = new TopicPartition("t", 0);
+        GroupMember m = keeper.member("g").topics("t").build();
+        m.start();
+        await().until(() -> m.assignment().contains(tp));
+        String path = "/groupkeeper/groups/g/offsets/t/0";
+
+        zk.delete(path); // an operator's first delete, noticed by the member
+        assertThat(m.refresh(List.of(tp)).status(tp)).isEqualTo(CommitResult.Status.ADOPTED);
+        assertThat(m.commit(Map.of(tp, 500L)).status(tp)).isEqualTo(CommitResult.Status.COMMITTED);
+        int ownVersion = zk.stat(path).orElseThrow().version(); // the node as the owner's commit created it
+
+        zk.delete(path); // the second delete, and the fix written until the version is the owner's again
+        zk.writeGarbage(path, "oops");
+        for (int v = 0; v < ownVersion; v++) {
+            zk.setOffset(path, 777);
+        }
+        assertThat(zk.stat(path).orElseThrow().version()).isEqualTo(ownVersion);
+
+        CommitResult r = m.refresh(List.of(tp));
+        assertThat(r.status(tp)).isEqualTo(CommitResult.Status.ADOPTED);
+        assertThat(r.adoptedOffsets().get(tp)).hasValue(777L);
     }
 }

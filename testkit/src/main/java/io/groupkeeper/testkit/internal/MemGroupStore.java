@@ -353,6 +353,7 @@ public final class MemGroupStore implements GroupStore {
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
         Map<TopicPartition, Long> committed = new HashMap<>();
+        Map<TopicPartition, Long> created = new HashMap<>();
         Set<TopicPartition> conflicted = new HashSet<>();
         List<CommitRequest> pending = new ArrayList<>();
         long session = zk.handleSession();
@@ -366,19 +367,22 @@ public final class MemGroupStore implements GroupStore {
         Instant now = clock.instant();
         while (!pending.isEmpty()) {
             List<Op> ops = new ArrayList<>();
+            List<Integer> lastOp = new ArrayList<>(); // per pending request: the index of its offset node's set
             Map<TopicPartition, List<CommitSample>> written = new HashMap<>();
             for (CommitRequest r : pending) {
                 Offset next = committedBody(memberId, generation, r, now);
                 written.put(r.partition(), next.history());
                 ops.add(new Op.Check(Paths.owner(group, r.partition()), -1));
-                ops.add(setOrCreateOffset(Paths.offset(group, r.partition()), next, (int) r.expectedVersion()));
+                ops.addAll(rewriteOffset(Paths.offset(group, r.partition()), next, (int) r.expectedVersion()));
+                lastOp.add(ops.size() - 1);
             }
             try {
                 List<Op.Result> results = zk.multiInSession(session, ops);
                 for (int i = 0; i < pending.size(); i++) {
-                    NodeStat stat = results.get(2 * i + 1).stat();
+                    NodeStat stat = results.get(lastOp.get(i)).stat();
                     TopicPartition tp = pending.get(i).partition();
                     committed.put(tp, (long) stat.version());
+                    created.put(tp, stat.czxid());
                     histories.put(tp, written.get(tp));
                 }
                 pending.clear();
@@ -389,16 +393,22 @@ public final class MemGroupStore implements GroupStore {
                 } else if (e.failedOp() < 0) {
                     throw MemClient.failure("commit", e);
                 } else {
-                    CommitRequest bad = pending.remove(e.failedOp() / 2);
+                    CommitRequest bad = pending.remove(requestOf(lastOp, e.failedOp()));
                     conflicted.add(bad.partition());
                 }
             }
         }
-        return new CommitOutcome(committed, conflicted);
+        return new CommitOutcome(committed, created, conflicted);
     }
 
-    private static Op setOrCreateOffset(String path, Offset body, int expectedVersion) {
-        return expectedVersion < 0 ? Op.Create.persistent(path, body) : new Op.SetData(path, body, expectedVersion);
+    /** The request whose operations include operation {@code op}, given each request's last operation. */
+    private static int requestOf(List<Integer> lastOp, int op) {
+        for (int i = 0; i < lastOp.size(); i++) {
+            if (op <= lastOp.get(i)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("operation " + op + " is past the batch's last, " + lastOp);
     }
 
     private Offset committedBody(String memberId, long generation, CommitRequest r, Instant now) {

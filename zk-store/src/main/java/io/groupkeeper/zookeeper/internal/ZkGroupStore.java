@@ -459,16 +459,10 @@ public final class ZkGroupStore implements GroupStore {
         }
     }
 
-    private CuratorOp setOrCreateOffset(String path, byte[] body, int expectedVersion) throws Exception {
-        return expectedVersion < 0
-                ? zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body)
-                : zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body);
-    }
-
     /**
-     * A claim's rewrite of the offset node: a set of the version read; or, without a node, its creation and a set of
-     * version 0 right after it, so that the result always carries the transaction's zxid (a creation's does not): the
-     * fencing token.
+     * A claim's or commit's rewrite of the offset node: a set of the version read; or, without a node, its creation
+     * and a set of version 0 right after it, so that the result always carries a stat (a creation's does not): the
+     * transaction's zxid (a claim's fencing token) and the node's incarnation (czxid).
      */
     private List<CuratorOp> rewriteOffset(String path, byte[] body, int expectedVersion) throws Exception {
         if (expectedVersion >= 0) {
@@ -492,6 +486,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
         Map<TopicPartition, Long> committed = new HashMap<>();
+        Map<TopicPartition, Long> created = new HashMap<>();
         Set<TopicPartition> conflicted = new java.util.HashSet<>();
         List<CommitRequest> pending = new ArrayList<>();
         long session = zk.handleSession();
@@ -507,30 +502,37 @@ public final class ZkGroupStore implements GroupStore {
         while (!pending.isEmpty()) {
             List<CommitRequest> batch = new ArrayList<>();
             List<CuratorOp> ops = new ArrayList<>();
+            List<Integer> lastOp = new ArrayList<>(); // per request of the batch: the index of its offset node's set
             int bytes = 0;
             for (CommitRequest r : pending) {
                 OffsetBody next = committedBody(memberId, generation, r, now);
                 written.put(r.partition(), next.history());
                 byte[] body = NodeCodec.offset(next);
-                if (!batch.isEmpty() && bytes + body.length + 200 > MAX_TRANSACTION_BYTES) {
+                int cost = (r.expectedVersion() < 0 ? 2 : 1) * body.length + 200; // a creation sends the body twice
+                if (!batch.isEmpty() && bytes + cost > MAX_TRANSACTION_BYTES) {
                     break;
                 }
                 try {
                     ops.add(zk.client().transactionOp().check().forPath(ZkPaths.owner(group, r.partition())));
-                    ops.add(setOrCreateOffset(ZkPaths.offset(group, r.partition()), body, (int) r.expectedVersion()));
+                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), body, (int) r.expectedVersion()));
                 } catch (Exception e) {
                     throw ZkSession.failure("prepare commit", e);
                 }
                 batch.add(r);
-                bytes += body.length + 200;
+                lastOp.add(ops.size() - 1);
+                bytes += cost;
             }
             try {
                 List<OpResult> results = zk.multiInSession(session, ops);
                 for (int i = 0; i < batch.size(); i++) {
-                    OpResult r = results.get(2 * i + 1);
-                    long version = r instanceof OpResult.SetDataResult set ? set.getStat().getVersion() : 0;
-                    committed.put(batch.get(i).partition(), version);
-                    histories.put(batch.get(i).partition(), written.get(batch.get(i).partition()));
+                    TopicPartition tp = batch.get(i).partition();
+                    if (!(results.get(lastOp.get(i)) instanceof OpResult.SetDataResult set)) {
+                        throw new IllegalStateException("commit transaction of " + tp + " ended with "
+                                + results.get(lastOp.get(i)));
+                    }
+                    committed.put(tp, (long) set.getStat().getVersion());
+                    created.put(tp, set.getStat().getCzxid());
+                    histories.put(tp, written.get(tp));
                 }
                 pending.removeAll(batch);
             } catch (KeeperException.SessionExpiredException e) {
@@ -541,12 +543,22 @@ public final class ZkGroupStore implements GroupStore {
                 if (failed < 0) {
                     throw ZkSession.failure("commit", e);
                 }
-                CommitRequest bad = batch.get(failed / 2);
+                CommitRequest bad = batch.get(requestOf(lastOp, failed));
                 conflicted.add(bad.partition());
                 pending.remove(bad);
             }
         }
-        return new CommitOutcome(committed, conflicted);
+        return new CommitOutcome(committed, created, conflicted);
+    }
+
+    /** The request whose operations include operation {@code op}, given each request's last operation. */
+    static int requestOf(List<Integer> lastOp, int op) {
+        for (int i = 0; i < lastOp.size(); i++) {
+            if (op <= lastOp.get(i)) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("operation " + op + " is past the batch's last, " + lastOp);
     }
 
     /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
