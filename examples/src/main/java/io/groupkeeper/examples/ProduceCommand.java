@@ -21,7 +21,8 @@ import picocli.CommandLine.Option;
 
 /** Produces numbered records to a topic (creating it if missing), to feed consumers started by hand. */
 @Command(name = "produce", mixinStandardHelpOptions = true,
-        description = "Produces COUNT records key-N/value-N to a topic, creating the topic if it is missing.")
+        description = "Produces COUNT records (key key-N, value PREFIX-<time>-N) to a topic, creating the topic if it"
+                + " is missing.")
 final class ProduceCommand implements Callable<Integer> {
 
     @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
