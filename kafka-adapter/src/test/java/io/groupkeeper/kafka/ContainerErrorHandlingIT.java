@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -28,10 +27,6 @@ import org.junit.jupiter.api.Test;
 
 /** The container's error policy on real ZooKeeper + Kafka: retries, dead letters, skip, stop, bad bytes, batches. */
 class ContainerErrorHandlingIT extends ContainerTestSupport {
-
-    static void send(String topic, int partition, String value) throws Exception {
-        producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value)).get();
-    }
 
     @Test
     void aPoisonRecordIsRetriedWithBackoffThenDeadLetteredWithItsOriginAndTheGroupMovesOn() throws Exception {
