@@ -201,6 +201,54 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(first.records.size() + second.records.size()).isEqualTo(400);
     }
 
+    /** An Error the handler path does not treat (the policy sees only Exceptions): the worker dies of it. */
+    static final class FatalError extends Error {
+        private static final long serialVersionUID = 1L;
+
+        FatalError(String message) {
+            super(message);
+        }
+    }
+
+    @Test
+    void aWorkerKilledByAnErrorFailsTheContainerAndCommitsNothingPastWhatItHandled() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        send(topic, 0, "a", "b", "fatal", "c", "d");
+        AtomicReference<Throwable> reported = new AtomicReference<>();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .listener(new ContainerListener() {
+                    @Override
+                    public void workerFailed(String member, Throwable failure) {
+                        reported.set(failure);
+                    }
+                })
+                .recordHandler(r -> {
+                    if (r.value().equals("fatal")) {
+                        throw new FatalError("handler died on " + r.value());
+                    }
+                    seen.records.add(r);
+                }).build());
+
+        await().atMost(WAIT).until(() -> c.state() == ContainerState.FAILED);
+        assertThat(c.failure()).containsInstanceOf(FatalError.class);
+        assertThat(reported.get()).isSameAs(c.failure().orElseThrow());
+        assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isFalse());
+        assertThat(seen.values()).containsExactly("a", "b");
+        // The dead worker's consumer closed (final commit, partition released) before the state moved: the fatal
+        // record and the ones fetched after it were not done, so the commit stops before them.
+        assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(2));
+        assertThat(ownerExists(group, topic, 0)).isFalse();
+        assertThat(c.stop(Duration.ofSeconds(5))).isTrue();
+        assertThat(c.state()).isEqualTo(ContainerState.FAILED); // a stop does not hide the failure
+
+        Seen next = new Seen();
+        started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
+        awaitStored(group, topic, 0, 5);
+        assertThat(next.values()).containsExactly("fatal", "c", "d"); // nothing lost, nothing repeated
+    }
+
     @Test
     void aStopWhoseDeadlineAHandlerOverrunsReturnsFalseAtTheDeadlineAndTheWorkerLeavesWhenTheHandlerReturns()
             throws Exception {
