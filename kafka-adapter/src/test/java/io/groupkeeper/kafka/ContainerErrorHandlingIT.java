@@ -28,6 +28,17 @@ import org.junit.jupiter.api.Test;
 /** The container's error policy on real ZooKeeper + Kafka: retries, dead letters, skip, stop, bad bytes, batches. */
 class ContainerErrorHandlingIT extends ContainerTestSupport {
 
+    /** A value deserializer that refuses anything not starting with '{'. */
+    static Deserializer<String> jsonOnly() {
+        return (t, data) -> {
+            String s = new StringDeserializer().deserialize(t, data);
+            if (s.startsWith("{")) {
+                return s;
+            }
+            throw new SerializationException("not JSON: " + s);
+        };
+    }
+
     @Test
     void aPoisonRecordIsRetriedWithBackoffThenDeadLetteredWithItsOriginAndTheGroupMovesOn() throws Exception {
         String topic = newTopic(1);
@@ -78,18 +89,11 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         GroupKeeper keeper = newKeeper();
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
         Seen seen = new Seen();
-        Deserializer<String> strict = (t, data) -> {
-            String s = new StringDeserializer().deserialize(t, data);
-            if (s.startsWith("{")) {
-                return s;
-            }
-            throw new SerializationException("not JSON: " + s);
-        };
         send(topic, 0, "{1}");
         send(topic, 0, "garbage");
         send(topic, 0, "{2}");
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                .deserializers(new StringDeserializer(), strict)
+                .deserializers(new StringDeserializer(), jsonOnly())
                 .createDeadLetterTopics(true)
                 .sleeper(waits::add)
                 .recordHandler(seen.records::add).build());
@@ -197,5 +201,32 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(dead.value()).isEqualTo("bad");
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(IllegalArgumentException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
+    }
+
+    @Test
+    void inBatchModeARecordThatDoesNotDeserializeIsDeadLetteredWithoutRetriesAndTheRestOfTheBatchIsDeliveredOnce()
+            throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
+        List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+        send(topic, 0, "{0}", "{1}", "garbage", "{3}", "{4}");
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .deserializers(new StringDeserializer(), jsonOnly())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(100))).thenDeadLetter()).build())
+                .sleeper(waits::add)
+                .batchHandler(batch -> batches.add(batch.stream().map(ConsumerRecord::value).toList()))
+                .build());
+
+        awaitStored(group, topic, 0, 5);
+        assertThat(batches.stream().flatMap(List::stream)).containsExactly("{0}", "{1}", "{3}", "{4}");
+        assertThat(waits).isEmpty(); // no retry, no backoff
+        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        assertThat(dead.value()).isEqualTo("garbage");
+        assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(SerializationException.class.getName());
+        assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("0");
+        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo("2");
+        assertThat(c.stoppedPartitions()).isEmpty();
     }
 }
