@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.BatchFailedException;
+import io.groupkeeper.kafka.container.ContainerState;
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -228,5 +230,50 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("0");
         assertThat(header(dead, DeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo("2");
         assertThat(c.stoppedPartitions()).isEmpty();
+    }
+
+    @Test
+    void aDeadLetterSendThatFailsStopsThePartitionAtTheRecordWithinTheTimeoutWhileTheOtherPartitionFlows()
+            throws Exception {
+        String topic = newTopic(2);
+        String dlt = topic + ".DLT";
+        String group = newName("g");
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic) // creates the DLT
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .deadLetterTimeout(Duration.ofSeconds(2))
+                .recordHandler(r -> {
+                    if (r.value().startsWith("poison")) {
+                        throw new IllegalStateException("cannot bill " + r.value());
+                    }
+                    seen.records.add(r);
+                }).build());
+        await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 2);
+        // The dead-letter topic goes away after the start check (the broker does not auto-create topics).
+        admin.deleteTopics(List.of(dlt)).all().get();
+        await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(dlt));
+
+        send(topic, 0, "x1", "poison", "x2");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        // Within a few dead-letter timeouts, not the producer's 60 s max.block.ms (twice).
+        await().atMost(Duration.ofSeconds(12)).until(() -> c.stoppedPartitions().containsKey(p0));
+        assertThat(c.stoppedPartitions().get(p0).offset()).isEqualTo(1);
+        assertThat(c.stoppedPartitions().get(p0).reason()).contains("dead-letter send to " + dlt)
+                .contains("cannot bill poison");
+        awaitStored(group, topic, 0, 1);             // committed up to the record, not past it
+        send(topic, 1, "y1", "y2");
+        awaitStored(group, topic, 1, 2);             // the other partition flows
+        assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(1));
+        assertThat(seen.values()).containsExactly("x1", "y1", "y2");
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+
+        servers.kafka().createTopic(dlt, 2);         // the topic is back: resume retries the record
+        awaitWritable(dlt, 2);
+        assertThat(c.resume(p0)).isTrue();
+        awaitStored(group, topic, 0, 3);
+        assertThat(seen.values()).containsExactly("x1", "y1", "y2", "x2");
+        ConsumerRecord<String, String> dead = readAll(dlt, 1).get(0);
+        assertThat(dead.value()).isEqualTo("poison");
+        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo("1");
     }
 }
