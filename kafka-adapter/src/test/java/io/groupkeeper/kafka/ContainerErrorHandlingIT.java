@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.BatchFailedException;
+import io.groupkeeper.kafka.container.ContainerState;
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
@@ -16,10 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -29,8 +30,15 @@ import org.junit.jupiter.api.Test;
 /** The container's error policy on real ZooKeeper + Kafka: retries, dead letters, skip, stop, bad bytes, batches. */
 class ContainerErrorHandlingIT extends ContainerTestSupport {
 
-    static void send(String topic, int partition, String value) throws Exception {
-        producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value)).get();
+    /** A value deserializer that refuses anything not starting with '{'. */
+    static Deserializer<String> jsonOnly() {
+        return (t, data) -> {
+            String s = new StringDeserializer().deserialize(t, data);
+            if (s.startsWith("{")) {
+                return s;
+            }
+            throw new SerializationException("not JSON: " + s);
+        };
     }
 
     @Test
@@ -83,18 +91,11 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         GroupKeeper keeper = newKeeper();
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
         Seen seen = new Seen();
-        Deserializer<String> strict = (t, data) -> {
-            String s = new StringDeserializer().deserialize(t, data);
-            if (s.startsWith("{")) {
-                return s;
-            }
-            throw new SerializationException("not JSON: " + s);
-        };
         send(topic, 0, "{1}");
         send(topic, 0, "garbage");
         send(topic, 0, "{2}");
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                .deserializers(new StringDeserializer(), strict)
+                .deserializers(new StringDeserializer(), jsonOnly())
                 .createDeadLetterTopics(true)
                 .sleeper(waits::add)
                 .recordHandler(seen.records::add).build());
@@ -202,5 +203,77 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(dead.value()).isEqualTo("bad");
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(IllegalArgumentException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
+    }
+
+    @Test
+    void inBatchModeARecordThatDoesNotDeserializeIsDeadLetteredWithoutRetriesAndTheRestOfTheBatchIsDeliveredOnce()
+            throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
+        List<List<String>> batches = Collections.synchronizedList(new ArrayList<>());
+        send(topic, 0, "{0}", "{1}", "garbage", "{3}", "{4}");
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .deserializers(new StringDeserializer(), jsonOnly())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(100))).thenDeadLetter()).build())
+                .sleeper(waits::add)
+                .batchHandler(batch -> batches.add(batch.stream().map(ConsumerRecord::value).toList()))
+                .build());
+
+        awaitStored(group, topic, 0, 5);
+        assertThat(batches.stream().flatMap(List::stream)).containsExactly("{0}", "{1}", "{3}", "{4}");
+        assertThat(waits).isEmpty(); // no retry, no backoff
+        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        assertThat(dead.value()).isEqualTo("garbage");
+        assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(SerializationException.class.getName());
+        assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("0");
+        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo("2");
+        assertThat(c.stoppedPartitions()).isEmpty();
+    }
+
+    @Test
+    void aDeadLetterSendThatFailsStopsThePartitionAtTheRecordWithinTheTimeoutWhileTheOtherPartitionFlows()
+            throws Exception {
+        String topic = newTopic(2);
+        String dlt = topic + ".DLT";
+        String group = newName("g");
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic) // creates the DLT
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .deadLetterTimeout(Duration.ofSeconds(2))
+                .recordHandler(r -> {
+                    if (r.value().startsWith("poison")) {
+                        throw new IllegalStateException("cannot bill " + r.value());
+                    }
+                    seen.records.add(r);
+                }).build());
+        await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 2);
+        // The dead-letter topic goes away after the start check (the broker does not auto-create topics).
+        admin.deleteTopics(List.of(dlt)).all().get();
+        await().atMost(WAIT).until(() -> !admin.listTopics().names().get().contains(dlt));
+
+        send(topic, 0, "x1", "poison", "x2");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        // Within a few dead-letter timeouts, not the producer's 60 s max.block.ms (twice).
+        await().atMost(Duration.ofSeconds(12)).until(() -> c.stoppedPartitions().containsKey(p0));
+        assertThat(c.stoppedPartitions().get(p0).offset()).isEqualTo(1);
+        assertThat(c.stoppedPartitions().get(p0).reason()).contains("dead-letter send to " + dlt)
+                .contains("cannot bill poison");
+        awaitStored(group, topic, 0, 1);             // committed up to the record, not past it
+        send(topic, 1, "y1", "y2");
+        awaitStored(group, topic, 1, 2);             // the other partition flows
+        assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(1));
+        assertThat(seen.values()).containsExactly("x1", "y1", "y2");
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+
+        servers.kafka().createTopic(dlt, 2);         // the topic is back: resume retries the record
+        awaitWritable(dlt, 2);
+        assertThat(c.resume(p0)).isTrue();
+        awaitStored(group, topic, 0, 3);
+        assertThat(seen.values()).containsExactly("x1", "y1", "y2", "x2");
+        ConsumerRecord<String, String> dead = readAll(dlt, 1).get(0);
+        assertThat(dead.value()).isEqualTo("poison");
+        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_OFFSET)).isEqualTo("1");
     }
 }

@@ -200,4 +200,106 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(union).containsExactlyInAnyOrderElementsOf(values);
         assertThat(first.records.size() + second.records.size()).isEqualTo(400);
     }
+
+    /** An Error the handler path does not treat (the policy sees only Exceptions): the worker dies of it. */
+    static final class FatalError extends Error {
+        private static final long serialVersionUID = 1L;
+
+        FatalError(String message) {
+            super(message);
+        }
+    }
+
+    @Test
+    void aWorkerKilledByAnErrorFailsTheContainerAndCommitsNothingPastWhatItHandled() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        send(topic, 0, "a", "b", "fatal", "c", "d");
+        AtomicReference<Throwable> reported = new AtomicReference<>();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .listener(new ContainerListener() {
+                    @Override
+                    public void workerFailed(String member, Throwable failure) {
+                        reported.set(failure);
+                    }
+                })
+                .recordHandler(r -> {
+                    if (r.value().equals("fatal")) {
+                        throw new FatalError("handler died on " + r.value());
+                    }
+                    seen.records.add(r);
+                }).build());
+
+        await().atMost(WAIT).until(() -> c.state() == ContainerState.FAILED);
+        assertThat(c.failure()).containsInstanceOf(FatalError.class);
+        assertThat(reported.get()).isSameAs(c.failure().orElseThrow());
+        assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isFalse());
+        assertThat(seen.values()).containsExactly("a", "b");
+        // The dead worker's consumer closed (final commit, partition released) before the state moved: the fatal
+        // record and the ones fetched after it were not done, so the commit stops before them.
+        assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(2));
+        assertThat(ownerExists(group, topic, 0)).isFalse();
+        assertThat(c.stop(Duration.ofSeconds(5))).isTrue();
+        assertThat(c.state()).isEqualTo(ContainerState.FAILED); // a stop does not hide the failure
+
+        Seen next = new Seen();
+        started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
+        awaitStored(group, topic, 0, 5);
+        assertThat(next.values()).containsExactly("fatal", "c", "d"); // nothing lost, nothing repeated
+    }
+
+    @Test
+    void aStopWhoseDeadlineAHandlerOverrunsReturnsFalseAtTheDeadlineAndTheWorkerLeavesWhenTheHandlerReturns()
+            throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        send(topic, 0, "r0", "r1", "r2", "stuck", "r4", "r5", "r6");
+        CountDownLatch inHandler = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .recordHandler(r -> {
+                    if (r.value().equals("stuck")) {
+                        inHandler.countDown();
+                        overrunningHandler(release);
+                    }
+                    seen.records.add(r);
+                }).build());
+        assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
+        var warnings = captureWarnings(io.groupkeeper.kafka.container.internal.DefaultListenerContainer.class);
+        try {
+            long t0 = System.nanoTime();
+            boolean finished = c.stop(Duration.ofMillis(1500));
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+
+            assertThat(finished).isFalse();
+            assertThat(took).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(10));
+            assertThat(warnings(warnings)).singleElement().satisfies(w -> assertThat(w)
+                    .contains("did not finish within the stop deadline of 1500 ms")
+                    .contains("overrunningHandler"));
+        } finally {
+            stopCapture(warnings, io.groupkeeper.kafka.container.internal.DefaultListenerContainer.class);
+        }
+        // Meanwhile: still STOPPING, the partition still owned by the busy worker, nothing committed past r2.
+        assertThat(c.state()).isEqualTo(ContainerState.STOPPING);
+        assertThat(ownerExists(group, topic, 0)).isTrue();
+        assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isTrue());
+        assertThat(storedOffset(group, topic, 0).orElse(0)).isLessThanOrEqualTo(3);
+
+        release.countDown(); // the handler returns: the worker hands back r4.., commits and leaves
+        await().atMost(WAIT).until(() -> c.state() == ContainerState.STOPPED);
+        assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(4));
+        assertThat(ownerExists(group, topic, 0)).isFalse();
+        assertThat(seen.values()).containsExactly("r0", "r1", "r2", "stuck");
+
+        Seen next = new Seen();
+        started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
+        awaitStored(group, topic, 0, 7);
+        assertThat(next.values()).containsExactly("r4", "r5", "r6");
+    }
+
+    private static void overrunningHandler(CountDownLatch release) throws InterruptedException {
+        release.await(60, TimeUnit.SECONDS);
+    }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -54,6 +56,19 @@ abstract class ContainerTestSupport extends KafkaTestSupport {
             });
             return out;
         }
+    }
+
+    /** Sends each value, in order, to one partition (key {@code k-<value>}), each acknowledged before the next. */
+    static void send(String topic, int partition, String... values) throws Exception {
+        for (String value : values) {
+            producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value)).get();
+        }
+    }
+
+    /** Whether the partition's owner node exists in ZooKeeper (a member owns it right now). */
+    static boolean ownerExists(String group, String topic, int partition) throws Exception {
+        return zk.curator().checkExists()
+                .forPath(ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(topic, partition))) != null;
     }
 
     static String header(ConsumerRecord<?, ?> r, String key) {

@@ -14,10 +14,14 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** Health goes DOWN when the application's ZooKeeper goes away (its own ZooKeeper server, stopped mid-test). */
+/**
+ * Health goes DOWN when the application's ZooKeeper goes away (its own ZooKeeper server, stopped mid-test), and when a
+ * listener's worker dies (another context, on the shared servers).
+ */
 @SpringBootTest(classes = TestApp.class)
 class HealthDownIT {
 
@@ -60,5 +64,27 @@ class HealthDownIT {
         await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
         assertThat(indicator.health().getDetails().get("zookeeper")).isEqualTo(Map.of("connected", false,
                 "store", ((Map<?, ?>) indicator.health().getDetails().get("zookeeper")).get("store")));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void healthIsDownWhenAListenersWorkerDied() {
+        String topic = SharedServers.topic(1);
+        try (ConfigurableApplicationContext app = SharedServers.startApp(topic, SharedServers.name("g"), Map.of())) {
+            HealthIndicator indicator = (HealthIndicator) app.getBean(HealthContributorRegistry.class)
+                    .getContributor("groupkeeper");
+            await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
+
+            SharedServers.send(topic, 0, "fatal-order");
+
+            await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
+            Map<String, Object> listeners = (Map<String, Object>) indicator.health().getDetails().get("listeners");
+            assertThat((Map<String, Object>) listeners.get("billing")).containsEntry("state", "FAILED")
+                    .hasEntrySatisfying("failure", f -> assertThat(f.toString())
+                            .contains(TestApp.BillingCrash.class.getName()).contains("billing died on fatal-order"));
+            assertThat((Map<String, Object>) listeners.get("audit")).containsEntry("state", "RUNNING");
+            assertThat(indicator.health().getDetails().get("zookeeper")).asInstanceOf(
+                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("connected", true);
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.groupkeeper.spring;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.embedded.EmbeddedServers;
+import io.groupkeeper.spring.app.TestApp;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -13,6 +14,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /** One in-process ZooKeeper + Kafka for every test class of this module (started on first use, stopped at exit). */
 final class SharedServers {
@@ -53,6 +57,27 @@ final class SharedServers {
             await().atMost(WAIT).ignoreExceptions().until(() -> admin.listOffsets(q).all().get().size() == partitions);
         }
         return t;
+    }
+
+    /**
+     * A {@code TestApp} context on the shared servers, listening to {@code topic} as {@code group} (the batch listener
+     * as {@code <group>-audit}): one consumer per listener, from the earliest offset, dead-letter topics created;
+     * {@code extra} properties over these.
+     */
+    static ConfigurableApplicationContext startApp(String topic, String group, Map<String, Object> extra) {
+        Map<String, Object> p = new HashMap<>(Map.of(
+                "groupkeeper.zookeeper.connect", get().zkConnectString(),
+                "spring.kafka.bootstrap-servers", get().bootstrapServers(),
+                "spring.kafka.producer.acks", "1",
+                "spring.kafka.producer.properties.enable.idempotence", "false",
+                "groupkeeper.listener.start-position", "earliest",
+                "groupkeeper.listener.dead-letter.create-topics", "true",
+                "groupkeeper.listener.stop-deadline", "5s",
+                "app.topic", topic,
+                "app.group", group,
+                "app.concurrency", "1"));
+        p.putAll(extra);
+        return new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(p).run();
     }
 
     static void send(String topic, Integer partition, String value) {

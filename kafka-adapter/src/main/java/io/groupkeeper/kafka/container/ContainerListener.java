@@ -20,7 +20,7 @@ public interface ContainerListener {
     default void handlerStuck(StuckHandler stuck) {
     }
 
-    /** A worker died of an unexpected exception; the container is {@link ContainerState#FAILED}. */
+    /** A worker died (see {@link ContainerState#FAILED}); the container is FAILED. Not called once stopping. */
     default void workerFailed(String member, Throwable failure) {
     }
 }

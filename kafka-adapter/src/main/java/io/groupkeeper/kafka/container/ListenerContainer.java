@@ -49,7 +49,9 @@ public interface ListenerContainer<K, V> extends AutoCloseable {
      * Graceful stop: each worker finishes the handler call in flight, hands back the records fetched but not started
      * (seek), commits its final positions and leaves the group, releasing its partitions. Waits at most
      * {@code deadline}; returns whether every worker finished within it. A worker still busy after the deadline is
-     * reported (WARN with its stack) and finishes in the background; nothing it has not processed is committed.
+     * reported (WARN with its stack) and finishes in the background: it keeps its partitions and commits nothing past
+     * what it processed until its handler returns, then hands back, commits and leaves; the state stays
+     * {@link ContainerState#STOPPING} until then. On a {@link ContainerState#FAILED} container the state stays FAILED.
      */
     boolean stop(Duration deadline);
 

@@ -160,7 +160,11 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** How long a dead-letter send may wait for the broker's acknowledgement; default 30 s. */
+    /**
+     * How long a dead-letter send may take, waiting for the topic's metadata included (the dead-letter producer's
+     * {@code max.block.ms} is capped at it) and the broker's acknowledgement; a send that fails or times out stops the
+     * partition at the record. Default 30 s.
+     */
     public ListenerContainerBuilder<K, V> deadLetterTimeout(Duration timeout) {
         this.deadLetterTimeout = positive("deadLetterTimeout", timeout);
         return this;

@@ -9,7 +9,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Component;
 
-/** A small service: a record listener that refuses "poison" values, and a batch listener of values. */
+/**
+ * A small service: a record listener that refuses "poison" values (an exception) and dies on "fatal" ones (an Error,
+ * which the error policy does not treat), and a batch listener of values.
+ */
 @SpringBootApplication
 public class TestApp {
 
@@ -21,11 +24,23 @@ public class TestApp {
         @GroupKeeperListener(id = "billing", group = "${app.group}", topics = "${app.topic}",
                 concurrency = "${app.concurrency:2}")
         void bill(ConsumerRecord<String, String> order) {
+            if (order.value().startsWith("fatal")) {
+                throw new BillingCrash("billing died on " + order.value());
+            }
             if (order.value().startsWith("poison")) {
                 poisonAttempts.incrementAndGet();
                 throw new IllegalStateException("cannot bill " + order.value());
             }
             seen.add(order);
+        }
+    }
+
+    /** What kills a worker: not an Exception, so no error policy rule applies. */
+    public static class BillingCrash extends Error {
+        private static final long serialVersionUID = 1L;
+
+        public BillingCrash(String message) {
+            super(message);
         }
     }
 

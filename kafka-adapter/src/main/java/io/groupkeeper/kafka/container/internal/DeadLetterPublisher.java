@@ -70,6 +70,11 @@ final class DeadLetterPublisher implements AutoCloseable {
         });
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt");
         props.putAll(config.deadLetterProducerProperties());
+        // The producer blocks in send() and partitionsFor() while it has no metadata of the topic (deleted, or not
+        // visible to these credentials), up to max.block.ms (60 s by default): bounded here by the dead-letter timeout.
+        long maxBlock = props.containsKey(ProducerConfig.MAX_BLOCK_MS_CONFIG)
+                ? Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString()) : 60_000L;
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(maxBlock, timeout.toMillis()));
         this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -151,11 +156,12 @@ final class DeadLetterPublisher implements AutoCloseable {
         add(headers, DeadLetterHeaders.EXCEPTION_MESSAGE, String.valueOf(failure.getMessage()));
         add(headers, DeadLetterHeaders.EXCEPTION_STACKTRACE, stackTrace(failure));
         add(headers, DeadLetterHeaders.ATTEMPTS, Integer.toString(attempts));
-        Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
-        ProducerRecord<byte[], byte[]> out =
-                new ProducerRecord<>(topic, partition, null, bytes(record.key()), bytes(record.value()), headers);
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            producer.send(out).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
+            ProducerRecord<byte[], byte[]> out =
+                    new ProducerRecord<>(topic, partition, null, bytes(record.key()), bytes(record.value()), headers);
+            producer.send(out).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return topic;
         } catch (ExecutionException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e.getCause(), e.getCause());
@@ -184,18 +190,15 @@ final class DeadLetterPublisher implements AutoCloseable {
                 r.leaderEpoch());
     }
 
+    /** The topic's partition count; a topic the producer cannot see fails here (the send would block the same). */
     private int partitionCount(String topic) {
         Integer known = partitionCounts.get(topic);
         if (known != null) {
             return known;
         }
-        try {
-            int n = producer.partitionsFor(topic).size();
-            partitionCounts.put(topic, n);
-            return n;
-        } catch (org.apache.kafka.common.KafkaException e) {
-            return 0; // the partitioner chooses; the send reports the real problem
-        }
+        int n = producer.partitionsFor(topic).size();
+        partitionCounts.put(topic, n);
+        return n;
     }
 
     private static void add(RecordHeaders headers, String key, String value) {

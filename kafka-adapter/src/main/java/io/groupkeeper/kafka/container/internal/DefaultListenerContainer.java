@@ -96,9 +96,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         synchronized (this) {
             ws = List.copyOf(workers);
         }
-        if (s == ContainerState.RUNNING || s == ContainerState.FAILED) {
-            state.compareAndSet(s, ContainerState.STOPPING);
-        }
+        // A FAILED container stays FAILED: its remaining workers stop, but the failure is not hidden (and no worker
+        // would be left to move a STOPPING state on if the failed one was the last).
+        state.compareAndSet(ContainerState.RUNNING, ContainerState.STOPPING);
         ws.forEach(Worker::requestStop);
         long end = System.nanoTime() + deadline.toNanos();
         boolean all = true;

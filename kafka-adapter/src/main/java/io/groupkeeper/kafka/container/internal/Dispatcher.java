@@ -42,6 +42,12 @@ final class Dispatcher<K, V> {
     private final Control control;
     /** Records handled successfully by the last {@link #dispatch} call. */
     int processed;
+    /**
+     * Where the partition of the current {@link #dispatch} call must resume if a throwable escapes it (an Error from
+     * the handler, a failing deserializer or listener): just past the last record done, so the worker can hand back
+     * the rest before its consumer's final commit.
+     */
+    long position;
 
     Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control) {
         this.config = config;
@@ -52,6 +58,7 @@ final class Dispatcher<K, V> {
 
     long dispatch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
         processed = 0;
+        position = records.get(0).offset();
         return config.batchHandler() != null ? batches(tp, records) : oneByOne(tp, records);
     }
 
@@ -62,6 +69,7 @@ final class Dispatcher<K, V> {
             if (control.hold(tp) || !handle(tp, raw)) {
                 return raw.offset();
             }
+            position = raw.offset() + 1;
         }
         return -1;
     }
@@ -125,6 +133,7 @@ final class Dispatcher<K, V> {
                     config.errorPolicy().deserializationFailure())) {
                 return raw.offset();
             }
+            position = raw.offset() + 1;
         }
         return batch(tp, raws, batch);
     }
@@ -155,6 +164,7 @@ final class Dispatcher<K, V> {
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
                 processed += batch.size();
+                position = raws.get(raws.size() - 1).offset() + 1;
                 return -1;
             } catch (Exception e) {
                 failure = e;
@@ -166,6 +176,7 @@ final class Dispatcher<K, V> {
             if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
                 processed += bfe.index();
                 raws = raws.subList(bfe.index(), raws.size());
+                position = raws.get(0).offset();
                 batch = batch.subList(bfe.index(), batch.size());
                 cause = bfe.getCause();
                 one = true;
@@ -183,6 +194,7 @@ final class Dispatcher<K, V> {
                 if (!recover(raws.get(i), cause, attempt, action.recovery())) {
                     return raws.get(i).offset();
                 }
+                position = raws.get(i).offset() + 1;
             }
             raws = raws.subList(recover, raws.size());
             batch = batch.subList(recover, batch.size());

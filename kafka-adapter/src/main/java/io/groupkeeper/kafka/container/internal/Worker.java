@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -111,9 +112,19 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private void process(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, ConsumerRecords<ByteBuffer, ByteBuffer> records)
             throws InterruptedException {
         Map<TopicPartition, Long> handBack = null;
+        Set<TopicPartition> pending = new LinkedHashSet<>(records.partitions());
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = records.records(tp);
-            long notDone = hold(tp) ? list.get(0).offset() : dispatcher.dispatch(tp, list);
+            long notDone;
+            try {
+                notDone = hold(tp) ? list.get(0).offset() : dispatcher.dispatch(tp, list);
+            } catch (Throwable t) {
+                // The worker dies (or is interrupted): its consumer's close commits every record of this poll as
+                // done unless what was not done is handed back first.
+                handBackAfterFailure(c, records, pending, tp, handBack, t);
+                throw t;
+            }
+            pending.remove(tp);
             if (dispatcher.processed > 0) {
                 config.metrics().processed(config.group(), tp.topic(), dispatcher.processed);
                 dispatcher.processed = 0;
@@ -129,6 +140,29 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             handBack.forEach(c::seek); // not committed past a record that is not done; fetched again on resume
             applyPauses(c);
         }
+    }
+
+    /**
+     * Before a dying worker's consumer closes: seeks the partition in dispatch back to just past its last record done,
+     * the partitions of this poll not reached yet to their first record, and those already to be handed back there.
+     */
+    private void handBackAfterFailure(CoordinatedConsumer<ByteBuffer, ByteBuffer> c,
+                                      ConsumerRecords<ByteBuffer, ByteBuffer> records, Set<TopicPartition> pending,
+                                      TopicPartition failed, Map<TopicPartition, Long> handBack, Throwable failure) {
+        Map<TopicPartition, Long> seeks = new HashMap<>();
+        if (handBack != null) {
+            seeks.putAll(handBack);
+        }
+        for (TopicPartition tp : pending) {
+            seeks.put(tp, tp.equals(failed) ? dispatcher.position : records.records(tp).get(0).offset());
+        }
+        seeks.forEach((tp, offset) -> {
+            try {
+                c.seek(tp, offset);
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        });
     }
 
     /** Makes the consumer's paused set what the container wants: user pauses, stopped partitions, or all. */
