@@ -90,19 +90,18 @@ public final class DefaultGroupMember implements GroupMember {
         this.workers = workers;
         this.onClosed = onClosed;
         this.log = new MemberLog(config.groupId(), config.memberId());
-        this.lane = new SerialExecutor(workers, "member " + log.member());
-        this.invoker = new ListenerInvoker(config.listener(), new SerialExecutor(workers, "callbacks " + log.member()),
-                log);
+        this.lane = new SerialExecutor(workers, "member", log);
+        this.invoker = new ListenerInvoker(config.listener(), new SerialExecutor(workers, "callbacks", log));
         this.committer = new OffsetCommitter(config, store, table, invoker, log, this::generation,
                 this::scheduleReconcile);
         this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, workers, scheduler,
                 () -> state == State.STARTED && !suspended, coordination::sessionId);
-        this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer " + log.member()),
+        this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);
         this.connectionListener = event -> {
             long seq = connectionEvents.incrementAndGet();
             if (!event.isConnected()) {
-                stopEverything(); // at once, on the store's thread: commits are refused from this instant (I7)
+                log.withMdc(this::stopEverything); // at once, on the store's thread: commits refused from now (I7)
             }
             lane.execute(() -> onConnection(event, seq));
         };
@@ -217,8 +216,8 @@ public final class DefaultGroupMember implements GroupMember {
                 if (System.nanoTime() >= deadline) {
                     throw e;
                 }
-                LOG.info("member {}: id still held by another session (a predecessor that crashed?); waiting for it "
-                        + "to expire", log.member());
+                LOG.info("id still held by another session (a predecessor that crashed?); waiting for it "
+                        + "to expire");
                 try {
                     Thread.sleep(REGISTRATION_RETRY_MS); // a backoff, bounded by the registration timeout
                 } catch (InterruptedException ie) {
@@ -243,18 +242,18 @@ public final class DefaultGroupMember implements GroupMember {
 
     @Override
     public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
-        return committer.commit(offsets, logEndOffsets);
+        return log.inContext(() -> committer.commit(offsets, logEndOffsets));
     }
 
     @Override
     public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
                                                      Map<TopicPartition, Long> logEndOffsets) {
-        return committer.commitOnRelease(offsets, logEndOffsets);
+        return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets));
     }
 
     @Override
     public CommitResult refresh(Collection<TopicPartition> partitions) {
-        return committer.refresh(partitions);
+        return log.inContext(() -> committer.refresh(partitions));
     }
 
     @Override
@@ -272,42 +271,39 @@ public final class DefaultGroupMember implements GroupMember {
         if (state != State.STARTED) {
             return;
         }
-        log.withMdc(() -> {
-            switch (event) {
-                case SUSPENDED, LOST -> {
-                    boolean first = !laneSuspended;
-                    laneSuspended = true;
-                    stopEverything();
-                    if (first) {
-                        LOG.warn("member {}: connection {}; partitions stopped without commit", log.member(),
-                                event.name().toLowerCase());
-                    }
-                }
-                case RECONNECTED, RECONNECTED_NEW_SESSION -> {
-                    synchronized (table) {
-                        if (connectionEvents.get() != seq) {
-                            return; // a later event is queued behind this one: it decides
-                        }
-                        suspended = false;
-                    }
-                    laneSuspended = false;
-                    try {
-                        if (!store.isRegistered(config.memberId())) {
-                            registration = store.registerMember(memberInfo());
-                            LOG.info("member {}: re-registered after {}", log.member(), event.name().toLowerCase());
-                        }
-                    } catch (RuntimeException e) {
-                        LOG.warn("member {}: re-registration failed, will retry: {}", log.member(), e.toString());
-                        scheduler.schedule(() -> lane.execute(() -> onConnection(event, seq)), Backoff.MAX_MS,
-                                TimeUnit.MILLISECONDS);
-                        return;
-                    }
-                    reconciler.step();
-                }
-                case CONNECTED -> {
+        switch (event) {
+            case SUSPENDED, LOST -> {
+                boolean first = !laneSuspended;
+                laneSuspended = true;
+                stopEverything();
+                if (first) {
+                    LOG.warn("connection {}; partitions stopped without commit", event.name().toLowerCase());
                 }
             }
-        });
+            case RECONNECTED, RECONNECTED_NEW_SESSION -> {
+                synchronized (table) {
+                    if (connectionEvents.get() != seq) {
+                        return; // a later event is queued behind this one: it decides
+                    }
+                    suspended = false;
+                }
+                laneSuspended = false;
+                try {
+                    if (!store.isRegistered(config.memberId())) {
+                        registration = store.registerMember(memberInfo());
+                        LOG.info("re-registered after {}", event.name().toLowerCase());
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("re-registration failed, will retry: {}", e.toString());
+                    scheduler.schedule(() -> lane.execute(() -> onConnection(event, seq)), Backoff.MAX_MS,
+                            TimeUnit.MILLISECONDS);
+                    return;
+                }
+                reconciler.step();
+            }
+            case CONNECTED -> {
+            }
+        }
     }
 
     /**
@@ -320,7 +316,7 @@ public final class DefaultGroupMember implements GroupMember {
             suspended = true;
             SortedSet<TopicPartition> lost = table.stopAllHeld();
             if (!lost.isEmpty()) {
-                LOG.warn("member {}: connection in doubt; stopped processing {} without commit", log.member(), lost);
+                LOG.warn("connection in doubt; stopped processing {} without commit", lost);
                 config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
                 invoker.lost(lost);
             }
@@ -340,7 +336,7 @@ public final class DefaultGroupMember implements GroupMember {
         try {
             awaitLane(closeAsync(), "leave", " (a listener callback blocking?)", () -> { });
         } catch (RuntimeException e) {
-            LOG.warn("member {}: graceful leave incomplete: {}", log.member(), e.toString());
+            LOG.warn("graceful leave incomplete: {}", e.toString());
         }
     }
 
@@ -363,21 +359,21 @@ public final class DefaultGroupMember implements GroupMember {
             }
         }
         coordination.removeConnectionListener(connectionListener);
-        lane.execute(() -> log.withMdc(() -> {
+        lane.execute(() -> {
             // Again, on the lane: a join still running when close() removed it has added it since.
             coordination.removeConnectionListener(connectionListener);
             rebalancer.deactivate();
             closeElection();
             CompletableFuture<Void> left = suspended ? CompletableFuture.completedFuture(null) : reconciler.leave();
-            left.whenComplete((ok, e) -> lane.execute(() -> log.withMdc(() -> {
+            left.whenComplete((ok, e) -> lane.execute(() -> {
                 table.clear();
                 closeQuietly();
                 config.metrics().memberClosed(config.groupId(), config.memberId());
                 onClosed.accept(this);
                 LOG.info("member {} closed", log.member());
                 closed.complete(null);
-            })));
-        }));
+            }));
+        });
         return closed;
     }
 
@@ -388,7 +384,7 @@ public final class DefaultGroupMember implements GroupMember {
             try {
                 e.close();
             } catch (RuntimeException failure) {
-                LOG.debug("member {}: election close failed: {}", log.member(), failure.toString());
+                LOG.debug("election close failed: {}", failure.toString());
             }
         }
     }
@@ -399,7 +395,7 @@ public final class DefaultGroupMember implements GroupMember {
             try {
                 registration.close();
             } catch (RuntimeException e) {
-                LOG.debug("member {}: member node removal failed: {}", log.member(), e.toString());
+                LOG.debug("member node removal failed: {}", e.toString());
             }
             registration = null;
         }

@@ -20,12 +20,10 @@ final class ListenerInvoker {
 
     private final RebalanceListener listener;
     private final SerialExecutor lane;
-    private final MemberLog log;
 
-    ListenerInvoker(RebalanceListener listener, SerialExecutor lane, MemberLog log) {
+    ListenerInvoker(RebalanceListener listener, SerialExecutor lane) {
         this.listener = listener;
         this.lane = lane;
-        this.log = log;
     }
 
     /** {@code announce} runs on the callback lane right before the listener hears of the partitions. */
@@ -71,12 +69,12 @@ final class ListenerInvoker {
     }
 
     private Runnable guarded(String name, Runnable call) {
-        return () -> log.withMdc(() -> {
+        return () -> {
             try {
                 call.run();
             } catch (RuntimeException e) {
-                LOG.error("member {}: listener {} threw; continuing", log.member(), name, e);
+                LOG.error("listener {} threw; continuing", name, e);
             }
-        });
+        };
     }
 }

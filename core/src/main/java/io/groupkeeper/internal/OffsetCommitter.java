@@ -146,8 +146,7 @@ final class OffsetCommitter {
         try {
             now = store.readIfOwned(tp, config.memberId(), entry.lease().session());
         } catch (CorruptNodeException e) {
-            LOG.error("member {}: {}; stopped {} until the node is fixed (other partitions are unaffected)",
-                    log.member(), e.getMessage(), tp);
+            LOG.error("{}; stopped {} until the node is fixed (other partitions are unaffected)", e.getMessage(), tp);
             statuses.put(tp, Status.NOT_OWNED);
             if (table.stillOwned(tp, entry) && table.stop(tp, entry.lease().session())) {
                 lost.add(tp);
@@ -161,8 +160,8 @@ final class OffsetCommitter {
             statuses.put(tp, Status.NOT_OWNED);
             lost.add(tp);
         } else if (now.get().differsFrom(entry.version(), entry.created())) {
-            LOG.warn("member {}: stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
-                    log.member(), tp, describe(now.get().offset()), entry.version(), now.get().version());
+            LOG.warn("stored offset of {} was changed externally to {} (node version {} -> {}); adopting it", tp,
+                    describe(now.get().offset()), entry.version(), now.get().version());
             if (table.adopted(tp, entry, now.get())) {
                 statuses.put(tp, Status.ADOPTED);
                 adopted.put(tp, now.get().offset());
@@ -218,7 +217,7 @@ final class OffsetCommitter {
     private void reportLost(SortedSet<TopicPartition> lost, String why) {
         if (!lost.isEmpty()) {
             config.metrics().partitionsLost(config.groupId(), config.memberId(), lost.size());
-            LOG.warn("member {}: lost {} ({}): no longer processed by this member", log.member(), lost, why);
+            LOG.warn("lost {} ({}): no longer processed by this member", lost, why);
             invoker.lost(lost);
             onLost.run();
         }

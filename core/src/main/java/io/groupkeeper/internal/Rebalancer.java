@@ -25,7 +25,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 /**
  * The elected leader's work: watch members and topic metadata, compute the target with the group's assignor, and
@@ -134,8 +133,6 @@ final class Rebalancer {
         if (!active) {
             return;
         }
-        MDC.put("group", config.groupId());
-        MDC.put("member", config.memberId());
         try {
             rebalanceOnce(forEpoch);
             backoff.succeeded();
@@ -143,13 +140,9 @@ final class Rebalancer {
             current = null; // re-read everything on the retry
             counts = null;
             long delay = backoff.failed();
-            LOG.warn("group {}: rebalance by leader {} failed, retrying in {} ms: {}", config.groupId(),
-                    config.memberId(), delay, e.toString());
+            LOG.warn("rebalance failed, retrying in {} ms: {}", delay, e.toString());
             scheduler.schedule(() -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay,
                     TimeUnit.MILLISECONDS);
-        } finally {
-            MDC.remove("group");
-            MDC.remove("member");
         }
     }
 
@@ -158,7 +151,7 @@ final class Rebalancer {
         MembersSnapshot live = store.readMembers(membershipHook);
         for (String problem : live.problems()) {
             if (reportedProblems.add(problem)) {
-                LOG.error("group {}: ignoring unreadable member node: {}", config.groupId(), problem);
+                LOG.error("ignoring unreadable member node: {}", problem);
             }
         }
         AssignmentSnapshot published = current != null ? current : store.readAssignment();
@@ -203,9 +196,9 @@ final class Rebalancer {
             current = new AssignmentSnapshot(generation, Optional.of(config.memberId()), next, staticMembers, version);
             config.metrics().generationPublished(config.groupId(), generation, changed.size(),
                     published.targets().movesTo(next));
-            LOG.info("group {}: leader {} published generation {} for {} members ({} targets changed, {} removed, "
-                            + "{} partitions moved) in {} ms (read {} ms, assign {} ms, write {} ms)", config.groupId(),
-                    config.memberId(), generation, members.size(), changed.size(), removed.size(),
+            LOG.info("published generation {} for {} members ({} targets changed, {} removed, "
+                            + "{} partitions moved) in {} ms (read {} ms, assign {} ms, write {} ms)", generation,
+                    members.size(), changed.size(), removed.size(),
                     published.targets().movesTo(next), millis(System.nanoTime() - started), millis(read - started),
                     millis(computed - read), millis(System.nanoTime() - computed));
         }
@@ -233,8 +226,8 @@ final class Rebalancer {
             Instant since = staticMissingSince.computeIfAbsent(id, k -> now);
             Duration left = config.staticGracePeriod().minus(Duration.between(since, now));
             if (left.isNegative() || left.isZero()) {
-                LOG.info("group {}: static member {} did not return within {}; reassigning its partitions",
-                        config.groupId(), id, config.staticGracePeriod());
+                LOG.info("static member {} did not return within {}; reassigning its partitions", id,
+                        config.staticGracePeriod());
                 continue;
             }
             SortedSet<String> topics = new TreeSet<>();

@@ -109,16 +109,14 @@ final class Reconciler {
         if (!running.getAsBoolean()) {
             return;
         }
-        log.withMdc(() -> {
-            try {
-                stepOnce();
-                backoff.succeeded();
-            } catch (RuntimeException e) {
-                long delay = backoff.failed();
-                LOG.warn("member {}: rebalance step failed, retrying in {} ms: {}", log.member(), delay, e.toString());
-                retryLater(delay);
-            }
-        });
+        try {
+            stepOnce();
+            backoff.succeeded();
+        } catch (RuntimeException e) {
+            long delay = backoff.failed();
+            LOG.warn("rebalance step failed, retrying in {} ms: {}", delay, e.toString());
+            retryLater(delay);
+        }
     }
 
     private void retryLater(long delayMs) {
@@ -151,16 +149,16 @@ final class Reconciler {
         if (revoked.isDone()) {
             finishStep(revoke, stale, started, newTarget);
         } else {
-            revoked.whenComplete((ok, e) -> lane.execute(() -> log.withMdc(() -> {
+            revoked.whenComplete((ok, e) -> lane.execute(() -> {
                 try {
                     finishStep(revoke, stale, started, newTarget);
                 } catch (RuntimeException failure) {
                     long delay = backoff.failed();
-                    LOG.warn("member {}: rebalance step failed after the revocation, retrying in {} ms: {}",
-                            log.member(), delay, failure.toString());
+                    LOG.warn("rebalance step failed after the revocation, retrying in {} ms: {}", delay,
+                            failure.toString());
                     retryLater(delay);
                 }
-            })));
+            }));
         }
     }
 
@@ -177,8 +175,8 @@ final class Reconciler {
         if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
             config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), released,
                     System.nanoTime() - started);
-            LOG.info("member {}: generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms",
-                    log.member(), generation, gained.keySet(), revoke, table.inState(PartitionState.WAITING),
+            LOG.info("generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms", generation,
+                    gained.keySet(), revoke, table.inState(PartitionState.WAITING),
                     table.ownedCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
     }
@@ -201,22 +199,20 @@ final class Reconciler {
         if (candidates.isEmpty()) {
             return;
         }
-        log.withMdc(() -> {
-            long started = System.nanoTime();
-            try {
-                SortedMap<TopicPartition, OptionalLong> gained = claim(candidates);
-                if (!gained.isEmpty()) {
-                    config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), 0,
-                            System.nanoTime() - started);
-                    LOG.info("member {}: generation {}: gained {} (released by their previous owners), waiting for {}, "
-                                    + "owns {} partitions", log.member(), generation, gained.keySet(),
-                            table.inState(PartitionState.WAITING), table.ownedCount());
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("member {}: claim failed, retrying with a full step: {}", log.member(), e.toString());
-                retryLater(Backoff.MIN_MS);
+        long started = System.nanoTime();
+        try {
+            SortedMap<TopicPartition, OptionalLong> gained = claim(candidates);
+            if (!gained.isEmpty()) {
+                config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), 0,
+                        System.nanoTime() - started);
+                LOG.info("generation {}: gained {} (released by their previous owners), waiting for {}, "
+                                + "owns {} partitions", generation, gained.keySet(),
+                        table.inState(PartitionState.WAITING), table.ownedCount());
             }
-        });
+        } catch (RuntimeException e) {
+            LOG.warn("claim failed, retrying with a full step: {}", e.toString());
+            retryLater(Backoff.MIN_MS);
+        }
     }
 
     /**
@@ -251,8 +247,8 @@ final class Reconciler {
                             .ifPresent(e -> table.forget(tp, e, PartitionTable.Proof.NOT_HELD, true));
                 } else if (result instanceof ClaimResult.Blocked blocked) {
                     if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
-                        LOG.error("member {}: cannot take {}: {}. Fix or delete the node; other partitions are "
-                                + "unaffected.", log.member(), tp, blocked.problem());
+                        LOG.error("cannot take {}: {}. Fix or delete the node; other partitions are "
+                                + "unaffected.", tp, blocked.problem());
                     }
                 }
             }
@@ -293,7 +289,7 @@ final class Reconciler {
                 results.put(t.getKey(), t.getValue().get());
             } catch (ExecutionException e) {
                 failed = true;
-                LOG.warn("member {}: claim of {} failed, retrying: {}", log.member(), t.getKey(), e.getCause().toString());
+                LOG.warn("claim of {} failed, retrying: {}", t.getKey(), e.getCause().toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 failed = true;
@@ -331,7 +327,7 @@ final class Reconciler {
                         TimeUnit.MILLISECONDS);
             }
         } catch (RuntimeException e) {
-            LOG.debug("member {}: could not re-read offset of {}: {}", log.member(), tp, e.toString());
+            LOG.debug("could not re-read offset of {}: {}", tp, e.toString());
             scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MAX_MS, TimeUnit.MILLISECONDS);
         }
     }
@@ -394,14 +390,13 @@ final class Reconciler {
                 }
             } catch (RuntimeException failure) {
                 retry = true;
-                LOG.warn("member {}: could not check {} (stays stopped, retrying): {}", log.member(), tp,
+                LOG.warn("could not check {} (stays stopped, retrying): {}", tp,
                         failure.toString());
             }
         }
         if (!requests.isEmpty()) {
             releaseFenced(requests, held);
-            LOG.info("member {}: handed over {}, stopped here and moved to others meanwhile", log.member(),
-                    held.keySet());
+            LOG.info("handed over {}, stopped here and moved to others meanwhile", held.keySet());
         }
         if (retry) {
             retryLater(backoff.failed());
@@ -420,8 +415,7 @@ final class Reconciler {
             released.addAll(store.releaseAll(config.memberId(), generation, requests));
         } catch (RuntimeException e) {
             batchFailed = true;
-            LOG.warn("member {}: release of {} failed, releasing one by one: {}", log.member(),
-                    entries.keySet(), e.toString());
+            LOG.warn("release of {} failed, releasing one by one: {}", entries.keySet(), e.toString());
         }
         int written = 0;
         boolean retry = false;
@@ -436,7 +430,7 @@ final class Reconciler {
                 } catch (RuntimeException failure) {
                     retry = true;
                     table.stop(tp, r.session());
-                    LOG.warn("member {}: could not release {} (stays stopped, retrying): {}", log.member(), tp,
+                    LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
                             failure.toString());
                     continue;
                 }
@@ -447,9 +441,9 @@ final class Reconciler {
                 continue;
             }
             if (r.finalCommit().isPresent()) {
-                LOG.warn("member {}: final offset {} of {} not written with the release: its offset node changed "
+                LOG.warn("final offset {} of {} not written with the release: its offset node changed "
                         + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
-                        + "owner node is gone; releasing it", log.member(), r.finalCommit().get().offset(), tp);
+                        + "owner node is gone; releasing it", r.finalCommit().get().offset(), tp);
             }
             try {
                 release(tp, r.expectedVersion(), r.session());
@@ -457,7 +451,7 @@ final class Reconciler {
             } catch (RuntimeException failure) {
                 retry = true;
                 table.stop(tp, r.session());
-                LOG.warn("member {}: could not release {} (stays stopped, retrying): {}", log.member(), tp,
+                LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
                         failure.toString());
             }
         }
@@ -494,14 +488,14 @@ final class Reconciler {
             done.complete(null);
             return;
         }
-        scheduler.schedule(() -> lane.execute(() -> log.withMdc(() -> {
+        scheduler.schedule(() -> lane.execute(() -> {
             try {
                 releaseStopped(still);
             } catch (RuntimeException e) {
-                LOG.warn("member {}: release on close failed: {}", log.member(), e.toString());
+                LOG.warn("release on close failed: {}", e.toString());
             }
             finishLeave(done, attemptsLeft - 1);
-        })), backoff.failed(), TimeUnit.MILLISECONDS);
+        }), backoff.failed(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -521,7 +515,7 @@ final class Reconciler {
                 releaseRevoked(revoke);
                 releaseStopped(stale);
             } catch (RuntimeException e) {
-                LOG.warn("member {}: release on close failed: {}", log.member(), e.toString());
+                LOG.warn("release on close failed: {}", e.toString());
             }
             finishLeave(done, LEAVE_RETRIES);
         };
@@ -530,7 +524,7 @@ final class Reconciler {
         if (revoked.isDone()) {
             release.run();
         } else {
-            revoked.whenComplete((ok, e) -> lane.execute(() -> log.withMdc(release)));
+            revoked.whenComplete((ok, e) -> lane.execute(release));
         }
         return done;
     }

@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs submitted tasks one at a time, in submission order, on a shared executor: a lane. Lanes give each member
- * single-threaded protocol logic without a thread per member.
+ * single-threaded protocol logic without a thread per member. Every task runs in its member's logging context (the MDC
+ * keys {@code group} and {@code member}, {@link MemberLog}): that is how log lines name their member.
  */
 final class SerialExecutor implements Executor {
 
@@ -16,13 +17,15 @@ final class SerialExecutor implements Executor {
 
     private final Executor delegate;
     private final String name;
+    private final MemberLog log;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean running;
     private volatile Thread current;
 
-    SerialExecutor(Executor delegate, String name) {
+    SerialExecutor(Executor delegate, String lane, MemberLog log) {
         this.delegate = delegate;
-        this.name = name;
+        this.name = lane + " " + log.member();
+        this.log = log;
     }
 
     @Override
@@ -51,7 +54,7 @@ final class SerialExecutor implements Executor {
         }
         current = Thread.currentThread();
         try {
-            task.run();
+            log.withMdc(task);
         } finally {
             current = null;
             boolean more;
@@ -97,7 +100,7 @@ final class SerialExecutor implements Executor {
                     }
                 }
                 try {
-                    task.run();
+                    log.withMdc(task);
                 } catch (RuntimeException e) {
                     LOG.error("uncaught failure in lane {}", name, e);
                 }

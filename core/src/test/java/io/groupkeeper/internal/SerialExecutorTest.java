@@ -12,16 +12,36 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 /** A lane runs one task at a time, in order; {@code runIfIdle} lets a waiting caller be the lane when it is idle. */
 class SerialExecutorTest {
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private final SerialExecutor lane = new SerialExecutor(pool, "test");
+    private final SerialExecutor lane = new SerialExecutor(pool, "test", new MemberLog("g", "m"));
 
     @AfterEach
     void shutdown() {
         pool.shutdownNow();
+    }
+
+    @Test
+    void everyTaskRunsInItsMembersLoggingContextAndLeavesTheThreadsAsItWas() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        CountDownLatch done = new CountDownLatch(1);
+        lane.execute(() -> seen.add(MDC.get("group") + "/" + MDC.get("member")));
+        lane.execute(() -> pool.execute(() -> { // a task of the shared pool outside the lane: no member's context
+            seen.add(MDC.get("group") + "/" + MDC.get("member"));
+            done.countDown();
+        }));
+        assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+        MDC.put("group", "caller");
+        assertThat(lane.runIfIdle(() -> seen.add(MDC.get("group") + "/" + MDC.get("member")))).isTrue();
+        assertThat(MDC.get("group")).as("the caller's context is restored").isEqualTo("caller");
+        assertThat(MDC.get("member")).isNull();
+        MDC.clear();
+
+        assertThat(seen).containsExactly("g/m", "null/null", "g/m");
     }
 
     @Test
