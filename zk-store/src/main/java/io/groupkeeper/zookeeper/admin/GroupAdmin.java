@@ -7,6 +7,7 @@ import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.internal.NodeCodec;
 import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zookeeper.internal.ZkNode;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import io.groupkeeper.zookeeper.internal.ZkStats;
@@ -929,9 +930,9 @@ public final class GroupAdmin implements AutoCloseable {
         try {
             Map<String, TopicPartition> paths = new LinkedHashMap<>();
             bodies.keySet().forEach(tp -> paths.put(ZkPaths.offset(plan.group(), tp), tp));
-            Map<String, Optional<ZkReader.Node>> now = reader.data(paths.keySet());
+            Map<String, Optional<ZkNode>> now = reader.data(paths.keySet());
             for (Map.Entry<String, TopicPartition> e : paths.entrySet()) {
-                Optional<ZkReader.Node> n = now.get(e.getKey());
+                Optional<ZkNode> n = now.get(e.getKey());
                 if (n.isEmpty() || !Arrays.equals(n.get().data(), bodies.get(e.getValue()))) {
                     return false;
                 }

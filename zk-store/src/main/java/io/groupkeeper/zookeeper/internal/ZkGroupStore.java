@@ -280,7 +280,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public AssignmentSnapshot readAssignment() {
         String path = ZkPaths.assignment(group);
-        Optional<ZkSession.Read> head = zk.read(path, null);
+        Optional<ZkNode> head = zk.read(path, null);
         if (head.isEmpty()) {
             return AssignmentSnapshot.empty();
         }
@@ -296,7 +296,7 @@ public final class ZkGroupStore implements GroupStore {
         SortedSet<String> damaged = new TreeSet<>();
         for (String member : zk.children(path, null)) {
             String targetPath = path + "/" + member;
-            Optional<ZkSession.Read> t = zk.read(targetPath, null);
+            Optional<ZkNode> t = zk.read(targetPath, null);
             if (t.isEmpty()) {
                 continue;
             }
@@ -344,7 +344,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public Optional<TargetAssignment> readTarget(String memberId, Runnable onChange) {
         String path = ZkPaths.target(group, memberId);
-        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        Optional<ZkNode> read = zk.read(path, onChange);
         if (read.isEmpty()) {
             return Optional.empty();
         }
@@ -375,7 +375,7 @@ public final class ZkGroupStore implements GroupStore {
             // Order matters: offset first, then owner. A claim by someone else after the offset read moves its version,
             // so the transaction below fails instead of acting on a stale view.
             long session = zk.handleSession();
-            Optional<ZkSession.Read> offsetRead = zk.read(offsetPath, null);
+            Optional<ZkNode> offsetRead = zk.read(offsetPath, null);
             OffsetBody offset;
             try {
                 offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
@@ -412,7 +412,7 @@ public final class ZkGroupStore implements GroupStore {
             }
             // The owner node exists. Read it (after the offset: see above) and decide; the read leaves a watch, which
             // fires when the holder releases it (a spurious wake-up in the other cases costs one lane check).
-            Optional<ZkSession.Read> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
+            Optional<ZkNode> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
             if (ownerRead.isEmpty()) {
                 continue; // released meanwhile
             }
@@ -662,7 +662,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
         String path = ZkPaths.offset(group, tp);
-        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        Optional<ZkNode> read = zk.read(path, onChange);
         if (read.isEmpty()) {
             return OffsetSnapshot.absent();
         }
@@ -680,7 +680,7 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
-        Optional<ZkSession.Read> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
+        Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         if (!holds(tp, memberId, session)) {
             return java.util.OptionalLong.empty();
         }
@@ -690,7 +690,7 @@ public final class ZkGroupStore implements GroupStore {
     /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */
     private boolean holds(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
-        Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
+        Optional<ZkNode> owner = zk.read(ownerPath, null);
         return owner.isPresent() && session != 0 && session == zk.handleSession()
                 && owner.get().stat().getEphemeralOwner() == session
                 && memberId.equals(holderOf(ownerPath, owner.get().data()));
@@ -699,7 +699,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public Optional<OwnerInfo> readOwner(TopicPartition tp) {
         String path = ZkPaths.owner(group, tp);
-        Optional<ZkSession.Read> owner = zk.read(path, null);
+        Optional<ZkNode> owner = zk.read(path, null);
         if (owner.isEmpty()) {
             return Optional.empty();
         }
