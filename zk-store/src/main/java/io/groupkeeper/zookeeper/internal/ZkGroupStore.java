@@ -64,7 +64,7 @@ public final class ZkGroupStore implements GroupStore {
     private final String group;
     private final Clock clock;
     private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
-    private final ZkMemberView members;
+    private final MemberView members;
     private final GroupNodes nodes;
     private final TransactionBatcher batcher = new TransactionBatcher();
     private volatile AssignmentSnapshot cachedAssignment;
@@ -75,7 +75,7 @@ public final class ZkGroupStore implements GroupStore {
         this.zk = zk;
         this.group = group;
         this.clock = clock;
-        this.members = new ZkMemberView(zk, ZkPaths.members(group), clock);
+        this.members = new MemberViewBridge(zk, ZkPaths.members(group), clock);
         this.nodes = new GroupNodes(group);
     }
 
