@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
@@ -15,17 +16,37 @@ import org.apache.zookeeper.KeeperException;
 
 /**
  * The one place that knows what a group's nodes are and creates them: the group node (with its creation time and
- * assignor), the four empty folders {@code members}, {@code leader}, {@code owners}, {@code offsets}, and the {@code
- * assignment} node at generation 0. A member creates them in one transaction as it joins ({@link #ensure}); an admin
+ * assignor), the four empty folders {@code members}, {@code leader}, {@code owners}, {@code offsets}, the {@code
+ * assignment} node at generation 0, and the per-topic folders below {@code owners} and {@code offsets}. A member creates them in one transaction as it joins ({@link #ensure}); an admin
  * plan that creates a group puts the same operations ({@link #creation}) in front of its own, so the group and its
  * offsets appear together.
  */
 public final class GroupNodes {
 
     private final String group;
+    /** Topics whose folders this client made or saw; a claim that finds one gone forgets it and makes it again. */
+    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
 
     public GroupNodes(String group) {
         this.group = group;
+    }
+
+    /** Makes {@code owners/<topic>} and {@code offsets/<topic>} unless this instance made them already. */
+    public void ensureTopicFolders(ZkSession zk, String topic) {
+        if (ensuredTopics.add(topic)) {
+            try {
+                zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
+                zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
+            } catch (RuntimeException e) {
+                ensuredTopics.remove(topic);
+                throw e;
+            }
+        }
+    }
+
+    /** Forgets that a topic's folders exist (one was deleted under us, by an admin's delete of the topic's offsets). */
+    public void forgetTopicFolders(String topic) {
+        ensuredTopics.remove(topic);
     }
 
     /** The four empty folders, then the assignment node (which has a body). */

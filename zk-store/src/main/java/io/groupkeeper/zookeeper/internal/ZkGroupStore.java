@@ -50,9 +50,10 @@ import org.apache.zookeeper.data.Stat;
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkSession#multiInSession}).
  *
- * <p>About 600 lines: the group's primitives share its layout, session, history and caches, and testkit's {@code
- * MemGroupStore} mirrors it method for method. Transactions are packed by {@link TransactionBatcher} and the group's
- * nodes made by {@link GroupNodes}, the same pieces the leader's publish and the admin use.
+ * <p>About 580 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
+ * caches, and testkit's {@code MemGroupStore} mirrors it method for method. Transactions are packed by {@link
+ * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
+ * use), and the member node registered by {@link MemberRegistrar}.
  */
 public final class ZkGroupStore implements GroupStore {
 
@@ -63,9 +64,9 @@ public final class ZkGroupStore implements GroupStore {
     private final ZkSession zk;
     private final String group;
     private final Clock clock;
-    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
     private final MemberView members;
     private final GroupNodes nodes;
+    private final MemberRegistrar memberNodes;
     private final TransactionBatcher batcher = new TransactionBatcher();
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
@@ -77,6 +78,7 @@ public final class ZkGroupStore implements GroupStore {
         this.clock = clock;
         this.members = new MemberViewBridge(zk, ZkPaths.members(group), clock);
         this.nodes = new GroupNodes(group);
+        this.memberNodes = new MemberRegistrar(zk, group);
     }
 
     @Override
@@ -116,7 +118,7 @@ public final class ZkGroupStore implements GroupStore {
         Registration registration = null;
         RuntimeException failure = null;
         try {
-            registration = createMemberNode(info);
+            registration = memberNodes.create(info);
         } catch (MemberIdInUseException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -145,14 +147,14 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Registration registerMember(MemberInfo info) {
-        return withTopicParents(createMemberNode(info), info);
+        return withTopicParents(memberNodes.create(info), info);
     }
 
     private Registration withTopicParents(Registration registration, MemberInfo info) {
         try {
             // The topic folders right after, while the leader already works on the new member: then no claim waits
             // for them, and the membership event is not delayed by them either.
-            info.topics().forEach(this::ensureTopicParents);
+            info.topics().forEach(t -> nodes.ensureTopicFolders(zk, t));
         } catch (RuntimeException e) {
             try {
                 registration.close();
@@ -164,61 +166,9 @@ public final class ZkGroupStore implements GroupStore {
         return registration;
     }
 
-    private Registration createMemberNode(MemberInfo info) {
-        String path = ZkPaths.member(group, info.memberId());
-        byte[] body = NodeCodec.member(info);
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                zk.requireConnected("register member " + zk.abs(path));
-                zk.stats().write(1);
-                zk.client().create().withMode(CreateMode.EPHEMERAL).forPath(path, body);
-                return () -> deregister(path);
-            } catch (KeeperException.NodeExistsException e) {
-                Stat stat = zk.exists(path, null);
-                if (stat == null) {
-                    continue;
-                }
-                if (zk.isCurrentSession(stat.getEphemeralOwner())) {
-                    return () -> deregister(path);
-                }
-                if (zk.isPastSession(stat.getEphemeralOwner())) {
-                    deleteQuietly(path, stat.getVersion());
-                    continue;
-                }
-                throw new MemberIdInUseException("member id '" + info.memberId() + "' of group '" + group
-                        + "' is already registered by another live session (0x"
-                        + Long.toHexString(stat.getEphemeralOwner()) + ") at " + zk.abs(path)
-                        + "; is another process running with the same instance id?");
-            } catch (Exception e) {
-                throw ZkSession.failure("register member " + path, e);
-            }
-        }
-        throw new StoreException("could not register member node " + path);
-    }
-
-    private void deregister(String path) {
-        Stat stat = zk.exists(path, null);
-        if (stat != null && zk.isCurrentSession(stat.getEphemeralOwner())) {
-            deleteQuietly(path, stat.getVersion());
-        }
-    }
-
-    private void deleteQuietly(String path, int version) {
-        zk.requireConnected("delete " + zk.abs(path));
-        try {
-            zk.stats().write(1);
-            zk.client().delete().withVersion(version).forPath(path);
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
-            // gone or replaced: nothing of ours to delete
-        } catch (Exception e) {
-            throw ZkSession.failure("delete " + path, e);
-        }
-    }
-
     @Override
     public boolean isRegistered(String memberId) {
-        Stat stat = zk.exists(ZkPaths.member(group, memberId), null);
-        return stat != null && zk.isCurrentSession(stat.getEphemeralOwner());
+        return memberNodes.isRegistered(memberId);
     }
 
     @Override
@@ -310,21 +260,9 @@ public final class ZkGroupStore implements GroupStore {
 
     // ------------------------------------------------------------------ ownership & offsets
 
-    private void ensureTopicParents(String topic) {
-        if (ensuredTopics.add(topic)) {
-            try {
-                zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
-                zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
-            } catch (RuntimeException e) {
-                ensuredTopics.remove(topic);
-                throw e;
-            }
-        }
-    }
-
     @Override
     public ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange) {
-        ensureTopicParents(tp.topic());
+        nodes.ensureTopicFolders(zk, tp.topic());
         String offsetPath = ZkPaths.offset(group, tp);
         String ownerPath = ZkPaths.owner(group, tp);
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
@@ -351,8 +289,8 @@ public final class ZkGroupStore implements GroupStore {
             } catch (KeeperException e) {
                 if (e.code() == KeeperException.Code.NONODE) {
                     // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
-                    ensuredTopics.remove(tp.topic());
-                    ensureTopicParents(tp.topic());
+                    nodes.forgetTopicFolders(tp.topic());
+                    nodes.ensureTopicFolders(zk, tp.topic());
                     continue;
                 }
                 if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
