@@ -37,8 +37,9 @@ import java.util.function.Consumer;
  * docs/admin.md.
  *
  * <p><b>Size.</b> A transaction must fit ZooKeeper's {@code jute.maxbuffer} (1 MiB by default). A plan whose
- * transaction would exceed {@link Builder#maxTransactionBytes} (default 900 KiB, roughly 4,000 partitions) is
- * refused with a message that says so: it is never split, since a split write could apply in part.
+ * transaction would exceed {@link Builder#maxTransactionBytes} (default 900 KiB, roughly 3,500 partitions; each
+ * operation sized as ZooKeeper serializes it) is refused with a message that says so: it is never split, since a
+ * split write could apply in part.
  *
  * <p>Thread-safe; one ZooKeeper session. {@link #close()} closes the store only if this admin created it.
  *

@@ -1,5 +1,6 @@
 package io.groupkeeper.zookeeper.admin;
 
+import io.groupkeeper.TopicPartition;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,20 +58,20 @@ public sealed interface ResetSpec {
     }
 
     /** The offset this spec requests for partition {@code tp}, known as {@code at}. */
-    Request request(io.groupkeeper.TopicPartition tp, Position at);
+    Request request(TopicPartition tp, Position at);
 
     /** The log start. */
     record ToEarliest() implements ResetSpec {
         @Override public String describe() { return "--to-earliest"; }
         @Override public boolean needsLog() { return true; }
-        @Override public Request request(io.groupkeeper.TopicPartition tp, Position at) { return Request.of(at.logStart()); }
+        @Override public Request request(TopicPartition tp, Position at) { return Request.of(at.logStart()); }
     }
 
     /** The log end (the next offset to be written). */
     record ToLatest() implements ResetSpec {
         @Override public String describe() { return "--to-latest"; }
         @Override public boolean needsLog() { return true; }
-        @Override public Request request(io.groupkeeper.TopicPartition tp, Position at) { return Request.of(at.logEnd()); }
+        @Override public Request request(TopicPartition tp, Position at) { return Request.of(at.logEnd()); }
     }
 
     /**
@@ -81,7 +82,7 @@ public sealed interface ResetSpec {
         @Override public String describe() { return "--to-current"; }
 
         @Override
-        public Request request(io.groupkeeper.TopicPartition tp, Position at) {
+        public Request request(TopicPartition tp, Position at) {
             if (at.committed().isPresent()) {
                 return Request.of(at.committed());
             }
@@ -101,7 +102,7 @@ public sealed interface ResetSpec {
         }
 
         @Override public String describe() { return "--to-offset " + offset; }
-        @Override public Request request(io.groupkeeper.TopicPartition tp, Position at) { return Request.of(OptionalLong.of(offset)); }
+        @Override public Request request(TopicPartition tp, Position at) { return Request.of(OptionalLong.of(offset)); }
     }
 
     /** The committed offset plus {@code delta} (negative moves back). Partitions without a committed offset are skipped. */
@@ -109,7 +110,7 @@ public sealed interface ResetSpec {
         @Override public String describe() { return "--shift-by " + (delta >= 0 ? "+" : "") + delta; }
 
         @Override
-        public Request request(io.groupkeeper.TopicPartition tp, Position at) {
+        public Request request(TopicPartition tp, Position at) {
             if (at.committed().isEmpty()) {
                 return Request.of(OptionalLong.empty(), "skipped: no committed offset to shift");
             }
@@ -134,7 +135,7 @@ public sealed interface ResetSpec {
         @Override public String describe() { return "--to-datetime " + timestamp; }
         @Override public boolean needsLog() { return true; }
         @Override public Optional<Instant> time(Clock clock) { return Optional.of(timestamp); }
-        @Override public Request request(io.groupkeeper.TopicPartition tp, Position at) { return atTime(at); }
+        @Override public Request request(TopicPartition tp, Position at) { return atTime(at); }
     }
 
     /** As {@link ToDatetime} for {@code now - duration} (resolved when planning; the plan names the instant). */
@@ -150,7 +151,7 @@ public sealed interface ResetSpec {
         @Override public boolean needsLog() { return true; }
         @Override public Optional<Instant> time(Clock clock) { return Optional.of(clock.instant().minus(duration)); }
         @Override public Optional<String> describeTime(Instant at) { return Optional.of(describe() + ": records from " + at + " on"); }
-        @Override public Request request(io.groupkeeper.TopicPartition tp, Position at) { return atTime(at); }
+        @Override public Request request(TopicPartition tp, Position at) { return atTime(at); }
     }
 
     /** The offsets of a file or another system, per partition; partitions not listed are not touched. */
@@ -163,7 +164,7 @@ public sealed interface ResetSpec {
         @Override public Optional<SourceOffsets> source() { return Optional.of(offsets); }
 
         @Override
-        public Request request(io.groupkeeper.TopicPartition tp, Position at) {
+        public Request request(TopicPartition tp, Position at) {
             Long o = offsets.offsets().get(tp);
             return Request.of(o == null ? OptionalLong.empty() : OptionalLong.of(o));
         }
