@@ -66,7 +66,7 @@ final class PersistentWatchMemberView implements MemberView {
     /** The server refused the persistent watch (before 3.6, or an optimized watch manager); nothing is armed. */
     static final class Refused extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        private final transient KeeperException.Code code;
+        private final KeeperException.Code code;
 
         Refused(KeeperException.Code code) {
             super("persistent watch refused: " + code, null, false, false);

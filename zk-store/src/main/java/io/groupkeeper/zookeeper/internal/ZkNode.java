@@ -7,9 +7,4 @@ import org.apache.zookeeper.data.Stat;
  * and the admin's batched reads return the same record.
  */
 public record ZkNode(byte[] data, Stat stat) {
-
-    /** The node's data version, the one a conditioned write names. */
-    public int version() {
-        return stat.getVersion();
-    }
 }
