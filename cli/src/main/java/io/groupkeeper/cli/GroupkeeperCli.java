@@ -1,5 +1,6 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.AdminException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,8 @@ public final class GroupkeeperCli implements Callable<Integer> {
             if (ex instanceof IllegalArgumentException) {
                 return usageError(commandLine, ex.getMessage(), ex);
             }
-            String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+            String message = ex instanceof AdminException ae ? AdminMessages.of(ae)
+                    : ex.getMessage() == null ? ex.toString() : ex.getMessage();
             return fail(commandLine, message, ex, 1);
         });
         return cl;

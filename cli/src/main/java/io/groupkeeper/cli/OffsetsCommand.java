@@ -118,7 +118,7 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
             try {
                 return PartitionSelection.parse(topics);
             } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
+                throw new ParameterException(spec.commandLine(), "--topic " + e.getMessage());
             }
         }
 
@@ -131,13 +131,16 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
                 } else if (target.current) {
                     return new ResetSpec.ToCurrent();
                 } else if (target.offset != null) {
+                    if (target.offset < 0) { // checked here to say it in the CLI's words; the spec checks too
+                        throw new IllegalArgumentException("--to-offset must be >= 0, was " + target.offset);
+                    }
                     return new ResetSpec.ToOffset(target.offset);
                 } else if (target.shift != null) {
                     return new ResetSpec.ShiftBy(target.shift);
                 } else if (target.datetime != null) {
                     return new ResetSpec.ToDatetime(parseDatetime(target.datetime));
                 } else if (target.duration != null) {
-                    return new ResetSpec.ByDuration(parseDuration(target.duration));
+                    return new ResetSpec.ByDuration(parseDuration(target.duration)); // parse refuses negatives
                 } else {
                     return new ResetSpec.FromOffsets(OffsetsFile.read(target.file));
                 }

@@ -7,6 +7,7 @@ import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.zookeeper.internal.NodeCodec;
 import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
 import io.groupkeeper.zookeeper.internal.NodeCodec.OwnerBody;
+import io.groupkeeper.zookeeper.internal.ZkNode;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,7 +56,7 @@ final class GroupView {
     static GroupView read(ZkReader zk, String group) {
         Names.requireValid("group id", group);
         String groupPath = ZkPaths.group(group);
-        Map<String, Optional<ZkReader.Node>> head = zk.data(List.of(groupPath, ZkPaths.assignment(group)));
+        Map<String, Optional<ZkNode>> head = zk.data(List.of(groupPath, ZkPaths.assignment(group)));
         if (head.get(groupPath).isEmpty()) {
             return new GroupView(group, false);
         }
@@ -90,7 +91,7 @@ final class GroupView {
         targetIds.forEach(m -> dataPaths.add(ZkPaths.target(group, m)));
         Optional<String> firstLatch = latches.stream().min(GroupView::bySequence);
         firstLatch.ifPresent(l -> dataPaths.add(ZkPaths.leader(group) + "/" + l));
-        Map<String, Optional<ZkReader.Node>> data = zk.data(dataPaths);
+        Map<String, Optional<ZkNode>> data = zk.data(dataPaths);
         List<String> topicFolders = new ArrayList<>();
         v.ownerParents.forEach(t -> topicFolders.add(ZkPaths.ownersOfTopic(group, t)));
         v.offsetParents.forEach(t -> topicFolders.add(ZkPaths.offsetsOfTopic(group, t)));
@@ -142,7 +143,7 @@ final class GroupView {
         }
         SortedSet<String> topicsSoFar = v.topics();
         topicsSoFar.forEach(t -> nodePaths.add(ZkPaths.topic(t)));
-        Map<String, Optional<ZkReader.Node>> nodes = zk.data(nodePaths);
+        Map<String, Optional<ZkNode>> nodes = zk.data(nodePaths);
         ownerPaths.forEach((path, tp) -> nodes.get(path).ifPresent(n -> {
             try {
                 v.owners.put(tp, NodeCodec.owner(zk.abs(path), n.data()));
@@ -163,7 +164,7 @@ final class GroupView {
         return v;
     }
 
-    static OffsetNode decode(ZkReader zk, String path, ZkReader.Node n, List<String> problems) {
+    static OffsetNode decode(ZkReader zk, String path, ZkNode n, List<String> problems) {
         try {
             return new OffsetNode(Optional.of(NodeCodec.offset(zk.abs(path), n.data())), n.stat().getVersion(), n.data());
         } catch (CorruptNodeException e) {

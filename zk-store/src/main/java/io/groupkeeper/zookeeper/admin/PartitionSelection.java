@@ -113,7 +113,7 @@ public final class PartitionSelection {
         /** {@code T} or {@code T:0,2}. */
         public Builder parse(String spec) {
             if (spec == null || spec.isBlank()) {
-                throw new IllegalArgumentException("--topic needs a topic name, e.g. orders or orders:0,2");
+                throw new IllegalArgumentException("a topic name is needed, e.g. orders or orders:0,2");
             }
             int colon = spec.indexOf(':');
             if (colon < 0) {
@@ -122,14 +122,14 @@ public final class PartitionSelection {
             String topic = spec.substring(0, colon).trim();
             String list = spec.substring(colon + 1).trim();
             if (list.isEmpty()) {
-                throw new IllegalArgumentException("--topic " + spec + ": no partitions after ':' (e.g. " + topic + ":0,2)");
+                throw new IllegalArgumentException(spec + ": no partitions after ':' (e.g. " + topic + ":0,2)");
             }
             TreeSet<Integer> partitions = new TreeSet<>();
             for (String p : list.split(",")) {
                 try {
                     partitions.add(Integer.parseInt(p.trim()));
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--topic " + spec + ": '" + p.trim() + "' is not a partition number");
+                    throw new IllegalArgumentException(spec + ": '" + p.trim() + "' is not a partition number");
                 }
             }
             return partitions(topic, partitions);

@@ -40,14 +40,14 @@ public final class StormKafkaOffsets {
     public static SourceOffsets read(ZkSource zk, String zkRoot, String spoutId, Optional<String> topicFilter) {
         String root = normalize(zkRoot);
         if (spoutId == null || spoutId.isBlank() || spoutId.contains("/")) {
-            throw new AdminException("--spout-id must be the spout's id (one path segment), was '" + spoutId + "'");
+            throw new AdminException("the spout id must be the spout's id (one path segment), was '" + spoutId + "'");
         }
         String base = (root.equals("/") ? "" : root) + "/" + spoutId;
         ZkReader r = zk.reader();
         Optional<List<String>> children = r.children(List.of(base)).get(base);
         if (children.isEmpty()) {
-            throw new AdminException("no Storm KafkaSpout offsets at " + zk.connectString() + " " + base
-                    + " (check --zk-root and --spout-id)");
+            throw new AdminException("no Storm KafkaSpout offsets at " + zk.connectString() + " " + base,
+                    AdminException.Remedy.CHECK_SOURCE_LOCATION, null);
         }
         // Flat layout: partition_N directly below the spout; topic layout: <topic>/partition_N.
         Map<String, String> nodeTopicFolder = new HashMap<>();
@@ -140,7 +140,7 @@ public final class StormKafkaOffsets {
 
     static String normalize(String zkRoot) {
         if (zkRoot == null || zkRoot.isBlank()) {
-            throw new AdminException("--zk-root is required, e.g. /kafka-offset");
+            throw new AdminException("the spout's root path in ZooKeeper is required, e.g. /kafka-offset");
         }
         String r = zkRoot.strip();
         if (!r.startsWith("/")) {

@@ -1,6 +1,7 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zookeeper.internal.ZkNode;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,10 +24,6 @@ import org.apache.zookeeper.data.Stat;
  */
 final class ZkReader {
 
-    /** A node's body and stat. */
-    record Node(byte[] data, Stat stat) {
-    }
-
     /** Up to this many operations per read multi (at ~200 bytes per offset node, ~100 KiB per response). */
     static final int BATCH = 500;
     private static final int ATTEMPTS = 3;
@@ -45,8 +42,8 @@ final class ZkReader {
     }
 
     /** The data of each path; absent paths map to empty. Iteration order follows {@code paths}. */
-    Map<String, Optional<Node>> data(Collection<String> paths) {
-        Map<String, Optional<Node>> out = new LinkedHashMap<>();
+    Map<String, Optional<ZkNode>> data(Collection<String> paths) {
+        Map<String, Optional<ZkNode>> out = new LinkedHashMap<>();
         List<String> list = List.copyOf(new java.util.LinkedHashSet<>(paths));
         for (int from = 0; from < list.size(); from += BATCH) {
             List<String> chunk = list.subList(from, Math.min(list.size(), from + BATCH));
@@ -54,7 +51,7 @@ final class ZkReader {
             for (int i = 0; i < chunk.size(); i++) {
                 OpResult r = results.get(i);
                 if (r instanceof OpResult.GetDataResult d) {
-                    out.put(chunk.get(i), Optional.of(new Node(d.getData(), d.getStat())));
+                    out.put(chunk.get(i), Optional.of(new ZkNode(d.getData(), d.getStat())));
                 } else {
                     check(chunk.get(i), r);
                     out.put(chunk.get(i), Optional.empty());
@@ -86,7 +83,7 @@ final class ZkReader {
         return out;
     }
 
-    Optional<Node> data(String path) {
+    Optional<ZkNode> data(String path) {
         return data(List.of(path)).get(path);
     }
 

@@ -50,14 +50,13 @@ import org.apache.zookeeper.data.Stat;
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkSession#multiInSession}).
  *
- * <p>About 700 lines: the group's primitives share its layout, session, history and caches, and testkit's {@code
- * MemGroupStore} mirrors it method for method. The batching of chunked transactions and the creation of a group's
- * nodes are meant to move into pieces of their own (one mechanism shared with the leader's publish and the admin).
+ * <p>About 580 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
+ * caches, and testkit's {@code MemGroupStore} mirrors it method for method. Transactions are packed by {@link
+ * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
+ * use), and the member node registered by {@link MemberRegistrar}.
  */
 public final class ZkGroupStore implements GroupStore {
 
-    /** Stay well under jute.maxbuffer (1 MiB) per transaction. */
-    static final int MAX_TRANSACTION_BYTES = 512 * 1024;
     private static final int MAX_CLAIM_ATTEMPTS = 8;
     /** Bounds the wait for a background listing; past it the group is checked again synchronously. */
     private static final long LISTING_TIMEOUT_SECONDS = 30;
@@ -65,8 +64,10 @@ public final class ZkGroupStore implements GroupStore {
     private final ZkSession zk;
     private final String group;
     private final Clock clock;
-    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
-    private final ZkMemberView members;
+    private final MemberView members;
+    private final GroupNodes nodes;
+    private final MemberRegistrar memberNodes;
+    private final TransactionBatcher batcher = new TransactionBatcher();
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
     private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
@@ -75,7 +76,9 @@ public final class ZkGroupStore implements GroupStore {
         this.zk = zk;
         this.group = group;
         this.clock = clock;
-        this.members = new ZkMemberView(zk, ZkPaths.members(group), clock);
+        this.members = new MemberViewBridge(zk, ZkPaths.members(group), clock);
+        this.nodes = new GroupNodes(group);
+        this.memberNodes = new MemberRegistrar(zk, group);
     }
 
     @Override
@@ -89,54 +92,9 @@ public final class ZkGroupStore implements GroupStore {
 
     // ------------------------------------------------------------------ group & members
 
-    /** The four empty folders, then the assignment node (which has a body). */
-    private List<String> groupFolders() {
-        return List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group),
-                ZkPaths.assignment(group));
-    }
-
-    /** Whether a listing of the group node shows all of the group's folders. */
-    private boolean isComplete(List<String> children) {
-        Set<String> present = new java.util.HashSet<>(children);
-        int prefix = ZkPaths.group(group).length() + 1;
-        return groupFolders().stream().allMatch(f -> present.contains(f.substring(prefix)));
-    }
-
     @Override
     public void ensureGroup(String assignor) {
-        String path = ZkPaths.group(group);
-        List<String> folders = groupFolders();
-        // Usually the group is complete: one listing proves it.
-        if (isComplete(zk.children(path, null))) {
-            return;
-        }
-        if (zk.exists(path, null) == null) {
-            zk.ensurePath(ZkPaths.GROUPS, new byte[0]);
-            List<CuratorOp> ops = new ArrayList<>();
-            try {
-                ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT)
-                        .forPath(path, NodeCodec.group(new NodeCodec.GroupBody(clock.instant(), assignor))));
-                for (String child : folders.subList(0, 4)) {
-                    ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(child, new byte[0]));
-                }
-                ops.add(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(
-                        ZkPaths.assignment(group), NodeCodec.assignment(
-                                new NodeCodec.AssignmentBody(0, Optional.empty(), clock.instant(), 0))));
-                zk.multi(ops);
-                return;
-            } catch (KeeperException.NodeExistsException e) {
-                // Created concurrently (or partly by hand): fill in what is missing below.
-            } catch (KeeperException e) {
-                throw ZkSession.failure("create group " + path, e);
-            } catch (Exception e) {
-                throw ZkSession.failure("create group " + path, e);
-            }
-        }
-        for (String child : folders.subList(0, 4)) {
-            zk.ensurePath(child, new byte[0]);
-        }
-        zk.ensurePath(ZkPaths.assignment(group),
-                NodeCodec.assignment(new NodeCodec.AssignmentBody(0, Optional.empty(), clock.instant(), 0)));
+        nodes.ensure(zk, assignor, clock.instant());
     }
 
     /**
@@ -152,7 +110,7 @@ public final class ZkGroupStore implements GroupStore {
             zk.requireConnected("list " + zk.abs(ZkPaths.group(group)));
             zk.stats().read();
             zk.client().getChildren().inBackground((client, event) -> complete.complete(
-                    event.getResultCode() == KeeperException.Code.OK.intValue() && isComplete(event.getChildren())))
+                    event.getResultCode() == KeeperException.Code.OK.intValue() && nodes.isComplete(event.getChildren())))
                     .forPath(ZkPaths.group(group));
         } catch (Exception e) {
             complete.complete(false); // checked again below, synchronously, with a clear error
@@ -160,7 +118,7 @@ public final class ZkGroupStore implements GroupStore {
         Registration registration = null;
         RuntimeException failure = null;
         try {
-            registration = createMemberNode(info);
+            registration = memberNodes.create(info);
         } catch (MemberIdInUseException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -189,14 +147,14 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Registration registerMember(MemberInfo info) {
-        return withTopicParents(createMemberNode(info), info);
+        return withTopicParents(memberNodes.create(info), info);
     }
 
     private Registration withTopicParents(Registration registration, MemberInfo info) {
         try {
             // The topic folders right after, while the leader already works on the new member: then no claim waits
             // for them, and the membership event is not delayed by them either.
-            info.topics().forEach(this::ensureTopicParents);
+            info.topics().forEach(t -> nodes.ensureTopicFolders(zk, t));
         } catch (RuntimeException e) {
             try {
                 registration.close();
@@ -208,61 +166,9 @@ public final class ZkGroupStore implements GroupStore {
         return registration;
     }
 
-    private Registration createMemberNode(MemberInfo info) {
-        String path = ZkPaths.member(group, info.memberId());
-        byte[] body = NodeCodec.member(info);
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                zk.requireConnected("register member " + zk.abs(path));
-                zk.stats().write(1);
-                zk.client().create().withMode(CreateMode.EPHEMERAL).forPath(path, body);
-                return () -> deregister(path);
-            } catch (KeeperException.NodeExistsException e) {
-                Stat stat = zk.exists(path, null);
-                if (stat == null) {
-                    continue;
-                }
-                if (zk.isCurrentSession(stat.getEphemeralOwner())) {
-                    return () -> deregister(path);
-                }
-                if (zk.isPastSession(stat.getEphemeralOwner())) {
-                    deleteQuietly(path, stat.getVersion());
-                    continue;
-                }
-                throw new MemberIdInUseException("member id '" + info.memberId() + "' of group '" + group
-                        + "' is already registered by another live session (0x"
-                        + Long.toHexString(stat.getEphemeralOwner()) + ") at " + zk.abs(path)
-                        + "; is another process running with the same instance id?");
-            } catch (Exception e) {
-                throw ZkSession.failure("register member " + path, e);
-            }
-        }
-        throw new StoreException("could not register member node " + path);
-    }
-
-    private void deregister(String path) {
-        Stat stat = zk.exists(path, null);
-        if (stat != null && zk.isCurrentSession(stat.getEphemeralOwner())) {
-            deleteQuietly(path, stat.getVersion());
-        }
-    }
-
-    private void deleteQuietly(String path, int version) {
-        zk.requireConnected("delete " + zk.abs(path));
-        try {
-            zk.stats().write(1);
-            zk.client().delete().withVersion(version).forPath(path);
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
-            // gone or replaced: nothing of ours to delete
-        } catch (Exception e) {
-            throw ZkSession.failure("delete " + path, e);
-        }
-    }
-
     @Override
     public boolean isRegistered(String memberId) {
-        Stat stat = zk.exists(ZkPaths.member(group, memberId), null);
-        return stat != null && zk.isCurrentSession(stat.getEphemeralOwner());
+        return memberNodes.isRegistered(memberId);
     }
 
     @Override
@@ -280,7 +186,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public AssignmentSnapshot readAssignment() {
         String path = ZkPaths.assignment(group);
-        Optional<ZkSession.Read> head = zk.read(path, null);
+        Optional<ZkNode> head = zk.read(path, null);
         if (head.isEmpty()) {
             return AssignmentSnapshot.empty();
         }
@@ -296,7 +202,7 @@ public final class ZkGroupStore implements GroupStore {
         SortedSet<String> damaged = new TreeSet<>();
         for (String member : zk.children(path, null)) {
             String targetPath = path + "/" + member;
-            Optional<ZkSession.Read> t = zk.read(targetPath, null);
+            Optional<ZkNode> t = zk.read(targetPath, null);
             if (t.isEmpty()) {
                 continue;
             }
@@ -344,7 +250,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public Optional<TargetAssignment> readTarget(String memberId, Runnable onChange) {
         String path = ZkPaths.target(group, memberId);
-        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        Optional<ZkNode> read = zk.read(path, onChange);
         if (read.isEmpty()) {
             return Optional.empty();
         }
@@ -354,28 +260,16 @@ public final class ZkGroupStore implements GroupStore {
 
     // ------------------------------------------------------------------ ownership & offsets
 
-    private void ensureTopicParents(String topic) {
-        if (ensuredTopics.add(topic)) {
-            try {
-                zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
-                zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
-            } catch (RuntimeException e) {
-                ensuredTopics.remove(topic);
-                throw e;
-            }
-        }
-    }
-
     @Override
     public ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange) {
-        ensureTopicParents(tp.topic());
+        nodes.ensureTopicFolders(zk, tp.topic());
         String offsetPath = ZkPaths.offset(group, tp);
         String ownerPath = ZkPaths.owner(group, tp);
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
             // Order matters: offset first, then owner. A claim by someone else after the offset read moves its version,
             // so the transaction below fails instead of acting on a stale view.
             long session = zk.handleSession();
-            Optional<ZkSession.Read> offsetRead = zk.read(offsetPath, null);
+            Optional<ZkNode> offsetRead = zk.read(offsetPath, null);
             OffsetBody offset;
             try {
                 offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
@@ -395,8 +289,8 @@ public final class ZkGroupStore implements GroupStore {
             } catch (KeeperException e) {
                 if (e.code() == KeeperException.Code.NONODE) {
                     // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
-                    ensuredTopics.remove(tp.topic());
-                    ensureTopicParents(tp.topic());
+                    nodes.forgetTopicFolders(tp.topic());
+                    nodes.ensureTopicFolders(zk, tp.topic());
                     continue;
                 }
                 if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
@@ -412,7 +306,7 @@ public final class ZkGroupStore implements GroupStore {
             }
             // The owner node exists. Read it (after the offset: see above) and decide; the read leaves a watch, which
             // fires when the holder releases it (a spurious wake-up in the other cases costs one lane check).
-            Optional<ZkSession.Read> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
+            Optional<ZkNode> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
             if (ownerRead.isEmpty()) {
                 continue; // released meanwhile
             }
@@ -500,41 +394,34 @@ public final class ZkGroupStore implements GroupStore {
         java.time.Instant now = clock.instant();
         Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> written = new HashMap<>();
         while (!pending.isEmpty()) {
-            List<CommitRequest> batch = new ArrayList<>();
-            List<CuratorOp> ops = new ArrayList<>();
-            List<Integer> lastOp = new ArrayList<>(); // per request of the batch: the index of its offset node's set
-            int bytes = 0;
-            for (CommitRequest r : pending) {
-                OffsetBody next = committedBody(memberId, generation, r, now);
-                written.put(r.partition(), next.history());
-                byte[] body = NodeCodec.offset(next);
-                int cost = (r.expectedVersion() < 0 ? 2 : 1) * body.length + 200; // a creation sends the body twice
-                if (!batch.isEmpty() && bytes + cost > MAX_TRANSACTION_BYTES) {
-                    break;
-                }
-                try {
+            TransactionBatcher.Batch<CommitRequest> batch;
+            try {
+                batch = batcher.next(pending, 0, r -> {
+                    OffsetBody next = committedBody(memberId, generation, r, now);
+                    written.put(r.partition(), next.history());
+                    List<CuratorOp> ops = new ArrayList<>();
                     ops.add(zk.client().transactionOp().check().forPath(ZkPaths.owner(group, r.partition())));
-                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), body, (int) r.expectedVersion()));
-                } catch (Exception e) {
-                    throw ZkSession.failure("prepare commit", e);
-                }
-                batch.add(r);
-                lastOp.add(ops.size() - 1);
-                bytes += cost;
+                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), NodeCodec.offset(next),
+                            (int) r.expectedVersion()));
+                    return ops;
+                });
+            } catch (Exception e) {
+                throw ZkSession.failure("prepare commit", e);
             }
             try {
-                List<OpResult> results = zk.multiInSession(session, ops);
-                for (int i = 0; i < batch.size(); i++) {
-                    TopicPartition tp = batch.get(i).partition();
-                    if (!(results.get(lastOp.get(i)) instanceof OpResult.SetDataResult set)) {
-                        throw new IllegalStateException("commit transaction of " + tp + " ended with "
-                                + results.get(lastOp.get(i)));
+                List<OpResult> results = zk.multiInSession(session, batch.ops());
+                List<CommitRequest> sent = batch.requests();
+                for (int i = 0; i < sent.size(); i++) {
+                    TopicPartition tp = sent.get(i).partition();
+                    OpResult last = results.get(batch.lastOp(i));
+                    if (!(last instanceof OpResult.SetDataResult set)) {
+                        throw new IllegalStateException("commit transaction of " + tp + " ended with " + last);
                     }
                     committed.put(tp, (long) set.getStat().getVersion());
                     created.put(tp, set.getStat().getCzxid());
                     histories.put(tp, written.get(tp));
                 }
-                pending.removeAll(batch);
+                pending.removeAll(sent);
             } catch (KeeperException.SessionExpiredException e) {
                 pending.forEach(r -> conflicted.add(r.partition())); // the session ended: none of them can land
                 pending.clear();
@@ -543,22 +430,12 @@ public final class ZkGroupStore implements GroupStore {
                 if (failed < 0) {
                     throw ZkSession.failure("commit", e);
                 }
-                CommitRequest bad = batch.get(requestOf(lastOp, failed));
+                CommitRequest bad = batch.requestOf(failed);
                 conflicted.add(bad.partition());
                 pending.remove(bad);
             }
         }
         return new CommitOutcome(committed, created, conflicted);
-    }
-
-    /** The request whose operations include operation {@code op}, given each request's last operation. */
-    static int requestOf(List<Integer> lastOp, int op) {
-        for (int i = 0; i < lastOp.size(); i++) {
-            if (op <= lastOp.get(i)) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException("operation " + op + " is past the batch's last, " + lastOp);
     }
 
     /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
@@ -576,32 +453,25 @@ public final class ZkGroupStore implements GroupStore {
         // Prepared under another session: left to the caller, whose release() refuses them too.
         List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.session() == session).toList());
         while (!pending.isEmpty()) {
-            List<ReleaseRequest> batch = new ArrayList<>();
-            List<CuratorOp> ops = new ArrayList<>();
-            int bytes = 0;
-            for (ReleaseRequest r : pending) {
-                byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
-                        .orElse(null);
-                int size = (body == null ? 0 : body.length) + 200;
-                if (!batch.isEmpty() && bytes + size > MAX_TRANSACTION_BYTES) {
-                    break;
-                }
-                try {
-                    ops.add(fenceOffset(r.partition(), r.expectedVersion(), body));
-                    ops.add(zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
-                } catch (Exception e) {
-                    throw ZkSession.failure("prepare release", e);
-                }
-                batch.add(r);
-                bytes += size;
-            }
+            TransactionBatcher.Batch<ReleaseRequest> batch;
             try {
-                zk.multiInSession(session, ops);
-                batch.forEach(r -> {
+                batch = batcher.next(pending, 0, r -> {
+                    byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
+                            .orElse(null);
+                    return List.of(fenceOffset(r.partition(), r.expectedVersion(), body),
+                            zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
+                });
+            } catch (Exception e) {
+                throw ZkSession.failure("prepare release", e);
+            }
+            List<ReleaseRequest> sent = batch.requests();
+            try {
+                zk.multiInSession(session, batch.ops());
+                sent.forEach(r -> {
                     histories.remove(r.partition());
                     released.add(r.partition());
                 });
-                pending.removeAll(batch);
+                pending.removeAll(sent);
             } catch (KeeperException e) {
                 int failed = ZkSession.failedOp(e);
                 if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
@@ -610,14 +480,14 @@ public final class ZkGroupStore implements GroupStore {
                 if (failed < 0) {
                     // Not sent, or its answer lost: the caller must not take the rest as fenced (and drop their final
                     // offsets); it tries them again.
-                    throw ZkSession.failure("release of " + batch.size() + " partitions", e);
+                    throw ZkSession.failure("release of " + sent.size() + " partitions", e);
                 }
                 // That one's offset moved (an edit) or its owner node is gone: left to the caller; the rest again.
-                pending.remove(batch.get(failed / 2));
+                pending.remove(batch.requestOf(failed));
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("release of " + batch.size() + " partitions", e);
+                throw ZkSession.failure("release of " + sent.size() + " partitions", e);
             }
         }
         return released;
@@ -662,7 +532,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
         String path = ZkPaths.offset(group, tp);
-        Optional<ZkSession.Read> read = zk.read(path, onChange);
+        Optional<ZkNode> read = zk.read(path, onChange);
         if (read.isEmpty()) {
             return OffsetSnapshot.absent();
         }
@@ -680,7 +550,7 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
-        Optional<ZkSession.Read> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
+        Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         if (!holds(tp, memberId, session)) {
             return java.util.OptionalLong.empty();
         }
@@ -690,7 +560,7 @@ public final class ZkGroupStore implements GroupStore {
     /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */
     private boolean holds(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
-        Optional<ZkSession.Read> owner = zk.read(ownerPath, null);
+        Optional<ZkNode> owner = zk.read(ownerPath, null);
         return owner.isPresent() && session != 0 && session == zk.handleSession()
                 && owner.get().stat().getEphemeralOwner() == session
                 && memberId.equals(holderOf(ownerPath, owner.get().data()));
@@ -699,7 +569,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public Optional<OwnerInfo> readOwner(TopicPartition tp) {
         String path = ZkPaths.owner(group, tp);
-        Optional<ZkSession.Read> owner = zk.read(path, null);
+        Optional<ZkNode> owner = zk.read(path, null);
         if (owner.isEmpty()) {
             return Optional.empty();
         }

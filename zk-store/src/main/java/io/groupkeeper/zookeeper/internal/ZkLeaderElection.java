@@ -42,6 +42,7 @@ final class ZkLeaderElection implements LeaderElection {
     private final LeadershipListener listener;
     private final Clock clock;
     private final LeaderLatch latch;
+    private final TransactionBatcher batcher = new TransactionBatcher();
 
     ZkLeaderElection(ZkGroupStore store, String participantId, LeadershipListener listener, Clock clock) {
         this.store = store;
@@ -90,39 +91,34 @@ final class ZkLeaderElection implements LeaderElection {
                 ? before.targets().byMember().keySet() : null;
         String assignmentPath = ZkPaths.assignment(group);
         try {
-            List<List<CuratorOp>> chunks = new ArrayList<>();
-            List<CuratorOp> chunk = new ArrayList<>();
-            int bytes = 0;
+            // One request per target written or deleted; each transaction also checks the latch node and sets the
+            // assignment node, at the version the previous one left: a generation published only in part has moved
+            // that version, so no reader (this leader's cache, the next leader's) can mistake the targets for the
+            // snapshot it read before.
+            List<CuratorOp> writes = new ArrayList<>();
             for (Map.Entry<String, ? extends Set<TopicPartition>> e : changedTargets.entrySet()) {
                 byte[] body = NodeCodec.target(new NodeCodec.TargetBody(generation, new TreeSet<>(e.getValue()),
                         staticMembers.contains(e.getKey())));
                 String path = ZkPaths.target(group, e.getKey());
                 boolean exists = existing != null ? existing.contains(e.getKey()) : zk.exists(path, null) != null;
-                chunk.add(exists
+                writes.add(exists
                         ? zk.client().transactionOp().setData().forPath(path, body)
                         : zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body));
-                bytes += body.length + path.length() + 32;
-                if (bytes > ZkGroupStore.MAX_TRANSACTION_BYTES) {
-                    chunks.add(chunk);
-                    chunk = new ArrayList<>();
-                    bytes = 0;
-                }
             }
             for (String removed : removedMembers) {
-                chunk.add(zk.client().transactionOp().delete().forPath(ZkPaths.target(group, removed)));
+                writes.add(zk.client().transactionOp().delete().forPath(ZkPaths.target(group, removed)));
             }
-            chunks.add(chunk);
-
-            // Every transaction also sets the assignment node, at the version the previous one left: a generation
-            // published only in part has moved that version, so no reader (this leader's cache, the next leader's)
-            // can mistake the targets for the snapshot it read before.
             byte[] assignmentBody = NodeCodec.assignment(new NodeCodec.AssignmentBody(generation,
                     Optional.of(participantId), clock.instant(), changedTargets.size()));
+            CuratorOp latchCheck = zk.client().transactionOp().check().forPath(latchPath);
+            long fixed = TransactionBatcher.bytes(List.of(latchCheck,
+                    zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(assignmentPath,
+                            assignmentBody)));
             int version = (int) expectedVersion;
-            for (List<CuratorOp> c : chunks) {
+            for (TransactionBatcher.Batch<CuratorOp> batch : batcher.split(writes, fixed, List::of)) {
                 List<CuratorOp> ops = new ArrayList<>();
-                ops.add(zk.client().transactionOp().check().forPath(latchPath));
-                ops.addAll(c);
+                ops.add(latchCheck);
+                ops.addAll(batch.ops());
                 ops.add(zk.client().transactionOp().setData().withVersion(version).forPath(assignmentPath,
                         assignmentBody));
                 List<CuratorTransactionResult> results = zk.multi(ops);

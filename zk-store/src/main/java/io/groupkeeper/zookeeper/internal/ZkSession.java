@@ -23,10 +23,6 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class ZkSession {
 
-    /** A node's data with its stat. */
-    public record Read(byte[] data, Stat stat) {
-    }
-
     private final CuratorFramework client;
     private final ZkStats stats;
     private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
@@ -101,7 +97,7 @@ public final class ZkSession {
     }
 
     /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
-    public Optional<Read> read(String path, Runnable hook) {
+    public Optional<ZkNode> read(String path, Runnable hook) {
         requireConnected("read " + abs(path));
         Watcher w = hook == null ? null : watcher(hook);
         for (int attempt = 0; attempt < 3; attempt++) {
@@ -111,7 +107,7 @@ public final class ZkSession {
                 byte[] data = w == null
                         ? client.getData().storingStatIn(stat).forPath(path)
                         : client.getData().storingStatIn(stat).usingWatcher(w).forPath(path);
-                return Optional.of(new Read(data, stat));
+                return Optional.of(new ZkNode(data, stat));
             } catch (KeeperException.NoNodeException e) {
                 if (w == null) {
                     return Optional.empty();
@@ -131,13 +127,13 @@ public final class ZkSession {
      * Reads a node and arms {@code hook} for its next change or deletion, in one round trip; empty, with nothing
      * armed, when the node does not exist.
      */
-    public Optional<Read> readIfPresentWatching(String path, Runnable hook) {
+    public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
         requireConnected("read " + abs(path));
         try {
             Stat stat = new Stat();
             stats.read();
             byte[] data = client.getData().storingStatIn(stat).usingWatcher(watcher(hook)).forPath(path);
-            return Optional.of(new Read(data, stat));
+            return Optional.of(new ZkNode(data, stat));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         } catch (Exception e) {

@@ -31,7 +31,7 @@ public final class ZkTopicRegistry implements TopicRegistry {
         Runnable once = onChange == null ? null : new OnceRunnable(onChange);
         for (String topic : topics) {
             String path = ZkPaths.topic(topic);
-            Optional<ZkSession.Read> read = zk.read(path, once);
+            Optional<ZkNode> read = zk.read(path, once);
             if (read.isPresent()) {
                 try {
                     counts.put(topic, NodeCodec.topic(zk.abs(path), read.get().data()));
@@ -51,7 +51,7 @@ public final class ZkTopicRegistry implements TopicRegistry {
         }
         String path = ZkPaths.topic(topic);
         for (int attempt = 0; attempt < 5; attempt++) {
-            Optional<ZkSession.Read> read = zk.read(path, null);
+            Optional<ZkNode> read = zk.read(path, null);
             try {
                 if (read.isEmpty()) {
                     zk.stats().write(1);

@@ -1,6 +1,5 @@
 package io.groupkeeper.zookeeper.internal;
 
-import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.MembersSnapshot;
 import java.time.Clock;
@@ -35,13 +34,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifetime: the first read with a hook adds the watch; a change that finds no hook armed and no read in the last
  * {@link #IDLE_MILLIS} drops it (a leader that was deposed stops reading); closing the client drops it too.
+ *
+ * <p>A server that refuses persistent watches makes {@link #read} throw {@link Refused}; {@link MemberViewBridge}
+ * then uses {@link ChildWatchMemberView}.
  */
-final class ZkMemberView {
+final class PersistentWatchMemberView implements MemberView {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ZkMemberView.class);
+    private static final Logger LOG = LoggerFactory.getLogger(PersistentWatchMemberView.class);
     /** A view nobody read for this long is dropped at its next change. */
     static final long IDLE_MILLIS = 60_000;
 
+    private final MemberNodes nodes;
     private final ZkSession zk;
     private final String parent;
     private final Clock clock;
@@ -59,31 +62,45 @@ final class ZkMemberView {
     /** Changes seen so far; a cold read that saw it move may have missed one. */
     private long changes;
     private long lastReadMillis;
-    /** The server refuses persistent watches (before 3.6, or an optimized watch manager). */
-    private boolean unsupported;
 
-    ZkMemberView(ZkSession zk, String parent, Clock clock) {
-        this.zk = zk;
-        this.parent = parent;
+    /** The server refused the persistent watch (before 3.6, or an optimized watch manager); nothing is armed. */
+    static final class Refused extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final KeeperException.Code code;
+
+        Refused(KeeperException.Code code) {
+            super("persistent watch refused: " + code, null, false, false);
+            this.code = code;
+        }
+
+        KeeperException.Code code() {
+            return code;
+        }
+    }
+
+    PersistentWatchMemberView(MemberNodes nodes, Clock clock) {
+        this.nodes = nodes;
+        this.zk = nodes.zk;
+        this.parent = nodes.parent;
         this.clock = clock;
     }
 
-    /** The live members; {@code onChange} runs once at the next change of membership (or after a reconnect). */
-    MembersSnapshot read(Runnable onChange) {
+    /**
+     * The live members; {@code onChange} runs once at the next change of membership (or after a reconnect).
+     *
+     * @throws Refused if the server refuses persistent watches; {@code onChange} is not armed then
+     */
+    @Override
+    public MembersSnapshot read(Runnable onChange) {
         long startedWith;
-        boolean fallBack;
         synchronized (this) {
             lastReadMillis = clock.millis();
             hooks.add(onChange);
             if (warm && session == zk.sessionId()) {
                 return snapshot();
             }
-            fallBack = unsupported;
             startedWith = changes;
-            watching = !fallBack;
-        }
-        if (fallBack) {
-            return readWithChildWatch();
+            watching = true;
         }
         long sessionId = zk.sessionId();
         zk.requireConnected("watch " + zk.abs(parent));
@@ -93,19 +110,17 @@ final class ZkMemberView {
                     .forPath(parent);
         } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
             // Before 3.6 the server does not know the request; with watchManagerName=WatchManagerOptimized it fails it.
-            LOG.warn("ZooKeeper refused a persistent watch ({}): the leader of {} lists the members on every change",
-                    e.code(), zk.abs(parent));
             synchronized (this) {
-                unsupported = true;
+                hooks.remove(onChange);
                 watching = false;
             }
-            return readWithChildWatch();
+            throw new Refused(e.code());
         } catch (Exception e) {
             throw ZkSession.failure("watch " + zk.abs(parent), e);
         }
         SortedMap<String, MemberInfo> loaded = new TreeMap<>();
         Map<String, String> loadedProblems = new TreeMap<>();
-        load(loaded, loadedProblems);
+        nodes.load(loaded, loadedProblems);
         synchronized (this) {
             members.clear();
             members.putAll(loaded);
@@ -118,65 +133,13 @@ final class ZkMemberView {
         }
     }
 
-    /**
-     * Servers that refuse persistent watches: a one-shot child watch that fires the armed hooks, a listing, and a
-     * read of each node not seen before (member nodes are never rewritten; a name that left and came back between
-     * two listings is read again only if the departure was seen).
-     */
-    private MembersSnapshot readWithChildWatch() {
-        List<String> children = zk.children(parent, this::fireHooks);
-        List<String> unknown = new ArrayList<>();
-        synchronized (this) {
-            members.keySet().retainAll(children);
-            problems.keySet().retainAll(children);
-            children.stream().filter(c -> !members.containsKey(c) && !problems.containsKey(c)).forEach(unknown::add);
-        }
-        Map<String, MemberInfo> read = new TreeMap<>();
-        Map<String, String> unreadable = new TreeMap<>();
-        unknown.forEach(child -> readNode(child, read, unreadable)); // no lock held across the round trips
-        synchronized (this) {
-            members.putAll(read);
-            problems.putAll(unreadable);
-            return snapshot();
-        }
-    }
-
-    /** The live members, listed and read now (no watch, nothing cached). */
-    MembersSnapshot list() {
-        SortedMap<String, MemberInfo> loaded = new TreeMap<>();
-        Map<String, String> loadedProblems = new TreeMap<>();
-        load(loaded, loadedProblems);
-        return new MembersSnapshot(loaded, List.copyOf(loadedProblems.values()));
-    }
-
-    private void load(Map<String, MemberInfo> into, Map<String, String> unreadable) {
-        for (String child : zk.children(parent, null)) {
-            readNode(child, into, unreadable);
-        }
-    }
-
-    /** Reads one member node into {@code into} (or its problem into {@code unreadable}); gone: nothing. */
-    private void readNode(String child, Map<String, MemberInfo> into, Map<String, String> unreadable) {
-        zk.read(parent + "/" + child, null).ifPresent(r -> decode(child, r.data(), into, unreadable));
+    @Override
+    public MembersSnapshot list() {
+        return nodes.list();
     }
 
     private MembersSnapshot snapshot() {
         return new MembersSnapshot(members, List.copyOf(problems.values()));
-    }
-
-    private void decode(String child, byte[] data, Map<String, MemberInfo> into, Map<String, String> unreadable) {
-        String path = parent + "/" + child;
-        try {
-            MemberInfo info = NodeCodec.member(zk.abs(path), data);
-            if (!info.memberId().equals(child)) {
-                throw new CorruptNodeException(path, "memberId '" + info.memberId() + "' does not match the node name");
-            }
-            into.put(child, info);
-            unreadable.remove(child);
-        } catch (CorruptNodeException e) {
-            into.remove(child);
-            unreadable.put(child, e.getMessage());
-        }
     }
 
     // ------------------------------------------------------------------ ZooKeeper's event thread
@@ -264,7 +227,7 @@ final class ZkMemberView {
         int rc = event.getResultCode();
         synchronized (this) {
             if (rc == KeeperException.Code.OK.intValue()) {
-                decode(child, event.getData(), members, problems);
+                nodes.decode(child, event.getData(), members, problems);
             } else if (rc == KeeperException.Code.NONODE.intValue()) {
                 members.remove(child);
                 problems.remove(child);

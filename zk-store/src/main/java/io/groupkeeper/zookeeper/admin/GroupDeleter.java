@@ -1,0 +1,138 @@
+package io.groupkeeper.zookeeper.admin;
+
+import io.groupkeeper.Names;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.internal.NodeCodec;
+import io.groupkeeper.zookeeper.internal.TransactionBatcher;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zookeeper.internal.ZkSession;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Deletes a group, or the offsets of one of its topics, each in one transaction built from a fresh read; a transaction
+ * that lost a race (a node appeared or vanished, a member committed) is built again from a new read, in one retry
+ * loop shared by both.
+ */
+final class GroupDeleter {
+
+    private final AdminContext ctx;
+
+    GroupDeleter(AdminContext ctx) {
+        this.ctx = ctx;
+    }
+
+    /** One attempt's transaction and the result it has once it lands. */
+    private record Deletion(List<CuratorOp> ops, DeleteResult result) {
+    }
+
+    /** How one attempt is built from a fresh read (it may refuse, with an {@link AdminException}). */
+    @FunctionalInterface
+    private interface Attempt {
+        Deletion prepare() throws Exception;
+    }
+
+    DeleteResult deleteGroup(String group, boolean force) {
+        return delete("delete group " + group, "delete of group " + group, () -> {
+            GroupView v = ctx.requireGroup(group);
+            if (!v.members.isEmpty() && !force) {
+                throw new AdminException("group " + group + " has " + v.members.size() + " live member(s) ("
+                        + String.join(", ", v.members.keySet()) + "); stop them first", AdminException.Remedy.FORCE, null);
+            }
+            List<String> nodes = subtree(ZkPaths.group(group));
+            List<CuratorOp> ops = new ArrayList<>();
+            for (int i = nodes.size() - 1; i >= 0; i--) { // children before parents
+                ops.add(ctx.client.transactionOp().delete().forPath(nodes.get(i)));
+            }
+            ctx.requireFits(TransactionBatcher.bytes(ops), "deleting group " + group + " (" + nodes.size() + " nodes)",
+                    AdminException.Remedy.DELETE_OFFSETS_FIRST);
+            return new Deletion(ops, new DeleteResult(group, "group", nodes.size(), AdminContext.committed(v.offsets, null),
+                    new ArrayList<>(v.members.keySet())));
+        });
+    }
+
+    DeleteResult deleteOffsets(String group, String topic, boolean force) {
+        Names.requireValid("topic", topic);
+        return delete("delete offsets of topic " + topic + " in group " + group, "delete of offsets", () -> {
+            GroupView v = ctx.requireGroup(group);
+            SortedMap<TopicPartition, GroupView.OffsetNode> nodes = new TreeMap<>();
+            v.offsets.forEach((tp, n) -> {
+                if (tp.topic().equals(topic)) {
+                    nodes.put(tp, n);
+                }
+            });
+            if (nodes.isEmpty()) {
+                throw new AdminException("group " + group + " has no offsets for topic '" + topic + "'"
+                        + (v.offsets.isEmpty() ? "" : " (it has offsets for " + AdminContext.topicsOf(v.offsets.keySet()) + ")"));
+            }
+            List<String> owners = new ArrayList<>();
+            v.owners.forEach((tp, o) -> {
+                if (tp.topic().equals(topic)) {
+                    owners.add(tp + " by " + o.memberId());
+                }
+            });
+            if (!owners.isEmpty() && !force) {
+                throw new AdminException("topic " + topic + " of group " + group + " has live owners ("
+                        + String.join(", ", owners) + "); stop them first", AdminException.Remedy.FORCE, null);
+            }
+            List<CuratorOp> ops = new ArrayList<>();
+            for (Map.Entry<TopicPartition, GroupView.OffsetNode> e : nodes.entrySet()) {
+                // Cleared, not deleted: a deleted node comes back at version 0, where an owner's remembered
+                // version may be; a cleared one moves on, so every fenced write prepared before it fails.
+                ops.add(ctx.client.transactionOp().setData().withVersion(e.getValue().version())
+                        .forPath(ZkPaths.offset(group, e.getKey()), NodeCodec.offset(NodeCodec.OffsetBody.none())));
+            }
+            ctx.requireFits(TransactionBatcher.bytes(ops), "deleting " + nodes.size() + " offsets of topic " + topic, null);
+            return new Deletion(ops, new DeleteResult(group, "offsets of topic " + topic, nodes.size(),
+                    AdminContext.committed(nodes, topic), owners.isEmpty() ? List.of() : new ArrayList<>(v.members.keySet())));
+        });
+    }
+
+    /**
+     * Prepares and sends one deletion per attempt; a conflict (a node appeared or vanished, a member committed) makes
+     * it look again, up to the admin's attempts.
+     */
+    private DeleteResult delete(String what, String failed, Attempt attempt) {
+        for (int n = 1; ; n++) {
+            Deletion d;
+            try {
+                d = attempt.prepare();
+            } catch (RuntimeException e) {
+                throw e; // a refusal, a bad name, a failed read: as it is
+            } catch (Exception e) {
+                throw ZkSession.failure("prepare " + failed, e); // Curator's op builders declare Exception
+            }
+            try {
+                ctx.client.transaction().forOperations(d.ops());
+                return d.result();
+            } catch (KeeperException e) {
+                if (AdminContext.isConflict(e) && n < ctx.maxAttempts) {
+                    ctx.backoff(n);
+                    continue;
+                }
+                throw ctx.writeFailure(what, e);
+            } catch (Exception e) {
+                throw new AdminException(failed + " failed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Every node below {@code root} and itself, parents before children. */
+    private List<String> subtree(String root) {
+        List<String> all = new ArrayList<>();
+        List<String> level = List.of(root);
+        while (!level.isEmpty()) {
+            all.addAll(level);
+            List<String> next = new ArrayList<>();
+            ctx.reader.children(level).forEach((parent, children) ->
+                    children.orElse(List.of()).forEach(c -> next.add(parent + "/" + c)));
+            level = next;
+        }
+        return all;
+    }
+}

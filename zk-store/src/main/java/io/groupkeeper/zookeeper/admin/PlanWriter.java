@@ -1,0 +1,170 @@
+package io.groupkeeper.zookeeper.admin;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.status.CommitSample;
+import io.groupkeeper.zookeeper.internal.GroupNodes;
+import io.groupkeeper.zookeeper.internal.NodeCodec;
+import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zookeeper.internal.TransactionBatcher;
+import io.groupkeeper.zookeeper.internal.ZkNode;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zookeeper.internal.ZkSession;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Writes a plan in one transaction, each offset node conditioned on the version read when planning (or created where
+ * there was none), with the group's nodes in front when the plan creates the group. A plan that a concurrent commit or
+ * claim invalidated is made again from the new offsets, up to the admin's attempts; a plan too large for one
+ * transaction is refused, never split, since a split write could apply in part.
+ */
+final class PlanWriter {
+
+    private final AdminContext ctx;
+    private final Consumer<ResetPlan> beforeWrite;
+
+    PlanWriter(AdminContext ctx, Consumer<ResetPlan> beforeWrite) {
+        this.ctx = ctx;
+        this.beforeWrite = beforeWrite;
+    }
+
+    /** The plan from the offsets stored now, refused if its transaction would not fit; writes nothing. */
+    ResetPlan plan(ResetPlanner planner, ResetPlanner.Planning p) {
+        ResetPlanner.Fresh fresh = planner.readFresh(p);
+        ResetPlan plan = p.plan(fresh, 1);
+        requireFits(p, plan, fresh);
+        return plan;
+    }
+
+    ResetPlan execute(ResetPlanner planner, ResetPlanner.Planning p) {
+        KeeperException last = null;
+        for (int attempt = 1; attempt <= ctx.maxAttempts; attempt++) {
+            ResetPlanner.Fresh fresh = planner.readFresh(p);
+            if (!fresh.groupExists() && !p.op.mayCreateGroup()) {
+                throw ctx.unknownGroup(p.view.group);
+            }
+            ResetPlan plan = p.plan(fresh, attempt);
+            if (plan.writes().isEmpty()) {
+                return plan.asExecuted(attempt);
+            }
+            Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, ctx.clock.instant());
+            List<CuratorOp> ops = ops(plan, bodies);
+            requireFits(p, plan, ops);
+            beforeWrite.accept(plan);
+            if (plan.createsGroup()) {
+                try {
+                    ctx.zk.ensurePath(ZkPaths.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
+                } catch (StoreException e) {
+                    throw new AdminException(e.getMessage(), e);
+                }
+            }
+            try {
+                ctx.client.transaction().forOperations(ops);
+                return plan.asExecuted(attempt);
+            } catch (KeeperException e) {
+                if (alreadyApplied(plan, bodies)) {
+                    return plan.asExecuted(attempt); // our own write, retried by the client after a connection loss
+                }
+                if (!AdminContext.isConflict(e)) {
+                    throw ctx.writeFailure(p.op.name() + " of group " + p.view.group, e);
+                }
+                last = e;
+                ctx.backoff(attempt);
+            } catch (Exception e) {
+                if (alreadyApplied(plan, bodies)) {
+                    return plan.asExecuted(attempt);
+                }
+                throw new AdminException(p.op.name() + " of group " + p.view.group + " failed: " + e.getMessage()
+                        + "; nothing was written", e);
+            }
+        }
+        throw new AdminException("the offsets of group " + p.view.group + " changed under each of " + ctx.maxAttempts
+                + " attempts (members committing very often?); nothing was written. Last conflict: "
+                + (last == null ? "?" : last.code() + (last.getPath() != null ? " " + last.getPath() : "")));
+    }
+
+    private void requireFits(ResetPlanner.Planning p, ResetPlan plan, ResetPlanner.Fresh fresh) {
+        requireFits(p, plan, ops(plan, bodies(plan, fresh, ctx.clock.instant())));
+    }
+
+    private void requireFits(ResetPlanner.Planning p, ResetPlan plan, List<CuratorOp> ops) {
+        ctx.requireFits(TransactionBatcher.bytes(ops), p.op.name() + " of " + plan.writes().size()
+                        + " partitions of group " + p.view.group + (p.selection == null ? "" : " (" + p.selection + ")"),
+                AdminException.Remedy.SELECT_FEWER);
+    }
+
+    private Map<TopicPartition, byte[]> bodies(ResetPlan plan, ResetPlanner.Fresh fresh, Instant now) {
+        Map<TopicPartition, byte[]> bodies = new LinkedHashMap<>();
+        String by = plan.operation().startsWith("migrate ") ? "admin:migrate:" + plan.operation().substring(8)
+                : "admin:" + plan.operation();
+        for (ResetPlan.Entry e : plan.writes()) {
+            Optional<OffsetBody> stored = fresh.offsets().getOrDefault(e.partition(), Optional.empty())
+                    .flatMap(GroupView.OffsetNode::body);
+            long generation = stored.map(OffsetBody::generation).orElse(0L);
+            // Keep the commit history, with the reset as its newest sample: lag status then shows REWIND (or the jump).
+            List<CommitSample> history = stored.map(OffsetBody::history).orElse(List.of());
+            if (e.target().isPresent()) {
+                history = NodeCodec.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
+            }
+            bodies.put(e.partition(), NodeCodec.offset(new OffsetBody(e.target(), "", Optional.of(by), generation,
+                    Optional.of(now), history)));
+        }
+        return bodies;
+    }
+
+    /** The plan's operations (no side effect: planning builds them too, to size them). */
+    private List<CuratorOp> ops(ResetPlan plan, Map<TopicPartition, byte[]> bodies) {
+        String g = plan.group();
+        List<CuratorOp> ops = new ArrayList<>();
+        try {
+            if (plan.createsGroup()) {
+                ops.addAll(new GroupNodes(g).creation(ctx.client, Assignors.defaultAssignor().name(), ctx.clock.instant()));
+            }
+            for (String folder : plan.createsFolders()) {
+                ops.add(ctx.client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(folder, new byte[0]));
+            }
+            for (ResetPlan.Entry e : plan.writes()) {
+                String path = ZkPaths.offset(g, e.partition());
+                byte[] body = bodies.get(e.partition());
+                ops.add(e.expectedVersion() < 0
+                        ? ctx.client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body)
+                        : ctx.client.transactionOp().setData().withVersion(e.expectedVersion()).forPath(path, body));
+            }
+        } catch (StoreException e) {
+            throw new AdminException(e.getMessage(), e);
+        } catch (Exception e) {
+            throw ZkSession.failure("prepare transaction", e);
+        }
+        return ops;
+    }
+
+    /** Whether every node of the plan holds exactly the body we wrote (a transaction retried after a lost reply). */
+    private boolean alreadyApplied(ResetPlan plan, Map<TopicPartition, byte[]> bodies) {
+        try {
+            Map<String, TopicPartition> paths = new LinkedHashMap<>();
+            bodies.keySet().forEach(tp -> paths.put(ZkPaths.offset(plan.group(), tp), tp));
+            Map<String, Optional<ZkNode>> now = ctx.reader.data(paths.keySet());
+            for (Map.Entry<String, TopicPartition> e : paths.entrySet()) {
+                Optional<ZkNode> n = now.get(e.getKey());
+                if (n.isEmpty() || !Arrays.equals(n.get().data(), bodies.get(e.getValue()))) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}

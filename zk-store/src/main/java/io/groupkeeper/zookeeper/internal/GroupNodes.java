@@ -1,0 +1,113 @@
+package io.groupkeeper.zookeeper.internal;
+
+import io.groupkeeper.spi.StoreException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The one place that knows what a group's nodes are and creates them: the group node (with its creation time and
+ * assignor), the four empty folders {@code members}, {@code leader}, {@code owners}, {@code offsets}, the {@code
+ * assignment} node at generation 0, and the per-topic folders below {@code owners} and {@code offsets}. A member creates them in one transaction as it joins ({@link #ensure}); an admin
+ * plan that creates a group puts the same operations ({@link #creation}) in front of its own, so the group and its
+ * offsets appear together.
+ */
+public final class GroupNodes {
+
+    private final String group;
+    /** Topics whose folders this client made or saw; a claim that finds one gone forgets it and makes it again. */
+    private final Set<String> ensuredTopics = ConcurrentHashMap.newKeySet();
+
+    public GroupNodes(String group) {
+        this.group = group;
+    }
+
+    /** Makes {@code owners/<topic>} and {@code offsets/<topic>} unless this instance made them already. */
+    public void ensureTopicFolders(ZkSession zk, String topic) {
+        if (ensuredTopics.add(topic)) {
+            try {
+                zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
+                zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
+            } catch (RuntimeException e) {
+                ensuredTopics.remove(topic);
+                throw e;
+            }
+        }
+    }
+
+    /** Forgets that a topic's folders exist (one was deleted under us, by an admin's delete of the topic's offsets). */
+    public void forgetTopicFolders(String topic) {
+        ensuredTopics.remove(topic);
+    }
+
+    /** The four empty folders, then the assignment node (which has a body). */
+    public List<String> children() {
+        return List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group),
+                ZkPaths.assignment(group));
+    }
+
+    /** Whether a listing of the group node (child names) shows all of the group's folders. */
+    public boolean isComplete(Collection<String> childNames) {
+        Set<String> present = new HashSet<>(childNames);
+        int prefix = ZkPaths.group(group).length() + 1;
+        return children().stream().allMatch(f -> present.contains(f.substring(prefix)));
+    }
+
+    /** The transaction's operations that create the group node and its five children. */
+    public List<CuratorOp> creation(CuratorFramework client, String assignor, Instant now) throws Exception {
+        List<CuratorOp> ops = new ArrayList<>();
+        ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT)
+                .forPath(ZkPaths.group(group), NodeCodec.group(new NodeCodec.GroupBody(now, assignor))));
+        for (String folder : folders()) {
+            ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(folder, new byte[0]));
+        }
+        ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT)
+                .forPath(ZkPaths.assignment(group), initialAssignment(now)));
+        return ops;
+    }
+
+    /**
+     * Makes the group complete: usually one listing proves it is; a missing group is created in one transaction; a
+     * group created concurrently or left incomplete (a folder deleted by hand) gets what it lacks.
+     */
+    public void ensure(ZkSession zk, String assignor, Instant now) {
+        String path = ZkPaths.group(group);
+        if (isComplete(zk.children(path, null))) {
+            return;
+        }
+        if (zk.exists(path, null) == null) {
+            zk.ensurePath(ZkPaths.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
+            try {
+                zk.multi(creation(zk.client(), assignor, now));
+                return;
+            } catch (KeeperException.NodeExistsException e) {
+                // Created concurrently (or partly by hand): fill in what is missing below.
+            } catch (StoreException e) {
+                throw e;
+            } catch (Exception e) {
+                throw ZkSession.failure("create group " + path, e);
+            }
+        }
+        for (String folder : folders()) {
+            zk.ensurePath(folder, new byte[0]);
+        }
+        zk.ensurePath(ZkPaths.assignment(group), initialAssignment(now));
+    }
+
+    private List<String> folders() {
+        return children().subList(0, 4);
+    }
+
+    private static byte[] initialAssignment(Instant now) {
+        return NodeCodec.assignment(new NodeCodec.AssignmentBody(0, Optional.empty(), now, 0));
+    }
+}
