@@ -72,7 +72,8 @@ class HandoffIT extends ZkTestSupport {
         GroupMember old = gk.member(group).topics("handoff").listener(new RebalanceListener() {
             @Override
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                // Final commit on revocation (pain point 2: no work lost on handoff).
+                // Final commit on revocation: no work is lost on handoff (Storm's KafkaSpout committed every 30 s,
+                // so stopping lost up to 30 s of progress).
                 for (TopicPartition tp : partitions) {
                     long offset = 500 + tp.partition();
                     assertThat(oldRef.get().commit(Map.of(tp, offset)).status(tp)).isEqualTo(Status.COMMITTED);
