@@ -3,6 +3,7 @@ package io.groupkeeper.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -47,7 +48,7 @@ class BadInputIT extends CliTestSupport {
                 {"offsets", "delete", "--group", "nope", "--topic", topic}};
         for (String[] c : commands) {
             assertThat(gkb(c).failed(1)).as(String.join(" ", c))
-                    .isEqualTo("error: unknown group 'nope' (no node /groupkeeper/groups/nope)");
+                    .isEqualTo("error: unknown group 'nope' (no node " + ZkLayout.group("nope") + ")");
         }
         assertNothingWritten();
     }

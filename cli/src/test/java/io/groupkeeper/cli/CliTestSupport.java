@@ -3,6 +3,9 @@ package io.groupkeeper.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.RawZk;
+import io.groupkeeper.fixtures.TestNames;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.internal.NodeCodec;
 import java.io.PrintWriter;
@@ -17,11 +20,8 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntToLongFunction;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -42,7 +42,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SharedServers.class)
 abstract class CliTestSupport {
 
-    private static final AtomicInteger NAMES = new AtomicInteger();
     static CuratorFramework raw;
     static Admin kafkaAdmin;
 
@@ -71,9 +70,7 @@ abstract class CliTestSupport {
 
     @BeforeAll
     static void connect() throws Exception {
-        raw = CuratorFrameworkFactory.newClient(SharedServers.zk(), new RetryOneTime(100));
-        raw.start();
-        raw.blockUntilConnected(10, TimeUnit.SECONDS);
+        raw = RawZk.connect(SharedServers.zk());
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, SharedServers.bootstrap());
         kafkaAdmin = Admin.create(p);
@@ -86,7 +83,7 @@ abstract class CliTestSupport {
     }
 
     static String unique(String prefix) {
-        return prefix + "-" + NAMES.incrementAndGet() + "-" + (System.nanoTime() % 100_000);
+        return TestNames.unique(prefix);
     }
 
     static String zk() {
@@ -165,11 +162,11 @@ abstract class CliTestSupport {
     // ------------------------------------------------------------------ ZooKeeper
 
     static String groupPath(String group) {
-        return "/groupkeeper/groups/" + group;
+        return ZkLayout.group(group);
     }
 
     static String offsetPath(String group, TopicPartition tp) {
-        return groupPath(group) + "/offsets/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.offset(group, tp);
     }
 
     /** Offsets written as a member writes them: the group's nodes, then one JSON offset node per partition. */
@@ -181,21 +178,17 @@ abstract class CliTestSupport {
         for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
             byte[] body = NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(e.getValue()), "", java.util.Optional.of("m-seed"),
                     1, java.util.Optional.of(Instant.now())));
-            raw.create().creatingParentsIfNeeded().forPath(offsetPath(group, e.getKey()), body);
+            RawZk.write(raw, offsetPath(group, e.getKey()), body);
         }
     }
 
     static OptionalLong stored(String group, TopicPartition tp) throws Exception {
-        try {
-            return NodeCodec.offset("test", raw.getData().forPath(offsetPath(group, tp))).offset();
-        } catch (KeeperException.NoNodeException e) {
-            return OptionalLong.empty();
-        }
+        return RawZk.readOffset(raw, offsetPath(group, tp));
     }
 
     /** Every node below the namespace with its data and the zxid of its last change: equal snapshots = nothing written. */
     static Map<String, String> snapshot() throws Exception {
-        return snapshot("/groupkeeper");
+        return snapshot(ZkLayout.ROOT);
     }
 
     /** As {@link #snapshot()} for the subtree at {@code root} (empty if it does not exist). */

@@ -3,6 +3,7 @@ package io.groupkeeper.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.groupkeeper.chaos.ChaosLedger.CommittedSample;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,7 +87,7 @@ final class OffsetSampler implements AutoCloseable {
         int n = partitions.getAsInt();
         for (String g : groups) {
             for (int p = 0; p < n; p++) {
-                ops.add(Op.getData("/groupkeeper/groups/" + g + "/offsets/" + topic + "/" + p));
+                ops.add(Op.getData(ZkLayout.GROUPS + "/" + g + "/offsets/" + topic + "/" + p));
                 keys.add(g + "/" + p);
             }
         }

@@ -8,18 +8,17 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.embedded.EmbeddedServers;
+import io.groupkeeper.fixtures.Keepers;
+import io.groupkeeper.fixtures.RawZk;
+import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -39,7 +38,6 @@ abstract class KafkaTestSupport {
 
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
     static final Duration WAIT = Duration.ofSeconds(30);
-    private static final AtomicInteger NAMES = new AtomicInteger();
 
     static EmbeddedServers servers;
     static KafkaProducer<String, String> producer;
@@ -79,18 +77,11 @@ abstract class KafkaTestSupport {
 
     @AfterEach
     void closeAll() {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            try {
-                toClose.get(i).close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
-        toClose.clear();
+        Keepers.closeQuietly(toClose);
     }
 
     static String newName(String prefix) {
-        return prefix + NAMES.incrementAndGet() + "-" + System.nanoTime() % 100000;
+        return TestNames.unique(prefix);
     }
 
     static String newTopic(int partitions) {
@@ -110,12 +101,8 @@ abstract class KafkaTestSupport {
     }
 
     GroupKeeper newKeeper() {
-        GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(servers.zkConnectString())
-                        .sessionTimeout(SESSION_TIMEOUT).build())
-                .build().start();
-        toClose.add(keeper);
-        return keeper;
+        return Keepers.started(ZooKeeperStore.builder().connectString(servers.zkConnectString())
+                .sessionTimeout(SESSION_TIMEOUT).build(), toClose);
     }
 
     /** A builder with String deserializers, the embedded bootstrap and a short commit interval. */
@@ -135,7 +122,7 @@ abstract class KafkaTestSupport {
         try {
             List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                String value = topic + "#" + NAMES.incrementAndGet();
+                String value = topic + "#" + TestNames.next();
                 values.add(value);
                 sent.add(producer.send(new ProducerRecord<>(topic, i % partitions, "k" + i, value)));
             }
@@ -150,7 +137,7 @@ abstract class KafkaTestSupport {
 
     /** Produces one record to one partition with a given timestamp; returns its value. */
     static String produceAt(String topic, int partition, long timestamp) {
-        String value = topic + "#" + NAMES.incrementAndGet();
+        String value = topic + "#" + TestNames.next();
         try {
             producer.send(new ProducerRecord<>(topic, partition, timestamp, "k", value)).get();
         } catch (Exception e) {
@@ -161,27 +148,13 @@ abstract class KafkaTestSupport {
 
     /** The stored offset, read straight from ZooKeeper (empty: no node or no offset). */
     static OptionalLong storedOffset(String group, String topic, int partition) throws Exception {
-        String path = ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition));
-        if (zk.curator().checkExists().forPath(path) == null) {
-            return OptionalLong.empty();
-        }
-        String body = new String(zk.curator().getData().forPath(path), StandardCharsets.UTF_8).trim();
-        if (body.matches("\\d+")) {
-            return OptionalLong.of(Long.parseLong(body));
-        }
-        Matcher m = Pattern.compile("\"offset\"\\s*:\\s*(\\d+)").matcher(body);
-        return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
+        // zk.curator() works in the store's namespace, so the path is the store's own (no /groupkeeper prefix).
+        return RawZk.readOffset(zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)));
     }
 
     /** An operator's hand edit in zkCli: {@code set .../offsets/<topic>/<p> <offset>} (creates the node if missing). */
     static void handEdit(String group, String topic, int partition, long offset) throws Exception {
-        String path = ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition));
-        byte[] body = Long.toString(offset).getBytes(StandardCharsets.UTF_8);
-        if (zk.curator().checkExists().forPath(path) == null) {
-            zk.curator().create().creatingParentsIfNeeded().forPath(path, body);
-        } else {
-            zk.curator().setData().forPath(path, body);
-        }
+        RawZk.writeOffset(zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)), offset);
     }
 
     static void awaitAssigned(CoordinatedConsumer<?, ?> consumer, int partitions) {

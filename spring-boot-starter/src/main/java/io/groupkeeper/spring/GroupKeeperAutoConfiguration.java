@@ -63,17 +63,18 @@ public class GroupKeeperAutoConfiguration {
                 .start();
     }
 
+    // Package-private, as the next bean method: their signatures name internal types, which are no API.
     @Bean
-    public static ListenerAnnotationProcessor groupKeeperListenerAnnotationProcessor() {
+    static ListenerAnnotationProcessor groupKeeperListenerAnnotationProcessor() {
         return new ListenerAnnotationProcessor();
     }
 
     @Bean
     @ConditionalOnMissingBean
-    public GroupKeeperContainers groupKeeperContainers(GroupKeeper keeper, GroupKeeperProperties properties,
-                                                       ObjectProvider<KafkaProperties> kafka,
-                                                       ObjectProvider<ContainerMetrics> metrics,
-                                                       ListenerAnnotationProcessor endpoints, BeanFactory beans) {
+    GroupKeeperContainers groupKeeperContainers(GroupKeeper keeper, GroupKeeperProperties properties,
+                                                ObjectProvider<KafkaProperties> kafka,
+                                                ObjectProvider<ContainerMetrics> metrics,
+                                                ListenerAnnotationProcessor endpoints, BeanFactory beans) {
         ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
                 metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans);
         return new GroupKeeperContainers(factory, endpoints);

@@ -32,7 +32,8 @@ public class GroupKeeperContainers implements SmartLifecycle {
     private final Map<String, ListenerEndpoint> byId = new LinkedHashMap<>();
     private volatile boolean running;
 
-    public GroupKeeperContainers(ContainerFactory factory, ListenerAnnotationProcessor endpoints) {
+    /** Created by {@link GroupKeeperAutoConfiguration}; its parameters are internal types, so it is no API. */
+    GroupKeeperContainers(ContainerFactory factory, ListenerAnnotationProcessor endpoints) {
         this.factory = factory;
         this.endpoints = endpoints;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.AssignmentSnapshot;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.CommitOutcome;
@@ -107,15 +108,15 @@ public abstract class GroupStoreContract {
     }
 
     protected static String offsetPath(String group, TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.offset(group, tp);
     }
 
     protected static String ownerPath(String group, TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/owners/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.owner(group, tp);
     }
 
     protected static String targetPath(String group, String memberId) {
-        return "/groupkeeper/groups/" + group + "/assignment/" + memberId;
+        return ZkLayout.assignment(group, memberId);
     }
 
     private static TopicPartition tp(int partition) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.ConnectionEvent;
@@ -48,7 +49,7 @@ class InMemoryCoordinationStoreTest {
         clock.advance(Duration.ofSeconds(6));
         zooKeeper.expireDueSessions();
         assertThat(zooKeeper.isSessionAlive(first)).isFalse();
-        assertThat(zooKeeper.exists("/groupkeeper/groups/g/owners/t/0")).as("its ephemeral owner node went").isFalse();
+        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0")).as("its ephemeral owner node went").isFalse();
         store.reconnect();
 
         assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
@@ -92,6 +93,6 @@ class InMemoryCoordinationStoreTest {
                 "h", new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky")))
                 .isInstanceOf(StoreException.class);
         assertThat(g.isRegistered("m1")).isFalse();
-        assertThat(zooKeeper.children("/groupkeeper/groups/g/members")).isEmpty();
+        assertThat(zooKeeper.children(ZkLayout.GROUPS + "/g/members")).isEmpty();
     }
 }

@@ -7,6 +7,7 @@ import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,7 @@ class RecreatedOffsetNodeTest {
         GroupMember m = keeper.member("g").topics("t").build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
-        String path = "/groupkeeper/groups/g/offsets/t/0";
+        String path = ZkLayout.GROUPS + "/g/offsets/t/0";
         int seen = zk.stat(path).orElseThrow().version();
 
         zk.delete(path);
@@ -66,7 +67,7 @@ class RecreatedOffsetNodeTest {
         GroupMember m = keeper.member("g").topics("t").build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
-        String path = "/groupkeeper/groups/g/offsets/t/0";
+        String path = ZkLayout.GROUPS + "/g/offsets/t/0";
 
         zk.delete(path); // an operator's first delete, noticed by the member
         assertThat(m.refresh(List.of(tp)).status(tp)).isEqualTo(CommitResult.Status.ADOPTED);

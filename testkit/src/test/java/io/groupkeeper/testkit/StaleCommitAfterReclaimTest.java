@@ -8,6 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -65,11 +66,11 @@ class StaleCommitAfterReclaimTest {
 
         store.disconnect(); // a blip: the session survives
         await().until(() -> lossHeard.getCount() == 0);
-        zk.setOffset("/groupkeeper/groups/g/offsets/t/0", 500); // an operator's reset, meanwhile
+        zk.setOffset(ZkLayout.GROUPS + "/g/offsets/t/0", 500); // an operator's reset, meanwhile
         store.reconnect();
         // The member claims the partition again (its owner node is still there) while its callbacks are held up.
-        await().until(() -> zk.stat("/groupkeeper/groups/g/offsets/t/0").orElseThrow().version() > 2
-                && m.fencingToken(tp).isEmpty() && zk.exists("/groupkeeper/groups/g/owners/t/0"));
+        await().until(() -> zk.stat(ZkLayout.GROUPS + "/g/offsets/t/0").orElseThrow().version() > 2
+                && m.fencingToken(tp).isEmpty() && zk.exists(ZkLayout.GROUPS + "/g/owners/t/0"));
         CommitResult stale = m.commit(Map.of(tp, 283L)); // the processing thread, still on the old claim
         assertThat(stale.status(tp)).isEqualTo(CommitResult.Status.NOT_OWNED);
         assertThat(m.committed(tp)).hasValue(500L);

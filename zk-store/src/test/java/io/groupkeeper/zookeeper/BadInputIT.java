@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.CorruptNodeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,12 +33,12 @@ class BadInputIT extends ZkTestSupport {
         GroupMember a = gk.member(group).topics("members-bad").build();
         a.start();
         awaitBalanced(Map.of("members-bad", 4), a);
-        admin.create().withMode(CreateMode.EPHEMERAL).forPath("/groupkeeper/groups/" + group + "/members/bogus", utf8(body));
+        admin.create().withMode(CreateMode.EPHEMERAL).forPath(ZkLayout.GROUPS + "/" + group + "/members/bogus", utf8(body));
         GroupMember b = gk.member(group).topics("members-bad").build();
         b.start();
         awaitBalanced(Map.of("members-bad", 4), a, b);
         assertThat(ownersInZk(group)).doesNotContainValue("bogus");
-        assertThat(new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/members/bogus"),
+        assertThat(new String(admin.getData().forPath(ZkLayout.GROUPS + "/" + group + "/members/bogus"),
                 StandardCharsets.UTF_8)).isEqualTo(body);
     }
 
@@ -46,7 +47,7 @@ class BadInputIT extends ZkTestSupport {
     void aCorruptOffsetNodeBlocksOnlyItsPartitionAndIsNeverOverwritten(String body) throws Exception {
         String group = newGroup();
         topic("offsets-bad", 3);
-        String path = "/groupkeeper/groups/" + group + "/offsets/offsets-bad/1";
+        String path = ZkLayout.GROUPS + "/" + group + "/offsets/offsets-bad/1";
         admin.create().creatingParentsIfNeeded().forPath(path, utf8(body));
         GroupMember m = newKeeper().member(group).topics("offsets-bad").build();
         m.start();
@@ -72,8 +73,8 @@ class BadInputIT extends ZkTestSupport {
         first.start();
         awaitBalanced(Map.of("wiped", 2), first);
         first.close();
-        admin.delete().deletingChildrenIfNeeded().forPath("/groupkeeper/groups/" + group + "/offsets/wiped");
-        admin.delete().deletingChildrenIfNeeded().forPath("/groupkeeper/groups/" + group + "/owners/wiped");
+        admin.delete().deletingChildrenIfNeeded().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/wiped");
+        admin.delete().deletingChildrenIfNeeded().forPath(ZkLayout.GROUPS + "/" + group + "/owners/wiped");
 
         GroupMember second = gk.member(group).topics("wiped").build(); // same client: it once created those folders
         second.start();

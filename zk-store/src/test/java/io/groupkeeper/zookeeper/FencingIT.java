@@ -9,6 +9,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.CommitOutcome;
 import io.groupkeeper.spi.CommitRequest;
@@ -30,7 +31,7 @@ class FencingIT extends ZkTestSupport {
     private static final TopicPartition P0 = new TopicPartition("fenced", 0);
 
     private static String offsetNode(String group, TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.offset(group, tp);
     }
 
     private static String read(String path) throws Exception {

@@ -8,6 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ class HandEditRegressionIT extends ZkTestSupport {
     }
 
     private static String offsetPath(String group, String topic, int p) {
-        return "/groupkeeper/groups/" + group + "/offsets/" + topic + "/" + p;
+        return ZkLayout.GROUPS + "/" + group + "/offsets/" + topic + "/" + p;
     }
 
     private GroupMember member(String group, String topic, RebalanceListener listener) {
@@ -193,7 +194,7 @@ class HandEditRegressionIT extends ZkTestSupport {
         GroupMember b = member(group, topic, RebalanceListener.NOOP);
         GroupMember c = member(group, topic, RebalanceListener.NOOP);
         awaitBalanced(Map.of(topic, 4), b, c);
-        String assignment = "/groupkeeper/groups/" + group + "/assignment/";
+        String assignment = ZkLayout.GROUPS + "/" + group + "/assignment/";
         List<String> order = admin.getChildren().forPath(assignment.substring(0, assignment.length() - 1)).stream()
                 .filter(m -> m.equals(b.memberId()) || m.equals(c.memberId())).toList();
         GroupMember first = order.get(0).equals(b.memberId()) ? b : c;

@@ -8,6 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.StoreStats;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -71,7 +72,8 @@ class HandoffIT extends ZkTestSupport {
         GroupMember old = gk.member(group).topics("handoff").listener(new RebalanceListener() {
             @Override
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                // Final commit on revocation (pain point 2: no work lost on handoff).
+                // Final commit on revocation: no work is lost on handoff (Storm's KafkaSpout committed every 30 s,
+                // so stopping lost up to 30 s of progress).
                 for (TopicPartition tp : partitions) {
                     long offset = 500 + tp.partition();
                     assertThat(oldRef.get().commit(Map.of(tp, offset)).status(tp)).isEqualTo(Status.COMMITTED);
@@ -128,7 +130,7 @@ class HandoffIT extends ZkTestSupport {
         assertThat(taken.get(moved)).containsExactly(moved);
         assertThat(heirStartedAt.get(moved)).hasValue(700L + moved.partition());
         assertThat(stats.stats().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
-        assertThat(new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/offsets/folded/"
+        assertThat(new String(admin.getData().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/folded/"
                 + moved.partition()))).contains("900"); // the log end went with it, for lag status
     }
 
@@ -143,7 +145,7 @@ class HandoffIT extends ZkTestSupport {
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
                 for (TopicPartition tp : partitions) {
                     oldRef.get().commitOnRelease(Map.of(tp, 800L), Map.of());
-                    touch("/groupkeeper/groups/" + group + "/offsets/edited/" + tp.partition()); // at this very moment
+                    touch(ZkLayout.GROUPS + "/" + group + "/offsets/edited/" + tp.partition()); // at this very moment
                 }
             }
         }).build();
@@ -176,7 +178,7 @@ class HandoffIT extends ZkTestSupport {
                 Map<TopicPartition, Long> finals = new java.util.HashMap<>();
                 partitions.forEach(tp -> finals.put(tp, 900L + tp.partition()));
                 assertThat(leaverRef.get().commitOnRelease(finals, Map.of())).containsExactlyElementsOf(partitions);
-                touch("/groupkeeper/groups/" + group + "/offsets/pair/0");
+                touch(ZkLayout.GROUPS + "/" + group + "/offsets/pair/0");
             }
         }).build();
         leaverRef.set(leaver);

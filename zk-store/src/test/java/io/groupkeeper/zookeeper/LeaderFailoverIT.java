@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +46,7 @@ class LeaderFailoverIT extends ZkTestSupport {
 
     /** Members see only their own target's generation; the assignment node holds the group's. */
     private static long publishedGeneration(String group) throws Exception {
-        String json = new String(admin.getData().forPath("/groupkeeper/groups/" + group + "/assignment"),
+        String json = new String(admin.getData().forPath(ZkLayout.assignment(group)),
                 StandardCharsets.UTF_8);
         return Long.parseLong(json.replaceAll(".*\"generation\":(\\d+).*", "$1"));
     }
@@ -63,7 +64,7 @@ class LeaderFailoverIT extends ZkTestSupport {
 
         // What a leader dying between its target transactions leaves behind: b's target says "all of it" in a newer
         // generation, while c's target and the assignment node are from the old generation.
-        String targetB = "/groupkeeper/groups/" + group + "/assignment/" + b.memberId();
+        String targetB = ZkLayout.GROUPS + "/" + group + "/assignment/" + b.memberId();
         long next = b.generation() + 1;
         admin.setData().forPath(targetB, ("{\"generation\":" + next
                 + ",\"partitions\":{\"half\":[0,1,2,3,4,5]},\"static\":false}").getBytes(StandardCharsets.UTF_8));

@@ -3,6 +3,7 @@ package io.groupkeeper.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
@@ -68,7 +69,7 @@ class MemberViewIT extends ZkTestSupport {
     void aJoinCostsTheLeaderOneReadALeaveNoneAndTheNextRebalanceReadsFromMemory() throws Exception {
         Registration a = view.registerMember(info("a", "orders"));
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
-        assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
+        assertThat(recursiveWatches(leader)).containsExactly(ZkLayout.members(group));
 
         StoreStats before = leader.stats();
         Registration b = started(newStore()).group(group).join("sticky", info("b", "orders", "payments"));
@@ -140,7 +141,7 @@ class MemberViewIT extends ZkTestSupport {
         assertThat(fired).hasValue(1);
         // A later read arms it again.
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("c", "d", "e");
-        assertThat(recursiveWatches(leader)).containsExactly("/groupkeeper/groups/" + group + "/members");
+        assertThat(recursiveWatches(leader)).containsExactly(ZkLayout.members(group));
         e.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         c.close();

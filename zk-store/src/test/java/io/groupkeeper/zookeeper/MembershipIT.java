@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
 import io.groupkeeper.zookeeper.StoreStats;
@@ -54,9 +55,9 @@ class MembershipIT extends ZkTestSupport {
         store.start();
         // A new group: the join creates it, then registers.
         Registration first = store.group(group).join("sticky", info("first"));
-        assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group))
+        assertThat(admin.getChildren().forPath(ZkLayout.group(group)))
                 .contains("members", "leader", "owners", "offsets", "assignment");
-        assertThat(admin.checkExists().forPath("/groupkeeper/groups/" + group + "/members/first")).isNotNull();
+        assertThat(admin.checkExists().forPath(ZkLayout.GROUPS + "/" + group + "/members/first")).isNotNull();
         StoreStats before = store.stats();
         store.group(group).ensureGroup("sticky");
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 0));
@@ -64,12 +65,12 @@ class MembershipIT extends ZkTestSupport {
         before = store.stats();
         Registration second = store.group(group).join("sticky", info("second"));
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 1, 0, 0));
-        assertThat(admin.getChildren().forPath("/groupkeeper/groups/" + group + "/members"))
+        assertThat(admin.getChildren().forPath(ZkLayout.members(group)))
                 .containsExactlyInAnyOrder("first", "second");
         first.close();
         second.close();
 
-        String owners = "/groupkeeper/groups/" + group + "/owners";
+        String owners = ZkLayout.owners(group);
         admin.delete().deletingChildrenIfNeeded().forPath(owners);
         GroupMember m = newKeeper().member(group).topics("mended").build();
         m.start();

@@ -7,6 +7,7 @@ import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.metrics.MicrometerGroupMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +46,7 @@ class MetricsIT extends ZkTestSupport {
 
         TopicPartition tp = a.assignment().first();
         assertThat(a.commit(Map.of(tp, 5L)).status(tp)).isEqualTo(Status.COMMITTED);
-        admin.setData().forPath("/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition(),
+        admin.setData().forPath(ZkLayout.offset(group, tp),
                 "50".getBytes(StandardCharsets.UTF_8));
         assertThat(a.commit(Map.of(tp, 6L)).status(tp)).isEqualTo(Status.ADOPTED);
         assertThat(registry.get("groupkeeper.commit").tag("member", a.memberId()).timer().count()).isEqualTo(2);

@@ -1,36 +1,12 @@
 package io.groupkeeper.zookeeper;
 
-import java.time.Clock;
-import java.time.Duration;
+import io.groupkeeper.fixtures.ManualClock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 
-/** A clock tests move by hand. */
-final class MutableClock extends Clock {
-
-    private volatile Instant now;
+/** A clock tests move by hand: the shared {@link ManualClock}, under the name zk-store's tests use. */
+final class MutableClock extends ManualClock {
 
     MutableClock(Instant start) {
-        this.now = start;
-    }
-
-    void advance(Duration d) {
-        now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-        return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-        return this;
-    }
-
-    @Override
-    public Instant instant() {
-        return now;
+        super(start);
     }
 }

@@ -43,17 +43,24 @@ class StaticMembershipIT extends ZkTestSupport {
 
     @Test
     void staticMemberThatDoesNotReturnLosesItsPartitionsWhenTheGraceEnds() {
+        Duration grace = Duration.ofSeconds(3);
         String group = newGroup();
         topic("static-gone", 4);
-        GroupMember dynamic = newKeeper().member(group).topics("static-gone")
-                .staticGracePeriod(Duration.ofMillis(800)).build();
+        GroupMember dynamic = newKeeper().member(group).topics("static-gone").staticGracePeriod(grace).build();
         dynamic.start();
         GroupMember s = newKeeper().member(group).topics("static-gone").instanceId("worker-2")
-                .staticGracePeriod(Duration.ofMillis(800)).build();
+                .staticGracePeriod(grace).build();
         s.start();
         awaitBalanced(Map.of("static-gone", 4), dynamic, s);
+        SortedSet<TopicPartition> own = dynamic.assignment();
+        long leaving = System.nanoTime();
         s.close();
+        // Within the grace, worker-2's partitions wait for it: the other member keeps exactly its own ...
+        await().during(grace.dividedBy(2)).atMost(grace).until(() -> dynamic.assignment().equals(own));
+        // ... and gets them when the grace ends, not before.
         awaitBalanced(Map.of("static-gone", 4), dynamic);
+        assertThat(Duration.ofNanos(System.nanoTime() - leaving)).as("takeover after the grace")
+                .isGreaterThanOrEqualTo(grace);
     }
 
     @Test

@@ -5,17 +5,17 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.Keepers;
+import io.groupkeeper.fixtures.RawZk;
+import io.groupkeeper.fixtures.TestNames;
+import io.groupkeeper.fixtures.ZkLayout;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -26,7 +26,6 @@ import org.junit.jupiter.api.BeforeAll;
 abstract class ZkTestSupport {
 
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
-    private static final AtomicInteger GROUPS = new AtomicInteger();
 
     static TestingServer server;
     static CuratorFramework admin;
@@ -36,9 +35,7 @@ abstract class ZkTestSupport {
     @BeforeAll
     static void startServer() throws Exception {
         server = new TestingServer(true);
-        admin = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
-        admin.start();
-        admin.blockUntilConnected();
+        admin = RawZk.connect(server.getConnectString());
     }
 
     @AfterAll
@@ -49,18 +46,11 @@ abstract class ZkTestSupport {
 
     @AfterEach
     void closeAll() {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            try {
-                toClose.get(i).close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
-        toClose.clear();
+        Keepers.closeQuietly(toClose);
     }
 
     static String newGroup() {
-        return "g" + GROUPS.incrementAndGet() + "-" + System.nanoTime() % 100000;
+        return TestNames.unique("g");
     }
 
     String connectString() {
@@ -72,9 +62,7 @@ abstract class ZkTestSupport {
     }
 
     GroupKeeper newKeeper() {
-        GroupKeeper gk = GroupKeeper.builder().store(newStore()).build().start();
-        toClose.add(gk);
-        return gk;
+        return Keepers.started(newStore(), toClose);
     }
 
     static ZooKeeperStore storeOf(GroupKeeper gk) {
@@ -91,24 +79,7 @@ abstract class ZkTestSupport {
 
     /** The owner node holders of a group, read directly from ZooKeeper: partition -> member id. */
     static Map<TopicPartition, String> ownersInZk(String group) throws Exception {
-        Map<TopicPartition, String> owners = new HashMap<>();
-        String root = "/groupkeeper/groups/" + group + "/owners";
-        if (admin.checkExists().forPath(root) == null) {
-            return owners;
-        }
-        for (String topic : admin.getChildren().forPath(root)) {
-            for (String p : admin.getChildren().forPath(root + "/" + topic)) {
-                try {
-                    byte[] data = admin.getData().forPath(root + "/" + topic + "/" + p);
-                    String json = new String(data);
-                    String member = json.replaceAll(".*\"memberId\":\"([^\"]+)\".*", "$1");
-                    owners.put(new TopicPartition(topic, Integer.parseInt(p)), member);
-                } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
-                    // released between list and read
-                }
-            }
-        }
-        return owners;
+        return RawZk.owners(admin, ZkLayout.owners(group));
     }
 
     /** Waits until the members together own exactly every partition of the topics, balanced within one. */

@@ -4,6 +4,8 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
+import io.groupkeeper.fixtures.Keepers;
+import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import java.io.IOException;
@@ -20,7 +22,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Properties;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +33,6 @@ import org.junit.jupiter.api.AfterEach;
 abstract class MonitorTestSupport {
 
     static final Duration INTERVAL = Duration.ofMillis(200);
-    private static final AtomicInteger NAMES = new AtomicInteger();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
@@ -47,7 +47,7 @@ abstract class MonitorTestSupport {
     }
 
     static String unique(String prefix) {
-        return prefix + "-" + NAMES.incrementAndGet() + "-" + (System.nanoTime() % 100_000);
+        return TestNames.unique(prefix);
     }
 
     /** A store on {@code namespace} (started, closed after the test). */
@@ -67,9 +67,8 @@ abstract class MonitorTestSupport {
     /** A started member of {@code group} on {@code namespace}, registered with the topic's partition count. */
     GroupMember member(String zk, String namespace, String group, String topic, int partitions, String host) {
         store(zk, namespace).topics().ensureTopic(topic, partitions);
-        GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace).build()).build().start();
-        toClose.add(keeper);
+        GroupKeeper keeper = Keepers.started(ZooKeeperStore.builder().connectString(zk).namespace(namespace).build(),
+                toClose);
         GroupMember m = keeper.member(group).topics(topic).host(host).build();
         m.start();
         return m;

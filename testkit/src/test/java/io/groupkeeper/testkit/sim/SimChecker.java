@@ -1,6 +1,7 @@
 package io.groupkeeper.testkit.sim;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
 import io.groupkeeper.testkit.NodeStat;
 import java.util.ArrayList;
@@ -262,10 +263,10 @@ final class SimChecker {
     }
 
     private String ownerPath(TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/owners/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.owner(group, tp);
     }
 
     String offsetPath(TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.offset(group, tp);
     }
 }

@@ -8,6 +8,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.internal.NodeCodec;
 import java.nio.charset.StandardCharsets;
@@ -89,7 +90,7 @@ class GroupAdminIT {
     }
 
     private static String offsetPath(String group, TopicPartition tp) {
-        return "/groupkeeper/groups/" + group + "/offsets/" + tp.topic() + "/" + tp.partition();
+        return ZkLayout.offset(group, tp);
     }
 
     private static OptionalLong stored(String group, TopicPartition tp) throws Exception {
@@ -200,12 +201,12 @@ class GroupAdminIT {
         try (GroupAdmin a = admin().build()) {
             ResetPlan dry = a.planImport(g, offsets("imported", 5, 6, 7));
             assertThat(dry.createsGroup()).isTrue();
-            assertThat(raw.checkExists().forPath("/groupkeeper/groups/" + g)).as("dry run writes nothing").isNull();
+            assertThat(raw.checkExists().forPath(ZkLayout.group(g))).as("dry run writes nothing").isNull();
             ResetPlan done = a.executeImport(g, offsets("imported", 5, 6, 7));
             assertThat(done.executed()).isTrue();
         }
         for (String child : new String[] {"members", "leader", "owners", "offsets", "assignment", "owners/imported"}) {
-            assertThat(raw.checkExists().forPath("/groupkeeper/groups/" + g + "/" + child)).as(child).isNotNull();
+            assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/" + child)).as(child).isNotNull();
         }
         Map<TopicPartition, OptionalLong> startedAt = new ConcurrentHashMap<>();
         try (GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(server.getConnectString()).build())
@@ -280,6 +281,6 @@ class GroupAdminIT {
             SourceOffsets exported = a.exportOffsets(g);
             assertThat(exported.offsets()).hasSize(3000).allSatisfy((tp, o) -> assertThat(o).isEqualTo(9L));
         }
-        assertThat(raw.checkExists().forPath("/groupkeeper/groups/" + g + "/offsets/huge")).as("nothing written").isNull();
+        assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/offsets/huge")).as("nothing written").isNull();
     }
 }

@@ -1,0 +1,69 @@
+package io.groupkeeper.architecture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.EvaluationResult;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.cli.violation.CliUsesZkInternal;
+import io.groupkeeper.internal.violation.CoreUsesZooKeeper;
+import io.groupkeeper.spi.CoordinationStore;
+import io.groupkeeper.spi.SpiUsesFacadeViolation;
+import io.groupkeeper.violation.Leaky;
+import io.groupkeeper.violation.a.A;
+import io.groupkeeper.violation.b.B;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each rule of {@link ArchitectureTest} against a deliberate violation (test classes of this module, which the real
+ * rules never import): a rule that cannot fail here would pass on anything.
+ */
+class RulesFailWhenBrokenTest {
+
+    private static JavaClasses of(Class<?>... classes) {
+        return new ClassFileImporter().importClasses(classes);
+    }
+
+    private static void assertViolated(EvaluationResult result, String expected) {
+        assertThat(result.hasViolation()).as("rule violated").isTrue();
+        assertThat(result.getFailureReport().toString()).contains(expected);
+    }
+
+    @Test
+    void coreThatImportsZooKeeperFails() {
+        assertViolated(ArchitectureTest.coreImportsNoTechnology().evaluate(of(CoreUsesZooKeeper.class)),
+                "org.apache.zookeeper.ZooKeeper");
+    }
+
+    @Test
+    void aModuleThatUsesAnotherModulesInternalsFails() {
+        JavaClasses cli = of(CliUsesZkInternal.class);
+        assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_STORE).evaluate(cli),
+                "io.groupkeeper.zookeeper.internal.ZkPaths");
+        assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
+                .as("the cli uses no core internals").isFalse();
+    }
+
+    @Test
+    void anInternalTypeInAPublicSignatureFails() {
+        assertViolated(ArchitectureTest.apiExposesNoInternalType().evaluate(of(Leaky.class)),
+                "io.groupkeeper.violation.Leaky.hidden() exposes io.groupkeeper.violation.internal.Hidden");
+    }
+
+    @Test
+    void aCycleBetweenTwoPackagesFails() {
+        assertViolated(ArchitectureTest.noPackageCycles().evaluate(of(A.class, B.class)), "io.groupkeeper.violation.a");
+    }
+
+    @Test
+    void theFrozenCoreCycleHidesNoOtherEdge() {
+        // GroupKeeper -> spi.CoordinationStore, and spi -> TopicPartition (frozen) is ignored ...
+        assertThat(ArchitectureTest.noPackageCycles().evaluate(of(GroupKeeper.class, CoordinationStore.class,
+                TopicPartition.class)).hasViolation()).as("the frozen edge alone").isFalse();
+        // ... but spi -> GroupKeeper is not.
+        assertViolated(ArchitectureTest.noPackageCycles().evaluate(of(GroupKeeper.class, CoordinationStore.class,
+                SpiUsesFacadeViolation.class)), "SpiUsesFacadeViolation");
+    }
+}
