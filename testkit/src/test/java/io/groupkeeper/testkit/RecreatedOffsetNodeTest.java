@@ -35,15 +35,22 @@ class RecreatedOffsetNodeTest {
         }
     }
 
-    @Test
-    void anOffsetNodeCreatedAgainAtTheSameVersionIsAdopted() {
+    private final TopicPartition tp = new TopicPartition("t", 0);
+    private final String path = ZkLayout.GROUPS + "/g/offsets/t/0";
+
+    /** A started member that owns {@code tp}, the group's only partition. */
+    private GroupMember owner() {
         keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
         keeper.topics().ensureTopic("t", 1);
-        TopicPartition tp = new TopicPartition("t", 0);
         GroupMember m = keeper.member("g").topics("t").build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
-        String path = ZkLayout.GROUPS + "/g/offsets/t/0";
+        return m;
+    }
+
+    @Test
+    void anOffsetNodeCreatedAgainAtTheSameVersionIsAdopted() {
+        GroupMember m = owner();
         int seen = zk.stat(path).orElseThrow().version();
 
         zk.delete(path);
@@ -61,13 +68,7 @@ class RecreatedOffsetNodeTest {
 
     @Test
     void anOffsetNodeTheOwnerCreatedByCommittingIsToldFromItsHandMadeSuccessor() {
-        keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
-        keeper.topics().ensureTopic("t", 1);
-        TopicPartition tp = new TopicPartition("t", 0);
-        GroupMember m = keeper.member("g").topics("t").build();
-        m.start();
-        await().until(() -> m.assignment().contains(tp));
-        String path = ZkLayout.GROUPS + "/g/offsets/t/0";
+        GroupMember m = owner();
 
         zk.delete(path); // an operator's first delete, noticed by the member
         assertThat(m.refresh(List.of(tp)).status(tp)).isEqualTo(CommitResult.Status.ADOPTED);
