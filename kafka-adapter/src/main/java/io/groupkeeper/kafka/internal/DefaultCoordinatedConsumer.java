@@ -5,7 +5,6 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.kafka.CoordinatedConsumer;
-import io.groupkeeper.kafka.KafkaTopicMetadata;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import io.groupkeeper.kafka.StartPosition;
