@@ -448,9 +448,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
 
         @Override
-        public void dropNotOwned(SortedSet<io.groupkeeper.TopicPartition> notOwned) {
+        public void dropped(SortedSet<io.groupkeeper.TopicPartition> notOwned) {
             List<TopicPartition> lost = Partitions.kafka(notOwned);
-            notOwned.forEach(positions::removeKeepingGauge);
             sync.sync();
             LOG.debug("group {}: consumer {}: no longer owns {}; dropped", group, memberId(), notOwned);
             listener.lost(lost);

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * (and, every tenth, unchanged ones of lagging partitions), everything on {@code commitSync()} and {@code close()},
  * the final positions of revoked partitions (handed to the member to write with their release), and the corrections
  * of the out-of-range policy. Applies what the store answers: committed, adopted (an external edit wins: the poll loop
- * seeks there), or not owned (the poll loop drops the partition). Copies what the store committed to the
+ * seeks there), or not owned (dropped at once). Copies what the store committed to the
  * {@link OffsetMirror}, if there is one. Polling thread only.
  */
 final class PositionCommitter {
@@ -38,8 +38,8 @@ final class PositionCommitter {
         /** Someone else changed the stored offset: continue from {@code stored} (empty: start policy again). */
         void adopt(OwnedPartition p, OptionalLong stored);
 
-        /** The member does not own these any more: drop them now, without a commit. */
-        void dropNotOwned(SortedSet<TopicPartition> partitions);
+        /** The member does not own these any more; they are dropped from the positions already (no commit). */
+        void dropped(SortedSet<TopicPartition> partitions);
     }
 
     private final String group;
@@ -221,7 +221,8 @@ final class PositionCommitter {
         });
         mirror(committed);
         if (!notOwned.isEmpty()) {
-            effects.dropNotOwned(notOwned);
+            notOwned.forEach(positions::remove); // (with their lag gauges)
+            effects.dropped(notOwned);
         }
     }
 

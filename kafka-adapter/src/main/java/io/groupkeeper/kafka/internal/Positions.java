@@ -49,7 +49,10 @@ final class Positions {
 
     // ------------------------------------------------------------------ ownership
 
-    /** Starts tracking {@code tp}, at its stored offset if there is one (otherwise unresolved), with its lag gauge. */
+    /**
+     * Starts tracking {@code tp}, at its stored offset if there is one (otherwise unresolved), with its lag gauge.
+     * The gauge lives exactly as long as the entry: {@link #remove} is the only way out.
+     */
     OwnedPartition add(TopicPartition tp, OptionalLong stored) {
         OwnedPartition p = new OwnedPartition(tp);
         p.committed = stored;
@@ -71,11 +74,6 @@ final class Positions {
             touched.add(tp);
         }
         return p;
-    }
-
-    /** As {@link #remove}, but leaves the lag gauge registered (what the poll loop did for a NOT_OWNED answer). */
-    OwnedPartition removeKeepingGauge(TopicPartition tp) {
-        return owned.remove(tp);
     }
 
     OwnedPartition get(TopicPartition tp) {

@@ -28,7 +28,8 @@ class PositionCommitterTest {
     private static final long SECOND = 1_000_000_000L;
 
     private final AtomicLong now = new AtomicLong(0);
-    private final Positions positions = new Positions(new PositionsTest.Gauges(), "g", () -> "m1");
+    private final PositionsTest.Gauges gauges = new PositionsTest.Gauges();
+    private final Positions positions = new Positions(gauges, "g", () -> "m1");
     private final ScriptedMember member = new ScriptedMember();
     private final List<String> effects = new ArrayList<>();
     private final PositionCommitter committer = new PositionCommitter("g", member, positions, null,
@@ -40,7 +41,7 @@ class PositionCommitterTest {
                 }
 
                 @Override
-                public void dropNotOwned(SortedSet<TopicPartition> partitions) {
+                public void dropped(SortedSet<TopicPartition> partitions) {
                     effects.add("drop " + partitions);
                 }
             });
@@ -99,6 +100,8 @@ class PositionCommitterTest {
 
         assertThat(effects).containsExactly("adopt " + A0 + " OptionalLong[40]", "drop [" + A1 + "]");
         assertThat(positions.get(A0).committed).as("not what was attempted").hasValue(0);
+        assertThat(positions.get(A1)).isNull();
+        assertThat(gauges.live).as("the refused partition's lag gauge goes with it").containsOnlyKeys("g/m1/a-0");
     }
 
     @Test

@@ -11,7 +11,7 @@ import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
-/** The owned-partitions table alone: positions, what is dirty, pauses and stale fetches. */
+/** The owned-partitions table alone: positions, what is dirty, pauses, stale fetches and the lag gauges' lifetime. */
 class PositionsTest {
 
     private static final TopicPartition A0 = new TopicPartition("a", 0);
@@ -81,6 +81,18 @@ class PositionsTest {
         assertThat(positions.resume(ktp(A0))).isTrue();
         assertThat(positions.resume(ktp(A0))).isFalse();
         assertThat(positions.refreshViews()).isEmpty();
+    }
+
+    @Test
+    void aLagGaugeLivesExactlyAsLongAsThePartitionIsOwned() {
+        OwnedPartition p = positions.add(A0, OptionalLong.of(1));
+        p.lag = 12;
+        assertThat(gauges.live).containsOnlyKeys("g/m1/a-0");
+        assertThat(gauges.live.get("g/m1/a-0").getAsLong()).isEqualTo(12);
+
+        positions.remove(A0); // however it goes: revoked, lost, or refused by the store (NOT_OWNED)
+        assertThat(gauges.live).isEmpty();
+        assertThat(gauges.stopped).containsExactly("g/m1/a-0");
     }
 
     @Test
