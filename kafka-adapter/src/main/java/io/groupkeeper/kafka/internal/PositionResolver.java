@@ -77,7 +77,12 @@ final class PositionResolver {
     private final LongSupplier nanoTime;
     /** Failures of outOfRange=fail, thrown one per {@code poll()}. */
     private final ArrayDeque<OffsetOutOfRangePolicyException> failures = new ArrayDeque<>();
-    private long nextAttemptNanos;
+    /**
+     * An attempt is due at once (new partitions, a removed offset) rather than at {@link #retryAtNanos}. A flag, not a
+     * time of 0: {@code System.nanoTime()} may be negative, so only differences of its values compare.
+     */
+    private boolean dueNow = true;
+    private long retryAtNanos;
 
     PositionResolver(String group, Supplier<String> memberId, StartPosition start, OutOfRangePolicy policy,
                      LogOffsets log, LongSupplier nanoTime) {
@@ -93,17 +98,22 @@ final class PositionResolver {
 
     /** Resolve at the next chance (new partitions, or a stored offset removed), not after the retry delay. */
     void resolveSoon() {
-        nextAttemptNanos = 0;
+        dueNow = true;
     }
 
     /** Whether {@link #resolveStarts} should be tried now (not waiting out a retry delay). */
     boolean due() {
-        return nanoTime.getAsLong() >= nextAttemptNanos;
+        return dueNow || nanoTime.getAsLong() - retryAtNanos >= 0;
     }
 
     /** How long a wait for events may last before the next attempt is due (0: now). */
     long nanosUntilDue() {
-        return Math.max(0, nextAttemptNanos - nanoTime.getAsLong());
+        return dueNow ? 0 : Math.max(0, retryAtNanos - nanoTime.getAsLong());
+    }
+
+    private void retryLater() {
+        dueNow = false;
+        retryAtNanos = nanoTime.getAsLong() + RETRY_NANOS;
     }
 
     /**
@@ -123,7 +133,7 @@ final class PositionResolver {
         } catch (InterruptException e) {
             throw e;
         } catch (KafkaException e) {
-            nextAttemptNanos = nanoTime.getAsLong() + RETRY_NANOS;
+            retryLater();
             LOG.warn("group {}: consumer {}: cannot find the start ({}) of {} yet, retrying: {}", group, memberId.get(),
                     start, ktps, e.toString());
             return;
@@ -134,7 +144,7 @@ final class PositionResolver {
                 positions.position(p, offset);
                 LOG.debug("group {}: {} has no committed offset; starting at {} ({})", group, p.tp, offset, start);
             } else {
-                nextAttemptNanos = nanoTime.getAsLong() + RETRY_NANOS;
+                retryLater();
             }
         }
     }

@@ -172,6 +172,29 @@ class PositionResolverTest {
         assertThat(resolver.due()).isTrue();
     }
 
+    @Test
+    void retriesAreTimedOnANegativeClockToo() {
+        now.set(-TimeUnit.HOURS.toNanos(1)); // System.nanoTime() may be negative: only differences compare
+        log.failing = true;
+        OwnedPartition p = positions.add(A0, OptionalLong.empty());
+        PositionResolver resolver = resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST);
+        assertThat(resolver.due()).isTrue();
+
+        resolver.resolveStarts(positions);
+        assertThat(resolver.due()).isFalse();
+        now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        assertThat(resolver.due()).isTrue();
+        assertThat(resolver.nanosUntilDue()).isZero();
+
+        resolver.resolveStarts(positions);
+        resolver.resolveSoon();
+        assertThat(resolver.due()).as("a new assignment need not wait").isTrue();
+        log.failing = false;
+        log.end.put(K0, 8L);
+        resolver.resolveStarts(positions);
+        assertThat(p.position).isEqualTo(8);
+    }
+
     private PositionResolver resolver(StartPosition start, OutOfRangePolicy policy) {
         return new PositionResolver("g", () -> "m1", start, policy, log, now::get);
     }
