@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.kafka.ConsumerWorker.Delivery;
+import io.groupkeeper.kafka.internal.KafkaTopicMetadata;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.groupkeeper.kafka;
+package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.spi.TopicMetadataSource;
@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One instance serves one member: a newer {@link #partitionCounts} call replaces the hook armed by the previous one
  * (the rebalancer re-reads everything on each run, so an older hook is obsolete). Thread-safe.
+ *
+ * <p>Not API (the adapter builds it for its member): public only so that tests outside this package can name its
+ * logger.
  */
 public final class KafkaTopicMetadata implements TopicMetadataSource, AutoCloseable {
 
@@ -69,7 +72,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      * @param timeout         upper bound of one {@code describeTopics}
      * @param owner           who this serves, for log lines (e.g. {@code "group billing"})
      */
-    public KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
+    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
         Objects.requireNonNull(kafkaProperties, "kafkaProperties");
         Set<String> known = AdminClientConfig.configNames();
         Map<String, Object> config = new LinkedHashMap<>();
@@ -119,21 +122,14 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     }
 
     /**
-     * Checks these topics now (asynchronously) and keeps checking those that are missing until they appear, so
-     * {@link #missingTopics()} stays true and the WARN names them early.
+     * Checks these topics (asynchronously) and keeps checking those that are missing until they appear, so
+     * {@link #missingTopics()} stays true and the WARN names them early, with what the caller has just learned from
+     * Kafka itself (a member's own {@code KafkaConsumer} asks for the topics' metadata as it starts): topics
+     * {@code found}, with their partition counts, need no check of their own; topics {@code notFound} are reported
+     * missing at once. Only the others, and missing ones until they appear, are asked about, so a member whose topics
+     * all exist never creates the Admin client (a thread and a connection) unless it leads its group.
      */
-    public void watch(Collection<String> topics) {
-        watch(topics, Map.of(), Set.of());
-    }
-
-    /**
-     * As {@link #watch(Collection)}, with what the caller has just learned from Kafka itself (a member's own
-     * {@code KafkaConsumer} asks for the topics' metadata as it starts): topics {@code found}, with their partition
-     * counts, need no check of their own; topics {@code notFound} are reported missing at once. Only the others, and
-     * missing ones until they appear, are asked about, so a member whose topics all exist never creates the Admin
-     * client (a thread and a connection) unless it leads its group.
-     */
-    public synchronized void watch(Collection<String> topics, Map<String, Integer> found, Set<String> notFound) {
+    synchronized void watch(Collection<String> topics, Map<String, Integer> found, Set<String> notFound) {
         if (closed) {
             return;
         }
@@ -151,7 +147,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     }
 
     /** Topics last seen missing. */
-    public synchronized Set<String> missingTopics() {
+    synchronized Set<String> missingTopics() {
         return Set.copyOf(missing);
     }
 

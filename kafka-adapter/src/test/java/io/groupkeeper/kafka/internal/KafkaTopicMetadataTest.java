@@ -1,4 +1,4 @@
-package io.groupkeeper.kafka;
+package io.groupkeeper.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,0 +1,149 @@
+package io.groupkeeper.kafka.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.internal.LaneBridge.Assigned;
+import io.groupkeeper.kafka.internal.LaneBridge.ConnectionDown;
+import io.groupkeeper.kafka.internal.LaneBridge.Event;
+import io.groupkeeper.kafka.internal.LaneBridge.Lost;
+import io.groupkeeper.kafka.internal.LaneBridge.OffsetsChanged;
+import io.groupkeeper.kafka.internal.LaneBridge.Revoked;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The polling thread's side of the {@link LaneBridge}: serves the queued events — partitions assigned (resolve, fetch,
+ * tell the user), revoked (tell the user, hand over the final positions, drop), lost or cut off by a connection loss
+ * (drop without a commit), offsets changed by someone else (re-read and adopt). Polling thread only.
+ */
+final class LaneEvents {
+
+    // The adapter's one logger: users' logging configurations and the tests name it.
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
+
+    private final String group;
+    private final Supplier<String> memberId;
+    private final LaneBridge bridge;
+    private final Positions positions;
+    private final PositionResolver resolver;
+    private final PositionCommitter committer;
+    private final ConsumerSync<?, ?> sync;
+    private final RebalanceListenerInvoker listener;
+    private boolean serving;
+
+    LaneEvents(String group, Supplier<String> memberId, LaneBridge bridge, Positions positions,
+               PositionResolver resolver, PositionCommitter committer, ConsumerSync<?, ?> sync,
+               RebalanceListenerInvoker listener) {
+        this.group = group;
+        this.memberId = memberId;
+        this.bridge = bridge;
+        this.positions = positions;
+        this.resolver = resolver;
+        this.committer = committer;
+        this.sync = sync;
+        this.listener = listener;
+    }
+
+    /**
+     * Serves every queued event; does nothing when called again from inside (the user's listener may call
+     * {@code commitSync()}).
+     */
+    void serve() {
+        if (serving) {
+            return;
+        }
+        serving = true;
+        try {
+            for (Event e; (e = bridge.next()) != null; ) {
+                handle(e);
+            }
+        } finally {
+            serving = false;
+        }
+    }
+
+    private void handle(Event event) {
+        if (event instanceof Assigned a) {
+            onAssigned(a.partitions());
+        } else if (event instanceof Revoked r) {
+            try {
+                onRevoked(r.partitions());
+            } finally {
+                r.served().complete(null); // the member may release them now
+            }
+        } else if (event instanceof Lost l) {
+            onLost(l.partitions());
+        } else if (event instanceof OffsetsChanged o) {
+            onOffsetsChanged(o.partitions());
+        } else if (event instanceof ConnectionDown && !positions.isEmpty()) {
+            onLost(positions.owned());
+        }
+    }
+
+    private void onAssigned(SortedMap<TopicPartition, OptionalLong> assigned) {
+        boolean again = false;
+        for (TopicPartition tp : assigned.keySet()) {
+            again |= positions.remove(tp) != null;
+        }
+        if (again) {
+            sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
+        }
+        assigned.forEach(positions::add);
+        resolver.resolveSoon();
+        resolver.resolveStarts(positions);
+        sync.sync();
+        listener.assigned(Partitions.kafka(assigned.keySet()));
+    }
+
+    private void onRevoked(SortedSet<TopicPartition> revoked) {
+        List<OwnedPartition> mine = new ArrayList<>();
+        for (TopicPartition tp : revoked) {
+            OwnedPartition p = positions.get(tp);
+            if (p != null) {
+                mine.add(p);
+            }
+        }
+        if (mine.isEmpty()) {
+            return;
+        }
+        List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
+        mine.forEach(p -> ktps.add(p.ktp));
+        listener.revoked(ktps);
+        try {
+            committer.commitFinal(mine);
+        } catch (RuntimeException e) {
+            LOG.warn("group {}: consumer {}: final commit of revoked {} failed (the next owner repeats from the last "
+                    + "commit): {}", group, memberId.get(), revoked, e.toString());
+        }
+        mine.forEach(p -> positions.remove(p.tp));
+        sync.sync();
+    }
+
+    private void onLost(SortedSet<TopicPartition> lost) {
+        List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
+        for (TopicPartition tp : lost) {
+            OwnedPartition p = positions.remove(tp);
+            if (p != null) {
+                ktps.add(p.ktp);
+            }
+        }
+        if (!ktps.isEmpty()) {
+            sync.sync();
+            listener.lost(ktps);
+        }
+    }
+
+    private void onOffsetsChanged(SortedSet<TopicPartition> changed) {
+        SortedSet<TopicPartition> mine = new TreeSet<>(changed);
+        mine.retainAll(positions.owned());
+        if (!mine.isEmpty() && committer.refresh(mine)) {
+            sync.sync();
+        }
+    }
+}

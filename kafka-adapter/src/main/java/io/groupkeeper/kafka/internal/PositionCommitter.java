@@ -1,0 +1,235 @@
+package io.groupkeeper.kafka.internal;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.OutOfRangePolicy;
+import io.groupkeeper.metrics.GroupMetrics;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What of the {@link Positions} is committed to the group's store, and when: changed positions every commit interval
+ * (and, every tenth, unchanged ones of lagging partitions), everything on {@code commitSync()} and {@code close()},
+ * the final positions of revoked partitions (handed to the member to write with their release), and the corrections
+ * of the out-of-range policy. Applies what the store answers: committed, adopted (an external edit wins: the poll loop
+ * seeks there), or not owned (dropped at once). Copies what the store committed to the
+ * {@link OffsetMirror}, if there is one. Polling thread only.
+ */
+final class PositionCommitter {
+
+    // The adapter's one logger: users' logging configurations and the tests name it.
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
+    /** Re-commit unchanged lagging positions every this many commit intervals (lag status: STALL vs STOP). */
+    static final int STATUS_HEARTBEAT_INTERVALS = 10;
+
+    /** What the poll loop does with the store's answers. */
+    interface Effects {
+        /** Someone else changed the stored offset: continue from {@code stored} (empty: start policy again). */
+        void adopt(OwnedPartition p, OptionalLong stored);
+
+        /** The member does not own these any more; they are dropped from the positions already (no commit). */
+        void dropped(SortedSet<TopicPartition> partitions);
+    }
+
+    private final String group;
+    private final GroupMember member;
+    private final Positions positions;
+    /** Null when offsets are not mirrored to Kafka. */
+    private final OffsetMirror mirror;
+    private final GroupMetrics metrics;
+    private final Duration interval;
+    private final OutOfRangePolicy outOfRange;
+    private final LongSupplier nanoTime;
+    private final Effects effects;
+    private long lastPeriodicNanos;
+    private long periodicCommits;
+    private boolean failing;
+
+    /** {@code since}: when the commit interval starts to count (the consumer's creation). */
+    PositionCommitter(String group, GroupMember member, Positions positions, OffsetMirror mirror,
+                      GroupMetrics metrics, Duration interval, OutOfRangePolicy outOfRange, LongSupplier nanoTime,
+                      long since, Effects effects) {
+        this.group = group;
+        this.member = member;
+        this.positions = positions;
+        this.mirror = mirror;
+        this.metrics = metrics;
+        this.interval = interval;
+        this.outOfRange = outOfRange;
+        this.nanoTime = nanoTime;
+        this.effects = effects;
+        this.lastPeriodicNanos = since;
+    }
+
+    /**
+     * The periodic commit, if one is due. Skipped while the store's connection is down (the member refuses commits
+     * then anyway; don't wait on it). A failure is logged once until commits work again.
+     */
+    void maybeCommitPeriodically(boolean connectionDown) {
+        long now = nanoTime.getAsLong();
+        if (now - lastPeriodicNanos < interval.toNanos() || connectionDown) {
+            return;
+        }
+        lastPeriodicNanos = now;
+        try {
+            // Every tenth interval also re-commit lagging partitions whose position did not move: a consumer that is
+            // alive but stuck then shows as STALL rather than STOP (docs/metrics.md).
+            commit(positions.all(), ++periodicCommits % STATUS_HEARTBEAT_INTERVALS == 0);
+            if (failing) {
+                failing = false;
+                LOG.info("group {}: consumer {}: commits work again", group, member.memberId());
+            }
+        } catch (RuntimeException e) {
+            if (!failing) {
+                failing = true;
+                LOG.warn("group {}: consumer {}: periodic commit failed, will retry: {}", group, member.memberId(),
+                        e.toString());
+            }
+        }
+    }
+
+    /** Commits every changed position and applies the result; store failures propagate. */
+    void commitAll() {
+        commit(positions.all(), false);
+    }
+
+    /**
+     * The final positions of partitions being revoked: handed to the member, which writes them in the same atomic
+     * write that releases the partitions (one round trip fewer before the next owner starts). Any it refuses (not
+     * being revoked by the member right now) are committed at once.
+     */
+    void commitFinal(Collection<OwnedPartition> revoked) {
+        Map<TopicPartition, Long> offsets = new TreeMap<>();
+        Map<TopicPartition, Long> logEnds = new TreeMap<>();
+        collect(revoked, false, offsets, logEnds);
+        if (offsets.isEmpty()) {
+            return;
+        }
+        SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
+        if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
+            mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
+                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        }
+        commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
+    }
+
+    /**
+     * Re-reads the stored offsets of {@code changed} (an external edit was announced) and applies them; false if the
+     * store could not be read (the next commit of these partitions is refused and reported as adopted, so the edit is
+     * not lost).
+     */
+    boolean refresh(SortedSet<TopicPartition> changed) {
+        CommitResult result;
+        try {
+            result = member.refresh(changed);
+        } catch (RuntimeException e) {
+            LOG.warn("group {}: consumer {}: could not re-read the changed offsets of {}: {}", group, member.memberId(),
+                    changed, e.toString());
+            return false;
+        }
+        apply(result, Map.of());
+        return true;
+    }
+
+    /** Stores the out-of-range policy's corrections at once, logging each one (or that it is stored later). */
+    void storeCorrections(PositionResolver.Corrections c) {
+        CommitResult result = null;
+        try {
+            result = member.commit(c.corrected());
+        } catch (RuntimeException ce) {
+            LOG.warn("group {}: consumer {}: could not store the corrected offsets {} yet (retrying with the next "
+                    + "commit): {}", group, member.memberId(), c.corrected(), ce.toString());
+        }
+        for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
+            TopicPartition tp = e.getKey();
+            OwnedPartition p = positions.get(tp);
+            CommitResult.Status status = result == null ? null : result.status(tp);
+            if (p != null && status == CommitResult.Status.COMMITTED) {
+                OptionalLong stored = p.committed;
+                p.committed = OptionalLong.of(e.getValue());
+                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
+                                + "(stored offset was {})", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                        e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
+                metrics.offsetCorrected(group, tp, outOfRange.name().toLowerCase());
+            } else if (p != null && status == null) {
+                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
+                        + "with the next commit)", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                        e.getValue());
+            }
+        }
+        if (result != null) {
+            apply(result, new HashMap<>(c.corrected()));
+        }
+    }
+
+    /** Commits the changed positions among {@code which} (with {@code lagging}, also unchanged lagging ones). */
+    private void commit(Collection<OwnedPartition> which, boolean lagging) {
+        Map<TopicPartition, Long> offsets = new TreeMap<>();
+        Map<TopicPartition, Long> logEnds = new TreeMap<>();
+        collect(which, lagging, offsets, logEnds);
+        if (!offsets.isEmpty()) {
+            apply(member.commit(offsets, logEnds), offsets);
+        }
+    }
+
+    /**
+     * What a commit of {@code which} writes: the positions of dirty partitions (with {@code lagging}, also of lagging
+     * ones whose position did not move) into {@code offsets}, and their log ends, where known, into {@code logEnds}.
+     */
+    static void collect(Collection<OwnedPartition> which, boolean lagging, Map<TopicPartition, Long> offsets,
+                        Map<TopicPartition, Long> logEnds) {
+        for (OwnedPartition p : which) {
+            if (p.dirty() || (lagging && p.lagging())) {
+                offsets.put(p.tp, p.position);
+                if (p.logEnd >= 0) {
+                    logEnds.put(p.tp, p.logEnd);
+                }
+            }
+        }
+    }
+
+    /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
+    private void apply(CommitResult result, Map<TopicPartition, Long> attempted) {
+        SortedSet<TopicPartition> notOwned = new TreeSet<>();
+        Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
+        result.statuses().forEach((tp, status) -> {
+            if (mirror != null && status == CommitResult.Status.COMMITTED && attempted.containsKey(tp)) {
+                committed.put(tp, attempted.get(tp));
+            }
+            OwnedPartition p = positions.get(tp);
+            if (p == null) {
+                return;
+            }
+            switch (status) {
+                case COMMITTED -> p.committed = OptionalLong.of(attempted.get(tp));
+                case ADOPTED -> effects.adopt(p, result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty()));
+                case NOT_OWNED -> notOwned.add(tp);
+                case UNCHANGED -> {
+                }
+            }
+        });
+        mirror(committed);
+        if (!notOwned.isEmpty()) {
+            notOwned.forEach(positions::remove); // (with their lag gauges)
+            effects.dropped(notOwned);
+        }
+    }
+
+    /** ZooKeeper has committed these offsets: copy them to Kafka's group offsets if asked to (never blocks). */
+    private void mirror(Map<TopicPartition, Long> committed) {
+        if (mirror != null) {
+            mirror.offer(committed);
+        }
+    }
+}

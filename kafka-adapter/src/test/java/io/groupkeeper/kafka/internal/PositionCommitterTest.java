@@ -1,0 +1,215 @@
+package io.groupkeeper.kafka.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.GroupMember;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.OutOfRangePolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** What is committed and when, and what the store's answers do, against a scripted member (no store, no Kafka). */
+class PositionCommitterTest {
+
+    private static final TopicPartition A0 = new TopicPartition("a", 0);
+    private static final TopicPartition A1 = new TopicPartition("a", 1);
+    private static final long SECOND = 1_000_000_000L;
+
+    private final AtomicLong now = new AtomicLong(0);
+    private final PositionsTest.Gauges gauges = new PositionsTest.Gauges();
+    private final Positions positions = new Positions(gauges, "g", () -> "m1");
+    private final ScriptedMember member = new ScriptedMember();
+    private final List<String> effects = new ArrayList<>();
+    private final PositionCommitter committer = new PositionCommitter("g", member, positions, null,
+            new PositionsTest.Gauges(), Duration.ofSeconds(1), OutOfRangePolicy.EARLIEST, now::get, 0,
+            new PositionCommitter.Effects() {
+                @Override
+                public void adopt(OwnedPartition p, OptionalLong stored) {
+                    effects.add("adopt " + p.tp + " " + stored);
+                }
+
+                @Override
+                public void dropped(SortedSet<TopicPartition> partitions) {
+                    effects.add("drop " + partitions);
+                }
+            });
+
+    @Test
+    void onlyMovedPositionsAreCommittedWithTheirLogEndsWhereKnown() {
+        OwnedPartition moved = positions.add(A0, OptionalLong.of(3));
+        positions.add(A1, OptionalLong.of(5)).logEnd = 9;
+        moved.position = 4;
+        moved.logEnd = 10;
+
+        committer.commitAll();
+
+        assertThat(member.commits).containsExactly(Map.of(A0, 4L));
+        assertThat(member.logEnds).containsExactly(Map.of(A0, 10L));
+        assertThat(moved.committed).hasValue(4);
+        committer.commitAll();
+        assertThat(member.commits).as("nothing moved since").hasSize(1);
+    }
+
+    @Test
+    void thePeriodicCommitWaitsForItsIntervalSkipsWhileDisconnectedAndEveryTenthAlsoSendsLaggingOnes() {
+        OwnedPartition moving = positions.add(A0, OptionalLong.of(0));
+        OwnedPartition stuck = positions.add(A1, OptionalLong.of(5));
+        stuck.lag = 3;
+
+        moving.position = 1;
+        now.set(SECOND - 1);
+        committer.maybeCommitPeriodically(false);
+        assertThat(member.commits).as("before the interval").isEmpty();
+
+        now.set(SECOND);
+        committer.maybeCommitPeriodically(true);
+        assertThat(member.commits).as("the store's connection is down").isEmpty();
+
+        for (int i = 1; i <= PositionCommitter.STATUS_HEARTBEAT_INTERVALS; i++) {
+            moving.position++;
+            now.addAndGet(SECOND);
+            committer.maybeCommitPeriodically(false);
+        }
+        assertThat(member.commits).hasSize(PositionCommitter.STATUS_HEARTBEAT_INTERVALS);
+        assertThat(member.commits.subList(0, 9)).allSatisfy(c -> assertThat(c).containsOnlyKeys(A0));
+        assertThat(member.commits.get(9)).as("the tenth: the stuck one too, so it shows as STALL, not STOP")
+                .containsOnlyKeys(A0, A1).containsEntry(A1, 5L);
+    }
+
+    @Test
+    void anAdoptedOffsetAndALostPartitionAreHandedToThePollLoop() {
+        positions.add(A0, OptionalLong.of(0)).position = 2;
+        positions.add(A1, OptionalLong.of(0)).position = 2;
+        member.answer.put(A0, Status.ADOPTED);
+        member.adopted.put(A0, OptionalLong.of(40));
+        member.answer.put(A1, Status.NOT_OWNED);
+
+        committer.commitAll();
+
+        assertThat(effects).containsExactly("adopt " + A0 + " OptionalLong[40]", "drop [" + A1 + "]");
+        assertThat(positions.get(A0).committed).as("not what was attempted").hasValue(0);
+        assertThat(positions.get(A1)).isNull();
+        assertThat(gauges.live).as("the refused partition's lag gauge goes with it").containsOnlyKeys("g/m1/a-0");
+    }
+
+    @Test
+    void finalPositionsGoWithTheReleaseAndOnlyThoseTheMemberRefusesAreCommittedApart() {
+        OwnedPartition p0 = positions.add(A0, OptionalLong.of(0));
+        OwnedPartition p1 = positions.add(A1, OptionalLong.of(0));
+        p0.position = 7;
+        p1.position = 8;
+        member.takenOnRelease.add(A0);
+
+        committer.commitFinal(List.of(p0, p1));
+
+        assertThat(member.onRelease).containsExactly(Map.of(A0, 7L, A1, 8L));
+        assertThat(member.commits).containsExactly(Map.of(A1, 8L));
+    }
+
+    @Test
+    void aStoredCorrectionIsRecordedAsCommitted() {
+        OwnedPartition p = positions.add(A0, OptionalLong.of(7000));
+        p.position = 25;
+        TreeMap<TopicPartition, Long> corrected = new TreeMap<>(Map.of(A0, 25L));
+
+        committer.storeCorrections(new PositionResolver.Corrections(corrected, Map.of(A0, 7000L),
+                Map.of(A0, "above the log end 25 (log 0..25)")));
+
+        assertThat(member.commits).containsExactly(Map.of(A0, 25L));
+        assertThat(p.committed).hasValue(25);
+        assertThat(p.dirty()).isFalse();
+    }
+
+    /** A member that answers commits as scripted (COMMITTED unless told otherwise) and records them. */
+    private static final class ScriptedMember implements GroupMember {
+        final List<Map<TopicPartition, Long>> commits = new ArrayList<>();
+        final List<Map<TopicPartition, Long>> logEnds = new ArrayList<>();
+        final List<Map<TopicPartition, Long>> onRelease = new ArrayList<>();
+        final Map<TopicPartition, Status> answer = new HashMap<>();
+        final Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
+        final SortedSet<TopicPartition> takenOnRelease = new TreeSet<>();
+
+        @Override
+        public CommitResult commit(Map<TopicPartition, Long> offsets) {
+            return commit(offsets, Map.of());
+        }
+
+        @Override
+        public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
+            commits.add(Map.copyOf(offsets));
+            logEnds.add(Map.copyOf(logEndOffsets));
+            Map<TopicPartition, Status> statuses = new HashMap<>();
+            offsets.keySet().forEach(tp -> statuses.put(tp, answer.getOrDefault(tp, Status.COMMITTED)));
+            return CommitResult.of(statuses, adopted);
+        }
+
+        @Override
+        public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                                         Map<TopicPartition, Long> logEndOffsets) {
+            onRelease.add(Map.copyOf(offsets));
+            SortedSet<TopicPartition> taken = new TreeSet<>(offsets.keySet());
+            taken.retainAll(takenOnRelease);
+            return taken;
+        }
+
+        @Override
+        public CommitResult refresh(Collection<TopicPartition> partitions) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String groupId() {
+            return "g";
+        }
+
+        @Override
+        public String memberId() {
+            return "m1";
+        }
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public SortedSet<TopicPartition> assignment() {
+            return new TreeSet<>();
+        }
+
+        @Override
+        public OptionalLong fencingToken(TopicPartition partition) {
+            return OptionalLong.empty();
+        }
+
+        @Override
+        public long generation() {
+            return 0;
+        }
+
+        @Override
+        public boolean isLeader() {
+            return false;
+        }
+
+        @Override
+        public OptionalLong committed(TopicPartition partition) {
+            return OptionalLong.empty();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
