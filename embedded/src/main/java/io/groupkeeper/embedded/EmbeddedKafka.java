@@ -54,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * (a {@linkplain Builder#logDir(Path) given log directory} is formatted once and kept).
  *
  * <p>Not restartable: {@link #start()} once, {@link #close()} once (extra calls to {@code close} are no-ops).
+ *
+ * <p>About 570 lines, a third of them its builder: formatting KRaft storage, binding with retries on port races,
+ * waiting until the broker really serves (metadata and list-offsets, not just "started") and a close that leaves no
+ * thread or directory behind are one lifecycle, and splitting it would spread the broker's state over classes.
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
