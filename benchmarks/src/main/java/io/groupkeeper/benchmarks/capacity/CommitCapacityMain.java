@@ -50,7 +50,7 @@ public final class CommitCapacityMain {
     }
 
     /** One cell of the table. */
-    record Row(String system, int members, int partitionsPerMember, double seconds, long commits, long offsets,
+    public record Row(String system, int members, int partitionsPerMember, double seconds, long commits, long offsets,
                double commitsPerSecond, double offsetsPerSecond, Stats latencyMs) {
     }
 
@@ -122,7 +122,9 @@ public final class CommitCapacityMain {
             }
         }
         if (systems.contains("kafka")) {
-            try (EmbeddedKafka kafka = EmbeddedKafka.startDefault()) {
+            // A topic of 1,000 partitions takes the single broker a while to lead: allow it more than the default 30 s.
+            try (EmbeddedKafka kafka = EmbeddedKafka.builder().operationTimeout(java.time.Duration.ofMinutes(5)).build()
+                    .start()) {
                 kafka.createTopic(TOPIC, partitions);
                 for (int n : memberCounts) {
                     String group = "capacity-" + n;

@@ -15,7 +15,7 @@ import java.util.function.DoubleUnaryOperator;
  * system across its settings (Kafka classic and KIP-848 over their heartbeat intervals; groupkeeper over Kafka and
  * groupkeeper's ZooKeeper part at their defaults), each point labelled with its setting.
  */
-final class TrafficChart {
+public final class TrafficChart {
 
     private static final int W = 900;
     private static final int H = 560;
@@ -58,7 +58,7 @@ final class TrafficChart {
         return curves;
     }
 
-    static String render(JsonNode doc) {
+    public static String render(JsonNode doc) {
         Map<String, List<Point>> curves = points(doc);
         StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
