@@ -41,12 +41,8 @@ public final class CommitCapacityMain {
 
     private static final String TOPIC = "capacity";
 
-    /** One committing member: a batch per call, on its own thread. */
-    interface Committer extends AutoCloseable {
-        void commitBatch();
-
-        @Override
-        void close();
+    /** One committing member: {@code commitBatch} commits its batch once (called on its own thread). */
+    record Committer(Runnable commitBatch, Runnable close) {
     }
 
     /** One cell of the table. */
@@ -97,26 +93,16 @@ public final class CommitCapacityMain {
                 }
                 for (int n : memberCounts) {
                     String group = "capacity-" + n;
-                    List<ZooKeeperStore> stores = new ArrayList<>();
                     rows.add(measure("zookeeper-" + zkNodes, n, perMember, warmupMs, measureMs, out, m -> {
                         ZooKeeperStore store = ZooKeeperStore.builder().connectString(connect).build();
                         store.start();
-                        stores.add(store);
                         GroupStore g = store.group(group);
                         g.ensureGroup("sticky");
                         FencedCommitter c = new FencedCommitter(g, "member-" + m, TOPIC, m * perMember, perMember);
-                        return new Committer() {
-                            @Override
-                            public void commitBatch() {
-                                c.commit(0, perMember);
-                            }
-
-                            @Override
-                            public void close() {
-                                c.close();
-                                store.close();
-                            }
-                        };
+                        return new Committer(() -> c.commit(0, perMember), () -> {
+                            c.close();
+                            store.close();
+                        });
                     }));
                 }
             }
@@ -131,17 +117,7 @@ public final class CommitCapacityMain {
                     rows.add(measure("kafka", n, perMember, warmupMs, measureMs, out, m -> {
                         KafkaOffsetCommitter c = new KafkaOffsetCommitter(kafka.clientProperties(), group, TOPIC,
                                 m * perMember, perMember);
-                        return new Committer() {
-                            @Override
-                            public void commitBatch() {
-                                c.commit(0, perMember);
-                            }
-
-                            @Override
-                            public void close() {
-                                c.close();
-                            }
-                        };
+                        return new Committer(() -> c.commit(0, perMember), c::close);
                     }));
                 }
             }
@@ -181,7 +157,7 @@ public final class CommitCapacityMain {
                 try {
                     while (!stop.get()) {
                         long t0 = System.nanoTime();
-                        committers.get(i).commitBatch();
+                        committers.get(i).commitBatch().run();
                         if (counting.get()) {
                             commits[i]++;
                             lat.add((System.nanoTime() - t0) / 1e6);
@@ -204,7 +180,7 @@ public final class CommitCapacityMain {
         double seconds = (System.nanoTime() - t0) / 1e9;
         stop.set(true);
         done.await();
-        committers.forEach(Committer::close);
+        committers.forEach(c -> c.close().run());
         if (!failures.isEmpty()) {
             throw new IllegalStateException(system + " with " + members + " members failed: " + failures.get(0),
                     failures.get(0));
