@@ -28,7 +28,7 @@ import org.apache.curator.test.TestingCluster;
  * {@link TestingCluster}, fsync on, one disk), against {@code KafkaConsumer.commitSync} with the same concurrency on
  * the in-process single-node broker. Each member is its own session (ZooKeeper) or consumer (Kafka) on its own
  * thread, committing its {@code --partitions-per-member} partitions as one batch, back to back (a closed loop: the
- * figure is what the servers sustain, not an offered load). Writes {@code capacity.json} and a Markdown table
+ * figure is what the servers sustain, not an offered load), after one untimed commit each and the warm-up. Writes {@code capacity.json} and a Markdown table
  * ({@code capacity.md}) and prints the table.
  *
  * <pre>
@@ -148,6 +148,7 @@ public final class CommitCapacityMain {
         long[] commits = new long[members];
         List<List<Double>> latencies = new ArrayList<>();
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CountDownLatch primed = new CountDownLatch(members);
         CountDownLatch done = new CountDownLatch(members);
         for (int m = 0; m < members; m++) {
             int i = m;
@@ -155,6 +156,10 @@ public final class CommitCapacityMain {
             latencies.add(lat);
             Thread t = new Thread(() -> {
                 try {
+                    // One untimed commit first: Kafka's first commit finds the coordinator (and creates
+                    // __consumer_offsets); ZooKeeper's opens the session's path to the leader.
+                    committers.get(i).commitBatch().run();
+                    primed.countDown();
                     while (!stop.get()) {
                         long t0 = System.nanoTime();
                         committers.get(i).commitBatch().run();
@@ -165,6 +170,7 @@ public final class CommitCapacityMain {
                     }
                 } catch (Throwable e) {
                     failures.add(e);
+                    primed.countDown();
                 } finally {
                     done.countDown();
                 }
@@ -172,6 +178,7 @@ public final class CommitCapacityMain {
             t.setDaemon(true);
             t.start();
         }
+        primed.await();
         Thread.sleep(warmupMs);
         counting.set(true);
         long t0 = System.nanoTime();
