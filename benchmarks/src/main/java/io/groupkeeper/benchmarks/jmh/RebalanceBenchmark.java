@@ -44,7 +44,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Subjects: {@code zookeeper} (groupkeeper's ZooKeeper part alone), {@code groupkeeper-kafka} (groupkeeper over
  * Kafka), and any {@link KafkaSetting} key ({@code kafka-classic-hb20}, Kafka classic at its fastest heartbeat, by
- * default). Each trial (one per fork) starts its own ZooKeeper, broker and producer.
+ * default). Each trial (one per fork) starts its own ZooKeeper, broker and producer. The warm-up is a fixed 60 shots
+ * (the side-by-side's ends when the JIT is quiet), so compare the two after enough warm-up on both.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar RebalanceBenchmark -p subject=zookeeper -p scenario=join -f 3
@@ -53,7 +54,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 30)
+// 60 warm-up shots: the side-by-side's JIT-quiet warm-up needed up to ~100 repetitions for groupkeeper over Kafka
+// (100-400 ms in the first ten, 20-30 ms after a hundred); raise it with -wi for that subject.
+@Warmup(iterations = 60)
 @Measurement(iterations = 30)
 @Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
 public class RebalanceBenchmark {
