@@ -23,23 +23,25 @@ import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The side-by-side rebalance comparison (issue 7 item 2): the same scenarios for Kafka's own groups under four
- * settings, for groupkeeper over Kafka (pending the adapter) and for groupkeeper's ZooKeeper part alone, all on one
- * in-process ZooKeeper and one in-process KRaft broker ({@code group.initial.rebalance.delay.ms=0}), with a producer
- * writing to every partition throughout. Writes {@code sidebyside.json} and {@code sidebyside.csv}; the last line
+ * The side-by-side rebalance comparison (issue 7 item 2): the same scenarios for Kafka's own groups under eight
+ * settings ({@link KafkaSetting}: defaults, 500 ms, and Kafka at its fastest, issue 19), each subject's idle
+ * coordination traffic per member ({@link IdleTraffic}), for groupkeeper over Kafka and for groupkeeper's ZooKeeper
+ * part alone, all on one in-process ZooKeeper and one in-process KRaft broker
+ * ({@code group.initial.rebalance.delay.ms=0}), with a producer writing to every partition throughout. Writes {@code sidebyside.json} and {@code sidebyside.csv}; the last line
  * printed is {@code scale-out p50: groupkeeper=<ms> kafka-best=<ms> ratio=<x>} (ratio = kafka-best / groupkeeper,
  * i.e. how many times faster).
  *
- * <p>A plain main rather than JMH: each sample is one rebalance of hundreds of ms to seconds with servers, threads
- * and a producer around it; what matters is the distribution over repetitions (p50/p95/max) of a wall-clock
- * interval that starts and ends on different threads, and JMH's iteration model (a method called repeatedly and
- * timed as a whole) measures neither the start nor the end of such an interval.
+ * <p>A plain main, the figure of record ({@code RebalanceBenchmark} times the same rebalances in JMH as a
+ * cross-check): each sample is one rebalance of milliseconds to seconds with servers, threads and a producer around
+ * it, and what matters is the distribution over repetitions (p50/p95/max) of a wall-clock interval that starts and
+ * ends on different threads, split into its steps, after a warm-up that lasts until the JIT is quiet.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
  *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 30] [--gkk-reps 30]
  *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10] [--max-warmups 150 (100 with --quick)]
- *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--out DIR] [--no-kafka]
+ *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--idle-ms 20000 (6000 with --quick)] [--out DIR]
+ *   [--no-kafka]
  * </pre>
  */
 public final class SideBySideMain {
