@@ -118,11 +118,13 @@ public final class TrafficChart {
                         x.applyAsDouble(p.requestsPerSecond()), y.applyAsDouble(p.p50())));
             }
             svg.append(String.format("<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n", path, color));
+            int n = 0;
             for (Point p : c.getValue()) {
                 double px = x.applyAsDouble(p.requestsPerSecond());
                 double py = y.applyAsDouble(p.p50());
+                int labelDy = n++ % 2 == 0 ? -6 : 14; // alternate above and below: neighbours of a curve may sit close
                 svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>%n", px, py, color));
-                svg.append(ChartMain.text((int) px + 6, (int) py - 6, String.format(Locale.ROOT, "%s: %s ms @ %s/s",
+                svg.append(ChartMain.text((int) px + 6, (int) py + labelDy, String.format(Locale.ROOT, "%s: %s ms @ %s/s",
                         p.label(), ChartMain.formatMs(p.p50()), ChartMain.formatMs(p.requestsPerSecond())),
                         "fill=\"#333\" font-size=\"10\""));
             }
