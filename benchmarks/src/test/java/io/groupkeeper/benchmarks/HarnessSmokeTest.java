@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.AssignmentInput;
 import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.benchmarks.capacity.CommitCapacityMain;
 import io.groupkeeper.benchmarks.chart.ChartMain;
+import io.groupkeeper.benchmarks.chart.TrafficChart;
 import io.groupkeeper.benchmarks.jmh.AssignorBenchmark;
 import io.groupkeeper.benchmarks.rebalance.SideBySideMain;
 import io.groupkeeper.benchmarks.scale.ScaleHarness;
@@ -35,7 +37,7 @@ class HarnessSmokeTest {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         SideBySideMain.run(new String[] {"--scenarios", "a", "--settings", "kafka-classic-hb500", "--reps", "1",
                 "--warmups", "0", "--gk-reps", "2", "--gk-warmups", "1", "--gkk-warmups", "1", "--max-warmups", "2",
-                "--out", dir.toString()}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+                "--idle-ms", "500", "--out", dir.toString()}, new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String output = bytes.toString(StandardCharsets.UTF_8);
         String[] lines = output.strip().split("\n");
         assertThat(lines[lines.length - 1])
@@ -104,12 +106,34 @@ class HarnessSmokeTest {
         assertThat(doc.path("producedRecords").asLong()).isPositive();
         assertThat(doc.path("rttMs").asDouble()).isPositive();
 
+        for (JsonNode subject : subjects) {
+            JsonNode idle = subject.path("idleTraffic");
+            assertThat(idle.path("members").asInt()).as(subject.path("key").asText()).isEqualTo(3);
+            assertThat(idle.path("perMemberPerSecond").path("requests").asDouble()).isGreaterThanOrEqualTo(0);
+        }
+        assertThat(kafka.path("idleTraffic").path("perMemberPerSecond").path("heartbeats").asDouble())
+                .as("Kafka classic members heartbeat while idle").isPositive();
+
         List<String> csv = Files.readAllLines(dir.resolve("sidebyside.csv"));
         assertThat(csv).hasSize(1 + 2 + 2 + 1);
         assertThat(csv.get(0)).startsWith("subject,system,scenario,rep,total_ms");
 
         String svg = ChartMain.render(dir);
         assertThat(svg).startsWith("<svg").contains("(a) scale-out").contains("Kafka classic").endsWith("</svg>\n");
+        assertThat(TrafficChart.render(doc)).contains("Kafka classic").contains("groupkeeper over Kafka")
+                .contains("<circle").endsWith("</svg>\n");
+    }
+
+    @Test
+    void commitCapacityTinyRunFillsEveryCellOfTheTable() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        List<CommitCapacityMain.Row> rows = CommitCapacityMain.run(new String[] {"--members", "1,2",
+                "--partitions-per-member", "2", "--seconds", "1", "--warmup-seconds", "0", "--out", dir.toString()},
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertThat(rows).extracting(CommitCapacityMain.Row::system)
+                .containsExactly("zookeeper-3", "zookeeper-3", "kafka", "kafka");
+        assertThat(rows).allSatisfy(r -> assertThat(r.offsets()).isEqualTo(r.commits() * 2).isPositive());
+        assertThat(Files.readString(dir.resolve("capacity.md"))).contains("3-node ensemble").contains("commitSync");
     }
 
     @Test

@@ -14,14 +14,15 @@ import java.util.Set;
 /**
  * Draws {@code rebalance-latency.svg} from the harnesses' result files ({@code sidebyside.json},
  * {@code scale.json}) in a results directory: rebalance latency by system and scenario (p50 bar, p95 whisker,
- * log scale), and groupkeeper's join latency and ZooKeeper cost by group size. Plain SVG written by hand, no
+ * log scale), and groupkeeper's join latency and ZooKeeper cost by group size; next to it
+ * {@code latency-vs-traffic.svg} ({@link TrafficChart}). Plain SVG written by hand, no
  * plotting library; either input may be missing.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.chart.ChartMain --in DIR [--out FILE]</pre>
  */
 public final class ChartMain {
 
-    private static final String[] COLORS = {"#1b9e77", "#66a61e", "#d95f02", "#e6ab02", "#7570b3", "#e7298a", "#666666"};
+    static final String[] COLORS = {"#1b9e77", "#66a61e", "#d95f02", "#e6ab02", "#7570b3", "#e7298a", "#666666"};
     private static final int WIDTH = 1100;
 
     record Bar(String label, double p50, double p95, String color, String note) {
@@ -39,6 +40,12 @@ public final class ChartMain {
         Path out = args.has("out") ? args.path("out", null) : in.resolve("rebalance-latency.svg");
         Files.writeString(out, render(in));
         System.out.println("wrote " + out);
+        Path sbs = in.resolve("sidebyside.json");
+        if (Files.exists(sbs)) {
+            Path traffic = out.resolveSibling("latency-vs-traffic.svg");
+            Files.writeString(traffic, TrafficChart.render(Json.read(sbs)));
+            System.out.println("wrote " + traffic);
+        }
     }
 
     public static String render(Path in) {
@@ -214,7 +221,7 @@ public final class ChartMain {
         return y + 24;
     }
 
-    private static String formatMs(double v) {
+    static String formatMs(double v) {
         if (v >= 100) {
             return String.format(Locale.ROOT, "%.0f", v);
         }
@@ -228,7 +235,7 @@ public final class ChartMain {
         return s.length() <= n ? s : s.substring(0, n - 1) + "…";
     }
 
-    private static String text(int x, int y, String s, String attrs) {
+    static String text(int x, int y, String s, String attrs) {
         return String.format("<text x=\"%d\" y=\"%d\" %s>%s</text>%n", x, y, attrs, escape(s));
     }
 

@@ -44,6 +44,38 @@ public final class MarkdownMain {
         return md.toString();
     }
 
+    /** Each subject's idle coordination traffic next to its scale-out p50 (issue 19): the data of latency-vs-traffic.svg. */
+    private static void idleTraffic(JsonNode doc, StringBuilder md) {
+        StringBuilder rows = new StringBuilder();
+        for (JsonNode s : doc.path("subjects")) {
+            JsonNode idle = s.path("idleTraffic");
+            if (idle.isMissingNode()) {
+                continue;
+            }
+            StringBuilder kinds = new StringBuilder();
+            for (Iterator<Map.Entry<String, JsonNode>> it = idle.path("perMemberPerSecond").fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (!e.getKey().equals("requests")) {
+                    kinds.append(kinds.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
+                            .append(String.format(Locale.ROOT, "%.2f", e.getValue().asDouble()));
+                }
+            }
+            rows.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %s |%n", s.path("label").asText(),
+                    p50(s.path("scenarios").path("scale-out").path("total")),
+                    idle.path("perMemberPerSecond").path("requests").asDouble(), kinds));
+        }
+        if (rows.length() == 0) {
+            return;
+        }
+        JsonNode first = doc.path("subjects").findValue("idleTraffic");
+        md.append(String.format(Locale.ROOT, "Idle coordination traffic per member (a settled group of %d that only "
+                + "consumes, %.0f s; Kafka: the broker's group-coordinator requests; groupkeeper: packets ZooKeeper "
+                + "received, then the members' own store counters):%n%n", first.path("members").asInt(),
+                first.path("seconds").asDouble()));
+        md.append("| subject | scale-out p50 (ms) | requests/s per member | by kind, per member per second |\n|---|---|---|---|\n");
+        md.append(rows).append('\n');
+    }
+
     private static String st(JsonNode s) {
         if (s == null || s.isMissingNode() || s.path("n").asInt() == 0) {
             return "–";
@@ -96,6 +128,7 @@ public final class MarkdownMain {
             }
         }
         md.append('\n');
+        idleTraffic(doc, md);
         // groupkeeper's ZooKeeper-only profile
         for (JsonNode s : doc.path("subjects")) {
             if (!"groupkeeper-zk".equals(s.path("system").asText()) || !"measured".equals(s.path("status").asText())) {

@@ -1,20 +1,10 @@
 package io.groupkeeper.benchmarks.jmh;
 
-import io.groupkeeper.TopicPartition;
+import io.groupkeeper.benchmarks.support.FencedCommitter;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
-import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.CommitOutcome;
-import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,11 +43,7 @@ public class CommitBenchmark {
 
     private EmbeddedZooKeeper zk;
     private ZooKeeperStore store;
-    private GroupStore group;
-    private Registration registration;
-    private final long[] versions = new long[PARTITIONS];
-    private long session;
-    private long offset;
+    private FencedCommitter member;
     private int cursor;
 
     /** Offsets committed, reported by JMH as a rate next to the batch rate. */
@@ -73,42 +59,23 @@ public class CommitBenchmark {
         store = ZooKeeperStore.builder().connectString(zk.connectString()).build();
         store.start();
         store.topics().ensureTopic("bench", PARTITIONS);
-        group = store.group("commit-bench");
+        GroupStore group = store.group("commit-bench");
         group.ensureGroup("sticky");
-        registration = group.registerMember(new MemberInfo("member-1", Optional.empty(), "bench",
-                new TreeSet<>(Set.of("bench")), Instant.now(), "sticky"));
-        for (int p = 0; p < PARTITIONS; p++) {
-            ClaimResult r = group.claim(new TopicPartition("bench", p), "member-1", 1, () -> { });
-            if (!(r instanceof ClaimResult.Claimed claimed)) {
-                throw new IllegalStateException("could not claim bench:" + p + ": " + r);
-            }
-            versions[p] = claimed.offset().version();
-            session = claimed.lease().session();
-        }
+        member = new FencedCommitter(group, "member-1", "bench", 0, PARTITIONS);
     }
 
     @Benchmark
     public CommitOutcome commit(Offsets counter) {
-        List<CommitRequest> requests = new ArrayList<>(batch);
-        offset++;
-        for (int i = 0; i < batch; i++) {
-            int p = (cursor + i) % PARTITIONS;
-            requests.add(new CommitRequest(new TopicPartition("bench", p), offset, versions[p], session));
-        }
+        CommitOutcome outcome = member.commit(cursor, batch);
         cursor = (cursor + batch) % PARTITIONS;
-        CommitOutcome outcome = group.commit("member-1", 1, requests);
-        if (!outcome.conflicted().isEmpty()) {
-            throw new IllegalStateException("fenced commit refused for " + outcome.conflicted());
-        }
-        outcome.committed().forEach((tp, v) -> versions[tp.partition()] = v);
         counter.offsets += batch;
         return outcome;
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        if (registration != null) {
-            registration.close();
+        if (member != null) {
+            member.close();
         }
         if (store != null) {
             store.close();

@@ -1,16 +1,8 @@
 package io.groupkeeper.benchmarks.jmh;
 
+import io.groupkeeper.benchmarks.support.KafkaOffsetCommitter;
 import io.groupkeeper.embedded.EmbeddedKafka;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -43,36 +35,21 @@ public class KafkaCommitBenchmark {
     public int batch;
 
     private EmbeddedKafka kafka;
-    private KafkaConsumer<byte[], byte[]> consumer;
-    private final List<TopicPartition> partitions = new ArrayList<>();
-    private long offset;
+    private KafkaOffsetCommitter consumer;
     private int cursor;
 
     @Setup(Level.Trial)
     public void setUp() {
         kafka = EmbeddedKafka.startDefault();
         kafka.createTopic("bench", CommitBenchmark.PARTITIONS);
-        Map<String, Object> props = kafka.clientProperties();
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "commit-bench");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        consumer = new KafkaConsumer<>(props);
-        for (int p = 0; p < CommitBenchmark.PARTITIONS; p++) {
-            partitions.add(new TopicPartition("bench", p));
-        }
-        consumer.assign(partitions);
+        consumer = new KafkaOffsetCommitter(kafka.clientProperties(), "commit-bench", "bench", 0,
+                CommitBenchmark.PARTITIONS);
     }
 
     @Benchmark
     public void commitSync(CommitBenchmark.Offsets counter) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        offset++;
-        for (int i = 0; i < batch; i++) {
-            offsets.put(partitions.get((cursor + i) % partitions.size()), new OffsetAndMetadata(offset));
-        }
-        cursor = (cursor + batch) % partitions.size();
-        consumer.commitSync(offsets);
+        consumer.commit(cursor, batch);
+        cursor = (cursor + batch) % CommitBenchmark.PARTITIONS;
         counter.offsets += batch;
     }
 

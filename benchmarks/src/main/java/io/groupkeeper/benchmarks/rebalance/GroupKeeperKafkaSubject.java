@@ -131,6 +131,16 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
         return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
     }
 
+    /**
+     * ZooKeeper's count of the packets it received ({@code requests}: pings, reads, writes and transactions of every
+     * session, the harness's own outside watcher included) and the members' own {@code StoreStats} (reads, writes,
+     * transactions, watch events).
+     */
+    @Override
+    public Map<String, Long> coordinationCounts() {
+        return IdleTraffic.zooKeeperCounts(stats());
+    }
+
     @Override
     public SubjectMember start(String groupId, String memberName, boolean crashScenario, Probe probe) {
         Member m = new Member(groupId, memberName, crashScenario, probe);

@@ -1,5 +1,6 @@
 package io.groupkeeper.benchmarks.rebalance;
 
+import io.groupkeeper.benchmarks.support.ServerCounters;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -45,7 +46,7 @@ public final class KafkaNativeSubject implements RebalanceSubject {
     public static Map<String, String> brokerProperties(long crashSessionTimeoutMs) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("group.initial.rebalance.delay.ms", "0");
-        p.put("group.consumer.min.heartbeat.interval.ms", "500");
+        p.put("group.consumer.min.heartbeat.interval.ms", Integer.toString(KafkaSetting.brokerMinHeartbeatMs()));
         if (crashSessionTimeoutMs > 0) {
             p.put("group.consumer.min.session.timeout.ms", Long.toString(Math.min(crashSessionTimeoutMs, 45_000)));
             p.put("group.min.session.timeout.ms", Long.toString(Math.min(crashSessionTimeoutMs, 6_000)));
@@ -77,8 +78,10 @@ public final class KafkaNativeSubject implements RebalanceSubject {
     public Map<String, Object> settings() {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("group.protocol", setting.protocol);
-        s.put("clientOverrides", setting.clientOverrides);
-        s.put("groupConfig.consumer.heartbeat.interval.ms", setting.brokerHeartbeat500 ? 500 : "broker default");
+        s.put("clientOverrides", setting.clientOverrides());
+        s.put("groupConfig.consumer.heartbeat.interval.ms", setting.brokerHeartbeatMs > 0 ? setting.brokerHeartbeatMs
+                : "broker default");
+        s.put("heartbeatMs", setting.heartbeatMs());
         s.put("crashScenarioSessionTimeoutMs", crashSessionTimeoutMs > 0 ? crashSessionTimeoutMs : "default");
         s.put("groupConfigNotes", groupConfigNotes);
         return s;
@@ -90,8 +93,9 @@ public final class KafkaNativeSubject implements RebalanceSubject {
             return;
         }
         List<AlterConfigOp> ops = new ArrayList<>();
-        if (setting.brokerHeartbeat500) {
-            ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms", "500"), AlterConfigOp.OpType.SET));
+        if (setting.brokerHeartbeatMs > 0) {
+            ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms",
+                    Integer.toString(setting.brokerHeartbeatMs)), AlterConfigOp.OpType.SET));
         }
         if (crashScenario && crashSessionTimeoutMs > 0) {
             ops.add(new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", Long.toString(crashSessionTimeoutMs)),
@@ -124,7 +128,7 @@ public final class KafkaNativeSubject implements RebalanceSubject {
     public SubjectMember start(String groupId, String memberName, boolean crashScenario, Probe probe) {
         Map<String, Object> props = KafkaPollingMember.baseProperties(kafka.clientProperties(), groupId, memberName);
         props.put("group.protocol", setting.protocol);
-        props.putAll(setting.clientOverrides);
+        props.putAll(setting.clientOverrides());
         if (crashScenario && crashSessionTimeoutMs > 0 && setting.protocol.equals("classic")) {
             props.put("session.timeout.ms", Long.toString(crashSessionTimeoutMs));
         }
@@ -149,6 +153,25 @@ public final class KafkaNativeSubject implements RebalanceSubject {
                 return "broker group coordinator log (session expiry)";
             }
         };
+    }
+
+    /**
+     * The broker's group-coordinator requests: {@code heartbeats} (Heartbeat, ConsumerGroupHeartbeat),
+     * {@code commits} (OffsetCommit: auto commit, every 5 s by default), {@code other} (join, sync, leave, offset
+     * fetch, find coordinator, describe).
+     */
+    @Override
+    public Map<String, Long> coordinationCounts() {
+        Map<String, Long> byRequest = ServerCounters.kafkaRequests(ServerCounters.KAFKA_COORDINATOR_REQUESTS);
+        long heartbeats = byRequest.getOrDefault("Heartbeat", 0L) + byRequest.getOrDefault("ConsumerGroupHeartbeat", 0L);
+        long commits = byRequest.getOrDefault("OffsetCommit", 0L);
+        long all = byRequest.values().stream().mapToLong(Long::longValue).sum();
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put(IdleTraffic.REQUESTS, all);
+        m.put("heartbeats", heartbeats);
+        m.put("commits", commits);
+        m.put("other", all - heartbeats - commits);
+        return m;
     }
 
     @Override

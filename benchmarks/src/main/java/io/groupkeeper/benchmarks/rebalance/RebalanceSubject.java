@@ -48,6 +48,15 @@ public interface RebalanceSubject extends AutoCloseable {
         return EventMarks.NONE;
     }
 
+    /**
+     * Cumulative counts of the coordination requests this subject's members send, by kind, with the total under
+     * {@link IdleTraffic#REQUESTS}; the harness divides the difference over an idle window by members and seconds
+     * ({@link IdleTraffic}). Empty if the subject cannot count them.
+     */
+    default Map<String, Long> coordinationCounts() {
+        return Map.of();
+    }
+
     @Override
     void close();
 

@@ -27,6 +27,8 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class ScenarioRunner {
 
     private static final int CORES = Runtime.getRuntime().availableProcessors();
+    /** Between a group's settling and its idle window: the last commits and acknowledgements of the join. */
+    private static final long IDLE_SETTLE_MS = 1_000;
 
     public enum Scenario {
         SCALE_OUT("a", "scale-out"), LEAVE("b", "leave"), CRASH("c", "crash"), COLD_START("d", "cold-start");
@@ -69,8 +71,9 @@ public final class ScenarioRunner {
     }
 
     /** {@code warmups}: the least number of warm-up repetitions; {@code maxWarmups}: the most (see {@link WarmUp}). */
+    /** {@code idleMs}: how long the settled group of 3 idles while its coordination traffic is counted (0: not). */
     public record Config(int partitions, int reps, int warmups, int maxWarmups, long guardMs, long timeoutMs,
-                         long crashTimeoutMs) {
+                         long crashTimeoutMs, long idleMs) {
     }
 
     /** What a repetition started from: the members' ZooKeeper counters and the JIT's compile time. */
@@ -128,6 +131,7 @@ public final class ScenarioRunner {
     private final PrintStream out;
     private final java.util.Map<String, Object> overlapReports = new java.util.LinkedHashMap<>();
     private final java.util.Map<String, WarmUp> warmUps = new java.util.LinkedHashMap<>();
+    private IdleTraffic idleTraffic;
     private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
 
     public ScenarioRunner(RebalanceSubject subject, Config config, PrintStream out) {
@@ -171,6 +175,11 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, n, false, probe));
             }
             settle(probe, "3 members");
+            if (config.idleMs() > 0) {
+                Thread.sleep(IDLE_SETTLE_MS);
+                idleTraffic = IdleTraffic.measure(subject, 3, config.idleMs());
+                out.println("    " + idleTraffic.describe());
+            }
             WarmUp warm = new WarmUp(config.warmups(), config.maxWarmups());
             for (int i = 0; scaleOut.size() < config.reps(); i++) {
                 boolean measured = warm.over();
@@ -344,6 +353,11 @@ public final class ScenarioRunner {
     public java.util.Map<String, Object> warmUp(Scenario s) {
         WarmUp w = warmUps.get(s.key);
         return w == null ? java.util.Map.of() : java.util.Map.of("repetitions", w.done(), "endedBy", w.endedBy());
+    }
+
+    /** The settled group's idle coordination traffic, if measured ({@link Config#idleMs()}). */
+    public IdleTraffic idleTraffic() {
+        return idleTraffic;
     }
 
     /** Per group run: the probe's overlap counters by kind and the first few, for the record. */

@@ -23,23 +23,25 @@ import java.util.Set;
 import java.util.function.ToDoubleFunction;
 
 /**
- * The side-by-side rebalance comparison (issue 7 item 2): the same scenarios for Kafka's own groups under four
- * settings, for groupkeeper over Kafka (pending the adapter) and for groupkeeper's ZooKeeper part alone, all on one
- * in-process ZooKeeper and one in-process KRaft broker ({@code group.initial.rebalance.delay.ms=0}), with a producer
- * writing to every partition throughout. Writes {@code sidebyside.json} and {@code sidebyside.csv}; the last line
+ * The side-by-side rebalance comparison (issue 7 item 2): the same scenarios for Kafka's own groups under eight
+ * settings ({@link KafkaSetting}: defaults, 500 ms, and Kafka at its fastest, issue 19), each subject's idle
+ * coordination traffic per member ({@link IdleTraffic}), for groupkeeper over Kafka and for groupkeeper's ZooKeeper
+ * part alone, all on one in-process ZooKeeper and one in-process KRaft broker
+ * ({@code group.initial.rebalance.delay.ms=0}), with a producer writing to every partition throughout. Writes {@code sidebyside.json} and {@code sidebyside.csv}; the last line
  * printed is {@code scale-out p50: groupkeeper=<ms> kafka-best=<ms> ratio=<x>} (ratio = kafka-best / groupkeeper,
  * i.e. how many times faster).
  *
- * <p>A plain main rather than JMH: each sample is one rebalance of hundreds of ms to seconds with servers, threads
- * and a producer around it; what matters is the distribution over repetitions (p50/p95/max) of a wall-clock
- * interval that starts and ends on different threads, and JMH's iteration model (a method called repeatedly and
- * timed as a whole) measures neither the start nor the end of such an interval.
+ * <p>A plain main, the figure of record ({@code RebalanceBenchmark} times the same rebalances in JMH as a
+ * cross-check): each sample is one rebalance of milliseconds to seconds with servers, threads and a producer around
+ * it, and what matters is the distribution over repetitions (p50/p95/max) of a wall-clock interval that starts and
+ * ends on different threads, split into its steps, after a warm-up that lasts until the JIT is quiet.
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
  *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 30] [--gkk-reps 30]
  *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10] [--max-warmups 150 (100 with --quick)]
- *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--out DIR] [--no-kafka]
+ *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--idle-ms 20000 (6000 with --quick)] [--out DIR]
+ *   [--no-kafka]
  * </pre>
  */
 public final class SideBySideMain {
@@ -57,7 +59,7 @@ public final class SideBySideMain {
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
         Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
                 "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
-                "gkk-warmups", "gk-warmups", "max-warmups"));
+                "gkk-warmups", "gk-warmups", "max-warmups", "idle-ms"));
         boolean quick = args.flag("quick");
         List<Scenario> scenarios = new ArrayList<>();
         for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
@@ -66,10 +68,10 @@ public final class SideBySideMain {
         List<KafkaSetting> settings = new ArrayList<>();
         if (!args.flag("no-kafka")) {
             String all = String.join(",", java.util.Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
-            // --quick leaves out the two default settings: each is the same protocol as its 500 ms variant with a 6x
-            // (classic) or 10x (KIP-848) longer heartbeat, and was 13x (2.7 s) and 4.3x (5.6 s) slower than it in
-            // every full run (results/run5-7); their warm-up alone would take most of the 3 minutes --quick has.
-            String quickSettings = KafkaSetting.CLASSIC_HB500.key() + "," + KafkaSetting.CONSUMER_HB500.key();
+            // --quick runs Kafka at its fastest: classic at heartbeat.interval.ms 100 and 20 (issue 19). The slower
+            // settings are heartbeat-bound (classic 500 ms: ~205 ms; KIP-848 500 ms: ~1.2 s; the defaults 2.7 s and
+            // 5.6 s in every full run) and their warm-up alone would take most of the 3 minutes --quick has.
+            String quickSettings = KafkaSetting.CLASSIC_HB100.key() + "," + KafkaSetting.CLASSIC_HB20.key();
             for (String s : args.get("settings", quick ? quickSettings : all).split(",")) {
                 settings.add(KafkaSetting.byKey(s.trim()));
             }
@@ -95,6 +97,9 @@ public final class SideBySideMain {
         long crashSessionMs = args.getInt("crash-session-timeout-ms", 10_000);
         long producerIntervalMs = args.getInt("producer-interval-ms", 5);
         long timeoutMs = args.getInt("timeout-ms", 90_000);
+        // Long enough for several of the slowest periodic requests (KIP-848's default 5 s heartbeat, Kafka's 5 s auto
+        // commit, a ZooKeeper ping every 5 s at groupkeeper's 15 s session) per member.
+        long idleMs = args.getInt("idle-ms", quick ? 6_000 : 20_000);
         Path outDir = args.path("out", "target/bench-results");
 
         Map<String, Object> doc = new LinkedHashMap<>();
@@ -129,7 +134,7 @@ public final class SideBySideMain {
                     Fmt.ms(rttBefore.p95()));
 
             ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, maxWarmups, 200, timeoutMs,
-                    crashSessionMs > 0 ? crashSessionMs : 15_000);
+                    crashSessionMs > 0 ? crashSessionMs : 15_000, idleMs);
             try (GroupKeeperZkSubject gk = new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions,
                     crashSessionMs)) {
                 subjects.add(runSubject(gk, gkConfig, scenarios, out));
@@ -140,7 +145,7 @@ public final class SideBySideMain {
                     try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC,
                             crashSessionMs)) {
                         subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, gkkReps, gkkWarmups,
-                                maxWarmups, 300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000), scenarios, out));
+                                maxWarmups, 300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000, idleMs), scenarios, out));
                     }
                 } else {
                     GroupKeeperKafkaSubject pending = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC);
@@ -152,7 +157,7 @@ public final class SideBySideMain {
                 for (KafkaSetting setting : settings) {
                     try (KafkaNativeSubject k = new KafkaNativeSubject(setting, kafka, TOPIC, crashSessionMs)) {
                         subjects.add(runSubject(k, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups, kafkaMaxWarmups, 300,
-                                timeoutMs, crashSessionMs > 0 ? crashSessionMs : 45_000), scenarios, out));
+                                timeoutMs, crashSessionMs > 0 ? crashSessionMs : 45_000, idleMs), scenarios, out));
                     }
                 }
             }
@@ -240,6 +245,9 @@ public final class SideBySideMain {
             byScenario.put(s.key, r);
         });
         m.put("scenarios", byScenario);
+        if (runner.idleTraffic() != null) {
+            m.put("idleTraffic", runner.idleTraffic());
+        }
         m.put("overlapReports", runner.overlapReports());
         return m;
     }
@@ -273,6 +281,7 @@ public final class SideBySideMain {
             String bestKey = null;
             Double gk = null;
             Double gkZk = null;
+            Map<String, Double> kafkaBySetting = new LinkedHashMap<>();
             for (Map<String, Object> subject : subjects) {
                 Stats st = scenarioStats(subject, scenario.key, "total");
                 if (st.isEmpty()) {
@@ -280,6 +289,7 @@ public final class SideBySideMain {
                 }
                 switch ((String) subject.get("system")) {
                     case "kafka" -> {
+                        kafkaBySetting.put((String) subject.get("key"), st.p50());
                         if (Double.isNaN(best) || st.p50() < best) {
                             best = st.p50();
                             bestKey = (String) subject.get("key");
@@ -300,6 +310,9 @@ public final class SideBySideMain {
             line.put("ratioKafkaBestToGroupkeeper", gk == null || Double.isNaN(best) ? null : best / gk);
             line.put("groupkeeperInRtts", gk == null ? null : gk / rtt);
             line.put("groupkeeperZkP50Ms", gkZk);
+            line.put("kafkaP50MsBySetting", kafkaBySetting);
+            Double hb100 = kafkaBySetting.get(KafkaSetting.CLASSIC_HB100.key());
+            line.put("ratioKafkaClassicHb100ToGroupkeeper", gk == null || hb100 == null ? null : hb100 / gk);
             for (Map<String, Object> subject : subjects) {
                 if ("groupkeeper-zk".equals(subject.get("system"))) {
                     Stats h = scenarioStats(subject, scenario.key, "handoff");
@@ -313,6 +326,13 @@ public final class SideBySideMain {
             line.put("ratioKafkaBestToGroupkeeperZk", gkZk == null || Double.isNaN(best) ? null : best / gkZk);
             s.put(scenario.key, line);
         }
+        Map<String, Object> idle = new LinkedHashMap<>();
+        for (Map<String, Object> subject : subjects) {
+            if (subject.get("idleTraffic") instanceof IdleTraffic t) {
+                idle.put((String) subject.get("key"), t.requestsPerMemberPerSecond());
+            }
+        }
+        s.put("idleRequestsPerMemberPerSecond", idle);
         return s;
     }
 
@@ -320,11 +340,11 @@ public final class SideBySideMain {
         out.println();
         out.println("Rebalance time, ms from the event until every partition is owned once and (Kafka) fetched; "
                 + "(c) from expiry detection");
-        out.printf("%-52s %-10s %3s  %-22s %10s %10s %11s%n", "subject", "scenario", "n", "p50 / p95 / max",
-                "owned p50", "fetch p50", "publish p50");
+        out.printf("%-64s %-10s %3s  %-22s %10s %10s %11s %14s%n", "subject", "scenario", "n", "p50 / p95 / max",
+                "owned p50", "fetch p50", "publish p50", "idle req/s/mbr");
         for (Map<String, Object> subject : subjects) {
             if (!"measured".equals(subject.get("status"))) {
-                out.printf("%-52s %s%n", subject.get("label"), subject.get("status"));
+                out.printf("%-64s %s%n", subject.get("label"), subject.get("status"));
                 continue;
             }
             for (Scenario s : Scenario.values()) {
@@ -332,10 +352,12 @@ public final class SideBySideMain {
                 if (total.isEmpty()) {
                     continue;
                 }
-                out.printf("%-52s %-10s %3d  %-22s %10s %10s %11s%n", subject.get("label"), s.key, total.n(),
-                        total.summary(), Fmt.ms(scenarioStats(subject, s.key, "owned").p50()),
+                out.printf(Locale.ROOT, "%-64s %-10s %3d  %-22s %10s %10s %11s %14s%n", subject.get("label"), s.key,
+                        total.n(), total.summary(), Fmt.ms(scenarioStats(subject, s.key, "owned").p50()),
                         Fmt.ms(scenarioStats(subject, s.key, "fetch").p50()),
-                        Fmt.ms(scenarioStats(subject, s.key, "publish").p50()));
+                        Fmt.ms(scenarioStats(subject, s.key, "publish").p50()),
+                        subject.get("idleTraffic") instanceof IdleTraffic t && s == Scenario.SCALE_OUT
+                                ? String.format(Locale.ROOT, "%.2f", t.requestsPerMemberPerSecond()) : "");
             }
         }
     }
@@ -366,6 +388,16 @@ public final class SideBySideMain {
         Object gk = a.get("groupkeeperP50Ms");
         Object best = a.get("kafkaBestP50Ms");
         Object ratio = a.get("ratioKafkaBestToGroupkeeper");
+        if (a.get("ratioKafkaClassicHb100ToGroupkeeper") instanceof Double r100) {
+            out.printf(Locale.ROOT, "scale-out p50 against Kafka classic at heartbeat.interval.ms=100: %s ms, ratio=%s%n",
+                    Fmt.ms(((Map<String, Double>) a.get("kafkaP50MsBySetting")).get(KafkaSetting.CLASSIC_HB100.key())),
+                    Fmt.ratio(r100));
+        }
+        if (a.get("kafkaBestKey") != null) {
+            out.printf("kafka-best is %s%n", a.get("kafkaBestKey"));
+        }
+        ((Map<String, Double>) summary.getOrDefault("idleRequestsPerMemberPerSecond", Map.of())).forEach((k, v) ->
+                out.printf(Locale.ROOT, "idle coordination traffic, %s: %.2f requests/s per member%n", k, v));
         out.printf(Locale.ROOT, "scale-out p50: groupkeeper=%s kafka-best=%s ratio=%s%n",
                 gk == null ? "n/a" : Fmt.ms((Double) gk), best == null ? "n/a" : Fmt.ms((Double) best),
                 ratio == null ? "n/a" : Fmt.ratio((Double) ratio));
