@@ -83,7 +83,7 @@ public final class ZooKeeperStore implements CoordinationStore {
         }
         this.client = cb.build();
         retry.connectedWhen(() -> client.getZookeeperClient().isConnected());
-        this.zk = new ZkSession(client, stats);
+        this.zk = new ZkSession(client, stats, true);
         this.topics = new ZkTopicRegistry(zk);
     }
 
@@ -117,6 +117,9 @@ public final class ZooKeeperStore implements CoordinationStore {
     }
 
     private void onCuratorState(CuratorFramework c, ConnectionState state) {
+        if (state.isConnected()) {
+            zk.connected(); // before the members hear of it: their first requests must not be held back
+        }
         ConnectionEvent event = switch (state) {
             case CONNECTED -> {
                 zk.refreshSession();
