@@ -94,7 +94,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.invoker = new ListenerInvoker(config.listener(), new SerialExecutor(workers, "callbacks", log));
         this.committer = new OffsetCommitter(config, store, table, invoker, log, this::generation,
                 this::scheduleReconcile);
-        this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, workers, scheduler,
+        this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, scheduler,
                 () -> state == State.STARTED && !suspended, coordination::sessionId);
         this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);

@@ -22,9 +22,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -58,7 +55,6 @@ final class Reconciler {
     private final OffsetCommitter committer;
     private final MemberLog log;
     private final SerialExecutor lane;
-    private final Executor workers;
     private final ScheduledExecutorService scheduler;
     /** Whether steps may run: started, not closing, connection not in doubt. */
     private final BooleanSupplier running;
@@ -74,7 +70,7 @@ final class Reconciler {
     private volatile long generation;
 
     Reconciler(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-               OffsetCommitter committer, MemberLog log, SerialExecutor lane, Executor workers,
+               OffsetCommitter committer, MemberLog log, SerialExecutor lane,
                ScheduledExecutorService scheduler, BooleanSupplier running, LongSupplier session) {
         this.config = config;
         this.store = store;
@@ -83,7 +79,6 @@ final class Reconciler {
         this.committer = committer;
         this.log = log;
         this.lane = lane;
-        this.workers = workers;
         this.scheduler = scheduler;
         this.running = running;
         this.session = session;
@@ -223,8 +218,8 @@ final class Reconciler {
     private SortedMap<TopicPartition, OptionalLong> claim(SortedSet<TopicPartition> candidates) {
         List<TopicPartition> todo = new ArrayList<>(candidates);
         SortedMap<TopicPartition, OptionalLong> gained = new TreeMap<>();
-        // Claims are independent round trips: a batch runs concurrently (ZooKeeper pipelines them on the session's
-        // connection), so taking over k partitions costs about one claim's latency rather than k of them.
+        // Claims are independent round trips: a batch goes out together, so taking over k partitions costs about one
+        // claim's latency rather than k of them.
         for (int from = 0; from < todo.size() && running.getAsBoolean(); from += PARALLEL_CLAIMS) {
             List<TopicPartition> batch = todo.subList(from, Math.min(todo.size(), from + PARALLEL_CLAIMS));
             long claimSession = session.getAsLong();
@@ -262,34 +257,25 @@ final class Reconciler {
     }
 
     /**
-     * Claims {@code batch} concurrently: every claim but the first is offered to the worker pool, and the lane then
-     * runs each claim no worker has started yet itself, so a busy or bounded pool delays claims but never blocks
-     * them. A claim that failed (store trouble) is left out of the result, and a retry is scheduled.
+     * Claims {@code batch} together ({@link GroupStore#claimAll}: the ZooKeeper store pipelines the claims on its
+     * connection, with no thread of ours per claim). A claim that failed (store trouble) is left out of the result,
+     * and a retry is scheduled.
      */
     private Map<TopicPartition, ClaimResult> claimAll(List<TopicPartition> batch) {
-        long gen = generation;
-        Map<TopicPartition, FutureTask<ClaimResult>> tasks = new LinkedHashMap<>();
-        for (TopicPartition tp : batch) {
-            FutureTask<ClaimResult> task = new FutureTask<>(() -> store.claim(tp, config.memberId(), gen,
-                    this::scheduleClaimWaiting));
-            if (!tasks.isEmpty()) {
-                try {
-                    workers.execute(task);
-                } catch (RejectedExecutionException e) {
-                    // run below, on the lane
-                }
-            }
-            tasks.put(tp, task);
-        }
+        Map<TopicPartition, CompletableFuture<ClaimResult>> claims = store.claimAll(batch, config.memberId(),
+                generation, this::scheduleClaimWaiting);
         Map<TopicPartition, ClaimResult> results = new HashMap<>();
         boolean failed = false;
-        for (Map.Entry<TopicPartition, FutureTask<ClaimResult>> t : tasks.entrySet()) {
-            t.getValue().run(); // a no-op when a worker ran or runs it
+        for (TopicPartition tp : batch) {
+            CompletableFuture<ClaimResult> claim = claims.get(tp);
             try {
-                results.put(t.getKey(), t.getValue().get());
+                if (claim == null) {
+                    throw new ExecutionException(new IllegalStateException("the store returned no claim of " + tp));
+                }
+                results.put(tp, claim.get());
             } catch (ExecutionException e) {
                 failed = true;
-                LOG.warn("claim of {} failed, retrying: {}", t.getKey(), e.getCause().toString());
+                LOG.warn("claim of {} failed, retrying: {}", tp, e.getCause().toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 failed = true;

@@ -1,9 +1,12 @@
 package io.groupkeeper.spi;
 
 import io.groupkeeper.TopicPartition;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The per-group primitives of the protocol. Every method is a synchronous round trip (or a few); every
@@ -73,6 +76,28 @@ public interface GroupStore {
      * is {@link ClaimResult.Busy} or {@link ClaimResult.Blocked}, {@code onChange} runs once when that may change.
      */
     ClaimResult claim(TopicPartition tp, String memberId, long generation, Runnable onChange);
+
+    /**
+     * {@link #claim} of each partition of {@code partitions}, with the same outcomes, the same hook and the same
+     * guarantees for each; returns when every claim is done, one future per partition, completed (exceptionally with
+     * the claim's exception when that claim failed: it may have landed). A store whose claims are
+     * independent round trips sends them together (ZooKeeper pipelines them on the session's connection), so a member
+     * that takes over k partitions waits about one claim's latency rather than k of them. By default, one claim after
+     * another.
+     */
+    default Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(List<TopicPartition> partitions,
+                                                                        String memberId, long generation,
+                                                                        Runnable onChange) {
+        Map<TopicPartition, CompletableFuture<ClaimResult>> results = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            try {
+                results.put(tp, CompletableFuture.completedFuture(claim(tp, memberId, generation, onChange)));
+            } catch (RuntimeException e) {
+                results.put(tp, CompletableFuture.failedFuture(e));
+            }
+        }
+        return results;
+    }
 
     /**
      * Fenced batch commit on behalf of {@code memberId}; see the class comment. A request whose session is not the

@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -470,6 +471,53 @@ public abstract class GroupStoreContract {
         setOffsetByHand(offsetPath(group, tp(0)), 7);
         await().until(repaired::fired);
         assertThat(claimed(g, tp(0), "m1").offset().offset()).hasValue(7);
+    }
+
+    @Test
+    void claimAllGivesEachPartitionWhatItsOwnClaimWouldAndArmsTheHookOfTheBusyOnes() throws Exception {
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        GroupStore other = store().group(group);
+        g.join("sticky", member("m1"));
+        setOffsetByHand(offsetPath(group, tp(1)), 7); // free, with an offset committed
+        ClaimResult.Claimed held = claimed(other, tp(2), "m2"); // busy
+        writeGarbageByHand(offsetPath(group, tp(3))); // blocked
+        ClaimResult.Claimed mine = claimed(g, tp(4), "m1"); // already this member's: re-confirmed
+
+        Hook hook = new Hook();
+        Map<TopicPartition, CompletableFuture<ClaimResult>> results = g.claimAll(
+                List.of(tp(0), tp(1), tp(2), tp(3), tp(4)), "m1", 3, hook);
+
+        assertThat(results).containsOnlyKeys(tp(0), tp(1), tp(2), tp(3), tp(4));
+        assertThat(results.values()).as("every claim done on return").allMatch(CompletableFuture::isDone);
+        ClaimResult.Claimed free = (ClaimResult.Claimed) results.get(tp(0)).join();
+        assertThat(free.offset().offset()).isEmpty();
+        assertThat(free.offset().version()).isEqualTo(g.readOffset(tp(0), null).version())
+                .isNotEqualTo(OffsetSnapshot.ABSENT);
+        assertThat(free.lease().session()).isEqualTo(s.sessionId());
+        ClaimResult.Claimed committed = (ClaimResult.Claimed) results.get(tp(1)).join();
+        assertThat(committed.offset().offset()).hasValue(7);
+        assertThat(results.get(tp(2)).join()).isEqualTo(new ClaimResult.Busy("m2"));
+        assertThat(results.get(tp(3)).join()).isInstanceOfSatisfying(ClaimResult.Blocked.class,
+                b -> assertThat(b.problem()).contains(offsetPath(group, tp(3))));
+        ClaimResult.Claimed again = (ClaimResult.Claimed) results.get(tp(4)).join();
+        assertThat(again.offset().version()).isGreaterThan(mine.offset().version());
+        assertThat(again.lease().fencingToken()).isGreaterThan(mine.lease().fencingToken());
+        for (int p : new int[] {0, 1}) {
+            assertThat(g.readOwner(tp(p))).as("owner of %s", tp(p)).hasValueSatisfying(o -> {
+                assertThat(o.memberId()).isEqualTo("m1");
+                assertThat(o.generation()).isEqualTo(3);
+            });
+        }
+        assertThat(g.readOwner(tp(4)).orElseThrow().memberId()).isEqualTo("m1");
+        assertThat(g.readOwner(tp(2)).orElseThrow().memberId()).isEqualTo("m2");
+        assertThat(g.readOwner(tp(3))).as("nothing taken where the offset node is corrupt").isEmpty();
+
+        assertThat(hook.fired()).isFalse();
+        assertThat(other.release(tp(2), "m2", held.offset().version(), held.lease().session())).isTrue();
+        await().until(hook::fired);
+        assertThat(claimed(g, tp(2), "m1").offset().version()).isGreaterThan(held.offset().version());
     }
 
     @Test

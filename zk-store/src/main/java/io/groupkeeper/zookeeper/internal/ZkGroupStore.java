@@ -25,6 +25,7 @@ import io.groupkeeper.zookeeper.internal.NodeCodec.OwnerBody;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -343,6 +344,83 @@ public final class ZkGroupStore implements GroupStore {
             }
         }
         throw new StoreException("claim of " + tp + " in group " + group + " kept racing with other writers");
+    }
+
+    /**
+     * The claims sent together: every partition's offset read goes out at once, and its claim transaction (the same
+     * one {@link #claim} sends) from ZooKeeper's event thread the moment that read returns, through the same session's
+     * handle; a claim that finds the owner node taken reads it, arming the hook, as {@link #claim} does. So k claims
+     * cost about the two round trips of one, and no thread but ZooKeeper's own waits for them. A claim this cannot
+     * settle (its offset moved, a folder or the session changed, a corrupt node, the member's own owner node, a
+     * failure) is made again by {@link #claim} on the calling thread.
+     */
+    @Override
+    public Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(List<TopicPartition> partitions,
+                                                                        String memberId, long generation,
+                                                                        Runnable onChange) {
+        Map<TopicPartition, CompletableFuture<Optional<ClaimResult>>> sent = new LinkedHashMap<>();
+        for (TopicPartition tp : partitions) {
+            sent.put(tp, pipelinedClaim(tp, memberId, generation, onChange));
+        }
+        Map<TopicPartition, CompletableFuture<ClaimResult>> results = new LinkedHashMap<>();
+        sent.forEach((tp, claim) -> {
+            Optional<ClaimResult> settled = claim.join(); // never exceptional: see pipelinedClaim
+            try {
+                results.put(tp, CompletableFuture.completedFuture(settled.isPresent() ? settled.get()
+                        : claim(tp, memberId, generation, onChange)));
+            } catch (RuntimeException e) {
+                results.put(tp, CompletableFuture.failedFuture(e));
+            }
+        });
+        return results;
+    }
+
+    /** One claim of {@link #claimAll}: its outcome, or empty for {@link #claim} to settle it. */
+    private CompletableFuture<Optional<ClaimResult>> pipelinedClaim(TopicPartition tp, String memberId,
+                                                                   long generation, Runnable onChange) {
+        String offsetPath = ZkPaths.offset(group, tp);
+        String ownerPath = ZkPaths.owner(group, tp);
+        try {
+            nodes.ensureTopicFolders(zk, tp.topic());
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        long session = zk.handleSession();
+        // Offset first, then owner, as in claim().
+        return zk.readAsync(offsetPath, null).thenCompose(read -> {
+            try {
+                OffsetBody offset = read.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath),
+                        read.get().data());
+                byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
+                List<CuratorOp> ops = new ArrayList<>();
+                ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath,
+                        ownerBody));
+                ops.addAll(rewriteOffset(offsetPath, NodeCodec.offset(offset),
+                        read.map(r -> r.stat().getVersion()).orElse(-1)));
+                return zk.multiInSessionAsync(session, ops).thenCompose(tx -> {
+                    if (tx.ok()) {
+                        return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset, tx.results(),
+                                session)));
+                    }
+                    if (tx.code() == KeeperException.Code.NODEEXISTS && tx.failedOp() == 0) {
+                        return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath,
+                                memberId));
+                    }
+                    return CompletableFuture.completedFuture(Optional.<ClaimResult>empty());
+                });
+            } catch (Exception e) { // a corrupt offset node, or an operation that could not be built
+                return CompletableFuture.completedFuture(Optional.<ClaimResult>empty());
+            }
+        }).exceptionally(e -> Optional.empty());
+    }
+
+    /** Busy when another member's live owner node holds the partition; empty for {@link #claim} otherwise. */
+    private Optional<ClaimResult> heldByAnother(Optional<ZkNode> owner, String ownerPath, String memberId) {
+        if (owner.isEmpty() || owner.get().stat().getEphemeralOwner() == 0) {
+            return Optional.empty(); // released meanwhile, or a persistent node: claim() takes it or says so
+        }
+        String holder = holderOf(ownerPath, owner.get().data());
+        return memberId.equals(holder) ? Optional.empty() : Optional.of(new ClaimResult.Busy(holder));
     }
 
     private String holderOf(String ownerPath, byte[] data) {

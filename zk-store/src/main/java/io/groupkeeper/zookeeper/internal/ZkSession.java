@@ -4,6 +4,7 @@ import io.groupkeeper.spi.StoreException;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
@@ -238,6 +239,78 @@ public final class ZkSession {
         }
     }
 
+    /**
+     * What a transaction sent in the background came back with: ZooKeeper's code and, when the server answered, every
+     * operation's result.
+     */
+    public record TransactionResult(KeeperException.Code code, List<OpResult> results) {
+        public boolean ok() {
+            return code == KeeperException.Code.OK;
+        }
+
+        /** The index of the operation that made it fail, or -1 if unknown. */
+        public int failedOp() {
+            return ZkSession.failedOp(results);
+        }
+    }
+
+    /**
+     * {@link #multiInSession}, sent in the background: the future completes on ZooKeeper's event thread, or at once
+     * with {@code SESSIONEXPIRED} and nothing sent when the current handle has another session. Fails (a {@link
+     * StoreException}) only when nothing could be sent.
+     */
+    public CompletableFuture<TransactionResult> multiInSessionAsync(long session, List<CuratorOp> ops) {
+        CompletableFuture<TransactionResult> done = new CompletableFuture<>();
+        try {
+            long sentIn = requireConnected("transaction of " + ops.size() + " operations");
+            ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
+            if (session == 0 || handle.getSessionId() != session) {
+                done.complete(new TransactionResult(KeeperException.Code.SESSIONEXPIRED, null));
+                return done;
+            }
+            stats.transaction(ops.size());
+            handle.multi(ops.stream().map(CuratorOp::get).toList(), (rc, path, ctx, results) -> {
+                KeeperException.Code code = KeeperException.Code.get(rc);
+                if (code == KeeperException.Code.CONNECTIONLOSS) {
+                    noteLoss(sentIn, KeeperException.create(code));
+                }
+                done.complete(new TransactionResult(code, results));
+            }, null);
+        } catch (Exception e) {
+            done.completeExceptionally(failure("transaction of " + ops.size() + " operations", e));
+        }
+        return done;
+    }
+
+    /**
+     * {@link #readIfPresentWatching} (with {@code hook} nullable: nothing armed), sent in the background: the future
+     * completes on ZooKeeper's event thread, empty when the node does not exist, exceptionally with a {@link
+     * StoreException} when the read failed.
+     */
+    public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
+        CompletableFuture<Optional<ZkNode>> done = new CompletableFuture<>();
+        String full = abs(path);
+        try {
+            long sentIn = requireConnected("read " + full);
+            ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
+            stats.read();
+            handle.getData(full, hook == null ? null : watcher(hook), (rc, p, ctx, data, stat) -> {
+                KeeperException.Code code = KeeperException.Code.get(rc);
+                if (code == KeeperException.Code.OK) {
+                    done.complete(Optional.of(new ZkNode(data, stat)));
+                } else if (code == KeeperException.Code.NONODE) {
+                    done.complete(Optional.empty());
+                } else {
+                    done.completeExceptionally(failure("read " + full, noteLoss(sentIn, KeeperException.create(code,
+                            full))));
+                }
+            }, null);
+        } catch (Exception e) {
+            done.completeExceptionally(failure("read " + full, e));
+        }
+        return done;
+    }
+
     /** The session id of the handle Curator uses right now (0 when it has none yet). */
     public long handleSession() {
         try {
@@ -289,7 +362,10 @@ public final class ZkSession {
 
     /** The index of the operation that made a transaction fail, or -1 if unknown. */
     public static int failedOp(KeeperException e) {
-        List<OpResult> results = e.getResults();
+        return failedOp(e.getResults());
+    }
+
+    private static int failedOp(List<OpResult> results) {
         if (results == null) {
             return -1;
         }
