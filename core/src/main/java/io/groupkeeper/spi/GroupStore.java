@@ -124,7 +124,12 @@ public interface GroupStore {
      */
     Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases);
 
-    /** The offset of {@code tp}; {@code onChange} (nullable) runs once when the offset node changes. */
+    /**
+     * The offset of {@code tp}; {@code onChange} (nullable) runs once when the offset node changes, at the latest when
+     * the connection comes back if it changed meanwhile. A store may leave out this store's own {@link #commit}s (the
+     * owner arms the hook to hear of everyone else's writes: an operator's edit, a new owner's claim); the ZooKeeper
+     * store does, so a commit costs no read.
+     */
     OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange);
 
     /**

@@ -6,11 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.zookeeper.StoreStats;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -78,16 +76,5 @@ class NotificationCostIT extends ZkTestSupport {
         Cost cost = new Cost(n, stats.stats().minus(before));
         members.forEach(GroupMember::close);
         return cost;
-    }
-
-    /** Waits until no watch event or write happened for a few polls. */
-    private static void awaitQuiet(ZooKeeperStore stats) {
-        AtomicReference<StoreStats> last = new AtomicReference<>(stats.stats());
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            StoreStats now = stats.stats();
-            boolean quiet = now.watchEvents() == last.get().watchEvents() && now.writes() == last.get().writes();
-            last.set(now);
-            return quiet;
-        });
     }
 }

@@ -108,6 +108,19 @@ abstract class ZkTestSupport {
         });
     }
 
+    /** Waits until the store saw no watch event, write or read for a few polls. */
+    static void awaitQuiet(ZooKeeperStore store) {
+        java.util.concurrent.atomic.AtomicReference<StoreStats> last = new java.util.concurrent.atomic.AtomicReference<>(
+                store.stats());
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
+            StoreStats now = store.stats();
+            boolean quiet = now.watchEvents() == last.get().watchEvents() && now.writes() == last.get().writes()
+                    && now.reads() == last.get().reads();
+            last.set(now);
+            return quiet;
+        });
+    }
+
     /** Expires a client's session on the server, as a long network partition would. */
     static void expireSession(ZooKeeperStore store) throws Exception {
         ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();

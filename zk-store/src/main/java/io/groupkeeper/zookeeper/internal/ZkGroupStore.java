@@ -69,6 +69,7 @@ public final class ZkGroupStore implements GroupStore {
     private final GroupNodes nodes;
     private final MemberRegistrar memberNodes;
     private final TransactionBatcher batcher = new TransactionBatcher();
+    private final OffsetWatches offsetWatches;
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
     private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
@@ -80,6 +81,7 @@ public final class ZkGroupStore implements GroupStore {
         this.members = new MemberViewBridge(zk, ZkPaths.members(group), clock);
         this.nodes = new GroupNodes(group);
         this.memberNodes = new MemberRegistrar(zk, group);
+        this.offsetWatches = new OffsetWatches(zk);
     }
 
     @Override
@@ -486,9 +488,11 @@ public final class ZkGroupStore implements GroupStore {
             } catch (Exception e) {
                 throw ZkSession.failure("prepare commit", e);
             }
+            List<CommitRequest> sent = batch.requests();
+            Map<TopicPartition, Long> writtenBy = new HashMap<>();
+            sent.forEach(r -> offsetWatches.committing(ZkPaths.offset(group, r.partition())));
             try {
                 List<OpResult> results = zk.multiInSession(session, batch.ops());
-                List<CommitRequest> sent = batch.requests();
                 for (int i = 0; i < sent.size(); i++) {
                     TopicPartition tp = sent.get(i).partition();
                     OpResult last = results.get(batch.lastOp(i));
@@ -497,6 +501,7 @@ public final class ZkGroupStore implements GroupStore {
                     }
                     committed.put(tp, (long) set.getStat().getVersion());
                     created.put(tp, set.getStat().getCzxid());
+                    writtenBy.put(tp, set.getStat().getMzxid());
                     histories.put(tp, written.get(tp));
                 }
                 pending.removeAll(sent);
@@ -511,6 +516,9 @@ public final class ZkGroupStore implements GroupStore {
                 CommitRequest bad = batch.requestOf(failed);
                 conflicted.add(bad.partition());
                 pending.remove(bad);
+            } finally {
+                sent.forEach(r -> offsetWatches.committed(ZkPaths.offset(group, r.partition()),
+                        writtenBy.getOrDefault(r.partition(), 0L)));
             }
         }
         return new CommitOutcome(committed, created, conflicted);
@@ -610,7 +618,10 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
         String path = ZkPaths.offset(group, tp);
-        Optional<ZkNode> read = zk.read(path, onChange);
+        if (onChange != null) {
+            offsetWatches.arm(path, onChange); // before the read: no change falls in between
+        }
+        Optional<ZkNode> read = zk.read(path, null);
         if (read.isEmpty()) {
             return OffsetSnapshot.absent();
         }

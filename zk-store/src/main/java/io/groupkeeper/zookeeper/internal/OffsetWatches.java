@@ -1,0 +1,204 @@
+package io.groupkeeper.zookeeper.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * An owner's watches on its offset nodes, which do not wake it for its own commits.
+ *
+ * <p>Why: an owner watches each offset node it holds so that it notices an operator's edit (I3). With one-shot watches
+ * every commit of its own fired the watch, and the owner re-read the node to re-arm it and to see that nothing but its
+ * own commit had happened: one read per committed partition per commit, four of every five requests an idle member
+ * sent (issue 19). Here each node has one persistent watch for as long as it is watched, and the store tells its own
+ * commits apart by their transaction id: ZooKeeper names, with each event, the transaction that fired it (3.9+), and
+ * a commit's answer names the transaction that wrote the node. A hook fires for any other change.
+ *
+ * <p>An event may come before the answer of the commit that caused it (ZooKeeper sends the event first, and the
+ * caller of a synchronous write may wake after the event thread has run): an event on a node with a commit of this
+ * store in flight waits for that commit's answer, and fires unless the answer names its transaction. An event without
+ * a transaction id (an older server) fires. Changes made while the client was disconnected are not replayed to a
+ * persistent watch, so a reconnection fires every armed hook (the owner reads and compares, as after any hook).
+ *
+ * <p>A node's watch stays while hooks are armed on it; a change that finds none armed (the owner let the partition go)
+ * removes it. A new session starts with no watches: the next {@link #arm} adds it again.
+ */
+final class OffsetWatches {
+
+    /** How many of its own commits per node the store remembers until their events came. */
+    private static final int REMEMBERED_COMMITS = 16;
+
+    private final ZkSession zk;
+    private final Watcher watcher = this::onEvent;
+    /** Guarded by this; keyed by the node's full path, as ZooKeeper's events name it. */
+    private final Map<String, Watched> nodes = new HashMap<>();
+
+    private static final class Watched {
+        /** The session the persistent watch was added in; 0 while it has none. */
+        long session;
+        final List<Runnable> hooks = new ArrayList<>();
+        int commitsInFlight;
+        /** Transaction ids of this store's commits of the node whose events have not come yet. */
+        final TreeSet<Long> ownCommits = new TreeSet<>();
+        /** Events that came while a commit was in flight: their transaction ids. */
+        final List<Long> held = new ArrayList<>();
+    }
+
+    OffsetWatches(ZkSession zk) {
+        this.zk = zk;
+    }
+
+    /**
+     * Arms {@code hook} for the next change of {@code path} that is not a commit of this store's; adds the node's
+     * persistent watch first if this session has none. Call before reading the node, so no change falls in between.
+     */
+    void arm(String path, Runnable hook) {
+        String full = zk.abs(path);
+        long session = zk.handleSession();
+        boolean add;
+        synchronized (this) {
+            Watched w = nodes.computeIfAbsent(full, k -> new Watched());
+            w.hooks.add(hook);
+            add = w.session != session || session == 0;
+        }
+        if (!add) {
+            return;
+        }
+        zk.requireConnected("watch " + full);
+        try {
+            zk.stats().read();
+            handle().addWatch(full, watcher, AddWatchMode.PERSISTENT);
+        } catch (Exception e) {
+            throw ZkSession.failure("watch " + full, e);
+        }
+        synchronized (this) {
+            Watched w = nodes.get(full);
+            if (w != null) {
+                w.session = session;
+            }
+        }
+    }
+
+    /** A commit of {@code path} by this store is about to be sent. */
+    void committing(String path) {
+        synchronized (this) {
+            Watched w = nodes.get(zk.abs(path));
+            if (w != null) {
+                w.commitsInFlight++;
+            }
+        }
+    }
+
+    /**
+     * The answer of a commit announced by {@link #committing}: {@code zxid} is the transaction that wrote the node, or 0
+     * when the commit failed or its answer was lost (it may have landed: the events it held fire).
+     */
+    void committed(String path, long zxid) {
+        List<Runnable> due = List.of();
+        synchronized (this) {
+            Watched w = nodes.get(zk.abs(path));
+            if (w == null || w.commitsInFlight == 0) {
+                return;
+            }
+            w.commitsInFlight--;
+            if (zxid > 0) {
+                w.ownCommits.add(zxid);
+                while (w.ownCommits.size() > REMEMBERED_COMMITS) {
+                    w.ownCommits.pollFirst();
+                }
+            }
+            if (w.commitsInFlight > 0) {
+                return; // the events held wait for the last answer
+            }
+            boolean foreign = false;
+            for (long held : w.held) {
+                foreign |= !w.ownCommits.remove(held);
+            }
+            w.held.clear();
+            if (foreign) {
+                due = takeHooks(w);
+            }
+        }
+        due.forEach(Runnable::run);
+    }
+
+    // ------------------------------------------------------------------ ZooKeeper's event thread
+
+    private void onEvent(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                fireAll(); // what changed while disconnected is not replayed to a persistent watch
+            }
+            return;
+        }
+        String path = event.getPath();
+        List<Runnable> due;
+        boolean unwatched = false;
+        synchronized (this) {
+            Watched w = nodes.get(path);
+            if (w == null) {
+                return;
+            }
+            if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
+                nodes.remove(path);
+                return;
+            }
+            zk.stats().watchEvent();
+            long zxid = event.getZxid();
+            if (zxid > 0 && w.ownCommits.remove(zxid)) {
+                w.ownCommits.headSet(zxid).clear(); // events come in order: older ones will not
+                return;
+            }
+            if (zxid > 0 && w.commitsInFlight > 0) {
+                w.held.add(zxid);
+                return;
+            }
+            due = takeHooks(w);
+            if (due.isEmpty()) {
+                nodes.remove(path);
+                unwatched = true;
+            }
+        }
+        if (unwatched) {
+            removeWatch(path);
+        }
+        due.forEach(Runnable::run);
+    }
+
+    private void fireAll() {
+        List<Runnable> due = new ArrayList<>();
+        synchronized (this) {
+            nodes.values().forEach(w -> due.addAll(takeHooks(w)));
+        }
+        due.forEach(Runnable::run);
+    }
+
+    private static List<Runnable> takeHooks(Watched w) {
+        List<Runnable> due = new ArrayList<>(w.hooks);
+        w.hooks.clear();
+        return due;
+    }
+
+    private void removeWatch(String full) {
+        try {
+            handle().removeWatches(full, watcher, Watcher.WatcherType.Persistent, false, (rc, p, ctx) -> { }, null);
+        } catch (Exception e) {
+            // the client is closing: its watches go with it
+        }
+    }
+
+    private ZooKeeper handle() throws Exception {
+        return zk.client().getZookeeperClient().getZooKeeper();
+    }
+
+    /** For tests: how many nodes hold a watch. */
+    synchronized int watchedNodes() {
+        return nodes.size();
+    }
+}
