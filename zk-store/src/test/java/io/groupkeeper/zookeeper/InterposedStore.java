@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * A real {@link ZooKeeperStore} whose connection events a test controls: {@link #deaf} never passes the real ones on
  * (a zombie that missed its disconnect: a long GC pause, a frozen VM — fencing in the store, not the member's good
  * behaviour, must keep it from writing); {@link #fire} sends fake ones; {@link #afterClaim} runs after every claim
- * reached ZooKeeper, before its caller sees the result.
+ * reached ZooKeeper, before its caller sees the result (each claim of a {@code claimAll} batch once the batch is done).
  */
 final class InterposedStore implements CoordinationStore {
 
@@ -62,6 +62,15 @@ final class InterposedStore implements CoordinationStore {
                         Object result = method.invoke(real, args);
                         if (method.getName().equals("claim")) {
                             afterClaim.accept((ClaimResult) result);
+                        } else if (method.getName().equals("claimAll")) {
+                            // each claim of the batch, done when claimAll returns, before the member records any
+                            ((java.util.Map<?, ?>) result).values().forEach(f -> {
+                                java.util.concurrent.CompletableFuture<?> claim =
+                                        (java.util.concurrent.CompletableFuture<?>) f;
+                                if (!claim.isCompletedExceptionally()) {
+                                    afterClaim.accept((ClaimResult) claim.join());
+                                }
+                            });
                         }
                         return result;
                     } catch (InvocationTargetException e) {

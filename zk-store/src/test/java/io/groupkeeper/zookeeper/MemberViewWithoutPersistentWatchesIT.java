@@ -76,6 +76,29 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         awaitBalanced(Map.of("fallback", 4), a);
     }
 
+    /** The owner's offset-node watches fall back to one-shot watches: an operator's edit still reaches it (I3). */
+    @Test
+    void anOwnerStillHearsOfAnEditOfItsOffsetNode() throws Exception {
+        String group = newGroup();
+        topic("fallback-edit", 1);
+        java.util.List<java.util.SortedSet<io.groupkeeper.TopicPartition>> changed =
+                new java.util.concurrent.CopyOnWriteArrayList<>();
+        GroupMember a = newKeeper().member(group).topics("fallback-edit").listener(new io.groupkeeper.RebalanceListener() {
+            @Override
+            public void onOffsetsChanged(java.util.SortedSet<io.groupkeeper.TopicPartition> partitions) {
+                changed.add(partitions);
+            }
+        }).build();
+        a.start();
+        awaitBalanced(Map.of("fallback-edit", 1), a);
+        io.groupkeeper.TopicPartition tp = new io.groupkeeper.TopicPartition("fallback-edit", 0);
+        assertThat(a.commit(Map.of(tp, 3L)).allCommitted()).isTrue();
+        admin.setData().forPath(io.groupkeeper.fixtures.ZkLayout.offset(group, tp),
+                "9".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !changed.isEmpty());
+        assertThat(changed.get(0)).containsExactly(tp);
+    }
+
     private static MemberInfo info(String memberId) {
         return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of("fallback")), Instant.now(),
                 "sticky");

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
@@ -38,6 +39,8 @@ final class OffsetWatches {
     private final Watcher watcher = this::onEvent;
     /** Guarded by this; keyed by the node's full path, as ZooKeeper's events name it. */
     private final Map<String, Watched> nodes = new HashMap<>();
+    /** The server refused a persistent watch: every hook is a one-shot watch of the caller's read. Guarded by this. */
+    private boolean refused;
 
     private static final class Watched {
         /** The session the persistent watch was added in; 0 while it has none. */
@@ -57,24 +60,41 @@ final class OffsetWatches {
     /**
      * Arms {@code hook} for the next change of {@code path} that is not a commit of this store's; adds the node's
      * persistent watch first if this session has none. Call before reading the node, so no change falls in between.
+     * Returns false, having armed nothing, when the server refuses persistent watches (before 3.6, or with
+     * {@code watchManagerName=WatchManagerOptimized}): the caller then reads with a one-shot watch.
      */
-    void arm(String path, Runnable hook) {
+    boolean arm(String path, Runnable hook) {
         String full = zk.abs(path);
         long session = zk.handleSession();
         boolean add;
         synchronized (this) {
+            if (refused) {
+                return false;
+            }
             Watched w = nodes.computeIfAbsent(full, k -> new Watched());
             w.hooks.add(hook);
             add = w.session != session || session == 0;
         }
         if (!add) {
-            return;
+            return true;
         }
-        zk.requireConnected("watch " + full);
         try {
+            zk.requireConnected("watch " + full);
             zk.stats().read();
             handle().addWatch(full, watcher, AddWatchMode.PERSISTENT);
+        } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+            synchronized (this) {
+                refused = true;
+                nodes.clear();
+            }
+            return false;
         } catch (Exception e) {
+            synchronized (this) {
+                Watched w = nodes.get(full);
+                if (w != null) {
+                    w.hooks.remove(hook);
+                }
+            }
             throw ZkSession.failure("watch " + full, e);
         }
         synchronized (this) {
@@ -83,6 +103,7 @@ final class OffsetWatches {
                 w.session = session;
             }
         }
+        return true;
     }
 
     /** A commit of {@code path} by this store is about to be sent. */

@@ -618,10 +618,9 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
         String path = ZkPaths.offset(group, tp);
-        if (onChange != null) {
-            offsetWatches.arm(path, onChange); // before the read: no change falls in between
-        }
-        Optional<ZkNode> read = zk.read(path, null);
+        // The watch before the read, so no change falls in between; a one-shot one if the server has no persistent ones.
+        boolean armed = onChange != null && offsetWatches.arm(path, onChange);
+        Optional<ZkNode> read = zk.read(path, armed ? null : onChange);
         if (read.isEmpty()) {
             return OffsetSnapshot.absent();
         }
