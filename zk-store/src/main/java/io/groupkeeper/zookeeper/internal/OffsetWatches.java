@@ -66,44 +66,33 @@ final class OffsetWatches {
     boolean arm(String path, Runnable hook) {
         String full = zk.abs(path);
         long session = zk.handleSession();
-        boolean add;
         synchronized (this) {
             if (refused) {
                 return false;
             }
             Watched w = nodes.computeIfAbsent(full, k -> new Watched());
             w.hooks.add(hook);
-            add = w.session != session || session == 0;
-        }
-        if (!add) {
-            return true;
-        }
-        try {
-            zk.requireConnected("watch " + full);
-            zk.stats().read();
-            handle().addWatch(full, watcher, AddWatchMode.PERSISTENT);
-        } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
-            synchronized (this) {
-                refused = true;
-                nodes.clear();
+            if (w.session == session && session != 0) {
+                return true;
             }
-            return false;
-        } catch (Exception e) {
-            synchronized (this) {
-                Watched w = nodes.get(full);
-                if (w != null) {
-                    w.hooks.remove(hook);
-                }
-            }
-            throw ZkSession.failure("watch " + full, e);
-        }
-        synchronized (this) {
-            Watched w = nodes.get(full);
-            if (w != null) {
+            // Under the lock, as removeWatch's removals are sent: the server then sees the adds and removals of a
+            // node's watch in the order this class decided them. A synchronous call is answered by ZooKeeper's send
+            // thread, so the event thread, which may wait for the lock meanwhile, is not needed for it.
+            try {
+                zk.requireConnected("watch " + full);
+                zk.stats().read();
+                handle().addWatch(full, watcher, AddWatchMode.PERSISTENT);
                 w.session = session;
+                return true;
+            } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+                refused = true; // before 3.6 the server does not know the request; WatchManagerOptimized fails it
+                nodes.clear();
+                return false;
+            } catch (Exception e) {
+                w.hooks.remove(hook);
+                throw ZkSession.failure("watch " + full, e);
             }
         }
-        return true;
     }
 
     /** A commit of {@code path} by this store is about to be sent. */
@@ -160,14 +149,14 @@ final class OffsetWatches {
         }
         String path = event.getPath();
         List<Runnable> due;
-        boolean unwatched = false;
         synchronized (this) {
             Watched w = nodes.get(path);
             if (w == null) {
                 return;
             }
             if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
-                nodes.remove(path);
+                // Only this class removes them (removeWatch), after dropping the node's entry; an entry here is a new
+                // one, whose watch was added after that removal.
                 return;
             }
             zk.stats().watchEvent();
@@ -183,11 +172,8 @@ final class OffsetWatches {
             due = takeHooks(w);
             if (due.isEmpty()) {
                 nodes.remove(path);
-                unwatched = true;
+                removeWatch(path); // queued under the lock: see arm
             }
-        }
-        if (unwatched) {
-            removeWatch(path);
         }
         due.forEach(Runnable::run);
     }

@@ -51,10 +51,12 @@ import org.apache.zookeeper.data.Stat;
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkSession#multiInSession}).
  *
- * <p>About 580 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
- * caches, and testkit's {@code MemGroupStore} mirrors it method for method. Transactions are packed by {@link
+ * <p>About 670 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
+ * caches, and testkit's {@code MemGroupStore} mirrors it method for method; a claim has two paths (one partition, or
+ * a batch pipelined, {@link #claimAll}) that build the same transaction. Transactions are packed by {@link
  * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
- * use), and the member node registered by {@link MemberRegistrar}.
+ * use), the member node registered by {@link MemberRegistrar}, and the owner's offset watches kept by {@link
+ * OffsetWatches}.
  */
 public final class ZkGroupStore implements GroupStore {
 
