@@ -203,9 +203,4 @@ final class OffsetWatches {
     private ZooKeeper handle() throws Exception {
         return zk.client().getZookeeperClient().getZooKeeper();
     }
-
-    /** For tests: how many nodes hold a watch. */
-    synchronized int watchedNodes() {
-        return nodes.size();
-    }
 }
