@@ -286,10 +286,7 @@ public final class ZkGroupStore implements GroupStore {
             byte[] offsetBody = NodeCodec.offset(offset);
             try {
                 // Fast path, two round trips in all: the partition is free, take it.
-                byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-                List<CuratorOp> ops = new ArrayList<>();
-                ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody));
-                ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
+                List<CuratorOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, offsetBody, offsetVersion);
                 return claimed(tp, offset, zk.multiInSession(session, ops), session);
             } catch (KeeperException e) {
                 if (e.code() == KeeperException.Code.NONODE) {
@@ -395,12 +392,8 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 OffsetBody offset = read.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath),
                         read.get().data());
-                byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-                List<CuratorOp> ops = new ArrayList<>();
-                ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath,
-                        ownerBody));
-                ops.addAll(rewriteOffset(offsetPath, NodeCodec.offset(offset),
-                        read.map(r -> r.stat().getVersion()).orElse(-1)));
+                List<CuratorOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, NodeCodec.offset(offset),
+                        read.map(r -> r.stat().getVersion()).orElse(-1));
                 return zk.multiInSessionAsync(session, ops).thenCompose(tx -> {
                     if (tx.ok()) {
                         return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset, tx.results(),
@@ -433,6 +426,16 @@ public final class ZkGroupStore implements GroupStore {
         } catch (CorruptNodeException e) {
             return "(unreadable owner node)";
         }
+    }
+
+    /** A free partition's claim: its owner node, created ephemeral, and the rewrite of its offset node. */
+    private List<CuratorOp> takeOps(String ownerPath, String memberId, long generation, String offsetPath,
+                                    byte[] offsetBody, int offsetVersion) throws Exception {
+        byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
+        List<CuratorOp> ops = new ArrayList<>();
+        ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody));
+        ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
+        return ops;
     }
 
     /**
