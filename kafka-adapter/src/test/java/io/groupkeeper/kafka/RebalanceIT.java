@@ -198,7 +198,10 @@ class RebalanceIT extends KafkaTestSupport {
         toClose.add(first);
         first.start();
         assertThat(first.memberId()).isEqualTo("billing-7");
-        CoordinatedConsumer<String, String> twin = consumer(newKeeper(), group, topic).instanceId("billing-7").build();
+        // The twin waits for the id to be freed (a crashed predecessor's session expiring) before it gives up: one
+        // second here instead of the default 30 s; the waiting itself is StaticMembershipIT's.
+        CoordinatedConsumer<String, String> twin = consumer(newKeeper(), group, topic).instanceId("billing-7")
+                .memberOptions(m -> m.registrationTimeout(java.time.Duration.ofSeconds(1))).build();
         toClose.add(twin);
         org.assertj.core.api.Assertions.assertThatThrownBy(twin::start)
                 .isInstanceOf(io.groupkeeper.spi.MemberIdInUseException.class)

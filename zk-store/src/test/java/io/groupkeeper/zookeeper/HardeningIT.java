@@ -123,13 +123,13 @@ class HardeningIT extends ZkTestSupport {
         cycle(newGroup());
         Set<String> before = liveThreads();
         String group = newGroup();
-        for (int i = 0; i < 100; i++) {
+        for (int i = 0; i < 40; i++) {
             cycle(group);
         }
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Set<String> leaked = liveThreads();
             leaked.removeAll(before);
-            assertThat(leaked).as("threads started by 100 open/close cycles still alive").isEmpty();
+            assertThat(leaked).as("threads started by 40 open/close cycles still alive").isEmpty();
         });
     }
 
