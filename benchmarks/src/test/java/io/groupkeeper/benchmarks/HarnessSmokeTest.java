@@ -1,6 +1,7 @@
 package io.groupkeeper.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.groupkeeper.assignor.Assignment;
@@ -31,6 +32,29 @@ class HarnessSmokeTest {
 
     @TempDir
     Path dir;
+
+    @Test
+    void sideBySideWithZooKeeperInItsOwnJvmMeasuresAndStopsTheChildJvm() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        SideBySideMain.run(new String[] {"--no-kafka", "--zk-jvm", "--scenarios", "a", "--gk-reps", "1",
+                "--gk-warmups", "1", "--max-warmups", "1", "--idle-ms", "300", "--out", dir.toString()},
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String output = bytes.toString(StandardCharsets.UTF_8);
+        JsonNode doc = Json.read(dir.resolve("sidebyside.json"));
+        assertThat(doc.has("error")).as(output).isFalse();
+        assertThat(doc.path("zookeeper").asText()).isEqualTo("in a JVM of its own");
+        JsonNode gk = doc.path("subjects").get(0);
+        assertThat(gk.path("scenarios").path("scale-out").path("total").path("n").asInt()).isEqualTo(1);
+        JsonNode idle = gk.path("idleTraffic").path("perMemberPerSecond");
+        assertThat(idle.has("requests")).as("ZooKeeper's packet count lives in the other JVM").isFalse();
+        assertThat(idle.has("reads")).as("the members' own counters stay").isTrue();
+        assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive))
+                .as("the ZooKeeper JVM ends with the run").isEmpty();
+
+        assertThatThrownBy(() -> SideBySideMain.run(new String[] {"--no-kafka", "--zk-cpus", "0"},
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("add --zk-jvm");
+    }
 
     @Test
     void sideBySideTinyRunMeasuresBothSidesAndPrintsTheSummaryLine() throws Exception {

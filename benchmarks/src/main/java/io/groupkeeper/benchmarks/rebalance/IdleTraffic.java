@@ -40,7 +40,10 @@ public record IdleTraffic(double seconds, int members, Map<String, Double> perMe
     /** groupkeeper's counts: ZooKeeper's received packets, then the members' own store counters. */
     static Map<String, Long> zooKeeperCounts(StoreStats members) {
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put(REQUESTS, ServerCounters.zooKeeperPacketsReceived());
+        long packets = ServerCounters.zooKeeperPacketsReceived();
+        if (packets >= 0) { // -1: the server runs in another JVM (SideBySideMain --zk-jvm)
+            m.put(REQUESTS, packets);
+        }
         m.put("reads", members.reads());
         m.put("writes", members.writes());
         m.put("transactions", members.transactions());

@@ -9,7 +9,6 @@ import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.benchmarks.support.ZkRoundTrip;
 import io.groupkeeper.embedded.EmbeddedKafka;
-import io.groupkeeper.embedded.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -41,8 +40,12 @@ import java.util.function.ToDoubleFunction;
  *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 30] [--gkk-reps 30]
  *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10] [--max-warmups 150 (100 with --quick)]
  *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--idle-ms 20000 (6000 with --quick)] [--out DIR]
- *   [--no-kafka]
+ *   [--no-kafka] [--zk-jvm [--zk-cpus 0]]
  * </pre>
+ * {@code --zk-jvm} runs the ZooKeeper server in a JVM of its own, {@code --zk-cpus} pins that JVM to CPUs with
+ * {@code taskset} (issue 19's lever "servers in another JVM"; the harness itself is pinned from the outside, e.g.
+ * {@code taskset -c 1 java ...}). ZooKeeper's packet count then lives in the other JVM: the idle traffic's
+ * {@code requests} column is left out, the members' own counters stay.
  */
 public final class SideBySideMain {
 
@@ -57,9 +60,12 @@ public final class SideBySideMain {
     }
 
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
-        Args args = new Args(argv, Set.of("quick", "no-kafka"), Set.of("scenarios", "settings", "reps", "gk-reps",
+        Args args = new Args(argv, Set.of("quick", "no-kafka", "zk-jvm"), Set.of("scenarios", "settings", "reps", "gk-reps",
                 "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
-                "gkk-warmups", "gk-warmups", "max-warmups", "idle-ms"));
+                "gkk-warmups", "gk-warmups", "max-warmups", "idle-ms", "zk-cpus"));
+        if (args.get("zk-cpus", null) != null && !args.flag("zk-jvm")) {
+            throw new IllegalArgumentException("--zk-cpus pins the ZooKeeper JVM of --zk-jvm; add --zk-jvm");
+        }
         boolean quick = args.flag("quick");
         List<Scenario> scenarios = new ArrayList<>();
         for (String s : args.get("scenarios", quick ? "a" : "a,b,c,d").split(",")) {
@@ -118,7 +124,9 @@ public final class SideBySideMain {
         double rttUsed = Double.NaN;
         EmbeddedKafka kafka = null;
         RecordProducer producer = null;
-        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.startDefault()) {
+        try (ZooKeeperServerProcess zk = args.flag("zk-jvm") ? ZooKeeperServerProcess.ownJvm(args.get("zk-cpus", null))
+                : ZooKeeperServerProcess.inProcess()) {
+            doc.put("zookeeper", zk.describe());
             if (!settings.isEmpty()) {
                 kafka = EmbeddedKafka.builder().brokerProperties(KafkaNativeSubject.brokerProperties(crashSessionMs))
                         .build().start();
@@ -129,6 +137,7 @@ public final class SideBySideMain {
             out.printf("side-by-side (%s): scenarios %s, %d partitions, %d cpus, load %.2f%n", quick ? "quick" : "full",
                     scenarios.stream().map(s -> s.key).toList(), partitions, Runtime.getRuntime().availableProcessors(),
                     Machine.loadAverage());
+            out.println("ZooKeeper server: " + zk.describe());
             Stats rttBefore = ZkRoundTrip.measure(zk.connectString(), 50, 200);
             out.printf("raw ZooKeeper setData round trip (before): p50 %s ms, p95 %s ms%n", Fmt.ms(rttBefore.p50()),
                     Fmt.ms(rttBefore.p95()));
