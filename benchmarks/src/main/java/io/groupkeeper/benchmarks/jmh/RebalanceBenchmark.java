@@ -44,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Subjects: {@code zookeeper} (groupkeeper's ZooKeeper part alone), {@code groupkeeper-kafka} (groupkeeper over
  * Kafka), and any {@link KafkaSetting} key ({@code kafka-classic-hb20}, Kafka classic at its fastest heartbeat, by
- * default). Each trial (one per fork) starts its own ZooKeeper, broker and producer. The warm-up is a fixed 60 shots
+ * default). Each trial (one per fork) starts its own ZooKeeper, broker and producer. The warm-up is a fixed 150 shots
  * (the side-by-side's ends when the JIT is quiet), so compare the two after enough warm-up on both.
  *
  * <pre>
@@ -54,9 +54,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-// 60 warm-up shots: the side-by-side's JIT-quiet warm-up needed up to ~100 repetitions for groupkeeper over Kafka
-// (100-400 ms in the first ten, 20-30 ms after a hundred); raise it with -wi for that subject.
-@Warmup(iterations = 60)
+// 150 warm-up shots: with 60, all three subjects were still being compiled (one fork, 2026-12-01, join p50 with 60 ->
+// 150 warm-ups: zookeeper 35.2 -> 19.1 ms, groupkeeper-kafka 82.4 -> 56.7, kafka-classic-hb20 88.3 -> 33.7;
+// benchmarks/RESULTS.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
+@Warmup(iterations = 150)
 @Measurement(iterations = 30)
 @Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
 public class RebalanceBenchmark {
