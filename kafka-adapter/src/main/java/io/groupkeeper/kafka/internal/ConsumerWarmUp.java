@@ -18,11 +18,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Connects the {@code KafkaConsumer} to the brokers that lead the topics' partitions, so the first fetch after the
- * first assignment does not also pay for metadata, a connection and its handshake. Runs in {@code start()} while the
- * member joins (the join's end interrupts it) and, if that did not finish, in {@code poll()} while nothing is assigned
- * yet. Best effort, within the given time (at most 2 s); a wakeup (an event, the join's end) interrupts it, and it is
- * tried again at the next wait if that event assigned nothing. What it learns of the topics is handed to
- * {@link KafkaTopicMetadata}, which then need not ask the Admin client. Polling thread only.
+ * first assignment does not also pay for metadata, a connection and its handshake. Two steps: {@linkplain #lookUpTopics
+ * looking the topics up} (the bootstrap connection and a metadata request; what it learns of the topics is handed to
+ * {@link KafkaTopicMetadata}, so that neither a leader's first assignment nor the topic check need an Admin client),
+ * then {@linkplain #connectToLeaders connecting to the partitions' leaders} (end offsets). {@code start()} runs the
+ * first step whole while the member joins and the second until the join ends (the join's end wakes the consumer);
+ * what did not finish runs again in {@code poll()} while nothing is assigned yet. Best effort, within the given time
+ * (at most 2 s); a wakeup (an event, the join's end) interrupts a step, which is tried again at the next wait if that
+ * event assigned nothing. Polling thread only.
  */
 final class ConsumerWarmUp {
 
@@ -34,6 +37,8 @@ final class ConsumerWarmUp {
     /** Partition counts of the subscribed topics found, and those Kafka lacks. */
     private final Map<String, Integer> found = new HashMap<>();
     private final Set<String> notFound = new HashSet<>();
+    /** The partitions of the topics found, once {@link #lookUpTopics} completed. */
+    private List<TopicPartition> partitions;
     private boolean done;
 
     ConsumerWarmUp(Collection<String> topics) {
@@ -53,30 +58,72 @@ final class ConsumerWarmUp {
         return notFound;
     }
 
-    /** {@code who}: the consumer, for the log line. */
+    /** The deadline of a warm-up given {@code remainingNanos} of the caller's time. */
+    static long deadline(long remainingNanos) {
+        return System.nanoTime() + Math.min(remainingNanos, TIMEOUT.toNanos());
+    }
+
+    /** Both steps, or what is left of them. {@code who}: the consumer, for the log line. */
     void run(KafkaConsumer<?, ?> consumer, long remainingNanos, String who) {
-        long deadline = System.nanoTime() + Math.min(remainingNanos, TIMEOUT.toNanos());
+        long deadline = deadline(remainingNanos);
+        lookUpTopics(consumer, deadline, who);
+        connectToLeaders(consumer, deadline, who);
+    }
+
+    /** Step 1: the topics' partitions ({@link #found}, {@link #notFound}); at once if done before. */
+    void lookUpTopics(KafkaConsumer<?, ?> consumer, long deadlineNanos, String who) {
+        if (done || partitions != null) {
+            return;
+        }
         try {
             List<TopicPartition> all = new ArrayList<>();
             for (String topic : topics) {
-                List<PartitionInfo> infos = consumer.partitionsFor(topic,
-                        Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+                if (found.containsKey(topic) || notFound.contains(topic)) {
+                    continue; // looked up before a wakeup cut the loop short
+                }
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, remaining(deadlineNanos));
                 if (infos.isEmpty()) {
                     notFound.add(topic);
                 } else {
                     found.put(topic, infos.size());
                 }
-                infos.forEach(i -> all.add(new TopicPartition(i.topic(), i.partition())));
             }
-            if (!all.isEmpty()) {
-                consumer.endOffsets(all, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            for (Map.Entry<String, Integer> t : found.entrySet()) {
+                for (int p = 0; p < t.getValue(); p++) {
+                    all.add(new TopicPartition(t.getKey(), p));
+                }
+            }
+            partitions = all;
+        } catch (WakeupException e) {
+            // interrupted: poll() tries again while nothing is assigned
+        } catch (KafkaException e) {
+            failed(e, who);
+        }
+    }
+
+    /** Step 2, after step 1: a request to every partition's leader. */
+    void connectToLeaders(KafkaConsumer<?, ?> consumer, long deadlineNanos, String who) {
+        if (done || partitions == null) {
+            return;
+        }
+        try {
+            if (!partitions.isEmpty()) {
+                consumer.endOffsets(partitions, remaining(deadlineNanos));
             }
             done = true;
         } catch (WakeupException e) {
             // interrupted: poll() tries again while nothing is assigned
         } catch (KafkaException e) {
-            done = true; // not worth a second wait
-            LOG.debug("{}: warm-up failed (harmless): {}", who, e.toString());
+            failed(e, who);
         }
+    }
+
+    private void failed(KafkaException e, String who) {
+        done = true; // not worth a second wait
+        LOG.debug("{}: warm-up failed (harmless): {}", who, e.toString());
+    }
+
+    private static Duration remaining(long deadlineNanos) {
+        return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
     }
 }

@@ -146,7 +146,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             bridge.wakeUpWith(c::wakeup);
             keeper.store().addConnectionListener(bridge);
             try {
-                joinWhileWarmingUp(m, c);
+                joinWhileWarmingUp(m, c, md);
             } catch (RuntimeException e) {
                 bridge.stopServing(); // nothing reached user code: the member's revocations need not wait for a poll()
                 state = State.CLOSED;
@@ -156,7 +156,6 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 closeQuietly("Kafka consumer", () -> c.close(Duration.ZERO));
                 throw e;
             }
-            md.watch(config.topics(), warmUp.found(), warmUp.notFound()); // what the warm-up learned needs no Admin
             state = State.STARTED;
             LOG.info("group {}: consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)", group,
                     m.memberId(), new TreeSet<>(config.topics()), config.startPosition(), config.outOfRange(),
@@ -169,13 +168,20 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     /**
      * Starts the member ({@link GroupMember#startAsync}: the join runs on the member's own lane) and warms {@code c} up
-     * on this thread until the member has joined (the join's end wakes the consumer; a partition assigned meanwhile
-     * does too). Rethrows the member's failure.
+     * on this thread: the topics' look-up whole, handed to {@code md} (if this member turns out to lead, its first
+     * assignment waits for those counts rather than for an Admin client of its own), then the leaders' connections
+     * until the member has joined (the join's end wakes the consumer; a partition assigned meanwhile does too).
+     * Rethrows the member's failure.
      */
-    private void joinWhileWarmingUp(GroupMember m, KafkaConsumer<K, V> c) {
-        // The wake-up ends the warm-up; one left pending is absorbed by the next poll.
-        CompletableFuture<Void> joined = m.startAsync().whenComplete((ok, failure) -> c.wakeup());
-        warmUp.run(c, config.kafkaTimeout().toNanos(), who());
+    private void joinWhileWarmingUp(GroupMember m, KafkaConsumer<K, V> c, KafkaTopicMetadata md) {
+        long deadline = ConsumerWarmUp.deadline(config.kafkaTimeout().toNanos());
+        md.expectLookUp();
+        CompletableFuture<Void> started = m.startAsync();
+        warmUp.lookUpTopics(c, deadline, who());
+        md.watch(config.topics(), warmUp.found(), warmUp.notFound()); // what the look-up learned needs no Admin
+        // From here the join's end ends the warm-up; a wake-up left pending is absorbed by the next poll.
+        CompletableFuture<Void> joined = started.whenComplete((ok, failure) -> c.wakeup());
+        warmUp.connectToLeaders(c, deadline, who());
         try {
             joined.join();
         } catch (CompletionException e) {

@@ -1,12 +1,15 @@
 package io.groupkeeper.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +56,56 @@ class KafkaTopicMetadataTest {
             assertThat(md.missingTopics()).isEmpty();
             assertThat(pollingThreadOf(owner)).isTrue();
         }
+    }
+
+    @Test
+    void aLeadersFirstCountsComeFromWhatTheConsumerFoundWithoutAnAdminClient() {
+        String owner = "group " + UUID.randomUUID();
+        String clientId = "md-" + UUID.randomUUID();
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1),
+                Duration.ofMillis(200), owner)) {
+            md.watch(List.of("a", "gone"), Map.of("a", 3), Set.of("gone"));
+
+            // the rebalancer's first call as leader, with its hook (checked a refresh interval later)
+            assertThat(md.partitionCounts(List.of("a", "gone"), () -> { })).isEqualTo(Map.of("a", 3));
+            assertThat(adminClientThread(clientId)).as("the leader published without creating an Admin client")
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void aCountAskedForWhileTheConsumerLooksTheTopicsUpWaitsForWhatItFinds() throws Exception {
+        String owner = "group " + UUID.randomUUID();
+        String clientId = "md-" + UUID.randomUUID();
+        // A long timeout: a call that did not wait would go to the unreachable Kafka and fail only after it.
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1),
+                Duration.ofSeconds(30), owner)) {
+            md.expectLookUp();
+            CompletableFuture<Map<String, Integer>> counts = new CompletableFuture<>();
+            Thread leader = new Thread(() -> {
+                try {
+                    counts.complete(md.partitionCounts(List.of("a"), null));
+                } catch (RuntimeException e) {
+                    counts.completeExceptionally(e);
+                }
+            }, "rebalancer");
+            leader.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> leader.getState() == Thread.State.TIMED_WAITING);
+
+            md.watch(List.of("a"), Map.of("a", 4), Set.of());
+
+            assertThat(counts.get(10, TimeUnit.SECONDS)).isEqualTo(Map.of("a", 4));
+            assertThat(adminClientThread(clientId)).isFalse();
+        }
+    }
+
+    private static Map<String, Object> unreachable(String clientId) {
+        return Map.of("bootstrap.servers", "127.0.0.1:1", "client.id", clientId);
+    }
+
+    private static boolean adminClientThread(String clientId) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.isAlive() && t.getName().equals("kafka-admin-client-thread | " + clientId));
     }
 
     private static boolean pollingThreadOf(String owner) {
