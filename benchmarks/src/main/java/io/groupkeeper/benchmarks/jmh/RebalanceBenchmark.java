@@ -84,6 +84,15 @@ public class RebalanceBenchmark {
     @Param({"2000"})
     public int sessionTimeoutMs;
 
+    /**
+     * Whether the broker and its producer run beside the {@code zookeeper} subject too (the other subjects need them
+     * anyway). The side-by-side harness runs its ZooKeeper-only subject with them running (unless {@code --no-kafka}),
+     * so its figure includes their share of the two cores; {@code false} measures the ZooKeeper part on a machine
+     * that runs nothing else.
+     */
+    @Param({"true"})
+    public boolean brokerLoad;
+
     private EmbeddedZooKeeper zk;
     private EmbeddedKafka kafka;
     private RecordProducer producer;
@@ -101,7 +110,7 @@ public class RebalanceBenchmark {
     public void startGroup() throws InterruptedException {
         boolean crash = crash();
         zk = EmbeddedZooKeeper.startDefault();
-        if (!subject.equals("zookeeper")) {
+        if (brokerLoad || !subject.equals("zookeeper")) {
             kafka = EmbeddedKafka.builder().brokerProperties(KafkaNativeSubject.brokerProperties(sessionTimeoutMs))
                     .build().start();
             kafka.createTopic(TOPIC, partitions);
