@@ -29,6 +29,9 @@ public final class ScenarioRunner {
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     /** Between a group's settling and its idle window: the last commits and acknowledgements of the join. */
     private static final long IDLE_SETTLE_MS = 1_000;
+    /** Warm-up bounds of scenario (c): each of its repetitions waits out a session timeout. */
+    private static final int CRASH_MIN_WARMUPS = 10;
+    private static final int CRASH_MAX_WARMUPS = 150;
 
     public enum Scenario {
         SCALE_OUT("a", "scale-out"), LEAVE("b", "leave"), CRASH("c", "crash"), COLD_START("d", "cold-start");
@@ -225,7 +228,10 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, n, true, probe));
             }
             settle(probe, "4 members");
-            WarmUp warm = new WarmUp(config.warmups(), config.maxWarmups());
+            // Each crash waits out a session timeout (10 s by default): its warm-up keeps the old bounds, at least 10
+            // and at most 150 repetitions, not the 150-250 of the other scenarios (that would add ~25 min per subject).
+            WarmUp warm = new WarmUp(Math.min(config.warmups(), CRASH_MIN_WARMUPS),
+                    Math.min(config.maxWarmups(), CRASH_MAX_WARMUPS));
             for (int i = 0; reps.size() < config.reps(); i++) {
                 boolean measured = warm.over();
                 SubjectMember victim = members.get(members.size() - 1);
