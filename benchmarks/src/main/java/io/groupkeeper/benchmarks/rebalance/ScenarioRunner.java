@@ -228,8 +228,8 @@ public final class ScenarioRunner {
                 members.add(subject.start(group, n, true, probe));
             }
             settle(probe, "4 members");
-            // Each crash waits out a session timeout (10 s by default): its warm-up keeps the old bounds, at least 10
-            // and at most 150 repetitions, not the 150-250 of the other scenarios (that would add ~25 min per subject).
+            // Each crash waits out a session timeout (10 s by default): its warm-up is bounded to 10-150 repetitions,
+            // not the other scenarios' 150-250 (which would add ~25 min per subject to a full run).
             WarmUp warm = new WarmUp(Math.min(config.warmups(), CRASH_MIN_WARMUPS),
                     Math.min(config.maxWarmups(), CRASH_MAX_WARMUPS));
             for (int i = 0; reps.size() < config.reps(); i++) {

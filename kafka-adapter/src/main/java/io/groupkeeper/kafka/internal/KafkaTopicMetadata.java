@@ -134,11 +134,9 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         }
         SortedMap<String, Integer> counts;
         try {
-            counts = allKnown(wanted) ? known(wanted) : describe(wanted);
+            counts = unknown(wanted).isEmpty() ? known(wanted) : describe(wanted);
         } catch (KafkaUnavailable e) {
-            SortedSet<String> unknown = new TreeSet<>(wanted);
-            unknown.removeAll(lastKnown.keySet());
-            unknown.removeAll(missing);
+            SortedSet<String> unknown = unknown(wanted);
             if (!unknown.isEmpty()) {
                 throw new GroupKeeperException(owner + ": cannot read partition counts of " + unknown + " from Kafka at "
                         + adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getMessage());
@@ -152,9 +150,12 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         return counts;
     }
 
-    /** Under the lock: every topic has a known count or is known to be missing. */
-    private boolean allKnown(SortedSet<String> topics) {
-        return topics.stream().allMatch(t -> lastKnown.containsKey(t) || missing.contains(t));
+    /** Under the lock: the topics with neither a known count nor known to be missing (never checked yet). */
+    private SortedSet<String> unknown(Collection<String> topics) {
+        SortedSet<String> unknown = new TreeSet<>(topics);
+        unknown.removeAll(lastKnown.keySet());
+        unknown.removeAll(missing);
+        return unknown;
     }
 
     /** Under the lock: the known counts of these topics (missing and unknown ones left out). */
@@ -220,7 +221,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             }
             SortedSet<String> check = new TreeSet<>(missing);
             check.retainAll(watched);
-            if (watched.stream().anyMatch(t -> !lastKnown.containsKey(t) && !missing.contains(t))) {
+            if (!unknown(watched).isEmpty()) {
                 check.addAll(watched); // never checked yet
             }
             if (armed != null) {
