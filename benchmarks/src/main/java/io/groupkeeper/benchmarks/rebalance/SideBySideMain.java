@@ -33,12 +33,13 @@ import java.util.function.ToDoubleFunction;
  * <p>A plain main, the figure of record ({@code RebalanceBenchmark} times the same rebalances in JMH as a
  * cross-check): each sample is one rebalance of milliseconds to seconds with servers, threads and a producer around
  * it, and what matters is the distribution over repetitions (p50/p95/max) of a wall-clock interval that starts and
- * ends on different threads, split into its steps, after a warm-up that lasts until the JIT is quiet.
+ * ends on different threads, split into its steps, after a warm-up that lasts until the JIT is quiet (and, for
+ * groupkeeper's subjects, at least 150 repetitions; 10 in the crash scenario).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.rebalance.SideBySideMain [--quick]
  *   [--scenarios a,b,c,d] [--settings kafka-classic-default,...] [--reps 10] [--gk-reps 30] [--gkk-reps 30]
- *   [--warmups 1] [--gk-warmups 10] [--gkk-warmups 10] [--max-warmups 150 (100 with --quick)]
+ *   [--warmups 1] [--gk-warmups 150 (100 with --quick)] [--gkk-warmups 150 (100)] [--max-warmups 250 (150)]
  *   [--crash-session-timeout-ms 10000] [--producer-interval-ms 5] [--idle-ms 20000 (6000 with --quick)] [--out DIR]
  *   [--no-kafka] [--zk-jvm [--zk-cpus 0]]
  * </pre>
