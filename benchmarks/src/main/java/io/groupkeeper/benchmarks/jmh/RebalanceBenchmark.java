@@ -8,6 +8,9 @@ import io.groupkeeper.benchmarks.rebalance.Probe;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
 import io.groupkeeper.benchmarks.rebalance.RecordProducer;
+import io.groupkeeper.benchmarks.support.Fmt;
+import io.groupkeeper.benchmarks.support.Stats;
+import io.groupkeeper.benchmarks.support.ZkRoundTrip;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
 import java.util.ArrayList;
@@ -45,7 +48,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Subjects: {@code zookeeper} (groupkeeper's ZooKeeper part alone), {@code groupkeeper-kafka} (groupkeeper over
  * Kafka), and any {@link KafkaSetting} key ({@code kafka-classic-hb20}, Kafka classic at its fastest heartbeat, by
  * default). Each trial (one per fork) starts its own ZooKeeper, broker and producer. The warm-up is a fixed 150 shots
- * (the side-by-side's ends when the JIT is quiet), so compare the two after enough warm-up on both.
+ * (the side-by-side's ends when the JIT is quiet), so compare the two after enough warm-up on both. Each trial prints
+ * the raw ZooKeeper write round trip at its start and end, the side-by-side's yardstick: groupkeeper's figures are
+ * chains of round trips and move with it, so a JMH run and a side-by-side run can be compared only on a machine as fast.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar RebalanceBenchmark -p subject=zookeeper -p scenario=join -f 3
@@ -56,7 +61,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 // 150 warm-up shots: with 60, all three subjects were still being compiled (one fork, 2026-12-01, join p50 with 60 ->
 // 150 warm-ups: zookeeper 35.2 -> 19.1 ms, groupkeeper-kafka 82.4 -> 56.7, kafka-classic-hb20 88.3 -> 33.7;
-// benchmarks/RESULTS.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
+// benchmarks/results/HISTORY.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
 @Warmup(iterations = 150)
 @Measurement(iterations = 30)
 @Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
@@ -131,6 +136,7 @@ public class RebalanceBenchmark {
             base.add(rebalanceSubject.start(group, n, crash, probe));
         }
         settle("the first " + members + " members");
+        printRoundTrip("start");
     }
 
     /** leave, crash: the member that will leave or crash joins first, untimed. */
@@ -193,6 +199,7 @@ public class RebalanceBenchmark {
 
     @TearDown(Level.Trial)
     public void stopGroup() {
+        printRoundTrip("end");
         for (SubjectMember m : base) {
             m.leave();
         }
@@ -207,6 +214,13 @@ public class RebalanceBenchmark {
             kafka.close();
         }
         zk.close();
+    }
+
+    /** Measured with the group running, as the side-by-side measures it; JMH shows a fork's output in its log. */
+    private void printRoundTrip(String when) {
+        Stats rtt = ZkRoundTrip.measure(zk.connectString(), 50, 200);
+        System.out.printf("%nraw ZooKeeper setData round trip (trial %s): p50 %s ms, p95 %s ms%n", when,
+                Fmt.ms(rtt.p50()), Fmt.ms(rtt.p95()));
     }
 
     private boolean crash() {
