@@ -199,7 +199,11 @@ public class RebalanceBenchmark {
 
     @TearDown(Level.Trial)
     public void stopGroup() {
-        printRoundTrip();
+        try {
+            printRoundTrip();
+        } catch (RuntimeException e) {
+            System.out.println("raw ZooKeeper setData round trip (trial end): not measured, " + e); // the group still stops
+        }
         for (SubjectMember m : base) {
             m.leave();
         }
