@@ -8,8 +8,6 @@ import io.groupkeeper.benchmarks.rebalance.Probe;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
 import io.groupkeeper.benchmarks.rebalance.RecordProducer;
-import io.groupkeeper.benchmarks.support.Fmt;
-import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.benchmarks.support.ZkRoundTrip;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
@@ -199,11 +197,7 @@ public class RebalanceBenchmark {
 
     @TearDown(Level.Trial)
     public void stopGroup() {
-        try {
-            printRoundTrip();
-        } catch (RuntimeException e) {
-            System.out.println("raw ZooKeeper setData round trip (trial end): not measured, " + e); // the group still stops
-        }
+        printRoundTrip();
         for (SubjectMember m : base) {
             m.leave();
         }
@@ -220,11 +214,18 @@ public class RebalanceBenchmark {
         zk.close();
     }
 
-    /** Measured with the group running, as the side-by-side measures it; JMH shows a fork's output in its log. */
+    /**
+     * Measured while the group still runs, idle (the side-by-side measures before and after all its subjects); JMH
+     * shows a fork's output in its log. A failure is printed, not thrown, so that the group still stops.
+     */
     private void printRoundTrip() {
-        Stats rtt = ZkRoundTrip.measure(zk.connectString(), 50, 200);
-        System.out.printf("%nraw ZooKeeper setData round trip (trial end): p50 %s ms, p95 %s ms%n",
-                Fmt.ms(rtt.p50()), Fmt.ms(rtt.p95()));
+        String what;
+        try {
+            what = ZkRoundTrip.describe(ZkRoundTrip.measure(zk.connectString()));
+        } catch (RuntimeException e) {
+            what = "not measured, " + e;
+        }
+        System.out.println(System.lineSeparator() + "raw ZooKeeper setData round trip (trial end): " + what);
     }
 
     private boolean crash() {

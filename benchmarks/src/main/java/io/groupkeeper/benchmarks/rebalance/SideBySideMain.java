@@ -141,9 +141,8 @@ public final class SideBySideMain {
                     scenarios.stream().map(s -> s.key).toList(), partitions, Runtime.getRuntime().availableProcessors(),
                     Machine.loadAverage());
             out.println("ZooKeeper server: " + zk.describe());
-            Stats rttBefore = ZkRoundTrip.measure(zk.connectString(), 50, 200);
-            out.printf("raw ZooKeeper setData round trip (before): p50 %s ms, p95 %s ms%n", Fmt.ms(rttBefore.p50()),
-                    Fmt.ms(rttBefore.p95()));
+            Stats rttBefore = ZkRoundTrip.measure(zk.connectString());
+            out.println("raw ZooKeeper setData round trip (before): " + ZkRoundTrip.describe(rttBefore));
 
             ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, maxWarmups, 200, timeoutMs,
                     crashSessionMs > 0 ? crashSessionMs : 15_000, idleMs);
@@ -173,7 +172,7 @@ public final class SideBySideMain {
                     }
                 }
             }
-            Stats rttAfter = ZkRoundTrip.measure(zk.connectString(), 50, 200);
+            Stats rttAfter = ZkRoundTrip.measure(zk.connectString());
             doc.put("zkRoundTripMs", Map.of("before", rttBefore, "after", rttAfter));
             double rtt = Math.min(rttBefore.p50(), rttAfter.p50());
             doc.put("rttMs", rtt);

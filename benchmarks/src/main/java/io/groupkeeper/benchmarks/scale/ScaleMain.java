@@ -53,10 +53,10 @@ public final class ScaleMain {
             String connect = zkConnect != null ? zkConnect : zk.connectString();
             console.printf("scale: one member joins N; groupkeeper defaults; ZooKeeper %s; %d cpus, load %.2f%n",
                     connect, Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
-            Stats rttBefore = ZkRoundTrip.measure(connect, 50, 200);
+            Stats rttBefore = ZkRoundTrip.measure(connect);
             List<Result> results = new ScaleHarness(new ScaleHarness.Config(connect, sizes, reps, perSession, timeoutMs),
                     console).run();
-            Stats rttAfter = ZkRoundTrip.measure(connect, 50, 200);
+            Stats rttAfter = ZkRoundTrip.measure(connect);
             double rtt = Math.min(rttBefore.p50(), rttAfter.p50());
             print(results, rtt, console);
             write(results, rttBefore, rttAfter, machine, out);

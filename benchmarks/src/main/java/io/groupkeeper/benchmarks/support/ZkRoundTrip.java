@@ -22,6 +22,16 @@ public final class ZkRoundTrip {
     private ZkRoundTrip() {
     }
 
+    /** The harnesses' measurement: 50 unrecorded writes, then 200 recorded ones. */
+    public static Stats measure(String connectString) {
+        return measure(connectString, 50, 200);
+    }
+
+    /** How the harnesses print a measurement: {@code p50 <ms> ms, p95 <ms> ms}. */
+    public static String describe(Stats rtt) {
+        return "p50 " + Fmt.ms(rtt.p50()) + " ms, p95 " + Fmt.ms(rtt.p95()) + " ms";
+    }
+
     /** {@code warmup} unrecorded writes, then {@code samples} recorded ones; returns their times in ms. */
     public static Stats measure(String connectString, int warmup, int samples) {
         try (CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, new RetryOneTime(100))) {
