@@ -71,6 +71,12 @@ class HarnessSmokeTest {
         assertThat(doc.has("error")).as(output).isFalse();
         JsonNode subjects = doc.path("subjects");
         assertThat(subjects).hasSize(3);
+        // The host's CPU by kind (steal, iowait) over the run and each subject, where Linux tells it.
+        if (Files.isReadable(Path.of("/proc/stat"))) {
+            assertThat(output).contains("host CPU over the run: steal ");
+            assertThat(doc.path("hostCpu").path("busyPct").asDouble()).as("the run used CPU").isPositive();
+            assertThat(subjects.get(0).path("hostCpu").has("stealPct")).isTrue();
+        }
 
         JsonNode gk = subjects.get(0);
         assertThat(gk.path("key").asText()).isEqualTo("groupkeeper-zk");

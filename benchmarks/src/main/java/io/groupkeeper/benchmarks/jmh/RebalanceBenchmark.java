@@ -8,6 +8,7 @@ import io.groupkeeper.benchmarks.rebalance.Probe;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject;
 import io.groupkeeper.benchmarks.rebalance.RebalanceSubject.SubjectMember;
 import io.groupkeeper.benchmarks.rebalance.RecordProducer;
+import io.groupkeeper.benchmarks.support.HostCpu;
 import io.groupkeeper.benchmarks.support.ZkRoundTrip;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
@@ -109,9 +110,11 @@ public class RebalanceBenchmark {
     private SubjectMember extra;
     private Probe.Sample returned;
     private int sequence;
+    private HostCpu trialStart;
 
     @Setup(Level.Trial)
     public void startGroup() throws InterruptedException {
+        trialStart = HostCpu.now();
         boolean crash = crash();
         zk = EmbeddedZooKeeper.startDefault();
         if (brokerLoad || !subject.equals("zookeeper")) {
@@ -216,7 +219,8 @@ public class RebalanceBenchmark {
 
     /**
      * Measured while the group still runs, idle (the side-by-side measures before and after all its subjects); JMH
-     * shows a fork's output in its log. A failure is printed, not thrown, so that the group still stops.
+     * shows a fork's output in its log. A failure is printed, not thrown, so that the group still stops. With it, the
+     * host's CPU over the whole trial: what the hypervisor took (steal) and what waited for the disk.
      */
     private void printRoundTrip() {
         String what;
@@ -225,7 +229,8 @@ public class RebalanceBenchmark {
         } catch (RuntimeException e) {
             what = "not measured, " + e;
         }
-        System.out.println(System.lineSeparator() + "raw ZooKeeper setData round trip (trial end): " + what);
+        System.out.println(System.lineSeparator() + "raw ZooKeeper setData round trip (trial end): " + what
+                + System.lineSeparator() + "host CPU over the trial: " + HostCpu.now().since(trialStart).describe());
     }
 
     private boolean crash() {

@@ -4,6 +4,7 @@ import io.groupkeeper.benchmarks.rebalance.ScenarioRunner.Rep;
 import io.groupkeeper.benchmarks.rebalance.ScenarioRunner.Scenario;
 import io.groupkeeper.benchmarks.support.Args;
 import io.groupkeeper.benchmarks.support.Fmt;
+import io.groupkeeper.benchmarks.support.HostCpu;
 import io.groupkeeper.benchmarks.support.Json;
 import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.benchmarks.support.Stats;
@@ -123,6 +124,8 @@ public final class SideBySideMain {
         doc.put("subjects", subjects);
 
         long t0 = System.nanoTime();
+        HostCpu cpu0 = HostCpu.now();
+        HostCpu.Share hostUsed = null;
         Map<String, Object> summary = Map.of();
         double rttUsed = Double.NaN;
         EmbeddedKafka kafka = null;
@@ -179,6 +182,8 @@ public final class SideBySideMain {
             doc.put("producedRecords", producer == null ? 0 : producer.sent());
             doc.put("loadAverageAtEnd", Machine.loadAverage());
             doc.put("wallSeconds", (System.nanoTime() - t0) / 1e9);
+            hostUsed = HostCpu.now().since(cpu0);
+            doc.put("hostCpu", hostUsed.toMap());
             summary = summarize(subjects, rtt);
             rttUsed = rtt;
             doc.put("summary", summary);
@@ -197,7 +202,7 @@ public final class SideBySideMain {
         }
         // Printed after the servers are closed, so their shutdown logs do not follow the promised last line.
         printTable(subjects, rttUsed, out);
-        printSummary(summary, rttUsed, out);
+        printSummary(summary, rttUsed, hostUsed, out);
         return doc;
     }
 
@@ -216,12 +221,16 @@ public final class SideBySideMain {
         out.printf("%s: %d repetitions per scenario, after %d to %d warm-up ones (until the JIT is quiet)%n",
                 subject.label(), config.reps(), config.warmups(), config.maxWarmups());
         long t0 = System.nanoTime();
+        HostCpu cpu0 = HostCpu.now();
         ScenarioRunner runner = new ScenarioRunner(subject, config, out);
         Map<Scenario, List<Rep>> reps = runner.run(scenarios);
+        HostCpu.Share host = HostCpu.now().since(cpu0);
+        out.println("    host CPU over this subject: " + host.describe());
         Map<String, Object> m = subjectHeader(subject);
         m.put("settings", subject.settings()); // after the run: includes verification notes
         m.put("status", "measured");
         m.put("seconds", (System.nanoTime() - t0) / 1e9);
+        m.put("hostCpu", host.toMap());
         Map<String, Object> byScenario = new LinkedHashMap<>();
         reps.forEach((s, list) -> {
             Map<String, Object> r = new LinkedHashMap<>();
@@ -374,9 +383,12 @@ public final class SideBySideMain {
     }
 
     @SuppressWarnings("unchecked")
-    private static void printSummary(Map<String, Object> summary, double rtt, PrintStream out) {
+    private static void printSummary(Map<String, Object> summary, double rtt, HostCpu.Share host, PrintStream out) {
         out.println();
         out.printf("raw ZooKeeper write round trip p50 in this run: %s ms%n", Fmt.ms(rtt));
+        if (host != null) {
+            out.println("host CPU over the run: " + host.describe());
+        }
         for (Scenario s : Scenario.values()) {
             Map<String, Object> line = (Map<String, Object>) summary.get(s.key);
             if (line == null || line.get("groupkeeperZkP50Ms") == null) {

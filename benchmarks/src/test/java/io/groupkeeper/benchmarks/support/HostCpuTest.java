@@ -1,0 +1,45 @@
+package io.groupkeeper.benchmarks.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+class HostCpuTest {
+
+    @Test
+    void sharesAreOfAllCoresTimeBetweenTwoReadings() {
+        // Two /proc/stat readings 30 s apart on this machine's kind (2 cores: ~6,000 ticks), during a JMH run.
+        HostCpu a = HostCpu.parse("cpu  134943 0 21383 1876698 464 0 4822 18107 0 0");
+        HostCpu b = HostCpu.parse("cpu  138543 0 21683 1878389 468 0 4935 18452 0 0");
+        HostCpu.Share s = b.since(a);
+        long total = (3600 + 300 + 113) + 1691 + 4 + 345;
+        assertThat(s.stealPct()).isCloseTo(100.0 * 345 / total, within(1e-9));
+        assertThat(s.iowaitPct()).isCloseTo(100.0 * 4 / total, within(1e-9));
+        assertThat(s.busyPct()).isCloseTo(100.0 * (3600 + 300 + 113) / total, within(1e-9));
+        assertThat(s.describe()).isEqualTo("steal 5.7 %, iowait 0.1 %, busy 66 %");
+        assertThat(s.toMap()).containsEntry("stealPct", 5.7).containsEntry("iowaitPct", 0.1);
+    }
+
+    @Test
+    void guestTimeIsNotCountedTwice() {
+        HostCpu a = HostCpu.parse("cpu 0 0 0 0 0 0 0 0 0 0");
+        HostCpu b = HostCpu.parse("cpu 100 0 0 100 0 0 0 0 100 0"); // guest is part of user already
+        assertThat(b.since(a).busyPct()).isEqualTo(50.0);
+    }
+
+    @Test
+    void withoutTimeBetweenTheReadingsTheSharesAreUnknown() {
+        HostCpu a = HostCpu.parse("cpu 1 2 3 4 5 6 7 8");
+        assertThat(a.since(a).describe()).startsWith("unknown");
+        assertThat(a.since(a).toMap().get("stealPct")).isNull();
+    }
+
+    @Test
+    void anotherLineIsRefusedByName() {
+        assertThatThrownBy(() -> HostCpu.parse("cpu0 1 2 3 4 5 6 7 8"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cpu0 1 2");
+    }
+}
