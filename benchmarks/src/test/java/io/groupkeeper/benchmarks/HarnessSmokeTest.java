@@ -76,6 +76,10 @@ class HarnessSmokeTest {
             assertThat(output).contains("host CPU over the run: steal ");
             assertThat(doc.path("hostCpu").path("busyPct").asDouble()).as("the run used CPU").isPositive();
             assertThat(subjects.get(0).path("hostCpu").has("stealPct")).isTrue();
+            // The printed warning and the JSON's flag agree, whichever side of the threshold this machine is on.
+            assertThat(doc.path("hostCpu").path("noisy").isBoolean()).isTrue();
+            boolean anyNoisy = doc.findValues("noisy").stream().anyMatch(JsonNode::asBoolean);
+            assertThat(output.contains("(noisy: steal above 2 %")).as(output).isEqualTo(anyNoisy);
         }
 
         JsonNode gk = subjects.get(0);

@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The whole machine's CPU time by kind, read from Linux's {@code /proc/stat} (in clock ticks, summed over cores). On a
- * virtual machine the figures of one code move by 2× between hours; the process's own CPU share cannot say why, this
- * can: {@code steal} is time the hypervisor gave another guest while this one was ready to run, {@code iowait} idle
+ * virtual machine the figures of one code move by 2-4× between hours; the process's own CPU share cannot say why, this
+ * says much of it: {@code steal} is time the hypervisor gave another guest while this one was ready to run, {@code iowait} idle
  * time with a disk write outstanding (ZooKeeper's fsync). Ticks are 10 ms, so only windows of seconds (a subject, a
  * run, a JMH trial) are worth a share, not a single rebalance.
  *
@@ -23,6 +23,12 @@ import java.util.Map;
 public record HostCpu(long busy, long idle, long iowait, long steal) {
 
     private static final Path PROC_STAT = Path.of("/proc/stat");
+
+    /**
+     * Steal above which a window's figures are not comparable with a quiet one's: this host's steal averages 0.7 %
+     * since boot, and the windows that ran the same code 2-4x slower had 2.3-23 % (RESULTS.md, "Noise").
+     */
+    public static final double NOISY_STEAL_PCT = 2.0;
 
     /** Now; all zero where there is no {@code /proc/stat} (then every {@link Share} is unknown). */
     public static HostCpu now() {
@@ -69,13 +75,19 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
     /** Shares in percent of all cores' time over a window; NaN where unknown. */
     public record Share(double stealPct, double iowaitPct, double busyPct) {
 
-        /** {@code steal 5.7 %, iowait 0.1 %, busy 61 %}, or {@code unknown}. */
+        /** Whether the hypervisor took more than {@link #NOISY_STEAL_PCT}; false where unknown. */
+        public boolean noisy() {
+            return stealPct > NOISY_STEAL_PCT;
+        }
+
+        /** {@code steal 1.2 %, iowait 0.1 %, busy 61 %}, a warning after it when {@link #noisy()}, or {@code unknown}. */
         public String describe() {
             if (Double.isNaN(stealPct)) {
                 return "unknown (no /proc/stat)";
             }
-            return String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", stealPct, iowaitPct,
-                    busyPct);
+            String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", stealPct,
+                    iowaitPct, busyPct);
+            return noisy() ? shares + " (noisy: steal above 2 %, compare only with figures of the same window)" : shares;
         }
 
         public Map<String, Object> toMap() {
@@ -83,6 +95,7 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
             m.put("stealPct", round(stealPct));
             m.put("iowaitPct", round(iowaitPct));
             m.put("busyPct", round(busyPct));
+            m.put("noisy", noisy());
             return m;
         }
 

@@ -18,8 +18,22 @@ class HostCpuTest {
         assertThat(s.stealPct()).isCloseTo(100.0 * 345 / total, within(1e-9));
         assertThat(s.iowaitPct()).isCloseTo(100.0 * 4 / total, within(1e-9));
         assertThat(s.busyPct()).isCloseTo(100.0 * (3600 + 300 + 113) / total, within(1e-9));
-        assertThat(s.describe()).isEqualTo("steal 5.7 %, iowait 0.1 %, busy 66 %");
-        assertThat(s.toMap()).containsEntry("stealPct", 5.7).containsEntry("iowaitPct", 0.1);
+        assertThat(s.describe()).isEqualTo(
+                "steal 5.7 %, iowait 0.1 %, busy 66 % (noisy: steal above 2 %, compare only with figures of the same window)");
+        assertThat(s.toMap()).containsEntry("stealPct", 5.7).containsEntry("iowaitPct", 0.1).containsEntry("noisy", true);
+    }
+
+    @Test
+    void aWindowWithLittleStealIsNotNoisy() {
+        // 1,000 ticks, 15 of them stolen: 1.5 %, below the 2 % at which figures stop being comparable.
+        HostCpu a = HostCpu.parse("cpu 0 0 0 0 0 0 0 0 0 0");
+        HostCpu b = HostCpu.parse("cpu 600 0 0 385 0 0 0 15 0 0");
+        HostCpu.Share s = b.since(a);
+        assertThat(s.noisy()).isFalse();
+        assertThat(s.describe()).isEqualTo("steal 1.5 %, iowait 0.0 %, busy 60 %");
+        assertThat(s.toMap()).containsEntry("noisy", false);
+        HostCpu c = HostCpu.parse("cpu 600 0 0 379 0 0 0 21 0 0"); // 2.1 %
+        assertThat(c.since(a).noisy()).isTrue();
     }
 
     @Test
@@ -34,6 +48,7 @@ class HostCpuTest {
         HostCpu a = HostCpu.parse("cpu 1 2 3 4 5 6 7 8");
         assertThat(a.since(a).describe()).startsWith("unknown");
         assertThat(a.since(a).toMap().get("stealPct")).isNull();
+        assertThat(a.since(a).noisy()).as("unknown is not reported as noisy").isFalse();
     }
 
     @Test
