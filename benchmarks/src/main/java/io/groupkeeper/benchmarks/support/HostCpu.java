@@ -10,10 +10,10 @@ import java.util.Map;
 
 /**
  * The whole machine's CPU time by kind, read from Linux's {@code /proc/stat} (in clock ticks, summed over cores). On a
- * virtual machine the figures of one code move by 2-4× between hours; the process's own CPU share cannot say why, this
- * says much of it: {@code steal} is time the hypervisor gave another guest while this one was ready to run, {@code iowait} idle
- * time with a disk write outstanding (ZooKeeper's fsync). Ticks are 10 ms, so only windows of seconds (a subject, a
- * run, a JMH trial) are worth a share, not a single rebalance.
+ * virtual machine the figures of one code move by 2-4× between hours; the process's own CPU share cannot say why,
+ * this says much of it: {@code steal} is time the hypervisor gave another guest while this one was ready to run,
+ * {@code iowait} idle time with a disk write outstanding (ZooKeeper's fsync). Ticks are 10 ms, so only windows of
+ * seconds (a subject, a run, a JMH trial) are worth a share, not a single rebalance.
  *
  * @param busy   user, nice, system, irq and softirq ticks
  * @param idle   idle ticks
@@ -80,14 +80,16 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
             return stealPct > NOISY_STEAL_PCT;
         }
 
-        /** {@code steal 1.2 %, iowait 0.1 %, busy 61 %}, a warning after it when {@link #noisy()}, or {@code unknown}. */
+        /** {@code steal 1.2 %, iowait 0.1 %, busy 61 %}, a warning after it when {@link #noisy()}, or unknown. */
         public String describe() {
             if (Double.isNaN(stealPct)) {
                 return "unknown (no /proc/stat)";
             }
             String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", stealPct,
                     iowaitPct, busyPct);
-            return noisy() ? shares + " (noisy: steal above 2 %, compare only with figures of the same window)" : shares;
+            return noisy() ? shares + String.format(Locale.ROOT,
+                    " (noisy: steal above %.0f %%, compare only with figures of the same window)", NOISY_STEAL_PCT)
+                    : shares;
         }
 
         public Map<String, Object> toMap() {
