@@ -26,9 +26,12 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
 
     /**
      * Steal above which a window's figures are not comparable with a quiet one's: this host's steal averages 0.7 %
-     * since boot, and the windows that ran the same code 2-4x slower had 2.3-23 % (RESULTS.md, "Noise").
+     * since boot, and the windows that ran the same code 2-4× slower had 2.3-23 % (RESULTS.md, "Noise").
      */
     public static final double NOISY_STEAL_PCT = 2.0;
+
+    private static final String NOISY_WARNING = String.format(Locale.ROOT,
+            " (noisy: steal above %.0f %%, compare only with figures of the same window)", NOISY_STEAL_PCT);
 
     /** Now; all zero where there is no {@code /proc/stat} (then every {@link Share} is unknown). */
     public static HostCpu now() {
@@ -87,9 +90,7 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
             }
             String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", stealPct,
                     iowaitPct, busyPct);
-            return noisy() ? shares + String.format(Locale.ROOT,
-                    " (noisy: steal above %.0f %%, compare only with figures of the same window)", NOISY_STEAL_PCT)
-                    : shares;
+            return noisy() ? shares + NOISY_WARNING : shares;
         }
 
         public Map<String, Object> toMap() {
