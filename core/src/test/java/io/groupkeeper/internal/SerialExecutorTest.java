@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
@@ -36,7 +37,10 @@ class SerialExecutorTest {
         }));
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         MDC.put("group", "caller");
-        assertThat(lane.runIfIdle(() -> seen.add(MDC.get("group") + "/" + MDC.get("member")))).isTrue();
+        // The lane is idle once the drain that ran the second task returns, which may be just after the pool task ran;
+        // polled on this thread, since the caller's logging context is what is under test.
+        Awaitility.await().pollInSameThread().atMost(10, TimeUnit.SECONDS)
+                .until(() -> lane.runIfIdle(() -> seen.add(MDC.get("group") + "/" + MDC.get("member"))));
         assertThat(MDC.get("group")).as("the caller's context is restored").isEqualTo("caller");
         assertThat(MDC.get("member")).isNull();
         MDC.clear();
@@ -94,7 +98,7 @@ class SerialExecutorTest {
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("first", "second", "third");
         // Idle again once the drain that ran them returns: then the next caller may run inline.
-        org.awaitility.Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> lane.runIfIdle(() -> { }));
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> lane.runIfIdle(() -> { }));
     }
 
     private static void await(CountDownLatch latch) {
