@@ -78,9 +78,12 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
     /** Shares in percent of all cores' time over a window; NaN where unknown. */
     public record Share(double stealPct, double iowaitPct, double busyPct) {
 
-        /** Whether the hypervisor took more than {@link #NOISY_STEAL_PCT}; false where unknown. */
+        /**
+         * Whether the hypervisor took more than {@link #NOISY_STEAL_PCT}, judged on the share as printed (one decimal),
+         * so that a line never reads "steal 2.0 %" and noisy; false where unknown.
+         */
         public boolean noisy() {
-            return stealPct > NOISY_STEAL_PCT;
+            return tenths(stealPct) > NOISY_STEAL_PCT;
         }
 
         /** {@code steal 1.2 %, iowait 0.1 %, busy 61 %}, a warning after it when {@link #noisy()}, or unknown. */
@@ -88,7 +91,7 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
             if (Double.isNaN(stealPct)) {
                 return "unknown (no /proc/stat)";
             }
-            String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", stealPct,
+            String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", tenths(stealPct),
                     iowaitPct, busyPct);
             return noisy() ? shares + NOISY_WARNING : shares;
         }
@@ -103,7 +106,11 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
         }
 
         private static Object round(double v) {
-            return Double.isNaN(v) ? null : Math.round(v * 10) / 10.0;
+            return Double.isNaN(v) ? null : tenths(v);
+        }
+
+        private static double tenths(double v) {
+            return Math.round(v * 10) / 10.0;
         }
     }
 }

@@ -38,6 +38,18 @@ class HostCpuTest {
     }
 
     @Test
+    void noiseIsJudgedOnTheShareAsPrinted() {
+        // 10,000 ticks: 204 stolen print as 2.0 % and are not noisy; 206 print as 2.1 % and are.
+        HostCpu a = HostCpu.parse("cpu 0 0 0 0 0 0 0 0 0 0");
+        HostCpu.Share atTwo = HostCpu.parse("cpu 6000 0 0 3796 0 0 0 204 0 0").since(a);
+        assertThat(atTwo.describe()).startsWith("steal 2.0 %").doesNotContain("noisy");
+        assertThat(atTwo.toMap()).containsEntry("stealPct", 2.0).containsEntry("noisy", false);
+        HostCpu.Share above = HostCpu.parse("cpu 6000 0 0 3794 0 0 0 206 0 0").since(a);
+        assertThat(above.describe()).startsWith("steal 2.1 %").contains("noisy");
+        assertThat(above.toMap()).containsEntry("stealPct", 2.1).containsEntry("noisy", true);
+    }
+
+    @Test
     void guestTimeIsNotCountedTwice() {
         HostCpu a = HostCpu.parse("cpu 0 0 0 0 0 0 0 0 0 0");
         HostCpu b = HostCpu.parse("cpu 100 0 0 100 0 0 0 0 100 0"); // guest is part of user already
