@@ -19,6 +19,8 @@ final class SerialExecutor implements Executor {
     private final String name;
     private final MemberLog log;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
+    // Both guarded by tasks: the lane's thread is set and cleared with the lane taken and released, so a runIfIdle
+    // that takes the lane the moment a drain lets it go cannot have its thread cleared by that drain.
     private boolean running;
     private volatile Thread current;
 
@@ -51,14 +53,14 @@ final class SerialExecutor implements Executor {
                 return false;
             }
             running = true;
+            current = Thread.currentThread();
         }
-        current = Thread.currentThread();
         try {
             log.withMdc(task);
         } finally {
-            current = null;
             boolean more;
             synchronized (tasks) {
+                current = null;
                 more = !tasks.isEmpty();
                 running = more;
             }
@@ -87,17 +89,19 @@ final class SerialExecutor implements Executor {
     }
 
     private void drain() {
-        String oldName = Thread.currentThread().getName();
-        current = Thread.currentThread();
+        Thread me = Thread.currentThread();
+        String oldName = me.getName();
         try {
             while (true) {
                 Runnable task;
                 synchronized (tasks) {
                     task = tasks.poll();
                     if (task == null) {
+                        current = null;
                         running = false;
                         return;
                     }
+                    current = me;
                 }
                 try {
                     log.withMdc(task);
@@ -106,8 +110,12 @@ final class SerialExecutor implements Executor {
                 }
             }
         } finally {
-            current = null;
-            Thread.currentThread().setName(oldName);
+            synchronized (tasks) {
+                if (current == me) { // an Error escaped a task: the lane stays taken, but this thread leaves it
+                    current = null;
+                }
+            }
+            me.setName(oldName);
         }
     }
 }
