@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -147,8 +148,10 @@ class GroupsIT extends CliTestSupport {
         assertThat(raw.checkExists().forPath(groupPath(group) + "/owners")).isNull();
         assertThat(raw.checkExists().forPath(groupPath(group) + "/members")).isNull();
         for (GroupMember m : members) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.assignment().isEmpty() || !m.commit(
-                    Map.of(m.assignment().first(), 99L)).allCommitted());
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                SortedSet<TopicPartition> owned = m.assignment(); // one snapshot: it may empty between two calls
+                return owned.isEmpty() || !m.commit(Map.of(owned.first(), 99L)).allCommitted();
+            });
         }
     }
 }

@@ -153,9 +153,12 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         produce(topic, 1, 3);
         await().atMost(WAIT).until(() -> seen.records.size() == 4);
         assertThat(seen.count("slow")).isEqualTo(1);
-        assertThat(registry.get("groupkeeper.container.handlers.stuck").gauge().value()).isZero();
-        assertThat(registry.get("groupkeeper.container.records").tags("group", group).counter().count())
-                .isEqualTo(4.0);
+        // The worker counts a partition's records once their batch returned, a moment after the handler saw the last.
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(registry.get("groupkeeper.container.handlers.stuck").gauge().value()).isZero();
+            assertThat(registry.get("groupkeeper.container.records").tags("group", group).counter().count())
+                    .isEqualTo(4.0);
+        });
     }
 
     private static void slowHandler(CountDownLatch release) throws InterruptedException {
@@ -235,8 +238,11 @@ class ContainerLifecycleIT extends ContainerTestSupport {
 
         await().atMost(WAIT).until(() -> c.state() == ContainerState.FAILED);
         assertThat(c.failure()).containsInstanceOf(FatalError.class);
+        // The state moves first, then the listener hears of it and the worker's thread ends.
+        await().atMost(WAIT).until(() -> reported.get() != null);
         assertThat(reported.get()).isSameAs(c.failure().orElseThrow());
-        assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isFalse());
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isFalse()));
         assertThat(seen.values()).containsExactly("a", "b");
         // The dead worker's consumer closed (final commit, partition released) before the state moved: the fatal
         // record and the ones fetched after it were not done, so the commit stops before them.

@@ -66,6 +66,8 @@ class UnitTestingWithoutServersExampleTest {
 
         TopicPartition tp = a.assignment().first();
         assertThat(a.commit(Map.of(tp, 42L)).status(tp)).isEqualTo(CommitResult.Status.COMMITTED);
+        // assignment() shows a partition while its onPartitionsAssigned call is still running: wait for the listener.
+        await().until(() -> listener.startAt.containsKey(tp));
         assertThat(listener.startAt.get(tp)).isEmpty(); // nothing was committed before
 
         // Restart the whole service: a new process (store, session, member) on the same ensemble.
@@ -75,7 +77,7 @@ class UnitTestingWithoutServersExampleTest {
         StartPositions restarted = new StartPositions();
         GroupMember again = first.member("billing").topics("orders").listener(restarted).build();
         again.start();
-        await().until(() -> again.assignment().size() == 4);
+        await().until(() -> again.assignment().size() == 4 && restarted.startAt.size() == 4);
         assertThat(restarted.startAt.get(tp)).hasValue(42L);
         assertThat(again.committed(tp)).hasValue(42L);
     }

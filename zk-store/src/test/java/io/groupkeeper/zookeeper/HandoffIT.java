@@ -10,6 +10,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.StoreStats;
+import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -36,6 +37,9 @@ class HandoffIT extends ZkTestSupport {
         b.start();
         c.start();
         awaitBalanced(Map.of("steady", 12), a, b, c);
+        rec.awaitTold("a", a);
+        rec.awaitTold("b", b);
+        rec.awaitTold("c", c);
         Map<String, SortedSet<TopicPartition>> before = Map.of("a", a.assignment(), "b", b.assignment(), "c", c.assignment());
         int eventsBefore = rec.events("a").size() + rec.events("b").size() + rec.events("c").size();
 
@@ -88,7 +92,7 @@ class HandoffIT extends ZkTestSupport {
         GroupMember heir = startHeir(group, "handoff", newOwnerStartedAt);
         awaitBalanced(Map.of("handoff", 2), old, heir);
         TopicPartition moved = heir.assignment().first();
-        assertThat(newOwnerStartedAt.get(moved)).hasValue(finalCommits.get(moved));
+        assertThat(toldAt(newOwnerStartedAt, moved)).hasValue(finalCommits.get(moved));
     }
     /**
      * The old owner hands its final offset over in the revocation callback: written with the release in one
@@ -128,7 +132,7 @@ class HandoffIT extends ZkTestSupport {
         awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old, heir);
         TopicPartition moved = heir.assignment().first();
         assertThat(taken.get(moved)).containsExactly(moved);
-        assertThat(heirStartedAt.get(moved)).hasValue(700L + moved.partition());
+        assertThat(toldAt(heirStartedAt, moved)).hasValue(700L + moved.partition());
         assertThat(stats.stats().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
         assertThat(new String(admin.getData().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/folded/"
                 + moved.partition()))).contains("900"); // the log end went with it, for lag status
@@ -160,7 +164,7 @@ class HandoffIT extends ZkTestSupport {
         GroupMember heir = startHeir(group, "edited", heirStartedAt);
         awaitBalanced(Map.of("edited", 2), old, heir);
         TopicPartition moved = heir.assignment().first();
-        assertThat(heirStartedAt.get(moved)).hasValue(40L);
+        assertThat(toldAt(heirStartedAt, moved)).hasValue(40L);
         assertThat(ownersInZk(group)).containsEntry(moved, heir.memberId());
     }
 
@@ -191,6 +195,15 @@ class HandoffIT extends ZkTestSupport {
         assertThat(ownersInZk(group)).isEmpty();
         assertThat(leaver.committed(edited)).hasValue(40L);
         assertThat(leaver.committed(untouched)).hasValue(901L);
+    }
+
+    /**
+     * The start offset the heir's {@code onPartitionsAssigned} was told for {@code tp}, once it was: {@code assignment()}
+     * shows a partition while that call is still running.
+     */
+    private static OptionalLong toldAt(Map<TopicPartition, OptionalLong> startedAt, TopicPartition tp) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> startedAt.containsKey(tp));
+        return startedAt.get(tp);
     }
 
     /** An operator rewrites a stored offset (same body, new version), as an edit would. */

@@ -1,7 +1,11 @@
 package io.groupkeeper.zookeeper;
 
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -10,6 +14,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -96,6 +101,19 @@ final class OwnershipRecorder {
 
     private void event(String member, String what) {
         events.computeIfAbsent(member, m -> Collections.synchronizedList(new ArrayList<>())).add(what);
+    }
+
+    /** The partitions the member's listener was told it owns and not told it lost, right now. */
+    synchronized SortedSet<TopicPartition> told(String member) {
+        return new TreeSet<>(open.getOrDefault(member, Map.of()).keySet());
+    }
+
+    /**
+     * Waits until the member's listener has been told of what its {@code assignment()} shows: that includes a partition
+     * while its {@code onPartitionsAssigned} call is still on its way.
+     */
+    void awaitTold(String member, GroupMember m) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> told(member).equals(m.assignment()));
     }
 
     List<String> events(String member) {

@@ -95,6 +95,7 @@ class SessionLossIT extends ZkTestSupport {
 
         server.restart();
         awaitBalanced(Map.of("flaky", 4), m);
+        rec.awaitTold("m", m);
         assertThat(rec.events("m")).containsSubsequence("assigned [flaky:0, flaky:1, flaky:2, flaky:3]",
                 "lost [flaky:0, flaky:1, flaky:2, flaky:3]", "assigned [flaky:0, flaky:1, flaky:2, flaky:3]");
     }

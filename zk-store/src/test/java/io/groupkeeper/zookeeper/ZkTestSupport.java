@@ -108,7 +108,7 @@ abstract class ZkTestSupport {
         });
     }
 
-    /** Waits until the store saw no watch event, write or read for a few polls. */
+    /** Waits until the store saw no watch event, write or read between two polls 300 ms apart. */
     static void awaitQuiet(ZooKeeperStore store) {
         java.util.concurrent.atomic.AtomicReference<StoreStats> last = new java.util.concurrent.atomic.AtomicReference<>(
                 store.stats());
