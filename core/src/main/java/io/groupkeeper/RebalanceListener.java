@@ -13,8 +13,8 @@ import java.util.SortedSet;
  * once that callback has returned.
  *
  * <p>Callbacks should be quick; a revocation may block until processing of the revoked partitions has stopped,
- * because the next owner starts only after this member released them (invariant I1). Exceptions thrown by a
- * callback are logged and do not stop the protocol.
+ * because the next owner starts only after this member released them (invariant I1). Exceptions and errors thrown
+ * by a callback are logged and do not stop the protocol.
  */
 public interface RebalanceListener {
 

@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Calls the user's {@link RebalanceListener} on the member's callback lane: one callback at a time, in the order
- * queued, apart from the protocol lane (which may wait on the store). A callback that throws is logged; the protocol
- * goes on. The protocol never waits for a callback: a revocation returns a future that the reconciler continues from.
+ * queued, apart from the protocol lane (which may wait on the store). A callback that throws (an Error included) is
+ * logged; the protocol goes on. The protocol never waits for a callback: a revocation returns a future that the reconciler continues from.
  */
 final class ListenerInvoker {
 
@@ -63,6 +63,16 @@ final class ListenerInvoker {
         return done;
     }
 
+    /** Completes once every callback queued before it has returned (at once if none is queued or running). */
+    CompletableFuture<Void> afterQueued() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable mark = () -> done.complete(null);
+        if (!lane.runIfIdle(mark)) {
+            lane.execute(mark);
+        }
+        return done;
+    }
+
     /** Whether the calling thread is running a callback right now. */
     boolean inCallback() {
         return lane.inLane();
@@ -72,7 +82,9 @@ final class ListenerInvoker {
         return () -> {
             try {
                 call.run();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An Error too (an AssertionError, a class missing at run time): let through, it would end the lane's
+                // drain with the lane still taken, and no later callback, revocation or close would run again.
                 LOG.error("listener {} threw; continuing", name, e);
             }
         };

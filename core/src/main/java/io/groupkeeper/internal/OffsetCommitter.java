@@ -156,9 +156,10 @@ final class OffsetCommitter {
         if (!table.stillOwned(tp, entry)) {
             statuses.put(tp, Status.NOT_OWNED); // lost meanwhile
         } else if (now.isEmpty()) {
-            table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, true);
             statuses.put(tp, Status.NOT_OWNED);
-            lost.add(tp);
+            if (table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, true)) {
+                lost.add(tp); // not if the connection's loss stopped it meanwhile: that told the listener already
+            }
         } else if (now.get().differsFrom(entry.version(), entry.created())) {
             LOG.warn("stored offset of {} was changed externally to {} (node version {} -> {}); adopting it", tp,
                     describe(now.get().offset()), entry.version(), now.get().version());

@@ -228,12 +228,16 @@ final class Reconciler {
                 if (result == null) {
                     table.stop(tp, claimSession); // failed: it may have landed
                 } else if (result instanceof ClaimResult.Claimed claimed) {
-                    if (!running.getAsBoolean()) {
-                        // The connection dropped meanwhile: the owner node may be ours (same session after a blip).
-                        table.stop(tp, claimed.lease().session());
-                        continue;
+                    // Checked and owned under the table's lock, which the member takes to mark itself suspended and
+                    // stop every held partition: a claim cannot become OWNED just after that stop passed it by.
+                    synchronized (table) {
+                        if (!running.getAsBoolean()) {
+                            // The connection dropped meanwhile: the owner node may be ours (same session after a blip).
+                            table.stop(tp, claimed.lease().session());
+                            continue;
+                        }
+                        table.own(tp, claimed.offset(), claimed.lease());
                     }
-                    table.own(tp, claimed.offset(), claimed.lease());
                     reportedProblems.remove(tp);
                     gained.put(tp, claimed.offset().offset());
                 } else if (result instanceof ClaimResult.Busy) {
@@ -485,31 +489,38 @@ final class Reconciler {
 
     /**
      * On close, on the lane: revokes every owned partition (the future completes when the callback returned), then
-     * releases those and every stopped partition still held.
+     * releases those, the ones a step was still revoking, and every stopped partition still held.
      */
     CompletableFuture<Void> leave() {
+        // A step's revocation whose callback is still queued or running: its own release would come after the close
+        // cleared the table, and its owner nodes would outlive the member. Released here, after that callback.
+        SortedSet<TopicPartition> inFlight = table.inState(PartitionState.REVOKING);
         SortedSet<TopicPartition> revoke = table.beginRevocation(table.owned());
         SortedSet<TopicPartition> stale = table.inState(PartitionState.STOPPED);
         wanted = Collections.emptySortedSet();
-        if (revoke.isEmpty() && stale.isEmpty()) {
+        if (revoke.isEmpty() && stale.isEmpty() && inFlight.isEmpty()) {
             return CompletableFuture.completedFuture(null);
         }
+        SortedSet<TopicPartition> revoked = new TreeSet<>(inFlight);
+        revoked.addAll(revoke);
         CompletableFuture<Void> done = new CompletableFuture<>();
         Runnable release = () -> {
             try {
-                releaseRevoked(revoke);
-                releaseStopped(stale);
+                releaseRevoked(revoked); // those the step's own finish released meanwhile are skipped
+                releaseStopped(table.inState(PartitionState.STOPPED));
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
             finishLeave(done, LEAVE_RETRIES);
         };
-        CompletableFuture<Void> revoked = revoke.isEmpty() ? CompletableFuture.completedFuture(null)
-                : invoker.revoked(revoke);
-        if (revoked.isDone()) {
+        // Callbacks run in order: once the leave's revocation (or, with nothing to revoke, a marker) has returned,
+        // so has every callback queued before it.
+        CompletableFuture<Void> callbacks = !revoke.isEmpty() ? invoker.revoked(revoke)
+                : !inFlight.isEmpty() ? invoker.afterQueued() : CompletableFuture.completedFuture(null);
+        if (callbacks.isDone()) {
             release.run();
         } else {
-            revoked.whenComplete((ok, e) -> lane.execute(release));
+            callbacks.whenComplete((ok, e) -> lane.execute(release));
         }
         return done;
     }

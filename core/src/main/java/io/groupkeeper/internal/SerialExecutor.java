@@ -105,13 +105,14 @@ final class SerialExecutor implements Executor {
                 }
                 try {
                     log.withMdc(task);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // An Error that ended the drain would leave the lane taken and every later task queued forever.
                     LOG.error("uncaught failure in lane {}", name, e);
                 }
             }
         } finally {
             synchronized (tasks) {
-                if (current == me) { // an Error escaped a task: the lane stays taken, but this thread leaves it
+                if (current == me) { // the drain itself failed: the lane stays taken, but this thread leaves it
                     current = null;
                 }
             }
