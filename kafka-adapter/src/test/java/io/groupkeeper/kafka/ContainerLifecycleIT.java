@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerState;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.MicrometerContainerMetrics;
 import io.groupkeeper.kafka.container.StuckHandler;
@@ -305,6 +307,46 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
         awaitStored(group, topic, 0, 7);
         assertThat(next.values()).containsExactly("r4", "r5", "r6");
+    }
+
+    /** A stop() that returned true while start() was on its way (here: checking the dead-letter topics) wins. */
+    @Test
+    void aStopWhileTheContainerIsStartingLeavesItStoppedWithNoWorker() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        send(topic, 0, "a", "b");
+        CountDownLatch inStart = new CountDownLatch(1);
+        CountDownLatch proceed = new CountDownLatch(1);
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = container(newKeeper(), group, topic)
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .deadLetterTopics(source -> { // start() names the dead-letter topics before it starts any worker
+                    inStart.countDown();
+                    awaitQuietly(proceed);
+                    return source + ".DLT";
+                })
+                .recordHandler(seen.records::add).build();
+        toClose.add(c);
+        CompletableFuture<ListenerContainer<String, String>> starting = CompletableFuture.supplyAsync(c::start);
+        assertThat(inStart.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(c.state()).isEqualTo(ContainerState.STARTING);
+
+        assertThat(c.stop(Duration.ofSeconds(5))).as("nothing to wait for yet").isTrue();
+        proceed.countDown();
+        starting.get(60, TimeUnit.SECONDS);
+
+        assertThat(c.state()).isEqualTo(ContainerState.STOPPED);
+        assertThat(c.workers()).isEmpty();
+        assertThat(ownerExists(group, topic, 0)).isFalse();
+        assertThat(seen.records).isEmpty();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void overrunningHandler(CountDownLatch release) throws InterruptedException {

@@ -52,6 +52,14 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                 publisher = new DeadLetterPublisher(config);
             }
             synchronized (this) {
+                if (stopRequested) {
+                    // A stop() came while this was starting and found no worker to stop; it returned true, so none
+                    // may start now (a stop that copies the workers after this block stops them as usual).
+                    closePublisher();
+                    state.compareAndSet(ContainerState.STARTING, ContainerState.STOPPED);
+                    LOG.info("group {}: container stopped while it was starting", config.group());
+                    return this;
+                }
                 watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
                         config.listener(), this::memberOf);
                 for (int i = 0; i < config.concurrency(); i++) {
@@ -86,12 +94,10 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public boolean stop(Duration deadline) {
-        ContainerState s = state.get();
-        if (s == ContainerState.LATENT) {
-            state.set(ContainerState.STOPPED);
-            return true;
+        if (state.compareAndSet(ContainerState.LATENT, ContainerState.STOPPED)) {
+            return true; // never started; a start() from here on fails
         }
-        stopRequested = true;
+        stopRequested = true; // read by a start() still on its way, under the lock below
         List<Worker<K, V>> ws;
         synchronized (this) {
             ws = List.copyOf(workers);
@@ -153,6 +159,10 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         if (watchdog != null) {
             watchdog.close();
         }
+        closePublisher();
+    }
+
+    private synchronized void closePublisher() {
         if (publisher != null) {
             publisher.close();
             publisher = null;
