@@ -27,6 +27,8 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
     private final KafkaConsumer<K, V> consumer;
     private final Positions positions;
     private final Duration kafkaTimeout;
+    /** A wake-up (an event, the user's wakeup()) that a log question caught and retried past: poll must not block. */
+    private boolean wakeupTaken;
 
     ConsumerSync(KafkaConsumer<K, V> consumer, Positions positions, Duration kafkaTimeout) {
         this.consumer = consumer;
@@ -145,13 +147,23 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
         return retryWakeups(() -> consumer.offsetsForTimes(timestamps, kafkaTimeout));
     }
 
-    /** Runs a blocking KafkaConsumer call, retrying when an internal (event) wakeup interrupts it. */
-    private static <T> T retryWakeups(Supplier<T> call) {
+    /**
+     * Whether a wake-up was caught since the last call: the KafkaConsumer's wake-up is used up, so the caller must
+     * look at its events (and the user's wakeup()) before it blocks in a poll.
+     */
+    boolean takeCaughtWakeup() {
+        boolean taken = wakeupTaken;
+        wakeupTaken = false;
+        return taken;
+    }
+
+    /** Runs a blocking KafkaConsumer call, retrying when a wake-up interrupts it (and noting that one came). */
+    private <T> T retryWakeups(Supplier<T> call) {
         while (true) {
             try {
                 return call.get();
             } catch (WakeupException e) {
-                // an event arrived; it is served by the loop; the user's wakeup() is checked there too
+                wakeupTaken = true; // an event arrived, or the user's wakeup(): the polling loop serves both
             }
         }
     }

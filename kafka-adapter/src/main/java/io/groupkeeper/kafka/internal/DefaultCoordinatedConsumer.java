@@ -378,6 +378,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     waitForEvent(remaining);
                     continue;
                 }
+                if (sync.takeCaughtWakeup()) {
+                    continue; // a log question above used up the wake-up of an event or of wakeup(): see to them first
+                }
                 positions.clearTouched();
                 ConsumerRecords<K, V> fetched;
                 try {
