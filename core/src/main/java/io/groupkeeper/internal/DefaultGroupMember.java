@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -47,6 +48,8 @@ public final class DefaultGroupMember implements GroupMember {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultGroupMember.class);
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
+    /** How long a close in doubt waits for the connection's verdict: longer than a session timeout should be. */
+    private static final long IN_DOUBT_WAIT_SECONDS = 45;
     private static final long REGISTRATION_RETRY_MS = 250;
 
     private enum State { LATENT, STARTED, CLOSED }
@@ -364,7 +367,7 @@ public final class DefaultGroupMember implements GroupMember {
             coordination.removeConnectionListener(connectionListener);
             rebalancer.deactivate();
             closeElection();
-            CompletableFuture<Void> left = suspended ? CompletableFuture.completedFuture(null) : reconciler.leave();
+            CompletableFuture<Void> left = suspended ? leaveOnceConnected() : reconciler.leave();
             left.whenComplete((ok, e) -> lane.execute(() -> {
                 table.clear();
                 closeQuietly();
@@ -375,6 +378,42 @@ public final class DefaultGroupMember implements GroupMember {
             }));
         });
         return closed;
+    }
+
+    /**
+     * A close while the connection is in doubt: the owner nodes of the stopped partitions and the member node may be
+     * ours still, and stay so if the connection comes back in this session (a blip) - the partitions would then wait
+     * for this keeper's session to end. So the leave waits for the connection's verdict: back (the usual leave, which
+     * releases only what is proven ours) or the session lost (nothing of ours is left), at most
+     * {@link #IN_DOUBT_WAIT_SECONDS}.
+     */
+    private CompletableFuture<Void> leaveOnceConnected() {
+        CompletableFuture<Boolean> back = new CompletableFuture<>();
+        ConnectionListener verdict = event -> {
+            if (event.isConnected()) {
+                back.complete(true);
+            } else if (event == ConnectionEvent.LOST) {
+                back.complete(false);
+            }
+        };
+        coordination.addConnectionListener(verdict);
+        if (coordination.isConnected()) {
+            back.complete(true);
+        }
+        ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false),
+                IN_DOUBT_WAIT_SECONDS, TimeUnit.SECONDS);
+        CompletableFuture<Void> left = new CompletableFuture<>();
+        back.whenComplete((connected, e) -> {
+            coordination.removeConnectionListener(verdict);
+            giveUp.cancel(false);
+            if (Boolean.TRUE.equals(connected)) {
+                LOG.info("connection back: leaving as usual");
+                lane.execute(() -> reconciler.leave().whenComplete((ok, failure) -> left.complete(null)));
+            } else {
+                left.complete(null);
+            }
+        });
+        return left;
     }
 
     private void closeElection() {

@@ -122,4 +122,37 @@ class SessionLossIT extends ZkTestSupport {
         awaitBalanced(Map.of("outage", 4), a, b);
         assertThat(ownersInZk(group)).hasSize(4);
     }
+
+    /**
+     * A close while the connection is in doubt, which then comes back in the same session: the member's nodes would
+     * still be its session's, so the close waits for the connection and then leaves as usual, and the next member gets
+     * the partition.
+     */
+    @Test
+    void aCloseWhileTheConnectionIsInDoubtLeavesOnceItIsBackInTheSameSession() throws Exception {
+        String group = newGroup();
+        topic("doubt", 1);
+        GroupKeeper gk = newKeeper();
+        GroupMember m = gk.member(group).topics("doubt").build();
+        m.start();
+        awaitBalanced(Map.of("doubt", 1), m);
+        long session = gk.store().sessionId();
+
+        java.util.concurrent.CompletableFuture<Void> closing;
+        server.stop();
+        try {
+            await().atMost(SESSION_TIMEOUT).until(() -> m.assignment().isEmpty()); // in doubt: everything stopped
+            closing = java.util.concurrent.CompletableFuture.runAsync(m::close);
+        } finally {
+            server.restart();
+        }
+        closing.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(gk.store().sessionId()).as("a blip: the session survived").isEqualTo(session);
+        assertThat(ownersInZk(group)).as("the owner node released").isEmpty();
+        assertThat(admin.getChildren().forPath(io.groupkeeper.fixtures.ZkLayout.members(group))).isEmpty();
+        GroupMember next = newKeeper().member(group).topics("doubt").build();
+        next.start();
+        awaitBalanced(Map.of("doubt", 1), next);
+    }
 }
