@@ -407,8 +407,10 @@ public final class DefaultGroupMember implements GroupMember {
             coordination.removeConnectionListener(verdict);
             giveUp.cancel(false);
             if (Boolean.TRUE.equals(connected)) {
-                LOG.info("connection back: leaving as usual");
-                lane.execute(() -> reconciler.leave().whenComplete((ok, failure) -> left.complete(null)));
+                lane.execute(() -> {
+                    LOG.info("connection back: leaving as usual");
+                    reconciler.leave().whenComplete((ok, failure) -> left.complete(null));
+                });
             } else {
                 left.complete(null);
             }

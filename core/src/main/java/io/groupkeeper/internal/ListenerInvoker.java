@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Calls the user's {@link RebalanceListener} on the member's callback lane: one callback at a time, in the order
  * queued, apart from the protocol lane (which may wait on the store). A callback that throws (an Error included) is
- * logged; the protocol goes on. The protocol never waits for a callback: a revocation returns a future that the reconciler continues from.
+ * logged; the protocol goes on. The protocol never waits for a callback: a revocation returns a future that the
+ * reconciler continues from.
  */
 final class ListenerInvoker {
 
@@ -83,8 +84,8 @@ final class ListenerInvoker {
             try {
                 call.run();
             } catch (RuntimeException | Error e) {
-                // An Error too (an AssertionError, a class missing at run time): let through, it would end the lane's
-                // drain with the lane still taken, and no later callback, revocation or close would run again.
+                // Errors too (an AssertionError, a class missing at run time): one that escaped would end the lane's
+                // drain with the lane still taken, and no later callback, revocation or close would run.
                 LOG.error("listener {} threw; continuing", name, e);
             }
         };

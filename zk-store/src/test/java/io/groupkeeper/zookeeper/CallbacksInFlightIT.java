@@ -66,7 +66,7 @@ class CallbacksInFlightIT extends ZkTestSupport {
         CountDownLatch inAssigned = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger revoked = new AtomicInteger();
-        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(new RebalanceListener() {
+        RebalanceListener listener = new RebalanceListener() {
             @Override
             public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
                 inAssigned.countDown();
@@ -77,7 +77,8 @@ class CallbacksInFlightIT extends ZkTestSupport {
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
                 revoked.incrementAndGet();
             }
-        }).build();
+        };
+        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(listener).build();
         a.start();
         assertThat(inAssigned.await(10, TimeUnit.SECONDS)).isTrue(); // a's callbacks lane is busy from here
         GroupMember b = keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();
@@ -100,7 +101,7 @@ class CallbacksInFlightIT extends ZkTestSupport {
         String group = newGroup();
         topic("t", 1);
         AtomicInteger revoked = new AtomicInteger();
-        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(new RebalanceListener() {
+        RebalanceListener listener = new RebalanceListener() {
             @Override
             public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
                 throw new AssertionError("a user's check failed inside the callback");
@@ -110,7 +111,8 @@ class CallbacksInFlightIT extends ZkTestSupport {
             public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
                 revoked.incrementAndGet();
             }
-        }).build();
+        };
+        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(listener).build();
         a.start();
         await().atMost(WAIT).until(() -> a.assignment().contains(T0));
         GroupMember b = keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();

@@ -198,8 +198,8 @@ class HandoffIT extends ZkTestSupport {
     }
 
     /**
-     * The start offset the heir's {@code onPartitionsAssigned} was told for {@code tp}, once it was: {@code assignment()}
-     * shows a partition while that call is still running.
+     * The start offset the heir's {@code onPartitionsAssigned} was told for {@code tp}, once it was told:
+     * {@code assignment()} shows a partition while that call is still running.
      */
     private static OptionalLong toldAt(Map<TopicPartition, OptionalLong> startedAt, TopicPartition tp) {
         await().atMost(Duration.ofSeconds(30)).until(() -> startedAt.containsKey(tp));
