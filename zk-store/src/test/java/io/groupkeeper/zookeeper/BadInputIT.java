@@ -67,11 +67,8 @@ class BadInputIT extends ZkTestSupport {
     @Test
     void topicFoldersDeletedUnderALongLivedClientAreRecreatedOnTheNextClaim() throws Exception {
         String group = newGroup();
-        topic("wiped", 2);
         GroupKeeper gk = newKeeper();
-        GroupMember first = gk.member(group).topics("wiped").build();
-        first.start();
-        awaitBalanced(Map.of("wiped", 2), first);
+        GroupMember first = startedAlone(gk, group, "wiped", 2);
         first.close();
         admin.delete().deletingChildrenIfNeeded().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/wiped");
         admin.delete().deletingChildrenIfNeeded().forPath(ZkLayout.GROUPS + "/" + group + "/owners/wiped");

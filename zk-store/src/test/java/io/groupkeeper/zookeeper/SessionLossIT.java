@@ -25,11 +25,8 @@ class SessionLossIT extends ZkTestSupport {
     @Test
     void whileDisconnectedStoreOperationsFailAtOnceInsteadOfWaitingForAConnection() throws Exception {
         String group = newGroup();
-        topic("fast", 1);
         GroupKeeper gk = newKeeper();
-        GroupMember m = gk.member(group).topics("fast").build();
-        m.start();
-        awaitBalanced(Map.of("fast", 1), m);
+        GroupMember m = startedAlone(gk, group, "fast", 1);
         List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
         gk.store().addConnectionListener(events::add);
 
@@ -131,11 +128,8 @@ class SessionLossIT extends ZkTestSupport {
     @Test
     void aCloseWhileTheConnectionIsInDoubtLeavesOnceItIsBackInTheSameSession() throws Exception {
         String group = newGroup();
-        topic("doubt", 1);
         GroupKeeper gk = newKeeper();
-        GroupMember m = gk.member(group).topics("doubt").build();
-        m.start();
-        awaitBalanced(Map.of("doubt", 1), m);
+        GroupMember m = startedAlone(gk, group, "doubt", 1);
         long session = gk.store().sessionId();
 
         java.util.concurrent.CompletableFuture<Void> closing;

@@ -108,6 +108,15 @@ abstract class ZkTestSupport {
         });
     }
 
+    /** Registers {@code topic}, starts {@code group}'s only member on it, and waits until it owns every partition. */
+    GroupMember startedAlone(GroupKeeper gk, String group, String topic, int partitions) {
+        topic(topic, partitions);
+        GroupMember m = gk.member(group).topics(topic).build();
+        m.start();
+        awaitBalanced(Map.of(topic, partitions), m);
+        return m;
+    }
+
     /** Waits until the store saw no watch event, write or read between two polls 300 ms apart. */
     static void awaitQuiet(ZooKeeperStore store) {
         java.util.concurrent.atomic.AtomicReference<StoreStats> last = new java.util.concurrent.atomic.AtomicReference<>(
