@@ -318,11 +318,16 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         CountDownLatch inStart = new CountDownLatch(1);
         CountDownLatch proceed = new CountDownLatch(1);
         Seen seen = new Seen();
+        Thread testThread = Thread.currentThread();
         ListenerContainer<String, String> c = container(newKeeper(), group, topic)
                 .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
-                .deadLetterTopics(source -> { // start() names the dead-letter topics before it starts any worker
-                    inStart.countDown();
-                    awaitQuietly(proceed);
+                .deadLetterTopics(source -> {
+                    // build() checks the names on this thread; start() names them again, on its own, before it starts
+                    // any worker: that call is held.
+                    if (Thread.currentThread() != testThread) {
+                        inStart.countDown();
+                        awaitQuietly(proceed);
+                    }
                     return source + ".DLT";
                 })
                 .recordHandler(seen.records::add).build();
