@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.Ticker;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,9 +74,18 @@ final class Watchdog implements AutoCloseable {
                     continue;
                 }
                 if (now - s.sampledSince > limitNanos && s.reportedState != state) {
+                    // The worker writes where a call starts with plain stores before it moves the state on: read
+                    // them, then the state again, and report only if the same call is still running (else they may
+                    // be the next call's).
+                    TopicPartition partition = s.partition();
+                    long offset = s.offset();
+                    VarHandle.loadLoadFence();
+                    if (s.state() != state) {
+                        continue;
+                    }
                     s.reportedSince = s.sampledSince;
                     s.reportedState = state;
-                    report(s, Duration.ofNanos(now - s.sampledSince));
+                    report(s, partition, offset, Duration.ofNanos(now - s.sampledSince));
                 }
             }
         } catch (RuntimeException e) {
@@ -82,9 +93,9 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
-    private void report(InFlight s, Duration running) {
+    private void report(InFlight s, TopicPartition partition, long offset, Duration running) {
         StackTraceElement[] stack = s.thread.getStackTrace();
-        StuckHandler stuck = new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition(), s.offset(),
+        StuckHandler stuck = new StuckHandler(group, memberOf.apply(s), s.thread.getName(), partition, offset,
                 running, Arrays.asList(stack));
         StringBuilder trace = new StringBuilder();
         for (StackTraceElement e : stack) {
@@ -92,7 +103,7 @@ final class Watchdog implements AutoCloseable {
         }
         LOG.warn("group {}: member {}: handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
                         + "the partition stays owned and is not evicted. Thread {}:{}", group, stuck.member(),
-                s.partition(), s.offset(), running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(),
+                partition, offset, running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(),
                 trace);
         metrics.handlerStuck(group);
         try {
