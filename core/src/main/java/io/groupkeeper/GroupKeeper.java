@@ -123,6 +123,10 @@ public final class GroupKeeper implements AutoCloseable {
         shutdownExecutors();
     }
 
+    private synchronized boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
     private void shutdownExecutors() {
         if (ownsExecutors) {
             scheduler.shutdownNow();
@@ -309,7 +313,7 @@ public final class GroupKeeper implements AutoCloseable {
                     metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
                     registrationTimeout);
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
-                    GroupKeeper.this::forget);
+                    GroupKeeper.this::forget, GroupKeeper.this::isClosed);
             synchronized (GroupKeeper.this) {
                 members.add(member);
             }

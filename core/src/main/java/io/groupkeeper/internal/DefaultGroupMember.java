@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,12 +81,20 @@ public final class DefaultGroupMember implements GroupMember {
     private volatile LeaderElection election;
     /** The connection is in doubt: nothing is processed until a reconnection. Written under {@link #table}'s lock. */
     private volatile boolean suspended;
+    /** The last connection event the member heard (the close in doubt asks whether the session was given up). */
+    private volatile ConnectionEvent lastConnectionEvent = ConnectionEvent.CONNECTED;
+    private final BooleanSupplier sessionEnding;
     private volatile State state = State.LATENT;
 
+    /**
+     * {@code sessionEnding} says the keeper is closing its store right after its members: a member closed then need
+     * not wait for a connection in doubt, since the session's end removes whatever nodes it left.
+     */
     public DefaultGroupMember(MemberConfig config, CoordinationStore coordination, Clock clock,
                               ExecutorService workers, ScheduledExecutorService scheduler,
-                              Consumer<GroupMember> onClosed) {
+                              Consumer<GroupMember> onClosed, BooleanSupplier sessionEnding) {
         this.config = config;
+        this.sessionEnding = sessionEnding;
         this.coordination = coordination;
         this.store = coordination.group(config.groupId());
         this.clock = clock;
@@ -102,6 +111,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);
         this.connectionListener = event -> {
+            lastConnectionEvent = event;
             long seq = connectionEvents.incrementAndGet();
             if (!event.isConnected()) {
                 log.withMdc(this::stopEverything); // at once, on the store's thread: commits refused from now (I7)
@@ -367,7 +377,8 @@ public final class DefaultGroupMember implements GroupMember {
             coordination.removeConnectionListener(connectionListener);
             rebalancer.deactivate();
             closeElection();
-            CompletableFuture<Void> left = suspended ? leaveOnceConnected() : reconciler.leave();
+            CompletableFuture<Void> left = !suspended ? reconciler.leave()
+                    : sessionEnding.getAsBoolean() ? CompletableFuture.completedFuture(null) : leaveOnceConnected();
             left.whenComplete((ok, e) -> lane.execute(() -> {
                 table.clear();
                 closeQuietly();
@@ -397,7 +408,9 @@ public final class DefaultGroupMember implements GroupMember {
             }
         };
         coordination.addConnectionListener(verdict);
-        if (coordination.isConnected()) {
+        if (lastConnectionEvent == ConnectionEvent.LOST) {
+            back.complete(false); // before the close: the session was given up
+        } else if (coordination.isConnected()) {
             back.complete(true);
         }
         ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false),
