@@ -91,9 +91,10 @@ public interface GroupMember extends AutoCloseable {
     /**
      * Graceful leave: revokes (the listener commits final offsets, best with {@link #commitOnRelease}), releases every
      * partition, leaves the group. While the connection is in doubt the partitions are stopped already (no commit);
-     * the leave then waits for the connection's verdict, at most 45 s: back in the same session, it releases what its
-     * session still holds, so that no owner or member node outlives the member; the session given up, nothing is left.
-     * A member closed by its keeper's {@code close()} does not wait: the keeper's session ends right after.
+     * the leave then waits for the connection's verdict, at most the store's session timeout from when the doubt
+     * began: back in the same session, it releases what its session still holds, so that no owner or member node
+     * outlives the member; the session over, nothing is left. A member closed by its keeper's {@code close()} does not
+     * wait: the keeper's session ends right after.
      */
     @Override
     void close();

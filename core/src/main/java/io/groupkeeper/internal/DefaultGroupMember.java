@@ -49,8 +49,8 @@ public final class DefaultGroupMember implements GroupMember {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultGroupMember.class);
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
-    /** How long a close in doubt waits for the connection's verdict: longer than a session timeout should be. */
-    private static final long IN_DOUBT_WAIT_SECONDS = 45;
+    /** A close in doubt waits this much past the session timeout: the server ends sessions on its ticks. */
+    private static final long IN_DOUBT_GRACE_MS = 1_000;
     private static final long REGISTRATION_RETRY_MS = 250;
 
     private enum State { LATENT, STARTED, CLOSED }
@@ -81,8 +81,10 @@ public final class DefaultGroupMember implements GroupMember {
     private volatile LeaderElection election;
     /** The connection is in doubt: nothing is processed until a reconnection. Written under {@link #table}'s lock. */
     private volatile boolean suspended;
-    /** The last connection event the member heard (the close in doubt asks whether the session was given up). */
-    private volatile ConnectionEvent lastConnectionEvent = ConnectionEvent.CONNECTED;
+    /** LOST heard since the last connection: the session was given up (read by a close in doubt). */
+    private volatile boolean sessionGivenUp;
+    /** When the member last became suspended ({@link #clock}'s millis). */
+    private volatile long suspendedSince;
     private final BooleanSupplier sessionEnding;
     private volatile State state = State.LATENT;
 
@@ -111,7 +113,11 @@ public final class DefaultGroupMember implements GroupMember {
         this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);
         this.connectionListener = event -> {
-            lastConnectionEvent = event;
+            if (event == ConnectionEvent.LOST) {
+                sessionGivenUp = true;
+            } else if (event.isConnected()) {
+                sessionGivenUp = false;
+            }
             long seq = connectionEvents.incrementAndGet();
             if (!event.isConnected()) {
                 log.withMdc(this::stopEverything); // at once, on the store's thread: commits refused from now (I7)
@@ -326,6 +332,9 @@ public final class DefaultGroupMember implements GroupMember {
      */
     private void stopEverything() {
         synchronized (table) {
+            if (!suspended) {
+                suspendedSince = clock.millis();
+            }
             suspended = true;
             SortedSet<TopicPartition> lost = table.stopAllHeld();
             if (!lost.isEmpty()) {
@@ -395,8 +404,8 @@ public final class DefaultGroupMember implements GroupMember {
      * A close while the connection is in doubt: the owner nodes of the stopped partitions and the member node may be
      * ours still, and stay so if the connection comes back in this session (a blip) - the partitions would then wait
      * for this keeper's session to end. So the leave waits for the connection's verdict: back (the usual leave, which
-     * releases only what is proven ours) or the session lost (nothing of ours is left), at most
-     * {@link #IN_DOUBT_WAIT_SECONDS}.
+     * releases only what is proven ours) or the session over (nothing of ours is left): given up (LOST), or the
+     * connection gone for longer than the session timeout, after which the service has ended the session.
      */
     private CompletableFuture<Void> leaveOnceConnected() {
         CompletableFuture<Boolean> back = new CompletableFuture<>();
@@ -408,13 +417,14 @@ public final class DefaultGroupMember implements GroupMember {
             }
         };
         coordination.addConnectionListener(verdict);
-        if (lastConnectionEvent == ConnectionEvent.LOST) {
-            back.complete(false); // before the close: the session was given up
+        long wait = coordination.sessionTimeout().toMillis() + IN_DOUBT_GRACE_MS - (clock.millis() - suspendedSince);
+        if (sessionGivenUp || wait <= 0) {
+            back.complete(false); // before the close: the session was given up, or is over by now
         } else if (coordination.isConnected()) {
             back.complete(true);
         }
-        ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false),
-                IN_DOUBT_WAIT_SECONDS, TimeUnit.SECONDS);
+        ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false), Math.max(0, wait),
+                TimeUnit.MILLISECONDS);
         CompletableFuture<Void> left = new CompletableFuture<>();
         back.whenComplete((connected, e) -> {
             coordination.removeConnectionListener(verdict);

@@ -1,5 +1,7 @@
 package io.groupkeeper.spi;
 
+import java.time.Duration;
+
 /**
  * The storage and notification primitives the coordination protocol runs on. One store is one session with the
  * backing service (for ZooKeeper: one Curator client); it can serve many groups and members.
@@ -31,6 +33,16 @@ public interface CoordinationStore extends AutoCloseable {
 
     /** Whether the store currently has a live connection. */
     boolean isConnected();
+
+    /**
+     * The session timeout this store asks for: once its connection has been gone for longer, the service has ended the
+     * session (unless the service itself was down meanwhile) and removed its ephemeral nodes. A member closed while the
+     * connection is in doubt waits at most this long, counted from when the doubt began, for the connection to return.
+     * The default, for a store that cannot say, is 45 s.
+     */
+    default Duration sessionTimeout() {
+        return Duration.ofSeconds(45);
+    }
 
     /** Human readable description for logs and errors, e.g. the connect string and namespace. */
     String describe();

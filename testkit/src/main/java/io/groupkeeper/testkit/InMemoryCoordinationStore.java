@@ -46,6 +46,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     private final Clock clock;
     private final ExecutorService ownedExecutor;
     private final MemClient client;
+    private final Duration sessionTimeout;
     private final MemTopicRegistry topics;
     private final Map<String, MemGroupStore> groups = new ConcurrentHashMap<>();
     private State state = State.LATENT;
@@ -70,6 +71,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
             ownedExecutor = null;
         }
         this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor));
+        this.sessionTimeout = b.sessionTimeout;
         this.topics = new MemTopicRegistry(client);
     }
 
@@ -115,6 +117,11 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     @Override
     public boolean isConnected() {
         return client.isConnected();
+    }
+
+    @Override
+    public Duration sessionTimeout() {
+        return sessionTimeout;
     }
 
     @Override

@@ -165,6 +165,11 @@ public final class ZooKeeperStore implements CoordinationStore {
     }
 
     @Override
+    public Duration sessionTimeout() {
+        return config.sessionTimeout;
+    }
+
+    @Override
     public String describe() {
         return "zookeeper://" + config.connectString + "/" + config.namespace;
     }

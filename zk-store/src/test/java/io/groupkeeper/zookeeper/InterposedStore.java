@@ -109,6 +109,11 @@ final class InterposedStore implements CoordinationStore {
     }
 
     @Override
+    public java.time.Duration sessionTimeout() {
+        return delegate.sessionTimeout();
+    }
+
+    @Override
     public String describe() {
         return (deaf ? "deaf " : "interposed ") + delegate.describe();
     }
