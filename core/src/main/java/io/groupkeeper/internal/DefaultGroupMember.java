@@ -418,10 +418,10 @@ public final class DefaultGroupMember implements GroupMember {
         };
         coordination.addConnectionListener(verdict);
         long wait = coordination.sessionTimeout().toMillis() + IN_DOUBT_GRACE_MS - (clock.millis() - suspendedSince);
-        if (sessionGivenUp || wait <= 0) {
-            back.complete(false); // before the close: the session was given up, or is over by now
-        } else if (coordination.isConnected()) {
-            back.complete(true);
+        if (coordination.isConnected()) {
+            back.complete(true); // the usual leave proves what it releases, whichever session this is
+        } else if (sessionGivenUp || wait <= 0) {
+            back.complete(false); // the session was given up, or is over by now
         }
         ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false), Math.max(0, wait),
                 TimeUnit.MILLISECONDS);
