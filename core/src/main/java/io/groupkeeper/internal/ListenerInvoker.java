@@ -49,7 +49,16 @@ final class ListenerInvoker {
      * on return: on every giver's path that saves two thread hand-overs.
      */
     CompletableFuture<Void> revoked(SortedSet<TopicPartition> partitions) {
-        Runnable call = guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions));
+        return inOrder(guarded("onPartitionsRevoked", () -> listener.onPartitionsRevoked(partitions)));
+    }
+
+    /** Completes once every callback queued before it has returned (at once if none is queued or running). */
+    CompletableFuture<Void> afterQueued() {
+        return inOrder(() -> { });
+    }
+
+    /** Runs {@code call} after the callbacks queued before it, inline if none is; the future completes once it ran. */
+    private CompletableFuture<Void> inOrder(Runnable call) {
         if (lane.runIfIdle(call)) {
             return CompletableFuture.completedFuture(null);
         }
@@ -61,16 +70,6 @@ final class ListenerInvoker {
                 done.complete(null);
             }
         });
-        return done;
-    }
-
-    /** Completes once every callback queued before it has returned (at once if none is queued or running). */
-    CompletableFuture<Void> afterQueued() {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Runnable mark = () -> done.complete(null);
-        if (!lane.runIfIdle(mark)) {
-            lane.execute(mark);
-        }
         return done;
     }
 
