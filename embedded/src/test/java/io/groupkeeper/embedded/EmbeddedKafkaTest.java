@@ -86,7 +86,7 @@ class EmbeddedKafkaTest {
                 new KafkaConsumer<>(consumerProps, new StringDeserializer(), new StringDeserializer())) {
             consumer.assign(partitions);
             partitions.forEach(tp -> consumer.seek(tp, 0));
-            await().atMost(Duration.ofSeconds(20)).until(() -> {
+            await().atMost(Duration.ofSeconds(20)).pollInSameThread().until(() -> {
                 consumer.poll(Duration.ofMillis(100)).forEach(received::add);
                 return received.size() >= 10;
             });

@@ -104,7 +104,7 @@ class MirrorIT extends KafkaTestSupport {
                 ConsumerConfig.GROUP_ID_CONFIG, busyKafkaGroup), new StringDeserializer(), new StringDeserializer());
         toClose.add(() -> kafkaMember.close(Duration.ofSeconds(5)));
         kafkaMember.subscribe(List.of(newTopic(1)));
-        await().atMost(WAIT).until(() -> {
+        await().atMost(WAIT).pollInSameThread().until(() -> {
             kafkaMember.poll(Duration.ofMillis(100));
             return !kafkaMember.assignment().isEmpty();
         });

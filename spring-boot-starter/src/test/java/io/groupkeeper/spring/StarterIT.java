@@ -181,7 +181,7 @@ class StarterIT {
             c.assign(tps);
             c.seekToBeginning(tps);
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
-            await().atMost(WAIT).until(() -> {
+            await().atMost(WAIT).pollInSameThread().until(() -> {
                 c.poll(Duration.ofMillis(100)).forEach(out::add);
                 return !out.isEmpty();
             });

@@ -42,6 +42,10 @@ final class InFlight {
     }
 
     void begin(TopicPartition partition, long offset) {
+        // Keeps the previous end()'s store of state ahead of these plain stores (a release store alone does not order
+        // the stores after it), so a reader that sees this call's partition also sees that the last call ended. A
+        // compiler barrier only on x86.
+        VarHandle.storeStoreFence();
         this.partition = partition;
         this.offset = offset;
         STATE.setRelease(this, (long) STATE.getOpaque(this) + 1);

@@ -119,10 +119,18 @@ final class Watchdog implements AutoCloseable {
         List<StuckHandler> out = new ArrayList<>();
         for (InFlight s : slots) {
             long state = s.state();
-            if (state == s.reportedState) {
-                out.add(new StuckHandler(group, memberOf.apply(s), s.thread.getName(), s.partition(), s.offset(),
-                        Duration.ofNanos(now - s.reportedSince), List.of()));
+            if (state != s.reportedState) {
+                continue;
             }
+            long since = s.reportedSince;
+            TopicPartition partition = s.partition();
+            long offset = s.offset();
+            VarHandle.loadLoadFence();
+            if (s.state() != state) {
+                continue; // the call ended meanwhile: partition and offset may already be the next call's
+            }
+            out.add(new StuckHandler(group, memberOf.apply(s), s.thread.getName(), partition, offset,
+                    Duration.ofNanos(now - since), List.of()));
         }
         return out;
     }
