@@ -1,6 +1,7 @@
 package io.groupkeeper.cli;
 
 import io.groupkeeper.zookeeper.admin.AdminException;
+import io.groupkeeper.zookeeper.admin.OutcomeUnknownException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Spec;
  * The {@code groupkeeper} command: administration of groupkeeper consumer groups in ZooKeeper.
  *
  * <p>Exit codes: 0 success; 1 the operation failed or was refused (one line on stderr, nothing written);
- * 2 bad usage (one line on stderr). Set {@code GROUPKEEPER_DEBUG=1} for stack traces.
+ * 2 bad usage (one line on stderr); 3 the connection was lost after a write was sent and whether it applied cannot be
+ * told (look before running it again). Set {@code GROUPKEEPER_DEBUG=1} for stack traces.
  */
 @Command(name = "groupkeeper", mixinStandardHelpOptions = true, versionProvider = GroupkeeperCli.Version.class,
         description = "Administers groupkeeper consumer groups in ZooKeeper: inspect groups and lag, reset offsets "
@@ -23,7 +25,8 @@ import picocli.CommandLine.Spec;
                 + "(Prometheus metrics and a status page).",
         subcommands = {GroupsCommand.class, OffsetsCommand.class, MigrateCommand.class, MonitorCommand.class, SandboxCommand.class,
                 CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 ok, 1 failed or refused (nothing written), 2 bad usage. Docs: docs/admin.md"})
+        footer = {"", "Exit codes: 0 ok, 1 failed or refused (nothing written), 2 bad usage, 3 connection lost after a "
+                + "write was sent and its outcome unknown (look before re-running). Docs: docs/admin.md"})
 public final class GroupkeeperCli implements Callable<Integer> {
 
     @Spec
@@ -63,7 +66,9 @@ public final class GroupkeeperCli implements Callable<Integer> {
             }
             String message = ex instanceof AdminException ae ? AdminMessages.of(ae)
                     : ex.getMessage() == null ? ex.toString() : ex.getMessage();
-            return fail(commandLine, message, ex, 1);
+            // 3: the write's reply was lost and ZooKeeper's nodes do not tell whether it applied; the operator looks
+            // before running it again (a relative reset would apply twice). Every other failure wrote nothing.
+            return fail(commandLine, message, ex, ex instanceof OutcomeUnknownException ? 3 : 1);
         });
         return cl;
     }

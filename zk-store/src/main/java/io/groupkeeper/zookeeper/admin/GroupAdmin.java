@@ -70,7 +70,7 @@ public final class GroupAdmin implements AutoCloseable {
                 Optional.ofNullable(b.logBounds), b.clock, b.maxTransactionBytes, b.maxAttempts);
         this.inspector = new GroupInspector(ctx);
         this.planner = new ResetPlanner(ctx);
-        this.writer = new PlanWriter(ctx, b.beforeWrite);
+        this.writer = new PlanWriter(ctx, b.beforeWrite, b.sender);
         this.deleter = new GroupDeleter(ctx);
     }
 
@@ -240,6 +240,7 @@ public final class GroupAdmin implements AutoCloseable {
         private int maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         private Consumer<ResetPlan> beforeWrite = plan -> { };
+        private PlanWriter.Sender sender = (client, ops) -> client.transaction().forOperations(ops);
 
         private Builder() {
         }
@@ -304,6 +305,12 @@ public final class GroupAdmin implements AutoCloseable {
         /** Test seam: runs between planning and writing each attempt (to interleave a concurrent write). */
         Builder beforeWrite(Consumer<ResetPlan> hook) {
             this.beforeWrite = Objects.requireNonNull(hook, "hook");
+            return this;
+        }
+
+        /** Test seam: sends a plan's transaction (to lose its reply, after sending it or instead). */
+        Builder sender(PlanWriter.Sender sender) {
+            this.sender = Objects.requireNonNull(sender, "sender");
             return this;
         }
 

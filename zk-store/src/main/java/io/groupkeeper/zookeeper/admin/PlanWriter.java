@@ -8,18 +8,17 @@ import io.groupkeeper.zookeeper.internal.GroupNodes;
 import io.groupkeeper.zookeeper.internal.NodeCodec;
 import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
 import io.groupkeeper.zookeeper.internal.TransactionBatcher;
-import io.groupkeeper.zookeeper.internal.ZkNode;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -34,10 +33,18 @@ final class PlanWriter {
 
     private final AdminContext ctx;
     private final Consumer<ResetPlan> beforeWrite;
+    private final Sender sender;
 
-    PlanWriter(AdminContext ctx, Consumer<ResetPlan> beforeWrite) {
+    /** Sends a transaction: {@code client.transaction().forOperations(ops)}, but for the tests' lost replies. */
+    @FunctionalInterface
+    interface Sender {
+        void send(CuratorFramework client, List<CuratorOp> ops) throws Exception;
+    }
+
+    PlanWriter(AdminContext ctx, Consumer<ResetPlan> beforeWrite, Sender sender) {
         this.ctx = ctx;
         this.beforeWrite = beforeWrite;
+        this.sender = sender;
     }
 
     /** The plan from the offsets stored now, refused if its transaction would not fit; writes nothing. */
@@ -59,7 +66,8 @@ final class PlanWriter {
             if (plan.writes().isEmpty()) {
                 return plan.asExecuted(attempt);
             }
-            Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, ctx.clock.instant());
+            Instant at = ctx.clock.instant();
+            Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, at);
             List<CuratorOp> ops = ops(plan, bodies);
             requireFits(p, plan, ops);
             beforeWrite.accept(plan);
@@ -70,29 +78,45 @@ final class PlanWriter {
                     throw new AdminException(e.getMessage(), e);
                 }
             }
+            String what = p.op.name() + " of group " + p.view.group;
             try {
-                ctx.client.transaction().forOperations(ops);
+                sender.send(ctx.client, ops);
                 return plan.asExecuted(attempt);
             } catch (KeeperException e) {
-                if (alreadyApplied(plan, bodies)) {
-                    return plan.asExecuted(attempt); // our own write, retried by the client after a connection loss
+                if (AdminContext.isConflict(e)) {
+                    if (LostReply.of(ctx, plan, bodies, at) == LostReply.Outcome.APPLIED) {
+                        return plan.asExecuted(attempt); // the client sent our transaction twice: the first applied
+                    }
+                    last = e;
+                    ctx.backoff(attempt);
+                    continue;
                 }
-                if (!AdminContext.isConflict(e)) {
-                    throw ctx.writeFailure(p.op.name() + " of group " + p.view.group, e);
+                if (!LostReply.outcomeInDoubt(e)) {
+                    throw ctx.writeFailure(what, e);
                 }
-                last = e;
-                ctx.backoff(attempt);
+                return afterLostReply(what, plan, bodies, at, attempt, e, "ZooKeeper " + e.code());
             } catch (Exception e) {
-                if (alreadyApplied(plan, bodies)) {
-                    return plan.asExecuted(attempt);
-                }
-                throw new AdminException(p.op.name() + " of group " + p.view.group + " failed: " + e.getMessage()
-                        + "; nothing was written", e);
+                return afterLostReply(what, plan, bodies, at, attempt, e, e.toString());
             }
         }
         throw new AdminException("the offsets of group " + p.view.group + " changed under each of " + ctx.maxAttempts
                 + " attempts (members committing very often?); nothing was written. Last conflict: "
                 + (last == null ? "?" : last.code() + (last.getPath() != null ? " " + last.getPath() : "")));
+    }
+
+    /**
+     * The transaction was sent and its reply lost: never planned again (a relative reset would apply twice), but
+     * judged from the nodes themselves.
+     */
+    private ResetPlan afterLostReply(String what, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at,
+                                     int attempt, Exception e, String reason) {
+        return switch (LostReply.of(ctx, plan, bodies, at)) {
+            case APPLIED -> plan.asExecuted(attempt); // our own write: its reply was lost, or the client sent it twice
+            case NOT_APPLIED -> throw new AdminException(what + " failed: " + reason + "; nothing was written", e);
+            case UNKNOWN -> throw new OutcomeUnknownException(what + ": " + reason + " after the transaction was sent, "
+                    + "and the offset nodes do not tell whether it was applied; look at the offsets (export them, or "
+                    + "plan again without executing) before running it again", e);
+        };
     }
 
     private void requireFits(ResetPlanner.Planning p, ResetPlan plan, ResetPlanner.Fresh fresh) {
@@ -148,23 +172,5 @@ final class PlanWriter {
             throw ZkSession.failure("prepare transaction", e);
         }
         return ops;
-    }
-
-    /** Whether every node of the plan holds exactly the body we wrote (a transaction retried after a lost reply). */
-    private boolean alreadyApplied(ResetPlan plan, Map<TopicPartition, byte[]> bodies) {
-        try {
-            Map<String, TopicPartition> paths = new LinkedHashMap<>();
-            bodies.keySet().forEach(tp -> paths.put(ZkPaths.offset(plan.group(), tp), tp));
-            Map<String, Optional<ZkNode>> now = ctx.reader.data(paths.keySet());
-            for (Map.Entry<String, TopicPartition> e : paths.entrySet()) {
-                Optional<ZkNode> n = now.get(e.getKey());
-                if (n.isEmpty() || !Arrays.equals(n.get().data(), bodies.get(e.getValue()))) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 }

@@ -162,6 +162,85 @@ class GroupAdminIT {
         assertThat(stored(g, p2)).hasValue(34);
     }
 
+    /** A sender that sends the transaction for real, then runs {@code after} and loses the reply. */
+    private static PlanWriter.Sender sentThenLost(Runnable after) {
+        return (client, ops) -> {
+            client.transaction().forOperations(ops);
+            after.run();
+            throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
+        };
+    }
+
+    /** An owner that adopted the reset and committed since: its body keeps the history, the reset's sample in it. */
+    private static void ownerCommitsKeepingHistory(String group, TopicPartition tp, long delta) {
+        try {
+            NodeCodec.OffsetBody b = NodeCodec.offset("test", raw.getData().forPath(offsetPath(group, tp)));
+            long next = b.offset().getAsLong() + delta;
+            raw.setData().forPath(offsetPath(group, tp), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(next),
+                    "", java.util.Optional.of("m-1"), b.generation(), java.util.Optional.of(Instant.now()),
+                    NodeCodec.append(b.history(), new io.groupkeeper.status.CommitSample(next, OptionalLong.empty(),
+                            Instant.now())))));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void aResetWhoseReplyIsLostAndThatAnOwnerAdoptedSinceIsReportedAppliedNotRunAgain() throws Exception {
+        String g = newGroup();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10, 20));
+        }
+        try (GroupAdmin a = admin().sender(sentThenLost(() -> ownerCommitsKeepingHistory(g, p0, 3))).build()) {
+            ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100));
+            assertThat(plan.executed()).isTrue();
+            assertThat(plan.attempts()).isEqualTo(1);
+        }
+        assertThat(stored(g, p0)).as("shifted once, then the owner's commit").hasValue(113);
+        assertThat(stored(g, new TopicPartition("t", 1))).hasValue(120);
+    }
+
+    @Test
+    void aResetWhoseReplyIsLostBeforeItWasSentSaysNothingWasWritten() throws Exception {
+        String g = newGroup();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10, 20));
+        }
+        int v0 = version(g, p0);
+        try (GroupAdmin a = admin().sender((client, ops) -> {
+            throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
+        }).build()) {
+            assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100)))
+                    .isInstanceOf(AdminException.class)
+                    .isNotInstanceOf(OutcomeUnknownException.class)
+                    .hasMessage("reset of group " + g + " failed: ZooKeeper CONNECTIONLOSS; nothing was written");
+        }
+        assertThat(stored(g, p0)).hasValue(10);
+        assertThat(version(g, p0)).isEqualTo(v0);
+    }
+
+    @Test
+    void aResetWhoseReplyIsLostAndWhoseNodesMovedOnWithoutATraceIsReportedUnknown() throws Exception {
+        String g = newGroup();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        TopicPartition p1 = new TopicPartition("t", 1);
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10, 20));
+        }
+        try (GroupAdmin a = admin().sender(sentThenLost(() -> {
+            commitBehindTheAdminsBack(g, p0, 500);
+            commitBehindTheAdminsBack(g, p1, 600);
+        })).build()) {
+            assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100)))
+                    .isInstanceOf(OutcomeUnknownException.class)
+                    .hasMessageStartingWith("reset of group " + g + ": ZooKeeper CONNECTIONLOSS after the transaction "
+                            + "was sent, and the offset nodes do not tell whether it was applied");
+        }
+        assertThat(stored(g, p0)).as("not planned again").hasValue(500);
+    }
+
     @Test
     void aCommitBetweenPlanAndWriteMakesTheResetPlanAgainFromTheNewOffsets() throws Exception {
         String g = newGroup();

@@ -1,0 +1,116 @@
+package io.groupkeeper.zookeeper.admin;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.zookeeper.internal.NodeCodec;
+import io.groupkeeper.zookeeper.internal.ZkNode;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Tells, after a plan's transaction lost its reply (the connection dropped, the session ended, the call timed out),
+ * whether ZooKeeper applied it. A transaction applies whole or not at all, so one node that answers settles it: a node
+ * that holds the body written, or whose commit history still holds the plan's own sample (a live owner adopts a reset
+ * and rewrites the node at its next commit, keeping the history), was written by the plan; a node still at the version
+ * the plan expected, or still absent where the plan created it, was not. Anything else (read failed, the nodes moved on
+ * without a trace of the plan) is {@link Outcome#UNKNOWN}, which the caller must say, since a relative reset run again
+ * would apply twice.
+ */
+final class LostReply {
+
+    enum Outcome { APPLIED, NOT_APPLIED, UNKNOWN }
+
+    /** Lost replies are told from definite refusals (an ACL, a bad argument), after which nothing was written. */
+    static boolean outcomeInDoubt(KeeperException e) {
+        return switch (e.code()) {
+            case CONNECTIONLOSS, SESSIONEXPIRED, SESSIONMOVED, OPERATIONTIMEOUT, REQUESTTIMEOUT -> true;
+            default -> false;
+        };
+    }
+
+    private LostReply() {
+    }
+
+    /**
+     * {@code bodies}: the body the plan wrote to each partition's offset node; {@code at}: the instant of the plan's
+     * samples in those bodies.
+     */
+    static Outcome of(AdminContext ctx, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at) {
+        try {
+            Map<String, ResetPlan.Entry> byPath = new LinkedHashMap<>();
+            plan.writes().forEach(e -> byPath.put(ZkPaths.offset(plan.group(), e.partition()), e));
+            if (!synced(ctx, ZkPaths.group(plan.group()))) {
+                return Outcome.UNKNOWN;
+            }
+            Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());
+            Outcome seen = Outcome.UNKNOWN;
+            for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
+                Outcome o = judge(ctx, e.getKey(), e.getValue(), now.get(e.getKey()), bodies.get(e.getValue().partition()), at);
+                if (o == Outcome.APPLIED) {
+                    return o;
+                }
+                if (o == Outcome.NOT_APPLIED) {
+                    seen = o;
+                }
+            }
+            return seen;
+        } catch (RuntimeException e) {
+            return Outcome.UNKNOWN;
+        }
+    }
+
+    private static Outcome judge(AdminContext ctx, String path, ResetPlan.Entry e, Optional<ZkNode> node, byte[] written,
+                                 Instant at) {
+        if (node == null || node.isEmpty()) {
+            return e.expectedVersion() < 0 ? Outcome.NOT_APPLIED : Outcome.UNKNOWN; // deleted since: no trace either way
+        }
+        ZkNode n = node.get();
+        if (Arrays.equals(n.data(), written) || holdsSample(ctx, path, n, e, at)) {
+            return Outcome.APPLIED;
+        }
+        if (e.expectedVersion() >= 0 && n.stat().getVersion() == e.expectedVersion()) {
+            return Outcome.NOT_APPLIED;
+        }
+        return Outcome.UNKNOWN;
+    }
+
+    private static boolean holdsSample(AdminContext ctx, String path, ZkNode n, ResetPlan.Entry e, Instant at) {
+        if (e.target().isEmpty()) {
+            return false;
+        }
+        try {
+            long target = e.target().getAsLong();
+            return NodeCodec.offset(ctx.zk.abs(path), n.data()).history().stream()
+                    .anyMatch(s -> s.at().equals(at) && s.offset() == target);
+        } catch (CorruptNodeException corrupt) {
+            return false;
+        }
+    }
+
+    /** Brings the server this client reads from up to date with the leader, so a write still in flight is seen. */
+    private static boolean synced(AdminContext ctx, String path) {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicBoolean ok = new AtomicBoolean();
+        try {
+            ctx.client.sync().inBackground((client, event) -> {
+                ok.set(event.getResultCode() == KeeperException.Code.OK.intValue()
+                        || event.getResultCode() == KeeperException.Code.NONODE.intValue());
+                done.countDown();
+            }).forPath(path);
+            return done.await(ctx.client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS) && ok.get();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (Exception ex) {
+            return false;
+        }
+    }
+}
