@@ -257,8 +257,14 @@ final class Printer {
             emit(n);
             return;
         }
-        out.println("Deleted " + r.what() + " of group " + r.group() + ": " + r.nodesDeleted() + " node(s), "
-                + r.offsetsDeleted().size() + " committed offset(s), in one ZooKeeper transaction.");
+        if (r.what().equals("group")) {
+            out.println("Deleted group " + r.group() + ": " + r.nodesDeleted() + " node(s), "
+                    + r.offsetsDeleted().size() + " committed offset(s), in one ZooKeeper transaction.");
+        } else { // the nodes stay, cleared, so that every fenced write prepared before the delete fails
+            out.println("Cleared " + r.what() + " of group " + r.group() + ": " + r.nodesDeleted()
+                    + " offset node(s) (kept, with no offset), " + r.offsetsDeleted().size()
+                    + " committed offset(s) removed, in one ZooKeeper transaction.");
+        }
         if (!r.liveMembers().isEmpty()) {
             out.println("note: forced while members were live: " + String.join(", ", r.liveMembers()));
         }

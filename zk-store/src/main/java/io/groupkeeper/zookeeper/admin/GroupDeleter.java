@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.zookeeper.KeeperException;
 
@@ -27,8 +30,11 @@ final class GroupDeleter {
         this.ctx = ctx;
     }
 
-    /** One attempt's transaction and the result it has once it lands. */
-    private record Deletion(List<CuratorOp> ops, DeleteResult result) {
+    /**
+     * One attempt's transaction, the result it has once it lands, and how to tell from a fresh read that it landed
+     * (after a lost reply; a deletion is idempotent, so that is all the operator needs to know).
+     */
+    private record Deletion(List<CuratorOp> ops, DeleteResult result, BooleanSupplier landed) {
     }
 
     /** How one attempt is built from a fresh read (it may refuse, with an {@link AdminException}). */
@@ -40,9 +46,11 @@ final class GroupDeleter {
     DeleteResult deleteGroup(String group, boolean force) {
         return delete("delete group " + group, "delete of group " + group, () -> {
             GroupView v = ctx.requireGroup(group);
-            if (!v.members.isEmpty() && !force) {
-                throw new AdminException("group " + group + " has " + v.members.size() + " live member(s) ("
-                        + String.join(", ", v.members.keySet()) + "); stop them first", AdminException.Remedy.FORCE, null);
+            // Counted from the member nodes as listed, not as decoded: a live member whose node this version cannot
+            // read (a newer one in a rolling upgrade) is live all the same.
+            if (!v.memberNodes.isEmpty() && !force) {
+                throw new AdminException("group " + group + " has " + v.memberNodes.size() + " live member(s) ("
+                        + String.join(", ", v.memberNodes) + "); stop them first", AdminException.Remedy.FORCE, null);
             }
             List<String> nodes = subtree(ZkPaths.group(group));
             List<CuratorOp> ops = new ArrayList<>();
@@ -52,7 +60,7 @@ final class GroupDeleter {
             ctx.requireFits(TransactionBatcher.bytes(ops), "deleting group " + group + " (" + nodes.size() + " nodes)",
                     AdminException.Remedy.DELETE_OFFSETS_FIRST);
             return new Deletion(ops, new DeleteResult(group, "group", nodes.size(), AdminContext.committed(v.offsets, null),
-                    new ArrayList<>(v.members.keySet())));
+                    new ArrayList<>(v.memberNodes)), () -> !GroupView.read(ctx.reader, group).exists);
         });
     }
 
@@ -70,15 +78,34 @@ final class GroupDeleter {
                 throw new AdminException("group " + group + " has no offsets for topic '" + topic + "'"
                         + (v.offsets.isEmpty() ? "" : " (it has offsets for " + AdminContext.topicsOf(v.offsets.keySet()) + ")"));
             }
+            // Live, or about to be: an owner node; a live member that subscribes (it claims the topic's partitions at
+            // its next generation); a target while the group has members (a static member inside its grace period,
+            // a partition between one owner's release and the next one's claim). Each would resume from a cleared
+            // node at its start position.
             List<String> owners = new ArrayList<>();
+            SortedSet<String> holders = new TreeSet<>();
             v.owners.forEach((tp, o) -> {
                 if (tp.topic().equals(topic)) {
-                    owners.add(tp + " by " + o.memberId());
+                    owners.add(tp + " owned by " + o.memberId());
+                    holders.add(o.memberId());
                 }
             });
+            v.members.forEach((m, info) -> {
+                if (info.topics().contains(topic) && holders.add(m)) {
+                    owners.add("live member " + m + " subscribes to it");
+                }
+            });
+            if (!v.memberNodes.isEmpty()) {
+                v.targets.forEach((m, partitions) -> {
+                    if (partitions.stream().anyMatch(tp -> tp.topic().equals(topic)) && holders.add(m)) {
+                        owners.add("the current generation assigns it to " + m
+                                + (v.members.containsKey(m) ? "" : " (not connected now: a static member's grace period?)"));
+                    }
+                });
+            }
             if (!owners.isEmpty() && !force) {
-                throw new AdminException("topic " + topic + " of group " + group + " has live owners ("
-                        + String.join(", ", owners) + "); stop them first", AdminException.Remedy.FORCE, null);
+                throw new AdminException("topic " + topic + " of group " + group + " is in use ("
+                        + String.join("; ", owners) + "); stop them first", AdminException.Remedy.FORCE, null);
             }
             List<CuratorOp> ops = new ArrayList<>();
             for (Map.Entry<TopicPartition, GroupView.OffsetNode> e : nodes.entrySet()) {
@@ -89,7 +116,7 @@ final class GroupDeleter {
             }
             ctx.requireFits(TransactionBatcher.bytes(ops), "deleting " + nodes.size() + " offsets of topic " + topic, null);
             return new Deletion(ops, new DeleteResult(group, "offsets of topic " + topic, nodes.size(),
-                    AdminContext.committed(nodes, topic), owners.isEmpty() ? List.of() : new ArrayList<>(v.members.keySet())));
+                    AdminContext.committed(nodes, topic), new ArrayList<>(holders)), () -> cleared(group, nodes.keySet()));
         });
     }
 
@@ -115,11 +142,37 @@ final class GroupDeleter {
                     ctx.backoff(n);
                     continue;
                 }
-                throw ctx.writeFailure(what, e);
+                if (!LostReply.outcomeInDoubt(e)) {
+                    throw ctx.writeFailure(what, e);
+                }
+                return afterLostReply(what, d, e, "ZooKeeper " + e.code());
             } catch (Exception e) {
-                throw new AdminException(failed + " failed: " + e.getMessage(), e);
+                return afterLostReply(what, d, e, e.toString());
             }
         }
+    }
+
+    private DeleteResult afterLostReply(String what, Deletion d, Exception e, String reason) {
+        boolean landed;
+        try {
+            landed = d.landed().getAsBoolean();
+        } catch (RuntimeException readFailed) {
+            throw new AdminException(what + " failed: " + reason + " after the transaction was sent, and reading again "
+                    + "failed too, so whether it applied is unknown; a delete is safe to run again", e);
+        }
+        if (landed) {
+            return d.result(); // applied; only its reply was lost
+        }
+        throw new AdminException(what + " failed: " + reason + "; nothing was written", e);
+    }
+
+    /** Whether every offset node of {@code partitions} is cleared, or gone with its group. */
+    private boolean cleared(String group, java.util.Collection<TopicPartition> partitions) {
+        GroupView v = GroupView.read(ctx.reader, group);
+        return partitions.stream().allMatch(tp -> {
+            GroupView.OffsetNode n = v.offsets.get(tp);
+            return n == null || n.body().map(b -> b.offset().isEmpty()).orElse(false);
+        });
     }
 
     /** Every node below {@code root} and itself, parents before children. */

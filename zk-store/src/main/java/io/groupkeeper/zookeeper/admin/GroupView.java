@@ -37,6 +37,8 @@ final class GroupView {
     final boolean exists;
     Optional<NodeCodec.GroupBody> body = Optional.empty();
     final SortedMap<String, MemberInfo> members = new TreeMap<>();
+    /** Every child of the members folder, decodable or not: the live sessions. */
+    final SortedSet<String> memberNodes = new TreeSet<>();
     long generation;
     Optional<String> publishedBy = Optional.empty();
     final SortedMap<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
@@ -80,6 +82,7 @@ final class GroupView {
         Map<String, Optional<List<String>>> folders = zk.children(List.of(ZkPaths.members(group),
                 ZkPaths.assignment(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group)));
         List<String> memberIds = valid(folders.get(ZkPaths.members(group)));
+        v.memberNodes.addAll(folders.get(ZkPaths.members(group)).orElse(List.of()));
         List<String> targetIds = valid(folders.get(ZkPaths.assignment(group)));
         List<String> latches = folders.get(ZkPaths.leader(group)).orElse(List.of());
         v.ownerParents.addAll(valid(folders.get(ZkPaths.owners(group))));
