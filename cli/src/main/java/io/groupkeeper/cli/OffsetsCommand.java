@@ -1,5 +1,6 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.AdminException;
 import io.groupkeeper.zookeeper.admin.OffsetsFile;
 import io.groupkeeper.zookeeper.admin.PartitionSelection;
 import io.groupkeeper.zookeeper.admin.ResetPlan;
@@ -7,8 +8,13 @@ import io.groupkeeper.zookeeper.admin.ResetSpec;
 import io.groupkeeper.zookeeper.admin.SourceOffsets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -206,11 +212,19 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), "--format: " + e.getMessage());
             }
+            if (common.json()) {
+                throw new ParameterException(spec.commandLine(), "--output does not apply to export: the file format is "
+                        + "--format csv|json");
+            }
             try (CommonOptions.Session s = common.open()) {
                 SourceOffsets offsets = s.admin().exportOffsets(group);
+                if (offsets.offsets().isEmpty()) {
+                    // An empty backup would report success and then be refused by import.
+                    throw new AdminException("group " + group + " has no committed offsets; nothing exported");
+                }
                 String text = OffsetsFile.write(f, group, offsets.offsets());
                 if (file != null) {
-                    Files.writeString(file, text, StandardCharsets.UTF_8);
+                    writeWhole(file, text);
                 } else {
                     spec.commandLine().getOut().print(text);
                     spec.commandLine().getOut().flush();
@@ -218,6 +232,47 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
             }
             return 0;
         }
+
+        /**
+         * Writes beside the file, then moves it into place: a failed or interrupted write leaves the previous backup
+         * as it was, never a truncated one.
+         */
+        private static void writeWhole(Path file, String text) {
+            Path dir = file.toAbsolutePath().getParent();
+            Path tmp = null;
+            try {
+                tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+                Files.writeString(tmp, text, StandardCharsets.UTF_8);
+                try {
+                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (IOException e) {
+                if (tmp != null) {
+                    try {
+                        Files.deleteIfExists(tmp);
+                    } catch (IOException ignored) {
+                        // the failure below is what matters
+                    }
+                }
+                throw new AdminException("cannot write --file " + file + ": " + reason(e), e);
+            }
+        }
+    }
+
+    /** An I/O failure in words: Java's file exceptions carry only the path as their message. */
+    static String reason(IOException e) {
+        if (e instanceof NoSuchFileException n) {
+            return "no such file or directory: " + n.getFile();
+        }
+        if (e instanceof AccessDeniedException a) {
+            return "permission denied: " + a.getFile();
+        }
+        if (e instanceof FileSystemException fs && fs.getReason() != null) {
+            return fs.getReason() + ": " + fs.getFile();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
@@ -231,12 +286,25 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
         String group;
         @Option(names = "--from-file", required = true, paramLabel = "FILE", description = "CSV or JSON offsets file.")
         Path file;
+        @Option(names = "--from-group", paramLabel = "GROUP", description = "Import a JSON export of this other group "
+                + "(its \"group\" field) into --group; without it, such a file is refused.")
+        String fromGroup;
         @ArgGroup(exclusive = true, multiplicity = "0..1")
         Mode mode;
 
         @Override
         public Integer call() {
             SourceOffsets offsets = OffsetsFile.read(file);
+            String exportedFrom = offsets.group().orElse(group);
+            if (fromGroup != null && !fromGroup.equals(exportedFrom)) {
+                throw new AdminException(file + (offsets.group().isPresent() ? " holds the offsets of group "
+                        + exportedFrom : " names no group (only a JSON export does)") + ", not --from-group " + fromGroup);
+            }
+            if (!exportedFrom.equals(group) && !exportedFrom.equals(fromGroup)) {
+                // Groups often read the same topics: a backup of the wrong one would fit and overwrite silently.
+                throw new AdminException(file + " holds the offsets of group " + exportedFrom + " (its \"group\" field), "
+                        + "not of " + group + ": pass --from-group " + exportedFrom + " to import them into " + group);
+            }
             boolean execute = mode != null && mode.execute;
             try (CommonOptions.Session s = common.open()) {
                 ResetPlan plan = execute ? s.admin().executeImport(group, offsets) : s.admin().planImport(group, offsets);
@@ -248,7 +316,8 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = {"Deletes the committed offsets of one topic of a group, in one transaction.",
-                    "Refused while a live member owns a partition of the topic, unless --force."})
+                    "Refused while the topic is in use (a member owns, is assigned or subscribes to it), unless "
+                            + "--force."})
     static final class Delete implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin CommonOptions common;

@@ -51,7 +51,7 @@ class ExportImportIT extends CliTestSupport {
         String target = unique("copy");
         String dry = gkb("offsets", "import", "--group", target, "--from-file", file.toString()).ok();
         assertThat(dry).contains("note: group " + target + " does not exist yet; it is created with the offsets")
-                .contains("Dry run: nothing written. Add --execute to write 3 offset(s) in one transaction.");
+                .contains("Dry run: nothing written. Add --execute to write 3 offset(s) in one ZooKeeper transaction.");
         assertThat(raw.checkExists().forPath(groupPath(target))).as("the dry run wrote nothing").isNull();
         assertThat(row(dry, topic, 0)).startsWith(topic, "0", "-", "43");
 
@@ -106,5 +106,40 @@ class ExportImportIT extends CliTestSupport {
         assertThat(gk("groups", "list", "--namespace", "tenants/a").ok()).contains(group);
         assertThat(gk("groups", "list").ok()).doesNotContain(group);
         assertThat(gk("offsets", "export", "--group", group).failed(1)).contains("unknown group");
+    }
+
+    @Test
+    void aJsonBackupOfAnotherGroupIsRefusedUnlessItsGroupIsNamed(@TempDir Path dir) throws Exception {
+        Path backup = dir.resolve("source.json");
+        gk("offsets", "export", "--group", source, "--format", "json", "--file", backup.toString()).ok();
+        String other = unique("other");
+        assertThat(gkb("offsets", "import", "--group", other, "--from-file", backup.toString(), "--execute").failed(1))
+                .isEqualTo("error: " + backup + " holds the offsets of group " + source + " (its \"group\" field), not of "
+                        + other + ": pass --from-group " + source + " to import them into " + other);
+        assertThat(raw.checkExists().forPath(groupPath(other))).as("nothing written").isNull();
+        assertThat(gkb("offsets", "import", "--group", other, "--from-file", backup.toString(), "--from-group", "nope",
+                "--execute").failed(1)).isEqualTo("error: " + backup + " holds the offsets of group " + source
+                + ", not --from-group nope");
+        gkb("offsets", "import", "--group", other, "--from-file", backup.toString(), "--from-group", source, "--execute")
+                .ok();
+        assertThat(gk("offsets", "export", "--group", other).ok()).isEqualTo(gk("offsets", "export", "--group", source).ok());
+    }
+
+    @Test
+    void anExportThatCannotBeWrittenOrWouldBeEmptyFailsAndKeepsThePreviousBackup(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("no-such-dir").resolve("x.csv");
+        assertThat(gk("offsets", "export", "--group", source, "--file", missing.toString()).failed(1))
+                .startsWith("error: cannot write --file " + missing + ": no such file or directory: " + missing.getParent());
+        assertThat(dir.resolve("no-such-dir")).doesNotExist();
+
+        Path backup = dir.resolve("backup.csv");
+        Files.writeString(backup, "previous\n");
+        String empty = unique("empty");
+        seed(empty, Map.of());
+        assertThat(gk("offsets", "export", "--group", empty, "--file", backup.toString()).failed(1))
+                .isEqualTo("error: group " + empty + " has no committed offsets; nothing exported");
+        assertThat(Files.readString(backup)).as("the previous backup is kept").isEqualTo("previous\n");
+        assertThat(gk("offsets", "export", "--group", source, "--output", "json").failed(2))
+                .startsWith("error: --output does not apply to export: the file format is --format csv|json");
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -34,7 +36,9 @@ public final class OffsetsFile {
 
     public enum Format { CSV, JSON }
 
-    private static final JsonFactory JSON = new JsonFactory();
+    // A key given twice in one entry ("offset":3,"offset":9) is an error naming its line, not last-one-wins.
+    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
     private OffsetsFile() {
     }
@@ -134,18 +138,24 @@ public final class OffsetsFile {
         SortedMap<TopicPartition, Long> offsets = new TreeMap<>();
         Map<TopicPartition, String> origins = new HashMap<>();
         Map<TopicPartition, Integer> lines = new HashMap<>();
+        Optional<String> group = Optional.empty();
         try (JsonParser p = JSON.createParser(content)) {
             JsonToken t = p.nextToken();
             if (t == JsonToken.START_OBJECT) {
                 boolean found = false;
                 while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
                     String field = p.currentName();
-                    p.nextToken();
+                    JsonToken v = p.nextToken();
                     if (field.equals("offsets")) {
                         found = true;
                         readEntries(name, p, offsets, origins, lines);
+                    } else if (field.equals("group")) {
+                        if (v != JsonToken.VALUE_STRING || !Names.isValid(p.getText())) {
+                            throw bad(name, line(p), "\"group\" must be a group id, was " + abbreviate(p.getText()));
+                        }
+                        group = Optional.of(p.getText());
                     } else {
-                        p.skipChildren(); // "group" and anything added later
+                        p.skipChildren(); // anything added later
                     }
                 }
                 if (!found) {
@@ -168,7 +178,7 @@ public final class OffsetsFile {
         if (offsets.isEmpty()) {
             throw new AdminException(name + " has no offsets");
         }
-        return new SourceOffsets(name, offsets, origins);
+        return new SourceOffsets(name, offsets, origins, group);
     }
 
     private static void readEntries(String name, JsonParser p, SortedMap<TopicPartition, Long> offsets,

@@ -35,6 +35,8 @@ class OffsetsFileTest {
         assertThat(parsed.offsets()).isEqualTo(sample());
         assertThat(OffsetsFile.toJson("g", parsed.offsets())).isEqualTo(json);
         assertThat(parsed.origins().get(new TopicPartition("orders", 1))).isEqualTo("line 3 of f.json");
+        assertThat(parsed.group()).as("the group it was exported from").hasValue("g");
+        assertThat(OffsetsFile.parse("f.csv", OffsetsFile.toCsv(sample())).group()).isEmpty();
     }
 
     @Test
@@ -75,5 +77,16 @@ class OffsetsFileTest {
         assertThatThrownBy(() -> OffsetsFile.parse("f.json", "{\"offsets\":[\n{\"topic\":\"t\",\"partition\":0,\"offset\":\"7\"}]}"))
                 .hasMessageStartingWith("f.json line 2: \"offset\" must be an integer");
         assertThatThrownBy(() -> OffsetsFile.parse("f.json", "{\"group\":\"g\"}")).hasMessageContaining("no \"offsets\" array");
+    }
+
+    @Test
+    void aKeyGivenTwiceInAJsonEntryIsAnErrorNamingItsLine() {
+        assertThatThrownBy(() -> OffsetsFile.parse("f.json",
+                "{\"offsets\":[\n{\"topic\":\"t\",\"partition\":0,\"offset\":1},\n"
+                        + "{\"topic\":\"t\",\"partition\":1,\"offset\":3,\"offset\":9}]}"))
+                .isInstanceOf(AdminException.class)
+                .hasMessageStartingWith("f.json line 3: not valid JSON: Duplicate field 'offset'");
+        assertThatThrownBy(() -> OffsetsFile.parse("f.json", "{\"group\":\"a b\",\"offsets\":[]}"))
+                .hasMessageStartingWith("f.json line 1: \"group\" must be a group id, was a b");
     }
 }
