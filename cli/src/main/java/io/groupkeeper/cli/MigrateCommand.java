@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "migrate", mixinStandardHelpOptions = true,
         description = {"Copies committed offsets from another system into a groupkeeper group (dry run by default).",
                 "Targets outside the log are clamped to it when --bootstrap is given (old systems left offsets past "
-                        + "the log end); the group is created if it does not exist."},
+                        + "the log end; kafka-native --to-kafka always clamps); the group is created if it does not "
+                        + "exist."},
         subcommands = {MigrateCommand.StormKafka.class, MigrateCommand.KafkaZk.class, MigrateCommand.KafkaNative.class})
 public final class MigrateCommand extends GroupkeeperCli.Parent {
 
@@ -147,20 +148,33 @@ public final class MigrateCommand extends GroupkeeperCli.Parent {
                 Map<TopicPartition, Long> start = kafka.earliest(ours.offsets().keySet());
                 Map<TopicPartition, Long> end = kafka.latest(ours.offsets().keySet());
                 List<ResetPlan.Entry> entries = new ArrayList<>();
+                SortedMap<TopicPartition, Long> written = new TreeMap<>();
                 ours.offsets().forEach((tp, o) -> {
                     Long cur = current.get(tp);
                     Long s0 = start.get(tp);
                     Long e0 = end.get(tp);
-                    String note = s0 != null && e0 != null && (o < s0 || o > e0)
-                            ? "outside the log [" + s0 + ", " + e0 + "]; written as given" : "";
+                    // Clamped as the other direction clamps: a Kafka consumer would otherwise meet auto.offset.reset
+                    // and skip or replay its whole partition.
+                    long t = o;
+                    ResetPlan.Clamp clamp = ResetPlan.Clamp.NONE;
+                    String note = "";
+                    if (s0 != null && o < s0) {
+                        t = s0;
+                        clamp = ResetPlan.Clamp.LOG_START;
+                        note = "clamped from " + o + " to log start " + s0;
+                    } else if (e0 != null && o > e0) {
+                        t = e0;
+                        clamp = ResetPlan.Clamp.LOG_END;
+                        note = "clamped from " + o + " to log end " + e0;
+                    }
+                    written.put(tp, t);
                     entries.add(new ResetPlan.Entry(tp, cur == null ? OptionalLong.empty() : OptionalLong.of(cur),
-                            OptionalLong.of(o), OptionalLong.of(o), ResetPlan.Clamp.NONE, opt(s0), opt(e0),
-                            Optional.empty(), note, -1));
+                            OptionalLong.of(o), OptionalLong.of(t), clamp, opt(s0), opt(e0), Optional.empty(), note, -1));
                 });
                 if (execute) {
-                    target.write(kafkaGroup, ours.offsets());
+                    target.write(kafkaGroup, written);
                 }
-                ResetPlan plan = new ResetPlan(kafkaGroup, "migrate to kafka-native", "from group " + group, false, entries,
+                ResetPlan plan = new ResetPlan(kafkaGroup, Printer.KAFKA_MIGRATION, "from group " + group, false, entries,
                         List.of("writes Kafka consumer group '" + kafkaGroup + "' at " + common.bootstrap
                                 + " in one OffsetCommit request; Kafka refuses while that group has active members"),
                         Optional.of(kafka.describe()), execute, 1, new TreeSet<>());

@@ -236,13 +236,19 @@ final class Printer {
             out.println("note: " + note);
         }
         int writes = plan.writes().size();
+        // Every plan is one ZooKeeper transaction but the one migration that writes to Kafka's group offsets.
+        String where = plan.operation().equals(KAFKA_MIGRATION) ? "one Kafka OffsetCommit request"
+                : "one ZooKeeper transaction";
         if (plan.executed()) {
-            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in one ZooKeeper transaction"
+            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in " + where
                     + (plan.attempts() > 1 ? " (planned " + plan.attempts() + " times: members committed meanwhile)" : "") + ".");
         } else {
-            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in one transaction.");
+            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in " + where + ".");
         }
     }
+
+    /** The operation of {@code migrate kafka-native --to-kafka}'s plan. */
+    static final String KAFKA_MIGRATION = "migrate to kafka-native";
 
     void deleted(DeleteResult r) {
         if (json) {

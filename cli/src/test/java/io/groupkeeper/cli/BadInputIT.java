@@ -161,4 +161,15 @@ class BadInputIT extends CliTestSupport {
                 .failed(1)).startsWith("error: Kafka at 127.0.0.1:1: ");
         assertNothingWritten();
     }
+
+    @Test
+    void aBootstrapValueKafkaCannotUseIsNamedWithKafkasReason() throws Exception {
+        assertThat(cli("groups", "describe", "--group", group, "--zk", zk(), "--bootstrap", "kafka", "--timeout", "2")
+                .failed(1)).isEqualTo("error: --bootstrap 'kafka': Invalid url in bootstrap.servers: kafka");
+        assertThat(cli("groups", "describe", "--group", group, "--zk", zk(), "--bootstrap", "nosuchhost.invalid:9092",
+                "--timeout", "2").failed(1))
+                .isEqualTo("error: --bootstrap 'nosuchhost.invalid:9092': No resolvable bootstrap urls given in "
+                        + "bootstrap.servers");
+        assertNothingWritten();
+    }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -146,5 +148,25 @@ class MigrateIT extends CliTestSupport {
 
         assertThat(gk("migrate", "kafka-native", "--kafka-group", kafkaGroup, "--group", group).failed(2))
                 .contains("migrate kafka-native needs --bootstrap");
+    }
+
+    @Test
+    void offsetsOutsideTheLogAreClampedOnTheWayToKafkaAndTheOutputSaysWhereTheyWent() throws Exception {
+        String group = unique("outside");
+        // As given, no clamp: partition 0 holds 4 records, partition 1 holds 10.
+        Path file = Files.createTempFile("outside", ".csv");
+        Files.writeString(file, topic + ",0,6\n" + topic + ",1,3\n");
+        gk("offsets", "import", "--group", group, "--from-file", file.toString(), "--execute").ok();
+        String target = unique("clamped");
+        String out = gkb("migrate", "kafka-native", "--to-kafka", "--kafka-group", target, "--group", group, "--execute")
+                .ok();
+        assertThat(row(out, topic, 0)).startsWith(topic, "0", "-", "4");
+        assertThat(out).contains("clamped from 6 to log end 4")
+                .contains("Wrote 2 offset(s) in one Kafka OffsetCommit request.")
+                .doesNotContain("ZooKeeper transaction");
+        Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> written =
+                kafkaAdmin.listConsumerGroupOffsets(target).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        assertThat(written.get(new org.apache.kafka.common.TopicPartition(topic, 0)).offset()).isEqualTo(4);
+        assertThat(written.get(new org.apache.kafka.common.TopicPartition(topic, 1)).offset()).isEqualTo(3);
     }
 }

@@ -40,7 +40,16 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         this.bootstrap = bootstrap;
         this.timeout = timeout;
         this.clientProperties = clientProperties == null ? new Properties() : clientProperties;
-        this.admin = Admin.create(config(bootstrap, clientProperties, timeout));
+        try {
+            this.admin = Admin.create(config(bootstrap, clientProperties, timeout));
+        } catch (org.apache.kafka.common.KafkaException e) {
+            // Kafka says "Failed to create new KafkaAdminClient"; the cause names what is wrong with the value.
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            throw new AdminException("--bootstrap '" + bootstrap + "': " + oneLine(cause), e);
+        }
     }
 
     /** The Admin client config: the given properties, then bootstrap servers and timeouts unless already set. */
