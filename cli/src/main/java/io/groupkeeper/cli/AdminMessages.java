@@ -27,6 +27,8 @@ final class AdminMessages {
             case SELECT_FEWER -> ": select fewer topics or partitions (--topic T or T:0,1,...) per run";
             case DELETE_OFFSETS_FIRST -> ": delete its offsets topic by topic first (offsets delete --topic)";
             case CHECK_SOURCE_LOCATION -> " (check --zk-root and --spout-id)";
+            case CREDENTIALS -> ": not authorized (the group's nodes have ACLs): pass --zk-digest USER:PASSWORD (or set "
+                    + "GROUPKEEPER_ZK_DIGEST)";
         };
         return e.detail() + words;
     }

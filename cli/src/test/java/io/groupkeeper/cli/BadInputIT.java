@@ -1,11 +1,17 @@
 package io.groupkeeper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.fixtures.ZkLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -170,6 +176,37 @@ class BadInputIT extends CliTestSupport {
                 "--timeout", "2").failed(1))
                 .isEqualTo("error: --bootstrap 'nosuchhost.invalid:9092': No resolvable bootstrap urls given in "
                         + "bootstrap.servers");
+        assertNothingWritten();
+    }
+
+    @Test
+    void nodesWithAclsAreRefusedNamingTheCredentialsFlag() throws Exception {
+        // In a namespace of their own, so the other tests' snapshots of the default one can still read everything.
+        String ns = unique("acl");
+        String readable = unique("secured");
+        String closed = unique("closed");
+        for (String g : List.of(readable, closed)) {
+            try (GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).namespace(ns)
+                    .digest("app:s3cret", g.equals(readable)).build()).build().start()) {
+                gk.topics().ensureTopic(topic, 3);
+                GroupMember m = gk.member(g).topics(topic).build();
+                m.start();
+                await().atMost(Duration.ofSeconds(30)).until(() -> m.assignment().size() == 3);
+                assertThat(m.commit(offsetsOf(topic, 1, 2, 3)).allCommitted()).isTrue();
+            }
+        }
+        Map<String, String> secured = snapshot("/" + ns + "/groups/" + readable);
+        assertThat(cli("offsets", "reset", "--group", readable, "--all-topics", "--to-offset", "0", "--execute",
+                "--zk", zk(), "--namespace", ns).failed(1))
+                .isEqualTo("error: reset of group " + readable + " refused by ZooKeeper: not authorized (the group's "
+                        + "nodes have ACLs): pass --zk-digest USER:PASSWORD (or set GROUPKEEPER_ZK_DIGEST)");
+        assertThat(snapshot("/" + ns + "/groups/" + readable)).as("nothing written").isEqualTo(secured);
+        assertThat(cli("groups", "describe", "--group", closed, "--zk", zk(), "--namespace", ns).failed(1))
+                .startsWith("error: read of /" + ns + "/groups/" + closed)
+                .endsWith(" refused by ZooKeeper: not authorized (the group's nodes have ACLs): pass --zk-digest "
+                        + "USER:PASSWORD (or set GROUPKEEPER_ZK_DIGEST)");
+        assertThat(cli("offsets", "reset", "--group", readable, "--all-topics", "--to-offset", "0", "--execute",
+                "--zk", zk(), "--namespace", ns, "--zk-digest", "app:s3cret").ok()).contains("Wrote 3 offset(s)");
         assertNothingWritten();
     }
 }

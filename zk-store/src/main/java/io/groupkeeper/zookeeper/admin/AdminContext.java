@@ -72,8 +72,7 @@ final class AdminContext {
 
     AdminException writeFailure(String what, KeeperException e) {
         if (e.code() == KeeperException.Code.NOAUTH) {
-            return new AdminException(what + " refused by ZooKeeper: not authorized (the group's nodes have ACLs; "
-                    + "pass the digest credentials they were created with)", e);
+            return new AdminException(what + " refused by ZooKeeper", AdminException.Remedy.CREDENTIALS, null, e);
         }
         return new AdminException(what + " failed: ZooKeeper " + e.code()
                 + (e.getPath() != null ? " " + e.getPath() : "") + "; nothing was written", e);

@@ -34,7 +34,9 @@ public class AdminException extends GroupKeeperException {
         /** A group too large to delete in one transaction; delete its offsets topic by topic first. */
         DELETE_OFFSETS_FIRST(": delete its offsets topic by topic first"),
         /** No source offsets where they were looked for; check where. */
-        CHECK_SOURCE_LOCATION(" (check the root path and the spout id)");
+        CHECK_SOURCE_LOCATION(" (check the root path and the spout id)"),
+        /** ZooKeeper refused for want of credentials: the nodes have ACLs. */
+        CREDENTIALS(": not authorized (the group's nodes have ACLs); pass the digest credentials they were created with");
 
         private final String words;
 
@@ -68,7 +70,12 @@ public class AdminException extends GroupKeeperException {
      * partitions must be named.
      */
     public AdminException(String detail, Remedy remedy, String subject) {
-        super(detail + remedy.words());
+        this(detail, remedy, subject, null);
+    }
+
+    /** As {@link #AdminException(String, Remedy, String)}, with its cause. */
+    public AdminException(String detail, Remedy remedy, String subject, Throwable cause) {
+        super(detail + remedy.words(), cause);
         this.detail = detail;
         this.remedy = remedy;
         this.subject = subject;

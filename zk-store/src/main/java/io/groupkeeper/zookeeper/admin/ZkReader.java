@@ -97,6 +97,10 @@ final class ZkReader {
             if (code == KeeperException.Code.NONODE) {
                 return;
             }
+            if (code == KeeperException.Code.NOAUTH) {
+                throw new AdminException("read of " + abs(path) + " refused by ZooKeeper", AdminException.Remedy.CREDENTIALS,
+                        null, null);
+            }
             throw new StoreException("ZooKeeper: read " + abs(path) + " failed: " + code);
         }
         throw new StoreException("ZooKeeper: read " + abs(path) + ": unexpected result " + r);
