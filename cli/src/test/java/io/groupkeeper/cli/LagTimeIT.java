@@ -197,6 +197,35 @@ class LagTimeIT extends CliTestSupport {
     }
 
     @Test
+    void inAMonitorsSampleEveryLogEndIsReadFreshOnceNotFromThePreviousSample() {
+        String t = unique("lagsample");
+        topic(t, 4);
+        List<TopicPartition> all = new java.util.ArrayList<>();
+        for (int p = 0; p < 4; p++) {
+            all.add(new TopicPartition(t, p));
+        }
+        TopicPartition p0 = new TopicPartition(t, 0);
+        produce(t, 0, 5, i -> T0.toEpochMilli());
+        AtomicLong nanos = new AtomicLong();
+        Duration interval = Duration.ofSeconds(10);
+        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds(bootstrap(), new Properties(),
+                Duration.ofSeconds(10)), interval, Duration.ofSeconds(10), nanos::get)) {
+            cached.beginSample();
+            assertThat(cached.latest(all)).containsEntry(p0, 5L);
+            long requests = cached.logEndRequests();
+            assertThat(cached.latest(List.of(p0))).as("the same sample: from the cache").containsEntry(p0, 5L);
+            assertThat(cached.logEndRequests()).isEqualTo(requests);
+
+            produce(t, 0, 3, i -> T0.toEpochMilli()); // log end 8
+            nanos.addAndGet(interval.toNanos() + 1);
+            cached.beginSample();
+            // Served at once from the cache, this read would say 5: lag computed against the last sample's ends.
+            assertThat(cached.latest(all)).containsEntry(p0, 8L);
+            assertThat(cached.logEndRequests()).as("one listOffsets for the sample").isEqualTo(requests + 1);
+        }
+    }
+
+    @Test
     void theCachedBoundsReportAnUnreachableKafkaAsOneClearErrorAndCacheNothing() {
         try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds("127.0.0.1:1", new Properties(),
                 Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(1), () -> 0L)) {

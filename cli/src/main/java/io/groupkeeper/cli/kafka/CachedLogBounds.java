@@ -35,7 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li><b>Log ends</b>, per partition: {@code refreshAfterWrite(refresh)}. A read after the interval returns the
  *   cached value at once and refreshes it in the background; refreshes that fall due together are coalesced into one
  *   {@code listOffsets} call, as are first loads ({@code getAll}). When a refresh fails (Kafka unreachable) the old
- *   value stays: the monitor keeps serving the last values.</li>
+ *   value stays: the monitor keeps serving the last values. A monitor calls {@link #beginSample} before each sample:
+ *   then each log end is loaded fresh once per sample (see there). A partition Kafka cannot answer for is left out
+ *   of its batch, not the batch failed.</li>
  *   <li><b>Record timestamps</b>, per (partition, offset): the record at an offset never changes, so a known
  *   timestamp is kept (its refresh returns it without I/O) until unused for {@code expireAfterAccess}. "No data
  *   record at or after the offset" depends on the log end it was checked against, and is looked up again when the
@@ -64,6 +66,9 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
     private final AtomicLong failures = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicReference<RuntimeException> lastFailure =
             new java.util.concurrent.atomic.AtomicReference<>();
+    /** Partitions whose log end was loaded in the current sample ({@link #beginSample}); none until one begins. */
+    private final Set<TopicPartition> freshInSample = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean sampling;
     /** Log ends wanted by the timestamp look-up running now (its loader needs them). */
     private final ThreadLocal<Map<TopicPartition, Long>> endsForLookup = new ThreadLocal<>();
 
@@ -164,7 +169,35 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
 
     private Map<TopicPartition, Long> loadLogEnds(Collection<TopicPartition> keys) {
         logEndRequests.incrementAndGet();
-        return kafka.latest(keys);
+        return kafka.latestAvailable(keys);
+    }
+
+    /**
+     * Starts a monitor's sample: from now on each partition's log end is loaded once per sample, on the first read
+     * that asks for it, and served from the cache to the sample's later reads. Without it a read after the refresh
+     * interval gets the cached value and refreshes behind, so a sampler that reads once per interval would compute
+     * every lag from the previous sample's log ends against fresh committed offsets: a consumer less than one
+     * interval behind would read as caught up, with negative lag. A load that fails keeps the cached values.
+     */
+    public void beginSample() {
+        sampling = true;
+        freshInSample.clear();
+    }
+
+    /** Loads, in one request, the log ends of {@code partitions} not yet loaded in this sample. */
+    private void loadForSample(Collection<TopicPartition> partitions) {
+        List<TopicPartition> due = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            if (!freshInSample.contains(tp)) {
+                due.add(tp);
+            }
+        }
+        if (due.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> fresh = quietly(() -> loadLogEnds(due));
+        logEnds.synchronous().putAll(fresh);
+        freshInSample.addAll(fresh.keySet());
     }
 
     private Map<OffsetAt, Answer> loadTimestamps(Set<? extends OffsetAt> keys, Map<TopicPartition, Long> ends) {
@@ -195,6 +228,9 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
             return Map.of();
         }
         long before = failures.get();
+        if (sampling) {
+            loadForSample(partitions);
+        }
         CompletableFuture<Map<TopicPartition, Long>> ends = logEnds.getAll(partitions);
         endRefreshes.flushAsync(); // the refreshes this read triggered, as one listOffsets
         Map<TopicPartition, Long> out = await(ends, "log-end offsets");

@@ -88,12 +88,20 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
 
     @Override
     public Map<TopicPartition, Long> earliest(Collection<TopicPartition> partitions) {
-        return list(partitions, OffsetSpec.earliest(), "earliest offsets");
+        return list(partitions, OffsetSpec.earliest(), "earliest offsets", false);
     }
 
     @Override
     public Map<TopicPartition, Long> latest(Collection<TopicPartition> partitions) {
-        return list(partitions, OffsetSpec.latest(), "log-end offsets");
+        return list(partitions, OffsetSpec.latest(), "log-end offsets", false);
+    }
+
+    /**
+     * As {@link #latest}, for a monitor: a partition Kafka cannot answer for (its leader offline) is left out, not the
+     * whole batch; it fails only when no partition could be answered, which is Kafka's problem, not one partition's.
+     */
+    public Map<TopicPartition, Long> latestAvailable(Collection<TopicPartition> partitions) {
+        return list(partitions, OffsetSpec.latest(), "log-end offsets", true);
     }
 
     @Override
@@ -145,6 +153,11 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
     }
 
     private Map<TopicPartition, Long> list(Collection<TopicPartition> partitions, OffsetSpec spec, String what) {
+        return list(partitions, spec, what, false);
+    }
+
+    private Map<TopicPartition, Long> list(Collection<TopicPartition> partitions, OffsetSpec spec, String what,
+                                           boolean partial) {
         Map<org.apache.kafka.common.TopicPartition, OffsetSpec> request = new HashMap<>();
         for (TopicPartition tp : partitions) {
             request.put(new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()), spec);
@@ -154,12 +167,21 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
             return out;
         }
         ListOffsetsResult result = admin.listOffsets(request);
+        AdminException failed = null;
         for (org.apache.kafka.common.TopicPartition ktp : request.keySet()) {
             try {
                 out.put(new TopicPartition(ktp.topic(), ktp.partition()), get(result.partitionResult(ktp), what + " of " + ktp).offset());
             } catch (UnknownTopic u) {
                 // absent
+            } catch (AdminException e) {
+                if (!partial) {
+                    throw e;
+                }
+                failed = e;
             }
+        }
+        if (failed != null && out.isEmpty()) {
+            throw failed;
         }
         return out;
     }

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Faults. ZooKeeper unreachable: the last samples stay, {@code groupkeeper_monitor_up} is 0 and {@code /health}
  * answers 503. Kafka unreachable: groups still under the namespace keep their last sample (new ones are described
- * from ZooKeeper alone), {@code up} is 0. A group deleted while running disappears at the next sample; a corrupt offset
+ * from ZooKeeper alone), {@code up} is 0. A sampler that stalls (or died) leaves samples older than three intervals
+ * and a minute: {@code up} is 0 and {@code /health} 503 until it samples again. A group deleted while running disappears at the next sample; a corrupt offset
  * node is a {@code CORRUPT} partition. Nothing a sample meets stops the sampling.
  *
  * <p>One sampling thread; the HTTP threads only read the published {@link State}.
@@ -140,15 +141,31 @@ public final class Monitor implements AutoCloseable {
     private void sampleQuietly() {
         try {
             sample();
-        } catch (RuntimeException e) { // never let the schedule die
+        } catch (RuntimeException | Error e) {
+            // Never let the schedule die: a scheduled task that throws is never run again, silently.
             LOG.warn("monitor: sampling failed: {}", e.toString());
         }
+    }
+
+    /**
+     * Whether the last sample is older than a running sampler would leave it: three intervals and a minute (each call
+     * a sample makes is bounded by its timeouts). A stalled or dead sampler then shows as DOWN, not as frozen values.
+     */
+    boolean stale() {
+        Duration bound = settings.interval().multipliedBy(3).plusMinutes(1);
+        return Duration.between(state.at(), clock.instant()).compareTo(bound) > 0;
+    }
+
+    /** Whether the monitor is up now: the last sample reached the servers, and it is recent ({@link #stale}). */
+    boolean upNow() {
+        return state.up() && !stale();
     }
 
     /** One round: every group, then publish. Runs on the sampling thread (and once in {@link #start()}). */
     synchronized void sample() {
         Instant now = clock.instant();
         State before = state;
+        kafka.ifPresent(CachedLogBounds::beginSample); // every log end read fresh once in this sample
         List<String> errors = new ArrayList<>();
         List<GroupSummary> listed;
         try {

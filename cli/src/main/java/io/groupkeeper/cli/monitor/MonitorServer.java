@@ -65,6 +65,7 @@ final class MonitorServer {
             }
             String path = ex.getRequestURI().getRawPath();
             if (path.equals("/metrics")) {
+                monitor.metrics().up(monitor.upNow()); // at scrape time: a stalled sampler publishes nothing
                 send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", monitor.metrics().scrape());
             } else if (path.equals("/health")) {
                 health(ex);
@@ -89,20 +90,23 @@ final class MonitorServer {
 
     private void health(HttpExchange ex) throws IOException {
         Monitor.State s = monitor.state();
+        boolean stale = monitor.stale();
+        boolean healthy = s.zookeeperUp() && !stale;
         ObjectNode n = JSON.createObjectNode();
-        n.put("status", s.zookeeperUp() ? "UP" : "DOWN");
+        n.put("status", healthy ? "UP" : "DOWN");
         n.put("zookeeper", s.zookeeperUp());
         if (s.kafkaConfigured()) {
             n.put("kafka", s.kafkaUp());
         } else {
             n.putNull("kafka");
         }
-        n.put("up", s.up());
+        n.put("up", s.up() && !stale);
         n.put("groups", s.groups().size());
         n.put("lastSample", s.at().toString());
+        n.put("stale", stale);
         n.put("samples", s.samples());
         n.putArray("errors").addAll(s.errors().stream().map(JSON.getNodeFactory()::textNode).toList());
-        send(ex, s.zookeeperUp() ? 200 : 503, "application/json", JSON.writeValueAsString(n) + "\n");
+        send(ex, healthy ? 200 : 503, "application/json", JSON.writeValueAsString(n) + "\n");
     }
 
     private static void send(HttpExchange ex, int code, String type, String body) throws IOException {

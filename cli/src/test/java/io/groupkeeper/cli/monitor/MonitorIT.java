@@ -12,10 +12,16 @@ import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -160,6 +166,47 @@ class MonitorIT extends MonitorTestSupport {
         assertThat(get(monitor, "/group/nobody").body()).contains("No such group");
         assertThat(get(monitor, "/health").status()).isEqualTo(200);
         assertThat(get(monitor, "/nope").status()).isEqualTo(404);
+    }
+
+    @Test
+    void aSamplerThatStallsIsDownAndOneThatMeetsAnErrorSamplesOn() throws Exception {
+        AtomicReference<Duration> ahead = new AtomicReference<>(Duration.ZERO);
+        AtomicBoolean errorOnce = new AtomicBoolean();
+        Clock clock = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                if (Thread.currentThread().getName().equals("groupkeeper-monitor-sampler") && errorOnce.compareAndSet(true, false)) {
+                    throw new AssertionError("an Error in the middle of a sample");
+                }
+                return Instant.now().plus(ahead.get());
+            }
+        };
+        Monitor monitor = monitor(zk(), unique("stall"), null, Duration.ofSeconds(10), Duration.ofSeconds(10), clock);
+        assertThat(get(monitor, "/health").status()).isEqualTo(200);
+
+        long before = monitor.state().samples();
+        errorOnce.set(true);
+        await().atMost(WAIT).until(() -> !errorOnce.get() && monitor.state().samples() > before + 1);
+
+        synchronized (monitor) { // the sampler waits for this lock: it stalls, as on a hung call
+            ahead.set(Duration.ofHours(1));
+            Response health = get(monitor, "/health");
+            assertThat(health.status()).isEqualTo(503);
+            assertThat(new ObjectMapper().readTree(health.body()).get("stale").asBoolean()).isTrue();
+            assertThat(value(metrics(monitor), "groupkeeper_monitor_up")).hasValue(0.0);
+        }
+        await().atMost(WAIT).until(() -> get(monitor, "/health").status() == 200);
+        assertThat(value(metrics(monitor), "groupkeeper_monitor_up")).hasValue(1.0);
     }
 
     @Test

@@ -81,6 +81,11 @@ abstract class MonitorTestSupport {
 
     Monitor monitor(String zk, String namespace, String bootstrap, Duration kafkaTimeout, Duration zkTimeout)
             throws IOException {
+        return monitor(zk, namespace, bootstrap, kafkaTimeout, zkTimeout, Clock.systemUTC());
+    }
+
+    Monitor monitor(String zk, String namespace, String bootstrap, Duration kafkaTimeout, Duration zkTimeout,
+                    Clock clock) throws IOException {
         ZooKeeperStore s = store(zk, namespace, zkTimeout);
         Optional<CachedLogBounds> kafka = bootstrap == null ? Optional.empty()
                 : Optional.of(new CachedLogBounds(new KafkaLogBounds(bootstrap, new Properties(), kafkaTimeout),
@@ -88,7 +93,7 @@ abstract class MonitorTestSupport {
         kafka.ifPresent(k -> toClose.add(k));
         GroupAdmin admin = GroupAdmin.builder().store(s).logBounds(kafka.orElse(null)).build();
         Monitor m = new Monitor(new Monitor.Settings("127.0.0.1", 0, INTERVAL, Duration.ofMinutes(5), Optional.empty(),
-                Duration.ofHours(1)), admin, GroupAdmin.on(s), kafka, Clock.systemUTC(), admin.root());
+                Duration.ofHours(1)), admin, GroupAdmin.on(s), kafka, clock, admin.root());
         toClose.add(m);
         return m.start();
     }
