@@ -126,6 +126,7 @@ final class LaneEvents {
     }
 
     private void onLost(SortedSet<TopicPartition> lost) {
+        committer.lost(lost);
         List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
         for (TopicPartition tp : lost) {
             OwnedPartition p = positions.remove(tp);

@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * pending map and, when no request is in flight, sends one; the caller (the polling thread) never waits. At most one
  * request is in flight; offers made meanwhile are coalesced (the latest offset per partition wins) and sent when it
  * completes. A failed request is counted ({@code groupkeeper.offsets.mirror.failures}) and logged as a WARN at most
- * once per {@code warnInterval}; its offsets go back to the pending map unless newer ones arrived and are sent with
- * the next offer, so a lasting failure costs one request per commit, never a retry loop.
+ * once per {@code warnInterval}; its offsets go back to the pending map unless newer ones arrived, or the member has
+ * given the partition up since (its next owner mirrors its own), and are sent with the next offer, so a lasting
+ * failure costs one request per commit, never a retry loop, and never moves Kafka's offset back behind a later owner.
  *
  * <p>Thread-safe. {@link #close} sends what is pending and waits for it, bounded, then closes the Admin client.
  */
@@ -46,6 +47,12 @@ public final class OffsetMirror implements AutoCloseable {
 
     private final Object lock = new Object();
     private Map<TopicPartition, Long> pending = new HashMap<>();
+    /**
+     * Partitions this member gave up (revoked or lost) since it last offered them: a failed send of theirs is not
+     * retried, since the next owner may have mirrored a later offset meanwhile and a late retry would move Kafka's
+     * offset back.
+     */
+    private final Set<TopicPartition> given = new java.util.HashSet<>();
     private boolean inFlight;
     private boolean closed;
     private Admin admin;
@@ -91,13 +98,57 @@ public final class OffsetMirror implements AutoCloseable {
             if (closed) {
                 return;
             }
-            committed.forEach((tp, o) -> pending.put(new TopicPartition(tp.topic(), tp.partition()), o));
+            committed.forEach((tp, o) -> {
+                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
+                pending.put(ktp, o);
+                given.remove(ktp);
+            });
             if (inFlight) {
                 return; // sent when the request in flight completes
             }
             batch = takeLocked();
         }
         send(batch);
+    }
+
+    /**
+     * The member released these partitions (after offering their final offsets): what is pending for them is sent now,
+     * not with some later offer behind the next owner's own, and not retried if it fails.
+     */
+    void released(java.util.Collection<io.groupkeeper.TopicPartition> partitions) {
+        Map<TopicPartition, Long> batch = null;
+        synchronized (lock) {
+            boolean due = false;
+            for (io.groupkeeper.TopicPartition tp : partitions) {
+                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
+                given.add(ktp);
+                due |= pending.containsKey(ktp);
+            }
+            if (due && !inFlight && !closed) {
+                batch = takeLocked();
+            }
+        }
+        if (batch != null) {
+            send(batch);
+        }
+    }
+
+    /** The member lost these partitions (no final commit): nothing pending for them is sent, nor retried. */
+    void lost(java.util.Collection<io.groupkeeper.TopicPartition> partitions) {
+        synchronized (lock) {
+            partitions.forEach(tp -> {
+                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
+                given.add(ktp);
+                pending.remove(ktp);
+            });
+        }
+    }
+
+    /** No request in flight (for tests that need a failure's aftermath settled). */
+    boolean idle() {
+        synchronized (lock) {
+            return !inFlight;
+        }
     }
 
     private Map<TopicPartition, Long> takeLocked() {
@@ -139,7 +190,11 @@ public final class OffsetMirror implements AutoCloseable {
         synchronized (lock) {
             inFlight = false;
             if (failure != null) {
-                batch.forEach(pending::putIfAbsent); // retried with the next offer, unless newer offsets came
+                batch.forEach((tp, o) -> {
+                    if (!given.contains(tp)) {
+                        pending.putIfAbsent(tp, o); // retried with the next offer, unless newer offsets came
+                    }
+                });
             } else if (!pending.isEmpty() && !closed) {
                 next = takeLocked();
             }

@@ -110,18 +110,24 @@ final class PositionCommitter {
      * being revoked by the member right now) are committed at once.
      */
     void commitFinal(Collection<OwnedPartition> revoked) {
-        Map<TopicPartition, Long> offsets = new TreeMap<>();
-        Map<TopicPartition, Long> logEnds = new TreeMap<>();
-        collect(revoked, false, offsets, logEnds);
-        if (offsets.isEmpty()) {
-            return;
+        try {
+            Map<TopicPartition, Long> offsets = new TreeMap<>();
+            Map<TopicPartition, Long> logEnds = new TreeMap<>();
+            collect(revoked, false, offsets, logEnds);
+            if (offsets.isEmpty()) {
+                return;
+            }
+            SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
+            if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
+                mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
+                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+            }
+            commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
+        } finally {
+            if (mirror != null) {
+                mirror.released(revoked.stream().map(p -> p.tp).toList());
+            }
         }
-        SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
-        if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
-            mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
-                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-        }
-        commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
     }
 
     /**
@@ -223,6 +229,13 @@ final class PositionCommitter {
         if (!notOwned.isEmpty()) {
             notOwned.forEach(positions::remove); // (with their lag gauges)
             effects.dropped(notOwned);
+        }
+    }
+
+    /** These partitions were lost (no final commit): the mirror drops what it still holds for them. */
+    void lost(Collection<TopicPartition> partitions) {
+        if (mirror != null) {
+            mirror.lost(partitions);
         }
     }
 
