@@ -16,8 +16,8 @@ import java.util.OptionalLong;
  *   log end, never shrinking, last greater than first);</li>
  *   <li>{@link LagStatus#OK} otherwise.</li>
  * </ol>
- * Lag is the current log end minus the last committed offset when the current log end is known, else the lag the
- * last commit recorded. A pure function of its input: no clock, no I/O.
+ * Lag is the current log end minus the committed offset (given, or else the last in the history) when the current log
+ * end is known, else the lag the last commit recorded. A pure function of its input: no clock, no I/O.
  */
 public final class LagEvaluator {
 
@@ -41,11 +41,32 @@ public final class LagEvaluator {
      * @param now            the time of evaluation
      */
     public PartitionStatus evaluate(List<CommitSample> history, OptionalLong currentLogEnd, Instant now) {
+        return evaluate(history, OptionalLong.empty(), currentLogEnd, now);
+    }
+
+    /**
+     * As {@link #evaluate(List, OptionalLong, Instant)}, with the offset committed now where it is known apart from
+     * the history (an offset node's body): lag is counted from it, and a committed offset below the last one the
+     * history recorded is a {@link LagStatus#REWIND} (an edit that left the history as it was, e.g. by hand).
+     */
+    public PartitionStatus evaluate(List<CommitSample> history, OptionalLong committed, OptionalLong currentLogEnd,
+                                    Instant now) {
         Instant since = now.minus(window);
         List<CommitSample> recent = history.stream().filter(s -> !s.at().isBefore(since)).toList();
         CommitSample last = history.isEmpty() ? null : history.get(history.size() - 1);
-        OptionalLong lag = lag(last, currentLogEnd);
+        OptionalLong lag = committed.isPresent() && currentLogEnd.isPresent()
+                ? OptionalLong.of(Math.max(0, currentLogEnd.getAsLong() - committed.getAsLong()))
+                : lag(last, currentLogEnd);
         boolean behind = lag.isPresent() && lag.getAsLong() > 0;
+        if (last != null && committed.isPresent() && committed.getAsLong() < last.offset()) {
+            return new PartitionStatus(LagStatus.REWIND, lag, "offset moved back from " + last.offset() + " to "
+                    + committed.getAsLong() + " (not in the commit history: an edit by hand?)");
+        }
+        if (last == null && committed.isPresent()) {
+            return behind ? new PartitionStatus(LagStatus.STOP, lag, "offset " + committed.getAsLong()
+                    + " without a commit history (set by hand?), lag " + lag.getAsLong())
+                    : new PartitionStatus(LagStatus.OK, lag, "caught up");
+        }
 
         for (int i = 1; i < recent.size(); i++) {
             if (recent.get(i).offset() < recent.get(i - 1).offset()) {

@@ -74,4 +74,24 @@ class LagEvaluatorTest {
         assertThat(LagStatus.STOP.worst(LagStatus.REWIND)).isEqualTo(LagStatus.STOP);
         assertThatThrownBy(() -> new LagEvaluator(Duration.ZERO)).hasMessageContaining("window must be positive");
     }
+
+    @Test
+    void aCommittedOffsetBelowTheHistorysLastIsARewindWithItsOwnLag() {
+        // Caught up at 1000, then the node was set to 0 by hand, its history left as it was.
+        PartitionStatus s = evaluator.evaluate(List.of(at(0, 1000, 1000)), OptionalLong.of(0), OptionalLong.of(1000),
+                T0.plus(Duration.ofMinutes(1)));
+        assertThat(s.status()).isEqualTo(LagStatus.REWIND);
+        assertThat(s.lag()).hasValue(1000);
+        assertThat(s.reason()).isEqualTo("offset moved back from 1000 to 0 (not in the commit history: an edit by hand?)");
+    }
+
+    @Test
+    void anOffsetWithoutHistoryCountsItsLagFromTheOffsetNotFromZero() {
+        PartitionStatus s = evaluator.evaluate(List.of(), OptionalLong.of(42), OptionalLong.of(100), T0);
+        assertThat(s.status()).isEqualTo(LagStatus.STOP);
+        assertThat(s.lag()).hasValue(58);
+        assertThat(s.reason()).isEqualTo("offset 42 without a commit history (set by hand?), lag 58");
+        assertThat(evaluator.evaluate(List.of(at(0, 10, 50)), OptionalLong.of(30), OptionalLong.of(50),
+                T0.plus(Duration.ofMinutes(1))).lag()).as("from the offset, not the last sample").hasValue(20);
+    }
 }

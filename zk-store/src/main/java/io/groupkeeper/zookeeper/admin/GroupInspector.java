@@ -106,7 +106,7 @@ final class GroupInspector {
             List<CommitSample> history = node == null ? List.of()
                     : node.body().map(OffsetBody::history).orElse(List.of());
             OptionalLong logEnd = p.caughtUp() && p.committed().isPresent() ? p.committed() : p.logEnd();
-            PartitionStatus s = evaluator.evaluate(history, logEnd, now);
+            PartitionStatus s = evaluator.evaluate(history, p.committed(), logEnd, now);
             if (p.caughtUp() && s.status() != LagStatus.REWIND && s.status() != LagStatus.OK) {
                 // Nothing left to consume (a hand-set offset without commit history would otherwise read as STOP).
                 s = new PartitionStatus(LagStatus.OK, OptionalLong.of(0), p.lag().orElse(0) > 0
