@@ -4,34 +4,76 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.ContainerState;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.spi.ConnectionEvent;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * The {@code groupkeeper} health contributor. DOWN when the ZooKeeper connection is down (its session suspended or
- * lost) or a container failed; OUT_OF_SERVICE when a container is stopped on purpose (or not started); UP otherwise.
- * Details name, per listener, the group, state, members (leader flag, owned partitions), paused and stopped
+ * The {@code groupkeeper} health contributor. DOWN when the ZooKeeper session is gone (the store heard LOST, or the
+ * connection has been down for longer than the session timeout, after which the server has ended the session) or a
+ * container failed; OUT_OF_SERVICE when a container is stopped on purpose (or not started); UP otherwise, including
+ * while the connection is in doubt for less than the session timeout (a ZooKeeper server's restart, a network blip):
+ * the members then hold no partition (invariant I7) and get them back if the session survives, so a probe that
+ * restarted every pod on a blip would only make things worse; the details say {@code connected=false} and for how
+ * long. Details name, per listener, the group, state, members (leader flag, owned partitions), paused and stopped
  * partitions and handlers stuck past the watchdog limit.
  */
 public class GroupKeeperHealthIndicator implements HealthIndicator {
 
     private final GroupKeeper keeper;
     private final GroupKeeperContainers containers;
+    private final LongSupplier nanoTime;
+    /** When the connection was last seen going away (nanoTime); 0 while connected. */
+    private final AtomicLong suspendedAt = new AtomicLong();
+    private volatile boolean lost;
 
     public GroupKeeperHealthIndicator(GroupKeeper keeper, GroupKeeperContainers containers) {
+        this(keeper, containers, System::nanoTime);
+    }
+
+    GroupKeeperHealthIndicator(GroupKeeper keeper, GroupKeeperContainers containers, LongSupplier nanoTime) {
         this.keeper = keeper;
         this.containers = containers;
+        this.nanoTime = nanoTime;
+        keeper.store().addConnectionListener(this::connectionChanged);
+    }
+
+    private void connectionChanged(ConnectionEvent event) {
+        if (event.isConnected()) {
+            suspendedAt.set(0);
+            lost = false;
+        } else {
+            suspendedAt.compareAndSet(0, stamp());
+            lost |= event == ConnectionEvent.LOST;
+        }
+    }
+
+    private long stamp() {
+        long now = nanoTime.getAsLong();
+        return now == 0 ? 1 : now; // 0 means connected
     }
 
     @Override
     public Health health() {
         boolean connected = keeper.store().isConnected();
+        Duration inDoubt = Duration.ZERO;
+        if (connected) {
+            suspendedAt.set(0);
+        } else {
+            suspendedAt.compareAndSet(0, stamp()); // went away unheard (or never connected): counted from now
+            inDoubt = Duration.ofNanos(nanoTime.getAsLong() - suspendedAt.get());
+        }
+        Duration sessionTimeout = keeper.store().sessionTimeout();
+        boolean sessionGone = !connected && (lost || inDoubt.compareTo(sessionTimeout) > 0);
         boolean failed = false;
         boolean stopped = false;
         Map<String, Object> listeners = new LinkedHashMap<>();
@@ -42,8 +84,16 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
             stopped |= state != ContainerState.RUNNING && state != ContainerState.FAILED;
             listeners.put(e.getKey(), details(c, state));
         }
-        Health.Builder b = !connected || failed ? Health.down() : stopped ? Health.outOfService() : Health.up();
-        b.withDetail("zookeeper", Map.of("connected", connected, "store", keeper.store().describe()));
+        Health.Builder b = sessionGone || failed ? Health.down() : stopped ? Health.outOfService() : Health.up();
+        Map<String, Object> zk = new LinkedHashMap<>();
+        zk.put("connected", connected);
+        if (!connected) {
+            zk.put("disconnectedForMs", inDoubt.toMillis());
+            zk.put("sessionTimeoutMs", sessionTimeout.toMillis());
+            zk.put("sessionLost", sessionGone);
+        }
+        zk.put("store", keeper.store().describe());
+        b.withDetail("zookeeper", zk);
         b.withDetail("listeners", listeners);
         return b.build();
     }

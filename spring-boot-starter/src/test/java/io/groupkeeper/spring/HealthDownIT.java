@@ -62,8 +62,11 @@ class HealthDownIT {
         zooKeeper.close();
 
         await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
-        assertThat(indicator.health().getDetails().get("zookeeper")).isEqualTo(Map.of("connected", false,
-                "store", ((Map<?, ?>) indicator.health().getDetails().get("zookeeper")).get("store")));
+        // DOWN once the session is gone (LOST, or the session timeout passed), not at the first moment of doubt.
+        Map<?, ?> zk = (Map<?, ?>) indicator.health().getDetails().get("zookeeper");
+        assertThat(zk.get("connected")).isEqualTo(false);
+        assertThat(zk.get("sessionLost")).isEqualTo(true);
+        assertThat(zk.get("sessionTimeoutMs")).isEqualTo(4_000L);
     }
 
     @Test
