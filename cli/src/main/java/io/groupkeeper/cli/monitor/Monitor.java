@@ -216,12 +216,11 @@ public final class Monitor implements AutoCloseable {
         long rebalances = 0;
         long commits = 0;
         double rate = 0;
-        long writes = writes(d);
         if (previous != null) {
             long genBefore = previous.description().generation();
             long delta = d.generation() - genBefore;
             rebalances = previous.rebalances() + (delta > 0 ? delta : delta < 0 ? 1 : 0);
-            long writeDelta = Math.max(0, writes - writes(previous.description())); // nodes recreated: not negative
+            long writeDelta = writesSince(previous.description(), d);
             commits = previous.commits() + writeDelta;
             double seconds = Duration.between(previous.at(), now).toMillis() / 1000.0;
             rate = seconds > 0 ? writeDelta / seconds : previous.commitRate();
@@ -233,8 +232,19 @@ public final class Monitor implements AutoCloseable {
         return sample;
     }
 
-    private static long writes(GroupDescription d) {
-        return d.partitions().stream().mapToLong(p -> Math.max(0, p.offsetWrites())).sum();
+    /**
+     * Offset-node writes between two descriptions, partition by partition: a node deleted or recreated meanwhile (its
+     * version starting again) counts none, and takes no other partition's commits with it.
+     */
+    static long writesSince(GroupDescription before, GroupDescription now) {
+        Map<io.groupkeeper.TopicPartition, Long> was = new java.util.HashMap<>();
+        before.partitions().forEach(p -> was.put(p.partition(), Math.max(0, p.offsetWrites())));
+        long delta = 0;
+        for (GroupDescription.Partition p : now.partitions()) {
+            long w = Math.max(0, p.offsetWrites());
+            delta += Math.max(0, w - was.getOrDefault(p.partition(), 0L)); // a node new since: all its writes
+        }
+        return delta;
     }
 
     private void publish(State s) {
