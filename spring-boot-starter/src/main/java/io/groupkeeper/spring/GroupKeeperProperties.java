@@ -125,6 +125,13 @@ public class GroupKeeperProperties {
         private Duration watchdog;
         /** How long a graceful stop waits for records in flight. Default 20s (below Boot's 30s shutdown phase). */
         private Duration stopDeadline;
+        /**
+         * Copy committed offsets into Kafka's group offsets too, so Kafka's tools see the group. Default false. The Kafka
+         * group id must be the mirror's alone (see docs/kafka-adapter.md).
+         */
+        private Boolean mirrorOffsets;
+        /** The Kafka group id the mirror writes under. Default: the listener's group. */
+        private String mirrorGroup;
         private final Error error = new Error();
         private final DeadLetter deadLetter = new DeadLetter();
 
@@ -174,6 +181,22 @@ public class GroupKeeperProperties {
 
         public void setStopDeadline(Duration stopDeadline) {
             this.stopDeadline = stopDeadline;
+        }
+
+        public Boolean getMirrorOffsets() {
+            return mirrorOffsets;
+        }
+
+        public void setMirrorOffsets(Boolean mirrorOffsets) {
+            this.mirrorOffsets = mirrorOffsets;
+        }
+
+        public String getMirrorGroup() {
+            return mirrorGroup;
+        }
+
+        public void setMirrorGroup(String mirrorGroup) {
+            this.mirrorGroup = mirrorGroup;
         }
 
         public Error getError() {

@@ -59,6 +59,7 @@ class StarterIT {
                 Map.entry("groupkeeper.listener.error.backoff", "10ms"),
                 Map.entry("groupkeeper.listener.dead-letter.create-topics", "true"),
                 Map.entry("groupkeeper.listener.stop-deadline", "10s"),
+                Map.entry("groupkeeper.listeners.audit.mirror-offsets", "true"),
                 Map.entry("app.topic", TOPIC),
                 Map.entry("app.group", GROUP));
     }
@@ -135,6 +136,25 @@ class StarterIT {
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(IllegalStateException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_MESSAGE)).isEqualTo("cannot bill poison-pill");
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
+    }
+
+    @Test
+    @Order(3)
+    void aListenerWithMirrorOffsetsLetsKafkasToolsSeeItsGroupAndTheOthersDoNot() throws Exception {
+        // Test 1 sent 100 records to 4 partitions; the audit listener (mirror-offsets) consumed them all.
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+            await().atMost(WAIT).untilAsserted(() -> {
+                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> mirrored = admin
+                        .listConsumerGroupOffsets(GROUP + "-audit").partitionsToOffsetAndMetadata()
+                        .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(mirrored).hasSize(4);
+                assertThat(mirrored.values().stream().mapToLong(o -> o.offset()).sum()).isGreaterThanOrEqualTo(100);
+                assertThat(mirrored.values()).allSatisfy(o -> assertThat(o.metadata()).isEqualTo("groupkeeper-mirror"));
+            });
+            assertThat(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)).as("billing does not mirror").isEmpty();
+        }
     }
 
     @Test

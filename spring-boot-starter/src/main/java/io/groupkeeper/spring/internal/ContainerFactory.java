@@ -103,7 +103,14 @@ public final class ContainerFactory {
                 false));
         StartPosition startPosition = StartPosition.parse(start);
         Duration commitInterval = first(own.getCommitInterval(), all.getCommitInterval(), Duration.ofSeconds(1));
-        b.consumerOptions(c -> c.startPosition(startPosition).commitInterval(commitInterval));
+        boolean mirror = first(own.getMirrorOffsets(), all.getMirrorOffsets(), false);
+        String mirrorGroup = first(own.getMirrorGroup(), all.getMirrorGroup(), e.group());
+        b.consumerOptions(c -> {
+            c.startPosition(startPosition).commitInterval(commitInterval);
+            if (mirror) {
+                c.mirrorOffsetsToKafka(mirrorGroup);
+            }
+        });
         if (e.method().batch()) {
             b.batchHandler(e.method().batchHandler());
         } else {
