@@ -3,36 +3,19 @@ package io.groupkeeper.kafka.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.embedded.EmbeddedKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * On a real broker: counts answered from what the member's consumer reported (without asking Kafka) are checked
  * within one refresh interval, and counts that were wrong by then fire the rebalancer's hook and are corrected.
  */
-class KafkaTopicMetadataIT {
-
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void startKafka() {
-        kafka = EmbeddedKafka.builder().build().start();
-    }
-
-    @AfterAll
-    static void stopKafka() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+class KafkaTopicMetadataIT extends BrokerTestSupport {
 
     @Test
     void countsAnsweredFromTheConsumersLookUpAreCheckedAndCorrectedWithinARefresh() {

@@ -3,7 +3,6 @@ package io.groupkeeper.kafka.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,26 +17,10 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** On a real broker: a mirror write that failed is not sent again once the member gave its partition up. */
-class OffsetMirrorIT {
-
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void startKafka() {
-        kafka = EmbeddedKafka.builder().build().start();
-    }
-
-    @AfterAll
-    static void stopKafka() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
+class OffsetMirrorIT extends BrokerTestSupport {
 
     @Test
     void aFailedMirrorOfAPartitionGivenUpSinceIsNotRetriedBehindItsNextOwner() throws Exception {
