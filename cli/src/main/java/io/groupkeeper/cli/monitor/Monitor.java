@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * <p>Faults. ZooKeeper unreachable: the last samples stay, {@code groupkeeper_monitor_up} is 0 and {@code /health}
  * answers 503. Kafka unreachable: groups still under the namespace keep their last sample (new ones are described
  * from ZooKeeper alone), {@code up} is 0. A sampler that stalls (or died) leaves samples older than three intervals
- * and a minute: {@code up} is 0 and {@code /health} 503 until it samples again. A group deleted while running disappears at the next sample; a corrupt offset
- * node is a {@code CORRUPT} partition. Nothing a sample meets stops the sampling.
+ * and a minute: {@code up} is 0 and {@code /health} 503 until it samples again. A group deleted while running
+ * disappears at the next sample; a corrupt offset node is a {@code CORRUPT} partition. Nothing a sample meets stops
+ * the sampling.
  *
  * <p>One sampling thread; the HTTP threads only read the published {@link State}.
  */

@@ -185,7 +185,8 @@ class MonitorIT extends MonitorTestSupport {
 
             @Override
             public Instant instant() {
-                if (Thread.currentThread().getName().equals("groupkeeper-monitor-sampler") && errorOnce.compareAndSet(true, false)) {
+                boolean sampler = Thread.currentThread().getName().equals("groupkeeper-monitor-sampler");
+                if (sampler && errorOnce.compareAndSet(true, false)) {
                     throw new AssertionError("an Error in the middle of a sample");
                 }
                 return Instant.now().plus(ahead.get());

@@ -53,7 +53,8 @@ final class LostReply {
             Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());
             Outcome seen = Outcome.UNKNOWN;
             for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
-                Outcome o = judge(ctx, e.getKey(), e.getValue(), now.get(e.getKey()), bodies.get(e.getValue().partition()), at);
+                ResetPlan.Entry entry = e.getValue();
+                Outcome o = judge(ctx, e.getKey(), entry, now.get(e.getKey()), bodies.get(entry.partition()), at);
                 if (o == Outcome.APPLIED) {
                     return o;
                 }
