@@ -71,7 +71,7 @@ public final class GroupAdmin implements AutoCloseable {
         this.inspector = new GroupInspector(ctx);
         this.planner = new ResetPlanner(ctx);
         this.writer = new PlanWriter(ctx, b.beforeWrite, b.sender);
-        this.deleter = new GroupDeleter(ctx);
+        this.deleter = new GroupDeleter(ctx, b.sender);
     }
 
     public static Builder builder() {
@@ -308,7 +308,7 @@ public final class GroupAdmin implements AutoCloseable {
             return this;
         }
 
-        /** Test seam: sends a plan's transaction (to lose its reply, after sending it or instead). */
+        /** Test seam: sends a plan's or a delete's transaction (to lose its reply, after sending it or instead). */
         Builder sender(PlanWriter.Sender sender) {
             this.sender = Objects.requireNonNull(sender, "sender");
             return this;

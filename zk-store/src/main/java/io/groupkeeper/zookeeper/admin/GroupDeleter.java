@@ -25,9 +25,11 @@ import org.apache.zookeeper.KeeperException;
 final class GroupDeleter {
 
     private final AdminContext ctx;
+    private final PlanWriter.Sender sender;
 
-    GroupDeleter(AdminContext ctx) {
+    GroupDeleter(AdminContext ctx, PlanWriter.Sender sender) {
         this.ctx = ctx;
+        this.sender = sender;
     }
 
     /**
@@ -60,7 +62,11 @@ final class GroupDeleter {
             ctx.requireFits(TransactionBatcher.bytes(ops), "deleting group " + group + " (" + nodes.size() + " nodes)",
                     AdminException.Remedy.DELETE_OFFSETS_FIRST);
             return new Deletion(ops, new DeleteResult(group, "group", nodes.size(), AdminContext.committed(v.offsets, null),
-                    new ArrayList<>(v.memberNodes)), () -> !GroupView.read(ctx.reader, group).exists);
+                    new ArrayList<>(v.memberNodes)), () -> {
+                        // Gone, or made again since (live members re-create their election node: a shell of the group).
+                        GroupView now = GroupView.read(ctx.reader, group);
+                        return !now.exists || now.createdZxid != v.createdZxid;
+                    });
         });
     }
 
@@ -135,7 +141,7 @@ final class GroupDeleter {
                 throw ZkSession.failure("prepare " + failed, e); // Curator's op builders declare Exception
             }
             try {
-                ctx.client.transaction().forOperations(d.ops());
+                sender.send(ctx.client, d.ops());
                 return d.result();
             } catch (KeeperException e) {
                 if (AdminContext.isConflict(e) && n < ctx.maxAttempts) {

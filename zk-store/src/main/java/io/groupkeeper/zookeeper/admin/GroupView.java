@@ -36,6 +36,8 @@ final class GroupView {
     final String group;
     final boolean exists;
     Optional<NodeCodec.GroupBody> body = Optional.empty();
+    /** The group node's creation zxid (0 when it does not exist): a group deleted and made again has another. */
+    long createdZxid;
     final SortedMap<String, MemberInfo> members = new TreeMap<>();
     /** Every child of the members folder, decodable or not: the live sessions. */
     final SortedSet<String> memberNodes = new TreeSet<>();
@@ -63,6 +65,7 @@ final class GroupView {
             return new GroupView(group, false);
         }
         GroupView v = new GroupView(group, true);
+        v.createdZxid = head.get(groupPath).get().stat().getCzxid();
         try {
             v.body = Optional.of(NodeCodec.group(zk.abs(groupPath), head.get(groupPath).get().data()));
         } catch (CorruptNodeException e) {

@@ -242,6 +242,29 @@ class GroupAdminIT {
     }
 
     @Test
+    void deletesWhoseReplyIsLostAreJudgedFromTheNodes() throws Exception {
+        String g = newGroup();
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10, 20));
+        }
+        try (GroupAdmin a = admin().sender((client, ops) -> {
+            throw new org.apache.zookeeper.KeeperException.ConnectionLossException();
+        }).build()) {
+            assertThatThrownBy(() -> a.deleteOffsets(g, "t", false)).isInstanceOf(AdminException.class)
+                    .hasMessage("delete offsets of topic t in group " + g + " failed: ZooKeeper CONNECTIONLOSS; nothing "
+                            + "was written");
+        }
+        assertThat(stored(g, new TopicPartition("t", 0))).hasValue(10);
+        try (GroupAdmin a = admin().sender(sentThenLost(() -> { })).build()) {
+            assertThat(a.deleteOffsets(g, "t", false).offsetsDeleted()).as("applied; only the reply was lost")
+                    .hasSize(2);
+            assertThat(stored(g, new TopicPartition("t", 0))).isEmpty();
+            assertThat(a.deleteGroup(g, false).what()).isEqualTo("group");
+        }
+        assertThat(raw.checkExists().forPath(ZkLayout.group(g))).isNull();
+    }
+
+    @Test
     void aCommitBetweenPlanAndWriteMakesTheResetPlanAgainFromTheNewOffsets() throws Exception {
         String g = newGroup();
         TopicPartition p0 = new TopicPartition("t", 0);
