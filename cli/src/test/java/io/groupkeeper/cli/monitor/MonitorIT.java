@@ -9,19 +9,16 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.SharedServers;
 import io.groupkeeper.embedded.EmbeddedKafka;
+import io.groupkeeper.fixtures.ManualClock;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -170,26 +167,15 @@ class MonitorIT extends MonitorTestSupport {
 
     @Test
     void aSamplerThatStallsIsDownAndOneThatMeetsAnErrorSamplesOn() throws Exception {
-        AtomicReference<Duration> ahead = new AtomicReference<>(Duration.ZERO);
         AtomicBoolean errorOnce = new AtomicBoolean();
-        Clock clock = new Clock() {
-            @Override
-            public ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(ZoneId zone) {
-                return this;
-            }
-
+        ManualClock clock = new ManualClock(Instant.now()) {
             @Override
             public Instant instant() {
                 boolean sampler = Thread.currentThread().getName().equals("groupkeeper-monitor-sampler");
                 if (sampler && errorOnce.compareAndSet(true, false)) {
                     throw new AssertionError("an Error in the middle of a sample");
                 }
-                return Instant.now().plus(ahead.get());
+                return super.instant();
             }
         };
         Monitor monitor = monitor(zk(), unique("stall"), null, Duration.ofSeconds(10), Duration.ofSeconds(10), clock);
@@ -200,7 +186,7 @@ class MonitorIT extends MonitorTestSupport {
         await().atMost(WAIT).until(() -> !errorOnce.get() && monitor.state().samples() > before + 1);
 
         synchronized (monitor) { // the sampler waits for this lock: it stalls, as on a hung call
-            ahead.set(Duration.ofHours(1));
+            clock.advance(Duration.ofHours(1));
             Response health = get(monitor, "/health");
             assertThat(health.status()).isEqualTo(503);
             assertThat(new ObjectMapper().readTree(health.body()).get("stale").asBoolean()).isTrue();
