@@ -174,11 +174,11 @@ public final class MigrateCommand extends GroupkeeperCli.Parent {
                 if (execute) {
                     target.write(kafkaGroup, written);
                 }
-                ResetPlan plan = new ResetPlan(kafkaGroup, Printer.KAFKA_MIGRATION, "from group " + group, false, entries,
+                ResetPlan plan = new ResetPlan(kafkaGroup, "migrate to kafka-native", "from group " + group, false, entries,
                         List.of("writes Kafka consumer group '" + kafkaGroup + "' at " + common.bootstrap
                                 + " in one OffsetCommit request; Kafka refuses while that group has active members"),
                         Optional.of(kafka.describe()), execute, 1, new TreeSet<>());
-                new Printer(spec.commandLine().getOut(), common.json()).plan(plan);
+                new Printer(spec.commandLine().getOut(), common.json()).plan(plan, "one Kafka OffsetCommit request");
             }
             return 0;
         }

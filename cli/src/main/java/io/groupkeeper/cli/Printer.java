@@ -192,6 +192,11 @@ final class Printer {
     // ------------------------------------------------------------------ plans
 
     void plan(ResetPlan plan) {
+        plan(plan, "one ZooKeeper transaction");
+    }
+
+    /** As {@link #plan(ResetPlan)} for a plan written elsewhere: {@code writtenIn} says how ("one Kafka ... request"). */
+    void plan(ResetPlan plan, String writtenIn) {
         if (json) {
             ObjectNode n = JSON.createObjectNode();
             n.put("group", plan.group());
@@ -236,19 +241,13 @@ final class Printer {
             out.println("note: " + note);
         }
         int writes = plan.writes().size();
-        // Every plan is one ZooKeeper transaction but the one migration that writes to Kafka's group offsets.
-        String where = plan.operation().equals(KAFKA_MIGRATION) ? "one Kafka OffsetCommit request"
-                : "one ZooKeeper transaction";
         if (plan.executed()) {
-            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in " + where
+            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in " + writtenIn
                     + (plan.attempts() > 1 ? " (planned " + plan.attempts() + " times: members committed meanwhile)" : "") + ".");
         } else {
-            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in " + where + ".");
+            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in " + writtenIn + ".");
         }
     }
-
-    /** The operation of {@code migrate kafka-native --to-kafka}'s plan. */
-    static final String KAFKA_MIGRATION = "migrate to kafka-native";
 
     void deleted(DeleteResult r) {
         if (json) {

@@ -7,6 +7,7 @@ import io.groupkeeper.zookeeper.internal.TransactionBatcher;
 import io.groupkeeper.zookeeper.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -173,7 +174,7 @@ final class GroupDeleter {
     }
 
     /** Whether every offset node of {@code partitions} is cleared, or gone with its group. */
-    private boolean cleared(String group, java.util.Collection<TopicPartition> partitions) {
+    private boolean cleared(String group, Collection<TopicPartition> partitions) {
         GroupView v = GroupView.read(ctx.reader, group);
         return partitions.stream().allMatch(tp -> {
             GroupView.OffsetNode n = v.offsets.get(tp);

@@ -41,13 +41,16 @@ final class LostReply {
 
     /**
      * {@code bodies}: the body the plan wrote to each partition's offset node; {@code at}: the instant of the plan's
-     * samples in those bodies.
+     * samples in those bodies; {@code replyLost}: the connection dropped after sending, so the server read from may lag
+     * behind the one that took the write and is synced first (after a reply that came back, such as a conflict, the
+     * session's order already puts the read behind it).
      */
-    static Outcome of(AdminContext ctx, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at) {
+    static Outcome of(AdminContext ctx, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at,
+                      boolean replyLost) {
         try {
             Map<String, ResetPlan.Entry> byPath = new LinkedHashMap<>();
             plan.writes().forEach(e -> byPath.put(ZkPaths.offset(plan.group(), e.partition()), e));
-            if (!synced(ctx, ZkPaths.group(plan.group()))) {
+            if (replyLost && !synced(ctx, ZkPaths.group(plan.group()))) {
                 return Outcome.UNKNOWN;
             }
             Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());

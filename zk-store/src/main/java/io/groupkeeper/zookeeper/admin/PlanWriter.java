@@ -84,7 +84,7 @@ final class PlanWriter {
                 return plan.asExecuted(attempt);
             } catch (KeeperException e) {
                 if (AdminContext.isConflict(e)) {
-                    if (LostReply.of(ctx, plan, bodies, at) == LostReply.Outcome.APPLIED) {
+                    if (LostReply.of(ctx, plan, bodies, at, false) == LostReply.Outcome.APPLIED) {
                         return plan.asExecuted(attempt); // the client sent our transaction twice: the first applied
                     }
                     last = e;
@@ -110,7 +110,7 @@ final class PlanWriter {
      */
     private ResetPlan afterLostReply(String what, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at,
                                      int attempt, Exception e, String reason) {
-        return switch (LostReply.of(ctx, plan, bodies, at)) {
+        return switch (LostReply.of(ctx, plan, bodies, at, true)) {
             case APPLIED -> plan.asExecuted(attempt); // our own write: its reply was lost, or the client sent it twice
             case NOT_APPLIED -> throw new AdminException(what + " failed: " + reason + "; nothing was written", e);
             case UNKNOWN -> throw new OutcomeUnknownException(what + ": " + reason + " after the transaction was sent, "
