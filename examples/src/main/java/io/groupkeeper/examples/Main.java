@@ -14,14 +14,17 @@ import picocli.CommandLine.Option;
         description = {
             "Replays groupkeeper's founding story on real Kafka under ZooKeeper coordination, printing what happens.",
             "With no options it starts ZooKeeper and Kafka in this process; exit code 0 only when every step held."},
-        subcommands = {ProduceCommand.class, ConsumeCommand.class, ShardedBatchExample.class, ZombieCommand.class},
+        subcommands = {ProduceCommand.class, ConsumeCommand.class, ShardedBatchExample.class, ZombieCommand.class,
+            JdbcSinkCommand.class},
         footer = {"", "Examples:",
             "  groupkeeper-examples                                   the story on in-process servers",
             "  groupkeeper-examples --zk 127.0.0.1:2181 --bootstrap 127.0.0.1:9092",
             "  groupkeeper-examples produce --bootstrap B --topic orders --count 100",
             "  groupkeeper-examples consume --zk Z --bootstrap B --group billing --topic orders",
             "  groupkeeper-examples batch                             N shards of a batch job, no Kafka",
-            "  groupkeeper-examples zombie                            a cut-off member's late write refused by token"})
+            "  groupkeeper-examples zombie                            a cut-off member's late write refused by token",
+            "  groupkeeper-examples jdbc-sink --zk Z --bootstrap B --group G --topic T --jdbc-url URL",
+            "                                                         exactly once into a database, fenced by token"})
 public final class Main implements Callable<Integer> {
 
     @Option(names = "--zk", paramLabel = "HOST:PORT", description = "ZooKeeper to use instead of an in-process one")

@@ -103,7 +103,7 @@ final class ConsumerProcess implements ChaosConsumer {
     }
 
     /** The test's runtime classpath (surefire's, without test classes: the child logs by the examples' logback.xml). */
-    private static String classpath() {
+    static String classpath() {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         return Arrays.stream(cp.split(File.pathSeparator))
                 .filter(e -> !e.endsWith("test-classes") && !e.endsWith("test-classes/"))
