@@ -8,13 +8,19 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a bean method as a listener run by a groupkeeper {@link io.groupkeeper.kafka.container.ListenerContainer}.
- * The method takes exactly one parameter: a {@code ConsumerRecord<K, V>}, the value alone, or a {@code List} of either
- * (a batch: the records of one partition from one fetch). Anything else fails the context start naming the method.
- * Attributes accept {@code ${...}} placeholders.
+ * Its parameters are resolved as Spring for Apache Kafka resolves a {@code @KafkaListener}'s, so a migrated method
+ * keeps its signature: one data parameter — a {@code ConsumerRecord<K, V>}, the payload (unannotated or
+ * {@code @Payload}; a {@code String}, {@code byte[]} or any Jackson-mapped class or record, converted from the
+ * deserialized text or bytes — a value that does not convert is dead-lettered raw, as a deserialization failure),
+ * Spring Messaging's {@code Message<T>}, or a {@code List} of records or payloads (a batch: the records of one
+ * partition from one fetch) — and any number of {@code @Header} parameters (Spring Kafka's {@code KafkaHeaders} names
+ * for topic, partition, offset, key, timestamp and group, or a record header by name; in a batch a {@code List} header
+ * has one value per record) and {@code @Headers Map<String, Object>}. Anything else fails the context start naming
+ * the method and the parameter. Attributes accept {@code ${...}} placeholders.
  *
  * <pre>{@code
  * @GroupKeeperListener(group = "billing", topics = "orders", concurrency = "2")
- * void bill(ConsumerRecord<String, String> order) { ... }
+ * void bill(Order order, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition, @Header(KafkaHeaders.OFFSET) long offset) { ... }
  * }</pre>
  *
  * <p>Settings not given here come from {@code groupkeeper.listeners.<id>.*}, then {@code groupkeeper.listener.*}.
@@ -24,7 +30,10 @@ import java.lang.annotation.Target;
 @Documented
 public @interface GroupKeeperListener {
 
-    /** The listener's id (for {@code groupkeeper.listeners.<id>.*}, health and {@link GroupKeeperContainers}); default: the group. */
+    /**
+     * The listener's id (for {@code groupkeeper.listeners.<id>.*}, health and {@link GroupKeeperContainers}); default:
+     * the group, and {@code <group>#2}, {@code #3} ... for further listeners of the same group, in bean order.
+     */
     String id() default "";
 
     /** The consumer group. Required. */

@@ -17,7 +17,10 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The installed starter, in a project that imports groupkeeper-bom and Spring Boot's BOM: the context starts and consumes. */
+/**
+ * The installed starter, in a project that imports groupkeeper-bom and Spring Boot's BOM (4.0.7 by default; .ci/run
+ * builds it again on 4.1.2): the context starts, and listeners written as for Spring Kafka consume.
+ */
 @SpringBootTest
 class StarterConsumerIT {
 
@@ -27,6 +30,7 @@ class StarterConsumerIT {
     static void servers(DynamicPropertyRegistry registry) {
         servers = EmbeddedServers.startDefault();
         servers.kafka().createTopic("orders", 2);
+        servers.kafka().createTopic("refunds", 1);
         registry.add("groupkeeper.zookeeper.connect", servers::zkConnectString);
         registry.add("spring.kafka.bootstrap-servers", servers::bootstrapServers);
     }
@@ -39,10 +43,12 @@ class StarterConsumerIT {
     @Autowired
     ConsumerApp.Orders orders;
     @Autowired
+    ConsumerApp.Refunds refunds;
+    @Autowired
     GroupKeeperContainers containers;
 
     @Test
-    void theContextStartsWithTheBomsKafkaClientAndConsumes() throws Exception {
+    void theContextStartsWithTheBomsKafkaClientAndSpringKafkaStyleListenersConsume() throws Exception {
         java.util.Properties kafka = new java.util.Properties();
         try (var in = org.apache.kafka.clients.consumer.KafkaConsumer.class.getResourceAsStream(
                 "/kafka/kafka-version.properties")) {
@@ -53,8 +59,13 @@ class StarterConsumerIT {
         try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers",
                 servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
                 new StringSerializer())) {
-            p.send(new ProducerRecord<>("orders", 0, "k", "order-1")).get();
+            p.send(new ProducerRecord<>("orders", 0, "k", "{\"id\":\"order-1\",\"amountCents\":1250}")).get();
+            p.send(new ProducerRecord<>("refunds", 0, "k", "{\"id\":\"refund-1\",\"amountCents\":10}")).get();
+            p.send(new ProducerRecord<>("refunds", 0, "k", "{\"id\":\"refund-2\",\"amountCents\":20}")).get();
         }
-        await().atMost(Duration.ofSeconds(60)).until(() -> orders.received.contains("order-1"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> orders.received.contains("order-1/1250@0:0"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> refunds.received.size() == 2);
+        assertThat(refunds.received).containsExactly("refund-1@0", "refund-2@1");
+        assertThat(containers.containers().keySet()).containsExactlyInAnyOrder("starter-consumer", "starter-consumer#2");
     }
 }

@@ -79,7 +79,7 @@ public final class ContainerFactory {
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
                 .group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
-                .deserializers(keyDeserializer, valueDeserializer)
+                .deserializers(keyDeserializer, e.method().valueDeserializer(valueDeserializer))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))

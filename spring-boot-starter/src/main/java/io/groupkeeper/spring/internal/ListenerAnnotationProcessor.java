@@ -37,12 +37,12 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
                         AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class));
         for (Map.Entry<Method, GroupKeeperListener> e : found.entrySet()) {
             Method invocable = AopUtils.selectInvocableMethod(e.getKey(), bean.getClass());
-            register(e.getValue(), ListenerMethod.of(bean, invocable), e.getKey());
+            register(e.getValue(), bean, invocable, e.getKey());
         }
         return bean;
     }
 
-    private synchronized void register(GroupKeeperListener a, ListenerMethod method, Method declared) {
+    private synchronized void register(GroupKeeperListener a, Object bean, Method invocable, Method declared) {
         String where = ListenerMethod.describe(declared);
         String group = resolve(a.group());
         if (group.isBlank()) {
@@ -55,7 +55,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         if (topics.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": at least one topic is required");
         }
-        String id = a.id().isBlank() ? group : resolve(a.id());
+        ListenerMethod method = ListenerMethod.of(bean, invocable, group);
+        String id = a.id().isBlank() ? defaultId(group) : resolve(a.id());
         ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()), method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
@@ -63,6 +64,18 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             throw new IllegalStateException("@GroupKeeperListener id '" + id + "' is used by " + previous.method()
                     + " and " + where + "; give one of them another id (or another group)");
         }
+    }
+
+    /**
+     * The group for its first listener without an id, then {@code <group>#2}, {@code #3} ... in bean order: several
+     * listeners on one group (each on its own topics, as Spring Kafka users have them) need no id.
+     */
+    private String defaultId(String group) {
+        String id = group;
+        for (int n = 2; endpoints.containsKey(id); n++) {
+            id = group + "#" + n;
+        }
+        return id;
     }
 
     private String resolve(String value) {

@@ -1,85 +1,180 @@
 package io.groupkeeper.spring.internal;
 
+import com.fasterxml.jackson.databind.JavaType;
 import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.RecordHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.springframework.util.ClassUtils;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.springframework.core.MethodParameter;
+import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.messaging.Message;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Headers;
+import org.springframework.messaging.handler.annotation.Payload;
+import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * A validated {@code @GroupKeeperListener} method and the handler that calls it. Supported: one parameter, a
- * {@code ConsumerRecord<K, V>}, the value, {@code List<ConsumerRecord<K, V>>} or {@code List<V>}. Exceptions thrown by
- * the method reach the error policy unwrapped, so rules match the method's own exception classes.
+ * A validated {@code @GroupKeeperListener} method and the handler that calls it, with its parameters resolved as Spring
+ * for Apache Kafka resolves a {@code @KafkaListener}'s, so a migrated method keeps its signature:
+ * <ul>
+ *   <li>exactly one data parameter: {@code ConsumerRecord<K, V>}, the payload (unannotated or {@code @Payload}: any
+ *   type — {@code String}, {@code byte[]}, a Jackson-mapped class or record — converted by {@link PayloadDeserializer}),
+ *   Spring Messaging's {@code Message<T>}, or for a batch listener a {@code List} of records or payloads (the records
+ *   of one partition from one fetch);</li>
+ *   <li>any number of {@code @Header(name)} parameters: Spring Kafka's {@code KafkaHeaders} names
+ *   ({@code kafka_receivedTopic}, {@code kafka_receivedPartitionId}, {@code kafka_offset},
+ *   {@code kafka_receivedMessageKey}, {@code kafka_receivedTimestamp}, {@code kafka_timestampType},
+ *   {@code kafka_groupId}) or a record header by name, converted to the parameter's type; in a batch listener a
+ *   {@code List} header parameter has one value per record;</li>
+ *   <li>{@code @Headers Map<String, Object>}: all of them.</li>
+ * </ul>
+ * Anything else (Spring Kafka's {@code Acknowledgment} or {@code Consumer}, {@code ConsumerRecords}, two data
+ * parameters) fails the context start naming the method and the parameter. Exceptions thrown by the method reach the
+ * error policy unwrapped, so rules match the method's own exception classes.
  */
 public final class ListenerMethod {
 
-    enum Kind { RECORD, VALUE, RECORD_LIST, VALUE_LIST }
-
     private final Object bean;
     private final Method method;
-    private final Kind kind;
-    private final Class<?> valueType;
+    private final boolean batch;
+    private final JavaType payload;
+    private final List<ListenerArgument> arguments;
 
-    private ListenerMethod(Object bean, Method method, Kind kind, Class<?> valueType) {
+    private ListenerMethod(Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments) {
         this.bean = bean;
         this.method = method;
-        this.kind = kind;
-        this.valueType = valueType;
+        this.batch = batch;
+        this.payload = payload;
+        this.arguments = arguments;
         ReflectionUtils.makeAccessible(method);
     }
 
-    /** Validates the signature; fails naming the method. */
-    public static ListenerMethod of(Object bean, Method method) {
+    /** Validates the signature; fails naming the method and the parameter. */
+    public static ListenerMethod of(Object bean, Method method, String group) {
         String name = describe(method);
-        if (method.getParameterCount() != 1) {
-            throw unsupported(name, "it has " + method.getParameterCount() + " parameters");
+        Parameter[] parameters = method.getParameters();
+        Data data = null;
+        String dataParameter = null;
+        for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
+            Parameter p = parameters[i];
+            if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)) {
+                continue;
+            }
+            Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
+            if (dataParameter != null) {
+                throw unsupported(name, where(p, i), "a second data parameter after " + dataParameter
+                        + " (annotate headers with @Header)");
+            }
+            dataParameter = where(p, i);
+            data = d;
         }
-        Class<?> type = method.getParameterTypes()[0];
-        Type generic = method.getGenericParameterTypes()[0];
+        if (data == null) {
+            throw unsupported(name, "its parameters", "no data parameter: take the record, the payload, a Message or "
+                    + "a List of records or payloads");
+        }
+        List<ListenerArgument> arguments = new ArrayList<>();
+        for (int i = 0; i < parameters.length; i++) {
+            Parameter p = parameters[i];
+            Header header = p.getAnnotation(Header.class);
+            if (header != null) {
+                arguments.add(header(header, p, new MethodParameter(method, i), data.batch, group,
+                        name + " " + where(p, i)));
+            } else if (p.isAnnotationPresent(Headers.class)) {
+                if (!Map.class.isAssignableFrom(p.getType())) {
+                    throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object>");
+                }
+                arguments.add(new ListenerArgument.AllHeaders(group));
+            } else {
+                arguments.add(data.argument(group));
+            }
+        }
+        return new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
+    }
+
+    private static String where(Parameter p, int index) {
+        return "parameter " + (index + 1) + " (" + p.getParameterizedType().getTypeName() + " " + p.getName() + ")";
+    }
+
+    /** What the data parameter is: a record, a payload or a message, alone or (a batch) in a list. */
+    private record Data(boolean batch, boolean records, boolean message, JavaType payload) {
+        ListenerArgument argument(String group) {
+            if (records) {
+                return new ListenerArgument.Records(batch);
+            }
+            return message ? new ListenerArgument.Message(group) : new ListenerArgument.Payload(batch);
+        }
+    }
+
+    private static Data data(Parameter p, String name, String where) {
+        Class<?> type = p.getType();
+        Type generic = p.getParameterizedType();
+        String springKafka = type.getName();
+        if (springKafka.startsWith("org.springframework.kafka.support.Acknowledgment")
+                || springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
+            throw unsupported(name, where, type.getSimpleName() + " is not supported: offsets are committed by the "
+                    + "container (groupkeeper.listener.commit-interval)");
+        }
         if (type == ConsumerRecords.class) {
-            throw unsupported(name, "ConsumerRecords is not supported; take a List");
+            throw unsupported(name, where, "ConsumerRecords is not supported; take a List");
         }
         if (type == ConsumerRecord.class) {
-            return new ListenerMethod(bean, method, Kind.RECORD, Object.class);
+            return new Data(false, true, false, PayloadDeserializer.JSON.constructType(Object.class));
+        }
+        if (type == Message.class) {
+            return new Data(false, false, true, typeArgument(generic, name, where, "Message"));
         }
         if (type == List.class) {
-            if (!(generic instanceof ParameterizedType p)) {
-                throw unsupported(name, "a raw List; declare List<ConsumerRecord<K, V>> or List<V>");
+            JavaType element = typeArgument(generic, name, where, "List");
+            if (element.getRawClass() == ConsumerRecord.class) {
+                return new Data(true, true, false, PayloadDeserializer.JSON.constructType(Object.class));
             }
-            Type element = p.getActualTypeArguments()[0];
-            Class<?> raw = rawClass(element);
-            if (raw == ConsumerRecord.class) {
-                return new ListenerMethod(bean, method, Kind.RECORD_LIST, Object.class);
+            if (element.getRawClass() == Message.class) {
+                throw unsupported(name, where, "List<Message<T>> is not supported; take List<T> or "
+                        + "List<ConsumerRecord<K, V>>");
             }
-            if (raw == null) {
-                throw unsupported(name, "its list element type " + element.getTypeName() + " is not a class");
-            }
-            return new ListenerMethod(bean, method, Kind.VALUE_LIST, raw);
+            return new Data(true, false, false, element);
         }
-        return new ListenerMethod(bean, method, Kind.VALUE, ClassUtils.resolvePrimitiveIfNecessary(type));
+        return new Data(false, false, false, PayloadDeserializer.JSON.constructType(
+                org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
+                        : org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type)));
     }
 
-    private static Class<?> rawClass(Type t) {
-        if (t instanceof Class<?> c) {
-            return c;
+    private static JavaType typeArgument(Type generic, String name, String where, String of) {
+        if (!(generic instanceof ParameterizedType p)) {
+            throw unsupported(name, where, "a raw " + of + "; declare its type argument");
         }
-        if (t instanceof ParameterizedType p && p.getRawType() instanceof Class<?> c) {
-            return c;
-        }
-        return null;
+        return PayloadDeserializer.JSON.constructType(p.getActualTypeArguments()[0]);
     }
 
-    private static IllegalStateException unsupported(String method, String why) {
-        return new IllegalStateException("@GroupKeeperListener method " + method + " has an unsupported signature ("
-                + why + "): it must take exactly one parameter: ConsumerRecord<K, V>, the value V, "
-                + "List<ConsumerRecord<K, V>> or List<V>");
+    private static ListenerArgument header(Header h, Parameter p, MethodParameter mp, boolean batch, String group,
+                                           String where) {
+        String name = !h.name().isEmpty() ? h.name() : h.value();
+        if (name.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header needs a name");
+        }
+        String defaultValue = ValueConstants.DEFAULT_NONE.equals(h.defaultValue()) ? null : h.defaultValue();
+        boolean list = batch && List.class.isAssignableFrom(p.getType()); // one value per record of the batch
+        TypeDescriptor target = list ? new TypeDescriptor(mp).getElementTypeDescriptor() : new TypeDescriptor(mp);
+        if (target == null) {
+            target = TypeDescriptor.valueOf(Object.class);
+        }
+        return new ListenerArgument.HeaderValue(name, group, target, list, h.required(), defaultValue, where);
+    }
+
+    private static IllegalStateException unsupported(String method, String where, String why) {
+        return new IllegalStateException("@GroupKeeperListener method " + method + " has an unsupported signature: "
+                + where + ": " + why + ". A listener takes one data parameter (ConsumerRecord<K, V>, the payload, "
+                + "Message<T>, or a List of records or payloads for a batch) and any @Header / @Headers parameters");
     }
 
     static String describe(Method m) {
@@ -91,39 +186,33 @@ public final class ListenerMethod {
     }
 
     boolean batch() {
-        return kind == Kind.RECORD_LIST || kind == Kind.VALUE_LIST;
+        return batch;
+    }
+
+    /**
+     * The value deserializer for this method's container: {@code configured}, followed by the conversion into the
+     * declared payload type unless the method takes raw records ({@code ConsumerRecord<K, V>}: values stay as
+     * {@code configured} produces them).
+     */
+    Deserializer<Object> valueDeserializer(Deserializer<Object> configured) {
+        return PayloadDeserializer.passThrough(payload) ? configured : new PayloadDeserializer(configured, payload);
     }
 
     RecordHandler<Object, Object> recordHandler() {
-        return kind == Kind.RECORD ? this::invoke : r -> invoke(value(r));
+        return r -> invoke(List.of(r));
     }
 
     BatchHandler<Object, Object> batchHandler() {
-        if (kind == Kind.RECORD_LIST) {
-            return this::invoke;
-        }
-        return records -> {
-            List<Object> values = new ArrayList<>(records.size());
-            for (ConsumerRecord<Object, Object> r : records) {
-                values.add(value(r));
-            }
-            invoke(values);
-        };
+        return this::invoke;
     }
 
-    private Object value(ConsumerRecord<Object, Object> r) {
-        Object v = r.value();
-        if (v != null && !valueType.isInstance(v)) {
-            throw new IllegalArgumentException("@GroupKeeperListener method " + describe(method) + " takes "
-                    + valueType.getName() + " but the value deserializer produced " + v.getClass().getName()
-                    + " (set spring.kafka.consumer.value-deserializer)");
+    private void invoke(List<ConsumerRecord<Object, Object>> records) throws Exception {
+        Object[] args = new Object[arguments.size()];
+        for (int i = 0; i < args.length; i++) {
+            args[i] = arguments.get(i).resolve(records);
         }
-        return v;
-    }
-
-    private void invoke(Object argument) throws Exception {
         try {
-            method.invoke(bean, argument);
+            method.invoke(bean, args);
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             if (cause instanceof Exception ex) {
