@@ -9,6 +9,7 @@ import io.groupkeeper.spring.internal.ContainerFactory;
 import io.groupkeeper.spring.internal.ListenerAnnotationProcessor;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -30,7 +31,8 @@ import org.springframework.context.annotation.Configuration;
         "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
 @ConditionalOnClass(GroupKeeper.class)
 @EnableConfigurationProperties(GroupKeeperProperties.class)
 public class GroupKeeperAutoConfiguration {
@@ -74,9 +76,11 @@ public class GroupKeeperAutoConfiguration {
     GroupKeeperContainers groupKeeperContainers(GroupKeeper keeper, GroupKeeperProperties properties,
                                                 ObjectProvider<KafkaProperties> kafka,
                                                 ObjectProvider<ContainerMetrics> metrics,
-                                                ListenerAnnotationProcessor endpoints, BeanFactory beans) {
+                                                ListenerAnnotationProcessor endpoints, BeanFactory beans,
+                                                ObjectProvider<ObservationRegistry> observations) {
         ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
-                metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans);
+                metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans,
+                observations.getIfAvailable(() -> ObservationRegistry.NOOP));
         return new GroupKeeperContainers(factory, endpoints);
     }
 

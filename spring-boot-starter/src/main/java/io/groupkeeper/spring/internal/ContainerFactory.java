@@ -11,6 +11,7 @@ import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.Recovery;
 import io.groupkeeper.spring.GroupKeeperProperties;
 import io.groupkeeper.spring.GroupKeeperProperties.Listener;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,10 +38,12 @@ public final class ContainerFactory {
     private final KafkaProperties kafka;
     private final ContainerMetrics metrics;
     private final BeanFactory beans;
+    private final ObservationRegistry observations;
 
     public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
-                            ContainerMetrics metrics, BeanFactory beans) {
+                            ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations) {
         this.keeper = keeper;
+        this.observations = observations;
         this.properties = properties;
         this.kafka = kafka;
         this.metrics = metrics;
@@ -111,10 +114,11 @@ public final class ContainerFactory {
                 c.mirrorOffsetsToKafka(mirrorGroup);
             }
         });
+        ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         if (e.method().batch()) {
-            b.batchHandler(e.method().batchHandler());
+            b.batchHandler(observation.observe(e.method().batchHandler()));
         } else {
-            b.recordHandler(e.method().recordHandler());
+            b.recordHandler(observation.observe(e.method().recordHandler()));
         }
         return b.build();
     }
