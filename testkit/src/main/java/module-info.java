@@ -4,6 +4,7 @@
  */
 module io.groupkeeper.testkit {
     requires transitive io.groupkeeper.core;
+    requires io.groupkeeper.zkprotocol;
     requires org.slf4j;
 
     exports io.groupkeeper.testkit;

@@ -94,7 +94,7 @@ class ArchitectureTest {
     }
 
     static ArchRule internalsStayInside(Modules m) {
-        return noClasses().that().resideOutsideOfPackages(m.packages())
+        return noClasses().that().resideOutsideOfPackages(m.packagesAndFriends())
                 .should().dependOnClassesThat().resideInAnyPackage(m.internalPackages())
                 .because(m.artifactId + "'s internal packages are not API: they change without notice");
     }

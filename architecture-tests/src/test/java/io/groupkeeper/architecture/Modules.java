@@ -18,6 +18,13 @@ enum Modules {
     CORE("groupkeeper-core", List.of("io.groupkeeper", "io.groupkeeper.assignor..", "io.groupkeeper.internal..",
             "io.groupkeeper.metrics..", "io.groupkeeper.spi..", "io.groupkeeper.status.."),
             List.of("io.groupkeeper.internal..")),
+    /**
+     * The store written once over a session port. Its internal package (the store) is used by the two modules that
+     * implement the port, and by no other: zk-store and testkit are its friends (its module-info exports it to them).
+     */
+    ZK_PROTOCOL("groupkeeper-zk-protocol", List.of("io.groupkeeper.zkprotocol.."),
+            List.of("io.groupkeeper.zkprotocol.internal.."),
+            List.of("io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
     TESTKIT("groupkeeper-testkit", List.of("io.groupkeeper.testkit.."), List.of("io.groupkeeper.testkit.internal..")),
     ZK_STORE("groupkeeper-zk-store", List.of("io.groupkeeper.zookeeper.."),
             List.of("io.groupkeeper.zookeeper.internal..")),
@@ -37,11 +44,25 @@ enum Modules {
     final String artifactId;
     final List<String> packages;
     final List<String> internalPackages;
+    /** Packages of other modules that may use this module's internal packages (qualified exports). */
+    final List<String> friends;
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages) {
+        this(artifactId, packages, internalPackages, List.of());
+    }
+
+    Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends) {
         this.artifactId = artifactId;
         this.packages = packages;
         this.internalPackages = internalPackages;
+        this.friends = friends;
+    }
+
+    /** This module's packages and its friends'. */
+    String[] packagesAndFriends() {
+        List<String> all = new java.util.ArrayList<>(packages);
+        all.addAll(friends);
+        return all.toArray(String[]::new);
     }
 
     String[] packages() {

@@ -41,7 +41,9 @@ class RulesFailWhenBrokenTest {
     void aModuleThatUsesAnotherModulesInternalsFails() {
         JavaClasses cli = of(CliUsesZkInternal.class);
         assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_STORE).evaluate(cli),
-                "io.groupkeeper.zookeeper.internal.ZkPaths");
+                "io.groupkeeper.zookeeper.internal.ZkSession");
+        assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_PROTOCOL).evaluate(cli),
+                "io.groupkeeper.zkprotocol.internal.ZkPaths");
         assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
                 .as("the cli uses no core internals").isFalse();
     }

@@ -7,7 +7,7 @@ import io.groupkeeper.fixtures.RawZk;
 import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

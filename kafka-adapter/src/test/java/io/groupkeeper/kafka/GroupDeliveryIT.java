@@ -99,7 +99,7 @@ class GroupDeliveryIT extends KafkaTestSupport {
     }
 
     private static void typo(String group, String topic, int partition) throws Exception {
-        String path = io.groupkeeper.zookeeper.internal.ZkPaths.offset(group,
+        String path = io.groupkeeper.zkprotocol.internal.ZkPaths.offset(group,
                 io.groupkeeper.TopicPartition.of(topic, partition));
         zk.curator().setData().forPath(path, "1200O".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }

@@ -13,7 +13,7 @@ import io.groupkeeper.fixtures.RawZk;
 import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -63,7 +63,7 @@ class RebalanceIT extends KafkaTestSupport {
         toClose.add(c);
         assertThatThrownBy(c::start).isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
                 .hasMessageContaining("max.poll.records").hasMessageContaining("lots");
-        String members = io.groupkeeper.zookeeper.internal.ZkPaths.members(group);
+        String members = io.groupkeeper.zkprotocol.internal.ZkPaths.members(group);
         assertThat(zk.curator().checkExists().forPath(members) == null
                 || zk.curator().getChildren().forPath(members).isEmpty()).as("no member node under " + members).isTrue();
 
@@ -77,7 +77,7 @@ class RebalanceIT extends KafkaTestSupport {
         toClose.add(unresolvable);
         assertThatThrownBy(unresolvable::start).isInstanceOf(org.apache.kafka.common.KafkaException.class)
                 .rootCause().hasMessageContaining("bootstrap.servers");
-        assertThat(zk.curator().checkExists().forPath(io.groupkeeper.zookeeper.internal.ZkPaths.group(untouched)))
+        assertThat(zk.curator().checkExists().forPath(io.groupkeeper.zkprotocol.internal.ZkPaths.group(untouched)))
                 .as("the member never reached its group").isNull();
 
         // Deserializers named by class in the properties (no instances) pass the same check and join.

@@ -6,8 +6,8 @@ import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.testkit.internal.EventLane;
 import io.groupkeeper.testkit.internal.MemClient;
-import io.groupkeeper.testkit.internal.MemGroupStore;
-import io.groupkeeper.testkit.internal.MemTopicRegistry;
+import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
+import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -18,8 +18,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * A {@link CoordinationStore} on an {@link InMemoryZooKeeper}: the same node layout, transactions, fencing and
- * connection events as the ZooKeeper store, without a server. One store is one client holding one session at a time,
+ * A {@link CoordinationStore} on an {@link InMemoryZooKeeper}: the ZooKeeper store itself (zk-protocol's, the code
+ * that ships in zk-store) on a model of ZooKeeper instead of a server. One store is one client holding one session at a time,
  * like one Curator client; several stores on one {@code InMemoryZooKeeper} are several processes.
  *
  * <pre>{@code
@@ -40,6 +40,9 @@ import java.util.concurrent.Executors;
  */
 public final class InMemoryCoordinationStore implements CoordinationStore {
 
+    /** The default of {@link Builder#maxTransactionBytes}. */
+    public static final long DEFAULT_MAX_TRANSACTION_BYTES = 600;
+
     private enum State { LATENT, STARTED, CLOSED }
 
     private final InMemoryZooKeeper zooKeeper;
@@ -47,8 +50,8 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     private final ExecutorService ownedExecutor;
     private final MemClient client;
     private final Duration sessionTimeout;
-    private final MemTopicRegistry topics;
-    private final Map<String, MemGroupStore> groups = new ConcurrentHashMap<>();
+    private final ZkTopicRegistry topics;
+    private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
     private State state = State.LATENT;
 
     /** A store on {@code zooKeeper} with the defaults of {@link Builder}. */
@@ -70,9 +73,10 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         } else {
             ownedExecutor = null;
         }
-        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor));
+        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor),
+                b.maxTransactionBytes);
         this.sessionTimeout = b.sessionTimeout;
-        this.topics = new MemTopicRegistry(client);
+        this.topics = new ZkTopicRegistry(client);
     }
 
     public static Builder builder(InMemoryZooKeeper zooKeeper) {
@@ -91,7 +95,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
 
     @Override
     public GroupStore group(String groupId) {
-        return groups.computeIfAbsent(groupId, g -> new MemGroupStore(client, g, clock));
+        return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(client, g, clock));
     }
 
     @Override
@@ -187,6 +191,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Executor eventExecutor;
         private Clock clock;
+        private long maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
 
         private Builder(InMemoryZooKeeper zooKeeper) {
             this.zooKeeper = Objects.requireNonNull(zooKeeper, "zooKeeper");
@@ -220,6 +225,20 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         /** The clock for timestamps in node bodies; default the ensemble's clock. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * The most one transaction may cost (as ZooKeeper serializes it); larger commits, releases and publishes are
+         * split, as on a server at 900 KiB. Default {@value #DEFAULT_MAX_TRANSACTION_BYTES}: small, so that a publish
+         * of more than a few targets takes several transactions and a fault between them leaves a generation
+         * published in part, as it can on a server with a large group.
+         */
+        public Builder maxTransactionBytes(long maxTransactionBytes) {
+            if (maxTransactionBytes < 1) {
+                throw new IllegalArgumentException("maxTransactionBytes must be positive, was " + maxTransactionBytes);
+            }
+            this.maxTransactionBytes = maxTransactionBytes;
             return this;
         }
 

@@ -1,10 +1,11 @@
 package io.groupkeeper.testkit;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.testkit.internal.Bodies;
 import io.groupkeeper.testkit.internal.Ensemble;
 import io.groupkeeper.testkit.internal.KeeperFailure;
 import io.groupkeeper.testkit.internal.Op;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
@@ -25,7 +26,7 @@ import java.util.TreeSet;
  * child watches and persistent recursive watches, delivered per client in order. Not modelled: ACLs, quotas, a quorum
  * (the model is one linearizable server), {@code jute.maxbuffer}.
  *
- * <p>Node data is kept typed (the record a store wrote) rather than as JSON bytes. The operator methods below are what
+ * <p>Node data is bytes, as the store's codec ({@code NodeCodec}) wrote them. The operator methods below are what
  * someone at {@code zkCli} would do: they act at once, on any version, outside any session. Paths are absolute (they
  * include the store's namespace, {@code /groupkeeper} by default), as an operator types them.
  */
@@ -101,7 +102,7 @@ public final class InMemoryZooKeeper {
 
     /** {@code set <path> <offset>} on an offset node (created if missing): a valid offset, as zkCli would write it. */
     public void setOffset(String path, long offset) {
-        put(path, Bodies.Offset.plain(offset));
+        put(path, Long.toString(offset).getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -109,12 +110,12 @@ public final class InMemoryZooKeeper {
      * Whatever {@code text} says, the node reads as corrupt.
      */
     public void writeGarbage(String path, String text) {
-        put(path, new Bodies.Garbage(text));
+        put(path, ("garbage: " + text).getBytes(StandardCharsets.UTF_8));
     }
 
     /** Writes a member's target node by hand (created if missing), e.g. one that overlaps another target. */
     public void setTarget(String path, long generation, Collection<TopicPartition> partitions) {
-        put(path, new Bodies.Target(generation, new TreeSet<>(partitions), false));
+        put(path, NodeCodec.target(new NodeCodec.TargetBody(generation, new TreeSet<>(partitions), false)));
     }
 
     /** Creates an empty persistent node; its parent must exist. */
@@ -127,7 +128,7 @@ public final class InMemoryZooKeeper {
         apply(new Op.Delete(path, -1));
     }
 
-    private void put(String path, Object data) {
+    private void put(String path, byte[] data) {
         if (exists(path)) {
             apply(new Op.SetData(path, data, -1));
         } else {

@@ -6,11 +6,11 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.zkprotocol.ZkStats;
+import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
+import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
 import io.groupkeeper.zookeeper.internal.NoRetryWhileDisconnected;
-import io.groupkeeper.zookeeper.internal.ZkGroupStore;
 import io.groupkeeper.zookeeper.internal.ZkSession;
-import io.groupkeeper.zookeeper.internal.ZkStats;
-import io.groupkeeper.zookeeper.internal.ZkTopicRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -181,7 +181,7 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     /** This store's round-trip and watch counts so far (a snapshot; {@link StoreStats#minus} for a difference). */
     public StoreStats stats() {
-        return stats.snapshot();
+        return new StoreStats(stats.reads(), stats.writes(), stats.transactions(), stats.watchEvents());
     }
 
     /** The current ZooKeeper session id. */

@@ -18,7 +18,6 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,16 +75,6 @@ class ZooKeeperGroupStoreContractIT extends GroupStoreContract {
         server.restart();
         await().atMost(Duration.ofSeconds(30)).until(store::isConnected);
         operator.blockUntilConnected();
-    }
-
-    @Override
-    @Test
-    @Disabled("by design: the store that published last trusts its own publish (the cache is keyed by the assignment"
-            + " node's version, which every publish transaction moves) and does not re-read every target node on each"
-            + " rebalance; targets are the leader's, not an operator's. A target changed by hand is seen by the next"
-            + " leader, or after a failed publish (HandEditRegressionIT.overlappingTargetsAreRepairedByTheNextLeader)")
-    protected void theStoreThatPublishedSeesATargetChangedByHand() throws Exception {
-        super.theStoreThatPublishedSeesATargetChangedByHand();
     }
 
     @Override

@@ -1,8 +1,12 @@
 package io.groupkeeper.cli.violation;
 
-/** Deliberate violation: the cli uses zk-store's internal package. */
+/** Deliberate violation: the cli uses zk-store's internal package, and zk-protocol's (of which it is no friend). */
 public class CliUsesZkInternal {
+    public String failure() {
+        return io.groupkeeper.zookeeper.internal.ZkSession.failure("x", new IllegalStateException()).getMessage();
+    }
+
     public String path() {
-        return io.groupkeeper.zookeeper.internal.ZkPaths.group("g");
+        return io.groupkeeper.zkprotocol.internal.ZkPaths.group("g");
     }
 }

@@ -17,7 +17,7 @@ import java.util.Map;
 final class DataTree {
 
     /** A change the watch registry turns into notifications. */
-    record Change(WatchEvent.Type type, String path) {
+    record Change(WatchEvent.Type type, String path, long zxid) {
     }
 
     private final Map<String, Node> nodes = new HashMap<>();
@@ -53,7 +53,7 @@ final class DataTree {
             throws KeeperFailure {
         Node node = nodes.get(op.path());
         if (op instanceof Op.Create c) {
-            String parentPath = Paths.parent(c.path());
+            String parentPath = TreePaths.parent(c.path());
             Node parent = nodes.get(parentPath);
             if (parent == null) {
                 throw new KeeperFailure(Code.NONODE, c.path());
@@ -71,19 +71,19 @@ final class DataTree {
             Node created = new Node(c.data(), zxid, c.ephemeral() ? session : 0);
             int parentCversion = parent.cversion;
             nodes.put(path, created);
-            parent.children.add(Paths.name(path));
+            parent.children.add(TreePaths.name(path));
             parent.cversion++;
             undo.push(() -> {
                 nodes.remove(path);
-                parent.children.remove(Paths.name(path));
+                parent.children.remove(TreePaths.name(path));
                 parent.cversion = parentCversion;
             });
-            changes.add(new Change(WatchEvent.Type.NODE_CREATED, path));
+            changes.add(new Change(WatchEvent.Type.NODE_CREATED, path, zxid));
             return new Op.Result(path, created.stat());
         }
         if (op instanceof Op.SetData s) {
             requireVersion(node, s.path(), s.version());
-            Object oldData = node.data;
+            byte[] oldData = node.data;
             int oldVersion = node.version;
             long oldMzxid = node.mzxid;
             node.data = s.data();
@@ -94,7 +94,7 @@ final class DataTree {
                 node.version = oldVersion;
                 node.mzxid = oldMzxid;
             });
-            changes.add(new Change(WatchEvent.Type.NODE_DATA_CHANGED, s.path()));
+            changes.add(new Change(WatchEvent.Type.NODE_DATA_CHANGED, s.path(), zxid));
             return new Op.Result(s.path(), node.stat());
         }
         if (op instanceof Op.Delete d) {
@@ -105,17 +105,17 @@ final class DataTree {
             if ("/".equals(d.path())) {
                 throw new IllegalArgumentException("the root cannot be deleted");
             }
-            Node parent = nodes.get(Paths.parent(d.path()));
+            Node parent = nodes.get(TreePaths.parent(d.path()));
             int parentCversion = parent.cversion;
             nodes.remove(d.path());
-            parent.children.remove(Paths.name(d.path()));
+            parent.children.remove(TreePaths.name(d.path()));
             parent.cversion++;
             undo.push(() -> {
                 nodes.put(d.path(), node);
-                parent.children.add(Paths.name(d.path()));
+                parent.children.add(TreePaths.name(d.path()));
                 parent.cversion = parentCversion;
             });
-            changes.add(new Change(WatchEvent.Type.NODE_DELETED, d.path()));
+            changes.add(new Change(WatchEvent.Type.NODE_DELETED, d.path(), zxid));
             return new Op.Result(d.path(), null);
         }
         {

@@ -37,7 +37,7 @@ public final class Ensemble {
     }
 
     /** A node's data with its stat. */
-    public record Read(Object data, NodeStat stat) {
+    public record Read(byte[] data, NodeStat stat) {
     }
 
     private static final class Session {
@@ -281,6 +281,27 @@ public final class Ensemble {
         locked(() -> {
             requireSession(session);
             watches.addRecursive(path, session, w);
+            return null;
+        });
+    }
+
+    /** Adds a persistent watch on {@code path} ({@code recursive}: on its subtree too). */
+    public void addPersistentWatch(long session, String path, Watcher w, boolean recursive) throws KeeperFailure {
+        locked(() -> {
+            requireSession(session);
+            if (recursive) {
+                watches.addRecursive(path, session, w);
+            } else {
+                watches.addPersistent(path, session, w);
+            }
+            return null;
+        });
+    }
+
+    /** Removes one persistent watch of {@code w}. */
+    public void removePersistentWatch(long session, String path, Watcher w, boolean recursive) {
+        lockedUnchecked(() -> {
+            watches.removePersistent(path, session, w, recursive);
             return null;
         });
     }

@@ -5,30 +5,46 @@ import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.testkit.NodeStat;
 import io.groupkeeper.testkit.internal.KeeperFailure.Code;
+import io.groupkeeper.zkprotocol.WireSize;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkEvent;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkLatch;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkResult;
+import io.groupkeeper.zkprotocol.ZkStat;
+import io.groupkeeper.zkprotocol.ZkStats;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client of the modelled ensemble, as a Curator client plus the ZooKeeper store's {@code ZkSession}: it holds one
- * session at a time, replaces an expired one at once (or at the next {@link #reconnect()}), reports connection
- * changes in Curator's sequences, and offers the reads, watches and transactions the store is written against, with
- * the same failure translation ({@link StoreException} naming the path; {@link KeeperFailure} where the ZooKeeper
- * store inspects a {@code KeeperException}).
+ * One client of the modelled ensemble, as a Curator client plus zk-store's {@code ZkSession}: the session port ({@link
+ * ZkPort}) the store (zk-protocol's, the one that ships) runs on in memory. It holds one session at a time, replaces an
+ * expired one at once (or at the next {@link #reconnect()}), reports connection changes in Curator's sequences, and
+ * offers the reads, watches and transactions of the port, with the same failure translation ({@code StoreException}
+ * naming the path; {@link ZkFailure} where the store inspects the outcome). Answers of background requests come at
+ * once, in the caller's thread (the model is one linearizable server).
  *
  * <p>Connection events, as {@code ZooKeeperStore} maps Curator's states: {@code CONNECTED} at start; {@code SUSPENDED}
  * on a disconnect; {@code RECONNECTED} when the session survived it; {@code LOST} when the session expired, then
  * {@code RECONNECTED_NEW_SESSION} once a new session is established. All events and watch notifications of this client
  * run on its {@link EventLane}, in order.
  */
-public final class MemClient {
+public final class MemClient implements ZkPort {
 
     private static final Logger LOG = LoggerFactory.getLogger(MemClient.class);
 
@@ -37,6 +53,12 @@ public final class MemClient {
     private final Duration sessionTimeout;
     private final EventLane lane;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
+    private final ZkStats stats = new ZkStats();
+    private final long transactionLimit;
+    /** The model's watcher of each persistent watcher of the store, and the session it was added in. */
+    private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>()); // in order: runs are reproducible
+    private final Map<Consumer<ZkEvent>, Long> persistentSessions = new ConcurrentHashMap<>();
     private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
     private volatile long session;
     private volatile boolean closed;
@@ -46,8 +68,12 @@ public final class MemClient {
     private int failingWrites;
     private boolean failingAfterApply;
     private boolean cutPublish;
+    /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
+    private byte[] publishUnderWay;
 
-    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane) {
+    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
+                     long transactionLimit) {
+        this.transactionLimit = transactionLimit;
         this.ensemble = ensemble;
         this.namespace = namespace;
         this.sessionTimeout = sessionTimeout;
@@ -169,20 +195,18 @@ public final class MemClient {
     }
 
     /**
+     * The next publish of a leader on this client that takes more than one transaction loses the connection after its
+     * first: a generation published in part.
+     */
+    public synchronized void cutNextPublish() {
+        cutPublish = true;
+        publishUnderWay = null;
+    }
+
+    /**
      * The next {@code count} writes fail with a connection loss; with {@code afterApply} each is applied first (the
      * request reached the server, the answer was lost), so the caller cannot tell whether it landed.
      */
-    /** The next publish of a leader on this client loses the connection after its first transaction. */
-    public synchronized void cutNextPublish() {
-        cutPublish = true;
-    }
-
-    synchronized boolean takePublishCut() {
-        boolean cut = cutPublish;
-        cutPublish = false;
-        return cut;
-    }
-
     public synchronized void failNextWrites(int count, boolean afterApply) {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
@@ -192,15 +216,30 @@ public final class MemClient {
      * A CONNECTIONLOSS is the connection breaking: as with ZooKeeper's client, the listeners hear SUSPENDED, and (the
      * servers still there) RECONNECTED with the same session right after.
      */
-    KeeperFailure connectionLoss() {
+    ZkFailure connectionLoss() {
         disconnect();
         reconnect();
-        return new KeeperFailure(Code.CONNECTIONLOSS, null);
+        return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
     }
 
-    /** Queues {@code event} for the listeners registered now (and still registered when it runs). */
+    /**
+     * Queues {@code event} for the listeners registered now (and still registered when it runs), after the connection
+     * event of the persistent watchers (ZooKeeper's event thread hears of it before Curator's listeners do).
+     */
     private void emit(ConnectionEvent event) {
         List<ConnectionListener> registered = List.copyOf(listeners);
+        long s = session;
+        Map<Consumer<ZkEvent>, Watcher> watchers;
+        synchronized (persistentWatchers) {
+            watchers = new java.util.LinkedHashMap<>(persistentWatchers);
+        }
+        watchers.forEach((consumer, w) -> {
+            if (event == ConnectionEvent.RECONNECTED && persistentSessions.getOrDefault(consumer, 0L) == s) {
+                lane.add(() -> consumer.accept(new ZkEvent(ZkEvent.Type.CONNECTED, null, 0)));
+            } else if (event == ConnectionEvent.SUSPENDED || event == ConnectionEvent.LOST) {
+                lane.add(() -> consumer.accept(new ZkEvent(ZkEvent.Type.DISCONNECTED, null, 0)));
+            }
+        });
         lane.add(() -> {
             for (ConnectionListener l : registered) {
                 if (!listeners.contains(l)) {
@@ -224,29 +263,54 @@ public final class MemClient {
 
     // ------------------------------------------------------------------ session facts
 
+    @Override
     public long sessionId() {
         return session;
     }
 
     /** The session of the client's connection now (Curator's current handle); 0 when closed. */
+    @Override
     public long handleSession() {
         return closed ? 0 : session;
     }
 
+    @Override
     public boolean isConnected() {
         return !closed && ensemble.isConnected(session);
     }
 
+    @Override
     public boolean isPastSession(long owner) {
         return owner != 0 && pastSessions.contains(owner);
     }
 
+    @Override
     public boolean isCurrentSession(long owner) {
         return owner != 0 && owner == session;
     }
 
+    @Override
     public String abs(String path) {
-        return "/" + namespace + path;
+        return "/".equals(path) ? "/" + namespace : "/" + namespace + path;
+    }
+
+    /** The namespaced path of a full one. */
+    private String relative(String full) {
+        String prefix = "/" + namespace;
+        if (full == null || !full.startsWith(prefix)) {
+            return full;
+        }
+        return full.length() == prefix.length() ? "/" : full.substring(prefix.length());
+    }
+
+    @Override
+    public ZkStats stats() {
+        return stats;
+    }
+
+    @Override
+    public long transactionLimit() {
+        return transactionLimit;
     }
 
     public String describe() {
@@ -257,30 +321,42 @@ public final class MemClient {
         return ensemble;
     }
 
+
     // ------------------------------------------------------------------ reads
 
     /** Wraps a hook as a watcher that runs it at most once. */
     public Watcher watcher(Runnable hook) {
         AtomicBoolean fired = new AtomicBoolean();
         return event -> {
+            stats.watchEvent();
             if (fired.compareAndSet(false, true)) {
                 hook.run();
             }
         };
     }
 
-    /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
-    public Optional<Ensemble.Read> read(String path, Runnable hook) {
+    private static ZkStat stat(NodeStat s) {
+        return s == null ? null : new ZkStat(s.version(), s.cversion(), s.czxid(), s.mzxid(), s.ephemeralOwner(),
+                s.numChildren());
+    }
+
+    private static ZkNode node(Ensemble.Read r) {
+        return new ZkNode(r.data() == null ? new byte[0] : r.data(), stat(r.stat()));
+    }
+
+    @Override
+    public Optional<ZkNode> read(String path, Runnable hook) {
         requireConnected("read " + abs(path));
         Watcher w = hook == null ? null : watcher(hook);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                return Optional.of(ensemble.getData(session, abs(path), w));
+                stats.read();
+                return Optional.of(node(ensemble.getData(session, abs(path), w)));
             } catch (KeeperFailure e) {
                 if (e.code() != Code.NONODE) {
                     throw failure("read " + abs(path), e);
                 }
-                if (w == null || exists(path, w) == null) {
+                if (w == null || existsWatching(path, w) == null) {
                     return Optional.empty();
                 }
             }
@@ -288,11 +364,12 @@ public final class MemClient {
         throw new StoreException("node " + abs(path) + " keeps appearing and disappearing");
     }
 
-    /** Reads a node and arms {@code hook} for its next change or deletion; empty, nothing armed, when missing. */
-    public Optional<Ensemble.Read> readIfPresentWatching(String path, Runnable hook) {
+    @Override
+    public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
         requireConnected("read " + abs(path));
         try {
-            return Optional.of(ensemble.getData(session, abs(path), watcher(hook)));
+            stats.read();
+            return Optional.of(node(ensemble.getData(session, abs(path), hook == null ? null : watcher(hook))));
         } catch (KeeperFailure e) {
             if (e.code() == Code.NONODE) {
                 return Optional.empty();
@@ -301,18 +378,35 @@ public final class MemClient {
         }
     }
 
-    public NodeStat exists(String path, Watcher w) {
+    @Override
+    public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
+        try {
+            return CompletableFuture.completedFuture(readIfPresentWatching(path, hook));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public Optional<ZkStat> exists(String path, Runnable hook) {
+        return Optional.ofNullable(stat(existsWatching(path, hook == null ? null : watcher(hook))));
+    }
+
+    private NodeStat existsWatching(String path, Watcher w) {
         requireConnected("check " + abs(path));
         try {
+            stats.read();
             return ensemble.exists(session, abs(path), w);
         } catch (KeeperFailure e) {
             throw failure("check " + abs(path), e);
         }
     }
 
+    @Override
     public List<String> children(String path, Runnable hook) {
         requireConnected("list " + abs(path));
         try {
+            stats.read();
             return ensemble.getChildren(session, abs(path), hook == null ? null : watcher(hook));
         } catch (KeeperFailure e) {
             if (e.code() == Code.NONODE) {
@@ -322,52 +416,106 @@ public final class MemClient {
         }
     }
 
-    public void addPersistentRecursiveWatch(String path, Watcher w) {
-        requireConnected("watch " + abs(path));
+    @Override
+    public CompletableFuture<List<String>> childrenAsync(String path) {
         try {
-            ensemble.addPersistentRecursiveWatch(session, abs(path), w);
+            requireConnected("list " + abs(path));
+            stats.read();
+            return CompletableFuture.completedFuture(ensemble.getChildren(session, abs(path), null));
+        } catch (KeeperFailure e) {
+            return CompletableFuture.failedFuture(zkFailure(e));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The model is one linearizable server: every read sees every committed write, so there is nothing to wait for. */
+    @Override
+    public void sync(String path) {
+        requireConnected("sync " + abs(path));
+        stats.read();
+    }
+
+    // ------------------------------------------------------------------ persistent watches
+
+    @Override
+    public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
+        requireConnected("watch " + abs(path));
+        Watcher w = persistentWatchers.computeIfAbsent(watcher, c -> event -> c.accept(event(event)));
+        try {
+            stats.read();
+            ensemble.addPersistentWatch(session, abs(path), w, recursive);
+            persistentSessions.put(watcher, session);
         } catch (KeeperFailure e) {
             throw failure("watch " + abs(path), e);
         }
     }
 
+    @Override
+    public void removePersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) {
+        Watcher w = persistentWatchers.get(watcher);
+        if (w != null) {
+            ensemble.removePersistentWatch(session, abs(path), w, recursive);
+        }
+    }
+
+    private ZkEvent event(WatchEvent e) {
+        ZkEvent.Type type = switch (e.type()) {
+            case NODE_CREATED -> ZkEvent.Type.CREATED;
+            case NODE_DELETED -> ZkEvent.Type.DELETED;
+            case NODE_DATA_CHANGED -> ZkEvent.Type.DATA_CHANGED;
+            case NODE_CHILDREN_CHANGED -> ZkEvent.Type.CHILDREN_CHANGED;
+        };
+        return new ZkEvent(type, relative(e.path()), e.zxid());
+    }
+
     // ------------------------------------------------------------------ writes
 
-    /** Creates a persistent node, and missing parents, if it does not exist. */
-    public void ensurePath(String path, Object data) {
+    @Override
+    public void ensurePath(String path, byte[] data) {
         requireConnected("create " + abs(path));
-        if (exists(path, null) != null) {
+        if (existsWatching(path, null) != null) {
             return;
         }
         List<String> missing = new ArrayList<>();
-        for (String p = path; !p.isEmpty() && !"/".equals(p); p = Paths.parent(p)) {
-            if (exists(p, null) != null) {
+        for (String p = path; !p.isEmpty() && !"/".equals(p); p = TreePaths.parent(p)) {
+            if (existsWatching(p, null) != null) {
                 break;
             }
             missing.add(0, p);
         }
         for (int i = 0; i < missing.size(); i++) {
             try {
-                write(List.of(Op.Create.persistent(missing.get(i), i == missing.size() - 1 ? data : null)));
-            } catch (KeeperFailure e) {
-                if (e.code() != Code.NODEEXISTS) {
-                    throw failure("create " + abs(path), e);
+                stats.write(1);
+                apply(List.of(Op.Create.persistent(missing.get(i), i == missing.size() - 1 ? data : null)));
+            } catch (ZkFailure e) {
+                if (e.code() != ZkCode.NODEEXISTS) {
+                    throw ZkFailure.toStore("create " + abs(path), e);
                 }
             }
         }
     }
 
-    /** One write outside a transaction (a create, set or delete); its failure as the transaction's. */
-    public Op.Result write(Op op) throws KeeperFailure {
+    @Override
+    public ZkResult write(ZkOp op) throws ZkFailure {
         requireConnected("write " + abs(op.path()));
-        try {
-            return write(List.of(op)).get(0);
-        } catch (KeeperFailure e) {
-            throw new KeeperFailure(e.code(), e.path());
-        }
+        stats.write(1);
+        return apply(List.of(op(op))).get(0);
     }
 
-    private List<Op.Result> write(List<Op> ops) throws KeeperFailure {
+    @Override
+    public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
+        requireConnected("create " + abs(path));
+        String parent = TreePaths.parent(path);
+        if (!"/".equals(parent)) {
+            ensurePath(parent, null);
+        }
+        stats.write(1);
+        return apply(List.of(Op.Create.persistent(path, data))).get(0);
+    }
+
+    /** Applies a write, or fails it with a lost connection ({@link #failNextWrites}) before or after applying it. */
+    private List<ZkResult> apply(List<Op> ops) throws ZkFailure {
         boolean fail;
         boolean afterApply;
         synchronized (this) {
@@ -381,29 +529,93 @@ public final class MemClient {
         if (fail && !afterApply) {
             throw connectionLoss();
         }
-        List<Op.Result> results = ensemble.multi(session, absolute);
+        List<Op.Result> results;
+        try {
+            results = ensemble.multi(session, absolute);
+        } catch (KeeperFailure e) {
+            throw zkFailure(e);
+        }
         if (fail) {
             throw connectionLoss();
         }
-        return results.stream().map(r -> new Op.Result(r.path().substring(namespace.length() + 1), r.stat())).toList();
+        List<ZkResult> out = new ArrayList<>(results.size());
+        for (int i = 0; i < results.size(); i++) {
+            Op op = ops.get(i);
+            boolean hasStat = op instanceof Op.SetData || op instanceof Op.Create; // as ZooKeeper's results
+            out.add(new ZkResult(relative(results.get(i).path()), hasStat ? stat(results.get(i).stat()) : null));
+        }
+        return out;
     }
 
-    /** Runs a transaction; throws the {@link KeeperFailure} so callers can see which operation failed. */
-    public List<Op.Result> multi(List<Op> ops) throws KeeperFailure {
+    @Override
+    public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
         requireConnected("transaction of " + ops.size() + " operations");
-        return write(ops);
+        stats.transaction(ops.size());
+        if (publishCut(ops)) {
+            throw connectionLoss(); // the leader loses its connection between its transactions
+        }
+        return apply(ops.stream().map(MemClient::op).toList());
+    }
+
+    /**
+     * Whether this transaction is the second of a publish while a cut is armed. A publish's transactions each check the
+     * latch node and end with the same assignment body (one generation); another publish writes another generation.
+     */
+    private synchronized boolean publishCut(List<ZkOp> ops) {
+        if (!cutPublish || ops.size() < 2 || !(ops.get(0) instanceof ZkOp.Check check)
+                || !check.path().contains("/leader/") || !(ops.get(ops.size() - 1) instanceof ZkOp.SetData head)) {
+            return false;
+        }
+        if (publishUnderWay != null && Arrays.equals(publishUnderWay, head.data())) {
+            cutPublish = false;
+            publishUnderWay = null;
+            return true;
+        }
+        publishUnderWay = head.data();
+        return false;
     }
 
     /**
      * Runs a transaction only in {@code session}: SESSIONEXPIRED without sending when the client has another session
-     * now (as the ZooKeeper store's {@code multiInSession}: a handle never outlives its session).
+     * now (as zk-store's {@code multiInSession}: a handle never outlives its session).
      */
-    public List<Op.Result> multiInSession(long session, List<Op> ops) throws KeeperFailure {
+    @Override
+    public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
         requireConnected("transaction of " + ops.size() + " operations");
         if (session == 0 || session != handleSession()) {
-            throw new KeeperFailure(Code.SESSIONEXPIRED, null);
+            throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
-        return write(ops);
+        stats.transaction(ops.size());
+        return apply(ops.stream().map(MemClient::op).toList());
+    }
+
+    @Override
+    public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+        try {
+            return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
+        } catch (ZkFailure e) {
+            return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public long sizeOf(ZkOp op) {
+        return WireSize.of(abs(op.path()), op);
+    }
+
+    private static Op op(ZkOp op) {
+        if (op instanceof ZkOp.Create c) {
+            return new Op.Create(c.path(), c.data(), c.ephemeral(), c.sequential());
+        }
+        if (op instanceof ZkOp.SetData s) {
+            return new Op.SetData(s.path(), s.data(), s.version());
+        }
+        if (op instanceof ZkOp.Delete d) {
+            return new Op.Delete(d.path(), d.version());
+        }
+        return new Op.Check(op.path(), ((ZkOp.Check) op).version());
     }
 
     private Op absolute(Op op) {
@@ -420,13 +632,36 @@ public final class MemClient {
         return new Op.Check(p, ((Op.Check) op).version());
     }
 
+    // ------------------------------------------------------------------ leader election
+
+    @Override
+    public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
+        return new MemLatch(this, path, participantId, isLeader, notLeader);
+    }
+
+    // ------------------------------------------------------------------ failures
+
+    @Override
     public void requireConnected(String what) {
         if (!isConnected()) {
             throw new StoreException("in-memory ZooKeeper: " + what + " not attempted: not connected");
         }
     }
 
-    public static StoreException failure(String what, KeeperFailure e) {
+    private static ZkFailure zkFailure(KeeperFailure e) {
+        ZkCode code = switch (e.code()) {
+            case NONODE -> ZkCode.NONODE;
+            case NODEEXISTS -> ZkCode.NODEEXISTS;
+            case BADVERSION -> ZkCode.BADVERSION;
+            case NOTEMPTY -> ZkCode.NOTEMPTY;
+            case NOCHILDRENFOREPHEMERALS -> ZkCode.NOCHILDRENFOREPHEMERALS;
+            case SESSIONEXPIRED -> ZkCode.SESSIONEXPIRED;
+            case CONNECTIONLOSS -> ZkCode.CONNECTIONLOSS;
+        };
+        return new ZkFailure(code, e.path(), e.failedOp(), e);
+    }
+
+    static StoreException failure(String what, KeeperFailure e) {
         return new StoreException("in-memory ZooKeeper: " + what + " failed: " + e.getMessage(), e);
     }
 }

@@ -6,7 +6,7 @@ import java.util.TreeSet;
 /** One node of the modelled tree; mutated only under the ensemble's lock. */
 final class Node {
 
-    Object data;
+    byte[] data;
     int version;
     int cversion;
     final long czxid;
@@ -14,7 +14,7 @@ final class Node {
     final long ephemeralOwner;
     final TreeSet<String> children = new TreeSet<>();
 
-    Node(Object data, long zxid, long ephemeralOwner) {
+    Node(byte[] data, long zxid, long ephemeralOwner) {
         this.data = data;
         this.czxid = zxid;
         this.mzxid = zxid;

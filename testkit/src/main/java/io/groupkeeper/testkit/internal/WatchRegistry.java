@@ -10,7 +10,8 @@ import java.util.function.BiConsumer;
 /**
  * ZooKeeper's watches on the modelled tree: one-shot data watches (set by a read or an exists check, also on a missing
  * node: then they fire on its creation), one-shot child watches, and persistent recursive watches (fire for the node
- * and every descendant on creation, data change and deletion, never for child-list changes, and stay). A watcher
+ * and every descendant on creation, data change and deletion, never for child-list changes, and stay), and persistent
+ * watches on one node (its creation, data changes and deletion). A watcher
  * registered twice on one path is one watch, as in ZooKeeper. Not thread-safe: the {@link Ensemble} serialises access.
  */
 final class WatchRegistry {
@@ -22,6 +23,7 @@ final class WatchRegistry {
     private final Map<String, Set<Registration>> data = new HashMap<>();
     private final Map<String, Set<Registration>> children = new HashMap<>();
     private final Map<String, Set<Registration>> recursive = new HashMap<>();
+    private final Map<String, Set<Registration>> persistent = new HashMap<>();
 
     void addData(String path, long session, Watcher w) {
         data.computeIfAbsent(path, p -> new LinkedHashSet<>()).add(new Registration(session, w));
@@ -35,6 +37,19 @@ final class WatchRegistry {
         recursive.computeIfAbsent(path, p -> new LinkedHashSet<>()).add(new Registration(session, w));
     }
 
+    /** A persistent watch on one node: its creation, data changes and deletion, for as long as it is not removed. */
+    void addPersistent(String path, long session, Watcher w) {
+        persistent.computeIfAbsent(path, p -> new LinkedHashSet<>()).add(new Registration(session, w));
+    }
+
+    /** Removes one persistent watch ({@code recursive} or on the node only) of a session's watcher. */
+    void removePersistent(String path, long session, Watcher w, boolean recursive) {
+        Set<Registration> regs = (recursive ? this.recursive : persistent).get(path);
+        if (regs != null) {
+            regs.remove(new Registration(session, w));
+        }
+    }
+
     void removeRecursive(String path, long session) {
         Set<Registration> regs = recursive.get(path);
         if (regs != null) {
@@ -44,7 +59,7 @@ final class WatchRegistry {
 
     /** Forgets every watch of a session that ended. */
     void removeSession(long session) {
-        for (Map<String, Set<Registration>> m : java.util.List.of(data, children, recursive)) {
+        for (Map<String, Set<Registration>> m : java.util.List.of(data, children, recursive, persistent)) {
             m.values().forEach(regs -> regs.removeIf(r -> r.session() == session));
         }
     }
@@ -55,27 +70,31 @@ final class WatchRegistry {
      */
     void trigger(DataTree.Change change, BiConsumer<Registration, Delivery> deliver) {
         String path = change.path();
-        String parent = Paths.parent(path);
+        String parent = TreePaths.parent(path);
         Map<Registration, Delivery> out = new LinkedHashMap<>();
         switch (change.type()) {
             case NODE_CREATED -> {
-                fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_CREATED, path), false, out);
-                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent), false, out);
+                fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_CREATED, path, change.zxid()), false, out);
+                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()), false, out);
             }
             case NODE_DATA_CHANGED ->
-                    fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_DATA_CHANGED, path), false, out);
+                    fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_DATA_CHANGED, path, change.zxid()), false, out);
             case NODE_DELETED -> {
-                WatchEvent deleted = new WatchEvent(WatchEvent.Type.NODE_DELETED, path);
+                WatchEvent deleted = new WatchEvent(WatchEvent.Type.NODE_DELETED, path, change.zxid());
                 fire(data.remove(path), deleted, false, out);
                 fire(children.remove(path), deleted, false, out);
-                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent), false, out);
+                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()), false, out);
             }
             default -> throw new IllegalArgumentException(change.toString());
         }
-        for (String p = path; ; p = Paths.parent(p)) {
+        Set<Registration> onNode = persistent.get(path);
+        if (onNode != null) {
+            fire(new LinkedHashSet<>(onNode), new WatchEvent(change.type(), path, change.zxid()), true, out);
+        }
+        for (String p = path; ; p = TreePaths.parent(p)) {
             Set<Registration> regs = recursive.get(p);
             if (regs != null) {
-                fire(new LinkedHashSet<>(regs), new WatchEvent(change.type(), path), true, out);
+                fire(new LinkedHashSet<>(regs), new WatchEvent(change.type(), path, change.zxid()), true, out);
             }
             if ("/".equals(p)) {
                 break;

@@ -29,12 +29,12 @@ class EnsembleTest {
 
     @Test
     void aNodeCreatedAgainStartsAtVersionZeroWhileZxidsKeepGrowing() throws Exception {
-        ensemble.multi(0, List.of(Op.Create.persistent("/a", "x")));
-        ensemble.multi(0, List.of(new Op.SetData("/a", "y", 0)));
+        ensemble.multi(0, List.of(Op.Create.persistent("/a", b("x"))));
+        ensemble.multi(0, List.of(new Op.SetData("/a", b("y"), 0)));
         NodeStat written = ensemble.exists(0, "/a", null);
         assertThat(written.version()).isEqualTo(1);
         ensemble.multi(0, List.of(new Op.Delete("/a", 1)));
-        ensemble.multi(0, List.of(Op.Create.persistent("/a", "z")));
+        ensemble.multi(0, List.of(Op.Create.persistent("/a", b("z"))));
 
         NodeStat again = ensemble.exists(0, "/a", null);
         assertThat(again.version()).isZero();
@@ -44,22 +44,22 @@ class EnsembleTest {
 
     @Test
     void aTransactionIsAllOrNothingAndNamesTheOperationThatFailed() throws Exception {
-        ensemble.multi(0, List.of(Op.Create.persistent("/a", "x")));
+        ensemble.multi(0, List.of(Op.Create.persistent("/a", b("x"))));
         long zxid = ensemble.lastZxid();
 
-        assertThatThrownBy(() -> ensemble.multi(0, List.of(Op.Create.persistent("/b", "new"),
-                new Op.SetData("/a", "changed", 0), new Op.Check("/a", 0))))
+        assertThatThrownBy(() -> ensemble.multi(0, List.of(Op.Create.persistent("/b", b("new")),
+                new Op.SetData("/a", b("changed"), 0), new Op.Check("/a", 0))))
                 .isInstanceOfSatisfying(KeeperFailure.class, e -> {
                     assertThat(e.code()).isEqualTo(Code.BADVERSION);
                     assertThat(e.failedOp()).isEqualTo(2);
                 });
         assertThat(ensemble.exists(0, "/b", null)).isNull();
-        assertThat(ensemble.getData(0, "/a", null).data()).isEqualTo("x");
+        assertThat(ensemble.getData(0, "/a", null).data()).isEqualTo(b("x"));
         assertThat(ensemble.exists(0, "/a", null).version()).isZero();
         assertThat(ensemble.lastZxid()).isEqualTo(zxid);
 
-        List<Op.Result> results = ensemble.multi(0, List.of(Op.Create.persistent("/b", "new"),
-                new Op.SetData("/a", "changed", 0)));
+        List<Op.Result> results = ensemble.multi(0, List.of(Op.Create.persistent("/b", b("new")),
+                new Op.SetData("/a", b("changed"), 0)));
         assertThat(results.get(0).stat().czxid()).isEqualTo(results.get(1).stat().mzxid()).isEqualTo(zxid + 1);
     }
 
@@ -67,8 +67,8 @@ class EnsembleTest {
     void sequentialNodesTakeTheirNumberFromTheParentsChildVersion() throws Exception {
         ensemble.multi(0, List.of(Op.Create.persistent("/l", null)));
         long s = session();
-        String first = ensemble.multi(s, List.of(new Op.Create("/l/n-", "a", true, true))).get(0).path();
-        String second = ensemble.multi(s, List.of(new Op.Create("/l/n-", "b", true, true))).get(0).path();
+        String first = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("a"), true, true))).get(0).path();
+        String second = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("b"), true, true))).get(0).path();
         assertThat(first).isEqualTo("/l/n-0000000000");
         assertThat(second).isEqualTo("/l/n-0000000001");
         assertThatThrownBy(() -> ensemble.multi(s, List.of(Op.Create.persistent(first + "/child", null))))
@@ -84,9 +84,9 @@ class EnsembleTest {
         ensemble.getChildren(s, "/f", recorder("children"));
         ensemble.addPersistentRecursiveWatch(s, "/f", recorder("recursive"));
 
-        ensemble.multi(0, List.of(Op.Create.persistent("/f/a", "1")));
-        ensemble.multi(0, List.of(new Op.SetData("/f/a", "2", -1)));
-        ensemble.multi(0, List.of(Op.Create.persistent("/f/b", "1")));
+        ensemble.multi(0, List.of(Op.Create.persistent("/f/a", b("1"))));
+        ensemble.multi(0, List.of(new Op.SetData("/f/a", b("2"), -1)));
+        ensemble.multi(0, List.of(Op.Create.persistent("/f/b", b("1"))));
 
         assertThat(events).containsExactly(
                 "exists:NODE_CREATED:/f/a", "children:NODE_CHILDREN_CHANGED:/f", "recursive:NODE_CREATED:/f/a",
@@ -99,7 +99,7 @@ class EnsembleTest {
         ensemble.multi(0, List.of(Op.Create.persistent("/owners", null)));
         long owner = session();
         long watcher = session();
-        ensemble.multi(owner, List.of(Op.Create.ephemeral("/owners/0", "me")));
+        ensemble.multi(owner, List.of(Op.Create.ephemeral("/owners/0", b("me"))));
         ensemble.getData(watcher, "/owners/0", recorder("other"));
 
         ensemble.expire(owner);
@@ -112,13 +112,13 @@ class EnsembleTest {
 
     @Test
     void aDisconnectedSessionExpiresWhenItsTimeoutPassesOnTheClockAndHoldsItsNotificationsUntilThen() throws Exception {
-        ensemble.multi(0, List.of(Op.Create.persistent("/n", "0")));
+        ensemble.multi(0, List.of(Op.Create.persistent("/n", b("0"))));
         long s = session();
         ensemble.getData(s, "/n", recorder("held"));
         ensemble.disconnect(s);
         assertThatThrownBy(() -> ensemble.exists(s, "/n", null))
                 .isInstanceOfSatisfying(KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.CONNECTIONLOSS));
-        ensemble.multi(0, List.of(new Op.SetData("/n", "1", -1)));
+        ensemble.multi(0, List.of(new Op.SetData("/n", b("1"), -1)));
         assertThat(events).as("held while disconnected").isEmpty();
 
         clock.advance(Duration.ofSeconds(3));
@@ -132,5 +132,9 @@ class EnsembleTest {
         ensemble.expireDueSessions();
         assertThat(expired).containsExactly(s);
         assertThat(ensemble.reconnect(s)).isFalse();
+    }
+
+    private static byte[] b(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 }

@@ -1,8 +1,8 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.internal.TransactionBatcher;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Clock;
 import java.util.Collection;
@@ -37,7 +37,7 @@ final class AdminContext {
         this.bounds = bounds;
         this.clock = clock;
         this.maxAttempts = maxAttempts;
-        this.batcher = new TransactionBatcher(maxTransactionBytes);
+        this.batcher = new TransactionBatcher(maxTransactionBytes, zk::sizeOf);
     }
 
     GroupView requireGroup(String group) {

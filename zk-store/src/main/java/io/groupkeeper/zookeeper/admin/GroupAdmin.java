@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.TransactionBatcher;
+import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
 import io.groupkeeper.zookeeper.internal.ZkSession;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zkprotocol.ZkStats;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
-import io.groupkeeper.zookeeper.internal.TransactionBatcher;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -60,7 +60,7 @@ final class GroupDeleter {
             for (int i = nodes.size() - 1; i >= 0; i--) { // children before parents
                 ops.add(ctx.client.transactionOp().delete().forPath(nodes.get(i)));
             }
-            ctx.requireFits(TransactionBatcher.bytes(ops), "deleting group " + group + " (" + nodes.size() + " nodes)",
+            ctx.requireFits(ZkSession.bytes(ops.stream().map(CuratorOp::get).toList()), "deleting group " + group + " (" + nodes.size() + " nodes)",
                     AdminException.Remedy.DELETE_OFFSETS_FIRST);
             return new Deletion(ops, new DeleteResult(group, "group", nodes.size(), AdminContext.committed(v.offsets, null),
                     new ArrayList<>(v.memberNodes)), () -> {
@@ -121,7 +121,7 @@ final class GroupDeleter {
                 ops.add(ctx.client.transactionOp().setData().withVersion(e.getValue().version())
                         .forPath(ZkPaths.offset(group, e.getKey()), NodeCodec.offset(NodeCodec.OffsetBody.none())));
             }
-            ctx.requireFits(TransactionBatcher.bytes(ops), "deleting " + nodes.size() + " offsets of topic " + topic, null);
+            ctx.requireFits(ZkSession.bytes(ops.stream().map(CuratorOp::get).toList()), "deleting " + nodes.size() + " offsets of topic " + topic, null);
             return new Deletion(ops, new DeleteResult(group, "offsets of topic " + topic, nodes.size(),
                     AdminContext.committed(nodes, topic), new ArrayList<>(holders)), () -> cleared(group, nodes.keySet()));
         });

@@ -4,11 +4,11 @@ import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OwnerBody;
-import io.groupkeeper.zookeeper.internal.ZkNode;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OwnerBody;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -65,7 +65,7 @@ final class GroupView {
             return new GroupView(group, false);
         }
         GroupView v = new GroupView(group, true);
-        v.createdZxid = head.get(groupPath).get().stat().getCzxid();
+        v.createdZxid = head.get(groupPath).get().stat().czxid();
         try {
             v.body = Optional.of(NodeCodec.group(zk.abs(groupPath), head.get(groupPath).get().data()));
         } catch (CorruptNodeException e) {
@@ -172,12 +172,12 @@ final class GroupView {
 
     static OffsetNode decode(ZkReader zk, String path, ZkNode n, List<String> problems) {
         try {
-            return new OffsetNode(Optional.of(NodeCodec.offset(zk.abs(path), n.data())), n.stat().getVersion(), n.data());
+            return new OffsetNode(Optional.of(NodeCodec.offset(zk.abs(path), n.data())), n.stat().version(), n.data());
         } catch (CorruptNodeException e) {
             if (problems != null) {
                 problems.add(e.getMessage());
             }
-            return new OffsetNode(Optional.empty(), n.stat().getVersion(), n.data());
+            return new OffsetNode(Optional.empty(), n.stat().version(), n.data());
         }
     }
 

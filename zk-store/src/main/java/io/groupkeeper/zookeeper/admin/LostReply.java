@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
-import io.groupkeeper.zookeeper.internal.ZkNode;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -80,7 +80,7 @@ final class LostReply {
         if (Arrays.equals(n.data(), written) || holdsSample(ctx, path, n, e, at)) {
             return Outcome.APPLIED;
         }
-        if (e.expectedVersion() >= 0 && n.stat().getVersion() == e.expectedVersion()) {
+        if (e.expectedVersion() >= 0 && n.stat().version() == e.expectedVersion()) {
             return Outcome.NOT_APPLIED;
         }
         return Outcome.UNKNOWN;

@@ -4,11 +4,11 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.status.CommitSample;
-import io.groupkeeper.zookeeper.internal.GroupNodes;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zookeeper.internal.TransactionBatcher;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.GroupNodes;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -124,7 +124,7 @@ final class PlanWriter {
     }
 
     private void requireFits(ResetPlanner.Planning p, ResetPlan plan, List<CuratorOp> ops) {
-        ctx.requireFits(TransactionBatcher.bytes(ops), p.op.name() + " of " + plan.writes().size()
+        ctx.requireFits(ZkSession.bytes(ops.stream().map(CuratorOp::get).toList()), p.op.name() + " of " + plan.writes().size()
                         + " partitions of group " + p.view.group + (p.selection == null ? "" : " (" + p.selection + ")"),
                 AdminException.Remedy.SELECT_FEWER);
     }
@@ -154,7 +154,7 @@ final class PlanWriter {
         List<CuratorOp> ops = new ArrayList<>();
         try {
             if (plan.createsGroup()) {
-                ops.addAll(new GroupNodes(g).creation(ctx.client, Assignors.defaultAssignor().name(), ctx.clock.instant()));
+                ops.addAll(new GroupNodes(g).creation(Assignors.defaultAssignor().name(), ctx.clock.instant()).stream().map(ctx.zk::op).toList());
             }
             for (String folder : plan.createsFolders()) {
                 ops.add(ctx.client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(folder, new byte[0]));

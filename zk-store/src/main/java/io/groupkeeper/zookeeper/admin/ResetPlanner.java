@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zookeeper.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,7 +1,7 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.spi.StoreException;
-import io.groupkeeper.zookeeper.internal.ZkNode;
+import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,7 +51,7 @@ final class ZkReader {
             for (int i = 0; i < chunk.size(); i++) {
                 OpResult r = results.get(i);
                 if (r instanceof OpResult.GetDataResult d) {
-                    out.put(chunk.get(i), Optional.of(new ZkNode(d.getData(), d.getStat())));
+                    out.put(chunk.get(i), Optional.of(new ZkNode(d.getData(), ZkSession.stat(d.getStat()))));
                 } else {
                     check(chunk.get(i), r);
                     out.put(chunk.get(i), Optional.empty());

@@ -1,7 +1,7 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.zookeeper.internal.ZkSession;
-import io.groupkeeper.zookeeper.internal.ZkStats;
+import io.groupkeeper.zkprotocol.ZkStats;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;

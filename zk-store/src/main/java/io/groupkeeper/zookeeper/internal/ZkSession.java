@@ -1,28 +1,52 @@
 package io.groupkeeper.zookeeper.internal;
 
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.WireSize;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkEvent;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkLatch;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkResult;
+import io.groupkeeper.zkprotocol.ZkStat;
+import io.groupkeeper.zkprotocol.ZkStats;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.jute.BinaryOutputArchive;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The store's thin layer over one Curator client: counted round trips, one-shot watch hooks that ignore
+ * The session port ({@link ZkPort}) on one Curator client, the store's thin layer over it: counted round trips, one-shot watch hooks that ignore
  * connection-state pseudo events, the session ids this client has had (to recognise its own stale ephemeral
  * nodes), and translation of ZooKeeper failures into {@link StoreException}s that name the path.
  */
-public final class ZkSession {
+public final class ZkSession implements ZkPort {
 
     private final CuratorFramework client;
     private final ZkStats stats;
@@ -34,6 +58,8 @@ public final class ZkSession {
      */
     private final boolean tracksConnections;
     private final LostConnectionGate gate = new LostConnectionGate();
+    /** The ZooKeeper watcher of each persistent watcher the store added, to remove it again. */
+    private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers = new ConcurrentHashMap<>();
 
     /** A session over {@code client} for one-off readers (the admin): connection losses are not tracked. */
     public ZkSession(CuratorFramework client, ZkStats stats) {
@@ -55,12 +81,26 @@ public final class ZkSession {
         return client;
     }
 
-    /** The full path of a namespaced path, as an operator would type it in zkCli. */
+    @Override
     public String abs(String path) {
         String ns = client.getNamespace();
         return ns == null || ns.isEmpty() ? path : "/" + ns + path;
     }
 
+    /** The namespaced path of a full one (as ZooKeeper's handle names it in events). */
+    private String relative(String full) {
+        String ns = client.getNamespace();
+        if (full == null || ns == null || ns.isEmpty()) {
+            return full;
+        }
+        String prefix = "/" + ns;
+        if (full.equals(prefix)) {
+            return "/";
+        }
+        return full.startsWith(prefix + "/") ? full.substring(prefix.length()) : full;
+    }
+
+    @Override
     public ZkStats stats() {
         return stats;
     }
@@ -84,6 +124,7 @@ public final class ZkSession {
         return false;
     }
 
+    @Override
     public long sessionId() {
         if (currentSession == 0) {
             refreshSession();
@@ -91,13 +132,19 @@ public final class ZkSession {
         return currentSession;
     }
 
-    /** Whether an ephemeral node with this owner was created by this client in an earlier session. */
+    @Override
     public boolean isPastSession(long ephemeralOwner) {
         return ephemeralOwner != 0 && pastSessions.contains(ephemeralOwner);
     }
 
+    @Override
     public boolean isCurrentSession(long ephemeralOwner) {
         return ephemeralOwner != 0 && ephemeralOwner == sessionId();
+    }
+
+    @Override
+    public boolean isConnected() {
+        return client.getZookeeperClient().isConnected();
     }
 
     /** Wraps a hook as a ZooKeeper watcher that fires the hook at most once, on node events only. */
@@ -114,9 +161,14 @@ public final class ZkSession {
         };
     }
 
-    /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
+    public static ZkStat stat(Stat s) {
+        return new ZkStat(s.getVersion(), s.getCversion(), s.getCzxid(), s.getMzxid(), s.getEphemeralOwner(),
+                s.getNumChildren());
+    }
+
+    @Override
     public Optional<ZkNode> read(String path, Runnable hook) {
-        long sentIn = requireConnected("read " + abs(path));
+        long sentIn = enter("read " + abs(path));
         Watcher w = hook == null ? null : watcher(hook);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
@@ -125,7 +177,7 @@ public final class ZkSession {
                 byte[] data = w == null
                         ? client.getData().storingStatIn(stat).forPath(path)
                         : client.getData().storingStatIn(stat).usingWatcher(w).forPath(path);
-                return Optional.of(new ZkNode(data, stat));
+                return Optional.of(new ZkNode(data, stat(stat)));
             } catch (KeeperException.NoNodeException e) {
                 if (w == null) {
                     return Optional.empty();
@@ -141,17 +193,14 @@ public final class ZkSession {
         throw new StoreException("node " + abs(path) + " keeps appearing and disappearing");
     }
 
-    /**
-     * Reads a node and arms {@code hook} for its next change or deletion, in one round trip; empty, with nothing
-     * armed, when the node does not exist.
-     */
+    @Override
     public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
-        long sentIn = requireConnected("read " + abs(path));
+        long sentIn = enter("read " + abs(path));
         try {
             Stat stat = new Stat();
             stats.read();
             byte[] data = client.getData().storingStatIn(stat).usingWatcher(watcher(hook)).forPath(path);
-            return Optional.of(new ZkNode(data, stat));
+            return Optional.of(new ZkNode(data, stat(stat)));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         } catch (Exception e) {
@@ -159,8 +208,13 @@ public final class ZkSession {
         }
     }
 
+    @Override
+    public Optional<ZkStat> exists(String path, Runnable hook) {
+        return Optional.ofNullable(exists(path, hook == null ? null : watcher(hook))).map(ZkSession::stat);
+    }
+
     public Stat exists(String path, Watcher w) {
-        long sentIn = requireConnected("check " + abs(path));
+        long sentIn = enter("check " + abs(path));
         try {
             stats.read();
             return w == null ? client.checkExists().forPath(path) : client.checkExists().usingWatcher(w).forPath(path);
@@ -169,8 +223,9 @@ public final class ZkSession {
         }
     }
 
+    @Override
     public List<String> children(String path, Runnable hook) {
-        long sentIn = requireConnected("list " + abs(path));
+        long sentIn = enter("list " + abs(path));
         try {
             stats.read();
             return hook == null ? client.getChildren().forPath(path)
@@ -182,9 +237,45 @@ public final class ZkSession {
         }
     }
 
-    /** Creates a persistent node (and missing parents) if it does not exist. */
+    @Override
+    public CompletableFuture<List<String>> childrenAsync(String path) {
+        CompletableFuture<List<String>> done = new CompletableFuture<>();
+        try {
+            enter("list " + abs(path));
+            stats.read();
+            client.getChildren().inBackground((c, event) -> {
+                KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                if (code == KeeperException.Code.OK) {
+                    done.complete(event.getChildren());
+                } else {
+                    done.completeExceptionally(new ZkFailure(code(code), abs(path)));
+                }
+            }).forPath(path);
+        } catch (Exception e) {
+            done.completeExceptionally(failure("list " + abs(path), e));
+        }
+        return done;
+    }
+
+    @Override
+    public void sync(String path) {
+        long sentIn = enter("sync " + abs(path));
+        CompletableFuture<Integer> done = new CompletableFuture<>();
+        try {
+            stats.read();
+            client.getZookeeperClient().getZooKeeper().sync(abs(path), (rc, p, ctx) -> done.complete(rc), null);
+            int rc = done.get(client.getZookeeperClient().getConnectionTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (rc != KeeperException.Code.OK.intValue()) {
+                throw KeeperException.create(KeeperException.Code.get(rc), abs(path));
+            }
+        } catch (Exception e) {
+            throw failure("sync " + abs(path), noteLoss(sentIn, e));
+        }
+    }
+
+    @Override
     public void ensurePath(String path, byte[] data) {
-        requireConnected("create " + abs(path));
+        enter("create " + abs(path));
         try {
             stats.read();
             if (client.checkExists().forPath(path) == null) {
@@ -198,14 +289,58 @@ public final class ZkSession {
         }
     }
 
-    /** Runs a transaction. Throws the raw {@link KeeperException} so callers can inspect which operation failed. */
-    public List<CuratorTransactionResult> multi(List<CuratorOp> ops) throws KeeperException {
-        long sentIn = requireConnected("transaction of " + ops.size() + " operations");
+    @Override
+    public ZkResult write(ZkOp op) throws ZkFailure {
+        long sentIn = enter("write " + abs(op.path()));
+        stats.write(1);
+        try {
+            if (op instanceof ZkOp.Create c) {
+                String created = client.create().withMode(mode(c)).forPath(c.path(), c.data());
+                return new ZkResult(created, null);
+            }
+            if (op instanceof ZkOp.SetData set) {
+                return new ZkResult(set.path(), stat(client.setData().withVersion(set.version()).forPath(set.path(),
+                        set.data())));
+            }
+            if (op instanceof ZkOp.Delete d) {
+                client.delete().withVersion(d.version()).forPath(d.path());
+                return new ZkResult(d.path(), null);
+            }
+            throw new IllegalArgumentException("a check is only part of a transaction: " + op);
+        } catch (KeeperException e) {
+            throw zkFailure(noteLoss(sentIn, e));
+        } catch (Exception e) {
+            throw failure("write " + abs(op.path()), e);
+        }
+    }
+
+    @Override
+    public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
+        enter("create " + abs(path));
+        stats.write(1);
+        try {
+            return new ZkResult(client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
+                    .forPath(path, data), null);
+        } catch (KeeperException e) {
+            throw zkFailure(e);
+        } catch (Exception e) {
+            throw failure("create " + abs(path), e);
+        }
+    }
+
+    /** Runs a transaction through Curator (its retry policy, whatever session it holds). */
+    @Override
+    public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
+        long sentIn = enter("transaction of " + ops.size() + " operations");
         stats.transaction(ops.size());
         try {
-            return client.transaction().forOperations(ops);
+            List<ZkResult> out = new ArrayList<>();
+            for (CuratorTransactionResult r : client.transaction().forOperations(ops.stream().map(this::op).toList())) {
+                out.add(new ZkResult(r.getResultPath(), r.getResultStat() == null ? null : stat(r.getResultStat())));
+            }
+            return out;
         } catch (KeeperException e) {
-            throw noteLoss(sentIn, e);
+            throw zkFailure(noteLoss(sentIn, e));
         } catch (Exception e) {
             throw failure("transaction of " + ops.size() + " operations", e);
         }
@@ -215,11 +350,12 @@ public final class ZkSession {
      * Runs a transaction through the ZooKeeper handle of {@code session} only. A ZooKeeper handle belongs to one
      * session for its whole life; when Curator replaces an expired session it makes a new handle, and the old one can
      * never send again. So a write prepared under one session (a claim's lease) can never land under another, even if
-     * the nodes it is fenced on were deleted and created again meanwhile and their versions repeat. Throws
-     * {@link KeeperException.SessionExpiredException} without sending when the current handle has another session.
+     * the nodes it is fenced on were deleted and created again meanwhile and their versions repeat. Fails with
+     * SESSIONEXPIRED without sending when the current handle has another session.
      */
-    public List<OpResult> multiInSession(long session, List<CuratorOp> ops) throws KeeperException {
-        long sentIn = requireConnected("transaction of " + ops.size() + " operations");
+    @Override
+    public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
+        long sentIn = enter("transaction of " + ops.size() + " operations");
         ZooKeeper handle;
         try {
             handle = client.getZookeeperClient().getZooKeeper();
@@ -227,54 +363,36 @@ public final class ZkSession {
             throw failure("transaction of " + ops.size() + " operations", e);
         }
         if (session == 0 || handle.getSessionId() != session) {
-            throw new KeeperException.SessionExpiredException();
+            throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
         stats.transaction(ops.size());
         try {
-            return handle.multi(ops.stream().map(CuratorOp::get).toList());
+            return results(handle.multi(ops.stream().map(o -> op(o).get()).toList()));
         } catch (KeeperException e) {
-            throw noteLoss(sentIn, e);
+            throw zkFailure(noteLoss(sentIn, e));
         } catch (InterruptedException e) {
             throw failure("transaction of " + ops.size() + " operations", e);
         }
     }
 
-    /**
-     * What a transaction sent in the background came back with: ZooKeeper's code and, when the server answered, every
-     * operation's result.
-     */
-    public record TransactionResult(KeeperException.Code code, List<OpResult> results) {
-        public boolean ok() {
-            return code == KeeperException.Code.OK;
-        }
-
-        /** The index of the operation that made it fail, or -1 if unknown. */
-        public int failedOp() {
-            return ZkSession.failedOp(results);
-        }
-    }
-
-    /**
-     * {@link #multiInSession}, sent in the background: the future completes on ZooKeeper's event thread, or at once
-     * with {@code SESSIONEXPIRED} and nothing sent when the current handle has another session. Fails (a {@link
-     * StoreException}) only when nothing could be sent.
-     */
-    public CompletableFuture<TransactionResult> multiInSessionAsync(long session, List<CuratorOp> ops) {
-        CompletableFuture<TransactionResult> done = new CompletableFuture<>();
+    @Override
+    public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+        CompletableFuture<Transaction> done = new CompletableFuture<>();
         try {
-            long sentIn = requireConnected("transaction of " + ops.size() + " operations");
+            long sentIn = enter("transaction of " + ops.size() + " operations");
             ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
             if (session == 0 || handle.getSessionId() != session) {
-                done.complete(new TransactionResult(KeeperException.Code.SESSIONEXPIRED, null));
+                done.complete(new Transaction(ZkCode.SESSIONEXPIRED, -1, null));
                 return done;
             }
             stats.transaction(ops.size());
-            handle.multi(ops.stream().map(CuratorOp::get).toList(), (rc, path, ctx, results) -> {
+            handle.multi(ops.stream().map(o -> op(o).get()).toList(), (rc, path, ctx, results) -> {
                 KeeperException.Code code = KeeperException.Code.get(rc);
                 if (code == KeeperException.Code.CONNECTIONLOSS) {
                     noteLoss(sentIn, KeeperException.create(code));
                 }
-                done.complete(new TransactionResult(code, results));
+                done.complete(new Transaction(code(code), failedOp(results),
+                        code == KeeperException.Code.OK ? results(results) : null));
             }, null);
         } catch (Exception e) {
             done.completeExceptionally(failure("transaction of " + ops.size() + " operations", e));
@@ -282,22 +400,18 @@ public final class ZkSession {
         return done;
     }
 
-    /**
-     * {@link #readIfPresentWatching} (with {@code hook} nullable: nothing armed), sent in the background: the future
-     * completes on ZooKeeper's event thread, empty when the node does not exist, exceptionally with a {@link
-     * StoreException} when the read failed.
-     */
+    @Override
     public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
         CompletableFuture<Optional<ZkNode>> done = new CompletableFuture<>();
         String full = abs(path);
         try {
-            long sentIn = requireConnected("read " + full);
+            long sentIn = enter("read " + full);
             ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
             stats.read();
             handle.getData(full, hook == null ? null : watcher(hook), (rc, p, ctx, data, stat) -> {
                 KeeperException.Code code = KeeperException.Code.get(rc);
                 if (code == KeeperException.Code.OK) {
-                    done.complete(Optional.of(new ZkNode(data, stat)));
+                    done.complete(Optional.of(new ZkNode(data, stat(stat))));
                 } else if (code == KeeperException.Code.NONODE) {
                     done.complete(Optional.empty());
                 } else {
@@ -311,13 +425,119 @@ public final class ZkSession {
         return done;
     }
 
+    @Override
+    public long sizeOf(ZkOp op) {
+        return bytes(op(op).get());
+    }
+
+    // ------------------------------------------------------------------ persistent watches
+
+    @Override
+    public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
+        String full = abs(path);
+        long sentIn = enter("watch " + full);
+        Watcher w = persistentWatchers.computeIfAbsent(watcher, c -> event -> c.accept(event(event)));
+        try {
+            stats.read();
+            client.getZookeeperClient().getZooKeeper().addWatch(full, w,
+                    recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT);
+        } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+            throw zkFailure(e); // before 3.6 the server does not know the request; WatchManagerOptimized fails it
+        } catch (Exception e) {
+            throw failure("watch " + full, noteLoss(sentIn, e));
+        }
+    }
+
+    @Override
+    public void removePersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) {
+        Watcher w = persistentWatchers.get(watcher);
+        if (w == null) {
+            return;
+        }
+        try {
+            client.getZookeeperClient().getZooKeeper().removeWatches(abs(path), w,
+                    recursive ? Watcher.WatcherType.PersistentRecursive : Watcher.WatcherType.Persistent, false,
+                    (rc, p, ctx) -> { }, null);
+        } catch (Exception e) {
+            // the client is closing: its watches go with it
+        }
+    }
+
+    private ZkEvent event(WatchedEvent event) {
+        ZkEvent.Type type = switch (event.getType()) {
+            case None -> event.getState() == Watcher.Event.KeeperState.SyncConnected ? ZkEvent.Type.CONNECTED
+                    : ZkEvent.Type.DISCONNECTED;
+            case NodeCreated -> ZkEvent.Type.CREATED;
+            case NodeDeleted -> ZkEvent.Type.DELETED;
+            case NodeDataChanged -> ZkEvent.Type.DATA_CHANGED;
+            case NodeChildrenChanged -> ZkEvent.Type.CHILDREN_CHANGED;
+            default -> ZkEvent.Type.WATCH_REMOVED; // the watch removals
+        };
+        return new ZkEvent(type, relative(event.getPath()), event.getZxid());
+    }
+
+    // ------------------------------------------------------------------ leader election
+
+    @Override
+    public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
+        LeaderLatch latch = new LeaderLatch(client, path, participantId);
+        latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                isLeader.run();
+            }
+
+            @Override
+            public void notLeader() {
+                notLeader.run();
+            }
+        });
+        return new ZkLatch() {
+            @Override
+            public void start() {
+                try {
+                    latch.start();
+                } catch (Exception e) {
+                    throw failure("start leader latch " + abs(path), e);
+                }
+            }
+
+            @Override
+            public boolean hasLeadership() {
+                return latch.hasLeadership();
+            }
+
+            @Override
+            public String ourPath() {
+                return latch.getOurPath();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+                } catch (IOException | IllegalStateException e) {
+                    // already closed
+                }
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ connection
+
     /** The session id of the handle Curator uses right now (0 when it has none yet). */
+    @Override
     public long handleSession() {
         try {
             return client.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {
             return 0;
         }
+    }
+
+    @Override
+    public void requireConnected(String what) {
+        enter(what);
     }
 
     /**
@@ -331,7 +551,7 @@ public final class ZkSession {
      * waited in the handle's queue behind a silent network cut, and the member heard of its loss at the session's
      * expiry, not at the cut (LossNoticeUnderPartitionIT, about one run in four).
      */
-    public long requireConnected(String what) {
+    private long enter(String what) {
         long connection = gate.enter();
         if (!client.getZookeeperClient().isConnected() || !handleConnected() || connection < 0) {
             throw new StoreException("ZooKeeper: " + what + " not attempted: not connected");
@@ -358,6 +578,69 @@ public final class ZkSession {
         } catch (Exception e) {
             return false;
         }
+    }
+
+    // ------------------------------------------------------------------ translation
+
+    /** Curator's operation of a port operation: the namespace and the ACLs applied as Curator applies them. */
+    public CuratorOp op(ZkOp op) {
+        try {
+            if (op instanceof ZkOp.Create c) {
+                return client.transactionOp().create().withMode(mode(c)).forPath(c.path(), c.data());
+            }
+            if (op instanceof ZkOp.SetData s) {
+                return client.transactionOp().setData().withVersion(s.version()).forPath(s.path(), s.data());
+            }
+            if (op instanceof ZkOp.Delete d) {
+                return client.transactionOp().delete().withVersion(d.version()).forPath(d.path());
+            }
+            return client.transactionOp().check().withVersion(((ZkOp.Check) op).version()).forPath(op.path());
+        } catch (Exception e) {
+            throw failure("prepare " + op, e); // Curator's op builders declare Exception
+        }
+    }
+
+    private static CreateMode mode(ZkOp.Create c) {
+        if (c.ephemeral()) {
+            return c.sequential() ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL;
+        }
+        return c.sequential() ? CreateMode.PERSISTENT_SEQUENTIAL : CreateMode.PERSISTENT;
+    }
+
+    private List<ZkResult> results(List<OpResult> results) {
+        List<ZkResult> out = new ArrayList<>(results.size());
+        for (OpResult r : results) {
+            if (r instanceof OpResult.CreateResult c) {
+                out.add(new ZkResult(relative(c.getPath()), c.getStat() == null ? null : stat(c.getStat())));
+            } else if (r instanceof OpResult.SetDataResult s) {
+                out.add(new ZkResult(null, stat(s.getStat())));
+            } else {
+                out.add(new ZkResult(null, null));
+            }
+        }
+        return out;
+    }
+
+    static ZkCode code(KeeperException.Code code) {
+        return switch (code) {
+            case OK -> ZkCode.OK;
+            case NONODE -> ZkCode.NONODE;
+            case NODEEXISTS -> ZkCode.NODEEXISTS;
+            case BADVERSION -> ZkCode.BADVERSION;
+            case NOTEMPTY -> ZkCode.NOTEMPTY;
+            case NOCHILDRENFOREPHEMERALS -> ZkCode.NOCHILDRENFOREPHEMERALS;
+            case CONNECTIONLOSS -> ZkCode.CONNECTIONLOSS;
+            case SESSIONEXPIRED -> ZkCode.SESSIONEXPIRED;
+            case OPERATIONTIMEOUT -> ZkCode.OPERATIONTIMEOUT;
+            case NOAUTH -> ZkCode.NOAUTH;
+            case UNIMPLEMENTED -> ZkCode.UNIMPLEMENTED;
+            case MARSHALLINGERROR -> ZkCode.MARSHALLINGERROR;
+            default -> ZkCode.OTHER;
+        };
+    }
+
+    private static ZkFailure zkFailure(KeeperException e) {
+        return new ZkFailure(code(e.code()), e.getPath(), failedOp(e.getResults()), e);
     }
 
     /** The index of the operation that made a transaction fail, or -1 if unknown. */
@@ -387,7 +670,43 @@ public final class ZkSession {
             Thread.currentThread().interrupt();
         }
         String detail = e instanceof KeeperException ke ? ke.code() + (ke.getPath() != null ? " " + ke.getPath() : "")
-                : e.toString();
+                : e instanceof ZkFailure f ? f.code() + (f.path() != null ? " " + f.path() : "") : e.toString();
         return new StoreException("ZooKeeper: " + what + " failed: " + detail, e);
+    }
+
+    // ------------------------------------------------------------------ sizes
+
+    /** What {@code ops} cost in one transaction: see {@link #bytes(Op)}. */
+    public static long bytes(Collection<Op> ops) {
+        long sum = 0;
+        for (Op op : ops) {
+            sum += bytes(op);
+        }
+        return sum;
+    }
+
+    /** What one operation costs in a transaction: its multi header and its request record as jute serializes it. */
+    public static long bytes(Op op) {
+        Counter counter = new Counter();
+        try {
+            op.toRequestRecord().serialize(BinaryOutputArchive.getArchive(counter), "op");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot size " + op, e); // a counting stream does not fail
+        }
+        return WireSize.MULTI_HEADER_BYTES + counter.count;
+    }
+
+    private static final class Counter extends OutputStream {
+        long count;
+
+        @Override
+        public void write(int b) {
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            count += len;
+        }
     }
 }

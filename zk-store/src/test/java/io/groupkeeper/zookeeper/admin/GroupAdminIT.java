@@ -10,7 +10,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,6 +2,10 @@ package io.groupkeeper.zookeeper.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.groupkeeper.zkprotocol.ZkStats;
+import io.groupkeeper.zkprotocol.internal.GroupNodes;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Instant;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -58,8 +62,9 @@ class GroupNodesIT {
 
     @Test
     void creationOpsAreTheGroupNodeAndItsFiveChildren() throws Exception {
-        List<String> paths = new GroupNodes("g").creation(client, "sticky", Instant.now()).stream()
-                .map(op -> op.get().getPath()).toList();
+        ZkSession zk = new ZkSession(client, new ZkStats());
+        List<String> paths = new GroupNodes("g").creation("sticky", Instant.now()).stream()
+                .map(op -> zk.op(op).get().getPath()).toList();
         assertThat(paths).containsExactly("/gn/groups/g", "/gn/groups/g/members", "/gn/groups/g/leader",
                 "/gn/groups/g/owners", "/gn/groups/g/offsets", "/gn/groups/g/assignment");
     }

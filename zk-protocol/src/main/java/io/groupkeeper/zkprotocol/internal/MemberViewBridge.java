@@ -1,5 +1,6 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
+import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.spi.MembersSnapshot;
 import java.time.Clock;
 import org.slf4j.Logger;
@@ -20,7 +21,7 @@ final class MemberViewBridge implements MemberView {
     private final ChildWatchMemberView fallback;
     private volatile boolean unsupported;
 
-    MemberViewBridge(ZkSession zk, String parent, Clock clock) {
+    MemberViewBridge(ZkPort zk, String parent, Clock clock) {
         this.nodes = new MemberNodes(zk, parent);
         this.persistent = new PersistentWatchMemberView(nodes, clock);
         this.fallback = new ChildWatchMemberView(nodes);

@@ -1,4 +1,4 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
@@ -6,7 +6,11 @@ import io.groupkeeper.spi.AssignmentSnapshot;
 import io.groupkeeper.spi.LeaderElection;
 import io.groupkeeper.spi.LeadershipListener;
 import io.groupkeeper.spi.StoreException;
-import java.io.IOException;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkLatch;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkResult;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,16 +21,10 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 
 /**
- * Leader election with Curator's {@link LeaderLatch} (each participant watches only its predecessor, so no herd),
- * and the fenced publish of a generation.
+ * Leader election through the port's {@link ZkLatch} (Curator's {@code LeaderLatch} on a server: each participant
+ * watches only its predecessor, so no herd), and the fenced publish of a generation.
  *
  * <p>Publishing writes only the targets that changed. Every transaction carries a check of this participant's
  * latch node (it is still a live participant) and of the assignment node's version (nobody published since the
@@ -37,12 +35,12 @@ import org.apache.zookeeper.KeeperException;
 final class ZkLeaderElection implements LeaderElection {
 
     private final ZkGroupStore store;
-    private final ZkSession zk;
+    private final ZkPort zk;
     private final String participantId;
     private final LeadershipListener listener;
     private final Clock clock;
-    private final LeaderLatch latch;
-    private final TransactionBatcher batcher = new TransactionBatcher();
+    private final ZkLatch latch;
+    private final TransactionBatcher batcher;
 
     ZkLeaderElection(ZkGroupStore store, String participantId, LeadershipListener listener, Clock clock) {
         this.store = store;
@@ -50,26 +48,16 @@ final class ZkLeaderElection implements LeaderElection {
         this.participantId = participantId;
         this.listener = listener;
         this.clock = clock;
-        this.latch = new LeaderLatch(zk.client(), ZkPaths.leader(store.groupId()), participantId);
-        this.latch.addListener(new LeaderLatchListener() {
-            @Override
-            public void isLeader() {
-                listener.isLeader();
-            }
-
-            @Override
-            public void notLeader() {
-                listener.notLeader();
-            }
-        });
+        this.batcher = new TransactionBatcher(zk.transactionLimit(), zk::sizeOf);
+        this.latch = zk.latch(ZkPaths.leader(store.groupId()), participantId, listener::isLeader, listener::notLeader);
     }
 
     @Override
     public void start() {
         try {
             latch.start();
-        } catch (Exception e) {
-            throw ZkSession.failure("join leader election of " + store.groupId(), e);
+        } catch (RuntimeException e) {
+            throw ZkFailure.toStore("join leader election of " + store.groupId(), e);
         }
     }
 
@@ -82,7 +70,7 @@ final class ZkLeaderElection implements LeaderElection {
     public long publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
                         Set<String> removedMembers, SortedSet<String> staticMembers) {
         String group = store.groupId();
-        String latchPath = latch.getOurPath();
+        String latchPath = latch.ourPath();
         if (!latch.hasLeadership() || latchPath == null) {
             throw new StoreException("participant " + participantId + " is not the leader of group " + group);
         }
@@ -95,50 +83,46 @@ final class ZkLeaderElection implements LeaderElection {
             // assignment node, at the version the previous one left: a generation published only in part has moved
             // that version, so no reader (this leader's cache, the next leader's) can mistake the targets for the
             // snapshot it read before.
-            List<CuratorOp> writes = new ArrayList<>();
+            List<ZkOp> writes = new ArrayList<>();
             for (Map.Entry<String, ? extends Set<TopicPartition>> e : changedTargets.entrySet()) {
                 byte[] body = NodeCodec.target(new NodeCodec.TargetBody(generation, new TreeSet<>(e.getValue()),
                         staticMembers.contains(e.getKey())));
                 String path = ZkPaths.target(group, e.getKey());
-                boolean exists = existing != null ? existing.contains(e.getKey()) : zk.exists(path, null) != null;
-                writes.add(exists
-                        ? zk.client().transactionOp().setData().forPath(path, body)
-                        : zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body));
+                boolean exists = existing != null ? existing.contains(e.getKey()) : zk.exists(path, null).isPresent();
+                writes.add(exists ? ZkOp.set(path, body, -1) : ZkOp.create(path, body));
             }
             for (String removed : removedMembers) {
-                writes.add(zk.client().transactionOp().delete().forPath(ZkPaths.target(group, removed)));
+                writes.add(ZkOp.delete(ZkPaths.target(group, removed), -1));
             }
             byte[] assignmentBody = NodeCodec.assignment(new NodeCodec.AssignmentBody(generation,
                     Optional.of(participantId), clock.instant(), changedTargets.size()));
-            CuratorOp latchCheck = zk.client().transactionOp().check().forPath(latchPath);
-            long fixed = TransactionBatcher.bytes(List.of(latchCheck,
-                    zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(assignmentPath,
-                            assignmentBody)));
+            ZkOp latchCheck = ZkOp.check(latchPath, -1);
+            long fixed = batcher.bytes(List.of(latchCheck, ZkOp.set(assignmentPath, assignmentBody,
+                    (int) expectedVersion)));
             int version = (int) expectedVersion;
-            for (TransactionBatcher.Batch<CuratorOp> batch : batcher.split(writes, fixed, List::of)) {
-                List<CuratorOp> ops = new ArrayList<>();
+            for (TransactionBatcher.Batch<ZkOp> batch : batcher.split(writes, fixed, List::of)) {
+                List<ZkOp> ops = new ArrayList<>();
                 ops.add(latchCheck);
                 ops.addAll(batch.ops());
-                ops.add(zk.client().transactionOp().setData().withVersion(version).forPath(assignmentPath,
-                        assignmentBody));
-                List<CuratorTransactionResult> results = zk.multi(ops);
-                version = results.get(results.size() - 1).getResultStat().getVersion();
+                ops.add(ZkOp.set(assignmentPath, assignmentBody, version));
+                List<ZkResult> results = zk.multi(ops);
+                version = results.get(results.size() - 1).stat().version();
             }
             if (before != null && before.version() == expectedVersion) {
                 store.remember(next(before, generation, changedTargets, removedMembers, staticMembers, version));
             }
             return version;
-        } catch (KeeperException e) {
+        } catch (ZkFailure e) {
             store.remember(null);
             throw new StoreException("publish of generation " + generation + " for group " + group
-                    + " refused (" + e.code() + " at operation " + ZkSession.failedOp(e)
+                    + " refused (" + e.code() + " at operation " + e.failedOp()
                     + "): leadership lost or another leader published", e);
         } catch (StoreException e) {
             store.remember(null);
             throw e;
         } catch (Exception e) {
             store.remember(null);
-            throw ZkSession.failure("publish generation " + generation + " of " + group, e);
+            throw ZkFailure.toStore("publish generation " + generation + " of " + group, e);
         }
     }
 
@@ -157,10 +141,6 @@ final class ZkLeaderElection implements LeaderElection {
 
     @Override
     public void close() {
-        try {
-            latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
-        } catch (IOException | IllegalStateException e) {
-            // already closed
-        }
+        latch.close();
     }
 }

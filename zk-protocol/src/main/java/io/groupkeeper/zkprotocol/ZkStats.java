@@ -1,4 +1,4 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,20 +13,20 @@ public final class ZkStats {
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong watchEvents = new AtomicLong();
 
-    void read() {
+    public void read() {
         reads.incrementAndGet();
     }
 
-    void write(int ops) {
+    public void write(int ops) {
         writes.addAndGet(ops);
     }
 
-    void transaction(int ops) {
+    public void transaction(int ops) {
         transactions.incrementAndGet();
         writes.addAndGet(ops);
     }
 
-    void watchEvent() {
+    public void watchEvent() {
         watchEvents.incrementAndGet();
     }
 
@@ -48,9 +48,5 @@ public final class ZkStats {
     /** Watch notifications delivered to this store's watchers (node events only). */
     public long watchEvents() {
         return watchEvents.get();
-    }
-
-    public io.groupkeeper.zookeeper.StoreStats snapshot() {
-        return new io.groupkeeper.zookeeper.StoreStats(reads(), writes(), transactions(), watchEvents());
     }
 }

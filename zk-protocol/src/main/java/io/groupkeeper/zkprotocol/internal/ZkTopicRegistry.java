@@ -1,16 +1,19 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +22,9 @@ public final class ZkTopicRegistry implements TopicRegistry {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZkTopicRegistry.class);
 
-    private final ZkSession zk;
+    private final ZkPort zk;
 
-    public ZkTopicRegistry(ZkSession zk) {
+    public ZkTopicRegistry(ZkPort zk) {
         this.zk = zk;
     }
 
@@ -54,9 +57,7 @@ public final class ZkTopicRegistry implements TopicRegistry {
             Optional<ZkNode> read = zk.read(path, null);
             try {
                 if (read.isEmpty()) {
-                    zk.stats().write(1);
-                    zk.client().create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                            .forPath(path, NodeCodec.topic(partitions));
+                    zk.createWithParents(path, NodeCodec.topic(partitions));
                     return;
                 }
                 int current = NodeCodec.topic(zk.abs(path), read.get().data());
@@ -67,15 +68,13 @@ public final class ZkTopicRegistry implements TopicRegistry {
                     throw new IllegalArgumentException("topic " + topic + " has " + current
                             + " partitions; lowering the count to " + partitions + " is refused");
                 }
-                zk.stats().write(1);
-                zk.client().setData().withVersion(read.get().stat().getVersion()).forPath(path, NodeCodec.topic(partitions));
+                zk.write(ZkOp.set(path, NodeCodec.topic(partitions), read.get().stat().version()));
                 return;
-            } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException e) {
+            } catch (ZkFailure e) {
+                if (e.code() != ZkCode.NODEEXISTS && e.code() != ZkCode.BADVERSION) {
+                    throw ZkFailure.toStore("register topic " + path, e);
+                }
                 // raced with another writer: read again
-            } catch (IllegalArgumentException | StoreException e) {
-                throw e;
-            } catch (Exception e) {
-                throw ZkSession.failure("register topic " + path, e);
             }
         }
         throw new StoreException("topic " + topic + " keeps changing; try again");
@@ -99,12 +98,12 @@ public final class ZkTopicRegistry implements TopicRegistry {
     @Override
     public void delete(String topic) {
         try {
-            zk.stats().write(1);
-            zk.client().delete().forPath(ZkPaths.topic(topic));
-        } catch (KeeperException.NoNodeException e) {
+            zk.write(ZkOp.delete(ZkPaths.topic(topic), -1));
+        } catch (ZkFailure e) {
+            if (e.code() != ZkCode.NONODE) {
+                throw ZkFailure.toStore("delete topic " + topic, e);
+            }
             // already gone
-        } catch (Exception e) {
-            throw ZkSession.failure("delete topic " + topic, e);
         }
     }
 

@@ -1,7 +1,12 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkEvent;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -10,11 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import org.apache.curator.framework.api.CuratorEvent;
-import org.apache.zookeeper.AddWatchMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
+import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,10 +47,10 @@ final class PersistentWatchMemberView implements MemberView {
     static final long IDLE_MILLIS = 60_000;
 
     private final MemberNodes nodes;
-    private final ZkSession zk;
+    private final ZkPort zk;
     private final String parent;
     private final Clock clock;
-    private final Watcher watcher = this::onEvent;
+    private final Consumer<ZkEvent> watcher = this::onEvent;
 
     // Guarded by this.
     private final SortedMap<String, MemberInfo> members = new TreeMap<>();
@@ -66,14 +68,14 @@ final class PersistentWatchMemberView implements MemberView {
     /** The server refused the persistent watch (before 3.6, or an optimized watch manager); nothing is armed. */
     static final class Refused extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        private final KeeperException.Code code;
+        private final ZkCode code;
 
-        Refused(KeeperException.Code code) {
+        Refused(ZkCode code) {
             super("persistent watch refused: " + code, null, false, false);
             this.code = code;
         }
 
-        KeeperException.Code code() {
+        ZkCode code() {
             return code;
         }
     }
@@ -103,20 +105,15 @@ final class PersistentWatchMemberView implements MemberView {
             watching = true;
         }
         long sessionId = zk.sessionId();
-        zk.requireConnected("watch " + zk.abs(parent));
         try {
-            zk.stats().read();
-            zk.client().watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(watcher)
-                    .forPath(parent);
-        } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+            zk.addPersistentWatch(parent, true, watcher);
+        } catch (ZkFailure e) {
             // Before 3.6 the server does not know the request; with watchManagerName=WatchManagerOptimized it fails it.
             synchronized (this) {
                 hooks.remove(onChange);
                 watching = false;
             }
             throw new Refused(e.code());
-        } catch (Exception e) {
-            throw ZkSession.failure("watch " + zk.abs(parent), e);
         }
         SortedMap<String, MemberInfo> loaded = new TreeMap<>();
         Map<String, String> loadedProblems = new TreeMap<>();
@@ -127,7 +124,7 @@ final class PersistentWatchMemberView implements MemberView {
             problems.clear();
             problems.putAll(loadedProblems);
             warm = watching && changes == startedWith && sessionId == zk.sessionId()
-                    && zk.client().getZookeeperClient().isConnected();
+                    && zk.isConnected();
             session = sessionId;
             return snapshot();
         }
@@ -144,24 +141,24 @@ final class PersistentWatchMemberView implements MemberView {
 
     // ------------------------------------------------------------------ ZooKeeper's event thread
 
-    private void onEvent(WatchedEvent event) {
+    private void onEvent(ZkEvent event) {
         synchronized (this) {
             if (!watching) {
                 return; // dropped; the removal may not have reached the server yet
             }
         }
-        if (event.getType() == Watcher.Event.EventType.None) {
-            onConnectionEvent(event.getState());
+        if (event.isConnectionEvent()) {
+            onConnectionEvent(event.type());
             return;
         }
-        if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
+        if (event.type() == ZkEvent.Type.WATCH_REMOVED) {
             synchronized (this) { // removed behind this view's back: the next read adds it again
                 warm = false;
                 watching = false;
             }
             return;
         }
-        String path = event.getPath();
+        String path = event.path();
         zk.stats().watchEvent();
         if (path == null || !path.startsWith(parent + "/") || path.indexOf('/', parent.length() + 1) >= 0) {
             // The folder itself (deleted by hand, or made again): start over.
@@ -173,8 +170,8 @@ final class PersistentWatchMemberView implements MemberView {
             return;
         }
         String child = path.substring(parent.length() + 1);
-        switch (event.getType()) {
-            case NodeDeleted -> {
+        switch (event.type()) {
+            case DELETED -> {
                 synchronized (this) {
                     changes++;
                     members.remove(child);
@@ -182,7 +179,7 @@ final class PersistentWatchMemberView implements MemberView {
                 }
                 fireHooks();
             }
-            case NodeCreated, NodeDataChanged -> {
+            case CREATED, DATA_CHANGED -> {
                 synchronized (this) {
                     changes++;
                 }
@@ -194,8 +191,8 @@ final class PersistentWatchMemberView implements MemberView {
         }
     }
 
-    private void onConnectionEvent(Watcher.Event.KeeperState state) {
-        if (state == Watcher.Event.KeeperState.SyncConnected) {
+    private void onConnectionEvent(ZkEvent.Type state) {
+        if (state == ZkEvent.Type.CONNECTED) {
             boolean missedSome;
             synchronized (this) {
                 missedSome = !warm && watching;
@@ -213,9 +210,8 @@ final class PersistentWatchMemberView implements MemberView {
     private void readInBackground(String child) {
         String path = parent + "/" + child;
         try {
-            zk.stats().read();
-            zk.client().getData().inBackground((client, event) -> onRead(child, event)).forPath(path);
-        } catch (Exception e) { // only if the client is closed
+            zk.readAsync(path, null).whenComplete((read, failed) -> onRead(child, read, failed));
+        } catch (RuntimeException e) { // only if the client is closed
             synchronized (this) {
                 warm = false;
             }
@@ -223,12 +219,11 @@ final class PersistentWatchMemberView implements MemberView {
         }
     }
 
-    private void onRead(String child, CuratorEvent event) {
-        int rc = event.getResultCode();
+    private void onRead(String child, Optional<ZkNode> read, Throwable failed) {
         synchronized (this) {
-            if (rc == KeeperException.Code.OK.intValue()) {
-                nodes.decode(child, event.getData(), members, problems);
-            } else if (rc == KeeperException.Code.NONODE.intValue()) {
+            if (failed == null && read.isPresent()) {
+                nodes.decode(child, read.get().data(), members, problems);
+            } else if (failed == null) {
                 members.remove(child);
                 problems.remove(child);
             } else {
@@ -260,14 +255,7 @@ final class PersistentWatchMemberView implements MemberView {
     }
 
     private void removeWatch() {
-        try {
-            // All of this client's recursive watches on the folder (only this view adds one): Curator's remove(watcher)
-            // does not find a watcher that its add() wrapped (NoWatcherException, Curator 5.9).
-            zk.client().watchers().removeAll().ofType(Watcher.WatcherType.PersistentRecursive).quietly()
-                    .inBackground().forPath(parent);
-        } catch (Exception e) {
-            LOG.debug("members of {}: removing the watch failed (harmless): {}", zk.abs(parent), e.toString());
-        }
+        zk.removePersistentWatch(parent, true, watcher); // quietly: a failed removal is harmless
     }
 
     /** For tests: whether the view answers from memory. */

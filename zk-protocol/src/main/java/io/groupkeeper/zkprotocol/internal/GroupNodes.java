@@ -1,6 +1,9 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
-import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,10 +12,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 
 /**
  * The one place that knows what a group's nodes are and creates them: the group node (with its creation time and
@@ -32,7 +31,7 @@ public final class GroupNodes {
     }
 
     /** Makes {@code owners/<topic>} and {@code offsets/<topic>} unless this instance made them already. */
-    public void ensureTopicFolders(ZkSession zk, String topic) {
+    public void ensureTopicFolders(ZkPort zk, String topic) {
         if (ensuredTopics.add(topic)) {
             try {
                 zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
@@ -63,15 +62,13 @@ public final class GroupNodes {
     }
 
     /** The transaction's operations that create the group node and its five children. */
-    public List<CuratorOp> creation(CuratorFramework client, String assignor, Instant now) throws Exception {
-        List<CuratorOp> ops = new ArrayList<>();
-        ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT)
-                .forPath(ZkPaths.group(group), NodeCodec.group(new NodeCodec.GroupBody(now, assignor))));
+    public List<ZkOp> creation(String assignor, Instant now) {
+        List<ZkOp> ops = new ArrayList<>();
+        ops.add(ZkOp.create(ZkPaths.group(group), NodeCodec.group(new NodeCodec.GroupBody(now, assignor))));
         for (String folder : folders()) {
-            ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(folder, new byte[0]));
+            ops.add(ZkOp.create(folder, new byte[0]));
         }
-        ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT)
-                .forPath(ZkPaths.assignment(group), initialAssignment(now)));
+        ops.add(ZkOp.create(ZkPaths.assignment(group), initialAssignment(now)));
         return ops;
     }
 
@@ -79,22 +76,21 @@ public final class GroupNodes {
      * Makes the group complete: usually one listing proves it is; a missing group is created in one transaction; a
      * group created concurrently or left incomplete (a folder deleted by hand) gets what it lacks.
      */
-    public void ensure(ZkSession zk, String assignor, Instant now) {
+    public void ensure(ZkPort zk, String assignor, Instant now) {
         String path = ZkPaths.group(group);
         if (isComplete(zk.children(path, null))) {
             return;
         }
-        if (zk.exists(path, null) == null) {
+        if (zk.exists(path, null).isEmpty()) {
             zk.ensurePath(ZkPaths.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
             try {
-                zk.multi(creation(zk.client(), assignor, now));
+                zk.multi(creation(assignor, now));
                 return;
-            } catch (KeeperException.NodeExistsException e) {
+            } catch (ZkFailure e) {
+                if (e.code() != ZkCode.NODEEXISTS) {
+                    throw ZkFailure.toStore("create group " + path, e);
+                }
                 // Created concurrently (or partly by hand): fill in what is missing below.
-            } catch (StoreException e) {
-                throw e;
-            } catch (Exception e) {
-                throw ZkSession.failure("create group " + path, e);
             }
         }
         for (String folder : folders()) {

@@ -1,46 +1,47 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.jute.BinaryOutputArchive;
-import org.apache.zookeeper.Op;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import java.util.function.ToLongFunction;
 
 /**
  * Packs requests, each a few operations that must land together, into ZooKeeper transactions of bounded size: the
  * one size rule of every multi-op the store and the admin send (commits, releases, the leader's publish, admin plans).
  *
  * <p>The rule: an operation costs what it costs on the wire, its request record as ZooKeeper serializes it plus the
- * header that precedes it in a multi; a transaction may cost up to {@link #MAX_TRANSACTION_BYTES}, below the default
+ * header that precedes it in a multi ({@link ZkPort#sizeOf}, which knows the session's ACLs); a transaction may cost up to {@link #MAX_TRANSACTION_BYTES}, below the default
  * {@code jute.maxbuffer} of 1 MiB with room for the envelope and for the server's own larger transaction record. A
  * request larger than the limit on its own still goes out, alone: ZooKeeper then refuses it, as it would any way.
  *
  * <p>The batcher only plans. The caller sends each batch the way its writes must go (fenced writes only through their
- * session's handle, {@link ZkSession#multiInSession}) and maps a failed operation back with {@link Batch#requestOf}.
+ * session's handle, {@link ZkPort#multiInSession}) and maps a failed operation back with {@link Batch#requestOf}.
  */
 public final class TransactionBatcher {
 
     /** The most one transaction may cost; the default of the admin's limit too. */
-    public static final int MAX_TRANSACTION_BYTES = 900 * 1024;
+    public static final int MAX_TRANSACTION_BYTES = (int) ZkPort.DEFAULT_TRANSACTION_LIMIT;
     /** A multi's header before each operation: type (int), done (boolean), error (int). */
-    static final int MULTI_HEADER_BYTES = 4 + 1 + 4;
+    public static final int MULTI_HEADER_BYTES = 4 + 1 + 4;
 
-    /** The operations of one request, in order; may throw what Curator's op builders throw. */
+    /** The operations of one request, in order. */
     @FunctionalInterface
     public interface OpsOf<R> {
-        List<CuratorOp> ops(R request) throws Exception;
+        List<ZkOp> ops(R request) throws Exception;
     }
 
     private final long limit;
+    private final ToLongFunction<ZkOp> sizer;
 
-    public TransactionBatcher() {
-        this(MAX_TRANSACTION_BYTES);
+    /** A batcher of the default limit that sizes operations with {@code sizer} ({@link ZkPort#sizeOf}). */
+    public TransactionBatcher(ToLongFunction<ZkOp> sizer) {
+        this(MAX_TRANSACTION_BYTES, sizer);
     }
 
-    public TransactionBatcher(long limit) {
+    public TransactionBatcher(long limit, ToLongFunction<ZkOp> sizer) {
+        this.sizer = sizer;
         if (limit < 1) {
             throw new IllegalArgumentException("limit must be positive, was " + limit);
         }
@@ -54,7 +55,7 @@ public final class TransactionBatcher {
     public <R> Batch<R> next(List<R> pending, long reservedBytes, OpsOf<R> opsOf) throws Exception {
         Batch<R> batch = new Batch<>();
         for (R r : pending) {
-            List<CuratorOp> ops = opsOf.ops(r);
+            List<ZkOp> ops = opsOf.ops(r);
             long cost = bytes(ops);
             if (!batch.requests.isEmpty() && reservedBytes + batch.bytes + cost > limit) {
                 break;
@@ -86,34 +87,23 @@ public final class TransactionBatcher {
     }
 
     /** What {@code ops} cost in one transaction, by the rule above. */
-    public static long bytes(Collection<CuratorOp> ops) {
+    public long bytes(Collection<ZkOp> ops) {
         long sum = 0;
-        for (CuratorOp op : ops) {
-            sum += bytes(op.get());
+        for (ZkOp op : ops) {
+            sum += sizer.applyAsLong(op);
         }
         return sum;
-    }
-
-    /** What one operation costs in a transaction: its header and its serialized request record. */
-    public static long bytes(Op op) {
-        Counter counter = new Counter();
-        try {
-            op.toRequestRecord().serialize(BinaryOutputArchive.getArchive(counter), "op");
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot size " + op, e); // a counting stream does not fail
-        }
-        return MULTI_HEADER_BYTES + counter.count;
     }
 
     /** Requests and their operations, side by side: which request each operation belongs to. */
     public static final class Batch<R> {
         private final List<R> requests = new ArrayList<>();
-        private final List<CuratorOp> ops = new ArrayList<>();
+        private final List<ZkOp> ops = new ArrayList<>();
         /** Per request, the index of its last operation. */
         private final List<Integer> lastOps = new ArrayList<>();
         private long bytes;
 
-        void add(R request, List<CuratorOp> requestOps, long cost) {
+        void add(R request, List<ZkOp> requestOps, long cost) {
             if (requestOps.isEmpty()) {
                 throw new IllegalArgumentException("request " + request + " has no operations");
             }
@@ -127,7 +117,7 @@ public final class TransactionBatcher {
             return List.copyOf(requests);
         }
 
-        public List<CuratorOp> ops() {
+        public List<ZkOp> ops() {
             return List.copyOf(ops);
         }
 
@@ -156,20 +146,6 @@ public final class TransactionBatcher {
                 }
             }
             throw new IllegalArgumentException("operation " + op + " is past the batch's last, " + lastOps);
-        }
-    }
-
-    private static final class Counter extends OutputStream {
-        long count;
-
-        @Override
-        public void write(int b) {
-            count++;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            count += len;
         }
     }
 }

@@ -1,4 +1,4 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;

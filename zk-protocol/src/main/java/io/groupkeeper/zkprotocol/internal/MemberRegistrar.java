@@ -1,12 +1,14 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.spi.MemberIdInUseException;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.Registration;
 import io.groupkeeper.spi.StoreException;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * A member's ephemeral node: its creation (a node of this client's own expired session is replaced; one of another
@@ -14,10 +16,10 @@ import org.apache.zookeeper.data.Stat;
  */
 final class MemberRegistrar {
 
-    private final ZkSession zk;
+    private final ZkPort zk;
     private final String group;
 
-    MemberRegistrar(ZkSession zk, String group) {
+    MemberRegistrar(ZkPort zk, String group) {
         this.zk = zk;
         this.group = group;
     }
@@ -28,55 +30,53 @@ final class MemberRegistrar {
         byte[] body = NodeCodec.member(info);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
-                zk.requireConnected("register member " + zk.abs(path));
-                zk.stats().write(1);
-                zk.client().create().withMode(CreateMode.EPHEMERAL).forPath(path, body);
+                zk.write(ZkOp.createEphemeral(path, body));
                 return () -> deregister(path);
-            } catch (KeeperException.NodeExistsException e) {
-                Stat stat = zk.exists(path, null);
+            } catch (ZkFailure e) {
+                if (e.code() != ZkCode.NODEEXISTS) {
+                    throw ZkFailure.toStore("register member " + path, e);
+                }
+                ZkStat stat = zk.exists(path, null).orElse(null);
                 if (stat == null) {
                     continue;
                 }
-                if (zk.isCurrentSession(stat.getEphemeralOwner())) {
+                if (zk.isCurrentSession(stat.ephemeralOwner())) {
                     return () -> deregister(path);
                 }
-                if (zk.isPastSession(stat.getEphemeralOwner())) {
-                    deleteQuietly(path, stat.getVersion());
+                if (zk.isPastSession(stat.ephemeralOwner())) {
+                    deleteQuietly(path, stat.version());
                     continue;
                 }
                 throw new MemberIdInUseException("member id '" + info.memberId() + "' of group '" + group
                         + "' is already registered by another live session (0x"
-                        + Long.toHexString(stat.getEphemeralOwner()) + ") at " + zk.abs(path)
+                        + Long.toHexString(stat.ephemeralOwner()) + ") at " + zk.abs(path)
                         + "; is another process running with the same instance id?");
-            } catch (Exception e) {
-                throw ZkSession.failure("register member " + path, e);
             }
         }
         throw new StoreException("could not register member node " + path);
     }
 
     private void deregister(String path) {
-        Stat stat = zk.exists(path, null);
-        if (stat != null && zk.isCurrentSession(stat.getEphemeralOwner())) {
-            deleteQuietly(path, stat.getVersion());
+        ZkStat stat = zk.exists(path, null).orElse(null);
+        if (stat != null && zk.isCurrentSession(stat.ephemeralOwner())) {
+            deleteQuietly(path, stat.version());
         }
     }
 
     private void deleteQuietly(String path, int version) {
-        zk.requireConnected("delete " + zk.abs(path));
         try {
-            zk.stats().write(1);
-            zk.client().delete().withVersion(version).forPath(path);
-        } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+            zk.write(ZkOp.delete(path, version));
+        } catch (ZkFailure e) {
+            if (e.code() != ZkCode.NONODE && e.code() != ZkCode.BADVERSION) {
+                throw ZkFailure.toStore("delete " + path, e);
+            }
             // gone or replaced: nothing of ours to delete
-        } catch (Exception e) {
-            throw ZkSession.failure("delete " + path, e);
         }
     }
 
     /** Whether {@code memberId}'s node exists in this client's current session. */
     boolean isRegistered(String memberId) {
-        Stat stat = zk.exists(ZkPaths.member(group, memberId), null);
-        return stat != null && zk.isCurrentSession(stat.getEphemeralOwner());
+        return zk.exists(ZkPaths.member(group, memberId), null).map(s -> zk.isCurrentSession(s.ephemeralOwner()))
+                .orElse(false);
     }
 }

@@ -1,4 +1,4 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
@@ -20,8 +20,15 @@ import io.groupkeeper.spi.Registration;
 import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TargetAssignment;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zookeeper.internal.NodeCodec.OwnerBody;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkResult;
+import io.groupkeeper.zkprotocol.ZkStat;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
+import io.groupkeeper.zkprotocol.internal.NodeCodec.OwnerBody;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,21 +45,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.curator.framework.api.transaction.CuratorOp;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * The protocol's primitives for one group on ZooKeeper. See {@link GroupStore} for the contract and
  * docs/zk-layout.md for the nodes. The fencing rests on one rule: every change of an owner node (claim,
  * re-confirmation) rewrites the offset node in the same transaction, and every commit and release is conditioned on
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
- * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkSession#multiInSession}).
+ * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkPort#multiInSession}).
  *
  * <p>About 670 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
- * caches, and testkit's {@code MemGroupStore} mirrors it method for method; a claim has two paths (one partition, or
+ * caches; it runs on any {@link ZkPort} (Curator in zk-store, the model in testkit); a claim has two paths (one partition, or
  * a batch pipelined, {@link #claimAll}) that build the same transaction. Transactions are packed by {@link
  * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
  * use), the member node registered by {@link MemberRegistrar}, and the owner's offset watches kept by {@link
@@ -64,19 +66,19 @@ public final class ZkGroupStore implements GroupStore {
     /** Bounds the wait for a background listing; past it the group is checked again synchronously. */
     private static final long LISTING_TIMEOUT_SECONDS = 30;
 
-    private final ZkSession zk;
+    private final ZkPort zk;
     private final String group;
     private final Clock clock;
     private final MemberView members;
     private final GroupNodes nodes;
     private final MemberRegistrar memberNodes;
-    private final TransactionBatcher batcher = new TransactionBatcher();
+    private final TransactionBatcher batcher;
     private final OffsetWatches offsetWatches;
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
     private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
 
-    public ZkGroupStore(ZkSession zk, String group, Clock clock) {
+    public ZkGroupStore(ZkPort zk, String group, Clock clock) {
         this.zk = zk;
         this.group = group;
         this.clock = clock;
@@ -84,6 +86,7 @@ public final class ZkGroupStore implements GroupStore {
         this.nodes = new GroupNodes(group);
         this.memberNodes = new MemberRegistrar(zk, group);
         this.offsetWatches = new OffsetWatches(zk);
+        this.batcher = new TransactionBatcher(zk.transactionLimit(), zk::sizeOf);
     }
 
     @Override
@@ -91,7 +94,7 @@ public final class ZkGroupStore implements GroupStore {
         return group;
     }
 
-    ZkSession session() {
+    ZkPort session() {
         return zk;
     }
 
@@ -110,15 +113,12 @@ public final class ZkGroupStore implements GroupStore {
      */
     @Override
     public Registration join(String assignor, MemberInfo info) {
-        CompletableFuture<Boolean> complete = new CompletableFuture<>();
+        CompletableFuture<Boolean> complete;
         try {
-            zk.requireConnected("list " + zk.abs(ZkPaths.group(group)));
-            zk.stats().read();
-            zk.client().getChildren().inBackground((client, event) -> complete.complete(
-                    event.getResultCode() == KeeperException.Code.OK.intValue() && nodes.isComplete(event.getChildren())))
-                    .forPath(ZkPaths.group(group));
-        } catch (Exception e) {
-            complete.complete(false); // checked again below, synchronously, with a clear error
+            complete = zk.childrenAsync(ZkPaths.group(group)).handle((children, failed) -> failed == null
+                    && nodes.isComplete(children));
+        } catch (RuntimeException e) {
+            complete = CompletableFuture.completedFuture(false); // checked again below, synchronously, with a clear error
         }
         Registration registration = null;
         RuntimeException failure = null;
@@ -196,7 +196,7 @@ public final class ZkGroupStore implements GroupStore {
             return AssignmentSnapshot.empty();
         }
         AssignmentSnapshot cached = cachedAssignment;
-        int version = head.get().stat().getVersion();
+        int version = head.get().stat().version();
         if (cached != null && cached.version() == version) {
             return cached;
         }
@@ -282,29 +282,29 @@ public final class ZkGroupStore implements GroupStore {
                 zk.read(offsetPath, onChange); // wake the member when someone fixes the node
                 return new ClaimResult.Blocked(e.getMessage());
             }
-            int offsetVersion = offsetRead.map(r -> r.stat().getVersion()).orElse(-1);
+            int offsetVersion = offsetRead.map(r -> r.stat().version()).orElse(-1);
             byte[] offsetBody = NodeCodec.offset(offset);
             try {
                 // Fast path, two round trips in all: the partition is free, take it.
-                List<CuratorOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, offsetBody, offsetVersion);
+                List<ZkOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, offsetBody, offsetVersion);
                 return claimed(tp, offset, zk.multiInSession(session, ops), session);
-            } catch (KeeperException e) {
-                if (e.code() == KeeperException.Code.NONODE) {
+            } catch (ZkFailure e) {
+                if (e.code() == ZkCode.NONODE) {
                     // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
                     nodes.forgetTopicFolders(tp.topic());
                     nodes.ensureTopicFolders(zk, tp.topic());
                     continue;
                 }
-                if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
+                if (e.code() == ZkCode.SESSIONEXPIRED) {
                     continue; // the session changed between reading it and sending: again, in the new one
                 }
-                if (ZkSession.failedOp(e) != 0 || e.code() != KeeperException.Code.NODEEXISTS) {
+                if (e.failedOp() != 0 || e.code() != ZkCode.NODEEXISTS) {
                     continue; // the offset node moved (a commit, an edit) since we read it: read again
                 }
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("claim " + zk.abs(ownerPath), e);
+                throw ZkFailure.toStore("claim " + zk.abs(ownerPath), e);
             }
             // The owner node exists. Read it (after the offset: see above) and decide; the read leaves a watch, which
             // fires when the holder releases it (a spurious wake-up in the other cases costs one lane check).
@@ -313,35 +313,34 @@ public final class ZkGroupStore implements GroupStore {
                 continue; // released meanwhile
             }
             try {
-                Stat ownerStat = ownerRead.get().stat();
-                if (ownerStat.getEphemeralOwner() == 0) {
+                ZkStat ownerStat = ownerRead.get().stat();
+                if (ownerStat.ephemeralOwner() == 0) {
                     return new ClaimResult.Blocked("owner node " + zk.abs(ownerPath)
                             + " is persistent (created by hand?); delete it to let the group take " + tp);
                 }
                 String holder = holderOf(ownerPath, ownerRead.get().data());
-                if (memberId.equals(holder) && ownerStat.getEphemeralOwner() == session) {
+                if (memberId.equals(holder) && ownerStat.ephemeralOwner() == session) {
                     // Re-confirming after a reconnect: move the offset version as a fresh claim would.
-                    List<CuratorOp> ops = new ArrayList<>();
-                    ops.add(zk.client().transactionOp().check().withVersion(ownerStat.getVersion()).forPath(ownerPath));
+                    List<ZkOp> ops = new ArrayList<>();
+                    ops.add(ZkOp.check(ownerPath, ownerStat.version()));
                     ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
                     return claimed(tp, offset, zk.multiInSession(session, ops), session);
                 }
-                if (memberId.equals(holder) && zk.isPastSession(ownerStat.getEphemeralOwner())) {
+                if (memberId.equals(holder) && zk.isPastSession(ownerStat.ephemeralOwner())) {
                     // Our own node from an expired session: remove it, conditioned on the offset not having moved.
                     zk.multi(List.of(offsetVersion >= 0
-                                    ? zk.client().transactionOp().check().withVersion(offsetVersion).forPath(offsetPath)
-                                    : zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT)
-                                            .forPath(offsetPath, offsetBody),
-                            zk.client().transactionOp().delete().withVersion(ownerStat.getVersion()).forPath(ownerPath)));
+                                    ? ZkOp.check(offsetPath, offsetVersion)
+                                    : ZkOp.create(offsetPath, offsetBody),
+                            ZkOp.delete(ownerPath, ownerStat.version())));
                     continue;
                 }
                 return new ClaimResult.Busy(holder);
-            } catch (KeeperException e) {
+            } catch (ZkFailure e) {
                 continue; // lost a race with another writer: read again
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("claim " + zk.abs(ownerPath), e);
+                throw ZkFailure.toStore("claim " + zk.abs(ownerPath), e);
             }
         }
         throw new StoreException("claim of " + tp + " in group " + group + " kept racing with other writers");
@@ -392,14 +391,14 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 OffsetBody offset = read.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath),
                         read.get().data());
-                List<CuratorOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, NodeCodec.offset(offset),
-                        read.map(r -> r.stat().getVersion()).orElse(-1));
+                List<ZkOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, NodeCodec.offset(offset),
+                        read.map(r -> r.stat().version()).orElse(-1));
                 return zk.multiInSessionAsync(session, ops).thenCompose(tx -> {
                     if (tx.ok()) {
                         return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset, tx.results(),
                                 session)));
                     }
-                    if (tx.code() == KeeperException.Code.NODEEXISTS && tx.failedOp() == 0) {
+                    if (tx.code() == ZkCode.NODEEXISTS && tx.failedOp() == 0) {
                         return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath,
                                 memberId));
                     }
@@ -413,7 +412,7 @@ public final class ZkGroupStore implements GroupStore {
 
     /** Busy when another member's live owner node holds the partition; empty for {@link #claim} otherwise. */
     private Optional<ClaimResult> heldByAnother(Optional<ZkNode> owner, String ownerPath, String memberId) {
-        if (owner.isEmpty() || owner.get().stat().getEphemeralOwner() == 0) {
+        if (owner.isEmpty() || owner.get().stat().ephemeralOwner() == 0) {
             return Optional.empty(); // released meanwhile, or a persistent node: claim() takes it or says so
         }
         String holder = holderOf(ownerPath, owner.get().data());
@@ -429,11 +428,11 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     /** A free partition's claim: its owner node, created ephemeral, and the rewrite of its offset node. */
-    private List<CuratorOp> takeOps(String ownerPath, String memberId, long generation, String offsetPath,
+    private List<ZkOp> takeOps(String ownerPath, String memberId, long generation, String offsetPath,
                                     byte[] offsetBody, int offsetVersion) throws Exception {
         byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-        List<CuratorOp> ops = new ArrayList<>();
-        ops.add(zk.client().transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(ownerPath, ownerBody));
+        List<ZkOp> ops = new ArrayList<>();
+        ops.add(ZkOp.createEphemeral(ownerPath, ownerBody));
         ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
         return ops;
     }
@@ -443,23 +442,22 @@ public final class ZkGroupStore implements GroupStore {
      * and a set of version 0 right after it, so that the result always carries a stat (a creation's does not): the
      * transaction's zxid (a claim's fencing token) and the node's incarnation (czxid).
      */
-    private List<CuratorOp> rewriteOffset(String path, byte[] body, int expectedVersion) throws Exception {
+    private List<ZkOp> rewriteOffset(String path, byte[] body, int expectedVersion) throws Exception {
         if (expectedVersion >= 0) {
-            return List.of(zk.client().transactionOp().setData().withVersion(expectedVersion).forPath(path, body));
+            return List.of(ZkOp.set(path, body, expectedVersion));
         }
-        return List.of(zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body),
-                zk.client().transactionOp().setData().withVersion(0).forPath(path, body));
+        return List.of(ZkOp.create(path, body), ZkOp.set(path, body, 0));
     }
 
-    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<OpResult> results, long session) {
+    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<ZkResult> results, long session) {
         histories.put(tp, offset.history());
-        OpResult last = results.get(results.size() - 1);
-        if (!(last instanceof OpResult.SetDataResult set)) {
+        ZkResult last = results.get(results.size() - 1);
+        if (last.stat() == null) {
             throw new IllegalStateException("claim transaction of " + tp + " ended with " + last);
         }
-        Stat stat = set.getStat();
-        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.getVersion(),
-                offset.history(), stat.getCzxid()), new Lease(session, stat.getMzxid()));
+        ZkStat stat = last.stat();
+        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.version(),
+                offset.history(), stat.czxid()), new Lease(session, stat.mzxid()));
     }
 
     @Override
@@ -484,39 +482,41 @@ public final class ZkGroupStore implements GroupStore {
                 batch = batcher.next(pending, 0, r -> {
                     OffsetBody next = committedBody(memberId, generation, r, now);
                     written.put(r.partition(), next.history());
-                    List<CuratorOp> ops = new ArrayList<>();
-                    ops.add(zk.client().transactionOp().check().forPath(ZkPaths.owner(group, r.partition())));
+                    List<ZkOp> ops = new ArrayList<>();
+                    ops.add(ZkOp.check(ZkPaths.owner(group, r.partition()), -1));
                     ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), NodeCodec.offset(next),
                             (int) r.expectedVersion()));
                     return ops;
                 });
             } catch (Exception e) {
-                throw ZkSession.failure("prepare commit", e);
+                throw ZkFailure.toStore("prepare commit", e);
             }
             List<CommitRequest> sent = batch.requests();
             Map<TopicPartition, Long> writtenBy = new HashMap<>();
             sent.forEach(r -> offsetWatches.committing(ZkPaths.offset(group, r.partition())));
             try {
-                List<OpResult> results = zk.multiInSession(session, batch.ops());
+                List<ZkResult> results = zk.multiInSession(session, batch.ops());
                 for (int i = 0; i < sent.size(); i++) {
                     TopicPartition tp = sent.get(i).partition();
-                    OpResult last = results.get(batch.lastOp(i));
-                    if (!(last instanceof OpResult.SetDataResult set)) {
+                    ZkResult last = results.get(batch.lastOp(i));
+                    if (last.stat() == null) {
                         throw new IllegalStateException("commit transaction of " + tp + " ended with " + last);
                     }
-                    committed.put(tp, (long) set.getStat().getVersion());
-                    created.put(tp, set.getStat().getCzxid());
-                    writtenBy.put(tp, set.getStat().getMzxid());
+                    committed.put(tp, (long) last.stat().version());
+                    created.put(tp, last.stat().czxid());
+                    writtenBy.put(tp, last.stat().mzxid());
                     histories.put(tp, written.get(tp));
                 }
                 pending.removeAll(sent);
-            } catch (KeeperException.SessionExpiredException e) {
-                pending.forEach(r -> conflicted.add(r.partition())); // the session ended: none of them can land
-                pending.clear();
-            } catch (KeeperException e) {
-                int failed = ZkSession.failedOp(e);
+            } catch (ZkFailure e) {
+                if (e.code() == ZkCode.SESSIONEXPIRED) {
+                    pending.forEach(r -> conflicted.add(r.partition())); // the session ended: none of them can land
+                    pending.clear();
+                    continue;
+                }
+                int failed = e.failedOp();
                 if (failed < 0) {
-                    throw ZkSession.failure("commit", e);
+                    throw ZkFailure.toStore("commit", e);
                 }
                 CommitRequest bad = batch.requestOf(failed);
                 conflicted.add(bad.partition());
@@ -550,10 +550,10 @@ public final class ZkGroupStore implements GroupStore {
                     byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
                             .orElse(null);
                     return List.of(fenceOffset(r.partition(), r.expectedVersion(), body),
-                            zk.client().transactionOp().delete().forPath(ZkPaths.owner(group, r.partition())));
+                            ZkOp.delete(ZkPaths.owner(group, r.partition()), -1));
                 });
             } catch (Exception e) {
-                throw ZkSession.failure("prepare release", e);
+                throw ZkFailure.toStore("prepare release", e);
             }
             List<ReleaseRequest> sent = batch.requests();
             try {
@@ -563,22 +563,22 @@ public final class ZkGroupStore implements GroupStore {
                     released.add(r.partition());
                 });
                 pending.removeAll(sent);
-            } catch (KeeperException e) {
-                int failed = ZkSession.failedOp(e);
-                if (e.code() == KeeperException.Code.SESSIONEXPIRED) {
+            } catch (ZkFailure e) {
+                int failed = e.failedOp();
+                if (e.code() == ZkCode.SESSIONEXPIRED) {
                     return released; // prepared in another session: none of the rest can land either
                 }
                 if (failed < 0) {
                     // Not sent, or its answer lost: the caller must not take the rest as fenced (and drop their final
                     // offsets); it tries them again.
-                    throw ZkSession.failure("release of " + sent.size() + " partitions", e);
+                    throw ZkFailure.toStore("release of " + sent.size() + " partitions", e);
                 }
                 // That one's offset moved (an edit) or its owner node is gone: left to the caller; the rest again.
                 pending.remove(batch.requestOf(failed));
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
-                throw ZkSession.failure("release of " + sent.size() + " partitions", e);
+                throw ZkFailure.toStore("release of " + sent.size() + " partitions", e);
             }
         }
         return released;
@@ -589,15 +589,14 @@ public final class ZkGroupStore implements GroupStore {
      * expectedVersion}, else a check of it. Without an offset node ({@link OffsetSnapshot#ABSENT}) it is created, with
      * the final commit or with no offset: the creation fails if anyone else created the node meanwhile.
      */
-    private CuratorOp fenceOffset(TopicPartition tp, long expectedVersion, byte[] body) throws Exception {
+    private ZkOp fenceOffset(TopicPartition tp, long expectedVersion, byte[] body) throws Exception {
         String offsetPath = ZkPaths.offset(group, tp);
         if (expectedVersion < 0) {
-            return zk.client().transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(offsetPath,
-                    body != null ? body : NodeCodec.offset(OffsetBody.none()));
+            return ZkOp.create(offsetPath, body != null ? body : NodeCodec.offset(OffsetBody.none()));
         }
         return body == null
-                ? zk.client().transactionOp().check().withVersion((int) expectedVersion).forPath(offsetPath)
-                : zk.client().transactionOp().setData().withVersion((int) expectedVersion).forPath(offsetPath, body);
+                ? ZkOp.check(offsetPath, (int) expectedVersion)
+                : ZkOp.set(offsetPath, body, (int) expectedVersion);
     }
 
     @Override
@@ -605,18 +604,18 @@ public final class ZkGroupStore implements GroupStore {
         String ownerPath = ZkPaths.owner(group, tp);
         try {
             zk.multiInSession(session, List.of(fenceOffset(tp, expectedVersion, null),
-                    zk.client().transactionOp().delete().forPath(ownerPath)));
+                    ZkOp.delete(ownerPath, -1)));
             return true;
-        } catch (KeeperException e) {
-            int failed = ZkSession.failedOp(e);
-            if (failed == 1 && e.code() == KeeperException.Code.NONODE) {
+        } catch (ZkFailure e) {
+            int failed = e.failedOp();
+            if (failed == 1 && e.code() == ZkCode.NONODE) {
                 return true; // owner node already gone (session ended): nothing left to release
             }
             return false;
         } catch (StoreException e) {
             throw e;
         } catch (Exception e) {
-            throw ZkSession.failure("release " + ownerPath, e);
+            throw ZkFailure.toStore("release " + ownerPath, e);
         }
     }
 
@@ -631,8 +630,8 @@ public final class ZkGroupStore implements GroupStore {
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().getVersion(), body.history(),
-                read.get().stat().getCzxid());
+        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history(),
+                read.get().stat().czxid());
     }
 
     @Override
@@ -647,7 +646,7 @@ public final class ZkGroupStore implements GroupStore {
         if (!holds(tp, memberId, session)) {
             return java.util.OptionalLong.empty();
         }
-        return java.util.OptionalLong.of(offset.map(r -> (long) r.stat().getVersion()).orElse(OffsetSnapshot.ABSENT));
+        return java.util.OptionalLong.of(offset.map(r -> (long) r.stat().version()).orElse(OffsetSnapshot.ABSENT));
     }
 
     /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */
@@ -655,7 +654,7 @@ public final class ZkGroupStore implements GroupStore {
         String ownerPath = ZkPaths.owner(group, tp);
         Optional<ZkNode> owner = zk.read(ownerPath, null);
         return owner.isPresent() && session != 0 && session == zk.handleSession()
-                && owner.get().stat().getEphemeralOwner() == session
+                && owner.get().stat().ephemeralOwner() == session
                 && memberId.equals(holderOf(ownerPath, owner.get().data()));
     }
 
@@ -668,6 +667,6 @@ public final class ZkGroupStore implements GroupStore {
         }
         OwnerBody body = NodeCodec.owner(zk.abs(path), owner.get().data());
         return Optional.of(new OwnerInfo(body.memberId(), body.generation(), body.since(),
-                zk.isCurrentSession(owner.get().stat().getEphemeralOwner())));
+                zk.isCurrentSession(owner.get().stat().ephemeralOwner())));
     }
 }

@@ -1,15 +1,14 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
+import io.groupkeeper.zkprotocol.ZkEvent;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import org.apache.zookeeper.AddWatchMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
+import java.util.function.Consumer;
 
 /**
  * An owner's watches on its offset nodes, which do not wake it for its own commits.
@@ -35,9 +34,9 @@ final class OffsetWatches {
     /** How many of its own commits per node the store remembers until their events came. */
     private static final int REMEMBERED_COMMITS = 16;
 
-    private final ZkSession zk;
-    private final Watcher watcher = this::onEvent;
-    /** Guarded by this; keyed by the node's full path, as ZooKeeper's events name it. */
+    private final ZkPort zk;
+    private final Consumer<ZkEvent> watcher = this::onEvent;
+    /** Guarded by this; keyed by the node's path, as the port's events name it. */
     private final Map<String, Watched> nodes = new HashMap<>();
     /** The server refused a persistent watch: every hook is a one-shot watch of the caller's read. Guarded by this. */
     private boolean refused;
@@ -53,7 +52,7 @@ final class OffsetWatches {
         final List<Long> held = new ArrayList<>();
     }
 
-    OffsetWatches(ZkSession zk) {
+    OffsetWatches(ZkPort zk) {
         this.zk = zk;
     }
 
@@ -64,7 +63,7 @@ final class OffsetWatches {
      * {@code watchManagerName=WatchManagerOptimized}): the caller then reads with a one-shot watch.
      */
     boolean arm(String path, Runnable hook) {
-        String full = zk.abs(path);
+        String full = path;
         long session = zk.handleSession();
         synchronized (this) {
             if (refused) {
@@ -79,18 +78,16 @@ final class OffsetWatches {
             // node's watch in the order this class decided them. A synchronous call is answered by ZooKeeper's send
             // thread, so the event thread, which may wait for the lock meanwhile, is not needed for it.
             try {
-                zk.requireConnected("watch " + full);
-                zk.stats().read();
-                handle().addWatch(full, watcher, AddWatchMode.PERSISTENT);
+                zk.addPersistentWatch(full, false, watcher);
                 w.session = session;
                 return true;
-            } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
+            } catch (ZkFailure e) {
                 refused = true; // before 3.6 the server does not know the request; WatchManagerOptimized fails it
                 nodes.clear();
                 return false;
-            } catch (Exception e) {
+            } catch (RuntimeException e) {
                 w.hooks.remove(hook);
-                throw ZkSession.failure("watch " + full, e);
+                throw e;
             }
         }
     }
@@ -98,7 +95,7 @@ final class OffsetWatches {
     /** A commit of {@code path} by this store is about to be sent. */
     void committing(String path) {
         synchronized (this) {
-            Watched w = nodes.get(zk.abs(path));
+            Watched w = nodes.get(path);
             if (w != null) {
                 w.commitsInFlight++;
             }
@@ -112,7 +109,7 @@ final class OffsetWatches {
     void committed(String path, long zxid) {
         List<Runnable> due = List.of();
         synchronized (this) {
-            Watched w = nodes.get(zk.abs(path));
+            Watched w = nodes.get(path);
             if (w == null || w.commitsInFlight == 0) {
                 return;
             }
@@ -140,27 +137,27 @@ final class OffsetWatches {
 
     // ------------------------------------------------------------------ ZooKeeper's event thread
 
-    private void onEvent(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None) {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+    private void onEvent(ZkEvent event) {
+        if (event.isConnectionEvent()) {
+            if (event.type() == ZkEvent.Type.CONNECTED) {
                 fireAll(); // what changed while disconnected is not replayed to a persistent watch
             }
             return;
         }
-        String path = event.getPath();
+        String path = event.path();
         List<Runnable> due;
         synchronized (this) {
             Watched w = nodes.get(path);
             if (w == null) {
                 return;
             }
-            if (event.getType() == Watcher.Event.EventType.PersistentWatchRemoved) {
+            if (event.type() == ZkEvent.Type.WATCH_REMOVED) {
                 // Only this class removes them (removeWatch), after dropping the node's entry; an entry here is a new
                 // one, whose watch was added after that removal.
                 return;
             }
             zk.stats().watchEvent();
-            long zxid = event.getZxid();
+            long zxid = event.zxid();
             if (zxid > 0 && w.ownCommits.remove(zxid)) {
                 w.ownCommits.headSet(zxid).clear(); // events come in order: older ones will not
                 return;
@@ -192,15 +189,7 @@ final class OffsetWatches {
         return due;
     }
 
-    private void removeWatch(String full) {
-        try {
-            handle().removeWatches(full, watcher, Watcher.WatcherType.Persistent, false, (rc, p, ctx) -> { }, null);
-        } catch (Exception e) {
-            // the client is closing: its watches go with it
-        }
-    }
-
-    private ZooKeeper handle() throws Exception {
-        return zk.client().getZookeeperClient().getZooKeeper();
+    private void removeWatch(String path) {
+        zk.removePersistentWatch(path, false, watcher); // quietly: a closing client's watches go with it
     }
 }

@@ -1,5 +1,6 @@
-package io.groupkeeper.zookeeper.internal;
+package io.groupkeeper.zkprotocol.internal;
 
+import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.spi.MembersSnapshot;
@@ -11,10 +12,10 @@ import java.util.TreeMap;
 /** Reads and decodes the member nodes of one members folder: what both member views share. */
 final class MemberNodes {
 
-    final ZkSession zk;
+    final ZkPort zk;
     final String parent;
 
-    MemberNodes(ZkSession zk, String parent) {
+    MemberNodes(ZkPort zk, String parent) {
         this.zk = zk;
         this.parent = parent;
     }

@@ -1,0 +1,216 @@
+package io.groupkeeper.testkit.internal;
+
+import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.ConnectionListener;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkLatch;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkStat;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The model's leader latch, as Curator's {@code LeaderLatch} does it: each participant creates an ephemeral sequential
+ * node {@code <folder>/_c_<id>-latch-NNNNNNNNNN} (body: the participant id), the lowest sequence number leads, every
+ * other participant watches only its predecessor. As with the latch under Curator's standard error policy, SUSPENDED
+ * and LOST take leadership away at once, and a reconnection (same session or new) deletes the old node and queues up
+ * again. Leadership is told on the client's event lane.
+ */
+final class MemLatch implements ZkLatch {
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final MemClient zk;
+    private final String folder;
+    private final String latchPrefix;
+    private final byte[] body;
+    private final Runnable isLeader;
+    private final Runnable notLeader;
+    private final ConnectionListener connectionListener = this::onConnection;
+    // Guarded by this.
+    private State state = State.LATENT;
+    private String ourPath;
+    private boolean leader;
+
+    MemLatch(MemClient zk, String folder, String participantId, Runnable isLeader, Runnable notLeader) {
+        this.zk = zk;
+        this.folder = folder;
+        // Curator puts a random protection id here; the participant id keeps simulations reproducible (the sequence
+        // number alone orders the queue and keeps names unique).
+        this.latchPrefix = folder + "/_c_" + participantId + "-latch-";
+        this.body = participantId.getBytes(StandardCharsets.UTF_8);
+        this.isLeader = isLeader;
+        this.notLeader = notLeader;
+    }
+
+    @Override
+    public void start() {
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("latch already " + state.name().toLowerCase());
+            }
+            state = State.STARTED;
+        }
+        zk.addListener(connectionListener);
+        enqueue();
+    }
+
+    /** Creates our latch node and checks our place (Curator's reset()). */
+    private void enqueue() {
+        String created;
+        try {
+            zk.ensurePath(folder, null);
+            // Curator's protected mode: a creation whose answer was lost may have landed; a node of ours under the
+            // prefix is that one, adopted instead of a second node (which would wait for the first for ever).
+            created = ownNode();
+            if (created == null) {
+                created = zk.write(new ZkOp.Create(latchPrefix, body, true, true)).path();
+            }
+        } catch (ZkFailure e) {
+            throw ZkFailure.toStore("join leader election under " + zk.abs(folder), e);
+        }
+        boolean stale;
+        synchronized (this) {
+            stale = state != State.STARTED;
+            if (!stale) {
+                ourPath = created;
+            }
+        }
+        if (stale) {
+            deleteQuietly(created);
+            return;
+        }
+        checkLeadership();
+    }
+
+    /** This participant's latch node in the current session, if one exists (a creation whose answer was lost). */
+    private String ownNode() {
+        String prefix = TreePaths.name(latchPrefix);
+        for (String child : zk.children(folder, null)) {
+            if (child.startsWith(prefix)) {
+                Optional<ZkStat> stat = zk.exists(folder + "/" + child, null);
+                if (stat.isPresent() && stat.get().ephemeralOwner() == zk.sessionId()) {
+                    return folder + "/" + child;
+                }
+            }
+        }
+        return null;
+    }
+
+    private void checkLeadership() {
+        String path;
+        synchronized (this) {
+            if (state != State.STARTED || ourPath == null) {
+                return;
+            }
+            path = ourPath;
+        }
+        List<String> sorted = new ArrayList<>(zk.children(folder, null));
+        sorted.sort(Comparator.comparing(MemLatch::sequence));
+        int ours = sorted.indexOf(TreePaths.name(path));
+        if (ours < 0) {
+            enqueue(); // our node is gone (deleted by hand): queue up again
+            return;
+        }
+        if (ours == 0) {
+            setLeadership(true);
+            return;
+        }
+        String predecessor = folder + "/" + sorted.get(ours - 1);
+        if (zk.exists(predecessor, this::onPredecessorChange).isEmpty()) {
+            checkLeadership();
+        }
+    }
+
+    private void onPredecessorChange() {
+        try {
+            checkLeadership();
+        } catch (StoreException e) {
+            // disconnected: the reconnection queues up again
+        }
+    }
+
+    private static String sequence(String name) {
+        int dash = name.lastIndexOf('-');
+        return dash < 0 ? name : name.substring(dash + 1);
+    }
+
+    private void setLeadership(boolean now) {
+        boolean changed;
+        synchronized (this) {
+            changed = leader != now && (state == State.STARTED || !now);
+            if (changed) {
+                leader = now;
+            }
+        }
+        if (changed) {
+            zk.onLane(now ? isLeader : notLeader);
+        }
+    }
+
+    private void onConnection(ConnectionEvent event) {
+        switch (event) {
+            case SUSPENDED, LOST -> setLeadership(false);
+            case RECONNECTED, RECONNECTED_NEW_SESSION -> {
+                String old;
+                synchronized (this) {
+                    if (state != State.STARTED) {
+                        return;
+                    }
+                    old = ourPath;
+                    ourPath = null;
+                }
+                try {
+                    if (old != null) {
+                        deleteQuietly(old);
+                    }
+                    enqueue();
+                } catch (StoreException e) {
+                    // disconnected again: the next reconnection tries again
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void deleteQuietly(String path) {
+        try {
+            zk.write(ZkOp.delete(path, -1));
+        } catch (ZkFailure | StoreException e) {
+            // gone already, or not connected: its session's end removes it
+        }
+    }
+
+    @Override
+    public synchronized boolean hasLeadership() {
+        return leader;
+    }
+
+    @Override
+    public synchronized String ourPath() {
+        return ourPath;
+    }
+
+    @Override
+    public void close() {
+        String path;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+            path = ourPath;
+            ourPath = null;
+        }
+        zk.removeListener(connectionListener);
+        if (path != null) {
+            deleteQuietly(path);
+        }
+        setLeadership(false);
+    }
+}

@@ -1,0 +1,134 @@
+package io.groupkeeper.zkprotocol;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * What the store needs from one ZooKeeper client holding one session at a time: reads, watches, transactions in a
+ * named session, {@code sync}, session identity and leader election. The store ({@code zkprotocol.internal}) is written
+ * once against it; zk-store implements it on Curator, testkit on its model of ZooKeeper.
+ *
+ * <p>Paths are relative to the client's namespace ({@link #abs} gives what an operator types in zkCli). Hooks are
+ * one-shot watches: a hook runs at most once, at the node's next change, creation or deletion (connection pseudo
+ * events never run it). Every round trip is counted in {@link #stats()}.
+ *
+ * <p>Failures: the synchronous reads throw {@code StoreException} naming the path; writes throw {@link ZkFailure}
+ * (its code and the failed operation's index) where the store inspects the outcome. A request is refused at once,
+ * without being sent, while the client is not connected.
+ */
+public interface ZkPort {
+
+    /** What a transaction sent in the background came back with: the code and, when answered, every result. */
+    record Transaction(ZkCode code, int failedOp, List<ZkResult> results) {
+        public boolean ok() {
+            return code == ZkCode.OK;
+        }
+    }
+
+    /** The most one transaction may cost by default: below ZooKeeper's default {@code jute.maxbuffer} of 1 MiB. */
+    long DEFAULT_TRANSACTION_LIMIT = 900 * 1024;
+
+    /** The most one transaction of the store may cost ({@link #sizeOf}); larger writes are split by request. */
+    default long transactionLimit() {
+        return DEFAULT_TRANSACTION_LIMIT;
+    }
+
+    /** The full path of a namespaced path, as an operator would type it in zkCli. */
+    String abs(String path);
+
+    ZkStats stats();
+
+    // ------------------------------------------------------------------ session identity
+
+    /** The session this client holds (as last seen). */
+    long sessionId();
+
+    /** The session of the handle requests go out through now; 0 when there is none. */
+    long handleSession();
+
+    /** Whether an ephemeral node with this owner was created by this client in an earlier session. */
+    boolean isPastSession(long ephemeralOwner);
+
+    boolean isCurrentSession(long ephemeralOwner);
+
+    boolean isConnected();
+
+    /** Fails at once with a {@code StoreException} while requests cannot go out; see the implementations. */
+    void requireConnected(String what);
+
+    // ------------------------------------------------------------------ reads
+
+    /** Reads a node, arming {@code hook} (nullable) for its next change, creation or deletion. */
+    Optional<ZkNode> read(String path, Runnable hook);
+
+    /** Reads a node and arms {@code hook} for its next change or deletion; empty, nothing armed, when missing. */
+    Optional<ZkNode> readIfPresentWatching(String path, Runnable hook);
+
+    /**
+     * {@link #readIfPresentWatching} sent in the background ({@code hook} nullable): empty when the node does not
+     * exist, exceptionally with a {@code StoreException} when the read failed.
+     */
+    CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook);
+
+    Optional<ZkStat> exists(String path, Runnable hook);
+
+    /** The children's names; empty when the node does not exist. */
+    List<String> children(String path, Runnable hook);
+
+    /** {@link #children} sent in the background: the names, or exceptionally the failure (NONODE included). */
+    CompletableFuture<List<String>> childrenAsync(String path);
+
+    /**
+     * Waits until the server this client reads from has applied every write committed before the call, so the next
+     * read of {@code path} sees them (ZooKeeper's {@code sync}); a linearizable model may do nothing.
+     */
+    void sync(String path);
+
+    // ------------------------------------------------------------------ writes
+
+    /** Creates a persistent node (and missing parents) if it does not exist. */
+    void ensurePath(String path, byte[] data);
+
+    /** One write outside a transaction (create, set or delete). */
+    ZkResult write(ZkOp op) throws ZkFailure;
+
+    /** Creates a persistent node and its missing parents (empty). */
+    ZkResult createWithParents(String path, byte[] data) throws ZkFailure;
+
+    /** Runs a transaction through whatever session the client holds. */
+    List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure;
+
+    /**
+     * Runs a transaction through the handle of {@code session} only: SESSIONEXPIRED, without sending, when the client
+     * holds another session now. A write prepared under one session can never land under another.
+     */
+    List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure;
+
+    /**
+     * {@link #multiInSession} in the background: SESSIONEXPIRED at once, nothing sent, in another session; fails (a
+     * {@code StoreException}) only when nothing could be sent.
+     */
+    CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops);
+
+    /** What {@code op} costs in a transaction: its multi header and its request record as ZooKeeper serializes it. */
+    long sizeOf(ZkOp op);
+
+    // ------------------------------------------------------------------ persistent watches
+
+    /**
+     * Adds a persistent watch ({@code recursive}: on the whole subtree) calling {@code watcher} with node events and
+     * with connection events. Throws {@link ZkFailure} with {@link ZkCode#UNIMPLEMENTED} or {@link
+     * ZkCode#MARSHALLINGERROR} when the server refuses persistent watches; a {@code StoreException} on other failures.
+     */
+    void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure;
+
+    /** Removes this client's persistent watches of the kind on {@code path}, in the background, quietly. */
+    void removePersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher);
+
+    // ------------------------------------------------------------------ leader election
+
+    /** A participant of the election under {@code path}, named {@code participantId} (the body of its node). */
+    ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader);
+}
