@@ -270,8 +270,41 @@ final class MemLeaderElection implements LeaderElection {
         }
         zk.removeListener(connectionListener);
         if (path != null) {
-            deleteQuietly(path);
+            deleteGuaranteed(path, zk.sessionId());
         }
         setLeadership(false);
+    }
+
+    /**
+     * Curator's LeaderLatch closes with a guaranteed delete: one that fails for connection reasons is retried once the
+     * connection is back in the same session (a new session has removed the node already).
+     */
+    private void deleteGuaranteed(String path, long session) {
+        try {
+            zk.write(new Op.Delete(path, -1));
+            return;
+        } catch (KeeperFailure e) {
+            if (e.code() != Code.CONNECTIONLOSS) {
+                return; // gone already, or the session is over
+            }
+        } catch (StoreException e) {
+            // not connected: retried below
+        }
+        if (zk.sessionId() != session) {
+            return;
+        }
+        if (zk.isConnected()) {
+            deleteGuaranteed(path, session);
+            return;
+        }
+        ConnectionListener[] retry = new ConnectionListener[1];
+        retry[0] = event -> {
+            if (event == ConnectionEvent.RECONNECTED || event == ConnectionEvent.RECONNECTED_NEW_SESSION
+                    || event == ConnectionEvent.LOST) {
+                zk.removeListener(retry[0]);
+                deleteGuaranteed(path, session);
+            }
+        };
+        zk.addListener(retry[0]);
     }
 }
