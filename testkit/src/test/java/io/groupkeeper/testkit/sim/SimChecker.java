@@ -338,6 +338,7 @@ final class SimChecker {
             violation("I6: no live member at the end");
             return;
         }
+        leftBehind(live, topic, excluded);
         SortedSet<TopicPartition> all = new TreeSet<>();
         int min = Integer.MAX_VALUE;
         int max = 0;
@@ -368,7 +369,6 @@ final class SimChecker {
                 violation("I6: " + m.id + " owns " + m.assignment() + " but its published target is " + target);
             }
         }
-        leftBehind(live, topic, excluded);
         if (excluded.isEmpty() && max - min > 1) {
             violation("I6: assignment not balanced at the end (" + min + ".." + max + " partitions per member)");
         }
@@ -398,7 +398,8 @@ final class SimChecker {
     }
 
     /**
-     * Nothing left behind once settled: every member node is a live member's; every owner node is held by a live
+     * Nothing left behind once settled: every member node is a live member's, and every live member has one; every
+     * owner node is held by a live
      * member that owns the partition, in its process's session; every partition a live member owns has such a node;
      * user code processes only partitions its member owns. Partitions in {@code excluded} (corrupt) are not judged.
      */
@@ -427,6 +428,10 @@ final class SimChecker {
             }
         }
         for (SimMember m : live) {
+            String node = ZkLayout.members(group) + "/" + m.id;
+            if (zk.stat(node).filter(st -> st.ephemeralOwner() == m.sessionId()).isEmpty()) {
+                violation("left behind: live member " + m.id + " has no member node " + node + " in its session");
+            }
             for (TopicPartition tp : m.assignment()) {
                 if (!excluded.contains(tp) && !holds(m, tp)) {
                     violation(m.id + " owns " + tp + " but does not hold its owner node");
