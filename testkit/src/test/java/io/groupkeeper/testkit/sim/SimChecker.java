@@ -26,8 +26,9 @@ import java.util.TreeSet;
  *   end is processed;</li>
  *   <li>I6, once settled: every partition owned by exactly one live member that processes it, the assignment balanced
  *   within one, every committed offset at the log end.</li>
- *   <li>I7: user code is told of a loss before anyone else processes the partition (unless its process was paused,
- *   so it could hear nothing: a zombie), and a zombie's records are bounded: one poll after it can run again;</li>
+ *   <li>I7: user code is told of a loss before anyone else processes the partition (unless its process was paused, or
+ *   its session expired by the servers while connected, so it could not hear first: a zombie), and a zombie's records
+ *   are bounded: one poll after it can run again;</li>
  *   <li>I2 and I4 on every transaction the model applies ({@link #applied}), releases and writes whose reply was lost
  *   included: an offset node is written only by the session that holds its owner node (or by the operator and the
  *   admin), and never with a position prepared before an operator's write the writer had not seen;</li>
@@ -160,10 +161,10 @@ final class SimChecker {
                 violation("I1: " + m.id + " and " + other.id + " both process " + tp + " (record " + offset
                         + ") with live sessions");
                 log.event("VIOLATION I1 " + tp);
-            } else if (other.proc.lastPausedAt < q.since) {
+            } else if (other.proc.lastUnwarnedAt < q.since) {
                 violation("I7: " + m.id + " processes " + tp + " (record " + offset + ") while " + other.id
-                        + ", whose claim's session ended and whose process was never paused since, was not told "
-                        + "of the loss");
+                        + ", whose claim's session ended, was not told of the loss (its process was neither paused "
+                        + "nor expired while connected since it was given the partition)");
                 log.event("VIOLATION I7 " + tp);
             }
         }

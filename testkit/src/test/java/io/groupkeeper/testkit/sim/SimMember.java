@@ -134,14 +134,7 @@ final class SimMember implements RebalanceListener {
                 apply(member.refresh(ask));
             }
         }
-        for (Map.Entry<TopicPartition, Processing> e : processing.entrySet()) {
-            Processing p = e.getValue();
-            long end = Math.min(checker.logEnd(e.getKey()), p.position + MAX_RECORDS_PER_POLL);
-            for (long o = p.position; o < end; o++) {
-                checker.processed(this, e.getKey(), o, p);
-            }
-            p.position = Math.max(p.position, end);
-        }
+        processing.forEach(this::finishBatch);
         if (polls % COMMIT_EVERY_POLLS == 0 && !processing.isEmpty()) {
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             processing.forEach((tp, p) -> {
@@ -150,6 +143,15 @@ final class SimMember implements RebalanceListener {
             });
             apply(member.commit(offsets), offsets);
         }
+    }
+
+    /** Processes one poll's worth of {@code tp}'s records. */
+    private void finishBatch(TopicPartition tp, Processing p) {
+        long end = Math.min(checker.logEnd(tp), p.position + MAX_RECORDS_PER_POLL);
+        for (long o = p.position; o < end; o++) {
+            checker.processed(this, tp, o, p);
+        }
+        p.position = Math.max(p.position, end);
     }
 
     private void apply(CommitResult r) {

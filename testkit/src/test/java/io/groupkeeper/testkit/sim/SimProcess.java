@@ -25,8 +25,12 @@ final class SimProcess {
     boolean crashed;
     /** When the cuts of this process's connection end (a second cut may outlast the first). */
     long cutUntil;
-    /** When the process last began a pause (-1: never): user code that could not hear of a loss then is a zombie. */
-    long lastPausedAt = -1;
+    /**
+     * When the process last could not hear of a loss before others could act on it (-1: never): a pause began, or the
+     * servers expired its session while it was connected (its client hears of that when everyone else does). User code
+     * of such a process is a zombie until told.
+     */
+    long lastUnwarnedAt = -1;
     private String nextMemberId;
 
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {

@@ -218,6 +218,7 @@ final class Simulation {
                     .orElse(null));
             case EXPIRE -> {
                 if (m != null) {
+                    m.proc.lastUnwarnedAt = clock.millis();
                     m.proc.store.expireSession();
                 }
             }
@@ -230,7 +231,7 @@ final class Simulation {
                 if (m != null) {
                     SimProcess p = m.proc;
                     freeze(p);
-                    p.lastPausedAt = clock.millis();
+                    p.lastUnwarnedAt = clock.millis();
                     p.store.disconnect();
                     simExecutor.schedule(() -> resume(p), f.durationMillis(), TimeUnit.MILLISECONDS);
                 }
