@@ -47,7 +47,14 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
          * (Extra, off by default; members are static when it is on.) A member closes and a new one with the same
          * instance id is built on the same keeper while the close is still running (bug 2 of issue 34).
          */
-        RESTART_IN_PLACE
+        RESTART_IN_PLACE,
+        /**
+         * (Extra, off by default.) A member joins a running keeper whose next writes fail with a lost connection, the
+         * first after it was applied: its registration may land with its reply lost, and its start fails (found by the
+         * simulator on 2026-12-04: the member node stays in the keeper's session). Plain joins never join a keeper
+         * that a {@link #WRITE_FAILS} struck.
+         */
+        JOIN_LOST_REPLY
     }
 
     @Override

@@ -31,6 +31,8 @@ final class SimProcess {
      * of such a process is a zombie until told.
      */
     long lastUnwarnedAt = -1;
+    /** Whether a {@code WRITE_FAILS} struck this process: plain joins then keep off its keeper. */
+    boolean writesFailed;
     private String nextMemberId;
 
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {

@@ -172,6 +172,12 @@ final class Simulation {
         return proc;
     }
 
+    /** Running processes another member may join (at most three members on one keeper). */
+    private List<SimProcess> hosts() {
+        return processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty() && p.members.size() < 3
+                && !scheduler.isFrozen(p.tag)).toList();
+    }
+
     private List<SimMember> live() {
         return members.stream().filter(m -> m.alive() && !m.leaving).toList();
     }
@@ -203,9 +209,18 @@ final class Simulation {
             case JOIN -> {
                 if (live().size() < MAX_MEMBERS) {
                     // One join in three shares the keeper of a running process (at most three members on one).
-                    List<SimProcess> hosts = processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty()
-                            && p.members.size() < 3 && !scheduler.isFrozen(p.tag)).toList();
+                    // Not a keeper whose writes were made to fail: see JOIN_LOST_REPLY.
+                    List<SimProcess> hosts = hosts().stream().filter(p -> !p.writesFailed).toList();
                     join(f.value() % 3 == 0 && !hosts.isEmpty() ? hosts.get(f.member() % hosts.size()) : null);
+                }
+            }
+            case JOIN_LOST_REPLY -> {
+                List<SimProcess> hosts = hosts();
+                if (live().size() < MAX_MEMBERS && !hosts.isEmpty()) {
+                    SimProcess p = hosts.get(f.member() % hosts.size());
+                    p.writesFailed = true;
+                    p.store.failNextWrites(1 + (int) (f.value() % 2), true);
+                    join(p);
                 }
             }
             case LEAVE -> {
@@ -292,6 +307,7 @@ final class Simulation {
             }
             case WRITE_FAILS -> {
                 if (m != null) {
+                    m.proc.writesFailed = true;
                     m.proc.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
                 }
             }
