@@ -95,4 +95,53 @@ class InMemoryCoordinationStoreTest {
         assertThat(g.isRegistered("m1")).isFalse();
         assertThat(zooKeeper.children(ZkLayout.GROUPS + "/g/members")).isEmpty();
     }
+
+    @Test
+    void aLeaderThatClosesWhileItsDeleteFailsStillGivesUpItsLatchNodeOnceReconnected() {
+        // As Curator's LeaderLatch, whose close deletes its node with a guaranteed delete: the keeper's session lives
+        // on, so a latch node left behind would keep everyone else from leading for as long as it does.
+        GroupStore g = started();
+        io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+            @Override
+            public void isLeader() {
+            }
+
+            @Override
+            public void notLeader() {
+            }
+        });
+        e.start();
+        assertThat(e.isLeader()).isTrue();
+        String latches = ZkLayout.GROUPS + "/g/leader";
+        assertThat(zooKeeper.children(latches)).hasSize(1);
+
+        store.failNextWrites(1, false); // the delete is lost with the connection, which comes back in the same session
+        long session = store.sessionId();
+        e.close();
+
+        assertThat(store.sessionId()).isEqualTo(session);
+        assertThat(zooKeeper.children(latches)).as("the latch node, deleted again once connected").isEmpty();
+    }
+
+    @Test
+    void aLeaderThatClosesWhileDisconnectedDeletesItsLatchNodeWhenTheConnectionReturns() {
+        GroupStore g = started();
+        io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+            @Override
+            public void isLeader() {
+            }
+
+            @Override
+            public void notLeader() {
+            }
+        });
+        e.start();
+        String latches = ZkLayout.GROUPS + "/g/leader";
+        store.disconnect();
+        e.close();
+        assertThat(zooKeeper.children(latches)).as("not connected: still there").hasSize(1);
+
+        store.reconnect();
+        assertThat(zooKeeper.children(latches)).as("deleted once the connection is back in the same session").isEmpty();
+    }
 }

@@ -36,6 +36,15 @@ public final class Ensemble {
         void expired(long session);
     }
 
+    /**
+     * Hears every transaction the model applies, after it applied and under the ensemble's lock: a client's, the
+     * operator's (session 0) and an ending session's deletes (session 0 too). For checkers; it must not call back.
+     */
+    @FunctionalInterface
+    public interface TransactionObserver {
+        void applied(long session, long zxid, List<Op> ops);
+    }
+
     /** A node's data with its stat. */
     public record Read(byte[] data, NodeStat stat) {
     }
@@ -67,6 +76,7 @@ public final class Ensemble {
     private final WatchRegistry watches = new WatchRegistry();
     private final Map<Long, Session> sessions = new HashMap<>();
     private long zxid;
+    private volatile TransactionObserver observer = (session, zxid, ops) -> { };
     private long nextSession = 0x1000000000000L;
     // Guarded by this; emptied by every operation on its way out.
     private final Set<EventLane> toKick = new LinkedHashSet<>();
@@ -327,6 +337,7 @@ public final class Ensemble {
         List<DataTree.Change> changes = new ArrayList<>();
         List<Op.Result> results = tree.multi(ops, session, zxid + 1, changes);
         zxid++;
+        observer.applied(session, zxid, ops);
         for (DataTree.Change change : changes) {
             watches.trigger(change, (reg, delivery) -> deliverLocked(reg, delivery));
         }
@@ -345,6 +356,11 @@ public final class Ensemble {
         } else if (!delivery.persistent()) {
             s.held.add(call);
         }
+    }
+
+    /** Makes {@code o} the one observer of every applied transaction. */
+    public void observeTransactions(TransactionObserver o) {
+        observer = o;
     }
 
     /** The latest zxid. */

@@ -3,6 +3,7 @@ package io.groupkeeper.testkit.internal;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkLatch;
 import io.groupkeeper.zkprotocol.ZkOp;
@@ -209,8 +210,42 @@ final class MemLatch implements ZkLatch {
         }
         zk.removeListener(connectionListener);
         if (path != null) {
-            deleteQuietly(path);
+            deleteGuaranteed(path, zk.sessionId());
         }
         setLeadership(false);
+    }
+
+    /**
+     * Curator's LeaderLatch closes with a guaranteed delete: one that fails for connection reasons is retried once the
+     * connection is back in the same session (a new session has removed the node already). Without it a member that
+     * left while its writes failed kept leadership for as long as a keeper shared with others lived.
+     */
+    private void deleteGuaranteed(String path, long session) {
+        try {
+            zk.write(ZkOp.delete(path, -1));
+            return;
+        } catch (ZkFailure e) {
+            if (e.code() != ZkCode.CONNECTIONLOSS) {
+                return; // gone already, or the session is over
+            }
+        } catch (StoreException e) {
+            // not connected: retried below
+        }
+        if (zk.sessionId() != session) {
+            return;
+        }
+        if (zk.isConnected()) {
+            deleteGuaranteed(path, session);
+            return;
+        }
+        ConnectionListener[] retry = new ConnectionListener[1];
+        retry[0] = event -> {
+            if (event == ConnectionEvent.RECONNECTED || event == ConnectionEvent.RECONNECTED_NEW_SESSION
+                    || event == ConnectionEvent.LOST) {
+                zk.removeListener(retry[0]);
+                deleteGuaranteed(path, session);
+            }
+        };
+        zk.addListener(retry[0]);
     }
 }

@@ -37,7 +37,24 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         /** A member's next writes fail with a lost connection, half of them after they were applied (outcome unknown). */
         WRITE_FAILS,
         /** The leader's next publish is cut short after its first transaction (a generation published in part). */
-        PUBLISH_CUT
+        PUBLISH_CUT,
+        /**
+         * (Extra, off by default.) A member closes while connected and its process's connection drops at once, during
+         * the revocation or the releases, for less than the session timeout; its keeper lives on (bug 1 of issue 34).
+         */
+        CLOSE_IN_BLIP,
+        /**
+         * (Extra, off by default; members are static when it is on.) A member closes and a new one with the same
+         * instance id is built on the same keeper while the close is still running (bug 2 of issue 34).
+         */
+        RESTART_IN_PLACE,
+        /**
+         * (Extra, off by default.) A member joins a running keeper whose next writes fail with a lost connection, the
+         * first after it was applied: its registration may land with its reply lost, and its start fails (found by the
+         * simulator on 2026-12-04: the member node stays in the keeper's session). Plain joins never join a keeper
+         * that a {@link #WRITE_FAILS} struck.
+         */
+        JOIN_LOST_REPLY
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.groupkeeper.testkit.sim;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
+import io.groupkeeper.testkit.ModelTransactions;
 import io.groupkeeper.testkit.NodeStat;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -25,6 +26,15 @@ import java.util.TreeSet;
  *   end is processed;</li>
  *   <li>I6, once settled: every partition owned by exactly one live member that processes it, the assignment balanced
  *   within one, every committed offset at the log end.</li>
+ *   <li>I7: user code is told of a loss before anyone else processes the partition (unless its process was paused, or
+ *   its session expired by the servers while connected, so it could not hear first: a zombie), and a zombie's records
+ *   are bounded: one poll after it can run again;</li>
+ *   <li>I2 and I4 on every transaction the model applies ({@link #applied}), releases and writes whose reply was lost
+ *   included: an offset node is written only by the session that holds its owner node (or by the operator and the
+ *   admin), and never with a position prepared before an operator's write the writer had not seen;</li>
+ *   <li>once settled, nothing left behind: every member node and owner node belongs to a live member (a closed
+ *   member's nodes must not outlive it in its keeper's live session), every partition a live member owns has its
+ *   owner node, and user code processes only partitions its member owns.</li>
  * </ul>
  */
 final class SimChecker {
@@ -44,11 +54,24 @@ final class SimChecker {
     private Collection<SimMember> members = List.of();
     private java.util.function.Function<String, java.util.Set<TopicPartition>> targets = id -> java.util.Set.of();
     private long zombieRecords;
+    private java.util.function.LongSupplier adminSession = () -> -1;
+    /** Who holds each owner node, as the applied transactions tell it: path to session. */
+    private final Map<String, Long> ownerSessions = new HashMap<>();
+    /** The offset each offset node holds, as the applied transactions tell it (absent: none, corrupt or no node). */
+    private final Map<String, Long> offsetValues = new HashMap<>();
+    /** What each process's user code last said it writes: the operator writes of the partition it had seen. */
+    private final Map<SimProcess, Map<TopicPartition, Integer>> writing = new HashMap<>();
 
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
         this.zk = zk;
         this.group = group;
         this.log = log;
+        ModelTransactions.observe(zk, this::applied);
+    }
+
+    /** The admin's session: its writes are an operator's. */
+    void admin(java.util.function.LongSupplier session) {
+        this.adminSession = session;
     }
 
     void members(Collection<SimMember> all) {
@@ -117,17 +140,32 @@ final class SimChecker {
         processed.computeIfAbsent(tp, k -> new BitSet()).set((int) offset);
         if (!zk.isSessionAlive(p.session)) {
             zombieRecords++;
+            p.zombieRecords++;
+            if (p.zombieRecords > SimMember.MAX_RECORDS_PER_POLL) {
+                violation("I7: " + m.id + "'s user code processed " + p.zombieRecords + " records of " + tp
+                        + " after its claim's session ended (a zombie's bound: one poll, "
+                        + SimMember.MAX_RECORDS_PER_POLL + " records)");
+                log.event("VIOLATION I7 " + tp);
+            }
             return;
         }
         for (SimMember other : members) {
-            if (other == m || other.crashed) {
+            if (other == m || other.crashed() || other.left || other.leaving) {
                 continue;
             }
             SimMember.Processing q = other.processing.get(tp);
-            if (q != null && zk.isSessionAlive(q.session)) {
+            if (q == null) {
+                continue;
+            }
+            if (zk.isSessionAlive(q.session)) {
                 violation("I1: " + m.id + " and " + other.id + " both process " + tp + " (record " + offset
                         + ") with live sessions");
                 log.event("VIOLATION I1 " + tp);
+            } else if (other.proc.lastUnwarnedAt < q.since) {
+                violation("I7: " + m.id + " processes " + tp + " (record " + offset + ") while " + other.id
+                        + ", whose claim's session ended, was not told of the loss (its process was neither paused "
+                        + "nor expired while connected since it was given the partition)");
+                log.event("VIOLATION I7 " + tp);
             }
         }
     }
@@ -137,15 +175,22 @@ final class SimChecker {
      * member's current one; else 0 (the claim's session has ended meanwhile: what user code does with it is a zombie's).
      */
     long claimSession(SimMember m, TopicPartition tp) {
+        return holds(m, tp) ? m.sessionId() : 0;
+    }
+
+    /** Whether {@code m} holds {@code tp}'s owner node: in its process's current session, naming it. */
+    private boolean holds(SimMember m, TopicPartition tp) {
         Optional<NodeStat> owner = zk.stat(ownerPath(tp));
-        return owner.isPresent() && owner.get().ephemeralOwner() == m.sessionId() ? m.sessionId() : 0;
+        return owner.isPresent() && owner.get().ephemeralOwner() == m.sessionId()
+                && ModelTransactions.ownerMember(zk, ownerPath(tp)).filter(m.id::equals).isPresent();
     }
 
     void committed(SimMember m, TopicPartition tp, long offset, SimMember.Processing p) {
-        Optional<NodeStat> owner = zk.stat(ownerPath(tp));
-        if (owner.isEmpty() || owner.get().ephemeralOwner() != m.sessionId()) {
+        if (!holds(m, tp)) {
+            Optional<NodeStat> owner = zk.stat(ownerPath(tp));
             violation("I2: a commit of " + tp + " at " + offset + " by " + m.id + " landed while "
-                    + (owner.isEmpty() ? "nobody" : "session 0x" + Long.toHexString(owner.get().ephemeralOwner()))
+                    + (owner.isEmpty() ? "nobody" : "session 0x" + Long.toHexString(owner.get().ephemeralOwner())
+                    + " (" + ModelTransactions.ownerMember(zk, ownerPath(tp)).orElse("?") + ")")
                     + " held its owner node");
         }
         if (p != null && p.seenEdits < edits(tp)) {
@@ -164,6 +209,96 @@ final class SimChecker {
             committedSinceExternal.add(tp);
         }
         log.event(m.id + " hands over " + tp + "=" + offset);
+    }
+
+    /** {@code m}'s user code is about to write {@code tp}'s offset (a commit, a final offset) having seen {@code seen}. */
+    void writing(SimMember m, TopicPartition tp, int seen) {
+        writing.computeIfAbsent(m.proc, k -> new HashMap<>()).put(tp, seen);
+    }
+
+    /**
+     * Every transaction the model applies. I2: an offset node is written (created or set) only in the session that
+     * holds the partition's owner node, before or through this transaction; the operator (session 0) and the admin
+     * are exempt. I4: a position written after an operator's write of the node, other than the one the node holds,
+     * comes from user code that had seen that write (what it said when it asked for the write: {@link #writing}).
+     */
+    private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+        Map<String, Long> before = new HashMap<>();
+        for (ModelTransactions.Write w : writes) {
+            if (w.path().startsWith(ownersPrefix())) {
+                before.putIfAbsent(w.path(), ownerSessions.getOrDefault(w.path(), 0L));
+                if (w.kind() == ModelTransactions.Kind.CREATE) {
+                    ownerSessions.put(w.path(), session);
+                } else if (w.kind() == ModelTransactions.Kind.DELETE) {
+                    ownerSessions.remove(w.path());
+                }
+            }
+        }
+        Map<String, Long> valuesBefore = new HashMap<>(offsetValues);
+        for (ModelTransactions.Write w : writes) {
+            if (w.path().startsWith(offsetsPrefix())) {
+                if (w.kind() == ModelTransactions.Kind.DELETE || w.offset().isEmpty()
+                        && w.kind() != ModelTransactions.Kind.CHECK) {
+                    offsetValues.remove(w.path());
+                } else if (w.offset().isPresent()) {
+                    offsetValues.put(w.path(), w.offset().getAsLong());
+                }
+            }
+        }
+        if (session == 0 || session == adminSession.getAsLong()) {
+            return;
+        }
+        for (ModelTransactions.Write w : writes) {
+            if (!w.path().startsWith(offsetsPrefix())
+                    || (w.kind() != ModelTransactions.Kind.CREATE && w.kind() != ModelTransactions.Kind.SET)) {
+                continue;
+            }
+            TopicPartition tp = partitionOf(w.path());
+            if (tp == null) {
+                continue;
+            }
+            String owner = ownerPath(tp);
+            long held = before.containsKey(owner) ? before.get(owner) : ownerSessions.getOrDefault(owner, 0L);
+            if (held != session && ownerSessions.getOrDefault(owner, 0L) != session) {
+                violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote " + tp
+                        + "'s offset node" + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
+                        + " while " + (held == 0 ? "nobody" : "session 0x" + Long.toHexString(held))
+                        + " held its owner node");
+                log.event("VIOLATION I2 " + tp);
+            }
+            if (w.offset().isPresent()) {
+                Integer seen = members.stream().map(m -> m.proc).filter(p -> p.sessionId() == session).findFirst()
+                        .map(p -> writing.getOrDefault(p, Map.of()).get(tp)).orElse(null);
+                Long was = valuesBefore.get(w.path());
+                boolean overwrites = was == null || was != w.offset().getAsLong();
+                if (seen != null && seen < edits(tp) && overwrites) {
+                    violation("I4: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
+                            + tp + "=" + w.offset().getAsLong() + " prepared before an operator write it never saw");
+                    log.event("VIOLATION I4 " + tp);
+                }
+            }
+        }
+    }
+
+    private String ownersPrefix() {
+        return ZkLayout.owners(group) + "/";
+    }
+
+    private String offsetsPrefix() {
+        return ZkLayout.offsets(group) + "/";
+    }
+
+    /** The partition of an offset node's path ({@code .../offsets/<topic>/<n>}), or null for another node. */
+    private TopicPartition partitionOf(String offsetPath) {
+        String[] rest = offsetPath.substring(offsetsPrefix().length()).split("/");
+        if (rest.length != 2) {
+            return null;
+        }
+        try {
+            return new TopicPartition(rest[0], Integer.parseInt(rest[1]));
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** An operator wrote {@code tp}'s offset node: {@code value} is where processing starts again (null: unknown). */
@@ -204,6 +339,7 @@ final class SimChecker {
             violation("I6: no live member at the end");
             return;
         }
+        leftBehind(live, topic, excluded);
         SortedSet<TopicPartition> all = new TreeSet<>();
         int min = Integer.MAX_VALUE;
         int max = 0;
@@ -257,6 +393,54 @@ final class SimChecker {
                 if (missing < logEnd(tp)) {
                     violation("lost: " + tp + " record " + missing + " never processed (start " + f + ", log end "
                             + logEnd(tp) + ")");
+                }
+            }
+        }
+    }
+
+    /**
+     * Nothing left behind once settled: every member node is a live member's, and every live member has one; every
+     * owner node is held by a live
+     * member that owns the partition, in its process's session; every partition a live member owns has such a node;
+     * user code processes only partitions its member owns. Partitions in {@code excluded} (corrupt) are not judged.
+     */
+    private void leftBehind(List<SimMember> live, String topic, java.util.Set<TopicPartition> excluded) {
+        java.util.Set<String> liveIds = new java.util.HashSet<>();
+        live.forEach(m -> liveIds.add(m.id));
+        for (String name : zk.children(ZkLayout.members(group))) {
+            if (!liveIds.contains(name)) {
+                String path = ZkLayout.members(group) + "/" + name;
+                violation("left behind: member node " + path + " of a member that is not live, in session 0x"
+                        + zk.stat(path).map(st -> Long.toHexString(st.ephemeralOwner())).orElse("?"));
+            }
+        }
+        for (String p : zk.children(ZkLayout.owners(group) + "/" + topic)) {
+            TopicPartition tp = new TopicPartition(topic, Integer.parseInt(p));
+            if (excluded.contains(tp)) {
+                continue;
+            }
+            String path = ownerPath(tp);
+            Optional<String> who = ModelTransactions.ownerMember(zk, path);
+            boolean owned = live.stream().anyMatch(m -> holds(m, tp) && m.assignment().contains(tp));
+            if (!owned) {
+                violation("left behind: owner node " + path + " (" + who.orElse("?") + ", session 0x"
+                        + zk.stat(path).map(st -> Long.toHexString(st.ephemeralOwner())).orElse("?")
+                        + ") held by no live member that owns " + tp);
+            }
+        }
+        for (SimMember m : live) {
+            String node = ZkLayout.members(group) + "/" + m.id;
+            if (zk.stat(node).filter(st -> st.ephemeralOwner() == m.sessionId()).isEmpty()) {
+                violation("left behind: live member " + m.id + " has no member node " + node + " in its session");
+            }
+            for (TopicPartition tp : m.assignment()) {
+                if (!excluded.contains(tp) && !holds(m, tp)) {
+                    violation(m.id + " owns " + tp + " but does not hold its owner node");
+                }
+            }
+            for (TopicPartition tp : m.processing.keySet()) {
+                if (!m.assignment().contains(tp)) {
+                    violation(m.id + "'s user code processes " + tp + ", which its member does not own");
                 }
             }
         }

@@ -1,13 +1,9 @@
 package io.groupkeeper.testkit.sim;
 
 import io.groupkeeper.CommitResult;
-import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.testkit.InMemoryCoordinationStore;
-import io.groupkeeper.testkit.InMemoryZooKeeper;
-import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
@@ -17,7 +13,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One simulated process: its own store (client, session), keeper and member, and the user code a service would run
+ * One simulated member of a {@link SimProcess} (which it may share with others), and the user code a service would run
  * on it — a polling loop that processes the records of its partitions and commits every few polls, final offsets handed
  * over on revocation, external edits adopted through {@code refresh}. Every action reports to the {@link SimChecker}.
  */
@@ -27,58 +23,55 @@ final class SimMember implements RebalanceListener {
     static final int COMMIT_EVERY_POLLS = 3;
     static final int MAX_RECORDS_PER_POLL = 40;
 
-    /** A partition this process's user code works on: where it is, and under which session it was assigned. */
+    /** A partition this member's user code works on: where it is, and under which session it was assigned. */
     static final class Processing {
         long position;
         final long session;
         int seenEdits;
+        /** When user code was given it, and how many records it processed after its claim's session ended. */
+        final long since;
+        long zombieRecords;
 
-        Processing(long position, long session, int seenEdits) {
+        Processing(long position, long session, int seenEdits, long since) {
             this.position = position;
             this.session = session;
             this.seenEdits = seenEdits;
+            this.since = since;
         }
     }
 
     final String id;
-    final String tag;
+    final SimProcess proc;
     final String appTag;
-    final InMemoryCoordinationStore store;
     private final SimScheduler scheduler;
     private final SimChecker checker;
     private final SimLog log;
-    private final GroupKeeper keeper;
     private final GroupMember member;
     private final java.util.concurrent.ScheduledExecutorService app;
     final SortedMap<TopicPartition, Processing> processing = new TreeMap<>();
     private final SortedSet<TopicPartition> toRefresh = new TreeSet<>();
     private int polls;
-    boolean crashed;
     boolean left;
     boolean leaving;
 
-    SimMember(String id, InMemoryZooKeeper zk, SimScheduler scheduler, SimChecker checker, SimLog log,
-              Duration sessionTimeout, String group, String topic) {
+    SimMember(String id, int incarnation, boolean instanceId, SimProcess proc, SimScheduler scheduler,
+              SimChecker checker, SimLog log, String group, String topic) {
         this.id = id;
-        this.tag = id;
-        this.appTag = id + "/app";
+        this.proc = proc;
+        this.appTag = id + "/app" + incarnation;
         this.scheduler = scheduler;
         this.checker = checker;
         this.log = log;
-        this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.executor(tag)).build();
-        java.util.concurrent.ScheduledExecutorService internal = scheduler.executor(tag);
         this.app = scheduler.executor(appTag);
-        this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
-                .memberIds(() -> id).build().start();
-        this.member = keeper.member(group).topics(topic).host("sim").listener(this).build();
+        this.member = proc.member(id, instanceId, group, topic, this);
+        proc.members.add(this);
     }
 
     void start() {
         member.startAsync().whenComplete((ok, e) -> {
-            if (e != null) { // start() throws to its caller (the store failed during the join): this process gives up
+            if (e != null) { // start() throws to its caller (the store failed during the join): this member gives up
                 left = true;
-                keeper.close();
+                member.closeAsync();
                 log.event(id + " failed to start: " + e);
             }
         });
@@ -86,7 +79,11 @@ final class SimMember implements RebalanceListener {
     }
 
     boolean alive() {
-        return !crashed && !left;
+        return !proc.crashed && !left;
+    }
+
+    boolean crashed() {
+        return proc.crashed;
     }
 
     boolean isLeader() {
@@ -97,11 +94,17 @@ final class SimMember implements RebalanceListener {
         return member.assignment();
     }
 
+    /** User code stops polling and closes this member (on its own thread: not before a stall or pause ends). */
     void leave() {
+        leaving = true;
+        app.execute(this::close);
+    }
+
+    /** The member closes at once, on the calling thread (a fault that must strike in the middle of something). */
+    void close() {
         leaving = true;
         member.closeAsync().whenComplete((ok, e) -> {
             left = true;
-            keeper.close(); // the process ends: its session closes
             log.event(id + " left");
         });
     }
@@ -109,7 +112,7 @@ final class SimMember implements RebalanceListener {
     // ------------------------------------------------------------------ user code
 
     private void poll() {
-        if (crashed || left) {
+        if (crashed() || left || leaving) {
             return;
         }
         polls++;
@@ -119,9 +122,7 @@ final class SimMember implements RebalanceListener {
             // A commit or refresh that met a lost connection (its outcome may be unknown): the next poll goes on.
             log.event(id + " store failure: " + e.getMessage());
         }
-        if (!leaving) {
-            app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
-        }
+        app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
     }
 
     private void pollOnce() {
@@ -133,19 +134,24 @@ final class SimMember implements RebalanceListener {
                 apply(member.refresh(ask));
             }
         }
-        for (Map.Entry<TopicPartition, Processing> e : processing.entrySet()) {
-            Processing p = e.getValue();
-            long end = Math.min(checker.logEnd(e.getKey()), p.position + MAX_RECORDS_PER_POLL);
-            for (long o = p.position; o < end; o++) {
-                checker.processed(this, e.getKey(), o, p);
-            }
-            p.position = Math.max(p.position, end);
-        }
+        processing.forEach(this::finishBatch);
         if (polls % COMMIT_EVERY_POLLS == 0 && !processing.isEmpty()) {
             Map<TopicPartition, Long> offsets = new TreeMap<>();
-            processing.forEach((tp, p) -> offsets.put(tp, p.position));
+            processing.forEach((tp, p) -> {
+                offsets.put(tp, p.position);
+                checker.writing(this, tp, p.seenEdits);
+            });
             apply(member.commit(offsets), offsets);
         }
+    }
+
+    /** Processes one poll's worth of {@code tp}'s records. */
+    private void finishBatch(TopicPartition tp, Processing p) {
+        long end = Math.min(checker.logEnd(tp), p.position + MAX_RECORDS_PER_POLL);
+        for (long o = p.position; o < end; o++) {
+            checker.processed(this, tp, o, p);
+        }
+        p.position = Math.max(p.position, end);
     }
 
     private void apply(CommitResult r) {
@@ -177,7 +183,8 @@ final class SimMember implements RebalanceListener {
     public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
         partitions.forEach((tp, offset) -> {
             long start = offset.isPresent() ? offset.getAsLong() : checker.logEnd(tp); // start position: latest
-            processing.put(tp, new Processing(start, checker.claimSession(this, tp), checker.edits(tp)));
+            processing.put(tp, new Processing(start, checker.claimSession(this, tp), checker.edits(tp),
+                    scheduler.now().toEpochMilli()));
             checker.started(this, tp, start, offset.isEmpty());
         });
         log.event(id + " assigned " + partitions.keySet());
@@ -192,6 +199,7 @@ final class SimMember implements RebalanceListener {
             if (p != null) {
                 finals.put(tp, p.position);
                 seen.put(tp, p.seenEdits);
+                checker.writing(this, tp, p.seenEdits);
             }
         }
         SortedSet<TopicPartition> taken = member.commitOnRelease(finals, Map.of());
@@ -210,9 +218,8 @@ final class SimMember implements RebalanceListener {
         toRefresh.addAll(partitions);
     }
 
-    /** The leader's published target for this member is what it must own once the group settles. */
     long sessionId() {
-        return store.sessionId();
+        return proc.sessionId();
     }
 
     long fencingToken(TopicPartition tp) {

@@ -48,6 +48,9 @@ final class Simulation {
     private final SimLog log;
     private final SimChecker checker;
     private final List<SimMember> members = new ArrayList<>();
+    private final List<SimProcess> processes = new ArrayList<>();
+    /** The extra fault kinds of this run ({@link FaultPlan#extraKinds()}); static members if a restart is among them. */
+    private final Set<Fault.Kind> extra;
     private final Set<TopicPartition> corrupt = new LinkedHashSet<>();
     /** Typos the heal does not repair (one in three): repaired only once the rest of the group has settled. */
     private final Set<TopicPartition> lingering = new LinkedHashSet<>();
@@ -57,6 +60,8 @@ final class Simulation {
     private GroupStore adminGroup;
     private int partitions;
     private int nextId;
+    private int nextProcess;
+    private int incarnations;
     private boolean producing = true;
 
     Simulation(long seed, List<Fault> plan) {
@@ -69,10 +74,14 @@ final class Simulation {
         this.checker.members(members);
         this.simExecutor = scheduler.executor("sim");
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
+        this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
+                .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
+        this.extra.addAll(FaultPlan.extraKinds());
     }
 
     static Result run(long seed, int faults) {
-        return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis())).run();
+        return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(),
+                FaultPlan.extraKinds())).run();
     }
 
     Result run() {
@@ -85,9 +94,11 @@ final class Simulation {
             adminGroup = admin.group(GROUP);
             checker.targets(id -> adminGroup.readTarget(id, null).map(t -> (Set<TopicPartition>) t.partitions())
                     .orElse(Set.of()));
-            for (int i = 0; i < 3; i++) {
-                join();
-            }
+            checker.admin(admin::sessionId);
+            // Half the seeds start with two members sharing one keeper.
+            SimProcess first = join(null);
+            join(seed % 2 == 0 ? first : null);
+            join(null);
         });
         simExecutor.schedule(this::produce, 50, TimeUnit.MILLISECONDS);
         for (Fault f : plan) {
@@ -142,25 +153,54 @@ final class Simulation {
         simExecutor.schedule(this::produce, 100, TimeUnit.MILLISECONDS);
     }
 
-    private void join() {
-        SimMember m = new SimMember("m" + (++nextId), zk, scheduler, checker, log, SESSION_TIMEOUT, GROUP, TOPIC);
+    /** A new member, on a keeper of its own (a new process) or on {@code shared}'s; returns its process. */
+    private SimProcess join(SimProcess shared) {
+        SimProcess proc = shared;
+        if (proc == null) {
+            proc = new SimProcess("p" + (++nextProcess), zk, scheduler, SESSION_TIMEOUT);
+            processes.add(proc);
+        }
+        return join("m" + (++nextId), proc);
+    }
+
+    private SimProcess join(String id, SimProcess proc) {
+        SimMember m = new SimMember(id, ++incarnations, extra.contains(Fault.Kind.RESTART_IN_PLACE), proc,
+                scheduler, checker, log, GROUP, TOPIC);
         members.add(m);
-        log.event(m.id + " joins");
+        log.event(m.id + " joins" + (proc.members.size() > 1 ? " " + proc.tag + "'s keeper" : ""));
         m.start();
+        return proc;
+    }
+
+    /** Running processes another member may join (at most three members on one keeper). */
+    private List<SimProcess> hosts() {
+        return processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty() && p.members.size() < 3
+                && !scheduler.isFrozen(p.tag)).toList();
     }
 
     private List<SimMember> live() {
         return members.stream().filter(m -> m.alive() && !m.leaving).toList();
     }
 
-    /** Live members not paused or cut off right now: the ones a fault may pick. */
+    /** Live members not paused or cut off right now: the ones most faults may pick. */
     private List<SimMember> available() {
-        return live().stream().filter(m -> !scheduler.isFrozen(m.tag) && !scheduler.isFrozen(m.appTag)
-                && m.store.isConnected()).toList();
+        return live().stream().filter(m -> !scheduler.isFrozen(m.proc.tag) && !scheduler.isFrozen(m.appTag)
+                && m.proc.store.isConnected()).toList();
+    }
+
+    /**
+     * The members a fault may pick: leaves, expiries and cuts strike members in doubt too (cut off, paused, already
+     * leaving's partners); the others pick among members running normally.
+     */
+    private List<SimMember> candidates(Fault.Kind kind) {
+        return switch (kind) {
+            case LEAVE, EXPIRE, DISCONNECT -> live();
+            default -> available();
+        };
     }
 
     private void apply(Fault f) {
-        List<SimMember> candidates = available();
+        List<SimMember> candidates = candidates(f.kind());
         SimMember m = candidates.isEmpty() ? null : candidates.get(f.member() % candidates.size());
         TopicPartition tp = new TopicPartition(TOPIC, f.partition() % partitions);
         String path = checker.offsetPath(tp);
@@ -168,7 +208,19 @@ final class Simulation {
         switch (f.kind()) {
             case JOIN -> {
                 if (live().size() < MAX_MEMBERS) {
-                    join();
+                    // One join in three shares the keeper of a running process (at most three members on one).
+                    // Not a keeper whose writes were made to fail: see JOIN_LOST_REPLY.
+                    List<SimProcess> hosts = hosts().stream().filter(p -> !p.writesFailed).toList();
+                    join(f.value() % 3 == 0 && !hosts.isEmpty() ? hosts.get(f.member() % hosts.size()) : null);
+                }
+            }
+            case JOIN_LOST_REPLY -> {
+                List<SimProcess> hosts = hosts();
+                if (live().size() < MAX_MEMBERS && !hosts.isEmpty()) {
+                    SimProcess p = hosts.get(f.member() % hosts.size());
+                    p.writesFailed = true;
+                    p.store.failNextWrites(1 + (int) (f.value() % 2), true);
+                    join(p);
                 }
             }
             case LEAVE -> {
@@ -176,32 +228,54 @@ final class Simulation {
                     m.leave();
                 }
             }
-            case CRASH -> crash(m);
-            case LEADER_CRASH -> crash(candidates.stream().filter(SimMember::isLeader).findFirst().orElse(null));
+            case CRASH -> crash(m == null ? null : m.proc);
+            case LEADER_CRASH -> crash(candidates.stream().filter(SimMember::isLeader).findFirst().map(l -> l.proc)
+                    .orElse(null));
             case EXPIRE -> {
                 if (m != null) {
-                    m.store.expireSession();
+                    m.proc.lastUnwarnedAt = clock.millis();
+                    m.proc.store.expireSession();
                 }
             }
             case DISCONNECT -> {
                 if (m != null) {
-                    m.store.disconnect();
-                    simExecutor.schedule(() -> reconnect(m), f.durationMillis(), TimeUnit.MILLISECONDS);
+                    cut(m.proc, f.durationMillis());
                 }
             }
             case PAUSE -> {
                 if (m != null) {
-                    scheduler.freeze(m.tag);
-                    scheduler.freeze(m.appTag);
-                    m.store.disconnect();
-                    simExecutor.schedule(() -> resume(m), f.durationMillis(), TimeUnit.MILLISECONDS);
+                    SimProcess p = m.proc;
+                    freeze(p);
+                    p.lastUnwarnedAt = clock.millis();
+                    p.store.disconnect();
+                    simExecutor.schedule(() -> resume(p), f.durationMillis(), TimeUnit.MILLISECONDS);
+                }
+            }
+            case CLOSE_IN_BLIP -> {
+                // Bug 1 of issue 34: a close that starts connected, the connection dropping during its revocation or
+                // releases and coming back in the same session, the keeper outliving the member.
+                if (m != null && live().size() > 1) {
+                    m.close();
+                    SimProcess p = m.proc;
+                    simExecutor.execute(() -> cut(p, f.durationMillis()));
+                }
+            }
+            case RESTART_IN_PLACE -> {
+                // Bug 2 of issue 34: a static member closing, and a new one with its instance id built on the same
+                // keeper before the close is done.
+                if (m != null) {
+                    m.close();
+                    join(m.id, m.proc);
                 }
             }
             case STALL -> {
                 if (m != null) {
                     scheduler.freeze(m.appTag);
-                    simExecutor.schedule(() -> scheduler.unfreeze(m.appTag), f.durationMillis(),
-                            TimeUnit.MILLISECONDS);
+                    simExecutor.schedule(() -> { // not while its whole process is paused
+                        if (!scheduler.isFrozen(m.proc.tag)) {
+                            scheduler.unfreeze(m.appTag);
+                        }
+                    }, f.durationMillis(), TimeUnit.MILLISECONDS);
                 }
             }
             case RESET, EDIT -> {
@@ -233,11 +307,12 @@ final class Simulation {
             }
             case WRITE_FAILS -> {
                 if (m != null) {
-                    m.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
+                    m.proc.writesFailed = true;
+                    m.proc.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
                 }
             }
             case PUBLISH_CUT -> candidates.stream().filter(SimMember::isLeader).findFirst()
-                    .ifPresent(l -> l.store.cutNextPublish());
+                    .ifPresent(l -> l.proc.store.cutNextPublish());
             case GROW -> {
                 if (partitions < MAX_PARTITIONS) {
                     partitions = Math.min(MAX_PARTITIONS, partitions + 1 + (int) (f.value() % 2));
@@ -247,31 +322,44 @@ final class Simulation {
         }
     }
 
-    private void crash(SimMember m) {
-        if (m == null || live().size() <= 1) {
+    /** A process dies, every member on it; not the last process with live members. */
+    private void crash(SimProcess p) {
+        if (p == null || live().stream().allMatch(m -> m.proc == p)) {
             return;
         }
-        m.crashed = true;
-        scheduler.freeze(m.tag);
-        scheduler.freeze(m.appTag);
-        m.store.disconnect();
-        scheduler.kill(m.tag);
-        scheduler.kill(m.appTag);
+        p.crashed = true;
+        freeze(p);
+        p.store.disconnect();
+        scheduler.kill(p.tag);
+        p.members.forEach(m -> scheduler.kill(m.appTag));
     }
 
-    private void reconnect(SimMember m) {
-        if (!m.crashed && !m.store.isConnected()) {
-            m.store.reconnect();
+    private void freeze(SimProcess p) {
+        scheduler.freeze(p.tag);
+        p.members.forEach(m -> scheduler.freeze(m.appTag));
+    }
+
+    /** The process's connection drops (again, if it is down already) for {@code millis}. */
+    private void cut(SimProcess p, long millis) {
+        p.store.disconnect();
+        p.cutUntil = Math.max(p.cutUntil, clock.millis() + millis);
+        simExecutor.schedule(() -> reconnect(p), millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** The connection comes back once every cut of it has ended (and the process is not paused). */
+    private void reconnect(SimProcess p) {
+        if (!p.crashed && !p.store.isConnected() && clock.millis() >= p.cutUntil && !scheduler.isFrozen(p.tag)) {
+            p.store.reconnect();
         }
     }
 
-    private void resume(SimMember m) {
-        if (m.crashed) {
+    private void resume(SimProcess p) {
+        if (p.crashed) {
             return;
         }
-        scheduler.unfreeze(m.tag);
-        scheduler.unfreeze(m.appTag);
-        reconnect(m);
+        scheduler.unfreeze(p.tag);
+        p.members.forEach(m -> scheduler.unfreeze(m.appTag));
+        reconnect(p);
     }
 
     private void repair(TopicPartition tp) {
@@ -287,15 +375,13 @@ final class Simulation {
     private void heal() {
         log.event("heal");
         producing = false;
-        for (SimMember m : members) {
-            if (!m.crashed) {
-                scheduler.unfreeze(m.appTag);
-                resume(m);
-            }
+        for (SimProcess p : processes) {
+            p.cutUntil = 0;
+            resume(p);
         }
         corrupt.stream().filter(tp -> !lingering.contains(tp)).toList().forEach(this::repair);
         if (live().isEmpty()) {
-            join();
+            join(null);
         }
     }
 }
