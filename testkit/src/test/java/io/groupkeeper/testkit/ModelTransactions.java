@@ -1,18 +1,20 @@
 package io.groupkeeper.testkit;
 
-import io.groupkeeper.testkit.internal.Bodies;
+import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.testkit.internal.Ensemble;
 import io.groupkeeper.testkit.internal.KeeperFailure;
 import io.groupkeeper.testkit.internal.Op;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * The simulator's one window on how the ZooKeeper model stores things: every transaction the model applies, decoded
  * into what the checkers need (paths, kinds, offsets, owner node's member ids), and the owner node's member id read
- * back. The model's node bodies are typed records today; when the model stores bytes, this class alone decodes them
- * (with the shipped codec) and the checkers stay as they are.
+ * back. The model stores bytes, as a server does: this class alone decodes them, with the codec that ships
+ * ({@code NodeCodec}), by the node's place in the layout.
  */
 public final class ModelTransactions {
 
@@ -34,6 +36,9 @@ public final class ModelTransactions {
         void applied(long session, long zxid, List<Write> writes);
     }
 
+    private static final Pattern OFFSET = Pattern.compile(".*/groups/[^/]+/offsets/[^/]+/\\d+");
+    private static final Pattern OWNER = Pattern.compile(".*/groups/[^/]+/owners/[^/]+/\\d+");
+
     private ModelTransactions() {
     }
 
@@ -46,7 +51,7 @@ public final class ModelTransactions {
     /** The member id the owner node at {@code path} names; empty if there is no such node or it names none. */
     public static Optional<String> ownerMember(InMemoryZooKeeper zk, String path) {
         try {
-            return memberOf(zk.ensemble().getData(0, path, null).data());
+            return memberOf(path, zk.ensemble().getData(0, path, null).data());
         } catch (KeeperFailure e) {
             return Optional.empty();
         }
@@ -54,23 +59,51 @@ public final class ModelTransactions {
 
     private static Write decode(Op op) {
         if (op instanceof Op.Create c) {
-            return new Write(Kind.CREATE, c.path(), -1, c.ephemeral(), offsetOf(c.data()),
-                    c.data() instanceof Bodies.Garbage, memberOf(c.data()));
+            return new Write(Kind.CREATE, c.path(), -1, c.ephemeral(), offsetOf(c.path(), c.data()),
+                    corrupt(c.path(), c.data()), memberOf(c.path(), c.data()));
         }
         if (op instanceof Op.SetData s) {
-            return new Write(Kind.SET, s.path(), s.version(), false, offsetOf(s.data()),
-                    s.data() instanceof Bodies.Garbage, memberOf(s.data()));
+            return new Write(Kind.SET, s.path(), s.version(), false, offsetOf(s.path(), s.data()),
+                    corrupt(s.path(), s.data()), memberOf(s.path(), s.data()));
         }
         Kind kind = op instanceof Op.Delete ? Kind.DELETE : Kind.CHECK;
         int version = op instanceof Op.Delete d ? d.version() : ((Op.Check) op).version();
         return new Write(kind, op.path(), version, false, OptionalLong.empty(), false, Optional.empty());
     }
 
-    private static OptionalLong offsetOf(Object data) {
-        return data instanceof Bodies.Offset o ? o.offset() : OptionalLong.empty();
+    private static OptionalLong offsetOf(String path, byte[] data) {
+        if (!OFFSET.matcher(path).matches()) {
+            return OptionalLong.empty();
+        }
+        try {
+            return NodeCodec.offset(path, data).offset();
+        } catch (CorruptNodeException e) {
+            return OptionalLong.empty();
+        }
     }
 
-    private static Optional<String> memberOf(Object data) {
-        return data instanceof Bodies.Owner o ? Optional.of(o.memberId()) : Optional.empty();
+    /** Whether a write leaves an offset or owner node that the store cannot read (a typo). */
+    private static boolean corrupt(String path, byte[] data) {
+        try {
+            if (OFFSET.matcher(path).matches()) {
+                NodeCodec.offset(path, data);
+            } else if (OWNER.matcher(path).matches()) {
+                NodeCodec.owner(path, data);
+            }
+            return false;
+        } catch (CorruptNodeException e) {
+            return true;
+        }
+    }
+
+    private static Optional<String> memberOf(String path, byte[] data) {
+        if (!OWNER.matcher(path).matches()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(NodeCodec.owner(path, data).memberId());
+        } catch (CorruptNodeException e) {
+            return Optional.empty();
+        }
     }
 }
