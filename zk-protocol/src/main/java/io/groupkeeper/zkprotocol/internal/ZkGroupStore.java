@@ -53,7 +53,7 @@ import java.util.concurrent.TimeoutException;
  * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkPort#multiInSession}).
  *
- * <p>About 670 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
+ * <p>About 710 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
  * caches; it runs on any {@link ZkPort} (Curator in zk-store, the model in testkit); a claim has two paths (one partition, or
  * a batch pipelined, {@link #claimAll}) that build the same transaction. Transactions are packed by {@link
  * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
@@ -77,6 +77,12 @@ public final class ZkGroupStore implements GroupStore {
     private volatile AssignmentSnapshot cachedAssignment;
     /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
     private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
+    /**
+     * Partitions whose claim transaction lost its answer (the connection broke: it may have landed), with the session
+     * it was sent in. Until a read after a {@code sync} has seen the owner node, "not held" is not decided from a read
+     * that a lagging server may answer (see {@link #syncIfInDoubt}).
+     */
+    private final Map<TopicPartition, Long> claimsInDoubt = new ConcurrentHashMap<>();
 
     public ZkGroupStore(ZkPort zk, String group, Clock clock) {
         this.zk = zk;
@@ -298,6 +304,7 @@ public final class ZkGroupStore implements GroupStore {
                 if (e.code() == ZkCode.SESSIONEXPIRED) {
                     continue; // the session changed between reading it and sending: again, in the new one
                 }
+                noteIfInDoubt(tp, session, e.code());
                 if (e.failedOp() != 0 || e.code() != ZkCode.NODEEXISTS) {
                     continue; // the offset node moved (a commit, an edit) since we read it: read again
                 }
@@ -402,6 +409,7 @@ public final class ZkGroupStore implements GroupStore {
                         return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath,
                                 memberId));
                     }
+                    noteIfInDoubt(tp, session, tx.code());
                     return CompletableFuture.completedFuture(Optional.<ClaimResult>empty());
                 });
             } catch (Exception e) { // a corrupt offset node, or an operation that could not be built
@@ -449,7 +457,33 @@ public final class ZkGroupStore implements GroupStore {
         return List.of(ZkOp.create(path, body), ZkOp.set(path, body, 0));
     }
 
+    /** A claim sent in {@code session} failed with {@code code}: if its answer was lost, its outcome is unknown. */
+    private void noteIfInDoubt(TopicPartition tp, long session, ZkCode code) {
+        if (code == ZkCode.CONNECTIONLOSS || code == ZkCode.OPERATIONTIMEOUT) {
+            claimsInDoubt.put(tp, session);
+        }
+    }
+
+    /**
+     * After a claim whose outcome is unknown, in the same session: {@code sync} first, so the reads that decide whether
+     * the member holds the partition see that claim's transaction if it landed. The client may have reconnected to a
+     * server that has not applied it yet; a read there finds no owner node, the member forgets the partition, and the
+     * owner node it then does have blocks the next owner for the rest of the session (issue 34, finding 3). The admin
+     * syncs in the same case ({@code LostReply}).
+     */
+    private void syncIfInDoubt(TopicPartition tp, long session) {
+        Long doubt = claimsInDoubt.get(tp);
+        if (doubt == null) {
+            return;
+        }
+        if (doubt == session && session == zk.handleSession()) {
+            zk.sync(ZkPaths.owner(group, tp));
+        }
+        claimsInDoubt.remove(tp, doubt); // synced, or another session: its ephemeral node is gone either way
+    }
+
     private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<ZkResult> results, long session) {
+        claimsInDoubt.remove(tp);
         histories.put(tp, offset.history());
         ZkResult last = results.get(results.size() - 1);
         if (last.stat() == null) {
@@ -636,12 +670,14 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session) {
+        syncIfInDoubt(tp, session);
         OffsetSnapshot offset = readOffset(tp, null); // offset before owner: see claim()
         return holds(tp, memberId, session) ? Optional.of(offset) : Optional.empty();
     }
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
+        syncIfInDoubt(tp, session);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         if (!holds(tp, memberId, session)) {
             return java.util.OptionalLong.empty();

@@ -1,0 +1,252 @@
+package io.groupkeeper.testkit.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkEvent;
+import io.groupkeeper.zkprotocol.ZkFailure;
+import io.groupkeeper.zkprotocol.ZkLatch;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
+import io.groupkeeper.zkprotocol.ZkResult;
+import io.groupkeeper.zkprotocol.ZkStat;
+import io.groupkeeper.zkprotocol.ZkStats;
+import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 34, finding 3: a claim's transaction lands but its answer is lost; the client reconnects, in the same session,
+ * to a server that has not applied it yet. The shipped store ({@link ZkGroupStore}) must not decide "not held" from a
+ * read there: it syncs first. The model is one linearizable server, so the follower's lag is a decorator of the port
+ * ({@link LaggingPort}): after the reconnection, reads of the owner node find nothing until a {@code sync}.
+ */
+class LaggingReadAfterLostClaimTest {
+
+    private static final String GROUP = "g";
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+
+    private final MemClient client = new MemClient(new Ensemble(Clock.systemUTC()), "groupkeeper",
+            Duration.ofSeconds(10), new EventLane(Runnable::run), 900 * 1024);
+    private final LaggingPort port = new LaggingPort(client);
+    private final ZkGroupStore store = new ZkGroupStore(port, GROUP, Clock.systemUTC());
+
+    @Test
+    void aClaimWhoseAnswerWasLostIsJudgedAfterASync() {
+        client.start();
+        store.ensureGroup("sticky");
+        long session = port.handleSession();
+        port.loseTheNextAnswer();
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim landed").isPresent();
+
+        port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
+        OptionalLong owned = store.ownedVersion(TP, "m1", session);
+        assertThat(owned).as("held: the owner node of the lost answer's claim, seen after a sync").isPresent();
+        assertThat(port.syncs).isEqualTo(1);
+        assertThat(store.readIfOwned(TP, "m1", session)).as("the doubt is settled once").isPresent();
+        assertThat(port.syncs).isEqualTo(1);
+    }
+
+    @Test
+    void noSyncWithoutDoubt() {
+        client.start();
+        store.ensureGroup("sticky");
+        long session = port.handleSession();
+        assertThat(store.claim(TP, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(store.ownedVersion(TP, "m1", session)).isPresent();
+        assertThat(store.readIfOwned(TP, "m1", session)).isPresent();
+        assertThat(port.syncs).as("round trips unchanged when nothing is in doubt").isZero();
+    }
+
+    /** The model's port, with a lost answer, a closed gate until the reconnection, and a server that lags behind. */
+    private static final class LaggingPort implements ZkPort {
+        private final MemClient zk;
+        private boolean loseAnswer;
+        private boolean disconnected;
+        private final Set<String> lagging = new HashSet<>();
+        int syncs;
+
+        LaggingPort(MemClient zk) {
+            this.zk = zk;
+        }
+
+        void loseTheNextAnswer() {
+            loseAnswer = true;
+        }
+
+        void reconnectToALaggingServer(String path) {
+            disconnected = false;
+            lagging.add(path);
+        }
+
+        private boolean lags(String path) {
+            return lagging.contains(path);
+        }
+
+        @Override
+        public String abs(String path) {
+            return zk.abs(path);
+        }
+
+        @Override
+        public ZkStats stats() {
+            return zk.stats();
+        }
+
+        @Override
+        public long sessionId() {
+            return zk.sessionId();
+        }
+
+        @Override
+        public long handleSession() {
+            return zk.handleSession();
+        }
+
+        @Override
+        public boolean isPastSession(long owner) {
+            return zk.isPastSession(owner);
+        }
+
+        @Override
+        public boolean isCurrentSession(long owner) {
+            return zk.isCurrentSession(owner);
+        }
+
+        @Override
+        public boolean isConnected() {
+            return !disconnected && zk.isConnected();
+        }
+
+        @Override
+        public void requireConnected(String what) {
+            if (disconnected) {
+                throw new StoreException("test: " + what + " not attempted: not connected");
+            }
+            zk.requireConnected(what);
+        }
+
+        @Override
+        public Optional<ZkNode> read(String path, Runnable hook) {
+            requireConnected("read " + path);
+            return lags(path) ? Optional.empty() : zk.read(path, hook);
+        }
+
+        @Override
+        public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
+            requireConnected("read " + path);
+            return lags(path) ? Optional.empty() : zk.readIfPresentWatching(path, hook);
+        }
+
+        @Override
+        public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
+            return lags(path) ? CompletableFuture.completedFuture(Optional.empty()) : zk.readAsync(path, hook);
+        }
+
+        @Override
+        public Optional<ZkStat> exists(String path, Runnable hook) {
+            requireConnected("check " + path);
+            return lags(path) ? Optional.empty() : zk.exists(path, hook);
+        }
+
+        @Override
+        public List<String> children(String path, Runnable hook) {
+            requireConnected("list " + path);
+            return zk.children(path, hook);
+        }
+
+        @Override
+        public CompletableFuture<List<String>> childrenAsync(String path) {
+            return zk.childrenAsync(path);
+        }
+
+        @Override
+        public void sync(String path) {
+            requireConnected("sync " + path);
+            syncs++;
+            lagging.clear(); // the server caught up with the leader
+            zk.sync(path);
+        }
+
+        @Override
+        public void ensurePath(String path, byte[] data) {
+            requireConnected("create " + path);
+            zk.ensurePath(path, data);
+        }
+
+        @Override
+        public ZkResult write(ZkOp op) throws ZkFailure {
+            requireConnected("write " + op.path());
+            return zk.write(op);
+        }
+
+        @Override
+        public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
+            return zk.createWithParents(path, data);
+        }
+
+        @Override
+        public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
+            requireConnected("transaction");
+            return zk.multi(ops);
+        }
+
+        @Override
+        public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
+            requireConnected("transaction");
+            List<ZkResult> results = zk.multiInSession(session, ops);
+            if (loseAnswer) {
+                loseAnswer = false;
+                disconnected = true; // as zk-store's gate: nothing goes out until the next connection
+                throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+            }
+            return results;
+        }
+
+        @Override
+        public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+            try {
+                return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
+            } catch (ZkFailure e) {
+                return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+
+        @Override
+        public long sizeOf(ZkOp op) {
+            return zk.sizeOf(op);
+        }
+
+        @Override
+        public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
+            zk.addPersistentWatch(path, recursive, watcher);
+        }
+
+        @Override
+        public void removePersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) {
+            zk.removePersistentWatch(path, recursive, watcher);
+        }
+
+        @Override
+        public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
+            return zk.latch(path, participantId, isLeader, notLeader);
+        }
+    }
+}
