@@ -4,7 +4,7 @@
  */
 module io.groupkeeper.testkit {
     requires transitive io.groupkeeper.core;
-    requires io.groupkeeper.zkprotocol;
+    requires transitive io.groupkeeper.zkprotocol; // InMemoryCoordinationStore.Builder#instrument takes its port
     requires org.slf4j;
 
     exports io.groupkeeper.testkit;

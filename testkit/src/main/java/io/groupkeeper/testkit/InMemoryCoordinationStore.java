@@ -6,6 +6,7 @@ import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.testkit.internal.EventLane;
 import io.groupkeeper.testkit.internal.MemClient;
+import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
 import java.time.Clock;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
 
 /**
  * A {@link CoordinationStore} on an {@link InMemoryZooKeeper}: the ZooKeeper store itself (zk-protocol's, the code
@@ -49,6 +51,8 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     private final Clock clock;
     private final ExecutorService ownedExecutor;
     private final MemClient client;
+    /** What the store's requests go through: the client, or an instrument around it. */
+    private final ZkPort port;
     private final Duration sessionTimeout;
     private final ZkTopicRegistry topics;
     private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
@@ -75,8 +79,9 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         }
         this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor),
                 b.maxTransactionBytes);
+        this.port = b.instrument.apply(client);
         this.sessionTimeout = b.sessionTimeout;
-        this.topics = new ZkTopicRegistry(client);
+        this.topics = new ZkTopicRegistry(port);
     }
 
     public static Builder builder(InMemoryZooKeeper zooKeeper) {
@@ -95,7 +100,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
 
     @Override
     public GroupStore group(String groupId) {
-        return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(client, g, clock));
+        return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(port, g, clock));
     }
 
     @Override
@@ -192,6 +197,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         private Executor eventExecutor;
         private Clock clock;
         private long maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
+        private UnaryOperator<ZkPort> instrument = UnaryOperator.identity();
 
         private Builder(InMemoryZooKeeper zooKeeper) {
             this.zooKeeper = Objects.requireNonNull(zooKeeper, "zooKeeper");
@@ -239,6 +245,16 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
                 throw new IllegalArgumentException("maxTransactionBytes must be positive, was " + maxTransactionBytes);
             }
             this.maxTransactionBytes = maxTransactionBytes;
+            return this;
+        }
+
+        /**
+         * Puts {@code instrument} between the store and its client: every request of the store goes through the port
+         * it returns for the client's. For measurements (the simulator counts a handoff's round trips with it) and
+         * for tests that make one client's view unkinder still; the faults above stay the client's.
+         */
+        public Builder instrument(UnaryOperator<ZkPort> instrument) {
+            this.instrument = Objects.requireNonNull(instrument, "instrument");
             return this;
         }
 

@@ -28,6 +28,8 @@ final class SimScheduler {
         final String tag;
         final long due;
         final Runnable body;
+        /** The round trips that led to its submission: it runs on from there ({@link RoundTrips}). */
+        final RoundTrips.Step step = RoundTrips.now();
         volatile boolean cancelled;
 
         Task(String tag, long due, Runnable body) {
@@ -120,7 +122,7 @@ final class SimScheduler {
         tasks.remove(t);
         if (!t.cancelled) {
             steps++;
-            runAs(t.tag, t.body);
+            runAs(t.tag, () -> RoundTrips.run(t.step, t.body));
         }
         return true;
     }
