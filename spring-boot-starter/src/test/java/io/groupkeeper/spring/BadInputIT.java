@@ -47,7 +47,8 @@ class BadInputIT {
                 .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
                         .hasMessageContaining("@GroupKeeperListener method " + TwoParameters.class.getName()
                                 + ".bill(org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, "
-                                + "java.lang.String>, int) has an unsupported signature (it has 2 parameters)"));
+                                + "java.lang.String>, int) has an unsupported signature: parameter 2 (int attempt): a "
+                                + "second data parameter"));
     }
 
     @Test
