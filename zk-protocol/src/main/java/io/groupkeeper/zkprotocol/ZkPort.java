@@ -108,9 +108,18 @@ public interface ZkPort {
 
     /**
      * {@link #multiInSession} in the background: SESSIONEXPIRED at once, nothing sent, in another session; fails (a
-     * {@code StoreException}) only when nothing could be sent.
+     * {@code StoreException}) only when nothing could be sent. By default answered at once, in the caller's thread, by
+     * {@link #multiInSession} (right for a model that answers every request at once).
      */
-    CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops);
+    default CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+        try {
+            return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
+        } catch (ZkFailure e) {
+            return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
 
     /** What {@code op} costs in a transaction: its multi header and its request record as ZooKeeper serializes it. */
     long sizeOf(ZkOp op);

@@ -13,6 +13,10 @@ public final class ZkStats {
     private final AtomicLong transactions = new AtomicLong();
     private final AtomicLong watchEvents = new AtomicLong();
 
+    /** Counts of a new client (or of a one-off reader such as the admin): all zero. */
+    public ZkStats() {
+    }
+
     public void read() {
         reads.incrementAndGet();
     }

@@ -321,7 +321,6 @@ public final class MemClient implements ZkPort {
         return ensemble;
     }
 
-
     // ------------------------------------------------------------------ reads
 
     /** Wraps a hook as a watcher that runs it at most once. */
@@ -587,17 +586,6 @@ public final class MemClient implements ZkPort {
         }
         stats.transaction(ops.size());
         return apply(ops.stream().map(MemClient::op).toList());
-    }
-
-    @Override
-    public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
-        try {
-            return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
-        } catch (ZkFailure e) {
-            return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     @Override

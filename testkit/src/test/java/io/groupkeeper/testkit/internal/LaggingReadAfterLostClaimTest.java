@@ -219,17 +219,6 @@ class LaggingReadAfterLostClaimTest {
         }
 
         @Override
-        public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
-            try {
-                return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
-            } catch (ZkFailure e) {
-                return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-
-        @Override
         public long sizeOf(ZkOp op) {
             return zk.sizeOf(op);
         }
