@@ -144,4 +144,38 @@ class InMemoryCoordinationStoreTest {
         store.reconnect();
         assertThat(zooKeeper.children(latches)).as("deleted once the connection is back in the same session").isEmpty();
     }
+
+    @Test
+    void anElectionClosedBeforeItAdoptedALatchNodeWhoseCreationLostItsAnswerDeletesIt() {
+        // Curator finds and deletes a protected node whose creation lost its answer; the model's close does too.
+        java.util.Queue<Runnable> events = new java.util.ArrayDeque<>();
+        InMemoryCoordinationStore queued = InMemoryCoordinationStore.builder(zooKeeper)
+                .sessionTimeout(Duration.ofSeconds(6)).eventExecutor(events::add).build();
+        try {
+            queued.start();
+            GroupStore g = queued.group("g");
+            g.ensureGroup("sticky");
+            io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+                @Override
+                public void isLeader() {
+                }
+
+                @Override
+                public void notLeader() {
+                }
+            });
+            String latches = ZkLayout.GROUPS + "/g/leader";
+            queued.failNextWrites(1, true);
+            assertThatThrownBy(e::start).isInstanceOf(StoreException.class);
+            assertThat(zooKeeper.children(latches)).as("created; its answer lost").hasSize(1);
+
+            e.close(); // before the reconnection's event adopted it
+            while (!events.isEmpty()) {
+                events.poll().run();
+            }
+            assertThat(zooKeeper.children(latches)).as("deleted by the close, in a session that lives on").isEmpty();
+        } finally {
+            queued.close();
+        }
+    }
 }

@@ -209,6 +209,14 @@ final class MemLatch implements ZkLatch {
             ourPath = null;
         }
         zk.removeListener(connectionListener);
+        if (path == null) {
+            // A creation whose answer was lost, not adopted yet: Curator finds and deletes such a protected node.
+            try {
+                path = ownNode();
+            } catch (RuntimeException e) {
+                // not connected: the guaranteed delete below cannot know the name either; the session's end removes it
+            }
+        }
         if (path != null) {
             deleteGuaranteed(path, zk.sessionId());
         }

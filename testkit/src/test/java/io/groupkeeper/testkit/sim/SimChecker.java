@@ -204,8 +204,10 @@ final class SimChecker {
      * A final offset handed over on revocation. The store must keep it only if the member had seen every operator write
      * of the partition: one prepared before an operator's write loses to that write (I4).
      */
-    void handedOver(SimMember m, TopicPartition tp, long offset, int seenEdits) {
-        if (seenEdits == edits(tp)) {
+    void handedOver(SimMember m, TopicPartition tp, long offset, int seenEdits, long claimSession) {
+        // A zombie's hand-over (its claim's session already over: a process paused past its timeout that closes as
+        // it resumes) cannot be kept: no write of that session can land any more.
+        if (seenEdits == edits(tp) && zk.isSessionAlive(claimSession)) {
             committedSinceExternal.add(tp);
         }
         log.event(m.id + " hands over " + tp + "=" + offset);

@@ -194,16 +194,18 @@ final class SimMember implements RebalanceListener {
     public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
         Map<TopicPartition, Long> finals = new TreeMap<>();
         Map<TopicPartition, Integer> seen = new TreeMap<>();
+        Map<TopicPartition, Long> sessions = new TreeMap<>();
         for (TopicPartition tp : partitions) {
             Processing p = processing.remove(tp);
             if (p != null) {
                 finals.put(tp, p.position);
                 seen.put(tp, p.seenEdits);
+                sessions.put(tp, p.session);
                 checker.writing(this, tp, p.seenEdits);
             }
         }
         SortedSet<TopicPartition> taken = member.commitOnRelease(finals, Map.of());
-        taken.forEach(tp -> checker.handedOver(this, tp, finals.get(tp), seen.get(tp)));
+        taken.forEach(tp -> checker.handedOver(this, tp, finals.get(tp), seen.get(tp), sessions.get(tp)));
         log.event(id + " revoked " + partitions);
     }
 

@@ -204,7 +204,9 @@ final class Simulation {
         SimMember m = candidates.isEmpty() ? null : candidates.get(f.member() % candidates.size());
         TopicPartition tp = new TopicPartition(TOPIC, f.partition() % partitions);
         String path = checker.offsetPath(tp);
-        log.event("fault " + f.kind() + (m == null ? "" : " " + m.id) + " " + tp);
+        String doubt = m == null || available().contains(m) ? ""
+                : scheduler.isFrozen(m.proc.tag) ? " (paused)" : !m.proc.store.isConnected() ? " (cut off)" : " (stalled)";
+        log.event("fault " + f.kind() + (m == null ? "" : " " + m.id + doubt) + " " + tp);
         switch (f.kind()) {
             case JOIN -> {
                 if (live().size() < MAX_MEMBERS) {

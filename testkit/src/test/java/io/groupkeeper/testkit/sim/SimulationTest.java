@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * in-memory store, each a pure function of its seed. Default: 1,000 schedules from seed 1; {@code
  * -Dgroupkeeper.simulation.schedules=N} and {@code -Dgroupkeeper.simulation.seed=S} choose others (the {@code
  * simulation} profile runs 100,000). A failing seed prints itself, its shortest failing schedule and the end of its
- * trace; {@code -Dgroupkeeper.simulation.seed=S -Dgroupkeeper.simulation.schedules=1} replays it.
+ * trace; {@code -Dgroupkeeper.simulation.seed=S -Dgroupkeeper.simulation.schedules=1} replays it. {@code
+ * -Dgroupkeeper.simulation.faults=all} adds the fault kinds that expose bugs not fixed yet ({@link FaultPlan}).
  */
 class SimulationTest {
 
