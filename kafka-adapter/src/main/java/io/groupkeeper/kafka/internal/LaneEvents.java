@@ -95,6 +95,7 @@ final class LaneEvents {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
         assigned.forEach(positions::add);
+        committer.gained(assigned.keySet());
         resolver.resolveSoon();
         resolver.resolveStarts(positions);
         sync.sync();

@@ -117,10 +117,11 @@ final class PositionCommitter {
             if (offsets.isEmpty()) {
                 return;
             }
+            long mark = mark();
             SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
             if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
-                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
             }
             commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
         } finally {
@@ -144,13 +145,14 @@ final class PositionCommitter {
                     changed, e.toString());
             return false;
         }
-        apply(result, Map.of());
+        apply(result, Map.of(), 0);
         return true;
     }
 
     /** Stores the out-of-range policy's corrections at once, logging each one (or that it is stored later). */
     void storeCorrections(PositionResolver.Corrections c) {
         CommitResult result = null;
+        long mark = mark();
         try {
             result = member.commit(c.corrected());
         } catch (RuntimeException ce) {
@@ -175,7 +177,7 @@ final class PositionCommitter {
             }
         }
         if (result != null) {
-            apply(result, new HashMap<>(c.corrected()));
+            apply(result, new HashMap<>(c.corrected()), mark);
         }
     }
 
@@ -184,8 +186,20 @@ final class PositionCommitter {
         Map<TopicPartition, Long> offsets = new TreeMap<>();
         Map<TopicPartition, Long> logEnds = new TreeMap<>();
         collect(which, lagging, offsets, logEnds);
+        if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
+            for (TopicPartition tp : mirror.owed()) {
+                OwnedPartition p = positions.get(tp);
+                if (p != null && p.active() && !offsets.containsKey(tp)) {
+                    offsets.put(tp, p.position);
+                    if (p.logEnd >= 0) {
+                        logEnds.put(tp, p.logEnd);
+                    }
+                }
+            }
+        }
         if (!offsets.isEmpty()) {
-            apply(member.commit(offsets, logEnds), offsets);
+            long mark = mark();
+            apply(member.commit(offsets, logEnds), offsets, mark);
         }
     }
 
@@ -206,7 +220,7 @@ final class PositionCommitter {
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
-    private void apply(CommitResult result, Map<TopicPartition, Long> attempted) {
+    private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark) {
         SortedSet<TopicPartition> notOwned = new TreeSet<>();
         Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
@@ -225,7 +239,7 @@ final class PositionCommitter {
                 }
             }
         });
-        mirror(committed);
+        mirror(committed, mark);
         if (!notOwned.isEmpty()) {
             notOwned.forEach(positions::remove); // (with their lag gauges)
             effects.dropped(notOwned);
@@ -239,10 +253,25 @@ final class PositionCommitter {
         }
     }
 
-    /** ZooKeeper has committed these offsets: copy them to Kafka's group offsets if asked to (never blocks). */
-    private void mirror(Map<TopicPartition, Long> committed) {
+    /** These partitions were assigned: the mirror prepares their fenced producers (never blocks). */
+    void gained(Collection<TopicPartition> partitions) {
         if (mirror != null) {
-            mirror.offer(committed);
+            mirror.gained(partitions);
+        }
+    }
+
+    /** Taken before every commit to the store: the mirror copies a commit only with a producer ready before it. */
+    private long mark() {
+        return mirror == null ? 0 : mirror.mark();
+    }
+
+    /**
+     * ZooKeeper has committed these offsets (sent after {@code mark}): copy them to Kafka's group offsets if asked to
+     * (never blocks).
+     */
+    private void mirror(Map<TopicPartition, Long> committed, long mark) {
+        if (mirror != null) {
+            mirror.offer(committed, mark);
         }
     }
 }
