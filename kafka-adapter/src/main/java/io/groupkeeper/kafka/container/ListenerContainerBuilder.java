@@ -34,8 +34,11 @@ public final class ListenerContainerBuilder<K, V> {
     private RecordHandler<K, V> recordHandler;
     private BatchHandler<K, V> batchHandler;
     private ErrorPolicy errorPolicy = ErrorPolicy.defaults();
-    private Function<String, String> deadLetterTopic = t -> t + ".DLT";
-    private boolean createDeadLetterTopics;
+    private Function<String, String> deadLetterTopic = ListenerContainerBuilder::defaultDeadLetterTopic;
+    /** Whether dead-letter topics were named by the user (then a missing one fails the start unless asked to). */
+    private boolean deadLetterTopicNamed;
+    /** Null: create the missing default-named ones only. */
+    private Boolean createDeadLetterTopics;
     private Duration watchdogLimit = Duration.ofSeconds(30);
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration stopDeadline = Duration.ofSeconds(30);
@@ -120,22 +123,35 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** One dead-letter topic for every source topic; default {@code <topic>.DLT}. */
+    /**
+     * The default dead-letter topic of a source topic: {@code <topic>-dlt}, the name Spring Kafka 3.3 and later give
+     * it ({@code DeadLetterPublishingRecoverer}'s default). {@code deadLetterTopics(t -> t + ".DLT")} keeps the older
+     * convention.
+     */
+    public static String defaultDeadLetterTopic(String sourceTopic) {
+        return sourceTopic + "-dlt";
+    }
+
+    /** One dead-letter topic for every source topic; default {@link #defaultDeadLetterTopic <topic>-dlt}. */
     public ListenerContainerBuilder<K, V> deadLetterTopic(String topic) {
         String t = Names.requireValid("dead-letter topic", topic);
         this.deadLetterTopic = source -> t;
+        this.deadLetterTopicNamed = true;
         return this;
     }
 
-    /** The dead-letter topic of each source topic; default {@code <topic>.DLT}. */
+    /** The dead-letter topic of each source topic; default {@link #defaultDeadLetterTopic <topic>-dlt}. */
     public ListenerContainerBuilder<K, V> deadLetterTopics(Function<String, String> nameOfSource) {
         this.deadLetterTopic = Objects.requireNonNull(nameOfSource, "deadLetterTopics");
+        this.deadLetterTopicNamed = true;
         return this;
     }
 
     /**
-     * Create missing dead-letter topics at start (as many partitions as the source topic, the broker's default
-     * replication factor). Off by default: a missing one fails {@code start()} naming it.
+     * Whether {@code start()} creates missing dead-letter topics (as many partitions as the source topic, the broker's
+     * default replication factor); {@code false}: a missing one fails {@code start()} naming it. Default: the default
+     * ones ({@code <topic>-dlt}) are created, and a dead-letter topic named with {@link #deadLetterTopic} or
+     * {@link #deadLetterTopics} must exist.
      */
     public ListenerContainerBuilder<K, V> createDeadLetterTopics(boolean create) {
         this.createDeadLetterTopics = create;
@@ -232,7 +248,8 @@ public final class ListenerContainerBuilder<K, V> {
         }
         ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
                 Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, concurrency,
-                recordHandler, batchHandler, errorPolicy, deadLetterTopic, createDeadLetterTopics, watchdogLimit,
+                recordHandler, batchHandler, errorPolicy, deadLetterTopic,
+                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);
         return new DefaultListenerContainer<>(config);
     }

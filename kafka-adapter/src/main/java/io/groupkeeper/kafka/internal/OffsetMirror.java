@@ -311,8 +311,17 @@ public final class OffsetMirror implements AutoCloseable {
 
     /** Mirror thread: a new producer for {@code f}, initialised (which fences every earlier producer of its id). */
     private void init(Fence f) {
+        try {
+            initNow(f);
+        } finally {
+            synchronized (lock) {
+                f.initQueued = false; // (only now: offers meanwhile must not queue a second initialisation)
+            }
+        }
+    }
+
+    private void initNow(Fence f) {
         synchronized (lock) {
-            f.initQueued = false;
             if (f.gone) {
                 return;
             }
@@ -374,6 +383,9 @@ public final class OffsetMirror implements AutoCloseable {
             KafkaProducer<byte[], byte[]> producer;
             synchronized (lock) {
                 producer = w.generation == w.fence.generation ? w.fence.producer : null;
+                if (producer == null && !w.fence.gone) {
+                    w.fence.owed = true; // its producer was replaced since: a new commit is needed
+                }
             }
             if (producer == null) {
                 continue; // its producer was replaced or closed since: this write may no longer be made

@@ -93,6 +93,7 @@ final class Dispatcher<K, V> {
                 failure = e;
             } finally {
                 logEnd();
+                clearInterrupt(tp, raw.offset());
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
@@ -170,10 +171,14 @@ final class Dispatcher<K, V> {
                 failure = e;
             } finally {
                 logEnd();
+                clearInterrupt(tp, raws.get(0).offset());
             }
             Throwable cause = failure;
             boolean one = false;
             if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
+                if (bfe.index() > 0) {
+                    attempt = 1; // the records before it are done: this was the first attempt of the record named
+                }
                 processed += bfe.index();
                 raws = raws.subList(bfe.index(), raws.size());
                 position = raws.get(0).offset();
@@ -230,6 +235,24 @@ final class Dispatcher<K, V> {
         return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
                 raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
     }
+
+    /**
+     * A handler that caught an {@code InterruptedException} and restored the thread's interrupt flag (the usual idiom)
+     * would make the next backoff or dead-letter wait throw, and the worker leave. Nothing in the container interrupts
+     * its workers (they stop through {@code stop()}), so the flag is the handler's: cleared here, once logged.
+     */
+    private void clearInterrupt(TopicPartition tp, long offset) {
+        if (Thread.interrupted()) {
+            if (!interruptLogged) {
+                interruptLogged = true;
+                LOG.warn("group {}: member {}: the handler returned from {} at offset {} with the thread's interrupt "
+                        + "flag set; cleared (the container's workers stop through stop(), not interrupts; logged "
+                        + "once per worker)", config.group(), control.member(), tp, offset);
+            }
+        }
+    }
+
+    private boolean interruptLogged;
 
     private void logEnd() {
         if (inFlight.end() >= 0) {

@@ -97,7 +97,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 }
             }
         } catch (InterruptedException e) {
-            LOG.warn("group {}: worker {} interrupted; leaving", config.group(), thread.getName());
+            if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
+                failure = e;
+                LOG.error("group {}: worker {} (member {}) interrupted; its consumer closes and leaves the group",
+                        config.group(), thread.getName(), c.memberId(), e);
+            }
         } catch (RuntimeException | Error e) {
             failure = e;
             LOG.error("group {}: worker {} (member {}) failed; its consumer closes and leaves the group",

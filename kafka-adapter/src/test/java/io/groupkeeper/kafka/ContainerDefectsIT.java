@@ -1,0 +1,161 @@
+package io.groupkeeper.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.BatchFailedException;
+import io.groupkeeper.kafka.container.ContainerState;
+import io.groupkeeper.kafka.container.DeadLetterHeaders;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerInterceptor;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** Issue 36's container defects, each on real ZooKeeper + Kafka. */
+class ContainerDefectsIT extends ContainerTestSupport {
+
+    /** Defect 1: a handler that restores the interrupt flag does not end its worker silently. */
+    @Test
+    void aHandlerThatRestoresTheInterruptFlagDoesNotStopTheWorker() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        Seen seen = new Seen();
+        AtomicInteger calls = new AtomicInteger();
+        send(topic, 0, "a", "b");
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(2,
+                        Backoff.fixed(Duration.ofMillis(20))).thenDeadLetter()).build())
+                .recordHandler(r -> {
+                    if (r.value().equals("a") && calls.incrementAndGet() == 1) {
+                        Thread.currentThread().interrupt(); // as after catching an InterruptedException
+                        throw new IllegalStateException("downstream call interrupted");
+                    }
+                    seen.records.add(r);
+                }).build());
+
+        awaitStored(group, topic, 0, 2); // the retry's backoff waited; both records done
+        assertThat(seen.values()).containsExactly("a", "b");
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+    }
+
+    /** Defect 3: after a BatchFailedException names a later record, that record gets every attempt configured. */
+    @Test
+    void aBatchFailureNamingALaterRecordStartsThatRecordsAttemptsAtOne() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger poisonAttempts = new AtomicInteger();
+        send(topic, 0, "a", "b", "poison", "c");
+        started(container(keeper, group, topic)
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(3,
+                        Backoff.fixed(Duration.ofMillis(10))).thenDeadLetter()).build())
+                .sleeper(d -> { })
+                .batchHandler(batch -> {
+                    if (calls.incrementAndGet() == 1) { // the first record fails once, transiently
+                        throw new BatchFailedException(0, new IllegalStateException("transient"));
+                    }
+                    for (int i = 0; i < batch.size(); i++) {
+                        if (batch.get(i).value().equals("poison")) {
+                            poisonAttempts.incrementAndGet();
+                            throw new BatchFailedException(i, new IllegalArgumentException("bad amount"));
+                        }
+                    }
+                }).build());
+
+        ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
+        assertThat(dead.value()).isEqualTo("poison");
+        assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("3");
+        assertThat(poisonAttempts).hasValue(3);
+        awaitStored(group, topic, 0, 4);
+    }
+
+    /** A consumer interceptor, which a producer's constructor would refuse. */
+    public static final class CountingInterceptor implements ConsumerInterceptor<Object, Object> {
+        static final AtomicInteger SEEN = new AtomicInteger();
+
+        @Override
+        public ConsumerRecords<Object, Object> onConsume(ConsumerRecords<Object, Object> records) {
+            SEEN.addAndGet(records.count());
+            return records;
+        }
+
+        @Override
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+    }
+
+    /** Defect 4: a consumer's interceptor.classes is not handed to the dead-letter producer. */
+    @Test
+    void aConsumerInterceptorDoesNotStopAContainerThatDeadLettersFromStarting() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        send(topic, 0, "poison", "b");
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .kafkaProperty("interceptor.classes", CountingInterceptor.class.getName())
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .recordHandler(r -> {
+                    if (r.value().equals("poison")) {
+                        throw new IllegalStateException("poison");
+                    }
+                    seen.records.add(r);
+                }).build());
+
+        assertThat(readAll(topic + "-dlt", 1).get(0).value()).isEqualTo("poison");
+        awaitStored(group, topic, 0, 2);
+        assertThat(seen.values()).containsExactly("b");
+        assertThat(CountingInterceptor.SEEN.get()).as("the consumer's interceptor runs").isGreaterThanOrEqualTo(2);
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+    }
+
+    /**
+     * Defects 10 and 11: with nothing said about dead letters, the default {@code <topic>-dlt} is created at start with
+     * the source's partition count; a dead-letter topic the user named must exist.
+     */
+    @Test
+    void theDefaultDeadLetterTopicIsNamedAsSpringKafkasAndCreatedAtStartANamedOneMustExist() throws Exception {
+        String topic = newTopic(3);
+        GroupKeeper keeper = newKeeper();
+        ListenerContainer<String, String> c = started(ListenerContainer.<String, String>builder(keeper)
+                .group(newName("g")).topics(topic)
+                .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
+                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
+                        new org.apache.kafka.common.serialization.StringDeserializer())
+                .recordHandler(r -> { }).build());
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+        assertThat(admin.describeTopics(java.util.List.of(topic + "-dlt")).allTopicNames().get()
+                .get(topic + "-dlt").partitions()).hasSize(3);
+
+        ListenerContainer<String, String> named = ListenerContainer.<String, String>builder(keeper)
+                .group(newName("g")).topics(topic)
+                .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
+                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
+                        new org.apache.kafka.common.serialization.StringDeserializer())
+                .deadLetterTopic(topic + "-failures")
+                .recordHandler(r -> { }).build();
+        toClose.add(named);
+        org.assertj.core.api.Assertions.assertThatThrownBy(named::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("dead-letter topic(s) [" + topic + "-failures] do not exist");
+    }
+}
