@@ -330,9 +330,15 @@ public class GroupKeeperProperties {
     public static class DeadLetter {
         /** One dead-letter topic for every source topic. Default: {@code <topic><suffix>}. */
         private String topic;
-        /** Suffix of the per-topic dead-letter topics. Default {@code .DLT}. */
+        /**
+         * Suffix of the per-topic dead-letter topics. Default {@code -dlt} (Spring Kafka 3.3+'s); {@code .DLT} keeps
+         * Spring Kafka 2.x's.
+         */
         private String suffix;
-        /** Create missing dead-letter topics at start; otherwise a missing one fails the start naming it. Default false. */
+        /**
+         * Create missing dead-letter topics at start (true), or fail the start naming them (false). Default: the
+         * default ones ({@code <topic>-dlt}) are created, a topic or suffix set here must exist.
+         */
         private Boolean createTopics;
 
         public String getTopic() {

@@ -127,7 +127,7 @@ class StarterIT {
         assertThat(billing.seen).last().satisfies(r -> assertThat(r.value()).isEqualTo("after-the-pill"));
         assertThat(billing.poisonAttempts).hasValue(2);
 
-        ConsumerRecord<String, String> dead = readOne(TOPIC + ".DLT");
+        ConsumerRecord<String, String> dead = readOne(TOPIC + "-dlt");
         assertThat(dead.value()).isEqualTo("poison-pill");
         assertThat(header(dead, DeadLetterHeaders.ORIGINAL_TOPIC)).isEqualTo(TOPIC);
         assertThat(header(dead, DeadLetterHeaders.ORIGINAL_PARTITION)).isEqualTo("1");

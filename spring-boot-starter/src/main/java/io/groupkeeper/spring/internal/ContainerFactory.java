@@ -94,13 +94,17 @@ public final class ContainerFactory {
         String fixedTopic = !e.deadLetterTopic().isBlank() ? e.deadLetterTopic()
                 : first(own.getDeadLetter().getTopic(), all.getDeadLetter().getTopic(), null);
         if (fixedTopic != null) {
-            b.deadLetterTopic(fixedTopic);
+            b.deadLetterTopic(fixedTopic); // named: must exist unless create-topics=true
         } else {
-            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), ".DLT");
-            b.deadLetterTopics((Function<String, String>) t -> t + suffix);
+            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix());
+            if (suffix != null) { // named by a suffix of the user's: must exist unless create-topics=true
+                b.deadLetterTopics((Function<String, String>) t -> t + suffix);
+            } // else the container's default, <topic>-dlt, created at start if missing
         }
-        b.createDeadLetterTopics(first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics(),
-                false));
+        Boolean create = first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics());
+        if (create != null) {
+            b.createDeadLetterTopics(create);
+        }
         StartPosition startPosition = StartPosition.parse(start);
         Duration commitInterval = first(own.getCommitInterval(), all.getCommitInterval(), Duration.ofSeconds(1));
         boolean mirror = first(own.getMirrorOffsets(), all.getMirrorOffsets(), false);
