@@ -158,4 +158,61 @@ class ContainerDefectsIT extends ContainerTestSupport {
         org.assertj.core.api.Assertions.assertThatThrownBy(named::start).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("dead-letter topic(s) [" + topic + "-failures] do not exist");
     }
+
+    /** A String deserializer that records the threads it ran on and whether it was closed. */
+    static final class Tracking implements org.apache.kafka.common.serialization.Deserializer<String> {
+        final java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        final AtomicInteger closed = new AtomicInteger();
+
+        @Override
+        public String deserialize(String topic, byte[] data) {
+            threads.add(Thread.currentThread().getName());
+            return data == null ? null : new String(data, java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public void close() {
+            closed.incrementAndGet();
+        }
+    }
+
+    /** Defect 5: one deserializer pair per worker from suppliers, each used by its worker alone and closed with it. */
+    @Test
+    void eachWorkerHasItsOwnDeserializersClosedWhenItStops() throws Exception {
+        String topic = newTopic(4);
+        String group = newName("g");
+        java.util.List<Tracking> made = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.function.Supplier<org.apache.kafka.common.serialization.Deserializer<String>> supplier = () -> {
+            Tracking t = new Tracking();
+            made.add(t);
+            return t;
+        };
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .deserializers(supplier, supplier).concurrency(2).recordHandler(seen.records::add).build());
+        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
+        for (int p = 0; p < 4; p++) {
+            send(topic, p, "v" + p);
+        }
+        await().atMost(WAIT).until(() -> seen.records.size() == 4);
+        assertThat(made).hasSize(4); // a key and a value deserializer for each of the two workers
+        assertThat(made).allSatisfy(t -> assertThat(t.threads).hasSizeLessThanOrEqualTo(1));
+        assertThat(made.stream().flatMap(t -> t.threads.stream()).distinct()).hasSize(2);
+        assertThat(made).allSatisfy(t -> assertThat(t.closed).hasValue(0));
+        assertThat(c.stop(Duration.ofSeconds(20))).isTrue();
+        assertThat(made).allSatisfy(t -> assertThat(t.closed).as("closed once").hasValue(1));
+    }
+
+    /** Defect 5: deserializer instances given to the builder are shared, and closed once when the container stops. */
+    @Test
+    void sharedDeserializerInstancesAreClosedOnceWhenTheContainerStops() throws Exception {
+        String topic = newTopic(2);
+        Tracking key = new Tracking();
+        Tracking value = new Tracking();
+        ListenerContainer<String, String> c = started(container(newKeeper(), newName("g"), topic)
+                .deserializers(key, value).concurrency(2).recordHandler(r -> { }).build());
+        assertThat(c.stop(Duration.ofSeconds(20))).isTrue();
+        assertThat(key.closed).hasValue(1);
+        assertThat(value.closed).hasValue(1);
+    }
 }

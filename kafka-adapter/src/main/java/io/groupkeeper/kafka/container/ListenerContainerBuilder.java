@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -28,8 +29,9 @@ public final class ListenerContainerBuilder<K, V> {
     private final Set<String> topics = new LinkedHashSet<>();
     private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
     private final Map<String, Object> deadLetterProducerProperties = new LinkedHashMap<>();
-    private Deserializer<K> keyDeserializer;
-    private Deserializer<V> valueDeserializer;
+    private Supplier<? extends Deserializer<K>> keyDeserializer;
+    private Supplier<? extends Deserializer<V>> valueDeserializer;
+    private boolean sharedDeserializers;
     private int concurrency = 1;
     private RecordHandler<K, V> recordHandler;
     private BatchHandler<K, V> batchHandler;
@@ -89,10 +91,29 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** Required: they run in the container, so a record that does not deserialize can be dead-lettered raw. */
+    /**
+     * Deserializers (or {@link #deserializers(Supplier, Supplier)}) are required: they run in the container, so a record
+     * that does not deserialize can be dead-lettered raw. These instances are shared by every worker (they must be
+     * thread-safe when {@code concurrency > 1}) and closed once, when the container has stopped.
+     */
     public ListenerContainerBuilder<K, V> deserializers(Deserializer<K> key, Deserializer<V> value) {
-        this.keyDeserializer = Objects.requireNonNull(key, "key deserializer");
-        this.valueDeserializer = Objects.requireNonNull(value, "value deserializer");
+        Objects.requireNonNull(key, "key deserializer");
+        Objects.requireNonNull(value, "value deserializer");
+        this.keyDeserializer = () -> key;
+        this.valueDeserializer = () -> value;
+        this.sharedDeserializers = true;
+        return this;
+    }
+
+    /**
+     * One key and one value deserializer per worker, made by these suppliers (configured, as Kafka's consumer would
+     * have configured them) when the worker is made, used by its thread only, and closed when it exits.
+     */
+    public ListenerContainerBuilder<K, V> deserializers(Supplier<? extends Deserializer<K>> key,
+                                                        Supplier<? extends Deserializer<V>> value) {
+        this.keyDeserializer = Objects.requireNonNull(key, "key deserializer supplier");
+        this.valueDeserializer = Objects.requireNonNull(value, "value deserializer supplier");
+        this.sharedDeserializers = false;
         return this;
     }
 
@@ -247,7 +268,8 @@ public final class ListenerContainerBuilder<K, V> {
             }
         }
         ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
-                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, concurrency,
+                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, sharedDeserializers,
+                concurrency,
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);

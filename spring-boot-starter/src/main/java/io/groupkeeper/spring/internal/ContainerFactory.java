@@ -66,10 +66,10 @@ public final class ContainerFactory {
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";
 
         Map<String, Object> consumer = new LinkedHashMap<>(kafka.buildConsumerProperties());
-        Deserializer<Object> keyDeserializer = deserializer(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG),
-                consumer, true);
-        Deserializer<Object> valueDeserializer =
-                deserializer(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), consumer, false);
+        // One key and one value deserializer per worker (closed with it); the classes are resolved now, failing fast.
+        Class<?> keyType = deserializerClass(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG), true);
+        Class<?> valueType = deserializerClass(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), false);
+        Map<String, Object> deserializerConfig = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(consumer));
         consumer.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG); // offsets are groupkeeper's
         consumer.remove(ConsumerConfig.GROUP_ID_CONFIG);            // the group is the annotation's
         Object reset = consumer.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
@@ -79,7 +79,8 @@ public final class ContainerFactory {
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
                 .group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
-                .deserializers(keyDeserializer, valueDeserializer)
+                .deserializers(() -> deserializer(keyType, deserializerConfig, true),
+                        () -> deserializer(valueType, deserializerConfig, false))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
@@ -181,7 +182,13 @@ public final class ContainerFactory {
     }
 
     @SuppressWarnings("unchecked")
-    private static Deserializer<Object> deserializer(Object configured, Map<String, Object> config, boolean isKey) {
+    private static Deserializer<Object> deserializer(Class<?> type, Map<String, Object> config, boolean isKey) {
+        Deserializer<Object> d = (Deserializer<Object>) BeanUtils.instantiateClass(type);
+        d.configure(config, isKey);
+        return d;
+    }
+
+    private static Class<?> deserializerClass(Object configured, boolean isKey) {
         Class<?> type;
         try {
             type = configured == null ? org.apache.kafka.common.serialization.StringDeserializer.class
@@ -195,9 +202,7 @@ public final class ContainerFactory {
             throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value") + "-deserializer: "
                     + type.getName() + " is not a Kafka Deserializer");
         }
-        Deserializer<Object> d = (Deserializer<Object>) BeanUtils.instantiateClass(type);
-        d.configure(config, isKey);
-        return d;
+        return type;
     }
 
     @SafeVarargs

@@ -160,7 +160,14 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             watchdog.close();
         }
         closePublisher();
+        if (config.sharedDeserializers() && !workers.isEmpty() && !sharedDeserializersClosed) {
+            sharedDeserializersClosed = true; // the instances given to the builder, once
+            Worker.closeQuietly(config.keyDeserializer().get(), "key");
+            Worker.closeQuietly(config.valueDeserializer().get(), "value");
+        }
     }
+
+    private boolean sharedDeserializersClosed;
 
     private synchronized void closePublisher() {
         if (publisher != null) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,8 +50,14 @@ final class Dispatcher<K, V> {
      */
     long position;
 
-    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control) {
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+
+    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
+               Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         this.config = config;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
         this.publisher = publisher;
         this.inFlight = inFlight;
         this.control = control;
@@ -222,8 +229,8 @@ final class Dispatcher<K, V> {
         K key;
         V value;
         try {
-            key = config.keyDeserializer().deserialize(raw.topic(), raw.headers(), k);
-            value = config.valueDeserializer().deserialize(raw.topic(), raw.headers(), v);
+            key = keyDeserializer.deserialize(raw.topic(), raw.headers(), k);
+            value = valueDeserializer.deserialize(raw.topic(), raw.headers(), v);
         } finally {
             if (k != null) {
                 k.position(kp);

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final Thread thread;
     final InFlight inFlight;
     private final Dispatcher<K, V> dispatcher;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     final CountDownLatch exited = new CountDownLatch(1);
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
@@ -53,7 +57,28 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.config = config;
         this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
         this.inFlight = new InFlight(thread);
-        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this);
+        this.keyDeserializer = Objects.requireNonNull(config.keyDeserializer().get(),
+                "the key deserializer supplier returned null");
+        this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
+                "the value deserializer supplier returned null");
+        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer);
+    }
+
+    /** This worker's own deserializers (unless shared by the container's), closed as its thread ends. */
+    private void closeDeserializers() {
+        if (config.sharedDeserializers()) {
+            return; // the container closes them once
+        }
+        closeQuietly(keyDeserializer, "key");
+        closeQuietly(valueDeserializer, "value");
+    }
+
+    static void closeQuietly(Deserializer<?> d, String which) {
+        try {
+            d.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the {} deserializer {} failed: {}", which, d.getClass().getName(), e.toString());
+        }
     }
 
     void start() {
@@ -76,6 +101,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             started.complete(null);
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
+            closeDeserializers();
             container.workerExited(this, null);
             exited.countDown();
             return;
@@ -108,6 +134,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                     config.group(), thread.getName(), c.memberId(), e);
         } finally {
             c.close(); // final commit of what was done, then the partitions are released
+            closeDeserializers();
             container.workerExited(this, failure);
             exited.countDown(); // after the container's state moved: stop() returns a settled state
         }
