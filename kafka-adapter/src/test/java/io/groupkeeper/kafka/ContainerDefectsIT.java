@@ -215,4 +215,68 @@ class ContainerDefectsIT extends ContainerTestSupport {
         assertThat(key.closed).hasValue(1);
         assertThat(value.closed).hasValue(1);
     }
+
+    /**
+     * Defect 7: with an instance id, each worker is its own static member ({@code <id>-<n>}) and has its own client id;
+     * two containers of one group keep a gauge each, and stopping one leaves the other's.
+     */
+    @Test
+    void workersHaveTheirOwnInstanceAndClientIdsAndTwoContainersOfOneGroupKeepTheirGauges() throws Exception {
+        String topic = newTopic(4);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        var metrics = new io.groupkeeper.kafka.container.MicrometerContainerMetrics(registry);
+        String clientId = newName("cid");
+        ListenerContainer<String, String> a = started(container(keeper, group, topic).id("a").instanceId("ia")
+                .kafkaProperty("client.id", clientId).concurrency(2).metrics(metrics).recordHandler(r -> { }).build());
+        ListenerContainer<String, String> b = started(container(keeper, group, topic).id("b").metrics(metrics)
+                .recordHandler(r -> { }).build());
+
+        await().atMost(WAIT).until(() -> a.workers().stream().allMatch(w -> w.running() && !w.owned().isEmpty())
+                && b.workers().stream().allMatch(w -> w.running() && !w.owned().isEmpty()));
+        assertThat(a.workers()).extracting(io.groupkeeper.kafka.container.WorkerStatus::member)
+                .containsExactlyInAnyOrder("ia-0", "ia-1"); // a static member's id is its instance id
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        for (String id : java.util.List.of(clientId + "-0", clientId + "-1")) {
+            assertThat(jmx.isRegistered(new javax.management.ObjectName("kafka.consumer:type=app-info,id=" + id)))
+                    .as("consumer client id " + id).isTrue();
+        }
+        assertThat(registry.find("groupkeeper.container.handlers.stuck").tag("group", group).gauges()).hasSize(2);
+
+        assertThat(b.stop(Duration.ofSeconds(20))).isTrue();
+        assertThat(registry.find("groupkeeper.container.handlers.stuck").tag("group", group).gauges())
+                .singleElement().satisfies(g -> assertThat(g.getId().getTag("listener")).isEqualTo("a"));
+    }
+
+    /** Defect 6: a stopped container starts again (new members) and consumes; one given instances says how to. */
+    @Test
+    void aStoppedContainerStartsAgain() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .deserializers(org.apache.kafka.common.serialization.StringDeserializer::new,
+                        org.apache.kafka.common.serialization.StringDeserializer::new)
+                .recordHandler(seen.records::add).build());
+        send(topic, 0, "a");
+        await().atMost(WAIT).until(() -> seen.records.size() == 1);
+        assertThat(c.stop(Duration.ofSeconds(20))).isTrue();
+        assertThat(c.state()).isEqualTo(ContainerState.STOPPED);
+
+        send(topic, 0, "b");
+        c.start();
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+        await().atMost(WAIT).until(() -> seen.records.size() == 2);
+        assertThat(seen.values()).containsExactly("a", "b");
+        awaitStored(group, topic, 0, 2);
+
+        ListenerContainer<String, String> shared = started(container(keeper, newName("g"), topic)
+                .recordHandler(r -> { }).build());
+        assertThat(shared.stop(Duration.ofSeconds(20))).isTrue();
+        org.assertj.core.api.Assertions.assertThatThrownBy(shared::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("deserializers(Supplier, Supplier) to restart it");
+    }
 }

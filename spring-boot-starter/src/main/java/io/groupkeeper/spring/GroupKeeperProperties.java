@@ -132,6 +132,12 @@ public class GroupKeeperProperties {
         private Boolean mirrorOffsets;
         /** The Kafka group id the mirror writes under. Default: the listener's group. */
         private String mirrorGroup;
+        /**
+         * Makes the listener's consumers static members: consumer n (from 0) has the instance id
+         * {@code <instance-id>-<n>}. Set it per listener ({@code groupkeeper.listeners.<id>.instance-id}) and per
+         * process (e.g. from the host name). Default: none (dynamic members).
+         */
+        private String instanceId;
         private final Error error = new Error();
         private final DeadLetter deadLetter = new DeadLetter();
 
@@ -193,6 +199,14 @@ public class GroupKeeperProperties {
 
         public String getMirrorGroup() {
             return mirrorGroup;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
         }
 
         public void setMirrorGroup(String mirrorGroup) {

@@ -33,6 +33,8 @@ public final class ListenerContainerBuilder<K, V> {
     private Supplier<? extends Deserializer<V>> valueDeserializer;
     private boolean sharedDeserializers;
     private int concurrency = 1;
+    private String id;
+    private String instanceId;
     private RecordHandler<K, V> recordHandler;
     private BatchHandler<K, V> batchHandler;
     private ErrorPolicy errorPolicy = ErrorPolicy.defaults();
@@ -114,6 +116,29 @@ public final class ListenerContainerBuilder<K, V> {
         this.keyDeserializer = Objects.requireNonNull(key, "key deserializer supplier");
         this.valueDeserializer = Objects.requireNonNull(value, "value deserializer supplier");
         this.sharedDeserializers = false;
+        return this;
+    }
+
+    /**
+     * Names this container in its metrics (tag {@code listener}) and logs; default the group. Give each container of
+     * one group in one process its own.
+     */
+    public ListenerContainerBuilder<K, V> id(String id) {
+        Objects.requireNonNull(id, "id");
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("the container id must not be blank");
+        }
+        this.id = id;
+        return this;
+    }
+
+    /**
+     * Makes the workers static members: worker {@code n} (from 0) has the instance id {@code <instanceId>-<n>}, so
+     * each is one member across restarts (see {@code GroupKeeper.MemberBuilder#instanceId}). Set it here, not through
+     * {@link #consumerOptions}, where every worker would get the same one.
+     */
+    public ListenerContainerBuilder<K, V> instanceId(String instanceId) {
+        this.instanceId = Names.requireValid("instance id", instanceId);
         return this;
     }
 
@@ -269,7 +294,7 @@ public final class ListenerContainerBuilder<K, V> {
         }
         ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
                 Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, sharedDeserializers,
-                concurrency,
+                id == null ? group : id, instanceId, concurrency,
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);

@@ -77,7 +77,7 @@ public final class ContainerFactory {
                 reset == null || "none".equals(reset.toString()) ? "latest" : reset.toString());
 
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
-                .group(e.group()).topics(e.topics())
+                .id(e.id()).group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
                 .deserializers(() -> deserializer(keyType, deserializerConfig, true),
                         () -> deserializer(valueType, deserializerConfig, false))
@@ -101,6 +101,10 @@ public final class ContainerFactory {
             if (suffix != null) { // named by a suffix of the user's: must exist unless create-topics=true
                 b.deadLetterTopics((Function<String, String>) t -> t + suffix);
             } // else the container's default, <topic>-dlt, created at start if missing
+        }
+        String instanceId = first(own.getInstanceId(), all.getInstanceId());
+        if (instanceId != null && !instanceId.isBlank()) {
+            b.instanceId(instanceId);
         }
         Boolean create = first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics());
         if (create != null) {

@@ -42,9 +42,12 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public ListenerContainer<K, V> start() {
-        if (!state.compareAndSet(ContainerState.LATENT, ContainerState.STARTING)) {
-            throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
-                    + "; start() works once");
+        ContainerState was = state.get();
+        if (was == ContainerState.STOPPED || was == ContainerState.FAILED) {
+            restarting(was);
+        } else if (!state.compareAndSet(ContainerState.LATENT, ContainerState.STARTING)) {
+            throw new IllegalStateException("container of group " + config.group() + " is " + was
+                    + "; start() works from LATENT, STOPPED or FAILED");
         }
         try {
             if (config.errorPolicy().mayDeadLetter()) {
@@ -82,7 +85,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             closeShared();
             throw cause;
         }
-        config.metrics().containerStarted(config.group(), () -> watchdog.stuckCount(),
+        config.metrics().containerStarted(config.group(), config.id(), () -> watchdog.stuckCount(),
                 () -> pausedPartitions().size(), () -> stoppedPartitions().size());
         if (!state.compareAndSet(ContainerState.STARTING, ContainerState.RUNNING)) {
             LOG.warn("group {}: container is {} right after start", config.group(), state.get());
@@ -90,6 +93,29 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         LOG.info("group {}: container started: {} worker(s) on {}, error policy: {}", config.group(),
                 config.concurrency(), config.topics(), config.errorPolicy());
         return this;
+    }
+
+    /** A stopped or failed container starts again with new workers, once every old one has exited. */
+    private synchronized void restarting(ContainerState was) {
+        for (Worker<K, V> w : workers) {
+            if (w.exited.getCount() > 0) {
+                throw new IllegalStateException("container of group " + config.group() + " is " + was
+                        + " but its worker " + w.thread().getName() + " has not exited yet (a handler still runs); "
+                        + "start() again once it has");
+            }
+        }
+        if (sharedDeserializersClosed) {
+            throw new IllegalStateException("container of group " + config.group() + " closed the deserializer "
+                    + "instances it was given when it stopped; give it deserializers(Supplier, Supplier) to restart it");
+        }
+        if (!state.compareAndSet(was, ContainerState.STARTING)) {
+            throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
+                    + "; it changed while start() was called");
+        }
+        workers.clear();
+        failure.set(null);
+        stopRequested = false;
+        LOG.info("group {}: container restarting (was {})", config.group(), was);
     }
 
     @Override
@@ -155,7 +181,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     }
 
     private synchronized void closeShared() {
-        config.metrics().containerStopped(config.group());
+        config.metrics().containerStopped(config.group(), config.id());
         if (watchdog != null) {
             watchdog.close();
         }

@@ -38,6 +38,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final DefaultListenerContainer<K, V> container;
     private final ContainerConfig<K, V> config;
     private final Thread thread;
+    private final int index;
     final InFlight inFlight;
     private final Dispatcher<K, V> dispatcher;
     private final Deserializer<K> keyDeserializer;
@@ -55,6 +56,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
            DeadLetterPublisher publisher) {
         this.container = container;
         this.config = config;
+        this.index = index;
         this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
         this.inFlight = new InFlight(thread);
         this.keyDeserializer = Objects.requireNonNull(config.keyDeserializer().get(),
@@ -62,6 +64,17 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
                 "the value deserializer supplier returned null");
         this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer);
+    }
+
+    /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
+    private Map<String, Object> kafkaProperties() {
+        Object clientId = config.kafkaProperties().get("client.id");
+        if (clientId == null || clientId.toString().isBlank()) {
+            return config.kafkaProperties(); // the adapter names each consumer after its member
+        }
+        Map<String, Object> props = new HashMap<>(config.kafkaProperties());
+        props.put("client.id", clientId + "-" + index);
+        return props;
     }
 
     /** This worker's own deserializers (unless shared by the container's), closed as its thread ends. */
@@ -95,7 +108,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         try {
             CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
             config.consumerOptions().accept(b);
-            c = b.group(config.group()).topics(config.topics()).kafkaProperties(config.kafkaProperties())
+            if (config.instanceId() != null) {
+                b.instanceId(config.instanceId() + "-" + index); // one static member per worker
+            }
+            c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
                     .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
             consumer = c;
             started.complete(null);
