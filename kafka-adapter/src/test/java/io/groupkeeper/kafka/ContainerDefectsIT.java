@@ -279,4 +279,31 @@ class ContainerDefectsIT extends ContainerTestSupport {
         org.assertj.core.api.Assertions.assertThatThrownBy(shared::start).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("deserializers(Supplier, Supplier) to restart it");
     }
+
+    /**
+     * Defect 9: the container's lines carry the group and member in the MDC keys the core uses (the documented pattern
+     * {@code %X{group}/%X{member}}), not a prefix of their own.
+     */
+    private static final String DISPATCHER = "io.groupkeeper.kafka.container.internal.Dispatcher";
+
+    @Test
+    void aWorkersLinesNameGroupAndMemberInTheLoggingContext() throws Exception {
+        String topic = newTopic(1);
+        String group = newName("g");
+        var log = captureWarnings(DISPATCHER);
+        try {
+            send(topic, 0, "poison");
+            ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                    .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                    .recordHandler(r -> {
+                        throw new IllegalStateException("poison");
+                    }).build());
+            awaitStored(group, topic, 0, 1);
+            String member = c.workers().get(0).member();
+            assertThat(warnings(log)).filteredOn(w -> w.contains("dead-lettered to " + topic + "-dlt")).singleElement()
+                    .satisfies(w -> assertThat(w).startsWith(group + "/" + member + " - " + topic + "-0@0 dead-lettered"));
+        } finally {
+            stopCapture(log, DISPATCHER);
+        }
+    }
 }

@@ -119,8 +119,8 @@ final class LaneEvents {
         try {
             committer.commitFinal(mine);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: consumer {}: final commit of revoked {} failed (the next owner repeats from the last "
-                    + "commit): {}", group, memberId.get(), revoked, e.toString());
+            LOG.warn("final commit of revoked {} failed (the next owner repeats from the last "
+                    + "commit): {}", revoked, e.toString());
         }
         mine.forEach(p -> positions.remove(p.tp));
         sync.sync();

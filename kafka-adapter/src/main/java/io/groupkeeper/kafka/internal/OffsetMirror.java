@@ -203,8 +203,8 @@ public final class OffsetMirror implements AutoCloseable {
                 if (f.producer == null && !f.initQueued) {
                     queueInitLocked(f); // its initialisation failed: try again
                 }
-                LOG.debug("group {}: partition {}: offset {} not mirrored: its producer was not ready before the "
-                        + "commit", group, tp, o);
+                LOG.debug("partition {}: offset {} not mirrored: its producer was not ready before the "
+                        + "commit", tp, o);
             });
             if (!pending.isEmpty() && !drainQueued) {
                 drainQueued = true;
@@ -293,13 +293,20 @@ public final class OffsetMirror implements AutoCloseable {
         submitLocked(() -> init(f));
     }
 
+    /** The member whose offsets these are, for the logging context of the mirror's thread. */
+    void member(String memberId) {
+        this.member = memberId;
+    }
+
+    private volatile String member;
+
     private void submitLocked(Runnable task) {
         tasks++;
         thread.execute(() -> {
-            try {
+            try (AdapterLog.Scope ignored = AdapterLog.enter(group, member)) {
                 task.run();
             } catch (RuntimeException e) {
-                LOG.warn("group {}: offset mirror task failed: {}", group, e.toString());
+                LOG.warn("offset mirror task failed: {}", e.toString());
             } finally {
                 synchronized (lock) {
                     tasks--;
@@ -419,7 +426,7 @@ public final class OffsetMirror implements AutoCloseable {
                 try {
                     producer.abortTransaction();
                 } catch (KafkaException abortFailed) { // a fatal state: a new producer for the next commit
-                    LOG.debug("group {}: aborting the mirror's transaction of {} failed: {}", group, e.getKey(),
+                    LOG.debug("aborting the mirror's transaction of {} failed: {}", e.getKey(),
                             abortFailed.toString());
                     synchronized (lock) {
                         if (w.fence.producer == producer) {
@@ -497,7 +504,7 @@ public final class OffsetMirror implements AutoCloseable {
             try {
                 p.close(wait);
             } catch (RuntimeException e) {
-                LOG.debug("group {}: closing the mirror producer of {} failed: {}", group, f.tp, e.toString());
+                LOG.debug("closing the mirror producer of {} failed: {}", f.tp, e.toString());
             }
         }
     }
@@ -515,7 +522,7 @@ public final class OffsetMirror implements AutoCloseable {
             suppressed = failuresSinceWarn;
             failuresSinceWarn = 0;
         }
-        LOG.warn("group {}: {} (offsets in ZooKeeper are unaffected; retried with the next commit){}{}", group, what,
+        LOG.warn("{} (offsets in ZooKeeper are unaffected; retried with the next commit){}{}", what,
                 suppressed > 0 ? "; " + suppressed + " more failure(s) since the last warning" : "",
                 failure == null ? "" : ": " + failure
                         + (failure.getCause() != null ? " (" + failure.getCause() + ")" : ""));
@@ -565,7 +572,7 @@ public final class OffsetMirror implements AutoCloseable {
             try {
                 a.close(Duration.ofSeconds(1));
             } catch (RuntimeException e) {
-                LOG.debug("group {}: closing the mirror's Admin client failed: {}", group, e.toString());
+                LOG.debug("closing the mirror's Admin client failed: {}", e.toString());
             }
         }
     }

@@ -88,13 +88,12 @@ final class PositionCommitter {
             commit(positions.all(), ++periodicCommits % STATUS_HEARTBEAT_INTERVALS == 0);
             if (failing) {
                 failing = false;
-                LOG.info("group {}: consumer {}: commits work again", group, member.memberId());
+                LOG.info("commits work again");
             }
         } catch (RuntimeException e) {
             if (!failing) {
                 failing = true;
-                LOG.warn("group {}: consumer {}: periodic commit failed, will retry: {}", group, member.memberId(),
-                        e.toString());
+                LOG.warn("periodic commit failed, will retry: {}", e.toString());
             }
         }
     }
@@ -141,8 +140,7 @@ final class PositionCommitter {
         try {
             result = member.refresh(changed);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: consumer {}: could not re-read the changed offsets of {}: {}", group, member.memberId(),
-                    changed, e.toString());
+            LOG.warn("could not re-read the changed offsets of {}: {}", changed, e.toString());
             return false;
         }
         apply(result, Map.of(), 0);
@@ -156,8 +154,8 @@ final class PositionCommitter {
         try {
             result = member.commit(c.corrected());
         } catch (RuntimeException ce) {
-            LOG.warn("group {}: consumer {}: could not store the corrected offsets {} yet (retrying with the next "
-                    + "commit): {}", group, member.memberId(), c.corrected(), ce.toString());
+            LOG.warn("could not store the corrected offsets {} yet (retrying with the next "
+                    + "commit): {}", c.corrected(), ce.toString());
         }
         for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
             TopicPartition tp = e.getKey();
@@ -166,13 +164,13 @@ final class PositionCommitter {
             if (p != null && status == CommitResult.Status.COMMITTED) {
                 OptionalLong stored = p.committed;
                 p.committed = OptionalLong.of(e.getValue());
-                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
-                                + "(stored offset was {})", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                LOG.warn("partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
+                                + "(stored offset was {})", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
                 metrics.offsetCorrected(group, tp, outOfRange.name().toLowerCase());
             } else if (p != null && status == null) {
-                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
-                        + "with the next commit)", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                LOG.warn("partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
+                        + "with the next commit)", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue());
             }
         }

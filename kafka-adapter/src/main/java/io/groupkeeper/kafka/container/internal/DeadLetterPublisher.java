@@ -117,7 +117,7 @@ final class DeadLetterPublisher implements AutoCloseable {
                     throw e;
                 }
             }
-            LOG.info("group {}: created dead-letter topic(s) {}", config.group(), create.keySet());
+            LOG.info("created dead-letter topic(s) {}", create.keySet());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("group " + config.group() + ": interrupted checking dead-letter topics", e);

@@ -5,6 +5,7 @@ import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.internal.AdapterLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,6 +43,12 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public ListenerContainer<K, V> start() {
+        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+            return startLogged();
+        }
+    }
+
+    private ListenerContainer<K, V> startLogged() {
         ContainerState was = state.get();
         if (was == ContainerState.STOPPED || was == ContainerState.FAILED) {
             restarting(was);
@@ -60,7 +67,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     // may start now (a stop that copies the workers after this block stops them as usual).
                     closePublisher();
                     state.compareAndSet(ContainerState.STARTING, ContainerState.STOPPED);
-                    LOG.info("group {}: container stopped while it was starting", config.group());
+                    LOG.info("container stopped while it was starting");
                     return this;
                 }
                 watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
@@ -88,10 +95,10 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         config.metrics().containerStarted(config.group(), config.id(), () -> watchdog.stuckCount(),
                 () -> pausedPartitions().size(), () -> stoppedPartitions().size());
         if (!state.compareAndSet(ContainerState.STARTING, ContainerState.RUNNING)) {
-            LOG.warn("group {}: container is {} right after start", config.group(), state.get());
+            LOG.warn("container is {} right after start", state.get());
         }
-        LOG.info("group {}: container started: {} worker(s) on {}, error policy: {}", config.group(),
-                config.concurrency(), config.topics(), config.errorPolicy());
+        LOG.info("container started: {} worker(s) on {}, error policy: {}", config.concurrency(), config.topics(),
+                config.errorPolicy());
         return this;
     }
 
@@ -115,11 +122,17 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         workers.clear();
         failure.set(null);
         stopRequested = false;
-        LOG.info("group {}: container restarting (was {})", config.group(), was);
+        LOG.info("container restarting (was {})", was);
     }
 
     @Override
     public boolean stop(Duration deadline) {
+        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+            return stopLogged(deadline);
+        }
+    }
+
+    private boolean stopLogged(Duration deadline) {
         if (state.compareAndSet(ContainerState.LATENT, ContainerState.STOPPED)) {
             return true; // never started; a start() from here on fails
         }
@@ -142,9 +155,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     for (StackTraceElement e : w.thread().getStackTrace()) {
                         trace.append("\n\tat ").append(e);
                     }
-                    LOG.warn("group {}: worker {} did not finish within the stop deadline of {} ms; it commits and "
+                    LOG.warn("worker {} did not finish within the stop deadline of {} ms; it commits and "
                                     + "leaves when its handler returns (nothing it has not processed is committed):{}",
-                            config.group(), w.thread().getName(), deadline.toMillis(), trace);
+                            w.thread().getName(), deadline.toMillis(), trace);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -167,7 +180,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             try {
                 config.listener().workerFailed(w.member(), workerFailure);
             } catch (RuntimeException e) {
-                LOG.warn("group {}: container listener threw on workerFailed: {}", config.group(), e.toString());
+                LOG.warn("container listener threw on workerFailed: {}", e.toString());
             }
         }
         if (running.decrementAndGet() == 0) {
@@ -175,7 +188,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             if (stopRequested) {
                 state.updateAndGet(s -> s == ContainerState.STARTING || s == ContainerState.STOPPING
                         || s == ContainerState.RUNNING ? ContainerState.STOPPED : s);
-                LOG.info("group {}: container stopped", config.group());
+                LOG.info("container stopped");
             }
         }
     }

@@ -106,9 +106,8 @@ final class Dispatcher<K, V> {
             ErrorAction action = config.errorPolicy().actionFor(failure);
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
-                LOG.debug("group {}: {}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", config.group(),
-                        raw.topic(), raw.partition(), raw.offset(), attempt, action.maxAttempts(), delay.toMillis(),
-                        failure.toString());
+                LOG.debug("{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", raw.topic(), raw.partition(),
+                        raw.offset(), attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
                 if (!control.backoff(delay)) {
                     return false;
                 }
@@ -252,9 +251,9 @@ final class Dispatcher<K, V> {
         if (Thread.interrupted()) {
             if (!interruptLogged) {
                 interruptLogged = true;
-                LOG.warn("group {}: member {}: the handler returned from {} at offset {} with the thread's interrupt "
+                LOG.warn("the handler returned from {} at offset {} with the thread's interrupt "
                         + "flag set; cleared (the container's workers stop through stop(), not interrupts; logged "
-                        + "once per worker)", config.group(), control.member(), tp, offset);
+                        + "once per worker)", tp, offset);
             }
         }
     }
@@ -264,8 +263,8 @@ final class Dispatcher<K, V> {
     private void logEnd() {
         if (inFlight.end() >= 0) {
             long ms = (config.ticker().nanoTime() - inFlight.reportedSince) / 1_000_000;
-            LOG.info("group {}: member {}: handler on {} at offset {} finished after about {} ms (reported by the "
-                    + "watchdog)", config.group(), control.member(), inFlight.partition(), inFlight.offset(), ms);
+            LOG.info("handler on {} at offset {} finished after about {} ms (reported by the "
+                    + "watchdog)", inFlight.partition(), inFlight.offset(), ms);
         }
     }
 
@@ -277,7 +276,7 @@ final class Dispatcher<K, V> {
         String after = attempts == 0 ? "it does not deserialize" : "after " + attempts + " attempt(s)";
         switch (recovery) {
             case SKIP -> {
-                LOG.warn("group {}: skipped {} {}: {}", config.group(), what, after, failure.toString());
+                LOG.warn("skipped {} {}: {}", what, after, failure.toString());
                 config.metrics().recovered(config.group(), raw.topic(), recovery);
                 return true;
             }
@@ -289,13 +288,13 @@ final class Dispatcher<K, V> {
             case DEAD_LETTER -> {
                 try {
                     String topic = publisher.publish(raw, failure, attempts);
-                    LOG.warn("group {}: {} dead-lettered to {} {}: {}", config.group(), what, topic, after,
+                    LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
                     try {
                         config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
                     } catch (RuntimeException e) {
-                        LOG.warn("group {}: container listener threw on deadLettered: {}", config.group(), e.toString());
+                        LOG.warn("container listener threw on deadLettered: {}", e.toString());
                     }
                     return true;
                 } catch (DeadLetterPublisher.DeadLetterException e) {

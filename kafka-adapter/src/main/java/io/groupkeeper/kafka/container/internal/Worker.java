@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.internal.AdapterLog;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,6 +26,7 @@ import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
@@ -104,6 +106,17 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     @Override
     public void run() {
+        // The container's thread: the group and, once known, the member in every line it logs (as the core's).
+        AdapterLog.enter(config.group(), thread.getName());
+        try {
+            runLogged();
+        } finally {
+            MDC.remove(AdapterLog.GROUP);
+            MDC.remove(AdapterLog.MEMBER);
+        }
+    }
+
+    private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
             CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
@@ -114,6 +127,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
                     .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
             consumer = c;
+            MDC.put(AdapterLog.MEMBER, c.memberId());
             started.complete(null);
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
@@ -141,13 +155,13 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         } catch (InterruptedException e) {
             if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
                 failure = e;
-                LOG.error("group {}: worker {} (member {}) interrupted; its consumer closes and leaves the group",
-                        config.group(), thread.getName(), c.memberId(), e);
+                LOG.error("worker {} (member {}) interrupted; its consumer closes and leaves the group",
+                        thread.getName(), c.memberId(), e);
             }
         } catch (RuntimeException | Error e) {
             failure = e;
-            LOG.error("group {}: worker {} (member {}) failed; its consumer closes and leaves the group",
-                    config.group(), thread.getName(), c.memberId(), e);
+            LOG.error("worker {} (member {}) failed; its consumer closes and leaves the group",
+                    thread.getName(), c.memberId(), e);
         } finally {
             c.close(); // final commit of what was done, then the partitions are released
             closeDeserializers();
@@ -234,11 +248,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         resume.removeAll(want);
         if (!pause.isEmpty()) {
             c.pause(pause);
-            LOG.info("group {}: member {}: paused {}", config.group(), c.memberId(), pause);
+            LOG.info("paused {}", pause);
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            LOG.info("group {}: member {}: resumed {}", config.group(), c.memberId(), resume);
+            LOG.info("resumed {}", resume);
         }
     }
 
@@ -272,12 +286,12 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     public void stopPartition(TopicPartition tp, long offset, String reason) {
         StoppedPartition s = new StoppedPartition(tp, offset, reason);
         stopped.put(tp, s);
-        LOG.warn("group {}: member {}: partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
-                config.group(), member(), tp, offset, reason);
+        LOG.warn("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
+                tp, offset, reason);
         try {
             config.listener().partitionStopped(s);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: container listener threw on partitionStopped: {}", config.group(), e.toString());
+            LOG.warn("container listener threw on partitionStopped: {}", e.toString());
         }
     }
 
