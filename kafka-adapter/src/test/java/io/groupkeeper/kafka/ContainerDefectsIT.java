@@ -306,4 +306,30 @@ class ContainerDefectsIT extends ContainerTestSupport {
             stopCapture(log, DISPATCHER);
         }
     }
+
+    /** Defect 8: a handler reaches its partition's fencing token (record and batch handlers alike). */
+    @Test
+    void aHandlerReachesItsPartitionsFencingToken() throws Exception {
+        String topic = newTopic(2);
+        GroupKeeper keeper = newKeeper();
+        java.util.Map<String, java.util.OptionalLong> tokens = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.List<java.util.OptionalLong> batchTokens = java.util.Collections.synchronizedList(
+                new java.util.ArrayList<>());
+        send(topic, 0, "a", "b");
+        send(topic, 1, "c");
+        started(container(keeper, newName("g"), topic).recordHandler(r -> {
+            assertThat(io.groupkeeper.kafka.container.HandlerContext.partition())
+                    .contains(new TopicPartition(r.topic(), r.partition()));
+            tokens.put(r.value(), io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+        }).build());
+        started(container(keeper, newName("g"), topic).batchHandler(batch ->
+                batchTokens.add(io.groupkeeper.kafka.container.HandlerContext.fencingToken())).build());
+
+        await().atMost(WAIT).until(() -> tokens.size() == 3 && batchTokens.size() >= 2);
+        assertThat(tokens.values()).allSatisfy(t -> assertThat(t.orElse(-1)).isPositive());
+        assertThat(tokens.get("a")).isEqualTo(tokens.get("b")); // one ownership of partition 0
+        assertThat(tokens.get("a")).isNotEqualTo(tokens.get("c")); // each claim has its own token
+        assertThat(batchTokens).allSatisfy(t -> assertThat(t).isPresent());
+        assertThat(io.groupkeeper.kafka.container.HandlerContext.fencingToken()).as("outside a handler").isEmpty();
+    }
 }

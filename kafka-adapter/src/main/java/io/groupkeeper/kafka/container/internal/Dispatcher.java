@@ -92,6 +92,7 @@ final class Dispatcher<K, V> {
         for (int attempt = 1; ; attempt++) {
             Exception failure;
             inFlight.begin(tp, raw.offset());
+            CurrentRecord.handling(tp);
             try {
                 config.recordHandler().handle(record);
                 processed++;
@@ -99,6 +100,7 @@ final class Dispatcher<K, V> {
             } catch (Exception e) {
                 failure = e;
             } finally {
+                CurrentRecord.handling(null);
                 logEnd();
                 clearInterrupt(tp, raw.offset());
             }
@@ -168,6 +170,7 @@ final class Dispatcher<K, V> {
             attempt++;
             Exception failure;
             inFlight.begin(tp, raws.get(0).offset());
+            CurrentRecord.handling(tp);
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
                 processed += batch.size();
@@ -176,6 +179,7 @@ final class Dispatcher<K, V> {
             } catch (Exception e) {
                 failure = e;
             } finally {
+                CurrentRecord.handling(null);
                 logEnd();
                 clearInterrupt(tp, raws.get(0).offset());
             }

@@ -113,6 +113,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         } finally {
             MDC.remove(AdapterLog.GROUP);
             MDC.remove(AdapterLog.MEMBER);
+            CurrentRecord.leave();
         }
     }
 
@@ -128,6 +129,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                     .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
             consumer = c;
             MDC.put(AdapterLog.MEMBER, c.memberId());
+            CurrentRecord.worker(c); // HandlerContext.fencingToken() in the handlers
             started.complete(null);
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
