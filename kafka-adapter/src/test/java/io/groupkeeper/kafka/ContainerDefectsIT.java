@@ -332,4 +332,71 @@ class ContainerDefectsIT extends ContainerTestSupport {
         assertThat(batchTokens).allSatisfy(t -> assertThat(t).isPresent());
         assertThat(io.groupkeeper.kafka.container.HandlerContext.fencingToken()).as("outside a handler").isEmpty();
     }
+
+    /**
+     * Defect 2: during a downstream outage every record fails; a second member joins. The worker polls while a record
+     * waits for its next attempt, so the rebalance completes within one backoff step (not after the fetch's retries or
+     * the revocation timeout); no partition is handled by two members at once; when the outage ends every record is
+     * handled once and none was dead-lettered.
+     */
+    @Test
+    void aRebalanceDuringAnOutageCompletesWithinOneBackoffStep() throws Exception {
+        String topic = newTopic(2);
+        String group = newName("g");
+        Duration step = Duration.ofSeconds(2);
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.Map<Integer, AtomicInteger> inHandler = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicBoolean overlap = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger failures = new AtomicInteger();
+        Seen seen = new Seen();
+        for (int p = 0; p < 2; p++) {
+            for (int i = 0; i < 10; i++) {
+                send(topic, p, p + "-" + i);
+            }
+        }
+        io.groupkeeper.kafka.container.RecordHandler<String, String> handler = r -> {
+            AtomicInteger n = inHandler.computeIfAbsent(r.partition(), k -> new AtomicInteger());
+            if (n.incrementAndGet() > 1) {
+                overlap.set(true);
+            }
+            try {
+                if (down.get()) {
+                    failures.incrementAndGet();
+                    throw new IllegalStateException("downstream unavailable");
+                }
+                seen.records.add(r);
+            } finally {
+                n.decrementAndGet();
+            }
+        };
+        ErrorPolicy policy = ErrorPolicy.builder().otherwise(ErrorAction.retry(5, Backoff.fixed(step))
+                .thenDeadLetter()).build();
+        ListenerContainer<String, String> a = started(container(newKeeper(), group, topic).errorPolicy(policy)
+                .consumerOptions(b -> b.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+                        .revocationTimeout(Duration.ofSeconds(15)))
+                .recordHandler(handler).build());
+        await().atMost(WAIT).until(() -> failures.get() >= 2); // both partitions failing, waiting for their retries
+
+        ListenerContainer<String, String> b = started(container(newKeeper(), group, topic).errorPolicy(policy)
+                .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+                        .revocationTimeout(Duration.ofSeconds(15)))
+                .recordHandler(handler).build());
+        long joined = System.nanoTime();
+        await().atMost(WAIT).until(() -> b.workers().get(0).owned().size() == 1
+                && a.workers().get(0).owned().size() == 1);
+        Duration rebalance = Duration.ofNanos(System.nanoTime() - joined);
+        System.out.println("rebalance during an outage: partition moved " + rebalance.toMillis()
+                + " ms after the second member joined (backoff step " + step.toMillis() + " ms)");
+        assertThat(rebalance).as("the partition moved within one backoff step").isLessThan(step);
+
+        down.set(false);
+        await().atMost(WAIT).until(() -> seen.records.size() >= 20);
+        awaitStored(group, topic, 0, 10);
+        awaitStored(group, topic, 1, 10);
+        assertThat(seen.values()).doesNotHaveDuplicates().hasSize(20);
+        assertThat(overlap).as("a partition handled by two members at once").isFalse();
+        assertThat(admin.listOffsets(java.util.Map.of(new TopicPartition(topic + "-dlt", 0),
+                org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get().values())
+                .allSatisfy(o -> assertThat(o.offset()).as("dead letters").isZero());
+    }
 }

@@ -232,7 +232,10 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** Waits the retry backoffs; default: a wait that {@code stop()} cuts short. */
+    /**
+     * A test seam: the retry backoffs are waited in place, through this sleeper, instead of by polling with the
+     * partition paused (the default; a rebalance then never waits for a backoff).
+     */
     public ListenerContainerBuilder<K, V> sleeper(Sleeper sleeper) {
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         return this;

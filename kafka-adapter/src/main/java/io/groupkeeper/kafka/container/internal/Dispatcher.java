@@ -16,8 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one worker's handler over the records of one partition from one fetch, applying the error policy: retries in
- * place with backoff, then dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
+ * Runs one worker's handler over the records of one partition from one fetch, applying the error policy: retries
+ * with backoff (the worker polls while a record waits for its next attempt, see {@link Control#retryLater}), then
+ * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
  */
 final class Dispatcher<K, V> {
@@ -31,6 +32,18 @@ final class Dispatcher<K, V> {
 
         /** Waits a backoff; false if the worker is stopping (the record is handed back, not recovered). */
         boolean backoff(Duration delay) throws InterruptedException;
+
+        /**
+         * The attempts already made at the record at {@code offset} of {@code partition}, which waited for its next
+         * attempt while the worker polled (0 if none); forgets them.
+         */
+        int attemptsMade(TopicPartition partition, long offset);
+
+        /**
+         * Whether the record's next attempt waits while the worker keeps polling (the partition is handed back at the
+         * record and paused for {@code delay}, so a revocation is served meanwhile); false: wait in place.
+         */
+        boolean retryLater(TopicPartition partition, long offset, int attemptsMade, Duration delay);
 
         void stopPartition(TopicPartition partition, long offset, String reason);
 
@@ -89,7 +102,7 @@ final class Dispatcher<K, V> {
         } catch (RuntimeException e) {
             return recover(raw, e, 0, config.errorPolicy().deserializationFailure());
         }
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = control.attemptsMade(tp, raw.offset()) + 1; ; attempt++) {
             Exception failure;
             inFlight.begin(tp, raw.offset());
             CurrentRecord.handling(tp);
@@ -110,6 +123,9 @@ final class Dispatcher<K, V> {
                 Duration delay = action.backoff().delayAfter(attempt);
                 LOG.debug("{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", raw.topic(), raw.partition(),
                         raw.offset(), attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
+                if (control.retryLater(tp, raw.offset(), attempt, delay)) {
+                    return false; // handed back; the worker polls meanwhile and brings the record back when due
+                }
                 if (!control.backoff(delay)) {
                     return false;
                 }
@@ -162,7 +178,7 @@ final class Dispatcher<K, V> {
                        List<ConsumerRecord<K, V>> batchList) throws InterruptedException {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
         List<ConsumerRecord<K, V>> batch = batchList;
-        int attempt = 0;
+        int attempt = raws.isEmpty() ? 0 : control.attemptsMade(tp, raws.get(0).offset());
         while (!raws.isEmpty()) {
             if (control.hold(tp)) {
                 return raws.get(0).offset();
@@ -199,8 +215,9 @@ final class Dispatcher<K, V> {
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
             if (attempt < action.maxAttempts()) {
-                if (!control.backoff(action.backoff().delayAfter(attempt))) {
-                    return raws.get(0).offset();
+                Duration delay = action.backoff().delayAfter(attempt);
+                if (control.retryLater(tp, raws.get(0).offset(), attempt, delay) || !control.backoff(delay)) {
+                    return raws.get(0).offset(); // (later: the worker polls meanwhile, the batch comes back when due)
                 }
                 continue;
             }

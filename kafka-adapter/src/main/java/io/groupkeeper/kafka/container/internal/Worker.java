@@ -53,6 +53,15 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
+    /**
+     * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
+     * record and paused until due (worker thread only).
+     */
+    private final Map<TopicPartition, Retry> retries = new HashMap<>();
+
+    /** {@code attempts} made at the record at {@code offset}; its next one is due at {@code dueNanos}. */
+    private record Retry(long offset, int attempts, long dueNanos) {
+    }
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
            DeadLetterPublisher publisher) {
@@ -144,7 +153,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 applyPauses(c);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
-                    records = c.poll(config.pollTimeout());
+                    records = c.poll(pollTimeout());
                 } catch (WakeupException e) {
                     continue; // a pause, resume or stop: applied at the top
                 } catch (OffsetOutOfRangePolicyException e) {
@@ -228,17 +237,41 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         });
     }
 
-    /** Makes the consumer's paused set what the container wants: user pauses, stopped partitions, or all. */
+    /** The poll's timeout: shorter when a record's next attempt comes due sooner. */
+    private Duration pollTimeout() {
+        Duration timeout = config.pollTimeout();
+        if (retries.isEmpty()) {
+            return timeout;
+        }
+        long now = config.ticker().nanoTime();
+        long soonest = Long.MAX_VALUE;
+        for (Retry r : retries.values()) {
+            soonest = Math.min(soonest, r.dueNanos - now);
+        }
+        return Duration.ofNanos(Math.max(1_000_000, Math.min(timeout.toNanos(), soonest)));
+    }
+
+    /**
+     * Makes the consumer's paused set what the container wants: user pauses, stopped partitions, records waiting for
+     * their next attempt (until due), or all.
+     */
     private void applyPauses(CoordinatedConsumer<ByteBuffer, ByteBuffer> c) {
         Set<TopicPartition> owned = c.assignment();
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
+        retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
         } else {
             want = new HashSet<>(userPaused);
             want.addAll(stopped.keySet());
+            long now = config.ticker().nanoTime();
+            retries.forEach((tp, r) -> {
+                if (r.dueNanos - now > 0) {
+                    want.add(tp);
+                }
+            });
         }
         Set<TopicPartition> have = c.paused();
         if (want.equals(have)) {
@@ -250,11 +283,15 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         resume.removeAll(want);
         if (!pause.isEmpty()) {
             c.pause(pause);
-            LOG.info("paused {}", pause);
+            if (!retries.keySet().containsAll(pause)) {
+                LOG.info("paused {}", pause);
+            }
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            LOG.info("resumed {}", resume);
+            if (!retries.keySet().containsAll(resume)) {
+                LOG.info("resumed {}", resume);
+            }
         }
     }
 
@@ -282,6 +319,21 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             }
         }
         return !stopping;
+    }
+
+    @Override
+    public int attemptsMade(TopicPartition tp, long offset) {
+        Retry r = retries.remove(tp);
+        return r != null && r.offset == offset ? r.attempts : 0;
+    }
+
+    @Override
+    public boolean retryLater(TopicPartition tp, long offset, int attemptsMade, Duration delay) {
+        if (config.sleeper() != null || delay.isZero() || stopping) {
+            return false; // a test's sleeper (or no wait at all): in place
+        }
+        retries.put(tp, new Retry(offset, attemptsMade, config.ticker().nanoTime() + delay.toNanos()));
+        return true;
     }
 
     @Override
