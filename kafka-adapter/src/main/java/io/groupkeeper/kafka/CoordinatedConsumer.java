@@ -312,11 +312,12 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
 
         /**
          * As {@link #mirrorOffsetsToKafka()}, under the Kafka group id {@code kafkaGroupId}. The mirror is written
-         * after each successful commit to the store, asynchronously ({@code Admin.alterConsumerGroupOffsets}, which
-         * Kafka accepts for a group without members): it never blocks or fails consumption. A failed write is counted
+         * after each successful commit to the store, asynchronously, in Kafka transactions of one fenced producer
+         * per owned partition (so a previous owner's late write never moves Kafka's offset back; the cluster must
+         * allow transactions): it never blocks or fails consumption. A failed write is counted
          * ({@code groupkeeper.offsets.mirror.failures}) and logged as a rate-limited WARN. The store stays the source
-         * of truth; the mirror is never read back. The Kafka group must not have members of its own (Kafka refuses
-         * offset changes of a group with active members).
+         * of truth; the mirror is never read back. The Kafka group must not have members of its own (the mirror does
+         * not write while it has). See docs/kafka-adapter.md.
          */
         public Builder<K, V> mirrorOffsetsToKafka(String kafkaGroupId) {
             Objects.requireNonNull(kafkaGroupId, "kafkaGroupId");

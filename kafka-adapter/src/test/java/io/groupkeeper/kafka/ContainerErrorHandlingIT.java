@@ -44,7 +44,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
     @Test
     void aPoisonRecordIsRetriedWithBackoffThenDeadLetteredWithItsOriginAndTheGroupMovesOn() throws Exception {
         String topic = newTopic(1);
-        servers.kafka().createTopic(topic + ".DLT", 1);
+        servers.kafka().createTopic(topic + "-dlt", 1);
         String group = newName("g");
         GroupKeeper keeper = newKeeper();
         List<Duration> waits = Collections.synchronizedList(new ArrayList<>());
@@ -70,7 +70,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(seen.values()).containsExactly("a", "b");
         assertThat(poisonCalls).hasValue(3);
         assertThat(waits).containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
-        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
         assertThat(dead.value()).isEqualTo("poison");
         assertThat(dead.key()).isEqualTo("k-poison");
         assertThat(header(dead, DeadLetterHeaders.ORIGINAL_TOPIC)).isEqualTo(topic);
@@ -103,7 +103,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         awaitStored(group, topic, 0, 3);
         assertThat(seen.values()).containsExactly("{1}", "{2}");
         assertThat(waits).isEmpty();
-        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
         assertThat(dead.value()).isEqualTo("garbage");
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(SerializationException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_MESSAGE)).isEqualTo("not JSON: garbage");
@@ -169,7 +169,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
                 .recordHandler(r -> { }).build();
         toClose.add(c);
         assertThatThrownBy(c::start).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("dead-letter topic(s) [" + topic + ".DLT] do not exist")
+                .hasMessageContaining("dead-letter topic(s) [" + topic + "-dlt] do not exist")
                 .hasMessageContaining("createDeadLetterTopics");
         assertThat(c.state()).isEqualTo(io.groupkeeper.kafka.container.ContainerState.FAILED);
     }
@@ -199,7 +199,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         awaitStored(group, topic, 0, 5);
         // r0 and r1 are handled in the first call, then "bad" fails twice at the head of its batch; r3, r4 come after.
         assertThat(handled).containsExactly("r0", "r1", "r3", "r4");
-        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
         assertThat(dead.value()).isEqualTo("bad");
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(IllegalArgumentException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
@@ -224,7 +224,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         awaitStored(group, topic, 0, 5);
         assertThat(batches.stream().flatMap(List::stream)).containsExactly("{0}", "{1}", "{3}", "{4}");
         assertThat(waits).isEmpty(); // no retry, no backoff
-        ConsumerRecord<String, String> dead = readAll(topic + ".DLT", 1).get(0);
+        ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
         assertThat(dead.value()).isEqualTo("garbage");
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(SerializationException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("0");
@@ -236,7 +236,7 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
     void aDeadLetterSendThatFailsStopsThePartitionAtTheRecordWithinTheTimeoutWhileTheOtherPartitionFlows()
             throws Exception {
         String topic = newTopic(2);
-        String dlt = topic + ".DLT";
+        String dlt = topic + "-dlt";
         String group = newName("g");
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic) // creates the DLT

@@ -167,6 +167,11 @@ abstract class KafkaTestSupport {
     }
 
     static ListAppender<ILoggingEvent> captureWarnings(Class<?> source) {
+        return captureWarnings(source.getName());
+    }
+
+    /** As {@link #captureWarnings(Class)}, for a logger by name (a package-private class's). */
+    static ListAppender<ILoggingEvent> captureWarnings(String source) {
         Logger logger = (Logger) LoggerFactory.getLogger(source);
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
@@ -174,12 +179,26 @@ abstract class KafkaTestSupport {
         return appender;
     }
 
+    /**
+     * A line as the documented pattern prints it: {@code %X{group}/%X{member} - %msg} (the MDC keys the core and the
+     * adapter both set; issue 36 defect 9).
+     */
+    static String rendered(ILoggingEvent e) {
+        Map<String, String> mdc = e.getMDCPropertyMap();
+        return mdc.getOrDefault("group", "") + "/" + mdc.getOrDefault("member", "") + " - " + e.getFormattedMessage();
+    }
+
+    /** Whether {@code line} (see {@link #rendered}) names {@code group} and a member in its logging context. */
+    static boolean namesGroupAndMember(String line, String group) {
+        return line.matches("^" + java.util.regex.Pattern.quote(group) + "/[^ /]+ - (?s).*");
+    }
+
     static List<String> warnings(ListAppender<ILoggingEvent> appender) {
         List<String> out = new ArrayList<>();
         synchronized (appender) {
             for (ILoggingEvent e : appender.list) {
                 if (e.getLevel().isGreaterOrEqual(Level.WARN)) {
-                    out.add(e.getFormattedMessage());
+                    out.add(rendered(e));
                 }
             }
         }
@@ -191,6 +210,10 @@ abstract class KafkaTestSupport {
     }
 
     static void stopCapture(ListAppender<ILoggingEvent> appender, Class<?> source) {
+        stopCapture(appender, source.getName());
+    }
+
+    static void stopCapture(ListAppender<ILoggingEvent> appender, String source) {
         ((Logger) LoggerFactory.getLogger(source)).detachAppender(appender);
     }
 }

@@ -125,7 +125,8 @@ class MirrorIT extends KafkaTestSupport {
                 await().atMost(WAIT).until(() -> failures(group) >= commits);
             }
             assertThat(warnings(log)).hasSize(1).first().asString()
-                    .contains("group " + group, "Kafka group " + busyKafkaGroup, "offsets in ZooKeeper are unaffected");
+                    .contains("Kafka group " + busyKafkaGroup, "offsets in ZooKeeper are unaffected")
+                    .matches(line -> namesGroupAndMember(line, group), "the mirror thread's line names group and member");
             assertThat(registry.find("groupkeeper.offsets.mirrored").tag("group", group).counter()).isNull();
         } finally {
             stopCapture(log, OffsetMirror.class);

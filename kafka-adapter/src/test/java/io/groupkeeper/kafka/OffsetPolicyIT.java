@@ -113,8 +113,9 @@ class OffsetPolicyIT extends KafkaTestSupport {
         assertThat(d.values()).isEqualTo(records);
         List<String> warned = warningsAbout("offset 6 is above the log end 4");
         assertThat(warned).hasSize(1);
-        assertThat(warned.get(0)).contains("group " + group, topic + ":0", "outOfRange=earliest", "corrected to 0",
+        assertThat(warned.get(0)).contains(topic + ":0", "outOfRange=earliest", "corrected to 0",
                 "stored offset was 6");
+        assertThat(namesGroupAndMember(warned.get(0), group)).as(warned.get(0)).isTrue(); // the polling thread's line
         await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).orElse(-1) == 4);
     }
 

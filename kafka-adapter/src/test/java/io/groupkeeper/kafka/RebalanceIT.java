@@ -130,7 +130,8 @@ class RebalanceIT extends KafkaTestSupport {
             ConsumerWorker b = worker("b", newKeeper(), group, d, topic);
 
             awaitAssigned(b.consumer, 1); // without a polling again
-            assertThat(warnings(log)).anyMatch(w -> w.contains("waited 1000 ms for the polling thread"));
+            assertThat(warnings(log)).anyMatch(w -> w.contains("waited 1000 ms for the polling thread")
+                    && w.startsWith(group + "/" + a.memberId() + " - "));
             a.poll(Duration.ofMillis(200)); // a comes back and drops what it no longer owns, without an error
             assertThat(a.assignment()).hasSize(1).doesNotContainAnyElementsOf(b.consumer.assignment());
         } finally {

@@ -20,7 +20,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 /**
  * The {@code groupkeeper} health contributor. DOWN when the ZooKeeper session is gone (the store heard LOST, or the
  * connection has been down for longer than the session timeout, after which the server has ended the session) or a
- * container failed; OUT_OF_SERVICE when a container is stopped on purpose (or not started); UP otherwise, including
+ * container failed (or runs no worker); a container stopped on purpose (or not started) is named in the details
+ * ({@code stoppedListeners}) and does not make the application unhealthy; UP otherwise, including
  * while the connection is in doubt for less than the session timeout (a ZooKeeper server's restart, a network blip):
  * the members then hold no partition (invariant I7) and get them back if the session survives, so a probe that
  * restarted every pod on a blip would only make things worse; the details say {@code connected=false} and for how
@@ -75,16 +76,23 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
         Duration sessionTimeout = keeper.store().sessionTimeout();
         boolean sessionGone = !connected && (lost || inDoubt.compareTo(sessionTimeout) > 0);
         boolean failed = false;
-        boolean stopped = false;
+        List<String> stopped = new ArrayList<>();
         Map<String, Object> listeners = new LinkedHashMap<>();
         for (Map.Entry<String, ListenerContainer<?, ?>> e : containers.containers().entrySet()) {
             ListenerContainer<?, ?> c = e.getValue();
             ContainerState state = c.state();
-            failed |= state == ContainerState.FAILED;
-            stopped |= state != ContainerState.RUNNING && state != ContainerState.FAILED;
+            // Dead: failed, or running with no worker left consuming (never silently UP while nothing consumes).
+            failed |= state == ContainerState.FAILED
+                    || (state == ContainerState.RUNNING && c.workers().stream().noneMatch(WorkerStatus::running));
+            if (state != ContainerState.RUNNING && state != ContainerState.FAILED) {
+                stopped.add(e.getKey()); // on purpose (stop(), auto-startup=false): said, not unhealthy
+            }
             listeners.put(e.getKey(), details(c, state));
         }
-        Health.Builder b = sessionGone || failed ? Health.down() : stopped ? Health.outOfService() : Health.up();
+        Health.Builder b = sessionGone || failed ? Health.down() : Health.up();
+        if (!stopped.isEmpty()) {
+            b.withDetail("stoppedListeners", stopped);
+        }
         Map<String, Object> zk = new LinkedHashMap<>();
         zk.put("connected", connected);
         if (!connected) {

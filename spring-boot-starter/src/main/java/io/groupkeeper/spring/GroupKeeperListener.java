@@ -48,7 +48,7 @@ public @interface GroupKeeperListener {
     /** The name of an {@link io.groupkeeper.kafka.container.ErrorPolicy} bean; default from properties. */
     String errorPolicy() default "";
 
-    /** One dead-letter topic for all of this listener's topics; default from properties ({@code <topic>.DLT}). */
+    /** One dead-letter topic for all of this listener's topics; default from properties ({@code <topic>-dlt}). */
     String deadLetterTopic() default "";
 
     /** Whether the container starts with the context; default from properties (true). */

@@ -132,6 +132,12 @@ public class GroupKeeperProperties {
         private Boolean mirrorOffsets;
         /** The Kafka group id the mirror writes under. Default: the listener's group. */
         private String mirrorGroup;
+        /**
+         * Makes the listener's consumers static members: consumer n (from 0) has the instance id
+         * {@code <instance-id>-<n>}. Set it per listener ({@code groupkeeper.listeners.<id>.instance-id}) and per
+         * process (e.g. from the host name). Default: none (dynamic members).
+         */
+        private String instanceId;
         private final Error error = new Error();
         private final DeadLetter deadLetter = new DeadLetter();
 
@@ -193,6 +199,14 @@ public class GroupKeeperProperties {
 
         public String getMirrorGroup() {
             return mirrorGroup;
+        }
+
+        public String getInstanceId() {
+            return instanceId;
+        }
+
+        public void setInstanceId(String instanceId) {
+            this.instanceId = instanceId;
         }
 
         public void setMirrorGroup(String mirrorGroup) {
@@ -330,9 +344,15 @@ public class GroupKeeperProperties {
     public static class DeadLetter {
         /** One dead-letter topic for every source topic. Default: {@code <topic><suffix>}. */
         private String topic;
-        /** Suffix of the per-topic dead-letter topics. Default {@code .DLT}. */
+        /**
+         * Suffix of the per-topic dead-letter topics. Default {@code -dlt} (Spring Kafka 3.3+'s); {@code .DLT} keeps
+         * Spring Kafka 2.x's.
+         */
         private String suffix;
-        /** Create missing dead-letter topics at start; otherwise a missing one fails the start naming it. Default false. */
+        /**
+         * Create missing dead-letter topics at start (true), or fail the start naming them (false). Default: the
+         * default ones ({@code <topic>-dlt}) are created, a topic or suffix set here must exist.
+         */
         private Boolean createTopics;
 
         public String getTopic() {

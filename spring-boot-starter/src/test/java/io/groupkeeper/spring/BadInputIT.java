@@ -3,7 +3,10 @@ package io.groupkeeper.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.spring.app.TestApp;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;
@@ -51,13 +54,29 @@ class BadInputIT {
                                 + "second data parameter"));
     }
 
+    /** Issue 36 defect 11: the two connection properties and a listener are enough; the default DLT is created. */
     @Test
-    void aMissingDeadLetterTopicFailsTheStartNamingIt() {
+    void theZeroConfigurationAppStartsAndCreatesTheDefaultDeadLetterTopic() throws Exception {
+        String topic = SharedServers.topic(3);
+        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
+                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                "app.topic", topic, "app.group", SharedServers.name("g"))).run();
+             Admin admin = Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+            assertThat(ctx.isRunning()).isTrue();
+            assertThat(admin.describeTopics(List.of(topic + "-dlt")).allTopicNames().get(30, TimeUnit.SECONDS)
+                    .get(topic + "-dlt").partitions()).as("as many partitions as the source").hasSize(3);
+        }
+    }
+
+    @Test
+    void aNamedDeadLetterTopicThatDoesNotExistFailsTheStartNamingIt() {
         String topic = SharedServers.topic(1);
         Throwable failure = null;
         try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
                 "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
                 "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                "groupkeeper.listener.dead-letter.topic", topic + "-failures",
                 "app.topic", topic, "app.group", SharedServers.name("g"))).run()) {
             assertThat(ctx.isRunning()).isFalse(); // not reached
         } catch (RuntimeException e) {
@@ -66,7 +85,7 @@ class BadInputIT {
         assertThat(failure).isNotNull();
         assertThat(failure).hasRootCauseInstanceOf(IllegalStateException.class)
                 .hasStackTraceContaining("groupkeeper listener '")
-                .hasStackTraceContaining("dead-letter topic(s) [" + topic + ".DLT] do not exist")
+                .hasStackTraceContaining("dead-letter topic(s) [" + topic + "-failures] do not exist")
                 .hasStackTraceContaining("groupkeeper.listener.dead-letter.create-topics=true");
     }
 

@@ -12,7 +12,7 @@ import org.springframework.stereotype.Component;
 /**
  * A billing service: bills every order of the {@code orders} topic in the consumer group {@code billing} (offsets
  * and ownership in ZooKeeper). An order whose amount is not a number is dead-lettered at once
- * ({@code orders.DLT}); any other failure is retried (application.properties).
+ * ({@code orders-dlt}); any other failure is retried (application.properties).
  *
  * <pre>
  * java -jar example-service/target/groupkeeper-example-service.jar \

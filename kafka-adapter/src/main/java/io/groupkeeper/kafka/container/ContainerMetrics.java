@@ -10,12 +10,16 @@ public interface ContainerMetrics {
 
     ContainerMetrics NONE = new ContainerMetrics() { };
 
-    /** Gauges of a container: handler calls running past the watchdog limit now, partitions paused and stopped. */
-    default void containerStarted(String group, IntSupplier stuckHandlers, IntSupplier pausedPartitions,
-                                  IntSupplier stoppedPartitions) {
+    /**
+     * Gauges of a container ({@code listener}: its id, the group unless named; several containers may share a group):
+     * handler calls running past the watchdog limit now, partitions paused and stopped.
+     */
+    default void containerStarted(String group, String listener, IntSupplier stuckHandlers,
+                                  IntSupplier pausedPartitions, IntSupplier stoppedPartitions) {
     }
 
-    default void containerStopped(String group) {
+    /** The gauges of that container (and only those) go. */
+    default void containerStopped(String group, String listener) {
     }
 
     /** {@code count} records handled successfully. */

@@ -39,9 +39,13 @@ public interface ListenerContainer<K, V> extends AutoCloseable {
 
     /**
      * Checks the dead-letter topics (creating them if so configured), starts every worker's consumer and returns once
-     * all have joined the group. A failure stops the workers already started and is rethrown.
+     * all have joined the group. A failure stops the workers already started and is rethrown. A container
+     * {@link ContainerState#STOPPED} or {@link ContainerState#FAILED} starts again with new workers (new members),
+     * once every old worker has exited.
      *
-     * @throws IllegalStateException if not {@link ContainerState#LATENT}, or a dead-letter topic is missing
+     * @throws IllegalStateException if starting or running, if a stopped worker's handler still runs, if its
+     *         deserializer instances were closed at its stop (give suppliers to restart), or if a dead-letter topic is
+     *         missing
      */
     ListenerContainer<K, V> start();
 

@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
@@ -28,14 +29,20 @@ public final class ListenerContainerBuilder<K, V> {
     private final Set<String> topics = new LinkedHashSet<>();
     private final Map<String, Object> kafkaProperties = new LinkedHashMap<>();
     private final Map<String, Object> deadLetterProducerProperties = new LinkedHashMap<>();
-    private Deserializer<K> keyDeserializer;
-    private Deserializer<V> valueDeserializer;
+    private Supplier<? extends Deserializer<K>> keyDeserializer;
+    private Supplier<? extends Deserializer<V>> valueDeserializer;
+    private boolean sharedDeserializers;
     private int concurrency = 1;
+    private String id;
+    private String instanceId;
     private RecordHandler<K, V> recordHandler;
     private BatchHandler<K, V> batchHandler;
     private ErrorPolicy errorPolicy = ErrorPolicy.defaults();
-    private Function<String, String> deadLetterTopic = t -> t + ".DLT";
-    private boolean createDeadLetterTopics;
+    private Function<String, String> deadLetterTopic = ListenerContainerBuilder::defaultDeadLetterTopic;
+    /** Whether dead-letter topics were named by the user (then a missing one fails the start unless asked to). */
+    private boolean deadLetterTopicNamed;
+    /** Null: create the missing default-named ones only. */
+    private Boolean createDeadLetterTopics;
     private Duration watchdogLimit = Duration.ofSeconds(30);
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration stopDeadline = Duration.ofSeconds(30);
@@ -86,10 +93,52 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** Required: they run in the container, so a record that does not deserialize can be dead-lettered raw. */
+    /**
+     * Deserializers (or {@link #deserializers(Supplier, Supplier)}) are required: they run in the container, so a record
+     * that does not deserialize can be dead-lettered raw. These instances are shared by every worker (they must be
+     * thread-safe when {@code concurrency > 1}) and closed once, when the container has stopped.
+     */
     public ListenerContainerBuilder<K, V> deserializers(Deserializer<K> key, Deserializer<V> value) {
-        this.keyDeserializer = Objects.requireNonNull(key, "key deserializer");
-        this.valueDeserializer = Objects.requireNonNull(value, "value deserializer");
+        Objects.requireNonNull(key, "key deserializer");
+        Objects.requireNonNull(value, "value deserializer");
+        this.keyDeserializer = () -> key;
+        this.valueDeserializer = () -> value;
+        this.sharedDeserializers = true;
+        return this;
+    }
+
+    /**
+     * One key and one value deserializer per worker, made by these suppliers (configured, as Kafka's consumer would
+     * have configured them) when the worker is made, used by its thread only, and closed when it exits.
+     */
+    public ListenerContainerBuilder<K, V> deserializers(Supplier<? extends Deserializer<K>> key,
+                                                        Supplier<? extends Deserializer<V>> value) {
+        this.keyDeserializer = Objects.requireNonNull(key, "key deserializer supplier");
+        this.valueDeserializer = Objects.requireNonNull(value, "value deserializer supplier");
+        this.sharedDeserializers = false;
+        return this;
+    }
+
+    /**
+     * Names this container in its metrics (tag {@code listener}) and logs; default the group. Give each container of
+     * one group in one process its own.
+     */
+    public ListenerContainerBuilder<K, V> id(String id) {
+        Objects.requireNonNull(id, "id");
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("the container id must not be blank");
+        }
+        this.id = id;
+        return this;
+    }
+
+    /**
+     * Makes the workers static members: worker {@code n} (from 0) has the instance id {@code <instanceId>-<n>}, so
+     * each is one member across restarts (see {@code GroupKeeper.MemberBuilder#instanceId}). Set it here, not through
+     * {@link #consumerOptions}, where every worker would get the same one.
+     */
+    public ListenerContainerBuilder<K, V> instanceId(String instanceId) {
+        this.instanceId = Names.requireValid("instance id", instanceId);
         return this;
     }
 
@@ -120,22 +169,35 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** One dead-letter topic for every source topic; default {@code <topic>.DLT}. */
+    /**
+     * The default dead-letter topic of a source topic: {@code <topic>-dlt}, the name Spring Kafka 3.3 and later give
+     * it ({@code DeadLetterPublishingRecoverer}'s default). {@code deadLetterTopics(t -> t + ".DLT")} keeps the older
+     * convention.
+     */
+    public static String defaultDeadLetterTopic(String sourceTopic) {
+        return sourceTopic + "-dlt";
+    }
+
+    /** One dead-letter topic for every source topic; default {@link #defaultDeadLetterTopic <topic>-dlt}. */
     public ListenerContainerBuilder<K, V> deadLetterTopic(String topic) {
         String t = Names.requireValid("dead-letter topic", topic);
         this.deadLetterTopic = source -> t;
+        this.deadLetterTopicNamed = true;
         return this;
     }
 
-    /** The dead-letter topic of each source topic; default {@code <topic>.DLT}. */
+    /** The dead-letter topic of each source topic; default {@link #defaultDeadLetterTopic <topic>-dlt}. */
     public ListenerContainerBuilder<K, V> deadLetterTopics(Function<String, String> nameOfSource) {
         this.deadLetterTopic = Objects.requireNonNull(nameOfSource, "deadLetterTopics");
+        this.deadLetterTopicNamed = true;
         return this;
     }
 
     /**
-     * Create missing dead-letter topics at start (as many partitions as the source topic, the broker's default
-     * replication factor). Off by default: a missing one fails {@code start()} naming it.
+     * Whether {@code start()} creates missing dead-letter topics (as many partitions as the source topic, the broker's
+     * default replication factor); {@code false}: a missing one fails {@code start()} naming it. Default: the default
+     * ones ({@code <topic>-dlt}) are created, and a dead-letter topic named with {@link #deadLetterTopic} or
+     * {@link #deadLetterTopics} must exist.
      */
     public ListenerContainerBuilder<K, V> createDeadLetterTopics(boolean create) {
         this.createDeadLetterTopics = create;
@@ -170,7 +232,10 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
-    /** Waits the retry backoffs; default: a wait that {@code stop()} cuts short. */
+    /**
+     * A test seam: the retry backoffs are waited in place, through this sleeper, instead of by polling with the
+     * partition paused (the default; a rebalance then never waits for a backoff).
+     */
     public ListenerContainerBuilder<K, V> sleeper(Sleeper sleeper) {
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         return this;
@@ -231,8 +296,10 @@ public final class ListenerContainerBuilder<K, V> {
             }
         }
         ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
-                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, concurrency,
-                recordHandler, batchHandler, errorPolicy, deadLetterTopic, createDeadLetterTopics, watchdogLimit,
+                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, sharedDeserializers,
+                id == null ? group : id, instanceId, concurrency,
+                recordHandler, batchHandler, errorPolicy, deadLetterTopic,
+                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);
         return new DefaultListenerContainer<>(config);
     }

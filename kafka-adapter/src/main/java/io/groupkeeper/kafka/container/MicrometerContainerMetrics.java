@@ -23,25 +23,31 @@ public final class MicrometerContainerMetrics implements ContainerMetrics {
     }
 
     @Override
-    public void containerStarted(String group, IntSupplier stuck, IntSupplier paused, IntSupplier stopped) {
-        containerStopped(group);
-        gauges.put(group, List.of(
+    public void containerStarted(String group, String listener, IntSupplier stuck, IntSupplier paused,
+                                 IntSupplier stopped) {
+        containerStopped(group, listener);
+        Tags tags = Tags.of("group", group, "listener", listener);
+        gauges.put(key(group, listener), List.of(
                 gauge("groupkeeper.container.handlers.stuck", "Handler calls running longer than the watchdog limit",
-                        group, stuck),
-                gauge("groupkeeper.container.partitions.paused", "Partitions paused (by the user or stopped)", group,
+                        tags, stuck),
+                gauge("groupkeeper.container.partitions.paused", "Partitions paused (by the user or stopped)", tags,
                         paused),
-                gauge("groupkeeper.container.partitions.stopped", "Partitions stopped by the error policy", group,
+                gauge("groupkeeper.container.partitions.stopped", "Partitions stopped by the error policy", tags,
                         stopped)));
     }
 
-    private Meter gauge(String name, String description, String group, IntSupplier value) {
-        return Gauge.builder(name, value, s -> s.getAsInt()).description(description).tags("group", group)
+    private static String key(String group, String listener) {
+        return group + '\u0000' + listener;
+    }
+
+    private Meter gauge(String name, String description, Tags tags, IntSupplier value) {
+        return Gauge.builder(name, value, s -> s.getAsInt()).description(description).tags(tags)
                 .strongReference(true).register(registry);
     }
 
     @Override
-    public void containerStopped(String group) {
-        List<Meter> meters = gauges.remove(group);
+    public void containerStopped(String group, String listener) {
+        List<Meter> meters = gauges.remove(key(group, listener));
         if (meters != null) {
             meters.forEach(registry::remove);
         }

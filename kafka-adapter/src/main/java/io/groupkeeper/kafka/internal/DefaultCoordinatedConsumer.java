@@ -92,7 +92,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         this.mirror = config.mirrors() ? new OffsetMirror(group, config.mirrorGroup(), config.kafkaProperties(),
                 keeper.metrics(), config.kafkaTimeout(), Duration.ofMinutes(1), System::nanoTime) : null;
         this.bridge = new LaneBridge(group, this::memberId, config.revocationTimeout());
-        this.guard = new PollingThreadGuard(group);
+        this.guard = new PollingThreadGuard(group, () -> {
+            GroupMember m = member;
+            return m == null ? null : m.memberId();
+        });
         this.listener = new RebalanceListenerInvoker(config.listener(), group, this::memberId);
         this.warmUp = new ConsumerWarmUp(config.topics());
         this.positions = new Positions(keeper.metrics(), group, this::memberId);
@@ -120,6 +123,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             GroupMember m = mb.build();
             this.metadata = md;
             this.member = m;
+            org.slf4j.MDC.put(AdapterLog.MEMBER, m.memberId()); // (restored when start() returns)
+            if (mirror != null) {
+                mirror.member(m.memberId());
+            }
             // The KafkaConsumer first (~1-2 ms of CPU; an unusable setting such as an unresolvable bootstrap server
             // then fails before the group sees a member come and go), then the join on the member's lane while this
             // thread warms the consumer up: metadata and the broker connections cost the first fetch ~3.5 ms on a
@@ -157,8 +164,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 throw e;
             }
             state = State.STARTED;
-            LOG.info("group {}: consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)", group,
-                    m.memberId(), new TreeSet<>(config.topics()), config.startPosition(), config.outOfRange(),
+            LOG.info("consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)", m.memberId(),
+                    new TreeSet<>(config.topics()), config.startPosition(), config.outOfRange(),
                     config.commitInterval().toMillis());
             return this;
         } finally {
@@ -209,8 +216,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             try {
                 events.serve();
             } catch (RuntimeException e) {
-                LOG.warn("group {}: consumer {}: serving pending changes on close failed: {}", group, memberId(),
-                        e.toString());
+                LOG.warn("serving pending changes on close failed: {}", e.toString());
             }
             List<TopicPartition> owned = Partitions.kafka(positions.owned());
             if (!owned.isEmpty()) {
@@ -219,8 +225,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             try {
                 committer.commitAll();
             } catch (RuntimeException e) {
-                LOG.warn("group {}: consumer {}: final commit on close failed (the next owner repeats from the last "
-                        + "commit): {}", group, memberId(), e.toString());
+                LOG.warn("final commit on close failed (the next owner repeats from the last "
+                        + "commit): {}", e.toString());
             }
             positions.owned().forEach(positions::remove);
             sync.sync();
@@ -460,7 +466,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         public void dropped(SortedSet<io.groupkeeper.TopicPartition> notOwned) {
             List<TopicPartition> lost = Partitions.kafka(notOwned);
             sync.sync();
-            LOG.debug("group {}: consumer {}: no longer owns {}; dropped", group, memberId(), notOwned);
+            LOG.debug("no longer owns {}; dropped", notOwned);
             listener.lost(lost);
         }
     }
@@ -490,7 +496,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         try {
             close.run();
         } catch (RuntimeException e) {
-            LOG.warn("group {}: closing {} failed: {}", group, what, e.toString());
+            LOG.warn("closing {} failed: {}", what, e.toString());
         }
     }
 }

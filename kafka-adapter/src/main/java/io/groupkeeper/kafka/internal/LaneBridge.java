@@ -142,13 +142,13 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
                 // Keep waiting: the release that follows would go through on reconnection (same or new session)
                 // while the polling thread may still be processing these partitions. It drops them at its next call.
                 warnedConnectionDown = true;
-                LOG.warn("group {}: consumer {}: store connection down while revoking {}; still waiting for the polling "
-                        + "thread before releasing them", group, memberId.get(), r.partitions());
+                LOG.warn("store connection down while revoking {}; still waiting for the polling "
+                        + "thread before releasing them", r.partitions());
             }
             if (System.nanoTime() - deadline > 0) {
-                LOG.warn("group {}: consumer {}: revocation of {} waited {} ms for the polling thread (no poll() or "
+                LOG.warn("revocation of {} waited {} ms for the polling thread (no poll() or "
                                 + "commitSync() in that time); releasing without a final commit: the next owner repeats "
-                                + "from the last committed offsets", group, memberId.get(), r.partitions(),
+                                + "from the last committed offsets", r.partitions(),
                         revocationTimeout.toMillis());
                 return;
             }

@@ -95,6 +95,7 @@ final class LaneEvents {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
         assigned.forEach(positions::add);
+        committer.gained(assigned.keySet());
         resolver.resolveSoon();
         resolver.resolveStarts(positions);
         sync.sync();
@@ -118,8 +119,8 @@ final class LaneEvents {
         try {
             committer.commitFinal(mine);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: consumer {}: final commit of revoked {} failed (the next owner repeats from the last "
-                    + "commit): {}", group, memberId.get(), revoked, e.toString());
+            LOG.warn("final commit of revoked {} failed (the next owner repeats from the last "
+                    + "commit): {}", revoked, e.toString());
         }
         mine.forEach(p -> positions.remove(p.tp));
         sync.sync();

@@ -2,17 +2,27 @@ package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.AlterConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,16 +31,25 @@ import org.slf4j.LoggerFactory;
  * ({@code __consumer_offsets}), so Kafka's tools (kafka-consumer-groups, Burrow, lag exporters, Kafka UI) see the
  * group. ZooKeeper stays the source of truth: the mirror is written after the store's commit succeeded, never read.
  *
- * <p>How: {@code Admin.alterConsumerGroupOffsets} for the Kafka group, which Kafka accepts for a group without
- * members (ours never joins Kafka's group protocol). Asynchronous: {@link #offer} only merges the offsets into a
- * pending map and, when no request is in flight, sends one; the caller (the polling thread) never waits. At most one
- * request is in flight; offers made meanwhile are coalesced (the latest offset per partition wins) and sent when it
- * completes. A failed request is counted ({@code groupkeeper.offsets.mirror.failures}) and logged as a WARN at most
- * once per {@code warnInterval}; its offsets go back to the pending map unless newer ones arrived, or the member has
- * given the partition up since (its next owner mirrors its own), and are sent with the next offer, so a lasting
- * failure costs one request per commit, never a retry loop, and never moves Kafka's offset back behind a later owner.
+ * <p><b>Never backwards across owners.</b> Kafka keeps the last offset written, and has no conditional offset write;
+ * a write can land long after its client gave up on it (a request queued in the broker, an internal retry). What
+ * Kafka does fence is a transactional producer: {@code initTransactions} of a transactional id aborts the open
+ * transaction of, and rejects every later write by, any earlier producer of that id. So each partition's offsets are
+ * written in transactions ({@code sendOffsetsToTransaction}) by a producer of its own, transactional id
+ * {@code groupkeeper-mirror|<topic>|<partition>|<kafka group>}, initialised when the member gains the partition. A
+ * commit is mirrored only if that producer's initialisation had completed before the commit was sent to the store
+ * ({@link #mark}), so by the store's ownership the previous owner's producer was initialised before this owner's:
+ * every write of the previous owner lands before this owner's first one, or not at all. The argument in full is in
+ * docs/kafka-adapter.md.
  *
- * <p>Thread-safe. {@link #close} sends what is pending and waits for it, bounded, then closes the Admin client.
+ * <p>Asynchronous: one thread per mirror does every Kafka call in order; {@link #offer} only merges offsets into a
+ * pending map (latest per partition wins) and never waits. A failed write is counted
+ * ({@code groupkeeper.offsets.mirror.failures}), logged as a WARN at most once per {@code warnInterval}, and retried
+ * with the next commit unless newer offsets came or the partition is gone. Before each round of writes the mirror
+ * checks that Kafka's group has no live member of Kafka's own protocol (Kafka accepts a transactional offset commit
+ * even then): if it has, the round counts as failed.
+ *
+ * <p>Thread-safe. {@link #close} writes what is pending and waits for it, bounded, then closes the clients.
  */
 public final class OffsetMirror implements AutoCloseable {
 
@@ -40,172 +59,457 @@ public final class OffsetMirror implements AutoCloseable {
     private final String group;
     private final String kafkaGroup;
     private final Map<String, Object> adminConfig;
+    private final Map<String, Object> producerConfig;
     private final GroupMetrics metrics;
     private final Duration timeout;
     private final long warnIntervalNanos;
     private final LongSupplier nanoTime;
+    private final ExecutorService thread;
 
     private final Object lock = new Object();
-    private Map<TopicPartition, Long> pending = new HashMap<>();
-    /**
-     * Partitions this member gave up (revoked or lost) since it last offered them: a failed send of theirs is not
-     * retried, since the next owner may have mirrored a later offset meanwhile and a late retry would move Kafka's
-     * offset back.
-     */
-    private final Set<TopicPartition> given = new java.util.HashSet<>();
-    private boolean inFlight;
+    /** Ticks on every {@link #mark} and every completed producer initialisation: orders the two. */
+    private long clock;
+    /** The fence of every partition this member holds (gained and not yet released or lost). */
+    private final Map<TopicPartition, Fence> fences = new HashMap<>();
+    private Map<TopicPartition, Write> pending = new LinkedHashMap<>();
+    private boolean drainQueued;
+    private int tasks;
     private boolean closed;
     private Admin admin;
     private long lastWarnNanos;
     private boolean warned;
     private long failuresSinceWarn;
 
+    /** One partition's transactional producer, for as long as this member holds the partition. */
+    private static final class Fence {
+        final TopicPartition tp;
+        /** Set on the mirror's thread only. */
+        KafkaProducer<byte[], byte[]> producer;
+        /** Which producer of this fence, counting from 1; 0 before the first is ready (read under the lock). */
+        int generation;
+        /** The clock at which {@link #generation}'s producer was ready (under the lock). */
+        long readyAt = Long.MAX_VALUE;
+        boolean initQueued;
+        boolean gone;
+        /** Its last committed offset needs a new commit to reach Kafka (see {@link #owed}). */
+        boolean owed;
+
+        Fence(TopicPartition tp) {
+            this.tp = tp;
+        }
+    }
+
+    /** An offset to write with the producer {@code generation} of {@code fence}, or not at all. */
+    private record Write(Fence fence, int generation, long offset) {
+    }
+
     OffsetMirror(String group, String kafkaGroup, Map<String, ?> kafkaProperties, GroupMetrics metrics,
                  Duration timeout, Duration warnInterval, LongSupplier nanoTime) {
         this.group = Objects.requireNonNull(group, "group");
         this.kafkaGroup = Objects.requireNonNull(kafkaGroup, "kafkaGroup");
         this.adminConfig = adminConfig(kafkaProperties, group);
+        this.producerConfig = producerConfig(kafkaProperties, timeout);
         this.metrics = Objects.requireNonNull(metrics, "metrics");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.warnIntervalNanos = warnInterval.toNanos();
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+        this.thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "groupkeeper-mirror-" + group);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** The Admin client's share of the consumer's properties (bootstrap, security ...), with its own client id. */
     static Map<String, Object> adminConfig(Map<String, ?> kafkaProperties, String group) {
-        Set<String> known = AdminClientConfig.configNames();
-        Map<String, Object> config = new LinkedHashMap<>();
-        kafkaProperties.forEach((k, v) -> {
-            if (known.contains(k) && !k.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
-                config.put(k, v);
-            }
-        });
+        Map<String, Object> config = ClientProperties.forAdmin(kafkaProperties);
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-mirror-" + group);
         return config;
+    }
+
+    /** The producers' share of the consumer's properties; transactional ids are set per partition. */
+    static Map<String, Object> producerConfig(Map<String, ?> kafkaProperties, Duration timeout) {
+        Map<String, Object> config = ClientProperties.forProducer(kafkaProperties);
+        int ms = (int) Math.max(1000, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, ms); // bounds initTransactions and commitTransaction
+        int request = Math.min(ms, 30_000);
+        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, request);
+        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, request + 1000); // ≥ request timeout + linger
+        return config;
+    }
+
+    /** The transactional id of a partition's mirror producer; '|' appears in no topic name, so ids never collide. */
+    static String transactionalId(String kafkaGroup, TopicPartition tp) {
+        return "groupkeeper-mirror|" + tp.topic() + "|" + tp.partition() + "|" + kafkaGroup;
     }
 
     String kafkaGroup() {
         return kafkaGroup;
     }
 
-    /** Queues offsets the store has just committed (next offset to process, per partition); never blocks on Kafka. */
-    void offer(Map<io.groupkeeper.TopicPartition, Long> committed) {
-        if (committed.isEmpty()) {
-            return;
+    /**
+     * Call before sending a commit to the store, and pass the result to {@link #offer} with what it committed: an
+     * offset is mirrored only by a producer that was ready before the mark.
+     */
+    long mark() {
+        synchronized (lock) {
+            return ++clock;
         }
-        Map<TopicPartition, Long> batch;
+    }
+
+    /** The member gained these partitions: their producers are initialised now (fencing the previous owners'). */
+    void gained(Collection<io.groupkeeper.TopicPartition> partitions) {
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            committed.forEach((tp, o) -> {
-                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
-                pending.put(ktp, o);
-                given.remove(ktp);
-            });
-            if (inFlight) {
-                return; // sent when the request in flight completes
+            for (io.groupkeeper.TopicPartition p : partitions) {
+                TopicPartition tp = kafka(p);
+                Fence old = fences.put(tp, new Fence(tp));
+                if (old != null) {
+                    retireLocked(old);
+                }
+                queueInitLocked(fences.get(tp));
             }
-            batch = takeLocked();
         }
-        send(batch);
     }
 
     /**
-     * The member released these partitions (after offering their final offsets): what is pending for them is sent now,
-     * not with some later offer behind the next owner's own, and not retried if it fails.
+     * Queues offsets the store has just committed (next offset to process, per partition), sent to the store after
+     * {@code mark}; never blocks on Kafka. Offsets of partitions whose producer was not ready by then are not written:
+     * the caller commits those partitions again once they are {@link #owed} (that commit proves that this member
+     * still owns them, after its producer fenced the previous owner's).
      */
-    void released(java.util.Collection<io.groupkeeper.TopicPartition> partitions) {
-        Map<TopicPartition, Long> batch = null;
-        synchronized (lock) {
-            boolean due = false;
-            for (io.groupkeeper.TopicPartition tp : partitions) {
-                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
-                given.add(ktp);
-                due |= pending.containsKey(ktp);
-            }
-            if (due && !inFlight && !closed) {
-                batch = takeLocked();
-            }
+    void offer(Map<io.groupkeeper.TopicPartition, Long> committed, long mark) {
+        if (committed.isEmpty()) {
+            return;
         }
-        if (batch != null) {
-            send(batch);
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            committed.forEach((p, o) -> {
+                TopicPartition tp = kafka(p);
+                Fence f = fences.get(tp);
+                if (f == null) {
+                    return; // not gained through this mirror (or already gone): nothing may write it
+                }
+                if (f.readyAt < mark) {
+                    pending.put(tp, new Write(f, f.generation, o));
+                    f.owed = false;
+                    return;
+                }
+                f.owed = true;
+                if (f.producer == null && !f.initQueued) {
+                    queueInitLocked(f); // its initialisation failed: try again
+                }
+                LOG.debug("partition {}: offset {} not mirrored: its producer was not ready before the "
+                        + "commit", tp, o);
+            });
+            if (!pending.isEmpty() && !drainQueued) {
+                drainQueued = true;
+                submitLocked(this::drain);
+            }
         }
     }
 
-    /** The member lost these partitions (no final commit): nothing pending for them is sent, nor retried. */
-    void lost(java.util.Collection<io.groupkeeper.TopicPartition> partitions) {
+    /**
+     * Partitions whose last committed offset is not in Kafka and needs a new commit to get there (it was sent before
+     * their producer was ready, or their producer was fenced and replaced since), and whose producer is ready now:
+     * the caller commits them again (unchanged offsets too) so that the mirror can write them.
+     */
+    java.util.SortedSet<io.groupkeeper.TopicPartition> owed() {
+        java.util.SortedSet<io.groupkeeper.TopicPartition> owed = new java.util.TreeSet<>();
         synchronized (lock) {
-            partitions.forEach(tp -> {
-                TopicPartition ktp = new TopicPartition(tp.topic(), tp.partition());
-                given.add(ktp);
-                pending.remove(ktp);
+            fences.values().forEach(f -> {
+                if (f.owed && f.readyAt != Long.MAX_VALUE) {
+                    owed.add(new io.groupkeeper.TopicPartition(f.tp.topic(), f.tp.partition()));
+                }
+            });
+        }
+        return owed;
+    }
+
+    /** Whether a commit of {@code p} sent from now on would be mirrored (its producer is ready). */
+    boolean ready(io.groupkeeper.TopicPartition p) {
+        synchronized (lock) {
+            Fence f = fences.get(kafka(p));
+            return f != null && f.readyAt != Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * The member released these partitions (after offering their final offsets): those are written, then the
+     * partitions' producers closed. Queued behind the final write, never before it.
+     */
+    void released(Collection<io.groupkeeper.TopicPartition> partitions) {
+        synchronized (lock) {
+            for (io.groupkeeper.TopicPartition p : partitions) {
+                Fence f = fences.remove(kafka(p));
+                if (f != null) {
+                    retireLocked(f);
+                }
+            }
+        }
+    }
+
+    /** The member lost these partitions (no final commit): nothing pending for them is written; producers closed. */
+    void lost(Collection<io.groupkeeper.TopicPartition> partitions) {
+        synchronized (lock) {
+            for (io.groupkeeper.TopicPartition p : partitions) {
+                TopicPartition tp = kafka(p);
+                Fence f = fences.remove(tp);
+                Write w = pending.get(tp);
+                if (w != null && w.fence == f) {
+                    pending.remove(tp);
+                }
+                if (f != null) {
+                    retireLocked(f);
+                }
+            }
+        }
+    }
+
+    /** Nothing queued or running on the mirror's thread (for tests that need a write's aftermath settled). */
+    boolean idle() {
+        synchronized (lock) {
+            return tasks == 0;
+        }
+    }
+
+    private static TopicPartition kafka(io.groupkeeper.TopicPartition p) {
+        return new TopicPartition(p.topic(), p.partition());
+    }
+
+    private void retireLocked(Fence f) {
+        f.gone = true;
+        if (!closed) {
+            submitLocked(() -> closeProducer(f, Duration.ofSeconds(1)));
+        }
+    }
+
+    private void queueInitLocked(Fence f) {
+        f.initQueued = true;
+        submitLocked(() -> init(f));
+    }
+
+    /** The member whose offsets these are, for the logging context of the mirror's thread. */
+    void member(String memberId) {
+        this.member = memberId;
+    }
+
+    private volatile String member;
+
+    private void submitLocked(Runnable task) {
+        tasks++;
+        thread.execute(() -> {
+            try (AdapterLog.Scope ignored = AdapterLog.enter(group, member)) {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warn("offset mirror task failed: {}", e.toString());
+            } finally {
+                synchronized (lock) {
+                    tasks--;
+                    lock.notifyAll();
+                }
+            }
+        });
+    }
+
+    /** Mirror thread: a new producer for {@code f}, initialised (which fences every earlier producer of its id). */
+    private void init(Fence f) {
+        try {
+            initNow(f);
+        } finally {
+            synchronized (lock) {
+                f.initQueued = false; // (only now: offers meanwhile must not queue a second initialisation)
+            }
+        }
+    }
+
+    private void initNow(Fence f) {
+        synchronized (lock) {
+            if (f.gone) {
+                return;
+            }
+        }
+        closeProducer(f, Duration.ZERO);
+        Map<String, Object> config = new HashMap<>(producerConfig);
+        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(kafkaGroup, f.tp));
+        config.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-mirror-" + group + "-" + f.tp);
+        KafkaProducer<byte[], byte[]> producer = null;
+        try {
+            producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
+            producer.initTransactions();
+        } catch (RuntimeException e) {
+            if (producer != null) {
+                producer.close(Duration.ZERO);
+            }
+            metrics.offsetMirrorFailed(group, 1);
+            warn(1, "preparing the transactional producer of " + f.tp + " failed", e);
+            return; // tried again at the next offer
+        }
+        boolean gone;
+        synchronized (lock) {
+            gone = f.gone;
+            if (!gone) {
+                f.producer = producer;
+                f.generation++;
+                f.readyAt = ++clock;
+            }
+        }
+        if (gone) { // released or lost meanwhile
+            producer.close(Duration.ZERO);
+        }
+    }
+
+    /** Mirror thread: writes what is pending, each partition in a transaction of its own producer. */
+    private void drain() {
+        Map<TopicPartition, Write> batch;
+        synchronized (lock) {
+            drainQueued = false;
+            batch = pending;
+            pending = new LinkedHashMap<>();
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        String busy = liveKafkaMembers();
+        if (busy != null) {
+            metrics.offsetMirrorFailed(group, batch.size());
+            warn(batch.size(), "mirroring " + batch.size() + " offset(s) to Kafka group " + kafkaGroup + " refused: "
+                    + busy, null);
+            requeue(batch);
+            return;
+        }
+        int ok = 0;
+        Map<TopicPartition, Write> failed = new LinkedHashMap<>();
+        RuntimeException lastFailure = null;
+        for (Map.Entry<TopicPartition, Write> e : batch.entrySet()) {
+            Write w = e.getValue();
+            KafkaProducer<byte[], byte[]> producer;
+            synchronized (lock) {
+                producer = w.generation == w.fence.generation ? w.fence.producer : null;
+                if (producer == null && !w.fence.gone) {
+                    w.fence.owed = true; // its producer was replaced since: a new commit is needed
+                }
+            }
+            if (producer == null) {
+                continue; // its producer was replaced or closed since: this write may no longer be made
+            }
+            try {
+                producer.beginTransaction();
+                producer.sendOffsetsToTransaction(Map.of(e.getKey(), new OffsetAndMetadata(w.offset, METADATA)),
+                        new ConsumerGroupMetadata(kafkaGroup));
+                producer.commitTransaction();
+                ok++;
+            } catch (ProducerFencedException | InvalidProducerEpochException fenced) {
+                // Another producer of this partition's id was initialised since: an owner after us (this write must
+                // not land, and does not), or a late initialisation of an earlier owner's (then the next commit of
+                // ours, if we still own the partition, is written by a new producer initialised after it).
+                lastFailure = fenced;
+                failed.put(e.getKey(), null);
+                synchronized (lock) {
+                    if (w.fence.producer == producer) {
+                        w.fence.producer = null;
+                        w.fence.readyAt = Long.MAX_VALUE;
+                        w.fence.owed = true;
+                        if (!w.fence.gone && !w.fence.initQueued) {
+                            queueInitLocked(w.fence);
+                        }
+                    }
+                }
+                producer.close(Duration.ZERO);
+            } catch (KafkaException ke) {
+                lastFailure = ke;
+                failed.put(e.getKey(), w);
+                try {
+                    producer.abortTransaction();
+                } catch (KafkaException abortFailed) { // a fatal state: a new producer for the next commit
+                    LOG.debug("aborting the mirror's transaction of {} failed: {}", e.getKey(),
+                            abortFailed.toString());
+                    synchronized (lock) {
+                        if (w.fence.producer == producer) {
+                            w.fence.producer = null;
+                            w.fence.readyAt = Long.MAX_VALUE;
+                            w.fence.owed = true;
+                            if (!w.fence.gone && !w.fence.initQueued) {
+                                queueInitLocked(w.fence);
+                            }
+                        }
+                    }
+                    producer.close(Duration.ZERO);
+                }
+            }
+        }
+        if (ok > 0) {
+            metrics.offsetsMirrored(group, ok);
+        }
+        if (!failed.isEmpty()) {
+            metrics.offsetMirrorFailed(group, failed.size());
+            warn(failed.size(), "mirroring " + failed.size() + " offset(s) to Kafka group " + kafkaGroup + " failed",
+                    lastFailure);
+            Map<TopicPartition, Write> retry = new LinkedHashMap<>();
+            failed.forEach((tp, w) -> {
+                if (w != null) {
+                    retry.put(tp, w);
+                }
+            });
+            requeue(retry);
+        }
+    }
+
+    /** Failed writes wait for the next offer, unless newer offsets came or their producer is gone. */
+    private void requeue(Map<TopicPartition, Write> batch) {
+        synchronized (lock) {
+            batch.forEach((tp, w) -> {
+                if (!w.fence.gone && w.generation == w.fence.generation) {
+                    pending.putIfAbsent(tp, w);
+                }
             });
         }
     }
 
-    /** No request in flight (for tests that need a failure's aftermath settled). */
-    boolean idle() {
-        synchronized (lock) {
-            return !inFlight;
-        }
-    }
-
-    private Map<TopicPartition, Long> takeLocked() {
-        Map<TopicPartition, Long> batch = pending;
-        pending = new HashMap<>();
-        inFlight = true;
-        return batch;
-    }
-
-    private void send(Map<TopicPartition, Long> batch) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        batch.forEach((tp, o) -> offsets.put(tp, new OffsetAndMetadata(o, METADATA)));
+    /** Null if Kafka's group has no live member of Kafka's own protocol, else what it has. */
+    private String liveKafkaMembers() {
         try {
-            admin().alterConsumerGroupOffsets(kafkaGroup, offsets,
-                            new AlterConsumerGroupOffsetsOptions().timeoutMs((int) Math.min(Integer.MAX_VALUE, timeout.toMillis())))
-                    .all().whenComplete((ok, failure) -> completed(batch, failure));
-        } catch (RuntimeException e) { // e.g. the Admin client could not be created
-            completed(batch, e);
-        }
-    }
-
-    private Admin admin() {
-        synchronized (lock) {
-            if (admin == null) {
-                admin = Admin.create(adminConfig);
+            Admin a;
+            synchronized (lock) {
+                if (admin == null) {
+                    admin = Admin.create(adminConfig);
+                }
+                a = admin;
             }
-            return admin;
-        }
-    }
-
-    private void completed(Map<TopicPartition, Long> batch, Throwable failure) {
-        if (failure == null) {
-            metrics.offsetsMirrored(group, batch.size());
-        } else {
-            metrics.offsetMirrorFailed(group, batch.size());
-            warn(batch, failure);
-        }
-        Map<TopicPartition, Long> next = null;
-        synchronized (lock) {
-            inFlight = false;
-            if (failure != null) {
-                batch.forEach((tp, o) -> {
-                    if (!given.contains(tp)) {
-                        pending.putIfAbsent(tp, o); // retried with the next offer, unless newer offsets came
-                    }
-                });
-            } else if (!pending.isEmpty() && !closed) {
-                next = takeLocked();
+            ConsumerGroupDescription d = a.describeConsumerGroups(java.util.List.of(kafkaGroup))
+                    .describedGroups().get(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return d.members().isEmpty() ? null
+                    : "the Kafka group has " + d.members().size() + " live member(s) of its own (" + d.groupState()
+                    + ")";
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
             }
-            lock.notifyAll();
-        }
-        if (next != null) {
-            send(next);
+            return null; // unknown: the writes go ahead (the check guards an operator's mistake, not the ordering)
         }
     }
 
-    private void warn(Map<TopicPartition, Long> batch, Throwable failure) {
+    private void closeProducer(Fence f, Duration wait) {
+        KafkaProducer<byte[], byte[]> p;
+        synchronized (lock) {
+            p = f.producer;
+            f.producer = null;
+            f.readyAt = Long.MAX_VALUE;
+        }
+        if (p != null) {
+            try {
+                p.close(wait);
+            } catch (RuntimeException e) {
+                LOG.debug("closing the mirror producer of {} failed: {}", f.tp, e.toString());
+            }
+        }
+    }
+
+    private void warn(int partitions, String what, Throwable failure) {
         long now = nanoTime.getAsLong();
         long suppressed;
         synchronized (lock) {
@@ -218,14 +522,13 @@ public final class OffsetMirror implements AutoCloseable {
             suppressed = failuresSinceWarn;
             failuresSinceWarn = 0;
         }
-        Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
-        LOG.warn("group {}: mirroring {} offset(s) to Kafka group {} failed (offsets in ZooKeeper are unaffected; "
-                        + "retried with the next commit){}: {}", group, batch.size(), kafkaGroup,
-                suppressed > 0 ? "; " + suppressed + " more failure(s) since the last warning" : "", cause.toString());
+        LOG.warn("{} (offsets in ZooKeeper are unaffected; retried with the next commit){}{}", what,
+                suppressed > 0 ? "; " + suppressed + " more failure(s) since the last warning" : "",
+                failure == null ? "" : ": " + failure
+                        + (failure.getCause() != null ? " (" + failure.getCause() + ")" : ""));
     }
 
-    /** Sends what is pending and waits up to {@code wait} for it; then closes the Admin client. Never throws. */
+    /** Writes what is pending and waits up to 5 s for it; then closes the clients. Never throws. */
     @Override
     public void close() {
         close(Duration.ofSeconds(5));
@@ -233,45 +536,43 @@ public final class OffsetMirror implements AutoCloseable {
 
     void close(Duration wait) {
         long deadline = System.nanoTime() + wait.toNanos();
-        Map<TopicPartition, Long> last = null;
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            waitIdle(deadline);
-            if (!inFlight && !pending.isEmpty()) {
-                last = takeLocked();
+            if (!pending.isEmpty() && !drainQueued) {
+                drainQueued = true;
+                submitLocked(this::drain);
+            }
+            fences.values().forEach(f -> f.gone = true);
+            for (Fence f : fences.values()) {
+                submitLocked(() -> closeProducer(f, Duration.ofSeconds(1)));
+            }
+            fences.clear();
+            closed = true;
+            while (tasks > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                try {
+                    lock.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
             }
         }
-        if (last != null) {
-            send(last);
-        }
+        thread.shutdownNow();
         Admin a;
         synchronized (lock) {
-            waitIdle(deadline);
-            closed = true;
             a = admin;
         }
         if (a != null) {
             try {
                 a.close(Duration.ofSeconds(1));
             } catch (RuntimeException e) {
-                LOG.debug("group {}: closing the mirror's Admin client failed: {}", group, e.toString());
-            }
-        }
-    }
-
-    private void waitIdle(long deadline) {
-        while (inFlight) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return;
-            }
-            try {
-                lock.wait(Math.max(1, left / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
+                LOG.debug("closing the mirror's Admin client failed: {}", e.toString());
             }
         }
     }

@@ -4,7 +4,8 @@ import java.util.ConcurrentModificationException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One thread at a time polls, commits and closes (as with {@code KafkaConsumer}); re-entrant, so the user's
+ * One thread at a time polls, commits and closes (as with {@code KafkaConsumer}), with the group and member in the
+ * logging context ({@link AdapterLog}) while inside; re-entrant, so the user's
  * rebalance listener may call {@code commitSync()} from inside {@code poll()}. Another thread's call while one is
  * inside throws {@link ConcurrentModificationException}.
  */
@@ -13,12 +14,21 @@ final class PollingThreadGuard {
     private static final long NO_THREAD = -1;
 
     private final String group;
+    private final java.util.function.Supplier<String> member;
     private final AtomicLong thread = new AtomicLong(NO_THREAD);
+    /** The MDC before the outermost {@link #enter} (touched by the thread inside only). */
+    private AdapterLog.Scope mdc;
     /** Nesting depth of the thread inside (touched by that thread only). */
     private int depth;
 
     PollingThreadGuard(String group) {
+        this(group, () -> null);
+    }
+
+    /** {@code member}: the member id for the logging context of the calls (null while there is none). */
+    PollingThreadGuard(String group, java.util.function.Supplier<String> member) {
         this.group = group;
+        this.member = member;
     }
 
     void enter() {
@@ -27,12 +37,19 @@ final class PollingThreadGuard {
             throw new ConcurrentModificationException("CoordinatedConsumer of group " + group
                     + " is not safe for multi-threaded access: one thread polls, commits and closes it");
         }
-        depth++;
+        if (depth++ == 0) {
+            mdc = AdapterLog.enter(group, member.get()); // the calls' lines name group and member as the core's do
+        }
     }
 
     void exit() {
         if (--depth == 0) {
+            AdapterLog.Scope before = mdc;
+            mdc = null;
             thread.set(NO_THREAD);
+            if (before != null) {
+                before.close();
+            }
         }
     }
 }

@@ -88,13 +88,12 @@ final class PositionCommitter {
             commit(positions.all(), ++periodicCommits % STATUS_HEARTBEAT_INTERVALS == 0);
             if (failing) {
                 failing = false;
-                LOG.info("group {}: consumer {}: commits work again", group, member.memberId());
+                LOG.info("commits work again");
             }
         } catch (RuntimeException e) {
             if (!failing) {
                 failing = true;
-                LOG.warn("group {}: consumer {}: periodic commit failed, will retry: {}", group, member.memberId(),
-                        e.toString());
+                LOG.warn("periodic commit failed, will retry: {}", e.toString());
             }
         }
     }
@@ -117,10 +116,11 @@ final class PositionCommitter {
             if (offsets.isEmpty()) {
                 return;
             }
+            long mark = mark();
             SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
             if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
-                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
             }
             commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
         } finally {
@@ -140,22 +140,22 @@ final class PositionCommitter {
         try {
             result = member.refresh(changed);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: consumer {}: could not re-read the changed offsets of {}: {}", group, member.memberId(),
-                    changed, e.toString());
+            LOG.warn("could not re-read the changed offsets of {}: {}", changed, e.toString());
             return false;
         }
-        apply(result, Map.of());
+        apply(result, Map.of(), 0);
         return true;
     }
 
     /** Stores the out-of-range policy's corrections at once, logging each one (or that it is stored later). */
     void storeCorrections(PositionResolver.Corrections c) {
         CommitResult result = null;
+        long mark = mark();
         try {
             result = member.commit(c.corrected());
         } catch (RuntimeException ce) {
-            LOG.warn("group {}: consumer {}: could not store the corrected offsets {} yet (retrying with the next "
-                    + "commit): {}", group, member.memberId(), c.corrected(), ce.toString());
+            LOG.warn("could not store the corrected offsets {} yet (retrying with the next "
+                    + "commit): {}", c.corrected(), ce.toString());
         }
         for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
             TopicPartition tp = e.getKey();
@@ -164,18 +164,18 @@ final class PositionCommitter {
             if (p != null && status == CommitResult.Status.COMMITTED) {
                 OptionalLong stored = p.committed;
                 p.committed = OptionalLong.of(e.getValue());
-                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
-                                + "(stored offset was {})", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                LOG.warn("partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
+                                + "(stored offset was {})", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
                 metrics.offsetCorrected(group, tp, outOfRange.name().toLowerCase());
             } else if (p != null && status == null) {
-                LOG.warn("group {}: partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
-                        + "with the next commit)", group, tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                LOG.warn("partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
+                        + "with the next commit)", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue());
             }
         }
         if (result != null) {
-            apply(result, new HashMap<>(c.corrected()));
+            apply(result, new HashMap<>(c.corrected()), mark);
         }
     }
 
@@ -184,8 +184,20 @@ final class PositionCommitter {
         Map<TopicPartition, Long> offsets = new TreeMap<>();
         Map<TopicPartition, Long> logEnds = new TreeMap<>();
         collect(which, lagging, offsets, logEnds);
+        if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
+            for (TopicPartition tp : mirror.owed()) {
+                OwnedPartition p = positions.get(tp);
+                if (p != null && p.active() && !offsets.containsKey(tp)) {
+                    offsets.put(tp, p.position);
+                    if (p.logEnd >= 0) {
+                        logEnds.put(tp, p.logEnd);
+                    }
+                }
+            }
+        }
         if (!offsets.isEmpty()) {
-            apply(member.commit(offsets, logEnds), offsets);
+            long mark = mark();
+            apply(member.commit(offsets, logEnds), offsets, mark);
         }
     }
 
@@ -206,7 +218,7 @@ final class PositionCommitter {
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
-    private void apply(CommitResult result, Map<TopicPartition, Long> attempted) {
+    private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark) {
         SortedSet<TopicPartition> notOwned = new TreeSet<>();
         Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
@@ -225,7 +237,7 @@ final class PositionCommitter {
                 }
             }
         });
-        mirror(committed);
+        mirror(committed, mark);
         if (!notOwned.isEmpty()) {
             notOwned.forEach(positions::remove); // (with their lag gauges)
             effects.dropped(notOwned);
@@ -239,10 +251,25 @@ final class PositionCommitter {
         }
     }
 
-    /** ZooKeeper has committed these offsets: copy them to Kafka's group offsets if asked to (never blocks). */
-    private void mirror(Map<TopicPartition, Long> committed) {
+    /** These partitions were assigned: the mirror prepares their fenced producers (never blocks). */
+    void gained(Collection<TopicPartition> partitions) {
         if (mirror != null) {
-            mirror.offer(committed);
+            mirror.gained(partitions);
+        }
+    }
+
+    /** Taken before every commit to the store: the mirror copies a commit only with a producer ready before it. */
+    private long mark() {
+        return mirror == null ? 0 : mirror.mark();
+    }
+
+    /**
+     * ZooKeeper has committed these offsets (sent after {@code mark}): copy them to Kafka's group offsets if asked to
+     * (never blocks).
+     */
+    private void mirror(Map<TopicPartition, Long> committed, long mark) {
+        if (mirror != null) {
+            mirror.offer(committed, mark);
         }
     }
 }

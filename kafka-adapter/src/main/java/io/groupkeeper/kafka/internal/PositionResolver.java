@@ -134,15 +134,14 @@ final class PositionResolver {
             throw e;
         } catch (KafkaException e) {
             retryLater();
-            LOG.warn("group {}: consumer {}: cannot find the start ({}) of {} yet, retrying: {}", group, memberId.get(),
-                    start, ktps, e.toString());
+            LOG.warn("cannot find the start ({}) of {} yet, retrying: {}", start, ktps, e.toString());
             return;
         }
         for (OwnedPartition p : pending) {
             Long offset = resolved.get(p.ktp);
             if (offset != null) {
                 positions.position(p, offset);
-                LOG.debug("group {}: {} has no committed offset; starting at {} ({})", group, p.tp, offset, start);
+                LOG.debug("{} has no committed offset; starting at {} ({})", p.tp, offset, start);
             } else {
                 retryLater();
             }
@@ -215,8 +214,8 @@ final class PositionResolver {
         } catch (InterruptException ie) {
             throw ie;
         } catch (KafkaException ke) {
-            LOG.warn("group {}: consumer {}: offsets of {} are out of range but the log bounds cannot be read: {}",
-                    group, memberId.get(), ktps, ke.toString());
+            LOG.warn("offsets of {} are out of range but the log bounds cannot be read: {}",
+                    ktps, ke.toString());
             return out;
         }
         for (OwnedPartition p : affected) {

@@ -47,7 +47,7 @@ final class RebalanceListenerInvoker {
         try {
             call.accept(listener);
         } catch (RuntimeException e) {
-            LOG.error("group {}: consumer {}: rebalance listener {} threw; continuing", group, memberId.get(), name, e);
+            LOG.error("rebalance listener {} threw; continuing", name, e);
         }
     }
 }

@@ -69,10 +69,10 @@ public final class ContainerFactory {
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";
 
         Map<String, Object> consumer = new LinkedHashMap<>(kafka.buildConsumerProperties());
-        Deserializer<Object> keyDeserializer = deserializer(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG),
-                consumer, true);
-        Deserializer<Object> valueDeserializer =
-                deserializer(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), consumer, false);
+        // One key and one value deserializer per worker (closed with it); the classes are resolved now, failing fast.
+        Class<?> keyType = deserializerClass(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG), true);
+        Class<?> valueType = deserializerClass(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), false);
+        Map<String, Object> deserializerConfig = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(consumer));
         consumer.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG); // offsets are groupkeeper's
         consumer.remove(ConsumerConfig.GROUP_ID_CONFIG);            // the group is the annotation's
         Object reset = consumer.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
@@ -80,9 +80,10 @@ public final class ContainerFactory {
                 reset == null || "none".equals(reset.toString()) ? "latest" : reset.toString());
 
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
-                .group(e.group()).topics(e.topics())
+                .id(e.id()).group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
-                .deserializers(keyDeserializer, e.method().valueDeserializer(valueDeserializer))
+                .deserializers(() -> deserializer(keyType, deserializerConfig, true),
+                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false)))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
@@ -97,13 +98,21 @@ public final class ContainerFactory {
         String fixedTopic = !e.deadLetterTopic().isBlank() ? e.deadLetterTopic()
                 : first(own.getDeadLetter().getTopic(), all.getDeadLetter().getTopic(), null);
         if (fixedTopic != null) {
-            b.deadLetterTopic(fixedTopic);
+            b.deadLetterTopic(fixedTopic); // named: must exist unless create-topics=true
         } else {
-            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), ".DLT");
-            b.deadLetterTopics((Function<String, String>) t -> t + suffix);
+            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix());
+            if (suffix != null) { // named by a suffix of the user's: must exist unless create-topics=true
+                b.deadLetterTopics((Function<String, String>) t -> t + suffix);
+            } // else the container's default, <topic>-dlt, created at start if missing
         }
-        b.createDeadLetterTopics(first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics(),
-                false));
+        String instanceId = first(own.getInstanceId(), all.getInstanceId());
+        if (instanceId != null && !instanceId.isBlank()) {
+            b.instanceId(instanceId);
+        }
+        Boolean create = first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics());
+        if (create != null) {
+            b.createDeadLetterTopics(create);
+        }
         StartPosition startPosition = StartPosition.parse(start);
         Duration commitInterval = first(own.getCommitInterval(), all.getCommitInterval(), Duration.ofSeconds(1));
         boolean mirror = first(own.getMirrorOffsets(), all.getMirrorOffsets(), false);
@@ -181,7 +190,13 @@ public final class ContainerFactory {
     }
 
     @SuppressWarnings("unchecked")
-    private static Deserializer<Object> deserializer(Object configured, Map<String, Object> config, boolean isKey) {
+    private static Deserializer<Object> deserializer(Class<?> type, Map<String, Object> config, boolean isKey) {
+        Deserializer<Object> d = (Deserializer<Object>) BeanUtils.instantiateClass(type);
+        d.configure(config, isKey);
+        return d;
+    }
+
+    private static Class<?> deserializerClass(Object configured, boolean isKey) {
         Class<?> type;
         try {
             type = configured == null ? org.apache.kafka.common.serialization.StringDeserializer.class
@@ -195,9 +210,7 @@ public final class ContainerFactory {
             throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value") + "-deserializer: "
                     + type.getName() + " is not a Kafka Deserializer");
         }
-        Deserializer<Object> d = (Deserializer<Object>) BeanUtils.instantiateClass(type);
-        d.configure(config, isKey);
-        return d;
+        return type;
     }
 
     @SafeVarargs

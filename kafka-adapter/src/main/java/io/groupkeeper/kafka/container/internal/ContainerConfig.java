@@ -14,13 +14,21 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
 
-/** A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. */
+/**
+ * A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. The
+ * deserializer suppliers are called once per worker; {@code sharedDeserializers}: they return one instance for all.
+ * {@code id} names the container (metrics); {@code instanceId}, if not null, makes worker n the static member
+ * {@code <instanceId>-<n>}.
+ */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
                                     Map<String, Object> deadLetterProducerProperties,
-                                    Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer,
+                                    Supplier<? extends Deserializer<K>> keyDeserializer,
+                                    Supplier<? extends Deserializer<V>> valueDeserializer,
+                                    boolean sharedDeserializers, String id, String instanceId,
                                     int concurrency, RecordHandler<K, V> recordHandler,
                                     BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
                                     Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,

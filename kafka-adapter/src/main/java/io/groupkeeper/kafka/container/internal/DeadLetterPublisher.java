@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
+import io.groupkeeper.kafka.internal.ClientProperties;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -61,13 +62,8 @@ final class DeadLetterPublisher implements AutoCloseable {
         this.group = config.group();
         this.topicOf = config.deadLetterTopic();
         this.timeout = config.deadLetterTimeout();
-        Map<String, Object> props = new LinkedHashMap<>();
-        Set<String> known = ProducerConfig.configNames();
-        config.kafkaProperties().forEach((k, v) -> {
-            if (known.contains(k) && !k.equals(ProducerConfig.CLIENT_ID_CONFIG)) {
-                props.put(k, v);
-            }
-        });
+        // What a producer understands of the consumer's properties (never its interceptor.classes or client.id).
+        Map<String, Object> props = ClientProperties.forProducer(config.kafkaProperties());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt");
         props.putAll(config.deadLetterProducerProperties());
         // The producer blocks in send() and partitionsFor() while it has no metadata of the topic (deleted, or not
@@ -85,13 +81,7 @@ final class DeadLetterPublisher implements AutoCloseable {
     static void ensureTopics(ContainerConfig<?, ?> config) {
         Map<String, String> dltOf = new LinkedHashMap<>();
         config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
-        Map<String, Object> props = new HashMap<>();
-        Set<String> known = AdminClientConfig.configNames();
-        config.kafkaProperties().forEach((k, v) -> {
-            if (known.contains(k) && !k.equals(AdminClientConfig.CLIENT_ID_CONFIG)) {
-                props.put(k, v);
-            }
-        });
+        Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + config.group() + "-dlt-check");
         long timeoutMs = Math.max(1000, config.deadLetterTimeout().toMillis());
         try (Admin admin = Admin.create(props)) {
@@ -127,7 +117,7 @@ final class DeadLetterPublisher implements AutoCloseable {
                     throw e;
                 }
             }
-            LOG.info("group {}: created dead-letter topic(s) {}", config.group(), create.keySet());
+            LOG.info("created dead-letter topic(s) {}", create.keySet());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("group " + config.group() + ": interrupted checking dead-letter topics", e);

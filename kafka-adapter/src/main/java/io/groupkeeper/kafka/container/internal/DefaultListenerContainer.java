@@ -5,6 +5,7 @@ import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.internal.AdapterLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,9 +43,18 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public ListenerContainer<K, V> start() {
-        if (!state.compareAndSet(ContainerState.LATENT, ContainerState.STARTING)) {
-            throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
-                    + "; start() works once");
+        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+            return startLogged();
+        }
+    }
+
+    private ListenerContainer<K, V> startLogged() {
+        ContainerState was = state.get();
+        if (was == ContainerState.STOPPED || was == ContainerState.FAILED) {
+            restarting(was);
+        } else if (!state.compareAndSet(ContainerState.LATENT, ContainerState.STARTING)) {
+            throw new IllegalStateException("container of group " + config.group() + " is " + was
+                    + "; start() works from LATENT, STOPPED or FAILED");
         }
         try {
             if (config.errorPolicy().mayDeadLetter()) {
@@ -57,7 +67,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     // may start now (a stop that copies the workers after this block stops them as usual).
                     closePublisher();
                     state.compareAndSet(ContainerState.STARTING, ContainerState.STOPPED);
-                    LOG.info("group {}: container stopped while it was starting", config.group());
+                    LOG.info("container stopped while it was starting");
                     return this;
                 }
                 watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
@@ -82,18 +92,47 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             closeShared();
             throw cause;
         }
-        config.metrics().containerStarted(config.group(), () -> watchdog.stuckCount(),
+        config.metrics().containerStarted(config.group(), config.id(), () -> watchdog.stuckCount(),
                 () -> pausedPartitions().size(), () -> stoppedPartitions().size());
         if (!state.compareAndSet(ContainerState.STARTING, ContainerState.RUNNING)) {
-            LOG.warn("group {}: container is {} right after start", config.group(), state.get());
+            LOG.warn("container is {} right after start", state.get());
         }
-        LOG.info("group {}: container started: {} worker(s) on {}, error policy: {}", config.group(),
-                config.concurrency(), config.topics(), config.errorPolicy());
+        LOG.info("container started: {} worker(s) on {}, error policy: {}", config.concurrency(), config.topics(),
+                config.errorPolicy());
         return this;
+    }
+
+    /** A stopped or failed container starts again with new workers, once every old one has exited. */
+    private synchronized void restarting(ContainerState was) {
+        for (Worker<K, V> w : workers) {
+            if (w.exited.getCount() > 0) {
+                throw new IllegalStateException("container of group " + config.group() + " is " + was
+                        + " but its worker " + w.thread().getName() + " has not exited yet (a handler still runs); "
+                        + "start() again once it has");
+            }
+        }
+        if (sharedDeserializersClosed) {
+            throw new IllegalStateException("container of group " + config.group() + " closed the deserializer "
+                    + "instances it was given when it stopped; give it deserializers(Supplier, Supplier) to restart it");
+        }
+        if (!state.compareAndSet(was, ContainerState.STARTING)) {
+            throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
+                    + "; it changed while start() was called");
+        }
+        workers.clear();
+        failure.set(null);
+        stopRequested = false;
+        LOG.info("container restarting (was {})", was);
     }
 
     @Override
     public boolean stop(Duration deadline) {
+        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+            return stopLogged(deadline);
+        }
+    }
+
+    private boolean stopLogged(Duration deadline) {
         if (state.compareAndSet(ContainerState.LATENT, ContainerState.STOPPED)) {
             return true; // never started; a start() from here on fails
         }
@@ -116,9 +155,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     for (StackTraceElement e : w.thread().getStackTrace()) {
                         trace.append("\n\tat ").append(e);
                     }
-                    LOG.warn("group {}: worker {} did not finish within the stop deadline of {} ms; it commits and "
+                    LOG.warn("worker {} did not finish within the stop deadline of {} ms; it commits and "
                                     + "leaves when its handler returns (nothing it has not processed is committed):{}",
-                            config.group(), w.thread().getName(), deadline.toMillis(), trace);
+                            w.thread().getName(), deadline.toMillis(), trace);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -141,7 +180,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             try {
                 config.listener().workerFailed(w.member(), workerFailure);
             } catch (RuntimeException e) {
-                LOG.warn("group {}: container listener threw on workerFailed: {}", config.group(), e.toString());
+                LOG.warn("container listener threw on workerFailed: {}", e.toString());
             }
         }
         if (running.decrementAndGet() == 0) {
@@ -149,18 +188,25 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             if (stopRequested) {
                 state.updateAndGet(s -> s == ContainerState.STARTING || s == ContainerState.STOPPING
                         || s == ContainerState.RUNNING ? ContainerState.STOPPED : s);
-                LOG.info("group {}: container stopped", config.group());
+                LOG.info("container stopped");
             }
         }
     }
 
     private synchronized void closeShared() {
-        config.metrics().containerStopped(config.group());
+        config.metrics().containerStopped(config.group(), config.id());
         if (watchdog != null) {
             watchdog.close();
         }
         closePublisher();
+        if (config.sharedDeserializers() && !workers.isEmpty() && !sharedDeserializersClosed) {
+            sharedDeserializersClosed = true; // the instances given to the builder, once
+            Worker.closeQuietly(config.keyDeserializer().get(), "key");
+            Worker.closeQuietly(config.valueDeserializer().get(), "value");
+        }
     }
+
+    private boolean sharedDeserializersClosed;
 
     private synchronized void closePublisher() {
         if (publisher != null) {

@@ -11,12 +11,14 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one worker's handler over the records of one partition from one fetch, applying the error policy: retries in
- * place with backoff, then dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
+ * Runs one worker's handler over the records of one partition from one fetch, applying the error policy: retries
+ * with backoff (the worker polls while a record waits for its next attempt, see {@link Control#retryLater}), then
+ * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
  */
 final class Dispatcher<K, V> {
@@ -30,6 +32,18 @@ final class Dispatcher<K, V> {
 
         /** Waits a backoff; false if the worker is stopping (the record is handed back, not recovered). */
         boolean backoff(Duration delay) throws InterruptedException;
+
+        /**
+         * The attempts already made at the record at {@code offset} of {@code partition}, which waited for its next
+         * attempt while the worker polled (0 if none); forgets them.
+         */
+        int attemptsMade(TopicPartition partition, long offset);
+
+        /**
+         * Whether the record's next attempt waits while the worker keeps polling (the partition is handed back at the
+         * record and paused for {@code delay}, so a revocation is served meanwhile); false: wait in place.
+         */
+        boolean retryLater(TopicPartition partition, long offset, int attemptsMade, Duration delay);
 
         void stopPartition(TopicPartition partition, long offset, String reason);
 
@@ -49,8 +63,14 @@ final class Dispatcher<K, V> {
      */
     long position;
 
-    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control) {
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+
+    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
+               Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         this.config = config;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
         this.publisher = publisher;
         this.inFlight = inFlight;
         this.control = control;
@@ -82,9 +102,10 @@ final class Dispatcher<K, V> {
         } catch (RuntimeException e) {
             return recover(raw, e, 0, config.errorPolicy().deserializationFailure());
         }
-        for (int attempt = 1; ; attempt++) {
+        for (int attempt = control.attemptsMade(tp, raw.offset()) + 1; ; attempt++) {
             Exception failure;
             inFlight.begin(tp, raw.offset());
+            CurrentRecord.handling(tp);
             try {
                 config.recordHandler().handle(record);
                 processed++;
@@ -92,15 +113,19 @@ final class Dispatcher<K, V> {
             } catch (Exception e) {
                 failure = e;
             } finally {
+                CurrentRecord.handling(null);
                 logEnd();
+                clearInterrupt(tp, raw.offset());
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
-                LOG.debug("group {}: {}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", config.group(),
-                        raw.topic(), raw.partition(), raw.offset(), attempt, action.maxAttempts(), delay.toMillis(),
-                        failure.toString());
+                LOG.debug("{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", raw.topic(), raw.partition(),
+                        raw.offset(), attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
+                if (control.retryLater(tp, raw.offset(), attempt, delay)) {
+                    return false; // handed back; the worker polls meanwhile and brings the record back when due
+                }
                 if (!control.backoff(delay)) {
                     return false;
                 }
@@ -153,7 +178,7 @@ final class Dispatcher<K, V> {
                        List<ConsumerRecord<K, V>> batchList) throws InterruptedException {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
         List<ConsumerRecord<K, V>> batch = batchList;
-        int attempt = 0;
+        int attempt = raws.isEmpty() ? 0 : control.attemptsMade(tp, raws.get(0).offset());
         while (!raws.isEmpty()) {
             if (control.hold(tp)) {
                 return raws.get(0).offset();
@@ -161,6 +186,7 @@ final class Dispatcher<K, V> {
             attempt++;
             Exception failure;
             inFlight.begin(tp, raws.get(0).offset());
+            CurrentRecord.handling(tp);
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
                 processed += batch.size();
@@ -169,11 +195,16 @@ final class Dispatcher<K, V> {
             } catch (Exception e) {
                 failure = e;
             } finally {
+                CurrentRecord.handling(null);
                 logEnd();
+                clearInterrupt(tp, raws.get(0).offset());
             }
             Throwable cause = failure;
             boolean one = false;
             if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
+                if (bfe.index() > 0) {
+                    attempt = 1; // the records before it are done: this was the first attempt of the record named
+                }
                 processed += bfe.index();
                 raws = raws.subList(bfe.index(), raws.size());
                 position = raws.get(0).offset();
@@ -184,8 +215,9 @@ final class Dispatcher<K, V> {
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
             if (attempt < action.maxAttempts()) {
-                if (!control.backoff(action.backoff().delayAfter(attempt))) {
-                    return raws.get(0).offset();
+                Duration delay = action.backoff().delayAfter(attempt);
+                if (control.retryLater(tp, raws.get(0).offset(), attempt, delay) || !control.backoff(delay)) {
+                    return raws.get(0).offset(); // (later: the worker polls meanwhile, the batch comes back when due)
                 }
                 continue;
             }
@@ -217,8 +249,8 @@ final class Dispatcher<K, V> {
         K key;
         V value;
         try {
-            key = config.keyDeserializer().deserialize(raw.topic(), raw.headers(), k);
-            value = config.valueDeserializer().deserialize(raw.topic(), raw.headers(), v);
+            key = keyDeserializer.deserialize(raw.topic(), raw.headers(), k);
+            value = valueDeserializer.deserialize(raw.topic(), raw.headers(), v);
         } finally {
             if (k != null) {
                 k.position(kp);
@@ -231,11 +263,29 @@ final class Dispatcher<K, V> {
                 raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
     }
 
+    /**
+     * A handler that caught an {@code InterruptedException} and restored the thread's interrupt flag (the usual idiom)
+     * would make the next backoff or dead-letter wait throw, and the worker leave. Nothing in the container interrupts
+     * its workers (they stop through {@code stop()}), so the flag is the handler's: cleared here, once logged.
+     */
+    private void clearInterrupt(TopicPartition tp, long offset) {
+        if (Thread.interrupted()) {
+            if (!interruptLogged) {
+                interruptLogged = true;
+                LOG.warn("the handler returned from {} at offset {} with the thread's interrupt "
+                        + "flag set; cleared (the container's workers stop through stop(), not interrupts; logged "
+                        + "once per worker)", tp, offset);
+            }
+        }
+    }
+
+    private boolean interruptLogged;
+
     private void logEnd() {
         if (inFlight.end() >= 0) {
             long ms = (config.ticker().nanoTime() - inFlight.reportedSince) / 1_000_000;
-            LOG.info("group {}: member {}: handler on {} at offset {} finished after about {} ms (reported by the "
-                    + "watchdog)", config.group(), control.member(), inFlight.partition(), inFlight.offset(), ms);
+            LOG.info("handler on {} at offset {} finished after about {} ms (reported by the "
+                    + "watchdog)", inFlight.partition(), inFlight.offset(), ms);
         }
     }
 
@@ -247,7 +297,7 @@ final class Dispatcher<K, V> {
         String after = attempts == 0 ? "it does not deserialize" : "after " + attempts + " attempt(s)";
         switch (recovery) {
             case SKIP -> {
-                LOG.warn("group {}: skipped {} {}: {}", config.group(), what, after, failure.toString());
+                LOG.warn("skipped {} {}: {}", what, after, failure.toString());
                 config.metrics().recovered(config.group(), raw.topic(), recovery);
                 return true;
             }
@@ -259,13 +309,13 @@ final class Dispatcher<K, V> {
             case DEAD_LETTER -> {
                 try {
                     String topic = publisher.publish(raw, failure, attempts);
-                    LOG.warn("group {}: {} dead-lettered to {} {}: {}", config.group(), what, topic, after,
+                    LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
                     try {
                         config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
                     } catch (RuntimeException e) {
-                        LOG.warn("group {}: container listener threw on deadLettered: {}", config.group(), e.toString());
+                        LOG.warn("container listener threw on deadLettered: {}", e.toString());
                     }
                     return true;
                 } catch (DeadLetterPublisher.DeadLetterException e) {

@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.Ticker;
+import io.groupkeeper.kafka.internal.AdapterLog;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ final class Watchdog implements AutoCloseable {
                 }
             }
         } catch (RuntimeException e) {
-            LOG.warn("group {}: watchdog check failed: {}", group, e.toString());
+            LOG.warn("watchdog check failed: {}", e.toString());
         }
     }
 
@@ -101,15 +102,21 @@ final class Watchdog implements AutoCloseable {
         for (StackTraceElement e : stack) {
             trace.append("\n\tat ").append(e);
         }
-        LOG.warn("group {}: member {}: handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
-                        + "the partition stays owned and is not evicted. Thread {}:{}", group, stuck.member(),
-                partition, offset, running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(),
-                trace);
+        try (AdapterLog.Scope ignored = AdapterLog.enter(group, stuck.member())) {
+            reportLogged(stuck, s, partition, offset, running, trace);
+        }
+    }
+
+    private void reportLogged(StuckHandler stuck, InFlight s, TopicPartition partition, long offset, Duration running,
+                              StringBuilder trace) {
+        LOG.warn("handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
+                        + "the partition stays owned and is not evicted. Thread {}:{}", partition, offset,
+                running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(), trace);
         metrics.handlerStuck(group);
         try {
             listener.handlerStuck(stuck);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: container listener threw on handlerStuck: {}", group, e.toString());
+            LOG.warn("container listener threw on handlerStuck: {}", e.toString());
         }
     }
 

@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.internal.AdapterLog;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,8 +23,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
@@ -36,8 +40,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final DefaultListenerContainer<K, V> container;
     private final ContainerConfig<K, V> config;
     private final Thread thread;
+    private final int index;
     final InFlight inFlight;
     private final Dispatcher<K, V> dispatcher;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     final CountDownLatch exited = new CountDownLatch(1);
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
@@ -46,14 +53,56 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
+    /**
+     * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
+     * record and paused until due (worker thread only).
+     */
+    private final Map<TopicPartition, Retry> retries = new HashMap<>();
+
+    /** {@code attempts} made at the record at {@code offset}; its next one is due at {@code dueNanos}. */
+    private record Retry(long offset, int attempts, long dueNanos) {
+    }
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
            DeadLetterPublisher publisher) {
         this.container = container;
         this.config = config;
+        this.index = index;
         this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
         this.inFlight = new InFlight(thread);
-        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this);
+        this.keyDeserializer = Objects.requireNonNull(config.keyDeserializer().get(),
+                "the key deserializer supplier returned null");
+        this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
+                "the value deserializer supplier returned null");
+        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer);
+    }
+
+    /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
+    private Map<String, Object> kafkaProperties() {
+        Object clientId = config.kafkaProperties().get("client.id");
+        if (clientId == null || clientId.toString().isBlank()) {
+            return config.kafkaProperties(); // the adapter names each consumer after its member
+        }
+        Map<String, Object> props = new HashMap<>(config.kafkaProperties());
+        props.put("client.id", clientId + "-" + index);
+        return props;
+    }
+
+    /** This worker's own deserializers (unless shared by the container's), closed as its thread ends. */
+    private void closeDeserializers() {
+        if (config.sharedDeserializers()) {
+            return; // the container closes them once
+        }
+        closeQuietly(keyDeserializer, "key");
+        closeQuietly(valueDeserializer, "value");
+    }
+
+    static void closeQuietly(Deserializer<?> d, String which) {
+        try {
+            d.close();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the {} deserializer {} failed: {}", which, d.getClass().getName(), e.toString());
+        }
     }
 
     void start() {
@@ -66,16 +115,34 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     @Override
     public void run() {
+        // The container's thread: the group and, once known, the member in every line it logs (as the core's).
+        AdapterLog.enter(config.group(), thread.getName());
+        try {
+            runLogged();
+        } finally {
+            MDC.remove(AdapterLog.GROUP);
+            MDC.remove(AdapterLog.MEMBER);
+            CurrentRecord.leave();
+        }
+    }
+
+    private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
             CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
             config.consumerOptions().accept(b);
-            c = b.group(config.group()).topics(config.topics()).kafkaProperties(config.kafkaProperties())
+            if (config.instanceId() != null) {
+                b.instanceId(config.instanceId() + "-" + index); // one static member per worker
+            }
+            c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
                     .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
             consumer = c;
+            MDC.put(AdapterLog.MEMBER, c.memberId());
+            CurrentRecord.worker(c); // HandlerContext.fencingToken() in the handlers
             started.complete(null);
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
+            closeDeserializers();
             container.workerExited(this, null);
             exited.countDown();
             return;
@@ -86,7 +153,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 applyPauses(c);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
-                    records = c.poll(config.pollTimeout());
+                    records = c.poll(pollTimeout());
                 } catch (WakeupException e) {
                     continue; // a pause, resume or stop: applied at the top
                 } catch (OffsetOutOfRangePolicyException e) {
@@ -97,13 +164,18 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 }
             }
         } catch (InterruptedException e) {
-            LOG.warn("group {}: worker {} interrupted; leaving", config.group(), thread.getName());
+            if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
+                failure = e;
+                LOG.error("worker {} (member {}) interrupted; its consumer closes and leaves the group",
+                        thread.getName(), c.memberId(), e);
+            }
         } catch (RuntimeException | Error e) {
             failure = e;
-            LOG.error("group {}: worker {} (member {}) failed; its consumer closes and leaves the group",
-                    config.group(), thread.getName(), c.memberId(), e);
+            LOG.error("worker {} (member {}) failed; its consumer closes and leaves the group",
+                    thread.getName(), c.memberId(), e);
         } finally {
             c.close(); // final commit of what was done, then the partitions are released
+            closeDeserializers();
             container.workerExited(this, failure);
             exited.countDown(); // after the container's state moved: stop() returns a settled state
         }
@@ -165,17 +237,41 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         });
     }
 
-    /** Makes the consumer's paused set what the container wants: user pauses, stopped partitions, or all. */
+    /** The poll's timeout: shorter when a record's next attempt comes due sooner. */
+    private Duration pollTimeout() {
+        Duration timeout = config.pollTimeout();
+        if (retries.isEmpty()) {
+            return timeout;
+        }
+        long now = config.ticker().nanoTime();
+        long soonest = Long.MAX_VALUE;
+        for (Retry r : retries.values()) {
+            soonest = Math.min(soonest, r.dueNanos - now);
+        }
+        return Duration.ofNanos(Math.max(1_000_000, Math.min(timeout.toNanos(), soonest)));
+    }
+
+    /**
+     * Makes the consumer's paused set what the container wants: user pauses, stopped partitions, records waiting for
+     * their next attempt (until due), or all.
+     */
     private void applyPauses(CoordinatedConsumer<ByteBuffer, ByteBuffer> c) {
         Set<TopicPartition> owned = c.assignment();
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
+        retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
         } else {
             want = new HashSet<>(userPaused);
             want.addAll(stopped.keySet());
+            long now = config.ticker().nanoTime();
+            retries.forEach((tp, r) -> {
+                if (r.dueNanos - now > 0) {
+                    want.add(tp);
+                }
+            });
         }
         Set<TopicPartition> have = c.paused();
         if (want.equals(have)) {
@@ -187,11 +283,15 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         resume.removeAll(want);
         if (!pause.isEmpty()) {
             c.pause(pause);
-            LOG.info("group {}: member {}: paused {}", config.group(), c.memberId(), pause);
+            if (!retries.keySet().containsAll(pause)) {
+                LOG.info("paused {}", pause);
+            }
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            LOG.info("group {}: member {}: resumed {}", config.group(), c.memberId(), resume);
+            if (!retries.keySet().containsAll(resume)) {
+                LOG.info("resumed {}", resume);
+            }
         }
     }
 
@@ -222,15 +322,30 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     @Override
+    public int attemptsMade(TopicPartition tp, long offset) {
+        Retry r = retries.remove(tp);
+        return r != null && r.offset == offset ? r.attempts : 0;
+    }
+
+    @Override
+    public boolean retryLater(TopicPartition tp, long offset, int attemptsMade, Duration delay) {
+        if (config.sleeper() != null || delay.isZero() || stopping) {
+            return false; // a test's sleeper (or no wait at all): in place
+        }
+        retries.put(tp, new Retry(offset, attemptsMade, config.ticker().nanoTime() + delay.toNanos()));
+        return true;
+    }
+
+    @Override
     public void stopPartition(TopicPartition tp, long offset, String reason) {
         StoppedPartition s = new StoppedPartition(tp, offset, reason);
         stopped.put(tp, s);
-        LOG.warn("group {}: member {}: partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
-                config.group(), member(), tp, offset, reason);
+        LOG.warn("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
+                tp, offset, reason);
         try {
             config.listener().partitionStopped(s);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: container listener threw on partitionStopped: {}", config.group(), e.toString());
+            LOG.warn("container listener threw on partitionStopped: {}", e.toString());
         }
     }
 
