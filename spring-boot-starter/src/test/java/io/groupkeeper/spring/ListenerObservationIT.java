@@ -36,7 +36,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * A listener written as for Spring Kafka, in a Boot application with Actuator and Micrometer Tracing (Brave): the trace
  * of a produced record's W3C {@code traceparent} continues in the handler, the {@code groupkeeper.listener} timer is in
  * {@code /actuator/metrics} (its endpoint bean) with the listener's tags, and a value that is not JSON for the payload
- * type is dead-lettered raw without reaching the handler.
+ * type is dead-lettered raw without reaching the handler; a {@code @FencingToken} parameter gets the partition's token.
  */
 @SpringBootTest(classes = ListenerObservationIT.App.class)
 @AutoConfigureTracing // Boot's tests turn tracing export off, and propagation with it, unless asked
@@ -61,13 +61,15 @@ class ListenerObservationIT {
     static class Payments {
         final Tracer tracer;
         final Queue<String> seen = new ConcurrentLinkedQueue<>();
+        final Queue<Long> tokens = new ConcurrentLinkedQueue<>();
 
         Payments(Tracer tracer) {
             this.tracer = tracer;
         }
 
         @GroupKeeperListener(group = "${app.group}", topics = "${app.topic}")
-        void pay(Payment payment, @Header(KafkaHeaders.OFFSET) long offset) {
+        void pay(Payment payment, @Header(KafkaHeaders.OFFSET) long offset, @FencingToken long token) {
+            tokens.add(token);
             seen.add(payment.id() + "@" + offset + " trace " + tracer.currentSpan().context().traceId());
         }
     }
@@ -105,6 +107,8 @@ class ListenerObservationIT {
         }
         await().atMost(WAIT).until(() -> !payments.seen.isEmpty());
         assertThat(payments.seen).containsExactly("p-1@1 trace " + TRACE_ID);
+        assertThat(payments.tokens).as("@FencingToken: the partition's token").singleElement()
+                .satisfies(t -> assertThat(t).isPositive());
 
         MetricsEndpoint.MetricDescriptor timer = metrics.metric("groupkeeper.listener",
                 List.of("listener.id:" + GROUP, "outcome:success", "topic:" + TOPIC, "group:" + GROUP));

@@ -130,6 +130,20 @@ sealed interface ListenerArgument {
         }
     }
 
+    /** {@code @FencingToken}: the partition's fencing token, as a {@code long} or an {@code OptionalLong}. */
+    record Token(boolean optional, String where) implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
+            if (optional) {
+                return token;
+            }
+            ConsumerRecord<Object, Object> r = records.get(0);
+            return token.orElseThrow(() -> new IllegalStateException(where + ": no fencing token for " + r.topic()
+                    + "-" + r.partition() + ": this member no longer owns the partition"));
+        }
+    }
+
     /** A required header a record does not have: not worth retrying, so the error policy's rules can single it out. */
     final class MissingHeaderException extends IllegalArgumentException {
         MissingHeaderException(String message) {

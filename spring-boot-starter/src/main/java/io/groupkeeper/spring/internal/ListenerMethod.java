@@ -3,6 +3,7 @@ package io.groupkeeper.spring.internal;
 import com.fasterxml.jackson.databind.JavaType;
 import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.RecordHandler;
+import io.groupkeeper.spring.FencingToken;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -36,7 +37,8 @@ import org.springframework.util.ReflectionUtils;
  *   {@code kafka_receivedMessageKey}, {@code kafka_receivedTimestamp}, {@code kafka_timestampType},
  *   {@code kafka_groupId}) or a record header by name, converted to the parameter's type; in a batch listener a
  *   {@code List} header parameter has one value per record;</li>
- *   <li>{@code @Headers Map<String, Object>}: all of them.</li>
+ *   <li>{@code @Headers Map<String, Object>}: all of them;</li>
+ *   <li>{@code @FencingToken long} (or {@code OptionalLong}): the partition's fencing token.</li>
  * </ul>
  * Anything else (Spring Kafka's {@code Acknowledgment} or {@code Consumer}, {@code ConsumerRecords}, two data
  * parameters) fails the context start naming the method and the parameter. Exceptions thrown by the method reach the
@@ -67,7 +69,8 @@ public final class ListenerMethod {
         String dataParameter = null;
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
-            if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)) {
+            if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
+                    || p.isAnnotationPresent(FencingToken.class)) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -88,6 +91,12 @@ public final class ListenerMethod {
             Header header = p.getAnnotation(Header.class);
             if (header != null) {
                 arguments.add(header(header, p, new MethodParameter(method, i), data.batch, group,
+                        name + " " + where(p, i)));
+            } else if (p.isAnnotationPresent(FencingToken.class)) {
+                if (p.getType() != long.class && p.getType() != Long.class && p.getType() != java.util.OptionalLong.class) {
+                    throw unsupported(name, where(p, i), "@FencingToken takes a long or an OptionalLong");
+                }
+                arguments.add(new ListenerArgument.Token(p.getType() == java.util.OptionalLong.class,
                         name + " " + where(p, i)));
             } else if (p.isAnnotationPresent(Headers.class)) {
                 if (!Map.class.isAssignableFrom(p.getType())) {

@@ -91,6 +91,13 @@ class ListenerMethodTest {
 
         void rawList(@SuppressWarnings("rawtypes") List values) {
         }
+
+        void tokenAsText(String value, @io.groupkeeper.spring.FencingToken String token) {
+        }
+
+        void tokenOutsideAHandler(String value, @io.groupkeeper.spring.FencingToken java.util.OptionalLong token) {
+            calls.add(token);
+        }
     }
 
     private final Listeners listeners = new Listeners();
@@ -213,5 +220,13 @@ class ListenerMethodTest {
         assertThatThrownBy(() -> method("records")).hasMessageContaining("ConsumerRecords is not supported");
         assertThatThrownBy(() -> method("nothing")).hasMessageContaining("no data parameter");
         assertThatThrownBy(() -> method("rawList")).hasMessageContaining("a raw List");
+        assertThatThrownBy(() -> method("tokenAsText")).hasMessageContaining("@FencingToken takes a long");
+    }
+
+    @Test
+    void aFencingTokenOutsideAContainersHandlerIsEmpty() throws Exception {
+        ListenerMethod m = method("tokenOutsideAHandler");
+        m.recordHandler().handle(record(m, 0, 1, null, "v", null));
+        assertThat(listeners.calls).containsExactly(java.util.OptionalLong.empty());
     }
 }
