@@ -3,6 +3,7 @@ package io.groupkeeper;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.assignor.PartitionAssignor;
 import io.groupkeeper.internal.DefaultGroupMember;
+import io.groupkeeper.internal.LiveMemberIds;
 import io.groupkeeper.internal.MemberConfig;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.ConnectionListener;
@@ -48,6 +49,8 @@ public final class GroupKeeper implements AutoCloseable {
     private final GroupMetrics metrics;
     private final ConnectionListener connectionMetrics;
     private final List<GroupMember> members = new ArrayList<>();
+    /** One live member per group and member id in this keeper (one session), until its leave is over. */
+    private final LiveMemberIds liveIds = new LiveMemberIds();
     private State state = State.LATENT;
 
     private GroupKeeper(Builder b) {
@@ -313,7 +316,7 @@ public final class GroupKeeper implements AutoCloseable {
                     metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
                     registrationTimeout);
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
-                    GroupKeeper.this::forget, GroupKeeper.this::isClosed);
+                    GroupKeeper.this::forget, GroupKeeper.this::isClosed, liveIds);
             synchronized (GroupKeeper.this) {
                 members.add(member);
             }

@@ -4,6 +4,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.OffsetSnapshot;
 import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.TargetAssignment;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ final class Reconciler {
     private final BooleanSupplier running;
     private final LongSupplier session;
 
-    private final Backoff backoff = new Backoff();
+    private final RetryDelays backoff;
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
     private final java.util.concurrent.atomic.AtomicBoolean claimPending = new java.util.concurrent.atomic.AtomicBoolean();
@@ -79,6 +80,7 @@ final class Reconciler {
         this.log = log;
         this.lane = lane;
         this.scheduler = scheduler;
+        this.backoff = RetryDelays.seededBy(config.groupId(), config.memberId());
         this.running = running;
         this.session = session;
     }
@@ -205,7 +207,7 @@ final class Reconciler {
             }
         } catch (RuntimeException e) {
             LOG.warn("claim failed, retrying with a full step: {}", e.toString());
-            retryLater(Backoff.MIN_MS);
+            retryLater(backoff.around(RetryDelays.MIN_MS));
         }
     }
 
@@ -312,12 +314,13 @@ final class Reconciler {
         }
         try {
             if (!committer.checkExternalEdit(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)))) {
-                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MIN_MS,
+                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), backoff.around(RetryDelays.MIN_MS),
                         TimeUnit.MILLISECONDS);
             }
         } catch (RuntimeException e) {
             LOG.debug("could not re-read offset of {}: {}", tp, e.toString());
-            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MAX_MS, TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), backoff.around(RetryDelays.MAX_MS),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
@@ -366,14 +369,25 @@ final class Reconciler {
             try {
                 PartitionTable.Entry entry = e.get();
                 long session = entry.lease().session();
-                OptionalLong version = store.ownedVersion(tp, config.memberId(), session);
+                if (session != this.session.getAsLong() && PartitionTable.finalOffset(entry).isPresent()
+                        && reclaimToHandOver(tp, entry, held, requests)) {
+                    continue;
+                }
+                // With a final offset to write, the node's incarnation is read too (a node deleted and created again
+                // restarts its version): one read either way.
+                Optional<Optional<OffsetSnapshot>> read = readIfOwnedWithFinal(tp, entry, session);
+                Optional<OffsetSnapshot> seen = read.orElse(Optional.empty());
+                OptionalLong version = read.isPresent()
+                        ? seen.map(o -> OptionalLong.of(o.version())).orElse(OptionalLong.empty())
+                        : store.ownedVersion(tp, config.memberId(), session);
                 if (version.isEmpty()) {
                     table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, false);
                 } else {
                     held.put(tp, entry);
                     // A final offset handed over whose release failed goes with this one, unless the node moved since.
                     long v = version.getAsLong();
-                    Optional<CommitRequest> last = PartitionTable.finalOffset(entry).filter(f -> v == entry.version())
+                    Optional<CommitRequest> last = PartitionTable.finalOffset(entry)
+                            .filter(f -> seen.isPresent() && !seen.get().differsFrom(entry.version(), entry.created()))
                             .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd()));
                     requests.add(new ReleaseRequest(tp, v, session, last));
                 }
@@ -389,6 +403,56 @@ final class Reconciler {
         }
         if (retry) {
             retryLater(backoff.failed());
+        }
+    }
+
+    /**
+     * A final offset handed over in an earlier session, whose release failed and whose owner node went with that
+     * session: the successor would start without it (and skip records when nothing was committed and it starts at the
+     * log end). So the partition is claimed again in this session and released with the final offset, if the offset
+     * node still holds what this member last saw there (same offset, same incarnation: nobody wrote it since). Returns
+     * false, changing nothing, when someone else holds it meanwhile or it cannot be claimed: the caller then proves it
+     * not held, as for any stopped partition, and the final offset comes too late.
+     */
+    private boolean reclaimToHandOver(TopicPartition tp, PartitionTable.Entry entry,
+                                     Map<TopicPartition, PartitionTable.Entry> held, List<ReleaseRequest> requests) {
+        PartitionTable.FinalOffset last = PartitionTable.finalOffset(entry).orElseThrow();
+        if (!(store.claim(tp, config.memberId(), generation, () -> { }) instanceof ClaimResult.Claimed claimed)) {
+            LOG.warn("final offset {} of {} handed over in an earlier session comes too late: the partition is "
+                    + "taken", last.offset(), tp);
+            return false;
+        }
+        OffsetSnapshot now = claimed.offset();
+        boolean unchanged = now.offset().equals(entry.offset())
+                && (entry.created() == 0 || now.created() == 0 || now.created() == entry.created());
+        held.put(tp, table.reclaimToHandOver(tp, now, claimed.lease(), unchanged));
+        long session = claimed.lease().session();
+        requests.add(new ReleaseRequest(tp, now.version(), session, unchanged
+                ? Optional.of(new CommitRequest(tp, last.offset(), now.version(), session, last.logEnd()))
+                : Optional.empty()));
+        if (unchanged) {
+            LOG.info("handing over final offset {} of {} from an earlier session", last.offset(), tp);
+        } else {
+            LOG.warn("final offset {} of {} from an earlier session not handed over: the offset node changed since "
+                    + "(now {})", last.offset(), tp, now.offset());
+        }
+        return true;
+    }
+
+    /**
+     * For a stopped partition with a final offset: the offset node as read if this member holds {@code tp} in {@code
+     * session} (empty inside: not held). Empty outside when there is no final offset, or the node cannot be decoded
+     * (not the node the final offset was meant for): the caller then reads the version alone.
+     */
+    private Optional<Optional<OffsetSnapshot>> readIfOwnedWithFinal(TopicPartition tp, PartitionTable.Entry entry,
+                                                                     long session) {
+        if (PartitionTable.finalOffset(entry).isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(store.readIfOwned(tp, config.memberId(), session));
+        } catch (io.groupkeeper.spi.CorruptNodeException e) {
+            return Optional.empty();
         }
     }
 
@@ -427,6 +491,13 @@ final class Reconciler {
             if (released.contains(tp)) {
                 written += r.finalCommit().isPresent() ? 1 : 0;
                 table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
+                continue;
+            }
+            if (r.finalCommit().isPresent() && r.session() != session.getAsLong()) {
+                // Its session ended before the final offset was written: stopped with it, for releaseStopped to hand
+                // it over in this session (or learn that it comes too late).
+                retry = true;
+                table.stop(tp, r.session());
                 continue;
             }
             if (r.finalCommit().isPresent()) {
@@ -468,12 +539,13 @@ final class Reconciler {
     }
 
     /**
-     * A leave whose releases failed (a lost connection) tries those partitions again a few times, with backoff, before
-     * the member goes: their final offsets go with them, and a successor would otherwise start before them.
+     * A leave whose releases failed tries those partitions again a few times, with backoff, before the member goes:
+     * their final offsets go with them, and a successor would otherwise start before them. Not while the connection is
+     * in doubt ({@code inDoubt}): the caller ({@link MemberLeave}) then waits for the connection's verdict instead.
      */
-    private void finishLeave(CompletableFuture<Void> done, int attemptsLeft) {
+    private void finishLeave(CompletableFuture<Void> done, int attemptsLeft, BooleanSupplier inDoubt) {
         SortedSet<TopicPartition> still = table.inState(PartitionState.STOPPED);
-        if (still.isEmpty() || attemptsLeft == 0) {
+        if (still.isEmpty() || attemptsLeft == 0 || inDoubt.getAsBoolean()) {
             done.complete(null);
             return;
         }
@@ -483,15 +555,16 @@ final class Reconciler {
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
-            finishLeave(done, attemptsLeft - 1);
+            finishLeave(done, attemptsLeft - 1, inDoubt);
         }), backoff.failed(), TimeUnit.MILLISECONDS);
     }
 
     /**
      * On close, on the lane: revokes every owned partition (the future completes when the callback returned), then
-     * releases those, the ones a step was still revoking, and every stopped partition still held.
+     * releases those, the ones a step was still revoking, and every stopped partition still held. Called again by a
+     * leave that met the connection's loss: it then releases what is still stopped.
      */
-    CompletableFuture<Void> leave() {
+    CompletableFuture<Void> leave(BooleanSupplier inDoubt) {
         // A step's revocation whose callback is still queued or running: its own release would come after the close
         // cleared the table, and its owner nodes would outlive the member. Released here, after that callback.
         SortedSet<TopicPartition> inFlight = table.inState(PartitionState.REVOKING);
@@ -511,7 +584,7 @@ final class Reconciler {
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
-            finishLeave(done, LEAVE_RETRIES);
+            finishLeave(done, LEAVE_RETRIES, inDoubt);
         };
         // Callbacks run in order: once the leave's revocation (or, with nothing to revoke, a marker) has returned,
         // so has every callback queued before it.
