@@ -138,7 +138,9 @@ final class MemberLeave {
     private void whenDecided(CompletableFuture<Boolean> decision, long ms, Runnable timedOut) {
         CompletableFuture<Boolean> decided = new CompletableFuture<>();
         decision.thenAccept(decided::complete);
-        ScheduledFuture<?> timeout = scheduler.schedule(() -> decided.complete(null), ms, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timeout = scheduler.schedule(() -> {
+            decided.complete(null);
+        }, ms, TimeUnit.MILLISECONDS);
         decided.thenAccept(back -> lane.execute(() -> {
             timeout.cancel(false);
             if (back == null) {

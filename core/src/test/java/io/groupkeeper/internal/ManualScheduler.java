@@ -101,8 +101,15 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        throw new UnsupportedOperationException("not used by the member");
+        return (ScheduledFuture<V>) schedule(() -> {
+            try {
+                callable.call();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, delay, unit);
     }
 
     @Override

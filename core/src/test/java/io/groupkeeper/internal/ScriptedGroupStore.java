@@ -55,6 +55,8 @@ final class ScriptedGroupStore implements GroupStore {
     private final Map<String, Deque<RuntimeException>> failures = new HashMap<>();
     private final Map<TopicPartition, Deque<ClaimResult>> claims = new HashMap<>();
     final Set<String> registered = new LinkedHashSet<>();
+    /** While set, every call fails as with a lost connection (and is recorded). */
+    boolean disconnected;
 
     // ------------------------------------------------------------------ scripting
 
@@ -126,6 +128,9 @@ final class ScriptedGroupStore implements GroupStore {
 
     private void call(String method, Object args) {
         calls.add(args == null ? method : method + " " + args);
+        if (disconnected) {
+            throw new StoreException(method + ": not connected (scripted)");
+        }
         Deque<RuntimeException> q = failures.get(method);
         if (q != null && !q.isEmpty()) {
             throw q.poll();
