@@ -177,10 +177,30 @@ final class ScriptedGroupStore implements GroupStore {
         return registered.contains(memberId);
     }
 
+    /** The live members the leader reads; {@link #membersChanged} fires the hook it armed. */
+    final Map<String, MemberInfo> members = new TreeMap<>();
+    final List<String> memberProblems = new ArrayList<>();
+    private Runnable membersHook;
+    /** The published assignment, as the leader reads it first. */
+    AssignmentSnapshot assignment = AssignmentSnapshot.empty();
+
+    void join(String memberId, Optional<String> instanceId, String... topics) {
+        members.put(memberId, new MemberInfo(memberId, instanceId, "host", new TreeSet<>(List.of(topics)),
+                Instant.EPOCH, "sticky"));
+    }
+
+    void membersChanged() {
+        Runnable hook = membersHook;
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
     @Override
     public MembersSnapshot readMembers(Runnable onChange) {
         call("readMembers", null);
-        return new MembersSnapshot(new TreeMap<>(), List.of());
+        membersHook = onChange;
+        return new MembersSnapshot(new TreeMap<>(members), memberProblems);
     }
 
     @Override
@@ -211,7 +231,7 @@ final class ScriptedGroupStore implements GroupStore {
     @Override
     public AssignmentSnapshot readAssignment() {
         call("readAssignment", null);
-        return AssignmentSnapshot.empty();
+        return assignment;
     }
 
     @Override
