@@ -20,7 +20,7 @@ enum ConnectionPhase {
     CONNECTED,
     /** In doubt: the session may live on, but may end at any moment. Every held partition is stopped (I7). */
     SUSPENDED,
-    /** The store gave the session up: once the service ends it, nothing of this session is left (a close needs no leave). */
+    /** The store gave the session up: once the service ends it, nothing of this session is left. */
     LOST;
 
     Set<ConnectionPhase> next() {

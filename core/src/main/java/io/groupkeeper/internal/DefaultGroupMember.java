@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * <p>Connection care (I7): the {@link ConnectionTracker} holds the connection's state. On SUSPENDED or LOST every
  * held partition is stopped and reported lost at once, on the store's thread, with no commit, so processing stops
  * before the session can expire; on reconnection the member re-registers if its session was new and follows its
- * target again (stopped partitions are re-confirmed or released). A close is a {@link MemberLeave}, which listens to the
- * connection to its end; the member id is held in the keeper's {@link LiveMemberIds} until that end.
+ * target again (stopped partitions are re-confirmed or released). A close is a {@link MemberLeave}, which listens to
+ * the connection to its end; the member id is held in the keeper's {@link LiveMemberIds} until that end.
  */
 public final class DefaultGroupMember implements GroupMember {
 
@@ -315,7 +315,7 @@ public final class DefaultGroupMember implements GroupMember {
         reconciler.step();
     }
 
-    /** On the store's thread: the connection is in doubt from now; every held partition stops. Returns the event's number. */
+    /** On the store's thread: the connection is in doubt from now, every held partition stops; returns the event's number. */
     private long stopEverything(ConnectionEvent event) {
         synchronized (table) {
             long n = connection.heard(event);

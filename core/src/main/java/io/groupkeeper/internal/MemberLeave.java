@@ -134,7 +134,7 @@ final class MemberLeave {
         }
     }
 
-    /** On the lane: {@link #onVerdict} once {@code decision} completes, {@code timedOut} if it has not in {@code ms}. */
+    /** On the lane: {@link #onVerdict} once {@code decision} completes; {@code timedOut} if not within {@code ms}. */
     private void whenDecided(CompletableFuture<Boolean> decision, long ms, Runnable timedOut) {
         CompletableFuture<Boolean> decided = new CompletableFuture<>();
         decision.thenAccept(decided::complete);
@@ -164,7 +164,8 @@ final class MemberLeave {
      */
     private void giveUp(String why, boolean deregistered, SortedSet<TopicPartition> held) {
         LOG.error("member {} closed, but {}: {}{} may remain until the keeper's session ends, if that session is "
-                        + "still alive (the service ends a session after its timeout, unless the service itself was down)",
+                        + "still alive (the service ends a session after its timeout, unless the service itself was "
+                        + "down)",
                 log.member(), why, deregistered ? "" : "its member node, ",
                 held.isEmpty() ? "no owner node" : "the owner nodes of " + held);
         done.complete(null);

@@ -314,8 +314,8 @@ final class Reconciler {
         }
         try {
             if (!committer.checkExternalEdit(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)))) {
-                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), backoff.around(RetryDelays.MIN_MS),
-                        TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)),
+                        backoff.around(RetryDelays.MIN_MS), TimeUnit.MILLISECONDS);
             }
         } catch (RuntimeException e) {
             LOG.debug("could not re-read offset of {}: {}", tp, e.toString());

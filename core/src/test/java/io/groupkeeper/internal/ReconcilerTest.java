@@ -214,7 +214,8 @@ class ReconcilerTest {
         assertThat(delays).hasSize(4);
         assertThat(delays.get(0)).isEqualTo(RetryDelays.MIN_MS);
         for (int i = 1; i < delays.size(); i++) {
-            assertThat(delays.get(i)).isBetween(RetryDelays.MIN_MS, Math.min(RetryDelays.MAX_MS, 3 * delays.get(i - 1)));
+            assertThat(delays.get(i)).isBetween(RetryDelays.MIN_MS,
+                    Math.min(RetryDelays.MAX_MS, 3 * delays.get(i - 1)));
         }
         assertThat(m.table.owned()).containsExactly(T0);
     }

@@ -265,7 +265,8 @@ final class ScriptedGroupStore implements GroupStore {
 
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
-        call("commit", requests.stream().map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion()).toList());
+        call("commit", requests.stream().map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion())
+                .toList());
         Map<TopicPartition, Long> committed = new HashMap<>();
         Map<TopicPartition, Long> created = new HashMap<>();
         Set<TopicPartition> conflicted = new HashSet<>();
