@@ -234,7 +234,7 @@ public final class DefaultGroupMember implements GroupMember {
                 LOG.info("id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
                         e.getMessage());
                 try {
-                    Thread.sleep(REGISTRATION_RETRY_MS); // a backoff, bounded by the registration timeout
+                    Thread.sleep(delays.around(REGISTRATION_RETRY_MS)); // jittered, bounded by the registration timeout
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw e;
