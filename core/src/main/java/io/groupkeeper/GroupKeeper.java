@@ -240,7 +240,9 @@ public final class GroupKeeper implements AutoCloseable {
 
         /**
          * Makes this a static member: its id is {@code instanceId}, and if it leaves and returns within the static
-         * grace period, it gets its partitions back without a rebalance of the others (as Kafka's KIP-345).
+         * grace period, it gets its partitions back without a rebalance of the others (as Kafka's KIP-345). One id is
+         * held by one live member at a time: another process's is refused, and so is another of this keeper's until
+         * the first has finished leaving (see {@link #registrationTimeout}).
          */
         public MemberBuilder instanceId(String instanceId) {
             this.instanceId = Names.requireValid("instance id", instanceId);
@@ -286,8 +288,10 @@ public final class GroupKeeper implements AutoCloseable {
 
         /**
          * How long {@link GroupMember#start()} waits for its member id to become free when another session holds it
-         * (a static member restarted right after a crash: its predecessor's session has not expired yet). Default
-         * 30 s; after it, start fails with {@link io.groupkeeper.spi.MemberIdInUseException}.
+         * (a static member restarted right after a crash: its predecessor's session has not expired yet), or for a
+         * member of this keeper with the same id to finish leaving (one keeper has at most one live member per group
+         * and instance id). Default 30 s; after it, start fails with {@link io.groupkeeper.spi.MemberIdInUseException}
+         * naming the group and the id.
          */
         public MemberBuilder registrationTimeout(Duration timeout) {
             this.registrationTimeout = requireNonNegative("registrationTimeout", timeout);
