@@ -2,20 +2,15 @@ package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.OffsetSnapshot;
-import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.TargetAssignment;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -38,14 +33,13 @@ import org.slf4j.LoggerFactory;
  * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
  * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
  *
- * <p>About 500 lines: the step, its claims and its releases share the lane-confined target, generation and backoff;
- * split further, each piece would need all three handed back and forth.
+ * <p>The releases themselves are {@link Releases}'; the step, its claims and the leave share the lane-confined target,
+ * generation and backoff here.
  */
 final class Reconciler {
 
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
     private static final int PARALLEL_CLAIMS = 16;
-    private static final int RELEASE_ATTEMPTS = 5;
     private static final int LEAVE_RETRIES = 5;
 
     private final MemberConfig config;
@@ -61,9 +55,11 @@ final class Reconciler {
     private final LongSupplier session;
 
     private final RetryDelays backoff;
+    private final Releases releases;
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
-    private final java.util.concurrent.atomic.AtomicBoolean claimPending = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean claimPending =
+            new java.util.concurrent.atomic.AtomicBoolean();
     // Lane-confined.
     private SortedSet<TopicPartition> wanted = Collections.emptySortedSet();
     private boolean stepPending;
@@ -81,6 +77,8 @@ final class Reconciler {
         this.lane = lane;
         this.scheduler = scheduler;
         this.backoff = RetryDelays.seededBy(config.groupId(), config.memberId());
+        this.releases = new Releases(config, store, table, log, this::generation, session,
+                () -> retryLater(backoff.failed()));
         this.running = running;
         this.session = session;
     }
@@ -161,8 +159,8 @@ final class Reconciler {
     /** After the revocation callback returned: release, then claim. */
     private void finishStep(SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started,
                             boolean newTarget) {
-        int released = releaseRevoked(revoke);
-        releaseStopped(stale);
+        int released = releases.releaseRevoked(revoke);
+        releases.releaseStopped(stale);
         if (!running.getAsBoolean()) {
             return;
         }
@@ -324,220 +322,6 @@ final class Reconciler {
         }
     }
 
-    // ------------------------------------------------------------------ releases
-
-    /**
-     * Releases the revoked partitions in as few transactions as the store allows, with the final offsets handed over
-     * in the callback. Returns how many were revoked.
-     */
-    int releaseRevoked(SortedSet<TopicPartition> revoke) {
-        Map<TopicPartition, PartitionTable.Entry> entries = table.revoking(revoke);
-        if (entries.isEmpty()) {
-            return 0;
-        }
-        List<ReleaseRequest> requests = new ArrayList<>();
-        int finals = 0;
-        for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
-            PartitionTable.Entry e = en.getValue();
-            Optional<CommitRequest> commit = PartitionTable.finalOffset(e).map(f -> new CommitRequest(en.getKey(),
-                    f.offset(), e.version(), e.lease().session(), f.logEnd()));
-            finals += commit.isPresent() ? 1 : 0;
-            requests.add(new ReleaseRequest(en.getKey(), e.version(), e.lease().session(), commit));
-        }
-        long started = System.nanoTime();
-        int written = releaseFenced(requests, entries);
-        if (finals > 0) {
-            config.metrics().committed(config.groupId(), config.memberId(), written, 0, finals - written,
-                    System.nanoTime() - started);
-        }
-        return entries.size();
-    }
-
-    /**
-     * Releases stopped partitions no longer wanted whose owner nodes this member still holds; forgets the others. Each
-     * partition on its own: one that cannot be read or released stays stopped for the next step.
-     */
-    private void releaseStopped(SortedSet<TopicPartition> stale) {
-        Map<TopicPartition, PartitionTable.Entry> held = new TreeMap<>();
-        List<ReleaseRequest> requests = new ArrayList<>();
-        boolean retry = false;
-        for (TopicPartition tp : stale) {
-            Optional<PartitionTable.Entry> e = table.get(tp).filter(x -> x.state() == PartitionState.STOPPED);
-            if (e.isEmpty()) {
-                continue;
-            }
-            try {
-                PartitionTable.Entry entry = e.get();
-                long session = entry.lease().session();
-                if (session != this.session.getAsLong() && PartitionTable.finalOffset(entry).isPresent()
-                        && reclaimToHandOver(tp, entry, held, requests)) {
-                    continue;
-                }
-                // With a final offset to write, the node's incarnation is read too (a node deleted and created again
-                // restarts its version): one read either way.
-                Optional<Optional<OffsetSnapshot>> read = readIfOwnedWithFinal(tp, entry, session);
-                Optional<OffsetSnapshot> seen = read.orElse(Optional.empty());
-                OptionalLong version = read.isPresent()
-                        ? seen.map(o -> OptionalLong.of(o.version())).orElse(OptionalLong.empty())
-                        : store.ownedVersion(tp, config.memberId(), session);
-                if (version.isEmpty()) {
-                    table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, false);
-                } else {
-                    held.put(tp, entry);
-                    // A final offset handed over whose release failed goes with this one, unless the node moved since.
-                    long v = version.getAsLong();
-                    Optional<CommitRequest> last = PartitionTable.finalOffset(entry)
-                            .filter(f -> seen.isPresent() && !seen.get().differsFrom(entry.version(), entry.created()))
-                            .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd()));
-                    requests.add(new ReleaseRequest(tp, v, session, last));
-                }
-            } catch (RuntimeException failure) {
-                retry = true;
-                LOG.warn("could not check {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
-            }
-        }
-        if (!requests.isEmpty()) {
-            releaseFenced(requests, held);
-            LOG.info("handed over {}, stopped here and moved to others meanwhile", held.keySet());
-        }
-        if (retry) {
-            retryLater(backoff.failed());
-        }
-    }
-
-    /**
-     * A final offset handed over in an earlier session, whose release failed and whose owner node went with that
-     * session: the successor would start without it (and skip records when nothing was committed and it starts at the
-     * log end). So the partition is claimed again in this session and released with the final offset, if the offset
-     * node still holds what this member last saw there (same offset, same incarnation: nobody wrote it since). Returns
-     * false, changing nothing, when someone else holds it meanwhile or it cannot be claimed: the caller then proves it
-     * not held, as for any stopped partition, and the final offset comes too late.
-     */
-    private boolean reclaimToHandOver(TopicPartition tp, PartitionTable.Entry entry,
-                                     Map<TopicPartition, PartitionTable.Entry> held, List<ReleaseRequest> requests) {
-        PartitionTable.FinalOffset last = PartitionTable.finalOffset(entry).orElseThrow();
-        if (!(store.claim(tp, config.memberId(), generation, () -> { }) instanceof ClaimResult.Claimed claimed)) {
-            LOG.warn("final offset {} of {} handed over in an earlier session comes too late: the partition is "
-                    + "taken", last.offset(), tp);
-            return false;
-        }
-        OffsetSnapshot now = claimed.offset();
-        boolean unchanged = now.offset().equals(entry.offset())
-                && (entry.created() == 0 || now.created() == 0 || now.created() == entry.created());
-        held.put(tp, table.reclaimToHandOver(tp, now, claimed.lease(), unchanged));
-        long session = claimed.lease().session();
-        requests.add(new ReleaseRequest(tp, now.version(), session, unchanged
-                ? Optional.of(new CommitRequest(tp, last.offset(), now.version(), session, last.logEnd()))
-                : Optional.empty()));
-        if (unchanged) {
-            LOG.info("handing over final offset {} of {} from an earlier session", last.offset(), tp);
-        } else {
-            LOG.warn("final offset {} of {} from an earlier session not handed over: the offset node changed since "
-                    + "(now {})", last.offset(), tp, now.offset());
-        }
-        return true;
-    }
-
-    /**
-     * For a stopped partition with a final offset: the offset node as read if this member holds {@code tp} in {@code
-     * session} (empty inside: not held). Empty outside when there is no final offset, or the node cannot be decoded
-     * (not the node the final offset was meant for): the caller then reads the version alone.
-     */
-    private Optional<Optional<OffsetSnapshot>> readIfOwnedWithFinal(TopicPartition tp, PartitionTable.Entry entry,
-                                                                     long session) {
-        if (PartitionTable.finalOffset(entry).isEmpty()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(store.readIfOwned(tp, config.memberId(), session));
-        } catch (io.groupkeeper.spi.CorruptNodeException e) {
-            return Optional.empty();
-        }
-    }
-
-    /**
-     * Releases partitions together, then one by one those the store left out (their offset moved, their owner node is
-     * gone; a final offset is then not written: fenced). A partition whose release fails stays STOPPED, so a later step
-     * hands it over; the others go on. Returns how many final offsets were written.
-     */
-    private int releaseFenced(List<ReleaseRequest> requests, Map<TopicPartition, PartitionTable.Entry> entries) {
-        Set<TopicPartition> released = new HashSet<>();
-        boolean batchFailed = false;
-        try {
-            released.addAll(store.releaseAll(config.memberId(), generation, requests));
-        } catch (RuntimeException e) {
-            batchFailed = true;
-            LOG.warn("release of {} failed, releasing one by one: {}", entries.keySet(), e.toString());
-        }
-        int written = 0;
-        boolean retry = false;
-        for (ReleaseRequest r : requests) {
-            TopicPartition tp = r.partition();
-            PartitionTable.Entry e = entries.get(tp);
-            if (batchFailed && !released.contains(tp)) {
-                // The batch was not sent, or its answer was lost: this one again, alone, final offset and all. Should
-                // that fail too, the partition stays stopped with its final offset, for a later step to write.
-                try {
-                    released.addAll(store.releaseAll(config.memberId(), generation, List.of(r)));
-                } catch (RuntimeException failure) {
-                    retry = true;
-                    table.stop(tp, r.session());
-                    LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                            failure.toString());
-                    continue;
-                }
-            }
-            if (released.contains(tp)) {
-                written += r.finalCommit().isPresent() ? 1 : 0;
-                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
-                continue;
-            }
-            if (r.finalCommit().isPresent() && r.session() != session.getAsLong()) {
-                // Its session ended before the final offset was written: stopped with it, for releaseStopped to hand
-                // it over in this session (or learn that it comes too late).
-                retry = true;
-                table.stop(tp, r.session());
-                continue;
-            }
-            if (r.finalCommit().isPresent()) {
-                LOG.warn("final offset {} of {} not written with the release: its offset node changed "
-                        + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
-                        + "owner node is gone; releasing it", r.finalCommit().get().offset(), tp);
-            }
-            try {
-                release(tp, r.expectedVersion(), r.session());
-                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
-            } catch (RuntimeException failure) {
-                retry = true;
-                table.stop(tp, r.session());
-                LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
-            }
-        }
-        if (retry) {
-            retryLater(backoff.failed());
-        }
-        return written;
-    }
-
-    /** Releases one partition, re-reading the offset node's version (never its body) while it keeps moving. */
-    private void release(TopicPartition tp, long version, long inSession) {
-        long expected = version;
-        for (int attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
-            if (store.release(tp, config.memberId(), expected, inSession)) {
-                return;
-            }
-            OptionalLong now = store.ownedVersion(tp, config.memberId(), inSession);
-            if (now.isEmpty()) {
-                return; // not ours any more: nothing to release
-            }
-            expected = now.getAsLong();
-        }
-        throw new io.groupkeeper.GroupKeeperException("member " + log.member() + " could not release " + tp
-                + ": its offset node keeps changing");
-    }
-
     /**
      * A leave whose releases failed tries those partitions again a few times, with backoff, before the member goes:
      * their final offsets go with them, and a successor would otherwise start before them. Not while the connection is
@@ -551,7 +335,7 @@ final class Reconciler {
         }
         scheduler.schedule(() -> lane.execute(() -> {
             try {
-                releaseStopped(still);
+                releases.releaseStopped(still);
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
@@ -579,8 +363,8 @@ final class Reconciler {
         CompletableFuture<Void> done = new CompletableFuture<>();
         Runnable release = () -> {
             try {
-                releaseRevoked(revoked); // those the step's own finish released meanwhile are skipped
-                releaseStopped(table.inState(PartitionState.STOPPED));
+                releases.releaseRevoked(revoked); // those the step's own finish released meanwhile are skipped
+                releases.releaseStopped(table.inState(PartitionState.STOPPED));
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
