@@ -3,6 +3,7 @@ package io.groupkeeper;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.assignor.PartitionAssignor;
 import io.groupkeeper.internal.DefaultGroupMember;
+import io.groupkeeper.internal.LiveMemberIds;
 import io.groupkeeper.internal.MemberConfig;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.ConnectionListener;
@@ -48,6 +49,8 @@ public final class GroupKeeper implements AutoCloseable {
     private final GroupMetrics metrics;
     private final ConnectionListener connectionMetrics;
     private final List<GroupMember> members = new ArrayList<>();
+    /** One live member per group and member id in this keeper (one session), until its leave is over. */
+    private final LiveMemberIds liveIds = new LiveMemberIds();
     private State state = State.LATENT;
 
     private GroupKeeper(Builder b) {
@@ -237,7 +240,9 @@ public final class GroupKeeper implements AutoCloseable {
 
         /**
          * Makes this a static member: its id is {@code instanceId}, and if it leaves and returns within the static
-         * grace period, it gets its partitions back without a rebalance of the others (as Kafka's KIP-345).
+         * grace period, it gets its partitions back without a rebalance of the others (as Kafka's KIP-345). One id is
+         * held by one live member at a time: another process's is refused, and so is another of this keeper's until
+         * the first has finished leaving (see {@link #registrationTimeout}).
          */
         public MemberBuilder instanceId(String instanceId) {
             this.instanceId = Names.requireValid("instance id", instanceId);
@@ -283,8 +288,10 @@ public final class GroupKeeper implements AutoCloseable {
 
         /**
          * How long {@link GroupMember#start()} waits for its member id to become free when another session holds it
-         * (a static member restarted right after a crash: its predecessor's session has not expired yet). Default
-         * 30 s; after it, start fails with {@link io.groupkeeper.spi.MemberIdInUseException}.
+         * (a static member restarted right after a crash: its predecessor's session has not expired yet), or for a
+         * member of this keeper with the same id to finish leaving (one keeper has at most one live member per group
+         * and instance id). Default 30 s; after it, start fails with {@link io.groupkeeper.spi.MemberIdInUseException}
+         * naming the group and the id.
          */
         public MemberBuilder registrationTimeout(Duration timeout) {
             this.registrationTimeout = requireNonNegative("registrationTimeout", timeout);
@@ -313,7 +320,7 @@ public final class GroupKeeper implements AutoCloseable {
                     metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
                     registrationTimeout);
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
-                    GroupKeeper.this::forget, GroupKeeper.this::isClosed);
+                    GroupKeeper.this::forget, GroupKeeper.this::isClosed, liveIds);
             synchronized (GroupKeeper.this) {
                 members.add(member);
             }

@@ -24,10 +24,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -41,16 +39,16 @@ import org.slf4j.LoggerFactory;
  * Protocol steps run on the member's lane, which never waits for a callback; user threads call {@link #commit},
  * {@link #refresh} and the queries.
  *
- * <p>Connection care (I7): on SUSPENDED or LOST every held partition is stopped and reported lost at once, on the
- * store's thread, with no commit, so processing stops before the session can expire; on reconnection the member
- * re-registers if its session was new and follows its target again (stopped partitions are re-confirmed or released).
+ * <p>Connection care (I7): the {@link ConnectionTracker} holds the connection's state. On SUSPENDED or LOST every
+ * held partition is stopped and reported lost at once, on the store's thread, with no commit, so processing stops
+ * before the session can expire; on reconnection the member re-registers if its session was new and follows its
+ * target again (stopped partitions are re-confirmed or released). A close is a {@link MemberLeave}, which listens to
+ * the connection to its end; the member id is held in the keeper's {@link LiveMemberIds} until that end.
  */
 public final class DefaultGroupMember implements GroupMember {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultGroupMember.class);
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
-    /** A close in doubt waits this much past the session timeout: the server ends sessions on its ticks. */
-    private static final long IN_DOUBT_GRACE_MS = 1_000;
     private static final long REGISTRATION_RETRY_MS = 250;
 
     private enum State { LATENT, STARTED, CLOSED }
@@ -70,22 +68,16 @@ public final class DefaultGroupMember implements GroupMember {
     private final Rebalancer rebalancer;
     private final Consumer<GroupMember> onClosed;
     private final ConnectionListener connectionListener;
-    /** Counts connection events; a reconnection clears {@link #suspended} only if no later event came meanwhile. */
-    private final AtomicLong connectionEvents = new AtomicLong();
+    /** Its transitions to a doubt are made under {@link #table}'s lock, with the stop of every held partition. */
+    private final ConnectionTracker connection;
+    private final BooleanSupplier sessionEnding;
+    private final LiveMemberIds liveIds;
+    private final RetryDelays delays;
 
     // Lane-confined.
     private Registration registration;
-    /** The lane's own view of suspension, for logging the first suspension once. */
-    private boolean laneSuspended;
 
     private volatile LeaderElection election;
-    /** The connection is in doubt: nothing is processed until a reconnection. Written under {@link #table}'s lock. */
-    private volatile boolean suspended;
-    /** LOST heard since the last connection: the session was given up (read by a close in doubt). */
-    private volatile boolean sessionGivenUp;
-    /** When the member last became suspended ({@link #clock}'s millis). */
-    private volatile long suspendedSince;
-    private final BooleanSupplier sessionEnding;
     private volatile State state = State.LATENT;
 
     /**
@@ -94,9 +86,10 @@ public final class DefaultGroupMember implements GroupMember {
      */
     public DefaultGroupMember(MemberConfig config, CoordinationStore coordination, Clock clock,
                               ExecutorService workers, ScheduledExecutorService scheduler,
-                              Consumer<GroupMember> onClosed, BooleanSupplier sessionEnding) {
+                              Consumer<GroupMember> onClosed, BooleanSupplier sessionEnding, LiveMemberIds liveIds) {
         this.config = config;
         this.sessionEnding = sessionEnding;
+        this.liveIds = liveIds;
         this.coordination = coordination;
         this.store = coordination.group(config.groupId());
         this.clock = clock;
@@ -104,25 +97,20 @@ public final class DefaultGroupMember implements GroupMember {
         this.workers = workers;
         this.onClosed = onClosed;
         this.log = new MemberLog(config.groupId(), config.memberId());
+        this.connection = new ConnectionTracker(clock, log);
+        this.delays = RetryDelays.seededBy(config.groupId(), config.memberId(), "member");
         this.lane = new SerialExecutor(workers, "member", log);
         this.invoker = new ListenerInvoker(config.listener(), new SerialExecutor(workers, "callbacks", log));
         this.committer = new OffsetCommitter(config, store, table, invoker, log, this::generation,
                 this::scheduleReconcile);
         this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, scheduler,
-                () -> state == State.STARTED && !suspended, coordination::sessionId);
+                () -> state == State.STARTED && !connection.inDoubt(), coordination::sessionId);
         this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);
         this.connectionListener = event -> {
-            if (event == ConnectionEvent.LOST) {
-                sessionGivenUp = true;
-            } else if (event.isConnected()) {
-                sessionGivenUp = false;
-            }
-            long seq = connectionEvents.incrementAndGet();
-            if (!event.isConnected()) {
-                log.withMdc(this::stopEverything); // at once, on the store's thread: commits refused from now (I7)
-            }
-            lane.execute(() -> onConnection(event, seq));
+            // A doubt at once, on the store's thread: commits refused from now (I7).
+            long n = event.isConnected() ? connection.heard(event) : log.inContext(() -> stopEverything(event));
+            lane.execute(() -> onConnection(event, n));
         };
     }
 
@@ -184,6 +172,7 @@ public final class DefaultGroupMember implements GroupMember {
                 state = State.CLOSED;
                 coordination.removeConnectionListener(connectionListener);
                 closeQuietly();
+                liveIds.free(config.groupId(), config.memberId(), this);
                 onClosed.accept(this);
                 started.completeExceptionally(e);
                 return;
@@ -219,13 +208,20 @@ public final class DefaultGroupMember implements GroupMember {
     /**
      * Makes sure the group exists and registers the member node. A static member restarted after a crash finds its
      * instance id still held by its previous process's session until that session expires; it waits for that (up to
-     * the registration timeout) instead of failing, as Kafka's static members replace their predecessor.
+     * the registration timeout) instead of failing, as Kafka's static members replace their predecessor. So it does
+     * for a member of this keeper with the same id that has not finished leaving ({@link LiveMemberIds}).
      */
     private Registration registerWaitingForPredecessor() {
         long deadline = System.nanoTime() + config.registrationTimeout().toNanos();
         boolean groupChecked = false;
         while (true) {
             try {
+                if (!liveIds.take(config.groupId(), config.memberId(), this)) {
+                    throw new MemberIdInUseException("member id '" + config.memberId() + "' of group '"
+                            + config.groupId() + "' is held by another member of this GroupKeeper that has not "
+                            + "finished leaving (its close may still be revoking or releasing); one keeper has at most "
+                            + "one live member per instance id");
+                }
                 if (groupChecked) {
                     return store.registerMember(memberInfo());
                 }
@@ -235,10 +231,10 @@ public final class DefaultGroupMember implements GroupMember {
                 if (System.nanoTime() >= deadline) {
                     throw e;
                 }
-                LOG.info("id still held by another session (a predecessor that crashed?); waiting for it "
-                        + "to expire");
+                LOG.info("id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
+                        e.getMessage());
                 try {
-                    Thread.sleep(REGISTRATION_RETRY_MS); // a backoff, bounded by the registration timeout
+                    Thread.sleep(delays.around(REGISTRATION_RETRY_MS)); // jittered, bounded by the registration timeout
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
                     throw e;
@@ -286,56 +282,54 @@ public final class DefaultGroupMember implements GroupMember {
 
     // ---------------------------------------------------------------- connection
 
-    private void onConnection(ConnectionEvent event, long seq) {
-        if (state != State.STARTED) {
+    /** On the lane: a doubt stops what a claim may have added since; a reconnection resumes and rejoins. */
+    private void onConnection(ConnectionEvent event, long n) {
+        if (!event.isConnected()) {
+            if (state == State.STARTED) {
+                stopHeld();
+            }
             return;
         }
-        switch (event) {
-            case SUSPENDED, LOST -> {
-                boolean first = !laneSuspended;
-                laneSuspended = true;
-                stopEverything();
-                if (first) {
-                    LOG.warn("connection {}; partitions stopped without commit", event.name().toLowerCase());
-                }
+        boolean wasInDoubt;
+        synchronized (table) {
+            wasInDoubt = connection.inDoubt();
+            if (!connection.resume(n, event)) {
+                return; // a later event is queued behind this one: it decides
             }
-            case RECONNECTED, RECONNECTED_NEW_SESSION -> {
-                synchronized (table) {
-                    if (connectionEvents.get() != seq) {
-                        return; // a later event is queued behind this one: it decides
-                    }
-                    suspended = false;
-                }
-                laneSuspended = false;
-                try {
-                    if (!store.isRegistered(config.memberId())) {
-                        registration = store.registerMember(memberInfo());
-                        LOG.info("re-registered after {}", event.name().toLowerCase());
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("re-registration failed, will retry: {}", e.toString());
-                    scheduler.schedule(() -> lane.execute(() -> onConnection(event, seq)), Backoff.MAX_MS,
-                            TimeUnit.MILLISECONDS);
-                    return;
-                }
-                reconciler.step();
+        }
+        if (state != State.STARTED || !(wasInDoubt || event.isReconnection())) {
+            return; // closing: the leave follows the connection itself
+        }
+        try {
+            if (!store.isRegistered(config.memberId())) {
+                registration = store.registerMember(memberInfo());
+                LOG.info("re-registered after {}", event.name().toLowerCase());
             }
-            case CONNECTED -> {
-            }
+        } catch (RuntimeException e) {
+            long delay = delays.failed();
+            LOG.warn("re-registration failed, retrying in {} ms: {}", delay, e.toString());
+            scheduler.schedule(() -> lane.execute(() -> onConnection(event, n)), delay, TimeUnit.MILLISECONDS);
+            return;
+        }
+        delays.succeeded();
+        reconciler.step();
+    }
+
+    /** On the store's thread: the connection is in doubt from now, every held partition stops; returns the event's number. */
+    private long stopEverything(ConnectionEvent event) {
+        synchronized (table) {
+            long n = connection.heard(event);
+            stopHeld();
+            return n;
         }
     }
 
     /**
-     * Marks the member suspended, stops every held partition and queues onPartitionsLost for those it processed. Runs
-     * on the store's thread as soon as the connection is in doubt, so neither commits nor the user's lost callback wait
-     * for a lane that may be stuck in a store retry.
+     * Stops every held partition and queues onPartitionsLost for those user code processed, so neither commits nor the
+     * user's lost callback wait for a lane that may be stuck in a store retry.
      */
-    private void stopEverything() {
+    private void stopHeld() {
         synchronized (table) {
-            if (!suspended) {
-                suspendedSince = clock.millis();
-            }
-            suspended = true;
             SortedSet<TopicPartition> lost = table.stopAllHeld();
             if (!lost.isEmpty()) {
                 LOG.warn("connection in doubt; stopped processing {} without commit", lost);
@@ -364,7 +358,8 @@ public final class DefaultGroupMember implements GroupMember {
 
     /**
      * Graceful leave without waiting: revokes (the listener hands over final offsets), releases every partition this
-     * member holds, leaves the group; the future completes when that is done. Idempotent.
+     * member holds, leaves the group, waiting for the connection's verdict whenever it is in doubt
+     * ({@link MemberLeave}); the future completes when that is done. Idempotent.
      */
     @Override
     public CompletableFuture<Void> closeAsync() {
@@ -380,65 +375,23 @@ public final class DefaultGroupMember implements GroupMember {
                 return CompletableFuture.completedFuture(null);
             }
         }
-        coordination.removeConnectionListener(connectionListener);
         lane.execute(() -> {
-            // Again, on the lane: a join still running when close() removed it has added it since.
-            coordination.removeConnectionListener(connectionListener);
             rebalancer.deactivate();
             closeElection();
-            CompletableFuture<Void> left = !suspended ? reconciler.leave()
-                    : sessionEnding.getAsBoolean() ? CompletableFuture.completedFuture(null) : leaveOnceConnected();
-            left.whenComplete((ok, e) -> lane.execute(() -> {
-                table.clear();
-                closeQuietly();
-                config.metrics().memberClosed(config.groupId(), config.memberId());
-                onClosed.accept(this);
-                LOG.info("member {} closed", log.member());
-                closed.complete(null);
-            }));
+            new MemberLeave(reconciler, table, connection, coordination.sessionTimeout(), sessionEnding,
+                    this::deregister, lane, scheduler, RetryDelays.seededBy(config.groupId(), config.memberId(),
+                    "leave"), log).start().whenComplete((ok, e) -> lane.execute(() -> {
+                        coordination.removeConnectionListener(connectionListener); // a join may have added it late
+                        table.clear();
+                        closeQuietly();
+                        liveIds.free(config.groupId(), config.memberId(), this);
+                        config.metrics().memberClosed(config.groupId(), config.memberId());
+                        onClosed.accept(this);
+                        LOG.info("member {} closed", log.member());
+                        closed.complete(null);
+                    }));
         });
         return closed;
-    }
-
-    /**
-     * A close while the connection is in doubt: the owner nodes of the stopped partitions and the member node may be
-     * ours still, and stay so if the connection comes back in this session (a blip) - the partitions would then wait
-     * for this keeper's session to end. So the leave waits for the connection's verdict: back (the usual leave, which
-     * releases only what is proven ours) or the session over (nothing of ours is left): given up (LOST), or the
-     * connection gone for longer than the session timeout, after which the service has ended the session.
-     */
-    private CompletableFuture<Void> leaveOnceConnected() {
-        CompletableFuture<Boolean> back = new CompletableFuture<>();
-        ConnectionListener verdict = event -> {
-            if (event.isConnected()) {
-                back.complete(true);
-            } else if (event == ConnectionEvent.LOST) {
-                back.complete(false);
-            }
-        };
-        coordination.addConnectionListener(verdict);
-        long wait = coordination.sessionTimeout().toMillis() + IN_DOUBT_GRACE_MS - (clock.millis() - suspendedSince);
-        if (coordination.isConnected()) {
-            back.complete(true); // the usual leave proves what it releases, whichever session this is
-        } else if (sessionGivenUp || wait <= 0) {
-            back.complete(false); // the session was given up, or is over by now
-        }
-        ScheduledFuture<?> giveUp = scheduler.schedule(() -> back.complete(false), Math.max(0, wait),
-                TimeUnit.MILLISECONDS);
-        CompletableFuture<Void> left = new CompletableFuture<>();
-        back.whenComplete((connected, e) -> {
-            coordination.removeConnectionListener(verdict);
-            giveUp.cancel(false);
-            if (Boolean.TRUE.equals(connected)) {
-                lane.execute(() -> {
-                    LOG.info("connection back: leaving as usual");
-                    reconciler.leave().whenComplete((ok, failure) -> left.complete(null));
-                });
-            } else {
-                left.complete(null);
-            }
-        });
-        return left;
     }
 
     private void closeElection() {
@@ -455,14 +408,21 @@ public final class DefaultGroupMember implements GroupMember {
 
     private void closeQuietly() {
         closeElection();
+        deregister();
+    }
+
+    /** On the lane: removes the member node; false if that failed (it may still be there). */
+    private boolean deregister() {
         if (registration != null) {
             try {
                 registration.close();
             } catch (RuntimeException e) {
-                LOG.debug("member node removal failed: {}", e.toString());
+                LOG.warn("member node removal failed: {}", e.toString());
+                return false;
             }
             registration = null;
         }
+        return true;
     }
 
     // ---------------------------------------------------------------- helpers

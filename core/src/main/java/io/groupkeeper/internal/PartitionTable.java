@@ -206,6 +206,21 @@ final class PartitionTable {
     }
 
     /**
+     * A stopped partition whose final offset outlived its lease's session, claimed again in the current session to hand
+     * that offset over: OWNED then at once REVOKING (both declared transitions, under the table's lock, so nothing sees
+     * it owned), under the new lease, with the final offset kept if {@code keepFinal}, for the release to write.
+     */
+    synchronized Entry reclaimToHandOver(TopicPartition tp, OffsetSnapshot offset, Lease lease, boolean keepFinal) {
+        Entry old = entries.get(tp);
+        FinalOffset last = old == null ? null : old.finalOffset;
+        Entry e = own(tp, offset, lease);
+        check(tp, e.state, PartitionState.REVOKING);
+        e.state = PartitionState.REVOKING;
+        e.finalOffset = keepFinal ? last : null;
+        return e;
+    }
+
+    /**
      * Stops {@code tp}: its owner node may be this member's (under {@code session} when the entry has no lease yet)
      * but nothing processes it. Returns whether it was OWNED (user code must hear it is lost).
      */

@@ -51,7 +51,7 @@ final class Rebalancer {
     private boolean runScheduled;
     /** This epoch's membership hook: one object, so a store that keeps hooks in a set holds one per leader. */
     private Runnable membershipHook;
-    private final Backoff backoff = new Backoff();
+    private final RetryDelays backoff;
     private final Map<String, Instant> staticMissingSince = new HashMap<>();
     private final Set<String> reportedProblems = new HashSet<>();
     /** What this leader last published (or read); trusted while it leads: a stale one makes publish fail. */
@@ -69,6 +69,7 @@ final class Rebalancer {
         this.clock = clock;
         this.lane = lane;
         this.scheduler = scheduler;
+        this.backoff = RetryDelays.seededBy(config.groupId(), config.memberId(), "leader");
     }
 
     boolean isActive() {

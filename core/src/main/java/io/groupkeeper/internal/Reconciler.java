@@ -2,19 +2,15 @@ package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.ReleaseRequest;
 import io.groupkeeper.spi.TargetAssignment;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -37,14 +33,13 @@ import org.slf4j.LoggerFactory;
  * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
  * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
  *
- * <p>About 500 lines: the step, its claims and its releases share the lane-confined target, generation and backoff;
- * split further, each piece would need all three handed back and forth.
+ * <p>The releases themselves are {@link Releases}'; the step, its claims and the leave share the lane-confined target,
+ * generation and backoff here.
  */
 final class Reconciler {
 
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
     private static final int PARALLEL_CLAIMS = 16;
-    private static final int RELEASE_ATTEMPTS = 5;
     private static final int LEAVE_RETRIES = 5;
 
     private final MemberConfig config;
@@ -59,10 +54,12 @@ final class Reconciler {
     private final BooleanSupplier running;
     private final LongSupplier session;
 
-    private final Backoff backoff = new Backoff();
+    private final RetryDelays backoff;
+    private final Releases releases;
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
-    private final java.util.concurrent.atomic.AtomicBoolean claimPending = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean claimPending =
+            new java.util.concurrent.atomic.AtomicBoolean();
     // Lane-confined.
     private SortedSet<TopicPartition> wanted = Collections.emptySortedSet();
     private boolean stepPending;
@@ -79,6 +76,9 @@ final class Reconciler {
         this.log = log;
         this.lane = lane;
         this.scheduler = scheduler;
+        this.backoff = RetryDelays.seededBy(config.groupId(), config.memberId());
+        this.releases = new Releases(config, store, table, log, this::generation, session,
+                () -> retryLater(backoff.failed()));
         this.running = running;
         this.session = session;
     }
@@ -159,8 +159,8 @@ final class Reconciler {
     /** After the revocation callback returned: release, then claim. */
     private void finishStep(SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started,
                             boolean newTarget) {
-        int released = releaseRevoked(revoke);
-        releaseStopped(stale);
+        int released = releases.releaseRevoked(revoke);
+        releases.releaseStopped(stale);
         if (!running.getAsBoolean()) {
             return;
         }
@@ -205,7 +205,7 @@ final class Reconciler {
             }
         } catch (RuntimeException e) {
             LOG.warn("claim failed, retrying with a full step: {}", e.toString());
-            retryLater(Backoff.MIN_MS);
+            retryLater(backoff.around(RetryDelays.MIN_MS));
         }
     }
 
@@ -312,186 +312,43 @@ final class Reconciler {
         }
         try {
             if (!committer.checkExternalEdit(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)))) {
-                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MIN_MS,
-                        TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)),
+                        backoff.around(RetryDelays.MIN_MS), TimeUnit.MILLISECONDS);
             }
         } catch (RuntimeException e) {
             LOG.debug("could not re-read offset of {}: {}", tp, e.toString());
-            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), Backoff.MAX_MS, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    // ------------------------------------------------------------------ releases
-
-    /**
-     * Releases the revoked partitions in as few transactions as the store allows, with the final offsets handed over
-     * in the callback. Returns how many were revoked.
-     */
-    int releaseRevoked(SortedSet<TopicPartition> revoke) {
-        Map<TopicPartition, PartitionTable.Entry> entries = table.revoking(revoke);
-        if (entries.isEmpty()) {
-            return 0;
-        }
-        List<ReleaseRequest> requests = new ArrayList<>();
-        int finals = 0;
-        for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
-            PartitionTable.Entry e = en.getValue();
-            Optional<CommitRequest> commit = PartitionTable.finalOffset(e).map(f -> new CommitRequest(en.getKey(),
-                    f.offset(), e.version(), e.lease().session(), f.logEnd()));
-            finals += commit.isPresent() ? 1 : 0;
-            requests.add(new ReleaseRequest(en.getKey(), e.version(), e.lease().session(), commit));
-        }
-        long started = System.nanoTime();
-        int written = releaseFenced(requests, entries);
-        if (finals > 0) {
-            config.metrics().committed(config.groupId(), config.memberId(), written, 0, finals - written,
-                    System.nanoTime() - started);
-        }
-        return entries.size();
-    }
-
-    /**
-     * Releases stopped partitions no longer wanted whose owner nodes this member still holds; forgets the others. Each
-     * partition on its own: one that cannot be read or released stays stopped for the next step.
-     */
-    private void releaseStopped(SortedSet<TopicPartition> stale) {
-        Map<TopicPartition, PartitionTable.Entry> held = new TreeMap<>();
-        List<ReleaseRequest> requests = new ArrayList<>();
-        boolean retry = false;
-        for (TopicPartition tp : stale) {
-            Optional<PartitionTable.Entry> e = table.get(tp).filter(x -> x.state() == PartitionState.STOPPED);
-            if (e.isEmpty()) {
-                continue;
-            }
-            try {
-                PartitionTable.Entry entry = e.get();
-                long session = entry.lease().session();
-                OptionalLong version = store.ownedVersion(tp, config.memberId(), session);
-                if (version.isEmpty()) {
-                    table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, false);
-                } else {
-                    held.put(tp, entry);
-                    // A final offset handed over whose release failed goes with this one, unless the node moved since.
-                    long v = version.getAsLong();
-                    Optional<CommitRequest> last = PartitionTable.finalOffset(entry).filter(f -> v == entry.version())
-                            .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd()));
-                    requests.add(new ReleaseRequest(tp, v, session, last));
-                }
-            } catch (RuntimeException failure) {
-                retry = true;
-                LOG.warn("could not check {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
-            }
-        }
-        if (!requests.isEmpty()) {
-            releaseFenced(requests, held);
-            LOG.info("handed over {}, stopped here and moved to others meanwhile", held.keySet());
-        }
-        if (retry) {
-            retryLater(backoff.failed());
+            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), backoff.around(RetryDelays.MAX_MS),
+                    TimeUnit.MILLISECONDS);
         }
     }
 
     /**
-     * Releases partitions together, then one by one those the store left out (their offset moved, their owner node is
-     * gone; a final offset is then not written: fenced). A partition whose release fails stays STOPPED, so a later step
-     * hands it over; the others go on. Returns how many final offsets were written.
+     * A leave whose releases failed tries those partitions again a few times, with backoff, before the member goes:
+     * their final offsets go with them, and a successor would otherwise start before them. Not while the connection is
+     * in doubt ({@code inDoubt}): the caller ({@link MemberLeave}) then waits for the connection's verdict instead.
      */
-    private int releaseFenced(List<ReleaseRequest> requests, Map<TopicPartition, PartitionTable.Entry> entries) {
-        Set<TopicPartition> released = new HashSet<>();
-        boolean batchFailed = false;
-        try {
-            released.addAll(store.releaseAll(config.memberId(), generation, requests));
-        } catch (RuntimeException e) {
-            batchFailed = true;
-            LOG.warn("release of {} failed, releasing one by one: {}", entries.keySet(), e.toString());
-        }
-        int written = 0;
-        boolean retry = false;
-        for (ReleaseRequest r : requests) {
-            TopicPartition tp = r.partition();
-            PartitionTable.Entry e = entries.get(tp);
-            if (batchFailed && !released.contains(tp)) {
-                // The batch was not sent, or its answer was lost: this one again, alone, final offset and all. Should
-                // that fail too, the partition stays stopped with its final offset, for a later step to write.
-                try {
-                    released.addAll(store.releaseAll(config.memberId(), generation, List.of(r)));
-                } catch (RuntimeException failure) {
-                    retry = true;
-                    table.stop(tp, r.session());
-                    LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                            failure.toString());
-                    continue;
-                }
-            }
-            if (released.contains(tp)) {
-                written += r.finalCommit().isPresent() ? 1 : 0;
-                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
-                continue;
-            }
-            if (r.finalCommit().isPresent()) {
-                LOG.warn("final offset {} of {} not written with the release: its offset node changed "
-                        + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
-                        + "owner node is gone; releasing it", r.finalCommit().get().offset(), tp);
-            }
-            try {
-                release(tp, r.expectedVersion(), r.session());
-                table.forget(tp, e, PartitionTable.Proof.RELEASED, false);
-            } catch (RuntimeException failure) {
-                retry = true;
-                table.stop(tp, r.session());
-                LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
-            }
-        }
-        if (retry) {
-            retryLater(backoff.failed());
-        }
-        return written;
-    }
-
-    /** Releases one partition, re-reading the offset node's version (never its body) while it keeps moving. */
-    private void release(TopicPartition tp, long version, long inSession) {
-        long expected = version;
-        for (int attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
-            if (store.release(tp, config.memberId(), expected, inSession)) {
-                return;
-            }
-            OptionalLong now = store.ownedVersion(tp, config.memberId(), inSession);
-            if (now.isEmpty()) {
-                return; // not ours any more: nothing to release
-            }
-            expected = now.getAsLong();
-        }
-        throw new io.groupkeeper.GroupKeeperException("member " + log.member() + " could not release " + tp
-                + ": its offset node keeps changing");
-    }
-
-    /**
-     * A leave whose releases failed (a lost connection) tries those partitions again a few times, with backoff, before
-     * the member goes: their final offsets go with them, and a successor would otherwise start before them.
-     */
-    private void finishLeave(CompletableFuture<Void> done, int attemptsLeft) {
+    private void finishLeave(CompletableFuture<Void> done, int attemptsLeft, BooleanSupplier inDoubt) {
         SortedSet<TopicPartition> still = table.inState(PartitionState.STOPPED);
-        if (still.isEmpty() || attemptsLeft == 0) {
+        if (still.isEmpty() || attemptsLeft == 0 || inDoubt.getAsBoolean()) {
             done.complete(null);
             return;
         }
         scheduler.schedule(() -> lane.execute(() -> {
             try {
-                releaseStopped(still);
+                releases.releaseStopped(still);
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
-            finishLeave(done, attemptsLeft - 1);
+            finishLeave(done, attemptsLeft - 1, inDoubt);
         }), backoff.failed(), TimeUnit.MILLISECONDS);
     }
 
     /**
      * On close, on the lane: revokes every owned partition (the future completes when the callback returned), then
-     * releases those, the ones a step was still revoking, and every stopped partition still held.
+     * releases those, the ones a step was still revoking, and every stopped partition still held. Called again by a
+     * leave that met the connection's loss: it then releases what is still stopped.
      */
-    CompletableFuture<Void> leave() {
+    CompletableFuture<Void> leave(BooleanSupplier inDoubt) {
         // A step's revocation whose callback is still queued or running: its own release would come after the close
         // cleared the table, and its owner nodes would outlive the member. Released here, after that callback.
         SortedSet<TopicPartition> inFlight = table.inState(PartitionState.REVOKING);
@@ -506,12 +363,12 @@ final class Reconciler {
         CompletableFuture<Void> done = new CompletableFuture<>();
         Runnable release = () -> {
             try {
-                releaseRevoked(revoked); // those the step's own finish released meanwhile are skipped
-                releaseStopped(table.inState(PartitionState.STOPPED));
+                releases.releaseRevoked(revoked); // those the step's own finish released meanwhile are skipped
+                releases.releaseStopped(table.inState(PartitionState.STOPPED));
             } catch (RuntimeException e) {
                 LOG.warn("release on close failed: {}", e.toString());
             }
-            finishLeave(done, LEAVE_RETRIES);
+            finishLeave(done, LEAVE_RETRIES, inDoubt);
         };
         // Callbacks run in order: once the leave's revocation (or, with nothing to revoke, a marker) has returned,
         // so has every callback queued before it.

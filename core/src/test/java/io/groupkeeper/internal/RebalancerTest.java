@@ -1,0 +1,263 @@
+package io.groupkeeper.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.Assignment;
+import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.metrics.GroupMetrics;
+import io.groupkeeper.RebalanceListener;
+import io.groupkeeper.spi.AssignmentSnapshot;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leader's work alone, over a scripted store and election: a target for every member, a generation only when a
+ * target changes, departures, static members' grace, coalesced events, the settle delay, metadata changes, failed
+ * publishes retried from a fresh read.
+ */
+class RebalancerTest {
+
+    private final ManualScheduler scheduler = new ManualScheduler();
+    private final ScriptedGroupStore store = new ScriptedGroupStore();
+    private final ScriptedElection election = new ScriptedElection();
+    private final Map<String, Integer> counts = new HashMap<>(Map.of("t", 4));
+    private Runnable metadataHook;
+    private Duration settleDelay = Duration.ZERO;
+    private Rebalancer leader;
+
+    private Rebalancer leader() {
+        MemberConfig config = new MemberConfig("g", "a", Optional.empty(), "host", Set.of("t"),
+                Assignors.defaultAssignor(), RebalanceListener.NOOP, (topics, onChange) -> {
+                    metadataHook = onChange;
+                    Map<String, Integer> known = new HashMap<>(counts);
+                    known.keySet().retainAll(topics);
+                    return known;
+                }, settleDelay, Duration.ofSeconds(30), GroupMetrics.NOOP, Duration.ofSeconds(1));
+        MemberLog log = new MemberLog("g", "a");
+        return new Rebalancer(config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log),
+                scheduler);
+    }
+
+    private void elected() {
+        leader = leader();
+        leader.activate(election);
+        scheduler.runReady();
+    }
+
+    private SortedSet<TopicPartition> all() {
+        SortedSet<TopicPartition> all = new TreeSet<>();
+        for (int p = 0; p < counts.get("t"); p++) {
+            all.add(new TopicPartition("t", p));
+        }
+        return all;
+    }
+
+    private SortedSet<TopicPartition> targetOf(String member) {
+        for (int i = election.publishes.size() - 1; i >= 0; i--) {
+            SortedSet<TopicPartition> t = election.publishes.get(i).changed().get(member);
+            if (t != null) {
+                return t;
+            }
+        }
+        return new TreeSet<>();
+    }
+
+    @Test
+    void aNewLeaderPublishesATargetForEveryMember() {
+        store.join("a", Optional.empty(), "t");
+        store.join("b", Optional.empty(), "t");
+        elected();
+
+        assertThat(leader.isActive()).isTrue();
+        assertThat(election.publishes).hasSize(1);
+        ScriptedElection.Publish p = election.last();
+        assertThat(p.generation()).isEqualTo(1);
+        assertThat(p.expectedVersion()).isEqualTo(AssignmentSnapshot.ABSENT);
+        assertThat(p.changed()).containsOnlyKeys("a", "b");
+        SortedSet<TopicPartition> union = new TreeSet<>(p.changed().get("a"));
+        union.addAll(p.changed().get("b"));
+        assertThat(union).isEqualTo(all());
+        assertThat(p.changed().get("a")).hasSize(2).doesNotContainAnyElementsOf(p.changed().get("b"));
+    }
+
+    @Test
+    void nothingIsPublishedWhenNoTargetChanges() {
+        store.join("a", Optional.empty(), "t");
+        elected();
+        store.membersChanged(); // e.g. a reconnection: the store cannot tell
+        scheduler.runReady();
+
+        assertThat(election.publishes).hasSize(1);
+        assertThat(store.callsOf("readAssignment")).as("trusted while leading").hasSize(1);
+    }
+
+    @Test
+    void aJoinerGetsItsShareAndTheNextGenerationPresentsTheLastVersion() {
+        store.join("a", Optional.empty(), "t");
+        elected();
+        store.join("b", Optional.empty(), "t");
+        store.membersChanged();
+        scheduler.runReady();
+
+        assertThat(election.publishes).hasSize(2);
+        assertThat(election.last().generation()).isEqualTo(2);
+        assertThat(election.last().expectedVersion()).isEqualTo(0);
+        assertThat(targetOf("a")).hasSize(2);
+        assertThat(targetOf("b")).hasSize(2).doesNotContainAnyElementsOf(targetOf("a"));
+    }
+
+    @Test
+    void theTargetOfAMemberGoneIsRemovedAndItsPartitionsMove() {
+        store.join("a", Optional.empty(), "t");
+        store.join("b", Optional.empty(), "t");
+        elected();
+        store.members.remove("b");
+        store.membersChanged();
+        scheduler.runReady();
+
+        assertThat(election.last().removed()).containsExactly("b");
+        assertThat(targetOf("a")).isEqualTo(all());
+    }
+
+    @Test
+    void anAbsentStaticMemberKeepsItsTargetForTheGracePeriod() {
+        store.join("a", Optional.empty(), "t");
+        store.join("s", Optional.of("s"), "t");
+        elected();
+        assertThat(election.last().staticMembers()).containsExactly("s");
+        SortedSet<TopicPartition> kept = targetOf("s");
+
+        store.members.remove("s");
+        store.membersChanged();
+        scheduler.runReady();
+        assertThat(election.publishes).as("nothing moves during the grace").hasSize(1);
+
+        scheduler.advance(Duration.ofSeconds(30).toMillis() + 1);
+        assertThat(election.publishes).hasSize(2);
+        assertThat(election.last().removed()).containsExactly("s");
+        assertThat(targetOf("a")).containsAll(kept).isEqualTo(all());
+    }
+
+    @Test
+    void aStaticMemberBackWithinItsGraceMovesNothing() {
+        store.join("a", Optional.empty(), "t");
+        store.join("s", Optional.of("s"), "t");
+        elected();
+        store.members.remove("s");
+        store.membersChanged();
+        scheduler.advance(10_000);
+        store.join("s", Optional.of("s"), "t");
+        store.membersChanged();
+        scheduler.advance(30_000);
+
+        assertThat(election.publishes).hasSize(1);
+    }
+
+    @Test
+    void eventsDuringARunCoalesceIntoOneMore() {
+        store.join("a", Optional.empty(), "t");
+        elected();
+        store.join("b", Optional.empty(), "t");
+        store.membersChanged();
+        store.join("c", Optional.empty(), "t");
+        store.membersChanged();
+        store.membersChanged();
+        scheduler.runReady();
+
+        assertThat(election.publishes).hasSize(2);
+        assertThat(election.last().changed()).containsKeys("b", "c");
+    }
+
+    @Test
+    void theSettleDelayWaitsBeforeComputing() {
+        settleDelay = Duration.ofMillis(500);
+        store.join("a", Optional.empty(), "t");
+        elected();
+        store.join("b", Optional.empty(), "t");
+        store.membersChanged();
+        scheduler.runReady();
+        assertThat(election.publishes).hasSize(1);
+
+        scheduler.advance(500);
+        assertThat(election.publishes).hasSize(2);
+    }
+
+    @Test
+    void aFailedPublishIsRetriedWithBackoffFromAFreshRead() {
+        store.join("a", Optional.empty(), "t");
+        election.failures = 1;
+        elected();
+        assertThat(election.publishes).isEmpty();
+        assertThat(scheduler.delays()).containsExactly(RetryDelays.MIN_MS);
+
+        scheduler.advance(RetryDelays.MIN_MS);
+        assertThat(election.publishes).hasSize(1);
+        assertThat(store.callsOf("readAssignment")).hasSize(2);
+    }
+
+    @Test
+    void aLeaderDeactivatedPublishesNothingMore() {
+        store.join("a", Optional.empty(), "t");
+        elected();
+        leader.deactivate();
+        scheduler.runReady();
+        store.join("b", Optional.empty(), "t");
+        store.membersChanged();
+        scheduler.runReady();
+
+        assertThat(leader.isActive()).isFalse();
+        assertThat(election.publishes).hasSize(1);
+    }
+
+    @Test
+    void morePartitionsInTheMetadataMakeANewGeneration() {
+        store.join("a", Optional.empty(), "t");
+        elected();
+        counts.put("t", 6);
+        metadataHook.run();
+        scheduler.runReady();
+
+        assertThat(election.publishes).hasSize(2);
+        assertThat(targetOf("a")).hasSize(6);
+    }
+
+    @Test
+    void anUnreadableMemberNodeIsIgnoredAndTheOthersAssigned() {
+        store.join("a", Optional.empty(), "t");
+        store.memberProblems.add("member node /g/members/x: not JSON");
+        elected();
+
+        assertThat(election.last().changed()).containsOnlyKeys("a");
+        assertThat(targetOf("a")).isEqualTo(all());
+    }
+
+    @Test
+    void aDamagedTargetIsWrittenAgainEvenWhenUnchanged() {
+        store.join("a", Optional.empty(), "t");
+        store.assignment = new AssignmentSnapshot(3, Optional.of("old"), Assignment.of(Map.of("a", all())),
+                new TreeSet<>(), 7, new TreeSet<>(Set.of("a")));
+        election.version = 7;
+        elected();
+
+        assertThat(election.last().generation()).isEqualTo(4);
+        assertThat(election.last().changed()).containsEntry("a", all());
+    }
+
+    @Test
+    void aNewLeaderCarriesOnFromThePublishedGeneration() {
+        store.join("a", Optional.empty(), "t");
+        store.assignment = new AssignmentSnapshot(5, Optional.of("old"), Assignment.of(Map.of("a", all())),
+                new TreeSet<>(), 9);
+        election.version = 9;
+        elected();
+
+        assertThat(election.publishes).as("its target stands: no new generation").isEmpty();
+    }
+}

@@ -1,0 +1,59 @@
+package io.groupkeeper.internal;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.LeaderElection;
+import io.groupkeeper.spi.StoreException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** A won election whose publishes are recorded, version-checked and, when scripted, fail. */
+final class ScriptedElection implements LeaderElection {
+
+    record Publish(long expectedVersion, long generation, Map<String, SortedSet<TopicPartition>> changed,
+                   Set<String> removed, SortedSet<String> staticMembers) {
+    }
+
+    final List<Publish> publishes = new ArrayList<>();
+    long version = -1;
+    int failures;
+
+    @Override
+    public void start() {
+    }
+
+    @Override
+    public boolean isLeader() {
+        return true;
+    }
+
+    @Override
+    public long publish(long expectedVersion, long generation,
+                        Map<String, ? extends Set<TopicPartition>> changedTargets, Set<String> removedMembers,
+                        SortedSet<String> staticMembers) {
+        if (failures > 0) {
+            failures--;
+            throw new StoreException("publish failed: connection loss (scripted)");
+        }
+        if (expectedVersion != version) {
+            throw new StoreException("assignment version " + version + ", not " + expectedVersion);
+        }
+        Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();
+        changedTargets.forEach((m, tps) -> changed.put(m, new TreeSet<>(tps)));
+        publishes.add(new Publish(expectedVersion, generation, changed, new TreeSet<>(removedMembers),
+                new TreeSet<>(staticMembers)));
+        return ++version;
+    }
+
+    Publish last() {
+        return publishes.get(publishes.size() - 1);
+    }
+
+    @Override
+    public void close() {
+    }
+}
