@@ -88,10 +88,13 @@ class ExamplesIT {
         }
         assertThat(exit).isZero();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
-            Map<TopicPartition, OffsetAndMetadata> inKafka = admin.listConsumerGroupOffsets("mirror-hand")
-                    .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-            assertThat(inKafka.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(6);
-            assertThat(inKafka.keySet()).extracting(TopicPartition::topic).containsOnly("mirrored");
+            // The mirror writes in transactions: their commit markers land a moment after commitTransaction returned.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+                Map<TopicPartition, OffsetAndMetadata> inKafka = admin.listConsumerGroupOffsets("mirror-hand")
+                        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                assertThat(inKafka.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(6);
+                assertThat(inKafka.keySet()).extracting(TopicPartition::topic).containsOnly("mirrored");
+            });
         }
     }
 
