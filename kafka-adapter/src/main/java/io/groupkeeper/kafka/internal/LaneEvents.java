@@ -94,7 +94,9 @@ final class LaneEvents {
         if (again) {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
-        assigned.forEach(positions::add);
+        List<OwnedPartition> added = new ArrayList<>();
+        assigned.forEach((tp, stored) -> added.add(positions.add(tp, stored)));
+        committer.claimed(added); // the transactional mode: fence the former owners before the first fetch
         resolver.resolveSoon();
         resolver.resolveStarts(positions);
         sync.sync();
