@@ -146,7 +146,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
                     sync, System::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(group, config.transactional(),
-                    config.kafkaProperties(), config.kafkaTimeout(), positions, sync);
+                    config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
+                    tp -> m.fencingToken(tp).isPresent());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);

@@ -75,6 +75,8 @@ final class KafkaTransactions implements AutoCloseable {
     private final Duration timeout;
     private final Positions positions;
     private final PositionResolver.Seeker seeker;
+    /** Whether the member still owns a partition (as far as it knows): a failed transaction is retried only then. */
+    private final java.util.function.Predicate<TopicPartition> owned;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
@@ -82,7 +84,9 @@ final class KafkaTransactions implements AutoCloseable {
     private Admin admin;
 
     KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
-                      Positions positions, PositionResolver.Seeker seeker) {
+                      Positions positions, PositionResolver.Seeker seeker,
+                      java.util.function.Predicate<TopicPartition> owned) {
+        this.owned = owned;
         this.group = group;
         this.config = config;
         this.producerBase = producerBase(kafkaProperties, config, timeout);
@@ -301,8 +305,9 @@ final class KafkaTransactions implements AutoCloseable {
     /**
      * Commits the transactions of {@code which} that have outputs or a position Kafka does not have yet: the position
      * and the outputs in one transaction. Returns the partitions whose producer was fenced (another owner claimed them
-     * since); the caller drops them. A transaction that fails otherwise is aborted and the partition claimed again:
-     * its position goes back to the offset of record, so its records are processed again.
+     * since, or a transaction failed after the member lost the partition); the caller drops them. A transaction that
+     * fails otherwise is aborted and, if the member still owns the partition, claimed again: its position goes back
+     * to the offset of record, so its records are processed again.
      */
     SortedSet<TopicPartition> commit(Collection<OwnedPartition> which) {
         SortedSet<TopicPartition> fenced = new TreeSet<>();
@@ -346,7 +351,13 @@ final class KafkaTransactions implements AutoCloseable {
                 LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
                         + "record: {}", group, p.tp, t.transactionalId, e.toString());
                 abortQuietly(t);
-                reclaim.add(p);
+                if (owned.test(p.tp)) {
+                    reclaim.add(p);
+                } else { // a new initTransactions() here would fence the partition's next owner: give it up
+                    closeQuietly(t, Duration.ZERO);
+                    txns.remove(p.tp);
+                    fenced.add(p.tp);
+                }
             }
         }
         claim(reclaim);
