@@ -116,7 +116,13 @@ class TransactionalIT extends KafkaTestSupport {
         Worker w = new Worker(builder.build(), out);
         toClose.add(() -> {
             w.stopAndJoin();
-            w.consumer.close();
+            if (w.haltAfterNextBatch) { // crashed, its store closed: its member's goodbye only retries; don't wait
+                Thread closer = new Thread(w.consumer::close, "close-crashed-" + w.consumer.memberId());
+                closer.setDaemon(true);
+                closer.start();
+            } else {
+                w.consumer.close();
+            }
         });
         return w;
     }
