@@ -51,7 +51,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * calls {@code poll()}, {@link #commitSync()} or {@link #close()} (as with Kafka's auto-commit). Positions are committed
  * every {@linkplain Builder#commitInterval commit interval} (checked at each {@code poll()}), on every revocation and on
  * close. A graceful leave therefore loses and repeats nothing; a crash repeats at most what was delivered after the last
- * commit.
+ * commit. In the {@linkplain Builder#transactional transactional mode} outputs sent with {@link #send} commit with the
+ * positions in one Kafka transaction per input partition: exactly once into Kafka (docs/exactly-once.md).
  *
  * <p><b>Revocation.</b> When a partition must move to another member, the member waits until this consumer's thread
  * has stopped fetching it and committed its final position, and only then releases it to the next owner

@@ -247,6 +247,42 @@ class TransactionalIT extends KafkaTestSupport {
     }
 
     @Test
+    void anOwnerFencedByAFormerOwnersLateClaimClaimsAgainAndGoesOn() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        Worker a = worker(newKeeper(), group, in, out);
+        awaitAssigned(a.consumer, 1);
+        produce(in, 1, 100);
+        await().atMost(WAIT).until(() -> a.sent.get() >= 100);
+
+        // A former owner, paused inside its claim's initTransactions(), completes it after a took the partition over:
+        // a's producer is fenced although a still owns the partition by the store.
+        ListAppender<ILoggingEvent> log = captureWarnings();
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> late =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of("bootstrap.servers",
+                             servers.bootstrapServers(), "transactional.id", "groupkeeper/" + group + "/" + in + "/0"),
+                             new StringSerializer(), new StringSerializer())) {
+            late.initTransactions();
+            late.beginTransaction();
+            late.send(new ProducerRecord<>(out, "zombie", "{\"topic\":\"" + in + "\",\"partition\":0,\"offset\":0}"));
+            produce(in, 1, 100);
+            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("claimed again")));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(200));
+            // ... and a's new claim fenced the late one in turn: its transaction never commits.
+            assertThatThrownBy(late::commitTransaction).isInstanceOf(org.apache.kafka.common.KafkaException.class);
+        } finally {
+            stopCapture(log);
+        }
+        produce(in, 1, 100);
+        Map<String, Integer> seen = readCommitted(out, 300);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 300));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(a.consumer.assignment()).hasSize(1);
+        assertThat(a.failure).isNull();
+    }
+
+    @Test
     void anOperatorsResetOfTheZooKeeperOffsetWinsAndGoesIntoKafkaBeforeConsumptionResumes() throws Exception {
         String in = newTopic(1);
         String out = newTopic(1);

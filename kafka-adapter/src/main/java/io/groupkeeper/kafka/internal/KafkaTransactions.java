@@ -339,12 +339,21 @@ final class KafkaTransactions implements AutoCloseable {
                 t.open = false;
                 t.kafkaOffset = target;
             } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
-                LOG.warn("group {}: {}: this member's producer {} was fenced (another owner claimed the partition); its "
-                        + "open transaction is aborted and the partition dropped: {}", group, p.tp, t.transactionalId,
-                        e.toString());
                 closeQuietly(t, Duration.ZERO);
-                txns.remove(p.tp);
-                fenced.add(p.tp);
+                if (owned.test(p.tp)) {
+                    // Still ours by the store: a former owner's claim that was under way when it lost the partition
+                    // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
+                    LOG.warn("group {}: {}: this member's producer {} was fenced although the member still owns the "
+                            + "partition (a former owner's late claim); its open transaction is aborted and the "
+                            + "partition claimed again: {}", group, p.tp, t.transactionalId, e.toString());
+                    reclaim.add(p);
+                } else {
+                    LOG.warn("group {}: {}: this member's producer {} was fenced (another owner claimed the "
+                            + "partition); its open transaction is aborted and the partition dropped: {}", group, p.tp,
+                            t.transactionalId, e.toString());
+                    txns.remove(p.tp);
+                    fenced.add(p.tp);
+                }
             } catch (InterruptException e) {
                 throw e;
             } catch (KafkaException e) {
