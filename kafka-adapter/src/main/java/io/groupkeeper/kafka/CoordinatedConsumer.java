@@ -51,7 +51,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * calls {@code poll()}, {@link #commitSync()} or {@link #close()} (as with Kafka's auto-commit). Positions are committed
  * every {@linkplain Builder#commitInterval commit interval} (checked at each {@code poll()}), on every revocation and on
  * close. A graceful leave therefore loses and repeats nothing; a crash repeats at most what was delivered after the last
- * commit.
+ * commit. In the {@linkplain Builder#transactional transactional mode} outputs sent with {@link #send} commit with the
+ * positions in one Kafka transaction per input partition: exactly once into Kafka (docs/exactly-once.md).
  *
  * <p><b>Revocation.</b> When a partition must move to another member, the member waits until this consumer's thread
  * has stopped fetching it and committed its final position, and only then releases it to the next owner
@@ -91,6 +92,21 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      *                                                  (e.g. a record that does not deserialize)
      */
     ConsumerRecords<K, V> poll(Duration timeout);
+
+    /**
+     * The transactional mode ({@link Builder#transactional}): sends {@code output} in the open Kafka transaction of
+     * the owned input partition {@code input} (opening one if needed). That transaction commits together with the
+     * input partition's position at the next commit point (commit interval, {@link #commitSync()}, revocation,
+     * {@link #close()}); if this member loses the partition first, it is aborted and the output never reaches
+     * {@code read_committed} readers. Send the outputs of a record before the next {@code poll()}. Polling thread
+     * only. The record's key and value must suit the serializers given to {@link Builder#transactional}.
+     *
+     * @throws IllegalStateException if not in the transactional mode, or {@code input} is not owned
+     */
+    default java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+            TopicPartition input, org.apache.kafka.clients.producer.ProducerRecord<?, ?> output) {
+        throw new IllegalStateException("send() needs the transactional mode (Builder.transactional)");
+    }
 
     /**
      * Serves pending assignment changes, then commits the position of every owned partition (everything returned by
@@ -187,6 +203,10 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> { };
         private boolean mirror;
         private String mirrorGroup;
+        private org.apache.kafka.common.serialization.Serializer<?> outputKeySerializer;
+        private org.apache.kafka.common.serialization.Serializer<?> outputValueSerializer;
+        private String transactionalIdPrefix = "groupkeeper/";
+        private final Map<String, Object> producerProperties = new LinkedHashMap<>();
 
         private Builder(GroupKeeper keeper) {
             this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -329,6 +349,82 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             return this;
         }
 
+        /**
+         * The transactional mode, exactly once into Kafka (docs/exactly-once.md): outputs sent with
+         * {@link CoordinatedConsumer#send} and the input positions commit in one Kafka transaction per input
+         * partition. One transactional producer per owned input partition, {@code transactional.id}
+         * {@code <prefix><group>/<topic>/<partition>}, initialised when the partition is claimed, before its first
+         * record is fetched: that fences the former owner's producer and aborts its open transaction. Kafka's
+         * transactional offset of the group (the group id as Kafka group) is the offset of record; ZooKeeper's offset
+         * node is written right after each Kafka commit, and an operator's change of it wins. Not with
+         * {@link #mirrorOffsetsToKafka()} (this mode writes Kafka's group offsets itself). The producers take the
+         * Kafka properties a producer knows, plus {@link #producerProperty}.
+         */
+        public <KO, VO> Builder<K, V> transactional(org.apache.kafka.common.serialization.Serializer<KO> keySerializer,
+                                                    org.apache.kafka.common.serialization.Serializer<VO> valueSerializer) {
+            this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+            this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+            return this;
+        }
+
+        /** The prefix of the transactional mode's {@code transactional.id}s; default {@code groupkeeper/}. */
+        public Builder<K, V> transactionalIdPrefix(String prefix) {
+            Objects.requireNonNull(prefix, "transactionalIdPrefix");
+            if (prefix.isBlank()) {
+                throw new IllegalArgumentException("transactionalIdPrefix must not be blank");
+            }
+            this.transactionalIdPrefix = prefix;
+            return this;
+        }
+
+        /**
+         * A property of the transactional mode's producers only (e.g. {@code linger.ms},
+         * {@code transaction.timeout.ms}). {@code transactional.id}, the serializers, {@code enable.idempotence=false}
+         * and {@code acks} other than {@code all} fail at {@link #build()}.
+         */
+        public Builder<K, V> producerProperty(String key, Object value) {
+            Objects.requireNonNull(key, "producer property key");
+            Objects.requireNonNull(value, () -> "value of producer property " + key);
+            producerProperties.put(key, value);
+            return this;
+        }
+
+        private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig() {
+            if (outputKeySerializer == null) {
+                if (!producerProperties.isEmpty()) {
+                    throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": producer properties "
+                            + producerProperties.keySet() + " are set but the transactional mode is not (transactional(...))");
+                }
+                return null;
+            }
+            if (mirror) {
+                throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": mirrorOffsetsToKafka "
+                        + "and transactional(...) exclude each other (the transactional mode commits Kafka's group "
+                        + "offsets itself)");
+            }
+            Map<String, Object> all = new LinkedHashMap<>(kafkaProperties);
+            all.putAll(producerProperties);
+            for (String forbidden : new String[] {"transactional.id", "key.serializer", "value.serializer"}) {
+                if (producerProperties.containsKey(forbidden)) {
+                    throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": producer property "
+                            + forbidden + "=" + producerProperties.get(forbidden) + " is not allowed in the transactional "
+                            + "mode (ids are derived per input partition; serializers are given to transactional(...))");
+                }
+            }
+            Object idempotence = all.get("enable.idempotence");
+            if (idempotence != null && !idempotence.toString().trim().equalsIgnoreCase("true")) {
+                throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": property "
+                        + "enable.idempotence=" + idempotence + " conflicts with the transactional mode (needs true)");
+            }
+            Object acks = all.get("acks");
+            if (acks != null && !acks.toString().trim().equalsIgnoreCase("all") && !acks.toString().trim().equals("-1")) {
+                throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": property acks="
+                        + acks + " conflicts with the transactional mode (needs all)");
+            }
+            return new io.groupkeeper.kafka.internal.TransactionalConfig(outputKeySerializer, outputValueSerializer,
+                    transactionalIdPrefix, Map.copyOf(producerProperties));
+        }
+
         /** Validates the options and creates the consumer (not started). */
         public CoordinatedConsumer<K, V> build() {
             if (groupId == null) {
@@ -357,7 +453,8 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             AdapterConfig<K, V> config = new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
                     Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
                     metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
-                    instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null);
+                    instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null,
+                    transactionalConfig());
             return new DefaultCoordinatedConsumer<>(config);
         }
 

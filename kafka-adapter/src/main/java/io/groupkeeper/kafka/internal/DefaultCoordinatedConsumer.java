@@ -15,10 +15,13 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -84,6 +87,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private PositionResolver resolver;
     private PositionCommitter committer;
     private LaneEvents events;
+    /** The transactional mode's producers; null when off. */
+    private KafkaTransactions txns;
 
     public DefaultCoordinatedConsumer(AdapterConfig<K, V> config) {
         this.config = config;
@@ -147,8 +152,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
             this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
                     sync, System::nanoTime);
+            this.txns = config.transactional() == null ? null : new KafkaTransactions(group, config.transactional(),
+                    config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
+                    tp -> m.fencingToken(tp).isPresent());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
-                    config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects());
+                    config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);
             bridge.wakeUpWith(c::wakeup);
             keeper.store().addConnectionListener(bridge);
@@ -246,6 +254,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             if (mirror != null) {
                 closeQuietly("offset mirror", mirror::close); // the final commit's offsets, bounded wait
+            }
+            KafkaTransactions t = txns;
+            if (t != null) {
+                closeQuietly("transactional producers", t::close);
             }
             guard.exit();
         }
@@ -407,6 +419,21 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     return ConsumerRecords.empty();
                 }
             }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
+    public Future<RecordMetadata> send(TopicPartition input, ProducerRecord<?, ?> output) {
+        guard.enter();
+        try {
+            requireStarted();
+            if (txns == null) {
+                throw new IllegalStateException("group " + group + ": send() needs the transactional mode "
+                        + "(CoordinatedConsumer.Builder.transactional)");
+            }
+            return txns.send(Partitions.gk(input), output);
         } finally {
             guard.exit();
         }

@@ -94,8 +94,10 @@ final class LaneEvents {
         if (again) {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
-        assigned.forEach(positions::add);
-        committer.gained(assigned.keySet());
+        List<OwnedPartition> added = new ArrayList<>();
+        assigned.forEach((tp, stored) -> added.add(positions.add(tp, stored)));
+        committer.gained(assigned.keySet()); // the offset mirror: fence the former owner's mirror producer
+        committer.claimed(added); // the transactional mode: fence the former owners before the first fetch
         resolver.resolveSoon();
         resolver.resolveStarts(positions);
         sync.sync();

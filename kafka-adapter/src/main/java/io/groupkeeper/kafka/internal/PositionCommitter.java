@@ -52,6 +52,8 @@ final class PositionCommitter {
     private final OutOfRangePolicy outOfRange;
     private final LongSupplier nanoTime;
     private final Effects effects;
+    /** The transactional mode's producers; null when off. */
+    private final KafkaTransactions txns;
     private long lastPeriodicNanos;
     private long periodicCommits;
     private boolean failing;
@@ -60,6 +62,14 @@ final class PositionCommitter {
     PositionCommitter(String group, GroupMember member, Positions positions, OffsetMirror mirror,
                       GroupMetrics metrics, Duration interval, OutOfRangePolicy outOfRange, LongSupplier nanoTime,
                       long since, Effects effects) {
+        this(group, member, positions, mirror, metrics, interval, outOfRange, nanoTime, since, effects, null);
+    }
+
+    /** As above, in the transactional mode when {@code txns} is not null (Kafka commits before each store write). */
+    PositionCommitter(String group, GroupMember member, Positions positions, OffsetMirror mirror,
+                      GroupMetrics metrics, Duration interval, OutOfRangePolicy outOfRange, LongSupplier nanoTime,
+                      long since, Effects effects, KafkaTransactions txns) {
+        this.txns = txns;
         this.group = group;
         this.member = member;
         this.positions = positions;
@@ -110,6 +120,9 @@ final class PositionCommitter {
      */
     void commitFinal(Collection<OwnedPartition> revoked) {
         try {
+            if (txns != null) {
+                txns.commit(revoked); // (a fenced one's store write is refused as well: another member owns it)
+            }
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             Map<TopicPartition, Long> logEnds = new TreeMap<>();
             collect(revoked, false, offsets, logEnds);
@@ -117,6 +130,7 @@ final class PositionCommitter {
                 return;
             }
             long mark = mark();
+            zkWriting(offsets);
             SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
             if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
@@ -126,6 +140,9 @@ final class PositionCommitter {
         } finally {
             if (mirror != null) {
                 mirror.released(revoked.stream().map(p -> p.tp).toList());
+            }
+            if (txns != null) {
+                txns.release(revoked.stream().map(p -> p.tp).toList());
             }
         }
     }
@@ -183,6 +200,15 @@ final class PositionCommitter {
     private void commit(Collection<OwnedPartition> which, boolean lagging) {
         Map<TopicPartition, Long> offsets = new TreeMap<>();
         Map<TopicPartition, Long> logEnds = new TreeMap<>();
+        if (txns != null) {
+            txns.retryClaims();
+            SortedSet<TopicPartition> fenced = txns.commit(which);
+            if (!fenced.isEmpty()) {
+                which = which.stream().filter(p -> !fenced.contains(p.tp)).toList();
+                fenced.forEach(positions::remove);
+                effects.dropped(fenced);
+            }
+        }
         collect(which, lagging, offsets, logEnds);
         if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
             for (TopicPartition tp : mirror.owed()) {
@@ -197,7 +223,26 @@ final class PositionCommitter {
         }
         if (!offsets.isEmpty()) {
             long mark = mark();
-            apply(member.commit(offsets, logEnds), offsets, mark);
+            zkWriting(offsets);
+            CommitResult result = member.commit(offsets, logEnds);
+            if (txns != null) {
+                txns.zkSettled(offsets.keySet());
+            }
+            apply(result, offsets, mark);
+        }
+    }
+
+    /** The transactional mode: ZooKeeper may hold these from now on, until the write returns. */
+    private void zkWriting(Map<TopicPartition, Long> offsets) {
+        if (txns != null) {
+            txns.zkWriting(offsets);
+        }
+    }
+
+    /** The transactional mode: claims newly assigned partitions (fencing their former owners' producers). */
+    void claimed(Collection<OwnedPartition> assigned) {
+        if (txns != null) {
+            txns.claim(assigned);
         }
     }
 
@@ -246,6 +291,9 @@ final class PositionCommitter {
 
     /** These partitions were lost (no final commit): the mirror drops what it still holds for them. */
     void lost(Collection<TopicPartition> partitions) {
+        if (txns != null) {
+            txns.lost(partitions);
+        }
         if (mirror != null) {
             mirror.lost(partitions);
         }

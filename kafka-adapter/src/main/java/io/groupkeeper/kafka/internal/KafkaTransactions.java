@@ -1,0 +1,491 @@
+package io.groupkeeper.kafka.internal;
+
+import io.groupkeeper.TopicPartition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
+ * {@code transactional.id} derived from group, topic and partition. At the claim, before the partition's first record
+ * is fetched, {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting
+ * for one being completed), then Kafka's transactional group offset is read ({@code requireStable}) and weighed
+ * against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
+ * point the partition's position is sent to the same transaction and it commits, before the position is written to
+ * ZooKeeper. A revoked partition's producer is closed after its final commit; a lost one's transaction is aborted.
+ *
+ * <p>Polling thread only, except that the claims' {@code initTransactions()} run in parallel on a small pool (each
+ * takes a round trip to the transaction coordinator, ~200 ms when a former owner's transaction must be aborted).
+ */
+final class KafkaTransactions implements AutoCloseable {
+
+    // The adapter's one logger: users' logging configurations and the tests name it.
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
+
+    /** One owned partition's producer and what it last committed to Kafka. */
+    private static final class Txn {
+        final String transactionalId;
+        KafkaProducer<Object, Object> producer;
+        boolean open;
+        /** The offset this partition's last transaction committed (or that was read at the claim); -1: none. */
+        long kafkaOffset = -1;
+        /** Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. */
+        final Set<Long> unconfirmed = new LinkedHashSet<>();
+
+        Txn(String transactionalId) {
+            this.transactionalId = transactionalId;
+        }
+    }
+
+    private final String group;
+    private final TransactionalConfig config;
+    private final Map<String, Object> producerBase;
+    private final Map<String, Object> adminConfig;
+    private final Duration timeout;
+    private final Positions positions;
+    private final PositionResolver.Seeker seeker;
+    /** Whether the member still owns a partition (as far as it knows): a failed transaction is retried only then. */
+    private final java.util.function.Predicate<TopicPartition> owned;
+    private final Map<TopicPartition, Txn> txns = new HashMap<>();
+    /** Owned partitions whose claim failed (stopped until a retry succeeds). */
+    private final Set<TopicPartition> unclaimed = new TreeSet<>();
+    private final ExecutorService pool;
+    private Admin admin;
+
+    KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
+                      Positions positions, PositionResolver.Seeker seeker,
+                      java.util.function.Predicate<TopicPartition> owned) {
+        this.owned = owned;
+        this.group = group;
+        this.config = config;
+        this.producerBase = producerBase(kafkaProperties, config, timeout);
+        this.adminConfig = OffsetMirror.adminConfig(kafkaProperties, group + "-transactions");
+        this.timeout = timeout;
+        this.positions = positions;
+        this.seeker = seeker;
+        this.pool = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "groupkeeper-transactions-" + group);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The producers' properties: the consumer's that a producer knows, the user's producer properties, the mode's. */
+    static Map<String, Object> producerBase(Map<String, Object> kafkaProperties, TransactionalConfig config,
+                                            Duration timeout) {
+        Set<String> known = ProducerConfig.configNames();
+        Map<String, Object> props = new LinkedHashMap<>();
+        kafkaProperties.forEach((k, v) -> {
+            if (known.contains(k) && !k.equals(ProducerConfig.CLIENT_ID_CONFIG)) {
+                props.put(k, v);
+            }
+        });
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        props.putAll(config.producerProperties());
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        return props;
+    }
+
+    // ------------------------------------------------------------------ claim
+
+    /**
+     * Claims newly owned partitions (already in the positions, at their ZooKeeper offset or unresolved): fences the
+     * former owners, reads Kafka's offsets, positions each partition at the offset of record, and writes a ZooKeeper
+     * offset that wins into a transaction at once. A partition whose claim fails is stopped and retried at the next
+     * commit point.
+     */
+    void claim(Collection<OwnedPartition> claimed) {
+        if (claimed.isEmpty()) {
+            return;
+        }
+        Map<OwnedPartition, CompletableFuture<KafkaProducer<Object, Object>>> inits = new LinkedHashMap<>();
+        for (OwnedPartition p : claimed) {
+            Txn old = txns.remove(p.tp);
+            if (old != null) {
+                closeQuietly(old, Duration.ZERO);
+            }
+            String id = config.transactionalId(group, p.tp.topic(), p.tp.partition());
+            txns.put(p.tp, new Txn(id));
+            inits.put(p, CompletableFuture.supplyAsync(() -> initProducer(id), pool));
+        }
+        List<OwnedPartition> ready = new ArrayList<>();
+        for (Map.Entry<OwnedPartition, CompletableFuture<KafkaProducer<Object, Object>>> e : inits.entrySet()) {
+            OwnedPartition p = e.getKey();
+            try {
+                txns.get(p.tp).producer = e.getValue().join();
+                ready.add(p);
+            } catch (RuntimeException ex) {
+                stop(p, "initTransactions() failed", ex);
+            }
+        }
+        if (ready.isEmpty()) {
+            return;
+        }
+        Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> stored;
+        try {
+            stored = kafkaOffsets(ready);
+        } catch (RuntimeException ex) {
+            ready.forEach(p -> stop(p, "reading Kafka's transactional offset failed", ex));
+            return;
+        }
+        for (OwnedPartition p : ready) {
+            unclaimed.remove(p.tp);
+            if (p.failed) {
+                p.failed = false;
+                positions.touch(p.tp);
+            }
+            Txn t = txns.get(p.tp);
+            OffsetAndMetadata k = stored.get(p.ktp);
+            OptionalLong kafka = k == null ? OptionalLong.empty() : OptionalLong.of(k.offset());
+            t.kafkaOffset = k == null ? -1 : k.offset();
+            OptionalLong zk = p.committed;
+            OffsetOfRecord.Winner w = OffsetOfRecord.decide(zk, kafka, k == null ? null : k.metadata());
+            if (w == OffsetOfRecord.Winner.KAFKA) {
+                if (p.position != k.offset()) {
+                    LOG.info("group {}: {}: Kafka's transactional offset {} is the offset of record (ZooKeeper has {}, "
+                            + "a commit's ZooKeeper write did not land); continuing from {}", group, p.tp, k.offset(),
+                            zk.isPresent() ? zk.getAsLong() : "none", k.offset());
+                }
+                seeker.seek(p, k.offset());
+            } else if (kafka.isPresent() && zk.isPresent()) {
+                LOG.info("group {}: {}: ZooKeeper's offset {} was changed by someone else (Kafka has {}); it wins and "
+                        + "is committed to Kafka now", group, p.tp, zk.getAsLong(), k.offset());
+                commit(List.of(p));
+            } else if (kafka.isPresent()) {
+                LOG.info("group {}: {}: ZooKeeper's offset was removed (Kafka has {}); starting from the start "
+                        + "position", group, p.tp, k.offset());
+            }
+        }
+    }
+
+    private KafkaProducer<Object, Object> initProducer(String transactionalId) {
+        Map<String, Object> props = new HashMap<>(producerBase);
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-tx-" + transactionalId);
+        @SuppressWarnings("unchecked")
+        KafkaProducer<Object, Object> producer = new KafkaProducer<>(props,
+                (Serializer<Object>) unclosed(config.keySerializer()),
+                (Serializer<Object>) unclosed(config.valueSerializer()));
+        try {
+            producer.initTransactions();
+            return producer;
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
+    }
+
+    /** The user's serializer, shared by all producers: closed once, by {@link #close}, not by each producer. */
+    private static <T> Serializer<T> unclosed(Serializer<T> s) {
+        return new Serializer<>() {
+            @Override
+            public byte[] serialize(String topic, T data) {
+                return s.serialize(topic, data);
+            }
+
+            @Override
+            public byte[] serialize(String topic, org.apache.kafka.common.header.Headers headers, T data) {
+                return s.serialize(topic, headers, data);
+            }
+        };
+    }
+
+    private Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> kafkaOffsets(List<OwnedPartition> ps) {
+        List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
+        ps.forEach(p -> ktps.add(p.ktp));
+        try {
+            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().listConsumerGroupOffsets(
+                            Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
+                            new ListConsumerGroupOffsetsOptions().requireStable(true))
+                    .partitionsToOffsetAndMetadata(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> copy = new HashMap<>();
+            out.forEach((k, v) -> {
+                if (v != null) {
+                    copy.put(k, v);
+                }
+            });
+            return copy;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptException(e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " timed out after "
+                    + timeout.toMillis() + " ms", e);
+        }
+    }
+
+    private Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(adminConfig);
+        }
+        return admin;
+    }
+
+    private void stop(OwnedPartition p, String what, RuntimeException e) {
+        Txn t = txns.get(p.tp);
+        if (t != null && t.producer != null) {
+            closeQuietly(t, Duration.ZERO);
+            t.producer = null;
+        }
+        unclaimed.add(p.tp);
+        p.failed = true; // not fetched until a claim succeeds
+        positions.touch(p.tp);
+        LOG.warn("group {}: {}: {} (not consumed until a retry at the next commit succeeds): {}", group, p.tp, what,
+                e.toString());
+    }
+
+    /** Retries the claims that failed (at every commit point). */
+    void retryClaims() {
+        if (unclaimed.isEmpty()) {
+            return;
+        }
+        List<OwnedPartition> retry = new ArrayList<>();
+        for (TopicPartition tp : new ArrayList<>(unclaimed)) {
+            OwnedPartition p = positions.get(tp);
+            if (p == null) {
+                unclaimed.remove(tp);
+            } else {
+                retry.add(p);
+            }
+        }
+        claim(retry);
+    }
+
+    // ------------------------------------------------------------------ send and commit
+
+    /** Sends {@code record} in the open transaction of input partition {@code input}, opening one if needed. */
+    @SuppressWarnings("unchecked")
+    Future<RecordMetadata> send(TopicPartition input, ProducerRecord<?, ?> record) {
+        Txn t = txns.get(input);
+        if (t == null || t.producer == null) {
+            throw new IllegalStateException("group " + group + ": input partition " + input + " is not owned"
+                    + (t == null ? "" : " (its claim has not succeeded yet)") + "; cannot send " + record.topic());
+        }
+        if (!t.open) {
+            t.producer.beginTransaction();
+            t.open = true;
+        }
+        return t.producer.send((ProducerRecord<Object, Object>) record);
+    }
+
+    /**
+     * Commits the transactions of {@code which} that have outputs or a position Kafka does not have yet: the position
+     * and the outputs in one transaction. Returns the partitions whose producer was fenced (another owner claimed them
+     * since, or a transaction failed after the member lost the partition); the caller drops them. A transaction that
+     * fails otherwise is aborted and, if the member still owns the partition, claimed again: its position goes back
+     * to the offset of record, so its records are processed again.
+     */
+    SortedSet<TopicPartition> commit(Collection<OwnedPartition> which) {
+        SortedSet<TopicPartition> fenced = new TreeSet<>();
+        List<OwnedPartition> reclaim = new ArrayList<>();
+        for (OwnedPartition p : which) {
+            Txn t = txns.get(p.tp);
+            if (t == null || t.producer == null) {
+                continue;
+            }
+            if (!p.active()) {
+                if (t.open) { // outputs with no position to commit them with
+                    abortQuietly(t);
+                }
+                continue;
+            }
+            long target = p.position;
+            if (!t.open && target == t.kafkaOffset) {
+                continue;
+            }
+            try {
+                if (!t.open) {
+                    t.producer.beginTransaction();
+                    t.open = true;
+                }
+                t.producer.sendOffsetsToTransaction(
+                        Map.of(p.ktp, new OffsetAndMetadata(target, OffsetOfRecord.metadata(zkCandidates(p, t)))),
+                        new ConsumerGroupMetadata(group));
+                t.producer.commitTransaction();
+                t.open = false;
+                t.kafkaOffset = target;
+            } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
+                closeQuietly(t, Duration.ZERO);
+                if (owned.test(p.tp)) {
+                    // Still ours by the store: a former owner's claim that was under way when it lost the partition
+                    // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
+                    LOG.warn("group {}: {}: this member's producer {} was fenced although the member still owns the "
+                            + "partition (a former owner's late claim); its open transaction is aborted and the "
+                            + "partition claimed again: {}", group, p.tp, t.transactionalId, e.toString());
+                    reclaim.add(p);
+                } else {
+                    LOG.warn("group {}: {}: this member's producer {} was fenced (another owner claimed the "
+                            + "partition); its open transaction is aborted and the partition dropped: {}", group, p.tp,
+                            t.transactionalId, e.toString());
+                    txns.remove(p.tp);
+                    fenced.add(p.tp);
+                }
+            } catch (InterruptException e) {
+                throw e;
+            } catch (KafkaException e) {
+                LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
+                        + "record: {}", group, p.tp, t.transactionalId, e.toString());
+                abortQuietly(t);
+                if (owned.test(p.tp)) {
+                    reclaim.add(p);
+                } else { // a new initTransactions() here would fence the partition's next owner: give it up
+                    closeQuietly(t, Duration.ZERO);
+                    txns.remove(p.tp);
+                    fenced.add(p.tp);
+                }
+            }
+        }
+        claim(reclaim);
+        return fenced;
+    }
+
+    private Set<Long> zkCandidates(OwnedPartition p, Txn t) {
+        Set<Long> c = new LinkedHashSet<>();
+        c.add(p.committed.isPresent() ? p.committed.getAsLong() : -1L);
+        c.addAll(t.unconfirmed);
+        return c;
+    }
+
+    /** Offsets about to be written to ZooKeeper: until the write returns, ZooKeeper may hold them. */
+    void zkWriting(Map<TopicPartition, Long> offsets) {
+        offsets.forEach((tp, o) -> {
+            Txn t = txns.get(tp);
+            if (t != null) {
+                t.unconfirmed.add(o);
+                while (t.unconfirmed.size() > OffsetOfRecord.MAX_CANDIDATES) {
+                    t.unconfirmed.remove(t.unconfirmed.iterator().next());
+                }
+            }
+        });
+    }
+
+    /** The ZooKeeper write of these returned (whatever it answered): the committed offsets are known again. */
+    void zkSettled(Collection<TopicPartition> partitions) {
+        partitions.forEach(tp -> {
+            Txn t = txns.get(tp);
+            if (t != null) {
+                t.unconfirmed.clear();
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ release, loss, close
+
+    /** Revoked partitions, after their final commit: their producers are closed (an open transaction aborted). */
+    void release(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            unclaimed.remove(tp);
+            Txn t = txns.remove(tp);
+            if (t != null) {
+                if (t.open) {
+                    abortQuietly(t);
+                }
+                closeQuietly(t, timeout);
+            }
+        }
+    }
+
+    /**
+     * Lost partitions (no final commit): the open transactions are aborted (or, if the abort cannot reach Kafka, left
+     * to the next owner's {@code initTransactions()}, which aborts them) and the producers closed.
+     */
+    void lost(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            unclaimed.remove(tp);
+            Txn t = txns.remove(tp);
+            if (t != null) {
+                if (t.open) {
+                    abortQuietly(t);
+                }
+                closeQuietly(t, Duration.ZERO);
+            }
+        }
+    }
+
+    /** The partitions with a producer (for tests). */
+    Set<TopicPartition> producing() {
+        Set<TopicPartition> out = new TreeSet<>();
+        txns.forEach((tp, t) -> {
+            if (t.producer != null) {
+                out.add(tp);
+            }
+        });
+        return out;
+    }
+
+    @Override
+    public void close() {
+        lost(new ArrayList<>(txns.keySet())); // (the final commit ran before: nothing is open any more)
+        pool.shutdownNow();
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(1));
+        }
+        closeSerializer(config.keySerializer());
+        closeSerializer(config.valueSerializer());
+    }
+
+    private void closeSerializer(Serializer<?> s) {
+        try {
+            s.close();
+        } catch (RuntimeException e) {
+            LOG.debug("group {}: closing serializer {} failed: {}", group, s, e.toString());
+        }
+    }
+
+    private void abortQuietly(Txn t) {
+        try {
+            t.producer.abortTransaction();
+        } catch (RuntimeException e) {
+            LOG.debug("group {}: aborting the transaction of {} failed (the next initTransactions() aborts it): {}",
+                    group, t.transactionalId, e.toString());
+        }
+        t.open = false;
+    }
+
+    private void closeQuietly(Txn t, Duration wait) {
+        if (t.producer == null) {
+            return;
+        }
+        try {
+            t.producer.close(wait);
+        } catch (RuntimeException e) {
+            LOG.debug("group {}: closing producer {} failed: {}", group, t.transactionalId, e.toString());
+        }
+        t.producer = null;
+        t.open = false;
+    }
+}

@@ -1,0 +1,402 @@
+package io.groupkeeper.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.internal.ZkPaths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transactional mode on a real broker: read-process-write where each input record becomes one output record
+ * {@code {"topic":..,"partition":..,"offset":..}}, the output read back with {@code isolation.level=read_committed}.
+ */
+class TransactionalIT extends KafkaTestSupport {
+
+    private static final Pattern OUTPUT = Pattern.compile("\\{\"topic\":\"([^\"]+)\",\"partition\":(\\d+),\"offset\":(\\d+)}");
+
+    /** A read-process-write loop on its own thread: one output per input, sent in the input partition's transaction. */
+    final class Worker {
+        final CoordinatedConsumer<String, String> consumer;
+        final String out;
+        final Thread thread;
+        final AtomicInteger sent = new AtomicInteger();
+        final Map<Integer, AtomicInteger> sentPerPartition = new java.util.concurrent.ConcurrentHashMap<>();
+        volatile boolean stop;
+        volatile boolean haltAfterNextBatch;
+        volatile CountDownLatch holdAfterNextBatch;
+        final CountDownLatch holding = new CountDownLatch(1);
+        volatile int lastBatch;
+        volatile Throwable failure;
+
+        Worker(CoordinatedConsumer<String, String> consumer, String out) {
+            this.consumer = consumer;
+            this.out = out;
+            this.thread = new Thread(this::run, "tx-worker-" + consumer.memberId());
+            consumer.start();
+            thread.start();
+        }
+
+        private void run() {
+            try {
+                while (!stop) {
+                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
+                    for (ConsumerRecord<String, String> r : records) {
+                        consumer.send(new TopicPartition(r.topic(), r.partition()),
+                                new ProducerRecord<>(out, r.key(), json(r)));
+                        sent.incrementAndGet();
+                        sentPerPartition.computeIfAbsent(r.partition(), p -> new AtomicInteger()).incrementAndGet();
+                    }
+                    if (records.isEmpty()) {
+                        continue;
+                    }
+                    lastBatch = records.count();
+                    if (haltAfterNextBatch) {
+                        return; // a crash: the batch's outputs are in open transactions, never committed
+                    }
+                    CountDownLatch hold = holdAfterNextBatch;
+                    if (hold != null) {
+                        holdAfterNextBatch = null;
+                        holding.countDown();
+                        hold.await(); // a pause (GC, SIGSTOP) with the batch's transaction open
+                    }
+                }
+                consumer.close();
+            } catch (Throwable t) {
+                failure = t;
+            }
+        }
+
+        void stopAndJoin() throws InterruptedException {
+            stop = true;
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        }
+    }
+
+    static String json(ConsumerRecord<?, ?> r) {
+        return "{\"topic\":\"" + r.topic() + "\",\"partition\":" + r.partition() + ",\"offset\":" + r.offset() + "}";
+    }
+
+    private CoordinatedConsumer.Builder<String, String> txConsumer(GroupKeeper keeper, String group, String in) {
+        return consumer(keeper, group, in)
+                .startPosition(StartPosition.earliest())
+                .transactional(new StringSerializer(), new StringSerializer());
+    }
+
+    private Worker worker(GroupKeeper keeper, String group, String in, String out) {
+        return worker(txConsumer(keeper, group, in), out);
+    }
+
+    private Worker worker(CoordinatedConsumer.Builder<String, String> builder, String out) {
+        Worker w = new Worker(builder.build(), out);
+        toClose.add(() -> {
+            w.stopAndJoin();
+            if (w.haltAfterNextBatch) { // crashed, its store closed: its member's goodbye only retries; don't wait
+                Thread closer = new Thread(w.consumer::close, "close-crashed-" + w.consumer.memberId());
+                closer.setDaemon(true);
+                closer.start();
+            } else {
+                w.consumer.close();
+            }
+        });
+        return w;
+    }
+
+    /**
+     * Reads {@code out} with read_committed up to its last stable offset once it holds {@code expected} distinct
+     * inputs; returns how often each input "partition/offset" occurs.
+     */
+    static Map<String, Integer> readCommitted(String out, int expected) {
+        Map<String, Integer> seen = new HashMap<>();
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
+                servers.bootstrapServers(), "isolation.level", "read_committed", "auto.offset.reset", "earliest"),
+                new StringDeserializer(), new StringDeserializer())) {
+            TopicPartition tp = new TopicPartition(out, 0);
+            reader.assign(List.of(tp));
+            reader.seekToBeginning(List.of(tp));
+            await().atMost(WAIT).until(() -> {
+                for (ConsumerRecord<String, String> r : reader.poll(Duration.ofMillis(100))) {
+                    Matcher m = OUTPUT.matcher(r.value());
+                    assertThat(m.matches()).as(r.value()).isTrue();
+                    seen.merge(m.group(2) + "/" + m.group(3), 1, Integer::sum);
+                }
+                return seen.size() >= expected
+                        && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp); // (the LSO, read_committed)
+            });
+        }
+        return seen;
+    }
+
+    static List<String> inputs(int partitions, int perPartition) {
+        List<String> out = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            for (int o = 0; o < perPartition; o++) {
+                out.add(p + "/" + o);
+            }
+        }
+        return out;
+    }
+
+    static OptionalLong kafkaOffset(String group, String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        OffsetAndMetadata o = admin.listConsumerGroupOffsets(
+                        Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(tp))),
+                        new ListConsumerGroupOffsetsOptions().requireStable(true))
+                .partitionsToOffsetAndMetadata(group).get(10, TimeUnit.SECONDS).get(tp);
+        return o == null ? OptionalLong.empty() : OptionalLong.of(o.offset());
+    }
+
+    @Test
+    void everyInputIsInTheOutputExactlyOnceThroughACrashWithATransactionOpen() throws Exception {
+        String in = newTopic(2);
+        String out = newTopic(1);
+        String group = newName("g");
+        GroupKeeper crashing = newKeeper();
+        Worker a = worker(crashing, group, in, out);
+        Worker b = worker(newKeeper(), group, in, out);
+        awaitAssigned(a.consumer, 1);
+        awaitAssigned(b.consumer, 1);
+
+        produce(in, 2, 300);
+        await().atMost(WAIT).until(() -> a.sent.get() + b.sent.get() >= 300);
+        // a crashes right after sending a batch's outputs (its transaction open), its session ends without a goodbye.
+        a.haltAfterNextBatch = true;
+        produce(in, 2, 100);
+        a.thread.join(TimeUnit.SECONDS.toMillis(30));
+        assertThat(a.thread.isAlive()).isFalse();
+        assertThat(a.failure).isNull();
+        assertThat(a.lastBatch).isPositive();
+        ((ZooKeeperStore) crashing.store()).close();
+
+        awaitAssigned(b.consumer, 2);
+        produce(in, 2, 100);
+        // b repeats a's uncommitted batch, whose first outputs were aborted by b's initTransactions().
+        Map<String, Integer> seen = readCommitted(out, 500);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 250));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(b.failure).isNull();
+        // The ZooKeeper offsets follow Kafka's within a commit interval (groups describe, lag, the monitor).
+        for (int p = 0; p < 2; p++) {
+            int partition = p;
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(kafkaOffset(group, in, partition)).hasValue(250);
+                assertThat(storedOffset(group, in, partition)).hasValue(250);
+            });
+        }
+    }
+
+    @Test
+    void aZombiesTransactionIsFencedAndNoneOfItsOutputsBecomesVisible() throws Exception {
+        String in = newTopic(2);
+        String out = newTopic(1);
+        String group = newName("g");
+        Worker a = worker(txConsumer(newKeeper(), group, in).revocationTimeout(Duration.ofSeconds(1)), out);
+        awaitAssigned(a.consumer, 2);
+        produce(in, 2, 100);
+        await().atMost(WAIT).until(() -> a.sent.get() >= 100);
+
+        // a pauses right after sending a batch's outputs; a second member joins, and the revocation of a partition
+        // gives up waiting for a's thread: it moves to b, whose initTransactions() fences a's producer.
+        CountDownLatch resume = new CountDownLatch(1);
+        a.holdAfterNextBatch = resume;
+        produce(in, 2, 100);
+        assertThat(a.holding.await(30, TimeUnit.SECONDS)).isTrue();
+        ListAppender<ILoggingEvent> log = captureWarnings();
+        try {
+            Worker b = worker(newKeeper(), group, in, out);
+            awaitAssigned(b.consumer, 1);
+            await().atMost(WAIT).until(() -> b.sent.get() > 0); // b claimed (fenced) and is processing
+            resume.countDown();
+            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("was fenced")));
+            await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1);
+
+            produce(in, 2, 100);
+            Map<String, Integer> seen = readCommitted(out, 300);
+            assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 150));
+            assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+            assertThat(a.failure).isNull();
+            assertThat(b.failure).isNull();
+        } finally {
+            stopCapture(log);
+        }
+    }
+
+    @Test
+    void anOwnerFencedByAFormerOwnersLateClaimClaimsAgainAndGoesOn() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        Worker a = worker(newKeeper(), group, in, out);
+        awaitAssigned(a.consumer, 1);
+        produce(in, 1, 100);
+        await().atMost(WAIT).until(() -> a.sent.get() >= 100);
+
+        // A former owner, paused inside its claim's initTransactions(), completes it after a took the partition over:
+        // a's producer is fenced although a still owns the partition by the store.
+        ListAppender<ILoggingEvent> log = captureWarnings();
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> late =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of("bootstrap.servers",
+                             servers.bootstrapServers(), "transactional.id", "groupkeeper/" + group + "/" + in + "/0"),
+                             new StringSerializer(), new StringSerializer())) {
+            late.initTransactions();
+            late.beginTransaction();
+            late.send(new ProducerRecord<>(out, "zombie", "{\"topic\":\"" + in + "\",\"partition\":0,\"offset\":0}"));
+            produce(in, 1, 100);
+            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("claimed again")));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(200));
+            // ... and a's new claim fenced the late one in turn: its transaction never commits.
+            assertThatThrownBy(late::commitTransaction).isInstanceOf(org.apache.kafka.common.KafkaException.class);
+        } finally {
+            stopCapture(log);
+        }
+        produce(in, 1, 100);
+        Map<String, Integer> seen = readCommitted(out, 300);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 300));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(a.consumer.assignment()).hasSize(1);
+        assertThat(a.failure).isNull();
+    }
+
+    @Test
+    void anOperatorsResetOfTheZooKeeperOffsetWinsAndGoesIntoKafkaBeforeConsumptionResumes() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        // Commits only on commitSync() and close(): ZooKeeper held no offset when Kafka's was committed.
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
+                .build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        a.close();
+        assertThat(kafkaOffset(group, in, 0)).hasValue(100);
+        assertThat(storedOffset(group, in, 0)).hasValue(100);
+
+        produce(in, 1, 100);
+        handEdit(group, in, 0, 150); // the operator skips 50 records while the group is stopped
+        CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in).build();
+        toClose.add(b);
+        b.start();
+        long first = consumeAndSend(b, out, 50);
+        assertThat(first).isEqualTo(150);
+        b.commitSync();
+        assertThat(kafkaOffset(group, in, 0)).hasValue(200);
+        assertThat(storedOffset(group, in, 0)).hasValue(200);
+        b.close();
+
+        Map<String, Integer> seen = readCommitted(out, 150);
+        List<String> expected = new ArrayList<>(inputs(1, 100));
+        for (int o = 150; o < 200; o++) {
+            expected.add("0/" + o);
+        }
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    @Test
+    void aZooKeeperOffsetLeftBehindByACrashAfterTheKafkaCommitLosesToKafka() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 60);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
+                .build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 60);
+        a.commitSync();
+        a.close();
+        assertThat(kafkaOffset(group, in, 0)).hasValue(60);
+        // As if a had died between its Kafka commit (60) and the ZooKeeper write: ZooKeeper still has no offset.
+        zk.curator().delete().forPath(ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(in, 0)));
+        assertThat(storedOffset(group, in, 0)).isEmpty();
+
+        produce(in, 1, 40);
+        CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in).build();
+        toClose.add(b);
+        b.start();
+        assertThat(consumeAndSend(b, out, 40)).isEqualTo(60); // not the start position (earliest: 0)
+        b.commitSync();
+        assertThat(storedOffset(group, in, 0)).hasValue(100);
+        b.close();
+        Map<String, Integer> seen = readCommitted(out, 100);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 100));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+    }
+
+    @Test
+    void sendNeedsTheModeAndAnOwnedPartitionAndConflictingPropertiesFailAtBuild() {
+        String in = newTopic(1);
+        String group = newName("g");
+        GroupKeeper keeper = newKeeper();
+        CoordinatedConsumer<String, String> plain = consumer(keeper, group, in).build();
+        toClose.add(plain);
+        plain.start();
+        assertThatThrownBy(() -> plain.send(new TopicPartition(in, 0), new ProducerRecord<>(in, "v")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode");
+        plain.close();
+
+        CoordinatedConsumer<String, String> tx = txConsumer(keeper, newName("g"), in).build();
+        toClose.add(tx);
+        tx.start();
+        assertThatThrownBy(() -> tx.send(new TopicPartition(in, 7), new ProducerRecord<>(in, "v")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("is not owned");
+
+        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("enable.idempotence", false).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.idempotence=false");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("acks", "1").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acks=1");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("transactional.id", "x").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transactional.id=x");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in).mirrorOffsetsToKafka().build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> consumer(keeper, group, in).producerProperty("linger.ms", 5).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode is not");
+    }
+
+    /**
+     * Polls on this thread until {@code count} records were sent on (the topic must hold no more than that beyond the
+     * start: everything a poll returns counts as processed); returns the first record's offset.
+     */
+    private static long consumeAndSend(CoordinatedConsumer<String, String> c, String out, int count) {
+        AtomicInteger n = new AtomicInteger();
+        long[] first = {-1};
+        await().atMost(WAIT).until(() -> {
+            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                if (first[0] < 0) {
+                    first[0] = r.offset();
+                }
+                c.send(new TopicPartition(r.topic(), r.partition()), new ProducerRecord<>(out, r.key(), json(r)));
+                n.incrementAndGet();
+            }
+            return n.get() >= count;
+        });
+        return first[0];
+    }
+}
