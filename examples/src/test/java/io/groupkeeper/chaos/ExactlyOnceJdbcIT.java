@@ -22,9 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
@@ -127,17 +125,17 @@ class ExactlyOnceJdbcIT {
                 await().atMost(Duration.ofSeconds(90)).until(() -> rows() >= 500);
 
                 a.destroyForcibly(); // kill -9: no final commit; its partitions move on once its session expired
-                Map<Integer, Long> atKill = logEnds(admin);
+                Map<Integer, Long> atKill = ExampleProcesses.logEnds(admin, TOPIC, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> storedPast(atKill));
 
-                signal(b, "STOP"); // a pause past the session timeout, most likely with a batch in hand
-                Map<Integer, Long> atStop = logEnds(admin);
+                ExampleProcesses.signal(b, "STOP"); // a pause past the session timeout, most likely with a batch in hand
+                Map<Integer, Long> atStop = ExampleProcesses.logEnds(admin, TOPIC, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> storedPast(atStop));
-                signal(b, "CONT"); // the zombie goes on with what it held: its writes carry its old tokens
+                ExampleProcesses.signal(b, "CONT"); // the zombie goes on with what it held: its writes carry its old tokens
 
                 producer.stop();
             }
-            Map<Integer, Long> end = logEnds(admin);
+            Map<Integer, Long> end = ExampleProcesses.logEnds(admin, TOPIC, PARTITIONS);
             await().atMost(Duration.ofSeconds(60)).until(() -> storedPast(end));
 
             long expected = end.values().stream().mapToLong(Long::longValue).sum();
@@ -161,46 +159,15 @@ class ExactlyOnceJdbcIT {
             System.out.printf("exactly-once-jdbc: %d records stored once each over %d partitions; the paused "
                     + "process had %d late write(s) refused%n", expected, PARTITIONS, refused);
         } finally {
-            for (Process p : processes) {
-                if (p.isAlive()) {
-                    signal(p, "CONT");
-                    p.destroy();
-                    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                    }
-                }
-            }
+            ExampleProcesses.stopAll(processes);
         }
     }
 
-    private static Process sink(String name, EmbeddedServers servers, Path logs)
-            throws IOException {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", ConsumerProcess.classpath(), "io.groupkeeper.examples.Main", "jdbc-sink",
-                "--zk", servers.zkConnectString(), "--bootstrap", servers.bootstrapServers(),
-                "--group", GROUP, "--topic", TOPIC, "--jdbc-url", pg.jdbcUrl(), "--jdbc-user", pg.user(),
-                "--session-timeout-ms", Long.toString(SESSION.toMillis()), "--work-us-per-record", "500",
-                "-X", "max.poll.records=100", "-X", "fetch.max.wait.ms=100");
-        Process p = new ProcessBuilder(cmd).redirectError(logs.resolve(name + ".stderr").toFile())
-                .redirectOutput(logs.resolve(name + ".stdout").toFile()).start();
-        p.getOutputStream().close();
-        return p;
-    }
-
-    private static void signal(Process p, String signal) throws IOException, InterruptedException {
-        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
-    }
-
-    private static Map<Integer, Long> logEnds(Admin admin) throws Exception {
-        Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            spec.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
-        }
-        Map<Integer, Long> ends = new HashMap<>();
-        admin.listOffsets(spec).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp.partition(),
-                info.offset()));
-        return ends;
+    private static Process sink(String name, EmbeddedServers servers, Path logs) throws IOException {
+        return ExampleProcesses.start("jdbc-sink", name, logs, List.of("--zk", servers.zkConnectString(), "--bootstrap",
+                servers.bootstrapServers(), "--group", GROUP, "--topic", TOPIC, "--jdbc-url", pg.jdbcUrl(), "--jdbc-user",
+                pg.user(), "--session-timeout-ms", Long.toString(SESSION.toMillis()), "--work-us-per-record", "500",
+                "-X", "max.poll.records=100", "-X", "fetch.max.wait.ms=100"));
     }
 
     /** Whether the database's next offset of every partition has reached {@code ends}. */

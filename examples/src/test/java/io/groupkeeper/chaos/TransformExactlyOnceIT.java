@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -111,16 +110,16 @@ class TransformExactlyOnceIT {
                 await().atMost(Duration.ofSeconds(90)).until(() -> output.covers(Map.of()) && output.seen.size() >= 500);
 
                 a.destroyForcibly(); // kill -9: open transactions, no final commit; the next owners abort them
-                Map<Integer, Long> atKill = logEnds(admin);
+                Map<Integer, Long> atKill = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.covers(atKill));
 
-                signal(b, "STOP"); // a pause past the session timeout, most likely with transactions open
-                Map<Integer, Long> atStop = logEnds(admin);
+                ExampleProcesses.signal(b, "STOP"); // a pause past the session timeout, most likely with transactions open
+                Map<Integer, Long> atStop = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.covers(atStop));
-                signal(b, "CONT"); // the zombie goes on: its producers are fenced, its transactions aborted
+                ExampleProcesses.signal(b, "CONT"); // the zombie goes on: its producers are fenced, its transactions aborted
 
                 producer.stop();
-                Map<Integer, Long> end = logEnds(admin);
+                Map<Integer, Long> end = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.covers(end) && output.atEnd());
                 // A zombie's late commit would show up after the others': read a while longer.
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
@@ -136,44 +135,15 @@ class TransformExactlyOnceIT {
                         + "(read_committed)%n", expected, PARTITIONS, OUT);
             }
         } finally {
-            for (Process p : processes) {
-                if (p.isAlive()) {
-                    signal(p, "CONT");
-                    p.destroy();
-                    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                    }
-                }
-            }
+            ExampleProcesses.stopAll(processes);
         }
     }
 
     private static Process transform(String name, EmbeddedServers servers, Path logs) throws IOException {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", ConsumerProcess.classpath(), "io.groupkeeper.examples.Main", "transform",
-                "--zk", servers.zkConnectString(), "--bootstrap", servers.bootstrapServers(),
-                "--group", GROUP, "--from", IN, "--to", OUT,
-                "--session-timeout-ms", Long.toString(SESSION.toMillis()), "--commit-interval-ms", "200",
-                "-X", "max.poll.records=100", "-X", "fetch.max.wait.ms=100");
-        Process p = new ProcessBuilder(cmd).redirectError(logs.resolve(name + ".stderr").toFile())
-                .redirectOutput(logs.resolve(name + ".stdout").toFile()).start();
-        p.getOutputStream().close();
-        return p;
+        return ExampleProcesses.start("transform", name, logs, List.of("--zk", servers.zkConnectString(), "--bootstrap",
+                servers.bootstrapServers(), "--group", GROUP, "--from", IN, "--to", OUT, "--session-timeout-ms",
+                Long.toString(SESSION.toMillis()), "--commit-interval-ms", "200", "-X", "max.poll.records=100",
+                "-X", "fetch.max.wait.ms=100"));
     }
 
-    private static void signal(Process p, String signal) throws IOException, InterruptedException {
-        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
-    }
-
-    private static Map<Integer, Long> logEnds(Admin admin) throws Exception {
-        Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            spec.put(new TopicPartition(IN, p), OffsetSpec.latest());
-        }
-        Map<Integer, Long> ends = new HashMap<>();
-        admin.listOffsets(spec).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp.partition(),
-                info.offset()));
-        return ends;
-    }
 }

@@ -6,16 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.testkit.ForwardingZkPort;
 import io.groupkeeper.zkprotocol.ZkCode;
-import io.groupkeeper.zkprotocol.ZkEvent;
 import io.groupkeeper.zkprotocol.ZkFailure;
-import io.groupkeeper.zkprotocol.ZkLatch;
 import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zkprotocol.ZkOp;
-import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.ZkResult;
 import io.groupkeeper.zkprotocol.ZkStat;
-import io.groupkeeper.zkprotocol.ZkStats;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Clock;
@@ -26,7 +23,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,15 +70,14 @@ class LaggingReadAfterLostClaimTest {
     }
 
     /** The model's port, with a lost answer, a closed gate until the reconnection, and a server that lags behind. */
-    private static final class LaggingPort implements ZkPort {
-        private final MemClient zk;
+    private static final class LaggingPort extends ForwardingZkPort {
         private boolean loseAnswer;
         private boolean disconnected;
         private final Set<String> lagging = new HashSet<>();
         int syncs;
 
         LaggingPort(MemClient zk) {
-            this.zk = zk;
+            super(zk);
         }
 
         void loseTheNextAnswer() {
@@ -99,38 +94,8 @@ class LaggingReadAfterLostClaimTest {
         }
 
         @Override
-        public String abs(String path) {
-            return zk.abs(path);
-        }
-
-        @Override
-        public ZkStats stats() {
-            return zk.stats();
-        }
-
-        @Override
-        public long sessionId() {
-            return zk.sessionId();
-        }
-
-        @Override
-        public long handleSession() {
-            return zk.handleSession();
-        }
-
-        @Override
-        public boolean isPastSession(long owner) {
-            return zk.isPastSession(owner);
-        }
-
-        @Override
-        public boolean isCurrentSession(long owner) {
-            return zk.isCurrentSession(owner);
-        }
-
-        @Override
         public boolean isConnected() {
-            return !disconnected && zk.isConnected();
+            return !disconnected && delegate.isConnected();
         }
 
         @Override
@@ -138,41 +103,36 @@ class LaggingReadAfterLostClaimTest {
             if (disconnected) {
                 throw new StoreException("test: " + what + " not attempted: not connected");
             }
-            zk.requireConnected(what);
+            delegate.requireConnected(what);
         }
 
         @Override
         public Optional<ZkNode> read(String path, Runnable hook) {
             requireConnected("read " + path);
-            return lags(path) ? Optional.empty() : zk.read(path, hook);
+            return lags(path) ? Optional.empty() : delegate.read(path, hook);
         }
 
         @Override
         public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
             requireConnected("read " + path);
-            return lags(path) ? Optional.empty() : zk.readIfPresentWatching(path, hook);
+            return lags(path) ? Optional.empty() : delegate.readIfPresentWatching(path, hook);
         }
 
         @Override
         public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
-            return lags(path) ? CompletableFuture.completedFuture(Optional.empty()) : zk.readAsync(path, hook);
+            return lags(path) ? CompletableFuture.completedFuture(Optional.empty()) : delegate.readAsync(path, hook);
         }
 
         @Override
         public Optional<ZkStat> exists(String path, Runnable hook) {
             requireConnected("check " + path);
-            return lags(path) ? Optional.empty() : zk.exists(path, hook);
+            return lags(path) ? Optional.empty() : delegate.exists(path, hook);
         }
 
         @Override
         public List<String> children(String path, Runnable hook) {
             requireConnected("list " + path);
-            return zk.children(path, hook);
-        }
-
-        @Override
-        public CompletableFuture<List<String>> childrenAsync(String path) {
-            return zk.childrenAsync(path);
+            return delegate.children(path, hook);
         }
 
         @Override
@@ -180,36 +140,31 @@ class LaggingReadAfterLostClaimTest {
             requireConnected("sync " + path);
             syncs++;
             lagging.clear(); // the server caught up with the leader
-            zk.sync(path);
+            delegate.sync(path);
         }
 
         @Override
         public void ensurePath(String path, byte[] data) {
             requireConnected("create " + path);
-            zk.ensurePath(path, data);
+            delegate.ensurePath(path, data);
         }
 
         @Override
         public ZkResult write(ZkOp op) throws ZkFailure {
             requireConnected("write " + op.path());
-            return zk.write(op);
-        }
-
-        @Override
-        public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
-            return zk.createWithParents(path, data);
+            return delegate.write(op);
         }
 
         @Override
         public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
             requireConnected("transaction");
-            return zk.multi(ops);
+            return delegate.multi(ops);
         }
 
         @Override
         public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
             requireConnected("transaction");
-            List<ZkResult> results = zk.multiInSession(session, ops);
+            List<ZkResult> results = delegate.multiInSession(session, ops);
             if (loseAnswer) {
                 loseAnswer = false;
                 disconnected = true; // as zk-store's gate: nothing goes out until the next connection
@@ -219,23 +174,14 @@ class LaggingReadAfterLostClaimTest {
         }
 
         @Override
-        public long sizeOf(ZkOp op) {
-            return zk.sizeOf(op);
-        }
-
-        @Override
-        public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
-            zk.addPersistentWatch(path, recursive, watcher);
-        }
-
-        @Override
-        public void removePersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) {
-            zk.removePersistentWatch(path, recursive, watcher);
-        }
-
-        @Override
-        public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
-            return zk.latch(path, participantId, isLeader, notLeader);
+        public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+            try {
+                return CompletableFuture.completedFuture(new Transaction(ZkCode.OK, -1, multiInSession(session, ops)));
+            } catch (ZkFailure e) {
+                return CompletableFuture.completedFuture(new Transaction(e.code(), e.failedOp(), null));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
         }
     }
 }
