@@ -239,6 +239,35 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /**
+     * Waits, at most {@code max}, until the producers of these held partitions are ready or have failed: a final
+     * commit sent after that can be mirrored. Without the wait, a partition released soon after it was gained (a
+     * short-lived consumer, a quick rebalance) would leave its final offsets out of Kafka, since only a commit sent
+     * after its producer was ready may be written (see the class comment).
+     */
+    void awaitReady(Collection<io.groupkeeper.TopicPartition> partitions, Duration max) {
+        long deadline = nanoTime.getAsLong() + max.toNanos();
+        synchronized (lock) {
+            while (!closed) {
+                boolean pending = false;
+                for (io.groupkeeper.TopicPartition p : partitions) {
+                    Fence f = fences.get(kafka(p));
+                    pending |= f != null && f.readyAt == Long.MAX_VALUE && f.initQueued && !f.gone;
+                }
+                long left = deadline - nanoTime.getAsLong();
+                if (!pending || left <= 0) {
+                    return;
+                }
+                try {
+                    lock.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
      * The member released these partitions (after offering their final offsets): those are written, then the
      * partitions' producers closed. Queued behind the final write, never before it.
      */

@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PositionCommitter {
 
+    /** How long a final commit waits for the mirror producers of partitions gained a moment before. */
+    private static final java.time.Duration MIRROR_READY_WAIT = java.time.Duration.ofSeconds(5);
+
     // The adapter's one logger: users' logging configurations and the tests name it.
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
     /** Re-commit unchanged lagging positions every this many commit intervals (lag status: STALL vs STOP). */
@@ -128,6 +131,9 @@ final class PositionCommitter {
             collect(revoked, false, offsets, logEnds);
             if (offsets.isEmpty()) {
                 return;
+            }
+            if (mirror != null) { // a partition gained a moment ago: let its mirror producer get ready first
+                mirror.awaitReady(offsets.keySet(), MIRROR_READY_WAIT);
             }
             long mark = mark();
             zkWriting(offsets);
