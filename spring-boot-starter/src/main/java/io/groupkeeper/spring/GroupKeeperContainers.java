@@ -44,6 +44,11 @@ public class GroupKeeperContainers implements SmartLifecycle {
             return;
         }
         containers.clear();
+        List<String> ignored = factory.ignoredSpringKafkaSettings();
+        if (!ignored.isEmpty() && !endpoints.endpoints().isEmpty()) {
+            LOG.warn("groupkeeper: spring.kafka.listener settings that configure Spring Kafka's own container do not "
+                    + "apply to @GroupKeeperListener methods: {}", String.join("; ", ignored));
+        }
         for (ListenerEndpoint e : endpoints.endpoints()) {
             ListenerContainer<Object, Object> c = factory.create(e);
             containers.put(e.id(), c);

@@ -9,6 +9,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -18,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** One clear error per bad input, at context start; and the configuration metadata IDEs complete from. */
+@ExtendWith(OutputCaptureExtension.class)
 class BadInputIT {
 
     static class TwoParameters {
@@ -67,6 +71,28 @@ class BadInputIT {
             assertThat(admin.describeTopics(List.of(topic + "-dlt")).allTopicNames().get(30, TimeUnit.SECONDS)
                     .get(topic + "-dlt").partitions()).as("as many partitions as the source").hasSize(3);
         }
+    }
+
+    /**
+     * A migrated service's spring.kafka.listener.* settings: concurrency and client-id apply (below
+     * groupkeeper.listener.*), what configures Spring Kafka's own container is named in one WARN.
+     */
+    @Test
+    void springKafkaListenerSettingsApplyOrAreNamed(CapturedOutput output) {
+        String topic = SharedServers.topic(2);
+        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
+                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                "spring.kafka.listener.concurrency", "3",
+                "spring.kafka.listener.ack-mode", "manual",
+                "spring.kafka.listener.idle-event-interval", "30s",
+                "app.topic", topic, "app.group", SharedServers.name("g"))).run()) {
+            GroupKeeperContainers containers = ctx.getBean(GroupKeeperContainers.class);
+            assertThat(containers.container("audit").workers()).as("spring.kafka.listener.concurrency").hasSize(3);
+            assertThat(containers.container("billing").workers()).as("the annotation's own wins").hasSize(2);
+        }
+        assertThat(output.getOut()).contains("spring.kafka.listener settings that configure Spring Kafka's own "
+                + "container do not apply", "ack-mode=MANUAL", "idle-event-interval");
     }
 
     @Test

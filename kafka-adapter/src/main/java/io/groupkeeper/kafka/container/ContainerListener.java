@@ -20,6 +20,14 @@ public interface ContainerListener {
     default void handlerStuck(StuckHandler stuck) {
     }
 
+    /**
+     * A worker's consumer has fetched nothing for {@code idleFor} (at least the builder's {@code idleEventInterval}),
+     * reported once per interval while the quiet lasts (Spring Kafka's {@code ListenerContainerIdleEvent}). Called on
+     * the worker's thread.
+     */
+    default void idle(String member, java.time.Duration idleFor) {
+    }
+
     /** A worker died (see {@link ContainerState#FAILED}); the container is FAILED. Not called once stopping. */
     default void workerFailed(String member, Throwable failure) {
     }

@@ -52,6 +52,8 @@ public final class ListenerContainerBuilder<K, V> {
     private ContainerMetrics metrics = ContainerMetrics.NONE;
     private ContainerListener listener = new ContainerListener() { };
     private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
+    private AssignmentHook assignmentHook;
+    private Duration idleEventInterval;
 
     ListenerContainerBuilder(GroupKeeper keeper) {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -267,6 +269,28 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
+    /**
+     * Called on a worker's thread when it gains partitions, before their first fetch, with a seeker to position them
+     * (an offset kept in the application's own store, a point in time). It is the workers' consumers' rebalance
+     * listener: it replaces a {@code listener} set through {@link #consumerOptions}.
+     */
+    public ListenerContainerBuilder<K, V> onPartitionsAssigned(AssignmentHook hook) {
+        this.assignmentHook = Objects.requireNonNull(hook, "hook");
+        return this;
+    }
+
+    /**
+     * Report {@link ContainerListener#idle} when a worker has fetched nothing for this long (and again every such
+     * interval while it stays quiet); off by default.
+     */
+    public ListenerContainerBuilder<K, V> idleEventInterval(Duration interval) {
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("idleEventInterval must be positive, was " + interval);
+        }
+        this.idleEventInterval = interval;
+        return this;
+    }
+
     public ListenerContainer<K, V> build() {
         String what = "ListenerContainer" + (group == null ? "" : " of group " + group);
         if (group == null) {
@@ -300,7 +324,8 @@ public final class ListenerContainerBuilder<K, V> {
                 id == null ? group : id, instanceId, concurrency,
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
-                pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions);
+                pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
+                assignmentHook, idleEventInterval);
         return new DefaultListenerContainer<>(config);
     }
 

@@ -50,12 +50,21 @@ public final class ContainerFactory {
         this.beans = beans;
     }
 
+    /**
+     * The {@code spring.kafka.listener.*} settings this application sets that groupkeeper's containers cannot apply,
+     * each with what to use instead (empty when none); the containers' start names them in one WARN.
+     */
+    public java.util.List<String> ignoredSpringKafkaSettings() {
+        return SpringKafkaListenerSettings.ignored(kafka.getListener());
+    }
+
     /** Whether the endpoint's container starts with the context. */
     public boolean autoStartup(ListenerEndpoint e) {
         if (!e.autoStartup().isBlank()) {
             return Boolean.parseBoolean(e.autoStartup().trim());
         }
-        return first(own(e).getAutoStartup(), properties.getListener().getAutoStartup(), true);
+        return first(own(e).getAutoStartup(), properties.getListener().getAutoStartup(),
+                kafka.getListener().isAutoStartup());
     }
 
     public Duration stopDeadline(ListenerEndpoint e) {
@@ -69,6 +78,9 @@ public final class ContainerFactory {
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";
 
         Map<String, Object> consumer = new LinkedHashMap<>(kafka.buildConsumerProperties());
+        if (kafka.getListener().getClientId() != null) { // Spring Kafka's listener client id: each worker adds -<n>
+            consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, kafka.getListener().getClientId());
+        }
         // One key and one value deserializer per worker (closed with it); the classes are resolved now, failing fast.
         Class<?> keyType = deserializerClass(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG), true);
         Class<?> valueType = deserializerClass(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), false);
@@ -136,7 +148,7 @@ public final class ContainerFactory {
         return properties.getListeners().getOrDefault(e.id(), new Listener());
     }
 
-    private static int concurrency(ListenerEndpoint e, Listener own, Listener all, String where) {
+    private int concurrency(ListenerEndpoint e, Listener own, Listener all, String where) {
         if (!e.concurrency().isBlank()) {
             try {
                 return Integer.parseInt(e.concurrency().trim());
@@ -144,7 +156,7 @@ public final class ContainerFactory {
                 throw new IllegalStateException(where + ": concurrency '" + e.concurrency() + "' is not a number");
             }
         }
-        return first(own.getConcurrency(), all.getConcurrency(), 1);
+        return first(own.getConcurrency(), all.getConcurrency(), kafka.getListener().getConcurrency(), 1);
     }
 
     private ErrorPolicy errorPolicy(ListenerEndpoint e, Listener own, Listener all, String where) {

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.container.AssignmentHook;
 import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
@@ -21,7 +22,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  * A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. The
  * deserializer suppliers are called once per worker; {@code sharedDeserializers}: they return one instance for all.
  * {@code id} names the container (metrics); {@code instanceId}, if not null, makes worker n the static member
- * {@code <instanceId>-<n>}.
+ * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set.
  */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
@@ -35,5 +36,6 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     Duration watchdogLimit, Duration pollTimeout, Duration stopDeadline,
                                     Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
                                     ContainerMetrics metrics, ContainerListener listener,
-                                    Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions) {
+                                    Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
+                                    AssignmentHook assignmentHook, Duration idleEventInterval) {
 }

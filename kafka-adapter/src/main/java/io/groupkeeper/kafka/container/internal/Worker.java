@@ -58,6 +58,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
      * record and paused until due (worker thread only).
      */
     private final Map<TopicPartition, Retry> retries = new HashMap<>();
+    /** The container's assignment hook as the consumer's rebalance listener; null without one. */
+    private final AssignmentSeeker seeker;
+    /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
+    private long lastRecordNanos;
+    private long lastIdleReportNanos;
 
     /** {@code attempts} made at the record at {@code offset}; its next one is due at {@code dueNanos}. */
     private record Retry(long offset, int attempts, long dueNanos) {
@@ -75,6 +80,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
                 "the value deserializer supplier returned null");
         this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer);
+        this.seeker = config.assignmentHook() == null ? null
+                : new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties());
     }
 
     /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
@@ -131,14 +138,22 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         try {
             CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
             config.consumerOptions().accept(b);
+            if (seeker != null) {
+                b.listener(seeker);
+            }
             if (config.instanceId() != null) {
                 b.instanceId(config.instanceId() + "-" + index); // one static member per worker
             }
             c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
-                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build().start();
+                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build();
+            if (seeker != null) {
+                seeker.bind(c); // before start: the first assignment may come with the first poll
+            }
+            c.start();
             consumer = c;
             MDC.put(AdapterLog.MEMBER, c.memberId());
             CurrentRecord.worker(c); // HandlerContext.fencingToken() in the handlers
+            lastRecordNanos = config.ticker().nanoTime(); // quiet from here counts towards idle
             started.complete(null);
         } catch (RuntimeException | Error e) {
             started.completeExceptionally(e);
@@ -160,7 +175,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                     continue; // the adapter stopped that partition and logged it (outOfRange=fail)
                 }
                 if (!records.isEmpty()) {
+                    lastRecordNanos = config.ticker().nanoTime();
                     process(c, records);
+                } else {
+                    reportIdle(c);
                 }
             }
         } catch (InterruptedException e) {
@@ -175,9 +193,31 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                     thread.getName(), c.memberId(), e);
         } finally {
             c.close(); // final commit of what was done, then the partitions are released
+            if (seeker != null) {
+                seeker.close();
+            }
             closeDeserializers();
             container.workerExited(this, failure);
             exited.countDown(); // after the container's state moved: stop() returns a settled state
+        }
+    }
+
+    /** {@link io.groupkeeper.kafka.container.ContainerListener#idle}, once per idle interval while nothing comes. */
+    private void reportIdle(CoordinatedConsumer<ByteBuffer, ByteBuffer> c) {
+        Duration interval = config.idleEventInterval();
+        if (interval == null) {
+            return;
+        }
+        long now = config.ticker().nanoTime();
+        long since = Math.max(lastRecordNanos, lastIdleReportNanos);
+        if (now - since < interval.toNanos()) {
+            return;
+        }
+        lastIdleReportNanos = now;
+        try {
+            config.listener().idle(c.memberId(), Duration.ofNanos(now - lastRecordNanos));
+        } catch (RuntimeException e) {
+            LOG.warn("container listener threw on idle: {}", e.toString());
         }
     }
 

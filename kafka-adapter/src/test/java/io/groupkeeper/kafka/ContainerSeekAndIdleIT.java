@@ -1,0 +1,72 @@
+package io.groupkeeper.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.container.ContainerListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 36 item 6: listener code positions a partition when it is assigned (an offset from its own store, or a point
+ * in time), before the first record is fetched; and a quiet container reports itself idle.
+ */
+class ContainerSeekAndIdleIT extends ContainerTestSupport {
+
+    @Test
+    void anAssignmentHookSeeksToAnOffsetOrATimestampBeforeTheFirstRecord() throws Exception {
+        String topic = newTopic(1);
+        TopicPartition tp = new TopicPartition(topic, 0);
+        for (int i = 0; i < 10; i++) { // record i written at time 1,000,000 + i * 1,000
+            producer.send(new ProducerRecord<>(topic, 0, 1_000_000L + i * 1_000L, "k", "v" + i)).get();
+        }
+        GroupKeeper keeper = newKeeper();
+        Queue<String> byOffset = new ConcurrentLinkedQueue<>();
+        Queue<List<TopicPartition>> assigned = new ConcurrentLinkedQueue<>();
+        started(container(keeper, newName("from-store"), topic)
+                .onPartitionsAssigned((partitions, seeker) -> {
+                    assigned.add(List.copyOf(partitions));
+                    seeker.seek(tp, 6); // as read from the application's own store
+                })
+                .recordHandler(r -> byOffset.add(r.value())).build());
+        Queue<String> byTime = new ConcurrentLinkedQueue<>();
+        started(container(keeper, newName("from-time"), topic)
+                .onPartitionsAssigned((partitions, seeker) -> seeker.seekToTimestamp(tp, 1_003_500L))
+                .recordHandler(r -> byTime.add(r.value())).build());
+
+        await().atMost(WAIT).until(() -> byOffset.size() == 4 && byTime.size() == 6);
+        assertThat(byOffset).containsExactly("v6", "v7", "v8", "v9");
+        assertThat(assigned).containsExactly(List.of(tp));
+        assertThat(byTime).as("the first record at or after the time").containsExactly("v4", "v5", "v6", "v7", "v8",
+                "v9");
+    }
+
+    @Test
+    void aQuietContainerReportsItselfIdleOncePerInterval() throws Exception {
+        String topic = newTopic(1);
+        send(topic, 0, "a");
+        GroupKeeper keeper = newKeeper();
+        Queue<Duration> idle = new ConcurrentLinkedQueue<>();
+        Queue<String> seen = new ConcurrentLinkedQueue<>();
+        started(container(keeper, newName("quiet"), topic)
+                .idleEventInterval(Duration.ofMillis(400))
+                .listener(new ContainerListener() {
+                    @Override
+                    public void idle(String member, Duration idleFor) {
+                        idle.add(idleFor);
+                    }
+                })
+                .recordHandler(r -> seen.add(r.value())).build());
+
+        await().atMost(WAIT).until(() -> seen.size() == 1 && idle.size() >= 2);
+        List<Duration> reports = List.copyOf(idle);
+        assertThat(reports).allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofMillis(400)));
+        assertThat(reports.get(1)).as("reported again one interval later").isGreaterThan(reports.get(0));
+    }
+}
