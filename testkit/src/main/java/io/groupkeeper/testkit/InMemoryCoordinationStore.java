@@ -37,7 +37,8 @@ import java.util.function.UnaryOperator;
  * <p>Faults for tests: {@link #disconnect()} / {@link #reconnect()} (SUSPENDED, then RECONNECTED if the session
  * survived, or LOST and RECONNECTED_NEW_SESSION if its timeout passed on the clock meanwhile); {@link
  * #expireSession()} (the server ends the session: SUSPENDED, LOST, RECONNECTED_NEW_SESSION); {@link #failNextWrites}
- * (writes that fail with a lost connection, applied or not). While disconnected every call fails with a {@code
+ * (writes that fail with a lost connection, applied or not) and {@link #failNextWritesAndExpire} (the same, the
+ * session expiring while the first one's outcome is in doubt). While disconnected every call fails with a {@code
  * StoreException}.
  */
 public final class InMemoryCoordinationStore implements CoordinationStore {
@@ -167,6 +168,16 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      */
     public void failNextWrites(int count, boolean outcomeUnknown) {
         client.failNextWrites(count, outcomeUnknown);
+    }
+
+    /**
+     * As {@link #failNextWrites(int, boolean)}, and the session expires while the first of them is in doubt: the
+     * connection drops with the request in flight and stays down past the session timeout, so the caller gets a
+     * connection loss, the listeners hear SUSPENDED, LOST and RECONNECTED_NEW_SESSION, and whether the write landed
+     * is left for the caller to find out in its new session.
+     */
+    public void failNextWritesAndExpire(int count, boolean outcomeUnknown) {
+        client.failNextWrites(count, outcomeUnknown, true);
     }
 
     /**

@@ -86,6 +86,44 @@ class InMemoryCoordinationStoreTest {
     }
 
     @Test
+    void aCommitInDoubtWhoseSessionExpiresLandedAndItsClaimWentWithTheSession() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+
+        store.failNextWritesAndExpire(1, true);
+        assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), first))))
+                .isInstanceOf(StoreException.class);
+
+        assertThat(g.readOffset(tp, null).offset()).as("applied on the server before the session ended").hasValue(10);
+        assertThat(zooKeeper.isSessionAlive(first)).isFalse();
+        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0")).as("the owner node went with the session")
+                .isFalse();
+        assertThat(store.sessionId()).isNotEqualTo(first);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void aRegistrationLostWithItsSessionLeavesNothingAndOnlyTheFirstFailingWriteEndsTheSession() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        io.groupkeeper.spi.MemberInfo m1 = new io.groupkeeper.spi.MemberInfo("m1", java.util.Optional.empty(), "h",
+                new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky");
+
+        store.failNextWritesAndExpire(2, false);
+        assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
+        long second = store.sessionId();
+        assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
+
+        assertThat(g.isRegistered("m1")).isFalse();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(store.sessionId()).as("a plain connection loss keeps the session").isEqualTo(second);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION, ConnectionEvent.SUSPENDED, ConnectionEvent.RECONNECTED);
+    }
+
+    @Test
     void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
         GroupStore g = started();
         store.failNextWrites(1, false);

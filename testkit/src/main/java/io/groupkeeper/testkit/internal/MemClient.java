@@ -67,6 +67,8 @@ public final class MemClient implements ZkPort {
     private boolean suspended;
     private int failingWrites;
     private boolean failingAfterApply;
+    /** Whether the next failing write also sees its session expire before the client hears how it went. */
+    private boolean failingExpires;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
@@ -208,8 +210,20 @@ public final class MemClient implements ZkPort {
      * request reached the server, the answer was lost), so the caller cannot tell whether it landed.
      */
     public synchronized void failNextWrites(int count, boolean afterApply) {
+        failNextWrites(count, afterApply, false);
+    }
+
+    /**
+     * As {@link #failNextWrites(int, boolean)}; with {@code sessionExpires} the first of them also outlives its
+     * session: the connection drops with the request in flight and the session expires before the client reconnects,
+     * so the caller gets CONNECTIONLOSS and its listeners hear SUSPENDED, LOST and RECONNECTED_NEW_SESSION; whether
+     * the write landed (and, for a create of an ephemeral node, that its node went with the session) is left for the
+     * caller to find out in its new session.
+     */
+    public synchronized void failNextWrites(int count, boolean afterApply, boolean sessionExpires) {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
+        this.failingExpires = sessionExpires && count > 0;
     }
 
     /**
@@ -218,6 +232,17 @@ public final class MemClient implements ZkPort {
      */
     ZkFailure connectionLoss() {
         disconnect();
+        reconnect();
+        return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+    }
+
+    /**
+     * A CONNECTIONLOSS whose connection stays down until the session has expired: SUSPENDED, LOST (the server ended
+     * the session, deleting its ephemeral nodes), then RECONNECTED_NEW_SESSION when the client gets back.
+     */
+    private ZkFailure connectionLossThenExpiry() {
+        disconnect();
+        ensemble.expire(session);
         reconnect();
         return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
     }
@@ -518,16 +543,19 @@ public final class MemClient implements ZkPort {
     private List<ZkResult> apply(List<Op> ops) throws ZkFailure {
         boolean fail;
         boolean afterApply;
+        boolean expires;
         synchronized (this) {
             fail = failingWrites > 0;
             afterApply = failingAfterApply;
+            expires = fail && failingExpires;
             if (fail) {
                 failingWrites--;
+                failingExpires = false;
             }
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
         if (fail && !afterApply) {
-            throw connectionLoss();
+            throw expires ? connectionLossThenExpiry() : connectionLoss();
         }
         List<Op.Result> results;
         try {
@@ -536,7 +564,7 @@ public final class MemClient implements ZkPort {
             throw zkFailure(e);
         }
         if (fail) {
-            throw connectionLoss();
+            throw expires ? connectionLossThenExpiry() : connectionLoss();
         }
         List<ZkResult> out = new ArrayList<>(results.size());
         for (int i = 0; i < results.size(); i++) {
