@@ -172,9 +172,9 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
 
     /**
      * As {@link #failNextWrites(int, boolean)}, and the session expires while the first of them is in doubt: the
-     * connection drops with the request in flight and stays down past the session timeout, so the caller gets a
-     * connection loss, the listeners hear SUSPENDED, LOST and RECONNECTED_NEW_SESSION, and whether the write landed
-     * is left for the caller to find out in its new session.
+     * connection drops with the request in flight (a connection loss to the caller, SUSPENDED to the listeners) and
+     * stays down until the session's timeout has passed on the clock and the server expired it (LOST), then comes back
+     * in a new session (RECONNECTED_NEW_SESSION). Whether the write landed is left for the caller to find out there.
      */
     public void failNextWritesAndExpire(int count, boolean outcomeUnknown) {
         client.failNextWrites(count, outcomeUnknown, true);

@@ -94,6 +94,10 @@ class InMemoryCoordinationStoreTest {
         store.failNextWritesAndExpire(1, true);
         assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), first))))
                 .isInstanceOf(StoreException.class);
+        assertThat(store.isConnected()).as("down until the session expires").isFalse();
+        assertThat(events).endsWith(ConnectionEvent.SUSPENDED);
+        clock.advance(Duration.ofSeconds(6));
+        zooKeeper.expireDueSessions();
 
         assertThat(g.readOffset(tp, null).offset()).as("applied on the server before the session ended").hasValue(10);
         assertThat(zooKeeper.isSessionAlive(first)).isFalse();
@@ -113,6 +117,12 @@ class InMemoryCoordinationStoreTest {
 
         store.failNextWritesAndExpire(2, false);
         assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> g.registerMember(m1)).as("not attempted while down").isInstanceOf(StoreException.class);
+        clock.advance(Duration.ofSeconds(5));
+        zooKeeper.expireDueSessions();
+        assertThat(store.sessionId()).as("not expired before its timeout").isEqualTo(first);
+        clock.advance(Duration.ofSeconds(1));
+        zooKeeper.expireDueSessions();
         long second = store.sessionId();
         assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
 

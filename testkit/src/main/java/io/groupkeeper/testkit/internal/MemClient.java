@@ -69,6 +69,8 @@ public final class MemClient implements ZkPort {
     private boolean failingAfterApply;
     /** Whether the next failing write also sees its session expire before the client hears how it went. */
     private boolean failingExpires;
+    /** The connection is down until the session expires, then comes back ({@link #failNextWrites(int, boolean, boolean)}). */
+    private boolean downUntilExpiry;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
@@ -128,6 +130,7 @@ public final class MemClient implements ZkPort {
     /** The client loses its connection (the session lives on until its timeout passes on the clock). */
     public void disconnect() {
         synchronized (this) {
+            downUntilExpiry = false; // this cut decides when the connection comes back
             if (suspended || closed) {
                 return;
             }
@@ -157,10 +160,13 @@ public final class MemClient implements ZkPort {
     /** The server expired {@code expired}: LOST now; a connected client gets a new session right away. */
     private void onExpired(long expired) {
         boolean renew;
+        boolean back;
         synchronized (this) {
             if (expired != session || closed) {
                 return;
             }
+            back = downUntilExpiry;
+            downUntilExpiry = false;
             renew = !suspended;
             if (renew) {
                 suspended = false;
@@ -173,6 +179,8 @@ public final class MemClient implements ZkPort {
         emit(ConnectionEvent.LOST);
         if (renew) {
             newSession(expired);
+        } else if (back) {
+            reconnect(); // the connection that was down until the expiry comes back: a new session
         }
     }
 
@@ -215,10 +223,11 @@ public final class MemClient implements ZkPort {
 
     /**
      * As {@link #failNextWrites(int, boolean)}; with {@code sessionExpires} the first of them also outlives its
-     * session: the connection drops with the request in flight and the session expires before the client reconnects,
-     * so the caller gets CONNECTIONLOSS and its listeners hear SUSPENDED, LOST and RECONNECTED_NEW_SESSION; whether
-     * the write landed (and, for a create of an ephemeral node, that its node went with the session) is left for the
-     * caller to find out in its new session.
+     * session: the connection drops with the request in flight (the caller gets CONNECTIONLOSS, the listeners
+     * SUSPENDED) and stays down until the session has expired on the clock (LOST), then comes back in a new session
+     * (RECONNECTED_NEW_SESSION). Whether the write landed, and that an ephemeral node it created went with the session,
+     * is left for the caller to find out in its new session. A {@link #disconnect()} from outside meanwhile (another
+     * cut) takes the connection over: it comes back when that cut's {@link #reconnect()} says so.
      */
     public synchronized void failNextWrites(int count, boolean afterApply, boolean sessionExpires) {
         this.failingWrites = count;
@@ -237,13 +246,19 @@ public final class MemClient implements ZkPort {
     }
 
     /**
-     * A CONNECTIONLOSS whose connection stays down until the session has expired: SUSPENDED, LOST (the server ended
-     * the session, deleting its ephemeral nodes), then RECONNECTED_NEW_SESSION when the client gets back.
+     * A CONNECTIONLOSS whose connection stays down until the session has expired on the clock: SUSPENDED now, LOST
+     * when the server ends the session (deleting its ephemeral nodes), RECONNECTED_NEW_SESSION right after.
      */
-    private ZkFailure connectionLossThenExpiry() {
-        disconnect();
-        ensemble.expire(session);
-        reconnect();
+    private ZkFailure connectionLossUntilExpiry() {
+        synchronized (this) {
+            if (suspended || closed) {
+                return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+            }
+            suspended = true;
+            downUntilExpiry = true;
+        }
+        ensemble.disconnect(session);
+        emit(ConnectionEvent.SUSPENDED);
         return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
     }
 
@@ -555,7 +570,7 @@ public final class MemClient implements ZkPort {
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
         if (fail && !afterApply) {
-            throw expires ? connectionLossThenExpiry() : connectionLoss();
+            throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }
         List<Op.Result> results;
         try {
@@ -564,7 +579,7 @@ public final class MemClient implements ZkPort {
             throw zkFailure(e);
         }
         if (fail) {
-            throw expires ? connectionLossThenExpiry() : connectionLoss();
+            throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }
         List<ZkResult> out = new ArrayList<>(results.size());
         for (int i = 0; i < results.size(); i++) {

@@ -308,7 +308,15 @@ final class Simulation {
             case WRITE_FAILS -> {
                 if (m != null) {
                     m.proc.writesFailed = true;
-                    m.proc.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
+                    // One in three: the session expires while the first write's outcome is in doubt (the
+                    // connection stays down until then).
+                    int count = 1 + (int) (f.value() % 3);
+                    boolean applied = f.value() % 2 == 0;
+                    if (f.value() / 2 % 3 == 0) {
+                        m.proc.store.failNextWritesAndExpire(count, applied);
+                    } else {
+                        m.proc.store.failNextWrites(count, applied);
+                    }
                 }
             }
             case PUBLISH_CUT -> candidates.stream().filter(SimMember::isLeader).findFirst()
