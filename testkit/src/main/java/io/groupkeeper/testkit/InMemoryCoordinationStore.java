@@ -78,8 +78,9 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         } else {
             ownedExecutor = null;
         }
-        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor),
-                b.maxTransactionBytes);
+        EventLane lane = new EventLane(executor);
+        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, lane,
+                b.connectionLane ? new EventLane(executor) : lane, b.maxTransactionBytes);
         this.port = b.instrument.apply(client);
         this.sessionTimeout = b.sessionTimeout;
         this.topics = new ZkTopicRegistry(port);
@@ -206,6 +207,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         private String namespace = "groupkeeper";
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Executor eventExecutor;
+        private boolean connectionLane;
         private Clock clock;
         private long maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
         private UnaryOperator<ZkPort> instrument = UnaryOperator.identity();
@@ -236,6 +238,16 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         /** Where this store's events run, one per task, in order; default: a daemon thread of its own. */
         public Builder eventExecutor(Executor eventExecutor) {
             this.eventExecutor = Objects.requireNonNull(eventExecutor, "eventExecutor");
+            return this;
+        }
+
+        /**
+         * Whether connection listeners hear their events on a lane of their own (on the event executor too), ordered
+         * among themselves but not with watch notifications and leadership, as Curator delivers connection states on
+         * a thread of its own; default false: one ordered lane for everything.
+         */
+        public Builder connectionLane(boolean connectionLane) {
+            this.connectionLane = connectionLane;
             return this;
         }
 

@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connection events, as {@code ZooKeeperStore} maps Curator's states: {@code CONNECTED} at start; {@code SUSPENDED}
  * on a disconnect; {@code RECONNECTED} when the session survived it; {@code LOST} when the session expired, then
- * {@code RECONNECTED_NEW_SESSION} once a new session is established. All events and watch notifications of this client
- * run on its {@link EventLane}, in order.
+ * {@code RECONNECTED_NEW_SESSION} once a new session is established. Watch notifications run on its {@link
+ * EventLane}, in order; connection events on the same lane, or on a lane of their own (as Curator's state thread),
+ * ordered among themselves only.
  */
 public final class MemClient implements ZkPort {
 
@@ -52,6 +53,8 @@ public final class MemClient implements ZkPort {
     private final String namespace;
     private final Duration sessionTimeout;
     private final EventLane lane;
+    /** Where connection listeners run: {@link #lane} itself, or a lane of their own (Curator's state thread). */
+    private final EventLane stateLane;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final ZkStats stats = new ZkStats();
     private final long transactionLimit;
@@ -77,6 +80,18 @@ public final class MemClient implements ZkPort {
 
     public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
                      long transactionLimit) {
+        this(ensemble, namespace, sessionTimeout, lane, lane, transactionLimit);
+    }
+
+    /**
+     * A client whose connection listeners run on {@code stateLane}: with a lane other than {@code lane}, connection
+     * events are ordered among themselves but not with watch notifications, as Curator delivers connection states on a
+     * thread of its own while ZooKeeper's event thread delivers watches (and the persistent watchers' own
+     * disconnected/connected events, which stay on {@code lane}).
+     */
+    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
+                     EventLane stateLane, long transactionLimit) {
+        this.stateLane = stateLane;
         this.transactionLimit = transactionLimit;
         this.ensemble = ensemble;
         this.namespace = namespace;
@@ -114,6 +129,7 @@ public final class MemClient implements ZkPort {
         long s = session;
         listeners.clear();
         lane.clear();
+        stateLane.clear();
         if (s != 0) {
             ensemble.closeSession(s);
         }
@@ -280,7 +296,7 @@ public final class MemClient implements ZkPort {
                 lane.add(() -> consumer.accept(new ZkEvent(ZkEvent.Type.DISCONNECTED, null, 0)));
             }
         });
-        lane.add(() -> {
+        stateLane.add(() -> {
             for (ConnectionListener l : registered) {
                 if (!listeners.contains(l)) {
                     continue;
@@ -293,6 +309,9 @@ public final class MemClient implements ZkPort {
             }
         });
         lane.kick();
+        if (stateLane != lane) {
+            stateLane.kick();
+        }
     }
 
     /** Runs {@code task} on this client's event lane, after everything queued before it. */
