@@ -18,6 +18,13 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 final class SimProcess {
 
+    /**
+     * Whether a process's connection events run on a lane of their own (Curator's state thread), interleaved by the
+     * scheduler with its watch notifications; {@code -Dgroupkeeper.simulation.connectionLane=false}: one ordered lane.
+     */
+    static final boolean CONNECTION_LANE =
+            Boolean.parseBoolean(System.getProperty("groupkeeper.simulation.connectionLane", "true"));
+
     final String tag;
     final InMemoryCoordinationStore store;
     private final GroupKeeper keeper;
@@ -38,7 +45,7 @@ final class SimProcess {
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {
         this.tag = tag;
         this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.executor(tag)).build();
+                .eventExecutor(scheduler.executor(tag)).connectionLane(CONNECTION_LANE).build();
         ScheduledExecutorService internal = scheduler.executor(tag);
         this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> nextMemberId).build().start();
