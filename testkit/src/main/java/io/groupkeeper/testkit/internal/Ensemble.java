@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * The modelled ZooKeeper ensemble: the tree, the global zxid counter, sessions and watches, behind one lock (the
- * model is linearizable, like a single ZooKeeper server). Session 0 is the operator's: always connected, no ephemeral
+ * model is linearizable, like a single ZooKeeper server, unless {@link #lagFollowers} lets clients read from followers
+ * that apply transactions late). Session 0 is the operator's: always connected, no ephemeral
  * nodes, no watches.
  *
  * <p>Sessions: a session lives while its client is connected; a disconnected session expires once its timeout has
@@ -81,6 +82,8 @@ public final class Ensemble {
     // Guarded by this; emptied by every operation on its way out.
     private final Set<EventLane> toKick = new LinkedHashSet<>();
     private final List<Session> toNotify = new ArrayList<>();
+    /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
+    private Followers followers;
 
     public Ensemble(Clock clock) {
         this.clock = clock;
@@ -88,6 +91,51 @@ public final class Ensemble {
 
     public Clock clock() {
         return clock;
+    }
+
+    /**
+     * From now on clients read from {@code count} followers that apply transactions late ({@link Followers}): at most
+     * {@code maxLag} transactions behind, never behind what the reading session sent, was notified of or synced to, by
+     * steps drawn from {@code random}. Only on an ensemble that has applied nothing yet.
+     */
+    public synchronized void lagFollowers(int count, java.util.Random random, int maxLag) {
+        if (zxid != 0 || !sessions.isEmpty()) {
+            throw new IllegalStateException("follower lag is switched on before the first session and transaction");
+        }
+        followers = new Followers(count, random, maxLag);
+    }
+
+    /** The tree a read of {@code session} sees: the leader's for the operator, else its follower's. */
+    private DataTree view(long session) {
+        return followers == null || session == 0 ? tree : followers.view(session, zxid);
+    }
+
+    private void saw(long session, long upTo) {
+        if (followers != null && session != 0) {
+            followers.saw(session, upTo);
+        }
+    }
+
+    /** Leaves a one-shot watch set by a read of {@code seen}, or fires it now if the leader's node differs already. */
+    private void watch(long session, String path, Watcher w, DataTree seen, boolean children) {
+        WatchEvent.Type missed = null;
+        if (seen != tree) {
+            missed = children ? Followers.missedChildren(seen.get(path), tree.get(path))
+                    : Followers.missedData(seen.get(path), tree.get(path));
+        }
+        if (missed == null) {
+            if (children) {
+                watches.addChildren(path, session, w);
+            } else {
+                watches.addData(path, session, w);
+            }
+            return;
+        }
+        WatchEvent event = new WatchEvent(missed, path, zxid);
+        Session s = sessions.get(session);
+        s.lane.add(() -> w.process(event));
+        toKick.add(s.lane);
+        saw(session, zxid);
     }
 
     private <T> T locked(Body<T> body) throws KeeperFailure {
@@ -169,6 +217,9 @@ public final class Ensemble {
 
     private void endLocked(Session s) {
         watches.removeSession(s.id);
+        if (followers != null) {
+            followers.forget(s.id);
+        }
         s.held.clear();
         List<Op> deletes = new ArrayList<>();
         for (String path : tree.ephemeralsOf(s.id)) {
@@ -250,12 +301,13 @@ public final class Ensemble {
     public Read getData(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            Node n = tree.get(path);
+            DataTree seen = view(session);
+            Node n = seen.get(path);
             if (n == null) {
                 throw new KeeperFailure(Code.NONODE, path);
             }
             if (w != null && session != 0) {
-                watches.addData(path, session, w);
+                watch(session, path, w, seen, false);
             }
             return new Read(n.data, n.stat());
         });
@@ -265,10 +317,11 @@ public final class Ensemble {
     public NodeStat exists(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
+            DataTree seen = view(session);
             if (w != null && session != 0) {
-                watches.addData(path, session, w);
+                watch(session, path, w, seen, false);
             }
-            return tree.stat(path);
+            return seen.stat(path);
         });
     }
 
@@ -276,12 +329,13 @@ public final class Ensemble {
     public List<String> getChildren(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            Node n = tree.get(path);
+            DataTree seen = view(session);
+            Node n = seen.get(path);
             if (n == null) {
                 throw new KeeperFailure(Code.NONODE, path);
             }
             if (w != null && session != 0) {
-                watches.addChildren(path, session, w);
+                watch(session, path, w, seen, true);
             }
             return List.copyOf(n.children);
         });
@@ -291,6 +345,7 @@ public final class Ensemble {
         locked(() -> {
             requireSession(session);
             watches.addRecursive(path, session, w);
+            saw(session, zxid);
             return null;
         });
     }
@@ -304,6 +359,7 @@ public final class Ensemble {
             } else {
                 watches.addPersistent(path, session, w);
             }
+            saw(session, zxid); // registered in order with its reads: they see what came before it
             return null;
         });
     }
@@ -329,7 +385,20 @@ public final class Ensemble {
     public List<Op.Result> multi(long session, List<Op> ops) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            return applyLocked(ops, session);
+            try {
+                return applyLocked(ops, session);
+            } finally {
+                saw(session, zxid); // answered by the follower once it applied the transaction (or its failure)
+            }
+        });
+    }
+
+    /** ZooKeeper's {@code sync}: the session's next reads see every transaction committed before it. */
+    public void sync(long session) throws KeeperFailure {
+        locked(() -> {
+            requireSession(session);
+            saw(session, zxid);
+            return null;
         });
     }
 
@@ -337,6 +406,9 @@ public final class Ensemble {
         List<DataTree.Change> changes = new ArrayList<>();
         List<Op.Result> results = tree.multi(ops, session, zxid + 1, changes);
         zxid++;
+        if (followers != null) {
+            followers.applied(zxid, session, ops);
+        }
         observer.applied(session, zxid, ops);
         for (DataTree.Change change : changes) {
             watches.trigger(change, (reg, delivery) -> deliverLocked(reg, delivery));
@@ -350,6 +422,7 @@ public final class Ensemble {
             return;
         }
         Runnable call = () -> reg.watcher().process(delivery.event());
+        saw(s.id, delivery.event().zxid()); // a follower notifies once it applied the change
         if (s.connected) {
             s.lane.add(call);
             toKick.add(s.lane);

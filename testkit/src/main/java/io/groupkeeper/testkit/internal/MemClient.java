@@ -488,11 +488,16 @@ public final class MemClient implements ZkPort {
         }
     }
 
-    /** The model is one linearizable server: every read sees every committed write, so there is nothing to wait for. */
+    /** The client's next reads see every write committed before it (with follower lag on; else they do anyway). */
     @Override
     public void sync(String path) {
         requireConnected("sync " + abs(path));
         stats.read();
+        try {
+            ensemble.sync(session);
+        } catch (KeeperFailure e) {
+            throw failure("sync " + abs(path), e);
+        }
     }
 
     // ------------------------------------------------------------------ persistent watches
