@@ -31,6 +31,12 @@ final class Simulation {
     static final long SETTLE_MS = 30_000;
     static final int MAX_MEMBERS = 6;
     static final int MAX_PARTITIONS = 12;
+    /**
+     * Whether clients read from two followers up to 5 transactions behind (seeded):
+     * {@code -Dgroupkeeper.simulation.followerLag=false} reads from the leader.
+     */
+    static final boolean FOLLOWER_LAG =
+            Boolean.parseBoolean(System.getProperty("groupkeeper.simulation.followerLag", "true"));
 
     /** What one schedule did. */
     record Result(long seed, List<Fault> plan, long steps, List<String> violations, long zombieRecords, long hash,
@@ -74,6 +80,9 @@ final class Simulation {
         this.checker.members(members);
         this.simExecutor = scheduler.executor("sim");
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
+        if (FOLLOWER_LAG) {
+            zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
+        }
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
