@@ -157,6 +157,21 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         client.reconnect();
     }
 
+    /**
+     * A silent cut: the server stops hearing this store (the session's timeout starts on the clock) but nothing is
+     * reported until {@link #noticeCut()} (SUSPENDED; ZooKeeper's client notices at two thirds of the session timeout)
+     * or {@link #reconnect()} (the network back before it was noticed: no event; or, the session gone, LOST and a new
+     * one). Calls fail meanwhile, as after a disconnect.
+     */
+    public void cutSilently() {
+        client.cutSilently();
+    }
+
+    /** The store notices a silent cut: SUSPENDED. */
+    public void noticeCut() {
+        client.noticeCut();
+    }
+
     /** The server expires this store's session now; a connected store gets a new session at once. */
     public void expireSession() {
         client.expireSession();

@@ -134,6 +134,40 @@ class InMemoryCoordinationStoreTest {
     }
 
     @Test
+    void aSilentCutReportsNothingUntilNoticedWhileTheSessionTimeoutRunsFromTheCut() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        assertThat(g.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+
+        store.cutSilently();
+        assertThatThrownBy(() -> g.readOwner(tp)).as("requests do not get through").isInstanceOf(StoreException.class);
+        clock.advance(Duration.ofSeconds(4)); // two thirds of the session timeout: the client notices
+        assertThat(events).as("nothing noticed yet").containsExactly(ConnectionEvent.CONNECTED);
+        store.noticeCut();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+        clock.advance(Duration.ofSeconds(2));
+        zooKeeper.expireDueSessions();
+        assertThat(zooKeeper.isSessionAlive(first)).as("expired a session timeout after the cut, not the notice")
+                .isFalse();
+        store.reconnect();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void aSilentCutShorterThanTheReadTimeoutGoesUnreportedAndKeepsTheSession() {
+        started();
+        long first = store.sessionId();
+        store.cutSilently();
+        clock.advance(Duration.ofSeconds(3));
+        store.reconnect();
+
+        assertThat(store.isConnected()).isTrue();
+        assertThat(store.sessionId()).isEqualTo(first);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED);
+    }
+
+    @Test
     void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
         GroupStore g = started();
         store.failNextWrites(1, false);

@@ -74,6 +74,9 @@ public final class MemClient implements ZkPort {
     private boolean failingExpires;
     /** The connection is down until the session expires, then comes back ({@link #failNextWrites(int, boolean, boolean)}). */
     private boolean downUntilExpiry;
+    /** A silent cut: the server no longer hears this client, which has not noticed yet ({@link #cutSilently()}). */
+    private boolean silent;
+    private boolean unnoticedExpiry;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
@@ -147,6 +150,7 @@ public final class MemClient implements ZkPort {
     public void disconnect() {
         synchronized (this) {
             downUntilExpiry = false; // this cut decides when the connection comes back
+            silent = false; // noticed now
             if (suspended || closed) {
                 return;
             }
@@ -156,8 +160,49 @@ public final class MemClient implements ZkPort {
         emit(ConnectionEvent.SUSPENDED);
     }
 
+    /**
+     * A silent cut: the network drops without the client noticing. The server stops hearing it (the session's timeout
+     * starts running on the clock, its notifications are held), while the client reports nothing until it notices
+     * ({@link #noticeCut()}, at its read timeout: two thirds of the session timeout, as ZooKeeper's client) or the
+     * network comes back first ({@link #reconnect()}: nothing was noticed, held notifications arrive). Requests fail
+     * meanwhile (the model cannot hold a caller's thread: a simulation freezes the process's threads instead).
+     */
+    public void cutSilently() {
+        synchronized (this) {
+            if (suspended || closed || silent) {
+                return;
+            }
+            silent = true;
+        }
+        ensemble.disconnect(session);
+    }
+
+    /** The client notices a silent cut: SUSPENDED now (the session's timeout has been running since the cut). */
+    public void noticeCut() {
+        synchronized (this) {
+            if (!silent) {
+                return;
+            }
+        }
+        disconnect();
+    }
+
     /** The client gets its connection back: the same session if it survived, else a new one. */
     public void reconnect() {
+        boolean unnoticed;
+        synchronized (this) {
+            unnoticed = silent && !closed;
+            silent = false;
+        }
+        if (unnoticed) {
+            if (ensemble.reconnect(session)) {
+                ensemble.releaseHeld(session); // a cut shorter than the read timeout: nothing to report
+            } else {
+                emit(ConnectionEvent.SUSPENDED);
+                newSession(session);
+            }
+            return;
+        }
         synchronized (this) {
             if (!suspended || closed) {
                 return;
@@ -183,14 +228,24 @@ public final class MemClient implements ZkPort {
             }
             back = downUntilExpiry;
             downUntilExpiry = false;
+            if (silent) { // expired before the cut was noticed: noticed now, the network still down
+                silent = false;
+                suspended = true;
+                unnoticedExpiry = true;
+            }
             renew = !suspended;
             if (renew) {
                 suspended = false;
             }
             lostReported = true;
         }
-        if (renew) {
-            emit(ConnectionEvent.SUSPENDED); // the server closed the connection first
+        boolean wasSilent;
+        synchronized (this) {
+            wasSilent = unnoticedExpiry;
+            unnoticedExpiry = false;
+        }
+        if (renew || wasSilent) {
+            emit(ConnectionEvent.SUSPENDED); // the server closed the connection first, or the cut is noticed now
         }
         emit(ConnectionEvent.LOST);
         if (renew) {
@@ -203,6 +258,7 @@ public final class MemClient implements ZkPort {
     private void newSession(long old) {
         boolean reportLost;
         synchronized (this) {
+            silent = false;
             reportLost = !lostReported;
             lostReported = false;
         }
