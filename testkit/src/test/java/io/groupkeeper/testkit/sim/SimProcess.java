@@ -32,6 +32,8 @@ final class SimProcess {
     boolean crashed;
     /** When the cuts of this process's connection end (a second cut may outlast the first). */
     long cutUntil;
+    /** Whether a silent cut has frozen the process's threads and is not noticed yet. */
+    boolean silentCut;
     /**
      * When the process last could not hear of a loss before others could act on it (-1: never): a pause began, or the
      * servers expired its session while it was connected (its client hears of that when everyone else does). User code

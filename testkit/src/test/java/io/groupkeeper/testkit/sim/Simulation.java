@@ -32,6 +32,13 @@ final class Simulation {
     static final int MAX_MEMBERS = 6;
     static final int MAX_PARTITIONS = 12;
     /**
+     * Whether one disconnection in three of a process running normally is silent (noticed at two thirds of the session
+     * timeout): {@code -Dgroupkeeper.simulation.silentCuts=true}. Off by default: it finds issue 34's finding 4 (a
+     * handed-over final offset forgotten after a new session) at seed 47, which is not fixed on this code.
+     */
+    static final boolean SILENT_CUTS =
+            Boolean.parseBoolean(System.getProperty("groupkeeper.simulation.silentCuts", "false"));
+    /**
      * Whether clients read from two followers up to 5 transactions behind (seeded):
      * {@code -Dgroupkeeper.simulation.followerLag=false} reads from the leader.
      */
@@ -247,7 +254,9 @@ final class Simulation {
                 }
             }
             case DISCONNECT -> {
-                if (m != null) {
+                if (m != null && SILENT_CUTS && f.value() % 3 == 0 && available().contains(m)) {
+                    silentCut(m.proc, f.durationMillis());
+                } else if (m != null) {
                     cut(m.proc, f.durationMillis());
                 }
             }
@@ -363,6 +372,38 @@ final class Simulation {
         simExecutor.schedule(() -> reconnect(p), millis, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * A silent cut: the servers stop hearing the process at once, but its client notices only at its read timeout (two
+     * thirds of the session timeout); meanwhile the process's threads hang in their requests (the model cannot hold
+     * one request: the whole process is frozen, its user code too, which would otherwise see its commits fail at once
+     * with no connection event). Noticed: SUSPENDED, and the cut goes on as any other. Over before that: nothing was
+     * noticed.
+     */
+    private void silentCut(SimProcess p, long millis) {
+        long session = p.store.sessionId();
+        p.store.cutSilently();
+        freeze(p);
+        p.silentCut = true;
+        p.cutUntil = Math.max(p.cutUntil, clock.millis() + millis);
+        long notice = SESSION_TIMEOUT.toMillis() * 2 / 3;
+        simExecutor.schedule(() -> endSilence(p, session), Math.min(millis, notice), TimeUnit.MILLISECONDS);
+        simExecutor.schedule(() -> reconnect(p), millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** The silent part of a cut ends: noticed (SUSPENDED) if the cut goes on, else the connection is simply back. */
+    private void endSilence(SimProcess p, long session) {
+        if (!p.silentCut || p.crashed) {
+            return;
+        }
+        p.silentCut = false;
+        scheduler.unfreeze(p.tag);
+        p.members.forEach(m -> scheduler.unfreeze(m.appTag));
+        if (clock.millis() < p.cutUntil && p.store.sessionId() == session) {
+            p.store.noticeCut();
+        }
+        reconnect(p);
+    }
+
     /** The connection comes back once every cut of it has ended (and the process is not paused). */
     private void reconnect(SimProcess p) {
         if (!p.crashed && !p.store.isConnected() && clock.millis() >= p.cutUntil && !scheduler.isFrozen(p.tag)) {
@@ -394,6 +435,7 @@ final class Simulation {
         producing = false;
         for (SimProcess p : processes) {
             p.cutUntil = 0;
+            p.silentCut = false;
             resume(p);
         }
         corrupt.stream().filter(tp -> !lingering.contains(tp)).toList().forEach(this::repair);
