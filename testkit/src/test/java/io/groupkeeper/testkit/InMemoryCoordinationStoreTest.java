@@ -149,6 +149,28 @@ class InMemoryCoordinationStoreTest {
         zooKeeper.expireDueSessions();
         assertThat(zooKeeper.isSessionAlive(first)).as("expired a session timeout after the cut, not the notice")
                 .isFalse();
+        assertThat(events).as("Curator reports LOST a session timeout after SUSPENDED, or on reconnecting")
+                .containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+        store.reconnect();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void afterASilentCutLostComesASessionTimeoutAfterTheNoticeAsCuratorReportsIt() {
+        started();
+        store.cutSilently();
+        clock.advance(Duration.ofSeconds(4));
+        store.noticeCut();
+        clock.advance(Duration.ofSeconds(2));
+        zooKeeper.expireDueSessions(); // the server's view: expired now
+        clock.advance(Duration.ofMillis(3_999));
+        zooKeeper.expireDueSessions();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+
+        clock.advance(Duration.ofMillis(1));
+        zooKeeper.expireDueSessions();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST);
         store.reconnect();
         assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
                 ConnectionEvent.RECONNECTED_NEW_SESSION);

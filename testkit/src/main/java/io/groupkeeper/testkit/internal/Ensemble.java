@@ -84,6 +84,7 @@ public final class Ensemble {
     private final List<Session> toNotify = new ArrayList<>();
     /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
     private Followers followers;
+    private final List<Runnable> tickers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public Ensemble(Clock clock) {
         this.clock = clock;
@@ -91,6 +92,15 @@ public final class Ensemble {
 
     public Clock clock() {
         return clock;
+    }
+
+    /** Runs {@code ticker} after every operation, without the lock held: a client's timers on the ensemble's clock. */
+    public void onTick(Runnable ticker) {
+        tickers.add(ticker);
+    }
+
+    public void removeTick(Runnable ticker) {
+        tickers.remove(ticker);
     }
 
     /**
@@ -155,6 +165,7 @@ public final class Ensemble {
         }
         kicks.forEach(EventLane::kick);
         expired.forEach(s -> s.observer.expired(s.id));
+        tickers.forEach(Runnable::run);
         return result;
     }
 

@@ -76,7 +76,10 @@ public final class MemClient implements ZkPort {
     private boolean downUntilExpiry;
     /** A silent cut: the server no longer hears this client, which has not noticed yet ({@link #cutSilently()}). */
     private boolean silent;
-    private boolean unnoticedExpiry;
+    /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
+    private java.time.Instant suspendedAt;
+    private java.time.Instant lostDue;
+    private final Runnable ticker = this::checkLostDue;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
@@ -105,6 +108,7 @@ public final class MemClient implements ZkPort {
     // ------------------------------------------------------------------ session lifecycle
 
     public void start() {
+        ensemble.onTick(ticker);
         session = ensemble.openSession(sessionTimeout, lane, this::onExpired);
         ensureNamespace();
         emit(ConnectionEvent.CONNECTED);
@@ -129,6 +133,7 @@ public final class MemClient implements ZkPort {
 
     public void close() {
         closed = true;
+        ensemble.removeTick(ticker);
         long s = session;
         listeners.clear();
         lane.clear();
@@ -155,6 +160,7 @@ public final class MemClient implements ZkPort {
                 return;
             }
             suspended = true;
+            suspendedAt = ensemble.clock().instant();
         }
         ensemble.disconnect(session);
         emit(ConnectionEvent.SUSPENDED);
@@ -222,30 +228,39 @@ public final class MemClient implements ZkPort {
     private void onExpired(long expired) {
         boolean renew;
         boolean back;
+        boolean wasSilent;
+        boolean deferred = false;
         synchronized (this) {
             if (expired != session || closed) {
                 return;
             }
             back = downUntilExpiry;
             downUntilExpiry = false;
+            wasSilent = silent;
             if (silent) { // expired before the cut was noticed: noticed now, the network still down
                 silent = false;
                 suspended = true;
-                unnoticedExpiry = true;
+                suspendedAt = ensemble.clock().instant();
             }
             renew = !suspended;
-            if (renew) {
-                suspended = false;
+            if (!renew && !back) {
+                // Curator reports LOST a session timeout after SUSPENDED (or on reconnecting), not when the server
+                // expired the session: after a silent cut that is later.
+                java.time.Instant due = suspendedAt.plus(sessionTimeout);
+                if (ensemble.clock().instant().isBefore(due)) {
+                    lostDue = due;
+                    deferred = true;
+                }
             }
-            lostReported = true;
-        }
-        boolean wasSilent;
-        synchronized (this) {
-            wasSilent = unnoticedExpiry;
-            unnoticedExpiry = false;
+            if (!deferred) {
+                lostReported = true;
+            }
         }
         if (renew || wasSilent) {
             emit(ConnectionEvent.SUSPENDED); // the server closed the connection first, or the cut is noticed now
+        }
+        if (deferred) {
+            return; // LOST at lostDue (checkLostDue) or on reconnecting (newSession)
         }
         emit(ConnectionEvent.LOST);
         if (renew) {
@@ -255,10 +270,23 @@ public final class MemClient implements ZkPort {
         }
     }
 
+    /** Reports a deferred LOST once the clock has passed a session timeout since SUSPENDED (run on every operation). */
+    private void checkLostDue() {
+        synchronized (this) {
+            if (lostDue == null || closed || ensemble.clock().instant().isBefore(lostDue)) {
+                return;
+            }
+            lostDue = null;
+            lostReported = true;
+        }
+        emit(ConnectionEvent.LOST);
+    }
+
     private void newSession(long old) {
         boolean reportLost;
         synchronized (this) {
             silent = false;
+            lostDue = null;
             reportLost = !lostReported;
             lostReported = false;
         }
@@ -327,6 +355,7 @@ public final class MemClient implements ZkPort {
                 return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
             }
             suspended = true;
+            suspendedAt = ensemble.clock().instant();
             downUntilExpiry = true;
         }
         ensemble.disconnect(session);
