@@ -58,6 +58,13 @@ public final class Ensemble {
         boolean connected = true;
         Instant disconnectedAt;
         final List<Runnable> held = new ArrayList<>();
+        /**
+         * A silent cut not noticed yet: the connection is still open, so persistent watches' notifications wait in it
+         * too (in {@link #held}, listed in {@link #buffered}) and arrive if the network returns before the client
+         * notices; once it notices, the connection is gone and they with it.
+         */
+        boolean silent;
+        final java.util.Set<Runnable> buffered = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
         Session(long id, Duration timeout, EventLane lane, SessionObserver observer) {
             this.id = id;
@@ -228,6 +235,7 @@ public final class Ensemble {
 
     private void endLocked(Session s) {
         watches.removeSession(s.id);
+        s.buffered.clear();
         if (followers != null) {
             followers.forget(s.id);
         }
@@ -261,6 +269,29 @@ public final class Ensemble {
             if (s != null && s.connected) {
                 s.connected = false;
                 s.disconnectedAt = clock.instant();
+            } else if (s != null && s.silent) { // the client noticed a silent cut: its connection is closed now
+                s.held.removeAll(s.buffered);
+                s.buffered.clear();
+            }
+            if (s != null) {
+                s.silent = false;
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The network drops without the client noticing: the server stops hearing it (its session's timeout starts), and
+     * notifications wait in the open connection, persistent ones included, until the network returns or the client
+     * notices ({@link #disconnect}, which drops the persistent ones).
+     */
+    public void cutSilently(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.get(id);
+            if (s != null && s.connected) {
+                s.connected = false;
+                s.disconnectedAt = clock.instant();
+                s.silent = true;
             }
             return null;
         });
@@ -275,6 +306,7 @@ public final class Ensemble {
             }
             s.connected = true;
             s.disconnectedAt = null;
+            s.silent = false;
             return true;
         });
     }
@@ -286,6 +318,7 @@ public final class Ensemble {
             if (s != null) {
                 s.held.forEach(s.lane::add);
                 s.held.clear();
+                s.buffered.clear();
                 toKick.add(s.lane);
             }
             return null;
@@ -439,6 +472,9 @@ public final class Ensemble {
             toKick.add(s.lane);
         } else if (!delivery.persistent()) {
             s.held.add(call);
+        } else if (s.silent) {
+            s.held.add(call);
+            s.buffered.add(call);
         }
     }
 

@@ -180,7 +180,7 @@ public final class MemClient implements ZkPort {
             }
             silent = true;
         }
-        ensemble.disconnect(session);
+        ensemble.cutSilently(session);
     }
 
     /** The client notices a silent cut: SUSPENDED now (the session's timeout has been running since the cut). */
