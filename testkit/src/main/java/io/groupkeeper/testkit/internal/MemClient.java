@@ -44,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * {@code RECONNECTED_NEW_SESSION} once a new session is established. Watch notifications run on its {@link
  * EventLane}, in order; connection events on the same lane, or on a lane of their own (as Curator's state thread),
  * ordered among themselves only.
+ *
+ * <p>Longer than 500 lines because it is one whole client: the port's reads, watches and writes, and the connection
+ * faults (lost answers, expiry in doubt, silent cuts, Curator's LOST timing), which all turn on the same session and
+ * suspension state; splitting the faults out would expose that state to another class.
  */
 public final class MemClient implements ZkPort {
 
