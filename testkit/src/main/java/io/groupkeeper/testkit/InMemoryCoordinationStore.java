@@ -37,7 +37,8 @@ import java.util.function.UnaryOperator;
  * <p>Faults for tests: {@link #disconnect()} / {@link #reconnect()} (SUSPENDED, then RECONNECTED if the session
  * survived, or LOST and RECONNECTED_NEW_SESSION if its timeout passed on the clock meanwhile); {@link
  * #expireSession()} (the server ends the session: SUSPENDED, LOST, RECONNECTED_NEW_SESSION); {@link #failNextWrites}
- * (writes that fail with a lost connection, applied or not). While disconnected every call fails with a {@code
+ * (writes that fail with a lost connection, applied or not) and {@link #failNextWritesAndExpire} (the same, the
+ * session expiring while the first one's outcome is in doubt). While disconnected every call fails with a {@code
  * StoreException}.
  */
 public final class InMemoryCoordinationStore implements CoordinationStore {
@@ -77,8 +78,9 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         } else {
             ownedExecutor = null;
         }
-        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, new EventLane(executor),
-                b.maxTransactionBytes);
+        EventLane lane = new EventLane(executor);
+        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, lane,
+                b.connectionLane ? new EventLane(executor) : lane, b.maxTransactionBytes);
         this.port = b.instrument.apply(client);
         this.sessionTimeout = b.sessionTimeout;
         this.topics = new ZkTopicRegistry(port);
@@ -155,6 +157,21 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         client.reconnect();
     }
 
+    /**
+     * A silent cut: the server stops hearing this store (the session's timeout starts on the clock) but nothing is
+     * reported until {@link #noticeCut()} (SUSPENDED; ZooKeeper's client notices at two thirds of the session timeout)
+     * or {@link #reconnect()} (the network back before it was noticed: no event; or, the session gone, LOST and a new
+     * one). Calls fail meanwhile, as after a disconnect.
+     */
+    public void cutSilently() {
+        client.cutSilently();
+    }
+
+    /** The store notices a silent cut: SUSPENDED. */
+    public void noticeCut() {
+        client.noticeCut();
+    }
+
     /** The server expires this store's session now; a connected store gets a new session at once. */
     public void expireSession() {
         client.expireSession();
@@ -167,6 +184,16 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      */
     public void failNextWrites(int count, boolean outcomeUnknown) {
         client.failNextWrites(count, outcomeUnknown);
+    }
+
+    /**
+     * As {@link #failNextWrites(int, boolean)}, and the session expires while the first of them is in doubt: the
+     * connection drops with the request in flight (a connection loss to the caller, SUSPENDED to the listeners) and
+     * stays down until the session's timeout has passed on the clock and the server expired it (LOST), then comes back
+     * in a new session (RECONNECTED_NEW_SESSION). Whether the write landed is left for the caller to find out there.
+     */
+    public void failNextWritesAndExpire(int count, boolean outcomeUnknown) {
+        client.failNextWrites(count, outcomeUnknown, true);
     }
 
     /**
@@ -195,6 +222,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         private String namespace = "groupkeeper";
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Executor eventExecutor;
+        private boolean connectionLane;
         private Clock clock;
         private long maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
         private UnaryOperator<ZkPort> instrument = UnaryOperator.identity();
@@ -225,6 +253,16 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         /** Where this store's events run, one per task, in order; default: a daemon thread of its own. */
         public Builder eventExecutor(Executor eventExecutor) {
             this.eventExecutor = Objects.requireNonNull(eventExecutor, "eventExecutor");
+            return this;
+        }
+
+        /**
+         * Whether connection listeners hear their events on a lane of their own (on the event executor too), ordered
+         * among themselves but not with watch notifications and leadership, as Curator delivers connection states on
+         * a thread of its own; default false: one ordered lane for everything.
+         */
+        public Builder connectionLane(boolean connectionLane) {
+            this.connectionLane = connectionLane;
             return this;
         }
 

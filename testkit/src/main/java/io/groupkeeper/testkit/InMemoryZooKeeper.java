@@ -44,6 +44,17 @@ public final class InMemoryZooKeeper {
         this.ensemble = new Ensemble(clock);
     }
 
+    /**
+     * Clients of this ensemble read from {@code followers} replicas that apply transactions late: at most {@code
+     * maxLag} transactions behind, never behind what the reading client wrote, was notified of or synced to (a client
+     * always sees its own writes and never goes backwards), by steps drawn from {@code random}; a watch set on a stale
+     * view fires at once if the node already changed. Call it before any store starts.
+     */
+    public InMemoryZooKeeper lagFollowers(int followers, java.util.Random random, int maxLag) {
+        ensemble.lagFollowers(followers, random, maxLag);
+        return this;
+    }
+
     Ensemble ensemble() {
         return ensemble;
     }

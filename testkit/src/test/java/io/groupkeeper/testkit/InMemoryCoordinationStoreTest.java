@@ -86,6 +86,110 @@ class InMemoryCoordinationStoreTest {
     }
 
     @Test
+    void aCommitInDoubtWhoseSessionExpiresLandedAndItsClaimWentWithTheSession() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+
+        store.failNextWritesAndExpire(1, true);
+        assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), first))))
+                .isInstanceOf(StoreException.class);
+        assertThat(store.isConnected()).as("down until the session expires").isFalse();
+        assertThat(events).endsWith(ConnectionEvent.SUSPENDED);
+        clock.advance(Duration.ofSeconds(6));
+        zooKeeper.expireDueSessions();
+
+        assertThat(g.readOffset(tp, null).offset()).as("applied on the server before the session ended").hasValue(10);
+        assertThat(zooKeeper.isSessionAlive(first)).isFalse();
+        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0")).as("the owner node went with the session")
+                .isFalse();
+        assertThat(store.sessionId()).isNotEqualTo(first);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void aRegistrationLostWithItsSessionLeavesNothingAndOnlyTheFirstFailingWriteEndsTheSession() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        io.groupkeeper.spi.MemberInfo m1 = new io.groupkeeper.spi.MemberInfo("m1", java.util.Optional.empty(), "h",
+                new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky");
+
+        store.failNextWritesAndExpire(2, false);
+        assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> g.registerMember(m1)).as("not attempted while down").isInstanceOf(StoreException.class);
+        clock.advance(Duration.ofSeconds(5));
+        zooKeeper.expireDueSessions();
+        assertThat(store.sessionId()).as("not expired before its timeout").isEqualTo(first);
+        clock.advance(Duration.ofSeconds(1));
+        zooKeeper.expireDueSessions();
+        long second = store.sessionId();
+        assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
+
+        assertThat(g.isRegistered("m1")).isFalse();
+        assertThat(second).isNotEqualTo(first);
+        assertThat(store.sessionId()).as("a plain connection loss keeps the session").isEqualTo(second);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION, ConnectionEvent.SUSPENDED, ConnectionEvent.RECONNECTED);
+    }
+
+    @Test
+    void aSilentCutReportsNothingUntilNoticedWhileTheSessionTimeoutRunsFromTheCut() {
+        GroupStore g = started();
+        long first = store.sessionId();
+        assertThat(g.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+
+        store.cutSilently();
+        assertThatThrownBy(() -> g.readOwner(tp)).as("requests do not get through").isInstanceOf(StoreException.class);
+        clock.advance(Duration.ofSeconds(4)); // two thirds of the session timeout: the client notices
+        assertThat(events).as("nothing noticed yet").containsExactly(ConnectionEvent.CONNECTED);
+        store.noticeCut();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+        clock.advance(Duration.ofSeconds(2));
+        zooKeeper.expireDueSessions();
+        assertThat(zooKeeper.isSessionAlive(first)).as("expired a session timeout after the cut, not the notice")
+                .isFalse();
+        assertThat(events).as("Curator reports LOST a session timeout after SUSPENDED, or on reconnecting")
+                .containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+        store.reconnect();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void afterASilentCutLostComesASessionTimeoutAfterTheNoticeAsCuratorReportsIt() {
+        started();
+        store.cutSilently();
+        clock.advance(Duration.ofSeconds(4));
+        store.noticeCut();
+        clock.advance(Duration.ofSeconds(2));
+        zooKeeper.expireDueSessions(); // the server's view: expired now
+        clock.advance(Duration.ofMillis(3_999));
+        zooKeeper.expireDueSessions();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
+
+        clock.advance(Duration.ofMillis(1));
+        zooKeeper.expireDueSessions();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST);
+        store.reconnect();
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
+                ConnectionEvent.RECONNECTED_NEW_SESSION);
+    }
+
+    @Test
+    void aSilentCutShorterThanTheReadTimeoutGoesUnreportedAndKeepsTheSession() {
+        started();
+        long first = store.sessionId();
+        store.cutSilently();
+        clock.advance(Duration.ofSeconds(3));
+        store.reconnect();
+
+        assertThat(store.isConnected()).isTrue();
+        assertThat(store.sessionId()).isEqualTo(first);
+        assertThat(events).containsExactly(ConnectionEvent.CONNECTED);
+    }
+
+    @Test
     void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
         GroupStore g = started();
         store.failNextWrites(1, false);

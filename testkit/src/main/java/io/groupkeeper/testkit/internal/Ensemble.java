@@ -14,7 +14,8 @@ import java.util.Set;
 
 /**
  * The modelled ZooKeeper ensemble: the tree, the global zxid counter, sessions and watches, behind one lock (the
- * model is linearizable, like a single ZooKeeper server). Session 0 is the operator's: always connected, no ephemeral
+ * model is linearizable, like a single ZooKeeper server, unless {@link #lagFollowers} lets clients read from followers
+ * that apply transactions late). Session 0 is the operator's: always connected, no ephemeral
  * nodes, no watches.
  *
  * <p>Sessions: a session lives while its client is connected; a disconnected session expires once its timeout has
@@ -57,6 +58,13 @@ public final class Ensemble {
         boolean connected = true;
         Instant disconnectedAt;
         final List<Runnable> held = new ArrayList<>();
+        /**
+         * A silent cut not noticed yet: the connection is still open, so persistent watches' notifications wait in it
+         * too (in {@link #held}, listed in {@link #buffered}) and arrive if the network returns before the client
+         * notices; once it notices, the connection is gone and they with it.
+         */
+        boolean silent;
+        final java.util.Set<Runnable> buffered = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
         Session(long id, Duration timeout, EventLane lane, SessionObserver observer) {
             this.id = id;
@@ -81,6 +89,9 @@ public final class Ensemble {
     // Guarded by this; emptied by every operation on its way out.
     private final Set<EventLane> toKick = new LinkedHashSet<>();
     private final List<Session> toNotify = new ArrayList<>();
+    /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
+    private Followers followers;
+    private final List<Runnable> tickers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public Ensemble(Clock clock) {
         this.clock = clock;
@@ -88,6 +99,60 @@ public final class Ensemble {
 
     public Clock clock() {
         return clock;
+    }
+
+    /** Runs {@code ticker} after every operation, without the lock held: a client's timers on the ensemble's clock. */
+    public void onTick(Runnable ticker) {
+        tickers.add(ticker);
+    }
+
+    public void removeTick(Runnable ticker) {
+        tickers.remove(ticker);
+    }
+
+    /**
+     * From now on clients read from {@code count} followers that apply transactions late ({@link Followers}): at most
+     * {@code maxLag} transactions behind, never behind what the reading session sent, was notified of or synced to, by
+     * steps drawn from {@code random}. Only on an ensemble that has applied nothing yet.
+     */
+    public synchronized void lagFollowers(int count, java.util.Random random, int maxLag) {
+        if (zxid != 0 || !sessions.isEmpty()) {
+            throw new IllegalStateException("follower lag is switched on before the first session and transaction");
+        }
+        followers = new Followers(count, random, maxLag);
+    }
+
+    /** The tree a read of {@code session} sees: the leader's for the operator, else its follower's. */
+    private DataTree view(long session) {
+        return followers == null || session == 0 ? tree : followers.view(session, zxid);
+    }
+
+    private void saw(long session, long upTo) {
+        if (followers != null && session != 0) {
+            followers.saw(session, upTo);
+        }
+    }
+
+    /** Leaves a one-shot watch set by a read of {@code seen}, or fires it now if the leader's node differs already. */
+    private void watch(long session, String path, Watcher w, DataTree seen, boolean children) {
+        WatchEvent.Type missed = null;
+        if (seen != tree) {
+            missed = children ? Followers.missedChildren(seen.get(path), tree.get(path))
+                    : Followers.missedData(seen.get(path), tree.get(path));
+        }
+        if (missed == null) {
+            if (children) {
+                watches.addChildren(path, session, w);
+            } else {
+                watches.addData(path, session, w);
+            }
+            return;
+        }
+        WatchEvent event = new WatchEvent(missed, path, zxid);
+        Session s = sessions.get(session);
+        s.lane.add(() -> w.process(event));
+        toKick.add(s.lane);
+        saw(session, zxid);
     }
 
     private <T> T locked(Body<T> body) throws KeeperFailure {
@@ -107,6 +172,7 @@ public final class Ensemble {
         }
         kicks.forEach(EventLane::kick);
         expired.forEach(s -> s.observer.expired(s.id));
+        tickers.forEach(Runnable::run);
         return result;
     }
 
@@ -169,6 +235,10 @@ public final class Ensemble {
 
     private void endLocked(Session s) {
         watches.removeSession(s.id);
+        s.buffered.clear();
+        if (followers != null) {
+            followers.forget(s.id);
+        }
         s.held.clear();
         List<Op> deletes = new ArrayList<>();
         for (String path : tree.ephemeralsOf(s.id)) {
@@ -199,6 +269,29 @@ public final class Ensemble {
             if (s != null && s.connected) {
                 s.connected = false;
                 s.disconnectedAt = clock.instant();
+            } else if (s != null && s.silent) { // the client noticed a silent cut: its connection is closed now
+                s.held.removeAll(s.buffered);
+                s.buffered.clear();
+            }
+            if (s != null) {
+                s.silent = false;
+            }
+            return null;
+        });
+    }
+
+    /**
+     * The network drops without the client noticing: the server stops hearing it (its session's timeout starts), and
+     * notifications wait in the open connection, persistent ones included, until the network returns or the client
+     * notices ({@link #disconnect}, which drops the persistent ones).
+     */
+    public void cutSilently(long id) {
+        lockedUnchecked(() -> {
+            Session s = sessions.get(id);
+            if (s != null && s.connected) {
+                s.connected = false;
+                s.disconnectedAt = clock.instant();
+                s.silent = true;
             }
             return null;
         });
@@ -213,6 +306,7 @@ public final class Ensemble {
             }
             s.connected = true;
             s.disconnectedAt = null;
+            s.silent = false;
             return true;
         });
     }
@@ -224,6 +318,7 @@ public final class Ensemble {
             if (s != null) {
                 s.held.forEach(s.lane::add);
                 s.held.clear();
+                s.buffered.clear();
                 toKick.add(s.lane);
             }
             return null;
@@ -250,12 +345,13 @@ public final class Ensemble {
     public Read getData(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            Node n = tree.get(path);
+            DataTree seen = view(session);
+            Node n = seen.get(path);
             if (n == null) {
                 throw new KeeperFailure(Code.NONODE, path);
             }
             if (w != null && session != 0) {
-                watches.addData(path, session, w);
+                watch(session, path, w, seen, false);
             }
             return new Read(n.data, n.stat());
         });
@@ -265,10 +361,11 @@ public final class Ensemble {
     public NodeStat exists(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
+            DataTree seen = view(session);
             if (w != null && session != 0) {
-                watches.addData(path, session, w);
+                watch(session, path, w, seen, false);
             }
-            return tree.stat(path);
+            return seen.stat(path);
         });
     }
 
@@ -276,12 +373,13 @@ public final class Ensemble {
     public List<String> getChildren(long session, String path, Watcher w) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            Node n = tree.get(path);
+            DataTree seen = view(session);
+            Node n = seen.get(path);
             if (n == null) {
                 throw new KeeperFailure(Code.NONODE, path);
             }
             if (w != null && session != 0) {
-                watches.addChildren(path, session, w);
+                watch(session, path, w, seen, true);
             }
             return List.copyOf(n.children);
         });
@@ -291,6 +389,7 @@ public final class Ensemble {
         locked(() -> {
             requireSession(session);
             watches.addRecursive(path, session, w);
+            saw(session, zxid);
             return null;
         });
     }
@@ -304,6 +403,7 @@ public final class Ensemble {
             } else {
                 watches.addPersistent(path, session, w);
             }
+            saw(session, zxid); // registered in order with its reads: they see what came before it
             return null;
         });
     }
@@ -329,7 +429,20 @@ public final class Ensemble {
     public List<Op.Result> multi(long session, List<Op> ops) throws KeeperFailure {
         return locked(() -> {
             requireSession(session);
-            return applyLocked(ops, session);
+            try {
+                return applyLocked(ops, session);
+            } finally {
+                saw(session, zxid); // answered by the follower once it applied the transaction (or its failure)
+            }
+        });
+    }
+
+    /** ZooKeeper's {@code sync}: the session's next reads see every transaction committed before it. */
+    public void sync(long session) throws KeeperFailure {
+        locked(() -> {
+            requireSession(session);
+            saw(session, zxid);
+            return null;
         });
     }
 
@@ -337,6 +450,9 @@ public final class Ensemble {
         List<DataTree.Change> changes = new ArrayList<>();
         List<Op.Result> results = tree.multi(ops, session, zxid + 1, changes);
         zxid++;
+        if (followers != null) {
+            followers.applied(zxid, session, ops);
+        }
         observer.applied(session, zxid, ops);
         for (DataTree.Change change : changes) {
             watches.trigger(change, (reg, delivery) -> deliverLocked(reg, delivery));
@@ -350,11 +466,15 @@ public final class Ensemble {
             return;
         }
         Runnable call = () -> reg.watcher().process(delivery.event());
+        saw(s.id, delivery.event().zxid()); // a follower notifies once it applied the change
         if (s.connected) {
             s.lane.add(call);
             toKick.add(s.lane);
         } else if (!delivery.persistent()) {
             s.held.add(call);
+        } else if (s.silent) {
+            s.held.add(call);
+            s.buffered.add(call);
         }
     }
 

@@ -41,8 +41,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connection events, as {@code ZooKeeperStore} maps Curator's states: {@code CONNECTED} at start; {@code SUSPENDED}
  * on a disconnect; {@code RECONNECTED} when the session survived it; {@code LOST} when the session expired, then
- * {@code RECONNECTED_NEW_SESSION} once a new session is established. All events and watch notifications of this client
- * run on its {@link EventLane}, in order.
+ * {@code RECONNECTED_NEW_SESSION} once a new session is established. Watch notifications run on its {@link
+ * EventLane}, in order; connection events on the same lane, or on a lane of their own (as Curator's state thread),
+ * ordered among themselves only.
+ *
+ * <p>Longer than 500 lines because it is one whole client: the port's reads, watches and writes, and the connection
+ * faults (lost answers, expiry in doubt, silent cuts, Curator's LOST timing), which all turn on the same session and
+ * suspension state; splitting the faults out would expose that state to another class.
  */
 public final class MemClient implements ZkPort {
 
@@ -52,6 +57,8 @@ public final class MemClient implements ZkPort {
     private final String namespace;
     private final Duration sessionTimeout;
     private final EventLane lane;
+    /** Where connection listeners run: {@link #lane} itself, or a lane of their own (Curator's state thread). */
+    private final EventLane stateLane;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final ZkStats stats = new ZkStats();
     private final long transactionLimit;
@@ -67,12 +74,34 @@ public final class MemClient implements ZkPort {
     private boolean suspended;
     private int failingWrites;
     private boolean failingAfterApply;
+    /** Whether the next failing write also sees its session expire before the client hears how it went. */
+    private boolean failingExpires;
+    /** The connection is down until the session expires, then comes back ({@link #failNextWrites(int, boolean, boolean)}). */
+    private boolean downUntilExpiry;
+    /** A silent cut: the server no longer hears this client, which has not noticed yet ({@link #cutSilently()}). */
+    private boolean silent;
+    /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
+    private java.time.Instant suspendedAt;
+    private java.time.Instant lostDue;
+    private final Runnable ticker = this::checkLostDue;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
 
     public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
                      long transactionLimit) {
+        this(ensemble, namespace, sessionTimeout, lane, lane, transactionLimit);
+    }
+
+    /**
+     * A client whose connection listeners run on {@code stateLane}: with a lane other than {@code lane}, connection
+     * events are ordered among themselves but not with watch notifications, as Curator delivers connection states on a
+     * thread of its own while ZooKeeper's event thread delivers watches (and the persistent watchers' own
+     * disconnected/connected events, which stay on {@code lane}).
+     */
+    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
+                     EventLane stateLane, long transactionLimit) {
+        this.stateLane = stateLane;
         this.transactionLimit = transactionLimit;
         this.ensemble = ensemble;
         this.namespace = namespace;
@@ -83,6 +112,7 @@ public final class MemClient implements ZkPort {
     // ------------------------------------------------------------------ session lifecycle
 
     public void start() {
+        ensemble.onTick(ticker);
         session = ensemble.openSession(sessionTimeout, lane, this::onExpired);
         ensureNamespace();
         emit(ConnectionEvent.CONNECTED);
@@ -107,9 +137,11 @@ public final class MemClient implements ZkPort {
 
     public void close() {
         closed = true;
+        ensemble.removeTick(ticker);
         long s = session;
         listeners.clear();
         lane.clear();
+        stateLane.clear();
         if (s != 0) {
             ensemble.closeSession(s);
         }
@@ -126,17 +158,61 @@ public final class MemClient implements ZkPort {
     /** The client loses its connection (the session lives on until its timeout passes on the clock). */
     public void disconnect() {
         synchronized (this) {
+            downUntilExpiry = false; // this cut decides when the connection comes back
+            silent = false; // noticed now
             if (suspended || closed) {
                 return;
             }
             suspended = true;
+            suspendedAt = ensemble.clock().instant();
         }
         ensemble.disconnect(session);
         emit(ConnectionEvent.SUSPENDED);
     }
 
+    /**
+     * A silent cut: the network drops without the client noticing. The server stops hearing it (the session's timeout
+     * starts running on the clock, its notifications are held), while the client reports nothing until it notices
+     * ({@link #noticeCut()}, at its read timeout: two thirds of the session timeout, as ZooKeeper's client) or the
+     * network comes back first ({@link #reconnect()}: nothing was noticed, held notifications arrive). Requests fail
+     * meanwhile (the model cannot hold a caller's thread: a simulation freezes the process's threads instead).
+     */
+    public void cutSilently() {
+        synchronized (this) {
+            if (suspended || closed || silent) {
+                return;
+            }
+            silent = true;
+        }
+        ensemble.cutSilently(session);
+    }
+
+    /** The client notices a silent cut: SUSPENDED now (the session's timeout has been running since the cut). */
+    public void noticeCut() {
+        synchronized (this) {
+            if (!silent) {
+                return;
+            }
+        }
+        disconnect();
+    }
+
     /** The client gets its connection back: the same session if it survived, else a new one. */
     public void reconnect() {
+        boolean unnoticed;
+        synchronized (this) {
+            unnoticed = silent && !closed;
+            silent = false;
+        }
+        if (unnoticed) {
+            if (ensemble.reconnect(session)) {
+                ensemble.releaseHeld(session); // a cut shorter than the read timeout: nothing to report
+            } else {
+                emit(ConnectionEvent.SUSPENDED);
+                newSession(session);
+            }
+            return;
+        }
         synchronized (this) {
             if (!suspended || closed) {
                 return;
@@ -155,28 +231,66 @@ public final class MemClient implements ZkPort {
     /** The server expired {@code expired}: LOST now; a connected client gets a new session right away. */
     private void onExpired(long expired) {
         boolean renew;
+        boolean back;
+        boolean wasSilent;
+        boolean deferred = false;
         synchronized (this) {
             if (expired != session || closed) {
                 return;
             }
-            renew = !suspended;
-            if (renew) {
-                suspended = false;
+            back = downUntilExpiry;
+            downUntilExpiry = false;
+            wasSilent = silent;
+            if (silent) { // expired before the cut was noticed: noticed now, the network still down
+                silent = false;
+                suspended = true;
+                suspendedAt = ensemble.clock().instant();
             }
-            lostReported = true;
+            renew = !suspended;
+            if (!renew && !back) {
+                // Curator reports LOST a session timeout after SUSPENDED (or on reconnecting), not when the server
+                // expired the session: after a silent cut that is later.
+                java.time.Instant due = suspendedAt.plus(sessionTimeout);
+                if (ensemble.clock().instant().isBefore(due)) {
+                    lostDue = due;
+                    deferred = true;
+                }
+            }
+            if (!deferred) {
+                lostReported = true;
+            }
         }
-        if (renew) {
-            emit(ConnectionEvent.SUSPENDED); // the server closed the connection first
+        if (renew || wasSilent) {
+            emit(ConnectionEvent.SUSPENDED); // the server closed the connection first, or the cut is noticed now
+        }
+        if (deferred) {
+            return; // LOST at lostDue (checkLostDue) or on reconnecting (newSession)
         }
         emit(ConnectionEvent.LOST);
         if (renew) {
             newSession(expired);
+        } else if (back) {
+            reconnect(); // the connection that was down until the expiry comes back: a new session
         }
+    }
+
+    /** Reports a deferred LOST once the clock has passed a session timeout since SUSPENDED (run on every operation). */
+    private void checkLostDue() {
+        synchronized (this) {
+            if (lostDue == null || closed || ensemble.clock().instant().isBefore(lostDue)) {
+                return;
+            }
+            lostDue = null;
+            lostReported = true;
+        }
+        emit(ConnectionEvent.LOST);
     }
 
     private void newSession(long old) {
         boolean reportLost;
         synchronized (this) {
+            silent = false;
+            lostDue = null;
             reportLost = !lostReported;
             lostReported = false;
         }
@@ -208,8 +322,21 @@ public final class MemClient implements ZkPort {
      * request reached the server, the answer was lost), so the caller cannot tell whether it landed.
      */
     public synchronized void failNextWrites(int count, boolean afterApply) {
+        failNextWrites(count, afterApply, false);
+    }
+
+    /**
+     * As {@link #failNextWrites(int, boolean)}; with {@code sessionExpires} the first of them also outlives its
+     * session: the connection drops with the request in flight (the caller gets CONNECTIONLOSS, the listeners
+     * SUSPENDED) and stays down until the session has expired on the clock (LOST), then comes back in a new session
+     * (RECONNECTED_NEW_SESSION). Whether the write landed, and that an ephemeral node it created went with the session,
+     * is left for the caller to find out in its new session. A {@link #disconnect()} from outside meanwhile (another
+     * cut) takes the connection over: it comes back when that cut's {@link #reconnect()} says so.
+     */
+    public synchronized void failNextWrites(int count, boolean afterApply, boolean sessionExpires) {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
+        this.failingExpires = sessionExpires && count > 0;
     }
 
     /**
@@ -219,6 +346,24 @@ public final class MemClient implements ZkPort {
     ZkFailure connectionLoss() {
         disconnect();
         reconnect();
+        return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+    }
+
+    /**
+     * A CONNECTIONLOSS whose connection stays down until the session has expired on the clock: SUSPENDED now, LOST
+     * when the server ends the session (deleting its ephemeral nodes), RECONNECTED_NEW_SESSION right after.
+     */
+    private ZkFailure connectionLossUntilExpiry() {
+        synchronized (this) {
+            if (suspended || closed) {
+                return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+            }
+            suspended = true;
+            suspendedAt = ensemble.clock().instant();
+            downUntilExpiry = true;
+        }
+        ensemble.disconnect(session);
+        emit(ConnectionEvent.SUSPENDED);
         return new ZkFailure(ZkCode.CONNECTIONLOSS, null);
     }
 
@@ -240,7 +385,7 @@ public final class MemClient implements ZkPort {
                 lane.add(() -> consumer.accept(new ZkEvent(ZkEvent.Type.DISCONNECTED, null, 0)));
             }
         });
-        lane.add(() -> {
+        stateLane.add(() -> {
             for (ConnectionListener l : registered) {
                 if (!listeners.contains(l)) {
                     continue;
@@ -253,6 +398,9 @@ public final class MemClient implements ZkPort {
             }
         });
         lane.kick();
+        if (stateLane != lane) {
+            stateLane.kick();
+        }
     }
 
     /** Runs {@code task} on this client's event lane, after everything queued before it. */
@@ -428,11 +576,16 @@ public final class MemClient implements ZkPort {
         }
     }
 
-    /** The model is one linearizable server: every read sees every committed write, so there is nothing to wait for. */
+    /** The client's next reads see every write committed before it (with follower lag on; else they do anyway). */
     @Override
     public void sync(String path) {
         requireConnected("sync " + abs(path));
         stats.read();
+        try {
+            ensemble.sync(session);
+        } catch (KeeperFailure e) {
+            throw failure("sync " + abs(path), e);
+        }
     }
 
     // ------------------------------------------------------------------ persistent watches
@@ -517,16 +670,19 @@ public final class MemClient implements ZkPort {
     private List<ZkResult> apply(List<Op> ops) throws ZkFailure {
         boolean fail;
         boolean afterApply;
+        boolean expires;
         synchronized (this) {
             fail = failingWrites > 0;
             afterApply = failingAfterApply;
+            expires = fail && failingExpires;
             if (fail) {
                 failingWrites--;
+                failingExpires = false;
             }
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
         if (fail && !afterApply) {
-            throw connectionLoss();
+            throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }
         List<Op.Result> results;
         try {
@@ -535,7 +691,7 @@ public final class MemClient implements ZkPort {
             throw zkFailure(e);
         }
         if (fail) {
-            throw connectionLoss();
+            throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }
         List<ZkResult> out = new ArrayList<>(results.size());
         for (int i = 0; i < results.size(); i++) {

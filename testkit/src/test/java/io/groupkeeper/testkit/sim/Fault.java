@@ -34,7 +34,10 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         DELETE,
         /** The topic gains partitions. */
         GROW,
-        /** A member's next writes fail with a lost connection, half of them after they were applied (outcome unknown). */
+        /**
+         * A member's next writes fail with a lost connection, half of them after they were applied (outcome unknown);
+         * in one of three, the connection then stays down until the session has expired (expiry in doubt).
+         */
         WRITE_FAILS,
         /** The leader's next publish is cut short after its first transaction (a generation published in part). */
         PUBLISH_CUT,

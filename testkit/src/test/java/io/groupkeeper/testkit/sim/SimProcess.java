@@ -18,6 +18,13 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 final class SimProcess {
 
+    /**
+     * Whether a process's connection events run on a lane of their own (Curator's state thread), interleaved by the
+     * scheduler with its watch notifications; {@code -Dgroupkeeper.simulation.connectionLane=false}: one ordered lane.
+     */
+    static final boolean CONNECTION_LANE =
+            Boolean.parseBoolean(System.getProperty("groupkeeper.simulation.connectionLane", "true"));
+
     final String tag;
     final InMemoryCoordinationStore store;
     private final GroupKeeper keeper;
@@ -25,6 +32,8 @@ final class SimProcess {
     boolean crashed;
     /** When the cuts of this process's connection end (a second cut may outlast the first). */
     long cutUntil;
+    /** Whether a silent cut has frozen the process's threads and is not noticed yet. */
+    boolean silentCut;
     /**
      * When the process last could not hear of a loss before others could act on it (-1: never): a pause began, or the
      * servers expired its session while it was connected (its client hears of that when everyone else does). User code
@@ -38,7 +47,7 @@ final class SimProcess {
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {
         this.tag = tag;
         this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.executor(tag)).build();
+                .eventExecutor(scheduler.executor(tag)).connectionLane(CONNECTION_LANE).build();
         ScheduledExecutorService internal = scheduler.executor(tag);
         this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> nextMemberId).build().start();
