@@ -231,7 +231,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 listener.revoked(owned);
             }
             try {
-                committer.commitAll();
+                committer.commitFinalOnClose();
             } catch (RuntimeException e) {
                 LOG.warn("final commit on close failed (the next owner repeats from the last "
                         + "commit): {}", e.toString());

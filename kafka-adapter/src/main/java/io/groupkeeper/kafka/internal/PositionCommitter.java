@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 final class PositionCommitter {
 
     /** How long a final commit waits for the mirror producers of partitions gained a moment before. */
-    private static final java.time.Duration MIRROR_READY_WAIT = java.time.Duration.ofSeconds(5);
+    private static final java.time.Duration MIRROR_READY_WAIT = java.time.Duration.ofSeconds(10);
 
     // The adapter's one logger: users' logging configurations and the tests name it.
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
@@ -114,6 +114,14 @@ final class PositionCommitter {
     /** Commits every changed position and applies the result; store failures propagate. */
     void commitAll() {
         commit(positions.all(), false);
+    }
+
+    /** {@link #commitAll} on close: first lets the mirror producers of partitions gained a moment ago get ready. */
+    void commitFinalOnClose() {
+        if (mirror != null) {
+            mirror.awaitReady(positions.owned(), MIRROR_READY_WAIT);
+        }
+        commitAll();
     }
 
     /**
