@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The benchmarks are not run by {@code mvn verify}; this checks that one tiny run of each harness completes and
  * produces sane, complete output (seconds, not minutes).
  */
+@Tag("long") // ~30 s: out of the default run to keep it near 10 minutes (mvn -pl benchmarks -am verify -Plong)
 class HarnessSmokeTest {
 
     @TempDir
