@@ -392,6 +392,24 @@ public final class OffsetMirror implements AutoCloseable {
         }
     }
 
+    /**
+     * Mirror thread: {@code producer} can write no more (fenced, or in a fatal state): if it is still the fence's, the
+     * fence gets a new one and its last offset is owed a new commit. Closes {@code producer}.
+     */
+    private void replaceProducer(Fence fence, KafkaProducer<byte[], byte[]> producer) {
+        synchronized (lock) {
+            if (fence.producer == producer) {
+                fence.producer = null;
+                fence.readyAt = Long.MAX_VALUE;
+                fence.owed = true;
+                if (!fence.gone && !fence.initQueued) {
+                    queueInitLocked(fence);
+                }
+            }
+        }
+        producer.close(Duration.ZERO);
+    }
+
     /** Mirror thread: writes what is pending, each partition in a transaction of its own producer. */
     private void drain() {
         Map<TopicPartition, Write> batch;
@@ -438,17 +456,7 @@ public final class OffsetMirror implements AutoCloseable {
                 // ours, if we still own the partition, is written by a new producer initialised after it).
                 lastFailure = fenced;
                 failed.put(e.getKey(), null);
-                synchronized (lock) {
-                    if (w.fence.producer == producer) {
-                        w.fence.producer = null;
-                        w.fence.readyAt = Long.MAX_VALUE;
-                        w.fence.owed = true;
-                        if (!w.fence.gone && !w.fence.initQueued) {
-                            queueInitLocked(w.fence);
-                        }
-                    }
-                }
-                producer.close(Duration.ZERO);
+                replaceProducer(w.fence, producer);
             } catch (KafkaException ke) {
                 lastFailure = ke;
                 failed.put(e.getKey(), w);
@@ -457,17 +465,7 @@ public final class OffsetMirror implements AutoCloseable {
                 } catch (KafkaException abortFailed) { // a fatal state: a new producer for the next commit
                     LOG.debug("aborting the mirror's transaction of {} failed: {}", e.getKey(),
                             abortFailed.toString());
-                    synchronized (lock) {
-                        if (w.fence.producer == producer) {
-                            w.fence.producer = null;
-                            w.fence.readyAt = Long.MAX_VALUE;
-                            w.fence.owed = true;
-                            if (!w.fence.gone && !w.fence.initQueued) {
-                                queueInitLocked(w.fence);
-                            }
-                        }
-                    }
-                    producer.close(Duration.ZERO);
+                    replaceProducer(w.fence, producer);
                 }
             }
         }
