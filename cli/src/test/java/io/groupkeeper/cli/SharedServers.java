@@ -6,9 +6,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One real ZooKeeper (curator-test) and one in-process Kafka broker for the whole test run of this module, started by
- * the first class that needs them and closed when the run ends (JUnit's root store). Test classes keep their data
- * apart by unique group and topic names.
+ * One real ZooKeeper (curator-test) and one in-process Kafka broker for each test JVM of this module, started by the
+ * first class that needs them and closed when the JVM exits. Not JUnit's root store: with several test JVMs Surefire
+ * runs each class in a launcher session of its own, and the root store would close the servers after the first class.
+ * Test classes keep their data apart by unique group and topic names.
  */
 public final class SharedServers implements BeforeAllCallback {
 
@@ -16,15 +17,15 @@ public final class SharedServers implements BeforeAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-                .getOrComputeIfAbsent(Servers.class, k -> start(), Servers.class);
+        start();
     }
 
-    private static synchronized Servers start() {
+    private static synchronized void start() {
         if (servers == null) {
-            servers = new Servers();
+            Servers started = new Servers();
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "shared-servers-stop"));
+            servers = started;
         }
-        return servers;
     }
 
     public static String zk() {
@@ -53,11 +54,15 @@ public final class SharedServers implements BeforeAllCallback {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() {
             try {
                 kafka.close();
             } finally {
-                zk.close();
+                try {
+                    zk.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
             }
         }
     }
