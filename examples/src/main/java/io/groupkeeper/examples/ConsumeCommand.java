@@ -25,6 +25,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -40,20 +41,11 @@ import picocli.CommandLine.Option;
             "\"partitions\":[{\"topic\",\"partition\"}],\"at\"} (printed on the polling thread, in order with the records)."})
 final class ConsumeCommand implements Callable<Integer> {
 
-    @Option(names = "--zk", required = true, paramLabel = "HOST:PORT", description = "ZooKeeper connect string")
-    String zk;
-
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
-
-    @Option(names = "--group", required = true, description = "consumer group")
-    String group;
+    @Mixin
+    MemberOptions member;
 
     @Option(names = "--topic", required = true, split = ",", description = "topic(s), comma separated")
     List<String> topics;
-
-    @Option(names = "--namespace", defaultValue = "groupkeeper", description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
-    String namespace;
 
     @Option(names = "--start", defaultValue = "latest",
             description = "where partitions without a committed offset start: earliest, latest or an ISO-8601 instant "
@@ -73,15 +65,6 @@ final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--max-records", defaultValue = "-1", description = "stop (gracefully) after this many records")
     long maxRecords;
 
-    @Option(names = {"-X", "--kafka-property"}, paramLabel = "KEY=VALUE",
-            description = "any consumer property (security, SASL/SSL, fetch sizes ...); repeatable")
-    Map<String, String> kafkaProperties = new HashMap<>();
-
-    @Option(names = "--session-timeout-ms", defaultValue = "15000",
-            description = "ZooKeeper session timeout: after a crash (kill -9) the partitions move on once it has "
-                    + "passed (default: ${DEFAULT-VALUE})")
-    long sessionTimeoutMs;
-
     @Option(names = "--events", description = "also print membership events and processing times as JSON lines "
             + "(for recorders such as the chaos test); the default output is unchanged")
     boolean events;
@@ -99,24 +82,20 @@ final class ConsumeCommand implements Callable<Integer> {
     public Integer call() {
         PrintStream out = System.out;
         ObjectMapper json = new ObjectMapper();
-        CountDownLatch closed = new CountDownLatch(1);
         AtomicReference<CoordinatedConsumer<String, String>> self = new AtomicReference<>();
         GroupKeeper keeper;
         CoordinatedConsumer<String, String> consumer;
         try {
-            keeper = GroupKeeper.builder()
-                    .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
-                            .sessionTimeout(Duration.ofMillis(sessionTimeoutMs)).build())
-                    .build().start();
+            keeper = member.startKeeper();
         } catch (RuntimeException e) {
             System.err.println("error: " + e.getMessage());
             return 1;
         }
         try {
             CoordinatedConsumer.Builder<String, String> b = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(group).topics(topics)
-                    .kafkaProperties(kafkaProperties)
-                    .kafkaProperty("bootstrap.servers", bootstrap)
+                    .group(member.group).topics(topics)
+                    .kafkaProperties(member.kafkaProperties)
+                    .kafkaProperty("bootstrap.servers", member.bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .startPosition(StartPosition.parse(start))
                     .outOfRange(OutOfRangePolicy.parse(outOfRange))
@@ -140,17 +119,8 @@ final class ConsumeCommand implements Callable<Integer> {
             keeper.close();
             return 1;
         }
-        CoordinatedConsumer<String, String> c = consumer;
-        Thread hook = new Thread(() -> {
-            c.wakeup();
-            try {
-                closed.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "consume-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        System.err.println("member " + consumer.memberId() + " of group " + group + " consuming " + topics
+        GracefulLeave leave = GracefulLeave.onShutdown(consumer, "consume-shutdown");
+        System.err.println("member " + consumer.memberId() + " of group " + member.group + " consuming " + topics
                 + " (Ctrl-C or SIGTERM to leave gracefully)");
         if (events) {
             printEvent(out, json, "started", consumer.memberId(), List.of());
@@ -161,7 +131,7 @@ final class ConsumeCommand implements Callable<Integer> {
                 try {
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                         ObjectNode line = json.createObjectNode()
-                                .put("group", group).put("member", consumer.memberId())
+                                .put("group", member.group).put("member", consumer.memberId())
                                 .put("topic", r.topic()).put("partition", r.partition()).put("offset", r.offset())
                                 .put("key", r.key()).put("value", r.value());
                         if (events) {
@@ -182,16 +152,9 @@ final class ConsumeCommand implements Callable<Integer> {
             consumer.close();
             out.flush(); // the revocation events printed by close()
             keeper.close();
-            System.err.println("member " + consumer.memberId() + " left group " + group + " after " + count
+            System.err.println("member " + consumer.memberId() + " left group " + member.group + " after " + count
                     + " records; final offsets committed");
-            closed.countDown();
-        }
-        if (maxRecords >= 0) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException e) {
-                // already shutting down
-            }
+            leave.left();
         }
         return 0;
     }
@@ -217,9 +180,10 @@ final class ConsumeCommand implements Callable<Integer> {
         };
     }
 
-    private void printEvent(PrintStream out, ObjectMapper json, String event, String member,
+    private void printEvent(PrintStream out, ObjectMapper json, String event, String memberId,
                             Collection<TopicPartition> partitions) {
-        ObjectNode line = json.createObjectNode().put("event", event).put("group", group).put("member", member);
+        ObjectNode line = json.createObjectNode().put("event", event).put("group", member.group)
+                .put("member", memberId);
         ArrayNode list = line.putArray("partitions");
         partitions.forEach(tp -> list.addObject().put("topic", tp.topic()).put("partition", tp.partition()));
         line.put("at", System.currentTimeMillis());

@@ -23,6 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,14 +40,8 @@ import picocli.CommandLine.Option;
             "prints {\"member\",\"topic\",\"partition\",\"refused\":true,\"token\",\"current\"}."})
 final class JdbcSinkCommand implements Callable<Integer> {
 
-    @Option(names = "--zk", required = true, paramLabel = "HOST:PORT", description = "ZooKeeper connect string")
-    String zk;
-
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
-
-    @Option(names = "--group", required = true, description = "consumer group")
-    String group;
+    @Mixin
+    MemberOptions member;
 
     @Option(names = "--topic", required = true, description = "the topic to store")
     String topic;
@@ -61,25 +56,15 @@ final class JdbcSinkCommand implements Callable<Integer> {
     @Option(names = "--jdbc-password", defaultValue = "", description = "default: none")
     String jdbcPassword;
 
-    @Option(names = "--namespace", defaultValue = "groupkeeper", description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
-    String namespace;
-
     @Option(names = "--start", defaultValue = "earliest",
             description = "where a partition the database has not seen starts: earliest, latest or an ISO-8601 "
                     + "instant (default: ${DEFAULT-VALUE})")
     String start;
 
-    @Option(names = "--session-timeout-ms", defaultValue = "15000", description = "ZooKeeper session timeout "
-            + "(default: ${DEFAULT-VALUE})")
-    long sessionTimeoutMs;
-
     @Option(names = "--work-us-per-record", defaultValue = "0",
             description = "simulated processing time per record, in microseconds, before a batch is stored (to watch "
                     + "a pause land in the middle of a batch; default: ${DEFAULT-VALUE})")
     long workMicrosPerRecord;
-
-    @Option(names = {"-X", "--kafka-property"}, paramLabel = "KEY=VALUE", description = "any consumer property; repeatable")
-    Map<String, String> kafkaProperties = new HashMap<>();
 
     /** Fencing tokens of the partitions opened in the database, taken at their assignment (see FencingTokens). */
     private final Map<TopicPartition, Long> tokens = new ConcurrentHashMap<>();
@@ -87,34 +72,22 @@ final class JdbcSinkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CountDownLatch closed = new CountDownLatch(1);
-        try (JdbcSink sink = new JdbcSink(jdbcUrl, jdbcUser, jdbcPassword, group);
-             GroupKeeper keeper = GroupKeeper.builder()
-                     .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
-                             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs)).build())
-                     .build().start()) {
+        try (JdbcSink sink = new JdbcSink(jdbcUrl, jdbcUser, jdbcPassword, member.group);
+             GroupKeeper keeper = member.startKeeper()) {
             sink.createTables();
             opener = new Opener(sink);
             CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(group).topics(topic)
-                    .kafkaProperties(kafkaProperties)
-                    .kafkaProperty("bootstrap.servers", bootstrap)
+                    .group(member.group).topics(topic)
+                    .kafkaProperties(member.kafkaProperties)
+                    .kafkaProperty("bootstrap.servers", member.bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .startPosition(StartPosition.parse(start))
                     .listener(opener)
                     .build();
             opener.consumer = consumer;
             consumer.start();
-            Thread hook = new Thread(() -> {
-                consumer.wakeup();
-                try {
-                    closed.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "jdbc-sink-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            System.err.println("member " + consumer.memberId() + " of group " + group + " storing " + topic
+            GracefulLeave leave = GracefulLeave.onShutdown(consumer, "jdbc-sink-shutdown");
+            System.err.println("member " + consumer.memberId() + " of group " + member.group + " storing " + topic
                     + " into " + jdbcUrl + " (SIGTERM to leave gracefully)");
             try {
                 while (true) {
@@ -124,8 +97,8 @@ final class JdbcSinkCommand implements Callable<Integer> {
                 // SIGTERM: leave below
             } finally {
                 consumer.close();
-                System.err.println("member " + consumer.memberId() + " left group " + group);
-                closed.countDown();
+                System.err.println("member " + consumer.memberId() + " left group " + member.group);
+                leave.left();
             }
         }
         return 0;

@@ -3,13 +3,8 @@ package io.groupkeeper.examples;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -18,6 +13,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -33,17 +29,12 @@ import picocli.CommandLine.Option;
             "producer per owned partition, transactional.id <prefix><group>/<topic>/<partition>, initialised when",
             "the partition is claimed: a former owner's open transaction is aborted and its producer fenced). Read",
             "OUT with isolation.level=read_committed: every input offset exactly once, through kill -9 and pauses",
-            "past the session timeout. SIGTERM: commit and leave gracefully. Logs on stderr."})
+            "past the session timeout. --group is also the Kafka group the input offsets commit under.",
+            "SIGTERM: commit and leave gracefully. Logs on stderr."})
 final class TransformCommand implements Callable<Integer> {
 
-    @Option(names = "--zk", required = true, paramLabel = "HOST:PORT", description = "ZooKeeper connect string")
-    String zk;
-
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
-
-    @Option(names = "--group", required = true, description = "consumer group (also the Kafka group of the offsets)")
-    String group;
+    @Mixin
+    MemberOptions member;
 
     @Option(names = "--from", required = true, paramLabel = "IN", description = "the input topic")
     String from;
@@ -51,17 +42,10 @@ final class TransformCommand implements Callable<Integer> {
     @Option(names = "--to", required = true, paramLabel = "OUT", description = "the output topic")
     String to;
 
-    @Option(names = "--namespace", defaultValue = "groupkeeper", description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
-    String namespace;
-
     @Option(names = "--start", defaultValue = "earliest",
             description = "where a partition without a committed offset starts: earliest, latest or an ISO-8601 "
                     + "instant (default: ${DEFAULT-VALUE})")
     String start;
-
-    @Option(names = "--session-timeout-ms", defaultValue = "15000", description = "ZooKeeper session timeout "
-            + "(default: ${DEFAULT-VALUE})")
-    long sessionTimeoutMs;
 
     @Option(names = "--commit-interval-ms", defaultValue = "1000",
             description = "how often each partition's transaction commits (default: ${DEFAULT-VALUE})")
@@ -71,22 +55,15 @@ final class TransformCommand implements Callable<Integer> {
             description = "prefix of the per-partition transactional.id (default: ${DEFAULT-VALUE})")
     String transactionalIdPrefix;
 
-    @Option(names = {"-X", "--kafka-property"}, paramLabel = "KEY=VALUE",
-            description = "any consumer property (producer properties among them reach the producers too); repeatable")
-    Map<String, String> kafkaProperties = new HashMap<>();
-
     @Override
     public Integer call() {
-        CountDownLatch closed = new CountDownLatch(1);
-        try (GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
-                        .sessionTimeout(Duration.ofMillis(sessionTimeoutMs)).build())
-                .build().start()) {
+        try (GroupKeeper keeper = member.startKeeper()) {
             CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(group).topics(from)
-                    .kafkaProperties(kafkaProperties)
-                    .kafkaProperty("bootstrap.servers", bootstrap)
-                    .kafkaProperty("isolation.level", kafkaProperties.getOrDefault("isolation.level", "read_committed"))
+                    .group(member.group).topics(from)
+                    .kafkaProperties(member.kafkaProperties)
+                    .kafkaProperty("bootstrap.servers", member.bootstrap)
+                    .kafkaProperty("isolation.level",
+                            member.kafkaProperties.getOrDefault("isolation.level", "read_committed"))
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .startPosition(StartPosition.parse(start))
                     .commitInterval(Duration.ofMillis(commitIntervalMs))
@@ -94,16 +71,8 @@ final class TransformCommand implements Callable<Integer> {
                     .transactionalIdPrefix(transactionalIdPrefix)
                     .build();
             consumer.start();
-            Thread hook = new Thread(() -> {
-                consumer.wakeup();
-                try {
-                    closed.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "transform-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            System.err.println("member " + consumer.memberId() + " of group " + group + " transforming " + from
+            GracefulLeave leave = GracefulLeave.onShutdown(consumer, "transform-shutdown");
+            System.err.println("member " + consumer.memberId() + " of group " + member.group + " transforming " + from
                     + " into " + to + " (SIGTERM to leave gracefully)");
             try {
                 while (true) {
@@ -117,8 +86,8 @@ final class TransformCommand implements Callable<Integer> {
                 // SIGTERM: leave below
             } finally {
                 consumer.close(); // commits every open transaction with its position, then leaves
-                System.err.println("member " + consumer.memberId() + " left group " + group);
-                closed.countDown();
+                System.err.println("member " + consumer.memberId() + " left group " + member.group);
+                leave.left();
             }
         }
         return 0;

@@ -94,7 +94,12 @@ final class ConsumerProcess implements ChaosConsumer {
         ConsumerProcess c = new ConsumerProcess(group, run.ledger(), p, err, out,
                 () -> run.groupAdmin().describe(group).leader());
         c.reader.start();
-        await().atMost(Duration.ofSeconds(90)).until(() -> c.name != null || !p.isAlive());
+        try {
+            await().atMost(Duration.ofSeconds(90)).until(() -> c.name != null || !p.isAlive());
+        } catch (RuntimeException e) {
+            p.destroyForcibly(); // a process that never joined must not outlive the failed test
+            throw e;
+        }
         if (c.name == null) {
             throw new IllegalStateException("consume process for " + group + " exited with " + p.exitValue() + ": "
                     + c.stderrTail());
