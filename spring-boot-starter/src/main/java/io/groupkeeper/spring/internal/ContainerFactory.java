@@ -236,7 +236,7 @@ public final class ContainerFactory {
                         + "' is not a duration (e.g. 30s, PT1M)");
             }
         }
-        return first(own.getIdleEventInterval(), all.getIdleEventInterval());
+        return first(own.getIdleEventInterval(), all.getIdleEventInterval(), kafka.getListener().getIdleEventInterval());
     }
 
     private Listener own(ListenerEndpoint e) {
