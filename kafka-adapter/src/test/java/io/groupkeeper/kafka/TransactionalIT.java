@@ -474,6 +474,10 @@ class TransactionalIT extends KafkaTestSupport {
             assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("2");
             assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
         }
+        // written in a transaction: the dead letter at 0, the transaction's commit marker at 1 (a plain send: end 1)
+        TopicPartition dltPartition = new TopicPartition(dlt, 0);
+        assertThat(admin.listOffsets(Map.of(dltPartition, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .partitionResult(dltPartition).get(10, TimeUnit.SECONDS).offset()).isEqualTo(2);
         await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(5));
     }
 

@@ -62,12 +62,14 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     /** The call succeeded: its records go into the transaction of {@code input}. */
     void flush(TopicPartition input) {
         inCall = false;
+        int sent = 0;
         try {
             for (Pending p : pending) {
                 p.sent(consumer.send(input, p.record));
+                sent++;
             }
-        } catch (RuntimeException e) {
-            pending.forEach(p -> p.dropped(e));
+        } catch (RuntimeException e) { // (the transaction cannot commit now: it is aborted, the records come again)
+            pending.subList(sent, pending.size()).forEach(p -> p.dropped(e));
             throw e;
         } finally {
             pending.clear();
