@@ -266,7 +266,7 @@ final class Dispatcher<K, V> {
     /** After the call: records of a call that did not return normally are dropped (nothing once flushed). */
     private void discardOutput() {
         if (output != null) {
-            output.discard(new IllegalStateException("the handler call failed"));
+            output.discard();
         }
     }
 

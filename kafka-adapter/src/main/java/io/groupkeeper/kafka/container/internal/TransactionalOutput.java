@@ -82,11 +82,12 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     }
 
     /** The call failed: its records are dropped (nothing, once flushed). */
-    void discard(Throwable cause) {
+    void discard() {
         if (!inCall && pending.isEmpty()) {
-            return;
+            return; // (every successful call: no exception made on this path)
         }
         inCall = false;
+        IllegalStateException cause = new IllegalStateException("not sent: the handler call failed");
         pending.forEach(p -> p.dropped(cause));
         pending.clear();
     }
