@@ -207,6 +207,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private org.apache.kafka.common.serialization.Serializer<?> outputValueSerializer;
         private String transactionalIdPrefix = "groupkeeper/";
         private final Map<String, Object> producerProperties = new LinkedHashMap<>();
+        private KafkaClientListener clientListener = KafkaClientListener.NONE;
 
         private Builder(GroupKeeper keeper) {
             this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -389,6 +390,15 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             return this;
         }
 
+        /**
+         * Told when this consumer creates or closes its Kafka clients (the {@code KafkaConsumer}, the transactional
+         * mode's producers): to bind their metrics.
+         */
+        public Builder<K, V> clientListener(KafkaClientListener listener) {
+            this.clientListener = Objects.requireNonNull(listener, "clientListener");
+            return this;
+        }
+
         private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig() {
             if (outputKeySerializer == null) {
                 if (!producerProperties.isEmpty()) {
@@ -454,7 +464,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
                     Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
                     metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
                     instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null,
-                    transactionalConfig());
+                    transactionalConfig(), clientListener);
             return new DefaultCoordinatedConsumer<>(config);
         }
 

@@ -30,6 +30,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.HandlerContext;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
+import io.groupkeeper.kafka.container.Backoff;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -378,6 +384,140 @@ class TransactionalIT extends KafkaTestSupport {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("exclude each other");
         assertThatThrownBy(() -> consumer(keeper, group, in).producerProperty("linger.ms", 5).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode is not");
+    }
+
+    // ------------------------------------------------------------------ the listener container's transactional mode
+
+    /** A transactional container whose handler sends one output per input through {@code HandlerContext.sender()}. */
+    private ListenerContainerBuilder<String, String> txContainer(GroupKeeper keeper, String group, String in,
+                                                                 String out) {
+        return ContainerTestSupport.container(keeper, group, in)
+                .transactional(new StringSerializer(), new StringSerializer())
+                .recordHandler(r -> HandlerContext.<String, String>sender().send(out, r.key(), json(r)));
+    }
+
+    private <C extends ListenerContainer<?, ?>> C started(C c) {
+        toClose.add(c);
+        c.start();
+        return c;
+    }
+
+    private static int owned(ListenerContainer<?, ?> c) {
+        return c.workers().stream().mapToInt(w -> w.owned().size()).sum();
+    }
+
+    @Test
+    void aTransactionalContainersOutputsAreInTheOutputExactlyOnceAcrossHandoffs() throws Exception {
+        String in = newTopic(2);
+        String out = newTopic(1);
+        String group = newName("g");
+        ListenerContainer<String, String> a = started(txContainer(newKeeper(), group, in, out).build());
+        await().atMost(WAIT).until(() -> owned(a) == 2);
+        produce(in, 2, 100);
+        // b joins: a's revocation commits its open transaction, then releases; b's claim fences a's producer.
+        ListenerContainer<String, String> b = started(txContainer(newKeeper(), group, in, out).build());
+        await().atMost(WAIT).until(() -> owned(a) == 1 && owned(b) == 1);
+        produce(in, 2, 100);
+        a.close(); // graceful: the final transaction, then the release
+        await().atMost(WAIT).until(() -> owned(b) == 2);
+        produce(in, 2, 100);
+
+        Map<String, Integer> seen = readCommitted(out, 300);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 150));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        for (int p = 0; p < 2; p++) {
+            int partition = p;
+            await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, partition)).hasValue(150));
+        }
+    }
+
+    @Test
+    void aFailingHandlersOutputsAreDroppedAndItsDeadLetterCommitsInTheTransaction() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String dlt = in + "-dlt";
+        String group = newName("g");
+        AtomicInteger poisonAttempts = new AtomicInteger();
+        started(ContainerTestSupport.container(newKeeper(), group, in)
+                .transactional(new StringSerializer(), new StringSerializer())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                .recordHandler(r -> {
+                    HandlerContext.<String, String>sender().send(out, r.key(), json(r)); // sent, then it fails
+                    if (r.offset() == 2) {
+                        poisonAttempts.incrementAndGet();
+                        throw new IllegalArgumentException("poison");
+                    }
+                }).build());
+        produce(in, 1, 5);
+
+        // read_committed: offsets 0, 1, 3, 4 once, nothing of the three failed attempts at 2
+        Map<String, Integer> seen = readCommitted(out, 4);
+        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/3", "0/4").allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
+        assertThat(poisonAttempts).hasValue(3);
+        // read_uncommitted sees no trace of them either: a failed call's records were never sent
+        List<ConsumerRecord<String, String>> raw = ContainerTestSupport.readAll(out, 4);
+        assertThat(raw).extracting(ConsumerRecord::value).noneMatch(v -> v.contains("\"offset\":2"));
+        // the dead letter commits with the position past it: read_committed sees it, and Kafka's offset is 5
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
+                servers.bootstrapServers(), "isolation.level", "read_committed"), new StringDeserializer(),
+                new StringDeserializer())) {
+            List<TopicPartition> tps = List.of(new TopicPartition(dlt, 0));
+            reader.assign(tps);
+            reader.seekToBeginning(tps);
+            List<ConsumerRecord<String, String>> dead = new ArrayList<>();
+            await().atMost(WAIT).until(() -> {
+                reader.poll(Duration.ofMillis(100)).forEach(dead::add);
+                return !dead.isEmpty();
+            });
+            assertThat(dead).hasSize(1);
+            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("2");
+            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
+        }
+        // written in a transaction: the dead letter at 0, the transaction's commit marker at 1 (a plain send: end 1)
+        TopicPartition dltPartition = new TopicPartition(dlt, 0);
+        assertThat(admin.listOffsets(Map.of(dltPartition, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                .partitionResult(dltPartition).get(10, TimeUnit.SECONDS).offset()).isEqualTo(2);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(5));
+    }
+
+    @Test
+    void aTransactionalContainerThatLostItsPartitionInAHandlerIsFencedAndCommitsNothing() throws Exception {
+        String in = newTopic(2);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 2, 30); // before a starts: a's first fetch holds both partitions' records
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean blocked = new java.util.concurrent.atomic.AtomicBoolean();
+        // a (short revocation timeout) blocks in its handler at the first offset 10, with transactions open
+        ListenerContainer<String, String> a = started(ContainerTestSupport.container(newKeeper(), group, in)
+                .transactional(new StringSerializer(), new StringSerializer())
+                .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+                        .revocationTimeout(Duration.ofSeconds(1)))
+                .recordHandler(r -> {
+                    HandlerContext.<String, String>sender().send(out, r.key(), json(r));
+                    if (r.offset() == 10 && blocked.compareAndSet(false, true)) {
+                        holding.countDown();
+                        resume.await();
+                    }
+                }).build());
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        ListAppender<ILoggingEvent> log = captureWarnings();
+        try {
+            // b joins; the revocation gives up waiting for a's handler after 1 s, b claims: a's producer is fenced
+            ListenerContainer<String, String> b = started(txContainer(newKeeper(), group, in, out).build());
+            await().atMost(WAIT).until(() -> owned(b) == 1);
+            resume.countDown(); // a goes on as if it still owned the moved partition: its commit is refused
+            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("was fenced")));
+            await().atMost(WAIT).until(() -> owned(a) == 1);
+            produce(in, 2, 10);
+            Map<String, Integer> seen = readCommitted(out, 40);
+            assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 20));
+            assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        } finally {
+            stopCapture(log);
+        }
     }
 
     /**

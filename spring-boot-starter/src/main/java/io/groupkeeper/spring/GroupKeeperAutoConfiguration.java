@@ -77,10 +77,14 @@ public class GroupKeeperAutoConfiguration {
                                                 ObjectProvider<KafkaProperties> kafka,
                                                 ObjectProvider<ContainerMetrics> metrics,
                                                 ListenerAnnotationProcessor endpoints, BeanFactory beans,
-                                                ObjectProvider<ObservationRegistry> observations) {
+                                                ObjectProvider<ObservationRegistry> observations,
+                                                org.springframework.context.ApplicationEventPublisher events,
+                                                ObjectProvider<KafkaClientMetricsBinding> clientMetrics) {
+        KafkaClientMetricsBinding binding = clientMetrics.getIfAvailable();
         ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
                 metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans,
-                observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+                observations.getIfAvailable(() -> ObservationRegistry.NOOP), events,
+                binding == null ? null : binding::forListener);
         return new GroupKeeperContainers(factory, endpoints);
     }
 
@@ -99,6 +103,14 @@ public class GroupKeeperAutoConfiguration {
         @ConditionalOnMissingBean
         ContainerMetrics groupKeeperContainerMetrics(MeterRegistry registry) {
             return new MicrometerContainerMetrics(registry);
+        }
+
+        /** Every listener's Kafka clients (workers' consumers, producers) in the registry, tagged listener and group. */
+        @Bean
+        @ConditionalOnMissingBean
+        KafkaClientMetricsBinding groupKeeperKafkaClientMetrics(MeterRegistry registry) {
+            return (listenerId, group) -> io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics
+                    .forContainer(registry, listenerId, group);
         }
     }
 

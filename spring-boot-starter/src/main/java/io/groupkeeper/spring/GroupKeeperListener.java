@@ -53,4 +53,18 @@ public @interface GroupKeeperListener {
 
     /** Whether the container starts with the context; default from properties (true). */
     String autoStartup() default "";
+
+    /**
+     * Exactly once into Kafka ({@code "true"} or a placeholder): what the method sends with a
+     * {@link io.groupkeeper.kafka.container.TransactionalSender} parameter commits in one Kafka transaction with the
+     * input position (docs/exactly-once.md). Default from properties ({@code groupkeeper.listener.transactional},
+     * false).
+     */
+    String transactional() default "";
+
+    /**
+     * Publish a {@link ListenerIdleEvent} when a consumer of this listener has fetched nothing for this long (a
+     * duration: {@code "30s"}, {@code "PT1M"}, or a placeholder). Default from properties (none).
+     */
+    String idleEventInterval() default "";
 }

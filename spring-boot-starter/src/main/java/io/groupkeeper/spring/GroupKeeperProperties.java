@@ -138,11 +138,49 @@ public class GroupKeeperProperties {
          * process (e.g. from the host name). Default: none (dynamic members).
          */
         private String instanceId;
+        /**
+         * Exactly once into Kafka: what the listener sends with its {@code TransactionalSender} parameter commits in
+         * one Kafka transaction with the input position (a fenced transactional producer per owned input partition;
+         * docs/exactly-once.md). Serializers from spring.kafka.producer.key-serializer / value-serializer. Default
+         * false.
+         */
+        private Boolean transactional;
+        /** The prefix of the transactional producers' transactional.id (then group/topic/partition). Default groupkeeper/. */
+        private String transactionalIdPrefix;
+        /**
+         * Publish a ListenerIdleEvent when a consumer of the listener has fetched nothing for this long, and again
+         * every such interval while it stays quiet. Default: none.
+         */
+        private Duration idleEventInterval;
         private final Error error = new Error();
         private final DeadLetter deadLetter = new DeadLetter();
 
         public Integer getConcurrency() {
             return concurrency;
+        }
+
+        public Boolean getTransactional() {
+            return transactional;
+        }
+
+        public void setTransactional(Boolean transactional) {
+            this.transactional = transactional;
+        }
+
+        public String getTransactionalIdPrefix() {
+            return transactionalIdPrefix;
+        }
+
+        public void setTransactionalIdPrefix(String transactionalIdPrefix) {
+            this.transactionalIdPrefix = transactionalIdPrefix;
+        }
+
+        public Duration getIdleEventInterval() {
+            return idleEventInterval;
+        }
+
+        public void setIdleEventInterval(Duration idleEventInterval) {
+            this.idleEventInterval = idleEventInterval;
         }
 
         public void setConcurrency(Integer concurrency) {

@@ -38,6 +38,20 @@ class BadInputIT {
         }
     }
 
+    static class SenderWithoutTransactions {
+        @GroupKeeperListener(group = "enrich", topics = "orders")
+        void enrich(String order, io.groupkeeper.kafka.container.TransactionalSender<String, String> out) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class SenderListener {
+        @Bean
+        SenderWithoutTransactions senderWithoutTransactions() {
+            return new SenderWithoutTransactions();
+        }
+    }
+
     final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(GroupKeeperAutoConfiguration.class));
 
@@ -56,6 +70,16 @@ class BadInputIT {
                                 + ".bill(org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, "
                                 + "java.lang.String>, int) has an unsupported signature: parameter 2 (int attempt): a "
                                 + "second data parameter"));
+    }
+
+    @Test
+    void aTransactionalSenderOnAListenerThatIsNotTransactionalFailsTheStartNamingTheMethod() {
+        runner.withUserConfiguration(SenderListener.class)
+                .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers())
+                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining(SenderWithoutTransactions.class.getName() + ".enrich(")
+                        .hasMessageContaining("a TransactionalSender parameter needs a transactional listener"));
     }
 
     /** Issue 36 defect 11: the two connection properties and a listener are enough; the default DLT is created. */
@@ -92,7 +116,9 @@ class BadInputIT {
             assertThat(containers.container("billing").workers()).as("the annotation's own wins").hasSize(2);
         }
         assertThat(output.getOut()).contains("spring.kafka.listener settings that configure Spring Kafka's own "
-                + "container do not apply", "ack-mode=MANUAL", "idle-event-interval");
+                + "container do not apply", "ack-mode=MANUAL");
+        assertThat(output.getOut()).as("idle-event-interval applies (ListenerIdleEvent)")
+                .doesNotContain("idle-event-interval");
     }
 
     @Test

@@ -46,6 +46,8 @@ class StarterConsumerIT {
     ConsumerApp.Refunds refunds;
     @Autowired
     GroupKeeperContainers containers;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     @Test
     void theContextStartsWithTheBomsKafkaClientAndSpringKafkaStyleListenersConsume() throws Exception {
@@ -67,5 +69,9 @@ class StarterConsumerIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> refunds.received.size() == 2);
         assertThat(refunds.received).containsExactly("refund-1@0", "refund-2@1");
         assertThat(containers.containers().keySet()).containsExactlyInAnyOrder("starter-consumer", "starter-consumer#2");
+        // Kafka's client metrics of the workers, with Boot's Micrometer (issue 36 item 3)
+        await().atMost(Duration.ofSeconds(60)).until(() -> meters.find(
+                "kafka.consumer.fetch.manager.records.consumed.total").tag("group", "starter-consumer")
+                .functionCounters().stream().mapToDouble(c -> c.count()).sum() >= 3);
     }
 }

@@ -31,4 +31,15 @@ public final class HandlerContext {
     public static OptionalLong fencingToken() {
         return CurrentRecord.fencingToken();
     }
+
+    /**
+     * The sender of a transactional container ({@link ListenerContainerBuilder#transactional}): what the handler sends
+     * with it commits in one Kafka transaction with the input partition's position. Key and value types are those of
+     * the serializers given there.
+     *
+     * @throws IllegalStateException outside a handler call, or when the container is not transactional
+     */
+    public static <K, V> TransactionalSender<K, V> sender() {
+        return CurrentRecord.sender();
+    }
 }

@@ -54,6 +54,11 @@ public final class ListenerContainerBuilder<K, V> {
     private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
     private AssignmentHook assignmentHook;
     private Duration idleEventInterval;
+    private org.apache.kafka.common.serialization.Serializer<?> outputKeySerializer;
+    private org.apache.kafka.common.serialization.Serializer<?> outputValueSerializer;
+    private String transactionalIdPrefix = "groupkeeper/";
+    private final Map<String, Object> producerProperties = new LinkedHashMap<>();
+    private io.groupkeeper.kafka.KafkaClientListener clientListener = io.groupkeeper.kafka.KafkaClientListener.NONE;
 
     ListenerContainerBuilder(GroupKeeper keeper) {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -291,6 +296,48 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
+    /**
+     * The transactional mode, exactly once into Kafka (docs/exactly-once.md): each worker's consumer runs in
+     * {@code CoordinatedConsumer}'s transactional mode (a fenced transactional producer per owned input partition),
+     * and what a handler sends with {@link HandlerContext#sender()} commits in one Kafka transaction with the input
+     * partition's position. The records of a handler call that throws are dropped (a retry starts clean); a record
+     * that is dead-lettered goes to its dead-letter topic in the same transaction as the position past it. These
+     * serializers (shared by the workers, thread-safe then; not closed by the container) turn the handler's keys and
+     * values into bytes.
+     */
+    public ListenerContainerBuilder<K, V> transactional(org.apache.kafka.common.serialization.Serializer<?> keySerializer,
+                                                        org.apache.kafka.common.serialization.Serializer<?> valueSerializer) {
+        this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
+        this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
+        return this;
+    }
+
+    /** The prefix of the transactional producers' {@code transactional.id}s; default {@code groupkeeper/}. */
+    public ListenerContainerBuilder<K, V> transactionalIdPrefix(String prefix) {
+        Objects.requireNonNull(prefix, "transactionalIdPrefix");
+        if (prefix.isBlank()) {
+            throw new IllegalArgumentException("transactionalIdPrefix must not be blank");
+        }
+        this.transactionalIdPrefix = prefix;
+        return this;
+    }
+
+    /** A property of the transactional producers only (over the Kafka properties), e.g. {@code linger.ms}. */
+    public ListenerContainerBuilder<K, V> producerProperty(String key, Object value) {
+        Objects.requireNonNull(key, "producer property key");
+        producerProperties.put(key, Objects.requireNonNull(value, () -> "value of producer property " + key));
+        return this;
+    }
+
+    /**
+     * Told when a worker creates or closes a Kafka client (its consumer, the transactional producers) and about the
+     * dead-letter producer: e.g. {@link MicrometerKafkaClientMetrics}, which binds their metrics to a meter registry.
+     */
+    public ListenerContainerBuilder<K, V> clientListener(io.groupkeeper.kafka.KafkaClientListener listener) {
+        this.clientListener = Objects.requireNonNull(listener, "clientListener");
+        return this;
+    }
+
     public ListenerContainer<K, V> build() {
         String what = "ListenerContainer" + (group == null ? "" : " of group " + group);
         if (group == null) {
@@ -325,8 +372,20 @@ public final class ListenerContainerBuilder<K, V> {
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
-                assignmentHook, idleEventInterval);
+                assignmentHook, idleEventInterval, transactionalConfig(what), clientListener);
         return new DefaultListenerContainer<>(config);
+    }
+
+    private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig(String what) {
+        if (outputKeySerializer == null) {
+            if (!producerProperties.isEmpty()) {
+                throw new IllegalStateException(what + ": producer properties " + producerProperties.keySet()
+                        + " are set but the transactional mode is not (transactional(...))");
+            }
+            return null;
+        }
+        return new io.groupkeeper.kafka.internal.TransactionalConfig(outputKeySerializer, outputValueSerializer,
+                transactionalIdPrefix, Map.copyOf(producerProperties));
     }
 
     private static Duration positive(String what, Duration d) {

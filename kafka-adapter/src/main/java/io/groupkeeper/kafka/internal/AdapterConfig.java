@@ -18,7 +18,8 @@ public record AdapterConfig<K, V>(GroupKeeper keeper, String groupId, Set<String
                                   StartPosition startPosition, OutOfRangePolicy outOfRange,
                                   ConsumerRebalanceListener listener, String instanceId,
                                   Consumer<GroupKeeper.MemberBuilder> memberOptions, String mirrorGroup,
-                                  TransactionalConfig transactional) {
+                                  TransactionalConfig transactional,
+                                  io.groupkeeper.kafka.KafkaClientListener clientListener) {
 
     /** Whether committed offsets are also written to Kafka's group offset store (under {@link #mirrorGroup}). */
     public boolean mirrors() {

@@ -89,6 +89,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private LaneEvents events;
     /** The transactional mode's producers; null when off. */
     private KafkaTransactions txns;
+    /** The {@code KafkaConsumer}'s client id (for the client listener). */
+    private String clientId;
 
     public DefaultCoordinatedConsumer(AdapterConfig<K, V> config) {
         this.config = config;
@@ -139,8 +141,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // benchmarks/results/HISTORY.md ("What changed since the first runs") compares the orders tried.
             KafkaConsumer<K, V> c;
             try {
-                c = new KafkaConsumer<>(ConsumerProperties.of(config, m.memberId()), config.keyDeserializer(),
-                        config.valueDeserializer());
+                java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
+                c = new KafkaConsumer<>(consumerProps, config.keyDeserializer(), config.valueDeserializer());
+                this.clientId = String.valueOf(consumerProps.get(org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG));
+                config.clientListener().consumerAdded(clientId, c);
             } catch (RuntimeException e) {
                 bridge.stopServing();
                 state = State.CLOSED;
@@ -154,7 +158,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     sync, System::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(group, config.transactional(),
                     config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    tp -> m.fencingToken(tp).isPresent());
+                    tp -> m.fencingToken(tp).isPresent(), config.clientListener());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);
@@ -168,7 +172,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 keeper.store().removeConnectionListener(bridge);
                 closeQuietly("group member", m::close);
                 closeQuietly("topic metadata", md::close);
-                closeQuietly("Kafka consumer", () -> c.close(Duration.ZERO));
+                closeQuietly("Kafka consumer", () -> {
+                    config.clientListener().consumerRemoved(clientId, c);
+                    c.close(Duration.ZERO);
+                });
                 throw e;
             }
             state = State.STARTED;
@@ -246,7 +253,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             state = State.CLOSED;
             KafkaConsumer<K, V> c = consumer;
             if (c != null) {
-                closeQuietly("KafkaConsumer", () -> c.close(CloseOptions.timeout(Duration.ofSeconds(5))));
+                closeQuietly("KafkaConsumer", () -> {
+                    config.clientListener().consumerRemoved(clientId, c);
+                    c.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+                });
             }
             KafkaTopicMetadata md = metadata;
             if (md != null) {

@@ -82,11 +82,14 @@ final class KafkaTransactions implements AutoCloseable {
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
     private final ExecutorService pool;
     private Admin admin;
+    private final io.groupkeeper.kafka.KafkaClientListener clientListener;
 
     KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
                       Positions positions, PositionResolver.Seeker seeker,
-                      java.util.function.Predicate<TopicPartition> owned) {
+                      java.util.function.Predicate<TopicPartition> owned,
+                      io.groupkeeper.kafka.KafkaClientListener clientListener) {
         this.owned = owned;
+        this.clientListener = clientListener;
         this.group = group;
         this.config = config;
         this.producerBase = producerBase(kafkaProperties, config, timeout);
@@ -198,8 +201,10 @@ final class KafkaTransactions implements AutoCloseable {
         KafkaProducer<Object, Object> producer = new KafkaProducer<>(props,
                 (Serializer<Object>) unclosed(config.keySerializer()),
                 (Serializer<Object>) unclosed(config.valueSerializer()));
+        String clientId = (String) props.get(ProducerConfig.CLIENT_ID_CONFIG);
         try {
             producer.initTransactions();
+            clientListener.producerAdded(clientId, producer);
             return producer;
         } catch (RuntimeException e) {
             producer.close(Duration.ZERO);
@@ -259,7 +264,6 @@ final class KafkaTransactions implements AutoCloseable {
         Txn t = txns.get(p.tp);
         if (t != null && t.producer != null) {
             closeQuietly(t, Duration.ZERO);
-            t.producer = null;
         }
         unclaimed.add(p.tp);
         p.failed = true; // not fetched until a claim succeeds
@@ -481,6 +485,7 @@ final class KafkaTransactions implements AutoCloseable {
             return;
         }
         try {
+            clientListener.producerRemoved("groupkeeper-tx-" + t.transactionalId, t.producer);
             t.producer.close(wait);
         } catch (RuntimeException e) {
             LOG.debug("group {}: closing producer {} failed: {}", group, t.transactionalId, e.toString());

@@ -9,7 +9,11 @@ import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.Recovery;
+import io.groupkeeper.kafka.KafkaClientListener;
+import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.spring.GroupKeeperProperties;
+import io.groupkeeper.spring.GroupKeeperSeekAware;
+import io.groupkeeper.spring.ListenerIdleEvent;
 import io.groupkeeper.spring.GroupKeeperProperties.Listener;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
@@ -20,6 +24,7 @@ import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -39,10 +44,17 @@ public final class ContainerFactory {
     private final ContainerMetrics metrics;
     private final BeanFactory beans;
     private final ObservationRegistry observations;
+    private final org.springframework.context.ApplicationEventPublisher events;
+    /** The Kafka client metrics of a listener (id, group); null without a meter registry. */
+    private final java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics;
 
     public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
-                            ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations) {
+                            ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations,
+                            org.springframework.context.ApplicationEventPublisher events,
+                            java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics) {
         this.keeper = keeper;
+        this.events = events;
+        this.clientMetrics = clientMetrics;
         this.observations = observations;
         this.properties = properties;
         this.kafka = kafka;
@@ -135,13 +147,96 @@ public final class ContainerFactory {
                 c.mirrorOffsetsToKafka(mirrorGroup);
             }
         });
+        transactional(e, own, all, where, b);
+        if (clientMetrics != null) {
+            b.clientListener(clientMetrics.apply(e.id(), e.group()));
+        }
+        if (e.method().bean() instanceof GroupKeeperSeekAware seekAware) {
+            b.onPartitionsAssigned((partitions, seeker) -> seekAware.onPartitionsAssigned(e.id(), partitions, seeker));
+        }
+        Duration idle = idleEventInterval(e, own, all, where);
+        java.util.concurrent.atomic.AtomicReference<ListenerContainer<Object, Object>> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        if (idle != null && events != null) {
+            b.idleEventInterval(idle).listener(new ContainerListener() {
+                @Override
+                public void idle(String member, Duration idleFor) {
+                    events.publishEvent(new ListenerIdleEvent(self.get(), e.id(), e.group(), member, idleFor));
+                }
+            });
+        }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         if (e.method().batch()) {
             b.batchHandler(observation.observe(e.method().batchHandler()));
         } else {
             b.recordHandler(observation.observe(e.method().recordHandler()));
         }
-        return b.build();
+        ListenerContainer<Object, Object> container = b.build();
+        self.set(container);
+        return container;
+    }
+
+    /**
+     * The transactional mode: the annotation's {@code transactional}, else the properties; serializers and producer
+     * properties from {@code spring.kafka.producer.*}. A {@code TransactionalSender} parameter needs it.
+     */
+    private void transactional(ListenerEndpoint e, Listener own, Listener all, String where,
+                               ListenerContainerBuilder<Object, Object> b) {
+        boolean tx = !e.transactional().isBlank() ? Boolean.parseBoolean(e.transactional().trim())
+                : first(own.getTransactional(), all.getTransactional(), false);
+        if (!tx) {
+            if (e.method().takesSender()) {
+                throw new IllegalStateException(where + ": a TransactionalSender parameter needs a transactional "
+                        + "listener: @GroupKeeperListener(transactional = \"true\") or groupkeeper.listeners."
+                        + e.id() + ".transactional=true");
+            }
+            return;
+        }
+        Map<String, Object> producer = new LinkedHashMap<>(kafka.buildProducerProperties());
+        Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
+        Object valueClass = producer.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
+        producer.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        Map<String, Object> serializerConfig = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(producer));
+        b.transactional(serializer(keyClass, serializerConfig, true), serializer(valueClass, serializerConfig, false));
+        producer.forEach((k, v) -> {
+            if (v != null) {
+                b.producerProperty(k, v);
+            }
+        });
+        String prefix = first(own.getTransactionalIdPrefix(), all.getTransactionalIdPrefix());
+        if (prefix != null) {
+            b.transactionalIdPrefix(prefix);
+        }
+    }
+
+    private static Serializer<?> serializer(Object configured, Map<String, Object> config, boolean isKey) {
+        String property = "spring.kafka.producer." + (isKey ? "key" : "value") + "-serializer";
+        Class<?> type;
+        try {
+            type = configured == null ? org.apache.kafka.common.serialization.StringSerializer.class
+                    : configured instanceof Class<?> c ? c
+                    : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
+        } catch (ClassNotFoundException ex) {
+            throw new IllegalStateException(property + ": class " + configured + " not found", ex);
+        }
+        if (!Serializer.class.isAssignableFrom(type)) {
+            throw new IllegalStateException(property + ": " + type.getName() + " is not a Kafka Serializer");
+        }
+        Serializer<?> s = (Serializer<?>) BeanUtils.instantiateClass(type);
+        s.configure(config, isKey);
+        return s;
+    }
+
+    private Duration idleEventInterval(ListenerEndpoint e, Listener own, Listener all, String where) {
+        if (!e.idleEventInterval().isBlank()) {
+            try {
+                return org.springframework.boot.convert.DurationStyle.detectAndParse(e.idleEventInterval().trim());
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalStateException(where + ": idleEventInterval '" + e.idleEventInterval()
+                        + "' is not a duration (e.g. 30s, PT1M)");
+            }
+        }
+        return first(own.getIdleEventInterval(), all.getIdleEventInterval(), kafka.getListener().getIdleEventInterval());
     }
 
     private Listener own(ListenerEndpoint e) {

@@ -58,7 +58,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         ListenerMethod method = ListenerMethod.of(bean, invocable, group);
         String id = a.id().isBlank() ? defaultId(group) : resolve(a.id());
         ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
-                resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()), method);
+                resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
+                resolve(a.transactional()), resolve(a.idleEventInterval()), method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
         if (previous != null) {
             throw new IllegalStateException("@GroupKeeperListener id '" + id + "' is used by " + previous.method()

@@ -144,6 +144,17 @@ sealed interface ListenerArgument {
         }
     }
 
+    /**
+     * {@code TransactionalSender<K, V>}: what the method sends with it commits with the input position in one Kafka
+     * transaction (a transactional listener).
+     */
+    record Sender() implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            return io.groupkeeper.kafka.container.HandlerContext.sender();
+        }
+    }
+
     /** A required header a record does not have: not worth retrying, so the error policy's rules can single it out. */
     final class MissingHeaderException extends IllegalArgumentException {
         MissingHeaderException(String message) {

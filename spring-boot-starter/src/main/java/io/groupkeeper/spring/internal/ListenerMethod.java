@@ -3,6 +3,7 @@ package io.groupkeeper.spring.internal;
 import com.fasterxml.jackson.databind.JavaType;
 import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.RecordHandler;
+import io.groupkeeper.kafka.container.TransactionalSender;
 import io.groupkeeper.spring.FencingToken;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -70,7 +71,7 @@ public final class ListenerMethod {
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
-                    || p.isAnnotationPresent(FencingToken.class)) {
+                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -98,6 +99,8 @@ public final class ListenerMethod {
                 }
                 arguments.add(new ListenerArgument.Token(p.getType() == java.util.OptionalLong.class,
                         name + " " + where(p, i)));
+            } else if (p.getType() == TransactionalSender.class) {
+                arguments.add(new ListenerArgument.Sender());
             } else if (p.isAnnotationPresent(Headers.class)) {
                 if (!Map.class.isAssignableFrom(p.getType())) {
                     throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object>");
@@ -232,6 +235,16 @@ public final class ListenerMethod {
             }
             throw e;
         }
+    }
+
+    /** Whether a parameter takes the transactional sender (the listener must be transactional). */
+    public boolean takesSender() {
+        return arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Sender);
+    }
+
+    /** The bean whose method this is. */
+    public Object bean() {
+        return bean;
     }
 
     @Override

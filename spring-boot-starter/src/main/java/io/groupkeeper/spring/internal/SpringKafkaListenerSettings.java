@@ -6,7 +6,7 @@ import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 
 /**
  * What a migrated service's {@code spring.kafka.listener.*} settings mean here. {@code concurrency},
- * {@code auto-startup} and {@code client-id} are applied (below {@code groupkeeper.listener.*}, which wins); the ones
+ * {@code auto-startup}, {@code client-id} and {@code idle-event-interval} are applied (below {@code groupkeeper.listener.*}, which wins); the ones
  * that configure Spring Kafka's own container — acknowledgement, poll and idle timings, the batch type — have no
  * counterpart and are named in one WARN at start, never silently dropped.
  */
@@ -32,8 +32,9 @@ final class SpringKafkaListenerSettings {
                 || l.getMonitorInterval() != null) {
             out.add("poll-timeout/idle-between-polls/no-poll-threshold/monitor-interval (groupkeeper.listener.watchdog)");
         }
-        if (l.getIdleEventInterval() != null || l.getIdlePartitionEventInterval() != null) {
-            out.add("idle-event-interval/idle-partition-event-interval (no idle events yet)");
+        if (l.getIdlePartitionEventInterval() != null) { // (idle-event-interval applies: ListenerIdleEvent)
+            out.add("idle-partition-event-interval (no per-partition idle events: "
+                    + "groupkeeper.listener.idle-event-interval publishes ListenerIdleEvent per consumer)");
         }
         if (l.isImmediateStop()) {
             out.add("immediate-stop (groupkeeper.listener.stop-deadline)");

@@ -22,7 +22,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. The
  * deserializer suppliers are called once per worker; {@code sharedDeserializers}: they return one instance for all.
  * {@code id} names the container (metrics); {@code instanceId}, if not null, makes worker n the static member
- * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set.
+ * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set;
+ * {@code transactional} is null unless the transactional mode is on (its serializers are the handler's output's).
  */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
@@ -37,5 +38,7 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
                                     ContainerMetrics metrics, ContainerListener listener,
                                     Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
-                                    AssignmentHook assignmentHook, Duration idleEventInterval) {
+                                    AssignmentHook assignmentHook, Duration idleEventInterval,
+                                    io.groupkeeper.kafka.internal.TransactionalConfig transactional,
+                                    io.groupkeeper.kafka.KafkaClientListener clientListener) {
 }

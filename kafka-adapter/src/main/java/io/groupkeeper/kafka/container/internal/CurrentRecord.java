@@ -15,15 +15,32 @@ public final class CurrentRecord {
     private static final ThreadLocal<CurrentRecord> CURRENT = new ThreadLocal<>();
 
     private final CoordinatedConsumer<?, ?> consumer;
+    /** The transactional mode's sender; null when off. */
+    private final TransactionalOutput output;
     private TopicPartition partition;
 
-    private CurrentRecord(CoordinatedConsumer<?, ?> consumer) {
+    private CurrentRecord(CoordinatedConsumer<?, ?> consumer, TransactionalOutput output) {
         this.consumer = consumer;
+        this.output = output;
     }
 
-    /** The worker thread's consumer, for the rest of the thread's life (until {@link #leave}). */
-    static void worker(CoordinatedConsumer<?, ?> consumer) {
-        CURRENT.set(new CurrentRecord(consumer));
+    /** The worker thread's consumer (and sender), for the rest of the thread's life (until {@link #leave}). */
+    static void worker(CoordinatedConsumer<?, ?> consumer, TransactionalOutput output) {
+        CURRENT.set(new CurrentRecord(consumer, output));
+    }
+
+    /** The transactional sender of the handler call on this thread. */
+    @SuppressWarnings("unchecked")
+    public static <K, V> io.groupkeeper.kafka.container.TransactionalSender<K, V> sender() {
+        CurrentRecord c = CURRENT.get();
+        if (c == null || c.partition == null) {
+            throw new IllegalStateException("HandlerContext.sender() is for the thread of a handler call, during it");
+        }
+        if (c.output == null) {
+            throw new IllegalStateException("HandlerContext.sender() needs a transactional container "
+                    + "(ListenerContainerBuilder.transactional, @GroupKeeperListener(transactional = \"true\"))");
+        }
+        return (io.groupkeeper.kafka.container.TransactionalSender<K, V>) (Object) c.output;
     }
 
     static void leave() {

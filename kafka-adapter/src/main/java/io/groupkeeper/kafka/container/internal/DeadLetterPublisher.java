@@ -58,6 +58,9 @@ final class DeadLetterPublisher implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
 
+    private final io.groupkeeper.kafka.KafkaClientListener clientListener;
+    private final String clientId;
+
     DeadLetterPublisher(ContainerConfig<?, ?> config) {
         this.group = config.group();
         this.topicOf = config.deadLetterTopic();
@@ -65,6 +68,7 @@ final class DeadLetterPublisher implements AutoCloseable {
         // What a producer understands of the consumer's properties (never its interceptor.classes or client.id).
         Map<String, Object> props = ClientProperties.forProducer(config.kafkaProperties());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt");
+        this.clientListener = config.clientListener();
         props.putAll(config.deadLetterProducerProperties());
         // The producer blocks in send() and partitionsFor() while it has no metadata of the topic (deleted, or not
         // visible to these credentials), up to max.block.ms (60 s by default): bounded here by the dead-letter timeout.
@@ -72,6 +76,8 @@ final class DeadLetterPublisher implements AutoCloseable {
                 ? Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString()) : 60_000L;
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(maxBlock, timeout.toMillis()));
         this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        this.clientId = String.valueOf(props.get(ProducerConfig.CLIENT_ID_CONFIG));
+        clientListener.producerAdded(clientId, producer);
     }
 
     /**
@@ -131,6 +137,16 @@ final class DeadLetterPublisher implements AutoCloseable {
     /** Publishes {@code record} with the dead-letter headers; returns the topic once the broker acknowledged it. */
     String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts)
             throws DeadLetterException, InterruptedException {
+        return publish(record, failure, attempts, producer::send);
+    }
+
+    /**
+     * The same, sent by {@code send} (the transactional mode: into the input partition's transaction, acknowledged
+     * when written, visible when the transaction commits).
+     */
+    String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts,
+                   java.util.function.Function<ProducerRecord<byte[], byte[]>, java.util.concurrent.Future<?>> send)
+            throws DeadLetterException, InterruptedException {
         String topic = topicOf.apply(record.topic());
         RecordHeaders headers = new RecordHeaders();
         for (Header h : record.headers()) {
@@ -151,14 +167,14 @@ final class DeadLetterPublisher implements AutoCloseable {
             Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
             ProducerRecord<byte[], byte[]> out =
                     new ProducerRecord<>(topic, partition, null, bytes(record.key()), bytes(record.value()), headers);
-            producer.send(out).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            send.apply(out).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return topic;
         } catch (ExecutionException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
             throw new DeadLetterException("send to " + topic + " not acknowledged within " + timeout.toMillis()
                     + " ms", e);
-        } catch (org.apache.kafka.common.KafkaException e) {
+        } catch (org.apache.kafka.common.KafkaException | IllegalStateException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e, e);
         }
     }
@@ -204,6 +220,7 @@ final class DeadLetterPublisher implements AutoCloseable {
 
     @Override
     public void close() {
+        clientListener.producerRemoved(clientId, producer);
         producer.close(Duration.ofSeconds(5));
     }
 }

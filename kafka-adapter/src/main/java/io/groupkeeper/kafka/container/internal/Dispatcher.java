@@ -65,10 +65,13 @@ final class Dispatcher<K, V> {
 
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
+    /** The transactional mode's sender (a handler call's records go into the transaction when it succeeds); or null. */
+    private final TransactionalOutput output;
 
     Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
-               Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+               Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer, TransactionalOutput output) {
         this.config = config;
+        this.output = output;
         this.keyDeserializer = keyDeserializer;
         this.valueDeserializer = valueDeserializer;
         this.publisher = publisher;
@@ -106,13 +109,16 @@ final class Dispatcher<K, V> {
             Exception failure;
             inFlight.begin(tp, raw.offset());
             CurrentRecord.handling(tp);
+            beginOutput();
             try {
                 config.recordHandler().handle(record);
+                flushOutput(tp);
                 processed++;
                 return true;
             } catch (Exception e) {
                 failure = e;
             } finally {
+                discardOutput();
                 CurrentRecord.handling(null);
                 logEnd();
                 clearInterrupt(tp, raw.offset());
@@ -187,21 +193,28 @@ final class Dispatcher<K, V> {
             Exception failure;
             inFlight.begin(tp, raws.get(0).offset());
             CurrentRecord.handling(tp);
+            beginOutput();
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
+                flushOutput(tp);
                 processed += batch.size();
                 position = raws.get(raws.size() - 1).offset() + 1;
                 return -1;
             } catch (Exception e) {
                 failure = e;
             } finally {
+                discardOutput();
                 CurrentRecord.handling(null);
                 logEnd();
                 clearInterrupt(tp, raws.get(0).offset());
             }
             Throwable cause = failure;
             boolean one = false;
-            if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
+            if (output != null && failure instanceof BatchFailedException bfe) {
+                // The call's outputs were dropped together, those of the records before the one named too: the
+                // whole batch failed (its records come again together).
+                cause = bfe.getCause();
+            } else if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
                 if (bfe.index() > 0) {
                     attempt = 1; // the records before it are done: this was the first attempt of the record named
                 }
@@ -236,6 +249,26 @@ final class Dispatcher<K, V> {
     }
 
     // ------------------------------------------------------------------ shared
+
+    private void beginOutput() {
+        if (output != null) {
+            output.begin();
+        }
+    }
+
+    /** The handler returned: its records go into the input partition's transaction. */
+    private void flushOutput(TopicPartition tp) {
+        if (output != null) {
+            output.flush(tp);
+        }
+    }
+
+    /** After the call: records of a call that did not return normally are dropped (nothing once flushed). */
+    private void discardOutput() {
+        if (output != null) {
+            output.discard();
+        }
+    }
 
     /**
      * Deserializes from the fetched buffers without copying them (Kafka's ByteBuffer path, as {@code KafkaConsumer}
@@ -308,7 +341,8 @@ final class Dispatcher<K, V> {
             }
             case DEAD_LETTER -> {
                 try {
-                    String topic = publisher.publish(raw, failure, attempts);
+                    String topic = output == null ? publisher.publish(raw, failure, attempts)
+                            : publisher.publish(raw, failure, attempts, r -> output.sendNow(tp, r));
                     LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);

@@ -22,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
@@ -58,6 +59,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
      * record and paused until due (worker thread only).
      */
     private final Map<TopicPartition, Retry> retries = new HashMap<>();
+    /** The transactional mode's sender; null when off. */
+    private final TransactionalOutput output;
     /** The container's assignment hook as the consumer's rebalance listener; null without one. */
     private final AssignmentSeeker seeker;
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
@@ -79,7 +82,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 "the key deserializer supplier returned null");
         this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
                 "the value deserializer supplier returned null");
-        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer);
+        this.output = config.transactional() == null ? null : new TransactionalOutput(
+                config.transactional().keySerializer(), config.transactional().valueSerializer(), thread);
+        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer,
+                output);
         this.seeker = config.assignmentHook() == null ? null
                 : new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties());
     }
@@ -144,7 +150,13 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             if (config.instanceId() != null) {
                 b.instanceId(config.instanceId() + "-" + index); // one static member per worker
             }
+            if (config.transactional() != null) { // the outputs arrive serialized (TransactionalOutput)
+                b.transactional(new ByteArraySerializer(), new ByteArraySerializer())
+                        .transactionalIdPrefix(config.transactional().idPrefix());
+                config.transactional().producerProperties().forEach(b::producerProperty);
+            }
             c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
+                    .clientListener(config.clientListener())
                     .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build();
             if (seeker != null) {
                 seeker.bind(c); // before start: the first assignment may come with the first poll
@@ -152,7 +164,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             c.start();
             consumer = c;
             MDC.put(AdapterLog.MEMBER, c.memberId());
-            CurrentRecord.worker(c); // HandlerContext.fencingToken() in the handlers
+            if (output != null) {
+                output.bind(c);
+            }
+            CurrentRecord.worker(c, output); // HandlerContext.fencingToken() and sender() in the handlers
             lastRecordNanos = config.ticker().nanoTime(); // quiet from here counts towards idle
             started.complete(null);
         } catch (RuntimeException | Error e) {
