@@ -208,7 +208,19 @@ final class RackLocality {
         if (cycle == null) {
             return false;
         }
-        return apply(cycle, edgeKey, groupMembers);
+        if (!apply(cycle, edgeKey, groupMembers)) {
+            return false;
+        }
+        boolean loadsKept = true;
+        for (int i = 0; i < cycle.length; i++) {
+            loadsKept &= edgeKey[cycle[i]][cycle[(i + 1) % cycle.length]] >= 0;
+        }
+        // A cycle that keeps every load keeps the groups too: apply it again while it still pays (a fresh group needs
+        // the same few cycles many times), before searching afresh.
+        while (loadsKept && apply(cycle, edgeKey, groupMembers)) {
+            cycles++;
+        }
+        return true;
     }
 
     /** Bellman-Ford from a virtual source joined to every node; a negative cycle as node order, or null. */
