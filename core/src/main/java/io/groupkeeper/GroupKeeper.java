@@ -221,6 +221,7 @@ public final class GroupKeeper implements AutoCloseable {
         private Duration staticGracePeriod = Duration.ofSeconds(30);
         private Duration registrationTimeout = Duration.ofSeconds(30);
         private String host;
+        private String rack;
 
         private MemberBuilder(String groupId) {
             this.groupId = groupId;
@@ -304,6 +305,20 @@ public final class GroupKeeper implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The rack (availability zone, data centre) this member runs in, as the partitions' replicas name theirs
+         * ({@link TopicMetadataSource#partitionRacks}; for Kafka the brokers' {@code broker.rack}). It travels in the
+         * member node, and the sticky assignor prefers, where balance allows, to give this member partitions with a
+         * replica in its rack. Default: none (the member is neither local nor remote to any partition). The Kafka
+         * adapter sets it from the consumer property {@code client.rack}.
+         *
+         * @throws IllegalArgumentException if blank, longer than 255 characters or holding a control character
+         */
+        public MemberBuilder rack(String rack) {
+            this.rack = io.groupkeeper.assignor.MemberSubscription.requireValidRack(rack);
+            return this;
+        }
+
         public GroupMember build() {
             if (topics.isEmpty()) {
                 throw new IllegalStateException("member of group " + groupId + ": at least one topic is required");
@@ -318,7 +333,7 @@ public final class GroupKeeper implements AutoCloseable {
             MemberConfig config = new MemberConfig(groupId, memberId, Optional.ofNullable(instanceId),
                     host != null ? host : localHost(), Set.copyOf(topics), assignor, listener,
                     metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
-                    registrationTimeout);
+                    registrationTimeout, Optional.ofNullable(rack));
             DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
                     GroupKeeper.this::forget, GroupKeeper.this::isClosed, liveIds);
             synchronized (GroupKeeper.this) {

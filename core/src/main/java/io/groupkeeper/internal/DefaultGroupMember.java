@@ -245,7 +245,7 @@ public final class DefaultGroupMember implements GroupMember {
 
     private MemberInfo memberInfo() {
         return new MemberInfo(config.memberId(), config.instanceId(), config.host(), new TreeSet<>(config.topics()),
-                clock.instant(), config.assignor().name());
+                clock.instant(), config.assignor().name(), config.rack());
     }
 
     // ---------------------------------------------------------------- user-thread API

@@ -12,5 +12,18 @@ import java.util.Set;
 public record MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host,
                            Set<String> topics, PartitionAssignor assignor, RebalanceListener listener,
                            TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod,
-                           GroupMetrics metrics, java.time.Duration registrationTimeout) {
+                           GroupMetrics metrics, java.time.Duration registrationTimeout, Optional<String> rack) {
+
+    public MemberConfig {
+        java.util.Objects.requireNonNull(rack, "rack");
+    }
+
+    /** A configuration without a rack. */
+    public MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host, Set<String> topics,
+                        PartitionAssignor assignor, RebalanceListener listener, TopicMetadataSource metadata,
+                        Duration settleDelay, Duration staticGracePeriod, GroupMetrics metrics,
+                        Duration registrationTimeout) {
+        this(groupId, memberId, instanceId, host, topics, assignor, listener, metadata, settleDelay, staticGracePeriod,
+                metrics, registrationTimeout, Optional.empty());
+    }
 }

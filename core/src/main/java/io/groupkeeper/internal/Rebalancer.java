@@ -4,6 +4,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.AssignmentInput;
 import io.groupkeeper.assignor.MemberSubscription;
+import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.spi.AssignmentSnapshot;
 import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.LeaderElection;
@@ -60,6 +61,8 @@ final class Rebalancer {
     private Map<String, Integer> counts;
     private SortedSet<String> countedTopics;
     private boolean metadataChanged;
+    /** Replica racks, read with the counts while some member has a rack; null: to be read. */
+    private PartitionRacks racks;
     private volatile boolean active;
 
     Rebalancer(MemberConfig config, GroupStore store, Clock clock, SerialExecutor lane,
@@ -159,7 +162,7 @@ final class Rebalancer {
 
         SortedMap<String, MemberSubscription> members = new TreeMap<>();
         for (MemberInfo m : live.members().values()) {
-            members.put(m.memberId(), new MemberSubscription(m.memberId(), m.topics(), m.instanceId()));
+            members.put(m.memberId(), new MemberSubscription(m.memberId(), m.topics(), m.instanceId(), m.rack()));
         }
         Optional<Duration> nextGraceExpiry = keepAbsentStaticMembers(published, members);
 
@@ -169,10 +172,18 @@ final class Rebalancer {
             metadataChanged = false;
             countedTopics = topics;
             counts = config.metadata().partitionCounts(topics, metadataHook(forEpoch));
+            racks = null;
+        }
+        PartitionRacks replicaRacks = PartitionRacks.empty();
+        if (members.values().stream().anyMatch(s -> s.rack().isPresent())) {
+            if (racks == null) {
+                racks = config.metadata().partitionRacks(topics);
+            }
+            replicaRacks = racks;
         }
 
         long read = System.nanoTime();
-        Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets()));
+        Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets(), replicaRacks));
         long computed = System.nanoTime();
 
         Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();

@@ -3,6 +3,7 @@ package io.groupkeeper.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.metrics.GroupMetrics;
@@ -32,14 +33,29 @@ class RebalancerTest {
     private Duration settleDelay = Duration.ZERO;
     private Rebalancer leader;
 
+    /** Replica racks the metadata source reports, and how often the leader asked for them. */
+    private io.groupkeeper.assignor.PartitionRacks replicaRacks = io.groupkeeper.assignor.PartitionRacks.empty();
+    private int racksAsked;
+
     private Rebalancer leader() {
+        io.groupkeeper.spi.TopicMetadataSource metadata = new io.groupkeeper.spi.TopicMetadataSource() {
+            @Override
+            public Map<String, Integer> partitionCounts(java.util.Collection<String> topics, Runnable onChange) {
+                metadataHook = onChange;
+                Map<String, Integer> known = new HashMap<>(counts);
+                known.keySet().retainAll(topics);
+                return known;
+            }
+
+            @Override
+            public io.groupkeeper.assignor.PartitionRacks partitionRacks(java.util.Collection<String> topics) {
+                racksAsked++;
+                return replicaRacks;
+            }
+        };
         MemberConfig config = new MemberConfig("g", "a", Optional.empty(), "host", Set.of("t"),
-                Assignors.defaultAssignor(), RebalanceListener.NOOP, (topics, onChange) -> {
-                    metadataHook = onChange;
-                    Map<String, Integer> known = new HashMap<>(counts);
-                    known.keySet().retainAll(topics);
-                    return known;
-                }, settleDelay, Duration.ofSeconds(30), GroupMetrics.NOOP, Duration.ofSeconds(1));
+                Assignors.defaultAssignor(), RebalanceListener.NOOP, metadata, settleDelay, Duration.ofSeconds(30),
+                GroupMetrics.NOOP, Duration.ofSeconds(1));
         MemberLog log = new MemberLog("g", "a");
         return new Rebalancer(config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log),
                 scheduler);
@@ -85,6 +101,34 @@ class RebalancerTest {
         union.addAll(p.changed().get("b"));
         assertThat(union).isEqualTo(all());
         assertThat(p.changed().get("a")).hasSize(2).doesNotContainAnyElementsOf(p.changed().get("b"));
+    }
+
+    @Test
+    void replicaRacksAreAskedOnlyWhenSomeMemberHasARackAndReadAgainWithTheCounts() {
+        replicaRacks = io.groupkeeper.assignor.PartitionRacks.of(Map.of(
+                new TopicPartition("t", 0), Set.of("r2"), new TopicPartition("t", 1), Set.of("r2"),
+                new TopicPartition("t", 2), Set.of("r1"), new TopicPartition("t", 3), Set.of("r1")));
+        store.join("a", Optional.empty(), "t");
+        elected();
+        assertThat(racksAsked).as("no member has a rack").isZero();
+
+        MemberInfo a = store.members.get("a");
+        store.members.put("a", new MemberInfo("a", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(),
+                Optional.of("r1")));
+        store.members.put("b", new MemberInfo("b", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(),
+                Optional.of("r2")));
+        store.membersChanged();
+        scheduler.runReady();
+
+        assertThat(racksAsked).isEqualTo(1);
+        assertThat(targetOf("a")).containsExactly(new TopicPartition("t", 2), new TopicPartition("t", 3));
+        assertThat(targetOf("b")).containsExactly(new TopicPartition("t", 0), new TopicPartition("t", 1));
+        store.membersChanged();
+        scheduler.runReady();
+        assertThat(racksAsked).as("kept with the counts").isEqualTo(1);
+        metadataHook.run();
+        scheduler.runReady();
+        assertThat(racksAsked).as("re-read with the counts").isEqualTo(2);
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -120,6 +121,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             ConsumerProperties.validate(config); // a bad property fails here, before the group sees a member come and go
             GroupKeeper.MemberBuilder mb = keeper.member(group);
+            // KIP-881: the consumer's client.rack is the member's rack (memberOptions may still set another).
+            Object rack = config.kafkaProperties().get(ConsumerConfig.CLIENT_RACK_CONFIG);
+            if (rack != null && !rack.toString().isBlank()) {
+                mb.rack(rack.toString());
+            }
             config.memberOptions().accept(mb);
             KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),
                     config.metadataRefreshInterval(), config.kafkaTimeout(), "group " + group);

@@ -1,11 +1,14 @@
 package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.GroupKeeperException;
+import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.spi.TopicMetadataSource;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -24,6 +27,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
@@ -47,6 +52,9 @@ import org.slf4j.LoggerFactory;
  * meanwhile cost one more rebalance, not a wrong assignment that stays. While the member's consumer is still looking
  * the topics up ({@link #expectLookUp}), a call waits for that (at most the timeout) rather than racing it to Kafka.
  *
+ * <p>Replica racks ({@link #partitionRacks}) come from the same {@code describeTopics}: each replica's broker's
+ * {@code broker.rack}. The leader asks for them only when some member has a rack (the consumer's {@code client.rack}).
+ *
  * <p>One instance serves one member: a newer {@link #partitionCounts} call replaces the hook armed by the previous one
  * (the rebalancer re-reads everything on each run, so an older hook is obsolete). Thread-safe.
  *
@@ -59,6 +67,11 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     private record Armed(SortedSet<String> topics, SortedMap<String, Integer> counts, Runnable hook) {
     }
+
+    /** Replica racks as last handed to the leader for the armed topics (null: not asked since the hook was armed). */
+    private PartitionRacks armedRacks;
+    /** Per topic, per partition: the racks of its replicas' brokers (those with {@code broker.rack}), as last described. */
+    private final Map<String, List<Set<String>>> lastRacks = new HashMap<>();
 
     private final Map<String, Object> adminConfig;
     private final Duration refreshInterval;
@@ -145,9 +158,60 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         }
         if (onChange != null) {
             armed = new Armed(wanted, counts, onChange);
+            armedRacks = null;
             ensureTimer();
         }
         return counts;
+    }
+
+    /**
+     * The racks of every replica of the partitions of those {@code topics} that exist: each replica's broker's
+     * {@code broker.rack} (replicas in sync or not, as KIP-881 uses them; brokers without a rack add none). Described
+     * afresh (one {@code describeTopics}) unless this source described the topics since their counts were last armed;
+     * the armed hook then also fires when these racks change (a reassignment moved a replica to another rack). When
+     * Kafka cannot be reached the last known racks are used, and with none known, none (the assignment ignores
+     * racks rather than fail).
+     */
+    @Override
+    public PartitionRacks partitionRacks(Collection<String> topics) {
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("KafkaTopicMetadata of " + owner + " is closed");
+            }
+            SortedSet<String> wanted = new TreeSet<>(topics);
+            SortedSet<String> unknown = new TreeSet<>(wanted);
+            unknown.removeAll(lastRacks.keySet());
+            unknown.removeAll(missing);
+            if (!unknown.isEmpty()) {
+                try {
+                    describe(unknown);
+                } catch (KafkaUnavailable e) {
+                    // logged once by describe; the racks known so far are used
+                }
+            }
+            PartitionRacks racks = racksOf(wanted);
+            if (armed != null && armed.topics().equals(wanted)) {
+                armedRacks = racks;
+            }
+            return racks;
+        }
+    }
+
+    /** Under the lock: the last known racks of these topics. */
+    private PartitionRacks racksOf(Collection<String> topics) {
+        Map<io.groupkeeper.TopicPartition, Set<String>> map = new TreeMap<>();
+        for (String t : topics) {
+            List<Set<String>> perPartition = lastRacks.get(t);
+            if (perPartition == null) {
+                continue;
+            }
+            for (int p = 0; p < perPartition.size(); p++) {
+                if (!perPartition.get(p).isEmpty()) {
+                    map.put(new io.groupkeeper.TopicPartition(t, p), perPartition.get(p));
+                }
+            }
+        }
+        return PartitionRacks.of(map);
     }
 
     /** Under the lock: the topics with neither a known count nor known to be missing (never checked yet). */
@@ -239,6 +303,10 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
                         LOG.info("{}: partition counts changed from {} to {}; rebalancing", owner, armed.counts(), mine);
                         fire = armed.hook();
                         armed = null;
+                    } else if (armedRacks != null && !racksOf(armed.topics()).equals(armedRacks)) {
+                        LOG.info("{}: the racks of some partitions' replicas changed; rebalancing", owner);
+                        fire = armed.hook();
+                        armed = null;
                     }
                 }
             } catch (KafkaUnavailable e) {
@@ -272,7 +340,9 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         for (Map.Entry<String, KafkaFuture<TopicDescription>> f : futures.entrySet()) {
             String topic = f.getKey();
             try {
-                int n = f.getValue().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS).partitions().size();
+                TopicDescription d = f.getValue().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+                int n = d.partitions().size();
+                lastRacks.put(topic, replicaRacks(d));
                 counts.put(topic, n);
                 present(topic, n);
             } catch (ExecutionException e) {
@@ -293,6 +363,23 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         return counts;
     }
 
+    /** Per partition (in partition order), the racks of the brokers holding its replicas. */
+    private static List<Set<String>> replicaRacks(TopicDescription d) {
+        List<TopicPartitionInfo> partitions = new ArrayList<>(d.partitions());
+        partitions.sort(java.util.Comparator.comparingInt(TopicPartitionInfo::partition));
+        List<Set<String>> racks = new ArrayList<>(partitions.size());
+        for (TopicPartitionInfo info : partitions) {
+            Set<String> set = new TreeSet<>();
+            for (Node replica : info.replicas()) {
+                if (replica.hasRack() && !replica.rack().isBlank()) {
+                    set.add(replica.rack());
+                }
+            }
+            racks.add(Set.copyOf(set));
+        }
+        return racks;
+    }
+
     /** Under the lock: Kafka says {@code topic} has {@code n} partitions. */
     private void present(String topic, int n) {
         Integer before = lastKnown.put(topic, n);
@@ -306,6 +393,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     /** Under the lock: Kafka says {@code topic} does not exist. */
     private void absent(String topic) {
         lastKnown.remove(topic);
+        lastRacks.remove(topic);
         if (missing.add(topic)) {
             LOG.warn("{}: topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
                     + "(the other topics are unaffected)", owner, topic,

@@ -35,6 +35,18 @@ class KafkaTopicMetadataTest {
     }
 
     @Test
+    void replicaRacksFromAnUnreachableKafkaAreNoneAndTheAssignmentGoesOnWithoutRacks() {
+        String owner = "group " + UUID.randomUUID();
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
+                owner)) {
+            md.watch(List.of("a"), Map.of("a", 3), Set.of());
+
+            assertThat(md.partitionRacks(List.of("a"))).isEqualTo(io.groupkeeper.assignor.PartitionRacks.empty());
+            assertThat(md.partitionCounts(List.of("a"), null)).as("counts unaffected").isEqualTo(Map.of("a", 3));
+        }
+    }
+
+    @Test
     void aTopicTheConsumerDidNotFindIsMissingAtOnceAndCheckedUntilItAppears() {
         String owner = "group " + UUID.randomUUID();
         try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),

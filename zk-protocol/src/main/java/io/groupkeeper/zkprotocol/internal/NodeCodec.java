@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.MemberSubscription;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.status.CommitSample;
@@ -105,6 +106,7 @@ public final class NodeCodec {
         m.topics().forEach(topics::add);
         n.put("joinedAt", m.joinedAt().toString());
         n.put("assignor", m.assignor());
+        m.rack().ifPresent(r -> n.put("rack", r)); // absent when none: the node of a member older than racks
         return bytes(n);
     }
 
@@ -206,7 +208,15 @@ public final class NodeCodec {
         }
         String host = optionalText(path, n, "host").orElse("");
         String assignor = optionalText(path, n, "assignor").orElse("");
-        return new MemberInfo(memberId, instanceId, host, topics, instant(path, n, "joinedAt"), assignor);
+        // Absent or null in the nodes of members older than racks, or without one: no rack.
+        Optional<String> rack = optionalText(path, n, "rack").map(r -> {
+            try {
+                return MemberSubscription.requireValidRack(r);
+            } catch (IllegalArgumentException e) {
+                throw new CorruptNodeException(path, "field 'rack' is not a rack: " + e.getMessage());
+            }
+        });
+        return new MemberInfo(memberId, instanceId, host, topics, instant(path, n, "joinedAt"), assignor, rack);
     }
 
     public static AssignmentBody assignment(String path, byte[] data) {
