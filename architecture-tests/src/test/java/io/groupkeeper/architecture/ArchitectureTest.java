@@ -68,6 +68,21 @@ class ArchitectureTest {
                 .map(m -> DynamicTest.dynamicTest(m.artifactId, () -> internalsStayInside(m).check(Modules.CLASSES)));
     }
 
+    /** The admin command sees the store through the admin's API only, never an internal package of any module. */
+    @Test
+    void cliUsesNoInternalPackage() {
+        cliUsesNoInternals().check(Modules.CLASSES);
+    }
+
+    /**
+     * zk-store's admin is a friend of zk-protocol's store by its module only: it reads and writes through its own
+     * client and sees the store through {@code io.groupkeeper.zkprotocol.admin}, the narrow surface made for it.
+     */
+    @Test
+    void theAdminSeesTheStoreThroughItsOwnSurface() {
+        adminUsesOnlyTheAdminSurface().check(Modules.CLASSES);
+    }
+
     @Test
     void publicApiSignaturesExposeNoInternalType() {
         apiExposesNoInternalType().check(Modules.CLASSES);
@@ -97,6 +112,20 @@ class ArchitectureTest {
         return noClasses().that().resideOutsideOfPackages(m.packagesAndFriends())
                 .should().dependOnClassesThat().resideInAnyPackage(m.internalPackages())
                 .because(m.artifactId + "'s internal packages are not API: they change without notice");
+    }
+
+    static ArchRule cliUsesNoInternals() {
+        return noClasses().that().resideInAnyPackage(Modules.CLI.packages())
+                .should().dependOnClassesThat().resideInAnyPackage(INTERNAL)
+                .because("the admin command uses the admin's API (io.groupkeeper.zookeeper.admin), which says what it"
+                        + " may rely on; internal packages change without notice");
+    }
+
+    static ArchRule adminUsesOnlyTheAdminSurface() {
+        return noClasses().that().resideInAnyPackage("io.groupkeeper.zookeeper.admin..")
+                .should().dependOnClassesThat().resideInAnyPackage(Modules.ZK_PROTOCOL.internalPackages())
+                .because("the admin sees the store through io.groupkeeper.zkprotocol.admin (layout, bodies, group"
+                        + " creation, the transaction size rule): the store's internals stay free to change");
     }
 
     static ArchRule apiExposesNoInternalType() {

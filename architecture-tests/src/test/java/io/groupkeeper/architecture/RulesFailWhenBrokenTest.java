@@ -7,6 +7,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.EvaluationResult;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.cli.violation.CliUsesCoreInternal;
 import io.groupkeeper.cli.violation.CliUsesZkInternal;
 import io.groupkeeper.internal.violation.CoreUsesZooKeeper;
 import io.groupkeeper.spi.CoordinationStore;
@@ -14,6 +15,7 @@ import io.groupkeeper.spi.SpiUsesFacadeViolation;
 import io.groupkeeper.violation.Leaky;
 import io.groupkeeper.violation.a.A;
 import io.groupkeeper.violation.b.B;
+import io.groupkeeper.zookeeper.admin.violation.AdminUsesStoreInternal;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +48,20 @@ class RulesFailWhenBrokenTest {
                 "io.groupkeeper.zkprotocol.internal.ZkPaths");
         assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
                 .as("the cli uses no core internals").isFalse();
+    }
+
+    @Test
+    void aCliThatUsesAnyInternalPackageFails() {
+        assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesZkInternal.class)),
+                "io.groupkeeper.zookeeper.internal.ZkSession");
+        assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesCoreInternal.class)),
+                "io.groupkeeper.internal.LiveMemberIds");
+    }
+
+    @Test
+    void anAdminThatUsesTheStoresInternalsFails() {
+        assertViolated(ArchitectureTest.adminUsesOnlyTheAdminSurface().evaluate(of(AdminUsesStoreInternal.class)),
+                "io.groupkeeper.zkprotocol.internal.NodeCodec");
     }
 
     @Test

@@ -112,6 +112,10 @@ public abstract class GroupStoreContract {
         return ZkLayout.offset(group, tp);
     }
 
+    protected static String fencePath(String group, TopicPartition tp) {
+        return ZkLayout.fence(group, tp);
+    }
+
     protected static String ownerPath(String group, TopicPartition tp) {
         return ZkLayout.owner(group, tp);
     }
@@ -588,10 +592,11 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
         deleteByHand(offsetPath(group, tp(0))); // the owner's next commit creates it again
+        long absent = g.ownedVersion(tp(0), "m1", c0.lease().session()).orElseThrow();
         setOffsetByHand(offsetPath(group, tp(1)), 50); // and this one is fenced: the batch's failed operation is late
 
         CommitOutcome out = g.commit("m1", 1, List.of(
-                commitOf(tp(0), 7, OffsetSnapshot.ABSENT, c0.lease().session()),
+                commitOf(tp(0), 7, absent, c0.lease().session()),
                 commitOf(tp(1), 8, c1.offset().version(), c1.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(1));
         assertThat(out.committed()).containsOnlyKeys(tp(0));
@@ -681,6 +686,7 @@ public abstract class GroupStoreContract {
 
         expire(s);
         deleteByHand(offsetPath(group, tp(0)));
+        deleteByHand(fencePath(group, tp(0))); // the version the store reports rests on both nodes
         ClaimResult.Claimed fresh = claimed(g, tp(0), "m1");
         assertThat(fresh.offset().version()).as("the node was created again: its version repeats")
                 .isEqualTo(old.offset().version());
@@ -746,10 +752,12 @@ public abstract class GroupStoreContract {
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         deleteByHand(offsetPath(group, tp(0)));
-        assertThat(g.ownedVersion(tp(0), "m1", c.lease().session())).hasValue(OffsetSnapshot.ABSENT);
+        long absent = g.ownedVersion(tp(0), "m1", c.lease().session()).orElseThrow();
+        assertThat(g.readOffset(tp(0), null).offset()).isEmpty();
+        assertThat(absent).as("the fence node still stands").isNotEqualTo(OffsetSnapshot.ABSENT);
 
         Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
-                finalCommit(tp(0), 42, OffsetSnapshot.ABSENT, c.lease().session())));
+                finalCommit(tp(0), 42, absent, c.lease().session())));
         assertThat(released).containsExactly(tp(0));
         assertThat(g.readOwner(tp(0))).isEmpty();
         assertThat(storedOffset(g, tp(0))).hasValue(42);
@@ -830,6 +838,7 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed second = claimed(b, tp(0), "m2");
         assertThat(b.release(tp(0), "m2", second.offset().version(), second.lease().session())).isTrue();
         deleteByHand(offsetPath(group, tp(0)));
+        deleteByHand(fencePath(group, tp(0)));
         ClaimResult.Claimed third = claimed(a, tp(0), "m1");
 
         assertThat(third.offset().version()).as("version restarted").isEqualTo(first.offset().version());

@@ -75,13 +75,17 @@ class InMemoryCoordinationStoreTest {
     @Test
     void aClaimWhoseAnswerIsLostIsReConfirmedByItsRetry() {
         GroupStore g = started();
-        g.claim(new TopicPartition("t", 1), "m1", 1, () -> { }); // the topic's folders exist: the next write is the claim
+        // Claimed and released once: the topic's folders and the partition's fence node exist, the next write is the claim.
+        ClaimResult.Claimed first = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+        assertThat(g.release(tp, "m1", first.offset().version(), first.lease().session())).isTrue();
+        long before = g.readOffset(tp, null).version();
         store.failNextWrites(1, true);
         ClaimResult r = g.claim(tp, "m1", 1, () -> { });
 
         assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(((ClaimResult.Claimed) r).offset().version()).as("created, then moved again by the re-confirmation")
-                .isEqualTo(2);
+        assertThat(((ClaimResult.Claimed) r).offset().version())
+                .as("the fence moved by the claim whose answer was lost, then again by the re-confirmation")
+                .isEqualTo(before + (2L << 32));
         assertThat(g.readOwner(tp).orElseThrow().currentSession()).isTrue();
     }
 

@@ -34,6 +34,10 @@ class FencingIT extends ZkTestSupport {
         return ZkLayout.offset(group, tp);
     }
 
+    private static String fenceNode(String group, TopicPartition tp) {
+        return ZkLayout.fence(group, tp);
+    }
+
     private static String read(String path) throws Exception {
         return new String(admin.getData().forPath(path), StandardCharsets.UTF_8);
     }
@@ -93,18 +97,13 @@ class FencingIT extends ZkTestSupport {
         long remembered = first.offset().version();
         expireSession(zombieStore); // a pause longer than the session timeout
         await().atMost(Duration.ofSeconds(10)).until(() -> zombieStore.isConnected() && heir.readOwner(P0).isEmpty());
-        admin.delete().forPath(offsetNode(group, P0)); // an operator deletes the offsets (zkCli, or a script)
-        ClaimResult.Claimed second = (ClaimResult.Claimed) heir.claim(P0, "heir", 2, () -> { });
-        CommitOutcome heirs = heir.commit("heir", 2, List.of(new CommitRequest(P0, 500, second.offset().version(),
-                second.lease().session())));
-        assertThat(heirs.committed()).containsKey(P0);
-        // The node was created again: its version is where the zombie's was when it claimed.
-        admin.setData().forPath(offsetNode(group, P0), "{\"offset\":500}".getBytes(StandardCharsets.UTF_8));
+        // An operator deletes the partition's offset node and its fence node (zkCli, or a script): the heir's claim
+        // makes both again, and the version the store reports is where the zombie's was when it claimed.
         admin.delete().forPath(offsetNode(group, P0));
-        heir.claim(P0, "heir", 2, () -> { }); // held already: re-confirmed, the node created again
+        admin.delete().forPath(fenceNode(group, P0));
+        ClaimResult.Claimed second = (ClaimResult.Claimed) heir.claim(P0, "heir", 2, () -> { });
+        assertThat(second.offset().version()).as("the version came round again").isEqualTo(remembered);
         String before = read(offsetNode(group, P0));
-        long version = admin.checkExists().forPath(offsetNode(group, P0)).getVersion();
-        assertThat(version).as("the version came round again").isEqualTo(remembered);
 
         // The zombie, now on a new session and under another owner's node, tries its stale writes.
         CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 3, remembered,
@@ -138,6 +137,7 @@ class FencingIT extends ZkTestSupport {
         tokens.add(c2.lease().fencingToken());
         assertThat(b.release(P0, "b", c2.offset().version(), c2.lease().session())).isTrue();
         admin.delete().forPath(offsetNode(group, P0));
+        admin.delete().forPath(fenceNode(group, P0)); // the version the store reports rests on both nodes
         ClaimResult.Claimed c3 = (ClaimResult.Claimed) a.claim(P0, "a", 3, () -> { });
         tokens.add(c3.lease().fencingToken());
         assertThat(tokens).isSorted().doesNotHaveDuplicates();

@@ -78,7 +78,7 @@ final class MonitorMetrics {
             gauge(seen, "groupkeeper.group.members", "Live members of the group", gt, d.members().size());
             counter(seen, "groupkeeper.group.rebalances", "Generation changes the monitor has seen", gt, g.rebalances());
             counter(seen, "groupkeeper.group.commits", "Offset node writes the monitor has seen (partition commits, "
-                    + "plus claims' rewrites and admin writes)", gt, g.commits());
+                    + "plus admin writes and the creation a first claim makes)", gt, g.commits());
             gauge(seen, "groupkeeper.group.commit.rate", "Partition commits per second between the last two samples",
                     gt, g.commitRate());
             gauge(seen, "groupkeeper.group.lag.records", "Sum of the partitions' lag in records", gt, g.totalLag());

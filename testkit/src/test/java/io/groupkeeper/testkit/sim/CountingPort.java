@@ -25,10 +25,27 @@ import java.util.function.Supplier;
  */
 final class CountingPort extends ForwardingZkPort {
 
-    /** The steps at which paths were last written, and at which nodes were created, across one world. */
+    /** One read: the step it was sent at and the step its answer arrived at. */
+    record Read(Step sent, Step answered) {
+    }
+
+    /**
+     * The steps at which paths were last written, and at which nodes were created, across one world; and every read,
+     * by the name of the port that sent it and the path.
+     */
     static final class Ledger {
         final Map<String, Step> written = new ConcurrentHashMap<>();
         final Map<String, Step> created = new ConcurrentHashMap<>();
+        final Map<String, List<Read>> reads = new ConcurrentHashMap<>();
+
+        List<Read> readsOf(String reader, String path) {
+            return reads.getOrDefault(reader + " " + path, List.of());
+        }
+
+        void read(String reader, String path, Step sent) {
+            reads.computeIfAbsent(reader + " " + path, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                    .add(new Read(sent, sent.after(false)));
+        }
 
         Step writtenAt(String path) {
             return written.getOrDefault(path, RoundTrips.now());
@@ -52,11 +69,13 @@ final class CountingPort extends ForwardingZkPort {
     }
 
     private final Ledger ledger;
+    private final String name;
     private final Map<Consumer<ZkEvent>, Consumer<ZkEvent>> watchers = new ConcurrentHashMap<>();
 
-    CountingPort(ZkPort delegate, Ledger ledger) {
+    CountingPort(ZkPort delegate, Ledger ledger, String name) {
         super(delegate);
         this.ledger = ledger;
+        this.name = name;
     }
 
     private <T> T trip(boolean write, Supplier<T> request) {
@@ -90,16 +109,19 @@ final class CountingPort extends ForwardingZkPort {
 
     @Override
     public Optional<ZkNode> read(String path, Runnable hook) {
+        ledger.read(name, path, RoundTrips.now());
         return trip(false, () -> delegate.read(path, heard(path, hook)));
     }
 
     @Override
     public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
+        ledger.read(name, path, RoundTrips.now());
         return trip(false, () -> delegate.readIfPresentWatching(path, heard(path, hook)));
     }
 
     @Override
     public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
+        ledger.read(name, path, RoundTrips.now());
         return DepthFuture.of(delegate.readAsync(path, heard(path, hook)), RoundTrips.now().after(false));
     }
 

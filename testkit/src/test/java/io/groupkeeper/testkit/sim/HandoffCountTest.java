@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * Issue 34 item 7, the ZooKeeper part of a handoff counted instead of timed: a fourth member joins three on a
  * 12-partition topic, on the store that ships over the model, and the {@link RoundTrips} clock counts the store round
  * trips in sequence from the moment the new member node exists until the last partition that moved is claimed by its
- * new owner, and the writes among them. Deterministic, so it prints the same line on every machine:
+ * new owner and the new owner has read the offset it starts from, and the writes among them. Deterministic, so it prints the same line on every machine:
  * {@code handoff round-trips=<n> writes=<n>}, and a change that adds a round trip to the path fails this test.
  *
  * <pre>
@@ -38,12 +38,13 @@ import org.junit.jupiter.api.Test;
 class HandoffCountTest {
 
     /**
-     * Today's count (2026-12-04): the leader's read of the new member node, the publish, the giver's read of its
-     * target, the release, the claimant's read of the offset node, the claim. Lower it when the protocol gets faster
-     * (the floor is about five, with the claim's read pipelined); a change that adds a round trip fails here (checked
-     * once by adding a read to the release: 7).
+     * Today's count (2026-12-04, the fence node): the leader's read of the new member node, the publish, the giver's
+     * read of its target, the release, the claim with the read of the offset node sent right behind it (the floor the
+     * issue names). It was six while the claim had to read the offset node before it could send its transaction. A
+     * change that adds a round trip fails here (checked once by sending the claim's offset read only after the claim's
+     * answer: 6).
      */
-    private static final long ROUND_TRIPS_OF_RECORD = 6;
+    private static final long ROUND_TRIPS_OF_RECORD = 5;
 
     private static final String GROUP = "handoff";
     private static final String TOPIC = "t";
@@ -83,6 +84,7 @@ class HandoffCountTest {
             if (!e.getValue().equals(before.get(e.getKey()))) {
                 moved++;
                 owned = Step.max(owned, ledger.created.get(ZkPaths.owner(GROUP, e.getKey())));
+                owned = Step.max(owned, claimRead(e.getKey()));
             }
         }
         long trips = owned.trips() - joined.trips();
@@ -97,7 +99,7 @@ class HandoffCountTest {
 
     private void join(String id) {
         InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zk)
-                .eventExecutor(scheduler.executor(id)).instrument(port -> new CountingPort(port, ledger)).build();
+                .eventExecutor(scheduler.executor(id)).instrument(port -> new CountingPort(port, ledger, id)).build();
         ScheduledExecutorService internal = scheduler.executor(id);
         GroupKeeper keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> id).build().start();
@@ -105,6 +107,28 @@ class HandoffCountTest {
                 .build();
         members.add(member);
         member.startAsync();
+    }
+
+    /**
+     * When the new member has read the offset node {@code tp}'s claim starts from: the answer of its last read of it
+     * sent no later than the claim transaction (before it, or right behind it on the connection), or else its first
+     * read sent after the claim's answer.
+     */
+    private Step claimRead(TopicPartition tp) {
+        Step claimAnswered = ledger.created.get(ZkPaths.owner(GROUP, tp));
+        List<CountingPort.Read> reads = ledger.readsOf("m4", ZkPaths.offset(GROUP, tp));
+        Step before = null;
+        Step after = null;
+        for (CountingPort.Read r : reads) {
+            if (r.sent().trips() < claimAnswered.trips()) {
+                before = before == null ? r.answered() : Step.max(before, r.answered());
+            } else if (after == null || r.answered().compareTo(after) < 0) {
+                after = r.answered();
+            }
+        }
+        Step read = before != null ? before : after;
+        assertThat(read).as("the new owner read the offset node of %s", tp).isNotNull();
+        return read;
     }
 
     private boolean balanced(int size) {

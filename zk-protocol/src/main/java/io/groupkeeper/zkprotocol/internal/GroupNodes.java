@@ -30,12 +30,16 @@ public final class GroupNodes {
         this.group = group;
     }
 
-    /** Makes {@code owners/<topic>} and {@code offsets/<topic>} unless this instance made them already. */
+    /**
+     * Makes {@code owners/<topic>}, {@code offsets/<topic>} and {@code fences/<topic>} (with {@code fences} itself, which
+     * groups made before the fences lack) unless this instance made them already.
+     */
     public void ensureTopicFolders(ZkPort zk, String topic) {
         if (ensuredTopics.add(topic)) {
             try {
                 zk.ensurePath(ZkPaths.ownersOfTopic(group, topic), new byte[0]);
                 zk.ensurePath(ZkPaths.offsetsOfTopic(group, topic), new byte[0]);
+                zk.ensurePath(ZkPaths.fencesOfTopic(group, topic), new byte[0]);
             } catch (RuntimeException e) {
                 ensuredTopics.remove(topic);
                 throw e;

@@ -49,8 +49,11 @@ import java.util.concurrent.TimeoutException;
 /**
  * The protocol's primitives for one group on ZooKeeper. See {@link GroupStore} for the contract and
  * docs/zk-layout.md for the nodes. The fencing rests on one rule: every change of an owner node (claim,
- * re-confirmation) rewrites the offset node in the same transaction, and every commit and release is conditioned on
- * the offset node's version; so any other writer, be it a new owner, an admin or a hand edit, fences a stale one.
+ * re-confirmation) moves the partition's fence node ({@code fences/<topic>/<partition>}) in the same transaction, and
+ * every commit and release is conditioned on the fence node's version and the offset node's; so any other writer, be it
+ * a new owner (the fence), an admin or a hand edit (the offset), fences a stale one. The SPI sees both versions as one
+ * ({@link #version}). The claim does not need the offset node first, so its read goes out right behind it: one round
+ * trip.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkPort#multiInSession}).
  *
  * <p>About 710 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
@@ -276,29 +279,33 @@ public final class ZkGroupStore implements GroupStore {
         nodes.ensureTopicFolders(zk, tp.topic());
         String offsetPath = ZkPaths.offset(group, tp);
         String ownerPath = ZkPaths.owner(group, tp);
+        String fencePath = ZkPaths.fence(group, tp);
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-            // Order matters: offset first, then owner. A claim by someone else after the offset read moves its version,
-            // so the transaction below fails instead of acting on a stale view.
+            // The slow path reads the offset node first, so that a corrupt one blocks the claim before it is made and a
+            // claim conditioned on its version cannot act on a stale view of it.
             long session = zk.handleSession();
             Optional<ZkNode> offsetRead = zk.read(offsetPath, null);
             OffsetBody offset;
             try {
                 offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
             } catch (CorruptNodeException e) {
+                undoOwnClaim(tp, memberId, session); // a pipelined claim may have landed before its read saw this
                 zk.read(offsetPath, onChange); // wake the member when someone fixes the node
                 return new ClaimResult.Blocked(e.getMessage());
             }
             int offsetVersion = offsetRead.map(r -> r.stat().version()).orElse(-1);
-            byte[] offsetBody = NodeCodec.offset(offset);
+            byte[] claimBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
             try {
-                // Fast path, two round trips in all: the partition is free, take it.
-                List<ZkOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, offsetBody, offsetVersion);
-                return claimed(tp, offset, zk.multiInSession(session, ops), session);
+                List<ZkOp> ops = new ArrayList<>();
+                ops.add(ZkOp.createEphemeral(ownerPath, claimBody));
+                ops.add(ZkOp.set(fencePath, claimBody, -1));
+                ops.addAll(offsetCondition(offsetPath, offsetVersion));
+                return claimed(tp, offset, offsetRead, zk.multiInSession(session, ops), session);
             } catch (ZkFailure e) {
                 if (e.code() == ZkCode.NONODE) {
-                    // A topic folder was deleted under us (an admin deleted the topic's offsets): make it again.
-                    nodes.forgetTopicFolders(tp.topic());
-                    nodes.ensureTopicFolders(zk, tp.topic());
+                    // A folder deleted under us (an admin deleted the topic's offsets), or the partition's first claim
+                    // ever (no fence node yet): make them.
+                    ensureFence(tp);
                     continue;
                 }
                 if (e.code() == ZkCode.SESSIONEXPIRED) {
@@ -306,15 +313,15 @@ public final class ZkGroupStore implements GroupStore {
                 }
                 noteIfInDoubt(tp, session, e.code());
                 if (e.failedOp() != 0 || e.code() != ZkCode.NODEEXISTS) {
-                    continue; // the offset node moved (a commit, an edit) since we read it: read again
+                    continue; // the offset node moved (an edit) since we read it: read again
                 }
             } catch (StoreException e) {
                 throw e;
             } catch (Exception e) {
                 throw ZkFailure.toStore("claim " + zk.abs(ownerPath), e);
             }
-            // The owner node exists. Read it (after the offset: see above) and decide; the read leaves a watch, which
-            // fires when the holder releases it (a spurious wake-up in the other cases costs one lane check).
+            // The owner node exists. Read it and decide; the read leaves a watch, which fires when the holder releases
+            // it (a spurious wake-up in the other cases costs one lane check).
             Optional<ZkNode> ownerRead = zk.readIfPresentWatching(ownerPath, onChange);
             if (ownerRead.isEmpty()) {
                 continue; // released meanwhile
@@ -327,22 +334,26 @@ public final class ZkGroupStore implements GroupStore {
                 }
                 String holder = holderOf(ownerPath, ownerRead.get().data());
                 if (memberId.equals(holder) && ownerStat.ephemeralOwner() == session) {
-                    // Re-confirming after a reconnect: move the offset version as a fresh claim would.
+                    // Re-confirming after a reconnect: move the fence as a fresh claim would.
                     List<ZkOp> ops = new ArrayList<>();
                     ops.add(ZkOp.check(ownerPath, ownerStat.version()));
-                    ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
-                    return claimed(tp, offset, zk.multiInSession(session, ops), session);
+                    ops.add(ZkOp.set(fencePath, claimBody, -1));
+                    ops.addAll(offsetCondition(offsetPath, offsetVersion));
+                    return claimed(tp, offset, offsetRead, zk.multiInSession(session, ops), session);
                 }
                 if (memberId.equals(holder) && zk.isPastSession(ownerStat.ephemeralOwner())) {
                     // Our own node from an expired session: remove it, conditioned on the offset not having moved.
                     zk.multi(List.of(offsetVersion >= 0
                                     ? ZkOp.check(offsetPath, offsetVersion)
-                                    : ZkOp.create(offsetPath, offsetBody),
+                                    : ZkOp.create(offsetPath, NodeCodec.offset(offset)),
                             ZkOp.delete(ownerPath, ownerStat.version())));
                     continue;
                 }
                 return new ClaimResult.Busy(holder);
             } catch (ZkFailure e) {
+                if (e.code() == ZkCode.NONODE && e.failedOp() == 1) {
+                    ensureFence(tp); // re-confirming a partition whose fence node was deleted by hand
+                }
                 continue; // lost a race with another writer: read again
             } catch (StoreException e) {
                 throw e;
@@ -354,12 +365,62 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     /**
-     * The claims sent together: every partition's offset read goes out at once, and its claim transaction (the same
-     * one {@link #claim} sends) from ZooKeeper's event thread the moment that read returns, through the same session's
-     * handle; a claim that finds the owner node taken reads it, arming the hook, as {@link #claim} does. So k claims
-     * cost about the two round trips of one, and no thread but ZooKeeper's own waits for them. A claim this cannot
-     * settle (its offset moved, a folder or the session changed, a corrupt node, the member's own owner node, a
-     * failure) is made again by {@link #claim} on the calling thread.
+     * The slow path's condition on the offset node it read: a check of its version; or, without a node, its creation
+     * (empty) and a set of version 0, as a commit's, so that every claimed partition has an offset node an operator can
+     * {@code set} and the result carries its stat.
+     */
+    private List<ZkOp> offsetCondition(String offsetPath, int offsetVersion) throws Exception {
+        if (offsetVersion >= 0) {
+            return List.of(ZkOp.check(offsetPath, offsetVersion));
+        }
+        byte[] none = NodeCodec.offset(OffsetBody.none());
+        return List.of(ZkOp.create(offsetPath, none), ZkOp.set(offsetPath, none, 0));
+    }
+
+    /** The topic's folders and the partition's fence node, made if missing (the fence at version 0, with no body). */
+    private void ensureFence(TopicPartition tp) {
+        nodes.forgetTopicFolders(tp.topic());
+        nodes.ensureTopicFolders(zk, tp.topic());
+        try {
+            zk.write(ZkOp.create(ZkPaths.fence(group, tp), new byte[0]));
+        } catch (ZkFailure e) {
+            if (e.code() != ZkCode.NODEEXISTS) {
+                throw ZkFailure.toStore("create fence " + zk.abs(ZkPaths.fence(group, tp)), e);
+            }
+        }
+    }
+
+    /**
+     * Deletes this member's owner node of {@code tp} if it holds it in {@code session}: a pipelined claim landed and
+     * its read then found the offset node corrupt. Fenced on the fence node's version, so it never removes a later
+     * claim's node.
+     */
+    private void undoOwnClaim(TopicPartition tp, String memberId, long session) {
+        String ownerPath = ZkPaths.owner(group, tp);
+        Optional<ZkNode> fence = zk.read(ZkPaths.fence(group, tp), null);
+        Optional<ZkNode> owner = zk.read(ownerPath, null);
+        if (fence.isEmpty() || owner.isEmpty() || session == 0 || owner.get().stat().ephemeralOwner() != session
+                || !memberId.equals(holderOf(ownerPath, owner.get().data()))) {
+            return;
+        }
+        try {
+            zk.multiInSession(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.get().stat().version()),
+                    ZkOp.delete(ownerPath, owner.get().stat().version())));
+        } catch (ZkFailure e) {
+            if (e.code() != ZkCode.NONODE && e.code() != ZkCode.SESSIONEXPIRED) {
+                throw ZkFailure.toStore("release " + zk.abs(ownerPath) + " after a corrupt offset node", e);
+            }
+        }
+    }
+
+    /**
+     * The claims sent together, each in one round trip: every claim transaction ({@code create owner + setData fence})
+     * goes out at once, each with the read of its offset node right behind it on the same connection, which ZooKeeper
+     * answers after the transaction; so the read sees the node as the new owner starts from, and any earlier holder's
+     * write is fenced by the fence node's new version. A claim that finds the owner node taken reads it, arming the
+     * hook, as {@link #claim} does. So k claims cost about one round trip, and no thread but ZooKeeper's own waits for
+     * them. A claim this cannot settle (a folder or fence node missing, the session changed, a corrupt offset node, the
+     * member's own owner node, a failure) is made again by {@link #claim} on the calling thread.
      */
     @Override
     public Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(List<TopicPartition> partitions,
@@ -385,37 +446,90 @@ public final class ZkGroupStore implements GroupStore {
     /** One claim of {@link #claimAll}: its outcome, or empty for {@link #claim} to settle it. */
     private CompletableFuture<Optional<ClaimResult>> pipelinedClaim(TopicPartition tp, String memberId,
                                                                    long generation, Runnable onChange) {
-        String offsetPath = ZkPaths.offset(group, tp);
         String ownerPath = ZkPaths.owner(group, tp);
+        String fencePath = ZkPaths.fence(group, tp);
         try {
             nodes.ensureTopicFolders(zk, tp.topic());
-        } catch (RuntimeException e) {
+            long session = zk.handleSession();
+            byte[] claimBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
+            return sendClaim(tp, session, List.of(ZkOp.createEphemeral(ownerPath, claimBody),
+                    ZkOp.set(fencePath, claimBody, -1))).thenCompose(sent -> {
+                        ZkPort.Transaction tx = sent.tx();
+                        if (tx.code() == ZkCode.NONODE && tx.failedOp() == 1) {
+                            // The partition's first claim ever: no fence node yet. Make it in the claim.
+                            return sendClaim(tp, session, List.of(ZkOp.createEphemeral(ownerPath, claimBody),
+                                    ZkOp.create(fencePath, claimBody), ZkOp.set(fencePath, claimBody, 0)))
+                                    .thenCompose(again -> settle(tp, again, session, memberId, onChange));
+                        }
+                        return settle(tp, sent, session, memberId, onChange);
+                    }).exceptionally(e -> Optional.empty());
+        } catch (Exception e) { // a folder that could not be made, an operation that could not be built
             return CompletableFuture.completedFuture(Optional.empty());
         }
-        long session = zk.handleSession();
-        // Offset first, then owner, as in claim().
-        return zk.readAsync(offsetPath, null).thenCompose(read -> {
-            try {
-                OffsetBody offset = read.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath),
-                        read.get().data());
-                List<ZkOp> ops = takeOps(ownerPath, memberId, generation, offsetPath, NodeCodec.offset(offset),
-                        read.map(r -> r.stat().version()).orElse(-1));
-                return zk.multiInSessionAsync(session, ops).thenCompose(tx -> {
-                    if (tx.ok()) {
-                        return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset, tx.results(),
-                                session)));
-                    }
-                    if (tx.code() == ZkCode.NODEEXISTS && tx.failedOp() == 0) {
-                        return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath,
-                                memberId));
-                    }
-                    noteIfInDoubt(tp, session, tx.code());
-                    return CompletableFuture.completedFuture(Optional.<ClaimResult>empty());
-                });
-            } catch (Exception e) { // a corrupt offset node, or an operation that could not be built
-                return CompletableFuture.completedFuture(Optional.<ClaimResult>empty());
-            }
-        }).exceptionally(e -> Optional.empty());
+    }
+
+    /**
+     * A pipelined claim found no offset node (a partition never committed): it makes one, empty, conditioned on the
+     * fence it just set, so that every claimed partition has an offset node (an operator's {@code set} in zkCli works on
+     * it). One more round trip, only for a partition that never had an offset; the handoff of a committed one does not
+     * pay it. Anything but success leaves the claim to {@link #claim}, which finds it its own and re-confirms it.
+     */
+    private CompletableFuture<Optional<ClaimResult>> createOffsetNode(TopicPartition tp, long session, ZkResult fence) {
+        try {
+            String offsetPath = ZkPaths.offset(group, tp);
+            byte[] none = NodeCodec.offset(OffsetBody.none());
+            return zk.multiInSessionAsync(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.stat().version()),
+                    ZkOp.create(offsetPath, none), ZkOp.set(offsetPath, none, 0))).thenApply(tx -> {
+                        if (!tx.ok()) {
+                            noteIfInDoubt(tp, session, tx.code());
+                            return Optional.<ClaimResult>empty();
+                        }
+                        ZkStat offset = tx.results().get(2).stat();
+                        return Optional.of(claimed(tp, OffsetBody.none(), offset.version(), offset.czxid(), fence,
+                                session));
+                    });
+        } catch (Exception e) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+    }
+
+    /** A claim transaction and the read of the offset node sent right behind it. */
+    private record SentClaim(ZkPort.Transaction tx, CompletableFuture<Optional<ZkNode>> offset, int fenceOp) {
+    }
+
+    private CompletableFuture<SentClaim> sendClaim(TopicPartition tp, long session, List<ZkOp> ops) {
+        CompletableFuture<ZkPort.Transaction> tx = zk.multiInSessionAsync(session, ops);
+        CompletableFuture<Optional<ZkNode>> offset = zk.readAsync(ZkPaths.offset(group, tp), null);
+        return tx.thenApply(t -> new SentClaim(t, offset, ops.size() - 1)); // the fence's set is the last operation
+    }
+
+    private CompletableFuture<Optional<ClaimResult>> settle(TopicPartition tp, SentClaim sent, long session,
+                                                            String memberId, Runnable onChange) {
+        ZkPort.Transaction tx = sent.tx();
+        if (tx.ok()) {
+            // The fence moved: the offset read behind it is what this claim starts from.
+            ZkResult fence = tx.results().get(sent.fenceOp());
+            return sent.offset().thenCompose(read -> {
+                String offsetPath = ZkPaths.offset(group, tp);
+                if (read.isEmpty()) {
+                    return createOffsetNode(tp, session, fence);
+                }
+                OffsetBody offset;
+                try {
+                    offset = NodeCodec.offset(zk.abs(offsetPath), read.get().data());
+                } catch (CorruptNodeException e) {
+                    return CompletableFuture.completedFuture(Optional.<ClaimResult>empty()); // claim() undoes it, blocked
+                }
+                return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset,
+                        read.get().stat().version(), read.get().stat().czxid(), fence, session)));
+            });
+        }
+        if (tx.code() == ZkCode.NODEEXISTS && tx.failedOp() == 0) {
+            String ownerPath = ZkPaths.owner(group, tp);
+            return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath, memberId));
+        }
+        noteIfInDoubt(tp, session, tx.code());
+        return CompletableFuture.completedFuture(Optional.empty());
     }
 
     /** Busy when another member's live owner node holds the partition; empty for {@link #claim} otherwise. */
@@ -435,20 +549,10 @@ public final class ZkGroupStore implements GroupStore {
         }
     }
 
-    /** A free partition's claim: its owner node, created ephemeral, and the rewrite of its offset node. */
-    private List<ZkOp> takeOps(String ownerPath, String memberId, long generation, String offsetPath,
-                                    byte[] offsetBody, int offsetVersion) throws Exception {
-        byte[] ownerBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-        List<ZkOp> ops = new ArrayList<>();
-        ops.add(ZkOp.createEphemeral(ownerPath, ownerBody));
-        ops.addAll(rewriteOffset(offsetPath, offsetBody, offsetVersion));
-        return ops;
-    }
-
     /**
-     * A claim's or commit's rewrite of the offset node: a set of the version read; or, without a node, its creation
-     * and a set of version 0 right after it, so that the result always carries a stat (a creation's does not): the
-     * transaction's zxid (a claim's fencing token) and the node's incarnation (czxid).
+     * A commit's write of the offset node: a set of the version read; or, without a node, its creation and a set of
+     * version 0 right after it, so that the result always carries a stat (a creation's does not): the node's version
+     * and incarnation (czxid).
      */
     private List<ZkOp> rewriteOffset(String path, byte[] body, int expectedVersion) throws Exception {
         if (expectedVersion >= 0) {
@@ -482,16 +586,61 @@ public final class ZkGroupStore implements GroupStore {
         claimsInDoubt.remove(tp, doubt); // synced, or another session: its ephemeral node is gone either way
     }
 
-    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, List<ZkResult> results, long session) {
+    /**
+     * A claim that landed: {@code fence} is the result of its fence write (its version and zxid: the claim's fencing
+     * token), {@code offsetRead} the offset node it starts from.
+     */
+    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, Optional<ZkNode> offsetRead,
+                                List<ZkResult> results, long session) {
+        ZkResult last = results.get(results.size() - 1);
+        if (offsetRead.isEmpty() && last.stat() != null) { // the claim created the offset node: its stat is the last
+            return claimed(tp, offset, last.stat().version(), last.stat().czxid(), results.get(1), session);
+        }
+        return claimed(tp, offset, offsetRead.map(r -> r.stat().version()).orElse(-1),
+                offsetRead.map(r -> r.stat().czxid()).orElse(0L), results.get(1), session);
+    }
+
+    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, int offsetVersion, long created, ZkResult fence,
+                                long session) {
         claimsInDoubt.remove(tp);
         histories.put(tp, offset.history());
-        ZkResult last = results.get(results.size() - 1);
-        if (last.stat() == null) {
-            throw new IllegalStateException("claim transaction of " + tp + " ended with " + last);
+        if (fence.stat() == null) {
+            throw new IllegalStateException("claim transaction of " + tp + " wrote its fence with " + fence);
         }
-        ZkStat stat = last.stat();
-        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(), stat.version(),
-                offset.history(), stat.czxid()), new Lease(session, stat.mzxid()));
+        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(),
+                version(fence.stat().version(), offsetVersion), offset.history(), created),
+                new Lease(session, fence.stat().mzxid()));
+    }
+
+    // ------------------------------------------------------------------ versions: the fence's and the offset's
+
+    /**
+     * The version the SPI sees ({@link OffsetSnapshot#version()}): the fence node's version in the high 32 bits, the
+     * offset node's plus one in the low ones (0: no offset node), so it moves with every claim and every write of the
+     * offset and grows with both; {@link OffsetSnapshot#ABSENT} when neither node exists.
+     */
+    static long version(int fenceVersion, int offsetVersion) {
+        if (fenceVersion < 0 && offsetVersion < 0) {
+            return OffsetSnapshot.ABSENT;
+        }
+        return ((long) fenceVersion << 32) | ((offsetVersion + 1) & 0xFFFFFFFFL);
+    }
+
+    static int fenceVersion(long version) {
+        return version == OffsetSnapshot.ABSENT ? -1 : (int) (version >> 32);
+    }
+
+    static int offsetVersion(long version) {
+        return version == OffsetSnapshot.ABSENT ? -1 : (int) (version & 0xFFFFFFFFL) - 1;
+    }
+
+    /**
+     * The fence of a commit or release at {@code version}: a check of the fence node's version, or, where the version
+     * knew no fence node, its creation (which fails if any claim made one since).
+     */
+    private ZkOp fenceCheck(TopicPartition tp, long version) {
+        int fence = fenceVersion(version);
+        return fence >= 0 ? ZkOp.check(ZkPaths.fence(group, tp), fence) : ZkOp.create(ZkPaths.fence(group, tp), new byte[0]);
     }
 
     @Override
@@ -518,8 +667,9 @@ public final class ZkGroupStore implements GroupStore {
                     written.put(r.partition(), next.history());
                     List<ZkOp> ops = new ArrayList<>();
                     ops.add(ZkOp.check(ZkPaths.owner(group, r.partition()), -1));
+                    ops.add(fenceCheck(r.partition(), r.expectedVersion()));
                     ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), NodeCodec.offset(next),
-                            (int) r.expectedVersion()));
+                            offsetVersion(r.expectedVersion())));
                     return ops;
                 });
             } catch (Exception e) {
@@ -536,7 +686,8 @@ public final class ZkGroupStore implements GroupStore {
                     if (last.stat() == null) {
                         throw new IllegalStateException("commit transaction of " + tp + " ended with " + last);
                     }
-                    committed.put(tp, (long) last.stat().version());
+                    committed.put(tp, version(Math.max(0, fenceVersion(sent.get(i).expectedVersion())),
+                            last.stat().version()));
                     created.put(tp, last.stat().czxid());
                     writtenBy.put(tp, last.stat().mzxid());
                     histories.put(tp, written.get(tp));
@@ -583,7 +734,8 @@ public final class ZkGroupStore implements GroupStore {
                 batch = batcher.next(pending, 0, r -> {
                     byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
                             .orElse(null);
-                    return List.of(fenceOffset(r.partition(), r.expectedVersion(), body),
+                    return List.of(fenceCheck(r.partition(), r.expectedVersion()),
+                            fenceOffset(r.partition(), r.expectedVersion(), body),
                             ZkOp.delete(ZkPaths.owner(group, r.partition()), -1));
                 });
             } catch (Exception e) {
@@ -619,30 +771,31 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     /**
-     * The operation a release is fenced on: with {@code body} (a final commit) a set of the offset node at {@code
-     * expectedVersion}, else a check of it. Without an offset node ({@link OffsetSnapshot#ABSENT}) it is created, with
+     * The operation a release is fenced on besides the fence node: with {@code body} (a final commit) a set of the
+     * offset node at {@code expectedVersion}'s offset version, else a check of it. Without an offset node ({@link OffsetSnapshot#ABSENT}) it is created, with
      * the final commit or with no offset: the creation fails if anyone else created the node meanwhile.
      */
     private ZkOp fenceOffset(TopicPartition tp, long expectedVersion, byte[] body) throws Exception {
         String offsetPath = ZkPaths.offset(group, tp);
-        if (expectedVersion < 0) {
+        int offsetVersion = offsetVersion(expectedVersion);
+        if (offsetVersion < 0) {
             return ZkOp.create(offsetPath, body != null ? body : NodeCodec.offset(OffsetBody.none()));
         }
         return body == null
-                ? ZkOp.check(offsetPath, (int) expectedVersion)
-                : ZkOp.set(offsetPath, body, (int) expectedVersion);
+                ? ZkOp.check(offsetPath, offsetVersion)
+                : ZkOp.set(offsetPath, body, offsetVersion);
     }
 
     @Override
     public boolean release(TopicPartition tp, String memberId, long expectedVersion, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
         try {
-            zk.multiInSession(session, List.of(fenceOffset(tp, expectedVersion, null),
+            zk.multiInSession(session, List.of(fenceCheck(tp, expectedVersion), fenceOffset(tp, expectedVersion, null),
                     ZkOp.delete(ownerPath, -1)));
             return true;
         } catch (ZkFailure e) {
             int failed = e.failedOp();
-            if (failed == 1 && e.code() == ZkCode.NONODE) {
+            if (failed == 2 && e.code() == ZkCode.NONODE) {
                 return true; // owner node already gone (session ended): nothing left to release
             }
             return false;
@@ -656,33 +809,54 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public OffsetSnapshot readOffset(TopicPartition tp, Runnable onChange) {
         String path = ZkPaths.offset(group, tp);
+        // The fence first, sent in the background and answered before the offset read behind it.
+        CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         // The watch before the read, so no change falls in between; a one-shot one if the server has no persistent ones.
         boolean armed = onChange != null && offsetWatches.arm(path, onChange);
         Optional<ZkNode> read = zk.read(path, armed ? null : onChange);
+        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
         if (read.isEmpty()) {
-            return OffsetSnapshot.absent();
+            return new OffsetSnapshot(java.util.OptionalLong.empty(), "", version(fenceVersion, -1), List.of(), 0);
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), read.get().stat().version(), body.history(),
-                read.get().stat().czxid());
+        return new OffsetSnapshot(body.offset(), body.metadata(), version(fenceVersion, read.get().stat().version()),
+                body.history(), read.get().stat().czxid());
+    }
+
+    private Optional<ZkNode> awaitRead(CompletableFuture<Optional<ZkNode>> read, String path) {
+        try {
+            return read.get(LISTING_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted reading " + zk.abs(path), e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof StoreException se) {
+                throw se;
+            }
+            throw ZkFailure.toStore("read " + zk.abs(path), e.getCause() instanceof Exception c ? c : e);
+        } catch (TimeoutException e) {
+            throw ZkFailure.toStore("read " + zk.abs(path), e);
+        }
     }
 
     @Override
     public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session) {
         syncIfInDoubt(tp, session);
-        OffsetSnapshot offset = readOffset(tp, null); // offset before owner: see claim()
+        OffsetSnapshot offset = readOffset(tp, null); // fence and offset before owner: see claim()
         return holds(tp, memberId, session) ? Optional.of(offset) : Optional.empty();
     }
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
         syncIfInDoubt(tp, session);
+        CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
+        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
         if (!holds(tp, memberId, session)) {
             return java.util.OptionalLong.empty();
         }
-        return java.util.OptionalLong.of(offset.map(r -> (long) r.stat().version()).orElse(OffsetSnapshot.ABSENT));
+        return java.util.OptionalLong.of(version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
     }
 
     /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */

@@ -55,6 +55,23 @@ public final class ZkPaths {
         return ownersOfTopic(group, tp.topic()) + "/" + tp.partition();
     }
 
+    /**
+     * The fences folder: per partition a persistent node whose version every claim moves (its body names the last
+     * claimant), so that commits and releases can be fenced against a change of hands without the claim reading or
+     * rewriting the offset node first.
+     */
+    public static String fences(String group) {
+        return group(group) + "/fences";
+    }
+
+    public static String fencesOfTopic(String group, String topic) {
+        return fences(group) + "/" + Names.requireValid("topic", topic);
+    }
+
+    public static String fence(String group, TopicPartition tp) {
+        return fencesOfTopic(group, tp.topic()) + "/" + tp.partition();
+    }
+
     public static String offsets(String group) {
         return group(group) + "/offsets";
     }

@@ -1,8 +1,8 @@
 package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Clock;
 import java.util.Collection;
@@ -26,8 +26,11 @@ final class AdminContext {
     final Optional<LogBounds> bounds;
     final Clock clock;
     final int maxAttempts;
-    /** Sizes admin transactions by the store's one rule; a plan is never split, only refused when too large. */
-    final TransactionBatcher batcher;
+    /**
+     * The most one transaction may cost, by the store's one size rule ({@link AdminNodes#fitsOneTransaction}); a plan
+     * is never split, only refused when too large.
+     */
+    final long transactionLimit;
 
     AdminContext(CuratorFramework client, ZkSession zk, Optional<LogBounds> bounds, Clock clock,
                  int maxTransactionBytes, int maxAttempts) {
@@ -37,7 +40,7 @@ final class AdminContext {
         this.bounds = bounds;
         this.clock = clock;
         this.maxAttempts = maxAttempts;
-        this.batcher = new TransactionBatcher(maxTransactionBytes, zk::sizeOf);
+        this.transactionLimit = maxTransactionBytes;
     }
 
     GroupView requireGroup(String group) {
@@ -49,14 +52,14 @@ final class AdminContext {
     }
 
     AdminException unknownGroup(String group) {
-        return new AdminException("unknown group '" + group + "' (no node " + zk.abs(ZkPaths.group(group)) + ")");
+        return new AdminException("unknown group '" + group + "' (no node " + zk.abs(AdminLayout.group(group)) + ")");
     }
 
     /** Refuses a transaction of {@code bytes} that does not fit; {@code remedy} (nullable) says what to do instead. */
     void requireFits(long bytes, String what, AdminException.Remedy remedy) {
-        if (!batcher.fits(bytes)) {
+        if (!AdminNodes.fitsOneTransaction(bytes, transactionLimit)) {
             String detail = what + " needs a transaction of about " + (bytes / 1024) + " KiB, more than the "
-                    + (batcher.limit() / 1024) + " KiB that fit one ZooKeeper transaction (jute.maxbuffer); "
+                    + (transactionLimit / 1024) + " KiB that fit one ZooKeeper transaction (jute.maxbuffer); "
                     + "it is not split, so it could not apply in part";
             throw remedy == null ? new AdminException(detail) : new AdminException(detail, remedy, null);
         }

@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import io.groupkeeper.zkprotocol.ZkStats;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -51,7 +51,7 @@ public final class GroupAdmin implements AutoCloseable {
 
 
     /** Default limit of one transaction's size, below ZooKeeper's default jute.maxbuffer of 1 MiB. */
-    public static final int DEFAULT_MAX_TRANSACTION_BYTES = TransactionBatcher.MAX_TRANSACTION_BYTES;
+    public static final int DEFAULT_MAX_TRANSACTION_BYTES = AdminNodes.MAX_TRANSACTION_BYTES;
     /** Default number of plans tried when concurrent commits keep invalidating them. */
     public static final int DEFAULT_MAX_ATTEMPTS = 25;
 

@@ -2,9 +2,8 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
-import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -55,7 +54,7 @@ final class GroupDeleter {
                 throw new AdminException("group " + group + " has " + v.memberNodes.size() + " live member(s) ("
                         + String.join(", ", v.memberNodes) + "); stop them first", AdminException.Remedy.FORCE, null);
             }
-            List<String> nodes = subtree(ZkPaths.group(group));
+            List<String> nodes = subtree(AdminLayout.group(group));
             List<CuratorOp> ops = new ArrayList<>();
             for (int i = nodes.size() - 1; i >= 0; i--) { // children before parents
                 ops.add(ctx.client.transactionOp().delete().forPath(nodes.get(i)));
@@ -119,7 +118,7 @@ final class GroupDeleter {
                 // Cleared, not deleted: a deleted node comes back at version 0, where an owner's remembered
                 // version may be; a cleared one moves on, so every fenced write prepared before it fails.
                 ops.add(ctx.client.transactionOp().setData().withVersion(e.getValue().version())
-                        .forPath(ZkPaths.offset(group, e.getKey()), NodeCodec.offset(NodeCodec.OffsetBody.none())));
+                        .forPath(AdminLayout.offset(group, e.getKey()), AdminNodes.encode(AdminNodes.Offset.none())));
             }
             ctx.requireFits(ZkSession.bytes(ops.stream().map(CuratorOp::get).toList()), "deleting " + nodes.size() + " offsets of topic " + topic, null);
             return new Deletion(ops, new DeleteResult(group, "offsets of topic " + topic, nodes.size(),

@@ -7,9 +7,8 @@ import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
 import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
-import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,7 +38,7 @@ final class GroupInspector {
     /** Every group under the namespace, sorted by id. */
     List<GroupSummary> listGroups() {
         List<GroupSummary> out = new ArrayList<>();
-        for (String group : ctx.reader.children(ZkPaths.GROUPS)) {
+        for (String group : ctx.reader.children(AdminLayout.GROUPS)) {
             if (!Names.isValid(group)) {
                 continue;
             }
@@ -104,7 +103,7 @@ final class GroupInspector {
         for (GroupDescription.Partition p : d.partitions()) {
             GroupView.OffsetNode node = v.offsets.get(p.partition());
             List<CommitSample> history = node == null ? List.of()
-                    : node.body().map(OffsetBody::history).orElse(List.of());
+                    : node.body().map(AdminNodes.Offset::history).orElse(List.of());
             OptionalLong logEnd = p.caughtUp() && p.committed().isPresent() ? p.committed() : p.logEnd();
             PartitionStatus s = evaluator.evaluate(history, p.committed(), logEnd, now);
             if (p.caughtUp() && s.status() != LagStatus.REWIND && s.status() != LagStatus.OK) {
@@ -141,7 +140,7 @@ final class GroupInspector {
         Map<TopicPartition, Long> behind = new HashMap<>();
         for (TopicPartition tp : partitions) {
             OptionalLong c = Optional.ofNullable(v.offsets.get(tp)).flatMap(GroupView.OffsetNode::body)
-                    .map(OffsetBody::offset).orElse(OptionalLong.empty());
+                    .map(AdminNodes.Offset::offset).orElse(OptionalLong.empty());
             Long end = logEnds.get(tp);
             if (c.isPresent() && end != null && c.getAsLong() < end) {
                 behind.put(tp, c.getAsLong());
@@ -165,8 +164,8 @@ final class GroupInspector {
         List<GroupDescription.Partition> rows = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             GroupView.OffsetNode node = v.offsets.get(tp);
-            Optional<OffsetBody> body = node == null ? Optional.empty() : node.body();
-            OptionalLong committed = body.map(OffsetBody::offset).orElse(OptionalLong.empty());
+            Optional<AdminNodes.Offset> body = node == null ? Optional.empty() : node.body();
+            OptionalLong committed = body.map(AdminNodes.Offset::offset).orElse(OptionalLong.empty());
             Long end = logEnds.get(tp);
             OptionalLong logEnd = end == null ? OptionalLong.empty() : OptionalLong.of(end);
             OptionalLong lag = committed.isPresent() && logEnd.isPresent()
@@ -186,11 +185,11 @@ final class GroupInspector {
             }
             boolean corrupt = node != null && node.body().isEmpty();
             rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
-                    v.targetOf(tp), committed, logEnd, lag, body.flatMap(OffsetBody::committedBy),
-                    body.flatMap(OffsetBody::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version()));
+                    v.targetOf(tp), committed, logEnd, lag, body.flatMap(AdminNodes.Offset::committedBy),
+                    body.flatMap(AdminNodes.Offset::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version()));
         }
-        return new GroupDescription(group, v.state(), v.body.map(NodeCodec.GroupBody::createdAt),
-                v.body.map(NodeCodec.GroupBody::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,
+        return new GroupDescription(group, v.state(), v.body.map(AdminNodes.Group::createdAt),
+                v.body.map(AdminNodes.Group::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,
                 members, rows, ctx.bounds.map(LogBounds::describe), v.problems);
     }
 
@@ -201,12 +200,12 @@ final class GroupInspector {
         Map<TopicPartition, String> origins = new HashMap<>();
         v.offsets.forEach((tp, node) -> {
             if (node.body().isEmpty()) {
-                throw new AdminException("cannot export group " + group + ": offset node " + ctx.zk.abs(ZkPaths.offset(group, tp))
+                throw new AdminException("cannot export group " + group + ": offset node " + ctx.zk.abs(AdminLayout.offset(group, tp))
                         + " is unreadable: " + AdminContext.abbreviate(node.raw()) + " (fix or delete it)");
             }
             node.body().get().offset().ifPresent(o -> {
                 offsets.put(tp, o);
-                origins.put(tp, ctx.zk.abs(ZkPaths.offset(group, tp)));
+                origins.put(tp, ctx.zk.abs(AdminLayout.offset(group, tp)));
             });
         });
         return new SourceOffsets("group " + group, offsets, origins);

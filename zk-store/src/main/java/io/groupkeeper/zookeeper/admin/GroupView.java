@@ -4,11 +4,9 @@ import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
-import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zkprotocol.internal.NodeCodec.OwnerBody;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import io.groupkeeper.zkprotocol.ZkNode;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -30,12 +28,12 @@ import java.util.TreeSet;
 final class GroupView {
 
     /** An offset node: its decoded body (empty if corrupt) and version. */
-    record OffsetNode(Optional<OffsetBody> body, int version, byte[] raw) {
+    record OffsetNode(Optional<AdminNodes.Offset> body, int version, byte[] raw) {
     }
 
     final String group;
     final boolean exists;
-    Optional<NodeCodec.GroupBody> body = Optional.empty();
+    Optional<AdminNodes.Group> body = Optional.empty();
     /** The group node's creation zxid (0 when it does not exist): a group deleted and made again has another. */
     long createdZxid;
     final SortedMap<String, MemberInfo> members = new TreeMap<>();
@@ -45,7 +43,7 @@ final class GroupView {
     Optional<String> publishedBy = Optional.empty();
     final SortedMap<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
     Optional<String> electedLeader = Optional.empty();
-    final SortedMap<TopicPartition, OwnerBody> owners = new TreeMap<>();
+    final SortedMap<TopicPartition, AdminNodes.Owner> owners = new TreeMap<>();
     final SortedMap<TopicPartition, OffsetNode> offsets = new TreeMap<>();
     final SortedSet<String> offsetParents = new TreeSet<>();
     final SortedSet<String> ownerParents = new TreeSet<>();
@@ -59,21 +57,21 @@ final class GroupView {
 
     static GroupView read(ZkReader zk, String group) {
         Names.requireValid("group id", group);
-        String groupPath = ZkPaths.group(group);
-        Map<String, Optional<ZkNode>> head = zk.data(List.of(groupPath, ZkPaths.assignment(group)));
+        String groupPath = AdminLayout.group(group);
+        Map<String, Optional<ZkNode>> head = zk.data(List.of(groupPath, AdminLayout.assignment(group)));
         if (head.get(groupPath).isEmpty()) {
             return new GroupView(group, false);
         }
         GroupView v = new GroupView(group, true);
         v.createdZxid = head.get(groupPath).get().stat().czxid();
         try {
-            v.body = Optional.of(NodeCodec.group(zk.abs(groupPath), head.get(groupPath).get().data()));
+            v.body = Optional.of(AdminNodes.group(zk.abs(groupPath), head.get(groupPath).get().data()));
         } catch (CorruptNodeException e) {
             v.problems.add(e.getMessage());
         }
-        head.get(ZkPaths.assignment(group)).ifPresent(n -> {
+        head.get(AdminLayout.assignment(group)).ifPresent(n -> {
             try {
-                NodeCodec.AssignmentBody a = NodeCodec.assignment(zk.abs(ZkPaths.assignment(group)), n.data());
+                AdminNodes.Assignment a = AdminNodes.assignment(zk.abs(AdminLayout.assignment(group)), n.data());
                 v.generation = a.generation();
                 v.publishedBy = a.leader();
             } catch (CorruptNodeException e) {
@@ -82,32 +80,32 @@ final class GroupView {
         });
 
         // Round trip 2: the folders' children.
-        Map<String, Optional<List<String>>> folders = zk.children(List.of(ZkPaths.members(group),
-                ZkPaths.assignment(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group)));
-        List<String> memberIds = valid(folders.get(ZkPaths.members(group)));
-        v.memberNodes.addAll(folders.get(ZkPaths.members(group)).orElse(List.of()));
-        List<String> targetIds = valid(folders.get(ZkPaths.assignment(group)));
-        List<String> latches = folders.get(ZkPaths.leader(group)).orElse(List.of());
-        v.ownerParents.addAll(valid(folders.get(ZkPaths.owners(group))));
-        v.offsetParents.addAll(valid(folders.get(ZkPaths.offsets(group))));
+        Map<String, Optional<List<String>>> folders = zk.children(List.of(AdminLayout.members(group),
+                AdminLayout.assignment(group), AdminLayout.leader(group), AdminLayout.owners(group), AdminLayout.offsets(group)));
+        List<String> memberIds = valid(folders.get(AdminLayout.members(group)));
+        v.memberNodes.addAll(folders.get(AdminLayout.members(group)).orElse(List.of()));
+        List<String> targetIds = valid(folders.get(AdminLayout.assignment(group)));
+        List<String> latches = folders.get(AdminLayout.leader(group)).orElse(List.of());
+        v.ownerParents.addAll(valid(folders.get(AdminLayout.owners(group))));
+        v.offsetParents.addAll(valid(folders.get(AdminLayout.offsets(group))));
 
         // Round trip 3: members, targets, the first latch node, and the per-topic folders.
         List<String> dataPaths = new ArrayList<>();
-        memberIds.forEach(m -> dataPaths.add(ZkPaths.member(group, m)));
-        targetIds.forEach(m -> dataPaths.add(ZkPaths.target(group, m)));
+        memberIds.forEach(m -> dataPaths.add(AdminLayout.member(group, m)));
+        targetIds.forEach(m -> dataPaths.add(AdminLayout.target(group, m)));
         Optional<String> firstLatch = latches.stream().min(GroupView::bySequence);
-        firstLatch.ifPresent(l -> dataPaths.add(ZkPaths.leader(group) + "/" + l));
+        firstLatch.ifPresent(l -> dataPaths.add(AdminLayout.leader(group) + "/" + l));
         Map<String, Optional<ZkNode>> data = zk.data(dataPaths);
         List<String> topicFolders = new ArrayList<>();
-        v.ownerParents.forEach(t -> topicFolders.add(ZkPaths.ownersOfTopic(group, t)));
-        v.offsetParents.forEach(t -> topicFolders.add(ZkPaths.offsetsOfTopic(group, t)));
+        v.ownerParents.forEach(t -> topicFolders.add(AdminLayout.ownersOfTopic(group, t)));
+        v.offsetParents.forEach(t -> topicFolders.add(AdminLayout.offsetsOfTopic(group, t)));
         Map<String, Optional<List<String>>> partitionFolders = zk.children(topicFolders);
 
         for (String m : memberIds) {
-            String path = ZkPaths.member(group, m);
+            String path = AdminLayout.member(group, m);
             data.get(path).ifPresent(n -> {
                 try {
-                    MemberInfo info = NodeCodec.member(zk.abs(path), n.data());
+                    MemberInfo info = AdminNodes.member(zk.abs(path), n.data());
                     v.members.put(m, info);
                 } catch (CorruptNodeException e) {
                     v.problems.add(e.getMessage());
@@ -115,16 +113,16 @@ final class GroupView {
             });
         }
         for (String m : targetIds) {
-            String path = ZkPaths.target(group, m);
+            String path = AdminLayout.target(group, m);
             data.get(path).ifPresent(n -> {
                 try {
-                    v.targets.put(m, NodeCodec.target(zk.abs(path), n.data()).partitions());
+                    v.targets.put(m, AdminNodes.targetPartitions(zk.abs(path), n.data()));
                 } catch (CorruptNodeException e) {
                     v.problems.add(e.getMessage());
                 }
             });
         }
-        firstLatch.flatMap(l -> data.get(ZkPaths.leader(group) + "/" + l))
+        firstLatch.flatMap(l -> data.get(AdminLayout.leader(group) + "/" + l))
                 .map(n -> new String(n.data(), java.nio.charset.StandardCharsets.UTF_8).trim())
                 .filter(Names::isValid)
                 .ifPresent(id -> v.electedLeader = Optional.of(id));
@@ -134,34 +132,34 @@ final class GroupView {
         Map<String, TopicPartition> ownerPaths = new HashMap<>();
         Map<String, TopicPartition> offsetPaths = new HashMap<>();
         for (String t : v.ownerParents) {
-            for (int p : partitions(partitionFolders.get(ZkPaths.ownersOfTopic(group, t)))) {
+            for (int p : partitions(partitionFolders.get(AdminLayout.ownersOfTopic(group, t)))) {
                 TopicPartition tp = new TopicPartition(t, p);
-                ownerPaths.put(ZkPaths.owner(group, tp), tp);
-                nodePaths.add(ZkPaths.owner(group, tp));
+                ownerPaths.put(AdminLayout.owner(group, tp), tp);
+                nodePaths.add(AdminLayout.owner(group, tp));
             }
         }
         for (String t : v.offsetParents) {
-            for (int p : partitions(partitionFolders.get(ZkPaths.offsetsOfTopic(group, t)))) {
+            for (int p : partitions(partitionFolders.get(AdminLayout.offsetsOfTopic(group, t)))) {
                 TopicPartition tp = new TopicPartition(t, p);
-                offsetPaths.put(ZkPaths.offset(group, tp), tp);
-                nodePaths.add(ZkPaths.offset(group, tp));
+                offsetPaths.put(AdminLayout.offset(group, tp), tp);
+                nodePaths.add(AdminLayout.offset(group, tp));
             }
         }
         SortedSet<String> topicsSoFar = v.topics();
-        topicsSoFar.forEach(t -> nodePaths.add(ZkPaths.topic(t)));
+        topicsSoFar.forEach(t -> nodePaths.add(AdminLayout.topic(t)));
         Map<String, Optional<ZkNode>> nodes = zk.data(nodePaths);
         ownerPaths.forEach((path, tp) -> nodes.get(path).ifPresent(n -> {
             try {
-                v.owners.put(tp, NodeCodec.owner(zk.abs(path), n.data()));
+                v.owners.put(tp, AdminNodes.owner(zk.abs(path), n.data()));
             } catch (CorruptNodeException e) {
                 v.problems.add(e.getMessage());
             }
         }));
         offsetPaths.forEach((path, tp) -> nodes.get(path).ifPresent(n -> v.offsets.put(tp, decode(zk, path, n, v.problems))));
         for (String t : topicsSoFar) {
-            nodes.get(ZkPaths.topic(t)).ifPresent(n -> {
+            nodes.get(AdminLayout.topic(t)).ifPresent(n -> {
                 try {
-                    v.registry.put(t, NodeCodec.topic(zk.abs(ZkPaths.topic(t)), n.data()));
+                    v.registry.put(t, AdminNodes.topicPartitions(zk.abs(AdminLayout.topic(t)), n.data()));
                 } catch (CorruptNodeException e) {
                     v.problems.add(e.getMessage());
                 }
@@ -172,7 +170,7 @@ final class GroupView {
 
     static OffsetNode decode(ZkReader zk, String path, ZkNode n, List<String> problems) {
         try {
-            return new OffsetNode(Optional.of(NodeCodec.offset(zk.abs(path), n.data())), n.stat().version(), n.data());
+            return new OffsetNode(Optional.of(AdminNodes.offset(zk.abs(path), n.data())), n.stat().version(), n.data());
         } catch (CorruptNodeException e) {
             if (problems != null) {
                 problems.add(e.getMessage());

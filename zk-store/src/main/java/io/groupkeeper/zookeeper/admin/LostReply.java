@@ -2,9 +2,9 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import io.groupkeeper.zkprotocol.ZkNode;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -49,8 +49,8 @@ final class LostReply {
                       boolean replyLost) {
         try {
             Map<String, ResetPlan.Entry> byPath = new LinkedHashMap<>();
-            plan.writes().forEach(e -> byPath.put(ZkPaths.offset(plan.group(), e.partition()), e));
-            if (replyLost && !synced(ctx, ZkPaths.group(plan.group()))) {
+            plan.writes().forEach(e -> byPath.put(AdminLayout.offset(plan.group(), e.partition()), e));
+            if (replyLost && !synced(ctx, AdminLayout.group(plan.group()))) {
                 return Outcome.UNKNOWN;
             }
             Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());
@@ -92,7 +92,7 @@ final class LostReply {
         }
         try {
             long target = e.target().getAsLong();
-            return NodeCodec.offset(ctx.zk.abs(path), n.data()).history().stream()
+            return AdminNodes.offset(ctx.zk.abs(path), n.data()).history().stream()
                     .anyMatch(s -> s.at().equals(at) && s.offset() == target);
         } catch (CorruptNodeException corrupt) {
             return false;

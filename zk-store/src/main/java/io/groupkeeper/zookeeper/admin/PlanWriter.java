@@ -4,11 +4,8 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.status.CommitSample;
-import io.groupkeeper.zkprotocol.internal.GroupNodes;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
-import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -73,7 +70,7 @@ final class PlanWriter {
             beforeWrite.accept(plan);
             if (plan.createsGroup()) {
                 try {
-                    ctx.zk.ensurePath(ZkPaths.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
+                    ctx.zk.ensurePath(AdminLayout.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
                 } catch (StoreException e) {
                     throw new AdminException(e.getMessage(), e);
                 }
@@ -134,15 +131,15 @@ final class PlanWriter {
         String by = plan.operation().startsWith("migrate ") ? "admin:migrate:" + plan.operation().substring(8)
                 : "admin:" + plan.operation();
         for (ResetPlan.Entry e : plan.writes()) {
-            Optional<OffsetBody> stored = fresh.offsets().getOrDefault(e.partition(), Optional.empty())
+            Optional<AdminNodes.Offset> stored = fresh.offsets().getOrDefault(e.partition(), Optional.empty())
                     .flatMap(GroupView.OffsetNode::body);
-            long generation = stored.map(OffsetBody::generation).orElse(0L);
+            long generation = stored.map(AdminNodes.Offset::generation).orElse(0L);
             // Keep the commit history, with the reset as its newest sample: lag status then shows REWIND (or the jump).
-            List<CommitSample> history = stored.map(OffsetBody::history).orElse(List.of());
+            List<CommitSample> history = stored.map(AdminNodes.Offset::history).orElse(List.of());
             if (e.target().isPresent()) {
-                history = NodeCodec.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
+                history = AdminNodes.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
             }
-            bodies.put(e.partition(), NodeCodec.offset(new OffsetBody(e.target(), "", Optional.of(by), generation,
+            bodies.put(e.partition(), AdminNodes.encode(new AdminNodes.Offset(e.target(), "", Optional.of(by), generation,
                     Optional.of(now), history)));
         }
         return bodies;
@@ -154,13 +151,13 @@ final class PlanWriter {
         List<CuratorOp> ops = new ArrayList<>();
         try {
             if (plan.createsGroup()) {
-                ops.addAll(new GroupNodes(g).creation(Assignors.defaultAssignor().name(), ctx.clock.instant()).stream().map(ctx.zk::op).toList());
+                ops.addAll(AdminNodes.groupCreation(g, Assignors.defaultAssignor().name(), ctx.clock.instant()).stream().map(ctx.zk::op).toList());
             }
             for (String folder : plan.createsFolders()) {
                 ops.add(ctx.client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(folder, new byte[0]));
             }
             for (ResetPlan.Entry e : plan.writes()) {
-                String path = ZkPaths.offset(g, e.partition());
+                String path = AdminLayout.offset(g, e.partition());
                 byte[] body = bodies.get(e.partition());
                 ops.add(e.expectedVersion() < 0
                         ? ctx.client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, body)

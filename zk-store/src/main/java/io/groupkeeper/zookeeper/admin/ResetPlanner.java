@@ -2,9 +2,8 @@ package io.groupkeeper.zookeeper.admin;
 
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zkprotocol.internal.NodeCodec;
-import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zkprotocol.admin.AdminNodes;
+import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -90,10 +89,10 @@ final class ResetPlanner {
                 if (e.writes()) {
                     String t = e.partition().topic();
                     if (!fresh.offsetFolders.contains(t)) {
-                        folders.add(ZkPaths.offsetsOfTopic(view.group, t));
+                        folders.add(AdminLayout.offsetsOfTopic(view.group, t));
                     }
                     if (!fresh.ownerFolders.contains(t)) {
-                        folders.add(ZkPaths.ownersOfTopic(view.group, t));
+                        folders.add(AdminLayout.ownersOfTopic(view.group, t));
                     }
                 }
             }
@@ -115,7 +114,7 @@ final class ResetPlanner {
         private ResetPlan.Entry entry(TopicPartition tp, Optional<GroupView.OffsetNode> node) {
             int version = node.map(GroupView.OffsetNode::version).orElse(-1);
             boolean corrupt = node.isPresent() && node.get().body().isEmpty();
-            OptionalLong current = node.flatMap(GroupView.OffsetNode::body).map(OffsetBody::offset).orElse(OptionalLong.empty());
+            OptionalLong current = node.flatMap(GroupView.OffsetNode::body).map(AdminNodes.Offset::offset).orElse(OptionalLong.empty());
             OptionalLong logStart = opt(start.get(tp));
             OptionalLong logEnd = opt(end.get(tp));
             Optional<String> owner = Optional.ofNullable(view.owners.get(tp)).map(o -> o.memberId());
@@ -285,10 +284,10 @@ final class ResetPlanner {
     }
 
     private void readRegistry(GroupView v, Collection<String> topics) {
-        List<String> missing = topics.stream().filter(t -> !v.registry.containsKey(t)).map(ZkPaths::topic).toList();
+        List<String> missing = topics.stream().filter(t -> !v.registry.containsKey(t)).map(AdminLayout::topic).toList();
         ctx.reader.data(missing).forEach((path, node) -> node.ifPresent(n -> {
             try {
-                v.registry.put(path.substring(ZkPaths.TOPICS.length() + 1), NodeCodec.topic(ctx.zk.abs(path), n.data()));
+                v.registry.put(path.substring(AdminLayout.TOPICS.length() + 1), AdminNodes.topicPartitions(ctx.zk.abs(path), n.data()));
             } catch (RuntimeException e) {
                 v.problems.add(e.getMessage());
             }
@@ -336,17 +335,17 @@ final class ResetPlanner {
     /** The offset nodes of the planned partitions and the group's topic folders, read right before writing. */
     Fresh readFresh(Planning p) {
         String g = p.view.group;
-        Map<String, Optional<List<String>>> folders = ctx.reader.children(List.of(ZkPaths.offsets(g), ZkPaths.owners(g)));
-        boolean groupExists = ctx.reader.data(ZkPaths.group(g)).isPresent();
+        Map<String, Optional<List<String>>> folders = ctx.reader.children(List.of(AdminLayout.offsets(g), AdminLayout.owners(g)));
+        boolean groupExists = ctx.reader.data(AdminLayout.group(g)).isPresent();
         Map<String, TopicPartition> paths = new LinkedHashMap<>();
-        p.selected.forEach(tp -> paths.put(ZkPaths.offset(g, tp), tp));
+        p.selected.forEach(tp -> paths.put(AdminLayout.offset(g, tp), tp));
         Map<TopicPartition, Optional<GroupView.OffsetNode>> offsets = new HashMap<>();
         if (groupExists) {
             ctx.reader.data(paths.keySet()).forEach((path, node) ->
                     offsets.put(paths.get(path), node.map(n -> GroupView.decode(ctx.reader, path, n, null))));
         }
-        return new Fresh(offsets, new TreeSet<>(folders.get(ZkPaths.offsets(g)).orElse(List.of())),
-                new TreeSet<>(folders.get(ZkPaths.owners(g)).orElse(List.of())), groupExists);
+        return new Fresh(offsets, new TreeSet<>(folders.get(AdminLayout.offsets(g)).orElse(List.of())),
+                new TreeSet<>(folders.get(AdminLayout.owners(g)).orElse(List.of())), groupExists);
     }
 
     private static OptionalLong opt(Long v) {
