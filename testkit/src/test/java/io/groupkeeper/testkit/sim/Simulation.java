@@ -403,8 +403,7 @@ final class Simulation {
             return;
         }
         p.silentCut = false;
-        scheduler.unfreeze(p.tag);
-        p.members.forEach(m -> scheduler.unfreeze(m.appTag));
+        thaw(p);
         if (clock.millis() < p.cutUntil && p.store.sessionId() == session) {
             p.store.noticeCut();
         }
@@ -422,9 +421,17 @@ final class Simulation {
         if (p.crashed) {
             return;
         }
+        thaw(p);
+        reconnect(p);
+    }
+
+    /** A frozen process's threads run again: one resumption more ({@link SimProcess#resumptions}). */
+    private void thaw(SimProcess p) {
+        if (scheduler.isFrozen(p.tag)) {
+            p.resumptions++;
+        }
         scheduler.unfreeze(p.tag);
         p.members.forEach(m -> scheduler.unfreeze(m.appTag));
-        reconnect(p);
     }
 
     private void repair(TopicPartition tp) {

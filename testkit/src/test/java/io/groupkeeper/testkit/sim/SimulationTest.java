@@ -77,6 +77,23 @@ class SimulationTest {
         }
     }
 
+    /**
+     * Seed 72775 of the 100,000-schedule run of 2026-12-04: m1's process paused past its session timeout, resumed and
+     * ran its overdue poll, and was paused again at that same instant, before its lanes told it of the loss; at the
+     * next resumption its overdue poll again came before the news. 80 zombie records per partition, 40 after each
+     * resumption: the member is not at fault (user code that has not run the lost callback cannot know), the
+     * checker's bound counted from the claim's end instead of from the process's last resumption.
+     */
+    @Test
+    void aZombiePausedAgainBeforeItHeardMayPollOnceAfterEachResumption() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
+                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the schedule of seed 72775 as found");
+        Simulation.Result r = Simulation.run(72775, FAULTS);
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.zombieRecords()).as("two overdue polls of six partitions, each after a resumption")
+                .isGreaterThan(2L * SimMember.MAX_RECORDS_PER_POLL * 5);
+    }
+
     @Test
     void aScheduleIsAPureFunctionOfItsSeed() {
         Simulation.Result a = Simulation.run(42, FAULTS);
