@@ -92,6 +92,12 @@ final class SimChecker {
         return zombieRecords;
     }
 
+    /** The schedule could not go on (a livelock the simulator's step bound caught): a failure like any violation. */
+    void stuck(String what) {
+        violation(what);
+        log.event("STUCK");
+    }
+
     private void violation(String what) {
         violations.add(what);
     }
