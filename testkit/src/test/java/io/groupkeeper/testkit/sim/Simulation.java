@@ -33,8 +33,9 @@ final class Simulation {
     static final int MAX_PARTITIONS = 12;
     /**
      * Whether one disconnection in three of a process running normally is silent (noticed at two thirds of the session
-     * timeout): {@code -Dgroupkeeper.simulation.silentCuts=true}. Off by default: it finds issue 34's finding 4 (a
-     * handed-over final offset forgotten after a new session) at seed 47, which is not fixed on this code.
+     * timeout): {@code -Dgroupkeeper.simulation.silentCuts=true}. Off by default, so the default schedules stay the same:
+     * it was written to find issue 34's finding 4 (a handed-over final offset forgotten after a new session; seed 47),
+     * fixed since.
      */
     static final boolean SILENT_CUTS =
             Boolean.parseBoolean(System.getProperty("groupkeeper.simulation.silentCuts", "false"));

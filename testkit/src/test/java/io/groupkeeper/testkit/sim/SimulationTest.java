@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * -Dgroupkeeper.simulation.schedules=N} and {@code -Dgroupkeeper.simulation.seed=S} choose others (the {@code
  * simulation} profile runs 100,000). A failing seed prints itself, its shortest failing schedule and the end of its
  * trace; {@code -Dgroupkeeper.simulation.seed=S -Dgroupkeeper.simulation.schedules=1} replays it. {@code
- * -Dgroupkeeper.simulation.faults=all} adds the fault kinds that expose bugs not fixed yet ({@link FaultPlan}).
+ * -Dgroupkeeper.simulation.faults=all} adds the fault kinds that are off by default ({@link FaultPlan}).
  */
 class SimulationTest {
 
