@@ -76,6 +76,12 @@ public final class DefaultGroupMember implements GroupMember {
 
     // Lane-confined.
     private Registration registration;
+    /** The join took this member's id in its keeper (so a node of that id in this session is its own). */
+    private boolean idTaken;
+    /** The join made sure the group exists (later attempts only register). */
+    private boolean groupChecked;
+    /** The join is done: only now does a reconnection re-register the member and step. */
+    private boolean joined;
 
     private volatile LeaderElection election;
     private volatile State state = State.LATENT;
@@ -154,7 +160,8 @@ public final class DefaultGroupMember implements GroupMember {
 
     /**
      * The join runs on the member's lane; the future completes when it is done. On failure the member is closed (it
-     * leaves its keeper's list) before the future completes exceptionally.
+     * leaves its keeper's list, and whatever its join may have created is removed: {@link #abandonStart}) before the
+     * future completes exceptionally.
      */
     @Override
     public CompletableFuture<Void> startAsync() {
@@ -165,30 +172,99 @@ public final class DefaultGroupMember implements GroupMember {
             state = State.STARTED;
         }
         CompletableFuture<Void> started = new CompletableFuture<>();
+        long deadline = clock.millis() + config.registrationTimeout().toMillis();
         lane.execute(() -> {
-            try {
-                join();
-            } catch (RuntimeException e) {
-                state = State.CLOSED;
-                coordination.removeConnectionListener(connectionListener);
-                closeQuietly();
-                liveIds.free(config.groupId(), config.memberId(), this);
-                onClosed.accept(this);
-                started.completeExceptionally(e);
-                return;
-            }
-            config.metrics().memberStarted(config.groupId(), config.memberId(), this::generation, table::ownedCount);
-            LOG.info("member {} started (topics {}, assignor {}, store {})", log.member(),
-                    new TreeSet<>(config.topics()), config.assignor().name(), coordination.describe());
-            started.complete(null);
+            // Listening from the first attempt: a registration whose reply is lost drops the connection, and the
+            // failed start's leave must hear that doubt to wait for its verdict.
+            coordination.addConnectionListener(connectionListener);
+            attemptJoin(started, deadline);
         });
         return started;
     }
 
-    /** On the lane: registers, joins the leader election and takes the first step towards the target. */
-    private void join() {
-        registration = registerWaitingForPredecessor();
-        coordination.addConnectionListener(connectionListener);
+    /**
+     * On the lane: one attempt at the join — register, join the leader election, take the first step towards the
+     * target. An id still held (a predecessor that crashed or is still closing, see {@link #register}) is tried again
+     * a jittered moment later from the scheduler, until the registration timeout: never by sleeping on the lane, whose
+     * threads the predecessor's leave may need (a keeper given a single-threaded or small executor, or the simulator's
+     * one thread, waited the whole registration timeout for a leave that could not run, then failed).
+     */
+    private void attemptJoin(CompletableFuture<Void> started, long deadline) {
+        if (state != State.STARTED) {
+            // Closed while it waited for its id: the close's leave has dealt with it.
+            started.completeExceptionally(new GroupKeeperException("member " + log.member()
+                    + " was closed before it started"));
+            return;
+        }
+        try {
+            registration = register();
+        } catch (MemberIdInUseException e) {
+            if (clock.millis() < deadline) {
+                LOG.info("id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
+                        e.getMessage());
+                try {
+                    scheduler.schedule(() -> lane.execute(() -> attemptJoin(started, deadline)),
+                            delays.around(REGISTRATION_RETRY_MS), TimeUnit.MILLISECONDS);
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                    e.addSuppressed(shutDown);
+                }
+            }
+            abandonStart(started, e);
+            return;
+        } catch (RuntimeException e) {
+            abandonStart(started, e);
+            return;
+        }
+        try {
+            joinElectionAndStep();
+        } catch (RuntimeException e) {
+            abandonStart(started, e);
+            return;
+        }
+        joined = true;
+        config.metrics().memberStarted(config.groupId(), config.memberId(), this::generation, table::ownedCount);
+        LOG.info("member {} started (topics {}, assignor {}, store {})", log.member(),
+                new TreeSet<>(config.topics()), config.assignor().name(), coordination.describe());
+        started.complete(null);
+    }
+
+    /**
+     * On the lane: a start that failed closes the member. If it held its id in the keeper, the store may have
+     * registered the member node although the call failed (a reply lost with the connection: ZooKeeper's client does
+     * not retry it, and the store cannot tell); left there, the node would live as long as the keeper's session, and
+     * the leader would give partitions to a member nobody runs. So the member leaves as a close does ({@link
+     * MemberLeave}: removes its node, waiting for the connection's verdict if it is in doubt), then completes the
+     * future exceptionally. An id held by someone else proves nothing was created.
+     */
+    private void abandonStart(CompletableFuture<Void> started, RuntimeException cause) {
+        state = State.CLOSED;
+        if (!idTaken) {
+            coordination.removeConnectionListener(connectionListener);
+            closeElection();
+            onClosed.accept(this);
+            started.completeExceptionally(cause);
+            return;
+        }
+        if (registration == null) {
+            registration = () -> store.deregisterMember(config.memberId()); // ours if it exists in this session
+        }
+        rebalancer.deactivate();
+        closeElection();
+        new MemberLeave(reconciler, table, connection, coordination.sessionTimeout(), sessionEnding,
+                this::deregister, lane, scheduler, RetryDelays.seededBy(config.groupId(), config.memberId(),
+                "leave"), log).start().whenComplete((ok, e) -> lane.execute(() -> {
+                    coordination.removeConnectionListener(connectionListener);
+                    table.clear();
+                    closeQuietly();
+                    liveIds.free(config.groupId(), config.memberId(), this);
+                    onClosed.accept(this);
+                    started.completeExceptionally(cause);
+                }));
+    }
+
+    /** On the lane, once registered: joins the leader election and takes the first step towards the target. */
+    private void joinElectionAndStep() {
         LeaderElection e = store.election(config.memberId(), new LeadershipListener() {
             @Override
             public void isLeader() {
@@ -206,41 +282,25 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     /**
-     * Makes sure the group exists and registers the member node. A static member restarted after a crash finds its
-     * instance id still held by its previous process's session until that session expires; it waits for that (up to
-     * the registration timeout) instead of failing, as Kafka's static members replace their predecessor. So it does
-     * for a member of this keeper with the same id that has not finished leaving ({@link LiveMemberIds}).
+     * Takes the member's id in its keeper, makes sure the group exists and registers the member node. A static member
+     * restarted after a crash finds its instance id still held by its previous process's session until that session
+     * expires: this throws {@link MemberIdInUseException}, and {@link #attemptJoin} tries again until the registration
+     * timeout instead of failing, as Kafka's static members replace their predecessor. So it does for a member of this
+     * keeper with the same id that has not finished leaving ({@link LiveMemberIds}).
      */
-    private Registration registerWaitingForPredecessor() {
-        long deadline = System.nanoTime() + config.registrationTimeout().toNanos();
-        boolean groupChecked = false;
-        while (true) {
-            try {
-                if (!liveIds.take(config.groupId(), config.memberId(), this)) {
-                    throw new MemberIdInUseException("member id '" + config.memberId() + "' of group '"
-                            + config.groupId() + "' is held by another member of this GroupKeeper that has not "
-                            + "finished leaving (its close may still be revoking or releasing); one keeper has at most "
-                            + "one live member per instance id");
-                }
-                if (groupChecked) {
-                    return store.registerMember(memberInfo());
-                }
-                groupChecked = true;
-                return store.join(config.assignor().name(), memberInfo());
-            } catch (MemberIdInUseException e) {
-                if (System.nanoTime() >= deadline) {
-                    throw e;
-                }
-                LOG.info("id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
-                        e.getMessage());
-                try {
-                    Thread.sleep(delays.around(REGISTRATION_RETRY_MS)); // jittered, bounded by the registration timeout
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw e;
-                }
-            }
+    private Registration register() {
+        if (!liveIds.take(config.groupId(), config.memberId(), this)) {
+            throw new MemberIdInUseException("member id '" + config.memberId() + "' of group '"
+                    + config.groupId() + "' is held by another member of this GroupKeeper that has not "
+                    + "finished leaving (its close may still be revoking or releasing); one keeper has at most "
+                    + "one live member per instance id");
         }
+        idTaken = true;
+        if (groupChecked) {
+            return store.registerMember(memberInfo());
+        }
+        groupChecked = true;
+        return store.join(config.assignor().name(), memberInfo());
     }
 
     private MemberInfo memberInfo() {
@@ -297,8 +357,8 @@ public final class DefaultGroupMember implements GroupMember {
                 return; // a later event is queued behind this one: it decides
             }
         }
-        if (state != State.STARTED || !(wasInDoubt || event.isReconnection())) {
-            return; // closing: the leave follows the connection itself
+        if (state != State.STARTED || !joined || !(wasInDoubt || event.isReconnection())) {
+            return; // closing: the leave follows the connection itself; joining: the join registers
         }
         try {
             if (!store.isRegistered(config.memberId())) {

@@ -54,6 +54,14 @@ public interface GroupStore {
     boolean isRegistered(String memberId);
 
     /**
+     * Removes the member node of {@code memberId} if it exists in this store's current session; nothing otherwise. For
+     * a member whose registration failed although it may have landed (its reply lost with the connection: neither
+     * ZooKeeper's client nor the store can tell), so that its failed start leaves no member node behind. Throws a
+     * {@link StoreException} when the store cannot tell (the node may still be there).
+     */
+    void deregisterMember(String memberId);
+
+    /**
      * The live members; {@code onChange} runs once when membership changes, or when the store cannot tell whether it
      * did (after a reconnect). The leader calls this on every rebalance: a store may keep a standing watch and answer
      * from memory (ZooKeeper does); the same hook object passed again is armed once.

@@ -128,6 +128,104 @@ class DefaultGroupMemberTest {
         assertThat(next.assignment()).containsExactly(T0);
     }
 
+    /**
+     * The wait for an id a predecessor of this keeper still holds used to sleep on the new member's lane: on a keeper
+     * whose executor has one thread (as here, and in the simulator) the predecessor's leave could not finish meanwhile,
+     * and the start failed at the registration timeout (seconds of wall time with nothing running: the simulator's
+     * "hang" with RESTART_IN_PLACE).
+     */
+    @Test
+    void aMemberWaitingForItsIdLetsThePredecessorLeaveOnTheSameThread() {
+        DefaultGroupMember first = started(T0);
+        DefaultGroupMember next = member("m", Duration.ofSeconds(2));
+        CompletableFuture<Void> start = next.startAsync(); // its first attempt runs before the leave below
+        CompletableFuture<Void> left = first.closeAsync();
+        scheduler.runReady();
+        assertThat(left).as("the predecessor's leave ran while the new member waited").isCompleted();
+        assertThat(start).isNotDone();
+
+        scheduler.advance(1_000); // the retries come from the scheduler, on its clock
+        assertThat(start).isCompleted();
+        assertThat(next.assignment()).containsExactly(T0);
+        assertThat(store.registered).containsExactly("m");
+    }
+
+    @Test
+    void aMemberWaitingForItsIdGivesUpAtTheRegistrationTimeoutOnTheMembersClock() {
+        started(T0);
+        DefaultGroupMember twin = member("m", Duration.ofSeconds(2));
+        CompletableFuture<Void> start = twin.startAsync();
+        scheduler.advance(1_500);
+        assertThat(start).isNotDone();
+
+        scheduler.advance(1_000);
+        assertThatThrownBy(start::join).hasCauseInstanceOf(MemberIdInUseException.class);
+        assertThat(closed).containsExactly(twin);
+        assertThat(store.registered).as("the first's node, untouched").containsExactly("m");
+    }
+
+    @Test
+    void aMemberClosedWhileWaitingForItsIdNeverRegisters() {
+        started(T0);
+        DefaultGroupMember twin = member("m", Duration.ofSeconds(2));
+        CompletableFuture<Void> start = twin.startAsync();
+        scheduler.runReady();
+        twin.closeAsync();
+        scheduler.advance(3_000);
+
+        assertThat(start).isCompletedExceptionally();
+        assertThat(store.callsOf("registerMember")).as("only the first's").hasSize(0);
+        assertThat(store.registered).containsExactly("m");
+    }
+
+    /**
+     * A registration that lands with its reply lost (the connection dropped): the start fails, and before, nothing
+     * removed the node, which lived as long as the keeper's session (found by the simulator's JOIN_LOST_REPLY).
+     */
+    @Test
+    void aStartWhoseRegistrationReplyIsLostRemovesTheNodeOnceTheConnectionIsBack() {
+        store.loseNextRegistrationReply = session::disconnect;
+        DefaultGroupMember m = member("m", Duration.ofSeconds(1));
+        CompletableFuture<Void> start = m.startAsync();
+        scheduler.runReady();
+        assertThat(store.registered).as("the registration landed").containsExactly("m");
+        assertThat(start).as("waits for the connection's verdict").isNotDone();
+
+        session.reconnect();
+        scheduler.runReady();
+        assertThat(start).isCompletedExceptionally();
+        assertThat(store.registered).as("no ghost member node").isEmpty();
+        assertThat(closed).containsExactly(m);
+        assertThat(session.listeners).isEmpty();
+        assertThat(liveIds.take("g", "m", new Object())).as("the id is free again").isTrue();
+    }
+
+    @Test
+    void aStartWhoseRegistrationReplyIsLostRemovesTheNodeAtOnceIfStillConnected() {
+        store.loseNextRegistrationReply = () -> { };
+        DefaultGroupMember m = member("m", Duration.ofSeconds(1));
+        CompletableFuture<Void> start = m.startAsync();
+        scheduler.runReady();
+
+        assertThat(start).isCompletedExceptionally();
+        assertThat(store.registered).isEmpty();
+        assertThat(store.callsOf("deregisterMember")).hasSize(1);
+    }
+
+    @Test
+    void aStartWhoseRegistrationReplyIsLostWithItsSessionLeavesNothing() {
+        store.loseNextRegistrationReply = session::disconnect;
+        DefaultGroupMember m = member("m", Duration.ofSeconds(1));
+        CompletableFuture<Void> start = m.startAsync();
+        scheduler.runReady();
+
+        session.reconnectInNewSession();
+        scheduler.runReady();
+        assertThat(start).isCompletedExceptionally();
+        assertThat(store.registered).isEmpty();
+        assertThat(closed).containsExactly(m);
+    }
+
     // ------------------------------------------------------------------ connection
 
     @Test

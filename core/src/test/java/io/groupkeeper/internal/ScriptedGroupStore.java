@@ -57,6 +57,11 @@ final class ScriptedGroupStore implements GroupStore {
     final Set<String> registered = new LinkedHashSet<>();
     /** While set, every call fails as with a lost connection (and is recorded). */
     boolean disconnected;
+    /**
+     * Set: the next registration lands, then this runs (a test drops the connection with it) and the call throws, as a
+     * creation whose reply was lost with the connection does.
+     */
+    Runnable loseNextRegistrationReply;
 
     // ------------------------------------------------------------------ scripting
 
@@ -165,10 +170,22 @@ final class ScriptedGroupStore implements GroupStore {
     public Registration registerMember(MemberInfo info) {
         call("registerMember", info.memberId());
         registered.add(info.memberId());
+        if (loseNextRegistrationReply != null) {
+            Runnable lost = loseNextRegistrationReply;
+            loseNextRegistrationReply = null;
+            lost.run();
+            throw new StoreException("registerMember failed: connection loss (scripted: the node was created)");
+        }
         return () -> {
             call("deregister", info.memberId());
             registered.remove(info.memberId());
         };
+    }
+
+    @Override
+    public void deregisterMember(String memberId) {
+        call("deregisterMember", memberId);
+        registered.remove(memberId);
     }
 
     @Override

@@ -239,6 +239,23 @@ public abstract class GroupStoreContract {
         assertThat(second.isRegistered("m1")).isTrue();
     }
 
+    /** What a start whose registration's reply was lost uses to remove the node that may have landed. */
+    @Test
+    void deregisterMemberRemovesTheMemberNodeOnlyInThisSession() {
+        String group = newGroup();
+        GroupStore first = store().group(group);
+        GroupStore second = store().group(group);
+        first.join("sticky", member("m1"));
+
+        second.deregisterMember("m1");
+        assertThat(first.isRegistered("m1")).as("another session's node, untouched").isTrue();
+        first.deregisterMember("m1");
+        assertThat(first.isRegistered("m1")).isFalse();
+        assertThat(first.readMembers(null).members()).isEmpty();
+        first.deregisterMember("m1"); // nothing there any more: nothing happens
+        assertThat(first.readMembers(null).members()).isEmpty();
+    }
+
     @Test
     void readMembersHookFiresOnJoinAndOnLeave() {
         String group = newGroup();

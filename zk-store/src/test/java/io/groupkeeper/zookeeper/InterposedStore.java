@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * A real {@link ZooKeeperStore} whose connection events a test controls: {@link #deaf} never passes the real ones on
  * (a zombie that missed its disconnect: a long GC pause, a frozen VM — fencing in the store, not the member's good
  * behaviour, must keep it from writing); {@link #fire} sends fake ones; {@link #afterClaim} runs after every claim
- * reached ZooKeeper, before its caller sees the result (each claim of a {@code claimAll} batch once the batch is done).
+ * reached ZooKeeper, before its caller sees the result (each claim of a {@code claimAll} batch once the batch is done);
+ * {@link #afterRegistration} after every registration.
  */
 final class InterposedStore implements CoordinationStore {
 
@@ -24,6 +25,11 @@ final class InterposedStore implements CoordinationStore {
     private final boolean deaf;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     volatile Consumer<ClaimResult> afterClaim = r -> { };
+    /**
+     * Runs after a member's registration ({@code join} or {@code registerMember}) reached ZooKeeper, before its caller
+     * sees the result; it may throw (a reply lost).
+     */
+    volatile Runnable afterRegistration = () -> { };
 
     private InterposedStore(ZooKeeperStore delegate, boolean deaf) {
         this.delegate = delegate;
@@ -60,7 +66,9 @@ final class InterposedStore implements CoordinationStore {
                 (proxy, method, args) -> {
                     try {
                         Object result = method.invoke(real, args);
-                        if (method.getName().equals("claim")) {
+                        if (method.getName().equals("join") || method.getName().equals("registerMember")) {
+                            afterRegistration.run();
+                        } else if (method.getName().equals("claim")) {
                             afterClaim.accept((ClaimResult) result);
                         } else if (method.getName().equals("claimAll")) {
                             // each claim of the batch, done when claimAll returns, before the member records any

@@ -54,7 +54,7 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         /**
          * (Extra, off by default.) A member joins a running keeper whose next writes fail with a lost connection, the
          * first after it was applied: its registration may land with its reply lost, and its start fails (found by the
-         * simulator on 2026-12-04: the member node stays in the keeper's session). Plain joins never join a keeper
+         * simulator on 2026-12-04: the member node stayed in the keeper's session; fixed the same day). Plain joins never join a keeper
          * that a {@link #WRITE_FAILS} struck.
          */
         JOIN_LOST_REPLY

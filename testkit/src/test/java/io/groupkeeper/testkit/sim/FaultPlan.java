@@ -11,8 +11,8 @@ import java.util.Set;
 /**
  * The seeded list of faults of one schedule: a pure function of the seed (and of the extra kinds switched on).
  *
- * <p>Extra kinds are off by default: they expose bugs of the current code that are not fixed yet (issue 34's bugs 1
- * and 2, and a failed start that leaves its member node), and the default build must stay clean. {@code
+ * <p>Extra kinds are off by default: they were written to expose bugs (issue 34's bugs 1 and 2, and a failed start
+ * that left its member node), all fixed since, and stay off so that the default schedules stay the same. {@code
  * -Dgroupkeeper.simulation.faults=CLOSE_IN_BLIP,RESTART_IN_PLACE,JOIN_LOST_REPLY} (or {@code all}) adds them to the
  * kinds every schedule draws from.
  */

@@ -28,9 +28,13 @@ final class SimMember implements RebalanceListener {
         long position;
         final long session;
         int seenEdits;
-        /** When user code was given it, and how many records it processed after its claim's session ended. */
+        /**
+         * When user code was given it, and how many records it processed after its claim's session ended since its
+         * process last resumed ({@link SimProcess#resumptions} then: {@code zombieResumption}).
+         */
         final long since;
         long zombieRecords;
+        int zombieResumption = -1;
 
         Processing(long position, long session, int seenEdits, long since) {
             this.position = position;

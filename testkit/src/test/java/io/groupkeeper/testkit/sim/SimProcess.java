@@ -40,6 +40,12 @@ final class SimProcess {
      * of such a process is a zombie until told.
      */
     long lastUnwarnedAt = -1;
+    /**
+     * How many times this process's threads were let run again after being frozen (a pause's end, a silent cut's
+     * notice): each resumption may run an overdue poll before the news its lanes hold, so a zombie's bound counts from
+     * the last one.
+     */
+    int resumptions;
     /** Whether a {@code WRITE_FAILS} struck this process: plain joins then keep off its keeper. */
     boolean writesFailed;
     private String nextMemberId;

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * -Dgroupkeeper.simulation.schedules=N} and {@code -Dgroupkeeper.simulation.seed=S} choose others (the {@code
  * simulation} profile runs 100,000). A failing seed prints itself, its shortest failing schedule and the end of its
  * trace; {@code -Dgroupkeeper.simulation.seed=S -Dgroupkeeper.simulation.schedules=1} replays it. {@code
- * -Dgroupkeeper.simulation.faults=all} adds the fault kinds that expose bugs not fixed yet ({@link FaultPlan}).
+ * -Dgroupkeeper.simulation.faults=all} adds the fault kinds that are off by default ({@link FaultPlan}).
  */
 class SimulationTest {
 
@@ -35,6 +35,14 @@ class SimulationTest {
         ((Logger) LoggerFactory.getLogger("io.groupkeeper")).setLevel(before);
     }
 
+    /**
+     * A schedule that runs longer than this (wall clock) has stopped moving: a thread of the code under test blocked on
+     * something only the scheduler's one thread could do (a sleep, a wait for a future). The run then fails naming its
+     * seed and where its thread stands, instead of hanging: {@code -Dgroupkeeper.simulation.wallSeconds=N}. (A livelock
+     * that keeps stepping is caught sooner by {@link Simulation#MAX_STEPS}.)
+     */
+    static final long WALL_SECONDS = Long.getLong("groupkeeper.simulation.wallSeconds", 60L);
+
     @Test
     void schedulesKeepEveryInvariant() {
         int schedules = Integer.getInteger("groupkeeper.simulation.schedules", 1_000);
@@ -46,17 +54,21 @@ class SimulationTest {
         java.util.concurrent.atomic.AtomicInteger ranCount = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.ConcurrentSkipListMap<Long, Simulation.Result> failures =
                 new java.util.concurrent.ConcurrentSkipListMap<>();
-        java.util.stream.LongStream.range(first, first + schedules).parallel().forEach(seed -> {
-            if (!failures.isEmpty() && failures.firstKey() < seed) {
-                return;
-            }
-            Simulation.Result r = Simulation.run(seed, FAULTS);
-            ranCount.incrementAndGet();
-            steps.addAndGet(r.steps());
-            zombies.addAndGet(r.zombieRecords());
-            if (r.failed()) {
-                failures.put(seed, r);
-            }
+        java.util.concurrent.atomic.AtomicBoolean abort = new java.util.concurrent.atomic.AtomicBoolean();
+        watched(abort, WALL_SECONDS, () -> {
+            java.util.stream.LongStream.range(first, first + schedules).parallel().forEach(seed -> {
+                if (abort.get() || !failures.isEmpty() && failures.firstKey() < seed) {
+                    return;
+                }
+                Simulation.Result r = Simulation.run(seed, FAULTS);
+                ranCount.incrementAndGet();
+                steps.addAndGet(r.steps());
+                zombies.addAndGet(r.zombieRecords());
+                if (r.failed()) {
+                    failures.put(seed, r);
+                }
+            });
+            return null;
         });
         int ran = ranCount.get();
         Simulation.Result failed = failures.isEmpty() ? null : failures.firstEntry().getValue();
@@ -66,7 +78,7 @@ class SimulationTest {
         System.out.printf("simulation seed=%d schedules=%d steps=%d faults=%d violations=%d%n", first, ran, steps.get(),
                 (long) ran * FAULTS, failed == null ? 0 : failed.violations().size());
         if (failed != null) {
-            Simulation.Result shortest = Shrinker.shrink(failed);
+            Simulation.Result shortest = watched(abort, WALL_SECONDS, () -> Shrinker.shrink(failed));
             String report = "seed " + failed.seed() + " violates: " + failed.violations().get(0)
                     + "\nshortest failing schedule (" + shortest.plan().size() + " of " + failed.plan().size()
                     + " faults), " + shortest.violations().get(0) + ":\n"
@@ -75,6 +87,108 @@ class SimulationTest {
                     + "\nreplay: -Dgroupkeeper.simulation.seed=" + failed.seed() + " -Dgroupkeeper.simulation.schedules=1";
             assertThat(failed.violations()).as(report).isEmpty();
         }
+    }
+
+    /**
+     * Runs {@code work} on a thread of its own and watches the schedules it runs ({@link Simulation#RUNNING}): one
+     * that has run for {@code wallSeconds} fails the test with its seed and its thread's stack (the thread is
+     * interrupted and the other schedules stop), so a simulator that cannot move fails instead of hanging.
+     */
+    static <T> T watched(java.util.concurrent.atomic.AtomicBoolean abort, long wallSeconds,
+                         java.util.function.Supplier<T> work) {
+        java.util.concurrent.CompletableFuture<T> done = new java.util.concurrent.CompletableFuture<>();
+        Thread runner = new Thread(() -> {
+            try {
+                done.complete(work.get());
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        }, "simulation");
+        runner.setDaemon(true);
+        runner.start();
+        long bound = java.util.concurrent.TimeUnit.SECONDS.toNanos(wallSeconds);
+        while (true) {
+            try {
+                return done.get(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                long now = System.nanoTime();
+                for (java.util.Map.Entry<Thread, Simulation.Running> r : Simulation.RUNNING.entrySet()) {
+                    Simulation.Running run = r.getValue();
+                    if (now - run.startedNanos() > bound) {
+                        abort.set(true);
+                        StackTraceElement[] stack = r.getKey().getStackTrace();
+                        r.getKey().interrupt();
+                        throw new AssertionError("seed " + run.seed() + " ran for more than " + wallSeconds
+                                + " s of wall time and stopped moving (" + run.scheduler().steps() + " steps, simulated "
+                                + run.clock().instant() + "): its thread is blocked in the code under test, which the "
+                                + "scheduler's one thread would have to release. Where it stands:\n\t"
+                                + java.util.Arrays.stream(stack).limit(40).map(String::valueOf)
+                                        .collect(Collectors.joining("\n\t"))
+                                + "\nreplay: -Dgroupkeeper.simulation.seed=" + run.seed()
+                                + " -Dgroupkeeper.simulation.schedules=1 (-Dgroupkeeper.simulation.wallSeconds=N)");
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                abort.set(true);
+                throw new AssertionError("interrupted", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw new AssertionError(e.getCause());
+            }
+        }
+    }
+
+    /**
+     * Seed 72775 of the 100,000-schedule run of 2026-12-04: m1's process paused past its session timeout, resumed and
+     * ran its overdue poll, and was paused again at that same instant, before its lanes told it of the loss; at the
+     * next resumption its overdue poll again came before the news. 80 zombie records per partition, 40 after each
+     * resumption: the member is not at fault (user code that has not run the lost callback cannot know), the
+     * checker's bound counted from the claim's end instead of from the process's last resumption.
+     */
+    @Test
+    void aZombiePausedAgainBeforeItHeardMayPollOnceAfterEachResumption() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
+                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the schedule of seed 72775 as found");
+        Simulation.Result r = Simulation.run(72775, FAULTS);
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.zombieRecords()).as("two overdue polls of six partitions, each after a resumption")
+                .isGreaterThan(2L * SimMember.MAX_RECORDS_PER_POLL * 5);
+    }
+
+    /** The hang of 2026-12-04 (a member's lane asleep on the scheduler's one thread) now fails with its seed. */
+    @Test
+    void aScheduleThatStopsMovingFailsWithItsSeedInsteadOfHanging() {
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean abort = new java.util.concurrent.atomic.AtomicBoolean();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> watched(abort, 1, () -> {
+            Simulation.RUNNING.put(Thread.currentThread(), new Simulation.Running(4242, System.nanoTime(),
+                    new SimScheduler(new io.groupkeeper.testkit.ManualClock(), new java.util.Random(1), () -> { }),
+                    new io.groupkeeper.testkit.ManualClock()));
+            try {
+                never.await(); // what a lane asleep in the code under test looks like from here
+                return null;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException("interrupted by the watchdog", e);
+            } finally {
+                Simulation.RUNNING.remove(Thread.currentThread());
+            }
+        })).isInstanceOf(AssertionError.class).hasMessageContaining("seed 4242 ran for more than 1 s")
+                .hasMessageContaining("CountDownLatch.await")
+                .hasMessageContaining("-Dgroupkeeper.simulation.seed=4242");
+        assertThat(abort).as("the other schedules stop").isTrue();
+    }
+
+    @Test
+    void aScheduleThatKeepsSteppingPastTheBoundFailsWithItsSeed() {
+        Simulation.Result r = new Simulation(1, FaultPlan.generate(1, FAULTS, Simulation.RUN_MS,
+                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds())).maxSteps(100).run();
+        assertThat(r.violations()).singleElement().asString().startsWith("simulator: more than 100 steps");
     }
 
     @Test

@@ -31,7 +31,7 @@ final class MemberRegistrar {
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
                 zk.write(ZkOp.createEphemeral(path, body));
-                return () -> deregister(path);
+                return () -> deregisterPath(path);
             } catch (ZkFailure e) {
                 if (e.code() != ZkCode.NODEEXISTS) {
                     throw ZkFailure.toStore("register member " + path, e);
@@ -41,7 +41,7 @@ final class MemberRegistrar {
                     continue;
                 }
                 if (zk.isCurrentSession(stat.ephemeralOwner())) {
-                    return () -> deregister(path);
+                    return () -> deregisterPath(path);
                 }
                 if (zk.isPastSession(stat.ephemeralOwner())) {
                     deleteQuietly(path, stat.version());
@@ -56,7 +56,12 @@ final class MemberRegistrar {
         throw new StoreException("could not register member node " + path);
     }
 
-    private void deregister(String path) {
+    /** Deletes {@code memberId}'s node if it exists in this client's current session (a registration whose reply was lost). */
+    void deregister(String memberId) {
+        deregisterPath(ZkPaths.member(group, memberId));
+    }
+
+    private void deregisterPath(String path) {
         ZkStat stat = zk.exists(path, null).orElse(null);
         if (stat != null && zk.isCurrentSession(stat.ephemeralOwner())) {
             deleteQuietly(path, stat.version());

@@ -186,6 +186,11 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     @Override
+    public void deregisterMember(String memberId) {
+        memberNodes.deregister(memberId);
+    }
+
+    @Override
     public MembersSnapshot readMembers(Runnable onChange) {
         return onChange == null ? members.list() : members.read(onChange);
     }
