@@ -225,6 +225,17 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private void format(KafkaConfig config) throws Exception {
+        java.nio.file.Path meta = logDir().resolve("meta.properties");
+        if (java.nio.file.Files.exists(meta)) {
+            // A kept logDir started before: keep its cluster id. Formatting again (even with ignoreFormatted) with a
+            // new random id made the second start fail ("Invalid cluster.id in .../meta.properties").
+            Properties existing = new Properties();
+            try (var in = java.nio.file.Files.newInputStream(meta)) {
+                existing.load(in);
+            }
+            clusterId = existing.getProperty("cluster.id");
+            return;
+        }
         Formatter formatter = new Formatter()
                 .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                 .setNodeId(NODE_ID)

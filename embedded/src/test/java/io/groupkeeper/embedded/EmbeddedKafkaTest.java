@@ -138,6 +138,32 @@ class EmbeddedKafkaTest {
     }
 
     @Test
+    void aGivenLogDirStartsAgainOnTheSamePortsWithItsDataAndClusterId(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        String clusterId;
+        int port;
+        int controllerPort;
+        try (EmbeddedKafka first = EmbeddedKafka.builder().logDir(dir).build().start()) {
+            first.createTopic("kept", 1);
+            try (KafkaProducer<String, String> p = new KafkaProducer<>(first.clientProperties(),
+                    new StringSerializer(), new StringSerializer())) {
+                p.send(new ProducerRecord<>("kept", "k", "v")).get(30, TimeUnit.SECONDS);
+            }
+            clusterId = first.clusterId();
+            port = first.port();
+            controllerPort = first.controllerPort();
+        }
+        try (EmbeddedKafka again = EmbeddedKafka.builder().logDir(dir).port(port).controllerPort(controllerPort)
+                .build().start();
+             Admin admin = Admin.create(again.clientProperties())) {
+            assertThat(again.clusterId()).isEqualTo(clusterId);
+            TopicPartition tp = new TopicPartition("kept", 0);
+            assertThat(admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
+                    .get(30, TimeUnit.SECONDS).get(tp).offset()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> EmbeddedKafka.builder().port(-1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port").hasMessageContaining("-1");

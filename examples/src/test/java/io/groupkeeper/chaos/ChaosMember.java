@@ -27,9 +27,11 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
@@ -56,12 +58,24 @@ final class ChaosMember implements ChaosConsumer {
 
     /** How a member is built. */
     record Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
-                  Duration commitInterval, Duration revocationTimeout, int maxPollRecords) {
+                  Duration commitInterval, Duration revocationTimeout, int maxPollRecords, boolean transactional) {
+
+        Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
+               Duration commitInterval, Duration revocationTimeout, int maxPollRecords) {
+            this(zkPorts, bootstrap, topic, sessionTimeout, commitInterval, revocationTimeout, maxPollRecords, false);
+        }
+    }
+
+    /** In the transactional mode, the topic a group's members write one output per input record to. */
+    static String outputTopic(String group) {
+        return group + "-out";
     }
 
     private final String group;
     private final String name;
     private final ChaosLedger ledger;
+    /** The output topic in the transactional mode ({@code transform}'s logic); null otherwise. */
+    private final String output;
     private final ZkProxy proxy;
     private final ZooKeeperStore store;
     private final GroupKeeper keeper;
@@ -90,6 +104,7 @@ final class ChaosMember implements ChaosConsumer {
         this.group = group;
         this.name = name;
         this.ledger = ledger;
+        this.output = config.transactional() ? outputTopic(group) : null;
         this.proxy = new ZkProxy(name, config.zkPorts());
         // A member may be started while the ensemble elects a new leader (a JOIN right after a leader server was
         // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
@@ -97,7 +112,7 @@ final class ChaosMember implements ChaosConsumer {
                 .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
         ZkProxy.keepBehind(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
-        this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
+        CoordinatedConsumer.Builder<String, String> builder = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
                 .kafkaProperty("bootstrap.servers", config.bootstrap())
                 .kafkaProperty("max.poll.records", config.maxPollRecords())
@@ -107,8 +122,11 @@ final class ChaosMember implements ChaosConsumer {
                 .commitInterval(config.commitInterval())
                 .revocationTimeout(config.revocationTimeout())
                 .metadataRefreshInterval(Duration.ofSeconds(1))
-                .listener(new Recorder())
-                .build();
+                .listener(new Recorder());
+        if (config.transactional()) {
+            builder.transactional(new StringSerializer(), new StringSerializer());
+        }
+        this.consumer = builder.build();
         this.thread = new Thread(this::run, "chaos-" + name);
         this.thread.setDaemon(true);
     }
@@ -157,6 +175,10 @@ final class ChaosMember implements ChaosConsumer {
                     }
                     // Unlike the example's loop, a refusal does not end the batch here: the run measures everything a
                     // zombie does after its successor started, and counts how much of it the token kept out.
+                    if (output != null) { // the transform command's logic: one output per input, in its transaction
+                        consumer.send(new TopicPartition(r.topic(), r.partition()), new ProducerRecord<>(output,
+                                r.key(), ChaosEosChecker.value(r.topic(), r.partition(), r.offset())));
+                    }
                     ledger.sink().write(group, r.partition(), r.offset(), name, batchTokens.get(r.partition()));
                     ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
                             System.currentTimeMillis()));
@@ -273,6 +295,9 @@ final class ChaosMember implements ChaosConsumer {
         await().atMost(Duration.ofSeconds(30)).until(() -> done.getCount() == 0);
         long at = System.currentTimeMillis();
         detached = true;
+        if (output != null) {
+            killProducers();
+        }
         openSince.forEach((p, from) -> ledger.ownership(new Ownership(group, p, name, from, at, End.CRASHED)));
         openSince.clear();
         if (abandon) {
@@ -283,11 +308,47 @@ final class ChaosMember implements ChaosConsumer {
         return at;
     }
 
+    /**
+     * The Kafka side of a kill -9 in the transactional mode: every transactional producer closed at once without a
+     * word to the broker (a forced close sends no EndTxn), so open transactions stay open on the transaction
+     * coordinator until the partition's next owner's {@code initTransactions()} aborts them (or they time out). Without
+     * it, {@link #cleanUp()}'s close would commit them, which a killed process never does. Reaches into the adapter's
+     * internals (test code; the fields are named in the failure if they move).
+     */
+    private void killProducers() {
+        try {
+            Object txns = field(consumer, "txns");
+            Map<?, ?> byPartition = (Map<?, ?>) field(txns, "txns");
+            for (Object t : byPartition.values()) { // the polling thread has stopped: nobody else touches them
+                Object producer = field(t, "producer");
+                if (producer != null) {
+                    ((org.apache.kafka.clients.producer.Producer<?, ?>) producer).close(Duration.ZERO);
+                }
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot reach the transactional producers of " + name, e);
+        }
+    }
+
+    private static Object field(Object target, String name) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = target.getClass().getDeclaredField(name);
+        f.setAccessible(true);
+        return f.get(target);
+    }
+
     /** Frees what a crashed member left behind (its store is closed, so nothing can be written any more). */
     @Override
     public void cleanUp() {
         store.close(); // after an abandoned crash the closeSession is dropped by the proxy
-        consumer.close();
+        if (output != null) {
+            try {
+                consumer.close(); // its producers are closed already: no transaction of it can commit now
+            } catch (RuntimeException e) {
+                // the close of a killed member (its final commits find closed producers): nothing reaches Kafka
+            }
+        } else {
+            consumer.close();
+        }
         keeper.close();
         proxy.close();
     }

@@ -19,6 +19,8 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,7 +44,9 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.zookeeper.util.ServiceUtils;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -66,6 +70,8 @@ final class ChaosRun implements AutoCloseable {
     /** Longer than the longest stall the schedule injects (a zombie's: session timeout + 8.5 s); reliability.md. */
     static final Duration REVOCATION_TIMEOUT = Duration.ofSeconds(20);
     static final int MAX_POLL_RECORDS = 50;
+    /** Partitions of each group's output topic in the transactional run. */
+    static final int OUTPUT_PARTITIONS = 3;
 
     /** Starts a member of a group; {@code name} is a suggestion (processes get a generated member id). */
     interface Launcher {
@@ -74,6 +80,8 @@ final class ChaosRun implements AutoCloseable {
 
     private final long seed;
     private final Settings settings;
+    /** Members in the transactional mode writing to an output topic per group ({@link ChaosEosIT}). */
+    private final boolean transactional;
     private final PrintStream out;
     private final ChaosLedger ledger = new ChaosLedger();
     private final AtomicInteger partitions = new AtomicInteger();
@@ -93,7 +101,9 @@ final class ChaosRun implements AutoCloseable {
     private final ZombieFault zombies = new ZombieFault();
 
     private TestingCluster cluster;
-    private EmbeddedKafka kafka;
+    private volatile EmbeddedKafka kafka;
+    /** The broker's kept log directory, so that a {@link ChaosSchedule.Kind#KAFKA_RESTART} finds its data again. */
+    private Path kafkaDir;
     private Admin kafkaAdmin;
     private GroupAdmin groupAdmin;
     private RecordProducer producer;
@@ -102,9 +112,15 @@ final class ChaosRun implements AutoCloseable {
     private long startMillis;
 
     ChaosRun(long seed, Settings settings, PrintStream out) {
+        this(seed, settings, out, false);
+    }
+
+    /** {@code transactional}: a chaos run of the transactional mode, judged by {@link #runExactlyOnce}. */
+    ChaosRun(long seed, Settings settings, PrintStream out, boolean transactional) {
         this.seed = seed;
         this.settings = settings;
         this.out = out;
+        this.transactional = transactional;
         for (int g = 0; g < GROUPS.size(); g++) {
             live.put(g, new ArrayList<>());
         }
@@ -137,12 +153,84 @@ final class ChaosRun implements AutoCloseable {
         List<Integer> ports = cluster.getInstances().stream().sorted(Comparator.comparingInt(InstanceSpec::getServerId))
                 .map(InstanceSpec::getPort).toList();
         return new ChaosMember.Config(ports, bootstrap(), TOPIC, SESSION_TIMEOUT, COMMIT_INTERVAL, REVOCATION_TIMEOUT,
-                MAX_POLL_RECORDS);
+                MAX_POLL_RECORDS, transactional);
     }
 
     // ------------------------------------------------------------------ the run
 
     ChaosChecker.Report run(Launcher launcher) throws Exception {
+        long t0 = injectAndSettle(launcher);
+        Map<Integer, Long> logEnd = logEnds();
+        ChaosChecker.Report report = checkLedger(logEnd, t0);
+        out.println(report.summary());
+        out.flush();
+        return report;
+    }
+
+    /**
+     * The transactional run: faults, settling, then every group's output topic read with
+     * {@code isolation.level=read_committed} and judged by {@link ChaosEosChecker}, whose summary is the last line.
+     * The ledger's checker runs too, as information (its notes and problems are printed, not judged).
+     */
+    ChaosEosChecker.Report runExactlyOnce(Launcher launcher) throws Exception {
+        if (!transactional) {
+            throw new IllegalStateException("not a transactional run");
+        }
+        long t0 = injectAndSettle(launcher);
+        Map<Integer, Long> logEnd = logEnds();
+        ChaosChecker.Report ledgerReport = checkLedger(logEnd, t0);
+        log("ledger (at-least-once processing, information): " + ledgerReport.summary());
+        Map<String, List<String>> outputs = readOutputs();
+        ChaosEosChecker.Report report = ChaosEosChecker.check(seed, ledgerReport.faults(), TOPIC, logEnd, outputs);
+        log("outputs read with read_committed: " + outputs.values().stream().mapToInt(List::size).sum() + " records "
+                + "in " + outputs.size() + " topics; took " + (System.currentTimeMillis() - t0) / 1000 + " s");
+        report.problems().forEach(p -> log("problem: " + p));
+        out.println(report.summary());
+        out.flush();
+        return report;
+    }
+
+    /** Every group's output topic, read from the start with read_committed up to its last stable offset. */
+    private Map<String, List<String>> readOutputs() {
+        Map<String, List<String>> outputs = new TreeMap<>();
+        for (String group : GROUPS) {
+            List<String> values = new ArrayList<>();
+            try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap(),
+                    "isolation.level", "read_committed", "enable.auto.commit", false), new StringDeserializer(),
+                    new StringDeserializer())) {
+                List<TopicPartition> tps = new ArrayList<>();
+                for (int p = 0; p < OUTPUT_PARTITIONS; p++) {
+                    tps.add(new TopicPartition(ChaosMember.outputTopic(group), p));
+                }
+                reader.assign(tps);
+                reader.seekToBeginning(tps);
+                // read_committed: the end offsets are the last stable offsets; an open transaction would hold them
+                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ZERO).until(() -> {
+                    reader.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+                    Map<TopicPartition, Long> ends = reader.endOffsets(tps);
+                    return tps.stream().allMatch(tp -> reader.position(tp) >= ends.get(tp));
+                });
+            }
+            outputs.put(group, values);
+        }
+        return outputs;
+    }
+
+    private ChaosChecker.Report checkLedger(Map<Integer, Long> logEnd, long t0) {
+        // A loss may be told well after its fault (the known I7 bug, see docs/reliability.md): 30 s to explain it.
+        ChaosChecker checker = new ChaosChecker(COMMIT_INTERVAL.toMillis() + 500, 30_000);
+        ChaosChecker.Report report = checker.check(seed, ledger, new HashSet<>(GROUPS), logEnd);
+        log("faults by kind " + faultCounts + "; produced " + producer.sent() + " (" + producer.failed()
+                + " sends failed), " + logEnd.size() + " partitions, " + ledger.ownerships().size()
+                + " ownership intervals, " + ledger.committedSamples().size() + " committed-offset changes sampled; "
+                + "took " + (System.currentTimeMillis() - t0) / 1000 + " s");
+        report.notes().forEach(n -> log("note: " + n));
+        report.problems().forEach(p -> log("problem: " + p));
+        return report;
+    }
+
+    /** Servers and members up, every step of the schedule, then {@link #settle()}; returns when it all began. */
+    private long injectAndSettle(Launcher launcher) throws Exception {
         List<Step> schedule = ChaosSchedule.generate(seed, settings);
         out.print(ChaosSchedule.describe(seed, schedule));
         out.flush();
@@ -166,19 +254,7 @@ final class ChaosRun implements AutoCloseable {
             log(st.describe() + " -> " + execute(launcher, st));
         }
         settle();
-        Map<Integer, Long> logEnd = logEnds();
-        // A loss may be told well after its fault (the known I7 bug, see docs/reliability.md): 30 s to explain it.
-        ChaosChecker checker = new ChaosChecker(COMMIT_INTERVAL.toMillis() + 500, 30_000);
-        ChaosChecker.Report report = checker.check(seed, ledger, new HashSet<>(GROUPS), logEnd);
-        log("faults by kind " + faultCounts + "; produced " + producer.sent() + " (" + producer.failed()
-                + " sends failed), " + logEnd.size() + " partitions, " + ledger.ownerships().size()
-                + " ownership intervals, " + ledger.committedSamples().size() + " committed-offset changes sampled; "
-                + "took " + (System.currentTimeMillis() - t0) / 1000 + " s");
-        report.notes().forEach(n -> log("note: " + n));
-        report.problems().forEach(p -> log("problem: " + p));
-        out.println(report.summary());
-        out.flush();
-        return report;
+        return t0;
     }
 
     private void startServers() throws Exception {
@@ -202,7 +278,15 @@ final class ChaosRun implements AutoCloseable {
                 log("the ZooKeeper ensemble did not form (a port taken?); starting it again");
             }
         }
-        kafka = EmbeddedKafka.builder().build().start();
+        if (transactional) {
+            kafkaDir = Files.createTempDirectory("chaos-eos-kafka");
+            kafka = EmbeddedKafka.builder().logDir(kafkaDir).build().start();
+            for (String group : GROUPS) {
+                kafka.createTopic(ChaosMember.outputTopic(group), OUTPUT_PARTITIONS);
+            }
+        } else {
+            kafka = EmbeddedKafka.builder().build().start();
+        }
         kafka.createTopic(TOPIC, settings.partitions());
         partitions.set(settings.partitions());
         kafkaAdmin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
@@ -272,6 +356,9 @@ final class ChaosRun implements AutoCloseable {
             case RESET -> {
                 return reset(group, st.partitions(), st.amount());
             }
+            case KAFKA_RESTART -> {
+                return restartKafka(st.durationMillis());
+            }
             case ADD_PARTITIONS -> {
                 int n = partitions.get();
                 long at = System.currentTimeMillis();
@@ -283,6 +370,39 @@ final class ChaosRun implements AutoCloseable {
             }
             default -> throw new IllegalStateException(st.kind().name());
         }
+    }
+
+    /**
+     * The broker (the transaction coordinator, the group coordinator of the offsets of record, every partition's
+     * leader) shuts down, stays down {@code downMillis}, and starts again on the same log directory and ports.
+     */
+    private String restartKafka(long downMillis) throws Exception {
+        if (kafkaDir == null) {
+            throw new IllegalStateException("a Kafka restart needs the transactional run's kept log directory");
+        }
+        int port = kafka.port();
+        int controllerPort = kafka.controllerPort();
+        long at = System.currentTimeMillis();
+        fault(new Fault("kafka-restart", "kafka", at, false, Set.of()));
+        kafka.close();
+        long stopped = System.currentTimeMillis();
+        pacer.await(downMillis, TimeUnit.MILLISECONDS); // the schedule's downtime (bounded)
+        long starting = System.currentTimeMillis();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                kafka = EmbeddedKafka.builder().port(port).controllerPort(controllerPort).logDir(kafkaDir).build()
+                        .start();
+                break;
+            } catch (RuntimeException e) { // a port taken meanwhile by another process on this machine
+                if (attempt == 5) {
+                    throw e;
+                }
+                log("Kafka did not start again on " + port + "/" + controllerPort + " (attempt " + attempt + "): " + e);
+                pacer.await(1_000, TimeUnit.MILLISECONDS);
+            }
+        }
+        return "kafka stopped in " + (stopped - at) + " ms, down " + (starting - stopped) + " ms, up again in "
+                + (System.currentTimeMillis() - starting) + " ms on the same log directory and port " + port;
     }
 
     private ChaosConsumer join(Launcher launcher, int g) throws Exception {
@@ -530,6 +650,13 @@ final class ChaosRun implements AutoCloseable {
         quietly(() -> kafkaAdmin.close(Duration.ofSeconds(5)));
         quietly(() -> kafka.close());
         quietly(() -> cluster.close());
+        if (kafkaDir != null) {
+            quietly(() -> {
+                try (var files = Files.walk(kafkaDir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+            });
+        }
     }
 
     private interface Action {

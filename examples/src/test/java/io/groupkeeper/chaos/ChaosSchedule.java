@@ -49,7 +49,10 @@ final class ChaosSchedule {
     enum Kind {
         LEAVE(true, 12), CRASH(true, 16), EXPIRE(true, 14), STALL(true, 7), ZOMBIE(true, 5), ZK_KILL(true, 12),
         LEADER_KILL(true, 12),
-        RESET(true, 16), ADD_PARTITIONS(true, 6), JOIN(false, 0), ZK_RESTART(false, 0);
+        RESET(true, 16), ADD_PARTITIONS(true, 6),
+        /** The Kafka broker stops and starts again on its log directory and ports (opt-in: not in allFaults). */
+        KAFKA_RESTART(true, 8),
+        JOIN(false, 0), ZK_RESTART(false, 0);
 
         final boolean fault;
         final int weight;
@@ -59,10 +62,14 @@ final class ChaosSchedule {
             this.weight = weight;
         }
 
+        /**
+         * The kinds of the plain chaos run: every fault kind but {@link #KAFKA_RESTART} (which its schedules predate:
+         * the same seed keeps giving the same schedule).
+         */
         static Set<Kind> allFaults() {
             Set<Kind> all = EnumSet.noneOf(Kind.class);
             for (Kind k : values()) {
-                if (k.fault) {
+                if (k.fault && k != KAFKA_RESTART) {
                     all.add(k);
                 }
             }
@@ -96,6 +103,7 @@ final class ChaosSchedule {
                 case ZOMBIE -> s.append(" group=").append(group).append(" target=").append(target).append(" cut-off=")
                         .append(durationMillis).append("ms stall=").append(durationMillis + amount).append("ms");
                 case ZK_KILL -> s.append(" server-of=").append(target);
+                case KAFKA_RESTART -> s.append(" down=").append(durationMillis).append("ms");
                 case RESET -> s.append(" group=").append(group).append(" partitions=").append(partitions)
                         .append(" shift=-").append(amount);
                 case ADD_PARTITIONS -> s.append(" +").append(amount);
@@ -177,6 +185,7 @@ final class ChaosSchedule {
                     case EXPIRE -> connectionOk;
                     case STALL, ZOMBIE -> stallOk;
                     case ZK_KILL -> connectionOk && !zkDown[0];
+                    case KAFKA_RESTART -> connectionOk;
                     case RESET -> true;
                     case ADD_PARTITIONS -> partitions < s.maxPartitions();
                     default -> false;
@@ -257,6 +266,7 @@ final class ChaosSchedule {
                     selected = List.copyOf(ps);
                     amount = 5 + rnd.nextInt(60);
                 }
+                case KAFKA_RESTART -> duration = 500 + rnd.nextInt(2_500); // how long the broker stays down
                 case ADD_PARTITIONS -> {
                     amount = Math.min(1 + rnd.nextInt(3), s.maxPartitions() - partitions);
                     partitions += amount;

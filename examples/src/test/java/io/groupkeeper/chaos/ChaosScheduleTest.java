@@ -39,6 +39,21 @@ class ChaosScheduleTest {
     }
 
     @Test
+    void theTransactionalRunsKindsRestartKafkaNeverResetAndLeaveThePlainRunsSchedulesAsTheyWere() {
+        Settings eos = new Settings(20, 5_000, new int[] {6, 3}, new int[] {4, 2}, new int[] {8, 4}, 12, 24, 800,
+                1_400, ChaosEosIT.kinds());
+        for (long seed = 0; seed < 100; seed++) {
+            List<Step> steps = ChaosSchedule.generate(seed, eos);
+            assertThat(steps.stream().map(Step::kind).filter(k -> k.fault).collect(Collectors.toSet()))
+                    .as("seed %d", seed).isEqualTo(ChaosEosIT.kinds()).contains(Kind.KAFKA_RESTART)
+                    .doesNotContain(Kind.RESET);
+            assertThat(steps.stream().filter(st -> st.kind() == Kind.KAFKA_RESTART))
+                    .allSatisfy(st -> assertThat(st.durationMillis()).isBetween(500L, 3_000L));
+        }
+        assertThat(Kind.allFaults()).doesNotContain(Kind.KAFKA_RESTART);
+    }
+
+    @Test
     void sizesPartitionsServersAndStallWindowsStayWithinTheirBounds() {
         for (long seed = 0; seed < 200; seed++) {
             Settings s = settings(250);
