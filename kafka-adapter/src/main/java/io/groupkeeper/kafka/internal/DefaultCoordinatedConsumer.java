@@ -426,6 +426,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     continue;
                 }
                 events.serve(); // events that arrived during the fetch may invalidate what was fetched
+                if (txns != null) {
+                    txns.delivering(fetched.partitions());
+                }
                 ConsumerRecords<K, V> out = sync.deliver(fetched);
                 sync.updateLags();
                 if (!out.isEmpty()) {
@@ -450,6 +453,23 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                         + "(CoordinatedConsumer.Builder.transactional)");
             }
             return txns.send(Partitions.gk(input), output);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
+    public long abort(TopicPartition input) {
+        guard.enter();
+        try {
+            requireStarted();
+            if (txns == null) {
+                throw new IllegalStateException("group " + group + ": abort() needs the transactional mode "
+                        + "(CoordinatedConsumer.Builder.transactional)");
+            }
+            long at = txns.abort(Partitions.gk(input));
+            sync.sync();
+            return at;
         } finally {
             guard.exit();
         }
