@@ -399,7 +399,8 @@ final class Dispatcher<K, V> {
                             rewoundTo = at;
                         }
                     }
-                    control.stopPartition(tp, rewoundTo >= 0 ? rewoundTo : raw.offset(), "dead-letter " + e.getMessage() + "; record failed with "
+                    control.stopPartition(tp, rewoundTo >= 0 ? rewoundTo : raw.offset(),
+                            "dead-letter " + e.getMessage() + "; record failed with "
                             + failure);
                     config.metrics().recovered(config.group(), raw.topic(), Recovery.STOP_PARTITION);
                     return false;
