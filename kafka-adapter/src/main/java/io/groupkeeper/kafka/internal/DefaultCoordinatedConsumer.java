@@ -150,13 +150,17 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
                 c = new KafkaConsumer<>(consumerProps, config.keyDeserializer(), config.valueDeserializer());
                 this.clientId = String.valueOf(consumerProps.get(org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG));
-                config.clientListener().consumerAdded(clientId, c);
             } catch (RuntimeException e) {
                 bridge.stopServing();
                 state = State.CLOSED;
                 closeQuietly("group member", m::close); // never started: only leaves the keeper's list
                 closeQuietly("topic metadata", md::close);
                 throw e;
+            }
+            try { // (outside the try above: a listener that throws must not leak the consumer)
+                config.clientListener().consumerAdded(clientId, c);
+            } catch (RuntimeException e) {
+                LOG.warn("consumer {}: the KafkaClientListener threw on consumerAdded: {}", clientId, e.toString());
             }
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
