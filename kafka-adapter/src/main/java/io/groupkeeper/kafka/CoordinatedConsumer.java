@@ -109,6 +109,18 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
     }
 
     /**
+     * The transactional mode: aborts the open transaction of the owned input partition {@code input} now (one of its
+     * outputs failed, so it could never commit) and moves the partition back to where that transaction began: the
+     * records whose outputs were in it are returned again by the next {@code poll()}. Returns that offset (the
+     * partition's position now). Nothing is aborted when no transaction is open. Polling thread only.
+     *
+     * @throws IllegalStateException if not in the transactional mode, or {@code input} is not owned
+     */
+    default long abort(TopicPartition input) {
+        throw new IllegalStateException("abort() needs the transactional mode (Builder.transactional)");
+    }
+
+    /**
      * Serves pending assignment changes, then commits the position of every owned partition (everything returned by
      * {@code poll()} so far counts as processed).
      *

@@ -7,8 +7,6 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 
@@ -16,18 +14,12 @@ import org.apache.kafka.clients.producer.Producer;
  * Binds the Kafka clients of a container's workers — each worker's {@code KafkaConsumer}, the transactional producers,
  * the dead-letter producer — to a Micrometer registry with Micrometer's {@link KafkaClientMetrics}
  * ({@code kafka.consumer.fetch.manager.records.consumed.total}, {@code kafka.producer.record.send.total}, ...), and
- * removes a client's meters when it is closed (a worker stops, a partition's producer is released). Kafka's own tag
+ * removes a client's meters when it is closed (each binding has its own refresh thread, which close() shuts down, so a
+ * closed client's meters never come back) (a worker stops, a partition's producer is released). Kafka's own tag
  * {@code client.id} tells the workers apart; the tags given here (e.g. {@code listener}, {@code group}) tell apart two
  * containers whose clients have the same client id. Give it to {@link ListenerContainerBuilder#clientListener}.
  */
 public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
-
-    /** Checks for metrics a client registers late (per topic, per partition); shared, daemon. */
-    private static final ScheduledExecutorService SCHEDULER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "groupkeeper-kafka-client-metrics");
-        t.setDaemon(true);
-        return t;
-    });
 
     private final MeterRegistry registry;
     private final Tags tags;
@@ -45,7 +37,7 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
 
     @Override
     public void consumerAdded(String clientId, Consumer<?, ?> consumer) {
-        bind(consumer, new KafkaClientMetrics(consumer, tags, SCHEDULER));
+        bind(consumer, new KafkaClientMetrics(consumer, tags));
     }
 
     @Override
@@ -55,7 +47,7 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
 
     @Override
     public void producerAdded(String clientId, Producer<?, ?> producer) {
-        bind(producer, new KafkaClientMetrics(producer, tags, SCHEDULER));
+        bind(producer, new KafkaClientMetrics(producer, tags));
     }
 
     @Override
@@ -79,7 +71,7 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
     private void unbind(Object client) {
         KafkaClientMetrics m = bound.remove(client);
         if (m != null) {
-            m.close(); // removes its meters
+            m.close(); // shuts its own refresh thread down, then removes its meters
         }
     }
 }

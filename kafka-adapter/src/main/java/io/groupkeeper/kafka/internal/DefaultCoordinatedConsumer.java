@@ -150,13 +150,17 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
                 c = new KafkaConsumer<>(consumerProps, config.keyDeserializer(), config.valueDeserializer());
                 this.clientId = String.valueOf(consumerProps.get(org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG));
-                config.clientListener().consumerAdded(clientId, c);
             } catch (RuntimeException e) {
                 bridge.stopServing();
                 state = State.CLOSED;
                 closeQuietly("group member", m::close); // never started: only leaves the keeper's list
                 closeQuietly("topic metadata", md::close);
                 throw e;
+            }
+            try { // (outside the try above: a listener that throws must not leak the consumer)
+                config.clientListener().consumerAdded(clientId, c);
+            } catch (RuntimeException e) {
+                LOG.warn("consumer {}: the KafkaClientListener threw on consumerAdded: {}", clientId, e.toString());
             }
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
@@ -426,6 +430,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     continue;
                 }
                 events.serve(); // events that arrived during the fetch may invalidate what was fetched
+                if (txns != null) {
+                    txns.delivering(fetched.partitions());
+                }
                 ConsumerRecords<K, V> out = sync.deliver(fetched);
                 sync.updateLags();
                 if (!out.isEmpty()) {
@@ -450,6 +457,23 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                         + "(CoordinatedConsumer.Builder.transactional)");
             }
             return txns.send(Partitions.gk(input), output);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
+    public long abort(TopicPartition input) {
+        guard.enter();
+        try {
+            requireStarted();
+            if (txns == null) {
+                throw new IllegalStateException("group " + group + ": abort() needs the transactional mode "
+                        + "(CoordinatedConsumer.Builder.transactional)");
+            }
+            long at = txns.abort(Partitions.gk(input));
+            sync.sync();
+            return at;
         } finally {
             guard.exit();
         }

@@ -60,6 +60,12 @@ final class KafkaTransactions implements AutoCloseable {
         boolean open;
         /** The offset this partition's last transaction committed (or that was read at the claim); -1: none. */
         long kafkaOffset = -1;
+        /**
+         * Where the open transaction began: the partition's position when records were last delivered with no
+         * transaction open, or the offset the last one committed; -1: not known yet. Everything before it is done
+         * (committed, or handled without outputs); an aborted transaction goes back here.
+         */
+        long base = -1;
         /** Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. */
         final Set<Long> unconfirmed = new LinkedHashSet<>();
 
@@ -342,6 +348,7 @@ final class KafkaTransactions implements AutoCloseable {
                 t.producer.commitTransaction();
                 t.open = false;
                 t.kafkaOffset = target;
+                t.base = target;
             } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
                 closeQuietly(t, Duration.ZERO);
                 if (owned.test(p.tp)) {
@@ -364,6 +371,7 @@ final class KafkaTransactions implements AutoCloseable {
                 LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
                         + "record: {}", group, p.tp, t.transactionalId, e.toString());
                 abortQuietly(t);
+                rewind(p, t); // (the claim below seeks only when Kafka's offset wins)
                 if (owned.test(p.tp)) {
                     reclaim.add(p);
                 } else { // a new initTransactions() here would fence the partition's next owner: give it up
@@ -375,6 +383,58 @@ final class KafkaTransactions implements AutoCloseable {
         }
         claim(reclaim);
         return fenced;
+    }
+
+    /** Records are about to be delivered for these partitions: those with no open transaction begin one here. */
+    void delivering(Collection<org.apache.kafka.common.TopicPartition> partitions) {
+        for (org.apache.kafka.common.TopicPartition ktp : partitions) {
+            TopicPartition tp = Partitions.gk(ktp);
+            Txn t = txns.get(tp);
+            OwnedPartition p = positions.get(tp);
+            if (t != null && !t.open && p != null && p.position >= 0) {
+                t.base = p.position;
+            }
+        }
+    }
+
+    /**
+     * A send into the transaction of {@code input} failed (the transaction can never commit): aborts it now and moves
+     * the partition back to where it began, so the records whose outputs were in it come again. A producer that
+     * cannot abort (a fatal error) is closed and the partition claimed again at the next commit point (not fetched
+     * until then). Returns the partition's position, or -1 if it is not owned.
+     */
+    long abort(TopicPartition input) {
+        Txn t = txns.get(input);
+        OwnedPartition p = positions.get(input);
+        if (p == null) {
+            return -1;
+        }
+        if (t == null || t.producer == null) {
+            return p.position;
+        }
+        if (t.open) {
+            try {
+                t.producer.abortTransaction();
+                t.open = false;
+            } catch (InterruptException e) {
+                throw e;
+            } catch (KafkaException e) {
+                rewind(p, t);
+                stop(p, "aborting the transaction of producer " + t.transactionalId + " failed", e);
+                return p.position;
+            }
+            LOG.info("group {}: {}: a send into the transaction of producer {} failed; aborted, continuing from {}",
+                    group, input, t.transactionalId, t.base >= 0 ? t.base : p.position);
+        }
+        rewind(p, t);
+        return p.position;
+    }
+
+    /** Back to where the (aborted) transaction began. */
+    private void rewind(OwnedPartition p, Txn t) {
+        if (t.base >= 0 && p.position != t.base) {
+            seeker.seek(p, t.base);
+        }
     }
 
     private Set<Long> zkCandidates(OwnedPartition p, Txn t) {

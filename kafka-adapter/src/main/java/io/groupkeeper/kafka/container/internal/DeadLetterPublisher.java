@@ -77,7 +77,11 @@ final class DeadLetterPublisher implements AutoCloseable {
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(maxBlock, timeout.toMillis()));
         this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
         this.clientId = String.valueOf(props.get(ProducerConfig.CLIENT_ID_CONFIG));
-        clientListener.producerAdded(clientId, producer);
+        try { // a listener that throws must not leak the producer
+            clientListener.producerAdded(clientId, producer);
+        } catch (RuntimeException e) {
+            LOG.warn("group {}: the KafkaClientListener threw on producerAdded: {}", group, e.toString());
+        }
     }
 
     /**

@@ -90,6 +90,12 @@ final class Dispatcher<K, V> {
     private long oneByOne(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
         for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
             if (control.hold(tp) || !handle(tp, raw)) {
+                if (rewoundTo >= 0) {
+                    long at = rewoundTo;
+                    rewoundTo = -1;
+                    position = at;
+                    return at;
+                }
                 return raw.offset();
             }
             position = raw.offset() + 1;
@@ -112,9 +118,14 @@ final class Dispatcher<K, V> {
             beginOutput();
             try {
                 config.recordHandler().handle(record);
-                flushOutput(tp);
+                flushOutput(tp, raw.offset());
                 processed++;
                 return true;
+            } catch (OutputFailed e) {
+                failure = e.failure.cause instanceof Exception ex ? ex : e;
+                if (e.failure.resumeAt >= 0 && e.failure.resumeAt != raw.offset()) {
+                    rewoundTo = e.failure.resumeAt; // outputs of records before it were aborted too: they come again
+                }
             } catch (Exception e) {
                 failure = e;
             } finally {
@@ -124,6 +135,9 @@ final class Dispatcher<K, V> {
                 clearInterrupt(tp, raw.offset());
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
+            if (rewoundTo >= 0) {
+                return false;
+            }
             ErrorAction action = config.errorPolicy().actionFor(failure);
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
@@ -196,7 +210,7 @@ final class Dispatcher<K, V> {
             beginOutput();
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
-                flushOutput(tp);
+                flushOutput(tp, raws.get(raws.size() - 1).offset());
                 processed += batch.size();
                 position = raws.get(raws.size() - 1).offset() + 1;
                 return -1;
@@ -210,6 +224,13 @@ final class Dispatcher<K, V> {
             }
             Throwable cause = failure;
             boolean one = false;
+            if (failure instanceof OutputFailed of) {
+                cause = of.failure.cause;
+                if (of.failure.resumeAt >= 0 && of.failure.resumeAt != raws.get(0).offset()) {
+                    position = of.failure.resumeAt;
+                    return of.failure.resumeAt; // outputs of earlier records were aborted too: they come again
+                }
+            }
             if (output != null && failure instanceof BatchFailedException bfe) {
                 // The call's outputs were dropped together, those of the records before the one named too: the
                 // whole batch failed (its records come again together).
@@ -237,7 +258,10 @@ final class Dispatcher<K, V> {
             int recover = one ? 1 : raws.size();
             for (int i = 0; i < recover; i++) {
                 if (!recover(raws.get(i), cause, attempt, action.recovery())) {
-                    return raws.get(i).offset();
+                    long at = rewoundTo >= 0 ? rewoundTo : raws.get(i).offset();
+                    rewoundTo = -1;
+                    position = Math.min(position, at);
+                    return at;
                 }
                 position = raws.get(i).offset() + 1;
             }
@@ -257,11 +281,27 @@ final class Dispatcher<K, V> {
     }
 
     /** The handler returned: its records go into the input partition's transaction. */
-    private void flushOutput(TopicPartition tp) {
+    private void flushOutput(TopicPartition tp, long offset) {
         if (output != null) {
-            output.flush(tp);
+            TransactionalOutput.OutputFailure f = output.flush(tp, offset);
+            if (f != null) {
+                throw new OutputFailed(f);
+            }
         }
     }
+
+    /** A send into the transaction failed (already aborted and rewound): the cause goes to the error policy. */
+    static final class OutputFailed extends RuntimeException {
+        final TransactionalOutput.OutputFailure failure;
+
+        OutputFailed(TransactionalOutput.OutputFailure failure) {
+            super(failure.cause);
+            this.failure = failure;
+        }
+    }
+
+    /** Where the partition continues when the transaction was aborted behind the record in hand; -1: none. */
+    private long rewoundTo = -1;
 
     /** After the call: records of a call that did not return normally are dropped (nothing once flushed). */
     private void discardOutput() {
@@ -353,7 +393,14 @@ final class Dispatcher<K, V> {
                     }
                     return true;
                 } catch (DeadLetterPublisher.DeadLetterException e) {
-                    control.stopPartition(tp, raw.offset(), "dead-letter " + e.getMessage() + "; record failed with "
+                    if (output != null) { // the dead letter may still be in the open transaction: never commit it
+                        long at = output.abort(tp);
+                        if (at >= 0 && at != raw.offset()) {
+                            rewoundTo = at;
+                        }
+                    }
+                    control.stopPartition(tp, rewoundTo >= 0 ? rewoundTo : raw.offset(),
+                            "dead-letter " + e.getMessage() + "; record failed with "
                             + failure);
                     config.metrics().recovered(config.group(), raw.topic(), Recovery.STOP_PARTITION);
                     return false;

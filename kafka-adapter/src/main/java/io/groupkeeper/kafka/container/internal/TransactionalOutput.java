@@ -2,7 +2,10 @@ package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.container.TransactionalSender;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +28,8 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     private final Serializer<Object> valueSerializer;
     private final Thread owner;
     private final List<Pending> pending = new ArrayList<>();
+    /** Per input partition: the outputs flushed into its transaction and not known to be written yet. */
+    private final Map<TopicPartition, ArrayDeque<Sent>> sent = new HashMap<>();
     private CoordinatedConsumer<?, ?> consumer;
     private boolean inCall;
 
@@ -59,26 +64,137 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
         return p;
     }
 
-    /** The call succeeded: its records go into the transaction of {@code input}. */
-    void flush(TopicPartition input) {
+    /**
+     * The call of the record at {@code offset} succeeded: its records go into the transaction of {@code input}.
+     * Returns null, or the failure of a send (the producer rejected a record at once: too large, not authorised, a
+     * partitioner that threw; or the transaction is in an error state after an earlier record's send failed). Then
+     * the partition's transaction has been aborted and the partition moved back to where it began
+     * ({@link CoordinatedConsumer#abort}); the failure names the record whose output failed.
+     */
+    OutputFailure flush(TopicPartition input, long offset) {
         inCall = false;
+        OutputFailure failure = null;
         int sent = 0;
         try {
+            prune(input);
             for (Pending p : pending) {
-                p.sent(consumer.send(input, p.record));
+                Future<RecordMetadata> f;
+                try {
+                    f = consumer.send(input, p.record);
+                } catch (RuntimeException e) {
+                    OutputFailure earlier = firstFailure(input);
+                    failure = earlier != null ? earlier : new OutputFailure(offset, e);
+                    break;
+                }
+                p.sent(f);
                 sent++;
+                tracked(input).add(new Sent(offset, f));
+                Throwable rejected = failureOf(f);
+                if (rejected != null) {
+                    failure = new OutputFailure(offset, rejected);
+                    break;
+                }
             }
-        } catch (RuntimeException e) { // (the transaction cannot commit now: it is aborted, the records come again)
-            pending.subList(sent, pending.size()).forEach(p -> p.dropped(e));
-            throw e;
         } finally {
+            if (failure != null) {
+                Throwable cause = failure.cause;
+                pending.subList(sent, pending.size()).forEach(p -> p.dropped(cause));
+            }
             pending.clear();
+        }
+        if (failure != null) {
+            failure.resumeAt = abort(input);
+        }
+        return failure;
+    }
+
+    /**
+     * The failure of an output already flushed into the open transaction of {@code input} that Kafka reported since
+     * (the send failed after the call returned; a commit of that transaction fails as well); null if none. Forgets
+     * the outputs tracked for {@code input}.
+     */
+    OutputFailure takeFailure(TopicPartition input) {
+        OutputFailure f = firstFailure(input);
+        if (f != null) {
+            sent.remove(input);
+        }
+        return f;
+    }
+
+    /** Whether an output of a record at or before {@code offset} is still unacknowledged (or failed). */
+    boolean unsettled(TopicPartition input, long offset) {
+        prune(input);
+        ArrayDeque<Sent> q = sent.get(input);
+        return q != null && !q.isEmpty() && q.peekFirst().offset <= offset;
+    }
+
+    /** Aborts the transaction of {@code input} now; returns the offset the partition continues from (-1: not owned). */
+    long abort(TopicPartition input) {
+        sent.remove(input);
+        return consumer.abort(input);
+    }
+
+    private ArrayDeque<Sent> tracked(TopicPartition input) {
+        return sent.computeIfAbsent(input, k -> new ArrayDeque<>());
+    }
+
+    /** Drops the leading outputs acknowledged (written into the transaction). */
+    private void prune(TopicPartition input) {
+        ArrayDeque<Sent> q = sent.get(input);
+        while (q != null && !q.isEmpty() && q.peekFirst().future.isDone() && failureOf(q.peekFirst().future) == null) {
+            q.pollFirst();
+        }
+    }
+
+    private OutputFailure firstFailure(TopicPartition input) {
+        ArrayDeque<Sent> q = sent.get(input);
+        if (q != null) {
+            for (Sent s : q) {
+                Throwable c = failureOf(s.future);
+                if (c != null) {
+                    return new OutputFailure(s.offset, c);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The failure of a completed send; null while pending or when it succeeded. */
+    private static Throwable failureOf(Future<RecordMetadata> f) {
+        if (!f.isDone()) {
+            return null;
+        }
+        try {
+            f.get();
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause() == null ? e : e.getCause();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (RuntimeException e) {
+            return e;
         }
     }
 
     /** Sends {@code record} into the transaction of {@code input} now (a dead letter). */
     Future<RecordMetadata> sendNow(TopicPartition input, ProducerRecord<byte[], byte[]> record) {
         return consumer.send(input, record);
+    }
+
+    /** A send that failed: the record whose call made it, and why; where the partition continues after the abort. */
+    static final class OutputFailure {
+        final long offset;
+        final Throwable cause;
+        long resumeAt = -1;
+
+        OutputFailure(long offset, Throwable cause) {
+            this.offset = offset;
+            this.cause = cause;
+        }
+    }
+
+    private record Sent(long offset, Future<RecordMetadata> future) {
     }
 
     /** The call failed: its records are dropped (nothing, once flushed). */
