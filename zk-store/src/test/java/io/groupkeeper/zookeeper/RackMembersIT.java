@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
@@ -19,18 +23,21 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The member's rack in its member node: round trip, nodes written before racks existed (a rolling upgrade has both),
- * a corrupt rack named by its path, and the leader giving partitions to members in their replicas' racks — on real
- * ZooKeeper.
+ * a non-string rack named by its path, a rack string that fails the check read as none, and the leader giving
+ * partitions to members in their replicas' racks — on real ZooKeeper.
  */
 class RackMembersIT extends ZkTestSupport {
 
@@ -65,8 +72,8 @@ class RackMembersIT extends ZkTestSupport {
     }
 
     @Test
-    void aCorruptRackIsOneClearErrorNamingTheNode() {
-        for (String rack : new String[] {"7", "\"\"", "\"  \"", "\"a\\u0007b\"", "[\"a\"]"}) {
+    void aRackThatIsNotAStringIsOneClearErrorNamingTheNode() {
+        for (String rack : new String[] {"7", "[\"a\"]", "{}"}) {
             byte[] bytes = OLD_NODE.replace("}", ",\"rack\":" + rack + "}").getBytes(StandardCharsets.UTF_8);
             assertThatThrownBy(() -> NodeCodec.member(PATH, bytes)).as(rack)
                     .isInstanceOf(CorruptNodeException.class)
@@ -75,7 +82,33 @@ class RackMembersIT extends ZkTestSupport {
     }
 
     @Test
-    void theLeaderReadsOldAndNewMemberNodesSideBySideAndNamesACorruptRack() throws Exception {
+    void aStringRackThatFailsTheRackCheckIsReadAsNoRackWithOneWarningNamingTheNode() {
+        Logger logger = (Logger) LoggerFactory.getLogger(NodeCodec.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        String path = PATH + "-" + UUID.randomUUID(); // warnings are once per path and value
+        try {
+            for (String rack : new String[] {"\"\"", "\"  \"", "\"a\\u0007b\"", "\"" + "x".repeat(256) + "\""}) {
+                byte[] bytes = OLD_NODE.replace("}", ",\"rack\":" + rack + "}").getBytes(StandardCharsets.UTF_8);
+                MemberInfo decoded = NodeCodec.member(path, bytes);
+                assertThat(decoded.memberId()).as(rack).isEqualTo("old");
+                assertThat(decoded.topics()).as(rack).containsExactly("t");
+                assertThat(decoded.rack()).as(rack).isEmpty();
+                assertThat(NodeCodec.member(path, bytes).rack()).as("read again").isEmpty();
+            }
+        } finally {
+            logger.detachAppender(appender);
+        }
+        List<String> warnings = appender.list.stream().filter(e -> e.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage).toList();
+        assertThat(warnings).as("one per value, not one per read").hasSize(4)
+                .allSatisfy(w -> assertThat(w).contains(path, "rack"));
+        assertThat(warnings.get(2)).contains("a\\u0007b");
+    }
+
+    @Test
+    void theLeaderReadsOldAndNewMemberNodesSideBySideAndANonStringRackIsNamedAndAnInvalidOneIgnored() throws Exception {
         String group = newGroup();
         ZooKeeperStore store = newStore();
         toClose.add(store);
@@ -85,10 +118,14 @@ class RackMembersIT extends ZkTestSupport {
         admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/old", OLD_NODE.getBytes(StandardCharsets.UTF_8));
         String bad = OLD_NODE.replace("\"old\"", "\"bad\"").replace("}", ",\"rack\":42}");
         admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/bad", bad.getBytes(StandardCharsets.UTF_8));
+        // A rack another version might accept and this one does not: the member stays in the group, without a rack.
+        String longer = OLD_NODE.replace("\"old\"", "\"longer\"").replace("}", ",\"rack\":\"" + "r".repeat(300) + "\"}");
+        admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/longer", longer.getBytes(StandardCharsets.UTF_8));
 
         MembersSnapshot snapshot = store.group(group).readMembers(() -> { });
 
-        assertThat(snapshot.members()).containsOnlyKeys("new", "old");
+        assertThat(snapshot.members()).containsOnlyKeys("new", "old", "longer");
+        assertThat(snapshot.members().get("longer").rack()).isEmpty();
         assertThat(snapshot.members().get("new").rack()).contains("b");
         assertThat(snapshot.members().get("old").rack()).isEmpty();
         assertThat(snapshot.problems()).singleElement().asString()

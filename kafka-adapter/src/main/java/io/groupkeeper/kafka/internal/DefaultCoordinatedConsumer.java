@@ -124,7 +124,14 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // KIP-881: the consumer's client.rack is the member's rack (memberOptions may still set another).
             Object rack = config.kafkaProperties().get(ConsumerConfig.CLIENT_RACK_CONFIG);
             if (rack != null && !rack.toString().isBlank()) {
-                mb.rack(rack.toString());
+                try {
+                    mb.rack(rack.toString());
+                } catch (IllegalArgumentException e) {
+                    // The member's own configuration: one clear error, before the group sees a member come and go.
+                    throw new IllegalArgumentException("client.rack \"" + rack + "\" cannot be the rack of a member "
+                            + "of group " + group + ": " + e.getMessage() + " (groupkeeper stores it in the member node; "
+                            + "Kafka itself puts no limit on client.rack)", e);
+                }
             }
             config.memberOptions().accept(mb);
             KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),

@@ -72,6 +72,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private PartitionRacks armedRacks;
     /** Per topic, per partition: the racks of its replicas' brokers (those with {@code broker.rack}), as last described. */
     private final Map<String, List<Set<String>>> lastRacks = new HashMap<>();
+    /** Broker id and {@code broker.rack} pairs already logged as unusable racks (each is logged once). */
+    private final Set<String> warnedRacks = new java.util.HashSet<>();
 
     private final Map<String, Object> adminConfig;
     private final Duration refreshInterval;
@@ -342,7 +344,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             try {
                 TopicDescription d = f.getValue().get(timeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
                 int n = d.partitions().size();
-                lastRacks.put(topic, replicaRacks(d));
+                rememberRacks(topic, d);
                 counts.put(topic, n);
                 present(topic, n);
             } catch (ExecutionException e) {
@@ -363,8 +365,14 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         return counts;
     }
 
-    /** Per partition (in partition order), the racks of the brokers holding its replicas. */
-    private static List<Set<String>> replicaRacks(TopicDescription d) {
+    /**
+     * Per partition (in partition order), the racks of the brokers holding its replicas. Kafka puts no rule on
+     * {@code broker.rack}; a rack groupkeeper cannot carry ({@link io.groupkeeper.assignor.MemberSubscription#requireValidRack}:
+     * over 255 characters or holding a control character) counts as no rack for that replica — it could never match a
+     * member's rack, which passes the same check — and is logged once per broker and value as a WARN, so one unusual
+     * broker never fails the leader's rebalance. Under the lock.
+     */
+    private List<Set<String>> replicaRacks(TopicDescription d) {
         List<TopicPartitionInfo> partitions = new ArrayList<>(d.partitions());
         partitions.sort(java.util.Comparator.comparingInt(TopicPartitionInfo::partition));
         List<Set<String>> racks = new ArrayList<>(partitions.size());
@@ -372,12 +380,40 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             Set<String> set = new TreeSet<>();
             for (Node replica : info.replicas()) {
                 if (replica.hasRack() && !replica.rack().isBlank()) {
-                    set.add(replica.rack());
+                    String rack = replica.rack();
+                    try {
+                        set.add(io.groupkeeper.assignor.MemberSubscription.requireValidRack(rack));
+                    } catch (IllegalArgumentException e) {
+                        if (warnedRacks.add(replica.id() + "/" + rack)) {
+                            LOG.warn("{}: broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "
+                                    + "its replicas count as having no rack", owner, replica.id(), printable(rack),
+                                    e.getMessage());
+                        }
+                    }
                 }
             }
             racks.add(Set.copyOf(set));
         }
         return racks;
+    }
+
+    /** {@code topic}'s replica racks as {@code d} describes them are the last known (package-private for tests). */
+    synchronized void rememberRacks(String topic, TopicDescription d) {
+        lastRacks.put(topic, replicaRacks(d));
+    }
+
+    /** {@code s} with control characters escaped as {@code \\uXXXX}, for a log line. */
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isISOControl(c)) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     /** Under the lock: Kafka says {@code topic} has {@code n} partitions. */

@@ -3,6 +3,12 @@ package io.groupkeeper.kafka.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.PartitionRacks;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +16,11 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a member's own KafkaConsumer learned as it started spares the topic check its Admin client. No broker: the
@@ -110,6 +120,39 @@ class KafkaTopicMetadataTest {
             assertThat(counts.get(10, TimeUnit.SECONDS)).isEqualTo(Map.of("a", 4));
             assertThat(adminClientThread(clientId)).isFalse();
         }
+    }
+
+    @Test
+    void aBrokerRackGroupkeeperCannotCarryCountsAsNoRackWithOneWarningNamingTheBrokerAndValue() {
+        String longRack = "z".repeat(300);
+        Node good = new Node(1, "h1", 9092, "r1");
+        Node tooLong = new Node(2, "h2", 9092, longRack);
+        Node control = new Node(3, "h3", 9092, "a\u0007b");
+        TopicDescription d = new TopicDescription("t", false, List.of(
+                new TopicPartitionInfo(0, good, List.of(good, tooLong), List.of(good)),
+                new TopicPartitionInfo(1, tooLong, List.of(tooLong, control), List.of(tooLong)),
+                new TopicPartitionInfo(2, control, List.of(control, good), List.of(control))));
+        Logger logger = (Logger) LoggerFactory.getLogger(KafkaTopicMetadata.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
+                "group racks")) {
+            md.rememberRacks("t", d);
+            md.rememberRacks("t", d); // the periodic check describes the topic again: no second warning
+
+            // Without the filter, PartitionRacks.of throws on the leader and every rebalance fails.
+            assertThat(md.partitionRacks(List.of("t"))).isEqualTo(PartitionRacks.of(Map.of(
+                    new TopicPartition("t", 0), Set.of("r1"),
+                    new TopicPartition("t", 2), Set.of("r1"))));
+        } finally {
+            logger.detachAppender(appender);
+        }
+        List<String> warnings = appender.list.stream().filter(e -> e.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage).toList();
+        assertThat(warnings).hasSize(2);
+        assertThat(warnings.get(0)).contains("group racks", "broker 2", longRack);
+        assertThat(warnings.get(1)).contains("broker 3", "a\\u0007b").doesNotContain("\u0007");
     }
 
     private static Map<String, Object> unreachable(String clientId) {

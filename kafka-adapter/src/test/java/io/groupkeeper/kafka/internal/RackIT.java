@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
@@ -85,5 +86,22 @@ class RackIT {
             }
             assertThat(racks).isEqualTo(PartitionRacks.of(expected));
         }
+    }
+
+    @Test
+    void aClientRackGroupkeeperCannotCarryFailsStartWithOneErrorNamingTheValueAndNoMemberJoins() {
+        String topic = "long-rack";
+        String group = "long-rack-group";
+        servers.kafka().createTopic(topic, 1);
+        ZooKeeperStore store = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
+        GroupKeeper keeper = GroupKeeper.builder().store(store).build().start();
+        toClose.add(keeper);
+        String rack = "r".repeat(256);
+
+        assertThatThrownBy(() -> consumer(keeper, group, topic, rack))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("client.rack \"" + rack + "\"")
+                .hasMessageContaining("at most 255 characters");
+        assertThat(store.group(group).readMembers(() -> { }).members()).isEmpty();
     }
 }

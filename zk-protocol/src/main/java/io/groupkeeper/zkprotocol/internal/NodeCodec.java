@@ -24,11 +24,15 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Encodes and decodes every node body as small, readable JSON. Decoding is strict about what it needs (field
  * present, right type, valid value) and lenient about what it does not (unknown fields are ignored, so newer
- * versions can add fields). Every failure is a {@link CorruptNodeException} naming the path and the problem.
+ * versions can add fields; a member's rack that fails the rack check is read as none, with a WARN). Every failure is a {@link CorruptNodeException} naming the path and the problem.
  *
  * <p>An offset node may also hold a plain number ({@code set .../offsets/orders/0 42} in zkCli): operators coming
  * from Kafka's old ZooKeeper consumer type exactly that, and it means what they think.
@@ -36,6 +40,9 @@ import java.util.TreeSet;
 public final class NodeCodec {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Logger LOG = LoggerFactory.getLogger(NodeCodec.class);
+    /** Node path and rack pairs already logged as unusable member racks. */
+    private static final Set<String> WARNED_RACKS = ConcurrentHashMap.newKeySet();
     /** Offset nodes larger than this are not offsets; refuse before parsing. */
     private static final int MAX_BODY = 64 * 1024;
 
@@ -208,12 +215,15 @@ public final class NodeCodec {
         }
         String host = optionalText(path, n, "host").orElse("");
         String assignor = optionalText(path, n, "assignor").orElse("");
-        // Absent or null in the nodes of members older than racks, or without one: no rack.
-        Optional<String> rack = optionalText(path, n, "rack").map(r -> {
+        // Absent or null in the nodes of members older than racks, or without one: no rack. The rack is only a
+        // hint for the assignor: a string that fails the rack check (blank, over-long, control characters) is read
+        // as no rack, with one WARN, rather than losing the whole member. A non-string is still a corrupt node.
+        Optional<String> rack = optionalText(path, n, "rack").flatMap(r -> {
             try {
-                return MemberSubscription.requireValidRack(r);
+                return Optional.of(MemberSubscription.requireValidRack(r));
             } catch (IllegalArgumentException e) {
-                throw new CorruptNodeException(path, "field 'rack' is not a rack: " + e.getMessage());
+                warnInvalidRack(path, r, e.getMessage());
+                return Optional.empty();
             }
         });
         return new MemberInfo(memberId, instanceId, host, topics, instant(path, n, "joinedAt"), assignor, rack);
@@ -365,6 +375,25 @@ public final class NodeCodec {
             throw new CorruptNodeException(path, "field '" + field + "' must be a string, was " + v);
         }
         return v.asText();
+    }
+
+    /** Logs an unusable member rack once per node path and value (the leader decodes member nodes each rebalance). */
+    private static void warnInvalidRack(String path, String rack, String problem) {
+        if (WARNED_RACKS.size() > 10_000) {
+            WARNED_RACKS.clear(); // bounded: member nodes come and go
+        }
+        if (WARNED_RACKS.add(path + "\n" + rack)) {
+            StringBuilder printable = new StringBuilder();
+            rack.codePoints().limit(300).forEach(c -> {
+                if (Character.isISOControl(c)) {
+                    printable.append(String.format("\\u%04x", c));
+                } else {
+                    printable.appendCodePoint(c);
+                }
+            });
+            LOG.warn("member node {} has rack \"{}\", which is not a rack ({}); the member is read as having no rack",
+                    path, printable, problem);
+        }
     }
 
     private static Optional<String> optionalText(String path, JsonNode n, String field) {
