@@ -157,8 +157,10 @@ class SimulationTest {
                 && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the schedule of seed 72775 as found");
         Simulation.Result r = Simulation.run(72775, FAULTS);
         assertThat(r.violations()).isEmpty();
-        assertThat(r.zombieRecords()).as("two overdue polls of six partitions, each after a resumption")
-                .isGreaterThan(2L * SimMember.MAX_RECORDS_PER_POLL * 5);
+        // Since the claim lost its read round trip (the fence node), seed 72775 no longer pauses m1 twice before it
+        // hears (240 zombie records instead of more than 400): the seed still runs clean, but the double pause needs a
+        // schedule of its own to be pinned again (docs/invariants.md).
+        assertThat(r.zombieRecords()).as("zombie records of seed 72775").isPositive();
     }
 
     /** The hang of 2026-12-04 (a member's lane asleep on the scheduler's one thread) now fails with its seed. */
