@@ -295,7 +295,12 @@ public final class ZkGroupStore implements GroupStore {
                 offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
             } catch (CorruptNodeException e) {
                 undoOwnClaim(tp, memberId, session); // a pipelined claim may have landed before its read saw this
-                zk.read(offsetPath, onChange); // wake the member when someone fixes the node
+                // Wake the member when someone fixes the node. A fix that landed since the first read fires no watch:
+                // this read sees it, and the claim is tried again instead of waiting for a change already made.
+                Optional<ZkNode> watched = zk.read(offsetPath, onChange);
+                if (watched.isEmpty() || readable(offsetPath, watched.get())) {
+                    continue;
+                }
                 return new ClaimResult.Blocked(e.getMessage());
             }
             int offsetVersion = offsetRead.map(r -> r.stat().version()).orElse(-1);
@@ -446,6 +451,15 @@ public final class ZkGroupStore implements GroupStore {
             }
         });
         return results;
+    }
+
+    private boolean readable(String offsetPath, ZkNode node) {
+        try {
+            NodeCodec.offset(zk.abs(offsetPath), node.data());
+            return true;
+        } catch (CorruptNodeException e) {
+            return false;
+        }
     }
 
     /** One claim of {@link #claimAll}: its outcome, or empty for {@link #claim} to settle it. */
