@@ -122,6 +122,12 @@ final class Simulation {
         return this;
     }
 
+    /** The checker's zombie bound as it was before seed 72775: counted from the claim's end (a test of the bound). */
+    Simulation zombieBoundFromClaimEnd() {
+        checker.zombieBoundFromClaimEnd();
+        return this;
+    }
+
     static Result run(long seed, int faults) {
         return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(),
                 FaultPlan.extraKinds())).run();

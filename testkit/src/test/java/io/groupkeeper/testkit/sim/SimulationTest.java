@@ -145,22 +145,34 @@ class SimulationTest {
     }
 
     /**
-     * Seed 72775 of the 100,000-schedule run of 2026-12-04: m1's process paused past its session timeout, resumed and
-     * ran its overdue poll, and was paused again at that same instant, before its lanes told it of the loss; at the
-     * next resumption its overdue poll again came before the news. 80 zombie records per partition, 40 after each
-     * resumption: the member is not at fault (user code that has not run the lost callback cannot know), the
-     * checker's bound counted from the claim's end instead of from the process's last resumption.
+     * Seed 72775 of the 100,000-schedule run of 2026-12-04 paused m1's process past its session timeout, then again at
+     * the instant it resumed, after its overdue poll and before its lanes told it of the loss; at the next resumption
+     * its overdue poll again came before the news: 40 records of each partition after each resumption. The member is
+     * not at fault (user code that has not run the lost callback cannot know); the checker's bound counted from the
+     * claim's end instead of from the process's last resumption. The fence claim changed that seed's schedule, so the
+     * double pause is built here: two pauses of the first member running normally (m1), the second due at the instant
+     * the first ends, which seed 11's interleaving runs after the resumption and m1's overdue poll and before m1's
+     * lanes. The old rule ({@link Simulation#zombieBoundFromClaimEnd}) calls it I7; the rule per resumption does not.
      */
     @Test
     void aZombiePausedAgainBeforeItHeardMayPollOnceAfterEachResumption() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
-                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the schedule of seed 72775 as found");
-        Simulation.Result r = Simulation.run(72775, FAULTS);
-        assertThat(r.violations()).isEmpty();
-        // Since the claim lost its read round trip (the fence node), seed 72775 no longer pauses m1 twice before it
-        // hears (240 zombie records instead of more than 400): the seed still runs clean, but the double pause needs a
-        // schedule of its own to be pinned again (docs/invariants.md).
-        assertThat(r.zombieRecords()).as("zombie records of seed 72775").isPositive();
+        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
+                && SimProcess.CONNECTION_LANE, "the interleaving of seed 11 as found");
+        java.util.List<Fault> doublePause = java.util.List.of(new Fault(Fault.Kind.PAUSE, 3_000, 0, 0, 0, 5_000),
+                new Fault(Fault.Kind.PAUSE, 8_000, 0, 0, 0, 3_500));
+
+        Simulation.Result fromClaimEnd = new Simulation(11, doublePause).zombieBoundFromClaimEnd().run();
+        assertThat(fromClaimEnd.violations()).first().asString()
+                .startsWith("I7: m1's user code processed 41 records of t:0 after its claim's session ended (");
+
+        Simulation.Result perResumption = new Simulation(11, doublePause).run();
+        assertThat(perResumption.violations()).isEmpty();
+        java.util.List<String> events = perResumption.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        int second = events.lastIndexOf("fault PAUSE m1 t:0");
+        assertThat(events.indexOf("fault PAUSE m1 t:0")).as("both pauses strike m1").isLessThan(second);
+        assertThat(events.subList(0, second)).as("m1 is not told of its loss before the second pause")
+                .noneMatch(e -> e.startsWith("m1 lost"));
+        assertThat(events.subList(second, events.size())).as("but after it").anyMatch(e -> e.startsWith("m1 lost"));
     }
 
     /** The hang of 2026-12-04 (a member's lane asleep on the scheduler's one thread) now fails with its seed. */
