@@ -52,6 +52,11 @@ final class SimChecker {
     private final Map<TopicPartition, Long> floor = new HashMap<>();
     private final Map<TopicPartition, Integer> edits = new HashMap<>();
     private final java.util.Set<TopicPartition> committedSinceExternal = new java.util.HashSet<>();
+    /**
+     * Final offsets handed over in a live session since the last operator write, unless they came too late (see
+     * {@link #tooLate}): the store must then hold them, as it must hold a commit.
+     */
+    private final Map<TopicPartition, HandOver> handOvers = new HashMap<>();
     private Collection<SimMember> members = List.of();
     private java.util.function.Function<String, java.util.Set<TopicPartition>> targets = id -> java.util.Set.of();
     private long zombieRecords;
@@ -135,7 +140,7 @@ final class SimChecker {
      */
     void started(SimMember m, TopicPartition tp, long start, boolean fromNothing) {
         if (fromNothing) {
-            if (committedSinceExternal.contains(tp)) {
+            if (committedSinceExternal.contains(tp) || handOvers.containsKey(tp)) {
                 violation("lost offset: " + m.id + " found no stored offset for " + tp + " although one was "
                         + "committed or handed over since the last operator write; starts at " + start);
             }
@@ -232,7 +237,7 @@ final class SimChecker {
         // A zombie's hand-over (its claim's session already over: a process paused past its timeout that closes as
         // it resumes) cannot be kept: no write of that session can land any more.
         if (seenEdits == edits(tp) && zk.isSessionAlive(claimSession)) {
-            committedSinceExternal.add(tp);
+            handOvers.put(tp, new HandOver(m.proc, claimSession));
         }
         log.event(m.id + " hands over " + tp + "=" + offset);
     }
@@ -254,6 +259,7 @@ final class SimChecker {
             if (w.path().startsWith(ownersPrefix())) {
                 before.putIfAbsent(w.path(), ownerSessions.getOrDefault(w.path(), 0L));
                 if (w.kind() == ModelTransactions.Kind.CREATE) {
+                    tooLate(w.path(), session);
                     ownerSessions.put(w.path(), session);
                 } else if (w.kind() == ModelTransactions.Kind.DELETE) {
                     ownerSessions.remove(w.path());
@@ -306,6 +312,31 @@ final class SimChecker {
         }
     }
 
+    /** A final offset handed over by {@code proc}'s user code in {@code session}, its release still to land. */
+    private record HandOver(SimProcess proc, long session) {
+    }
+
+    /**
+     * {@code session} claims the partition of {@code ownerPath}. A final offset handed over whose session has ended
+     * meanwhile and whose process has no new session yet came too late: its release could not land (the connection
+     * was down when the servers ended the session), and the member's promise, to hand it over in its next session, no
+     * longer holds once another member holds the partition. The heir may then start without it. Once the handing
+     * process has a new session it must have handed the offset over before anyone else claims (issue 34's finding 4).
+     */
+    private void tooLate(String ownerPath, long session) {
+        handOvers.entrySet().removeIf(e -> {
+            HandOver h = e.getValue();
+            boolean late = ownerPath(e.getKey()).equals(ownerPath) && session != h.session()
+                    && !zk.isSessionAlive(h.session())
+                    && !(h.proc().store.isConnected() && h.proc().sessionId() != h.session());
+            if (late) {
+                log.event("hand-over of " + e.getKey() + " came too late: session 0x" + Long.toHexString(session)
+                        + " claims it before " + h.proc().tag + " has a new session");
+            }
+            return late;
+        });
+    }
+
     private String ownersPrefix() {
         return ZkLayout.owners(group) + "/";
     }
@@ -330,6 +361,7 @@ final class SimChecker {
     /** An operator wrote {@code tp}'s offset node: {@code value} is where processing starts again (null: unknown). */
     void external(TopicPartition tp, String what, Long value) {
         edits.merge(tp, 1, Integer::sum);
+        handOvers.remove(tp);
         if (value == null) {
             committedSinceExternal.remove(tp);
         } else {
