@@ -4,8 +4,10 @@ import io.groupkeeper.testkit.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
@@ -21,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  * the process it belongs to, run one at a time on the calling thread. {@link #runNext} picks a random task among those
  * due (the seeded {@link Random} makes the interleaving a pure function of the seed) and, when none is due, moves the
  * {@link ManualClock} to the next one. A frozen tag's tasks wait, while time passes: a paused process.
+ *
+ * <p>The tasks of a {@linkplain #carry carried} process run on real threads of their own ({@link SimThreads}), one at a
+ * time: one of them may hang in a request a silent cut holds while the others, and the rest of the world, run on.
  */
 final class SimScheduler {
 
@@ -28,6 +33,8 @@ final class SimScheduler {
         final String tag;
         final long due;
         final Runnable body;
+        /** For a task that hands a hanging simulated thread control again: its carrier (else null). */
+        SimThreads.Carrier resumes;
         /** The round trips that led to its submission: it runs on from there ({@link RoundTrips}). */
         final RoundTrips.Step step = RoundTrips.now();
         volatile boolean cancelled;
@@ -47,11 +54,54 @@ final class SimScheduler {
     private final List<Task> ready = new ArrayList<>();
     private String running;
     private long steps;
+    /** The process each tag belongs to (a tag not listed is a process of its own). */
+    private final Map<String, String> processOf = new HashMap<>();
+    /** The processes whose tasks run on carriers. */
+    private final Set<String> carried = new HashSet<>();
+    /** Per process: a carrier hanging with a lock held; the process's other tasks wait for it. */
+    private final Map<String, SimThreads.Carrier> exclusive = new HashMap<>();
+    private final SimThreads threads = new SimThreads(this::resume, this::exclusive);
 
     SimScheduler(ManualClock clock, Random random, Runnable onTimeAdvanced) {
         this.clock = clock;
         this.random = random;
         this.onTimeAdvanced = onTimeAdvanced;
+    }
+
+    /** The simulated threads a silent cut's held requests wait on ({@code InMemoryZooKeeper#simulatedThreads}). */
+    SimThreads threads() {
+        return threads;
+    }
+
+    /** {@code tag}'s tasks are threads of {@code process} (a member's user code of its keeper's process). */
+    void belongs(String tag, String process) {
+        processOf.put(tag, process);
+    }
+
+    private String processOf(String tag) {
+        return processOf.getOrDefault(tag, tag);
+    }
+
+    /** From now on the tasks of {@code process} run on carriers, so that its requests can hang ({@link SimThreads}). */
+    void carry(String process) {
+        carried.add(processOf(process));
+    }
+
+    private void resume(String tag, SimThreads.Carrier c) {
+        add(tag, 0, null).resumes = c;
+    }
+
+    private void exclusive(String tag, SimThreads.Carrier c) {
+        if (c != null) {
+            exclusive.put(processOf(tag), c);
+        } else {
+            exclusive.remove(processOf(tag));
+        }
+    }
+
+    /** Ends the carriers of this world (a run's end). */
+    void close() {
+        threads.close();
     }
 
     ScheduledExecutorService executor(String tag) {
@@ -106,6 +156,10 @@ final class SimScheduler {
             if (frozen.contains(t.tag)) {
                 continue;
             }
+            SimThreads.Carrier holder = exclusive.isEmpty() ? null : exclusive.get(processOf(t.tag));
+            if (holder != null && t.resumes != holder) {
+                continue;
+            }
             if (t.due <= now) {
                 ready.add(t);
             } else {
@@ -122,14 +176,21 @@ final class SimScheduler {
         tasks.remove(t);
         if (!t.cancelled) {
             steps++;
-            runAs(t.tag, () -> RoundTrips.run(t.step, t.body));
+            if (t.resumes != null) {
+                runAs(t.tag, () -> threads.handTo(t.resumes));
+            } else if (!carried.isEmpty() && carried.contains(processOf(t.tag))) {
+                runAs(t.tag, () -> threads.run(t.tag, () -> RoundTrips.run(t.step, t.body)));
+            } else {
+                runAs(t.tag, () -> RoundTrips.run(t.step, t.body));
+            }
         }
         return true;
     }
 
-    /** Drops every task of {@code tag} (a process that died). */
+    /** Drops every task of {@code tag} (a process that died); its threads hanging in requests unwind. */
     void kill(String tag) {
         tasks.removeIf(t -> t.tag.equals(tag));
+        threads.abandon(tag::equals);
     }
 
     private Task add(String tag, long delayMillis, Runnable body) {

@@ -111,6 +111,7 @@ final class Simulation {
         if (FOLLOWER_LAG) {
             zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         }
+        zk.simulatedThreads(scheduler.threads());
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
@@ -132,6 +133,7 @@ final class Simulation {
         try {
             return runBounded();
         } finally {
+            scheduler.close();
             RUNNING.remove(Thread.currentThread());
         }
     }
@@ -238,7 +240,7 @@ final class Simulation {
     /** Running processes another member may join (at most three members on one keeper). */
     private List<SimProcess> hosts() {
         return processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty() && p.members.size() < 3
-                && !scheduler.isFrozen(p.tag)).toList();
+                && !scheduler.isFrozen(p.tag) && !p.silentCut).toList();
     }
 
     private List<SimMember> live() {
@@ -423,15 +425,16 @@ final class Simulation {
 
     /**
      * A silent cut: the servers stop hearing the process at once, but its client notices only at its read timeout (two
-     * thirds of the session timeout); meanwhile the process's threads hang in their requests (the model cannot hold
-     * one request: the whole process is frozen, its user code too, which would otherwise see its commits fail at once
-     * with no connection event). Noticed: SUSPENDED, and the cut goes on as any other. Over before that: nothing was
-     * noticed.
+     * thirds of the session timeout); meanwhile each of the process's threads that sends a request hangs in it (its
+     * tasks run on threads of their own from now on: {@link SimScheduler#carry}), while its other threads (user code
+     * between commits, timers, lanes that wait for nothing) run on. Noticed: the hanging requests fail with a lost
+     * connection, SUSPENDED, and the cut goes on as any other. Over before that: nothing was noticed, the requests are
+     * sent and answered.
      */
     private void silentCut(SimProcess p, long millis) {
         long session = p.store.sessionId();
+        scheduler.carry(p.tag);
         p.store.cutSilently();
-        freeze(p);
         p.silentCut = true;
         p.cutUntil = Math.max(p.cutUntil, clock.millis() + millis);
         long notice = SESSION_TIMEOUT.toMillis() * 2 / 3;
@@ -445,7 +448,6 @@ final class Simulation {
             return;
         }
         p.silentCut = false;
-        thaw(p);
         if (clock.millis() < p.cutUntil && p.store.sessionId() == session) {
             p.store.noticeCut();
         }

@@ -1,0 +1,221 @@
+package io.groupkeeper.testkit.sim;
+
+import io.groupkeeper.testkit.SimulatedThreads;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * Real threads ("carriers") for the simulated threads whose requests may hang (a process under a silent cut): a
+ * task of such a thread runs on a carrier while the scheduler's thread waits for it, and a request that hangs parks
+ * its carrier and hands control back, so the scheduler runs the rest of the world (that process's other threads
+ * included) until the answer comes; then a task of the hanging thread's tag hands the carrier control again. Exactly
+ * one thread runs at any time (a baton passed through semaphores), so a run stays a pure function of its seed.
+ *
+ * <p>Mutual exclusion: a carrier that hangs while it holds a lock (a monitor or a {@code java.util.concurrent} lock)
+ * asks the scheduler to hold its process's other tasks until it has its answer (they might need that lock, and would
+ * block a real thread that the baton cannot account for); a carrier that blocks on anything else (a lock or a future
+ * that no simulated thread will release) fails the run with its stack after {@link #STUCK_MILLIS} of wall time.
+ */
+final class SimThreads implements SimulatedThreads {
+
+    /** How long (wall clock) a carrier may be blocked outside a held request before the run fails. */
+    static final long STUCK_MILLIS = 5_000;
+
+    /** Thrown in a parked carrier whose world is gone (its process crashed, or the run ended): it unwinds. */
+    static final class Abandoned extends Error {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super("simulated thread abandoned", null, false, false);
+        }
+    }
+
+    /** A real thread that carries simulated threads' tasks, one at a time. */
+    static final class Carrier {
+        private final Thread thread;
+        private final Semaphore go = new Semaphore(0);
+        private final Semaphore back = new Semaphore(0);
+        private Runnable work;
+        /** The tag of the task it carries. */
+        String tag;
+        private boolean abandoned;
+        private Throwable failure;
+
+        private Carrier(SimThreads owner, int n) {
+            thread = new Thread(() -> owner.loop(this), "sim-carrier-" + n);
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private static final ThreadLocal<Carrier> CURRENT = new ThreadLocal<>();
+
+    private final ArrayDeque<Carrier> idle = new ArrayDeque<>();
+    private final List<Carrier> parked = new ArrayList<>();
+    /** Queues a task of {@code tag} that hands the carrier control again ({@link #handTo}). */
+    private final BiConsumer<String, Carrier> resume;
+    /** Holds (carrier) or releases (null) the other tasks of the tag's process. */
+    private final BiConsumer<String, Carrier> exclusive;
+    private int made;
+    private long heldWithLocks;
+
+    SimThreads(BiConsumer<String, Carrier> resume, BiConsumer<String, Carrier> exclusive) {
+        this.resume = resume;
+        this.exclusive = exclusive;
+    }
+
+    /** Runs a task of {@code tag} on a carrier until it ends or hangs (scheduler's thread). */
+    void run(String tag, Runnable task) {
+        Carrier c = idle.isEmpty() ? new Carrier(this, ++made) : idle.pop();
+        c.tag = tag;
+        c.work = task;
+        handTo(c);
+    }
+
+    /** Hands {@code c} control until its task ends or hangs again (scheduler's thread). */
+    void handTo(Carrier c) {
+        parked.remove(c);
+        exclusive.accept(c.tag, null);
+        c.go.release();
+        long stuckSince = 0;
+        while (!acquire(c.back)) {
+            Thread.State state = c.thread.getState();
+            if (state != Thread.State.BLOCKED && state != Thread.State.WAITING) {
+                stuckSince = 0;
+            } else if (stuckSince == 0) {
+                stuckSince = System.nanoTime();
+            } else if (System.nanoTime() - stuckSince > TimeUnit.MILLISECONDS.toNanos(STUCK_MILLIS)) {
+                throw new IllegalStateException("a simulated thread of " + c.tag + " is blocked outside a request a "
+                        + "silent cut holds (on a lock or a future that no simulated thread will release):\n\t"
+                        + Arrays.stream(c.thread.getStackTrace()).limit(40).map(String::valueOf)
+                                .collect(Collectors.joining("\n\t")));
+            }
+        }
+        Throwable failed = c.failure;
+        c.failure = null;
+        if (failed instanceof RuntimeException re) {
+            throw re;
+        }
+        if (failed instanceof Error e) {
+            throw e;
+        }
+    }
+
+    private static boolean acquire(Semaphore s) {
+        try {
+            return s.tryAcquire(100, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a simulated thread ran", e);
+        }
+    }
+
+    private void loop(Carrier c) {
+        CURRENT.set(c);
+        while (true) {
+            c.go.acquireUninterruptibly();
+            Runnable task = c.work;
+            c.work = null;
+            if (task == null) {
+                return; // closed
+            }
+            try {
+                task.run();
+            } catch (Abandoned gone) {
+                // its world is gone
+            } catch (Throwable t) {
+                c.failure = t;
+            }
+            if (!c.abandoned) {
+                idle.push(c);
+            }
+            c.back.release();
+        }
+    }
+
+    @Override
+    public boolean canWait() {
+        Carrier c = CURRENT.get();
+        return c != null && !c.abandoned;
+    }
+
+    /** Parks the calling carrier until {@code answer} is complete; the scheduler runs the rest meanwhile. */
+    @Override
+    public void await(CompletableFuture<?> answer) {
+        Carrier c = CURRENT.get();
+        if (c == null || c.abandoned) {
+            throw new Abandoned();
+        }
+        if (answer.isDone()) {
+            return;
+        }
+        if (holdsLocks()) {
+            heldWithLocks++;
+            exclusive.accept(c.tag, c);
+        }
+        String tag = c.tag;
+        parked.add(c);
+        answer.whenComplete((v, e) -> resume.accept(tag, c));
+        c.back.release();
+        c.go.acquireUninterruptibly();
+        if (c.abandoned) {
+            throw new Abandoned();
+        }
+    }
+
+    /** How many times a thread hung while it held a lock (its process's other threads waited meanwhile). */
+    long heldWithLocks() {
+        return heldWithLocks;
+    }
+
+    /**
+     * Whether the calling thread holds a monitor or an ownable lock: {@code ThreadMXBean}'s answer, reached reflectively
+     * (the testkit module does not read {@code java.management}; reflection needs no readability).
+     */
+    private static boolean holdsLocks() {
+        try {
+            Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
+            Class<?> bean = Class.forName("java.lang.management.ThreadMXBean");
+            Class<?> info = Class.forName("java.lang.management.ThreadInfo");
+            Object mx = factory.getMethod("getThreadMXBean").invoke(null);
+            Object[] infos = (Object[]) bean.getMethod("getThreadInfo", long[].class, boolean.class, boolean.class)
+                    .invoke(mx, new long[] {Thread.currentThread().getId()}, true, true);
+            return ((Object[]) info.getMethod("getLockedMonitors").invoke(infos[0])).length > 0
+                    || ((Object[]) info.getMethod("getLockedSynchronizers").invoke(infos[0])).length > 0;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot tell which locks a simulated thread holds", e);
+        }
+    }
+
+    /** Unwinds the parked carriers of the tags {@code gone} matches (a process that died). */
+    void abandon(Predicate<String> gone) {
+        for (Carrier c : List.copyOf(parked)) {
+            if (gone.test(c.tag)) {
+                c.abandoned = true;
+                try {
+                    handTo(c);
+                } catch (RuntimeException | Error unwound) {
+                    // whatever the unwinding threw: its world is gone
+                }
+            }
+        }
+    }
+
+    /** Ends every carrier: the parked ones unwind, the idle ones stop. */
+    void close() {
+        abandon(tag -> true);
+        for (Carrier c : idle) {
+            c.work = null;
+            c.go.release();
+        }
+        idle.clear();
+    }
+}
