@@ -17,7 +17,7 @@ public interface SimulatedThreads {
         }
 
         @Override
-        public void await(CompletableFuture<?> answer) {
+        public void await(CompletableFuture<?> answer, boolean viaEvents) {
             throw new IllegalStateException("no simulated thread can wait here");
         }
     };
@@ -27,7 +27,18 @@ public interface SimulatedThreads {
 
     /**
      * Holds the calling thread until {@code answer} is complete, letting the rest of the simulated world run meanwhile;
-     * called only when {@link #canWait()}.
+     * called only when {@link #canWait()}. {@code viaEvents}: the answer comes through the client's event executor (a
+     * background request's, as ZooKeeper's event thread runs its callback), which must then be let run even while
+     * the waiting thread holds a lock; else it comes to the waiting thread itself (a blocking request's).
      */
-    void await(CompletableFuture<?> answer);
+    void await(CompletableFuture<?> answer, boolean viaEvents);
+
+    /**
+     * Whether a write that a silent cut held, and that fails because the cut was noticed, reached the server all the
+     * same (it got through just before the cut; only its answer was lost): asked once per such write, in the order
+     * they fail. By default never.
+     */
+    default boolean landsAnyway() {
+        return false;
+    }
 }

@@ -448,6 +448,19 @@ public final class Ensemble {
         });
     }
 
+    /**
+     * A transaction that reached the server before its client's connection went (its answer lost): applied if the
+     * session is still alive, connected or not.
+     */
+    public List<Op.Result> multiArrived(long session, List<Op> ops) throws KeeperFailure {
+        return locked(() -> {
+            if (!sessions.containsKey(session)) {
+                throw new KeeperFailure(Code.SESSIONEXPIRED, null);
+            }
+            return applyLocked(ops, session);
+        });
+    }
+
     /** ZooKeeper's {@code sync}: the session's next reads see every transaction committed before it. */
     public void sync(long session) throws KeeperFailure {
         locked(() -> {

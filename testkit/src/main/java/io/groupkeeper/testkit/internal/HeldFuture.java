@@ -33,7 +33,7 @@ final class HeldFuture<T> extends CompletableFuture<T> {
         if (!threads.canWait()) {
             throw new IllegalStateException("a request held by a silent cut was awaited outside a simulated thread");
         }
-        threads.await(this);
+        threads.await(this, true);
     }
 
     @Override

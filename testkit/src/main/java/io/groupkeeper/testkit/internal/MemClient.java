@@ -199,8 +199,8 @@ public final class MemClient implements ZkPort {
      * network comes back first ({@link #reconnect()}: nothing was noticed, held notifications arrive). Meanwhile a
      * request from a thread of the ensemble's {@link SimulatedThreads} that can wait hangs: a blocking call holds its
      * caller, a background one returns a future that completes on the event lane; both are sent when the network
-     * returns, and fail with a lost connection (never sent: the server did not hear them) when the cut is noticed.
-     * Requests from other threads fail at once.
+     * returns, and fail with a lost connection when the cut is noticed (a write among them may have landed all the same:
+     * {@link #landMaybe}). Requests from other threads fail at once.
      */
     public void cutSilently() {
         synchronized (this) {
@@ -686,14 +686,14 @@ public final class MemClient implements ZkPort {
 
     @Override
     public ZkResult write(ZkOp op) throws ZkFailure {
-        awaitWrite("write " + abs(op.path()));
+        awaitWrite("write " + abs(op.path()), session, List.of(op(op)));
         stats.write(1);
         return apply(List.of(op(op))).get(0);
     }
 
     @Override
     public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
-        awaitWrite("create " + abs(path));
+        awaitWrite("create " + abs(path), session, List.of(Op.Create.persistent(path, data)));
         String parent = TreePaths.parent(path);
         if (!"/".equals(parent)) {
             ensurePath(parent, null);
@@ -740,7 +740,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations");
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
         stats.transaction(ops.size());
         if (publishCut(ops)) {
             throw connectionLoss(); // the leader loses its connection between its transactions
@@ -772,7 +772,7 @@ public final class MemClient implements ZkPort {
      */
     @Override
     public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations");
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
         if (session == 0 || session != handleSession()) {
             throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
@@ -782,8 +782,10 @@ public final class MemClient implements ZkPort {
 
     @Override
     public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
-        return background(() -> ZkPort.super.multiInSessionAsync(session, ops),
-                () -> CompletableFuture.completedFuture(new Transaction(ZkCode.CONNECTIONLOSS, -1, null)));
+        return background(() -> ZkPort.super.multiInSessionAsync(session, ops), () -> {
+            landMaybe(session, ops.stream().map(MemClient::op).toList());
+            return CompletableFuture.completedFuture(new Transaction(ZkCode.CONNECTIONLOSS, -1, null));
+        });
     }
 
     @Override
@@ -840,7 +842,7 @@ public final class MemClient implements ZkPort {
             if (held == null || !threads.canWait()) {
                 return true;
             }
-            threads.await(held);
+            threads.await(held, false);
             if (!held.join()) {
                 return false;
             }
@@ -859,12 +861,33 @@ public final class MemClient implements ZkPort {
         requireConnected(what);
     }
 
-    /** Before a write that reports a lost connection as {@link ZkCode#CONNECTIONLOSS}: held through a silent cut. */
-    private void awaitWrite(String what) throws ZkFailure {
+    /**
+     * Before a write that reports a lost connection as {@link ZkCode#CONNECTIONLOSS}: held through a silent cut (above).
+     * A write the cut's notice fails may have reached the server all the same ({@link #landMaybe}).
+     */
+    private void awaitWrite(String what, long sentIn, List<Op> ops) throws ZkFailure {
         if (!sendable()) {
+            landMaybe(sentIn, ops);
             throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
         }
         requireConnected(what);
+    }
+
+    /**
+     * A write whose request a silent cut held and whose client then noticed the cut: as for a reply lost on a real
+     * network (the request got through just before the cut, its answer did not), the simulated threads decide
+     * ({@link SimulatedThreads#landsAnyway()}) whether the server applied it, in the session it was sent in, if that
+     * is still alive; the caller gets a lost connection either way and cannot tell.
+     */
+    private void landMaybe(long sentIn, List<Op> ops) {
+        if (!ensemble.threads().landsAnyway()) {
+            return;
+        }
+        try {
+            ensemble.multiArrived(sentIn, ops.stream().map(this::absolute).toList());
+        } catch (KeeperFailure e) {
+            LOG.debug("a write the cut held landed and failed: {}", e.getMessage());
+        }
     }
 
     private StoreException lost(String what) {

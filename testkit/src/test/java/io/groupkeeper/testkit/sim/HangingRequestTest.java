@@ -26,8 +26,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A silent cut not noticed yet, as ZooKeeper's client lives it: the process's requests get no answer (a background
  * one's future stays incomplete, a blocking caller and a thread that joins that future are held) while its other
- * threads run on; when the client notices, the held requests fail with a lost connection (and a write was not
- * applied: the server never heard it); when the network returns first, they are sent and answered.
+ * threads run on; when the client notices, the held requests fail with a lost connection (a write was not applied,
+ * unless the simulated threads say it got through before the cut); when the network returns first, they are sent and
+ * answered.
  */
 class HangingRequestTest {
 
@@ -47,7 +48,7 @@ class HangingRequestTest {
         zk.simulatedThreads(scheduler.threads());
         ZkPort[] instrumented = new ZkPort[1];
         store = InMemoryCoordinationStore.builder(zk).sessionTimeout(Duration.ofSeconds(3))
-                .eventExecutor(scheduler.executor("p")).instrument(p -> instrumented[0] = p).build();
+                .eventExecutor(scheduler.eventExecutor("p")).instrument(p -> instrumented[0] = p).build();
         store.start();
         port = instrumented[0];
         port.write(ZkOp.create(NODE, bytes("v0")));
@@ -106,6 +107,23 @@ class HangingRequestTest {
         scheduler.runAs("sim", store::reconnect);
         assertThat(new String(data(), StandardCharsets.UTF_8)).as("the write the cut held was never sent")
                 .isEqualTo("v0");
+    }
+
+    @Test
+    void aHeldWriteTheNoticeFailsMayHaveLandedAllTheSame() {
+        scheduler.threads().lands(new Random() {
+            @Override
+            public boolean nextBoolean() {
+                return true; // its request got through just before the cut; only the answer was lost
+            }
+        });
+        scheduler.runAs("sim", store::noticeCut);
+        runFor(100);
+        scheduler.runAs("sim", store::reconnect);
+
+        assertThat(trace).contains("write failed CONNECTIONLOSS");
+        assertThat(new String(data(), StandardCharsets.UTF_8)).as("applied, though its caller was told the connection "
+                + "was lost").isEqualTo("v1");
     }
 
     @Test

@@ -52,7 +52,7 @@ final class SimProcess {
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {
         this.tag = tag;
         this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.executor(tag)).connectionLane(CONNECTION_LANE).build();
+                .eventExecutor(scheduler.eventExecutor(tag)).connectionLane(CONNECTION_LANE).build();
         ScheduledExecutorService internal = scheduler.executor(tag);
         this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> nextMemberId).build().start();

@@ -35,6 +35,8 @@ final class SimScheduler {
         final Runnable body;
         /** For a task that hands a hanging simulated thread control again: its carrier (else null). */
         SimThreads.Carrier resumes;
+        /** Whether it is a store's event (a watch notification, a background answer, a connection state). */
+        boolean event;
         /** The round trips that led to its submission: it runs on from there ({@link RoundTrips}). */
         final RoundTrips.Step step = RoundTrips.now();
         volatile boolean cancelled;
@@ -58,8 +60,8 @@ final class SimScheduler {
     private final Map<String, String> processOf = new HashMap<>();
     /** The processes whose tasks run on carriers. */
     private final Set<String> carried = new HashSet<>();
-    /** Per process: a carrier hanging with a lock held; the process's other tasks wait for it. */
-    private final Map<String, SimThreads.Carrier> exclusive = new HashMap<>();
+    /** Per process: a carrier hanging with a lock held; the process's other tasks wait for it ({@link SimThreads.Hold}). */
+    private final Map<String, SimThreads.Hold> exclusive = new HashMap<>();
     private final SimThreads threads = new SimThreads(this::resume, this::exclusive);
 
     SimScheduler(ManualClock clock, Random random, Runnable onTimeAdvanced) {
@@ -91,9 +93,9 @@ final class SimScheduler {
         add(tag, 0, null).resumes = c;
     }
 
-    private void exclusive(String tag, SimThreads.Carrier c) {
-        if (c != null) {
-            exclusive.put(processOf(tag), c);
+    private void exclusive(String tag, SimThreads.Hold hold) {
+        if (hold != null) {
+            exclusive.put(processOf(tag), hold);
         } else {
             exclusive.remove(processOf(tag));
         }
@@ -105,7 +107,12 @@ final class SimScheduler {
     }
 
     ScheduledExecutorService executor(String tag) {
-        return new View(tag);
+        return new View(tag, false);
+    }
+
+    /** A view for a store's events ({@code eventExecutor}): as {@link #executor}, its tasks marked as events. */
+    ScheduledExecutorService eventExecutor(String tag) {
+        return new View(tag, true);
     }
 
     /** The tag of the task running now (null between tasks). */
@@ -156,8 +163,8 @@ final class SimScheduler {
             if (frozen.contains(t.tag)) {
                 continue;
             }
-            SimThreads.Carrier holder = exclusive.isEmpty() ? null : exclusive.get(processOf(t.tag));
-            if (holder != null && t.resumes != holder) {
+            SimThreads.Hold hold = exclusive.isEmpty() ? null : exclusive.get(processOf(t.tag));
+            if (hold != null && t.resumes != hold.carrier() && !(hold.viaEvents() && t.event)) {
                 continue;
             }
             if (t.due <= now) {
@@ -202,14 +209,16 @@ final class SimScheduler {
     /** A process's view: every task it submits carries its tag. */
     private final class View extends AbstractExecutorService implements ScheduledExecutorService {
         private final String tag;
+        private final boolean events;
 
-        View(String tag) {
+        View(String tag, boolean events) {
             this.tag = tag;
+            this.events = events;
         }
 
         @Override
         public void execute(Runnable command) {
-            add(tag, 0, command);
+            add(tag, 0, command).event = events;
         }
 
         @Override
@@ -224,6 +233,7 @@ final class SimScheduler {
         public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
             SimFuture<V> f = new SimFuture<>(callable);
             f.task = add(tag, unit.toMillis(delay), f);
+            f.task.event = events;
             return f;
         }
 

@@ -62,12 +62,21 @@ final class SimThreads implements SimulatedThreads {
     private final List<Carrier> parked = new ArrayList<>();
     /** Queues a task of {@code tag} that hands the carrier control again ({@link #handTo}). */
     private final BiConsumer<String, Carrier> resume;
-    /** Holds (carrier) or releases (null) the other tasks of the tag's process. */
-    private final BiConsumer<String, Carrier> exclusive;
+    /** Holds (a hold) or releases (null) the other tasks of the tag's process. */
+    private final BiConsumer<String, Hold> exclusive;
     private int made;
     private long heldWithLocks;
+    /** Whether a held write lost at the cut's notice landed all the same ({@link #landsAnyway}); null: never. */
+    private java.util.Random lands;
 
-    SimThreads(BiConsumer<String, Carrier> resume, BiConsumer<String, Carrier> exclusive) {
+    /**
+     * A carrier hanging with a lock held: its process's other tasks wait, except (when its answer comes through the
+     * client's event executor) the store's events.
+     */
+    record Hold(Carrier carrier, boolean viaEvents) {
+    }
+
+    SimThreads(BiConsumer<String, Carrier> resume, BiConsumer<String, Hold> exclusive) {
         this.resume = resume;
         this.exclusive = exclusive;
     }
@@ -149,7 +158,7 @@ final class SimThreads implements SimulatedThreads {
 
     /** Parks the calling carrier until {@code answer} is complete; the scheduler runs the rest meanwhile. */
     @Override
-    public void await(CompletableFuture<?> answer) {
+    public void await(CompletableFuture<?> answer, boolean viaEvents) {
         Carrier c = CURRENT.get();
         if (c == null || c.abandoned) {
             throw new Abandoned();
@@ -159,7 +168,7 @@ final class SimThreads implements SimulatedThreads {
         }
         if (holdsLocks()) {
             heldWithLocks++;
-            exclusive.accept(c.tag, c);
+            exclusive.accept(c.tag, new Hold(c, viaEvents));
         }
         String tag = c.tag;
         parked.add(c);
@@ -169,6 +178,16 @@ final class SimThreads implements SimulatedThreads {
         if (c.abandoned) {
             throw new Abandoned();
         }
+    }
+
+    /** Decides by {@code random} whether a write a noticed cut failed landed all the same (one in two). */
+    void lands(java.util.Random random) {
+        this.lands = random;
+    }
+
+    @Override
+    public boolean landsAnyway() {
+        return lands != null && lands.nextBoolean();
     }
 
     /** How many times a thread hung while it held a lock (its process's other threads waited meanwhile). */

@@ -112,6 +112,7 @@ final class Simulation {
             zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         }
         zk.simulatedThreads(scheduler.threads());
+        scheduler.threads().lands(new Random(seed * 13 + 5));
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
