@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
  *
  * <p>Mutual exclusion: a carrier that hangs while it holds a lock (a monitor or a {@code java.util.concurrent} lock)
  * asks the scheduler to hold its process's other tasks until it has its answer (they might need that lock, and would
- * block a real thread that the baton cannot account for); a carrier that blocks on anything else (a lock or a future
+ * block a real thread that the baton cannot account for), except its store's events when the answer comes through
+ * them ({@link Hold}); a carrier that blocks on anything else (a lock or a future
  * that no simulated thread will release) fails the run with its stack after {@link #STUCK_MILLIS} of wall time.
  */
 final class SimThreads implements SimulatedThreads {
