@@ -67,6 +67,7 @@ final class SimThreads implements SimulatedThreads {
     private final BiConsumer<String, Hold> exclusive;
     private int made;
     private long heldWithLocks;
+    private long hangs;
     /** Whether a held write lost at the cut's notice landed all the same ({@link #landsAnyway}); null: never. */
     private java.util.Random lands;
 
@@ -172,6 +173,7 @@ final class SimThreads implements SimulatedThreads {
             exclusive.accept(c.tag, new Hold(c, viaEvents));
         }
         String tag = c.tag;
+        hangs++;
         parked.add(c);
         answer.whenComplete((v, e) -> resume.accept(tag, c));
         c.back.release();
@@ -189,6 +191,11 @@ final class SimThreads implements SimulatedThreads {
     @Override
     public boolean landsAnyway() {
         return lands != null && lands.nextBoolean();
+    }
+
+    /** How many times a simulated thread hung in a request. */
+    long hangs() {
+        return hangs;
     }
 
     /** How many times a thread hung while it held a lock (its process's other threads waited meanwhile). */

@@ -97,6 +97,7 @@ final class Simulation {
     private int incarnations;
     private boolean producing = true;
     private long maxSteps = MAX_STEPS;
+    private boolean silentCuts = SILENT_CUTS;
 
     Simulation(long seed, List<Fault> plan) {
         this.seed = seed;
@@ -116,6 +117,17 @@ final class Simulation {
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
+    }
+
+    /** Silent cuts on or off for this run, whatever {@link #SILENT_CUTS} says (a test of them). */
+    Simulation silentCuts(boolean on) {
+        this.silentCuts = on;
+        return this;
+    }
+
+    /** How many times a simulated thread hung in a request a silent cut held, so far. */
+    long hangs() {
+        return scheduler.threads().hangs();
     }
 
     /** A lower step bound (a test of the bound itself). */
@@ -306,7 +318,7 @@ final class Simulation {
                 }
             }
             case DISCONNECT -> {
-                if (m != null && SILENT_CUTS && f.value() % 3 == 0 && available().contains(m)) {
+                if (m != null && silentCuts && f.value() % 3 == 0 && available().contains(m)) {
                     silentCut(m.proc, f.durationMillis());
                 } else if (m != null) {
                     cut(m.proc, f.durationMillis());
