@@ -19,11 +19,13 @@ import java.util.stream.Collectors;
  * included) until the answer comes; then a task of the hanging thread's tag hands the carrier control again. Exactly
  * one thread runs at any time (a baton passed through semaphores), so a run stays a pure function of its seed.
  *
- * <p>Mutual exclusion: a carrier that hangs while it holds a lock (a monitor or a {@code java.util.concurrent} lock)
- * asks the scheduler to hold its process's other tasks until it has its answer (they might need that lock, and would
- * block a real thread that the baton cannot account for), except its store's events when the answer comes through
- * them ({@link Hold}); a carrier that blocks on anything else (a lock or a future
- * that no simulated thread will release) fails the run with its stack after {@link #STUCK_MILLIS} of wall time.
+ * <p>Mutual exclusion: a carrier may hang while it holds a lock (a monitor or a {@code java.util.concurrent} lock).
+ * The others run on; if one of them then blocks on that lock (a real block, which the baton cannot account for: the
+ * lock's release would wake it in the middle of someone else's turn), the world is given up ({@link Contended}) and
+ * the schedule is run again from its start, identical up to that hang, which this time holds its process's other
+ * tasks until it has its answer ({@link Hold}; except its store's events when the answer comes through them). A
+ * carrier that blocks on anything else (a lock or a future that no simulated thread will release) fails the run with
+ * its stack after {@link #STUCK_MILLIS} of wall time; one that waits with a timeout (a {@code tryLock}) returns.
  */
 final class SimThreads implements SimulatedThreads {
 
@@ -39,6 +41,20 @@ final class SimThreads implements SimulatedThreads {
         }
     }
 
+    /**
+     * A carrier blocked on a lock that the {@code hang}th hanging carrier holds: the schedule must run again with that
+     * hang exclusive ({@link #exclusiveHangs}).
+     */
+    static final class Contended extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final long hang;
+
+        Contended(long hang) {
+            super("a simulated thread blocked on a lock that hang " + hang + " holds", null, false, false);
+            this.hang = hang;
+        }
+    }
+
     /** A real thread that carries simulated threads' tasks, one at a time. */
     static final class Carrier {
         private final Thread thread;
@@ -49,6 +65,8 @@ final class SimThreads implements SimulatedThreads {
         String tag;
         private boolean abandoned;
         private Throwable failure;
+        /** While it hangs holding a lock: the number of its hang; else -1. */
+        private long lockedIn = -1;
 
         private Carrier(SimThreads owner, int n) {
             thread = new Thread(() -> owner.loop(this), "sim-carrier-" + n);
@@ -60,6 +78,9 @@ final class SimThreads implements SimulatedThreads {
     private static final ThreadLocal<Carrier> CURRENT = new ThreadLocal<>();
 
     private final ArrayDeque<Carrier> idle = new ArrayDeque<>();
+    private final List<Carrier> all = new ArrayList<>();
+    /** The hangs (numbered from 0 in the order they happen) that hold their process's other tasks. */
+    private final java.util.Set<Long> exclusiveHangs = new java.util.HashSet<>();
     private final List<Carrier> parked = new ArrayList<>();
     /** Queues a task of {@code tag} that hands the carrier control again ({@link #handTo}). */
     private final BiConsumer<String, Carrier> resume;
@@ -83,9 +104,20 @@ final class SimThreads implements SimulatedThreads {
         this.exclusive = exclusive;
     }
 
+    /** Hangs that hold their process's other tasks: those a former run of the schedule found contended. */
+    void exclusiveHangs(java.util.Set<Long> hangs) {
+        exclusiveHangs.addAll(hangs);
+    }
+
     /** Runs a task of {@code tag} on a carrier until it ends or hangs (scheduler's thread). */
     void run(String tag, Runnable task) {
-        Carrier c = idle.isEmpty() ? new Carrier(this, ++made) : idle.pop();
+        Carrier c;
+        if (idle.isEmpty()) {
+            c = new Carrier(this, ++made);
+            all.add(c);
+        } else {
+            c = idle.pop();
+        }
         c.tag = tag;
         c.work = task;
         handTo(c);
@@ -94,6 +126,7 @@ final class SimThreads implements SimulatedThreads {
     /** Hands {@code c} control until its task ends or hangs again (scheduler's thread). */
     void handTo(Carrier c) {
         parked.remove(c);
+        c.lockedIn = -1;
         exclusive.accept(c.tag, null);
         c.go.release();
         long stuckSince = 0;
@@ -101,7 +134,15 @@ final class SimThreads implements SimulatedThreads {
             Thread.State state = c.thread.getState();
             if (state != Thread.State.BLOCKED && state != Thread.State.WAITING) {
                 stuckSince = 0;
-            } else if (stuckSince == 0) {
+                continue;
+            }
+            long owner = lockOwner(c.thread);
+            for (Carrier p : parked) {
+                if (p.lockedIn >= 0 && p.thread.getId() == owner) {
+                    throw new Contended(p.lockedIn);
+                }
+            }
+            if (stuckSince == 0) {
                 stuckSince = System.nanoTime();
             } else if (System.nanoTime() - stuckSince > TimeUnit.MILLISECONDS.toNanos(STUCK_MILLIS)) {
                 throw new IllegalStateException("a simulated thread of " + c.tag + " is blocked outside a request a "
@@ -122,7 +163,7 @@ final class SimThreads implements SimulatedThreads {
 
     private static boolean acquire(Semaphore s) {
         try {
-            return s.tryAcquire(100, TimeUnit.MILLISECONDS);
+            return s.tryAcquire(5, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while a simulated thread ran", e);
@@ -145,9 +186,11 @@ final class SimThreads implements SimulatedThreads {
             } catch (Throwable t) {
                 c.failure = t;
             }
-            if (!c.abandoned) {
-                idle.push(c);
+            if (c.abandoned) {
+                c.back.release();
+                return; // its world is gone
             }
+            idle.push(c);
             c.back.release();
         }
     }
@@ -168,12 +211,16 @@ final class SimThreads implements SimulatedThreads {
         if (answer.isDone()) {
             return;
         }
+        long hang = hangs++;
         if (holdsLocks()) {
             heldWithLocks++;
-            exclusive.accept(c.tag, new Hold(c, viaEvents));
+            if (exclusiveHangs.contains(hang)) {
+                exclusive.accept(c.tag, new Hold(c, viaEvents));
+            } else {
+                c.lockedIn = hang;
+            }
         }
         String tag = c.tag;
-        hangs++;
         parked.add(c);
         answer.whenComplete((v, e) -> resume.accept(tag, c));
         c.back.release();
@@ -198,6 +245,26 @@ final class SimThreads implements SimulatedThreads {
         return hangs;
     }
 
+    /** The thread that owns the lock {@code t} is blocked on (-1: none, or not a lock). */
+    private static long lockOwner(Thread t) {
+        try {
+            Object info = threadInfo(t.getId(), false);
+            return info == null ? -1 : (long) Class.forName("java.lang.management.ThreadInfo")
+                    .getMethod("getLockOwnerId").invoke(info);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot tell who holds the lock a simulated thread waits for", e);
+        }
+    }
+
+    /** {@code ThreadMXBean.getThreadInfo} of one thread, reached reflectively (see {@link #holdsLocks}). */
+    private static Object threadInfo(long id, boolean locks) throws ReflectiveOperationException {
+        Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
+        Class<?> bean = Class.forName("java.lang.management.ThreadMXBean");
+        Object mx = factory.getMethod("getThreadMXBean").invoke(null);
+        return ((Object[]) bean.getMethod("getThreadInfo", long[].class, boolean.class, boolean.class)
+                .invoke(mx, new long[] {id}, locks, locks))[0];
+    }
+
     /** How many times a thread hung while it held a lock (its process's other threads waited meanwhile). */
     long heldWithLocks() {
         return heldWithLocks;
@@ -209,14 +276,10 @@ final class SimThreads implements SimulatedThreads {
      */
     private static boolean holdsLocks() {
         try {
-            Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
-            Class<?> bean = Class.forName("java.lang.management.ThreadMXBean");
             Class<?> info = Class.forName("java.lang.management.ThreadInfo");
-            Object mx = factory.getMethod("getThreadMXBean").invoke(null);
-            Object[] infos = (Object[]) bean.getMethod("getThreadInfo", long[].class, boolean.class, boolean.class)
-                    .invoke(mx, new long[] {Thread.currentThread().getId()}, true, true);
-            return ((Object[]) info.getMethod("getLockedMonitors").invoke(infos[0])).length > 0
-                    || ((Object[]) info.getMethod("getLockedSynchronizers").invoke(infos[0])).length > 0;
+            Object mine = threadInfo(Thread.currentThread().getId(), true);
+            return ((Object[]) info.getMethod("getLockedMonitors").invoke(mine)).length > 0
+                    || ((Object[]) info.getMethod("getLockedSynchronizers").invoke(mine)).length > 0;
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot tell which locks a simulated thread holds", e);
         }
@@ -236,8 +299,9 @@ final class SimThreads implements SimulatedThreads {
         }
     }
 
-    /** Ends every carrier: the parked ones unwind, the idle ones stop. */
+    /** Ends every carrier: the parked ones unwind, the idle ones stop, one blocked on a lock ends once it has it. */
     void close() {
+        all.forEach(c -> c.abandoned = true);
         abandon(tag -> true);
         for (Carrier c : idle) {
             c.work = null;

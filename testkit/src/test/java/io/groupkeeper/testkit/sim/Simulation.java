@@ -98,6 +98,10 @@ final class Simulation {
     private boolean producing = true;
     private long maxSteps = MAX_STEPS;
     private boolean silentCuts = SILENT_CUTS;
+    /** The hangs that hold their process's other tasks ({@link SimThreads}): contended in a former run of this seed. */
+    private final Set<Long> exclusiveHangs = new java.util.HashSet<>();
+    /** The run this one gave way to (its world given up at a contended hang), if any. */
+    private Simulation rerun;
 
     Simulation(long seed, List<Fault> plan) {
         this.seed = seed;
@@ -127,7 +131,18 @@ final class Simulation {
 
     /** How many times a simulated thread hung in a request a silent cut held, so far. */
     long hangs() {
-        return scheduler.threads().hangs();
+        return rerun != null ? rerun.hangs() : scheduler.threads().hangs();
+    }
+
+    /** How many times the schedule was run again from its start, a contended hang made exclusive each time. */
+    int reruns() {
+        return rerun == null ? 0 : 1 + rerun.reruns();
+    }
+
+    private Simulation exclusiveHangs(Set<Long> hangs) {
+        exclusiveHangs.addAll(hangs);
+        scheduler.threads().exclusiveHangs(hangs);
+        return this;
     }
 
     /** A lower step bound (a test of the bound itself). */
@@ -141,14 +156,28 @@ final class Simulation {
                 FaultPlan.extraKinds())).run();
     }
 
+    /**
+     * Runs the schedule. A thread that blocks on a lock a hanging thread holds gives the world up ({@link
+     * SimThreads.Contended}): the schedule runs again from its start (the same up to that hang, a pure function of the
+     * seed), that hang holding its process's other tasks this time.
+     */
     Result run() {
         RUNNING.put(Thread.currentThread(), new Running(seed, System.nanoTime(), scheduler, clock));
+        SimThreads.Contended contended;
         try {
             return runBounded();
+        } catch (SimThreads.Contended c) {
+            contended = c;
         } finally {
             scheduler.close();
             RUNNING.remove(Thread.currentThread());
         }
+        Set<Long> hangs = new java.util.HashSet<>(exclusiveHangs);
+        if (!hangs.add(contended.hang) || hangs.size() > 50) {
+            throw new IllegalStateException("seed " + seed + ": hang " + contended.hang + " contended again", contended);
+        }
+        rerun = new Simulation(seed, plan).maxSteps(maxSteps).silentCuts(silentCuts).exclusiveHangs(hangs);
+        return rerun.run();
     }
 
     private Result runBounded() {
