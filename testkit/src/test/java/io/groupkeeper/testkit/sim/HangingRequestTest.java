@@ -3,15 +3,12 @@ package io.groupkeeper.testkit.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
-import io.groupkeeper.testkit.InMemoryZooKeeper;
-import io.groupkeeper.testkit.ManualClock;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zkprotocol.ZkOp;
 import io.groupkeeper.zkprotocol.ZkPort;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -34,26 +31,17 @@ class HangingRequestTest {
 
     private static final String NODE = "/x";
 
-    private final ManualClock clock = new ManualClock();
-    private final InMemoryZooKeeper zk = new InMemoryZooKeeper(clock);
-    private final SimScheduler scheduler = new SimScheduler(clock, new Random(7), zk::expireDueSessions);
+    private final OneProcess process = new OneProcess(7);
+    private final SimScheduler scheduler = process.scheduler;
+    private final InMemoryCoordinationStore store = process.store;
+    private final ZkPort port = process.port;
     private final List<String> trace = new ArrayList<>();
-    private InMemoryCoordinationStore store;
-    private ZkPort port;
     private CompletableFuture<Optional<ZkNode>> read;
     private int ticks;
 
     @BeforeEach
     void cutWhileAThreadWaitsForARead() throws Exception {
-        zk.simulatedThreads(scheduler.threads());
-        ZkPort[] instrumented = new ZkPort[1];
-        store = InMemoryCoordinationStore.builder(zk).sessionTimeout(Duration.ofSeconds(3))
-                .eventExecutor(scheduler.eventExecutor("p")).instrument(p -> instrumented[0] = p).build();
-        store.start();
-        port = instrumented[0];
         port.write(ZkOp.create(NODE, bytes("v0")));
-        scheduler.belongs("p/app", "p");
-        scheduler.carry("p");
         store.cutSilently();
 
         // One thread of the process sends a background read and waits for it; another writes (a blocking call).
@@ -81,7 +69,7 @@ class HangingRequestTest {
 
     @AfterEach
     void end() {
-        scheduler.close();
+        process.close();
     }
 
     private void tick() {
@@ -152,10 +140,7 @@ class HangingRequestTest {
     }
 
     private void runFor(long millis) {
-        java.time.Instant until = clock.instant().plusMillis(millis);
-        while (scheduler.runNext(until)) {
-            // step
-        }
+        process.runFor(millis);
     }
 
     private static byte[] bytes(String s) {

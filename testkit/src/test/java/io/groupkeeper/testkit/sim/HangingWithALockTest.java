@@ -4,15 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
-import io.groupkeeper.testkit.InMemoryZooKeeper;
-import io.groupkeeper.testkit.ManualClock;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkOp;
 import io.groupkeeper.zkprotocol.ZkPort;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -29,24 +25,16 @@ import org.junit.jupiter.api.Test;
  */
 class HangingWithALockTest {
 
-    private final ManualClock clock = new ManualClock();
-    private final InMemoryZooKeeper zk = new InMemoryZooKeeper(clock);
-    private final SimScheduler scheduler = new SimScheduler(clock, new Random(3), zk::expireDueSessions);
+    private final OneProcess process = new OneProcess(3);
+    private final SimScheduler scheduler = process.scheduler;
+    private final InMemoryCoordinationStore store = process.store;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<String> trace = new CopyOnWriteArrayList<>();
-    private InMemoryCoordinationStore store;
 
     @BeforeEach
     void aCommitHangsHoldingTheLock() throws Exception {
-        zk.simulatedThreads(scheduler.threads());
-        ZkPort[] instrumented = new ZkPort[1];
-        store = InMemoryCoordinationStore.builder(zk).sessionTimeout(Duration.ofSeconds(3))
-                .eventExecutor(scheduler.eventExecutor("p")).instrument(p -> instrumented[0] = p).build();
-        store.start();
-        ZkPort port = instrumented[0];
+        ZkPort port = process.port;
         port.write(ZkOp.create("/x", "v0".getBytes(StandardCharsets.UTF_8)));
-        scheduler.belongs("p/app", "p");
-        scheduler.carry("p");
         store.cutSilently();
         scheduler.executor("p/app").execute(() -> {
             lock.lock();
@@ -71,7 +59,7 @@ class HangingWithALockTest {
 
     @AfterEach
     void end() {
-        scheduler.close();
+        process.close();
     }
 
     @Test
@@ -94,9 +82,6 @@ class HangingWithALockTest {
     }
 
     private void runFor(long millis) {
-        java.time.Instant until = clock.instant().plusMillis(millis);
-        while (scheduler.runNext(until)) {
-            // step
-        }
+        process.runFor(millis);
     }
 }
