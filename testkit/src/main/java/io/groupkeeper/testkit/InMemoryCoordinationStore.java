@@ -161,7 +161,9 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      * A silent cut: the server stops hearing this store (the session's timeout starts on the clock) but nothing is
      * reported until {@link #noticeCut()} (SUSPENDED; ZooKeeper's client notices at two thirds of the session timeout)
      * or {@link #reconnect()} (the network back before it was noticed: no event; or, the session gone, LOST and a new
-     * one). Calls fail meanwhile, as after a disconnect.
+     * one). Meanwhile calls from a simulated thread ({@link InMemoryZooKeeper#simulatedThreads}) hang until the cut is
+     * noticed (then they fail with a lost connection) or the network returns (then they are sent); other calls
+     * fail at once, as after a disconnect.
      */
     public void cutSilently() {
         client.cutSilently();

@@ -55,6 +55,19 @@ public final class InMemoryZooKeeper {
         return this;
     }
 
+    /**
+     * The threads of a simulation that steps every thread itself: during a silent cut that no client has noticed yet,
+     * a request from one of them hangs (that thread waits, the rest of the world runs on) until the network returns
+     * (then it is sent and answered) or the cut is noticed (then it fails with a lost connection; a write may have
+     * landed all the same, {@link SimulatedThreads#landsAnyway}). A background request
+     * returns a future that completes then, on the client's event lane. Without it such requests fail at once. Call it
+     * before any store starts.
+     */
+    public InMemoryZooKeeper simulatedThreads(SimulatedThreads threads) {
+        ensemble.threads(threads);
+        return this;
+    }
+
     Ensemble ensemble() {
         return ensemble;
     }

@@ -1,6 +1,7 @@
 package io.groupkeeper.testkit.internal;
 
 import io.groupkeeper.testkit.NodeStat;
+import io.groupkeeper.testkit.SimulatedThreads;
 import io.groupkeeper.testkit.internal.KeeperFailure.Code;
 import java.time.Clock;
 import java.time.Duration;
@@ -92,9 +93,19 @@ public final class Ensemble {
     /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
     private Followers followers;
     private final List<Runnable> tickers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile SimulatedThreads threads = SimulatedThreads.NONE;
 
     public Ensemble(Clock clock) {
         this.clock = clock;
+    }
+
+    /** How its clients' callers wait for requests a silent cut holds (none can by default: they fail at once). */
+    public SimulatedThreads threads() {
+        return threads;
+    }
+
+    public void threads(SimulatedThreads threads) {
+        this.threads = threads;
     }
 
     public Clock clock() {
@@ -434,6 +445,19 @@ public final class Ensemble {
             } finally {
                 saw(session, zxid); // answered by the follower once it applied the transaction (or its failure)
             }
+        });
+    }
+
+    /**
+     * A transaction that reached the server before its client's connection went (its answer lost): applied if the
+     * session is still alive, connected or not.
+     */
+    public List<Op.Result> multiArrived(long session, List<Op> ops) throws KeeperFailure {
+        return locked(() -> {
+            if (!sessions.containsKey(session)) {
+                throw new KeeperFailure(Code.SESSIONEXPIRED, null);
+            }
+            return applyLocked(ops, session);
         });
     }
 

@@ -4,6 +4,7 @@ import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.testkit.NodeStat;
+import io.groupkeeper.testkit.SimulatedThreads;
 import io.groupkeeper.testkit.internal.KeeperFailure.Code;
 import io.groupkeeper.zkprotocol.WireSize;
 import io.groupkeeper.zkprotocol.ZkCode;
@@ -28,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * expired one at once (or at the next {@link #reconnect()}), reports connection changes in Curator's sequences, and
  * offers the reads, watches and transactions of the port, with the same failure translation ({@code StoreException}
  * naming the path; {@link ZkFailure} where the store inspects the outcome). Answers of background requests come at
- * once, in the caller's thread (the model is one linearizable server).
+ * once, in the caller's thread (the model is one linearizable server), except those a silent cut holds ({@link
+ * #cutSilently()}).
  *
  * <p>Connection events, as {@code ZooKeeperStore} maps Curator's states: {@code CONNECTED} at start; {@code SUSPENDED}
  * on a disconnect; {@code RECONNECTED} when the session survived it; {@code LOST} when the session expired, then
@@ -80,6 +83,11 @@ public final class MemClient implements ZkPort {
     private boolean downUntilExpiry;
     /** A silent cut: the server no longer hears this client, which has not noticed yet ({@link #cutSilently()}). */
     private boolean silent;
+    /**
+     * How the silent cut under way ends for the requests it holds: true when the network returns first (they are sent
+     * then), false when it is noticed or the session is gone (they fail with a lost connection); null without a cut.
+     */
+    private CompletableFuture<Boolean> cut;
     /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
     private java.time.Instant suspendedAt;
     private java.time.Instant lostDue;
@@ -137,6 +145,7 @@ public final class MemClient implements ZkPort {
 
     public void close() {
         closed = true;
+        endCut(false);
         ensemble.removeTick(ticker);
         long s = session;
         listeners.clear();
@@ -167,15 +176,31 @@ public final class MemClient implements ZkPort {
             suspendedAt = ensemble.clock().instant();
         }
         ensemble.disconnect(session);
+        endCut(false); // the requests a silent cut held fail before the listeners hear of it, as ZooKeeper's client
         emit(ConnectionEvent.SUSPENDED);
+    }
+
+    /** A silent cut ends for the requests it holds: sent now ({@code healed}) or lost. */
+    private void endCut(boolean healed) {
+        CompletableFuture<Boolean> ended;
+        synchronized (this) {
+            ended = cut;
+            cut = null;
+        }
+        if (ended != null) {
+            ended.complete(healed);
+        }
     }
 
     /**
      * A silent cut: the network drops without the client noticing. The server stops hearing it (the session's timeout
      * starts running on the clock, its notifications are held), while the client reports nothing until it notices
      * ({@link #noticeCut()}, at its read timeout: two thirds of the session timeout, as ZooKeeper's client) or the
-     * network comes back first ({@link #reconnect()}: nothing was noticed, held notifications arrive). Requests fail
-     * meanwhile (the model cannot hold a caller's thread: a simulation freezes the process's threads instead).
+     * network comes back first ({@link #reconnect()}: nothing was noticed, held notifications arrive). Meanwhile a
+     * request from a thread of the ensemble's {@link SimulatedThreads} that can wait hangs: a blocking call holds its
+     * caller, a background one returns a future that completes on the event lane; both are sent when the network
+     * returns, and fail with a lost connection when the cut is noticed (a write among them may have landed all the same:
+     * {@link #landMaybe}). Requests from other threads fail at once.
      */
     public void cutSilently() {
         synchronized (this) {
@@ -183,6 +208,7 @@ public final class MemClient implements ZkPort {
                 return;
             }
             silent = true;
+            cut = new CompletableFuture<>();
         }
         ensemble.cutSilently(session);
     }
@@ -207,7 +233,9 @@ public final class MemClient implements ZkPort {
         if (unnoticed) {
             if (ensemble.reconnect(session)) {
                 ensemble.releaseHeld(session); // a cut shorter than the read timeout: nothing to report
+                endCut(true); // the requests it held are sent now: answered after the notifications held before them
             } else {
+                endCut(false);
                 emit(ConnectionEvent.SUSPENDED);
                 newSession(session);
             }
@@ -260,6 +288,9 @@ public final class MemClient implements ZkPort {
                 lostReported = true;
             }
         }
+        if (wasSilent) {
+            endCut(false);
+        }
         if (renew || wasSilent) {
             emit(ConnectionEvent.SUSPENDED); // the server closed the connection first, or the cut is noticed now
         }
@@ -294,6 +325,7 @@ public final class MemClient implements ZkPort {
             reportLost = !lostReported;
             lostReported = false;
         }
+        endCut(false);
         if (reportLost) {
             emit(ConnectionEvent.LOST);
         }
@@ -493,7 +525,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public Optional<ZkNode> read(String path, Runnable hook) {
-        requireConnected("read " + abs(path));
+        awaitSend("read " + abs(path));
         Watcher w = hook == null ? null : watcher(hook);
         for (int attempt = 0; attempt < 3; attempt++) {
             try {
@@ -513,7 +545,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public Optional<ZkNode> readIfPresentWatching(String path, Runnable hook) {
-        requireConnected("read " + abs(path));
+        awaitSend("read " + abs(path));
         try {
             stats.read();
             return Optional.of(node(ensemble.getData(session, abs(path), hook == null ? null : watcher(hook))));
@@ -527,11 +559,13 @@ public final class MemClient implements ZkPort {
 
     @Override
     public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
-        try {
-            return CompletableFuture.completedFuture(readIfPresentWatching(path, hook));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return background(() -> {
+            try {
+                return CompletableFuture.completedFuture(readIfPresentWatching(path, hook));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }, () -> CompletableFuture.failedFuture(lost("read " + abs(path))));
     }
 
     @Override
@@ -540,7 +574,7 @@ public final class MemClient implements ZkPort {
     }
 
     private NodeStat existsWatching(String path, Watcher w) {
-        requireConnected("check " + abs(path));
+        awaitSend("check " + abs(path));
         try {
             stats.read();
             return ensemble.exists(session, abs(path), w);
@@ -551,7 +585,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public List<String> children(String path, Runnable hook) {
-        requireConnected("list " + abs(path));
+        awaitSend("list " + abs(path));
         try {
             stats.read();
             return ensemble.getChildren(session, abs(path), hook == null ? null : watcher(hook));
@@ -565,21 +599,23 @@ public final class MemClient implements ZkPort {
 
     @Override
     public CompletableFuture<List<String>> childrenAsync(String path) {
-        try {
-            requireConnected("list " + abs(path));
-            stats.read();
-            return CompletableFuture.completedFuture(ensemble.getChildren(session, abs(path), null));
-        } catch (KeeperFailure e) {
-            return CompletableFuture.failedFuture(zkFailure(e));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return background(() -> {
+            try {
+                requireConnected("list " + abs(path));
+                stats.read();
+                return CompletableFuture.completedFuture(ensemble.getChildren(session, abs(path), null));
+            } catch (KeeperFailure e) {
+                return CompletableFuture.failedFuture(zkFailure(e));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }, () -> CompletableFuture.failedFuture(new ZkFailure(ZkCode.CONNECTIONLOSS, path)));
     }
 
     /** The client's next reads see every write committed before it (with follower lag on; else they do anyway). */
     @Override
     public void sync(String path) {
-        requireConnected("sync " + abs(path));
+        awaitSend("sync " + abs(path));
         stats.read();
         try {
             ensemble.sync(session);
@@ -592,7 +628,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
-        requireConnected("watch " + abs(path));
+        awaitSend("watch " + abs(path));
         Watcher w = persistentWatchers.computeIfAbsent(watcher, c -> event -> c.accept(event(event)));
         try {
             stats.read();
@@ -625,7 +661,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public void ensurePath(String path, byte[] data) {
-        requireConnected("create " + abs(path));
+        awaitSend("create " + abs(path));
         if (existsWatching(path, null) != null) {
             return;
         }
@@ -650,14 +686,14 @@ public final class MemClient implements ZkPort {
 
     @Override
     public ZkResult write(ZkOp op) throws ZkFailure {
-        requireConnected("write " + abs(op.path()));
+        awaitWrite("write " + abs(op.path()), session, List.of(op(op)));
         stats.write(1);
         return apply(List.of(op(op))).get(0);
     }
 
     @Override
     public ZkResult createWithParents(String path, byte[] data) throws ZkFailure {
-        requireConnected("create " + abs(path));
+        awaitWrite("create " + abs(path), session, List.of(Op.Create.persistent(path, data)));
         String parent = TreePaths.parent(path);
         if (!"/".equals(parent)) {
             ensurePath(parent, null);
@@ -704,7 +740,7 @@ public final class MemClient implements ZkPort {
 
     @Override
     public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
-        requireConnected("transaction of " + ops.size() + " operations");
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
         stats.transaction(ops.size());
         if (publishCut(ops)) {
             throw connectionLoss(); // the leader loses its connection between its transactions
@@ -736,12 +772,20 @@ public final class MemClient implements ZkPort {
      */
     @Override
     public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
-        requireConnected("transaction of " + ops.size() + " operations");
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
         if (session == 0 || session != handleSession()) {
             throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
         stats.transaction(ops.size());
         return apply(ops.stream().map(MemClient::op).toList());
+    }
+
+    @Override
+    public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
+        return background(() -> ZkPort.super.multiInSessionAsync(session, ops), () -> {
+            landMaybe(session, ops.stream().map(MemClient::op).toList());
+            return CompletableFuture.completedFuture(new Transaction(ZkCode.CONNECTIONLOSS, -1, null));
+        });
     }
 
     @Override
@@ -781,6 +825,100 @@ public final class MemClient implements ZkPort {
     @Override
     public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
         return new MemLatch(this, path, participantId, isLeader, notLeader);
+    }
+
+    // ------------------------------------------------------------------ requests a silent cut holds
+
+    /**
+     * Whether a request may go out: during a silent cut not noticed yet, a caller that can wait (a thread of the
+     * ensemble's {@link SimulatedThreads}) is held until the cut ends, and then the request goes out if the network
+     * returned first, or is lost (false) if the cut was noticed (the server never heard it). Any other caller goes on
+     * at once, and its request fails on the connection, as before.
+     */
+    private boolean sendable() {
+        SimulatedThreads threads = ensemble.threads();
+        while (true) {
+            CompletableFuture<Boolean> held = heldBy();
+            if (held == null || !threads.canWait()) {
+                return true;
+            }
+            threads.await(held, false);
+            if (!held.join()) {
+                return false;
+            }
+        }
+    }
+
+    private synchronized CompletableFuture<Boolean> heldBy() {
+        return silent ? cut : null;
+    }
+
+    /** Before a request that reports failures as {@code StoreException}s: held through a silent cut (above). */
+    private void awaitSend(String what) {
+        if (!sendable()) {
+            throw lost(what);
+        }
+        requireConnected(what);
+    }
+
+    /**
+     * Before a write that reports a lost connection as {@link ZkCode#CONNECTIONLOSS}: held through a silent cut (above).
+     * A write the cut's notice fails may have reached the server all the same ({@link #landMaybe}).
+     */
+    private void awaitWrite(String what, long sentIn, List<Op> ops) throws ZkFailure {
+        if (!sendable()) {
+            landMaybe(sentIn, ops);
+            throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+        }
+        requireConnected(what);
+    }
+
+    /**
+     * A write whose request a silent cut held and whose client then noticed the cut: as for a reply lost on a real
+     * network (the request got through just before the cut, its answer did not), the simulated threads decide
+     * ({@link SimulatedThreads#landsAnyway()}) whether the server applied it, in the session it was sent in, if that
+     * is still alive; the caller gets a lost connection either way and cannot tell.
+     */
+    private void landMaybe(long sentIn, List<Op> ops) {
+        if (!ensemble.threads().landsAnyway()) {
+            return;
+        }
+        try {
+            ensemble.multiArrived(sentIn, ops.stream().map(this::absolute).toList());
+        } catch (KeeperFailure e) {
+            LOG.debug("a write the cut held landed and failed: {}", e.getMessage());
+        }
+    }
+
+    private StoreException lost(String what) {
+        return failure(what, new KeeperFailure(Code.CONNECTIONLOSS, null));
+    }
+
+    /**
+     * A background request: answered at once; or, during a silent cut not noticed yet and from a caller that can wait,
+     * answered on the event lane when the cut ends (as ZooKeeper's event thread runs background callbacks): by {@code
+     * send} if the network returned first, else by {@code lost}. Stages derived from the answer hold the threads that
+     * wait for them ({@link HeldFuture}).
+     */
+    private <T> CompletableFuture<T> background(Supplier<CompletableFuture<T>> send,
+                                                Supplier<CompletableFuture<T>> lost) {
+        SimulatedThreads threads = ensemble.threads();
+        CompletableFuture<Boolean> held = heldBy();
+        if (held == null || !threads.canWait()) {
+            return send.get();
+        }
+        HeldFuture<T> answer = new HeldFuture<>(threads);
+        held.thenAccept(healed -> {
+            lane.add(() -> (healed ? background(send, lost) : lost.get()).whenComplete((v, e) -> {
+                if (e != null) {
+                    answer.completeExceptionally(e);
+                } else {
+                    answer.complete(v);
+                }
+            }));
+            lane.kick();
+        });
+        return answer;
     }
 
     // ------------------------------------------------------------------ failures

@@ -67,6 +67,7 @@ final class SimMember implements RebalanceListener {
         this.checker = checker;
         this.log = log;
         this.app = scheduler.executor(appTag);
+        scheduler.belongs(appTag, proc.tag);
         this.member = proc.member(id, instanceId, group, topic, this);
         proc.members.add(this);
     }

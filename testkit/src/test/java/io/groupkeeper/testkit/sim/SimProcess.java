@@ -32,7 +32,7 @@ final class SimProcess {
     boolean crashed;
     /** When the cuts of this process's connection end (a second cut may outlast the first). */
     long cutUntil;
-    /** Whether a silent cut has frozen the process's threads and is not noticed yet. */
+    /** Whether a silent cut holds the process's requests and is not noticed yet (its other threads run on). */
     boolean silentCut;
     /**
      * When the process last could not hear of a loss before others could act on it (-1: never): a pause began, or the
@@ -41,9 +41,8 @@ final class SimProcess {
      */
     long lastUnwarnedAt = -1;
     /**
-     * How many times this process's threads were let run again after being frozen (a pause's end, a silent cut's
-     * notice): each resumption may run an overdue poll before the news its lanes hold, so a zombie's bound counts from
-     * the last one.
+     * How many times this process's threads were let run again after being frozen (a pause's end): each resumption
+     * may run an overdue poll before the news its lanes hold, so a zombie's bound counts from the last one.
      */
     int resumptions;
     /** Whether a {@code WRITE_FAILS} struck this process: plain joins then keep off its keeper. */
@@ -53,7 +52,7 @@ final class SimProcess {
     SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {
         this.tag = tag;
         this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.executor(tag)).connectionLane(CONNECTION_LANE).build();
+                .eventExecutor(scheduler.eventExecutor(tag)).connectionLane(CONNECTION_LANE).build();
         ScheduledExecutorService internal = scheduler.executor(tag);
         this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> nextMemberId).build().start();

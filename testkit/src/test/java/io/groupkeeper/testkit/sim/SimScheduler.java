@@ -4,8 +4,10 @@ import io.groupkeeper.testkit.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
@@ -21,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  * the process it belongs to, run one at a time on the calling thread. {@link #runNext} picks a random task among those
  * due (the seeded {@link Random} makes the interleaving a pure function of the seed) and, when none is due, moves the
  * {@link ManualClock} to the next one. A frozen tag's tasks wait, while time passes: a paused process.
+ *
+ * <p>The tasks of a {@linkplain #carry carried} process run on real threads of their own ({@link SimThreads}), one at a
+ * time: one of them may hang in a request a silent cut holds while the others, and the rest of the world, run on.
  */
 final class SimScheduler {
 
@@ -28,6 +33,10 @@ final class SimScheduler {
         final String tag;
         final long due;
         final Runnable body;
+        /** For a task that hands a hanging simulated thread control again: its carrier (else null). */
+        SimThreads.Carrier resumes;
+        /** Whether it is a store's event (a watch notification, a background answer, a connection state). */
+        boolean event;
         /** The round trips that led to its submission: it runs on from there ({@link RoundTrips}). */
         final RoundTrips.Step step = RoundTrips.now();
         volatile boolean cancelled;
@@ -47,6 +56,13 @@ final class SimScheduler {
     private final List<Task> ready = new ArrayList<>();
     private String running;
     private long steps;
+    /** The process each tag belongs to (a tag not listed is a process of its own). */
+    private final Map<String, String> processOf = new HashMap<>();
+    /** The processes whose tasks run on carriers. */
+    private final Set<String> carried = new HashSet<>();
+    /** Per process: a carrier hanging with a lock held; the process's other tasks wait for it ({@link SimThreads.Hold}). */
+    private final Map<String, SimThreads.Hold> exclusive = new HashMap<>();
+    private final SimThreads threads = new SimThreads(this::resume, this::exclusive);
 
     SimScheduler(ManualClock clock, Random random, Runnable onTimeAdvanced) {
         this.clock = clock;
@@ -54,8 +70,49 @@ final class SimScheduler {
         this.onTimeAdvanced = onTimeAdvanced;
     }
 
+    /** The simulated threads a silent cut's held requests wait on ({@code InMemoryZooKeeper#simulatedThreads}). */
+    SimThreads threads() {
+        return threads;
+    }
+
+    /** {@code tag}'s tasks are threads of {@code process} (a member's user code of its keeper's process). */
+    void belongs(String tag, String process) {
+        processOf.put(tag, process);
+    }
+
+    private String processOf(String tag) {
+        return processOf.getOrDefault(tag, tag);
+    }
+
+    /** From now on the tasks of {@code process} run on carriers, so that its requests can hang ({@link SimThreads}). */
+    void carry(String process) {
+        carried.add(processOf(process));
+    }
+
+    private void resume(String tag, SimThreads.Carrier c) {
+        add(tag, 0, null).resumes = c;
+    }
+
+    private void exclusive(String tag, SimThreads.Hold hold) {
+        if (hold != null) {
+            exclusive.put(processOf(tag), hold);
+        } else {
+            exclusive.remove(processOf(tag));
+        }
+    }
+
+    /** Ends the carriers of this world (a run's end). */
+    void close() {
+        threads.close();
+    }
+
     ScheduledExecutorService executor(String tag) {
-        return new View(tag);
+        return new View(tag, false);
+    }
+
+    /** A view for a store's events ({@code eventExecutor}): as {@link #executor}, its tasks marked as events. */
+    ScheduledExecutorService eventExecutor(String tag) {
+        return new View(tag, true);
     }
 
     /** The tag of the task running now (null between tasks). */
@@ -106,6 +163,10 @@ final class SimScheduler {
             if (frozen.contains(t.tag)) {
                 continue;
             }
+            SimThreads.Hold hold = exclusive.isEmpty() ? null : exclusive.get(processOf(t.tag));
+            if (hold != null && t.resumes != hold.carrier() && !(hold.viaEvents() && t.event)) {
+                continue;
+            }
             if (t.due <= now) {
                 ready.add(t);
             } else {
@@ -122,14 +183,21 @@ final class SimScheduler {
         tasks.remove(t);
         if (!t.cancelled) {
             steps++;
-            runAs(t.tag, () -> RoundTrips.run(t.step, t.body));
+            if (t.resumes != null) {
+                runAs(t.tag, () -> threads.handTo(t.resumes));
+            } else if (!carried.isEmpty() && carried.contains(processOf(t.tag))) {
+                runAs(t.tag, () -> threads.run(t.tag, () -> RoundTrips.run(t.step, t.body)));
+            } else {
+                runAs(t.tag, () -> RoundTrips.run(t.step, t.body));
+            }
         }
         return true;
     }
 
-    /** Drops every task of {@code tag} (a process that died). */
+    /** Drops every task of {@code tag} (a process that died); its threads hanging in requests unwind. */
     void kill(String tag) {
         tasks.removeIf(t -> t.tag.equals(tag));
+        threads.abandon(tag::equals);
     }
 
     private Task add(String tag, long delayMillis, Runnable body) {
@@ -141,14 +209,16 @@ final class SimScheduler {
     /** A process's view: every task it submits carries its tag. */
     private final class View extends AbstractExecutorService implements ScheduledExecutorService {
         private final String tag;
+        private final boolean events;
 
-        View(String tag) {
+        View(String tag, boolean events) {
             this.tag = tag;
+            this.events = events;
         }
 
         @Override
         public void execute(Runnable command) {
-            add(tag, 0, command);
+            add(tag, 0, command).event = events;
         }
 
         @Override
@@ -163,6 +233,7 @@ final class SimScheduler {
         public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
             SimFuture<V> f = new SimFuture<>(callable);
             f.task = add(tag, unit.toMillis(delay), f);
+            f.task.event = events;
             return f;
         }
 

@@ -97,6 +97,11 @@ final class Simulation {
     private int incarnations;
     private boolean producing = true;
     private long maxSteps = MAX_STEPS;
+    private boolean silentCuts = SILENT_CUTS;
+    /** The hangs that hold their process's other tasks ({@link SimThreads}): contended in a former run of this seed. */
+    private final Set<Long> exclusiveHangs = new java.util.HashSet<>();
+    /** The run this one gave way to (its world given up at a contended hang), if any. */
+    private Simulation rerun;
 
     Simulation(long seed, List<Fault> plan) {
         this.seed = seed;
@@ -111,9 +116,33 @@ final class Simulation {
         if (FOLLOWER_LAG) {
             zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         }
+        zk.simulatedThreads(scheduler.threads());
+        scheduler.threads().lands(new Random(seed * 13 + 5));
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
+    }
+
+    /** Silent cuts on or off for this run, whatever {@link #SILENT_CUTS} says (a test of them). */
+    Simulation silentCuts(boolean on) {
+        this.silentCuts = on;
+        return this;
+    }
+
+    /** How many times a simulated thread hung in a request a silent cut held, so far. */
+    long hangs() {
+        return rerun != null ? rerun.hangs() : scheduler.threads().hangs();
+    }
+
+    /** How many times the schedule was run again from its start, a contended hang made exclusive each time. */
+    int reruns() {
+        return rerun == null ? 0 : 1 + rerun.reruns();
+    }
+
+    private Simulation exclusiveHangs(Set<Long> hangs) {
+        exclusiveHangs.addAll(hangs);
+        scheduler.threads().exclusiveHangs(hangs);
+        return this;
     }
 
     /** A lower step bound (a test of the bound itself). */
@@ -133,13 +162,28 @@ final class Simulation {
                 FaultPlan.extraKinds())).run();
     }
 
+    /**
+     * Runs the schedule. A thread that blocks on a lock a hanging thread holds gives the world up ({@link
+     * SimThreads.Contended}): the schedule runs again from its start (the same up to that hang, a pure function of the
+     * seed), that hang holding its process's other tasks this time.
+     */
     Result run() {
         RUNNING.put(Thread.currentThread(), new Running(seed, System.nanoTime(), scheduler, clock));
+        SimThreads.Contended contended;
         try {
             return runBounded();
+        } catch (SimThreads.Contended c) {
+            contended = c;
         } finally {
+            scheduler.close();
             RUNNING.remove(Thread.currentThread());
         }
+        Set<Long> hangs = new java.util.HashSet<>(exclusiveHangs);
+        if (!hangs.add(contended.hang) || hangs.size() > 50) {
+            throw new IllegalStateException("seed " + seed + ": hang " + contended.hang + " contended again", contended);
+        }
+        rerun = new Simulation(seed, plan).maxSteps(maxSteps).silentCuts(silentCuts).exclusiveHangs(hangs);
+        return rerun.run();
     }
 
     private Result runBounded() {
@@ -244,7 +288,7 @@ final class Simulation {
     /** Running processes another member may join (at most three members on one keeper). */
     private List<SimProcess> hosts() {
         return processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty() && p.members.size() < 3
-                && !scheduler.isFrozen(p.tag)).toList();
+                && !scheduler.isFrozen(p.tag) && !p.silentCut).toList();
     }
 
     private List<SimMember> live() {
@@ -309,7 +353,7 @@ final class Simulation {
                 }
             }
             case DISCONNECT -> {
-                if (m != null && SILENT_CUTS && f.value() % 3 == 0 && available().contains(m)) {
+                if (m != null && silentCuts && f.value() % 3 == 0 && available().contains(m)) {
                     silentCut(m.proc, f.durationMillis());
                 } else if (m != null) {
                     cut(m.proc, f.durationMillis());
@@ -429,15 +473,16 @@ final class Simulation {
 
     /**
      * A silent cut: the servers stop hearing the process at once, but its client notices only at its read timeout (two
-     * thirds of the session timeout); meanwhile the process's threads hang in their requests (the model cannot hold
-     * one request: the whole process is frozen, its user code too, which would otherwise see its commits fail at once
-     * with no connection event). Noticed: SUSPENDED, and the cut goes on as any other. Over before that: nothing was
-     * noticed.
+     * thirds of the session timeout); meanwhile each of the process's threads that sends a request hangs in it (its
+     * tasks run on threads of their own from now on: {@link SimScheduler#carry}), while its other threads (user code
+     * between commits, timers, lanes that wait for nothing) run on. Noticed: the hanging requests fail with a lost
+     * connection, SUSPENDED, and the cut goes on as any other. Over before that: nothing was noticed, the requests are
+     * sent and answered.
      */
     private void silentCut(SimProcess p, long millis) {
         long session = p.store.sessionId();
+        scheduler.carry(p.tag);
         p.store.cutSilently();
-        freeze(p);
         p.silentCut = true;
         p.cutUntil = Math.max(p.cutUntil, clock.millis() + millis);
         long notice = SESSION_TIMEOUT.toMillis() * 2 / 3;
@@ -451,7 +496,6 @@ final class Simulation {
             return;
         }
         p.silentCut = false;
-        thaw(p);
         if (clock.millis() < p.cutUntil && p.store.sessionId() == session) {
             p.store.noticeCut();
         }
