@@ -56,9 +56,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
     /**
      * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
-     * record and paused until due (worker thread only).
+     * record and paused until due (ticker nanos; worker thread only).
      */
-    private final Map<TopicPartition, Retry> retries = new HashMap<>();
+    private final Map<TopicPartition, Long> retries = new HashMap<>();
+    /** The attempts made at a record, kept across hand-backs and the transactional mode's rewinds. */
+    private final Attempts attempts = new Attempts(this::fencingToken);
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
     /** The container's assignment hook as the consumer's rebalance listener; null without one. */
@@ -66,10 +68,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
     private long lastIdleReportNanos;
-
-    /** {@code attempts} made at the record at {@code offset}; its next one is due at {@code dueNanos}. */
-    private record Retry(long offset, int attempts, long dueNanos) {
-    }
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
            DeadLetterPublisher publisher) {
@@ -300,8 +298,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         }
         long now = config.ticker().nanoTime();
         long soonest = Long.MAX_VALUE;
-        for (Retry r : retries.values()) {
-            soonest = Math.min(soonest, r.dueNanos - now);
+        for (long due : retries.values()) {
+            soonest = Math.min(soonest, due - now);
         }
         return Duration.ofNanos(Math.max(1_000_000, Math.min(timeout.toNanos(), soonest)));
     }
@@ -315,6 +313,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
         retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
+        attempts.retainAll(owned);
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
@@ -322,8 +321,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             want = new HashSet<>(userPaused);
             want.addAll(stopped.keySet());
             long now = config.ticker().nanoTime();
-            retries.forEach((tp, r) -> {
-                if (r.dueNanos - now > 0) {
+            retries.forEach((tp, due) -> {
+                if (due - now > 0) {
                     want.add(tp);
                 }
             });
@@ -377,18 +376,35 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     @Override
-    public int attemptsMade(TopicPartition tp, long offset) {
-        Retry r = retries.remove(tp);
-        return r != null && r.offset == offset ? r.attempts : 0;
+    public Attempts.Entry attempts(TopicPartition tp, long offset) {
+        if (!retries.isEmpty()) {
+            retries.remove(tp); // the partition came back: its wait is over
+        }
+        return attempts.at(tp, offset);
     }
 
     @Override
-    public boolean retryLater(TopicPartition tp, long offset, int attemptsMade, Duration delay) {
+    public void failed(TopicPartition tp, long offset, long last, int made, Throwable exhausted) {
+        attempts.failed(tp, offset, last, made, exhausted);
+    }
+
+    @Override
+    public void done(TopicPartition tp, long offset) {
+        attempts.done(tp, offset);
+    }
+
+    @Override
+    public boolean retryLater(TopicPartition tp, Duration delay) {
         if (config.sleeper() != null || delay.isZero() || stopping) {
             return false; // a test's sleeper (or no wait at all): in place
         }
-        retries.put(tp, new Retry(offset, attemptsMade, config.ticker().nanoTime() + delay.toNanos()));
+        retries.put(tp, config.ticker().nanoTime() + delay.toNanos());
         return true;
+    }
+
+    private java.util.OptionalLong fencingToken(TopicPartition tp) {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        return c == null ? java.util.OptionalLong.empty() : c.fencingToken(tp);
     }
 
     @Override
