@@ -37,7 +37,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     private volatile DeadLetterPublisher publisher;
     private volatile Watchdog watchdog;
 
+    /** Validates the workers' consumer configuration first (throws naming the bad setting). */
     public DefaultListenerContainer(ContainerConfig<K, V> config) {
+        Worker.validate(config);
         this.config = config;
     }
 

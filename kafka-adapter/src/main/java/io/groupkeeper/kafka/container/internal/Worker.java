@@ -89,7 +89,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
-    private Map<String, Object> kafkaProperties() {
+    private static Map<String, Object> kafkaProperties(ContainerConfig<?, ?> config, int index) {
         Object clientId = config.kafkaProperties().get("client.id");
         if (clientId == null || clientId.toString().isBlank()) {
             return config.kafkaProperties(); // the adapter names each consumer after its member
@@ -97,6 +97,39 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         Map<String, Object> props = new HashMap<>(config.kafkaProperties());
         props.put("client.id", clientId + "-" + index);
         return props;
+    }
+
+    /**
+     * Worker {@code index}'s consumer, configured as the container says (not built): the user's consumer options, then
+     * the container's own. The container's {@code build()} validates one ({@link #validate}), so a bad setting fails
+     * there and not in a worker.
+     */
+    static CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> consumerBuilder(ContainerConfig<?, ?> config, int index,
+                                                                              AssignmentSeeker seeker) {
+        CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.builder(config.keeper());
+        config.consumerOptions().accept(b);
+        if (seeker != null) {
+            b.listener(seeker);
+        }
+        if (config.instanceId() != null) {
+            b.instanceId(config.instanceId() + "-" + index); // one static member per worker
+        }
+        if (config.transactional() != null) { // the outputs arrive serialized (TransactionalOutput)
+            b.transactional(new ByteArraySerializer(), new ByteArraySerializer())
+                    .transactionalIdPrefix(config.transactional().idPrefix());
+        }
+        config.producerProperties().forEach(b::producerProperty); // (without the mode: refused by the validation)
+        return b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties(config, index))
+                .clientListener(config.clientListener())
+                .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer());
+    }
+
+    /**
+     * Checks the workers' consumer configuration as {@code CoordinatedConsumer.Builder.validate()} does (the
+     * transactional mode's settings, Kafka properties that do not parse ...): throws naming the bad setting.
+     */
+    static void validate(ContainerConfig<?, ?> config) {
+        consumerBuilder(config, 0, null).validate();
     }
 
     /** This worker's own deserializers (unless shared by the container's), closed as its thread ends. */
@@ -140,22 +173,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
-            CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
-            config.consumerOptions().accept(b);
-            if (seeker != null) {
-                b.listener(seeker);
-            }
-            if (config.instanceId() != null) {
-                b.instanceId(config.instanceId() + "-" + index); // one static member per worker
-            }
-            if (config.transactional() != null) { // the outputs arrive serialized (TransactionalOutput)
-                b.transactional(new ByteArraySerializer(), new ByteArraySerializer())
-                        .transactionalIdPrefix(config.transactional().idPrefix());
-                config.transactional().producerProperties().forEach(b::producerProperty);
-            }
-            c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
-                    .clientListener(config.clientListener())
-                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build();
+            c = consumerBuilder(config, index, seeker).build();
             if (seeker != null) {
                 seeker.bind(c); // before start: the first assignment may come with the first poll
             }
