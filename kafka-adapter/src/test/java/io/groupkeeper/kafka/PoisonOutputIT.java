@@ -72,6 +72,44 @@ class PoisonOutputIT extends ContainerTestSupport {
         assertThat(calls.get(2L)).as("calls at the poison record, once everything is committed").hasValue(3);
     }
 
+    /**
+     * The broker rejects the output (larger than the output topic's {@code max.message.bytes}, within the producer's
+     * {@code max.request.size}): the send fails after the handler call returned, and the record is the last one
+     * fetched, so no later send of the transaction notices; the commit in the poll fails and rewinds. The failure is
+     * found among the outputs tracked when the partition comes back, and counted against the record that made it.
+     */
+    @Test
+    void anOutputTheBrokerAlwaysRejectsAfterTheCallIsDeadLetteredOnceAfterThePolicysAttempts() throws Exception {
+        String in = newTopic(1);
+        String out = newName("t");
+        servers.kafka().createTopic(out, 1, Map.of("max.message.bytes", Integer.toString(MAX_REQUEST)));
+        awaitWritable(out, 1);
+        String group = newName("g");
+        produce(in, 1, 6);
+        Map<Long, AtomicInteger> calls = new ConcurrentHashMap<>();
+        started(container(newKeeper(), group, in)
+                .transactional(new StringSerializer(), new StringSerializer())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                .recordHandler(r -> {
+                    calls.computeIfAbsent(r.offset(), o -> new AtomicInteger()).incrementAndGet();
+                    String value = r.offset() == 5 ? "x".repeat(10 * MAX_REQUEST) : TransactionalIT.json(r);
+                    HandlerContext.<String, String>sender().send(out, r.key(), value);
+                }).build());
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
+        assertThat(calls.get(5L)).as("calls at the poison record").hasValue(3);
+        Map<String, Integer> seen = TransactionalIT.readCommitted(out, 5);
+        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/2", "0/3", "0/4")
+                .allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+        List<ConsumerRecord<String, String>> dead = readCommittedAll(in + "-dlt");
+        assertThat(dead).hasSize(1);
+        assertThat(header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("5");
+        assertThat(header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
+        assertThat(header(dead.get(0), "groupkeeper.dlt.exception.class"))
+                .isEqualTo(RecordTooLargeException.class.getName());
+    }
+
     /** Every record of partition 0 of {@code topic} a read_committed reader sees up to the last stable offset. */
     static List<ConsumerRecord<String, String>> readCommittedAll(String topic) {
         List<ConsumerRecord<String, String>> out = new ArrayList<>();

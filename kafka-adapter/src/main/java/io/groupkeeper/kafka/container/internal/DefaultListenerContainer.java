@@ -230,6 +230,11 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         return "?";
     }
 
+    /** The transactional mode's outputs its workers track as failed (tests: once stopped). */
+    int failedOutputsTracked() {
+        return workersList().stream().mapToInt(Worker::failedOutputsTracked).sum();
+    }
+
     private synchronized List<Worker<K, V>> workersList() {
         return List.copyOf(workers);
     }

@@ -126,19 +126,19 @@ final class Dispatcher<K, V> {
         }
         for (int attempt = prior.made() + 1; ; attempt++) {
             Throwable failure;
-            long rewound = -1;
+            TransactionalOutput.OutputFailure aborted = null;
             inFlight.begin(tp, raw.offset());
             CurrentRecord.handling(tp);
             beginOutput();
             try {
                 config.recordHandler().handle(record);
-                flushOutput(tp, raw.offset());
+                TransactionalOutput.OutputFailure earlier = flushOutput(tp, raw.offset(), raw.offset());
                 processed++;
-                control.done(tp, raw.offset());
+                succeeded(tp, raw.offset(), earlier);
                 return true;
             } catch (OutputFailed e) {
                 failure = e.failure.cause;
-                rewound = e.failure.resumeAt;
+                aborted = e.failure;
             } catch (Exception e) {
                 failure = e;
             } finally {
@@ -149,9 +149,13 @@ final class Dispatcher<K, V> {
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
-            if (rewound >= 0) {
-                rewoundTo = rewound;
-                afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
+            if (aborted != null && aborted.resumeAt >= 0) {
+                rewoundTo = aborted.resumeAt;
+                if (aborted.first != raw.offset()) { // an earlier record's output, failed after its call returned
+                    earlierOutputFailed(tp, aborted);
+                } else {
+                    afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
+                }
                 return false;
             }
             if (attempt < action.maxAttempts()) {
@@ -281,10 +285,10 @@ final class Dispatcher<K, V> {
             beginOutput();
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
-                flushOutput(tp, last);
+                TransactionalOutput.OutputFailure earlier = flushOutput(tp, first, last);
                 processed += batch.size();
                 position = last + 1;
-                control.done(tp, first);
+                succeeded(tp, first, earlier);
                 return -1;
             } catch (Exception e) {
                 failure = e;
@@ -300,7 +304,11 @@ final class Dispatcher<K, V> {
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
             if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0) {
-                afterAbort(tp, first, last, attempt, action, cause);
+                if (of.failure.first != first) { // an earlier batch's output, failed after its call returned
+                    earlierOutputFailed(tp, of.failure);
+                } else {
+                    afterAbort(tp, first, last, attempt, action, cause);
+                }
                 position = of.failure.resumeAt;
                 return of.failure.resumeAt;
             }
@@ -376,14 +384,47 @@ final class Dispatcher<K, V> {
         }
     }
 
-    /** The handler returned: its records go into the input partition's transaction. */
-    private void flushOutput(TopicPartition tp, long offset) {
-        if (output != null) {
-            TransactionalOutput.OutputFailure f = output.flush(tp, offset);
-            if (f != null) {
-                throw new OutputFailed(f);
-            }
+    /**
+     * The handler returned: its records go into the input partition's transaction. Returns the failure of an output
+     * flushed earlier, reported since ({@link TransactionalOutput#takeEarlierFailure}), or null.
+     */
+    private TransactionalOutput.OutputFailure flushOutput(TopicPartition tp, long first, long last) {
+        if (output == null) {
+            return null;
         }
+        TransactionalOutput.OutputFailure f = output.flush(tp, first, last);
+        if (f != null) {
+            throw new OutputFailed(f);
+        }
+        return output.takeEarlierFailure();
+    }
+
+    /**
+     * The call at {@code offset} returned and its outputs went into the transaction. Its attempts are forgotten — in
+     * the transactional mode only when the position passes it: its outputs may still fail after the call, and that
+     * comes out after its transaction was aborted and rewound ({@link #earlierOutputFailed}), when the count must go on.
+     */
+    private void succeeded(TopicPartition tp, long offset, TransactionalOutput.OutputFailure earlier) {
+        if (output == null) {
+            control.done(tp, offset);
+        }
+        earlierOutputFailed(tp, earlier);
+    }
+
+    /**
+     * An output flushed earlier failed after its call had returned (its transaction aborts, or has): one failed
+     * attempt of the record (or batch) it names, kept for when the partition comes back to it, so an output the
+     * broker always rejects ends in a recovery too. No backoff: the partition goes back at once.
+     */
+    private void earlierOutputFailed(TopicPartition tp, TransactionalOutput.OutputFailure f) {
+        if (f == null) {
+            return;
+        }
+        config.metrics().handlerFailed(config.group(), tp.topic(), f.cause.getClass());
+        int made = control.attempts(tp, f.first).made() + 1;
+        boolean more = made < config.errorPolicy().actionFor(f.cause).maxAttempts();
+        control.failed(tp, f.first, f.last, made, more ? null : f.cause);
+        LOG.debug("{}@{}: its output failed after the call (attempt {}): {}", tp, f.first, made, f.cause.toString());
     }
 
     /** A send into the transaction failed (already aborted and rewound): the cause goes to the error policy. */

@@ -157,6 +157,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         return thread;
     }
 
+    /** The transactional mode's outputs tracked and failed (tests: after the worker has exited); 0 when off. */
+    int failedOutputsTracked() {
+        return output == null ? 0 : output.failedTracked();
+    }
+
     @Override
     public void run() {
         // The container's thread: the group and, once known, the member in every line it logs (as the core's).
