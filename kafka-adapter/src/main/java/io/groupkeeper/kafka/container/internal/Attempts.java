@@ -15,8 +15,9 @@ import org.apache.kafka.common.TopicPartition;
  * after every rewind, and its partition would repeat forever.
  *
  * <p>An entry is forgotten when the partition's position passes its record (a later record is handled), when the record
- * is done, and when the partition changes hands (the claim's fencing token differs, or the partition is no longer
- * owned): a new owner starts afresh. Worker thread only.
+ * is done (recovered; or handled, outside the transactional mode, where an output can still fail after the call), and
+ * when the partition changes hands (the claim's fencing token differs, or the partition is no longer owned): a new
+ * owner starts afresh. Worker thread only.
  */
 final class Attempts {
 
