@@ -7,12 +7,14 @@ import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.HandlerContext;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -34,42 +36,10 @@ class PoisonOutputIT extends ContainerTestSupport {
 
     @Test
     void anAlwaysRejectedOutputIsDeadLetteredOnceAfterThePolicysAttemptsAndThePartitionGoesOn() throws Exception {
-        String in = newTopic(1);
+        // The producer refuses the output at once. Six records before the container starts: its first fetch holds
+        // them all, so the transaction the poison output aborts began at offset 0 and each rewind goes back past 0, 1.
         String out = newTopic(1);
-        String dlt = in + "-dlt";
-        String group = newName("g");
-        // Before the container starts: its first fetch holds all six, so the transaction the poison output aborts
-        // began at offset 0 and the rewind goes back past offsets 0 and 1.
-        produce(in, 1, 6);
-        Map<Long, AtomicInteger> calls = new ConcurrentHashMap<>();
-        started(container(newKeeper(), group, in)
-                .transactional(new StringSerializer(), new StringSerializer())
-                .producerProperty("max.request.size", MAX_REQUEST)
-                .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
-                .recordHandler(r -> {
-                    calls.computeIfAbsent(r.offset(), o -> new AtomicInteger()).incrementAndGet();
-                    String value = r.offset() == 2 ? "x".repeat(10 * MAX_REQUEST) : TransactionalIT.json(r);
-                    HandlerContext.<String, String>sender().send(out, r.key(), value);
-                }).build());
-
-        // Kafka's transactional offset passes the poison record: the partition did not loop
-        await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
-        assertThat(calls.get(2L)).as("calls at the poison record").hasValue(3);
-
-        // the records after it were processed and their outputs committed once; nothing of the poison's
-        Map<String, Integer> seen = TransactionalIT.readCommitted(out, 5);
-        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/3", "0/4", "0/5")
-                .allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
-
-        // one dead letter, visible to read_committed, after the policy's 3 attempts, naming the producer's rejection
-        List<ConsumerRecord<String, String>> dead = readCommittedAll(dlt);
-        assertThat(dead).hasSize(1);
-        assertThat(header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("2");
-        assertThat(header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
-        assertThat(header(dead.get(0), "groupkeeper.dlt.exception.class"))
-                .isEqualTo(RecordTooLargeException.class.getName());
-        assertThat(calls.get(2L)).as("calls at the poison record, once everything is committed").hasValue(3);
+        runWithPoisonAt(2, out, b -> b.producerProperty("max.request.size", MAX_REQUEST));
     }
 
     /**
@@ -80,34 +50,54 @@ class PoisonOutputIT extends ContainerTestSupport {
      */
     @Test
     void anOutputTheBrokerAlwaysRejectsAfterTheCallIsDeadLetteredOnceAfterThePolicysAttempts() throws Exception {
-        String in = newTopic(1);
         String out = newName("t");
         servers.kafka().createTopic(out, 1, Map.of("max.message.bytes", Integer.toString(MAX_REQUEST)));
         awaitWritable(out, 1);
+        runWithPoisonAt(5, out, b -> { });
+    }
+
+    /**
+     * Six records, one transactional container (3 attempts, then dead-letter) whose handler sends one output per
+     * record to {@code out}, ten times {@link #MAX_REQUEST} at {@code poison}: the partition goes past it, the handler
+     * is called 3 times there, its one dead letter is visible to read_committed, and every other record's output once.
+     */
+    private void runWithPoisonAt(long poison, String out, Consumer<ListenerContainerBuilder<String, String>> options)
+            throws Exception {
+        String in = newTopic(1);
         String group = newName("g");
         produce(in, 1, 6);
         Map<Long, AtomicInteger> calls = new ConcurrentHashMap<>();
-        started(container(newKeeper(), group, in)
+        ListenerContainerBuilder<String, String> b = container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .errorPolicy(ErrorPolicy.builder()
                         .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
                 .recordHandler(r -> {
                     calls.computeIfAbsent(r.offset(), o -> new AtomicInteger()).incrementAndGet();
-                    String value = r.offset() == 5 ? "x".repeat(10 * MAX_REQUEST) : TransactionalIT.json(r);
+                    String value = r.offset() == poison ? "x".repeat(10 * MAX_REQUEST) : TransactionalIT.json(r);
                     HandlerContext.<String, String>sender().send(out, r.key(), value);
-                }).build());
+                });
+        options.accept(b);
+        started(b.build());
 
+        // Kafka's transactional offset passes the poison record: the partition did not loop
         await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
-        assertThat(calls.get(5L)).as("calls at the poison record").hasValue(3);
+        assertThat(calls.get(poison)).as("calls at the poison record").hasValue(3);
+
+        // the other records' outputs committed once; nothing of the poison's
+        List<String> others = new ArrayList<>(TransactionalIT.inputs(1, 6));
+        others.remove("0/" + poison);
         Map<String, Integer> seen = TransactionalIT.readCommitted(out, 5);
-        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/2", "0/3", "0/4")
-                .allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(others);
+        assertThat(seen).allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
+
+        // one dead letter, visible to read_committed, after the policy's 3 attempts, naming the rejection
         List<ConsumerRecord<String, String>> dead = readCommittedAll(in + "-dlt");
         assertThat(dead).hasSize(1);
-        assertThat(header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("5");
+        assertThat(header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo(Long.toString(poison));
         assertThat(header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
         assertThat(header(dead.get(0), "groupkeeper.dlt.exception.class"))
                 .isEqualTo(RecordTooLargeException.class.getName());
+        assertThat(calls.get(poison)).as("calls at the poison record, once everything is committed").hasValue(3);
     }
 
     /** Every record of partition 0 of {@code topic} a read_committed reader sees up to the last stable offset. */
