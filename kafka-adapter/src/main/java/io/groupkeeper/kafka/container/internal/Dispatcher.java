@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * with backoff (the worker polls while a record waits for its next attempt, see {@link Control#retryLater}), then
  * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
+ *
+ * <p>About 550 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
+ * transactional mode's aborts run through all three (where the partition resumes, which record an attempt counts
+ * against, the last attempt's split of a batch); split apart, that one piece of rewind state would be spread over
+ * classes. The attempts kept across hand-backs are {@link Attempts}, the outputs {@link TransactionalOutput}.
  */
 final class Dispatcher<K, V> {
 
@@ -147,15 +152,16 @@ final class Dispatcher<K, V> {
                 logEnd();
                 clearInterrupt(tp, raw.offset());
             }
+            if (aborted != null && aborted.resumeAt >= 0 && aborted.first != raw.offset()) {
+                rewoundTo = aborted.resumeAt; // an earlier record's output failed after its call returned: its attempt
+                earlierOutputFailed(tp, aborted);
+                return false;
+            }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
             if (aborted != null && aborted.resumeAt >= 0) {
                 rewoundTo = aborted.resumeAt;
-                if (aborted.first != raw.offset()) { // an earlier record's output, failed after its call returned
-                    earlierOutputFailed(tp, aborted);
-                } else {
-                    afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
-                }
+                afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
                 return false;
             }
             if (attempt < action.maxAttempts()) {
@@ -301,14 +307,15 @@ final class Dispatcher<K, V> {
             Throwable cause = failure instanceof OutputFailed of ? of.failure.cause
                     : failure instanceof BatchFailedException bfe && (output != null || bfe.index() < raws.size())
                     ? bfe.getCause() : failure;
+            if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0 && of.failure.first != first) {
+                earlierOutputFailed(tp, of.failure); // an earlier batch's output failed after its call returned
+                position = of.failure.resumeAt;
+                return of.failure.resumeAt;
+            }
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
             if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0) {
-                if (of.failure.first != first) { // an earlier batch's output, failed after its call returned
-                    earlierOutputFailed(tp, of.failure);
-                } else {
-                    afterAbort(tp, first, last, attempt, action, cause);
-                }
+                afterAbort(tp, first, last, attempt, action, cause);
                 position = of.failure.resumeAt;
                 return of.failure.resumeAt;
             }
