@@ -449,6 +449,20 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
 
         /** Validates the options and creates the consumer (not started). */
         public CoordinatedConsumer<K, V> build() {
+            return new DefaultCoordinatedConsumer<>(config());
+        }
+
+        /**
+         * Checks the options as {@link #build()} and {@code start()} would, creating nothing: the checks of
+         * {@code build()}, then the Kafka properties parsed as the {@code KafkaConsumer} and, in the transactional
+         * mode, its producers will parse them. Throws what they would throw, naming the bad setting. For code that
+         * builds consumers later from options given now (the listener container's {@code build()}).
+         */
+        public void validate() {
+            DefaultCoordinatedConsumer.validateProperties(config());
+        }
+
+        private AdapterConfig<K, V> config() {
             if (groupId == null) {
                 throw new IllegalStateException("CoordinatedConsumer: group is required");
             }
@@ -472,12 +486,11 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
                 throw new IllegalStateException("CoordinatedConsumer for group " + groupId
                         + ": a value deserializer is required (deserializers(...) or kafka property value.deserializer)");
             }
-            AdapterConfig<K, V> config = new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
+            return new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
                     Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
                     metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
                     instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null,
                     transactionalConfig(), clientListener);
-            return new DefaultCoordinatedConsumer<>(config);
         }
 
         private void requireManaged(String key, String value, String hint) {

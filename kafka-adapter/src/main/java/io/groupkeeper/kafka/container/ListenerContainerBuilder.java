@@ -18,7 +18,9 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * Configures a {@link ListenerContainer}; {@link #build()} fails fast naming the bad or conflicting option.
+ * Configures a {@link ListenerContainer}; {@link #build()} fails fast naming the bad or conflicting option, its
+ * workers' consumer configuration included (checked by {@link CoordinatedConsumer.Builder#validate()}: the transactional
+ * mode's producer settings, the consumer options, Kafka properties that do not parse).
  * Kafka properties pass through to every worker's consumer (and, those a producer or an Admin client knows, to the
  * dead-letter producer and the topic check). The workers always consume bytes; the deserializers given here run in
  * the container.
@@ -267,7 +269,8 @@ public final class ListenerContainerBuilder<K, V> {
     /**
      * Further options of every worker's consumer (commit interval, start position, out-of-range policy, revocation
      * timeout, member options). Group, topics, properties and deserializers are the container's (it consumes raw
-     * {@code ByteBuffer}s and deserializes them itself).
+     * {@code ByteBuffer}s and deserializes them itself). Applied once per worker, and once by {@link #build()} to
+     * validate the result.
      */
     public ListenerContainerBuilder<K, V> consumerOptions(Consumer<CoordinatedConsumer.Builder<?, ?>> options) {
         this.consumerOptions = Objects.requireNonNull(options, "consumerOptions");
@@ -372,20 +375,14 @@ public final class ListenerContainerBuilder<K, V> {
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
-                assignmentHook, idleEventInterval, transactionalConfig(what), clientListener);
-        return new DefaultListenerContainer<>(config);
+                assignmentHook, idleEventInterval, transactionalConfig(), Map.copyOf(producerProperties),
+                clientListener);
+        return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 
-    private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig(String what) {
-        if (outputKeySerializer == null) {
-            if (!producerProperties.isEmpty()) {
-                throw new IllegalStateException(what + ": producer properties " + producerProperties.keySet()
-                        + " are set but the transactional mode is not (transactional(...))");
-            }
-            return null;
-        }
-        return new io.groupkeeper.kafka.internal.TransactionalConfig(outputKeySerializer, outputValueSerializer,
-                transactionalIdPrefix, Map.copyOf(producerProperties));
+    private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig() {
+        return outputKeySerializer == null ? null : new io.groupkeeper.kafka.internal.TransactionalConfig(
+                outputKeySerializer, outputValueSerializer, transactionalIdPrefix, Map.copyOf(producerProperties));
     }
 
     private static Duration positive(String what, Duration d) {

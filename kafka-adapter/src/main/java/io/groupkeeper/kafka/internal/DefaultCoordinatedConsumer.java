@@ -109,6 +109,18 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         this.positions = new Positions(keeper.metrics(), group, this::memberId);
     }
 
+    /**
+     * Parses the Kafka properties as this consumer's {@code KafkaConsumer} and, in the transactional mode, its
+     * producers will ({@code CoordinatedConsumer.Builder.validate}); throws Kafka's {@code ConfigException} naming the
+     * bad one.
+     */
+    public static void validateProperties(AdapterConfig<?, ?> config) {
+        ConsumerProperties.validate(config);
+        if (config.transactional() != null) {
+            KafkaTransactions.validate(config);
+        }
+    }
+
     // ------------------------------------------------------------------ lifecycle
 
     @Override

@@ -127,6 +127,17 @@ final class KafkaTransactions implements AutoCloseable {
         return props;
     }
 
+    /** Parses the producers' properties as {@code KafkaProducer} will (types, values, missing keys). */
+    static void validate(AdapterConfig<?, ?> config) {
+        Map<String, Object> props = new HashMap<>(producerBase(config.kafkaProperties(), config.transactional(),
+                config.kafkaTimeout()));
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(config.groupId(),
+                "validation", 0));
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, config.transactional().keySerializer().getClass());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, config.transactional().valueSerializer().getClass());
+        ProducerConfig.configDef().parse(props); // (a ProducerConfig would also log every value at INFO)
+    }
+
     // ------------------------------------------------------------------ claim
 
     /**

@@ -23,7 +23,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * deserializer suppliers are called once per worker; {@code sharedDeserializers}: they return one instance for all.
  * {@code id} names the container (metrics); {@code instanceId}, if not null, makes worker n the static member
  * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set;
- * {@code transactional} is null unless the transactional mode is on (its serializers are the handler's output's).
+ * {@code transactional} is null unless the transactional mode is on (its serializers are the handler's output's);
+ * {@code producerProperties} are the user's, set with the mode or not (without it, the validation refuses them).
  */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
@@ -40,5 +41,6 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
                                     AssignmentHook assignmentHook, Duration idleEventInterval,
                                     io.groupkeeper.kafka.internal.TransactionalConfig transactional,
+                                    Map<String, Object> producerProperties,
                                     io.groupkeeper.kafka.KafkaClientListener clientListener) {
 }

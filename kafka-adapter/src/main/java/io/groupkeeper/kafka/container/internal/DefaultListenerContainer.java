@@ -37,7 +37,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     private volatile DeadLetterPublisher publisher;
     private volatile Watchdog watchdog;
 
+    /** Validates the workers' consumer configuration first (throws naming the bad setting). */
     public DefaultListenerContainer(ContainerConfig<K, V> config) {
+        Worker.validate(config);
         this.config = config;
     }
 
@@ -226,6 +228,11 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             }
         }
         return "?";
+    }
+
+    /** The transactional mode's outputs its workers track as failed (tests: once stopped). */
+    int failedOutputsTracked() {
+        return workersList().stream().mapToInt(Worker::failedOutputsTracked).sum();
     }
 
     private synchronized List<Worker<K, V>> workersList() {

@@ -20,6 +20,11 @@ import org.slf4j.LoggerFactory;
  * with backoff (the worker polls while a record waits for its next attempt, see {@link Control#retryLater}), then
  * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
+ *
+ * <p>About 550 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
+ * transactional mode's aborts run through all three (where the partition resumes, which record an attempt counts
+ * against, the last attempt's split of a batch); split apart, that one piece of rewind state would be spread over
+ * classes. The attempts kept across hand-backs are {@link Attempts}, the outputs {@link TransactionalOutput}.
  */
 final class Dispatcher<K, V> {
 
@@ -34,16 +39,25 @@ final class Dispatcher<K, V> {
         boolean backoff(Duration delay) throws InterruptedException;
 
         /**
-         * The attempts already made at the record at {@code offset} of {@code partition}, which waited for its next
-         * attempt while the worker polled (0 if none); forgets them.
+         * The attempts already made at the record (or batch) at {@code offset} of {@code partition} before it was
+         * handed back (none if nothing is known); a wait for its next attempt ends here.
          */
-        int attemptsMade(TopicPartition partition, long offset);
+        Attempts.Entry attempts(TopicPartition partition, long offset);
 
         /**
-         * Whether the record's next attempt waits while the worker keeps polling (the partition is handed back at the
-         * record and paused for {@code delay}, so a revocation is served meanwhile); false: wait in place.
+         * Keeps the attempts made at the record (or batch {@code offset}..{@code last}) for when the partition comes
+         * back to it; {@code exhausted}: the last attempt's failure, when the record is to be recovered then.
          */
-        boolean retryLater(TopicPartition partition, long offset, int attemptsMade, Duration delay);
+        void failed(TopicPartition partition, long offset, long last, int made, Throwable exhausted);
+
+        /** The record (or batch) at {@code offset} is done: its attempts are forgotten. */
+        void done(TopicPartition partition, long offset);
+
+        /**
+         * Whether the next attempt waits while the worker keeps polling (the partition is handed back and paused for
+         * {@code delay}, so a revocation is served meanwhile); false: wait in place.
+         */
+        boolean retryLater(TopicPartition partition, Duration delay);
 
         void stopPartition(TopicPartition partition, long offset, String reason);
 
@@ -111,21 +125,25 @@ final class Dispatcher<K, V> {
         } catch (RuntimeException e) {
             return recover(raw, e, 0, config.errorPolicy().deserializationFailure());
         }
-        for (int attempt = control.attemptsMade(tp, raw.offset()) + 1; ; attempt++) {
-            Exception failure;
+        Attempts.Entry prior = control.attempts(tp, raw.offset());
+        if (prior.exhausted() != null) { // its last attempt was aborted behind it: recovered now, in the new transaction
+            return recoverAfterAbort(tp, raw, prior);
+        }
+        for (int attempt = prior.made() + 1; ; attempt++) {
+            Throwable failure;
+            TransactionalOutput.OutputFailure aborted = null;
             inFlight.begin(tp, raw.offset());
             CurrentRecord.handling(tp);
             beginOutput();
             try {
                 config.recordHandler().handle(record);
-                flushOutput(tp, raw.offset());
+                TransactionalOutput.OutputFailure earlier = flushOutput(tp, raw.offset(), raw.offset());
                 processed++;
+                succeeded(tp, raw.offset(), earlier);
                 return true;
             } catch (OutputFailed e) {
-                failure = e.failure.cause instanceof Exception ex ? ex : e;
-                if (e.failure.resumeAt >= 0 && e.failure.resumeAt != raw.offset()) {
-                    rewoundTo = e.failure.resumeAt; // outputs of records before it were aborted too: they come again
-                }
+                failure = e.failure.cause;
+                aborted = e.failure;
             } catch (Exception e) {
                 failure = e;
             } finally {
@@ -134,16 +152,24 @@ final class Dispatcher<K, V> {
                 logEnd();
                 clearInterrupt(tp, raw.offset());
             }
-            config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
-            if (rewoundTo >= 0) {
+            if (aborted != null && aborted.resumeAt >= 0 && aborted.first != raw.offset()) {
+                rewoundTo = aborted.resumeAt; // an earlier record's output failed after its call returned: its attempt
+                earlierOutputFailed(tp, aborted);
                 return false;
             }
+            config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
+            if (aborted != null && aborted.resumeAt >= 0) {
+                rewoundTo = aborted.resumeAt;
+                afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
+                return false;
+            }
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
                 LOG.debug("{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", raw.topic(), raw.partition(),
                         raw.offset(), attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
-                if (control.retryLater(tp, raw.offset(), attempt, delay)) {
+                if (control.retryLater(tp, delay)) {
+                    control.failed(tp, raw.offset(), raw.offset(), attempt, null);
                     return false; // handed back; the worker polls meanwhile and brings the record back when due
                 }
                 if (!control.backoff(delay)) {
@@ -151,8 +177,40 @@ final class Dispatcher<K, V> {
                 }
                 continue;
             }
-            return recover(raw, failure, attempt, action.recovery());
+            boolean done = recover(raw, failure, attempt, action.recovery());
+            control.done(tp, raw.offset());
+            return done;
         }
+    }
+
+    /**
+     * An output of the record (or batch) {@code offset}..{@code last} failed and its partition's transaction was
+     * aborted: the partition has moved back to where that transaction began (this record, or earlier ones whose
+     * outputs were in it too), where the worker hands it back. The attempts are kept for when the partition comes
+     * back to the record, and the last one's failure if the policy allows no more (then the record is recovered
+     * there, in the new transaction, after the records before it were done again).
+     */
+    private void afterAbort(TopicPartition tp, long offset, long last, int attempt, ErrorAction action,
+                            Throwable failure) throws InterruptedException {
+        boolean more = attempt < action.maxAttempts();
+        control.failed(tp, offset, last, attempt, more ? null : failure);
+        if (more) {
+            Duration delay = action.backoff().delayAfter(attempt);
+            LOG.debug("{}@{} failed in its output (attempt {} of {}); its transaction was aborted, retrying in {} ms: "
+                    + "{}", tp, offset, attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
+            if (!control.retryLater(tp, delay)) {
+                control.backoff(delay); // (stopping: handed back all the same)
+            }
+        }
+    }
+
+    /** The record whose attempts an abort used up, back after the rewind: recovered without another attempt. */
+    private boolean recoverAfterAbort(TopicPartition tp, ConsumerRecord<ByteBuffer, ByteBuffer> raw,
+                                      Attempts.Entry prior) throws InterruptedException {
+        boolean done = recover(raw, prior.exhausted(), prior.made(),
+                config.errorPolicy().actionFor(prior.exhausted()).recovery());
+        control.done(tp, raw.offset());
+        return done;
     }
 
     // ------------------------------------------------------------------ batches
@@ -194,25 +252,49 @@ final class Dispatcher<K, V> {
         }
     }
 
+    private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws,
+                       List<ConsumerRecord<K, V>> batch) throws InterruptedException {
+        if (raws.isEmpty()) {
+            return -1;
+        }
+        Attempts.Entry prior = control.attempts(tp, raws.get(0).offset());
+        if (prior.exhausted() == null) {
+            return batch(tp, raws, batch, prior.made());
+        }
+        // Its last attempt was aborted behind it: its records are recovered now, in the new transaction.
+        int n = 0;
+        while (n < raws.size() && raws.get(n).offset() <= prior.last()) {
+            n++;
+        }
+        long notDone = recoverEach(raws.subList(0, n), prior.exhausted(), prior.made(),
+                config.errorPolicy().actionFor(prior.exhausted()).recovery());
+        control.done(tp, raws.get(0).offset());
+        return notDone >= 0 ? notDone : batch(tp, raws.subList(n, raws.size()), batch.subList(n, batch.size()), 0);
+    }
+
+    /** A batch (its records from {@code rawList}) after {@code attemptsMade} failed attempts at it. */
     private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> rawList,
-                       List<ConsumerRecord<K, V>> batchList) throws InterruptedException {
+                       List<ConsumerRecord<K, V>> batchList, int attemptsMade) throws InterruptedException {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
         List<ConsumerRecord<K, V>> batch = batchList;
-        int attempt = raws.isEmpty() ? 0 : control.attemptsMade(tp, raws.get(0).offset());
+        int attempt = attemptsMade;
         while (!raws.isEmpty()) {
             if (control.hold(tp)) {
                 return raws.get(0).offset();
             }
             attempt++;
+            long first = raws.get(0).offset();
+            long last = raws.get(raws.size() - 1).offset();
             Exception failure;
-            inFlight.begin(tp, raws.get(0).offset());
+            inFlight.begin(tp, first);
             CurrentRecord.handling(tp);
             beginOutput();
             try {
                 config.batchHandler().handle(Collections.unmodifiableList(batch));
-                flushOutput(tp, raws.get(raws.size() - 1).offset());
+                TransactionalOutput.OutputFailure earlier = flushOutput(tp, first, last);
                 processed += batch.size();
-                position = raws.get(raws.size() - 1).offset() + 1;
+                position = last + 1;
+                succeeded(tp, first, earlier);
                 return -1;
             } catch (Exception e) {
                 failure = e;
@@ -220,54 +302,83 @@ final class Dispatcher<K, V> {
                 discardOutput();
                 CurrentRecord.handling(null);
                 logEnd();
-                clearInterrupt(tp, raws.get(0).offset());
+                clearInterrupt(tp, first);
             }
-            Throwable cause = failure;
-            boolean one = false;
-            if (failure instanceof OutputFailed of) {
-                cause = of.failure.cause;
-                if (of.failure.resumeAt >= 0 && of.failure.resumeAt != raws.get(0).offset()) {
-                    position = of.failure.resumeAt;
-                    return of.failure.resumeAt; // outputs of earlier records were aborted too: they come again
-                }
-            }
-            if (output != null && failure instanceof BatchFailedException bfe) {
-                // The call's outputs were dropped together, those of the records before the one named too: the
-                // whole batch failed (its records come again together).
-                cause = bfe.getCause();
-            } else if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
-                if (bfe.index() > 0) {
-                    attempt = 1; // the records before it are done: this was the first attempt of the record named
-                }
-                processed += bfe.index();
-                raws = raws.subList(bfe.index(), raws.size());
-                position = raws.get(0).offset();
-                batch = batch.subList(bfe.index(), batch.size());
-                cause = bfe.getCause();
-                one = true;
+            Throwable cause = failure instanceof OutputFailed of ? of.failure.cause
+                    : failure instanceof BatchFailedException bfe && (output != null || bfe.index() < raws.size())
+                    ? bfe.getCause() : failure;
+            if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0 && of.failure.first != first) {
+                earlierOutputFailed(tp, of.failure); // an earlier batch's output failed after its call returned
+                position = of.failure.resumeAt;
+                return of.failure.resumeAt;
             }
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
+            if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0) {
+                afterAbort(tp, first, last, attempt, action, cause);
+                position = of.failure.resumeAt;
+                return of.failure.resumeAt;
+            }
+            boolean one = false;
+            if (failure instanceof BatchFailedException bfe && bfe.index() < raws.size()) {
+                int named = bfe.index();
+                if (output == null) { // the records before it are done (their effects happened)
+                    if (named > 0) {
+                        attempt = 1; // this was the first attempt of the record named
+                    }
+                    processed += named;
+                    one = true;
+                } else if (attempt >= action.maxAttempts()) {
+                    // The transactional mode dropped the call's outputs, those of the records before the one named
+                    // too: on the last attempt, they run again as a batch of their own (its outputs go into the
+                    // transaction), then the record named alone is recovered (docs/exactly-once.md).
+                    long notDone = named == 0 ? -1 : batch(tp, raws.subList(0, named), batch.subList(0, named), 0);
+                    if (notDone >= 0) {
+                        return notDone;
+                    }
+                    one = true;
+                }
+                if (one) {
+                    raws = raws.subList(named, raws.size());
+                    batch = batch.subList(named, batch.size());
+                    position = raws.get(0).offset();
+                }
+            }
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
-                if (control.retryLater(tp, raws.get(0).offset(), attempt, delay) || !control.backoff(delay)) {
-                    return raws.get(0).offset(); // (later: the worker polls meanwhile, the batch comes back when due)
+                if (control.retryLater(tp, delay)) { // the worker polls meanwhile, the batch comes back when due
+                    control.failed(tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
+                    return raws.get(0).offset();
+                }
+                if (!control.backoff(delay)) {
+                    return raws.get(0).offset();
                 }
                 continue;
             }
             int recover = one ? 1 : raws.size();
-            for (int i = 0; i < recover; i++) {
-                if (!recover(raws.get(i), cause, attempt, action.recovery())) {
-                    long at = rewoundTo >= 0 ? rewoundTo : raws.get(i).offset();
-                    rewoundTo = -1;
-                    position = Math.min(position, at);
-                    return at;
-                }
-                position = raws.get(i).offset() + 1;
+            long notDone = recoverEach(raws.subList(0, recover), cause, attempt, action.recovery());
+            control.done(tp, raws.get(0).offset());
+            if (notDone >= 0) {
+                return notDone;
             }
             raws = raws.subList(recover, raws.size());
             batch = batch.subList(recover, batch.size());
             attempt = 0;
+        }
+        return -1;
+    }
+
+    /** Recovers each of {@code raws}; returns -1, or where the partition is handed back (one was not recovered). */
+    private long recoverEach(List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws, Throwable cause, int attempts,
+                             Recovery recovery) throws InterruptedException {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : raws) {
+            if (!recover(raw, cause, attempts, recovery)) {
+                long at = rewoundTo >= 0 ? rewoundTo : raw.offset();
+                rewoundTo = -1;
+                position = Math.min(position, at);
+                return at;
+            }
+            position = raw.offset() + 1;
         }
         return -1;
     }
@@ -280,14 +391,47 @@ final class Dispatcher<K, V> {
         }
     }
 
-    /** The handler returned: its records go into the input partition's transaction. */
-    private void flushOutput(TopicPartition tp, long offset) {
-        if (output != null) {
-            TransactionalOutput.OutputFailure f = output.flush(tp, offset);
-            if (f != null) {
-                throw new OutputFailed(f);
-            }
+    /**
+     * The handler returned: its records go into the input partition's transaction. Returns the failure of an output
+     * flushed earlier, reported since ({@link TransactionalOutput#takeEarlierFailure}), or null.
+     */
+    private TransactionalOutput.OutputFailure flushOutput(TopicPartition tp, long first, long last) {
+        if (output == null) {
+            return null;
         }
+        TransactionalOutput.OutputFailure f = output.flush(tp, first, last);
+        if (f != null) {
+            throw new OutputFailed(f);
+        }
+        return output.takeEarlierFailure();
+    }
+
+    /**
+     * The call at {@code offset} returned and its outputs went into the transaction. Its attempts are forgotten — in
+     * the transactional mode only when the position passes it: its outputs may still fail after the call, and that
+     * comes out after its transaction was aborted and rewound ({@link #earlierOutputFailed}), when the count must go on.
+     */
+    private void succeeded(TopicPartition tp, long offset, TransactionalOutput.OutputFailure earlier) {
+        if (output == null) {
+            control.done(tp, offset);
+        }
+        earlierOutputFailed(tp, earlier);
+    }
+
+    /**
+     * An output flushed earlier failed after its call had returned (its transaction aborts, or has): one failed
+     * attempt of the record (or batch) it names, kept for when the partition comes back to it, so an output the
+     * broker always rejects ends in a recovery too. No backoff: the partition goes back at once.
+     */
+    private void earlierOutputFailed(TopicPartition tp, TransactionalOutput.OutputFailure f) {
+        if (f == null) {
+            return;
+        }
+        config.metrics().handlerFailed(config.group(), tp.topic(), f.cause.getClass());
+        int made = control.attempts(tp, f.first).made() + 1;
+        boolean more = made < config.errorPolicy().actionFor(f.cause).maxAttempts();
+        control.failed(tp, f.first, f.last, made, more ? null : f.cause);
+        LOG.debug("{}@{}: its output failed after the call (attempt {}): {}", tp, f.first, made, f.cause.toString());
     }
 
     /** A send into the transaction failed (already aborted and rewound): the cause goes to the error policy. */

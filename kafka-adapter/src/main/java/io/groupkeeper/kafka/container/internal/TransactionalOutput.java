@@ -32,6 +32,8 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     private final Map<TopicPartition, ArrayDeque<Sent>> sent = new HashMap<>();
     private CoordinatedConsumer<?, ?> consumer;
     private boolean inCall;
+    /** See {@link #takeEarlierFailure}. */
+    private OutputFailure earlier;
 
     @SuppressWarnings("unchecked")
     TransactionalOutput(Serializer<?> keySerializer, Serializer<?> valueSerializer, Thread owner) {
@@ -65,13 +67,13 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     }
 
     /**
-     * The call of the record at {@code offset} succeeded: its records go into the transaction of {@code input}.
-     * Returns null, or the failure of a send (the producer rejected a record at once: too large, not authorised, a
-     * partitioner that threw; or the transaction is in an error state after an earlier record's send failed). Then
-     * the partition's transaction has been aborted and the partition moved back to where it began
+     * The call of the record (or batch) {@code first}..{@code last} succeeded: its records go into the transaction of
+     * {@code input}. Returns null, or the failure of a send (the producer rejected a record at once: too large, not
+     * authorised, a partitioner that threw; or the transaction is in an error state after an earlier record's send
+     * failed). Then the partition's transaction has been aborted and the partition moved back to where it began
      * ({@link CoordinatedConsumer#abort}); the failure names the record whose output failed.
      */
-    OutputFailure flush(TopicPartition input, long offset) {
+    OutputFailure flush(TopicPartition input, long first, long last) {
         inCall = false;
         OutputFailure failure = null;
         int sent = 0;
@@ -83,15 +85,15 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
                     f = consumer.send(input, p.record);
                 } catch (RuntimeException e) {
                     OutputFailure earlier = firstFailure(input);
-                    failure = earlier != null ? earlier : new OutputFailure(offset, e);
+                    failure = earlier != null ? earlier : new OutputFailure(first, last, e);
                     break;
                 }
                 p.sent(f);
                 sent++;
-                tracked(input).add(new Sent(offset, f));
+                tracked(input).add(new Sent(first, last, f));
                 Throwable rejected = failureOf(f);
                 if (rejected != null) {
-                    failure = new OutputFailure(offset, rejected);
+                    failure = new OutputFailure(first, last, rejected);
                     break;
                 }
             }
@@ -104,28 +106,54 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
         }
         if (failure != null) {
             failure.resumeAt = abort(input);
+        } else {
+            earlier = takeFailed(input);
         }
         return failure;
     }
 
     /**
-     * The failure of an output already flushed into the open transaction of {@code input} that Kafka reported since
-     * (the send failed after the call returned; a commit of that transaction fails as well); null if none. Forgets
-     * the outputs tracked for {@code input}.
+     * After a {@link #flush} that returned null: the failure of an output flushed earlier that Kafka reported since
+     * (the broker rejected it after the call returned), then forgotten; null if none. Its transaction cannot commit:
+     * the commit in the consumer's poll fails, aborts it and rewinds the partition — or already did, when these sends
+     * went in (a failure in the open transaction makes every later send fail at once). Either way it was one failed
+     * attempt of the record (or batch) it names, which nothing else counts.
      */
-    OutputFailure takeFailure(TopicPartition input) {
-        OutputFailure f = firstFailure(input);
-        if (f != null) {
-            sent.remove(input);
-        }
+    OutputFailure takeEarlierFailure() {
+        OutputFailure f = earlier;
+        earlier = null;
         return f;
     }
 
-    /** Whether an output of a record at or before {@code offset} is still unacknowledged (or failed). */
-    boolean unsettled(TopicPartition input, long offset) {
-        prune(input);
+    /** The first tracked output of {@code input} that failed (null if none); forgets every failed one. */
+    private OutputFailure takeFailed(TopicPartition input) {
         ArrayDeque<Sent> q = sent.get(input);
-        return q != null && !q.isEmpty() && q.peekFirst().offset <= offset;
+        if (q == null || q.isEmpty() || failureOf(q.peekFirst().future) == null) {
+            return null; // (after a prune, a head that is not failed is pending: the usual case)
+        }
+        OutputFailure first = null;
+        for (java.util.Iterator<Sent> it = q.iterator(); it.hasNext(); ) {
+            Sent s = it.next();
+            Throwable c = failureOf(s.future);
+            if (c != null) {
+                if (first == null) {
+                    first = new OutputFailure(s.first, s.last, c);
+                }
+                it.remove(); // (kept, it would hold every later output of the partition here for good)
+            }
+        }
+        return first;
+    }
+
+    /** How many outputs are tracked and failed, over all input partitions (tests: after the worker has exited). */
+    int failedTracked() {
+        int n = 0;
+        for (ArrayDeque<Sent> q : sent.values()) {
+            for (Sent s : q) {
+                n += failureOf(s.future) == null ? 0 : 1;
+            }
+        }
+        return n;
     }
 
     /** Aborts the transaction of {@code input} now; returns the offset the partition continues from (-1: not owned). */
@@ -152,7 +180,7 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
             for (Sent s : q) {
                 Throwable c = failureOf(s.future);
                 if (c != null) {
-                    return new OutputFailure(s.offset, c);
+                    return new OutputFailure(s.first, s.last, c);
                 }
             }
         }
@@ -182,19 +210,24 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
         return consumer.send(input, record);
     }
 
-    /** A send that failed: the record whose call made it, and why; where the partition continues after the abort. */
+    /**
+     * A send that failed: the record (or batch, {@code first}..{@code last}) whose call made it, and why; where the
+     * partition continues after the abort.
+     */
     static final class OutputFailure {
-        final long offset;
+        final long first;
+        final long last;
         final Throwable cause;
         long resumeAt = -1;
 
-        OutputFailure(long offset, Throwable cause) {
-            this.offset = offset;
+        OutputFailure(long first, long last, Throwable cause) {
+            this.first = first;
+            this.last = last;
             this.cause = cause;
         }
     }
 
-    private record Sent(long offset, Future<RecordMetadata> future) {
+    private record Sent(long first, long last, Future<RecordMetadata> future) {
     }
 
     /** The call failed: its records are dropped (nothing, once flushed). */

@@ -56,9 +56,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
     /**
      * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
-     * record and paused until due (worker thread only).
+     * record and paused until due (ticker nanos; worker thread only).
      */
-    private final Map<TopicPartition, Retry> retries = new HashMap<>();
+    private final Map<TopicPartition, Long> retries = new HashMap<>();
+    /** The attempts made at a record, kept across hand-backs and the transactional mode's rewinds. */
+    private final Attempts attempts = new Attempts(this::fencingToken);
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
     /** The container's assignment hook as the consumer's rebalance listener; null without one. */
@@ -66,10 +68,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
     private long lastIdleReportNanos;
-
-    /** {@code attempts} made at the record at {@code offset}; its next one is due at {@code dueNanos}. */
-    private record Retry(long offset, int attempts, long dueNanos) {
-    }
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
            DeadLetterPublisher publisher) {
@@ -91,7 +89,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
-    private Map<String, Object> kafkaProperties() {
+    private static Map<String, Object> kafkaProperties(ContainerConfig<?, ?> config, int index) {
         Object clientId = config.kafkaProperties().get("client.id");
         if (clientId == null || clientId.toString().isBlank()) {
             return config.kafkaProperties(); // the adapter names each consumer after its member
@@ -99,6 +97,39 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         Map<String, Object> props = new HashMap<>(config.kafkaProperties());
         props.put("client.id", clientId + "-" + index);
         return props;
+    }
+
+    /**
+     * Worker {@code index}'s consumer, configured as the container says (not built): the user's consumer options, then
+     * the container's own. The container's {@code build()} validates one ({@link #validate}), so a bad setting fails
+     * there and not in a worker.
+     */
+    static CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> consumerBuilder(ContainerConfig<?, ?> config, int index,
+                                                                              AssignmentSeeker seeker) {
+        CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.builder(config.keeper());
+        config.consumerOptions().accept(b);
+        if (seeker != null) {
+            b.listener(seeker);
+        }
+        if (config.instanceId() != null) {
+            b.instanceId(config.instanceId() + "-" + index); // one static member per worker
+        }
+        if (config.transactional() != null) { // the outputs arrive serialized (TransactionalOutput)
+            b.transactional(new ByteArraySerializer(), new ByteArraySerializer())
+                    .transactionalIdPrefix(config.transactional().idPrefix());
+        }
+        config.producerProperties().forEach(b::producerProperty); // (without the mode: refused by the validation)
+        return b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties(config, index))
+                .clientListener(config.clientListener())
+                .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer());
+    }
+
+    /**
+     * Checks the workers' consumer configuration as {@code CoordinatedConsumer.Builder.validate()} does (the
+     * transactional mode's settings, Kafka properties that do not parse ...): throws naming the bad setting.
+     */
+    static void validate(ContainerConfig<?, ?> config) {
+        consumerBuilder(config, 0, null).validate();
     }
 
     /** This worker's own deserializers (unless shared by the container's), closed as its thread ends. */
@@ -126,6 +157,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         return thread;
     }
 
+    /** The transactional mode's outputs tracked and failed (tests: after the worker has exited); 0 when off. */
+    int failedOutputsTracked() {
+        return output == null ? 0 : output.failedTracked();
+    }
+
     @Override
     public void run() {
         // The container's thread: the group and, once known, the member in every line it logs (as the core's).
@@ -142,22 +178,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
-            CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.<ByteBuffer, ByteBuffer>builder(config.keeper());
-            config.consumerOptions().accept(b);
-            if (seeker != null) {
-                b.listener(seeker);
-            }
-            if (config.instanceId() != null) {
-                b.instanceId(config.instanceId() + "-" + index); // one static member per worker
-            }
-            if (config.transactional() != null) { // the outputs arrive serialized (TransactionalOutput)
-                b.transactional(new ByteArraySerializer(), new ByteArraySerializer())
-                        .transactionalIdPrefix(config.transactional().idPrefix());
-                config.transactional().producerProperties().forEach(b::producerProperty);
-            }
-            c = b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties())
-                    .clientListener(config.clientListener())
-                    .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer()).build();
+            c = consumerBuilder(config, index, seeker).build();
             if (seeker != null) {
                 seeker.bind(c); // before start: the first assignment may come with the first poll
             }
@@ -300,8 +321,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         }
         long now = config.ticker().nanoTime();
         long soonest = Long.MAX_VALUE;
-        for (Retry r : retries.values()) {
-            soonest = Math.min(soonest, r.dueNanos - now);
+        for (long due : retries.values()) {
+            soonest = Math.min(soonest, due - now);
         }
         return Duration.ofNanos(Math.max(1_000_000, Math.min(timeout.toNanos(), soonest)));
     }
@@ -315,6 +336,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
         retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
+        attempts.retainAll(owned);
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
@@ -322,8 +344,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             want = new HashSet<>(userPaused);
             want.addAll(stopped.keySet());
             long now = config.ticker().nanoTime();
-            retries.forEach((tp, r) -> {
-                if (r.dueNanos - now > 0) {
+            retries.forEach((tp, due) -> {
+                if (due - now > 0) {
                     want.add(tp);
                 }
             });
@@ -377,18 +399,35 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     }
 
     @Override
-    public int attemptsMade(TopicPartition tp, long offset) {
-        Retry r = retries.remove(tp);
-        return r != null && r.offset == offset ? r.attempts : 0;
+    public Attempts.Entry attempts(TopicPartition tp, long offset) {
+        if (!retries.isEmpty()) {
+            retries.remove(tp); // the partition came back: its wait is over
+        }
+        return attempts.at(tp, offset);
     }
 
     @Override
-    public boolean retryLater(TopicPartition tp, long offset, int attemptsMade, Duration delay) {
+    public void failed(TopicPartition tp, long offset, long last, int made, Throwable exhausted) {
+        attempts.failed(tp, offset, last, made, exhausted);
+    }
+
+    @Override
+    public void done(TopicPartition tp, long offset) {
+        attempts.done(tp, offset);
+    }
+
+    @Override
+    public boolean retryLater(TopicPartition tp, Duration delay) {
         if (config.sleeper() != null || delay.isZero() || stopping) {
             return false; // a test's sleeper (or no wait at all): in place
         }
-        retries.put(tp, new Retry(offset, attemptsMade, config.ticker().nanoTime() + delay.toNanos()));
+        retries.put(tp, config.ticker().nanoTime() + delay.toNanos());
         return true;
+    }
+
+    private java.util.OptionalLong fencingToken(TopicPartition tp) {
+        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
+        return c == null ? java.util.OptionalLong.empty() : c.fencingToken(tp);
     }
 
     @Override

@@ -1,0 +1,71 @@
+package io.groupkeeper.kafka.container;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code build()} runs the checks of the workers' consumers ({@code CoordinatedConsumer.Builder.validate()}), so a bad
+ * setting fails there, naming it, and not at {@code start()} or in a worker. Nothing here needs a server.
+ */
+class ListenerContainerBuilderTest {
+
+    private final GroupKeeper keeper = GroupKeeper.builder()
+            .store(ZooKeeperStore.builder().connectString("127.0.0.1:1").build()).build(); // never started
+
+    private ListenerContainerBuilder<String, String> plain() {
+        return ListenerContainer.<String, String>builder(keeper)
+                .group("enrich").topics("orders")
+                .kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .recordHandler(r -> { });
+    }
+
+    private ListenerContainerBuilder<String, String> tx() {
+        return plain().transactional(new StringSerializer(), new StringSerializer());
+    }
+
+    @Test
+    void validConfigurationsBuild() {
+        assertThat(plain().build()).isNotNull();
+        assertThat(tx().producerProperty("linger.ms", 5).producerProperty("acks", "all")
+                .kafkaProperty("isolation.level", "read_committed").build()).isNotNull();
+    }
+
+    @Test
+    void theTransactionalModesSettingsFailAtBuildNamingTheSetting() {
+        assertThatThrownBy(() -> tx().producerProperty("enable.idempotence", false).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.idempotence=false");
+        assertThatThrownBy(() -> tx().kafkaProperty("enable.idempotence", "false").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.idempotence=false");
+        assertThatThrownBy(() -> tx().producerProperty("acks", "1").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acks=1");
+        assertThatThrownBy(() -> tx().producerProperty("transactional.id", "mine").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transactional.id=mine");
+        assertThatThrownBy(() -> tx().consumerOptions(b -> b.mirrorOffsetsToKafka()).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("mirrorOffsetsToKafka")
+                .hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> plain().producerProperty("linger.ms", 5).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("[linger.ms]")
+                .hasMessageContaining("transactional mode is not");
+        assertThatThrownBy(() -> tx().producerProperty("linger.ms", "soon").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("linger.ms").hasMessageContaining("soon");
+    }
+
+    @Test
+    void theConsumersSettingsFailAtBuildNamingTheSetting() {
+        assertThatThrownBy(() -> plain().kafkaProperty("max.poll.records", "lots").build())
+                .isInstanceOf(ConfigException.class).hasMessageContaining("max.poll.records")
+                .hasMessageContaining("lots");
+        assertThatThrownBy(() -> plain().kafkaProperty("enable.auto.commit", "true").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.auto.commit=true");
+        assertThatThrownBy(() -> plain().consumerOptions(b -> b.kafkaProperty("auto.offset.reset", "latest")).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("auto.offset.reset=latest");
+    }
+}
