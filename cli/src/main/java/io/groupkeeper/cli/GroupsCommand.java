@@ -32,7 +32,7 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
     }
 
     @Command(name = "describe", mixinStandardHelpOptions = true,
-            description = {"Members (id, instance id, host, partitions), generation, leader, state; per partition the "
+            description = {"Members (id, instance id, host, rack, partitions), generation, leader, state; per partition the "
                     + "owner, committed offset, log-end offset, lag and lag in time (LAG-TIME: now minus the timestamp "
                     + "of the next record to process; 0s when caught up).",
                     "Log-end offsets, lag and lag time need --bootstrap."})

@@ -101,6 +101,7 @@ final class Printer {
                 mn.put("memberId", m.memberId());
                 put(mn, "instanceId", m.instanceId());
                 mn.put("host", m.host());
+                put(mn, "rack", m.rack());
                 ArrayNode topics = mn.putArray("topics");
                 m.topics().forEach(topics::add);
                 put(mn, "joinedAt", m.joinedAt().map(Object::toString));
@@ -151,9 +152,9 @@ final class Printer {
                     + maxLagTime.map(m -> ", max lag time " + LagTimeRule.format(m)).orElse("") + ")");
         }
         out.println();
-        Table members = new Table("MEMBER", "INSTANCE", "HOST", "PARTITIONS");
+        Table members = new Table("MEMBER", "INSTANCE", "HOST", "RACK", "PARTITIONS");
         for (GroupDescription.Member m : d.members()) {
-            members.row(m.memberId(), m.instanceId().orElse(""), m.host(), compact(m.owned()));
+            members.row(m.memberId(), m.instanceId().orElse(""), m.host(), m.rack().orElse(""), compact(m.owned()));
         }
         members.print(out);
         if (d.members().isEmpty()) {

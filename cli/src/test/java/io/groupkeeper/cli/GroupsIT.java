@@ -42,20 +42,27 @@ class GroupsIT extends CliTestSupport {
     }
 
     private GroupMember member(String group, String host, String instanceId) {
+        return member(group, host, instanceId, null);
+    }
+
+    private GroupMember member(String group, String host, String instanceId, String rack) {
         GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
         toClose.add(gk);
         GroupKeeper.MemberBuilder b = gk.member(group).topics(topic).host(host);
         if (instanceId != null) {
             b.instanceId(instanceId);
         }
+        if (rack != null) {
+            b.rack(rack);
+        }
         GroupMember m = b.build();
         m.start();
         return m;
     }
 
-    /** Two live members, balanced, each having committed 3 + p for its partitions. */
+    /** Two live members (a in rack-a, b without a rack), balanced, each having committed 3 + p for its partitions. */
     private List<GroupMember> liveGroup(String group) {
-        GroupMember a = member(group, "host-a", null);
+        GroupMember a = member(group, "host-a", null, "rack-a");
         GroupMember b = member(group, "host-b", "inst-" + group);
         await().atMost(Duration.ofSeconds(30)).until(() -> a.assignment().size() == 2 && b.assignment().size() == 2);
         for (GroupMember m : List.of(a, b)) {
@@ -77,8 +84,9 @@ class GroupsIT extends CliTestSupport {
         String plain = gk("groups", "describe", "--group", group).ok();
         assertThat(plain).contains("GROUP       " + group, "LEADER      " + (a.isLeader() ? a.memberId() : b.memberId()),
                 "ASSIGNOR    sticky", "GENERATION  " + a.generation());
-        assertThat(row(plain, a.memberId(), "-")).containsExactly(a.memberId(), "-", "host-a", Printer.compact(a.assignment()));
-        assertThat(row(plain, b.memberId(), b.memberId())).containsExactly(b.memberId(), b.memberId(), "host-b",
+        assertThat(row(plain, a.memberId(), "-")).containsExactly(a.memberId(), "-", "host-a", "rack-a",
+                Printer.compact(a.assignment()));
+        assertThat(row(plain, b.memberId(), b.memberId())).containsExactly(b.memberId(), b.memberId(), "host-b", "-",
                 Printer.compact(b.assignment()));
         for (int p = 0; p < 4; p++) {
             TopicPartition tp = new TopicPartition(topic, p);
@@ -96,6 +104,8 @@ class GroupsIT extends CliTestSupport {
         assertThat(json.get("state").asText()).isEqualTo("STABLE");
         assertThat(json.get("members")).hasSize(2);
         assertThat(json.get("members").get(0).get("partitions")).hasSize(2);
+        assertThat(json.get("members")).extracting(m -> m.get("host").asText() + "=" + m.get("rack").asText())
+                .containsExactlyInAnyOrder("host-a=rack-a", "host-b=null");
         assertThat(json.get("partitions")).hasSize(4);
         assertThat(json.get("partitions").get(3).get("lag").asLong()).isEqualTo(4);
         assertThat(json.get("partitions").get(3).get("logEnd").asLong()).isEqualTo(10);

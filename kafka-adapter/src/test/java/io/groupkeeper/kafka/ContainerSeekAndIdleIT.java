@@ -11,14 +11,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import io.groupkeeper.kafka.container.HandlerContext;
-import io.groupkeeper.kafka.container.ListenerContainer;
-import io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.Set;
-import java.util.stream.Collectors;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,44 +68,5 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
         List<Duration> reports = List.copyOf(idle);
         assertThat(reports).allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofMillis(400)));
         assertThat(reports.get(1)).as("reported again one interval later").isGreaterThan(reports.get(0));
-    }
-
-    /** Issue 36 item 3: every worker's consumer and the producers the container owns, in the registry, until closed. */
-    @Test
-    void everyWorkersKafkaClientsAreBoundToTheRegistryApartAndUnboundWhenTheyClose() throws Exception {
-        String in = newTopic(2);
-        String out = newTopic(1);
-        String group = newName("metrics");
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Queue<String> seen = new ConcurrentLinkedQueue<>();
-        ListenerContainer<String, String> c = started(container(newKeeper(), group, in)
-                .id("billing").concurrency(2)
-                .transactional(new StringSerializer(), new StringSerializer())
-                .clientListener(MicrometerKafkaClientMetrics.forContainer(registry, "billing", group))
-                .recordHandler(r -> {
-                    HandlerContext.<String, String>sender().send(out, r.value());
-                    seen.add(r.value());
-                }).build());
-        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 1));
-        send(in, 0, "a", "b");
-        send(in, 1, "c");
-        await().atMost(WAIT).until(() -> seen.size() == 3);
-
-        String consumed = "kafka.consumer.fetch.manager.records.consumed.total";
-        await().atMost(WAIT).untilAsserted(() -> {
-            var counters = registry.find(consumed).tags("listener", "billing", "group", group).functionCounters();
-            Set<String> clients = counters.stream().map(m -> m.getId().getTag("client.id")).collect(Collectors.toSet());
-            assertThat(clients).as("one per worker, apart").hasSize(2);
-            assertThat(counters.stream().mapToDouble(FunctionCounter::count).sum()).isEqualTo(3.0);
-        });
-        // the transactional producers (one per owned input partition) and the dead-letter producer
-        Set<String> producers = registry.find("kafka.producer.record.send.total").tags("listener", "billing")
-                .functionCounters().stream().map(m -> m.getId().getTag("client.id")).collect(Collectors.toSet());
-        assertThat(producers).hasSize(3).anyMatch(id -> id.endsWith("-dlt"))
-                .anyMatch(id -> id.endsWith("/" + in + "/0")).anyMatch(id -> id.endsWith("/" + in + "/1"));
-
-        c.close();
-        assertThat(registry.find(consumed).meters()).as("removed with the closed clients").isEmpty();
-        assertThat(registry.find("kafka.producer.record.send.total").meters()).isEmpty();
     }
 }

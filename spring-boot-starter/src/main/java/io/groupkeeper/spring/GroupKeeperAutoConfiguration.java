@@ -105,7 +105,7 @@ public class GroupKeeperAutoConfiguration {
             return new MicrometerContainerMetrics(registry);
         }
 
-        /** Every listener's Kafka clients (workers' consumers, producers) in the registry, tagged listener and group. */
+        /** Every listener's Kafka clients (workers' consumers, producers) in the registry, tagged as Spring Kafka's. */
         @Bean
         @ConditionalOnMissingBean
         KafkaClientMetricsBinding groupKeeperKafkaClientMetrics(MeterRegistry registry) {

@@ -71,7 +71,8 @@ class StarterConsumerIT {
         assertThat(containers.containers().keySet()).containsExactlyInAnyOrder("starter-consumer", "starter-consumer#2");
         // Kafka's client metrics of the workers, with Boot's Micrometer (issue 36 item 3)
         await().atMost(Duration.ofSeconds(60)).until(() -> meters.find(
-                "kafka.consumer.fetch.manager.records.consumed.total").tag("group", "starter-consumer")
+                "kafka.consumer.fetch.manager.records.consumed.total")
+                .tag("spring.id", id -> id.matches("groupkeeper/starter-consumer(#2)?/starter-consumer/.+"))
                 .functionCounters().stream().mapToDouble(c -> c.count()).sum() >= 3);
     }
 }

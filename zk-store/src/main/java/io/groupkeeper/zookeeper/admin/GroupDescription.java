@@ -39,11 +39,12 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
     /**
      * A live member.
      *
+     * @param rack   where it runs ({@code "rack"} in its member node: Kafka's {@code client.rack}), if it said
      * @param owned  the partitions it owns now (owner nodes)
      * @param target the partitions the current generation gives it
      */
-    public record Member(String memberId, Optional<String> instanceId, String host, SortedSet<String> topics,
-                         Optional<Instant> joinedAt, SortedSet<TopicPartition> owned, SortedSet<TopicPartition> target) {
+    public record Member(String memberId, Optional<String> instanceId, String host, Optional<String> rack,
+                         SortedSet<String> topics, Optional<Instant> joinedAt, SortedSet<TopicPartition> owned, SortedSet<TopicPartition> target) {
     }
 
     /**

@@ -158,7 +158,7 @@ final class GroupInspector {
                     owned.add(tp);
                 }
             });
-            members.add(new GroupDescription.Member(id, info.instanceId(), info.host(), info.topics(),
+            members.add(new GroupDescription.Member(id, info.instanceId(), info.host(), info.rack(), info.topics(),
                     Optional.of(info.joinedAt()), owned, v.targets.getOrDefault(id, new TreeSet<>())));
         });
         List<GroupDescription.Partition> rows = new ArrayList<>();
