@@ -22,8 +22,8 @@ import org.apache.kafka.server.common.MetadataVersion;
  * az-c): node 1 is broker and controller, nodes 2 and 3 brokers only, all on free loopback ports, storage in one
  * temporary directory deleted by {@link #close()}. For rack-aware tests and the rack measurement; {@link EmbeddedKafka}
  * is the single node everything else uses (fixed node id, a quorum of itself), so this cluster has no builder and no
- * options: replication factor 1 for the internal topics, 3 {@code __consumer_offsets} partitions, no automatic topic
- * creation.
+ * options: {@link EmbeddedKafka}'s defaults (replication factor 1 for the internal topics and new topics, no automatic
+ * topic creation, small buffers) with 2 I/O threads per node.
  *
  * <pre>{@code
  * try (ThreeRackKafka kafka = ThreeRackKafka.start()) {
@@ -91,7 +91,7 @@ public final class ThreeRackKafka implements AutoCloseable {
     }
 
     private static Properties nodeConfig(int node, int port, int controllerPort, Path logDir) {
-        Properties p = new Properties();
+        Properties p = EmbeddedKafka.singleReplicaDefaults();
         p.setProperty("process.roles", node == 1 ? "broker,controller" : "broker");
         p.setProperty("node.id", Integer.toString(node));
         p.setProperty("broker.rack", RACKS.get(node - 1));
@@ -105,17 +105,7 @@ public final class ThreeRackKafka implements AutoCloseable {
         p.setProperty("advertised.listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
         p.setProperty("log.dirs", logDir.toString());
         p.setProperty("metadata.log.dir", logDir.toString());
-        p.setProperty("offsets.topic.replication.factor", "1");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("share.coordinator.state.topic.min.isr", "1");
-        p.setProperty("offsets.topic.num.partitions", "3");
-        p.setProperty("group.initial.rebalance.delay.ms", "0");
-        p.setProperty("auto.create.topics.enable", "false");
-        p.setProperty("num.network.threads", "2");
         p.setProperty("num.io.threads", "2");
-        p.setProperty("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
         return p;
     }
 
