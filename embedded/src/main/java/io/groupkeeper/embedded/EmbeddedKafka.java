@@ -185,23 +185,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     static Properties brokerConfig(Map<String, String> overrides, Duration startTimeout, int brokerPort,
             int ctrlPort, String logDir) {
-        Properties p = new Properties();
-        // Test-friendly, single-node defaults (overridable).
-        p.setProperty("offsets.topic.replication.factor", "1");
-        p.setProperty("offsets.topic.num.partitions", "5");
-        p.setProperty("transaction.state.log.replication.factor", "1");
-        p.setProperty("transaction.state.log.min.isr", "1");
-        p.setProperty("transaction.state.log.num.partitions", "5");
-        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
-        p.setProperty("share.coordinator.state.topic.min.isr", "1");
-        p.setProperty("default.replication.factor", "1");
-        p.setProperty("min.insync.replicas", "1");
-        p.setProperty("num.partitions", "1");
-        p.setProperty("group.initial.rebalance.delay.ms", "0");
-        p.setProperty("auto.create.topics.enable", "false");
-        p.setProperty("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
-        p.setProperty("num.network.threads", "2");
-        p.setProperty("num.io.threads", "4");
+        Properties p = singleReplicaDefaults();
         p.setProperty("server.max.startup.time.ms", Long.toString(startTimeout.toMillis()));
         p.putAll(overrides);
         // Managed options last, so nothing overrides them.
@@ -217,6 +201,27 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.setProperty("advertised.listeners", BROKER_LISTENER + "://" + Ports.LOOPBACK + ":" + brokerPort);
         p.setProperty("log.dirs", logDir);
         p.setProperty("metadata.log.dir", logDir);
+        return p;
+    }
+
+    /** Test-friendly defaults: one replica for every internal topic, small buffers (overridable here). */
+    static Properties singleReplicaDefaults() {
+        Properties p = new Properties();
+        p.setProperty("offsets.topic.replication.factor", "1");
+        p.setProperty("offsets.topic.num.partitions", "5");
+        p.setProperty("transaction.state.log.replication.factor", "1");
+        p.setProperty("transaction.state.log.min.isr", "1");
+        p.setProperty("transaction.state.log.num.partitions", "5");
+        p.setProperty("share.coordinator.state.topic.replication.factor", "1");
+        p.setProperty("share.coordinator.state.topic.min.isr", "1");
+        p.setProperty("default.replication.factor", "1");
+        p.setProperty("min.insync.replicas", "1");
+        p.setProperty("num.partitions", "1");
+        p.setProperty("group.initial.rebalance.delay.ms", "0");
+        p.setProperty("auto.create.topics.enable", "false");
+        p.setProperty("log.cleaner.dedupe.buffer.size", Integer.toString(2 * 1024 * 1024));
+        p.setProperty("num.network.threads", "2");
+        p.setProperty("num.io.threads", "4");
         return p;
     }
 

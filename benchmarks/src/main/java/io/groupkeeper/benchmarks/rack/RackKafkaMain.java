@@ -3,6 +3,7 @@ package io.groupkeeper.benchmarks.rack;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
+import io.groupkeeper.embedded.ThreeRackKafka;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
@@ -45,7 +46,7 @@ public final class RackKafkaMain {
     public static void main(String[] args) throws Exception {
         System.out.println("machine: " + Machine.describe());
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().build().start();
-             ThreeRackKafka kafka = new ThreeRackKafka();
+             ThreeRackKafka kafka = ThreeRackKafka.start();
              Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             System.out.println("3 brokers up: " + kafka.bootstrapServers() + " racks az-a, az-b, az-c");
             Map<String, Map<Integer, List<Integer>>> layouts = new java.util.LinkedHashMap<>();
@@ -100,7 +101,7 @@ public final class RackKafkaMain {
         List<String> shares = new ArrayList<>();
         try {
             for (int i = 0; i < MEMBERS; i++) {
-                Member m = new Member(keeper, bootstrap, topic, group, ThreeRackKafka.RACKS[i % 3], aware, stop);
+                Member m = new Member(keeper, bootstrap, topic, group, ThreeRackKafka.RACKS.get(i % 3), aware, stop);
                 members.add(m);
                 m.started.await(60, TimeUnit.SECONDS);
                 awaitBalanced(members);

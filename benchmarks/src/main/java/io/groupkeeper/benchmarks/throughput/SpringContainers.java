@@ -1,6 +1,5 @@
 package io.groupkeeper.benchmarks.throughput;
 
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -17,9 +16,9 @@ import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.MessageListener;
 
 /**
- * Spring for Apache Kafka's two record listeners for {@link ContainerThroughputMain}, both on one
- * {@code ConcurrentMessageListenerContainer} (concurrency 1, Kafka's group management, a fresh group, earliest) with
- * the run's common consumer settings and a time-based commit ({@code AckMode.TIME}, 1 s, as the others commit):
+ * Spring for Apache Kafka's two record listeners, both on one {@code ConcurrentMessageListenerContainer} (concurrency
+ * 1, Kafka's group management, a fresh group, earliest) with the run's common consumer settings and a time-based
+ * commit ({@code AckMode.TIME}, 1 s, as the others commit):
  * <ul>
  *   <li>{@code spring-record}: a {@code MessageListener<String, String>} taking the {@code ConsumerRecord} — the
  *   container's own signature and Spring's cheapest path (no messaging adapter);</li>
@@ -29,18 +28,12 @@ import org.springframework.kafka.listener.MessageListener;
  */
 final class SpringContainers {
 
-    /** The run's settings, read by the annotation through SpEL. */
-    public record Settings(String bootstrap, String topic, String group, Map<String, Object> consumer, Sink sink) {
-    }
-
     private SpringContainers() {
     }
 
-    private static Map<String, Object> props(Settings s) {
-        Map<String, Object> props = new HashMap<>(s.consumer());
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, s.bootstrap());
+    private static Map<String, Object> props(Run run) {
+        Map<String, Object> props = run.consumerProps();
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         return props;
     }
 
@@ -49,31 +42,31 @@ final class SpringContainers {
         cp.setAckTime(1000);
     }
 
-    /** A {@code MessageListener} on a plain container. */
-    static void record(Settings s) throws InterruptedException {
-        ContainerProperties cp = new ContainerProperties(s.topic());
-        cp.setGroupId(s.group());
+    /** {@code spring-record}: a {@code MessageListener} on a plain container. */
+    static Run.Result record(Run run) throws InterruptedException {
+        ContainerProperties cp = new ContainerProperties(Run.IN);
+        cp.setGroupId(run.group());
         commitEverySecond(cp);
-        Sink sink = s.sink();
+        Sink sink = run.sink();
         cp.setMessageListener((MessageListener<String, String>) (ConsumerRecord<String, String> r) -> sink.accept(r.value()));
         ConcurrentMessageListenerContainer<String, String> c = new ConcurrentMessageListenerContainer<>(
-                new DefaultKafkaConsumerFactory<>(props(s), new StringDeserializer(), new StringDeserializer()), cp);
+                new DefaultKafkaConsumerFactory<>(props(run), new StringDeserializer(), new StringDeserializer()), cp);
         c.setConcurrency(1);
         c.start();
         try {
-            sink.done.await();
+            return run.consumed();
         } finally {
             c.stop();
         }
     }
 
-    /** An {@code @KafkaListener} method in a plain Spring context. */
-    static void annotated(Settings s) throws InterruptedException {
+    /** {@code spring-annotated}: an {@code @KafkaListener} method in a plain Spring context. */
+    static Run.Result annotated(Run run) throws InterruptedException {
         try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
-            ctx.registerBean("benchSettings", Settings.class, () -> s);
+            ctx.registerBean("benchRun", Run.class, () -> run);
             ctx.register(Config.class);
             ctx.refresh();
-            s.sink().done.await();
+            return run.consumed();
         }
     }
 
@@ -81,9 +74,9 @@ final class SpringContainers {
     @EnableKafka
     static class Config {
         @Bean
-        ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(Settings s) {
+        ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(Run run) {
             ConcurrentKafkaListenerContainerFactory<String, String> f = new ConcurrentKafkaListenerContainerFactory<>();
-            f.setConsumerFactory(new DefaultKafkaConsumerFactory<>(props(s), new StringDeserializer(),
+            f.setConsumerFactory(new DefaultKafkaConsumerFactory<>(props(run), new StringDeserializer(),
                     new StringDeserializer()));
             f.setConcurrency(1);
             commitEverySecond(f.getContainerProperties());
@@ -91,8 +84,8 @@ final class SpringContainers {
         }
 
         @Bean
-        Listener listener(Settings s) {
-            return new Listener(s.sink());
+        Listener listener(Run run) {
+            return new Listener(run.sink());
         }
     }
 
@@ -103,7 +96,7 @@ final class SpringContainers {
             this.sink = sink;
         }
 
-        @KafkaListener(topics = "#{benchSettings.topic()}", groupId = "#{benchSettings.group()}")
+        @KafkaListener(topics = Run.IN, groupId = "#{benchRun.group()}")
         public void onRecord(String value) {
             sink.accept(value);
         }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.PartitionRacks;
+import io.groupkeeper.embedded.ThreeRackKafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,12 +27,12 @@ import org.junit.jupiter.api.Test;
  */
 class RackChangeIT {
 
-    private static ThreeRackCluster cluster;
+    private static ThreeRackKafka cluster;
     private static Admin admin;
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = new ThreeRackCluster();
+        cluster = ThreeRackKafka.start();
         admin = Admin.create(Map.of("bootstrap.servers", cluster.bootstrapServers()));
     }
 
