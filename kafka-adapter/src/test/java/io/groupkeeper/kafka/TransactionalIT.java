@@ -293,7 +293,7 @@ class TransactionalIT extends KafkaTestSupport {
         String out = newTopic(1);
         String group = newName("g");
         produce(in, 1, 100);
-        // Commits only on commitSync() and close(): ZooKeeper held no offset when Kafka's was committed.
+        // Commits its start at the claim (0), then only on commitSync() and close(): ZooKeeper held 0 at Kafka's 100.
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
                 .build();
         toClose.add(a);
