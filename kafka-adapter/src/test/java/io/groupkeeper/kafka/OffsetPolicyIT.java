@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.kafka.ConsumerWorker.Delivery;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -78,6 +79,36 @@ class OffsetPolicyIT extends KafkaTestSupport {
         List<String> fresh = produce(topic, 1, 3);
         await().atMost(WAIT).until(() -> d.all.size() >= 3);
         assertThat(d.values()).isEqualTo(fresh);
+    }
+
+    @Test
+    void anHeirOfANeverCommittedPartitionStartsWhereTheFirstOwnerStartedAfterItsCrash() throws Exception {
+        // Issue 34 (simulator seed 81345): the first owner starts at the log end, processes records and dies before
+        // its first commit; the heir must find the group's start position stored (repeating those records), not
+        // skip to the log end of its own start.
+        String topic = newTopic(1);
+        String group = newName("g");
+        produce(topic, 1, 5); // the log ends at 5: the group's "latest"
+        Deliveries d = new Deliveries();
+        GroupKeeper crashingKeeper = newKeeper();
+        ConsumerWorker a = worker("a", crashingKeeper, consumer(crashingKeeper, group, topic)
+                .commitInterval(Duration.ofHours(1)), d); // no periodic commit before the crash
+        awaitAssigned(a.consumer, 1);
+        List<String> seenByA = produce(topic, 1, 3);
+        await().atMost(WAIT).until(() -> d.of("a").size() == 3);
+        a.halt();
+        d.forget("a");
+        ((ZooKeeperStore) crashingKeeper.store()).close(); // its session ends without a goodbye
+        List<String> fresh = new ArrayList<>(seenByA);
+        fresh.addAll(produce(topic, 1, 2));
+
+        GroupKeeper k = newKeeper();
+        ConsumerWorker b = worker("b", k, consumer(k, group, topic), d);
+        awaitAssigned(b.consumer, 1);
+        await().atMost(WAIT).until(() -> d.of("b").size() >= fresh.size());
+        List<Delivery> heir = d.of("b");
+        assertThat(heir.get(0).offset()).isEqualTo(5);
+        assertThat(heir.stream().map(Delivery::value).toList()).isEqualTo(fresh);
     }
 
     @Test

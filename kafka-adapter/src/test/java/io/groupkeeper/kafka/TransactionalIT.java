@@ -8,7 +8,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -294,7 +293,7 @@ class TransactionalIT extends KafkaTestSupport {
         String out = newTopic(1);
         String group = newName("g");
         produce(in, 1, 100);
-        // Commits only on commitSync() and close(): ZooKeeper held no offset when Kafka's was committed.
+        // Commits its start at the claim (0), then only on commitSync() and close(): ZooKeeper held 0 at Kafka's 100.
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
                 .build();
         toClose.add(a);
@@ -336,12 +335,14 @@ class TransactionalIT extends KafkaTestSupport {
         toClose.add(a);
         a.start();
         consumeAndSend(a, out, 60);
+        // The start a resolved (earliest: 0) was stored at its claim, in Kafka and then ZooKeeper (issue 34).
+        assertThat(storedOffset(group, in, 0)).hasValue(0);
         a.commitSync();
         a.close();
         assertThat(kafkaOffset(group, in, 0)).hasValue(60);
-        // As if a had died between its Kafka commit (60) and the ZooKeeper write: ZooKeeper still has no offset.
-        zk.curator().delete().forPath(ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(in, 0)));
-        assertThat(storedOffset(group, in, 0)).isEmpty();
+        // As if a had died between its Kafka commit (60) and the ZooKeeper write: ZooKeeper still has the start.
+        handEdit(group, in, 0, 0);
+        assertThat(storedOffset(group, in, 0)).hasValue(0);
 
         produce(in, 1, 40);
         CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in).build();

@@ -424,7 +424,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
                 committer.maybeCommitPeriodically(bridge.connectionDown());
                 if (resolver.due()) {
-                    resolver.resolveStarts(positions);
+                    committer.storeStarts(resolver.resolveStarts(positions));
                 }
                 sync.sync();
                 long remaining = timeoutNanos - (System.nanoTime() - start);

@@ -8,6 +8,7 @@ import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedSet;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What of the {@link Positions} is committed to the group's store, and when: changed positions every commit interval
- * (and, every tenth, unchanged ones of lagging partitions), everything on {@code commitSync()} and {@code close()},
+ * (and, every tenth, unchanged ones of lagging partitions), resolved start positions at once, everything on
+ * {@code commitSync()} and {@code close()},
  * the final positions of revoked partitions (handed to the member to write with their release), and the corrections
  * of the out-of-range policy. Applies what the store answers: committed, adopted (an external edit wins: the poll loop
  * seeks there), or not owned (dropped at once). Copies what the store committed to the
@@ -207,6 +209,27 @@ final class PositionCommitter {
         }
         if (result != null) {
             apply(result, new HashMap<>(c.corrected()), mark);
+        }
+    }
+
+    /**
+     * Stores at once the start positions just resolved for partitions without a stored offset (through the normal,
+     * fenced commit: in the transactional mode a Kafka transaction first), so the group's start position is durable:
+     * "latest" is the log end when the group first took the partition, not whenever an owner starts without a commit.
+     * Only those still never committed are written; a position the user's listener sought meanwhile (a JDBC sink's
+     * offset of record) is stored as it is, never replaced. A failure is logged: the next commit stores it.
+     */
+    void storeStarts(Collection<OwnedPartition> started) {
+        List<OwnedPartition> owed = started.stream()
+                .filter(p -> p.committed.isEmpty() && positions.get(p.tp) == p).toList();
+        if (owed.isEmpty()) {
+            return;
+        }
+        try {
+            commit(owed, false);
+        } catch (RuntimeException e) {
+            LOG.warn("could not store the start positions of {} yet (retrying with the next commit): {}",
+                    owed.stream().map(p -> p.tp).toList(), e.toString());
         }
     }
 

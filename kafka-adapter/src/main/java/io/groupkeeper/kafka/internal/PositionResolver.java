@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * Where a partition's position comes from when the store has none to give, or gives one outside the log: the start
  * position ({@link StartPosition}) for partitions without a stored offset, and the {@link OutOfRangePolicy} for a
  * fetch position outside the log. Polling thread only. Asks Kafka through {@link LogOffsets}; stores nothing itself
- * (corrections go to the {@link PositionCommitter}).
+ * (resolved starts and corrections go to the {@link PositionCommitter}).
  */
 final class PositionResolver {
 
@@ -118,12 +118,14 @@ final class PositionResolver {
 
     /**
      * Positions the partitions that have no offset at the start position; retries in a second what Kafka could not
-     * answer.
+     * answer. Returns the partitions positioned now, whose start the caller stores at once
+     * ({@link PositionCommitter#storeStarts}): the group's start position is then durable, and an heir of a partition
+     * whose first owner died before its first commit repeats records rather than skipping to a later log end.
      */
-    void resolveStarts(Positions positions) {
+    List<OwnedPartition> resolveStarts(Positions positions) {
         List<OwnedPartition> pending = positions.unresolved();
         if (pending.isEmpty()) {
-            return;
+            return List.of();
         }
         List<TopicPartition> ktps = new ArrayList<>();
         pending.forEach(p -> ktps.add(p.ktp));
@@ -135,17 +137,20 @@ final class PositionResolver {
         } catch (KafkaException e) {
             retryLater();
             LOG.warn("cannot find the start ({}) of {} yet, retrying: {}", start, ktps, e.toString());
-            return;
+            return List.of();
         }
+        List<OwnedPartition> started = new ArrayList<>();
         for (OwnedPartition p : pending) {
             Long offset = resolved.get(p.ktp);
             if (offset != null) {
                 positions.position(p, offset);
-                LOG.debug("{} has no committed offset; starting at {} ({})", p.tp, offset, start);
+                started.add(p);
+                LOG.debug("{} has no committed offset; starting at {} ({}), storing it", p.tp, offset, start);
             } else {
                 retryLater();
             }
         }
+        return started;
     }
 
     private Map<TopicPartition, Long> startOffsets(List<TopicPartition> ktps) {

@@ -63,6 +63,24 @@ class PositionCommitterTest {
     }
 
     @Test
+    void resolvedStartsAreStoredAtOnceOnlyForNeverCommittedPartitionsStillHeldAsTheyAreNow() {
+        OwnedPartition fresh = positions.add(A0, OptionalLong.empty());
+        fresh.position = 7; // resolved (latest: the log end)
+        OwnedPartition stored = positions.add(A1, OptionalLong.of(5));
+        stored.position = 6; // has an offset: left to the periodic commit
+        OwnedPartition dropped = positions.add(new TopicPartition("a", 2), OptionalLong.empty());
+        dropped.position = 3;
+        positions.remove(dropped.tp); // given up before the store: not written
+
+        committer.storeStarts(List.of(fresh, stored, dropped));
+
+        assertThat(member.commits).containsExactly(Map.of(A0, 7L)); // before any commit interval passed
+        assertThat(fresh.committed).hasValue(7);
+        committer.storeStarts(List.of(fresh));
+        assertThat(member.commits).as("stored already").hasSize(1);
+    }
+
+    @Test
     void thePeriodicCommitWaitsForItsIntervalSkipsWhileDisconnectedAndEveryTenthAlsoSendsLaggingOnes() {
         OwnedPartition moving = positions.add(A0, OptionalLong.of(0));
         OwnedPartition stuck = positions.add(A1, OptionalLong.of(5));

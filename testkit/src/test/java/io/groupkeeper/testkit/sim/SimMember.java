@@ -186,13 +186,46 @@ final class SimMember implements RebalanceListener {
 
     @Override
     public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+        SortedSet<TopicPartition> fresh = new TreeSet<>();
         partitions.forEach((tp, offset) -> {
             long start = offset.isPresent() ? offset.getAsLong() : checker.logEnd(tp); // start position: latest
             processing.put(tp, new Processing(start, checker.claimSession(this, tp), checker.edits(tp),
                     scheduler.now().toEpochMilli()));
             checker.started(this, tp, start, offset.isEmpty());
+            if (offset.isEmpty()) {
+                fresh.add(tp);
+            }
         });
         log.event(id + " assigned " + partitions.keySet());
+        if (!fresh.isEmpty()) { // as the adapter does on its polling thread right after the listener
+            app.execute(() -> storeStarts(fresh));
+        }
+    }
+
+    /**
+     * Stores at once the start position of partitions that had no stored offset (the adapter's
+     * {@code PositionCommitter.storeStarts}): an heir of such a partition then repeats records rather than skipping.
+     */
+    private void storeStarts(SortedSet<TopicPartition> fresh) {
+        if (crashed() || left || leaving) {
+            return;
+        }
+        Map<TopicPartition, Long> offsets = new TreeMap<>();
+        fresh.forEach(tp -> {
+            Processing p = processing.get(tp);
+            if (p != null) {
+                offsets.put(tp, p.position);
+                checker.writing(this, tp, p.seenEdits);
+            }
+        });
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            apply(member.commit(offsets), offsets);
+        } catch (io.groupkeeper.spi.StoreException e) {
+            log.event(id + " store failure: " + e.getMessage()); // the next periodic commit stores it
+        }
     }
 
     @Override
