@@ -151,21 +151,21 @@ class SimulationTest {
      * not at fault (user code that has not run the lost callback cannot know); the checker's bound counted from the
      * claim's end instead of from the process's last resumption. The fence claim changed that seed's schedule, so the
      * double pause is built here: two pauses of the first member running normally (m1), the second due at the instant
-     * the first ends, which seed 11's interleaving runs after the resumption and m1's overdue poll and before m1's
+     * the first ends, which seed 43's interleaving runs after the resumption and m1's overdue poll and before m1's
      * lanes. The old rule ({@link Simulation#zombieBoundFromClaimEnd}) calls it I7; the rule per resumption does not.
      */
     @Test
     void aZombiePausedAgainBeforeItHeardMayPollOnceAfterEachResumption() {
         org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
-                && SimProcess.CONNECTION_LANE, "the interleaving of seed 11 as found");
+                && SimProcess.CONNECTION_LANE, "the interleaving of seed 43 as found");
         java.util.List<Fault> doublePause = java.util.List.of(new Fault(Fault.Kind.PAUSE, 3_000, 0, 0, 0, 5_000),
                 new Fault(Fault.Kind.PAUSE, 8_000, 0, 0, 0, 3_500));
 
-        Simulation.Result fromClaimEnd = new Simulation(11, doublePause).zombieBoundFromClaimEnd().run();
+        Simulation.Result fromClaimEnd = new Simulation(43, doublePause).zombieBoundFromClaimEnd().run();
         assertThat(fromClaimEnd.violations()).first().asString()
                 .startsWith("I7: m1's user code processed 41 records of t:0 after its claim's session ended (");
 
-        Simulation.Result perResumption = new Simulation(11, doublePause).run();
+        Simulation.Result perResumption = new Simulation(43, doublePause).run();
         assertThat(perResumption.violations()).isEmpty();
         java.util.List<String> events = perResumption.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
         int second = events.lastIndexOf("fault PAUSE m1 t:0");
