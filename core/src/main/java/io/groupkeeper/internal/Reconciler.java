@@ -134,11 +134,14 @@ final class Reconciler {
         // Kafka adapter waits for its polling thread) before the next owner may start (I1).
         SortedSet<TopicPartition> confirm = new TreeSet<>(revoke);
         stale.stream().filter(tp -> table.get(tp).map(PartitionTable.Entry::known).orElse(false)).forEach(confirm::add);
-        if (confirm.isEmpty()) {
+        // A stopped partition's loss callback may still be queued (a process frozen or slow right after a blip in the
+        // same session): its user code must have been told before the release lets the next owner start (I1).
+        CompletableFuture<Void> revoked = !confirm.isEmpty() ? invoker.revoked(confirm)
+                : !stale.isEmpty() ? invoker.afterQueued() : null;
+        if (revoked == null) {
             finishStep(revoke, stale, started, newTarget);
             return;
         }
-        CompletableFuture<Void> revoked = invoker.revoked(confirm);
         confirm.forEach(tp -> table.markKnown(tp, false));
         if (revoked.isDone()) {
             finishStep(revoke, stale, started, newTarget);
