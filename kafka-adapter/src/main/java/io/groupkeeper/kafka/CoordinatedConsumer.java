@@ -63,6 +63,9 @@ import org.apache.kafka.common.serialization.Deserializer;
  *
  * <p><b>External edits win (I4).</b> If an admin or a hand edit changes a stored offset of an owned partition, the
  * consumer seeks there within one poll, discarding records it had fetched but not yet returned.
+ *
+ * <p>About 510 lines, most of them Javadoc: the contract users program against (ownership, commits, revocation, the
+ * transactional mode) and its one builder, whose options are documented where they are set.
  */
 public interface CoordinatedConsumer<K, V> extends AutoCloseable {
 

@@ -29,6 +29,9 @@ import java.util.Set;
  *
  * <p>Delivery: every notification goes to the session's {@link EventLane}, queued under the lock (so each lane sees
  * the zxid order) and handed to the lane's executor after the lock is released.
+ *
+ * <p>About 510 lines: the servers' side of the model (the tree, sessions, watches, follower views and the delivery of
+ * notifications) under one lock, since every one of them must change in the order of one zxid.
  */
 public final class Ensemble {
 
