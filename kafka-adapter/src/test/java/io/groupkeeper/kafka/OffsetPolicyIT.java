@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.kafka.ConsumerWorker.Delivery;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,6 +110,32 @@ class OffsetPolicyIT extends KafkaTestSupport {
         List<Delivery> heir = d.of("b");
         assertThat(heir.get(0).offset()).isEqualTo(5);
         assertThat(heir.stream().map(Delivery::value).toList()).isEqualTo(fresh);
+    }
+
+    @Test
+    void anOffsetNodeDeletedUnderARunningOwnerIsAFreshStartStoredAtOnce() throws Exception {
+        // Issue 34 (simulator seeds 12740, 63289): an operator deletes the offset node of a partition its owner is
+        // consuming. The owner adopts the deletion (the start policy again: latest, the log end now) and must store
+        // that start at once, as after a first claim: if it kept it only in memory and its leave's hand-over lost
+        // the race to the heir, the heir would start at a later log end and skip what came in between.
+        String topic = newTopic(1);
+        String group = newName("g");
+        produce(topic, 1, 5);
+        GroupKeeper k = newKeeper();
+        Deliveries d = new Deliveries();
+        ConsumerWorker a = worker("a", k, consumer(k, group, topic).commitInterval(Duration.ofHours(1)), d);
+        awaitAssigned(a.consumer, 1);
+        await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).orElse(-1) == 5);
+        produce(topic, 1, 3);
+        await().atMost(WAIT).until(() -> d.of("a").size() == 3);
+        assertThat(storedOffset(group, topic, 0)).hasValue(5); // no periodic commit within the hour
+
+        String node = ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, 0));
+        zk.curator().delete().forPath(node); // the operator, in zkCli: delete .../offsets/<topic>/0
+        await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).orElse(-1) == 8);
+        List<String> fresh = produce(topic, 1, 2);
+        await().atMost(WAIT).until(() -> d.of("a").size() == 5);
+        assertThat(d.of("a").subList(3, 5)).extracting(Delivery::value).isEqualTo(fresh);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -173,7 +174,12 @@ final class SimMember implements RebalanceListener {
                         OptionalLong at = r.adoptedOffsets().get(tp);
                         p.position = at != null && at.isPresent() ? at.getAsLong() : checker.logEnd(tp);
                         p.seenEdits = checker.edits(tp);
-                        checker.adopted(this, tp, p.position, at == null || at.isEmpty());
+                        boolean fromNothing = at == null || at.isEmpty();
+                        checker.adopted(this, tp, p.position, fromNothing);
+                        if (fromNothing) { // an operator deleted the offset: the adapter's poll loop resolves the
+                            // start again and stores it at once (resolveStarts, then storeStarts), as after a claim
+                            app.execute(() -> storeStarts(new TreeSet<>(Set.of(tp))));
+                        }
                     }
                 }
                 case NOT_OWNED -> processing.remove(tp);

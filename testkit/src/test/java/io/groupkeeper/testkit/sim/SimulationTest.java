@@ -218,6 +218,20 @@ class SimulationTest {
         assertThat(r.violations()).isEmpty();
     }
 
+    /**
+     * Seeds 12740 and 63289 of the 100,000-schedule runs (2026-12-05): an operator deleted the offset node of a partition
+     * its owner was consuming; the owner adopted the deletion (the start policy again) but kept the new start in
+     * memory, and its leave's hand-over lost the race to the heir, who started at a later log end (lost offset). The
+     * simulated user code now stores the start at once, as the adapter's poll loop does. Fail without that store.
+     */
+    @Test
+    void aStartAdoptedFromAnOperatorsDeletionIsStoredAtOnce() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
+                && SimProcess.CONNECTION_LANE, "the interleavings of seeds 12740 and 63289 as found");
+        assertThat(Simulation.run(12740, FAULTS).violations()).isEmpty();
+        assertThat(Simulation.run(63289, FAULTS).violations()).isEmpty();
+    }
+
     @Test
     void aScheduleIsAPureFunctionOfItsSeed() {
         Simulation.Result a = Simulation.run(42, FAULTS);
