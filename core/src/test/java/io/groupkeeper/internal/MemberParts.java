@@ -33,7 +33,9 @@ final class MemberParts {
     final MemberConfig config = config(listener);
     final PartitionTable table = new PartitionTable();
     final SerialExecutor lane = new SerialExecutor(scheduler, "member", log);
-    final ListenerInvoker invoker = new ListenerInvoker(listener, new SerialExecutor(scheduler, "callbacks", log));
+    /** Runs the user's callbacks: the member's own scheduler, or one of their own (a slow or frozen callback lane). */
+    final ManualScheduler callbacks;
+    final ListenerInvoker invoker;
     boolean running = true;
     /** Set by the committer when a commit or refresh loses partitions: the member then steps again. */
     int reconcileRequests;
@@ -41,6 +43,13 @@ final class MemberParts {
     final OffsetCommitter committer;
 
     MemberParts() {
+        this(null);
+    }
+
+    /** With {@code callbacks} non-null, the callbacks run only when the test runs that scheduler. */
+    MemberParts(ManualScheduler callbacks) {
+        this.callbacks = callbacks == null ? scheduler : callbacks;
+        invoker = new ListenerInvoker(listener, new SerialExecutor(this.callbacks, "callbacks", log));
         Reconciler[] self = new Reconciler[1];
         committer = new OffsetCommitter(config, store, table, invoker, log, () -> self[0].generation(),
                 () -> reconcileRequests++);

@@ -285,6 +285,31 @@ class ReconcilerTest {
     }
 
     @Test
+    void aStoppedPartitionIsReleasedOnlyOnceTheCallbacksQueuedBeforeItReturned() {
+        // Simulator seed 29590 (I1): a target moves the partition away and its revocation callback is queued, but the
+        // callback lane is busy or frozen; a blip in the same session stops the partition. The next step must not
+        // release it (letting the next owner start) while user code, not yet back from its callback, may process it.
+        MemberParts slow = new MemberParts(new ManualScheduler());
+        slow.store.target(1, T0);
+        slow.step();
+        slow.callbacks.runReady();
+        slow.invoker.offsetsChanged(new java.util.TreeSet<>(List.of(T0))); // a callback the lane has not run yet
+        slow.target(2); // so the revocation is queued behind it
+        assertThat(slow.state(T0)).isEqualTo(PartitionState.REVOKING);
+        slow.table.stopAllHeld(); // the connection was in doubt, back in the same session
+
+        slow.step();
+        assertThat(slow.store.held).as("released before user code returned from its callback").containsKey(T0);
+
+        slow.callbacks.runReady(); // user code returns from onPartitionsRevoked
+        slow.settle();
+        assertThat(slow.listener.events)
+                .containsExactly("assigned {t:0=OptionalLong.empty}", "changed [t:0]", "revoked [t:0]");
+        assertThat(slow.store.held).isEmpty();
+        assertThat(slow.state(T0)).isNull();
+    }
+
+    @Test
     void aFinalOffsetThatOutlivedItsSessionIsHandedOverInTheNextOne() {
         owning(T1);
         handingOver(42);
