@@ -139,8 +139,7 @@ final class SimChecker {
     /**
      * User code starts {@code tp} at {@code start}; {@code fromNothing}: no offset was stored, so it starts at the log
      * end (the start position "latest"), legitimately skipping what came before — unless an offset was committed or
-     * handed over since the last operator write, which the store must then still hold. A start behind a final offset
-     * still owed is a rewind the member promised not to cause.
+     * handed over since the last operator write, which the store must then still hold.
      */
     void started(SimMember m, TopicPartition tp, long start, boolean fromNothing) {
         if (fromNothing) {
@@ -150,13 +149,6 @@ final class SimChecker {
             }
             floor.put(tp, start);
             return;
-        }
-        HandOver owed = handOvers.get(tp);
-        if (owed != null && start < owed.offset()) {
-            // At-least-once alone would allow the repeat; the member's promise does not: a final offset handed over
-            // is written, in this session or the next, before anyone else may start (issue 34's finding 4).
-            violation("rewound offset: " + m.id + " starts " + tp + " at " + start + " although " + owed.offset()
-                    + " was handed over since the last operator write");
         }
         long f = floor.getOrDefault(tp, NO_FLOOR);
         if (f == NO_FLOOR || f == AT_NEXT_START) {
@@ -248,7 +240,7 @@ final class SimChecker {
         // A zombie's hand-over (its claim's session already over: a process paused past its timeout that closes as
         // it resumes) cannot be kept: no write of that session can land any more.
         if (seenEdits == edits(tp) && zk.isSessionAlive(claimSession)) {
-            handOvers.put(tp, new HandOver(m.proc, claimSession, offset));
+            handOvers.put(tp, new HandOver(m.proc, claimSession));
         }
         log.event(m.id + " hands over " + tp + "=" + offset);
     }
@@ -324,7 +316,7 @@ final class SimChecker {
     }
 
     /** A final offset handed over by {@code proc}'s user code in {@code session}, its release still to land. */
-    private record HandOver(SimProcess proc, long session, long offset) {
+    private record HandOver(SimProcess proc, long session) {
     }
 
     /**
