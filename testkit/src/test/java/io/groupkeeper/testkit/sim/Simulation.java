@@ -286,7 +286,11 @@ final class Simulation {
                 scheduler, checker, log, GROUP, TOPIC);
         members.add(m);
         log.event(m.id + " joins" + (proc.members.size() > 1 ? " " + proc.tag + "'s keeper" : ""));
-        m.start(() -> simExecutor.execute(this::startFailed));
+        m.start(() -> {
+            if (healed) { // no task for a start failing during the faults: those schedules stay as they were
+                simExecutor.execute(this::startFailed);
+            }
+        });
         return proc;
     }
 
@@ -568,7 +572,7 @@ final class Simulation {
      * orchestrator restarts a process whose start failed.
      */
     private void startFailed() {
-        if (healed && live().isEmpty()) {
+        if (live().isEmpty()) {
             log.event("heal: no live member after a failed start");
             join(null);
         }
