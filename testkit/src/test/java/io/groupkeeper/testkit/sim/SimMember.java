@@ -73,12 +73,19 @@ final class SimMember implements RebalanceListener {
         proc.members.add(this);
     }
 
-    void start() {
+    /**
+     * Starts the member. A failed start is final for this member, as it is for what ships: {@code
+     * CoordinatedConsumer.start()} rethrows it, a listener container's {@code start()} rethrows it (state FAILED, no
+     * restart), the Spring starter fails the context. Whatever runs the process (an orchestrator restarting it) starts a
+     * new one: {@code failed} (the simulation's heal, once the faults are over) is told.
+     */
+    void start(Runnable failed) {
         member.startAsync().whenComplete((ok, e) -> {
             if (e != null) { // start() throws to its caller (the store failed during the join): this member gives up
                 left = true;
                 member.closeAsync();
                 log.event(id + " failed to start: " + e);
+                failed.run();
             }
         });
         app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);

@@ -99,6 +99,8 @@ final class Simulation {
     private int nextProcess;
     private int incarnations;
     private boolean producing = true;
+    /** Whether the faults are over ({@link #heal}): a failed start then leaving no one live is replaced. */
+    private boolean healed;
     private long maxSteps = MAX_STEPS;
     private boolean silentCuts = SILENT_CUTS;
     /** The hangs that hold their process's other tasks ({@link SimThreads}): contended in a former run of this seed. */
@@ -284,7 +286,11 @@ final class Simulation {
                 scheduler, checker, log, GROUP, TOPIC);
         members.add(m);
         log.event(m.id + " joins" + (proc.members.size() > 1 ? " " + proc.tag + "'s keeper" : ""));
-        m.start();
+        m.start(() -> {
+            if (healed) { // no task for a start failing during the faults: those schedules stay as they were
+                simExecutor.execute(this::startFailed);
+            }
+        });
         return proc;
     }
 
@@ -538,9 +544,16 @@ final class Simulation {
         }
     }
 
-    /** The end of the faults: everything paused resumes, every cut heals, every typo is repaired, production stops. */
+    /**
+     * The end of the faults: everything paused resumes, every cut heals, every typo is repaired, production stops, and
+     * if no member is live a new process joins. A member whose start is still under way counts as live here; if that
+     * start fails later (seed 9856 of silent cuts and every extra kind: a restarted static member waiting for its id,
+     * its process cut off until the heal, its next attempt before the reconnection was heard), {@link #startFailed}
+     * looks again.
+     */
     private void heal() {
         log.event("heal");
+        healed = true;
         producing = false;
         for (SimProcess p : processes) {
             p.cutUntil = 0;
@@ -549,6 +562,18 @@ final class Simulation {
         }
         corrupt.stream().filter(tp -> !lingering.contains(tp)).toList().forEach(this::repair);
         if (live().isEmpty()) {
+            join(null);
+        }
+    }
+
+    /**
+     * A member's start failed: final for that member (as for what ships, see {@link SimMember#start}). During the
+     * faults the schedule goes on as it is; after the heal, a group left with no live member gets a new process, as an
+     * orchestrator restarts a process whose start failed.
+     */
+    private void startFailed() {
+        if (live().isEmpty()) {
+            log.event("heal: no live member after a failed start");
             join(null);
         }
     }
