@@ -21,7 +21,7 @@ final class Shrinker {
             for (int i = 0; i < best.plan().size(); i++) {
                 List<Fault> fewer = new ArrayList<>(best.plan());
                 fewer.remove(i);
-                Simulation.Result r = new Simulation(best.seed(), fewer).run();
+                Simulation.Result r = new Simulation(best.seed(), fewer).silentCuts(best.silentCuts()).run();
                 if (r.failed()) {
                     best = r;
                     progress = true;

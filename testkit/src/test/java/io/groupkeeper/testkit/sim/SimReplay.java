@@ -16,7 +16,7 @@ final class SimReplay {
         }
         // The shortest schedule once more, with the members' own logging (-Dlevel=INFO).
         gk.setLevel(ch.qos.logback.classic.Level.toLevel(System.getProperty("level", "OFF")));
-        r = new Simulation(r.seed(), r.plan()).run();
+        r = new Simulation(r.seed(), r.plan()).silentCuts(r.silentCuts()).run();
         r.plan().forEach(System.out::println);
         System.out.println(r.violations());
         System.out.println(r.tail());

@@ -69,8 +69,9 @@ final class Simulation {
     }
 
     /** What one schedule did. */
+    /** One schedule's outcome; {@code silentCuts}: whether it ran with them (a shrink or replay runs the same way). */
     record Result(long seed, List<Fault> plan, long steps, List<String> violations, long zombieRecords, long hash,
-                  String tail) {
+                  String tail, boolean silentCuts) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -168,6 +169,15 @@ final class Simulation {
     }
 
     /**
+     * The schedule of {@code seed} on the unkindest model, whatever the switches say: silent cuts, and every fault kind
+     * that is off by default ({@link FaultPlan#EXTRA}).
+     */
+    static Result runUnkindest(long seed, int faults) {
+        return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(),
+                FaultPlan.EXTRA)).silentCuts(true).run();
+    }
+
+    /**
      * Runs the schedule. A thread that blocks on a lock a hanging thread holds gives the world up ({@link
      * SimThreads.Contended}): the schedule runs again from its start (the same up to that hang, a pure function of the
      * seed), that hang holding its process's other tasks this time.
@@ -226,7 +236,7 @@ final class Simulation {
             scheduler.runAs("sim", () -> checker.settled(partitions, TOPIC, this::committed, Set.of()));
         }
         return new Result(seed, plan, scheduler.steps(), List.copyOf(checker.violations()), checker.zombieRecords(),
-                log.hash(), log.tail());
+                log.hash(), log.tail(), silentCuts);
     }
 
     /** Runs until the group looks settled around {@code excluded} (checked every simulated half second) or {@code end}. */
