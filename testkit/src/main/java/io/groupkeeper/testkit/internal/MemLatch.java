@@ -160,8 +160,25 @@ final class MemLatch implements ZkLatch {
                 // Curator 5.9.0's LeaderLatch.handleStateChange(RECONNECTED) only calls getChildren(): it keeps its
                 // node's name, and checkLeadership() queues up again (reset()) only if that node is gone (a new
                 // session). Clearing the name here let close() leave the node in a session that lives on (seed 4756).
+                // A creation that failed while cut off is still retried by Curator (its protected create finds a
+                // node that landed): queue up when we hold no node yet.
+                // A new session's old node is no longer ours to wait on: delete it and queue up again.
+                String old;
+                synchronized (this) {
+                    old = ourPath;
+                    if (event == ConnectionEvent.RECONNECTED_NEW_SESSION) {
+                        ourPath = null;
+                    }
+                }
                 try {
-                    checkLeadership();
+                    if (old != null && event == ConnectionEvent.RECONNECTED) {
+                        checkLeadership();
+                    } else {
+                        if (old != null) {
+                            deleteQuietly(old);
+                        }
+                        enqueue();
+                    }
                 } catch (StoreException e) {
                     // disconnected again: the next reconnection looks again
                 }

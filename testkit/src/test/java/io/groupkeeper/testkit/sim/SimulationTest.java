@@ -239,6 +239,22 @@ class SimulationTest {
         assertThat(events.get(failed + 1)).isEqualTo("m4 joins");
     }
 
+    /**
+     * Seed 4756 with both switches: m2's latch was re-queued on a reconnection whose delete and creation both failed,
+     * then closed while cut off without its node's name, leaving {@code _c_m2-latch-0000000002} in its keeper's live
+     * session, so no one led again (I6). The model's latch now keeps the name across a reconnection, as Curator 5.9.0's
+     * {@code LeaderLatch} does ({@code handleStateChange(RECONNECTED)} only calls {@code getChildren()}); fails with the
+     * old re-queue.
+     */
+    @Test
+    void aLatchClosedWhileCutOffAfterAReconnectionLeavesNoNodeBehind() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 4756 as found");
+        Simulation.Result r = new Simulation(4756, FaultPlan.generate(4756, FAULTS, Simulation.RUN_MS,
+                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA)).silentCuts(true).run();
+        assertThat(r.violations()).isEmpty();
+    }
+
     @Test
     void aScheduleIsAPureFunctionOfItsSeed() {
         Simulation.Result a = Simulation.run(42, FAULTS);
