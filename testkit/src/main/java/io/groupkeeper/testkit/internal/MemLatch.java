@@ -18,8 +18,8 @@ import java.util.Optional;
  * The model's leader latch, as Curator's {@code LeaderLatch} does it: each participant creates an ephemeral sequential
  * node {@code <folder>/_c_<id>-latch-NNNNNNNNNN} (body: the participant id), the lowest sequence number leads, every
  * other participant watches only its predecessor. As with the latch under Curator's standard error policy, SUSPENDED
- * and LOST take leadership away at once, and a reconnection (same session or new) deletes the old node and queues up
- * again. Leadership is told on the client's event lane.
+ * and LOST take leadership away at once; a reconnection looks at the folder again and queues up again only if our node
+ * is gone (a new session). Leadership is told on the client's event lane.
  */
 final class MemLatch implements ZkLatch {
 
@@ -157,21 +157,30 @@ final class MemLatch implements ZkLatch {
         switch (event) {
             case SUSPENDED, LOST -> setLeadership(false);
             case RECONNECTED, RECONNECTED_NEW_SESSION -> {
+                // Curator 5.9.0's LeaderLatch.handleStateChange(RECONNECTED) only calls getChildren(): it keeps its
+                // node's name, and checkLeadership() queues up again (reset()) only if that node is gone (a new
+                // session). Clearing the name here let close() leave the node in a session that lives on (seed 4756).
+                // A creation that failed while cut off is still retried by Curator (its protected create finds a
+                // node that landed): queue up when we hold no node yet.
+                // A new session's old node is no longer ours to wait on: delete it and queue up again.
                 String old;
                 synchronized (this) {
-                    if (state != State.STARTED) {
-                        return;
-                    }
                     old = ourPath;
-                    ourPath = null;
+                    if (event == ConnectionEvent.RECONNECTED_NEW_SESSION) {
+                        ourPath = null;
+                    }
                 }
                 try {
-                    if (old != null) {
-                        deleteQuietly(old);
+                    if (old != null && event == ConnectionEvent.RECONNECTED) {
+                        checkLeadership();
+                    } else {
+                        if (old != null) {
+                            deleteQuietly(old);
+                        }
+                        enqueue();
                     }
-                    enqueue();
                 } catch (StoreException e) {
-                    // disconnected again: the next reconnection tries again
+                    // disconnected again: the next reconnection looks again
                 }
             }
             default -> {

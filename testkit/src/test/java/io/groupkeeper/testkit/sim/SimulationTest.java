@@ -260,16 +260,34 @@ class SimulationTest {
      */
     @Test
     void aStartThatFailsAfterTheHealLeavingNoOneLiveIsReplaced() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
-                "the interleaving of seed 9856 as found");
-        Simulation.Result r = new Simulation(9856, FaultPlan.generate(9856, FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA)).silentCuts(true).run();
+        Simulation.Result r = withBothSwitchesAsFound(9856);
         assertThat(r.violations()).isEmpty();
         java.util.List<String> events = r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
         int failed = events.indexOf("heal: no live member after a failed start");
         assertThat(failed).as("m3's start fails after the heal and the heal looks again").isPositive();
         assertThat(events.get(failed - 1)).startsWith("m3 failed to start: ").contains("not connected");
         assertThat(events.get(failed + 1)).isEqualTo("m4 joins");
+    }
+
+    /**
+     * Seed 4756 with both switches: m2's latch was re-queued on a reconnection whose delete and creation both failed,
+     * then closed while cut off without its node's name, leaving {@code _c_m2-latch-0000000002} in its keeper's live
+     * session, so no one led again (I6). The model's latch now keeps the name across a reconnection, as Curator 5.9.0's
+     * {@code LeaderLatch} does ({@code handleStateChange(RECONNECTED)} only calls {@code getChildren()}); fails with the
+     * old re-queue.
+     */
+    @Test
+    void aLatchClosedWhileCutOffAfterAReconnectionLeavesNoNodeBehind() {
+        Simulation.Result r = withBothSwitchesAsFound(4756);
+        assertThat(r.violations()).isEmpty();
+    }
+
+    /** A pinned seed of a run with silent cuts and all extra fault kinds, on the simulator it was found with. */
+    private static Simulation.Result withBothSwitchesAsFound(long seed) {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed " + seed + " as found");
+        return new Simulation(seed, FaultPlan.generate(seed, FAULTS, Simulation.RUN_MS,
+                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA)).silentCuts(true).run();
     }
 
     @Test
