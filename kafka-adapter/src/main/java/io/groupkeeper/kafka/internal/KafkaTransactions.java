@@ -103,7 +103,7 @@ final class KafkaTransactions implements AutoCloseable {
         this.group = group;
         this.config = config;
         this.producerBase = producerBase(kafkaProperties, config, timeout);
-        this.adminConfig = OffsetMirror.adminConfig(kafkaProperties, group + "-transactions");
+        this.adminConfig = KafkaFencedOffsets.adminConfig(kafkaProperties, group + "-transactions");
         this.timeout = timeout;
         this.positions = positions;
         this.seeker = seeker;

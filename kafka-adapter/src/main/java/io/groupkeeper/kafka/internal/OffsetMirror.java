@@ -1,5 +1,6 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.TopicPartition;
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
 import java.util.Collection;
@@ -7,22 +8,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidProducerEpochException;
-import org.apache.kafka.common.errors.ProducerFencedException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,22 +40,23 @@ import org.slf4j.LoggerFactory;
  * checks that Kafka's group has no live member of Kafka's own protocol (Kafka accepts a transactional offset commit
  * even then): if it has, the round counts as failed.
  *
+ * <p>Kafka is reached through {@link FencedOffsets} ({@link KafkaFencedOffsets} in the adapter), and the mirror's
+ * thread is an {@link Executor}: the simulator runs this class over a model of Kafka's offset store, the thread's tasks
+ * scheduled like the rest of its work.
+ *
  * <p>Thread-safe. {@link #close} writes what is pending and waits for it, bounded, then closes the clients.
  */
 public final class OffsetMirror implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OffsetMirror.class);
-    static final String METADATA = "groupkeeper-mirror";
 
     private final String group;
     private final String kafkaGroup;
-    private final Map<String, Object> adminConfig;
-    private final Map<String, Object> producerConfig;
+    private final FencedOffsets kafka;
     private final GroupMetrics metrics;
-    private final Duration timeout;
     private final long warnIntervalNanos;
     private final LongSupplier nanoTime;
-    private final ExecutorService thread;
+    private final Executor thread;
 
     private final Object lock = new Object();
     /** Ticks on every {@link #mark} and every completed producer initialisation: orders the two. */
@@ -75,7 +67,6 @@ public final class OffsetMirror implements AutoCloseable {
     private boolean drainQueued;
     private int tasks;
     private boolean closed;
-    private Admin admin;
     private long lastWarnNanos;
     private boolean warned;
     private long failuresSinceWarn;
@@ -84,7 +75,7 @@ public final class OffsetMirror implements AutoCloseable {
     private static final class Fence {
         final TopicPartition tp;
         /** Set on the mirror's thread only. */
-        KafkaProducer<byte[], byte[]> producer;
+        FencedOffsets.Writer producer;
         /** Which producer of this fence, counting from 1; 0 before the first is ready (read under the lock). */
         int generation;
         /** The clock at which {@link #generation}'s producer was ready (under the lock). */
@@ -105,42 +96,24 @@ public final class OffsetMirror implements AutoCloseable {
 
     OffsetMirror(String group, String kafkaGroup, Map<String, ?> kafkaProperties, GroupMetrics metrics,
                  Duration timeout, Duration warnInterval, LongSupplier nanoTime) {
+        this(group, kafkaGroup, new KafkaFencedOffsets(group, kafkaGroup, kafkaProperties, timeout), metrics,
+                warnInterval, nanoTime, Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "groupkeeper-mirror-" + group);
+                    t.setDaemon(true);
+                    return t;
+                }));
+    }
+
+    /** {@code thread} runs the tasks in the order given, one at a time; shut down on close if an ExecutorService. */
+    OffsetMirror(String group, String kafkaGroup, FencedOffsets kafka, GroupMetrics metrics, Duration warnInterval,
+                 LongSupplier nanoTime, Executor thread) {
         this.group = Objects.requireNonNull(group, "group");
         this.kafkaGroup = Objects.requireNonNull(kafkaGroup, "kafkaGroup");
-        this.adminConfig = adminConfig(kafkaProperties, group);
-        this.producerConfig = producerConfig(kafkaProperties, timeout);
+        this.kafka = Objects.requireNonNull(kafka, "kafka");
         this.metrics = Objects.requireNonNull(metrics, "metrics");
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
         this.warnIntervalNanos = warnInterval.toNanos();
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
-        this.thread = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "groupkeeper-mirror-" + group);
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    /** The Admin client's share of the consumer's properties (bootstrap, security ...), with its own client id. */
-    static Map<String, Object> adminConfig(Map<String, ?> kafkaProperties, String group) {
-        Map<String, Object> config = ClientProperties.forAdmin(kafkaProperties);
-        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-mirror-" + group);
-        return config;
-    }
-
-    /** The producers' share of the consumer's properties; transactional ids are set per partition. */
-    static Map<String, Object> producerConfig(Map<String, ?> kafkaProperties, Duration timeout) {
-        Map<String, Object> config = ClientProperties.forProducer(kafkaProperties);
-        int ms = (int) Math.max(1000, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, ms); // bounds initTransactions and commitTransaction
-        int request = Math.min(ms, 30_000);
-        config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, request);
-        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, request + 1000); // ≥ request timeout + linger
-        return config;
-    }
-
-    /** The transactional id of a partition's mirror producer; '|' appears in no topic name, so ids never collide. */
-    static String transactionalId(String kafkaGroup, TopicPartition tp) {
-        return "groupkeeper-mirror|" + tp.topic() + "|" + tp.partition() + "|" + kafkaGroup;
+        this.thread = Objects.requireNonNull(thread, "thread");
     }
 
     String kafkaGroup() {
@@ -158,13 +131,12 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /** The member gained these partitions: their producers are initialised now (fencing the previous owners'). */
-    void gained(Collection<io.groupkeeper.TopicPartition> partitions) {
+    void gained(Collection<TopicPartition> partitions) {
         synchronized (lock) {
             if (closed) {
                 return;
             }
-            for (io.groupkeeper.TopicPartition p : partitions) {
-                TopicPartition tp = kafka(p);
+            for (TopicPartition tp : partitions) {
                 Fence old = fences.put(tp, new Fence(tp));
                 if (old != null) {
                     retireLocked(old);
@@ -180,7 +152,7 @@ public final class OffsetMirror implements AutoCloseable {
      * the caller commits those partitions again once they are {@link #owed} (that commit proves that this member
      * still owns them, after its producer fenced the previous owner's).
      */
-    void offer(Map<io.groupkeeper.TopicPartition, Long> committed, long mark) {
+    void offer(Map<TopicPartition, Long> committed, long mark) {
         if (committed.isEmpty()) {
             return;
         }
@@ -188,8 +160,7 @@ public final class OffsetMirror implements AutoCloseable {
             if (closed) {
                 return;
             }
-            committed.forEach((p, o) -> {
-                TopicPartition tp = kafka(p);
+            committed.forEach((tp, o) -> {
                 Fence f = fences.get(tp);
                 if (f == null) {
                     return; // not gained through this mirror (or already gone): nothing may write it
@@ -218,12 +189,12 @@ public final class OffsetMirror implements AutoCloseable {
      * their producer was ready, or their producer was fenced and replaced since), and whose producer is ready now:
      * the caller commits them again (unchanged offsets too) so that the mirror can write them.
      */
-    java.util.SortedSet<io.groupkeeper.TopicPartition> owed() {
-        java.util.SortedSet<io.groupkeeper.TopicPartition> owed = new java.util.TreeSet<>();
+    SortedSet<TopicPartition> owed() {
+        SortedSet<TopicPartition> owed = new TreeSet<>();
         synchronized (lock) {
             fences.values().forEach(f -> {
                 if (f.owed && f.readyAt != Long.MAX_VALUE) {
-                    owed.add(new io.groupkeeper.TopicPartition(f.tp.topic(), f.tp.partition()));
+                    owed.add(f.tp);
                 }
             });
         }
@@ -231,9 +202,9 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /** Whether a commit of {@code p} sent from now on would be mirrored (its producer is ready). */
-    boolean ready(io.groupkeeper.TopicPartition p) {
+    boolean ready(TopicPartition p) {
         synchronized (lock) {
-            Fence f = fences.get(kafka(p));
+            Fence f = fences.get(p);
             return f != null && f.readyAt != Long.MAX_VALUE;
         }
     }
@@ -244,13 +215,13 @@ public final class OffsetMirror implements AutoCloseable {
      * short-lived consumer, a quick rebalance) would leave its final offsets out of Kafka, since only a commit sent
      * after its producer was ready may be written (see the class comment).
      */
-    void awaitReady(Collection<io.groupkeeper.TopicPartition> partitions, Duration max) {
+    void awaitReady(Collection<TopicPartition> partitions, Duration max) {
         long deadline = nanoTime.getAsLong() + max.toNanos();
         synchronized (lock) {
             while (!closed) {
                 boolean pending = false;
-                for (io.groupkeeper.TopicPartition p : partitions) {
-                    Fence f = fences.get(kafka(p));
+                for (TopicPartition p : partitions) {
+                    Fence f = fences.get(p);
                     pending |= f != null && f.readyAt == Long.MAX_VALUE && f.initQueued && !f.gone;
                 }
                 long left = deadline - nanoTime.getAsLong();
@@ -271,10 +242,10 @@ public final class OffsetMirror implements AutoCloseable {
      * The member released these partitions (after offering their final offsets): those are written, then the
      * partitions' producers closed. Queued behind the final write, never before it.
      */
-    void released(Collection<io.groupkeeper.TopicPartition> partitions) {
+    void released(Collection<TopicPartition> partitions) {
         synchronized (lock) {
-            for (io.groupkeeper.TopicPartition p : partitions) {
-                Fence f = fences.remove(kafka(p));
+            for (TopicPartition p : partitions) {
+                Fence f = fences.remove(p);
                 if (f != null) {
                     retireLocked(f);
                 }
@@ -283,10 +254,9 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /** The member lost these partitions (no final commit): nothing pending for them is written; producers closed. */
-    void lost(Collection<io.groupkeeper.TopicPartition> partitions) {
+    void lost(Collection<TopicPartition> partitions) {
         synchronized (lock) {
-            for (io.groupkeeper.TopicPartition p : partitions) {
-                TopicPartition tp = kafka(p);
+            for (TopicPartition tp : partitions) {
                 Fence f = fences.remove(tp);
                 Write w = pending.get(tp);
                 if (w != null && w.fence == f) {
@@ -304,10 +274,6 @@ public final class OffsetMirror implements AutoCloseable {
         synchronized (lock) {
             return tasks == 0;
         }
-    }
-
-    private static TopicPartition kafka(io.groupkeeper.TopicPartition p) {
-        return new TopicPartition(p.topic(), p.partition());
     }
 
     private void retireLocked(Fence f) {
@@ -363,17 +329,10 @@ public final class OffsetMirror implements AutoCloseable {
             }
         }
         closeProducer(f, Duration.ZERO);
-        Map<String, Object> config = new HashMap<>(producerConfig);
-        config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId(kafkaGroup, f.tp));
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-mirror-" + group + "-" + f.tp);
-        KafkaProducer<byte[], byte[]> producer = null;
+        FencedOffsets.Writer producer;
         try {
-            producer = new KafkaProducer<>(config, new ByteArraySerializer(), new ByteArraySerializer());
-            producer.initTransactions();
+            producer = kafka.open(f.tp);
         } catch (RuntimeException e) {
-            if (producer != null) {
-                producer.close(Duration.ZERO);
-            }
             metrics.offsetMirrorFailed(group, 1);
             warn(1, "preparing the transactional producer of " + f.tp + " failed", e);
             return; // tried again at the next offer
@@ -396,7 +355,7 @@ public final class OffsetMirror implements AutoCloseable {
      * Mirror thread: {@code producer} can write no more (fenced, or in a fatal state): if it is still the fence's, the
      * fence gets a new one and its last offset is owed a new commit. Closes {@code producer}.
      */
-    private void replaceProducer(Fence fence, KafkaProducer<byte[], byte[]> producer) {
+    private void replaceProducer(Fence fence, FencedOffsets.Writer producer) {
         synchronized (lock) {
             if (fence.producer == producer) {
                 fence.producer = null;
@@ -421,7 +380,7 @@ public final class OffsetMirror implements AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        String busy = liveKafkaMembers();
+        String busy = kafka.liveMembers();
         if (busy != null) {
             metrics.offsetMirrorFailed(group, batch.size());
             warn(batch.size(), "mirroring " + batch.size() + " offset(s) to Kafka group " + kafkaGroup + " refused: "
@@ -434,7 +393,7 @@ public final class OffsetMirror implements AutoCloseable {
         RuntimeException lastFailure = null;
         for (Map.Entry<TopicPartition, Write> e : batch.entrySet()) {
             Write w = e.getValue();
-            KafkaProducer<byte[], byte[]> producer;
+            FencedOffsets.Writer producer;
             synchronized (lock) {
                 producer = w.generation == w.fence.generation ? w.fence.producer : null;
                 if (producer == null && !w.fence.gone) {
@@ -445,26 +404,19 @@ public final class OffsetMirror implements AutoCloseable {
                 continue; // its producer was replaced or closed since: this write may no longer be made
             }
             try {
-                producer.beginTransaction();
-                producer.sendOffsetsToTransaction(Map.of(e.getKey(), new OffsetAndMetadata(w.offset, METADATA)),
-                        new ConsumerGroupMetadata(kafkaGroup));
-                producer.commitTransaction();
+                producer.write(w.offset);
                 ok++;
-            } catch (ProducerFencedException | InvalidProducerEpochException fenced) {
+            } catch (FencedOffsets.Fenced fenced) {
                 // Another producer of this partition's id was initialised since: an owner after us (this write must
                 // not land, and does not), or a late initialisation of an earlier owner's (then the next commit of
                 // ours, if we still own the partition, is written by a new producer initialised after it).
-                lastFailure = fenced;
+                lastFailure = fenced.getCause() instanceof RuntimeException r ? r : fenced;
                 failed.put(e.getKey(), null);
                 replaceProducer(w.fence, producer);
-            } catch (KafkaException ke) {
-                lastFailure = ke;
+            } catch (FencedOffsets.Failed f) {
+                lastFailure = f.getCause() instanceof RuntimeException r ? r : f;
                 failed.put(e.getKey(), w);
-                try {
-                    producer.abortTransaction();
-                } catch (KafkaException abortFailed) { // a fatal state: a new producer for the next commit
-                    LOG.debug("aborting the mirror's transaction of {} failed: {}", e.getKey(),
-                            abortFailed.toString());
+                if (!f.usable) { // a fatal state: a new producer for the next commit
                     replaceProducer(w.fence, producer);
                 }
             }
@@ -497,31 +449,8 @@ public final class OffsetMirror implements AutoCloseable {
         }
     }
 
-    /** Null if Kafka's group has no live member of Kafka's own protocol, else what it has. */
-    private String liveKafkaMembers() {
-        try {
-            Admin a;
-            synchronized (lock) {
-                if (admin == null) {
-                    admin = Admin.create(adminConfig);
-                }
-                a = admin;
-            }
-            ConsumerGroupDescription d = a.describeConsumerGroups(java.util.List.of(kafkaGroup))
-                    .describedGroups().get(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return d.members().isEmpty() ? null
-                    : "the Kafka group has " + d.members().size() + " live member(s) of its own (" + d.groupState()
-                    + ")";
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return null; // unknown: the writes go ahead (the check guards an operator's mistake, not the ordering)
-        }
-    }
-
     private void closeProducer(Fence f, Duration wait) {
-        KafkaProducer<byte[], byte[]> p;
+        FencedOffsets.Writer p;
         synchronized (lock) {
             p = f.producer;
             f.producer = null;
@@ -590,17 +519,9 @@ public final class OffsetMirror implements AutoCloseable {
                 }
             }
         }
-        thread.shutdownNow();
-        Admin a;
-        synchronized (lock) {
-            a = admin;
+        if (thread instanceof ExecutorService s) {
+            s.shutdownNow();
         }
-        if (a != null) {
-            try {
-                a.close(Duration.ofSeconds(1));
-            } catch (RuntimeException e) {
-                LOG.debug("closing the mirror's Admin client failed: {}", e.toString());
-            }
-        }
+        kafka.close(Duration.ofSeconds(1));
     }
 }
