@@ -120,6 +120,19 @@ final class SimChecker {
         violations.add(what);
     }
 
+    /** A violation another model found (Kafka's, in a world whose members mirror their offsets). */
+    void report(String what) {
+        violation(what);
+        log.event("VIOLATION " + what);
+    }
+
+    /** {@code also} hears every transaction the model applies as well, after this checker. */
+    void alsoObserve(ModelTransactions.Listener also) {
+        this.also = also;
+    }
+
+    private ModelTransactions.Listener also = (session, zxid, writes) -> { };
+
     // ------------------------------------------------------------------ the log
 
     long logEnd(TopicPartition tp) {
@@ -257,6 +270,14 @@ final class SimChecker {
      * comes from user code that had seen that write (what it said when it asked for the write: {@link #writing}).
      */
     private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+        try {
+            check(session, zxid, writes);
+        } finally {
+            also.applied(session, zxid, writes);
+        }
+    }
+
+    private void check(long session, long zxid, List<ModelTransactions.Write> writes) {
         Map<String, Long> before = new HashMap<>();
         for (ModelTransactions.Write w : writes) {
             if (w.path().startsWith(ownersPrefix())) {

@@ -56,11 +56,16 @@ final class SimMember implements RebalanceListener {
     final SortedMap<TopicPartition, Processing> processing = new TreeMap<>();
     private final SortedSet<TopicPartition> toRefresh = new TreeSet<>();
     private int polls;
+    /** The adapter's offset mirror, driven as the adapter drives it ({@link SimMirror}); null: no mirror. */
+    private final SimMirror mirror;
+    private final StoreCommits commits;
+    final String mirrorTag;
     boolean left;
     boolean leaving;
 
     SimMember(String id, int incarnation, boolean instanceId, SimProcess proc, SimScheduler scheduler,
-              SimChecker checker, SimLog log, String group, String topic) {
+              SimChecker checker, SimLog log, String group, String topic, SimMirror.Kafka kafka,
+              StoreCommits commits) {
         this.id = id;
         this.proc = proc;
         this.appTag = id + "/app" + incarnation;
@@ -69,6 +74,10 @@ final class SimMember implements RebalanceListener {
         this.log = log;
         this.app = scheduler.executor(appTag);
         scheduler.belongs(appTag, proc.tag);
+        this.mirrorTag = id + "/mirror" + incarnation;
+        scheduler.belongs(mirrorTag, proc.tag);
+        this.mirror = kafka == null ? null : kafka.mirror(id, scheduler.executor(mirrorTag));
+        this.commits = commits;
         this.member = proc.member(id, instanceId, group, topic, this);
         proc.members.add(this);
     }
@@ -89,6 +98,11 @@ final class SimMember implements RebalanceListener {
             }
         });
         app.schedule(this::poll, POLL_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The tags of this member's threads in its process: its user code's, its offset mirror's. */
+    java.util.List<String> threads() {
+        return java.util.List.of(appTag, mirrorTag);
     }
 
     boolean alive() {
@@ -154,8 +168,39 @@ final class SimMember implements RebalanceListener {
                 offsets.put(tp, p.position);
                 checker.writing(this, tp, p.seenEdits);
             });
-            apply(member.commit(offsets), offsets);
+            commit(offsets);
         }
+    }
+
+    /** A store commit, mirrored as the adapter's {@code PositionCommitter} does: marked before, offered after. */
+    private void commit(Map<TopicPartition, Long> offsets) {
+        if (mirror != null) { // owed: committed while their mirror producer was not ready (they are all here anyway)
+            mirror.owed().forEach(tp -> {
+                Processing p = processing.get(tp);
+                if (p != null && !offsets.containsKey(tp)) {
+                    offsets.put(tp, p.position);
+                    checker.writing(this, tp, p.seenEdits);
+                }
+            });
+        }
+        long mark = mirror == null ? 0 : mirror.mark();
+        CommitResult r = member.commit(offsets);
+        apply(r, offsets);
+        if (mirror != null) {
+            Map<TopicPartition, Long> committed = new TreeMap<>();
+            r.statuses().forEach((tp, status) -> {
+                if (status == CommitResult.Status.COMMITTED && offsets.containsKey(tp)) {
+                    committed.put(tp, offsets.get(tp));
+                }
+            });
+            mirror(committed, mark);
+        }
+    }
+
+    /** Offers to the mirror what the store committed, each offset tagged with the store commit it came from. */
+    private void mirror(Map<TopicPartition, Long> committed, long mark) {
+        committed.forEach((tp, o) -> commits.committed(this, tp, o));
+        mirror.offer(committed, mark);
     }
 
     /** Processes one poll's worth of {@code tp}'s records. */
@@ -209,6 +254,9 @@ final class SimMember implements RebalanceListener {
                 fresh.add(tp);
             }
         });
+        if (mirror != null) { // the adapter's LaneEvents: fence the former owners' mirror producers
+            mirror.gained(partitions.keySet());
+        }
         log.event(id + " assigned " + partitions.keySet());
         if (!fresh.isEmpty()) { // as the adapter does on its polling thread right after the listener
             app.execute(() -> storeStarts(fresh));
@@ -235,7 +283,7 @@ final class SimMember implements RebalanceListener {
             return;
         }
         try {
-            apply(member.commit(offsets), offsets);
+            commit(offsets);
         } catch (io.groupkeeper.spi.StoreException e) {
             log.event(id + " store failure: " + e.getMessage()); // the next periodic commit stores it
         }
@@ -255,7 +303,21 @@ final class SimMember implements RebalanceListener {
                 checker.writing(this, tp, p.seenEdits);
             }
         }
-        SortedSet<TopicPartition> taken = member.commitOnRelease(finals, Map.of());
+        long mark = mirror == null ? 0 : mirror.mark();
+        SortedSet<TopicPartition> taken;
+        try {
+            taken = member.commitOnRelease(finals, Map.of());
+            if (mirror != null) {
+                Map<TopicPartition, Long> handed = new TreeMap<>(finals);
+                handed.keySet().retainAll(taken);
+                handed.forEach((tp, o) -> commits.handedOver(this, tp, o));
+                mirror.offer(handed, mark); // as the adapter does: before the release that stores them has landed
+            }
+        } finally {
+            if (mirror != null) {
+                mirror.released(partitions);
+            }
+        }
         taken.forEach(tp -> checker.handedOver(this, tp, finals.get(tp), seen.get(tp), sessions.get(tp)));
         log.event(id + " revoked " + partitions);
     }
@@ -263,6 +325,9 @@ final class SimMember implements RebalanceListener {
     @Override
     public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
         processing.keySet().removeAll(partitions);
+        if (mirror != null) {
+            mirror.lost(partitions);
+        }
         log.event(id + " lost " + partitions);
     }
 

@@ -106,6 +106,14 @@ final class Simulation {
     private boolean silentCuts = SILENT_CUTS;
     /** The hangs that hold their process's other tasks ({@link SimThreads}): contended in a former run of this seed. */
     private final Set<Long> exclusiveHangs = new java.util.HashSet<>();
+    /**
+     * Kafka's side of the worlds whose members mirror their offsets to Kafka (the adapter's offset mirror over a model
+     * of Kafka's offset store): set by kafka-adapter's {@code MirrorSimulationTest}; null (no mirror) in testkit.
+     */
+    static volatile java.util.function.Function<SimMirror.World, SimMirror.Kafka> mirrorKafka;
+    /** This world's Kafka (null: its members do not mirror) and the store commits its checks compare. */
+    private final SimMirror.Kafka kafka;
+    private final StoreCommits commits;
     /** The run this one gave way to (its world given up at a contended hang), if any. */
     private Simulation rerun;
 
@@ -127,6 +135,13 @@ final class Simulation {
         this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
+        java.util.function.Function<SimMirror.World, SimMirror.Kafka> mirrors = mirrorKafka;
+        this.commits = mirrors == null ? null : new StoreCommits(checker::offsetPath);
+        if (commits != null) {
+            checker.alsoObserve(commits::applied);
+        }
+        this.kafka = mirrors == null ? null
+                : mirrors.apply(new SimMirror.World(seed, scheduler.executor("kafka"), checker::report, commits));
     }
 
     /** Silent cuts on or off for this run, whatever {@link #SILENT_CUTS} says (a test of them). */
@@ -293,7 +308,7 @@ final class Simulation {
 
     private SimProcess join(String id, SimProcess proc) {
         SimMember m = new SimMember(id, ++incarnations, extra.contains(Fault.Kind.RESTART_IN_PLACE), proc,
-                scheduler, checker, log, GROUP, TOPIC);
+                scheduler, checker, log, GROUP, TOPIC, kafka, commits);
         members.add(m);
         log.event(m.id + " joins" + (proc.members.size() > 1 ? " " + proc.tag + "'s keeper" : ""));
         m.start(() -> {
@@ -475,12 +490,12 @@ final class Simulation {
         freeze(p);
         p.store.disconnect();
         scheduler.kill(p.tag);
-        p.members.forEach(m -> scheduler.kill(m.appTag));
+        p.members.forEach(m -> m.threads().forEach(scheduler::kill));
     }
 
     private void freeze(SimProcess p) {
         scheduler.freeze(p.tag);
-        p.members.forEach(m -> scheduler.freeze(m.appTag));
+        p.members.forEach(m -> m.threads().forEach(scheduler::freeze));
     }
 
     /** The process's connection drops (again, if it is down already) for {@code millis}. */
@@ -542,7 +557,7 @@ final class Simulation {
             p.resumptions++;
         }
         scheduler.unfreeze(p.tag);
-        p.members.forEach(m -> scheduler.unfreeze(m.appTag));
+        p.members.forEach(m -> m.threads().forEach(scheduler::unfreeze));
     }
 
     private void repair(TopicPartition tp) {

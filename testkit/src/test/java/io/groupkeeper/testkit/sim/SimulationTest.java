@@ -45,6 +45,11 @@ class SimulationTest {
 
     @Test
     void schedulesKeepEveryInvariant() {
+        keepEveryInvariant();
+    }
+
+    /** The schedules the properties choose, run as {@link #schedulesKeepEveryInvariant} says (shared with other runs). */
+    static void keepEveryInvariant() {
         runSchedules("simulation", Integer.getInteger("groupkeeper.simulation.schedules", 1_000),
                 seed -> Simulation.run(seed, FAULTS));
     }

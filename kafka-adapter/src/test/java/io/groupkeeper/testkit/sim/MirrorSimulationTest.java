@@ -1,0 +1,84 @@
+package io.groupkeeper.testkit.sim;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.internal.KafkaOffsetsModel;
+import io.groupkeeper.kafka.internal.MirrorAccess;
+import java.util.Collection;
+import java.util.Map;
+import java.util.SortedSet;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The protocol simulator (testkit's {@code SimulationTest}, the same properties) with every member mirroring its
+ * offsets to Kafka as the adapter does: the shipped {@code OffsetMirror} over {@link KafkaOffsetsModel}, its thread's
+ * tasks scheduled with the rest. Besides every invariant of the protocol, Kafka's offset of a partition never moves
+ * back to an older store commit than one it showed (M1; issue 34's bug 5). In kafka-adapter's tests because testkit
+ * cannot depend on the adapter (the adapter's tests use testkit's store).
+ */
+class MirrorSimulationTest {
+
+    private static Level before;
+
+    @BeforeAll
+    static void mirrored() {
+        Logger gk = (Logger) LoggerFactory.getLogger("io.groupkeeper");
+        before = gk.getLevel();
+        gk.setLevel(Level.OFF);
+        Simulation.mirrorKafka = world -> {
+            KafkaOffsetsModel kafka = new KafkaOffsetsModel(world.seed(), world.broker(), world.violations(),
+                    world.commits()::commit);
+            return (member, thread) -> mirror(kafka.mirror(Simulation.GROUP, member,
+                    new SerialTasks(thread, kafka::latencyMillis)));
+        };
+    }
+
+    @AfterAll
+    static void plain() {
+        Simulation.mirrorKafka = null;
+        ((Logger) LoggerFactory.getLogger("io.groupkeeper")).setLevel(before);
+    }
+
+    @Test
+    void schedulesKeepEveryInvariantAndKafkasOffsetsNeverMoveBack() {
+        SimulationTest.keepEveryInvariant();
+    }
+
+    private static SimMirror mirror(MirrorAccess m) {
+        return new SimMirror() {
+            @Override
+            public long mark() {
+                return m.mark();
+            }
+
+            @Override
+            public void offer(Map<TopicPartition, Long> committed, long mark) {
+                m.offer(committed, mark);
+            }
+
+            @Override
+            public void gained(Collection<TopicPartition> partitions) {
+                m.gained(partitions);
+            }
+
+            @Override
+            public void released(Collection<TopicPartition> partitions) {
+                m.released(partitions);
+            }
+
+            @Override
+            public void lost(Collection<TopicPartition> partitions) {
+                m.lost(partitions);
+            }
+
+            @Override
+            public SortedSet<TopicPartition> owed() {
+                return m.owed();
+            }
+        };
+    }
+}
