@@ -39,6 +39,8 @@ public final class KafkaOffsetsModel {
     private final CommitOf commitOf;
     private final Map<TopicPartition, Shown> shown = new HashMap<>();
     private final Map<TopicPartition, Integer> epochs = new HashMap<>();
+    private long landed;
+    private long rejected;
 
     /** {@code broker} runs the late landings; {@code violations} hears each backwards move. */
     public KafkaOffsetsModel(long seed, ScheduledExecutorService broker, Consumer<String> violations,
@@ -47,6 +49,16 @@ public final class KafkaOffsetsModel {
         this.broker = broker;
         this.violations = violations;
         this.commitOf = commitOf;
+    }
+
+    /** How many writes Kafka took, so far. */
+    public long landed() {
+        return landed;
+    }
+
+    /** How many writes Kafka rejected (a later writer of their partition was opened before they landed), so far. */
+    public long rejected() {
+        return rejected;
     }
 
     /**
@@ -113,8 +125,10 @@ public final class KafkaOffsetsModel {
     /** Applies a write of {@code epoch}: false if a later writer of {@code tp} was opened (rejected). */
     private boolean land(TopicPartition tp, int epoch, long offset, String member) {
         if (epoch < epochs.getOrDefault(tp, 0)) {
+            rejected++;
             return false;
         }
+        landed++;
         long commit = commitOf.commit(member, tp, offset); // (known once the write lands: a release may land late)
         Shown was = shown.get(tp);
         if (commit < 0) {
