@@ -58,6 +58,31 @@ class LaggingReadAfterLostClaimTest {
         assertThat(port.syncs).isEqualTo(1);
     }
 
+    /**
+     * The claim went out in the client's new session while the member still judges in its old one (the member hears of
+     * a reconnection after the handle moved): "not held" in the old session is right, but the owner node the lost
+     * answer's claim left in the new one would block the next owner for that session's life. It is removed.
+     */
+    @Test
+    void aClaimWhoseAnswerWasLostInASessionTheMemberDoesNotCountYetIsRemovedWhenJudged() {
+        client.start();
+        store.ensureGroup("sticky");
+        long newSession = port.handleSession();
+        long oldSession = newSession - 1;
+        port.loseTheNextAnswer();
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim landed").isPresent();
+
+        port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
+        assertThat(store.ownedVersion(TP, "m1", oldSession)).as("not held in the session the member counts").isEmpty();
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the landed claim's owner node removed").isEmpty();
+        assertThat(port.syncs).isEqualTo(1);
+        assertThat(store.claim(TP, "m2", 2, () -> { })).as("the next owner is not blocked")
+                .isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(store.readIfOwned(TP, "m1", oldSession)).as("the doubt is settled once").isEmpty();
+        assertThat(port.syncs).isEqualTo(1);
+    }
+
     @Test
     void noSyncWithoutDoubt() {
         client.start();

@@ -593,16 +593,25 @@ public final class ZkGroupStore implements GroupStore {
      * server that has not applied it yet; a read there finds no owner node, the member forgets the partition, and the
      * owner node it then does have blocks the next owner for the rest of the session (issue 34, finding 3). The admin
      * syncs in the same case ({@code LostReply}).
+     *
+     * <p>The claim may also have gone out in a newer session than the one the member judges in: the client's handle
+     * moves to a new session before the member hears of it (Curator tells of the reconnection on its own thread). The
+     * member then reads "not held" in its old session and forgets the partition, while the claim's owner node, if it
+     * landed, lives as long as the new session and blocks the next owner (found by the simulator with claims that land
+     * late). So after the sync that node is removed, fenced like {@link #undoOwnClaim}.
      */
-    private void syncIfInDoubt(TopicPartition tp, long session) {
+    private void syncIfInDoubt(TopicPartition tp, String memberId, long session) {
         Long doubt = claimsInDoubt.get(tp);
         if (doubt == null) {
             return;
         }
-        if (doubt == session && session == zk.handleSession()) {
+        if (doubt == zk.handleSession()) {
             zk.sync(ZkPaths.owner(group, tp));
+            if (doubt != session) {
+                undoOwnClaim(tp, memberId, doubt);
+            }
         }
-        claimsInDoubt.remove(tp, doubt); // synced, or another session: its ephemeral node is gone either way
+        claimsInDoubt.remove(tp, doubt); // synced, or an ended session: its ephemeral node is gone either way
     }
 
     /**
@@ -861,14 +870,14 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session) {
-        syncIfInDoubt(tp, session);
+        syncIfInDoubt(tp, memberId, session);
         OffsetSnapshot offset = readOffset(tp, null); // fence and offset before owner: see claim()
         return holds(tp, memberId, session) ? Optional.of(offset) : Optional.empty();
     }
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
-        syncIfInDoubt(tp, session);
+        syncIfInDoubt(tp, memberId, session);
         CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
