@@ -83,6 +83,32 @@ class LaggingReadAfterLostClaimTest {
         assertThat(port.syncs).isEqualTo(1);
     }
 
+    /**
+     * The same, racing the member's next claim of the partition in the new session (the reconciler's thread, while a
+     * commit thread judges in the old session): the undo has read the fence when the claim re-confirms the node and
+     * moves the fence. The undo's delete, fenced on the version it read, fails, and the claim's node stays.
+     */
+    @Test
+    void anUndoThatMeetsTheMembersNextClaimLeavesThatClaimsNode() {
+        client.start();
+        store.ensureGroup("sticky");
+        long newSession = port.handleSession();
+        port.loseTheNextAnswer();
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
+        port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
+        int fenceBefore = client.exists(ZkPaths.fence(GROUP, TP), null).orElseThrow().version();
+        ClaimResult[] reclaimed = new ClaimResult[1];
+        port.beforeTheNextDelete(() -> reclaimed[0] = store.claim(TP, "m1", 2, () -> { }));
+
+        assertThat(store.ownedVersion(TP, "m1", newSession - 1)).isEmpty();
+        assertThat(reclaimed[0]).as("the claim ran between the undo's reads and its delete")
+                .isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(client.exists(ZkPaths.fence(GROUP, TP), null).orElseThrow().version())
+                .as("the re-confirmation moved the fence").isGreaterThan(fenceBefore);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim's node stays").isPresent();
+        assertThat(store.ownedVersion(TP, "m1", newSession)).as("held in the session the claim counts").isPresent();
+    }
+
     @Test
     void noSyncWithoutDoubt() {
         client.start();
@@ -99,10 +125,16 @@ class LaggingReadAfterLostClaimTest {
         private boolean loseAnswer;
         private boolean disconnected;
         private final Set<String> lagging = new HashSet<>();
+        private Runnable beforeDelete;
         int syncs;
 
         LaggingPort(MemClient zk) {
             super(zk);
+        }
+
+        /** Runs {@code action} once, just before the next transaction that deletes a node is sent. */
+        void beforeTheNextDelete(Runnable action) {
+            beforeDelete = action;
         }
 
         void loseTheNextAnswer() {
@@ -189,6 +221,11 @@ class LaggingReadAfterLostClaimTest {
         @Override
         public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
             requireConnected("transaction");
+            Runnable before = beforeDelete;
+            if (before != null && ops.stream().anyMatch(op -> op instanceof ZkOp.Delete)) {
+                beforeDelete = null;
+                before.run();
+            }
             List<ZkResult> results = delegate.multiInSession(session, ops);
             if (loseAnswer) {
                 loseAnswer = false;

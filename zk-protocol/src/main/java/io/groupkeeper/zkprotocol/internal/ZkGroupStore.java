@@ -402,8 +402,10 @@ public final class ZkGroupStore implements GroupStore {
 
     /**
      * Deletes this member's owner node of {@code tp} if it holds it in {@code session}: a pipelined claim landed and
-     * its read then found the offset node corrupt. Fenced on the fence node's version, so it never removes a later
-     * claim's node.
+     * its read then found the offset node corrupt, or a claim whose answer was lost landed in a session the member does
+     * not count (see {@link #syncIfInDoubt}). Fenced on the fence node's version: every claim that succeeds, a
+     * re-confirmation included, moves the fence, so a later claim's node is never removed, whichever lands first (a
+     * claim that finds its node gone creates it again).
      */
     private void undoOwnClaim(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
@@ -417,8 +419,9 @@ public final class ZkGroupStore implements GroupStore {
             zk.multiInSession(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.get().stat().version()),
                     ZkOp.delete(ownerPath, owner.get().stat().version())));
         } catch (ZkFailure e) {
-            if (e.code() != ZkCode.NONODE && e.code() != ZkCode.SESSIONEXPIRED) {
-                throw ZkFailure.toStore("release " + zk.abs(ownerPath) + " after a corrupt offset node", e);
+            // NONODE: gone already; BADVERSION: a later claim moved the fence, the node is its; SESSIONEXPIRED: gone.
+            if (e.code() != ZkCode.NONODE && e.code() != ZkCode.BADVERSION && e.code() != ZkCode.SESSIONEXPIRED) {
+                throw ZkFailure.toStore("undo the claim of " + zk.abs(ownerPath), e);
             }
         }
     }
