@@ -22,7 +22,10 @@ final class ConnectionTracker {
     private final Clock clock;
     private final MemberLog log;
     private ConnectionPhase phase = ConnectionPhase.CONNECTED;
-    /** When the doubt began ({@link #clock}'s millis); meaningful while in doubt. */
+    /**
+     * When the doubt began ({@link #clock}'s millis), or when the latest connection heard since then was lost again
+     * (that connection proved the session alive, so its timeout restarted then); meaningful while in doubt.
+     */
     private long since;
     /** Counts events heard, so a reconnection resumes only if it is the latest. */
     private long events;
@@ -45,9 +48,14 @@ final class ConnectionTracker {
         long n;
         synchronized (this) {
             n = ++events;
+            boolean wasConnected = last.isConnected();
             last = event;
             if (event == ConnectionEvent.SUSPENDED && phase == ConnectionPhase.CONNECTED) {
                 move(ConnectionPhase.SUSPENDED, event);
+            } else if (event == ConnectionEvent.SUSPENDED && wasConnected && phase.inDoubt()) {
+                // Connected and lost again before the lane resumed: still in doubt, but the session's timeout counts
+                // from now (a leave that counted from the first loss gave up while the session lived on).
+                since = clock.millis();
             } else if (event == ConnectionEvent.LOST && phase != ConnectionPhase.LOST) {
                 move(ConnectionPhase.LOST, event);
             }

@@ -54,6 +54,22 @@ class ConnectionTrackerTest {
         assertThat(c.doubtMillis()).isEqualTo(2_000);
     }
 
+    /**
+     * A reconnection heard, then a new suspension before the lane resumed: the member stays in doubt, but the doubt's
+     * time restarts at the new suspension, since the session was alive when the connection came back (seed 12672 of the
+     * unkindest schedules: a leave that counted from the first suspension gave up, and its nodes stayed).
+     */
+    @Test
+    void aSuspensionAfterAReconnectionNotYetResumedCountsFromItself() {
+        c.heard(ConnectionEvent.SUSPENDED);
+        time.advance(2_500);
+        c.heard(ConnectionEvent.RECONNECTED);
+        c.heard(ConnectionEvent.SUSPENDED);
+        assertThat(c.phase()).isEqualTo(ConnectionPhase.SUSPENDED);
+        time.advance(1_000);
+        assertThat(c.doubtMillis()).isEqualTo(1_000);
+    }
+
     @Test
     void aLossGivesTheSessionUpFromConnectedOrSuspended() {
         c.heard(ConnectionEvent.LOST);

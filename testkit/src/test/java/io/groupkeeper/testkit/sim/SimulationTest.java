@@ -287,6 +287,19 @@ class SimulationTest {
         assertThat(r.violations()).isEmpty();
     }
 
+    /**
+     * Seed 12672 of the 100,000 unkindest schedules (2026-12-06): m1 closed while its process was cut off; the heal
+     * brought the connection back in the same session, and the leave's next write lost it again at once, before the
+     * member's lane had resumed. The leave counted the doubt from the first loss and gave up 4 s after it while the
+     * session lived on: m1's member node and its owner node of t:0 stayed (left behind, and I6). The doubt now counts
+     * from a loss heard after a reconnection ({@code ConnectionTracker.heard}); fails without that.
+     */
+    @Test
+    void aLeaveWhoseConnectionCameBackAndWentAgainCountsItsWaitFromTheNewLoss() {
+        Simulation.Result r = withBothSwitchesAsFound(12672);
+        assertThat(r.violations()).isEmpty();
+    }
+
     /** A pinned seed of a run with silent cuts and all extra fault kinds, on the simulator it was found with. */
     private static Simulation.Result withBothSwitchesAsFound(long seed) {
         org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
