@@ -93,6 +93,10 @@ public final class MemClient implements ZkPort {
     private java.time.Instant lostDue;
     private final Runnable ticker = this::checkLostDue;
     private boolean cutPublish;
+    /** With a late claim armed ({@link #landNextClaimLate}): how long the follower stays behind it; else null. */
+    private Duration lateClaim;
+    /** Told once the late claim has landed (before its caller hears of the lost answer). */
+    private Runnable lateClaimLanded;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
 
@@ -369,6 +373,25 @@ public final class MemClient implements ZkPort {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
         this.failingExpires = sessionExpires && count > 0;
+    }
+
+    /**
+     * The next claim transaction (one that creates an ephemeral node under an {@code owners} folder) that the server
+     * applies loses its answer: the caller gets a connection loss, the listeners SUSPENDED and RECONNECTED in the same
+     * session, and the client is now on a follower that has not applied the claim: its reads miss it until the follower
+     * catches up after {@code catchUp} on the clock, or at a {@code sync} (or the client's own next write, or a watch it
+     * adds), and never go backwards ({@link Ensemble#multiLandingLate}). A claim the server refuses is answered as usual
+     * and the fault waits for the next one. {@code landed} runs once it has landed, in the claiming thread, before the
+     * caller hears of the lost answer (a simulation queues a fault of its own there).
+     */
+    public synchronized void landNextClaimLate(Duration catchUp, Runnable landed) {
+        this.lateClaim = catchUp;
+        this.lateClaimLanded = landed;
+    }
+
+    /** Whether {@code ops} is a claim: it creates an owner node (ephemeral, in an {@code owners} folder). */
+    private static boolean claims(List<Op> ops) {
+        return ops.stream().anyMatch(op -> op instanceof Op.Create c && c.ephemeral() && c.path().contains("/owners/"));
     }
 
     /**
@@ -717,6 +740,25 @@ public final class MemClient implements ZkPort {
             }
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
+        Duration late;
+        synchronized (this) {
+            late = fail || !claims(absolute) ? null : lateClaim;
+        }
+        if (late != null) {
+            try {
+                ensemble.multiLandingLate(session, absolute, late);
+            } catch (KeeperFailure e) {
+                throw zkFailure(e); // refused: answered, nothing lags; the fault waits for the next claim
+            }
+            Runnable landed;
+            synchronized (this) {
+                lateClaim = null;
+                landed = lateClaimLanded;
+                lateClaimLanded = null;
+            }
+            landed.run();
+            throw connectionLoss(); // the answer is lost; the client is back at once, on the lagging follower
+        }
         if (fail && !afterApply) {
             throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }
