@@ -57,7 +57,15 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
          * simulator on 2026-12-04: the member node stayed in the keeper's session; fixed the same day). Plain joins never join a keeper
          * that a {@link #WRITE_FAILS} struck.
          */
-        JOIN_LOST_REPLY
+        JOIN_LOST_REPLY,
+        /**
+         * (Extra, off by default; not in the unkindest run, whose schedules stay as recorded.) A member's process's
+         * next claim transaction lands but its answer is lost, and its client reconnects in the same session to a
+         * follower that has not applied it and catches up only after {@code durationMillis} (about 1 s) or at a {@code
+         * sync} (issue 34, finding 3). Right after it lands, to move the target under the lost claim, a new member
+         * joins ({@code value} even) or the struck member leaves (odd).
+         */
+        CLAIM_LANDS_LATE
     }
 
     @Override
