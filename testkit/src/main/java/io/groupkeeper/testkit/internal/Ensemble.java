@@ -555,12 +555,19 @@ public final class Ensemble {
             if (s == null) {
                 throw new IllegalArgumentException("the operator's writes are always answered");
             }
-            DataTree before = s.hold != null ? null : tree.copy();
-            List<Op.Result> results = applyLocked(ops, session);
-            if (s.hold == null) {
-                s.hold = new Hold(zxid, before, clock.instant().plus(catchUp));
-            } else {
-                s.hold.last = zxid; // a follower already behind: it lacks this one too
+            Hold previous = s.hold;
+            if (previous == null) { // held before it applies: its own notifications wait too
+                s.hold = new Hold(zxid + 1, tree.copy(), clock.instant().plus(catchUp));
+            }
+            List<Op.Result> results;
+            try {
+                results = applyLocked(ops, session);
+            } catch (KeeperFailure refused) {
+                s.hold = previous; // nothing applied, nothing notified: nothing lags
+                throw refused;
+            }
+            if (previous != null) {
+                previous.last = zxid; // a follower already behind: it lacks this one too
             }
             return results;
         });
