@@ -208,9 +208,13 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         client.landNextClaimLate(catchUp, () -> { });
     }
 
-    /** As {@link #landNextClaimLate(java.time.Duration)}; {@code landed} runs once the claim has landed. */
-    public void landNextClaimLate(java.time.Duration catchUp, Runnable landed) {
-        client.landNextClaimLate(catchUp, java.util.Objects.requireNonNull(landed));
+    /**
+     * As {@link #landNextClaimLate(java.time.Duration)}; {@code landed} runs once the claim has landed; with {@code
+     * staysDown} the connection stays down after the lost answer (SUSPENDED) until {@link #reconnect()}, which comes back
+     * in the same session if it is still alive.
+     */
+    public void landNextClaimLate(java.time.Duration catchUp, boolean staysDown, Runnable landed) {
+        client.landNextClaimLate(catchUp, staysDown, java.util.Objects.requireNonNull(landed));
     }
 
     /**

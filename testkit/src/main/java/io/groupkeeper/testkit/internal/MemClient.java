@@ -97,6 +97,8 @@ public final class MemClient implements ZkPort {
     private Duration lateClaim;
     /** Told once the late claim has landed (before its caller hears of the lost answer). */
     private Runnable lateClaimLanded;
+    /** Whether the connection stays down after the late claim's lost answer, until {@link #reconnect()}. */
+    private boolean lateClaimStaysDown;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
 
@@ -384,8 +386,18 @@ public final class MemClient implements ZkPort {
      * and the fault waits for the next one. {@code landed} runs once it has landed, in the claiming thread, before the
      * caller hears of the lost answer (a simulation queues a fault of its own there).
      */
-    public synchronized void landNextClaimLate(Duration catchUp, Runnable landed) {
+    public void landNextClaimLate(Duration catchUp, Runnable landed) {
+        landNextClaimLate(catchUp, false, landed);
+    }
+
+    /**
+     * As {@link #landNextClaimLate(Duration, Runnable)}; with {@code staysDown} the connection stays down after the lost
+     * answer (SUSPENDED only; {@code landed} runs then) until {@link #reconnect()}, which comes back in the same session
+     * (if it is still alive) on the follower that has not applied the claim.
+     */
+    public synchronized void landNextClaimLate(Duration catchUp, boolean staysDown, Runnable landed) {
         this.lateClaim = catchUp;
+        this.lateClaimStaysDown = staysDown;
         this.lateClaimLanded = landed;
     }
 
@@ -751,10 +763,17 @@ public final class MemClient implements ZkPort {
                 throw zkFailure(e); // refused: answered, nothing lags; the fault waits for the next claim
             }
             Runnable landed;
+            boolean staysDown;
             synchronized (this) {
                 lateClaim = null;
                 landed = lateClaimLanded;
                 lateClaimLanded = null;
+                staysDown = lateClaimStaysDown;
+            }
+            if (staysDown) {
+                disconnect(); // the answer is lost with the connection; back when reconnect() says so
+                landed.run();
+                throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
             }
             landed.run();
             throw connectionLoss(); // the answer is lost; the client is back at once, on the lagging follower

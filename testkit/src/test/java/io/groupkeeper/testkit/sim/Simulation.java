@@ -416,10 +416,20 @@ final class Simulation {
                 // Issue 34, finding 3: a claim lands, its answer is lost, and the client reads from a follower that
                 // has not applied it for about a second. Right after it lands the target moves under it: a join, or
                 // the struck member leaves.
+                // In half of them the connection stays down for a while first (100 to 900 ms): the claim's retries
+                // fail before they reach a server, and the member judges the partition after the reconnection.
                 if (m != null) {
                     SimProcess p = m.proc;
-                    p.store.landNextClaimLate(java.time.Duration.ofMillis(f.durationMillis()),
-                            () -> simExecutor.execute(() -> lateClaimLanded(p, m, f.value() % 2 == 0)));
+                    boolean join = f.value() % 2 == 0;
+                    boolean staysDown = f.value() / 2 % 2 == 0;
+                    long down = staysDown ? 100 + f.value() / 4 % 800 : 0;
+                    p.store.landNextClaimLate(java.time.Duration.ofMillis(down + f.durationMillis()), staysDown,
+                            () -> simExecutor.execute(() -> {
+                                if (staysDown) {
+                                    cut(p, down);
+                                }
+                                lateClaimLanded(p, m, join);
+                            }));
                 }
             }
             case RESTART_IN_PLACE -> {
