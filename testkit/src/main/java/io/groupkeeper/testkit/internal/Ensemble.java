@@ -103,8 +103,8 @@ public final class Ensemble {
         }
     }
 
-    /** A notification a lagging follower will send once it has caught up. */
-    private record Pending(Runnable call, boolean persistent) {
+    /** A notification (of {@code zxid}) a lagging follower will send once it has caught up. */
+    private record Pending(Runnable call, boolean persistent, long zxid) {
     }
 
     @FunctionalInterface
@@ -197,11 +197,13 @@ public final class Ensemble {
     private void endHoldLocked(Session s) {
         Hold h = s.hold;
         s.hold = null;
-        if (followers != null) {
-            followers.saw(s.id, h.last);
-        }
+        long seen = h.last;
         for (Pending p : h.pending) {
             queueLocked(s, p.call(), p.persistent());
+            seen = Math.max(seen, p.zxid()); // a follower notifies once it applied the change
+        }
+        if (followers != null) {
+            followers.saw(s.id, seen);
         }
     }
 
@@ -233,7 +235,7 @@ public final class Ensemble {
         WatchEvent event = new WatchEvent(missed, path, zxid);
         Session s = sessions.get(session);
         if (s.hold != null && seen == s.hold.before) { // the follower fires it once it has caught up
-            s.hold.pending.add(new Pending(() -> w.process(event), false));
+            s.hold.pending.add(new Pending(() -> w.process(event), false, zxid));
             return;
         }
         s.lane.add(() -> w.process(event));
@@ -603,7 +605,7 @@ public final class Ensemble {
         }
         Runnable call = () -> reg.watcher().process(delivery.event());
         if (s.hold != null && delivery.event().zxid() >= s.hold.zxid) {
-            s.hold.pending.add(new Pending(call, delivery.persistent())); // its follower has not applied it yet
+            s.hold.pending.add(new Pending(call, delivery.persistent(), delivery.event().zxid())); // not applied there yet
             return;
         }
         saw(s.id, delivery.event().zxid()); // a follower notifies once it applied the change
