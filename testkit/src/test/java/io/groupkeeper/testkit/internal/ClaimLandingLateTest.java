@@ -135,6 +135,35 @@ class ClaimLandingLateTest {
         }
     }
 
+    /**
+     * A notification the lagging follower held back (a change after the claim, by someone else) comes with the
+     * catch-up, and the session's reads are never behind it afterwards, even on a follower that would not move on its
+     * own.
+     */
+    @Test
+    void afterTheCatchUpTheSessionNeverReadsBehindANotificationItWasHeldBack() throws Exception {
+        ensemble.lagFollowers(2, new Random(7) {
+            @Override
+            public int nextInt(int bound) {
+                return 0;
+            }
+        }, 5);
+        start();
+        String other = ZkPaths.offset(GROUP, new TopicPartition("t", 1));
+        client.ensurePath(other.substring(0, other.lastIndexOf('/')), null);
+        AtomicInteger created = new AtomicInteger();
+        assertThat(client.exists(other, created::incrementAndGet)).isEmpty();
+        client.landNextClaimLate(Duration.ofMillis(1_000), landed::incrementAndGet);
+        claimLosingItsAnswer();
+        ensemble.multi(0, List.of(Op.Create.persistent(client.abs(other), null))); // after the claim, by an operator
+        assertThat(created).as("held back with the claim").hasValue(0);
+
+        clock.advance(Duration.ofMillis(1_000));
+        assertThat(client.exists(OWNER, null)).isPresent();
+        assertThat(created).as("sent with the catch-up").hasValue(1);
+        assertThat(client.exists(other, null)).as("not behind the notification it had").isPresent();
+    }
+
     @Test
     void aClaimTheServerRefusesIsAnsweredAndTheFaultWaitsForTheNextClaim() throws Exception {
         start();
