@@ -199,6 +199,25 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     }
 
     /**
+     * The next claim transaction of this store that the server applies loses its answer (a connection loss to the
+     * caller; SUSPENDED, then RECONNECTED in the same session), and the client reconnects to a follower that has not
+     * applied it: its reads miss the owner node until that follower catches up, after {@code catchUp} on the clock or
+     * at a {@code sync}, and never go backwards. A claim refused on the server is answered as usual.
+     */
+    public void landNextClaimLate(java.time.Duration catchUp) {
+        client.landNextClaimLate(catchUp, () -> { });
+    }
+
+    /**
+     * As {@link #landNextClaimLate(java.time.Duration)}; {@code landed} runs once the claim has landed; with {@code
+     * staysDown} the connection stays down after the lost answer (SUSPENDED) until {@link #reconnect()}, which comes back
+     * in the same session if it is still alive.
+     */
+    public void landNextClaimLate(java.time.Duration catchUp, boolean staysDown, Runnable landed) {
+        client.landNextClaimLate(catchUp, staysDown, java.util.Objects.requireNonNull(landed));
+    }
+
+    /**
      * The next publish of a leader on this store loses the connection after its first transaction: a generation
      * published in part, as a leader that dies between its transactions leaves it on a server.
      */

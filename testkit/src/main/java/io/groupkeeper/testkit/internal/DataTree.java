@@ -26,6 +26,13 @@ final class DataTree {
         nodes.put("/", new Node(null, 0, 0));
     }
 
+    /** A copy of the tree as it is now: a follower's view frozen at this zxid. */
+    DataTree copy() {
+        DataTree c = new DataTree();
+        nodes.forEach((path, node) -> c.nodes.put(path, node.copy()));
+        return c;
+    }
+
     Node get(String path) {
         return nodes.get(path);
     }

@@ -30,8 +30,9 @@ import java.util.Set;
  * <p>Delivery: every notification goes to the session's {@link EventLane}, queued under the lock (so each lane sees
  * the zxid order) and handed to the lane's executor after the lock is released.
  *
- * <p>About 510 lines: the servers' side of the model (the tree, sessions, watches, follower views and the delivery of
- * notifications) under one lock, since every one of them must change in the order of one zxid.
+ * <p>About 620 lines: the servers' side of the model (the tree, sessions, watches, follower views, a follower left
+ * behind by a late landing, and the delivery of notifications) under one lock, since every one of them must change in
+ * the order of one zxid.
  */
 public final class Ensemble {
 
@@ -69,6 +70,8 @@ public final class Ensemble {
          */
         boolean silent;
         final java.util.Set<Runnable> buffered = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        /** A transaction of this session that landed late ({@link #multiLandingLate}): its reads lag behind it. */
+        Hold hold;
 
         Session(long id, Duration timeout, EventLane lane, SessionObserver observer) {
             this.id = id;
@@ -76,6 +79,32 @@ public final class Ensemble {
             this.lane = lane;
             this.observer = observer;
         }
+    }
+
+    /**
+     * The follower a session reconnected to after a transaction's answer was lost ({@link #multiLandingLate}): it has
+     * not applied that transaction ({@code zxid}) yet, so the session reads {@code before} (the tree just before it) and
+     * hears of nothing from {@code zxid} on ({@code pending}) until the follower catches up: at {@code until} on the
+     * clock, or once the session must see {@code zxid} (a {@code sync}, its own next write, a watch it adds).
+     */
+    private static final class Hold {
+        final long zxid;
+        final DataTree before;
+        final Instant until;
+        /** The latest transaction of the session that landed late meanwhile: the follower has it once caught up. */
+        long last;
+        final List<Pending> pending = new ArrayList<>();
+
+        Hold(long zxid, DataTree before, Instant until) {
+            this.zxid = zxid;
+            this.before = before;
+            this.until = until;
+            this.last = zxid;
+        }
+    }
+
+    /** A notification (of {@code zxid}) a lagging follower will send once it has caught up. */
+    private record Pending(Runnable call, boolean persistent, long zxid) {
     }
 
     @FunctionalInterface
@@ -136,14 +165,55 @@ public final class Ensemble {
         followers = new Followers(count, random, maxLag);
     }
 
-    /** The tree a read of {@code session} sees: the leader's for the operator, else its follower's. */
+    /**
+     * The tree a read of {@code session} sees: the leader's for the operator, else its follower's (the one frozen before
+     * a transaction that landed late, while the session's hold lasts).
+     */
     private DataTree view(long session) {
-        return followers == null || session == 0 ? tree : followers.view(session, zxid);
+        if (session == 0) {
+            return tree;
+        }
+        Session s = sessions.get(session);
+        if (s != null && s.hold != null) {
+            return s.hold.before;
+        }
+        return followers == null ? tree : followers.view(session, zxid);
     }
 
     private void saw(long session, long upTo) {
+        Session s = session == 0 ? null : sessions.get(session);
+        if (s != null && s.hold != null && upTo >= s.hold.zxid) {
+            endHoldLocked(s); // the follower caught up: it has applied the late transaction
+        }
         if (followers != null && session != 0) {
             followers.saw(session, upTo);
+        }
+    }
+
+    /**
+     * The follower of {@code s}'s hold has caught up: from now on its reads see the late transactions (never backwards:
+     * its follower's floor rises past them), and the notifications it held back are sent, in order.
+     */
+    private void endHoldLocked(Session s) {
+        Hold h = s.hold;
+        s.hold = null;
+        long seen = h.last;
+        for (Pending p : h.pending) {
+            queueLocked(s, p.call(), p.persistent());
+            seen = Math.max(seen, p.zxid()); // a follower notifies once it applied the change
+        }
+        if (followers != null) {
+            followers.saw(s.id, seen);
+        }
+    }
+
+    /** Ends every hold whose catch-up time has come on the clock (checked at every operation). */
+    private void endDueHoldsLocked() {
+        Instant now = clock.instant();
+        for (Session s : sessions.values()) {
+            if (s.hold != null && !now.isBefore(s.hold.until)) {
+                endHoldLocked(s);
+            }
         }
     }
 
@@ -164,6 +234,10 @@ public final class Ensemble {
         }
         WatchEvent event = new WatchEvent(missed, path, zxid);
         Session s = sessions.get(session);
+        if (s.hold != null && seen == s.hold.before) { // the follower fires it once it has caught up
+            s.hold.pending.add(new Pending(() -> w.process(event), false, zxid));
+            return;
+        }
         s.lane.add(() -> w.process(event));
         toKick.add(s.lane);
         saw(session, zxid);
@@ -176,6 +250,7 @@ public final class Ensemble {
         synchronized (this) {
             try {
                 expireDueLocked();
+                endDueHoldsLocked();
                 result = body.run();
             } finally {
                 kicks = new ArrayList<>(toKick);
@@ -248,6 +323,7 @@ public final class Ensemble {
     }
 
     private void endLocked(Session s) {
+        s.hold = null;
         watches.removeSession(s.id);
         s.buffered.clear();
         if (followers != null) {
@@ -464,6 +540,41 @@ public final class Ensemble {
         });
     }
 
+    /**
+     * A transaction whose answer is lost and whose client reconnects, in the same session, to a follower that has not
+     * applied it yet: applied now (or refused, answered as by {@link #multi}: then nothing lags), but unlike an answered
+     * write it does not raise what the session's reads must see. Until the follower catches up, after {@code catchUp}
+     * on the clock or once the session must see the transaction (a {@code sync}, its own next write, a watch it adds),
+     * the session reads the tree as it was just before the transaction, and the notifications of it and of everything
+     * after it wait (a one-shot watch set on that view and already stale fires then). Reads never go backwards: the
+     * frozen view is the leader's tree just before the transaction, at least what the session saw; the catch-up raises
+     * its follower's floor past the transaction. The follower bound of {@link #lagFollowers} does not hold for this
+     * view: it is a follower that stays behind for a while (the client's caller decides how long).
+     */
+    public List<Op.Result> multiLandingLate(long session, List<Op> ops, Duration catchUp) throws KeeperFailure {
+        return locked(() -> {
+            Session s = requireSession(session);
+            if (s == null) {
+                throw new IllegalArgumentException("the operator's writes are always answered");
+            }
+            Hold previous = s.hold;
+            if (previous == null) { // held before it applies: its own notifications wait too
+                s.hold = new Hold(zxid + 1, tree.copy(), clock.instant().plus(catchUp));
+            }
+            List<Op.Result> results;
+            try {
+                results = applyLocked(ops, session);
+            } catch (KeeperFailure refused) {
+                s.hold = previous; // nothing applied, nothing notified: nothing lags
+                throw refused;
+            }
+            if (previous != null) {
+                previous.last = zxid; // a follower already behind: it lacks this one too
+            }
+            return results;
+        });
+    }
+
     /** ZooKeeper's {@code sync}: the session's next reads see every transaction committed before it. */
     public void sync(long session) throws KeeperFailure {
         locked(() -> {
@@ -493,11 +604,20 @@ public final class Ensemble {
             return;
         }
         Runnable call = () -> reg.watcher().process(delivery.event());
+        if (s.hold != null && delivery.event().zxid() >= s.hold.zxid) {
+            s.hold.pending.add(new Pending(call, delivery.persistent(), delivery.event().zxid())); // not applied there yet
+            return;
+        }
         saw(s.id, delivery.event().zxid()); // a follower notifies once it applied the change
+        queueLocked(s, call, delivery.persistent());
+    }
+
+    /** Hands a notification to a session's lane, or holds it while its client is disconnected (drops a persistent one). */
+    private void queueLocked(Session s, Runnable call, boolean persistent) {
         if (s.connected) {
             s.lane.add(call);
             toKick.add(s.lane);
-        } else if (!delivery.persistent()) {
+        } else if (!persistent) {
             s.held.add(call);
         } else if (s.silent) {
             s.held.add(call);

@@ -93,6 +93,12 @@ public final class MemClient implements ZkPort {
     private java.time.Instant lostDue;
     private final Runnable ticker = this::checkLostDue;
     private boolean cutPublish;
+    /** With a late claim armed ({@link #landNextClaimLate}): how long the follower stays behind it; else null. */
+    private Duration lateClaim;
+    /** Told once the late claim has landed (before its caller hears of the lost answer). */
+    private Runnable lateClaimLanded;
+    /** Whether the connection stays down after the late claim's lost answer, until {@link #reconnect()}. */
+    private boolean lateClaimStaysDown;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
     private byte[] publishUnderWay;
 
@@ -369,6 +375,35 @@ public final class MemClient implements ZkPort {
         this.failingWrites = count;
         this.failingAfterApply = afterApply;
         this.failingExpires = sessionExpires && count > 0;
+    }
+
+    /**
+     * The next claim transaction (one that creates an ephemeral node under an {@code owners} folder) that the server
+     * applies loses its answer: the caller gets a connection loss, the listeners SUSPENDED and RECONNECTED in the same
+     * session, and the client is now on a follower that has not applied the claim: its reads miss it until the follower
+     * catches up after {@code catchUp} on the clock, or at a {@code sync} (or the client's own next write, or a watch it
+     * adds), and never go backwards ({@link Ensemble#multiLandingLate}). A claim the server refuses is answered as usual
+     * and the fault waits for the next one. {@code landed} runs once it has landed, in the claiming thread, before the
+     * caller hears of the lost answer (a simulation queues a fault of its own there).
+     */
+    public void landNextClaimLate(Duration catchUp, Runnable landed) {
+        landNextClaimLate(catchUp, false, landed);
+    }
+
+    /**
+     * As {@link #landNextClaimLate(Duration, Runnable)}; with {@code staysDown} the connection stays down after the lost
+     * answer (SUSPENDED only; {@code landed} runs then) until {@link #reconnect()}, which comes back in the same session
+     * (if it is still alive) on the follower that has not applied the claim.
+     */
+    public synchronized void landNextClaimLate(Duration catchUp, boolean staysDown, Runnable landed) {
+        this.lateClaim = catchUp;
+        this.lateClaimStaysDown = staysDown;
+        this.lateClaimLanded = landed;
+    }
+
+    /** Whether {@code ops} is a claim: it creates an owner node (ephemeral, in an {@code owners} folder). */
+    private static boolean claims(List<Op> ops) {
+        return ops.stream().anyMatch(op -> op instanceof Op.Create c && c.ephemeral() && c.path().contains("/owners/"));
     }
 
     /**
@@ -717,6 +752,32 @@ public final class MemClient implements ZkPort {
             }
         }
         List<Op> absolute = ops.stream().map(this::absolute).toList();
+        Duration late;
+        synchronized (this) {
+            late = fail || !claims(absolute) ? null : lateClaim;
+        }
+        if (late != null) {
+            try {
+                ensemble.multiLandingLate(session, absolute, late);
+            } catch (KeeperFailure e) {
+                throw zkFailure(e); // refused: answered, nothing lags; the fault waits for the next claim
+            }
+            Runnable landed;
+            boolean staysDown;
+            synchronized (this) {
+                lateClaim = null;
+                landed = lateClaimLanded;
+                lateClaimLanded = null;
+                staysDown = lateClaimStaysDown;
+            }
+            if (staysDown) {
+                disconnect(); // the answer is lost with the connection; back when reconnect() says so
+                landed.run();
+                throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
+            }
+            landed.run();
+            throw connectionLoss(); // the answer is lost; the client is back at once, on the lagging follower
+        }
         if (fail && !afterApply) {
             throw expires ? connectionLossUntilExpiry() : connectionLoss();
         }

@@ -21,6 +21,16 @@ final class Node {
         this.ephemeralOwner = ephemeralOwner;
     }
 
+    /** A copy of this node as it is now (its data is never mutated in place, only replaced). */
+    Node copy() {
+        Node n = new Node(data, czxid, ephemeralOwner);
+        n.version = version;
+        n.cversion = cversion;
+        n.mzxid = mzxid;
+        n.children.addAll(children);
+        return n;
+    }
+
     NodeStat stat() {
         return new NodeStat(czxid, mzxid, version, cversion, ephemeralOwner, children.size());
     }

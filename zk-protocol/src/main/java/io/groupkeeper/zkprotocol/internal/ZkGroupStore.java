@@ -294,7 +294,11 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
             } catch (CorruptNodeException e) {
-                undoOwnClaim(tp, memberId, session); // a pipelined claim may have landed before its read saw this
+                // A pipelined claim may have landed before its read saw this. If its answer was lost, the client may
+                // read from a server that has not applied it yet: sync first, or the undo misses the owner node and
+                // leaves it blocking the next owner (found by the simulator with claims landing late, seed 931).
+                syncIfInDoubt(tp, memberId, session);
+                undoOwnClaim(tp, memberId, session);
                 // Wake the member when someone fixes the node. A fix that landed since the first read fires no watch:
                 // this read sees it, and the claim is tried again instead of waiting for a change already made.
                 Optional<ZkNode> watched = zk.read(offsetPath, onChange);
