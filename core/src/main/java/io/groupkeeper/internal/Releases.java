@@ -136,9 +136,10 @@ final class Releases {
      * A final offset handed over in an earlier session, whose release failed and whose owner node went with that
      * session: the successor would start without it (and skip records when nothing was committed and it starts at the
      * log end). So the partition is claimed again in this session and released with the final offset, if the offset
-     * node still holds what this member last saw there (same offset, same incarnation: nobody wrote it since). Returns
-     * false, changing nothing, when someone else holds it meanwhile or it cannot be claimed: the caller then proves it
-     * not held, as for any stopped partition, and the final offset comes too late.
+     * node is still the write this member last saw there (nobody wrote it since, not even the same offset: {@link
+     * GroupStore#unwrittenSince}). Returns false, changing nothing, when someone else holds it meanwhile or it cannot
+     * be claimed: the caller then proves it not held, as for any stopped partition, and the final offset comes too
+     * late.
      */
     private boolean reclaimToHandOver(TopicPartition tp, PartitionTable.Entry entry,
                                      Map<TopicPartition, PartitionTable.Entry> held, List<ReleaseRequest> requests) {
@@ -150,8 +151,8 @@ final class Releases {
             return false;
         }
         OffsetSnapshot now = claimed.offset();
-        boolean unchanged = now.offset().equals(entry.offset())
-                && (entry.created() == 0 || now.created() == 0 || now.created() == entry.created());
+        // The node's version, not its offset: an operator's write of the offset the member saw is still a write.
+        boolean unchanged = store.unwrittenSince(tp, now, entry.version(), entry.created());
         held.put(tp, table.reclaimToHandOver(tp, now, claimed.lease(), unchanged));
         long session = claimed.lease().session();
         requests.add(new ReleaseRequest(tp, now.version(), session, unchanged

@@ -153,6 +153,17 @@ public interface GroupStore {
      */
     java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session);
 
+    /**
+     * Whether the offset node of {@code tp} as a {@link #claim} of this store returned it ({@code claimed}) is still
+     * the write this member saw at {@code version} of incarnation {@code created} (0: unknown) before that claim:
+     * nobody, not an operator either, wrote the node in between, even with the same offset. Claims move the version
+     * without writing the node, so the versions alone cannot tell; a store that keeps them apart says so here. The
+     * default compares the versions, so it answers false after any claim: the caller then writes nothing over it.
+     */
+    default boolean unwrittenSince(TopicPartition tp, OffsetSnapshot claimed, long version, long created) {
+        return !claimed.differsFrom(version, created);
+    }
+
     /** The owner of {@code tp}, if any. */
     Optional<OwnerInfo> readOwner(TopicPartition tp);
 }

@@ -343,6 +343,26 @@ class ReconcilerTest {
     }
 
     @Test
+    void aFinalOffsetIsNotWrittenOverAnOperatorsWriteOfTheOffsetTheMemberSaw() {
+        // Simulator seed 18310 (I4): cut off with t:0 at 0, the member missed an operator's reset to 0; its final
+        // offset outlived the session and, claimed again in the next one, went over the reset: the offset was the same.
+        m.store.writeOffset(T1, 5);
+        owning(T1);
+        handingOver(42);
+        m.store.failNext("releaseAll", 2);
+        m.target(2);
+        assertThat(m.state(T1)).isEqualTo(PartitionState.STOPPED);
+        m.store.writeOffset(T1, 5); // an operator's reset to the offset the member last saw, which it never hears of
+        m.store.newSession();
+        m.scheduler.advance(RetryDelays.MAX_MS);
+
+        assertThat(m.store.callsOf("claim")).containsExactly("claim t:1");
+        assertThat(m.store.stored(T1).offset()).as("the operator's write stands").hasValue(5);
+        assertThat(m.store.held).isEmpty();
+        assertThat(m.state(T1)).isNull();
+    }
+
+    @Test
     void aFinalOffsetIsNotWrittenOverANodeCreatedAgainAtTheSameVersion() {
         owning(T1);
         handingOver(42);

@@ -48,6 +48,11 @@ final class ScriptedGroupStore implements GroupStore {
     private Optional<TargetAssignment> target = Optional.empty();
     private Runnable targetHook;
     private final Map<TopicPartition, OffsetSnapshot> offsets = new HashMap<>();
+    /**
+     * The version of each offset node's last write other than a claim's (a claim here rewrites the node, as claims did
+     * before the fence node; ZooKeeper's now move only the fence): see {@link #unwrittenSince}.
+     */
+    private final Map<TopicPartition, Long> written = new HashMap<>();
     /** This member's owner nodes: partition to the session that holds it. */
     final Map<TopicPartition, Long> held = new HashMap<>();
     final Map<TopicPartition, String> others = new HashMap<>();
@@ -95,11 +100,13 @@ final class ScriptedGroupStore implements GroupStore {
         long created = old == null ? ++zxid : old.created();
         offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", old == null ? 0 : old.version() + 1,
                 List.of(), created));
+        written.put(tp, stored(tp).version());
     }
 
     /** The offset node deleted and created again by hand until its version is {@code version}: a new incarnation. */
     void recreateOffset(TopicPartition tp, long offset, long version) {
         offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", version, List.of(), ++zxid));
+        written.put(tp, version);
     }
 
     OffsetSnapshot stored(TopicPartition tp) {
@@ -147,6 +154,12 @@ final class ScriptedGroupStore implements GroupStore {
     }
 
     private long write(TopicPartition tp, OptionalLong offset) {
+        long version = claimWrite(tp, offset);
+        written.put(tp, version);
+        return version;
+    }
+
+    private long claimWrite(TopicPartition tp, OptionalLong offset) {
         OffsetSnapshot old = offsets.get(tp);
         long version = old == null ? 1 : old.version() + 1; // a creation is a create and a set of version 0
         long created = old == null ? ++zxid : old.created();
@@ -276,7 +289,7 @@ final class ScriptedGroupStore implements GroupStore {
             return new ClaimResult.Busy(others.get(tp));
         }
         held.put(tp, session); // new, or re-confirmed; a node of an earlier session of ours is replaced
-        write(tp, stored(tp).offset());
+        claimWrite(tp, stored(tp).offset());
         return new ClaimResult.Claimed(stored(tp), new Lease(session, ++zxid));
     }
 
@@ -347,6 +360,12 @@ final class ScriptedGroupStore implements GroupStore {
     public OptionalLong ownedVersion(TopicPartition tp, String memberId, long inSession) {
         call("ownedVersion", tp);
         return holds(tp, inSession) ? OptionalLong.of(stored(tp).version()) : OptionalLong.empty();
+    }
+
+    @Override
+    public boolean unwrittenSince(TopicPartition tp, OffsetSnapshot claimed, long version, long created) {
+        return written.getOrDefault(tp, OffsetSnapshot.ABSENT) <= version
+                && (claimed.created() == 0 || created == 0 || claimed.created() == created);
     }
 
     @Override

@@ -578,6 +578,37 @@ public abstract class GroupStoreContract {
         assertThat(g.readOwner(tp(0)).orElseThrow().currentSession()).isTrue();
     }
 
+    @Test
+    void aClaimInTheNextSessionTellsAnOperatorsWriteOfTheSameOffsetFromNone() throws Exception {
+        // Simulator seed 18310 (I4): a final offset that outlived its session is handed over after the next session's
+        // claim only if nobody wrote the offset node since the member saw it; a reset to the same offset is a write.
+        String group = newGroup();
+        CoordinationStore s = store();
+        GroupStore g = s.group(group);
+        g.ensureGroup("sticky");
+        Map<TopicPartition, Long> seen = new java.util.HashMap<>();
+        Map<TopicPartition, Long> created = new java.util.HashMap<>();
+        for (TopicPartition tp : List.of(tp(0), tp(1))) {
+            ClaimResult.Claimed c = claimed(g, tp, "m1");
+            CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp, 10, c.offset().version(),
+                    c.lease().session())));
+            seen.put(tp, out.committed().get(tp));
+            created.put(tp, out.created().getOrDefault(tp, 0L));
+        }
+
+        expire(s);
+        setOffsetByHand(offsetPath(group, tp(0)), 10); // the offset the member saw, written again
+        ClaimResult.Claimed edited = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed untouched = claimed(g, tp(1), "m1");
+
+        assertThat(edited.offset().offset()).hasValue(10);
+        assertThat(g.unwrittenSince(tp(0), edited.offset(), seen.get(tp(0)), created.get(tp(0))))
+                .as("an operator's write of the same offset").isFalse();
+        assertThat(untouched.offset().version()).as("a claim moves the version").isNotEqualTo(seen.get(tp(1)));
+        assertThat(g.unwrittenSince(tp(1), untouched.offset(), seen.get(tp(1)), created.get(tp(1))))
+                .as("claims only since").isTrue();
+    }
+
     // ------------------------------------------------------------------ commit
 
     @Test

@@ -301,6 +301,19 @@ class SimulationTest {
     }
 
     /**
+     * Seed 18310 of the 100,000 unkindest schedules (2026-12-06): m2 was cut off silently at 482 ms with t:0 stored at
+     * 0, the offset it last saw; an operator reset t:0 to 0 at 512 ms; m2 left while cut off and its final offset 14 for
+     * t:0 outlived its session. In the next session the leave claimed t:0 again and, finding the offset it last saw,
+     * wrote 14 over the reset it never saw (I4). The offset node's own version now decides ({@code
+     * GroupStore.unwrittenSince}); fails without that.
+     */
+    @Test
+    void aFinalOffsetFromAnEarlierSessionIsNotWrittenOverAResetToTheOffsetItSaw() {
+        Simulation.Result r = withBothSwitchesAsFound(18310);
+        assertThat(r.violations()).isEmpty();
+    }
+
+    /**
      * A pinned seed of a run with silent cuts and all extra fault kinds there were then (before claims landing late),
      * on the simulator it was found with.
      */

@@ -894,6 +894,16 @@ public final class ZkGroupStore implements GroupStore {
         return java.util.OptionalLong.of(version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
     }
 
+    /**
+     * The offset node's own version (the low half of the SPI version) and incarnation: a claim moves only the fence
+     * half, an operator's {@code set}, even of the same offset, moves the offset node's.
+     */
+    @Override
+    public boolean unwrittenSince(TopicPartition tp, OffsetSnapshot claimed, long version, long created) {
+        return version != OffsetSnapshot.ABSENT && offsetVersion(claimed.version()) == offsetVersion(version)
+                && (claimed.created() == 0 || created == 0 || claimed.created() == created);
+    }
+
     /** Whether {@code memberId}'s owner node of {@code tp} exists in {@code session}, the current one. */
     private boolean holds(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
