@@ -158,7 +158,8 @@ final class SimMember implements RebalanceListener {
             ask.retainAll(processing.keySet());
             toRefresh.clear();
             if (!ask.isEmpty()) {
-                apply(member.refresh(ask));
+                Map<TopicPartition, Processing> asked = sentWith(ask);
+                apply(member.refresh(ask), Map.of(), asked);
             }
         }
         processing.forEach(this::finishBatch);
@@ -184,8 +185,9 @@ final class SimMember implements RebalanceListener {
             });
         }
         long mark = mirror == null ? 0 : mirror.mark();
+        Map<TopicPartition, Processing> sent = sentWith(offsets.keySet());
         CommitResult r = member.commit(offsets);
-        apply(r, offsets);
+        apply(r, offsets, sent);
         if (mirror != null) {
             Map<TopicPartition, Long> committed = new TreeMap<>();
             r.statuses().forEach((tp, status) -> {
@@ -212,17 +214,39 @@ final class SimMember implements RebalanceListener {
         p.position = Math.max(p.position, end);
     }
 
-    private void apply(CommitResult r) {
-        apply(r, Map.of());
+    /** What user code worked on when it sent a commit or refresh of {@code partitions}: the answer is about those. */
+    private Map<TopicPartition, Processing> sentWith(java.util.Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Processing> sent = new TreeMap<>();
+        partitions.forEach(tp -> {
+            Processing p = processing.get(tp);
+            if (p != null) {
+                sent.put(tp, p);
+            }
+        });
+        return sent;
     }
 
-    private void apply(CommitResult r, Map<TopicPartition, Long> offsets) {
+    /**
+     * Applies a commit's or refresh's answer to the partitions as they were when it was sent ({@code sent}). This user
+     * code hears its callbacks on the member's callback lane while its polling thread may be in a commit; the adapter
+     * serves them on its polling thread, so an answer there always comes before any callback that followed it (seed
+     * 63228 of the unkindest schedules: a commit hanging in a silent cut answered NOT_OWNED for the claim it was sent
+     * under after user code had heard that partition lost and assigned again, and dropped the new assignment's work).
+     */
+    private void apply(CommitResult r, Map<TopicPartition, Long> offsets, Map<TopicPartition, Processing> sent) {
         r.statuses().forEach((tp, status) -> {
-            Processing p = processing.get(tp);
+            Processing p = sent.get(tp);
+            Processing now = processing.get(tp);
+            boolean current = p != null && now == p;
+            if (p != null && now != null && now != p && (status == CommitResult.Status.NOT_OWNED
+                    || status == CommitResult.Status.ADOPTED)) {
+                log.event(id + " ignores " + status + " of " + tp + ": about the claim it was sent under, assigned "
+                        + "again since");
+            }
             switch (status) {
-                case COMMITTED -> checker.committed(this, tp, offsets.get(tp), p);
+                case COMMITTED -> checker.committed(this, tp, offsets.get(tp), processing.get(tp));
                 case ADOPTED -> {
-                    if (p != null) {
+                    if (current) {
                         OptionalLong at = r.adoptedOffsets().get(tp);
                         p.position = at != null && at.isPresent() ? at.getAsLong() : checker.logEnd(tp);
                         p.seenEdits = checker.edits(tp);
@@ -234,7 +258,11 @@ final class SimMember implements RebalanceListener {
                         }
                     }
                 }
-                case NOT_OWNED -> processing.remove(tp);
+                case NOT_OWNED -> {
+                    if (current) {
+                        processing.remove(tp);
+                    }
+                }
                 default -> { }
             }
         });

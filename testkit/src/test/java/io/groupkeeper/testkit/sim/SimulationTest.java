@@ -314,6 +314,25 @@ class SimulationTest {
     }
 
     /**
+     * Seed 63228 of the 100,000 unkindest schedules (2026-12-06): m2's polling thread sent a commit of t:0 and t:1 at
+     * 6,600 ms while its process was cut off (silently, since 6,059 ms); when the network returned at 7,306 ms the
+     * member's callback lane told m2's user code that t:1 was revoked, t:0 lost (a publish's lost connection) and t:0
+     * assigned again (re-claimed in the same session), and only then did the commit's answer reach the polling thread:
+     * NOT_OWNED for both, about the claims it was sent under. The simulated user code dropped t:0's new assignment with
+     * it, and the member owned t:0 that nobody processed (I6). The adapter serves callbacks on its polling thread, so
+     * such an answer always comes first there; the simulated user code now applies an answer to the work it was sent
+     * for. Fails with {@code SimMember.apply} dropping whatever it holds of a partition answered NOT_OWNED.
+     */
+    @Test
+    void aCommitAnsweredNotOwnedAfterTheReclaimWasAnnouncedKeepsTheNewAssignment() {
+        Simulation.Result r = withBothSwitchesAsFound(63228);
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)))
+                .as("the commit's answer reaches user code after t:0 was assigned again")
+                .contains("m2 ignores NOT_OWNED of t:0: about the claim it was sent under, assigned again since");
+    }
+
+    /**
      * A pinned seed of a run with silent cuts and all extra fault kinds there were then (before claims landing late),
      * on the simulator it was found with.
      */
