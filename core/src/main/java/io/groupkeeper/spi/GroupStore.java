@@ -15,8 +15,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>The fencing contract (invariants I1, I2, I4):
  * <ul>
- *   <li>{@link #claim} takes a partition only if no owner holds it, and in the same atomic write rewrites the
- *   offset node, so the offset node's version moves on every change of hands;</li>
+ *   <li>{@link #claim} takes a partition only if no owner holds it, and in the same atomic write moves the version
+ *   the store reports for the partition (ZooKeeper's store: a fence node beside the offset node, whose version is one
+ *   half of it), so that version moves on every change of hands;</li>
  *   <li>{@link #commit} writes only if this member's owner node still exists and the offset node still has the
  *   version the member last saw; any other writer (a new owner, an admin, a hand edit) moves the version;</li>
  *   <li>{@link #release} and {@link #releaseAll} delete the owner node only under the same version check (and
