@@ -55,6 +55,8 @@ final class SimChecker {
     private final Map<TopicPartition, Long> floor = new HashMap<>();
     private final Map<TopicPartition, Integer> edits = new HashMap<>();
     private final java.util.Set<TopicPartition> committedSinceExternal = new java.util.HashSet<>();
+    /** The transaction of each partition's last operator write of its offset node (the admin's included). */
+    private final Map<TopicPartition, Long> operatorWriteZxid = new HashMap<>();
     /**
      * Final offsets handed over in a live session since the last operator write, unless they came too late (see
      * {@link #tooLate}): the store must then hold them, as it must hold a commit.
@@ -155,6 +157,14 @@ final class SimChecker {
      * handed over since the last operator write, which the store must then still hold.
      */
     void started(SimMember m, TopicPartition tp, long start, boolean fromNothing) {
+        if (fromNothing && readBeforeLastOperatorWrite(m, tp)) {
+            // Seed 86237 of the unkindest schedules: the claim read "no offset" and made the empty offset node, and an
+            // operator's reset landed after it, before user code heard of the claim. Nothing stored was lost: the
+            // member owes the reset's adoption (its offset watch), and the floor stays the operator's.
+            log.event(m.id + " starts " + tp + " from a claim that read before the last operator write; owes its "
+                    + "adoption");
+            return;
+        }
         if (fromNothing) {
             if (committedSinceExternal.contains(tp) || handOvers.containsKey(tp)) {
                 violation("lost offset: " + m.id + " found no stored offset for " + tp + " although one was "
@@ -167,6 +177,26 @@ final class SimChecker {
         if (f == NO_FLOOR || f == AT_NEXT_START) {
             floor.put(tp, start);
         }
+    }
+
+    /**
+     * Whether {@code m} holds {@code tp} by a claim that came before the operator write its offset node holds now, an
+     * offset: the claim read the node right behind its transaction, so a "no offset" from it is older than that write.
+     */
+    boolean readBeforeLastOperatorWrite(SimMember m, TopicPartition tp) {
+        Long written = operatorWriteZxid.get(tp);
+        Optional<NodeStat> owner = zk.stat(ownerPath(tp));
+        Optional<NodeStat> offset = zk.stat(offsetPath(tp));
+        return written != null && holds(m, tp) && owner.isPresent() && owner.get().czxid() < written
+                && offset.isPresent() && offset.get().mzxid() == written && offsetValues.containsKey(offsetPath(tp));
+    }
+
+    /**
+     * The operator writes of {@code tp} that {@code m}'s user code has seen when it starts from its claim: all of them,
+     * except the last when the claim found no offset and that write came after the claim (it is owed as an adoption).
+     */
+    int editsSeenAtStart(SimMember m, TopicPartition tp, boolean fromNothing) {
+        return fromNothing && readBeforeLastOperatorWrite(m, tp) ? edits(tp) - 1 : edits(tp);
     }
 
     void adopted(SimMember m, TopicPartition tp, long position, boolean fromNothing) {
@@ -302,6 +332,13 @@ final class SimChecker {
             }
         }
         if (session == 0 || session == adminSession.getAsLong()) {
+            for (ModelTransactions.Write w : writes) {
+                TopicPartition tp = w.path().startsWith(offsetsPrefix()) && w.kind() != ModelTransactions.Kind.CHECK
+                        ? partitionOf(w.path()) : null;
+                if (tp != null) {
+                    operatorWriteZxid.put(tp, zxid);
+                }
+            }
             return;
         }
         for (ModelTransactions.Write w : writes) {

@@ -275,7 +275,8 @@ final class SimMember implements RebalanceListener {
         SortedSet<TopicPartition> fresh = new TreeSet<>();
         partitions.forEach((tp, offset) -> {
             long start = offset.isPresent() ? offset.getAsLong() : checker.logEnd(tp); // start position: latest
-            processing.put(tp, new Processing(start, checker.claimSession(this, tp), checker.edits(tp),
+            processing.put(tp, new Processing(start, checker.claimSession(this, tp),
+                    checker.editsSeenAtStart(this, tp, offset.isEmpty()),
                     scheduler.now().toEpochMilli()));
             checker.started(this, tp, start, offset.isEmpty());
             if (offset.isEmpty()) {
