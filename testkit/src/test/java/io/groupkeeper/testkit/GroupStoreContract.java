@@ -940,8 +940,12 @@ public abstract class GroupStoreContract {
 
         expire(s);
         await().until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION));
-        assertThat(events).contains(ConnectionEvent.LOST).doesNotContain(ConnectionEvent.RECONNECTED);
-        assertThat(events.indexOf(ConnectionEvent.LOST)).isLessThan(events.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION));
+        // Up to the new session only: what the new session meets later is not this case's (under load a real
+        // client's new connection was once reported LOST and RECONNECTED again right after, in that new session).
+        List<ConnectionEvent> untilNew = List.copyOf(events.subList(0,
+                events.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION) + 1));
+        assertThat(untilNew).contains(ConnectionEvent.LOST).doesNotContain(ConnectionEvent.RECONNECTED);
+        assertThat(untilNew.indexOf(ConnectionEvent.LOST)).isLessThan(untilNew.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION));
         assertThat(s.sessionId()).isNotEqualTo(old).isNotZero();
         assertThat(g.readOwner(tp(0))).isEmpty();
         assertThat(g.isRegistered("m1")).isFalse();
