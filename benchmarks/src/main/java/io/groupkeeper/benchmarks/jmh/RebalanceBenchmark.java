@@ -61,7 +61,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 // 150 warm-up shots: with 60, all three subjects were still being compiled (one fork, 2026-12-01, join p50 with 60 ->
 // 150 warm-ups: zookeeper 35.2 -> 19.1 ms, groupkeeper-kafka 82.4 -> 56.7, kafka-classic-hb20 88.3 -> 33.7;
-// benchmarks/results/HISTORY.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
+// benchmarks/HISTORY.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
 @Warmup(iterations = 150)
 @Measurement(iterations = 30)
 @Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})

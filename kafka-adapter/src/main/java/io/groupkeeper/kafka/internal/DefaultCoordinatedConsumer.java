@@ -167,7 +167,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // then fails before the group sees a member come and go), then the join on the member's lane while this
             // thread warms the consumer up: metadata and the broker connections cost the first fetch ~3.5 ms on a
             // loopback broker (far more over TLS or SASL), and are ready when the first partitions arrive.
-            // benchmarks/results/HISTORY.md ("What changed since the first runs") compares the orders tried.
+            // benchmarks/HISTORY.md ("What changed since the first runs") compares the orders tried.
             KafkaConsumer<K, V> c;
             try {
                 java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
