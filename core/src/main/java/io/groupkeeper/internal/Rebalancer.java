@@ -63,6 +63,9 @@ final class Rebalancer {
     private boolean metadataChanged;
     /** Replica racks, read with the counts while some member has a rack; null: to be read. */
     private PartitionRacks racks;
+    /** Lane-confined: between the lane's activate and deactivate. */
+    private boolean leading;
+    /** False from the moment {@link #deactivate} is called, so that a run in flight knows. */
     private volatile boolean active;
 
     Rebalancer(MemberConfig config, GroupStore store, Clock clock, SerialExecutor lane,
@@ -82,6 +85,7 @@ final class Rebalancer {
     void activate(LeaderElection election) {
         lane.execute(() -> {
             this.election = election;
+            leading = true;
             active = true;
             epoch++;
             membershipHook = changeHook(epoch);
@@ -94,11 +98,18 @@ final class Rebalancer {
         });
     }
 
+    /**
+     * Stops leading. Takes effect at once for a run already in flight (a close gives leadership up and leaves the
+     * election right after, while a run may be publishing): that run's failure is then the expected end of it, not a
+     * problem to retry or warn about.
+     */
     void deactivate() {
+        active = false;
         lane.execute(() -> {
-            if (active) {
+            if (leading) {
                 LOG.info("member {}/{} is no longer the leader", config.groupId(), config.memberId());
             }
+            leading = false;
             active = false;
             epoch++;
         });
@@ -143,6 +154,10 @@ final class Rebalancer {
         } catch (RuntimeException e) {
             current = null; // re-read everything on the retry
             counts = null;
+            if (!active) {
+                LOG.debug("rebalance stopped: leadership given up while it ran ({})", e.toString());
+                return;
+            }
             long delay = backoff.failed();
             LOG.warn("rebalance failed, retrying in {} ms: {}", delay, e.toString());
             scheduler.schedule(() -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay,

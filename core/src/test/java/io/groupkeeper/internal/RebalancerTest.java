@@ -247,6 +247,21 @@ class RebalancerTest {
     }
 
     @Test
+    void aPublishThatFailsBecauseTheLeaderSteppedDownWhileItRanIsNotRetried() {
+        store.join("a", Optional.empty(), "t");
+        election.failures = 1; // the latch is left while the publish is on its way: "not the leader"
+        election.duringNextPublish = () -> leader.deactivate(); // the close, on another thread
+        leader = leader();
+        leader.activate(election);
+        scheduler.runReady();
+        scheduler.advance(RetryDelays.MAX_MS);
+
+        assertThat(election.publishes).isEmpty();
+        assertThat(scheduler.delays()).as("no retry (a retry is what the WARN announced)").isEmpty();
+        assertThat(leader.isActive()).isFalse();
+    }
+
+    @Test
     void aLeaderDeactivatedPublishesNothingMore() {
         store.join("a", Optional.empty(), "t");
         elected();

@@ -21,6 +21,8 @@ final class ScriptedElection implements LeaderElection {
     final List<Publish> publishes = new ArrayList<>();
     long version = -1;
     int failures;
+    /** Runs as a publish begins, once: what happens elsewhere while the publish is on its way. */
+    Runnable duringNextPublish;
 
     @Override
     public void start() {
@@ -35,6 +37,11 @@ final class ScriptedElection implements LeaderElection {
     public long publish(long expectedVersion, long generation,
                         Map<String, ? extends Set<TopicPartition>> changedTargets, Set<String> removedMembers,
                         SortedSet<String> staticMembers) {
+        Runnable during = duringNextPublish;
+        duringNextPublish = null;
+        if (during != null) {
+            during.run();
+        }
         if (failures > 0) {
             failures--;
             throw new StoreException("publish failed: connection loss (scripted)");

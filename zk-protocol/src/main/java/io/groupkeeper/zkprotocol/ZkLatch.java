@@ -1,8 +1,9 @@
 package io.groupkeeper.zkprotocol;
 
 /**
- * A participant of a leader election under one folder (Curator's {@code LeaderLatch} on a server, the model's latch in
- * memory): each participant an ephemeral sequential node, the lowest one leads, each watches only its predecessor.
+ * A participant of a leader election under one folder (Curator's {@code LeaderLatch} protocol: zk-store's latch on a
+ * server, the model's latch in memory): each participant an ephemeral sequential node, the lowest one leads, each
+ * watches only its predecessor.
  */
 public interface ZkLatch extends AutoCloseable {
 

@@ -23,8 +23,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Leader election through the port's {@link ZkLatch} (Curator's {@code LeaderLatch} on a server: each participant
- * watches only its predecessor, so no herd), and the fenced publish of a generation.
+ * Leader election through the port's {@link ZkLatch} (Curator's {@code LeaderLatch} protocol: each participant watches
+ * only its predecessor, so no herd), and the fenced publish of a generation.
  *
  * <p>Publishing writes only the targets that changed. Every transaction carries a check of this participant's
  * latch node (it is still a live participant) and of the assignment node's version (nobody published since the

@@ -28,8 +28,6 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.curator.framework.recipes.leader.LeaderLatch;
-import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.jute.BinaryOutputArchive;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
@@ -478,49 +476,10 @@ public final class ZkSession implements ZkPort {
 
     // ------------------------------------------------------------------ leader election
 
+    /** Curator's leader latch protocol, quiet when closed with a check in flight ({@link CuratorLatch}). */
     @Override
     public ZkLatch latch(String path, String participantId, Runnable isLeader, Runnable notLeader) {
-        LeaderLatch latch = new LeaderLatch(client, path, participantId);
-        latch.addListener(new LeaderLatchListener() {
-            @Override
-            public void isLeader() {
-                isLeader.run();
-            }
-
-            @Override
-            public void notLeader() {
-                notLeader.run();
-            }
-        });
-        return new ZkLatch() {
-            @Override
-            public void start() {
-                try {
-                    latch.start();
-                } catch (Exception e) {
-                    throw failure("start leader latch " + abs(path), e);
-                }
-            }
-
-            @Override
-            public boolean hasLeadership() {
-                return latch.hasLeadership();
-            }
-
-            @Override
-            public String ourPath() {
-                return latch.getOurPath();
-            }
-
-            @Override
-            public void close() {
-                try {
-                    latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
-                } catch (IOException | IllegalStateException e) {
-                    // already closed
-                }
-            }
-        };
+        return new CuratorLatch(client, path, participantId, isLeader, notLeader);
     }
 
     // ------------------------------------------------------------------ connection
