@@ -22,9 +22,10 @@ import java.util.TreeSet;
  * still that value, so that an operator who changes the offset (admin reset, hand edit) clears it (I4).
  * {@code ranges}: inclusive, ascending, disjoint, all above {@code from}. {@code bits}: base64 (RFC 4648, padded) of a
  * little-endian bitset, bit {@code i} (byte {@code i/8}, bit {@code i%8}, least significant first) standing for offset
- * {@code from + 1 + i}; trailing zero bytes dropped. The encoder writes whichever of the two is shorter (ranges on a
- * tie: readable in zkCli). {@code attempts}: {@code [offset, failed attempts]} of at most
- * {@link #MAX_RECORDED_ATTEMPTS} records not done yet, the lowest offsets; omitted when none.
+ * {@code from + 1 + i}; trailing zero bytes dropped. The encoder writes ranges while they take at most
+ * {@link #READABLE} characters (readable in zkCli), beyond that whichever of the two is shorter. {@code attempts}:
+ * {@code [offset, failed attempts]} of at most {@link #MAX_RECORDED_ATTEMPTS} records not done yet, the lowest
+ * offsets; omitted when none.
  *
  * <p>The size is bounded by construction: with nothing dispatched at or beyond {@code from + maxSpan}, the text is at
  * most {@link #maxEncodedLength(int)} characters (ASCII: as many bytes).
@@ -33,6 +34,9 @@ public final class ProgressCodec {
 
     /** Failed attempts are recorded for at most this many records (the lowest offsets); the others restart at 1. */
     public static final int MAX_RECORDED_ATTEMPTS = 16;
+
+    /** Ranges up to this many characters are written as ranges even where the bitset would be shorter. */
+    public static final int READABLE = 256;
 
     private static final int LONG_DIGITS = String.valueOf(Long.MAX_VALUE).length(); // 19
     private static final int INT_DIGITS = String.valueOf(Integer.MAX_VALUE).length(); // 10
@@ -58,13 +62,15 @@ public final class ProgressCodec {
         String ranges = ",\"ranges\":" + ranges(p.done());
         int bytes = (int) ((p.span() + 7) / 8); // bits for from+1 .. last
         int bitsLength = ",\"bits\":\"\"".length() + 4 * ((bytes + 2) / 3);
-        String set = ranges.length() <= bitsLength ? ranges : ",\"bits\":\"" + bits(p.lowWater(), p.done()) + "\"";
+        String set = ranges.length() <= Math.max(bitsLength, ",\"ranges\":".length() + READABLE) ? ranges
+                : ",\"bits\":\"" + bits(p.lowWater(), p.done()) + "\"";
         return Optional.of(head + set + attempts(p) + "}");
     }
 
     /**
      * The most characters {@link #encode} can write for any progress whose done offsets lie in
-     * {@code (lowWater, lowWater + maxSpan)}: the bitset form at its longest, the largest {@code from}, and
+     * {@code (lowWater, lowWater + maxSpan)}: the longer of the bitset at its longest and readable ranges at their
+     * longest, the largest {@code from}, and
      * {@link #MAX_RECORDED_ATTEMPTS} attempts of the largest offsets and counts.
      */
     public static int maxEncodedLength(int maxSpan) {
@@ -74,7 +80,7 @@ public final class ProgressCodec {
         int bytes = (maxSpan - 1 + 7) / 8; // bits for from+1 .. from+maxSpan-1
         int base64 = 4 * ((bytes + 2) / 3);
         int head = "{\"from\":".length() + LONG_DIGITS;
-        int set = ",\"bits\":\"".length() + base64 + "\"".length();
+        int set = Math.max(",\"bits\":\"".length() + base64 + "\"".length(), ",\"ranges\":".length() + READABLE);
         int entry = "[".length() + LONG_DIGITS + ",".length() + INT_DIGITS + "]".length();
         int attempts = ",\"attempts\":[".length() + MAX_RECORDED_ATTEMPTS * entry + (MAX_RECORDED_ATTEMPTS - 1) + 1;
         return head + set + attempts + "}".length();
@@ -251,8 +257,8 @@ public final class ProgressCodec {
 
     private static void requireWithinSpan(String text, long from, long offset) {
         if (offset - from >= ProgressLimits.MAX_SPAN || offset - from < 0) {
-            throw new ProgressFormatException(text, "offset " + offset + " is not within " + ProgressLimits.MAX_SPAN
-                    + " above 'from' " + from);
+            throw new ProgressFormatException(text, "offset " + offset + " is outside 'from' .. 'from' + "
+                    + (ProgressLimits.MAX_SPAN - 1) + " (" + from + ".." + (from + ProgressLimits.MAX_SPAN - 1) + ")");
         }
     }
 }
