@@ -180,8 +180,9 @@ public final class PartitionProgress<R> {
              it.hasNext() && out.size() < capacity; ) {
             Map.Entry<Long, Long> w = it.next();
             if (now - w.getValue() >= 0) {
+                long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
                 it.remove();
-                start(held.get(w.getKey()), out);
+                start(held.get(offset), out);
             }
         }
         long limit = lowWater + limits.maxSpan();

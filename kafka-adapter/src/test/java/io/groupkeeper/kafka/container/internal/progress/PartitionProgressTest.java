@@ -208,6 +208,20 @@ class PartitionProgressTest {
     }
 
     @Test
+    void severalRetriesDueAtOnceEachStartOnce() {
+        PartitionProgress<String> p = fresh(Ordering.UNORDERED, ROOMY, 0);
+        p.append(records(0, 2, "k"));
+        List<Ticket<String>> t = p.dispatch(64, 0);
+        p.retryLater(t.get(0), 100);
+        p.retryLater(t.get(1), 5);
+        p.retryLater(t.get(2), 5);
+        // found by the random completion orders: TreeMap's iterator reuses a removed entry for its successor
+        assertThat(offsets(p.dispatch(64, 5))).containsExactly(1L, 2L);
+        assertThat(p.inFlight()).isEqualTo(2);
+        assertThat(p.waitingRetries()).isEqualTo(1);
+    }
+
+    @Test
     void attemptsSurviveAHandoverThroughTheCommittedProgress() {
         PartitionProgress<String> a = fresh(Ordering.KEY, ROOMY, 40);
         a.append(records(40, 42, "x", "y", "z"));
