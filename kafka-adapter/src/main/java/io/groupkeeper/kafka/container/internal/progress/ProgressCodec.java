@@ -127,7 +127,8 @@ public final class ProgressCodec {
         if (hasRanges == hasBits) {
             throw new ProgressFormatException(text, "expected exactly one of the fields 'ranges' and 'bits'");
         }
-        NavigableSet<Long> done = hasRanges ? fromRanges(text, from, m.get("ranges")) : fromBits(text, from, m.get("bits"));
+        NavigableSet<Long> done = hasRanges ? fromRanges(text, from, m.get("ranges"))
+                : fromBits(text, from, m.get("bits"));
         TreeMap<Long, Integer> attempts = m.containsKey("attempts")
                 ? attempts(text, from, m.get("attempts")) : new TreeMap<>();
         try {

@@ -2,9 +2,9 @@ package io.groupkeeper.kafka.container.internal.progress;
 
 /**
  * One dispatched attempt at one record: the worker runs the handler on {@code record} and hands the ticket back
- * ({@link PartitionProgress#complete}, {@link PartitionProgress#retryLater}). {@code epoch} is the ownership the record
- * was dispatched under (the claim's fencing token): a ticket of an earlier ownership is dropped. {@code attempt} is 1 for
- * the first attempt, counting attempts a previous owner recorded in the offset node.
+ * ({@link PartitionProgress#complete}, {@link PartitionProgress#retryLater}). {@code epoch} is the ownership the
+ * record was dispatched under (the claim's fencing token): a ticket of an earlier ownership is dropped.
+ * {@code attempt} is 1 for the first attempt, counting attempts a previous owner recorded in the offset node.
  *
  * <p>Tickets are compared by identity on purpose: the same record dispatched again (a retry) gets a new ticket, and an
  * old one handed back twice is refused.

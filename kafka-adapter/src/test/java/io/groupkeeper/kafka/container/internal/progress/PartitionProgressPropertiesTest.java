@@ -70,7 +70,7 @@ class PartitionProgressPropertiesTest {
 
     // ------------------------------------------------------------------ one owner, random completion orders
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void randomCompletionOrdersKeepOrderLoseNothingAndStayWithinTheBounds(
             @ForAll Ordering ordering, @ForAll long seed,
             @ForAll @IntRange(min = 1, max = 300) int records, @ForAll @IntRange(min = 1, max = 12) int keys,
@@ -90,7 +90,7 @@ class PartitionProgressPropertiesTest {
 
     // ------------------------------------------------------------------ handover
 
-    @Property(tries = 400)
+    @Property(tries = 250)
     void aGracefulHandoverReplaysNothingAndACrashOnlyWhatCompletedSinceTheLastCommit(
             @ForAll Ordering ordering, @ForAll long seed, @ForAll boolean graceful,
             @ForAll @IntRange(min = 1, max = 300) int records, @ForAll @IntRange(min = 1, max = 12) int keys,
