@@ -1,0 +1,163 @@
+package io.groupkeeper.kafka.container.internal.progress;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The progress of every partition a member owns, under one ordering and one set of limits: which partition's progress
+ * a ticket goes back to, the workers shared fairly between partitions, what a commit owes, which partitions to pause.
+ * {@code P} is the partition's type (the container's {@code TopicPartition}).
+ *
+ * <p>A partition assigned again (a new claim) gets a new progress; tickets of the earlier one, and tickets of a
+ * partition no longer owned, are dropped and counted. Not thread-safe: the polling thread calls it.
+ */
+public final class OwnedPartitions<P, R> {
+
+    /** A ticket and the partition it belongs to. */
+    public record Dispatched<P, R>(P partition, Ticket<R> ticket) {
+    }
+
+    private final Ordering ordering;
+    private final ProgressLimits limits;
+    private final Map<P, PartitionProgress<R>> owned = new LinkedHashMap<>();
+    private int turn;
+    private long droppedUnowned;
+
+    public OwnedPartitions(Ordering ordering, ProgressLimits limits) {
+        this.ordering = Objects.requireNonNull(ordering, "ordering");
+        this.limits = Objects.requireNonNull(limits, "limits");
+    }
+
+    /**
+     * {@code partition} was claimed under {@code epoch} (its fencing token); processing resumes from what its offset
+     * node holds. An earlier progress of the partition is let go.
+     */
+    public PartitionProgress<R> assigned(P partition, long epoch, OffsetProgress resumeFrom) {
+        PartitionProgress<R> p = new PartitionProgress<>(ordering, limits, epoch, resumeFrom);
+        PartitionProgress<R> before = owned.put(partition, p);
+        if (before != null) {
+            before.lost();
+        }
+        return p;
+    }
+
+    /** A graceful revocation begins: the partition starts nothing more; what runs may complete. */
+    public Optional<PartitionProgress<R>> revoking(P partition) {
+        PartitionProgress<R> p = owned.get(partition);
+        if (p != null) {
+            p.stopDispatching();
+        }
+        return Optional.ofNullable(p);
+    }
+
+    /** The partition is gone (released after its final commit, or lost): its tickets are dropped from now on. */
+    public void gone(P partition) {
+        PartitionProgress<R> p = owned.remove(partition);
+        if (p != null) {
+            p.lost();
+        }
+    }
+
+    public Optional<PartitionProgress<R>> get(P partition) {
+        return Optional.ofNullable(owned.get(partition));
+    }
+
+    /**
+     * At most {@code capacity} tickets over all partitions, one per partition in turn, starting with the next
+     * partition each call, so that no partition starves the others of workers.
+     */
+    public List<Dispatched<P, R>> dispatch(int capacity, long now) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
+        }
+        List<Dispatched<P, R>> out = new ArrayList<>();
+        List<Map.Entry<P, PartitionProgress<R>>> order = new ArrayList<>(owned.entrySet());
+        if (order.isEmpty()) {
+            return out;
+        }
+        int start = Math.floorMod(turn++, order.size());
+        List<Map.Entry<P, PartitionProgress<R>>> open = new ArrayList<>(order.subList(start, order.size()));
+        open.addAll(order.subList(0, start));
+        while (out.size() < capacity && !open.isEmpty()) {
+            for (var it = open.iterator(); it.hasNext() && out.size() < capacity; ) {
+                var e = it.next();
+                List<Ticket<R>> one = e.getValue().dispatch(1, now);
+                if (one.isEmpty()) {
+                    it.remove();
+                } else {
+                    out.add(new Dispatched<>(e.getKey(), one.get(0)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** As {@link PartitionProgress#complete}; false for a partition not owned or a stale ticket. */
+    public boolean complete(P partition, Ticket<R> ticket) {
+        PartitionProgress<R> p = owned.get(partition);
+        if (p == null) {
+            droppedUnowned++;
+            return false;
+        }
+        return p.complete(ticket);
+    }
+
+    /** As {@link PartitionProgress#retryLater}; false for a partition not owned or a stale ticket. */
+    public boolean retryLater(P partition, Ticket<R> ticket, long notBefore) {
+        PartitionProgress<R> p = owned.get(partition);
+        if (p == null) {
+            droppedUnowned++;
+            return false;
+        }
+        return p.retryLater(ticket, notBefore);
+    }
+
+    /** The snapshot of every owned partition whose progress changed since its last commit. */
+    public Map<P, OffsetProgress> owed() {
+        Map<P, OffsetProgress> m = new LinkedHashMap<>();
+        owned.forEach((tp, p) -> {
+            if (p.commitOwed()) {
+                m.put(tp, p.snapshot());
+            }
+        });
+        return m;
+    }
+
+    /** These snapshots (from {@link #owed()}) were written; partitions no longer owned are ignored. */
+    public void committed(Map<P, OffsetProgress> written) {
+        written.forEach((tp, s) -> {
+            PartitionProgress<R> p = owned.get(tp);
+            if (p != null) {
+                p.committed(s);
+            }
+        });
+    }
+
+    /** For each owned partition, whether to pause its fetching now ({@link PartitionProgress#shouldPauseFetching}). */
+    public Map<P, Boolean> pauses() {
+        Map<P, Boolean> m = new LinkedHashMap<>();
+        owned.forEach((tp, p) -> m.put(tp, p.shouldPauseFetching()));
+        return m;
+    }
+
+    /** The earliest retry over all partitions (the caller's clock); empty when none waits. */
+    public OptionalLong nextRetryAt() {
+        return owned.values().stream().map(PartitionProgress::nextRetryAt).filter(OptionalLong::isPresent)
+                .mapToLong(OptionalLong::getAsLong).reduce((a, b) -> a - b <= 0 ? a : b);
+    }
+
+    /** Records in flight over all partitions. */
+    public int inFlight() {
+        return owned.values().stream().mapToInt(PartitionProgress::inFlight).sum();
+    }
+
+    /** Tickets dropped: stale in a partition's progress, or of a partition no longer owned. */
+    public long droppedTickets() {
+        return droppedUnowned + owned.values().stream().mapToLong(PartitionProgress::droppedTickets).sum();
+    }
+}

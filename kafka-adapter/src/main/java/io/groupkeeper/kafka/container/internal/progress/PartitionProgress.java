@@ -1,0 +1,378 @@
+package io.groupkeeper.kafka.container.internal.progress;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The progress of one owned partition under one ownership: what is fetched and not dispatched, in flight, waiting to
+ * be retried, done, and owed to the offset node; and which records may start now ({@link #dispatch}).
+ *
+ * <p>Every record has a lane ({@link Ordering#lane}); a lane runs one record at a time, in offset order. A record
+ * that failed keeps its lane busy until it is retried and done, so under {@code KEY} a failing record blocks only its
+ * own key, under {@code PARTITION} the partition (as today), under {@code UNORDERED} nothing.
+ *
+ * <p>The bound: no record at or beyond {@code lowWater + maxSpan} is dispatched. The low-water mark only grows, so
+ * every done offset lies in {@code (lowWater, lowWater + maxSpan)} and the done set has fewer than {@code maxSpan}
+ * entries; its encoding is at most {@link ProgressCodec#maxEncodedLength(int)} characters. Done offsets restored from
+ * a node written with a larger span are dropped at resume (those records run again: at least once holds).
+ *
+ * <p>The low-water mark is the lowest fetched record not done, or, when every fetched record is done, the fetch
+ * position; it then moves on over offsets a previous owner recorded as done. Offsets that never arrive (compacted
+ * away, transaction markers) are passed by the fetch position ({@link #append}, {@link #advanceFetchPosition}).
+ *
+ * <p>Ownership: a progress belongs to one claim ({@code epoch}, the claim's fencing token). Tickets of another
+ * epoch, tickets handed back twice, and everything after {@link #lost()} are dropped and counted.
+ *
+ * <p>Not thread-safe: one thread (the container's polling thread) calls it; workers hand tickets back through it.
+ */
+public final class PartitionProgress<R> {
+
+    private static final class Lane<R> {
+        final Object id;
+        final ArrayDeque<Fetched<R>> queue = new ArrayDeque<>();
+        boolean busy;
+
+        Lane(Object id) {
+            this.id = id;
+        }
+    }
+
+    private final Ordering ordering;
+    private final ProgressLimits limits;
+    private final long epoch;
+    private final long resumeAt;
+
+    private long lowWater;
+    /** Every offset below it was fetched (or never arrives). */
+    private long fetchedUntil;
+    /** Done offsets above the low-water mark (restored ones included). */
+    private final NavigableSet<Long> done = new TreeSet<>();
+    /** Failed attempts of records not done yet (restored ones included). */
+    private final TreeMap<Long, Integer> attempts = new TreeMap<>();
+    /** Fetched and not done: buffered, in flight or waiting to be retried. */
+    private final TreeMap<Long, Fetched<R>> held = new TreeMap<>();
+    private long heldBytes;
+    private final Map<Object, Lane<R>> lanes = new HashMap<>();
+    /** The idle lanes with records, by the offset of their next record. */
+    private final TreeMap<Long, Lane<R>> ready = new TreeMap<>();
+    private final Map<Long, Ticket<R>> inFlight = new HashMap<>();
+    /** Failed records by offset, and when they may run again. */
+    private final TreeMap<Long, Long> waiting = new TreeMap<>();
+
+    private boolean paused;
+    private boolean stopped;
+    private boolean lost;
+    private boolean owed;
+    private long droppedTickets;
+    private final int droppedOnResume;
+
+    /**
+     * The progress of a partition just claimed under {@code epoch}, resuming from what the offset node holds
+     * ({@link ProgressCodec#resume}). Fetching starts at {@link #resumeAt()}.
+     */
+    public PartitionProgress(Ordering ordering, ProgressLimits limits, long epoch, OffsetProgress resumeFrom) {
+        this.ordering = Objects.requireNonNull(ordering, "ordering");
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.epoch = epoch;
+        this.resumeAt = resumeFrom.lowWater();
+        this.lowWater = resumeAt;
+        this.fetchedUntil = resumeAt;
+        long limit = resumeAt + limits.maxSpan();
+        done.addAll(resumeFrom.done().headSet(limit, false));
+        attempts.putAll(resumeFrom.attempts().headMap(limit));
+        this.droppedOnResume = resumeFrom.done().size() - done.size();
+        this.owed = !snapshot().equals(resumeFrom);
+    }
+
+    // ------------------------------------------------------------------ fetching
+
+    /**
+     * Takes fetched records, in offset order, each once. Records done already (below the low-water mark, or recorded
+     * as done by a previous owner) are skipped. Returns how many were skipped.
+     *
+     * @throws IllegalArgumentException when a record's offset is below the fetch position (fetched again, or out of
+     *                                  order)
+     */
+    public int append(List<Fetched<R>> records) {
+        int skipped = 0;
+        if (lost) {
+            return 0;
+        }
+        for (Fetched<R> f : records) {
+            if (f.offset() < fetchedUntil) {
+                throw new IllegalArgumentException("record at offset " + f.offset() + " fetched again or out of order:"
+                        + " the fetch position is " + fetchedUntil + " (records come in offset order, each once)");
+            }
+            fetchedUntil = f.offset() + 1;
+            if (f.offset() < lowWater || done.contains(f.offset())) {
+                skipped++;
+                continue;
+            }
+            held.put(f.offset(), f);
+            heldBytes += f.bytes();
+            Object id = ordering.lane(f.offset(), f.key());
+            Lane<R> lane = lanes.computeIfAbsent(id, Lane::new);
+            lane.queue.add(f);
+            if (!lane.busy && lane.queue.size() == 1) {
+                ready.put(f.offset(), lane);
+            }
+        }
+        advance();
+        return skipped;
+    }
+
+    /** The consumer's position moved past offsets that hold no record (transaction markers, compacted records). */
+    public void advanceFetchPosition(long position) {
+        if (position < fetchedUntil) {
+            throw new IllegalArgumentException("fetch position " + position + " is below " + fetchedUntil
+                    + ", where fetching already is");
+        }
+        if (!lost) {
+            fetchedUntil = position;
+            advance();
+        }
+    }
+
+    /**
+     * Whether to pause fetching this partition: when the held records or bytes reach their cap (resumed when both are
+     * at half), or when the fetch position is at the span's end (nothing fetched now could be dispatched). A single
+     * fetch may overshoot the cap by its own size; the cap stops the next.
+     */
+    public boolean shouldPauseFetching() {
+        if (lost || stopped) {
+            return true;
+        }
+        boolean full = held.size() >= limits.maxRecords() || heldBytes >= limits.maxBytes();
+        boolean spanEnd = fetchedUntil >= lowWater + limits.maxSpan();
+        if (full || spanEnd) {
+            paused = true;
+        } else if (paused && held.size() <= limits.maxRecords() / 2 && heldBytes <= limits.maxBytes() / 2) {
+            paused = false;
+        }
+        return paused;
+    }
+
+    // ------------------------------------------------------------------ dispatching
+
+    /**
+     * The records to start now, at most {@code capacity}: first failed records whose wait is over ({@code now} on the
+     * caller's clock, as {@link System#nanoTime()}), then the next record of each idle lane, lowest offset first, below
+     * {@code lowWater + maxSpan}. Nothing once {@link #stopDispatching()} or {@link #lost()} was called.
+     */
+    public List<Ticket<R>> dispatch(int capacity, long now) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
+        }
+        if (lost || stopped || capacity == 0) {
+            return List.of();
+        }
+        List<Ticket<R>> out = new ArrayList<>();
+        for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator();
+             it.hasNext() && out.size() < capacity; ) {
+            Map.Entry<Long, Long> w = it.next();
+            if (now - w.getValue() >= 0) {
+                long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
+                it.remove();
+                start(held.get(offset), out);
+            }
+        }
+        long limit = lowWater + limits.maxSpan();
+        while (out.size() < capacity && !ready.isEmpty() && ready.firstKey() < limit) {
+            Lane<R> lane = ready.pollFirstEntry().getValue();
+            lane.busy = true;
+            start(lane.queue.poll(), out);
+        }
+        return out;
+    }
+
+    private void start(Fetched<R> f, List<Ticket<R>> out) {
+        Ticket<R> t = new Ticket<>(epoch, f.offset(), attempts.getOrDefault(f.offset(), 0) + 1, f.record());
+        inFlight.put(f.offset(), t);
+        out.add(t);
+    }
+
+    /**
+     * The record of {@code ticket} is done (handled, or recovered after its last attempt): its lane moves on and the
+     * low-water mark with it. Returns false, and changes nothing, for a ticket of another ownership, one handed back
+     * already, or after {@link #lost()}.
+     */
+    public boolean complete(Ticket<R> ticket) {
+        if (!current(ticket)) {
+            return false;
+        }
+        long offset = ticket.offset();
+        inFlight.remove(offset);
+        Fetched<R> f = held.remove(offset);
+        heldBytes -= f.bytes();
+        attempts.remove(offset);
+        done.add(offset);
+        Lane<R> lane = lanes.get(ordering.lane(offset, f.key()));
+        lane.busy = false;
+        if (lane.queue.isEmpty()) {
+            lanes.remove(lane.id);
+        } else {
+            ready.put(lane.queue.peek().offset(), lane);
+        }
+        owed = true;
+        advance();
+        return true;
+    }
+
+    /**
+     * The attempt of {@code ticket} failed and the record is to run again, not before {@code notBefore}; its lane stays
+     * blocked until then, and its attempts are recorded (in the next commit too). Whether to retry at all is the error
+     * policy's decision ({@link Ticket#attempt()} says how many were made). Returns false, and changes nothing, for a
+     * stale ticket, as {@link #complete}.
+     */
+    public boolean retryLater(Ticket<R> ticket, long notBefore) {
+        if (!current(ticket)) {
+            return false;
+        }
+        inFlight.remove(ticket.offset());
+        attempts.put(ticket.offset(), ticket.attempt());
+        waiting.put(ticket.offset(), notBefore);
+        owed = true;
+        return true;
+    }
+
+    private boolean current(Ticket<R> ticket) {
+        if (!lost && ticket.epoch() == epoch && inFlight.get(ticket.offset()) == ticket) {
+            return true;
+        }
+        droppedTickets++;
+        return false;
+    }
+
+    private void advance() {
+        long lw = held.isEmpty() ? fetchedUntil : held.firstKey();
+        lw = Math.max(lw, lowWater);
+        while (done.contains(lw)) {
+            lw++;
+        }
+        if (lw != lowWater) {
+            lowWater = lw;
+            done.headSet(lowWater, true).clear();
+            attempts.headMap(lowWater, false).clear();
+            owed = true;
+        }
+    }
+
+    /** When the earliest failed record may run again (the caller's clock); empty when none waits. */
+    public OptionalLong nextRetryAt() {
+        return waiting.values().stream().mapToLong(Long::longValue).reduce((a, b) -> a - b <= 0 ? a : b);
+    }
+
+    // ------------------------------------------------------------------ committing, handover
+
+    /** What to commit now: the low-water mark, the done offsets above it, the attempts of records not done. */
+    public OffsetProgress snapshot() {
+        return new OffsetProgress(lowWater, done, attempts);
+    }
+
+    /** Whether the progress changed since it was last committed (or since resume). */
+    public boolean commitOwed() {
+        return owed;
+    }
+
+    /** {@code written} (a {@link #snapshot()}) is in the offset node now. */
+    public void committed(OffsetProgress written) {
+        owed = !written.equals(snapshot());
+    }
+
+    /** A graceful handover begins: nothing more starts; what is in flight may still complete. */
+    public void stopDispatching() {
+        stopped = true;
+    }
+
+    /** Whether nothing is in flight (after {@link #stopDispatching()}: the final commit may be written). */
+    public boolean drained() {
+        return inFlight.isEmpty();
+    }
+
+    /** The partition is no longer owned: everything is let go, and tickets handed back later are dropped. */
+    public void lost() {
+        lost = true;
+        held.clear();
+        heldBytes = 0;
+        lanes.clear();
+        ready.clear();
+        inFlight.clear();
+        waiting.clear();
+    }
+
+    // ------------------------------------------------------------------ observing
+
+    public Ordering ordering() {
+        return ordering;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Where fetching starts after the claim: the committed low-water mark. */
+    public long resumeAt() {
+        return resumeAt;
+    }
+
+    public long lowWater() {
+        return lowWater;
+    }
+
+    /** Records fetched and not done (buffered, in flight, waiting to be retried). */
+    public int heldRecords() {
+        return held.size();
+    }
+
+    public long heldBytes() {
+        return heldBytes;
+    }
+
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Failed records waiting to be retried. */
+    public int waitingRetries() {
+        return waiting.size();
+    }
+
+    /** Fetched records neither in flight nor waiting: buffered. */
+    public int buffered() {
+        return held.size() - inFlight.size() - waiting.size();
+    }
+
+    public int doneAboveLowWater() {
+        return done.size();
+    }
+
+    /** Tickets refused as stale (another ownership, handed back twice, after {@link #lost()}). */
+    public long droppedTickets() {
+        return droppedTickets;
+    }
+
+    /** Done offsets of the resumed progress beyond this span (their records run again). */
+    public int droppedOnResume() {
+        return droppedOnResume;
+    }
+
+    public boolean isLost() {
+        return lost;
+    }
+
+    @Override
+    public String toString() {
+        return "partition progress[" + ordering + ", epoch " + epoch + ", low-water " + lowWater + ", done above "
+                + done.size() + ", held " + held.size() + ", in flight " + inFlight.size() + ", waiting "
+                + waiting.size() + (lost ? ", lost" : stopped ? ", stopped" : "") + "]";
+    }
+}
