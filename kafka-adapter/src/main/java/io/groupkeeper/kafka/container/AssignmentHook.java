@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.container;
 
 import java.util.Collection;
+import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -9,6 +10,11 @@ import org.apache.kafka.common.TopicPartition;
  * store — a database that keeps the next offset beside the data (docs/exactly-once.md) — or at a point in time. A
  * hook that throws fails the worker (and so the container): a partition must not be consumed from a position the
  * application did not mean.
+ *
+ * <p>The exactly-once pattern into a database opens the partition here with the claim's fencing token
+ * ({@link Seeker#fencingToken}) and seeks to the offset the database holds; the handler then writes with
+ * {@link HandlerContext#fencingToken()}, the same token, carried with the records fetched under that claim
+ * ({@link io.groupkeeper.kafka.jdbc.FencedJdbcSink} does both steps).
  */
 @FunctionalInterface
 public interface AssignmentHook {
@@ -26,5 +32,14 @@ public interface AssignmentHook {
          * end if there is none (Kafka's {@code offsetsForTimes}).
          */
         void seekToTimestamp(TopicPartition partition, long timestampMillis);
+
+        /**
+         * The fencing token of this member's claim of a partition just assigned ({@code CoordinatedConsumer
+         * .fencingToken}, the ZooKeeper transaction id of the claim), taken when the claim was served to this worker:
+         * open a fencing sink with it before the first record is processed. Every record fetched under this claim
+         * carries the same token into its handler call ({@link HandlerContext#fencingToken()}). Empty when the
+         * partition was lost again before the hook ran.
+         */
+        OptionalLong fencingToken(TopicPartition partition);
     }
 }

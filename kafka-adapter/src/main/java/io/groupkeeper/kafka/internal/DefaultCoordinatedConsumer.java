@@ -550,6 +550,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 p.position = -1; // the offset was removed: start policy again
                 resolver.resolveSoon();
             }
+            listener.adopted(Map.of(p.ktp, stored)); // (a stopped partition of the container resumes there)
         }
 
         @Override

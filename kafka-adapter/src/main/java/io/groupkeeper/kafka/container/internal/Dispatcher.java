@@ -81,6 +81,8 @@ final class Dispatcher<K, V> {
     private final Deserializer<V> valueDeserializer;
     /** The transactional mode's sender (a handler call's records go into the transaction when it succeeds); or null. */
     private final TransactionalOutput output;
+    /** The rate-limited WARN of failed handler calls. */
+    private final FailureLog failures;
 
     Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
                Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer, TransactionalOutput output) {
@@ -91,6 +93,7 @@ final class Dispatcher<K, V> {
         this.publisher = publisher;
         this.inFlight = inFlight;
         this.control = control;
+        this.failures = new FailureLog(config.ticker());
     }
 
     long dispatch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
@@ -159,6 +162,7 @@ final class Dispatcher<K, V> {
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
+            failures.failed(tp, raw.offset(), attempt, action.maxAttempts(), failure);
             if (aborted != null && aborted.resumeAt >= 0) {
                 rewoundTo = aborted.resumeAt;
                 afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
@@ -314,6 +318,7 @@ final class Dispatcher<K, V> {
             }
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
+            failures.failed(tp, first, attempt, action.maxAttempts(), cause);
             if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0) {
                 afterAbort(tp, first, last, attempt, action, cause);
                 position = of.failure.resumeAt;
