@@ -86,9 +86,11 @@ class ContainerOperatorIT extends ContainerTestSupport {
     }
 
     /**
-     * A poison record stops its partition (error policy STOP_PARTITION); an operator's {@code offsets reset
-     * --to-offset} past it (GroupAdmin, what the CLI runs) is adopted by the owner, and the partition resumes from the
-     * reset point: the records after it are handled, the stored offset reaches the log end, nothing is stopped.
+     * A poison record stops its partition (error policy STOP_PARTITION): lag status says STOP with the reason (the
+     * container's stopped mark in the offset node), although the member is alive and committing. An operator's
+     * {@code offsets reset --to-offset} past it (GroupAdmin, what the CLI runs) is adopted by the owner, and the
+     * partition resumes from the reset point: the records after it are handled, the stored offset reaches the log end,
+     * nothing is stopped, and the status is OK again.
      */
     @Test
     void anOperatorsResetPastAPoisonRecordResumesItsStoppedPartition() throws Exception {
@@ -112,8 +114,16 @@ class ContainerOperatorIT extends ContainerTestSupport {
 
         var log = captureWarnings(WORKER);
         try (GroupAdmin admin = GroupAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
+            // The stopped mark goes into the offset node with the next commit: STOP, saying why, lag 3.
+            await().atMost(WAIT).until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.STOP);
             GroupStatus stopped = admin.status(group, Duration.ofMinutes(5));
-            assertThat(stopped.partitions()).singleElement().satisfies(r -> assertThat(r.logEnd()).hasValue(4));
+            assertThat(stopped.partitions()).singleElement().satisfies(r -> {
+                assertThat(r.logEnd()).hasValue(4);
+                assertThat(r.committed()).hasValue(1);
+                assertThat(r.status().lag()).hasValue(3);
+                assertThat(r.status().reason()).contains("stopped by its consumer at offset 1")
+                        .contains("IllegalStateException: poison");
+            });
             admin.executeReset(group, PartitionSelection.builder().partitions(topic, java.util.Set.of(0)).build(),
                     new ResetSpec.ToOffset(2));
             await().atMost(WAIT).until(() -> handled.containsAll(List.of("a", "b", "c")));

@@ -7,6 +7,7 @@ import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
 import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
+import io.groupkeeper.status.StoppedMark;
 import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.time.Duration;
@@ -67,7 +68,8 @@ final class GroupInspector {
 
     /**
      * As {@link #status(String, Duration)}, plus a time threshold ({@link LagTimeRule}): a partition whose lag in time
-     * exceeds {@code maxLagTime} is at least WARN. A partition that is caught up (also when only transaction markers
+     * exceeds {@code maxLagTime} is at least WARN. A partition whose offset node carries a {@link StoppedMark} (its
+     * consumer keeps it stopped) is STOP with the mark's reason, unless REWIND. A partition that is caught up (also when only transaction markers
      * follow its committed offset) is judged with no lag, so neither an idle partition nor a transactional topic's
      * last marker reads as STOP.
      */
@@ -113,6 +115,12 @@ final class GroupInspector {
             }
             if (timeRule.isPresent()) {
                 s = timeRule.get().apply(s, p.lagTime());
+            }
+            Optional<String> mark = node == null ? Optional.empty()
+                    : node.body().flatMap(b -> StoppedMark.read(b.metadata()));
+            if (mark.isPresent() && s.status() != LagStatus.REWIND) {
+                // Its consumer keeps it stopped (an error policy's stop): STOP whatever the history says, until it runs.
+                s = new PartitionStatus(LagStatus.STOP, s.lag(), "stopped by its consumer " + mark.get());
             }
             worst = worst.worst(s.status());
             rows.add(new GroupStatus.Row(p.partition(), p.owner(), p.committed(), p.logEnd(), s));

@@ -5,6 +5,7 @@ import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.status.StoppedMark;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -65,6 +66,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final TransactionalOutput output;
     /** The consumer's rebalance listener: the claims' tokens, the container's assignment hook, adopted resets. */
     private final AssignmentSeeker seeker;
+    /** The stopped mark each partition's offset metadata carries (worker thread only). */
+    private final Map<TopicPartition, String> marked = new HashMap<>();
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
     private long lastIdleReportNanos;
@@ -332,6 +335,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         stopped.keySet().retainAll(owned);
         retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
         attempts.retainAll(owned);
+        markStopped(c, owned);
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
@@ -365,6 +369,32 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 LOG.info("resumed {}", resume);
             }
         }
+    }
+
+    /**
+     * Keeps a {@link StoppedMark} in the offset metadata of each stopped partition (written with its next commit), and
+     * none in the others: lag status says STOP for a stopped partition until it runs again (docs/service.md).
+     */
+    private void markStopped(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, Set<TopicPartition> owned) {
+        if (stopped.isEmpty() && marked.isEmpty()) {
+            return;
+        }
+        stopped.forEach((tp, s) -> {
+            String mark = StoppedMark.of(s.offset(), s.reason());
+            if (!mark.equals(marked.get(tp))) {
+                c.offsetMetadata(tp, mark);
+                marked.put(tp, mark);
+            }
+        });
+        marked.keySet().removeIf(tp -> {
+            if (stopped.containsKey(tp)) {
+                return false;
+            }
+            if (owned.contains(tp)) {
+                c.offsetMetadata(tp, ""); // running again (resumed, or reset by an operator)
+            }
+            return true;
+        });
     }
 
     // ------------------------------------------------------------------ Dispatcher.Control
