@@ -61,6 +61,12 @@ final class Dispatcher<K, V> {
 
         void stopPartition(TopicPartition partition, long offset, String reason);
 
+        /**
+         * The record (or batch) at {@code offset} is done: handled ({@code failure} null), or recovered after
+         * {@code failure} (dead-lettered, skipped).
+         */
+        void outcome(TopicPartition partition, long offset, Throwable failure);
+
         String member();
     }
 
@@ -417,6 +423,7 @@ final class Dispatcher<K, V> {
      * comes out after its transaction was aborted and rewound ({@link #earlierOutputFailed}), when the count must go on.
      */
     private void succeeded(TopicPartition tp, long offset, TransactionalOutput.OutputFailure earlier) {
+        control.outcome(tp, offset, null);
         if (output == null) {
             control.done(tp, offset);
         }
@@ -521,6 +528,7 @@ final class Dispatcher<K, V> {
             case SKIP -> {
                 LOG.warn("skipped {} {}: {}", what, after, failure.toString());
                 config.metrics().recovered(config.group(), raw.topic(), recovery);
+                control.outcome(tp, raw.offset(), failure);
                 return true;
             }
             case STOP_PARTITION -> {
@@ -535,6 +543,7 @@ final class Dispatcher<K, V> {
                     LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
+                    control.outcome(tp, raw.offset(), failure);
                     try {
                         config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
                     } catch (RuntimeException e) {
