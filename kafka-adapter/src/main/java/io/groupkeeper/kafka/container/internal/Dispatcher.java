@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
  *
- * <p>About 550 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
+ * <p>About 570 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
  * transactional mode's aborts run through all three (where the partition resumes, which record an attempt counts
  * against, the last attempt's split of a batch); split apart, that one piece of rewind state would be spread over
  * classes. The attempts kept across hand-backs are {@link Attempts}, the outputs {@link TransactionalOutput}.

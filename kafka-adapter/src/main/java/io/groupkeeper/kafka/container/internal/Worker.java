@@ -5,8 +5,6 @@ import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.kafka.internal.AdapterLog;
-import io.groupkeeper.status.FailingMark;
-import io.groupkeeper.status.StoppedMark;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -67,13 +65,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final TransactionalOutput output;
     /** The consumer's rebalance listener: the claims' tokens, the container's assignment hook, adopted resets. */
     private final AssignmentSeeker seeker;
-    /** The mark each partition's offset metadata carries (worker thread only). */
-    private final Map<TopicPartition, String> marked = new HashMap<>();
-    /** Partitions whose last records were recovered, not handled: how many in a row, the last (worker thread only). */
-    private final Map<TopicPartition, Failing> failing = new HashMap<>();
-
-    private record Failing(int records, long offset, String failure) {
-    }
+    /** The stopped and failing marks in the partitions' offset metadata (lag status). */
+    private final PartitionMarks marks = new PartitionMarks();
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
     private long lastIdleReportNanos;
@@ -341,8 +334,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         stopped.keySet().retainAll(owned);
         retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
         attempts.retainAll(owned);
-        failing.keySet().retainAll(owned);
-        mark(c, owned);
+        marks.apply(c, owned, stopped);
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
@@ -376,40 +368,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 LOG.info("resumed {}", resume);
             }
         }
-    }
-
-    /**
-     * Keeps a {@link StoppedMark} in the offset metadata of each stopped partition, a {@link FailingMark} in that of
-     * each partition whose last {@link FailingMark#THRESHOLD} or more records were recovered instead of handled, and
-     * none in the others (written with the partition's next commit): lag status says STOP for a stopped partition until
-     * it runs again, and WARN for a failing one until a record is handled again (docs/service.md).
-     */
-    private void mark(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, Set<TopicPartition> owned) {
-        if (stopped.isEmpty() && marked.isEmpty() && failing.isEmpty()) {
-            return;
-        }
-        Map<TopicPartition, String> want = new HashMap<>();
-        failing.forEach((tp, f) -> {
-            if (f.records() >= FailingMark.THRESHOLD) {
-                want.put(tp, FailingMark.of(f.records(), f.offset(), f.failure()));
-            }
-        });
-        stopped.forEach((tp, s) -> want.put(tp, StoppedMark.of(s.offset(), s.reason())));
-        want.forEach((tp, mark) -> {
-            if (!mark.equals(marked.get(tp))) {
-                c.offsetMetadata(tp, mark);
-                marked.put(tp, mark);
-            }
-        });
-        marked.keySet().removeIf(tp -> {
-            if (want.containsKey(tp)) {
-                return false;
-            }
-            if (owned.contains(tp)) {
-                c.offsetMetadata(tp, ""); // running again (resumed, reset by an operator, a record handled)
-            }
-            return true;
-        });
     }
 
     // ------------------------------------------------------------------ Dispatcher.Control
@@ -489,14 +447,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
 
     @Override
     public void outcome(TopicPartition tp, long offset, Throwable failure) {
-        if (failure == null) {
-            if (!failing.isEmpty()) {
-                failing.remove(tp);
-            }
-            return;
-        }
-        Failing f = failing.get(tp);
-        failing.put(tp, new Failing(f == null ? 1 : f.records() + 1, offset, failure.toString()));
+        marks.outcome(tp, offset, failure);
     }
 
     @Override
