@@ -12,8 +12,9 @@ import java.util.Objects;
  * }</pre>
  *
  * <p><b>Attempts, not retries.</b> {@code retry(3, ...)} calls the handler at most 3 times: the first call and 2
- * retries ({@code retry(1, ...)}: no retry). Spring Kafka counts the other way: its {@code FixedBackOff(interval, 3)}
- * means 3 retries, 4 calls (the Spring starter maps Spring's numbers itself).
+ * retries ({@code retry(1, ...)}: no retry). Spring Kafka counts retries: its {@code FixedBackOff(interval, 3)} means
+ * 3 retries, 4 calls — the same as {@code retry(4, ...)} here. The Spring starter's
+ * {@code groupkeeper.listener.error.attempts} counts attempts too.
  *
  * <p><b>The worker polls between attempts.</b> A failed record that has attempts left is handed back (its partition is
  * sought back to it) and its partition paused until the backoff is over; the worker goes on polling meanwhile, so its
