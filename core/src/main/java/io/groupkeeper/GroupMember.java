@@ -69,6 +69,16 @@ public interface GroupMember extends AutoCloseable {
     CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets);
 
     /**
+     * As {@link #commit(Map, Map)}, also writing each partition's offset metadata (absent: "", none): a
+     * {@link io.groupkeeper.status.StoppedMark} while the consumer keeps the partition stopped, so that lag status says
+     * STOP with its reason. A store that keeps no metadata ignores it (this default).
+     */
+    default CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                                Map<TopicPartition, String> metadata) {
+        return commit(offsets, logEndOffsets);
+    }
+
+    /**
      * From inside {@link RebalanceListener#onPartitionsRevoked}: the final offsets of partitions being revoked, written
      * in the same atomic write that releases them once the callback returns — one round trip instead of a commit and
      * a release, so the next owner starts sooner. Fenced like {@link #commit}: if another writer (an admin, a hand

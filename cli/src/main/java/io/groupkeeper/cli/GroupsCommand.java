@@ -41,9 +41,11 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
         @Mixin CommonOptions common;
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
-        @Option(names = "--status", description = "Also judge each partition and the group: OK, WARN (lag growing), "
-                + "STALL (same offset committed while lagging), STOP (no commit within the window while lagging), "
-                + "REWIND (offset moved back). Judged from the last commits kept in each offset node.")
+        @Option(names = "--status", description = "Also judge each partition and the group: OK, WARN (lag growing, "
+                + "or its consumer's handler failing on every record), STALL (same offset committed while lagging), "
+                + "STOP (no commit within the window while lagging, or stopped by its consumer: a poison record), "
+                + "REWIND (offset moved back). Judged from the last commits kept in each offset node and the marks "
+                + "its consumer writes there.")
         boolean status;
         @Option(names = "--status-window", paramLabel = "DURATION", defaultValue = "PT5M",
                 description = "The window the status is judged over (ISO-8601 duration; default: ${DEFAULT-VALUE}).")

@@ -321,6 +321,12 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
+    public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                               Map<TopicPartition, String> metadata) {
+        return log.inContext(() -> committer.commit(offsets, logEndOffsets, metadata));
+    }
+
+    @Override
     public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
                                                      Map<TopicPartition, Long> logEndOffsets) {
         return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets));

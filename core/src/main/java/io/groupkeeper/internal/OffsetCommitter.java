@@ -55,6 +55,12 @@ final class OffsetCommitter {
     }
 
     CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
+        return commit(offsets, logEndOffsets, Map.of());
+    }
+
+    /** {@code metadata}: each partition's offset metadata (absent: ""). */
+    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                        Map<TopicPartition, String> metadata) {
         requireValidOffsets(offsets);
         long started = System.nanoTime();
         Map<TopicPartition, Status> statuses = new HashMap<>();
@@ -73,7 +79,7 @@ final class OffsetCommitter {
                 seen.put(tp, e.get());
                 Long logEnd = logEndOffsets.get(tp);
                 requests.add(new CommitRequest(tp, offset, e.get().version(), e.get().lease().session(),
-                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)));
+                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd), metadata.getOrDefault(tp, "")));
             });
             if (!requests.isEmpty()) {
                 CommitOutcome outcome = store.commit(config.memberId(), generation.getAsLong(), requests);

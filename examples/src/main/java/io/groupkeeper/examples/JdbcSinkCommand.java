@@ -3,6 +3,8 @@ package io.groupkeeper.examples;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
+import io.groupkeeper.kafka.jdbc.FencedJdbcSink;
+import io.groupkeeper.kafka.jdbc.StaleTokenException;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -28,12 +30,13 @@ import picocli.CommandLine.Option;
 
 /**
  * One member of a group that stores every record of a topic into a database table exactly once, fenced by
- * groupkeeper's fencing token ({@link JdbcSink}; docs/exactly-once.md). Run several; kill one with {@code kill -9} or
- * stop it past the session timeout with {@code kill -STOP}: every input record is in {@code sink_records} once.
+ * groupkeeper's fencing token ({@link JdbcSink}: the library's {@link FencedJdbcSink} with one data table;
+ * docs/exactly-once.md). Run several; kill one with {@code kill -9} or stop it past the session timeout with
+ * {@code kill -STOP}: every input record is in {@code sink_records} once.
  */
 @Command(name = "jdbc-sink", mixinStandardHelpOptions = true,
         description = {"Stores every record of a topic into a JDBC database exactly once (tables sink_records and",
-            "sink_positions, created if missing): the data, the next offset and the partition's fencing token in one",
+            "groupkeeper_sink_positions, created if missing): the data, the next offset and the partition's fencing token in one",
             "database transaction; a former owner's late write is refused. On assignment the consumer seeks to the",
             "database's next offset. SIGTERM: leave gracefully. Logs on stderr, one JSON line per stored batch on",
             "stdout: {\"member\",\"topic\",\"partition\",\"token\",\"stored\",\"skipped\",\"next\"}; a refused write",
@@ -117,11 +120,11 @@ final class JdbcSinkCommand implements Callable<Integer> {
             }
             work(batch.size());
             try {
-                JdbcSink.Written w = sink.write(tp, token, batch);
+                FencedJdbcSink.Written w = sink.write(tp, token, batch);
                 System.out.println("{\"member\":\"" + consumer.memberId() + "\",\"topic\":\"" + tp.topic()
                         + "\",\"partition\":" + tp.partition() + ",\"token\":" + token + ",\"stored\":" + w.stored()
                         + ",\"skipped\":" + w.skipped() + ",\"next\":" + w.nextOffset() + "}");
-            } catch (StaleWriteException e) {
+            } catch (StaleTokenException e) {
                 tokens.remove(tp); // a former owner: drop the rest; the next poll reports the partition lost
                 System.out.println("{\"member\":\"" + consumer.memberId() + "\",\"topic\":\"" + tp.topic()
                         + "\",\"partition\":" + tp.partition() + ",\"refused\":true,\"token\":" + token
@@ -185,7 +188,7 @@ final class JdbcSinkCommand implements Callable<Integer> {
                     consumer.seek(tp, fallback);
                 }
                 tokens.put(tp, token.getAsLong());
-            } catch (StaleWriteException e) {
+            } catch (StaleTokenException e) {
                 System.err.println("member " + consumer.memberId() + ": " + e.getMessage());
             } catch (SQLException e) {
                 System.err.println("member " + consumer.memberId() + ": opening " + tp + " in the database failed ("

@@ -178,6 +178,15 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
     /** Fetches these paused partitions again. Polling thread only. */
     void resume(Collection<TopicPartition> partitions);
 
+    /**
+     * Sets the metadata written with an owned partition's offset from its next commit on ("" for none, the default):
+     * a {@link io.groupkeeper.status.StoppedMark} while the application keeps the partition stopped (the listener
+     * container does), so that lag status ({@code groups describe --status}, the monitor) says STOP with the mark's
+     * reason until it runs again. A change is written at the next periodic commit, even if the position did not move.
+     * Not-owned partitions are ignored; a partition gained again starts with none. Polling thread only.
+     */
+    void offsetMetadata(TopicPartition partition, String metadata);
+
     /** The owned partitions paused by {@link #pause}. Safe from any thread. */
     Set<TopicPartition> paused();
 

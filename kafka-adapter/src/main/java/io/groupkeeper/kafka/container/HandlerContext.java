@@ -12,7 +12,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>Pass the fencing token with every write to a downstream store that checks it (docs/reliability.md): it grows with
  * every change of hands of the partition and never repeats, so the store can refuse a former owner that has not
- * noticed it lost the partition.
+ * noticed it lost the partition. Open the store with the same token in the container's {@link AssignmentHook} before
+ * the first record (docs/exactly-once.md, "Into a database"; {@link io.groupkeeper.kafka.jdbc.FencedJdbcSink}).
  */
 public final class HandlerContext {
 
@@ -25,8 +26,12 @@ public final class HandlerContext {
     }
 
     /**
-     * The fencing token of that partition (see {@code CoordinatedConsumer.fencingToken}); empty outside a handler call
-     * or once this member no longer owns the partition.
+     * The fencing token of the claim under which the record (or batch) being handled was fetched: the token
+     * {@code CoordinatedConsumer.fencingToken} gave when this member was assigned the partition, the one the container's
+     * {@link AssignmentHook} saw ({@link AssignmentHook.Seeker#fencingToken}). It stays that token for the whole call,
+     * even when the partition changes hands meanwhile (a session expired under a long batch): a sink that refuses a
+     * token lower than one it has seen then refuses this call's writes, because the successor opened it with a higher
+     * one. Empty outside a handler call, or when the partition was lost before its records were handed out.
      */
     public static OptionalLong fencingToken() {
         return CurrentRecord.fencingToken();

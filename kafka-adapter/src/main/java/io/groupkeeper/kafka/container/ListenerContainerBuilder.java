@@ -269,7 +269,9 @@ public final class ListenerContainerBuilder<K, V> {
     /**
      * Further options of every worker's consumer (commit interval, start position, out-of-range policy, revocation
      * timeout, member options). Group, topics, properties and deserializers are the container's (it consumes raw
-     * {@code ByteBuffer}s and deserializes them itself). Applied once per worker, and once by {@link #build()} to
+     * {@code ByteBuffer}s and deserializes them itself), and so is the rebalance listener (it keeps each claim's fencing
+     * token with the records fetched under it; a {@code listener} set here is replaced: use
+     * {@link #onPartitionsAssigned}). Applied once per worker, and once by {@link #build()} to
      * validate the result.
      */
     public ListenerContainerBuilder<K, V> consumerOptions(Consumer<CoordinatedConsumer.Builder<?, ?>> options) {
@@ -279,8 +281,10 @@ public final class ListenerContainerBuilder<K, V> {
 
     /**
      * Called on a worker's thread when it gains partitions, before their first fetch, with a seeker to position them
-     * (an offset kept in the application's own store, a point in time). It is the workers' consumers' rebalance
-     * listener: it replaces a {@code listener} set through {@link #consumerOptions}.
+     * (an offset kept in the application's own store, a point in time), and the fencing token of each partition's
+     * claim ({@link AssignmentHook.Seeker#fencingToken}: open a fencing sink with it, as
+     * {@link io.groupkeeper.kafka.jdbc.FencedJdbcSink#assignmentHook()} does). It runs in the workers' consumers'
+     * rebalance listener, which replaces a {@code listener} set through {@link #consumerOptions}.
      */
     public ListenerContainerBuilder<K, V> onPartitionsAssigned(AssignmentHook hook) {
         this.assignmentHook = Objects.requireNonNull(hook, "hook");

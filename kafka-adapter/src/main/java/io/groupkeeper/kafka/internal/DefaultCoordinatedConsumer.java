@@ -374,6 +374,21 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     @Override
+    public void offsetMetadata(TopicPartition partition, String metadata) {
+        java.util.Objects.requireNonNull(metadata, "metadata");
+        guard.enter();
+        try {
+            requireStarted();
+            OwnedPartition p = positions.get(partition);
+            if (p != null) {
+                p.metadata = metadata;
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
     public void pause(Collection<TopicPartition> partitions) {
         guard.enter();
         try {
@@ -542,6 +557,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         @Override
         public void adopt(OwnedPartition p, OptionalLong stored) {
             p.committed = stored;
+            p.committedMetadata = null; // what the change left in the node is unknown: the next commit writes ours
             p.failed = false;
             positions.touch(p.tp);
             if (stored.isPresent()) {
@@ -550,6 +566,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 p.position = -1; // the offset was removed: start policy again
                 resolver.resolveSoon();
             }
+            listener.adopted(Map.of(p.ktp, stored)); // (a stopped partition of the container resumes there)
         }
 
         @Override

@@ -16,6 +16,10 @@ final class OwnedPartition {
     long position = -1;
     /** The offset the store holds, as far as this consumer knows. */
     OptionalLong committed = OptionalLong.empty();
+    /** The offset metadata to write with its commits ({@code CoordinatedConsumer.offsetMetadata}). */
+    String metadata = "";
+    /** The metadata the store holds as far as this consumer knows ("" at first; null: unknown, write it). */
+    String committedMetadata = "";
     /** Stopped by outOfRange=fail. */
     boolean failed;
     /** The log end offset as of the last fetch, -1 while unknown (recorded with commits for lag status). */
@@ -40,7 +44,8 @@ final class OwnedPartition {
 
     /** Its position differs from what the store holds. */
     boolean dirty() {
-        return active() && (committed.isEmpty() || committed.getAsLong() != position);
+        return active() && (committed.isEmpty() || committed.getAsLong() != position
+                || !metadata.equals(committedMetadata));
     }
 
     /** Active and behind: worth a commit even when unchanged, so lag status can tell STALL from STOP. */

@@ -261,11 +261,19 @@ final class PositionCommitter {
         if (!offsets.isEmpty()) {
             long mark = mark();
             zkWriting(offsets);
-            CommitResult result = member.commit(offsets, logEnds);
+            Map<TopicPartition, String> metadata = new TreeMap<>();
+            for (TopicPartition tp : offsets.keySet()) {
+                OwnedPartition p = positions.get(tp);
+                if (p != null && !p.metadata.isEmpty()) {
+                    metadata.put(tp, p.metadata);
+                }
+            }
+            CommitResult result = metadata.isEmpty() ? member.commit(offsets, logEnds)
+                    : member.commit(offsets, logEnds, metadata);
             if (txns != null) {
                 txns.zkSettled(offsets.keySet());
             }
-            apply(result, offsets, mark);
+            apply(result, offsets, mark, metadata);
         }
     }
 
@@ -301,6 +309,12 @@ final class PositionCommitter {
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
     private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark) {
+        apply(result, attempted, mark, Map.of());
+    }
+
+    /** As above; {@code metadata}: what the commit wrote as each partition's offset metadata (absent: ""). */
+    private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark,
+                       Map<TopicPartition, String> metadata) {
         SortedSet<TopicPartition> notOwned = new TreeSet<>();
         Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
@@ -312,7 +326,10 @@ final class PositionCommitter {
                 return;
             }
             switch (status) {
-                case COMMITTED -> p.committed = OptionalLong.of(attempted.get(tp));
+                case COMMITTED -> {
+                    p.committed = OptionalLong.of(attempted.get(tp));
+                    p.committedMetadata = metadata.getOrDefault(tp, "");
+                }
                 case ADOPTED -> effects.adopt(p, result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty()));
                 case NOT_OWNED -> notOwned.add(tp);
                 case UNCHANGED -> {

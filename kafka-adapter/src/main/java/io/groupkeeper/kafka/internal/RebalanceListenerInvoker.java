@@ -40,6 +40,13 @@ final class RebalanceListenerInvoker {
         call("onPartitionsLost", l -> l.onPartitionsLost(partitions));
     }
 
+    /** An external offset change adopted (for an {@link io.groupkeeper.kafka.OffsetsAdoptedListener} only). */
+    void adopted(java.util.Map<TopicPartition, java.util.OptionalLong> offsets) {
+        if (listener instanceof io.groupkeeper.kafka.OffsetsAdoptedListener a) {
+            call("onOffsetsAdopted", l -> a.onOffsetsAdopted(offsets));
+        }
+    }
+
     private void call(String name, Consumer<ConsumerRebalanceListener> call) {
         if (listener == null) {
             return;

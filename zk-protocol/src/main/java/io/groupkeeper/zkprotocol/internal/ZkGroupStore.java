@@ -751,7 +751,7 @@ public final class ZkGroupStore implements GroupStore {
 
     /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
     private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
-        return new OffsetBody(java.util.OptionalLong.of(r.offset()), "", Optional.of(memberId), generation,
+        return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
                 Optional.of(now), NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
                         new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
     }

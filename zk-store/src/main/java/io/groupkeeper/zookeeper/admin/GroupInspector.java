@@ -3,10 +3,12 @@ package io.groupkeeper.zookeeper.admin;
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.status.CommitSample;
+import io.groupkeeper.status.FailingMark;
 import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
 import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
+import io.groupkeeper.status.StoppedMark;
 import io.groupkeeper.zkprotocol.admin.AdminNodes;
 import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import java.time.Duration;
@@ -67,7 +69,9 @@ final class GroupInspector {
 
     /**
      * As {@link #status(String, Duration)}, plus a time threshold ({@link LagTimeRule}): a partition whose lag in time
-     * exceeds {@code maxLagTime} is at least WARN. A partition that is caught up (also when only transaction markers
+     * exceeds {@code maxLagTime} is at least WARN. A partition whose offset node carries a {@link StoppedMark} (its
+     * consumer keeps it stopped) is STOP with the mark's reason, unless REWIND; one whose node carries a
+     * {@link FailingMark} (its handler fails on every record, which is recovered) is WARN, unless worse. A partition that is caught up (also when only transaction markers
      * follow its committed offset) is judged with no lag, so neither an idle partition nor a transactional topic's
      * last marker reads as STOP.
      */
@@ -113,6 +117,18 @@ final class GroupInspector {
             }
             if (timeRule.isPresent()) {
                 s = timeRule.get().apply(s, p.lagTime());
+            }
+            Optional<String> mark = node == null ? Optional.empty()
+                    : node.body().flatMap(b -> StoppedMark.read(b.metadata()));
+            if (mark.isPresent() && s.status() != LagStatus.REWIND) {
+                // Its consumer keeps it stopped (an error policy's stop): STOP whatever the history says, until it runs.
+                s = new PartitionStatus(LagStatus.STOP, s.lag(), "stopped by its consumer " + mark.get());
+            }
+            Optional<String> failing = node == null ? Optional.empty()
+                    : node.body().flatMap(b -> FailingMark.read(b.metadata()));
+            if (failing.isPresent() && (s.status() == LagStatus.OK || s.status() == LagStatus.WARN)) {
+                // Moving on, but by recovering every record (dead letters, skips): at least WARN, saying so.
+                s = new PartitionStatus(LagStatus.WARN, s.lag(), "its consumer's handler is failing: " + failing.get());
             }
             worst = worst.worst(s.status());
             rows.add(new GroupStatus.Row(p.partition(), p.owner(), p.committed(), p.logEnd(), s));

@@ -1,43 +1,74 @@
 package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.OffsetsAdoptedListener;
 import io.groupkeeper.kafka.container.AssignmentHook;
 import io.groupkeeper.kafka.internal.ClientProperties;
 import java.nio.ByteBuffer;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * A worker's consumers' rebalance listener when the container has an {@link AssignmentHook}: runs it on the polling
- * thread for gained partitions, with a seeker that moves their positions there and then (a timestamp through Kafka's
- * Admin {@code listOffsets}, opened on first use and closed with the worker).
+ * A worker's consumer's rebalance listener: keeps the fencing token of each claim served to the worker (taken when the
+ * claim is served, on the polling thread, before the partition's first fetch: the token every record fetched under that
+ * claim carries into its handler call), runs the container's {@link AssignmentHook} (if any) for gained partitions with
+ * a seeker that moves their positions there and then (a timestamp through Kafka's Admin {@code listOffsets}, opened on
+ * first use and closed with the worker), and passes adopted external offset changes to the worker.
  */
-final class AssignmentSeeker implements ConsumerRebalanceListener, AssignmentHook.Seeker, AutoCloseable {
+final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.Seeker, AutoCloseable {
 
+    /** Null: no hook. */
     private final AssignmentHook hook;
     private final Map<String, Object> kafkaProperties;
+    private final Consumer<Map<TopicPartition, OptionalLong>> adopted;
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private Admin admin;
+    /** The token of each owned partition's claim, as served to this worker (polling thread only). */
+    private final Map<TopicPartition, OptionalLong> tokens = new HashMap<>();
 
-    AssignmentSeeker(AssignmentHook hook, Map<String, Object> kafkaProperties) {
+    AssignmentSeeker(AssignmentHook hook, Map<String, Object> kafkaProperties,
+                     Consumer<Map<TopicPartition, OptionalLong>> adopted) {
         this.hook = hook;
         this.kafkaProperties = kafkaProperties;
+        this.adopted = adopted;
     }
 
     void bind(CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer) {
         this.consumer = consumer;
     }
 
+    /**
+     * The token of the claim under which the partition's records of the last poll were fetched (the claims change only
+     * inside a poll, on this thread); empty when not owned.
+     */
+    OptionalLong token(TopicPartition partition) {
+        OptionalLong t = tokens.get(partition);
+        return t == null ? OptionalLong.empty() : t;
+    }
+
+    @Override
+    public OptionalLong fencingToken(TopicPartition partition) {
+        return token(partition);
+    }
+
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            tokens.put(tp, consumer.fencingToken(tp)); // the claim just served (empty if already lost again)
+        }
+        if (hook == null) {
+            return;
+        }
         try {
             hook.assigned(partitions, this);
         } catch (RuntimeException e) {
@@ -49,6 +80,17 @@ final class AssignmentSeeker implements ConsumerRebalanceListener, AssignmentHoo
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        partitions.forEach(tokens::remove);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        partitions.forEach(tokens::remove);
+    }
+
+    @Override
+    public void onOffsetsAdopted(Map<TopicPartition, OptionalLong> offsets) {
+        adopted.accept(offsets);
     }
 
     @Override

@@ -1,32 +1,39 @@
 package io.groupkeeper.kafka.container.internal;
 
-import io.groupkeeper.kafka.CoordinatedConsumer;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the handler call running on this thread is about: its worker's consumer and the partition being handled. Set by
- * the worker (consumer) and the dispatcher (partition, around each handler call); read through
- * {@link io.groupkeeper.kafka.container.HandlerContext}.
+ * What the handler call running on this thread is about: the partition being handled and the fencing token of the
+ * claim its records were fetched under. Set by the worker (where tokens come from) and the dispatcher (partition and
+ * token, around each handler call); read through {@link io.groupkeeper.kafka.container.HandlerContext}.
+ *
+ * <p>The token is taken when the call starts from the worker's record of the claims served to it (kept by its
+ * rebalance listener, changed only inside a poll on this same thread): the token of the ownership the records were
+ * fetched under — never the live one, which moves to a later claim (or is empty) once the partition changed hands
+ * while the call runs, and would let a record of an earlier ownership carry a later owner's token.
  */
 public final class CurrentRecord {
 
     private static final ThreadLocal<CurrentRecord> CURRENT = new ThreadLocal<>();
 
-    private final CoordinatedConsumer<?, ?> consumer;
+    /** The token of each partition's claim as served to the worker. */
+    private final Function<TopicPartition, OptionalLong> tokens;
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
     private TopicPartition partition;
+    private OptionalLong token = OptionalLong.empty();
 
-    private CurrentRecord(CoordinatedConsumer<?, ?> consumer, TransactionalOutput output) {
-        this.consumer = consumer;
+    private CurrentRecord(Function<TopicPartition, OptionalLong> tokens, TransactionalOutput output) {
+        this.tokens = tokens;
         this.output = output;
     }
 
-    /** The worker thread's consumer (and sender), for the rest of the thread's life (until {@link #leave}). */
-    static void worker(CoordinatedConsumer<?, ?> consumer, TransactionalOutput output) {
-        CURRENT.set(new CurrentRecord(consumer, output));
+    /** The worker thread's claims (and sender), for the rest of the thread's life (until {@link #leave}). */
+    static void worker(Function<TopicPartition, OptionalLong> tokens, TransactionalOutput output) {
+        CURRENT.set(new CurrentRecord(tokens, output));
     }
 
     /** The transactional sender of the handler call on this thread. */
@@ -52,6 +59,7 @@ public final class CurrentRecord {
         CurrentRecord c = CURRENT.get();
         if (c != null) {
             c.partition = partition;
+            c.token = partition == null ? OptionalLong.empty() : c.tokens.apply(partition);
         }
     }
 
@@ -62,6 +70,6 @@ public final class CurrentRecord {
 
     public static OptionalLong fencingToken() {
         CurrentRecord c = CURRENT.get();
-        return c == null || c.partition == null ? OptionalLong.empty() : c.consumer.fencingToken(c.partition);
+        return c == null || c.partition == null ? OptionalLong.empty() : c.token;
     }
 }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * dead-letter, skip or stop. Returns the first offset not done (to hand back with a seek), or
  * -1 when every record is done. Worker thread only.
  *
- * <p>About 550 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
+ * <p>About 570 lines: the record and the batch paths share the attempt, the output flush and the recovery, and the
  * transactional mode's aborts run through all three (where the partition resumes, which record an attempt counts
  * against, the last attempt's split of a batch); split apart, that one piece of rewind state would be spread over
  * classes. The attempts kept across hand-backs are {@link Attempts}, the outputs {@link TransactionalOutput}.
@@ -61,6 +61,12 @@ final class Dispatcher<K, V> {
 
         void stopPartition(TopicPartition partition, long offset, String reason);
 
+        /**
+         * The record (or batch) at {@code offset} is done: handled ({@code failure} null), or recovered after
+         * {@code failure} (dead-lettered, skipped).
+         */
+        void outcome(TopicPartition partition, long offset, Throwable failure);
+
         String member();
     }
 
@@ -81,6 +87,8 @@ final class Dispatcher<K, V> {
     private final Deserializer<V> valueDeserializer;
     /** The transactional mode's sender (a handler call's records go into the transaction when it succeeds); or null. */
     private final TransactionalOutput output;
+    /** The rate-limited WARN of failed handler calls. */
+    private final FailureLog failures;
 
     Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
                Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer, TransactionalOutput output) {
@@ -91,6 +99,7 @@ final class Dispatcher<K, V> {
         this.publisher = publisher;
         this.inFlight = inFlight;
         this.control = control;
+        this.failures = new FailureLog(config.ticker());
     }
 
     long dispatch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
@@ -159,6 +168,7 @@ final class Dispatcher<K, V> {
             }
             config.metrics().handlerFailed(config.group(), raw.topic(), failure.getClass());
             ErrorAction action = config.errorPolicy().actionFor(failure);
+            failures.failed(tp, raw.offset(), attempt, action.maxAttempts(), failure);
             if (aborted != null && aborted.resumeAt >= 0) {
                 rewoundTo = aborted.resumeAt;
                 afterAbort(tp, raw.offset(), raw.offset(), attempt, action, failure);
@@ -314,6 +324,7 @@ final class Dispatcher<K, V> {
             }
             config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
             ErrorAction action = config.errorPolicy().actionFor(cause);
+            failures.failed(tp, first, attempt, action.maxAttempts(), cause);
             if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0) {
                 afterAbort(tp, first, last, attempt, action, cause);
                 position = of.failure.resumeAt;
@@ -412,6 +423,7 @@ final class Dispatcher<K, V> {
      * comes out after its transaction was aborted and rewound ({@link #earlierOutputFailed}), when the count must go on.
      */
     private void succeeded(TopicPartition tp, long offset, TransactionalOutput.OutputFailure earlier) {
+        control.outcome(tp, offset, null);
         if (output == null) {
             control.done(tp, offset);
         }
@@ -516,6 +528,7 @@ final class Dispatcher<K, V> {
             case SKIP -> {
                 LOG.warn("skipped {} {}: {}", what, after, failure.toString());
                 config.metrics().recovered(config.group(), raw.topic(), recovery);
+                control.outcome(tp, raw.offset(), failure);
                 return true;
             }
             case STOP_PARTITION -> {
@@ -530,6 +543,7 @@ final class Dispatcher<K, V> {
                     LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
                             failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
+                    control.outcome(tp, raw.offset(), failure);
                     try {
                         config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, failure);
                     } catch (RuntimeException e) {

@@ -63,8 +63,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final Attempts attempts = new Attempts(this::fencingToken);
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
-    /** The container's assignment hook as the consumer's rebalance listener; null without one. */
+    /** The consumer's rebalance listener: the claims' tokens, the container's assignment hook, adopted resets. */
     private final AssignmentSeeker seeker;
+    /** The stopped and failing marks in the partitions' offset metadata (lag status). */
+    private final PartitionMarks marks = new PartitionMarks();
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
     private long lastIdleReportNanos;
@@ -84,8 +86,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                 config.transactional().keySerializer(), config.transactional().valueSerializer(), thread);
         this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer,
                 output);
-        this.seeker = config.assignmentHook() == null ? null
-                : new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties());
+        this.seeker = new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties(), this::adopted);
     }
 
     /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
@@ -179,16 +180,14 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
             c = consumerBuilder(config, index, seeker).build();
-            if (seeker != null) {
-                seeker.bind(c); // before start: the first assignment may come with the first poll
-            }
+            seeker.bind(c); // before start: the first assignment may come with the first poll
             c.start();
             consumer = c;
             MDC.put(AdapterLog.MEMBER, c.memberId());
             if (output != null) {
                 output.bind(c);
             }
-            CurrentRecord.worker(c, output); // HandlerContext.fencingToken() and sender() in the handlers
+            CurrentRecord.worker(seeker::token, output); // HandlerContext.fencingToken() and sender() in handlers
             lastRecordNanos = config.ticker().nanoTime(); // quiet from here counts towards idle
             started.complete(null);
         } catch (RuntimeException | Error e) {
@@ -229,9 +228,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
                     thread.getName(), c.memberId(), e);
         } finally {
             c.close(); // final commit of what was done, then the partitions are released
-            if (seeker != null) {
-                seeker.close();
-            }
+            seeker.close();
             closeDeserializers();
             container.workerExited(this, failure);
             exited.countDown(); // after the container's state moved: stop() returns a settled state
@@ -337,6 +334,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         stopped.keySet().retainAll(owned);
         retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
         attempts.retainAll(owned);
+        marks.apply(c, owned, stopped);
         Set<TopicPartition> want;
         if (container.pausedAll()) {
             want = owned;
@@ -428,6 +426,28 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private java.util.OptionalLong fencingToken(TopicPartition tp) {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         return c == null ? java.util.OptionalLong.empty() : c.fencingToken(tp);
+    }
+
+    /**
+     * The consumer adopted an external change of stored offsets (an operator's {@code offsets reset}, a hand edit; on
+     * this thread, inside a poll): a partition stopped by the error policy resumes from there — the operator moved it
+     * past (or back to) the record that stopped it — and a record waiting for its next attempt is no longer waited for.
+     */
+    private void adopted(Map<TopicPartition, java.util.OptionalLong> offsets) {
+        offsets.forEach((tp, offset) -> {
+            retries.remove(tp);
+            StoppedPartition s = stopped.remove(tp);
+            if (s != null) {
+                LOG.warn("partition {} stopped at offset {} resumes from offset {}: its stored offset was changed "
+                        + "(an operator's reset)", tp, s.offset(), offset.isPresent() ? offset.getAsLong()
+                        : "none (the start position)");
+            }
+        });
+    }
+
+    @Override
+    public void outcome(TopicPartition tp, long offset, Throwable failure) {
+        marks.outcome(tp, offset, failure);
     }
 
     @Override

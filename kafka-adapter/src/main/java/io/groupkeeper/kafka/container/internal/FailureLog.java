@@ -1,0 +1,44 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.container.Ticker;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The WARN for failed handler calls, rate-limited per worker: the first failure logs at once, later ones at most once
+ * per {@link #INTERVAL_NANOS}, saying how many failed since the last line. So a handler that fails on every record (a
+ * downstream outage, a bad deployment) is seen in the log even while its records are retried or dead-lettered one by
+ * one, without a line per record. Each failed attempt also counts in {@code groupkeeper.container.handler.failures}.
+ * Worker thread only.
+ */
+final class FailureLog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** At most one WARN per worker this often (10 s). */
+    static final long INTERVAL_NANOS = 10_000_000_000L;
+
+    private final Ticker ticker;
+    private long lastNanos;
+    private boolean logged;
+    private long suppressed;
+
+    FailureLog(Ticker ticker) {
+        this.ticker = ticker;
+    }
+
+    /** A handler call at {@code offset} of {@code tp} failed (attempt {@code attempt} of {@code max}). */
+    void failed(TopicPartition tp, long offset, int attempt, int max, Throwable failure) {
+        long now = ticker.nanoTime();
+        if (logged && now - lastNanos < INTERVAL_NANOS) {
+            suppressed++;
+            return;
+        }
+        String since = suppressed == 0 ? "" : " (" + suppressed + " more failed handler calls since the last such line)";
+        LOG.warn("handler failed at {} offset {} (attempt {} of {}): {}{}", tp, offset, attempt, max,
+                failure.toString(), since);
+        logged = true;
+        lastNanos = now;
+        suppressed = 0;
+    }
+}
