@@ -85,8 +85,8 @@ final class KafkaTransactions implements AutoCloseable {
     private final Duration timeout;
     private final Positions positions;
     private final PositionResolver.Seeker seeker;
-    /** Whether the member still owns a partition (as far as it knows): a failed transaction is retried only then. */
-    private final java.util.function.Predicate<TopicPartition> owned;
+    /** The member's fencing token of a partition now (empty: not owned): see {@link #stillOwns}. */
+    private final java.util.function.Function<TopicPartition, OptionalLong> tokens;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
@@ -96,9 +96,9 @@ final class KafkaTransactions implements AutoCloseable {
 
     KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
                       Positions positions, PositionResolver.Seeker seeker,
-                      java.util.function.Predicate<TopicPartition> owned,
+                      java.util.function.Function<TopicPartition, OptionalLong> tokens,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
-        this.owned = owned;
+        this.tokens = tokens;
         this.clientListener = clientListener;
         this.group = group;
         this.config = config;
@@ -160,8 +160,16 @@ final class KafkaTransactions implements AutoCloseable {
             if (old != null) {
                 closeQuietly(old, Duration.ZERO);
             }
+            if (!stillOwns(p)) { // an initTransactions() now would fence the partition's current owner
+                notOwned(p, "not claimed");
+                continue;
+            }
             String id = config.transactionalId(group, p.tp.topic(), p.tp.partition());
-            txns.put(p.tp, new Txn(id));
+            Txn t = new Txn(id);
+            if (old != null) { // claimed again: what ZooKeeper may hold is unchanged by a new producer
+                t.unconfirmed.addAll(old.unconfirmed);
+            }
+            txns.put(p.tp, t);
             inits.put(p, CompletableFuture.supplyAsync(() -> initProducer(id), pool));
         }
         List<OwnedPartition> ready = new ArrayList<>();
@@ -169,7 +177,12 @@ final class KafkaTransactions implements AutoCloseable {
             OwnedPartition p = e.getKey();
             try {
                 txns.get(p.tp).producer = e.getValue().join();
-                ready.add(p);
+                if (stillOwns(p)) {
+                    ready.add(p);
+                } else { // lost while the claim was under way: act no further for it (commit nothing)
+                    closeQuietly(txns.get(p.tp), Duration.ZERO);
+                    notOwned(p, "claimed while it was lost; nothing committed");
+                }
             } catch (RuntimeException ex) {
                 stop(p, "initTransactions() failed", ex);
             }
@@ -206,12 +219,38 @@ final class KafkaTransactions implements AutoCloseable {
             } else if (kafka.isPresent() && zk.isPresent()) {
                 LOG.info("group {}: {}: ZooKeeper's offset {} was changed by someone else (Kafka has {}); it wins and "
                         + "is committed to Kafka now", group, p.tp, zk.getAsLong(), k.offset());
+                if (p.position != zk.getAsLong()) { // claimed again: not past records whose outputs were aborted
+                    seeker.seek(p, zk.getAsLong());
+                }
+                t.base = zk.getAsLong();
                 commit(List.of(p));
             } else if (kafka.isPresent()) {
                 LOG.info("group {}: {}: ZooKeeper's offset was removed (Kafka has {}); starting from the start "
                         + "position", group, p.tp, k.offset());
             }
         }
+    }
+
+    /**
+     * Whether the member still owns {@code p} under the claim it was assigned with (its fencing token; a partition
+     * assigned with no known token: owned at all). A partition released and claimed again, even by this member, is
+     * another claim: what was done under the earlier one is not continued.
+     */
+    private boolean stillOwns(OwnedPartition p) {
+        OptionalLong now = tokens.apply(p.tp);
+        return now.isPresent() && (p.token < 0 || now.getAsLong() == p.token);
+    }
+
+    /** {@code p} is not owned under its claim any more: not fetched, not claimed again; its revocation or loss drops it. */
+    private void notOwned(OwnedPartition p, String what) {
+        Txn t = txns.remove(p.tp);
+        if (t != null) {
+            closeQuietly(t, Duration.ZERO);
+        }
+        unclaimed.remove(p.tp);
+        p.failed = true;
+        positions.touch(p.tp);
+        LOG.info("group {}: {}: no longer owned under the claim it was assigned with; {}", group, p.tp, what);
     }
 
     private KafkaProducer<Object, Object> initProducer(String transactionalId) {
@@ -352,6 +391,18 @@ final class KafkaTransactions implements AutoCloseable {
             if (!t.open && target == t.kafkaOffset) {
                 continue;
             }
+            if (!stillOwns(p)) { // another claim since (maybe another owner's): commit nothing for this one
+                LOG.warn("group {}: {}: no longer owned under the claim it was assigned with (another owner's claim "
+                        + "fences producer {}); its open transaction is aborted and the partition dropped", group,
+                        p.tp, t.transactionalId);
+                if (t.open) {
+                    abortQuietly(t);
+                }
+                closeQuietly(t, Duration.ZERO);
+                txns.remove(p.tp);
+                fenced.add(p.tp);
+                continue;
+            }
             try {
                 if (!t.open) {
                     t.producer.beginTransaction();
@@ -366,7 +417,7 @@ final class KafkaTransactions implements AutoCloseable {
                 t.base = target;
             } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
                 closeQuietly(t, Duration.ZERO);
-                if (owned.test(p.tp)) {
+                if (stillOwns(p)) {
                     // Still ours by the store: a former owner's claim that was under way when it lost the partition
                     // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
                     LOG.warn("group {}: {}: this member's producer {} was fenced although the member still owns the "
@@ -386,8 +437,8 @@ final class KafkaTransactions implements AutoCloseable {
                 LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
                         + "record: {}", group, p.tp, t.transactionalId, e.toString());
                 abortQuietly(t);
-                rewind(p, t); // (the claim below seeks only when Kafka's offset wins)
-                if (owned.test(p.tp)) {
+                rewind(p, t); // (the claim below seeks to the offset of record)
+                if (stillOwns(p)) {
                     reclaim.add(p);
                 } else { // a new initTransactions() here would fence the partition's next owner: give it up
                     closeQuietly(t, Duration.ZERO);
