@@ -652,6 +652,49 @@ class TransactionalIT extends KafkaTestSupport {
     }
 
     /**
+     * R2: a transaction is open from 100 when the operator resets the offset to 20 and the member adopts it; then the
+     * transaction aborts (an output failed: what the container does). The abort goes back to the reset, 20, not to
+     * where the transaction began, and the next commit does not write over the reset.
+     */
+    @Test
+    void anAbortAfterAnAdoptedResetGoesBackToTheReset() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        produce(in, 1, 50);
+        assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // the transaction is open from 100
+
+        handEdit(group, in, 0, 20); // the operator's reset
+        TopicPartition tp = new TopicPartition(in, 0);
+        long[] first = {-1};
+        await().atMost(WAIT).until(() -> { // adopted: records from 20 come (no outputs sent for them)
+            ConsumerRecords<String, String> rs = a.poll(Duration.ofMillis(100));
+            if (!rs.isEmpty()) {
+                first[0] = rs.iterator().next().offset();
+            }
+            return first[0] >= 0;
+        });
+        assertThat(first[0]).isEqualTo(20);
+        assertThat(a.abort(tp)).as("where the aborted transaction goes back to").isEqualTo(20);
+        assertThat(consumeAndSend(a, out, 130)).isEqualTo(20);
+        a.commitSync();
+        assertThat(storedOffset(group, in, 0)).hasValue(150);
+        assertThat(kafkaOffset(group, in, 0)).hasValue(150);
+        Map<String, Integer> seen = readCommitted(out, 150);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
+        for (int o = 0; o < 150; o++) { // 20..99 again after the reset; 100..149's first outputs were aborted
+            assertThat(seen.get("0/" + o)).as("0/" + o).isEqualTo(o >= 20 && o < 100 ? 2 : 1);
+        }
+    }
+
+    /**
      * Polls on this thread until {@code count} records were sent on (the topic must hold no more than that beyond the
      * start: everything a poll returns counts as processed); returns the first record's offset.
      */

@@ -496,6 +496,20 @@ final class KafkaTransactions implements AutoCloseable {
         return p.position;
     }
 
+    /**
+     * Someone else's change of the stored offset (an operator's reset, a hand edit) was adopted: the partition
+     * continues from {@code stored}. Everything a later abort or failure goes back to moves there too — the open
+     * transaction's base (what {@link #abort} returns, the container's retry point) — so no rewind lands behind or
+     * ahead of the reset and no later commit writes over it. ZooKeeper's value is known again: nothing is unconfirmed.
+     */
+    void adopted(TopicPartition tp, OptionalLong stored) {
+        Txn t = txns.get(tp);
+        if (t != null) {
+            t.base = stored.isPresent() ? stored.getAsLong() : -1;
+            t.unconfirmed.clear();
+        }
+    }
+
     /** Back to where the (aborted) transaction began. */
     private void rewind(OwnedPartition p, Txn t) {
         if (t.base >= 0 && p.position != t.base) {

@@ -313,7 +313,13 @@ final class PositionCommitter {
             }
             switch (status) {
                 case COMMITTED -> p.committed = OptionalLong.of(attempted.get(tp));
-                case ADOPTED -> effects.adopt(p, result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty()));
+                case ADOPTED -> {
+                    OptionalLong stored = result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty());
+                    if (txns != null) { // before the seek: a later abort goes back to the reset, not before it
+                        txns.adopted(tp, stored);
+                    }
+                    effects.adopt(p, stored);
+                }
                 case NOT_OWNED -> notOwned.add(tp);
                 case UNCHANGED -> {
                 }
