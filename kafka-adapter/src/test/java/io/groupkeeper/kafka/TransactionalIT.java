@@ -542,6 +542,15 @@ class TransactionalIT extends KafkaTestSupport {
         }
     }
 
+    /**
+     * Waits until Kafka's offset of record is stable at {@code expected}: right after a commit the broker may still
+     * answer UNSTABLE_OFFSET_COMMIT (its markers are written after commitTransaction() returns), read as no offset.
+     */
+    private static void awaitKafkaOffset(String group, String topic, int partition, long expected) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, topic, partition))
+                .as("Kafka's offset of %s/%d in group %s", topic, partition, group).hasValue(expected));
+    }
+
     /** Outputs of input partition {@code partition} in {@code seen} (keys "partition/offset"). */
     private static Map<String, Integer> ofPartition(Map<String, Integer> seen, int partition) {
         Map<String, Integer> out = new HashMap<>();
@@ -582,7 +591,7 @@ class TransactionalIT extends KafkaTestSupport {
         assertThat(b.assignment()).hasSize(1);
         int moved = b.assignment().iterator().next().partition();
         b.commitSync();
-        assertThat(kafkaOffset(group, in, moved)).hasValue(100);
+        awaitKafkaOffset(group, in, moved, 100);
         produceTo(in, moved, 50);
         assertThat(consumeAndSend(b, out, 50)).isEqualTo(100); // 100..149's outputs in b's open transaction
 
@@ -595,7 +604,7 @@ class TransactionalIT extends KafkaTestSupport {
         assertThat(kafkaOffset(group, in, moved)).as("Kafka's offset of the moved partition").hasValue(100);
 
         b.commitSync(); // b was not fenced: its held batch commits
-        assertThat(kafkaOffset(group, in, moved)).hasValue(150);
+        awaitKafkaOffset(group, in, moved, 150);
         assertThat(storedOffset(group, in, moved)).hasValue(150);
         Map<String, Integer> seen = ofPartition(readCommitted(out, 150), moved);
         List<String> expected = new ArrayList<>();
@@ -624,7 +633,7 @@ class TransactionalIT extends KafkaTestSupport {
         a.start();
         consumeAndSend(a, out, 100);
         a.commitSync();
-        assertThat(kafkaOffset(group, in, 0)).hasValue(100);
+        awaitKafkaOffset(group, in, 0, 100);
         assertThat(storedOffset(group, in, 0)).hasValue(100);
         produce(in, 1, 50);
         assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // 100..149's outputs in a's open transaction
@@ -640,12 +649,12 @@ class TransactionalIT extends KafkaTestSupport {
                     new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(group));
             late.commitTransaction();
         }
-        assertThat(kafkaOffset(group, in, 0)).hasValue(0);
+        awaitKafkaOffset(group, in, 0, 0);
 
         a.commitSync(); // fenced, still owned: claimed again; ZooKeeper's 100 wins
         assertThat(consumeAndSend(a, out, 50)).as("where a continues").isEqualTo(100);
         a.commitSync();
-        assertThat(kafkaOffset(group, in, 0)).hasValue(150);
+        awaitKafkaOffset(group, in, 0, 150);
         Map<String, Integer> seen = readCommitted(out, 150);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
         assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
@@ -686,12 +695,53 @@ class TransactionalIT extends KafkaTestSupport {
         assertThat(consumeAndSend(a, out, 130)).isEqualTo(20);
         a.commitSync();
         assertThat(storedOffset(group, in, 0)).hasValue(150);
-        assertThat(kafkaOffset(group, in, 0)).hasValue(150);
+        awaitKafkaOffset(group, in, 0, 150);
         Map<String, Integer> seen = readCommitted(out, 150);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
         for (int o = 0; o < 150; o++) { // 20..99 again after the reset; 100..149's first outputs were aborted
             assertThat(seen.get("0/" + o)).as("0/" + o).isEqualTo(o >= 20 && o < 100 ? 2 : 1);
         }
+    }
+
+    /**
+     * R3: two deployments (ZooKeeper namespaces) with the same group name read the same topic on one Kafka cluster.
+     * Their transactional ids and the Kafka groups receiving their offsets differ: b's claim neither fences a's open
+     * transaction nor writes its start over a's offset of record.
+     */
+    @Test
+    void twoNamespacesWithTheSameGroupNameOnOneKafkaClusterDoNotMeet() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String outB = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        produce(in, 1, 50);
+        assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // a's transaction open from 100
+
+        String namespace = newName("tenant");
+        GroupKeeper other = io.groupkeeper.fixtures.Keepers.started(ZooKeeperStore.builder()
+                .connectString(servers.zkConnectString()).namespace(namespace).sessionTimeout(SESSION_TIMEOUT)
+                .build(), toClose);
+        CoordinatedConsumer<String, String> b = txConsumer(other, group, in).commitInterval(Duration.ofMinutes(5))
+                .build();
+        toClose.add(b);
+        b.start();
+        assertThat(consumeAndSend(b, outB, 150)).isZero(); // its own group: from the start
+        b.commitSync();
+        awaitKafkaOffset(group, in, 0, 100);
+        awaitKafkaOffset(namespace + "/" + group, in, 0, 150);
+
+        a.commitSync(); // a was not fenced: its open transaction commits
+        awaitKafkaOffset(group, in, 0, 150);
+        Map<String, Integer> seen = readCommitted(out, 150);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     /**

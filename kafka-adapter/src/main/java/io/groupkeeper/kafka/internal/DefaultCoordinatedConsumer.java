@@ -190,8 +190,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
             this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
                     sync, System::nanoTime);
-            this.txns = config.transactional() == null ? null : new KafkaTransactions(group, config.transactional(),
-                    config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
+            this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
+                    group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
                     m::fencingToken, config.clientListener());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);

@@ -79,6 +79,10 @@ final class KafkaTransactions implements AutoCloseable {
     }
 
     private final String group;
+    /** The store's namespace: part of the transactional ids and of {@link #kafkaGroup}. */
+    private final String namespace;
+    /** The Kafka group that receives the offsets ({@link TransactionalConfig#kafkaGroup}). */
+    private final String kafkaGroup;
     private final TransactionalConfig config;
     private final Map<String, Object> producerBase;
     private final Map<String, Object> adminConfig;
@@ -94,13 +98,15 @@ final class KafkaTransactions implements AutoCloseable {
     private Admin admin;
     private final io.groupkeeper.kafka.KafkaClientListener clientListener;
 
-    KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
-                      Positions positions, PositionResolver.Seeker seeker,
+    KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
+                      Duration timeout, Positions positions, PositionResolver.Seeker seeker,
                       java.util.function.Function<TopicPartition, OptionalLong> tokens,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
         this.tokens = tokens;
         this.clientListener = clientListener;
         this.group = group;
+        this.namespace = namespace;
+        this.kafkaGroup = TransactionalConfig.kafkaGroup(namespace, group);
         this.config = config;
         this.producerBase = producerBase(kafkaProperties, config, timeout);
         this.adminConfig = KafkaFencedOffsets.adminConfig(kafkaProperties, group + "-transactions");
@@ -135,8 +141,8 @@ final class KafkaTransactions implements AutoCloseable {
     static void validate(AdapterConfig<?, ?> config) {
         Map<String, Object> props = new HashMap<>(producerBase(config.kafkaProperties(), config.transactional(),
                 config.kafkaTimeout()));
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(config.groupId(),
-                "validation", 0));
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(
+                config.keeper().store().namespace(), config.groupId(), "validation", 0));
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, config.transactional().keySerializer().getClass());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, config.transactional().valueSerializer().getClass());
         ProducerConfig.configDef().parse(props); // (a ProducerConfig would also log every value at INFO)
@@ -164,7 +170,7 @@ final class KafkaTransactions implements AutoCloseable {
                 notOwned(p, "not claimed");
                 continue;
             }
-            String id = config.transactionalId(group, p.tp.topic(), p.tp.partition());
+            String id = config.transactionalId(namespace, group, p.tp.topic(), p.tp.partition());
             Txn t = new Txn(id);
             if (old != null) { // claimed again: what ZooKeeper may hold is unchanged by a new producer
                 t.unconfirmed.addAll(old.unconfirmed);
@@ -292,9 +298,9 @@ final class KafkaTransactions implements AutoCloseable {
         ps.forEach(p -> ktps.add(p.ktp));
         try {
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().listConsumerGroupOffsets(
-                            Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
+                            Map.of(kafkaGroup, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
                             new ListConsumerGroupOffsetsOptions().requireStable(true))
-                    .partitionsToOffsetAndMetadata(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    .partitionsToOffsetAndMetadata(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> copy = new HashMap<>();
             out.forEach((k, v) -> {
                 if (v != null) {
@@ -410,7 +416,7 @@ final class KafkaTransactions implements AutoCloseable {
                 }
                 t.producer.sendOffsetsToTransaction(
                         Map.of(p.ktp, new OffsetAndMetadata(target, OffsetOfRecord.metadata(zkCandidates(p, t)))),
-                        new ConsumerGroupMetadata(group));
+                        new ConsumerGroupMetadata(kafkaGroup));
                 t.producer.commitTransaction();
                 t.open = false;
                 t.kafkaOffset = target;
