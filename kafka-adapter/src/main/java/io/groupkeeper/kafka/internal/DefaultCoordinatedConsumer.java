@@ -192,7 +192,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     sync, System::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
                     group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    m::fencingToken, config.clientListener());
+                    m::fencingToken, m::refresh, config.clientListener());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);

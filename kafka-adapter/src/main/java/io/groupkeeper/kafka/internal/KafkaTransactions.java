@@ -70,8 +70,16 @@ final class KafkaTransactions implements AutoCloseable {
          * (committed, or handled without outputs); an aborted transaction goes back here.
          */
         long base = -1;
-        /** Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. */
+        /**
+         * Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. Cleared as
+         * soon as a later write or read of the partition returns (the store answers in order: the earlier writes'
+         * outcome is settled by then, and the answer says what the node holds). Never trimmed: at
+         * {@link #unsettled} the partition stops committing to Kafka instead (a value left out of the metadata that
+         * ZooKeeper does hold would read as an operator's reset, and the next owner would repeat committed outputs).
+         */
         final Set<Long> unconfirmed = new LinkedHashSet<>();
+        /** The last commit point held the Kafka commit back ({@link #unsettled}); logged once until it clears. */
+        boolean held;
 
         Txn(String transactionalId) {
             this.transactionalId = transactionalId;
@@ -91,6 +99,8 @@ final class KafkaTransactions implements AutoCloseable {
     private final PositionResolver.Seeker seeker;
     /** The member's fencing token of a partition now (empty: not owned): see {@link #stillOwns}. */
     private final java.util.function.Function<TopicPartition, OptionalLong> tokens;
+    /** The member's {@code refresh}: a read, through the store, of ownership and offset (see {@link #confirm}). */
+    private final java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
@@ -101,8 +111,10 @@ final class KafkaTransactions implements AutoCloseable {
     KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
                       Duration timeout, Positions positions, PositionResolver.Seeker seeker,
                       java.util.function.Function<TopicPartition, OptionalLong> tokens,
+                      java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
         this.tokens = tokens;
+        this.refresher = refresher;
         this.clientListener = clientListener;
         this.group = group;
         this.namespace = namespace;
@@ -193,6 +205,7 @@ final class KafkaTransactions implements AutoCloseable {
                 stop(p, "initTransactions() failed", ex);
             }
         }
+        confirm(ready);
         if (ready.isEmpty()) {
             return;
         }
@@ -230,9 +243,54 @@ final class KafkaTransactions implements AutoCloseable {
                 }
                 t.base = zk.getAsLong();
                 commit(List.of(p));
+            } else if (zk.isPresent()) {
+                if (p.position != zk.getAsLong()) { // the store's offset moved since the assignment was issued
+                    seeker.seek(p, zk.getAsLong());
+                }
             } else if (kafka.isPresent()) {
                 LOG.info("group {}: {}: ZooKeeper's offset was removed (Kafka has {}); starting from the start "
                         + "position", group, p.tp, k.offset());
+            }
+        }
+    }
+
+    /**
+     * After {@code initTransactions()}, before anything is read or committed for them: asks the store whether each of
+     * {@code ready} is still this member's — a read in the member's session through the partition's owner node
+     * ({@code GroupMember.refresh}) — and what its offset node holds now. The member's own view can be behind the
+     * store (a process paused until its session ended, that has not heard yet), and the offset an assignment came with
+     * can be stale (it waited in the queue). Those the store does not give this member are closed and left alone
+     * (nothing committed); the others take the offset read. A read that fails stops the claim (retried at the next
+     * commit point). The answer also settles every ZooKeeper write of unknown outcome.
+     */
+    private void confirm(List<OwnedPartition> ready) {
+        if (ready.isEmpty()) {
+            return;
+        }
+        List<TopicPartition> tps = new ArrayList<>();
+        ready.forEach(p -> tps.add(p.tp));
+        io.groupkeeper.CommitResult r;
+        try {
+            r = refresher.apply(tps);
+        } catch (RuntimeException e) {
+            new ArrayList<>(ready).forEach(p -> stop(p, "confirming the claim with the store failed", e));
+            ready.clear();
+            return;
+        }
+        for (java.util.Iterator<OwnedPartition> it = ready.iterator(); it.hasNext(); ) {
+            OwnedPartition p = it.next();
+            Txn t = txns.get(p.tp);
+            io.groupkeeper.CommitResult.Status s = r.status(p.tp);
+            if (s == io.groupkeeper.CommitResult.Status.NOT_OWNED) {
+                notOwned(p, "the store says it is not this member's any more; nothing committed");
+                it.remove();
+                continue;
+            }
+            if (s == io.groupkeeper.CommitResult.Status.ADOPTED) {
+                p.committed = r.adoptedOffsets().getOrDefault(p.tp, OptionalLong.empty());
+            }
+            if (s != null) {
+                t.unconfirmed.clear();
             }
         }
     }
@@ -397,6 +455,16 @@ final class KafkaTransactions implements AutoCloseable {
             if (!t.open && target == t.kafkaOffset) {
                 continue;
             }
+            if (unsettled(t)) {
+                if (!t.held) {
+                    LOG.warn("group {}: {}: {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper "
+                            + "answers again (its offset stays at Kafka's {} meanwhile)", group, p.tp,
+                            t.unconfirmed.size(), t.kafkaOffset);
+                }
+                t.held = true;
+                continue;
+            }
+            t.held = false;
             if (!stillOwns(p)) { // another claim since (maybe another owner's): commit nothing for this one
                 LOG.warn("group {}: {}: no longer owned under the claim it was assigned with (another owner's claim "
                         + "fences producer {}); its open transaction is aborted and the partition dropped", group,
@@ -530,15 +598,31 @@ final class KafkaTransactions implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Whether the metadata can name no more values: with the one ZooKeeper is known to hold, the unconfirmed ones fill
+     * {@link OffsetOfRecord#MAX_CANDIDATES}.
+     */
+    private static boolean unsettled(Txn t) {
+        return t.unconfirmed.size() >= OffsetOfRecord.MAX_CANDIDATES - 1;
+    }
+
+    /**
+     * What a ZooKeeper write of {@code tp} may carry when the position is {@code position}: the position, except while
+     * the Kafka commit is held back ({@link #unsettled}): then Kafka's offset (already named by Kafka itself: whoever
+     * reads it next finds ZooKeeper equal to Kafka), so ZooKeeper never gets ahead of the offset of record and the
+     * write's answer settles the unknown ones; -1: write nothing (Kafka has no offset yet).
+     */
+    long zkOffset(TopicPartition tp, long position) {
+        Txn t = txns.get(tp);
+        return t == null || !t.held ? position : t.kafkaOffset;
+    }
+
     /** Offsets about to be written to ZooKeeper: until the write returns, ZooKeeper may hold them. */
     void zkWriting(Map<TopicPartition, Long> offsets) {
         offsets.forEach((tp, o) -> {
             Txn t = txns.get(tp);
             if (t != null) {
                 t.unconfirmed.add(o);
-                while (t.unconfirmed.size() > OffsetOfRecord.MAX_CANDIDATES) {
-                    t.unconfirmed.remove(t.unconfirmed.iterator().next());
-                }
             }
         });
     }
