@@ -38,19 +38,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
- * {@code transactional.id} derived from group, topic and partition. At the claim, before the partition's first record
- * is fetched, {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting
- * for one being completed), then Kafka's transactional group offset is read ({@code requireStable}) and weighed
- * against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
+ * {@code transactional.id} derived from namespace, group, topic and partition. At the claim, before the partition's
+ * first record is fetched and only while the member owns it under the claim it was assigned with,
+ * {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting for one being
+ * completed), the store confirms the claim, then Kafka's transactional group offset is read ({@code requireStable})
+ * and weighed against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
  * point the partition's position is sent to the same transaction and it commits, before the position is written to
  * ZooKeeper. A revoked partition's producer is closed after its final commit; a lost one's transaction is aborted.
  *
  * <p>Polling thread only, except that the claims' {@code initTransactions()} run in parallel on a small pool (each
  * takes a round trip to the transaction coordinator, ~200 ms when a former owner's transaction must be aborted).
  *
- * <p>About 570 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
- * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit) the same way; split
- * apart, those rules would be repeated.
+ * <p>About 730 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
+ * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit, a claim that is no
+ * longer the member's, ZooKeeper writes of unknown outcome) the same way; split apart, those rules would be repeated.
  */
 final class KafkaTransactions implements AutoCloseable {
 
