@@ -44,6 +44,19 @@ public interface CoordinationStore extends AutoCloseable {
         return Duration.ofSeconds(45);
     }
 
+    /** The {@link #namespace()} of a store that names none, and ZooKeeper's default namespace. */
+    String DEFAULT_NAMESPACE = "groupkeeper";
+
+    /**
+     * The name that keeps this deployment's groups apart from other deployments' on the same backing service
+     * (ZooKeeper: the namespace, the node the store works under). Names derived outside the store carry it when it is
+     * not {@link #DEFAULT_NAMESPACE} — the Kafka adapter's transactional ids and the Kafka group its transactional
+     * offsets go to — so that two deployments with the same group name do not meet on a shared Kafka cluster.
+     */
+    default String namespace() {
+        return DEFAULT_NAMESPACE;
+    }
+
     /** Human readable description for logs and errors, e.g. the connect string and namespace. */
     String describe();
 

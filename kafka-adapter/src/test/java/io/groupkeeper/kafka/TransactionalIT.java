@@ -157,6 +157,14 @@ class TransactionalIT extends KafkaTestSupport {
         return seen;
     }
 
+    /**
+     * A zombie gave its partition up: its producer was fenced at a commit, or it found the partition no longer owned
+     * under the claim it was assigned with before committing (either way its open transaction is aborted).
+     */
+    static boolean gaveUp(ListAppender<ILoggingEvent> log) {
+        return warnings(log).stream().anyMatch(w -> w.contains("was fenced") || w.contains("no longer owned"));
+    }
+
     static List<String> inputs(int partitions, int perPartition) {
         List<String> out = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
@@ -237,7 +245,7 @@ class TransactionalIT extends KafkaTestSupport {
             awaitAssigned(b.consumer, 1);
             await().atMost(WAIT).until(() -> b.sent.get() > 0); // b claimed (fenced) and is processing
             resume.countDown();
-            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("was fenced")));
+            await().atMost(WAIT).until(() -> gaveUp(log));
             await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1);
 
             produce(in, 2, 100);
@@ -510,7 +518,7 @@ class TransactionalIT extends KafkaTestSupport {
             ListenerContainer<String, String> b = started(txContainer(newKeeper(), group, in, out).build());
             await().atMost(WAIT).until(() -> owned(b) == 1);
             resume.countDown(); // a goes on as if it still owned the moved partition: its commit is refused
-            await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("was fenced")));
+            await().atMost(WAIT).until(() -> gaveUp(log));
             await().atMost(WAIT).until(() -> owned(a) == 1);
             produce(in, 2, 10);
             Map<String, Integer> seen = readCommitted(out, 40);
@@ -519,6 +527,221 @@ class TransactionalIT extends KafkaTestSupport {
         } finally {
             stopCapture(log);
         }
+    }
+
+    // ------------------------------------------------------------------ defects R1, R2 (issue 44)
+
+    /** Produces {@code count} records to one partition. */
+    private static void produceTo(String topic, int partition, int count) throws Exception {
+        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            sent.add(producer.send(new ProducerRecord<>(topic, partition, "k" + i, "v" + i)));
+        }
+        for (java.util.concurrent.Future<?> f : sent) {
+            f.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Waits until Kafka's offset of record is stable at {@code expected}: right after a commit the broker may still
+     * answer UNSTABLE_OFFSET_COMMIT (its markers are written after commitTransaction() returns), read as no offset.
+     */
+    private static void awaitKafkaOffset(String group, String topic, int partition, long expected) {
+        await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, topic, partition))
+                .as("Kafka's offset of %s/%d in group %s", topic, partition, group).hasValue(expected));
+    }
+
+    /** Outputs of input partition {@code partition} in {@code seen} (keys "partition/offset"). */
+    private static Map<String, Integer> ofPartition(Map<String, Integer> seen, int partition) {
+        Map<String, Integer> out = new HashMap<>();
+        seen.forEach((k, v) -> {
+            if (k.startsWith(partition + "/")) {
+                out.put(k, v);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * R1: a's assignment waits in its queue while its thread is busy; the revocation of one of the partitions times
+     * out, the partition moves to b, which commits 100 and holds 50 outputs in an open transaction. When a's thread
+     * polls, the stale assignment must not claim that partition: no initTransactions() fences b, no stale start goes
+     * into Kafka, and b's held batch commits.
+     */
+    @Test
+    void aStaleQueuedAssignmentDoesNotClaimAPartitionThatMovedOn() throws Exception {
+        String in = newTopic(2);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 2, 200);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).revocationTimeout(Duration.ofSeconds(1)).build();
+        toClose.add(a);
+        a.start();
+        TopicPartition p0 = new TopicPartition(in, 0);
+        TopicPartition p1 = new TopicPartition(in, 1);
+        // a owns both (announced on its lane, queued for its thread); its thread does not poll: busy
+        await().atMost(WAIT).until(() -> a.fencingToken(p0).isPresent() && a.fencingToken(p1).isPresent());
+
+        CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(b);
+        b.start();
+        assertThat(consumeAndSend(b, out, 100)).isZero(); // a's revocation gave up after 1 s; b claimed
+        assertThat(b.assignment()).hasSize(1);
+        int moved = b.assignment().iterator().next().partition();
+        b.commitSync();
+        awaitKafkaOffset(group, in, moved, 100);
+        produceTo(in, moved, 50);
+        assertThat(consumeAndSend(b, out, 50)).isEqualTo(100); // 100..149's outputs in b's open transaction
+
+        // a's thread comes back: its queued assignment names the moved partition
+        await().atMost(WAIT).until(() -> {
+            a.poll(Duration.ofMillis(100));
+            return a.assignment().size() == 1;
+        });
+        assertThat(a.assignment()).doesNotContain(new TopicPartition(in, moved));
+        assertThat(kafkaOffset(group, in, moved)).as("Kafka's offset of the moved partition").hasValue(100);
+
+        b.commitSync(); // b was not fenced: its held batch commits
+        awaitKafkaOffset(group, in, moved, 150);
+        assertThat(storedOffset(group, in, moved)).hasValue(150);
+        Map<String, Integer> seen = ofPartition(readCommitted(out, 150), moved);
+        List<String> expected = new ArrayList<>();
+        for (int o = 0; o < 150; o++) {
+            expected.add(moved + "/" + o);
+        }
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+    }
+
+    /**
+     * R1, the fenced owner: a holds 100..149's outputs in an open transaction when another producer with its
+     * transactional id (a former owner's late claim) fences it and commits an offset ZooKeeper does not back. a still
+     * owns the partition: it claims again, ZooKeeper's 100 wins — and a goes back to 100 before it continues, rather
+     * than committing its position 150 past the records whose outputs were aborted.
+     */
+    @Test
+    void aFencedOwnerThatStillOwnsGoesBackToTheOffsetOfRecord() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        awaitKafkaOffset(group, in, 0, 100);
+        assertThat(storedOffset(group, in, 0)).hasValue(100);
+        produce(in, 1, 50);
+        assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // 100..149's outputs in a's open transaction
+
+        TopicPartition tp = new TopicPartition(in, 0);
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> late =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of("bootstrap.servers",
+                             servers.bootstrapServers(), "transactional.id", "groupkeeper/" + group + "/" + in + "/0"),
+                             new StringSerializer(), new StringSerializer())) {
+            late.initTransactions(); // fences a, aborts a's open transaction
+            late.beginTransaction();
+            late.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(0, "groupkeeper:zk=-1")),
+                    new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(group));
+            late.commitTransaction();
+        }
+        awaitKafkaOffset(group, in, 0, 0);
+
+        a.commitSync(); // fenced, still owned: claimed again; ZooKeeper's 100 wins
+        assertThat(consumeAndSend(a, out, 50)).as("where a continues").isEqualTo(100);
+        a.commitSync();
+        awaitKafkaOffset(group, in, 0, 150);
+        Map<String, Integer> seen = readCommitted(out, 150);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+    }
+
+    /**
+     * R2: a transaction is open from 100 when the operator resets the offset to 20 and the member adopts it; then the
+     * transaction aborts (an output failed: what the container does). The abort goes back to the reset, 20, not to
+     * where the transaction began, and the next commit does not write over the reset.
+     */
+    @Test
+    void anAbortAfterAnAdoptedResetGoesBackToTheReset() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        produce(in, 1, 50);
+        assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // the transaction is open from 100
+
+        handEdit(group, in, 0, 20); // the operator's reset
+        TopicPartition tp = new TopicPartition(in, 0);
+        long[] first = {-1};
+        await().atMost(WAIT).until(() -> { // adopted: records from 20 come (no outputs sent for them)
+            ConsumerRecords<String, String> rs = a.poll(Duration.ofMillis(100));
+            if (!rs.isEmpty()) {
+                first[0] = rs.iterator().next().offset();
+            }
+            return first[0] >= 0;
+        });
+        assertThat(first[0]).isEqualTo(20);
+        assertThat(a.abort(tp)).as("where the aborted transaction goes back to").isEqualTo(20);
+        assertThat(consumeAndSend(a, out, 130)).isEqualTo(20);
+        a.commitSync();
+        assertThat(storedOffset(group, in, 0)).hasValue(150);
+        awaitKafkaOffset(group, in, 0, 150);
+        Map<String, Integer> seen = readCommitted(out, 150);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
+        for (int o = 0; o < 150; o++) { // 20..99 again after the reset; 100..149's first outputs were aborted
+            assertThat(seen.get("0/" + o)).as("0/" + o).isEqualTo(o >= 20 && o < 100 ? 2 : 1);
+        }
+    }
+
+    /**
+     * R3: two deployments (ZooKeeper namespaces) with the same group name read the same topic on one Kafka cluster.
+     * Their transactional ids and the Kafka groups receiving their offsets differ: b's claim neither fences a's open
+     * transaction nor writes its start over a's offset of record.
+     */
+    @Test
+    void twoNamespacesWithTheSameGroupNameOnOneKafkaClusterDoNotMeet() throws Exception {
+        String in = newTopic(1);
+        String out = newTopic(1);
+        String outB = newTopic(1);
+        String group = newName("g");
+        produce(in, 1, 100);
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5)).build();
+        toClose.add(a);
+        a.start();
+        consumeAndSend(a, out, 100);
+        a.commitSync();
+        produce(in, 1, 50);
+        assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // a's transaction open from 100
+
+        String namespace = newName("tenant");
+        GroupKeeper other = io.groupkeeper.fixtures.Keepers.started(ZooKeeperStore.builder()
+                .connectString(servers.zkConnectString()).namespace(namespace).sessionTimeout(SESSION_TIMEOUT)
+                .build(), toClose);
+        CoordinatedConsumer<String, String> b = txConsumer(other, group, in).commitInterval(Duration.ofMinutes(5))
+                .build();
+        toClose.add(b);
+        b.start();
+        assertThat(consumeAndSend(b, outB, 150)).isZero(); // its own group: from the start
+        b.commitSync();
+        awaitKafkaOffset(group, in, 0, 100);
+        awaitKafkaOffset(namespace + "/" + group, in, 0, 150);
+
+        a.commitSync(); // a was not fenced: its open transaction commits
+        awaitKafkaOffset(group, in, 0, 150);
+        Map<String, Integer> seen = readCommitted(out, 150);
+        assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
+        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     /**

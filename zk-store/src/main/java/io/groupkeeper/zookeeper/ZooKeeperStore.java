@@ -170,6 +170,11 @@ public final class ZooKeeperStore implements CoordinationStore {
     }
 
     @Override
+    public String namespace() {
+        return config.namespace;
+    }
+
+    @Override
     public String describe() {
         return "zookeeper://" + config.connectString + "/" + config.namespace;
     }

@@ -157,6 +157,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 mb.instanceId(config.instanceId());
             }
             GroupMember m = mb.build();
+            bridge.tokensFrom(m::fencingToken); // each queued assignment is served only under the claim it came with
             this.metadata = md;
             this.member = m;
             org.slf4j.MDC.put(AdapterLog.MEMBER, m.memberId()); // (restored when start() returns)
@@ -189,9 +190,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
             this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
                     sync, System::nanoTime);
-            this.txns = config.transactional() == null ? null : new KafkaTransactions(group, config.transactional(),
-                    config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    tp -> m.fencingToken(tp).isPresent(), config.clientListener());
+            this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
+                    group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
+                    m::fencingToken, m::refresh, config.clientListener());
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);

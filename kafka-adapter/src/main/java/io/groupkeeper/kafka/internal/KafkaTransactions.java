@@ -38,19 +38,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
- * {@code transactional.id} derived from group, topic and partition. At the claim, before the partition's first record
- * is fetched, {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting
- * for one being completed), then Kafka's transactional group offset is read ({@code requireStable}) and weighed
- * against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
+ * {@code transactional.id} derived from namespace, group, topic and partition. At the claim, before the partition's
+ * first record is fetched and only while the member owns it under the claim it was assigned with,
+ * {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting for one being
+ * completed), the store confirms the claim, then Kafka's transactional group offset is read ({@code requireStable})
+ * and weighed against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
  * point the partition's position is sent to the same transaction and it commits, before the position is written to
  * ZooKeeper. A revoked partition's producer is closed after its final commit; a lost one's transaction is aborted.
  *
  * <p>Polling thread only, except that the claims' {@code initTransactions()} run in parallel on a small pool (each
  * takes a round trip to the transaction coordinator, ~200 ms when a former owner's transaction must be aborted).
  *
- * <p>About 570 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
- * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit) the same way; split
- * apart, those rules would be repeated.
+ * <p>About 730 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
+ * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit, a claim that is no
+ * longer the member's, ZooKeeper writes of unknown outcome) the same way; split apart, those rules would be repeated.
  */
 final class KafkaTransactions implements AutoCloseable {
 
@@ -70,8 +71,16 @@ final class KafkaTransactions implements AutoCloseable {
          * (committed, or handled without outputs); an aborted transaction goes back here.
          */
         long base = -1;
-        /** Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. */
+        /**
+         * Offsets sent to ZooKeeper whose outcome is not known (the write threw): ZooKeeper may hold them. Cleared as
+         * soon as a later write or read of the partition returns (the store answers in order: the earlier writes'
+         * outcome is settled by then, and the answer says what the node holds). Never trimmed: at
+         * {@link #unsettled} the partition stops committing to Kafka instead (a value left out of the metadata that
+         * ZooKeeper does hold would read as an operator's reset, and the next owner would repeat committed outputs).
+         */
         final Set<Long> unconfirmed = new LinkedHashSet<>();
+        /** The last commit point held the Kafka commit back ({@link #unsettled}); logged once until it clears. */
+        boolean held;
 
         Txn(String transactionalId) {
             this.transactionalId = transactionalId;
@@ -79,14 +88,20 @@ final class KafkaTransactions implements AutoCloseable {
     }
 
     private final String group;
+    /** The store's namespace: part of the transactional ids and of {@link #kafkaGroup}. */
+    private final String namespace;
+    /** The Kafka group that receives the offsets ({@link TransactionalConfig#kafkaGroup}). */
+    private final String kafkaGroup;
     private final TransactionalConfig config;
     private final Map<String, Object> producerBase;
     private final Map<String, Object> adminConfig;
     private final Duration timeout;
     private final Positions positions;
     private final PositionResolver.Seeker seeker;
-    /** Whether the member still owns a partition (as far as it knows): a failed transaction is retried only then. */
-    private final java.util.function.Predicate<TopicPartition> owned;
+    /** The member's fencing token of a partition now (empty: not owned): see {@link #stillOwns}. */
+    private final java.util.function.Function<TopicPartition, OptionalLong> tokens;
+    /** The member's {@code refresh}: a read, through the store, of ownership and offset (see {@link #confirm}). */
+    private final java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
@@ -94,13 +109,17 @@ final class KafkaTransactions implements AutoCloseable {
     private Admin admin;
     private final io.groupkeeper.kafka.KafkaClientListener clientListener;
 
-    KafkaTransactions(String group, TransactionalConfig config, Map<String, Object> kafkaProperties, Duration timeout,
-                      Positions positions, PositionResolver.Seeker seeker,
-                      java.util.function.Predicate<TopicPartition> owned,
+    KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
+                      Duration timeout, Positions positions, PositionResolver.Seeker seeker,
+                      java.util.function.Function<TopicPartition, OptionalLong> tokens,
+                      java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
-        this.owned = owned;
+        this.tokens = tokens;
+        this.refresher = refresher;
         this.clientListener = clientListener;
         this.group = group;
+        this.namespace = namespace;
+        this.kafkaGroup = TransactionalConfig.kafkaGroup(namespace, group);
         this.config = config;
         this.producerBase = producerBase(kafkaProperties, config, timeout);
         this.adminConfig = KafkaFencedOffsets.adminConfig(kafkaProperties, group + "-transactions");
@@ -135,8 +154,8 @@ final class KafkaTransactions implements AutoCloseable {
     static void validate(AdapterConfig<?, ?> config) {
         Map<String, Object> props = new HashMap<>(producerBase(config.kafkaProperties(), config.transactional(),
                 config.kafkaTimeout()));
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(config.groupId(),
-                "validation", 0));
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(
+                config.keeper().store().namespace(), config.groupId(), "validation", 0));
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, config.transactional().keySerializer().getClass());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, config.transactional().valueSerializer().getClass());
         ProducerConfig.configDef().parse(props); // (a ProducerConfig would also log every value at INFO)
@@ -160,8 +179,16 @@ final class KafkaTransactions implements AutoCloseable {
             if (old != null) {
                 closeQuietly(old, Duration.ZERO);
             }
-            String id = config.transactionalId(group, p.tp.topic(), p.tp.partition());
-            txns.put(p.tp, new Txn(id));
+            if (!stillOwns(p)) { // an initTransactions() now would fence the partition's current owner
+                notOwned(p, "not claimed");
+                continue;
+            }
+            String id = config.transactionalId(namespace, group, p.tp.topic(), p.tp.partition());
+            Txn t = new Txn(id);
+            if (old != null) { // claimed again: what ZooKeeper may hold is unchanged by a new producer
+                t.unconfirmed.addAll(old.unconfirmed);
+            }
+            txns.put(p.tp, t);
             inits.put(p, CompletableFuture.supplyAsync(() -> initProducer(id), pool));
         }
         List<OwnedPartition> ready = new ArrayList<>();
@@ -169,11 +196,17 @@ final class KafkaTransactions implements AutoCloseable {
             OwnedPartition p = e.getKey();
             try {
                 txns.get(p.tp).producer = e.getValue().join();
-                ready.add(p);
+                if (stillOwns(p)) {
+                    ready.add(p);
+                } else { // lost while the claim was under way: act no further for it (commit nothing)
+                    closeQuietly(txns.get(p.tp), Duration.ZERO);
+                    notOwned(p, "claimed while it was lost; nothing committed");
+                }
             } catch (RuntimeException ex) {
                 stop(p, "initTransactions() failed", ex);
             }
         }
+        confirm(ready);
         if (ready.isEmpty()) {
             return;
         }
@@ -206,12 +239,83 @@ final class KafkaTransactions implements AutoCloseable {
             } else if (kafka.isPresent() && zk.isPresent()) {
                 LOG.info("group {}: {}: ZooKeeper's offset {} was changed by someone else (Kafka has {}); it wins and "
                         + "is committed to Kafka now", group, p.tp, zk.getAsLong(), k.offset());
+                if (p.position != zk.getAsLong()) { // claimed again: not past records whose outputs were aborted
+                    seeker.seek(p, zk.getAsLong());
+                }
+                t.base = zk.getAsLong();
                 commit(List.of(p));
+            } else if (zk.isPresent()) {
+                if (p.position != zk.getAsLong()) { // the store's offset moved since the assignment was issued
+                    seeker.seek(p, zk.getAsLong());
+                }
             } else if (kafka.isPresent()) {
                 LOG.info("group {}: {}: ZooKeeper's offset was removed (Kafka has {}); starting from the start "
                         + "position", group, p.tp, k.offset());
             }
         }
+    }
+
+    /**
+     * After {@code initTransactions()}, before anything is read or committed for them: asks the store whether each of
+     * {@code ready} is still this member's — a read in the member's session through the partition's owner node
+     * ({@code GroupMember.refresh}) — and what its offset node holds now. The member's own view can be behind the
+     * store (a process paused until its session ended, that has not heard yet), and the offset an assignment came with
+     * can be stale (it waited in the queue). Those the store does not give this member are closed and left alone
+     * (nothing committed); the others take the offset read. A read that fails stops the claim (retried at the next
+     * commit point). The answer also settles every ZooKeeper write of unknown outcome.
+     */
+    private void confirm(List<OwnedPartition> ready) {
+        if (ready.isEmpty()) {
+            return;
+        }
+        List<TopicPartition> tps = new ArrayList<>();
+        ready.forEach(p -> tps.add(p.tp));
+        io.groupkeeper.CommitResult r;
+        try {
+            r = refresher.apply(tps);
+        } catch (RuntimeException e) {
+            new ArrayList<>(ready).forEach(p -> stop(p, "confirming the claim with the store failed", e));
+            ready.clear();
+            return;
+        }
+        for (java.util.Iterator<OwnedPartition> it = ready.iterator(); it.hasNext(); ) {
+            OwnedPartition p = it.next();
+            Txn t = txns.get(p.tp);
+            io.groupkeeper.CommitResult.Status s = r.status(p.tp);
+            if (s == io.groupkeeper.CommitResult.Status.NOT_OWNED) {
+                notOwned(p, "the store says it is not this member's any more; nothing committed");
+                it.remove();
+                continue;
+            }
+            if (s == io.groupkeeper.CommitResult.Status.ADOPTED) {
+                p.committed = r.adoptedOffsets().getOrDefault(p.tp, OptionalLong.empty());
+            }
+            if (s != null) {
+                t.unconfirmed.clear();
+            }
+        }
+    }
+
+    /**
+     * Whether the member still owns {@code p} under the claim it was assigned with (its fencing token; a partition
+     * assigned with no known token: owned at all). A partition released and claimed again, even by this member, is
+     * another claim: what was done under the earlier one is not continued.
+     */
+    private boolean stillOwns(OwnedPartition p) {
+        OptionalLong now = tokens.apply(p.tp);
+        return now.isPresent() && (p.token < 0 || now.getAsLong() == p.token);
+    }
+
+    /** {@code p} is not owned under its claim any more: not fetched, not claimed again; its revocation or loss drops it. */
+    private void notOwned(OwnedPartition p, String what) {
+        Txn t = txns.remove(p.tp);
+        if (t != null) {
+            closeQuietly(t, Duration.ZERO);
+        }
+        unclaimed.remove(p.tp);
+        p.failed = true;
+        positions.touch(p.tp);
+        LOG.info("group {}: {}: no longer owned under the claim it was assigned with; {}", group, p.tp, what);
     }
 
     private KafkaProducer<Object, Object> initProducer(String transactionalId) {
@@ -253,9 +357,9 @@ final class KafkaTransactions implements AutoCloseable {
         ps.forEach(p -> ktps.add(p.ktp));
         try {
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().listConsumerGroupOffsets(
-                            Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
+                            Map.of(kafkaGroup, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
                             new ListConsumerGroupOffsetsOptions().requireStable(true))
-                    .partitionsToOffsetAndMetadata(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    .partitionsToOffsetAndMetadata(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> copy = new HashMap<>();
             out.forEach((k, v) -> {
                 if (v != null) {
@@ -352,6 +456,28 @@ final class KafkaTransactions implements AutoCloseable {
             if (!t.open && target == t.kafkaOffset) {
                 continue;
             }
+            if (unsettled(t)) {
+                if (!t.held) {
+                    LOG.warn("group {}: {}: {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper "
+                            + "answers again (its offset stays at Kafka's {} meanwhile)", group, p.tp,
+                            t.unconfirmed.size(), t.kafkaOffset);
+                }
+                t.held = true;
+                continue;
+            }
+            t.held = false;
+            if (!stillOwns(p)) { // another claim since (maybe another owner's): commit nothing for this one
+                LOG.warn("group {}: {}: no longer owned under the claim it was assigned with (another owner's claim "
+                        + "fences producer {}); its open transaction is aborted and the partition dropped", group,
+                        p.tp, t.transactionalId);
+                if (t.open) {
+                    abortQuietly(t);
+                }
+                closeQuietly(t, Duration.ZERO);
+                txns.remove(p.tp);
+                fenced.add(p.tp);
+                continue;
+            }
             try {
                 if (!t.open) {
                     t.producer.beginTransaction();
@@ -359,14 +485,14 @@ final class KafkaTransactions implements AutoCloseable {
                 }
                 t.producer.sendOffsetsToTransaction(
                         Map.of(p.ktp, new OffsetAndMetadata(target, OffsetOfRecord.metadata(zkCandidates(p, t)))),
-                        new ConsumerGroupMetadata(group));
+                        new ConsumerGroupMetadata(kafkaGroup));
                 t.producer.commitTransaction();
                 t.open = false;
                 t.kafkaOffset = target;
                 t.base = target;
             } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
                 closeQuietly(t, Duration.ZERO);
-                if (owned.test(p.tp)) {
+                if (stillOwns(p)) {
                     // Still ours by the store: a former owner's claim that was under way when it lost the partition
                     // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
                     LOG.warn("group {}: {}: this member's producer {} was fenced although the member still owns the "
@@ -386,8 +512,8 @@ final class KafkaTransactions implements AutoCloseable {
                 LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
                         + "record: {}", group, p.tp, t.transactionalId, e.toString());
                 abortQuietly(t);
-                rewind(p, t); // (the claim below seeks only when Kafka's offset wins)
-                if (owned.test(p.tp)) {
+                rewind(p, t); // (the claim below seeks to the offset of record)
+                if (stillOwns(p)) {
                     reclaim.add(p);
                 } else { // a new initTransactions() here would fence the partition's next owner: give it up
                     closeQuietly(t, Duration.ZERO);
@@ -445,6 +571,20 @@ final class KafkaTransactions implements AutoCloseable {
         return p.position;
     }
 
+    /**
+     * Someone else's change of the stored offset (an operator's reset, a hand edit) was adopted: the partition
+     * continues from {@code stored}. Everything a later abort or failure goes back to moves there too — the open
+     * transaction's base (what {@link #abort} returns, the container's retry point) — so no rewind lands behind or
+     * ahead of the reset and no later commit writes over it. ZooKeeper's value is known again: nothing is unconfirmed.
+     */
+    void adopted(TopicPartition tp, OptionalLong stored) {
+        Txn t = txns.get(tp);
+        if (t != null) {
+            t.base = stored.isPresent() ? stored.getAsLong() : -1;
+            t.unconfirmed.clear();
+        }
+    }
+
     /** Back to where the (aborted) transaction began. */
     private void rewind(OwnedPartition p, Txn t) {
         if (t.base >= 0 && p.position != t.base) {
@@ -459,15 +599,31 @@ final class KafkaTransactions implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Whether the metadata can name no more values: with the one ZooKeeper is known to hold, the unconfirmed ones fill
+     * {@link OffsetOfRecord#MAX_CANDIDATES}.
+     */
+    private static boolean unsettled(Txn t) {
+        return t.unconfirmed.size() >= OffsetOfRecord.MAX_CANDIDATES - 1;
+    }
+
+    /**
+     * What a ZooKeeper write of {@code tp} may carry when the position is {@code position}: the position, except while
+     * the Kafka commit is held back ({@link #unsettled}): then Kafka's offset (already named by Kafka itself: whoever
+     * reads it next finds ZooKeeper equal to Kafka), so ZooKeeper never gets ahead of the offset of record and the
+     * write's answer settles the unknown ones; -1: write nothing (Kafka has no offset yet).
+     */
+    long zkOffset(TopicPartition tp, long position) {
+        Txn t = txns.get(tp);
+        return t == null || !t.held ? position : t.kafkaOffset;
+    }
+
     /** Offsets about to be written to ZooKeeper: until the write returns, ZooKeeper may hold them. */
     void zkWriting(Map<TopicPartition, Long> offsets) {
         offsets.forEach((tp, o) -> {
             Txn t = txns.get(tp);
             if (t != null) {
                 t.unconfirmed.add(o);
-                while (t.unconfirmed.size() > OffsetOfRecord.MAX_CANDIDATES) {
-                    t.unconfirmed.remove(t.unconfirmed.iterator().next());
-                }
             }
         });
     }

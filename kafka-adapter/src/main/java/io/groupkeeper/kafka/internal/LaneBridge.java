@@ -45,7 +45,14 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     sealed interface Event permits Assigned, Revoked, Lost, OffsetsChanged, ConnectionDown, Nudge {
     }
 
-    record Assigned(SortedMap<TopicPartition, OptionalLong> partitions) implements Event {
+    /**
+     * {@code tokens}: each partition's fencing token when the member announced it (empty: not owned any more by then;
+     * no entry: not known, as when no member is bound). The polling thread serves the assignment only for partitions
+     * still owned under that token: one queued while the thread was busy may have been revoked (timed out) or lost,
+     * and claimed by another owner, since.
+     */
+    record Assigned(SortedMap<TopicPartition, OptionalLong> partitions, java.util.Map<TopicPartition, OptionalLong> tokens)
+            implements Event {
     }
 
     /** Served (completed) by the polling thread; the lane waits for that. */
@@ -69,6 +76,8 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     private final String group;
     private final Supplier<String> memberId;
     private final Duration revocationTimeout;
+    /** The member's fencing token of a partition (empty: not owned); null until a member is bound. */
+    private volatile java.util.function.Function<TopicPartition, OptionalLong> tokens;
     /** Interrupts the polling thread's blocking {@code KafkaConsumer} call ({@code wakeup()}), once there is one. */
     private volatile Runnable wakeup = () -> { };
     /** False once the polling thread hands over nothing more: revocations need not wait, other events are dropped. */
@@ -86,12 +95,30 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
         this.wakeup = wakeup;
     }
 
+    /** Where the member's fencing tokens are read: each assignment is stamped with them when it is queued. */
+    void tokensFrom(java.util.function.Function<TopicPartition, OptionalLong> tokens) {
+        this.tokens = tokens;
+    }
+
+    /** The member's fencing token of {@code tp} now; null when no member is bound (nothing to compare). */
+    OptionalLong token(TopicPartition tp) {
+        java.util.function.Function<TopicPartition, OptionalLong> t = tokens;
+        return t == null ? null : t.apply(tp);
+    }
+
     // ------------------------------------------------------------------ the member's lane
 
     @Override
     public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
         if (serving) {
-            enqueue(new Assigned(new TreeMap<>(partitions)));
+            java.util.Map<TopicPartition, OptionalLong> issued = new java.util.HashMap<>();
+            for (TopicPartition tp : partitions.keySet()) {
+                OptionalLong t = token(tp); // (on the lane, right after the member announced the claim)
+                if (t != null) {
+                    issued.put(tp, t);
+                }
+            }
+            enqueue(new Assigned(new TreeMap<>(partitions), issued));
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -70,7 +71,7 @@ final class LaneEvents {
 
     private void handle(Event event) {
         if (event instanceof Assigned a) {
-            onAssigned(a.partitions());
+            onAssigned(stillOwned(a));
         } else if (event instanceof Revoked r) {
             try {
                 onRevoked(r.partitions());
@@ -86,7 +87,36 @@ final class LaneEvents {
         }
     }
 
+    /**
+     * The partitions of a queued assignment still owned under the claim they were assigned with. One served late (the
+     * user's thread was busy past a revocation timeout, or the session was lost meanwhile) may name partitions that
+     * were released and claimed by another owner since: claiming them here (a transactional claim's
+     * {@code initTransactions()} above all) would act for a partition this member no longer owns, with the stale
+     * offset it was assigned with.
+     */
+    private SortedMap<TopicPartition, OptionalLong> stillOwned(Assigned a) {
+        SortedMap<TopicPartition, OptionalLong> out = new TreeMap<>();
+        SortedSet<TopicPartition> stale = new TreeSet<>();
+        a.partitions().forEach((tp, stored) -> {
+            OptionalLong issued = a.tokens().get(tp);
+            OptionalLong now = issued == null ? null : bridge.token(tp);
+            if (issued != null && (issued.isEmpty() || !issued.equals(now))) {
+                stale.add(tp);
+            } else {
+                out.put(tp, stored);
+            }
+        });
+        if (!stale.isEmpty()) {
+            LOG.info("group {}: the queued assignment of {} is stale (revoked or lost, and maybe claimed by another "
+                    + "owner, before this thread served it); not claimed", group, stale);
+        }
+        return out;
+    }
+
     private void onAssigned(SortedMap<TopicPartition, OptionalLong> assigned) {
+        if (assigned.isEmpty()) {
+            return;
+        }
         boolean again = false;
         for (TopicPartition tp : assigned.keySet()) {
             again |= positions.remove(tp) != null;
@@ -95,7 +125,14 @@ final class LaneEvents {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
         List<OwnedPartition> added = new ArrayList<>();
-        assigned.forEach((tp, stored) -> added.add(positions.add(tp, stored)));
+        assigned.forEach((tp, stored) -> {
+            OwnedPartition p = positions.add(tp, stored);
+            OptionalLong token = bridge.token(tp);
+            if (token != null && token.isPresent()) {
+                p.token = token.getAsLong();
+            }
+            added.add(p);
+        });
         committer.gained(assigned.keySet()); // the offset mirror: fence the former owner's mirror producer
         committer.claimed(added); // the transactional mode: fence the former owners before the first fetch
         resolver.resolveSoon();

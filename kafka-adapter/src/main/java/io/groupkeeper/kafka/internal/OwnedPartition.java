@@ -20,6 +20,11 @@ final class OwnedPartition {
     String metadata = "";
     /** The metadata the store holds as far as this consumer knows ("" at first; null: unknown, write it). */
     String committedMetadata = "";
+    /**
+     * The fencing token of the claim this partition was assigned under (-1: not known). Whatever acts for the partition
+     * in Kafka (a transactional claim, a commit) does so only while the member still owns it under this token.
+     */
+    long token = -1;
     /** Stopped by outOfRange=fail. */
     boolean failed;
     /** The log end offset as of the last fetch, -1 while unknown (recorded with commits for lag status). */

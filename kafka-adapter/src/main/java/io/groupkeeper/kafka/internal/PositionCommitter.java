@@ -139,6 +139,7 @@ final class PositionCommitter {
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             Map<TopicPartition, Long> logEnds = new TreeMap<>();
             collect(revoked, false, offsets, logEnds);
+            heldBack(offsets, logEnds);
             if (offsets.isEmpty()) {
                 return;
             }
@@ -175,6 +176,9 @@ final class PositionCommitter {
         } catch (RuntimeException e) {
             LOG.warn("could not re-read the changed offsets of {}: {}", changed, e.toString());
             return false;
+        }
+        if (txns != null) { // a read answered after every earlier write: what the nodes hold is known
+            txns.zkSettled(changed);
         }
         apply(result, Map.of(), 0);
         return true;
@@ -247,6 +251,7 @@ final class PositionCommitter {
             }
         }
         collect(which, lagging, offsets, logEnds);
+        heldBack(offsets, logEnds);
         if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
             for (TopicPartition tp : mirror.owed()) {
                 OwnedPartition p = positions.get(tp);
@@ -274,6 +279,25 @@ final class PositionCommitter {
                 txns.zkSettled(offsets.keySet());
             }
             apply(result, offsets, mark, metadata);
+        }
+    }
+
+    /**
+     * The transactional mode: partitions whose Kafka commit was held back (too many ZooKeeper writes of unknown
+     * outcome) write Kafka's offset to ZooKeeper instead of the position, or nothing if Kafka has none.
+     */
+    private void heldBack(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
+        if (txns == null) {
+            return;
+        }
+        for (TopicPartition tp : new java.util.ArrayList<>(offsets.keySet())) {
+            long o = txns.zkOffset(tp, offsets.get(tp));
+            if (o < 0) {
+                offsets.remove(tp);
+                logEnds.remove(tp);
+            } else {
+                offsets.put(tp, o);
+            }
         }
     }
 
@@ -330,7 +354,13 @@ final class PositionCommitter {
                     p.committed = OptionalLong.of(attempted.get(tp));
                     p.committedMetadata = metadata.getOrDefault(tp, "");
                 }
-                case ADOPTED -> effects.adopt(p, result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty()));
+                case ADOPTED -> {
+                    OptionalLong stored = result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty());
+                    if (txns != null) { // before the seek: a later abort goes back to the reset, not before it
+                        txns.adopted(tp, stored);
+                    }
+                    effects.adopt(p, stored);
+                }
                 case NOT_OWNED -> notOwned.add(tp);
                 case UNCHANGED -> {
                 }
@@ -338,6 +368,9 @@ final class PositionCommitter {
         });
         mirror(committed, mark);
         if (!notOwned.isEmpty()) {
+            if (txns != null) { // their producers, at the newest epoch, would otherwise live on until close
+                txns.lost(notOwned);
+            }
             notOwned.forEach(positions::remove); // (with their lag gauges)
             effects.dropped(notOwned);
         }

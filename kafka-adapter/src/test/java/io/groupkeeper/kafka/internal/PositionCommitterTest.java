@@ -150,12 +150,18 @@ class PositionCommitterTest {
         assertThat(p.dirty()).isFalse();
     }
 
-    /** A member that answers commits as scripted (COMMITTED unless told otherwise) and records them. */
-    private static final class ScriptedMember implements GroupMember {
+    /**
+     * A member that answers commits as scripted (COMMITTED unless told otherwise; {@code failure}: thrown, as a write
+     * whose outcome is unknown) and records them. Also used by {@code KafkaTransactionsIT}.
+     */
+    static final class ScriptedMember implements GroupMember {
+        RuntimeException failure;
         final List<Map<TopicPartition, Long>> commits = new ArrayList<>();
         final List<Map<TopicPartition, Long>> logEnds = new ArrayList<>();
         final List<Map<TopicPartition, Long>> onRelease = new ArrayList<>();
         final Map<TopicPartition, Status> answer = new HashMap<>();
+        /** What {@code refresh} answers (UNCHANGED unless told otherwise). */
+        final Map<TopicPartition, Status> refreshAnswer = new HashMap<>();
         final Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         final SortedSet<TopicPartition> takenOnRelease = new TreeSet<>();
 
@@ -167,6 +173,9 @@ class PositionCommitterTest {
         @Override
         public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
             commits.add(Map.copyOf(offsets));
+            if (failure != null) {
+                throw failure;
+            }
             logEnds.add(Map.copyOf(logEndOffsets));
             Map<TopicPartition, Status> statuses = new HashMap<>();
             offsets.keySet().forEach(tp -> statuses.put(tp, answer.getOrDefault(tp, Status.COMMITTED)));
@@ -184,7 +193,9 @@ class PositionCommitterTest {
 
         @Override
         public CommitResult refresh(Collection<TopicPartition> partitions) {
-            throw new UnsupportedOperationException();
+            Map<TopicPartition, Status> statuses = new HashMap<>();
+            partitions.forEach(tp -> statuses.put(tp, refreshAnswer.getOrDefault(tp, Status.UNCHANGED)));
+            return CommitResult.of(statuses, adopted);
         }
 
         @Override

@@ -1,0 +1,195 @@
+package io.groupkeeper.kafka.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.KafkaClientListener;
+import io.groupkeeper.kafka.OutOfRangePolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KafkaTransactions} and {@link PositionCommitter} on a real broker, with a scripted member: the store's answers
+ * that real ZooKeeper gives only in races (a commit refused as not owned while the member still holds the claim; many
+ * writes in a row whose outcome is unknown) are made on purpose here (R4 of issue 44).
+ */
+class KafkaTransactionsIT extends BrokerTestSupport {
+
+    private static final AtomicInteger GROUPS = new AtomicInteger();
+    private static final TopicPartition A0 = new TopicPartition("in", 0);
+
+    private final String group = "g" + GROUPS.incrementAndGet() + "-" + System.nanoTime();
+    private final PositionsTest.Gauges gauges = new PositionsTest.Gauges();
+    private final Positions positions = new Positions(gauges, group, () -> "m1");
+    private final PositionCommitterTest.ScriptedMember member = new PositionCommitterTest.ScriptedMember();
+    private final List<String> effects = new ArrayList<>();
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @BeforeAll
+    static void createInputTopic() throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("in", 1, (short) 1)))
+                    .all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private KafkaTransactions transactions() {
+        return transactions(positions, member);
+    }
+
+    private KafkaTransactions transactions(Positions positions, PositionCommitterTest.ScriptedMember member) {
+        KafkaTransactions txns = new KafkaTransactions("groupkeeper", group, new TransactionalConfig(
+                new StringSerializer(), new StringSerializer(), "groupkeeper/", Map.of()),
+                Map.of("bootstrap.servers", kafka.bootstrapServers()), Duration.ofSeconds(20), positions,
+                (p, offset) -> positions.position(p, offset), tp -> OptionalLong.of(7), member::refresh,
+                new KafkaClientListener() {
+                });
+        toClose.add(txns);
+        return txns;
+    }
+
+    private PositionCommitter committer(KafkaTransactions txns) {
+        return new PositionCommitter(group, member, positions, null, gauges, Duration.ofSeconds(1),
+                OutOfRangePolicy.EARLIEST, System::nanoTime, 0, new PositionCommitter.Effects() {
+                    @Override
+                    public void adopt(OwnedPartition p, OptionalLong stored) {
+                        effects.add("adopt " + p.tp + " " + stored);
+                    }
+
+                    @Override
+                    public void dropped(SortedSet<TopicPartition> partitions) {
+                        effects.add("drop " + partitions);
+                    }
+                }, txns);
+    }
+
+    private OwnedPartition claimed(KafkaTransactions txns, long stored) {
+        OwnedPartition p = positions.add(A0, OptionalLong.of(stored));
+        p.token = 7;
+        txns.claim(List.of(p));
+        assertThat(txns.producing()).containsExactly(A0);
+        return p;
+    }
+
+    /**
+     * Kafka's offset of record of in-0 (every test here has committed one when it asks), waited for: right after a
+     * commit the broker may answer UNSTABLE_OFFSET_COMMIT, which the admin client reads as no offset.
+     */
+    private OffsetAndMetadata kafkaOffset() {
+        OffsetAndMetadata[] out = new OffsetAndMetadata[1];
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> (out[0] = readKafkaOffset()) != null);
+        return out[0];
+    }
+
+    private OffsetAndMetadata readKafkaOffset() throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            org.apache.kafka.common.TopicPartition ktp = new org.apache.kafka.common.TopicPartition("in", 0);
+            return admin.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()
+                            .topicPartitions(List.of(ktp))), new ListConsumerGroupOffsetsOptions().requireStable(true))
+                    .partitionsToOffsetAndMetadata(group).get(20, TimeUnit.SECONDS).get(ktp);
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    /**
+     * R1: a member whose own view still says it owns the partition (a process paused until its session ended, that has
+     * not heard yet) claims it after the current owner committed 100. Its initTransactions() cannot be undone, but the
+     * store's answer that the partition is not this member's stops it there: its stale offset (0, not named by Kafka's
+     * metadata: it would win) is not committed, and Kafka's offset of record does not move backwards.
+     */
+    @Test
+    void aClaimTheStoreDoesNotConfirmCommitsNothing() throws Exception {
+        KafkaTransactions owner = transactions();
+        PositionCommitter committer = committer(owner);
+        OwnedPartition p = claimed(owner, 50);
+        positions.position(p, 100);
+        committer.commitAll();
+        assertThat(kafkaOffset().offset()).isEqualTo(100);
+
+        Positions stalePositions = new Positions(gauges, group, () -> "m2");
+        PositionCommitterTest.ScriptedMember staleMember = new PositionCommitterTest.ScriptedMember();
+        staleMember.refreshAnswer.put(A0, Status.NOT_OWNED);
+        KafkaTransactions stale = transactions(stalePositions, staleMember);
+        OwnedPartition q = stalePositions.add(A0, OptionalLong.of(0));
+        q.token = 7;
+        stale.claim(List.of(q));
+
+        assertThat(kafkaOffset().offset()).as("Kafka's offset of record").isEqualTo(100);
+        assertThat(stale.producing()).isEmpty();
+    }
+
+    /** R4: a partition the store says is not owned is dropped, and its producer (at the newest epoch) closed at once. */
+    @Test
+    void aPartitionDroppedAsNotOwnedLosesItsProducer() {
+        KafkaTransactions txns = transactions();
+        PositionCommitter committer = committer(txns);
+        OwnedPartition p = claimed(txns, 5);
+        positions.position(p, 8);
+        member.answer.put(A0, Status.NOT_OWNED);
+
+        committer.commitAll();
+
+        assertThat(effects).containsExactly("drop [in:0]");
+        assertThat(txns.producing()).as("partitions with a producer").isEmpty();
+    }
+
+    /**
+     * R4: ZooKeeper writes keep failing with an unknown outcome while the position moves. Every value ZooKeeper may
+     * hold stays named in the metadata of Kafka's offset of record (none is dropped to make room); once they fill it,
+     * Kafka's offset stops moving and ZooKeeper is written Kafka's own offset, never a position ahead of it; the first
+     * write that returns settles them all.
+     */
+    @Test
+    void writesOfUnknownOutcomeAreNeverLeftOutOfTheMetadataAndSettleWhenAWriteReturns() throws Exception {
+        KafkaTransactions txns = transactions();
+        PositionCommitter committer = committer(txns);
+        OwnedPartition p = claimed(txns, 0);
+        member.failure = new IllegalStateException("connection loss: outcome unknown");
+        int n = OffsetOfRecord.MAX_CANDIDATES + 10;
+        for (int i = 1; i <= n; i++) {
+            positions.position(p, i);
+            assertThatThrownBy(committer::commitAll).isSameAs(member.failure);
+        }
+        OffsetAndMetadata k = kafkaOffset();
+        Set<Long> named = OffsetOfRecord.candidates(k.metadata());
+        // every ZooKeeper write sent before Kafka's last commit is named by it (ZooKeeper may hold any of them)
+        List<Long> written = new ArrayList<>();
+        member.commits.forEach(c -> written.add(c.get(A0)));
+        assertThat(named).containsAll(written.stream().filter(v -> v < k.offset()).toList()).contains(0L);
+        assertThat(named).hasSizeLessThanOrEqualTo(OffsetOfRecord.MAX_CANDIDATES);
+        assertThat(k.offset()).isLessThan(n);
+        // held back: ZooKeeper is written Kafka's offset, not the position
+        assertThat(member.commits.get(member.commits.size() - 1)).containsEntry(A0, k.offset());
+
+        member.failure = null; // ZooKeeper answers again
+        committer.commitAll();
+        committer.commitAll();
+        assertThat(kafkaOffset().offset()).isEqualTo(n);
+        assertThat(OffsetOfRecord.candidates(kafkaOffset().metadata())).hasSize(1);
+        assertThat(p.committed).hasValue(n);
+    }
+}
