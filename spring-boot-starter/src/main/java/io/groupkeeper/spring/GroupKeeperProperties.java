@@ -19,6 +19,21 @@ public class GroupKeeperProperties {
     /** Per listener (by id) overrides of {@code groupkeeper.listener.*}. */
     private final Map<String, Listener> listeners = new LinkedHashMap<>();
 
+    /**
+     * Names of beans and {@code spring.kafka.*} properties that configure only this application's own
+     * {@code @KafkaListener} containers (or its {@code KafkaTemplate}), which {@code @GroupKeeperListener} methods do
+     * not apply: listed here they no longer fail the start (each is logged once at INFO instead).
+     */
+    private java.util.List<String> springKafkaOnly = new java.util.ArrayList<>();
+
+    public java.util.List<String> getSpringKafkaOnly() {
+        return springKafkaOnly;
+    }
+
+    public void setSpringKafkaOnly(java.util.List<String> springKafkaOnly) {
+        this.springKafkaOnly = springKafkaOnly;
+    }
+
     public ZooKeeper getZookeeper() {
         return zookeeper;
     }

@@ -47,6 +47,7 @@ public final class ContainerFactory {
     private final org.springframework.context.ApplicationEventPublisher events;
     /** The Kafka client metrics of a listener (id, group); null without a meter registry. */
     private final java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics;
+    private SpringKafkaSettings springKafka;
 
     public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
                             ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations,
@@ -63,11 +64,26 @@ public final class ContainerFactory {
     }
 
     /**
-     * The {@code spring.kafka.listener.*} settings this application sets that groupkeeper's containers cannot apply,
-     * each with what to use instead (empty when none); the containers' start names them in one WARN.
+     * Fails naming every Spring Kafka bean and {@code spring.kafka.*} setting of this application that the
+     * {@code endpoints} would not apply (none is silently ignored); returns those the application acknowledged in
+     * {@code groupkeeper.spring-kafka-only}.
      */
-    public java.util.List<String> ignoredSpringKafkaSettings() {
-        return SpringKafkaListenerSettings.ignored(kafka.getListener());
+    public List<String> checkSpringKafka(List<ListenerEndpoint> endpoints) {
+        List<String> acknowledged = new java.util.ArrayList<>();
+        if (springKafka == null || endpoints.isEmpty()) {
+            return acknowledged;
+        }
+        List<String> refused = springKafka.refused(endpoints, acknowledged);
+        if (!refused.isEmpty()) {
+            throw new IllegalStateException(SpringKafkaSettings.message(refused));
+        }
+        return acknowledged;
+    }
+
+    /** Checks the application's Spring Kafka beans and settings at start ({@link #checkSpringKafka}). */
+    public ContainerFactory springKafka(SpringKafkaSettings settings) {
+        this.springKafka = settings;
+        return this;
     }
 
     /** Whether the endpoint's container starts with the context. */
@@ -113,7 +129,7 @@ public final class ContainerFactory {
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
                 .stopDeadline(stopDeadline(e))
                 .metrics(metrics);
-        kafka.buildProducerProperties().forEach((k, v) -> {
+        producerProperties().forEach((k, v) -> {
             if (!k.equals(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG) && !k.equals(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)
                     && !k.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG) && v != null) {
                 b.deadLetterProducerProperty(k, v);
@@ -192,7 +208,7 @@ public final class ContainerFactory {
             }
             return;
         }
-        Map<String, Object> producer = new LinkedHashMap<>(kafka.buildProducerProperties());
+        Map<String, Object> producer = producerProperties();
         Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
         Object valueClass = producer.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
         producer.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
@@ -207,6 +223,27 @@ public final class ContainerFactory {
         if (prefix != null) {
             b.transactionalIdPrefix(prefix);
         }
+    }
+
+    /**
+     * {@code spring.kafka.producer.*} as Boot builds them, except that without a producer bootstrap setting of their
+     * own ({@code spring.kafka.producer.bootstrap-servers}, or {@code bootstrap.servers} in its properties) the
+     * producers dial the consumers' servers ({@code spring.kafka.consumer.bootstrap-servers} may be the only one set),
+     * not Boot's default {@code localhost:9092}.
+     */
+    private Map<String, Object> producerProperties() {
+        Map<String, Object> producer = new LinkedHashMap<>(kafka.buildProducerProperties());
+        boolean ownBootstrap = kafka.getProducer().getBootstrapServers() != null
+                || kafka.getProducer().getProperties().containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                || kafka.getProperties().containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                || !List.of("localhost:9092").equals(kafka.getBootstrapServers());
+        if (!ownBootstrap) {
+            Object consumers = kafka.buildConsumerProperties().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
+            if (consumers != null) {
+                producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, consumers);
+            }
+        }
+        return producer;
     }
 
     private static Serializer<?> serializer(Object configured, Map<String, Object> config, boolean isKey) {
@@ -265,17 +302,33 @@ public final class ContainerFactory {
         double multiplier = first(o.getBackoffMultiplier(), a.getBackoffMultiplier(), 1.0);
         Duration max = first(o.getMaxBackoff(), a.getMaxBackoff(),
                 Duration.ofNanos((long) (backoff.toNanos() * Math.pow(multiplier, Math.max(0, attempts - 2)))));
-        Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), "dead-letter"));
+        // A listener of dead-letter topics only (default names): its failures are logged and skipped, as Spring's
+        // DefaultErrorHandler without a recoverer does, not dead-lettered again into <topic>-dlt-dlt (unless asked).
+        String recoveryDefault = readsDeadLettersOnly(e, own, all) ? "skip" : "dead-letter";
+        Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), recoveryDefault));
         ErrorPolicy.Builder p = ErrorPolicy.builder()
                 .otherwise(ErrorAction.retry(attempts, Backoff.exponential(backoff, multiplier, max)).then(recovery))
                 .deserializationFailure(Recovery.parse(first(o.getDeserializationFailure(),
-                        a.getDeserializationFailure(), "dead-letter")));
+                        a.getDeserializationFailure(), recoveryDefault)));
         List<GroupKeeperProperties.Rule> rules = first(o.getRules(), a.getRules(), List.of());
         for (GroupKeeperProperties.Rule r : rules) {
             p.on(exceptionClass(r.getException(), where), ErrorAction.retry(r.getAttempts(),
                     Backoff.fixed(r.getBackoff())).then(Recovery.parse(r.getRecovery())));
         }
         return p.build();
+    }
+
+    /**
+     * Whether every topic of the listener is a dead-letter topic by the default name ({@code <x>-dlt}, or
+     * {@code <x><suffix>} with {@code dead-letter.suffix}) and no dead-letter topic is named for it.
+     */
+    private boolean readsDeadLettersOnly(ListenerEndpoint e, Listener own, Listener all) {
+        if (!e.deadLetterTopic().isBlank() || own.getDeadLetter().getTopic() != null
+                || all.getDeadLetter().getTopic() != null) {
+            return false;
+        }
+        String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), "-dlt");
+        return e.topics().stream().allMatch(t -> t.endsWith(suffix));
     }
 
     @SuppressWarnings("unchecked")

@@ -130,6 +130,26 @@ sealed interface ListenerArgument {
         }
     }
 
+    /** Spring Messaging's {@code MessageHeaders} (with or without {@code @Headers}): the entries of {@link AllHeaders}. */
+    record SpringHeaders(String group) implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            return new org.springframework.messaging.MessageHeaders(AllHeaders.of(records.get(0), group));
+        }
+    }
+
+    /** Spring Kafka's {@code ConsumerRecordMetadata}: topic, partition, offset, timestamp of the record. */
+    record Metadata() implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            ConsumerRecord<Object, Object> r = records.get(0);
+            return new org.springframework.kafka.listener.adapter.ConsumerRecordMetadata(
+                    new org.apache.kafka.clients.producer.RecordMetadata(
+                            new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()), r.offset(), 0,
+                            r.timestamp(), r.serializedKeySize(), r.serializedValueSize()), r.timestampType());
+        }
+    }
+
     /** {@code @FencingToken}: the partition's fencing token, as a {@code long} or an {@code OptionalLong}. */
     record Token(boolean optional, String where) implements ListenerArgument {
         @Override

@@ -18,7 +18,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
@@ -38,7 +41,8 @@ import org.springframework.util.ReflectionUtils;
  *   {@code kafka_receivedMessageKey}, {@code kafka_receivedTimestamp}, {@code kafka_timestampType},
  *   {@code kafka_groupId}) or a record header by name, converted to the parameter's type; in a batch listener a
  *   {@code List} header parameter has one value per record;</li>
- *   <li>{@code @Headers Map<String, Object>}: all of them;</li>
+ *   <li>{@code @Headers Map<String, Object>} or {@code MessageHeaders}: all of them;</li>
+ *   <li>{@code ConsumerRecordMetadata}: the record's topic, partition, offset and timestamp;</li>
  *   <li>{@code @FencingToken long} (or {@code OptionalLong}): the partition's fencing token.</li>
  * </ul>
  * Anything else (Spring Kafka's {@code Acknowledgment} or {@code Consumer}, {@code ConsumerRecords}, two data
@@ -70,8 +74,10 @@ public final class ListenerMethod {
         String dataParameter = null;
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
+            refuseValidation(p, name, where(p, i));
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
-                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class) {
+                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
+                    || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -101,9 +107,17 @@ public final class ListenerMethod {
                         name + " " + where(p, i)));
             } else if (p.getType() == TransactionalSender.class) {
                 arguments.add(new ListenerArgument.Sender());
+            } else if (p.getType() == MessageHeaders.class) { // with or without @Headers, as Spring resolves it
+                arguments.add(new ListenerArgument.SpringHeaders(group));
+            } else if (p.getType() == ConsumerRecordMetadata.class) {
+                if (data.batch) {
+                    throw unsupported(name, where(p, i), "ConsumerRecordMetadata is for record listeners; a batch "
+                            + "listener takes List<ConsumerRecord<K, V>>");
+                }
+                arguments.add(new ListenerArgument.Metadata());
             } else if (p.isAnnotationPresent(Headers.class)) {
-                if (!Map.class.isAssignableFrom(p.getType())) {
-                    throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object>");
+                if (!p.getType().isAssignableFrom(java.util.LinkedHashMap.class)) {
+                    throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object> or MessageHeaders");
                 }
                 arguments.add(new ListenerArgument.AllHeaders(group));
             } else {
@@ -127,9 +141,49 @@ public final class ListenerMethod {
         }
     }
 
+    /**
+     * {@code @Valid} / {@code @Validated} on a parameter: Spring Kafka validates the payload with the application's
+     * validator (when one is set up); this starter does not yet, so a method that relies on it is refused instead of
+     * being called with invalid payloads.
+     */
+    private static void refuseValidation(Parameter p, String name, String where) {
+        for (java.lang.annotation.Annotation a : p.getAnnotations()) {
+            String type = a.annotationType().getName();
+            if (type.equals("jakarta.validation.Valid") || type.equals("javax.validation.Valid")
+                    || type.equals("org.springframework.validation.annotation.Validated")) {
+                throw unsupported(name, where, "@" + a.annotationType().getSimpleName() + " is not supported yet (the "
+                        + "payload would not be validated): validate in the method, e.g. with an injected "
+                        + "jakarta.validation.Validator, and throw to reach the error policy");
+            }
+        }
+    }
+
+    /**
+     * Spring Kafka's synthetic headers that this starter has no value for: refused at start (in Spring they are
+     * always present, so a method would fail every record here).
+     */
+    private static final Map<String, String> UNSUPPORTED_HEADERS = Map.of(
+            KafkaHeaders.DELIVERY_ATTEMPT, "the delivery attempt is not exposed yet; the error policy counts attempts "
+                    + "(groupkeeper.listener.error.attempts) and a dead letter carries groupkeeper.dlt.attempts",
+            KafkaHeaders.ACKNOWLEDGMENT, "offsets are committed by the container (groupkeeper.listener.commit-interval)",
+            KafkaHeaders.CONSUMER, "the Consumer is the container's; seek with GroupKeeperSeekAware",
+            KafkaHeaders.RAW_DATA, "take ConsumerRecord<K, V> as the data parameter",
+            KafkaHeaders.NATIVE_HEADERS, "take ConsumerRecord<K, V> and read record.headers()",
+            KafkaHeaders.BATCH_CONVERTED_HEADERS, "take List<ConsumerRecord<K, V>> and read each record's headers()",
+            KafkaHeaders.LISTENER_INFO, "@GroupKeeperListener has no info attribute",
+            KafkaHeaders.CONVERSION_FAILURES, "a value that does not convert is dead-lettered as a deserialization "
+                    + "failure",
+            KafkaHeaders.RECORD_METADATA, "take ConsumerRecordMetadata or ConsumerRecord<K, V>");
+
     private static Data data(Parameter p, String name, String where) {
         Class<?> type = p.getType();
         Type generic = p.getParameterizedType();
+        Payload payloadAnnotation = p.getAnnotation(Payload.class);
+        if (payloadAnnotation != null && !(payloadAnnotation.value().isEmpty()
+                && payloadAnnotation.expression().isEmpty())) {
+            throw unsupported(name, where, "@Payload with an expression is not supported; take the payload and "
+                    + "compute from it in the method");
+        }
         String springKafka = type.getName();
         if (springKafka.startsWith("org.springframework.kafka.support.Acknowledgment")
                 || springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
@@ -156,6 +210,10 @@ public final class ListenerMethod {
             }
             return new Data(true, false, false, element);
         }
+        if (springKafka.startsWith("org.springframework.") || springKafka.startsWith("org.apache.kafka.")) {
+            throw unsupported(name, where, type.getName() + " is not a parameter kind @GroupKeeperListener resolves "
+                    + "(it would be read as a JSON payload)");
+        }
         return new Data(false, false, false, PayloadDeserializer.JSON.constructType(
                 org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
                         : org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type)));
@@ -173,6 +231,11 @@ public final class ListenerMethod {
         String name = !h.name().isEmpty() ? h.name() : h.value();
         if (name.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header needs a name");
+        }
+        String refused = UNSUPPORTED_HEADERS.get(name);
+        if (refused != null) {
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header(\"" + name
+                    + "\") is not supported: " + refused);
         }
         String defaultValue = ValueConstants.DEFAULT_NONE.equals(h.defaultValue()) ? null : h.defaultValue();
         boolean list = batch && List.class.isAssignableFrom(p.getType()); // one value per record of the batch
