@@ -37,7 +37,10 @@ public @interface GroupKeeperListener {
      */
     String id() default "";
 
-    /** The consumer group; default {@code spring.kafka.consumer.group-id} (as a {@code @KafkaListener}'s). */
+    /**
+     * The consumer group; default the {@link #id()} when one is given, else {@code spring.kafka.consumer.group-id}
+     * (as a {@code @KafkaListener}'s {@code groupId}, with its default {@code idIsGroup = true}).
+     */
     String group() default "";
 
     /**

@@ -148,6 +148,20 @@ public class GroupKeeperProperties {
         /** The Kafka group id the mirror writes under. Default: the listener's group. */
         private String mirrorGroup;
         /**
+         * At start, copy what the listener's group committed in Kafka (its Kafka consumer-group offsets, e.g. from the
+         * Spring Kafka service it replaces) into ZooKeeper for the partitions that have no offset there, so the switch
+         * neither repeats nor skips records. Default true.
+         */
+        private Boolean takeOverKafkaOffsets;
+
+        public Boolean getTakeOverKafkaOffsets() {
+            return takeOverKafkaOffsets;
+        }
+
+        public void setTakeOverKafkaOffsets(Boolean takeOverKafkaOffsets) {
+            this.takeOverKafkaOffsets = takeOverKafkaOffsets;
+        }
+        /**
          * Makes the listener's consumers static members: consumer n (from 0) has the instance id
          * {@code <instance-id>-<n>}. Set it per listener ({@code groupkeeper.listeners.<id>.instance-id}) and per
          * process (e.g. from the host name). Default: none (dynamic members).

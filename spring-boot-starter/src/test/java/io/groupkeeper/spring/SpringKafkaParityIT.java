@@ -71,6 +71,8 @@ class SpringKafkaParityIT {
         assertThat(orders.seen).contains("o-1@1:0 group " + group + " meta " + topic + "-1@0");
         assertThat(ctx.getBean(GroupKeeperContainers.class).containers())
                 .as("default id: <bean name>.<method name>").containsKey("parityApp.Orders.onOrder");
+        assertThat(orders.threads).as("thread named per listener").allMatch(
+                t -> t.startsWith("groupkeeper-parityApp.Orders.onOrder-"));
     }
 
     /** Spring's kafka_dlt-* headers; a listener of the dead-letter topic skips its own failures (no -dlt-dlt). */
@@ -98,6 +100,8 @@ class SpringKafkaParityIT {
     @Test
     void theDeadLetterTopicOfALateTopicIsCreatedWithItsPartitionsWhenNeeded() throws Exception {
         assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(late, late + "-dlt");
+        assertThat(ctx.getBean(GroupKeeperContainers.class).container(group + "-late").group())
+                .as("an id without a group is the group, as @KafkaListener's idIsGroup").isEqualTo(group + "-late");
         SharedServers.get().kafka().createTopic(late, 3);
         ParityApp.Late listener = ctx.getBean(ParityApp.Late.class);
         await().atMost(WAIT).ignoreExceptions().until(() -> {

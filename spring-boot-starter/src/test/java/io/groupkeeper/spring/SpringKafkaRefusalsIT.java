@@ -58,6 +58,16 @@ class SpringKafkaRefusalsIT {
         }
 
         @Bean
+        org.springframework.kafka.core.DefaultKafkaConsumerFactory<Object, Object> myConsumerFactory() {
+            return new org.springframework.kafka.core.DefaultKafkaConsumerFactory<>(java.util.Map.of());
+        }
+
+        @Bean
+        java.util.function.Function<org.springframework.kafka.listener.MessageListenerContainer, String> threadNames() {
+            return c -> "my-" + c.getListenerId();
+        }
+
+        @Bean
         ConcurrentKafkaListenerContainerFactory<Object, Object> myFactory(ConsumerFactory<Object, Object> cf) {
             ConcurrentKafkaListenerContainerFactory<Object, Object> f = new ConcurrentKafkaListenerContainerFactory<>();
             f.setConsumerFactory(cf);
@@ -129,6 +139,12 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    static class SeekAware implements org.springframework.kafka.listener.ConsumerSeekAware {
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order) {
+        }
+    }
+
     final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, GroupKeeperAutoConfiguration.class))
             .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
@@ -148,6 +164,9 @@ class SpringKafkaRefusalsIT {
                 .hasStackTraceContaining("bean 'onlyOrders'")
                 .hasStackTraceContaining("a RecordFilterStrategy): filter in the method")
                 .hasStackTraceContaining("bean 'myFactory'")
+                .hasStackTraceContaining("bean 'myConsumerFactory'")
+                .hasStackTraceContaining("move the factory's settings there")
+                .hasStackTraceContaining("bean 'threadNames' (a thread-name supplier")
                 .hasStackTraceContaining("groupkeeper.spring-kafka-only")
                 .satisfies(t -> assertThat(stackTrace(t)).as("Boot's own factory is not the application's")
                         .doesNotContain("bean 'kafkaListenerContainerFactory'")));
@@ -156,9 +175,11 @@ class SpringKafkaRefusalsIT {
     @Test
     void beansListedAsSpringKafkaOnlyStartAndAreLogged(CapturedOutput output) {
         runner.withUserConfiguration(ErrorHandlerApp.class)
-                .withPropertyValues("groupkeeper.spring-kafka-only=errorHandler,onlyOrders,myFactory")
+                .withPropertyValues("groupkeeper.spring-kafka-only=errorHandler,onlyOrders,myFactory,myConsumerFactory,"
+                        + "threadNames")
                 .run(ctx -> assertThat(ctx).hasNotFailed());
-        assertThat(output.getOut()).contains("[errorHandler, onlyOrders, myFactory] configure(s) only Spring Kafka's");
+        assertThat(output.getOut()).contains("[errorHandler, onlyOrders, myFactory, myConsumerFactory, threadNames] "
+                + "configure(s) only Spring Kafka's");
     }
 
     @Test
@@ -206,6 +227,13 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
+    void aListenerBeanImplementingConsumerSeekAwareIsRefused() {
+        runner.withBean(SeekAware.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("its class implements Spring Kafka's ConsumerSeekAware")
+                .hasStackTraceContaining("GroupKeeperSeekAware"));
+    }
+
+    @Test
     void anotherSpringKafkaParameterTypeIsRefused() {
         runner.withBean(KafkaType.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("Acknowledgment is not supported"));
@@ -215,7 +243,8 @@ class SpringKafkaRefusalsIT {
     void listenerPropertiesTheApplicationSetAreNamed() {
         runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
                         "spring.kafka.listener.poll-timeout=3s", "spring.kafka.consumer.enable-auto-commit=true",
-                        "spring.kafka.retry.topic.enabled=true", "spring.kafka.listener.immediate-stop=true")
+                        "spring.kafka.retry.topic.enabled=true", "spring.kafka.listener.immediate-stop=true",
+                        "spring.kafka.listener.observation-enabled=false")
                 .run(ctx -> failure(ctx)
                         .hasStackTraceContaining("spring.kafka.listener.ack-mode=manual: offsets are committed by the "
                                 + "container")
@@ -224,6 +253,7 @@ class SpringKafkaRefusalsIT {
                                 + ".stop-deadline")
                         .hasStackTraceContaining("spring.kafka.consumer.enable-auto-commit=true")
                         .hasStackTraceContaining("spring.kafka.retry.topic.enabled=true")
+                        .hasStackTraceContaining("spring.kafka.listener.observation-enabled=false")
                         .satisfies(t -> assertThat(stackTrace(t)).as("not set: Boot's defaults do not count")
                                 .doesNotContain("idle-between-polls", "no-poll-threshold", "monitor-interval")));
     }

@@ -187,7 +187,15 @@ public final class ContainerFactory {
         } else {
             b.recordHandler(observation.observe(e.method().recordHandler()));
         }
-        ListenerContainer<Object, Object> container = b.build();
+        ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
+        if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
+            io.groupkeeper.zookeeper.ZooKeeperStore store = beans.getBeanProvider(
+                    io.groupkeeper.zookeeper.ZooKeeperStore.class).getIfAvailable();
+            if (store != null) { // (an application's own GroupKeeper on another store: nothing to take over into)
+                KafkaOffsetTakeover.takeOver(store, e.id(), e.group(), e.topics(), consumer, Duration.ofSeconds(30));
+            }
+        }
+
         self.set(container);
         return container;
     }

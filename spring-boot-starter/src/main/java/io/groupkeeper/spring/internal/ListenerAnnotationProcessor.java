@@ -73,12 +73,15 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
                                        Method declared) {
         String where = ListenerMethod.describe(declared);
         String group = resolve(a.group());
-        if (group.isBlank() && environment != null) { // as a @KafkaListener without groupId
+        if (group.isBlank() && !a.id().isBlank()) { // as a @KafkaListener without groupId: idIsGroup (its default)
+            group = resolve(a.id());
+        }
+        if (group.isBlank() && environment != null) { // then the consumer factory's group.id
             group = environment.getProperty("spring.kafka.consumer.group-id", "");
         }
         if (group.isBlank()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": group is required (the "
-                    + "annotation's group, or spring.kafka.consumer.group-id)");
+                    + "annotation's group or id, or spring.kafka.consumer.group-id)");
         }
         List<String> topics = new ArrayList<>();
         for (String t : a.topics()) {

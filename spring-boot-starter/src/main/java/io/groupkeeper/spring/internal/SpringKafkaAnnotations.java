@@ -46,6 +46,11 @@ final class SpringKafkaAnnotations {
                     + "send the reply in the method, with a KafkaTemplate or (exactly once) a TransactionalSender "
                     + "parameter and transactional = \"true\"");
         }
+        if (org.springframework.kafka.listener.ConsumerSeekAware.class.isAssignableFrom(beanClass)) {
+            throw new IllegalStateException(where + ": its class implements Spring Kafka's ConsumerSeekAware, which is "
+                    + "not called here: implement io.groupkeeper.spring.GroupKeeperSeekAware (onPartitionsAssigned("
+                    + "listenerId, partitions, seeker) with seeker.seek / seekToTimestamp)");
+        }
         Method[] dltHandler = {null};
         Method[] kafkaHandler = {null};
         ReflectionUtils.doWithMethods(beanClass, m -> {

@@ -60,6 +60,8 @@ public final class SpringKafkaSettings {
                 + "partition (groupkeeper.listener.error.*), then <topic>-dlt");
         BEAN_TYPES.put("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory", "groupkeeper.listener"
                 + ".* and groupkeeper.listeners.<id>.*; Kafka client settings in spring.kafka.consumer.*");
+        BEAN_TYPES.put("org.springframework.kafka.core.ConsumerFactory", "the listeners' consumers are configured "
+                + "from spring.kafka.consumer.* (deserializers, properties): move the factory's settings there");
     }
 
     private final ListableBeanFactory beans;
@@ -81,6 +83,7 @@ public final class SpringKafkaSettings {
         List<String> found = new ArrayList<>();
         properties(endpoints, found, acknowledged);
         beans(found, acknowledged);
+        threadNames(found, acknowledged);
         return found;
     }
 
@@ -129,6 +132,11 @@ public final class SpringKafkaSettings {
             add("spring.kafka.listener.type=batch: a method with a List data parameter is a batch listener, the "
                     + "others take one record", "spring.kafka.listener.type", found, acknowledged);
         }
+        if (!binder.bind("spring.kafka.listener.observation-enabled", Boolean.class).orElse(true)) {
+            add("spring.kafka.listener.observation-enabled=false: every call of a @GroupKeeperListener method is "
+                    + "observed (groupkeeper.listener) when the application has an ObservationRegistry",
+                    "spring.kafka.listener.observation-enabled", found, acknowledged);
+        }
         if (binder.bind("spring.kafka.consumer.enable-auto-commit", Boolean.class).orElse(false)) {
             add("spring.kafka.consumer.enable-auto-commit=true: " + commit + " and fenced in ZooKeeper",
                     "spring.kafka.consumer.enable-auto-commit", found, acknowledged);
@@ -156,6 +164,24 @@ public final class SpringKafkaSettings {
                 String described = "bean '" + name + "' (" + typeOf(name) + ", a " + type.getSimpleName() + "): "
                         + t.getValue();
                 add(described, name, found, acknowledged);
+            }
+        }
+    }
+
+    /** Boot's thread-name supplier for Spring Kafka's containers: a {@code Function<MessageListenerContainer, String>}. */
+    private void threadNames(List<String> found, List<String> acknowledged) {
+        Class<?> container;
+        try {
+            container = org.springframework.util.ClassUtils.forName(
+                    "org.springframework.kafka.listener.MessageListenerContainer", SpringKafkaSettings.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            return;
+        }
+        for (String name : beans.getBeanNamesForType(org.springframework.core.ResolvableType.forClassWithGenerics(
+                java.util.function.Function.class, container, String.class), true, false)) {
+            if (!definedByBoot(name)) {
+                add("bean '" + name + "' (a thread-name supplier of Spring Kafka's containers): the workers' threads "
+                        + "are named groupkeeper-<listener id>-<n>", name, found, acknowledged);
             }
         }
     }

@@ -26,9 +26,11 @@ public class ParityApp {
     @Component
     public static class Orders {
         public final Queue<String> seen = new ConcurrentLinkedQueue<>();
+        public final Queue<String> threads = new ConcurrentLinkedQueue<>();
 
         @GroupKeeperListener(topics = "#{'${app.topic}'.toString()}")
         void onOrder(String order, @Headers MessageHeaders headers, ConsumerRecordMetadata meta) {
+            threads.add(Thread.currentThread().getName());
             if (order.startsWith("poison")) {
                 throw new IllegalStateException("cannot take " + order, new ArithmeticException("root cause"));
             }
@@ -70,7 +72,7 @@ public class ParityApp {
     public static class Late {
         public final Queue<String> seen = new ConcurrentLinkedQueue<>();
 
-        @GroupKeeperListener(id = "late", group = "${app.group}-late", topics = "${app.late-topic}")
+        @GroupKeeperListener(id = "${app.group}-late", topics = "${app.late-topic}") // idIsGroup: the id is the group
         void onLate(String value) {
             if (value.startsWith("poison")) {
                 throw new IllegalStateException("cannot take " + value);
