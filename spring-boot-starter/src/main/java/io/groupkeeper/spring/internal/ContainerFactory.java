@@ -3,6 +3,9 @@ package io.groupkeeper.spring.internal;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.BatchHandler;
+import io.groupkeeper.kafka.container.RecordHandler;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
@@ -182,10 +185,31 @@ public final class ContainerFactory {
             });
         }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
+        org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
+                springKafka == null ? null : springKafka.recordFilter();
+        if (filter != null && !e.method().valuesAsDeserialized(valueType)) {
+            throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
+                    + "converted payloads, not the deserializer's values as in Spring Kafka: filter in the method, "
+                    + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");
+        }
         if (e.method().batch()) {
-            b.batchHandler(observation.observe(e.method().batchHandler()));
+            BatchHandler<Object, Object> raw = e.method().batchHandler();
+            BatchHandler<Object, Object> observed = observation.observe(raw);
+            b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
+                List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new java.util.ArrayList<>(records));
+                if (!kept.isEmpty()) {
+                    observed.handle(kept);
+                } else if (!filter.ignoreEmptyBatch()) {
+                    raw.handle(kept);
+                }
+            });
         } else {
-            b.recordHandler(observation.observe(e.method().recordHandler()));
+            RecordHandler<Object, Object> observed = observation.observe(e.method().recordHandler());
+            b.recordHandler(filter == null ? observed : r -> { // true: discard, as Spring's
+                if (!filter.filter(r)) {
+                    observed.handle(r);
+                }
+            });
         }
         ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {

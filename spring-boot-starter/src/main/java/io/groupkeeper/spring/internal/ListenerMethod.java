@@ -273,6 +273,19 @@ public final class ListenerMethod {
         return PayloadDeserializer.passThrough(payload) ? configured : new PayloadDeserializer(configured, payload);
     }
 
+    /**
+     * Whether the record values this method's handler sees are the configured value deserializer's own (as Spring
+     * Kafka's {@code RecordFilterStrategy} sees them): no conversion, or an identity one (String from
+     * {@code StringDeserializer}, byte[] from {@code ByteArrayDeserializer}).
+     */
+    boolean valuesAsDeserialized(Class<?> valueDeserializer) {
+        Class<?> raw = payload.getRawClass();
+        return PayloadDeserializer.passThrough(payload)
+                || raw == String.class && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
+                || raw == byte[].class
+                && valueDeserializer == org.apache.kafka.common.serialization.ByteArrayDeserializer.class;
+    }
+
     RecordHandler<Object, Object> recordHandler() {
         return r -> invoke(List.of(r));
     }

@@ -35,8 +35,6 @@ public final class SpringKafkaSettings {
         BEAN_TYPES.put("org.springframework.kafka.listener.ConsumerRecordRecoverer", "dead-lettering to <topic>-dlt is "
                 + "the default recovery (groupkeeper.listener.dead-letter.*, @GroupKeeperListener(deadLetterTopic))");
         BEAN_TYPES.put("org.springframework.kafka.listener.KafkaListenerErrorHandler", errors);
-        BEAN_TYPES.put("org.springframework.kafka.listener.adapter.RecordFilterStrategy", "filter in the method "
-                + "(return early for the records to skip)");
         BEAN_TYPES.put("org.springframework.kafka.listener.AfterRollbackProcessor", "the error policy, which also "
                 + "applies to transactional listeners (groupkeeper.listener.error.*)");
         BEAN_TYPES.put("org.springframework.kafka.listener.RecordInterceptor", "do it in the method, or observe "
@@ -184,6 +182,21 @@ public final class SpringKafkaSettings {
                         + "are named groupkeeper-<listener id>-<n>", name, found, acknowledged);
             }
         }
+    }
+
+    /**
+     * The application's {@code RecordFilterStrategy}, applied to every listener as Boot applies it to its
+     * {@code @KafkaListener}s (only when it is the one such bean, as Boot's {@code getIfUnique}); null when there is
+     * none, several, or it is listed in {@code groupkeeper.spring-kafka-only}.
+     */
+    @SuppressWarnings("unchecked")
+    org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> recordFilter() {
+        String[] names = beans.getBeanNamesForType(
+                org.springframework.kafka.listener.adapter.RecordFilterStrategy.class, true, false);
+        if (names.length != 1 || springKafkaOnly.contains(names[0])) {
+            return null;
+        }
+        return beans.getBean(names[0], org.springframework.kafka.listener.adapter.RecordFilterStrategy.class);
     }
 
     private String typeOf(String name) {

@@ -23,6 +23,12 @@ import org.springframework.stereotype.Component;
 @SpringBootApplication
 public class ParityApp {
 
+    /** Spring Kafka's RecordFilterStrategy, applied to every listener as Boot applies it: true discards. */
+    @org.springframework.context.annotation.Bean
+    org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> skipFilter() {
+        return r -> String.valueOf(r.value()).startsWith("skip-");
+    }
+
     @Component
     public static class Orders {
         public final Queue<String> seen = new ConcurrentLinkedQueue<>();
