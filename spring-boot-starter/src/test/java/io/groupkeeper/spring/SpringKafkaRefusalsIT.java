@@ -165,8 +165,6 @@ class SpringKafkaRefusalsIT {
     @Test
     void anErrorHandlerARecovererAFilterAndAContainerFactoryOfTheApplicationAreEachNamed() {
         runner.withUserConfiguration(ErrorHandlerApp.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("bean 'errorHandler' (" + DefaultErrorHandler.class.getName()
-                        + ", a CommonErrorHandler): groupkeeper.listener.error.*")
                 .hasStackTraceContaining("bean 'myFactory'")
                 .hasStackTraceContaining("bean 'myConsumerFactory'")
                 .hasStackTraceContaining("move the factory's settings there")
@@ -183,7 +181,7 @@ class SpringKafkaRefusalsIT {
                 .withPropertyValues("groupkeeper.spring-kafka-only=errorHandler,onlyOrders,myFactory,myConsumerFactory,"
                         + "threadNames")
                 .run(ctx -> assertThat(ctx).hasNotFailed());
-        assertThat(output.getOut()).contains("[errorHandler, myFactory, myConsumerFactory, threadNames] "
+        assertThat(output.getOut()).contains("[myFactory, myConsumerFactory, threadNames] "
                 + "configure(s) only Spring Kafka's");
     }
 
@@ -240,6 +238,29 @@ class SpringKafkaRefusalsIT {
                         .hasStackTraceContaining(Converted.class.getName() + ".onOrder(")
                         .hasStackTraceContaining("the RecordFilterStrategy bean would see this listener's converted "
                                 + "payloads"));
+    }
+
+    /** What a DefaultErrorHandler says that cannot be mapped onto the error policy fails the start, named. */
+    @Test
+    void anErrorHandlerThatCannotBeMappedIsRefused() {
+        runner.withBean(Plain.class).withBean("customDlt", DefaultErrorHandler.class, () -> new DefaultErrorHandler(
+                        new DeadLetterPublishingRecoverer(new KafkaTemplate<>(
+                                new org.springframework.kafka.core.DefaultKafkaProducerFactory<>(java.util.Map.of())),
+                                (r, e) -> new org.apache.kafka.common.TopicPartition("failures", 0)),
+                        new FixedBackOff(100, 1)))
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("bean 'customDlt' (" + DefaultErrorHandler.class.getName()
+                                + ") cannot be applied to @GroupKeeperListener methods: its recoverer has a destination "
+                                + "resolver of its own"));
+        runner.withBean(Plain.class).withBean("forever", DefaultErrorHandler.class,
+                        () -> new DefaultErrorHandler(new FixedBackOff(10, FixedBackOff.UNLIMITED_ATTEMPTS)))
+                .run(ctx -> failure(ctx).hasStackTraceContaining("bean 'forever'")
+                        .hasStackTraceContaining("its BackOff retries without end"));
+        runner.withBean(Plain.class).withBean("handler", DefaultErrorHandler.class,
+                        () -> new DefaultErrorHandler(new FixedBackOff(10, 1)))
+                .withPropertyValues("groupkeeper.listener.error.attempts=5")
+                .run(ctx -> failure(ctx).hasStackTraceContaining("both the error handler bean 'handler' and "
+                        + "groupkeeper.listener(s).error.* are set"));
     }
 
     @Test

@@ -329,6 +329,24 @@ public final class ContainerFactory {
         }
         GroupKeeperProperties.Error o = own.getError();
         GroupKeeperProperties.Error a = all.getError();
+        ErrorPolicy fromSpring;
+        try {
+            fromSpring = springKafka == null ? null : springKafka.errorHandlerPolicy();
+        } catch (IllegalStateException ex) {
+            throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+        }
+        if (fromSpring != null) { // the application's DefaultErrorHandler, as Boot gives it to every @KafkaListener
+            for (GroupKeeperProperties.Error set : List.of(o, a)) {
+                if (set.getAttempts() != null || set.getBackoff() != null || set.getBackoffMultiplier() != null
+                        || set.getMaxBackoff() != null || set.getRecovery() != null || set.getRules() != null
+                        || set.getDeserializationFailure() != null) {
+                    throw new IllegalStateException(where + ": both the error handler bean '"
+                            + springKafka.errorHandlerBean() + "' and groupkeeper.listener(s).error.* are set; keep one "
+                            + "(or list the bean in groupkeeper.spring-kafka-only)");
+                }
+            }
+            return fromSpring;
+        }
         int attempts = first(o.getAttempts(), a.getAttempts(), 3);
         Duration backoff = first(o.getBackoff(), a.getBackoff(), Duration.ofSeconds(1));
         double multiplier = first(o.getBackoffMultiplier(), a.getBackoffMultiplier(), 1.0);

@@ -31,9 +31,6 @@ public final class SpringKafkaSettings {
     static {
         String errors = "groupkeeper.listener.error.* (attempts, backoff, backoff-multiplier, max-backoff, rules per "
                 + "exception class, recovery) or an ErrorPolicy bean named in @GroupKeeperListener(errorPolicy)";
-        BEAN_TYPES.put("org.springframework.kafka.listener.CommonErrorHandler", errors);
-        BEAN_TYPES.put("org.springframework.kafka.listener.ConsumerRecordRecoverer", "dead-lettering to <topic>-dlt is "
-                + "the default recovery (groupkeeper.listener.dead-letter.*, @GroupKeeperListener(deadLetterTopic))");
         BEAN_TYPES.put("org.springframework.kafka.listener.KafkaListenerErrorHandler", errors);
         BEAN_TYPES.put("org.springframework.kafka.listener.AfterRollbackProcessor", "the error policy, which also "
                 + "applies to transactional listeners (groupkeeper.listener.error.*)");
@@ -197,6 +194,35 @@ public final class SpringKafkaSettings {
             return null;
         }
         return beans.getBean(names[0], org.springframework.kafka.listener.adapter.RecordFilterStrategy.class);
+    }
+
+    private ErrorPolicyHolder errorPolicy; // resolved once
+
+    private record ErrorPolicyHolder(io.groupkeeper.kafka.container.ErrorPolicy policy, String beanName) {
+    }
+
+    /**
+     * The application's {@code CommonErrorHandler} as an error policy (Boot gives its one such bean to every
+     * {@code @KafkaListener}); null when there is none, several (Boot then applies none), or it is listed in
+     * {@code groupkeeper.spring-kafka-only}. A handler that cannot be mapped throws naming what.
+     */
+    synchronized io.groupkeeper.kafka.container.ErrorPolicy errorHandlerPolicy() {
+        if (errorPolicy == null) {
+            String[] names = beans.getBeanNamesForType(org.springframework.kafka.listener.CommonErrorHandler.class,
+                    true, false);
+            if (names.length != 1 || springKafkaOnly.contains(names[0])) {
+                errorPolicy = new ErrorPolicyHolder(null, null);
+            } else {
+                errorPolicy = new ErrorPolicyHolder(SpringErrorHandlerPolicy.from(beans.getBean(names[0],
+                        org.springframework.kafka.listener.CommonErrorHandler.class), names[0]), names[0]);
+            }
+        }
+        return errorPolicy.policy();
+    }
+
+    /** The bean {@link #errorHandlerPolicy()} came from. */
+    synchronized String errorHandlerBean() {
+        return errorPolicy == null ? null : errorPolicy.beanName();
     }
 
     private String typeOf(String name) {
