@@ -184,6 +184,16 @@ public final class ContainerFactory {
                 }
             });
         }
+        if (e.method().sendTo() != null) { // Boot's reply template: the application's one KafkaTemplate
+            @SuppressWarnings("unchecked")
+            org.springframework.kafka.core.KafkaTemplate<Object, Object> template = beans.getBeanProvider(
+                    org.springframework.kafka.core.KafkaTemplate.class).getIfUnique();
+            if (template == null) {
+                throw new IllegalStateException(where + ": @SendTo needs one KafkaTemplate bean to send the replies "
+                        + "with (Spring Boot's, from spring.kafka.producer.*)");
+            }
+            e.method().replyWith(template);
+        }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
                 springKafka == null ? null : springKafka.recordFilter();

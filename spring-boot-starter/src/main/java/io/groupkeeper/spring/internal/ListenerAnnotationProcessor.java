@@ -101,6 +101,11 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": at least one topic is required");
         }
         ListenerMethod method = ListenerMethod.of(bean, invocable, group);
+        org.springframework.messaging.handler.annotation.SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
+                declared, org.springframework.messaging.handler.annotation.SendTo.class);
+        if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
+            method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
+        }
         String id = a.id().isBlank() ? beanName + "." + declared.getName() : resolve(a.id());
         ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),

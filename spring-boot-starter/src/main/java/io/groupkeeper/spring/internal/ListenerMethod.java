@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
@@ -299,8 +300,9 @@ public final class ListenerMethod {
         for (int i = 0; i < args.length; i++) {
             args[i] = arguments.get(i).resolve(records);
         }
+        Object result;
         try {
-            method.invoke(bean, args);
+            result = method.invoke(bean, args);
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             if (cause instanceof Exception ex) {
@@ -311,6 +313,35 @@ public final class ListenerMethod {
             }
             throw e;
         }
+        SendToReplies r = replies;
+        if (r != null) {
+            r.reply(records.get(0), result);
+        }
+    }
+
+    /** {@code @SendTo}'s topic as resolved at start ("" = the record's reply-topic header), or null without it. */
+    private volatile String sendTo;
+    private volatile SendToReplies replies;
+
+    void sendTo(String topic) {
+        if (batch) {
+            throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo on a batch "
+                    + "listener is not supported yet: send the replies in the method with a KafkaTemplate");
+        }
+        if (topic.startsWith("!{")) {
+            throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo with a "
+                    + "runtime expression (!{...}) is not supported: return a Message<?> with KafkaHeaders.TOPIC");
+        }
+        this.sendTo = topic;
+    }
+
+    /** The {@code @SendTo} topic, or null. */
+    String sendTo() {
+        return sendTo;
+    }
+
+    void replyWith(KafkaTemplate<Object, Object> template) {
+        this.replies = new SendToReplies(sendTo, template);
     }
 
     /** Whether a parameter takes the transactional sender (the listener must be transactional). */

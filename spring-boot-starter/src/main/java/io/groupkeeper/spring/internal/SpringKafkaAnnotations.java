@@ -41,10 +41,9 @@ final class SpringKafkaAnnotations {
                     + "retries must not block the partition, use groupkeeper.listener.error.attempts=1 and a listener "
                     + "on the dead-letter topic");
         }
-        if (has(method, SendTo.class) || has(beanClass, SendTo.class)) {
-            throw new IllegalStateException(where + ": @SendTo (replies from the return value) is not supported: "
-                    + "send the reply in the method, with a KafkaTemplate or (exactly once) a TransactionalSender "
-                    + "parameter and transactional = \"true\"");
+        if (has(beanClass, SendTo.class)) { // (on the method it is honoured: SendToReplies)
+            throw new IllegalStateException(where + ": @SendTo on the class (for @KafkaHandler methods) is not "
+                    + "supported: put it on the @GroupKeeperListener method");
         }
         if (org.springframework.kafka.listener.ConsumerSeekAware.class.isAssignableFrom(beanClass)) {
             throw new IllegalStateException(where + ": its class implements Spring Kafka's ConsumerSeekAware, which is "
