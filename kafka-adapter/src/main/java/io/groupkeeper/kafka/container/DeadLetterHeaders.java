@@ -31,7 +31,10 @@ public final class DeadLetterHeaders {
     public static final String DLT_ORIGINAL_CONSUMER_GROUP = "kafka_dlt-original-consumer-group";
     /** Spring's {@code KafkaHeaders.DLT_EXCEPTION_FQCN}: the class of the exception the handler threw. */
     public static final String DLT_EXCEPTION_FQCN = "kafka_dlt-exception-fqcn";
-    /** Spring's {@code KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN}: the class of its root cause (when it has a cause). */
+    /**
+     * Spring's {@code KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN}: the class of its root cause (the exception itself when it
+     * has no cause: Spring's is always its listener wrapper's root cause, the method's exception at least).
+     */
     public static final String DLT_EXCEPTION_CAUSE_FQCN = "kafka_dlt-exception-cause-fqcn";
     /** Spring's {@code KafkaHeaders.DLT_EXCEPTION_MESSAGE}: the message, then {@code "; "} and the root cause's. */
     public static final String DLT_EXCEPTION_MESSAGE = "kafka_dlt-exception-message";

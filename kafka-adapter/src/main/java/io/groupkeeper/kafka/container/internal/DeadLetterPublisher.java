@@ -222,10 +222,9 @@ final class DeadLetterPublisher implements AutoCloseable {
         add(headers, DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE, record.timestampType().toString());
         add(headers, DeadLetterHeaders.DLT_ORIGINAL_CONSUMER_GROUP, group);
         add(headers, DeadLetterHeaders.DLT_EXCEPTION_FQCN, failure.getClass().getName());
+        // Always, as Spring's: its exception is the listener wrapper, so its root cause is at least the method's own
         Throwable cause = rootCause(failure);
-        if (cause != failure) {
-            add(headers, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN, cause.getClass().getName());
-        }
+        add(headers, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN, cause.getClass().getName());
         String message = message(failure, cause);
         if (message != null) {
             add(headers, DeadLetterHeaders.DLT_EXCEPTION_MESSAGE, message);

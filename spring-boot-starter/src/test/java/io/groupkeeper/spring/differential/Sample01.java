@@ -1,0 +1,45 @@
+package io.groupkeeper.spring.differential;
+
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * The application side of Spring Kafka's sample-01, shared by both runs of the differential test: its error handler
+ * bean and the listener's body (what the application observes). Only the annotated entry point differs per run.
+ */
+@Configuration(proxyBeanMethods = false)
+public class Sample01 {
+
+    @Bean
+    DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template) {
+        return new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(100L, 1));
+    }
+
+    @Bean
+    Body body() {
+        return new Body();
+    }
+
+    /** The listener's body: fails on values starting with "fail", counts attempts, keeps what it handled. */
+    public static class Body {
+        public final Queue<String> handled = new ConcurrentLinkedQueue<>();
+        public final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+        public void listen(String value) {
+            attempts.computeIfAbsent(value, v -> new AtomicInteger()).incrementAndGet();
+            if (value.startsWith("fail")) {
+                throw new IllegalStateException("failed: " + value);
+            }
+            handled.add(value);
+        }
+    }
+}
