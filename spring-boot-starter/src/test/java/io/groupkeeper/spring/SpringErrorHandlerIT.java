@@ -27,6 +27,7 @@ class SpringErrorHandlerIT {
     @Test
     void aDefaultErrorHandlerBeanIsTheListenersErrorPolicy() {
         String topic = SharedServers.topic(1);
+        SharedServers.get().kafka().createTopic(topic + "-valid", 1);
         try (var ctx = new SpringApplicationBuilder(ErrorsApp.class).web(WebApplicationType.NONE).properties(Map.of(
                 "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
                 "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
@@ -47,6 +48,19 @@ class SpringErrorHandlerIT {
             assertThat(dead).extracting(ConsumerRecord::value).containsExactly("fail-1", "cast-1");
             assertThat(new String(dead.get(0).headers().lastHeader("kafka_dlt-exception-fqcn").value(),
                     StandardCharsets.UTF_8)).isEqualTo(IllegalStateException.class.getName());
+
+            // @Validated payloads with the registrar's validator (KafkaListenerConfigurer), as Spring Kafka validates
+            ErrorsApp.Foos foos = ctx.getBean(ErrorsApp.Foos.class);
+            SharedServers.send(topic + "-valid", 0, "{\"bar\":42}");
+            SharedServers.send(topic + "-valid", 0, "{\"bar\":5}");
+            await().atMost(WAIT).until(() -> foos.seen.contains(5));
+            assertThat(foos.calls).as("bar=42 never reached the method").containsExactly(5);
+            ConsumerRecord<String, String> invalid = read(topic + "-valid-dlt", 1).get(0);
+            assertThat(invalid.value()).isEqualTo("{\"bar\":42}");
+            assertThat(new String(invalid.headers().lastHeader("kafka_dlt-exception-fqcn").value(),
+                    StandardCharsets.UTF_8)).isEqualTo(
+                    org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException.class
+                            .getName());
         }
     }
 

@@ -194,6 +194,9 @@ public final class ContainerFactory {
             }
             e.method().replyWith(template);
         }
+        if (springKafka != null) {
+            e.method().validateWith(springKafka.validator()); // @Valid payloads, as Spring Kafka's registrar validates
+        }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
                 springKafka == null ? null : springKafka.recordFilter();
@@ -371,6 +374,12 @@ public final class ContainerFactory {
                 .deserializationFailure(Recovery.parse(first(o.getDeserializationFailure(),
                         a.getDeserializationFailure(), recoveryDefault)));
         List<GroupKeeperProperties.Rule> rules = first(o.getRules(), a.getRules(), List.of());
+        // an invalid @Valid payload is not retried (Spring: MethodArgumentResolutionException is not retryable)
+        Class<? extends Throwable> invalid = org.springframework.messaging.handler.invocation
+                .MethodArgumentResolutionException.class;
+        if (rules.stream().noneMatch(r -> invalid.getName().equals(r.getException()))) {
+            p.on(invalid, ErrorAction.retry(1, Backoff.none()).then(recovery));
+        }
         for (GroupKeeperProperties.Rule r : rules) {
             p.on(exceptionClass(r.getException(), where), ErrorAction.retry(r.getAttempts(),
                     Backoff.fixed(r.getBackoff())).then(Recovery.parse(r.getRecovery())));

@@ -75,7 +75,6 @@ public final class ListenerMethod {
         String dataParameter = null;
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
-            refuseValidation(p, name, where(p, i));
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
                     || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
                     || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class) {
@@ -94,6 +93,7 @@ public final class ListenerMethod {
                     + "a List of records or payloads");
         }
         List<ListenerArgument> arguments = new ArrayList<>();
+        Validated validated = null;
         for (int i = 0; i < parameters.length; i++) {
             Parameter p = parameters[i];
             Header header = p.getAnnotation(Header.class);
@@ -123,9 +123,62 @@ public final class ListenerMethod {
                 arguments.add(new ListenerArgument.AllHeaders(group));
             } else {
                 arguments.add(data.argument(group));
+                Object[] hints = validationHints(p);
+                if (hints != null) {
+                    if (data.batch || data.records || data.message) {
+                        throw unsupported(name, where(p, i), "@Valid / @Validated is supported on a record listener's "
+                                + "payload parameter (as Spring Kafka validates the payload)");
+                    }
+                    validated = new Validated(i, hints, new MethodParameter(method, i));
+                }
             }
         }
-        return new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
+        for (int i = 0; i < parameters.length; i++) { // @Valid elsewhere than on the payload
+            if (validationHints(parameters[i]) != null && (validated == null || validated.index() != i)) {
+                throw unsupported(name, where(parameters[i], i), "@Valid / @Validated is supported on the payload "
+                        + "parameter only");
+            }
+        }
+        ListenerMethod m = new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
+        m.validated = validated;
+        return m;
+    }
+
+    /** The payload parameter to validate, with its hints (validation groups). */
+    private record Validated(int index, Object[] hints, MethodParameter parameter) {
+    }
+
+    private Validated validated;
+    private volatile org.springframework.validation.Validator validator;
+
+    /**
+     * The validator Spring Kafka would use (the one a {@code KafkaListenerConfigurer} sets on the registrar); without
+     * one, {@code @Valid} validates nothing, as in Spring Kafka.
+     */
+    void validateWith(org.springframework.validation.Validator validator) {
+        this.validator = validator;
+    }
+
+    /** As Spring's {@code PayloadMethodArgumentResolver.validate}: errors throw MethodArgumentNotValidException. */
+    private void validate(Object[] args, ConsumerRecord<Object, Object> record) {
+        Validated v = validated;
+        org.springframework.validation.Validator validator = this.validator;
+        if (v == null || validator == null || args[v.index()] == null) {
+            return;
+        }
+        Object target = args[v.index()];
+        org.springframework.validation.BeanPropertyBindingResult errors =
+                new org.springframework.validation.BeanPropertyBindingResult(target, v.parameter().getParameterName());
+        if (v.hints().length > 0 && validator instanceof org.springframework.validation.SmartValidator smart) {
+            smart.validate(target, errors, v.hints());
+        } else {
+            validator.validate(target, errors);
+        }
+        if (errors.hasErrors()) {
+            throw new org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException(
+                    org.springframework.messaging.support.MessageBuilder.withPayload(target).build(), v.parameter(),
+                    errors);
+        }
     }
 
     private static String where(Parameter p, int index) {
@@ -143,20 +196,18 @@ public final class ListenerMethod {
     }
 
     /**
-     * {@code @Valid} / {@code @Validated} on a parameter: Spring Kafka validates the payload with the application's
-     * validator (when one is set up); this starter does not yet, so a method that relies on it is refused instead of
-     * being called with invalid payloads.
+     * The validation hints of a {@code @Valid} / {@code @Validated} (or any {@code @Valid...}) annotation on the
+     * parameter, as Spring's {@code PayloadMethodArgumentResolver} determines them; null when it has none.
      */
-    private static void refuseValidation(Parameter p, String name, String where) {
+    private static Object[] validationHints(Parameter p) {
         for (java.lang.annotation.Annotation a : p.getAnnotations()) {
-            String type = a.annotationType().getName();
-            if (type.equals("jakarta.validation.Valid") || type.equals("javax.validation.Valid")
-                    || type.equals("org.springframework.validation.annotation.Validated")) {
-                throw unsupported(name, where, "@" + a.annotationType().getSimpleName() + " is not supported yet (the "
-                        + "payload would not be validated): validate in the method, e.g. with an injected "
-                        + "jakarta.validation.Validator, and throw to reach the error policy");
+            Object[] hints = org.springframework.validation.annotation.ValidationAnnotationUtils
+                    .determineValidationHints(a);
+            if (hints != null) {
+                return hints;
             }
         }
+        return null;
     }
 
     /**
@@ -300,6 +351,7 @@ public final class ListenerMethod {
         for (int i = 0; i < args.length; i++) {
             args[i] = arguments.get(i).resolve(records);
         }
+        validate(args, records.get(0));
         Object result;
         try {
             result = method.invoke(bean, args);

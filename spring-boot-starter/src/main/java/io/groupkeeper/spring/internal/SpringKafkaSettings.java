@@ -49,8 +49,6 @@ public final class SpringKafkaSettings {
                 + "does not join the listener's transaction)");
         BEAN_TYPES.put("org.springframework.kafka.config.ContainerCustomizer", "groupkeeper.listener.* and "
                 + "groupkeeper.listeners.<id>.*");
-        BEAN_TYPES.put("org.springframework.kafka.annotation.KafkaListenerConfigurer", "groupkeeper.listener.* and "
-                + "groupkeeper.listeners.<id>.*");
         BEAN_TYPES.put("org.springframework.kafka.retrytopic.RetryTopicConfiguration", "blocking retries on the "
                 + "partition (groupkeeper.listener.error.*), then <topic>-dlt");
         BEAN_TYPES.put("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory", "groupkeeper.listener"
@@ -223,6 +221,56 @@ public final class SpringKafkaSettings {
     /** The bean {@link #errorHandlerPolicy()} came from. */
     synchronized String errorHandlerBean() {
         return errorPolicy == null ? null : errorPolicy.beanName();
+    }
+
+    private org.springframework.validation.Validator validator;
+    private boolean configured;
+
+    /**
+     * The validator the application's {@code KafkaListenerConfigurer}s set on Spring Kafka's registrar (Spring Kafka's
+     * documented way to validate {@code @Valid} payloads); null without one. A configurer that does more than set a
+     * validator (endpoints, a container factory, argument resolvers, a handler method factory, a registry) is refused.
+     */
+    synchronized org.springframework.validation.Validator validator() {
+        if (configured) {
+            return validator;
+        }
+        configured = true;
+        for (String name : beans.getBeanNamesForType(org.springframework.kafka.annotation.KafkaListenerConfigurer.class,
+                true, false)) {
+            if (springKafkaOnly.contains(name)) {
+                continue;
+            }
+            org.springframework.kafka.config.KafkaListenerEndpointRegistrar registrar =
+                    new org.springframework.kafka.config.KafkaListenerEndpointRegistrar();
+            beans.getBean(name, org.springframework.kafka.annotation.KafkaListenerConfigurer.class)
+                    .configureKafkaListeners(registrar);
+            boolean onlyValidator = registrar.getEndpointRegistry() == null
+                    && registrar.getMessageHandlerMethodFactory() == null
+                    && registrar.getCustomMethodArgumentResolvers().isEmpty()
+                    && isEmpty(registrar, "endpointDescriptors") && isEmpty(registrar, "containerFactory")
+                    && isEmpty(registrar, "containerFactoryBeanName");
+            if (!onlyValidator) {
+                throw new IllegalStateException(message(List.of("bean '" + name + "' (a KafkaListenerConfigurer) "
+                        + "does more than set a validator: endpoints, factories and resolvers of Spring Kafka's "
+                        + "registrar are not used by @GroupKeeperListener methods; groupkeeper.listener.* and "
+                        + "groupkeeper.listeners.<id>.* configure them")));
+            }
+            if (registrar.getValidator() != null) {
+                validator = registrar.getValidator();
+            }
+        }
+        return validator;
+    }
+
+    private static boolean isEmpty(Object target, String field) {
+        java.lang.reflect.Field f = org.springframework.util.ReflectionUtils.findField(target.getClass(), field);
+        if (f == null) {
+            return false; // another Spring Kafka: cannot tell, so not "only a validator"
+        }
+        org.springframework.util.ReflectionUtils.makeAccessible(f);
+        Object v = org.springframework.util.ReflectionUtils.getField(f, target);
+        return v == null || v instanceof java.util.Collection<?> c && c.isEmpty();
     }
 
     private String typeOf(String name) {

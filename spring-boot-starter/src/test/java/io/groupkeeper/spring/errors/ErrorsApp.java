@@ -22,6 +22,39 @@ public class ErrorsApp {
         return new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(100L, 1));
     }
 
+    /** Spring Kafka's documented way to validate @Valid payloads: a validator on the registrar. */
+    @Bean
+    org.springframework.kafka.annotation.KafkaListenerConfigurer validation() {
+        return registrar -> registrar.setValidator(new org.springframework.validation.Validator() {
+            @Override
+            public boolean supports(Class<?> type) {
+                return type == Foo.class;
+            }
+
+            @Override
+            public void validate(Object target, org.springframework.validation.Errors errors) {
+                if (((Foo) target).bar() > 10) { // as @Max(10)
+                    errors.rejectValue("bar", "Max", "must be less than or equal to 10");
+                }
+            }
+        });
+    }
+
+    public record Foo(int bar) {
+    }
+
+    @Component
+    public static class Foos {
+        public final Queue<Integer> seen = new ConcurrentLinkedQueue<>();
+        public final Queue<Integer> calls = new ConcurrentLinkedQueue<>();
+
+        @GroupKeeperListener(group = "${app.group}-valid", topics = "${app.topic}-valid")
+        void onFoo(@org.springframework.validation.annotation.Validated Foo foo) {
+            calls.add(foo.bar());
+            seen.add(foo.bar());
+        }
+    }
+
     @Component
     public static class Orders {
         /** Per value, the nanoTime of each attempt. */
