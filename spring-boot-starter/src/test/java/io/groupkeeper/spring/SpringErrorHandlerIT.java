@@ -44,6 +44,8 @@ class SpringErrorHandlerIT {
             assertThat(Duration.ofNanos(fail.get(1) - fail.get(0))).as("100 ms apart")
                     .isGreaterThanOrEqualTo(Duration.ofMillis(100));
             assertThat(orders.attempts.get("cast-1")).as("ClassCastException: not retryable, as in Spring").hasSize(1);
+            assertThat(orders.deliveryAttempts.get("fail-1")).as("@Header(DELIVERY_ATTEMPT)").containsExactly(1, 2);
+            assertThat(orders.deliveryAttempts.get("ok-1")).containsExactly(1);
             List<ConsumerRecord<String, String>> dead = read(topic + "-dlt", 2);
             assertThat(dead).extracting(ConsumerRecord::value).containsExactly("fail-1", "cast-1");
             assertThat(new String(dead.get(0).headers().lastHeader("kafka_dlt-exception-fqcn").value(),

@@ -130,7 +130,13 @@ class SpringKafkaRefusalsIT {
 
     static class DeliveryAttempt {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order, @Header(KafkaHeaders.DELIVERY_ATTEMPT) int attempt) {
+        void onOrders(List<String> orders, @Header(KafkaHeaders.DELIVERY_ATTEMPT) int attempt) {
+        }
+    }
+
+    static class RawData {
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order, @Header(KafkaHeaders.NATIVE_HEADERS) Object headers) {
         }
     }
 
@@ -225,11 +231,13 @@ class SpringKafkaRefusalsIT {
                 .hasStackTraceContaining("@Valid / @Validated is supported on a record listener's payload parameter"));
     }
 
+    /** DELIVERY_ATTEMPT is honoured on record listeners (SpringErrorHandlerIT); batch and synthetic headers not. */
     @Test
-    void theDeliveryAttemptHeaderIsRefused() {
+    void theDeliveryAttemptOfABatchAndSyntheticHeadersAreRefused() {
         runner.withBean(DeliveryAttempt.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@Header(\"kafka_deliveryAttempt\") is not supported")
-                .hasStackTraceContaining("groupkeeper.listener.error.attempts"));
+                .hasStackTraceContaining("@Header(\"kafka_deliveryAttempt\") is for record listeners"));
+        runner.withBean(RawData.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@Header(\"kafka_nativeHeaders\") is not supported: take ConsumerRecord"));
     }
 
     @Test

@@ -83,6 +83,7 @@ sealed interface ListenerArgument {
                 case KafkaHeaders.RECEIVED_TIMESTAMP -> r.timestamp();
                 case KafkaHeaders.TIMESTAMP_TYPE -> r.timestampType().name();
                 case KafkaHeaders.GROUP_ID -> group;
+                case KafkaHeaders.DELIVERY_ATTEMPT -> ListenerMethod.ATTEMPT.get();
                 default -> {
                     Header h = r.headers().lastHeader(name);
                     yield h == null ? null : h.value();

@@ -149,6 +149,11 @@ public final class ListenerMethod {
     }
 
     private Validated validated;
+    /** Per partition: the offset of the last call and how many calls it had (the container retries on one thread). */
+    private final java.util.Map<org.apache.kafka.common.TopicPartition, long[]> attempts =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** The delivery attempt of the record being handled on this thread (Spring Kafka's kafka_deliveryAttempt). */
+    static final ThreadLocal<Integer> ATTEMPT = new ThreadLocal<>();
     private volatile org.springframework.validation.Validator validator;
 
     /**
@@ -215,8 +220,6 @@ public final class ListenerMethod {
      * always present, so a method would fail every record here).
      */
     private static final Map<String, String> UNSUPPORTED_HEADERS = Map.of(
-            KafkaHeaders.DELIVERY_ATTEMPT, "the delivery attempt is not exposed yet; the error policy counts attempts "
-                    + "(groupkeeper.listener.error.attempts) and a dead letter carries groupkeeper.dlt.attempts",
             KafkaHeaders.ACKNOWLEDGMENT, "offsets are committed by the container (groupkeeper.listener.commit-interval)",
             KafkaHeaders.CONSUMER, "the Consumer is the container's; seek with GroupKeeperSeekAware",
             KafkaHeaders.RAW_DATA, "take ConsumerRecord<K, V> as the data parameter",
@@ -284,6 +287,10 @@ public final class ListenerMethod {
         if (name.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header needs a name");
         }
+        if (KafkaHeaders.DELIVERY_ATTEMPT.equals(name) && batch) {
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header(\"" + name + "\") is "
+                    + "for record listeners (as in Spring Kafka)");
+        }
         String refused = UNSUPPORTED_HEADERS.get(name);
         if (refused != null) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header(\"" + name
@@ -347,6 +354,13 @@ public final class ListenerMethod {
     }
 
     private void invoke(List<ConsumerRecord<Object, Object>> records) throws Exception {
+        if (!batch) { // the delivery attempt of this record (1, 2, ... while the error policy retries it)
+            ConsumerRecord<Object, Object> r = records.get(0);
+            long[] last = attempts.compute(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
+                    (tp, was) -> was != null && was[0] == r.offset() ? new long[] {r.offset(), was[1] + 1}
+                            : new long[] {r.offset(), 1});
+            ATTEMPT.set((int) last[1]);
+        }
         Object[] args = new Object[arguments.size()];
         for (int i = 0; i < args.length; i++) {
             args[i] = arguments.get(i).resolve(records);
