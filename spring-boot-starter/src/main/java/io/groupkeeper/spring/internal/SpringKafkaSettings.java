@@ -57,6 +57,20 @@ public final class SpringKafkaSettings {
                 + "from spring.kafka.consumer.* (deserializers, properties): move the factory's settings there");
     }
 
+    /**
+     * Spring Kafka's JSON record converters: they read a value as JSON into the listener parameter's type, which is
+     * what the starter's payload conversion does, so such a bean is honoured as it is.
+     */
+    private static final Set<String> JSON_CONVERTERS = Set.of(
+            "org.springframework.kafka.support.converter.JsonMessageConverter",
+            "org.springframework.kafka.support.converter.StringJsonMessageConverter",
+            "org.springframework.kafka.support.converter.ByteArrayJsonMessageConverter",
+            "org.springframework.kafka.support.converter.BytesJsonMessageConverter",
+            "org.springframework.kafka.support.converter.JacksonJsonMessageConverter",
+            "org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter",
+            "org.springframework.kafka.support.converter.ByteArrayJacksonJsonMessageConverter",
+            "org.springframework.kafka.support.converter.BytesJacksonJsonMessageConverter");
+
     private final ListableBeanFactory beans;
     private final Binder binder;
     private final Set<String> springKafkaOnly;
@@ -153,6 +167,10 @@ public final class SpringKafkaSettings {
             for (String name : beans.getBeanNamesForType(type, true, false)) {
                 if (definedByBoot(name)) {
                     continue; // Boot's own, from a spring.kafka.* property named above (or its default factory)
+                }
+                Class<?> actual = beans.getType(name, false);
+                if (actual != null && JSON_CONVERTERS.contains(actual.getName())) {
+                    continue; // JSON into the parameter's type: what the starter does anyway (Spring's sample-01)
                 }
                 String described = "bean '" + name + "' (" + typeOf(name) + ", a " + type.getSimpleName() + "): "
                         + t.getValue();

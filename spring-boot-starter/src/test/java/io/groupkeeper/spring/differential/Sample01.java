@@ -24,6 +24,15 @@ public class Sample01 {
         return new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(100L, 1));
     }
 
+    @Bean // sample-01's converter: JSON into the listener's parameter type
+    org.springframework.kafka.support.converter.RecordMessageConverter converter() {
+        return new org.springframework.kafka.support.converter.JsonMessageConverter();
+    }
+
+    /** sample-01's payload type. */
+    public record Foo(String foo) {
+    }
+
     @Bean
     Body body() {
         return new Body();
@@ -34,7 +43,8 @@ public class Sample01 {
         public final Queue<String> handled = new ConcurrentLinkedQueue<>();
         public final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
 
-        public void listen(String value) {
+        public void listen(Foo payload) {
+            String value = payload.foo();
             attempts.computeIfAbsent(value, v -> new AtomicInteger()).incrementAndGet();
             if (value.startsWith("fail")) {
                 throw new IllegalStateException("failed: " + value);

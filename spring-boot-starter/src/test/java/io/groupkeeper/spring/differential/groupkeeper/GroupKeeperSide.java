@@ -20,7 +20,7 @@ public class GroupKeeperSide {
         }
 
         @GroupKeeperListener(id = "${app.group}", topics = "${app.topic}")
-        void listen(String value) {
+        void listen(Sample01.Foo value) {
             body.listen(value);
         }
     }
