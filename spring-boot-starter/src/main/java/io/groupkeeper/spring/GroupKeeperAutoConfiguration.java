@@ -79,12 +79,17 @@ public class GroupKeeperAutoConfiguration {
                                                 ListenerAnnotationProcessor endpoints, BeanFactory beans,
                                                 ObjectProvider<ObservationRegistry> observations,
                                                 org.springframework.context.ApplicationEventPublisher events,
-                                                ObjectProvider<KafkaClientMetricsBinding> clientMetrics) {
+                                                ObjectProvider<KafkaClientMetricsBinding> clientMetrics,
+                                                org.springframework.core.env.Environment environment) {
         KafkaClientMetricsBinding binding = clientMetrics.getIfAvailable();
         ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
                 metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans,
                 observations.getIfAvailable(() -> ObservationRegistry.NOOP), events,
                 binding == null ? null : binding::forListener);
+        if (beans instanceof org.springframework.beans.factory.ListableBeanFactory listable) {
+            factory.springKafka(new io.groupkeeper.spring.internal.SpringKafkaSettings(listable, environment,
+                    properties.getSpringKafkaOnly()));
+        }
         return new GroupKeeperContainers(factory, endpoints);
     }
 

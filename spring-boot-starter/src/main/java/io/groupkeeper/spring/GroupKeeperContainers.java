@@ -44,10 +44,10 @@ public class GroupKeeperContainers implements SmartLifecycle {
             return;
         }
         containers.clear();
-        List<String> ignored = factory.ignoredSpringKafkaSettings();
-        if (!ignored.isEmpty() && !endpoints.endpoints().isEmpty()) {
-            LOG.warn("groupkeeper: spring.kafka.listener settings that configure Spring Kafka's own container do not "
-                    + "apply to @GroupKeeperListener methods: {}", String.join("; ", ignored));
+        List<String> springKafkaOnly = factory.checkSpringKafka(endpoints.endpoints()); // refuses what it would ignore
+        if (!springKafkaOnly.isEmpty()) {
+            LOG.info("groupkeeper: {} configure(s) only Spring Kafka's own containers (groupkeeper.spring-kafka-only), "
+                    + "not @GroupKeeperListener methods", springKafkaOnly);
         }
         for (ListenerEndpoint e : endpoints.endpoints()) {
             ListenerContainer<Object, Object> c = factory.create(e);

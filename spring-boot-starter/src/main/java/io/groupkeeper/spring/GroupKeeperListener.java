@@ -16,7 +16,7 @@ import java.lang.annotation.Target;
  * partition from one fetch) — and any number of {@code @Header} parameters (Spring Kafka's {@code KafkaHeaders} names
  * for topic, partition, offset, key, timestamp and group, or a record header by name; in a batch a {@code List} header
  * has one value per record) and {@code @Headers Map<String, Object>}. Anything else fails the context start naming
- * the method and the parameter. Attributes accept {@code ${...}} placeholders.
+ * the method and the parameter. Attributes accept {@code ${...}} placeholders and {@code #{...}} expressions.
  *
  * <pre>{@code
  * @GroupKeeperListener(group = "billing", topics = "orders", concurrency = "2")
@@ -31,15 +31,22 @@ import java.lang.annotation.Target;
 public @interface GroupKeeperListener {
 
     /**
-     * The listener's id (for {@code groupkeeper.listeners.<id>.*}, health and {@link GroupKeeperContainers}); default:
-     * the group, and {@code <group>#2}, {@code #3} ... for further listeners of the same group, in bean order.
+     * The listener's id (for {@code groupkeeper.listeners.<id>.*}, health and {@link GroupKeeperContainers}); default
+     * {@code <bean name>.<method name>}, which stays the same when other listeners are added or moved (in properties
+     * an id with dots is written in brackets: {@code groupkeeper.listeners[orders.onOrder].concurrency}).
      */
     String id() default "";
 
-    /** The consumer group. Required. */
-    String group();
+    /**
+     * The consumer group; default the {@link #id()} when one is given, else {@code spring.kafka.consumer.group-id}
+     * (as a {@code @KafkaListener}'s {@code groupId}, with its default {@code idIsGroup = true}).
+     */
+    String group() default "";
 
-    /** Topics to consume; at least one. */
+    /**
+     * Topics to consume; at least one. Each entry may hold several, comma-separated, and may be a {@code ${...}}
+     * placeholder or a {@code #{...}} expression giving text, a {@code String[]} or a collection.
+     */
     String[] topics();
 
     /** Consumers in this process (a number or a placeholder); default from properties (1). */

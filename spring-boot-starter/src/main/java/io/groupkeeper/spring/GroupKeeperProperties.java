@@ -19,6 +19,21 @@ public class GroupKeeperProperties {
     /** Per listener (by id) overrides of {@code groupkeeper.listener.*}. */
     private final Map<String, Listener> listeners = new LinkedHashMap<>();
 
+    /**
+     * Names of beans and {@code spring.kafka.*} properties that configure only this application's own
+     * {@code @KafkaListener} containers (or its {@code KafkaTemplate}), which {@code @GroupKeeperListener} methods do
+     * not apply: listed here they no longer fail the start (each is logged once at INFO instead).
+     */
+    private java.util.List<String> springKafkaOnly = new java.util.ArrayList<>();
+
+    public java.util.List<String> getSpringKafkaOnly() {
+        return springKafkaOnly;
+    }
+
+    public void setSpringKafkaOnly(java.util.List<String> springKafkaOnly) {
+        this.springKafkaOnly = springKafkaOnly;
+    }
+
     public ZooKeeper getZookeeper() {
         return zookeeper;
     }
@@ -132,6 +147,20 @@ public class GroupKeeperProperties {
         private Boolean mirrorOffsets;
         /** The Kafka group id the mirror writes under. Default: the listener's group. */
         private String mirrorGroup;
+        /**
+         * At start, copy what the listener's group committed in Kafka (its Kafka consumer-group offsets, e.g. from the
+         * Spring Kafka service it replaces) into ZooKeeper for the partitions that have no offset there, so the switch
+         * neither repeats nor skips records. Default true.
+         */
+        private Boolean takeOverKafkaOffsets;
+
+        public Boolean getTakeOverKafkaOffsets() {
+            return takeOverKafkaOffsets;
+        }
+
+        public void setTakeOverKafkaOffsets(Boolean takeOverKafkaOffsets) {
+            this.takeOverKafkaOffsets = takeOverKafkaOffsets;
+        }
         /**
          * Makes the listener's consumers static members: consumer n (from 0) has the instance id
          * {@code <instance-id>-<n>}. Set it per listener ({@code groupkeeper.listeners.<id>.instance-id}) and per

@@ -111,7 +111,7 @@ class ListenerObservationIT {
                 .satisfies(t -> assertThat(t).isPositive());
 
         MetricsEndpoint.MetricDescriptor timer = metrics.metric("groupkeeper.listener",
-                List.of("listener.id:" + GROUP, "outcome:success", "topic:" + TOPIC, "group:" + GROUP));
+                List.of("listener.id:payments.pay", "outcome:success", "topic:" + TOPIC, "group:" + GROUP));
         assertThat(timer).as("groupkeeper.listener in /actuator/metrics").isNotNull();
         assertThat(timer.getMeasurements()).anySatisfy(m -> {
             assertThat(m.getStatistic().name()).isEqualTo("COUNT");

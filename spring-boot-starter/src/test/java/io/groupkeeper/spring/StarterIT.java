@@ -136,6 +136,15 @@ class StarterIT {
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_CLASS)).isEqualTo(IllegalStateException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.EXCEPTION_MESSAGE)).isEqualTo("cannot bill poison-pill");
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
+        // Spring for Apache Kafka's format (issue 45 item 4), beside the earlier one for this release
+        assertThat(header(dead, DeadLetterHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(TOPIC);
+        assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader(DeadLetterHeaders.DLT_ORIGINAL_PARTITION).value())
+                .getInt()).isEqualTo(1);
+        assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader(DeadLetterHeaders.DLT_ORIGINAL_OFFSET).value())
+                .getLong()).isEqualTo(25L);
+        assertThat(header(dead, DeadLetterHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(IllegalStateException.class.getName());
+        assertThat(header(dead, DeadLetterHeaders.DLT_EXCEPTION_MESSAGE)).isEqualTo("cannot bill poison-pill");
+        assertThat(header(dead, DeadLetterHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo(GROUP);
     }
 
     @Test

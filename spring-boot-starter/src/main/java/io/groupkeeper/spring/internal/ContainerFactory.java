@@ -3,6 +3,9 @@ package io.groupkeeper.spring.internal;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.BatchHandler;
+import io.groupkeeper.kafka.container.RecordHandler;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
@@ -47,6 +50,7 @@ public final class ContainerFactory {
     private final org.springframework.context.ApplicationEventPublisher events;
     /** The Kafka client metrics of a listener (id, group); null without a meter registry. */
     private final java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics;
+    private SpringKafkaSettings springKafka;
 
     public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
                             ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations,
@@ -63,11 +67,26 @@ public final class ContainerFactory {
     }
 
     /**
-     * The {@code spring.kafka.listener.*} settings this application sets that groupkeeper's containers cannot apply,
-     * each with what to use instead (empty when none); the containers' start names them in one WARN.
+     * Fails naming every Spring Kafka bean and {@code spring.kafka.*} setting of this application that the
+     * {@code endpoints} would not apply (none is silently ignored); returns those the application acknowledged in
+     * {@code groupkeeper.spring-kafka-only}.
      */
-    public java.util.List<String> ignoredSpringKafkaSettings() {
-        return SpringKafkaListenerSettings.ignored(kafka.getListener());
+    public List<String> checkSpringKafka(List<ListenerEndpoint> endpoints) {
+        List<String> acknowledged = new java.util.ArrayList<>();
+        if (springKafka == null || endpoints.isEmpty()) {
+            return acknowledged;
+        }
+        List<String> refused = springKafka.refused(endpoints, acknowledged);
+        if (!refused.isEmpty()) {
+            throw new IllegalStateException(SpringKafkaSettings.message(refused));
+        }
+        return acknowledged;
+    }
+
+    /** Checks the application's Spring Kafka beans and settings at start ({@link #checkSpringKafka}). */
+    public ContainerFactory springKafka(SpringKafkaSettings settings) {
+        this.springKafka = settings;
+        return this;
     }
 
     /** Whether the endpoint's container starts with the context. */
@@ -113,7 +132,7 @@ public final class ContainerFactory {
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
                 .stopDeadline(stopDeadline(e))
                 .metrics(metrics);
-        kafka.buildProducerProperties().forEach((k, v) -> {
+        producerProperties().forEach((k, v) -> {
             if (!k.equals(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG) && !k.equals(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)
                     && !k.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG) && v != null) {
                 b.deadLetterProducerProperty(k, v);
@@ -165,13 +184,55 @@ public final class ContainerFactory {
                 }
             });
         }
-        ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
-        if (e.method().batch()) {
-            b.batchHandler(observation.observe(e.method().batchHandler()));
-        } else {
-            b.recordHandler(observation.observe(e.method().recordHandler()));
+        if (e.method().sendTo() != null) { // Boot's reply template: the application's one KafkaTemplate
+            @SuppressWarnings("unchecked")
+            org.springframework.kafka.core.KafkaTemplate<Object, Object> template = beans.getBeanProvider(
+                    org.springframework.kafka.core.KafkaTemplate.class).getIfUnique();
+            if (template == null) {
+                throw new IllegalStateException(where + ": @SendTo needs one KafkaTemplate bean to send the replies "
+                        + "with (Spring Boot's, from spring.kafka.producer.*)");
+            }
+            e.method().replyWith(template);
         }
-        ListenerContainer<Object, Object> container = b.build();
+        if (springKafka != null) {
+            e.method().validateWith(springKafka.validator()); // @Valid payloads, as Spring Kafka's registrar validates
+        }
+        ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
+        org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
+                springKafka == null ? null : springKafka.recordFilter();
+        if (filter != null && !e.method().valuesAsDeserialized(valueType)) {
+            throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
+                    + "converted payloads, not the deserializer's values as in Spring Kafka: filter in the method, "
+                    + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");
+        }
+        if (e.method().batch()) {
+            BatchHandler<Object, Object> raw = e.method().batchHandler();
+            BatchHandler<Object, Object> observed = observation.observe(raw);
+            b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
+                List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new java.util.ArrayList<>(records));
+                if (!kept.isEmpty()) {
+                    observed.handle(kept);
+                } else if (!filter.ignoreEmptyBatch()) {
+                    raw.handle(kept);
+                }
+            });
+        } else {
+            RecordHandler<Object, Object> observed = observation.observe(e.method().recordHandler());
+            b.recordHandler(filter == null ? observed : r -> { // true: discard, as Spring's
+                if (!filter.filter(r)) {
+                    observed.handle(r);
+                }
+            });
+        }
+        ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
+        if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
+            io.groupkeeper.zookeeper.ZooKeeperStore store = beans.getBeanProvider(
+                    io.groupkeeper.zookeeper.ZooKeeperStore.class).getIfAvailable();
+            if (store != null) { // (an application's own GroupKeeper on another store: nothing to take over into)
+                KafkaOffsetTakeover.takeOver(store, e.id(), e.group(), e.topics(), consumer, Duration.ofSeconds(30));
+            }
+        }
+
         self.set(container);
         return container;
     }
@@ -192,7 +253,7 @@ public final class ContainerFactory {
             }
             return;
         }
-        Map<String, Object> producer = new LinkedHashMap<>(kafka.buildProducerProperties());
+        Map<String, Object> producer = producerProperties();
         Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
         Object valueClass = producer.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
         producer.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
@@ -207,6 +268,27 @@ public final class ContainerFactory {
         if (prefix != null) {
             b.transactionalIdPrefix(prefix);
         }
+    }
+
+    /**
+     * {@code spring.kafka.producer.*} as Boot builds them, except that without a producer bootstrap setting of their
+     * own ({@code spring.kafka.producer.bootstrap-servers}, or {@code bootstrap.servers} in its properties) the
+     * producers dial the consumers' servers ({@code spring.kafka.consumer.bootstrap-servers} may be the only one set),
+     * not Boot's default {@code localhost:9092}.
+     */
+    private Map<String, Object> producerProperties() {
+        Map<String, Object> producer = new LinkedHashMap<>(kafka.buildProducerProperties());
+        boolean ownBootstrap = kafka.getProducer().getBootstrapServers() != null
+                || kafka.getProducer().getProperties().containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                || kafka.getProperties().containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                || !List.of("localhost:9092").equals(kafka.getBootstrapServers());
+        if (!ownBootstrap) {
+            Object consumers = kafka.buildConsumerProperties().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
+            if (consumers != null) {
+                producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, consumers);
+            }
+        }
+        return producer;
     }
 
     private static Serializer<?> serializer(Object configured, Map<String, Object> config, boolean isKey) {
@@ -260,22 +342,62 @@ public final class ContainerFactory {
         }
         GroupKeeperProperties.Error o = own.getError();
         GroupKeeperProperties.Error a = all.getError();
+        ErrorPolicy fromSpring;
+        try {
+            fromSpring = springKafka == null ? null : springKafka.errorHandlerPolicy();
+        } catch (IllegalStateException ex) {
+            throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+        }
+        if (fromSpring != null) { // the application's DefaultErrorHandler, as Boot gives it to every @KafkaListener
+            for (GroupKeeperProperties.Error set : List.of(o, a)) {
+                if (set.getAttempts() != null || set.getBackoff() != null || set.getBackoffMultiplier() != null
+                        || set.getMaxBackoff() != null || set.getRecovery() != null || set.getRules() != null
+                        || set.getDeserializationFailure() != null) {
+                    throw new IllegalStateException(where + ": both the error handler bean '"
+                            + springKafka.errorHandlerBean() + "' and groupkeeper.listener(s).error.* are set; keep one "
+                            + "(or list the bean in groupkeeper.spring-kafka-only)");
+                }
+            }
+            return fromSpring;
+        }
         int attempts = first(o.getAttempts(), a.getAttempts(), 3);
         Duration backoff = first(o.getBackoff(), a.getBackoff(), Duration.ofSeconds(1));
         double multiplier = first(o.getBackoffMultiplier(), a.getBackoffMultiplier(), 1.0);
         Duration max = first(o.getMaxBackoff(), a.getMaxBackoff(),
                 Duration.ofNanos((long) (backoff.toNanos() * Math.pow(multiplier, Math.max(0, attempts - 2)))));
-        Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), "dead-letter"));
+        // A listener of dead-letter topics only (default names): its failures are logged and skipped, as Spring's
+        // DefaultErrorHandler without a recoverer does, not dead-lettered again into <topic>-dlt-dlt (unless asked).
+        String recoveryDefault = readsDeadLettersOnly(e, own, all) ? "skip" : "dead-letter";
+        Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), recoveryDefault));
         ErrorPolicy.Builder p = ErrorPolicy.builder()
                 .otherwise(ErrorAction.retry(attempts, Backoff.exponential(backoff, multiplier, max)).then(recovery))
                 .deserializationFailure(Recovery.parse(first(o.getDeserializationFailure(),
-                        a.getDeserializationFailure(), "dead-letter")));
+                        a.getDeserializationFailure(), recoveryDefault)));
         List<GroupKeeperProperties.Rule> rules = first(o.getRules(), a.getRules(), List.of());
+        // an invalid @Valid payload is not retried (Spring: MethodArgumentResolutionException is not retryable)
+        Class<? extends Throwable> invalid = org.springframework.messaging.handler.invocation
+                .MethodArgumentResolutionException.class;
+        if (rules.stream().noneMatch(r -> invalid.getName().equals(r.getException()))) {
+            p.on(invalid, ErrorAction.retry(1, Backoff.none()).then(recovery));
+        }
         for (GroupKeeperProperties.Rule r : rules) {
             p.on(exceptionClass(r.getException(), where), ErrorAction.retry(r.getAttempts(),
                     Backoff.fixed(r.getBackoff())).then(Recovery.parse(r.getRecovery())));
         }
         return p.build();
+    }
+
+    /**
+     * Whether every topic of the listener is a dead-letter topic by the default name ({@code <x>-dlt}, or
+     * {@code <x><suffix>} with {@code dead-letter.suffix}) and no dead-letter topic is named for it.
+     */
+    private boolean readsDeadLettersOnly(ListenerEndpoint e, Listener own, Listener all) {
+        if (!e.deadLetterTopic().isBlank() || own.getDeadLetter().getTopic() != null
+                || all.getDeadLetter().getTopic() != null) {
+            return false;
+        }
+        String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), "-dlt");
+        return e.topics().stream().allMatch(t -> t.endsWith(suffix));
     }
 
     @SuppressWarnings("unchecked")

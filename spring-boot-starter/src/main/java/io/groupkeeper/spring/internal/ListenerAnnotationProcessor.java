@@ -9,6 +9,11 @@ import java.util.Map;
 import java.util.LinkedHashMap;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
@@ -19,14 +24,35 @@ import org.springframework.core.env.Environment;
  * Finds {@code @GroupKeeperListener} methods on every bean, validates them (a bad signature fails the context start
  * naming the method) and collects them as {@link ListenerEndpoint}s for the containers.
  */
-public final class ListenerAnnotationProcessor implements BeanPostProcessor, EnvironmentAware {
+public final class ListenerAnnotationProcessor implements BeanPostProcessor, EnvironmentAware, BeanFactoryAware {
 
     private final Map<String, ListenerEndpoint> endpoints = new LinkedHashMap<>(); // guarded by this; bean order
     private Environment environment;
+    private ConfigurableListableBeanFactory beanFactory;
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        if (beanFactory instanceof ConfigurableListableBeanFactory c) {
+            this.beanFactory = c;
+        }
+    }
 
     @Override
     public void setEnvironment(Environment environment) {
         this.environment = environment;
+    }
+
+    /**
+     * Spring Kafka's annotations beside ours are refused here, before any bean post-processor's after-initialization
+     * step: Spring Kafka's own processor would otherwise fail first, with a message that does not say what to do.
+     */
+    @Override
+    public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
+        Class<?> target = AopUtils.getTargetClass(bean);
+        MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<GroupKeeperListener>) m ->
+                        AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class))
+                .keySet().forEach(m -> SpringKafkaAnnotations.refuse(target, m));
+        return bean;
     }
 
     @Override
@@ -37,26 +63,50 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
                         AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class));
         for (Map.Entry<Method, GroupKeeperListener> e : found.entrySet()) {
             Method invocable = AopUtils.selectInvocableMethod(e.getKey(), bean.getClass());
-            register(e.getValue(), bean, invocable, e.getKey());
+            SpringKafkaAnnotations.refuse(target, e.getKey());
+            register(e.getValue(), bean, beanName, invocable, e.getKey());
         }
         return bean;
     }
 
-    private synchronized void register(GroupKeeperListener a, Object bean, Method invocable, Method declared) {
+    private synchronized void register(GroupKeeperListener a, Object bean, String beanName, Method invocable,
+                                       Method declared) {
         String where = ListenerMethod.describe(declared);
         String group = resolve(a.group());
+        if (group.isBlank() && !a.id().isBlank()) { // as a @KafkaListener without groupId: idIsGroup (its default)
+            group = resolve(a.id());
+        }
+        if (group.isBlank() && environment != null) { // then the consumer factory's group.id
+            group = environment.getProperty("spring.kafka.consumer.group-id", "");
+        }
         if (group.isBlank()) {
-            throw new IllegalStateException("@GroupKeeperListener method " + where + ": group is required");
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": group is required (the "
+                    + "annotation's group or id, or spring.kafka.consumer.group-id)");
         }
         List<String> topics = new ArrayList<>();
         for (String t : a.topics()) {
-            Arrays.stream(resolve(t).split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(topics::add);
+            Object value = evaluate(t);
+            if (value instanceof String text) {
+                Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(topics::add);
+            } else if (value instanceof String[] array) {
+                Arrays.stream(array).map(String::trim).filter(s -> !s.isEmpty()).forEach(topics::add);
+            } else if (value instanceof Iterable<?> many) {
+                many.forEach(v -> topics.add(String.valueOf(v).trim()));
+            } else if (value != null) {
+                throw new IllegalStateException("@GroupKeeperListener method " + where + ": topics entry '" + t
+                        + "' gives a " + value.getClass().getName() + "; expected text, a String[] or a collection");
+            }
         }
         if (topics.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": at least one topic is required");
         }
         ListenerMethod method = ListenerMethod.of(bean, invocable, group);
-        String id = a.id().isBlank() ? defaultId(group) : resolve(a.id());
+        org.springframework.messaging.handler.annotation.SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
+                declared, org.springframework.messaging.handler.annotation.SendTo.class);
+        if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
+            method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
+        }
+        String id = a.id().isBlank() ? beanName + "." + declared.getName() : resolve(a.id());
         ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
                 resolve(a.transactional()), resolve(a.idleEventInterval()), method);
@@ -67,20 +117,21 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         }
     }
 
-    /**
-     * The group for its first listener without an id, then {@code <group>#2}, {@code #3} ... in bean order: several
-     * listeners on one group (each on its own topics, as Spring Kafka users have them) need no id.
-     */
-    private String defaultId(String group) {
-        String id = group;
-        for (int n = 2; endpoints.containsKey(id); n++) {
-            id = group + "#" + n;
-        }
-        return id;
+    /** Placeholders and SpEL ({@code #{...}}), resolved to text as Spring resolves a {@code @KafkaListener}'s. */
+    private String resolve(String value) {
+        Object v = evaluate(value);
+        return v == null ? "" : v.toString();
     }
 
-    private String resolve(String value) {
-        return environment == null ? value : environment.resolveRequiredPlaceholders(value);
+    /** {@code ${...}} placeholders, then {@code #{...}} expressions against the bean factory (Spring's order). */
+    private Object evaluate(String value) {
+        if (beanFactory == null) {
+            return environment == null ? value : environment.resolveRequiredPlaceholders(value);
+        }
+        String resolved = beanFactory.resolveEmbeddedValue(value);
+        BeanExpressionResolver resolver = beanFactory.getBeanExpressionResolver();
+        return resolver == null || resolved == null ? resolved
+                : resolver.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
     }
 
     public synchronized List<ListenerEndpoint> endpoints() {

@@ -83,6 +83,7 @@ sealed interface ListenerArgument {
                 case KafkaHeaders.RECEIVED_TIMESTAMP -> r.timestamp();
                 case KafkaHeaders.TIMESTAMP_TYPE -> r.timestampType().name();
                 case KafkaHeaders.GROUP_ID -> group;
+                case KafkaHeaders.DELIVERY_ATTEMPT -> ListenerMethod.ATTEMPT.get();
                 default -> {
                     Header h = r.headers().lastHeader(name);
                     yield h == null ? null : h.value();
@@ -127,6 +128,26 @@ sealed interface ListenerArgument {
             all.put(KafkaHeaders.TIMESTAMP_TYPE, r.timestampType().name());
             all.put(KafkaHeaders.GROUP_ID, group);
             return all;
+        }
+    }
+
+    /** Spring Messaging's {@code MessageHeaders} (with or without {@code @Headers}): the entries of {@link AllHeaders}. */
+    record SpringHeaders(String group) implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            return new org.springframework.messaging.MessageHeaders(AllHeaders.of(records.get(0), group));
+        }
+    }
+
+    /** Spring Kafka's {@code ConsumerRecordMetadata}: topic, partition, offset, timestamp of the record. */
+    record Metadata() implements ListenerArgument {
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            ConsumerRecord<Object, Object> r = records.get(0);
+            return new org.springframework.kafka.listener.adapter.ConsumerRecordMetadata(
+                    new org.apache.kafka.clients.producer.RecordMetadata(
+                            new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()), r.offset(), 0,
+                            r.timestamp(), r.serializedKeySize(), r.serializedValueSize()), r.timestampType());
         }
     }
 

@@ -18,7 +18,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.Message;
+import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
@@ -38,7 +42,8 @@ import org.springframework.util.ReflectionUtils;
  *   {@code kafka_receivedMessageKey}, {@code kafka_receivedTimestamp}, {@code kafka_timestampType},
  *   {@code kafka_groupId}) or a record header by name, converted to the parameter's type; in a batch listener a
  *   {@code List} header parameter has one value per record;</li>
- *   <li>{@code @Headers Map<String, Object>}: all of them;</li>
+ *   <li>{@code @Headers Map<String, Object>} or {@code MessageHeaders}: all of them;</li>
+ *   <li>{@code ConsumerRecordMetadata}: the record's topic, partition, offset and timestamp;</li>
  *   <li>{@code @FencingToken long} (or {@code OptionalLong}): the partition's fencing token.</li>
  * </ul>
  * Anything else (Spring Kafka's {@code Acknowledgment} or {@code Consumer}, {@code ConsumerRecords}, two data
@@ -71,7 +76,8 @@ public final class ListenerMethod {
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
-                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class) {
+                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
+                    || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -87,6 +93,7 @@ public final class ListenerMethod {
                     + "a List of records or payloads");
         }
         List<ListenerArgument> arguments = new ArrayList<>();
+        Validated validated = null;
         for (int i = 0; i < parameters.length; i++) {
             Parameter p = parameters[i];
             Header header = p.getAnnotation(Header.class);
@@ -101,16 +108,82 @@ public final class ListenerMethod {
                         name + " " + where(p, i)));
             } else if (p.getType() == TransactionalSender.class) {
                 arguments.add(new ListenerArgument.Sender());
+            } else if (p.getType() == MessageHeaders.class) { // with or without @Headers, as Spring resolves it
+                arguments.add(new ListenerArgument.SpringHeaders(group));
+            } else if (p.getType() == ConsumerRecordMetadata.class) {
+                if (data.batch) {
+                    throw unsupported(name, where(p, i), "ConsumerRecordMetadata is for record listeners; a batch "
+                            + "listener takes List<ConsumerRecord<K, V>>");
+                }
+                arguments.add(new ListenerArgument.Metadata());
             } else if (p.isAnnotationPresent(Headers.class)) {
-                if (!Map.class.isAssignableFrom(p.getType())) {
-                    throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object>");
+                if (!p.getType().isAssignableFrom(java.util.LinkedHashMap.class)) {
+                    throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object> or MessageHeaders");
                 }
                 arguments.add(new ListenerArgument.AllHeaders(group));
             } else {
                 arguments.add(data.argument(group));
+                Object[] hints = validationHints(p);
+                if (hints != null) {
+                    if (data.batch || data.records || data.message) {
+                        throw unsupported(name, where(p, i), "@Valid / @Validated is supported on a record listener's "
+                                + "payload parameter (as Spring Kafka validates the payload)");
+                    }
+                    validated = new Validated(i, hints, new MethodParameter(method, i));
+                }
             }
         }
-        return new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
+        for (int i = 0; i < parameters.length; i++) { // @Valid elsewhere than on the payload
+            if (validationHints(parameters[i]) != null && (validated == null || validated.index() != i)) {
+                throw unsupported(name, where(parameters[i], i), "@Valid / @Validated is supported on the payload "
+                        + "parameter only");
+            }
+        }
+        ListenerMethod m = new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
+        m.validated = validated;
+        return m;
+    }
+
+    /** The payload parameter to validate, with its hints (validation groups). */
+    private record Validated(int index, Object[] hints, MethodParameter parameter) {
+    }
+
+    private Validated validated;
+    /** Per partition: the offset of the last call and how many calls it had (the container retries on one thread). */
+    private final java.util.Map<org.apache.kafka.common.TopicPartition, long[]> attempts =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** The delivery attempt of the record being handled on this thread (Spring Kafka's kafka_deliveryAttempt). */
+    static final ThreadLocal<Integer> ATTEMPT = new ThreadLocal<>();
+    private volatile org.springframework.validation.Validator validator;
+
+    /**
+     * The validator Spring Kafka would use (the one a {@code KafkaListenerConfigurer} sets on the registrar); without
+     * one, {@code @Valid} validates nothing, as in Spring Kafka.
+     */
+    void validateWith(org.springframework.validation.Validator validator) {
+        this.validator = validator;
+    }
+
+    /** As Spring's {@code PayloadMethodArgumentResolver.validate}: errors throw MethodArgumentNotValidException. */
+    private void validate(Object[] args, ConsumerRecord<Object, Object> record) {
+        Validated v = validated;
+        org.springframework.validation.Validator validator = this.validator;
+        if (v == null || validator == null || args[v.index()] == null) {
+            return;
+        }
+        Object target = args[v.index()];
+        org.springframework.validation.BeanPropertyBindingResult errors =
+                new org.springframework.validation.BeanPropertyBindingResult(target, v.parameter().getParameterName());
+        if (v.hints().length > 0 && validator instanceof org.springframework.validation.SmartValidator smart) {
+            smart.validate(target, errors, v.hints());
+        } else {
+            validator.validate(target, errors);
+        }
+        if (errors.hasErrors()) {
+            throw new org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException(
+                    org.springframework.messaging.support.MessageBuilder.withPayload(target).build(), v.parameter(),
+                    errors);
+        }
     }
 
     private static String where(Parameter p, int index) {
@@ -127,9 +200,45 @@ public final class ListenerMethod {
         }
     }
 
+    /**
+     * The validation hints of a {@code @Valid} / {@code @Validated} (or any {@code @Valid...}) annotation on the
+     * parameter, as Spring's {@code PayloadMethodArgumentResolver} determines them; null when it has none.
+     */
+    private static Object[] validationHints(Parameter p) {
+        for (java.lang.annotation.Annotation a : p.getAnnotations()) {
+            Object[] hints = org.springframework.validation.annotation.ValidationAnnotationUtils
+                    .determineValidationHints(a);
+            if (hints != null) {
+                return hints;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Spring Kafka's synthetic headers that this starter has no value for: refused at start (in Spring they are
+     * always present, so a method would fail every record here).
+     */
+    private static final Map<String, String> UNSUPPORTED_HEADERS = Map.of(
+            KafkaHeaders.ACKNOWLEDGMENT, "offsets are committed by the container (groupkeeper.listener.commit-interval)",
+            KafkaHeaders.CONSUMER, "the Consumer is the container's; seek with GroupKeeperSeekAware",
+            KafkaHeaders.RAW_DATA, "take ConsumerRecord<K, V> as the data parameter",
+            KafkaHeaders.NATIVE_HEADERS, "take ConsumerRecord<K, V> and read record.headers()",
+            KafkaHeaders.BATCH_CONVERTED_HEADERS, "take List<ConsumerRecord<K, V>> and read each record's headers()",
+            KafkaHeaders.LISTENER_INFO, "@GroupKeeperListener has no info attribute",
+            KafkaHeaders.CONVERSION_FAILURES, "a value that does not convert is dead-lettered as a deserialization "
+                    + "failure",
+            KafkaHeaders.RECORD_METADATA, "take ConsumerRecordMetadata or ConsumerRecord<K, V>");
+
     private static Data data(Parameter p, String name, String where) {
         Class<?> type = p.getType();
         Type generic = p.getParameterizedType();
+        Payload payloadAnnotation = p.getAnnotation(Payload.class);
+        if (payloadAnnotation != null && !(payloadAnnotation.value().isEmpty()
+                && payloadAnnotation.expression().isEmpty())) {
+            throw unsupported(name, where, "@Payload with an expression is not supported; take the payload and "
+                    + "compute from it in the method");
+        }
         String springKafka = type.getName();
         if (springKafka.startsWith("org.springframework.kafka.support.Acknowledgment")
                 || springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
@@ -156,6 +265,10 @@ public final class ListenerMethod {
             }
             return new Data(true, false, false, element);
         }
+        if (springKafka.startsWith("org.springframework.") || springKafka.startsWith("org.apache.kafka.")) {
+            throw unsupported(name, where, type.getName() + " is not a parameter kind @GroupKeeperListener resolves "
+                    + "(it would be read as a JSON payload)");
+        }
         return new Data(false, false, false, PayloadDeserializer.JSON.constructType(
                 org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
                         : org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type)));
@@ -173,6 +286,15 @@ public final class ListenerMethod {
         String name = !h.name().isEmpty() ? h.name() : h.value();
         if (name.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header needs a name");
+        }
+        if (KafkaHeaders.DELIVERY_ATTEMPT.equals(name) && batch) {
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header(\"" + name + "\") is "
+                    + "for record listeners (as in Spring Kafka)");
+        }
+        String refused = UNSUPPORTED_HEADERS.get(name);
+        if (refused != null) {
+            throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header(\"" + name
+                    + "\") is not supported: " + refused);
         }
         String defaultValue = ValueConstants.DEFAULT_NONE.equals(h.defaultValue()) ? null : h.defaultValue();
         boolean list = batch && List.class.isAssignableFrom(p.getType()); // one value per record of the batch
@@ -210,6 +332,19 @@ public final class ListenerMethod {
         return PayloadDeserializer.passThrough(payload) ? configured : new PayloadDeserializer(configured, payload);
     }
 
+    /**
+     * Whether the record values this method's handler sees are the configured value deserializer's own (as Spring
+     * Kafka's {@code RecordFilterStrategy} sees them): no conversion, or an identity one (String from
+     * {@code StringDeserializer}, byte[] from {@code ByteArrayDeserializer}).
+     */
+    boolean valuesAsDeserialized(Class<?> valueDeserializer) {
+        Class<?> raw = payload.getRawClass();
+        return PayloadDeserializer.passThrough(payload)
+                || raw == String.class && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
+                || raw == byte[].class
+                && valueDeserializer == org.apache.kafka.common.serialization.ByteArrayDeserializer.class;
+    }
+
     RecordHandler<Object, Object> recordHandler() {
         return r -> invoke(List.of(r));
     }
@@ -219,12 +354,21 @@ public final class ListenerMethod {
     }
 
     private void invoke(List<ConsumerRecord<Object, Object>> records) throws Exception {
+        if (!batch) { // the delivery attempt of this record (1, 2, ... while the error policy retries it)
+            ConsumerRecord<Object, Object> r = records.get(0);
+            long[] last = attempts.compute(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
+                    (tp, was) -> was != null && was[0] == r.offset() ? new long[] {r.offset(), was[1] + 1}
+                            : new long[] {r.offset(), 1});
+            ATTEMPT.set((int) last[1]);
+        }
         Object[] args = new Object[arguments.size()];
         for (int i = 0; i < args.length; i++) {
             args[i] = arguments.get(i).resolve(records);
         }
+        validate(args, records.get(0));
+        Object result;
         try {
-            method.invoke(bean, args);
+            result = method.invoke(bean, args);
         } catch (InvocationTargetException e) {
             Throwable cause = e.getCause();
             if (cause instanceof Exception ex) {
@@ -235,6 +379,35 @@ public final class ListenerMethod {
             }
             throw e;
         }
+        SendToReplies r = replies;
+        if (r != null) {
+            r.reply(records.get(0), result);
+        }
+    }
+
+    /** {@code @SendTo}'s topic as resolved at start ("" = the record's reply-topic header), or null without it. */
+    private volatile String sendTo;
+    private volatile SendToReplies replies;
+
+    void sendTo(String topic) {
+        if (batch) {
+            throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo on a batch "
+                    + "listener is not supported yet: send the replies in the method with a KafkaTemplate");
+        }
+        if (topic.startsWith("!{")) {
+            throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo with a "
+                    + "runtime expression (!{...}) is not supported: return a Message<?> with KafkaHeaders.TOPIC");
+        }
+        this.sendTo = topic;
+    }
+
+    /** The {@code @SendTo} topic, or null. */
+    String sendTo() {
+        return sendTo;
+    }
+
+    void replyWith(KafkaTemplate<Object, Object> template) {
+        this.replies = new SendToReplies(sendTo, template);
     }
 
     /** Whether a parameter takes the transactional sender (the listener must be transactional). */

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -60,8 +61,18 @@ final class DeadLetterPublisher implements AutoCloseable {
 
     private final io.groupkeeper.kafka.KafkaClientListener clientListener;
     private final String clientId;
+    private final ContainerConfig<?, ?> config;
+    /** Dead-letter topics to create when first used: their source topic did not exist at start. */
+    private final Set<String> deferred = ConcurrentHashMap.newKeySet();
 
     DeadLetterPublisher(ContainerConfig<?, ?> config) {
+        this(config, Set.of());
+    }
+
+    /** {@code deferred}: what {@link #ensureTopics} left to create once their source exists. */
+    DeadLetterPublisher(ContainerConfig<?, ?> config, Set<String> deferred) {
+        this.config = config;
+        this.deferred.addAll(deferred);
         this.group = config.group();
         this.topicOf = config.deadLetterTopic();
         this.timeout = config.deadLetterTimeout();
@@ -86,9 +97,11 @@ final class DeadLetterPublisher implements AutoCloseable {
 
     /**
      * Makes sure the dead-letter topic of every source topic exists: creates the missing ones (as many partitions as
-     * the source) when {@code create}, else fails naming them.
+     * the source) when {@code create}, else fails naming them. A missing dead-letter topic whose source does not exist
+     * yet is not created now (it would get a partition count of its own, and a topic nobody asked for if the source
+     * never comes): it is returned, and created when a first record of its source is dead-lettered.
      */
-    static void ensureTopics(ContainerConfig<?, ?> config) {
+    static Set<String> ensureTopics(ContainerConfig<?, ?> config) {
         Map<String, String> dltOf = new LinkedHashMap<>();
         config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
         Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
@@ -99,7 +112,7 @@ final class DeadLetterPublisher implements AutoCloseable {
             Set<String> missing = new TreeSet<>(dltOf.values());
             missing.removeAll(existing);
             if (missing.isEmpty()) {
-                return;
+                return Set.of();
             }
             if (!config.createDeadLetterTopics()) {
                 throw new IllegalStateException("group " + config.group() + ": dead-letter topic(s) " + missing
@@ -112,22 +125,35 @@ final class DeadLetterPublisher implements AutoCloseable {
             Map<String, TopicDescription> described = sources.isEmpty() ? Map.of()
                     : admin.describeTopics(sources).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
             Map<String, NewTopic> create = new LinkedHashMap<>();
+            Set<String> later = new TreeSet<>();
             dltOf.forEach((source, dlt) -> {
                 if (missing.contains(dlt)) {
                     TopicDescription d = described.get(source);
+                    if (d == null) {
+                        later.add(dlt);
+                        return;
+                    }
                     int partitions = Math.max(create.containsKey(dlt) ? create.get(dlt).numPartitions() : 1,
-                            d == null ? 1 : d.partitions().size());
+                            d.partitions().size());
                     create.put(dlt, new NewTopic(dlt, Optional.of(partitions), Optional.empty()));
                 }
             });
-            try {
-                admin.createTopics(create.values()).all().get(timeoutMs, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof TopicExistsException)) {
-                    throw e;
+            later.removeAll(create.keySet()); // another, existing source of the same dead-letter topic creates it
+            if (!create.isEmpty()) {
+                try {
+                    admin.createTopics(create.values()).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
                 }
+                LOG.info("created dead-letter topic(s) {}", create.keySet());
             }
-            LOG.info("created dead-letter topic(s) {}", create.keySet());
+            if (!later.isEmpty()) {
+                LOG.info("dead-letter topic(s) {} not created yet: their source topic does not exist; created with "
+                        + "its partition count when its first failed record is dead-lettered", later);
+            }
+            return later;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("group " + config.group() + ": interrupted checking dead-letter topics", e);
@@ -152,20 +178,10 @@ final class DeadLetterPublisher implements AutoCloseable {
                    java.util.function.Function<ProducerRecord<byte[], byte[]>, java.util.concurrent.Future<?>> send)
             throws DeadLetterException, InterruptedException {
         String topic = topicOf.apply(record.topic());
-        RecordHeaders headers = new RecordHeaders();
-        for (Header h : record.headers()) {
-            headers.add(h);
+        if (!deferred.isEmpty() && deferred.contains(topic)) {
+            createDeferred(topic, record.topic());
         }
-        add(headers, DeadLetterHeaders.ORIGINAL_TOPIC, record.topic());
-        add(headers, DeadLetterHeaders.ORIGINAL_PARTITION, Integer.toString(record.partition()));
-        add(headers, DeadLetterHeaders.ORIGINAL_OFFSET, Long.toString(record.offset()));
-        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP, Long.toString(record.timestamp()));
-        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP_TYPE, record.timestampType().name);
-        add(headers, DeadLetterHeaders.GROUP, group);
-        add(headers, DeadLetterHeaders.EXCEPTION_CLASS, failure.getClass().getName());
-        add(headers, DeadLetterHeaders.EXCEPTION_MESSAGE, String.valueOf(failure.getMessage()));
-        add(headers, DeadLetterHeaders.EXCEPTION_STACKTRACE, stackTrace(failure));
-        add(headers, DeadLetterHeaders.ATTEMPTS, Integer.toString(attempts));
+        RecordHeaders headers = headers(record, failure, attempts, group);
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
             Integer partition = record.partition() < partitionCount(topic) ? record.partition() : null;
@@ -180,6 +196,96 @@ final class DeadLetterPublisher implements AutoCloseable {
                     + " ms", e);
         } catch (org.apache.kafka.common.KafkaException | IllegalStateException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * The dead letter's headers: the record's own, then Spring for Apache Kafka's {@code kafka_dlt-*} (original
+     * headers appended, exception headers replacing earlier ones, as its {@code DeadLetterPublishingRecoverer} does),
+     * then groupkeeper's earlier {@code groupkeeper.dlt.*} (for one release) and the attempts.
+     */
+    static RecordHeaders headers(ConsumerRecord<?, ?> record, Throwable failure, int attempts, String group) {
+        RecordHeaders headers = new RecordHeaders();
+        for (Header h : record.headers()) {
+            headers.add(h);
+        }
+        for (String h : List.of(DeadLetterHeaders.DLT_EXCEPTION_FQCN, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN,
+                DeadLetterHeaders.DLT_EXCEPTION_MESSAGE, DeadLetterHeaders.DLT_EXCEPTION_STACKTRACE)) {
+            headers.remove(h);
+        }
+        add(headers, DeadLetterHeaders.DLT_ORIGINAL_TOPIC, record.topic());
+        headers.add(DeadLetterHeaders.DLT_ORIGINAL_PARTITION,
+                ByteBuffer.allocate(Integer.BYTES).putInt(record.partition()).array());
+        headers.add(DeadLetterHeaders.DLT_ORIGINAL_OFFSET, ByteBuffer.allocate(Long.BYTES).putLong(record.offset()).array());
+        headers.add(DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP,
+                ByteBuffer.allocate(Long.BYTES).putLong(record.timestamp()).array());
+        add(headers, DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE, record.timestampType().toString());
+        add(headers, DeadLetterHeaders.DLT_ORIGINAL_CONSUMER_GROUP, group);
+        add(headers, DeadLetterHeaders.DLT_EXCEPTION_FQCN, failure.getClass().getName());
+        // Always, as Spring's: its exception is the listener wrapper, so its root cause is at least the method's own
+        Throwable cause = rootCause(failure);
+        add(headers, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN, cause.getClass().getName());
+        String message = message(failure, cause);
+        if (message != null) {
+            add(headers, DeadLetterHeaders.DLT_EXCEPTION_MESSAGE, message);
+        }
+        add(headers, DeadLetterHeaders.DLT_EXCEPTION_STACKTRACE, stackTrace(failure, Integer.MAX_VALUE));
+        add(headers, DeadLetterHeaders.ORIGINAL_TOPIC, record.topic());
+        add(headers, DeadLetterHeaders.ORIGINAL_PARTITION, Integer.toString(record.partition()));
+        add(headers, DeadLetterHeaders.ORIGINAL_OFFSET, Long.toString(record.offset()));
+        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP, Long.toString(record.timestamp()));
+        add(headers, DeadLetterHeaders.ORIGINAL_TIMESTAMP_TYPE, record.timestampType().name);
+        add(headers, DeadLetterHeaders.GROUP, group);
+        add(headers, DeadLetterHeaders.EXCEPTION_CLASS, failure.getClass().getName());
+        add(headers, DeadLetterHeaders.EXCEPTION_MESSAGE, String.valueOf(failure.getMessage()));
+        add(headers, DeadLetterHeaders.EXCEPTION_STACKTRACE, stackTrace(failure, MAX_STACK_CHARS));
+        add(headers, DeadLetterHeaders.ATTEMPTS, Integer.toString(attempts));
+        return headers;
+    }
+
+    private static Throwable rootCause(Throwable t) {
+        Throwable c = t;
+        Set<Throwable> seen = new HashSet<>();
+        while (c.getCause() != null && seen.add(c)) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    /** Spring's: the message, and when the root cause is another exception {@code "; "} and its message. */
+    private static String message(Throwable failure, Throwable cause) {
+        String message = failure.getMessage();
+        if (cause != failure && cause.getMessage() != null) {
+            message = message == null ? cause.getMessage() : message + "; " + cause.getMessage();
+        }
+        return message;
+    }
+
+    /** Creates a dead-letter topic deferred at start, with its source's partition count (the source exists now). */
+    private synchronized void createDeferred(String topic, String source) throws DeadLetterException,
+            InterruptedException {
+        if (!deferred.contains(topic)) {
+            return;
+        }
+        Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
+        props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt-create");
+        long timeoutMs = Math.max(1000, timeout.toMillis());
+        try (Admin admin = Admin.create(props)) {
+            int partitions = admin.describeTopics(List.of(source)).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .get(source).partitions().size();
+            try {
+                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
+                        .get(timeoutMs, TimeUnit.MILLISECONDS);
+                LOG.info("created dead-letter topic {} ({} partitions, as {})", topic, partitions, source);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+            deferred.remove(topic);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new DeadLetterException("cannot create dead-letter topic " + topic + ": " + cause, cause);
         }
     }
 
@@ -215,11 +321,11 @@ final class DeadLetterPublisher implements AutoCloseable {
         headers.add(key, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String stackTrace(Throwable t) {
+    private static String stackTrace(Throwable t, int maxChars) {
         StringWriter w = new StringWriter();
         t.printStackTrace(new PrintWriter(w));
         String s = w.toString();
-        return s.length() <= MAX_STACK_CHARS ? s : s.substring(0, MAX_STACK_CHARS);
+        return s.length() <= maxChars ? s : s.substring(0, maxChars);
     }
 
     @Override

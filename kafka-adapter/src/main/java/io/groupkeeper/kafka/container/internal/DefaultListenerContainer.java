@@ -60,8 +60,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         }
         try {
             if (config.errorPolicy().mayDeadLetter()) {
-                DeadLetterPublisher.ensureTopics(config);
-                publisher = new DeadLetterPublisher(config);
+                publisher = new DeadLetterPublisher(config, DeadLetterPublisher.ensureTopics(config));
             }
             synchronized (this) {
                 if (stopRequested) {

@@ -76,7 +76,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.container = container;
         this.config = config;
         this.index = index;
-        this.thread = new Thread(this, "groupkeeper-" + config.group() + "-" + index);
+        this.thread = new Thread(this, "groupkeeper-" + config.id() + "-" + index); // per listener (id: default group)
         this.inFlight = new InFlight(thread);
         this.keyDeserializer = Objects.requireNonNull(config.keyDeserializer().get(),
                 "the key deserializer supplier returned null");

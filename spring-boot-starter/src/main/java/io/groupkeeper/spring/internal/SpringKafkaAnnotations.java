@@ -1,0 +1,77 @@
+package io.groupkeeper.spring.internal;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.DltHandler;
+import org.springframework.kafka.annotation.KafkaHandler;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.annotation.KafkaListeners;
+import org.springframework.kafka.annotation.RetryableTopic;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Spring for Apache Kafka's annotations beside a {@code @GroupKeeperListener} method, which this starter does not
+ * apply: refused when the context starts, naming the method and what to use instead, never silently dropped.
+ */
+final class SpringKafkaAnnotations {
+
+    private SpringKafkaAnnotations() {
+    }
+
+    /** Throws naming the first Spring Kafka annotation on {@code method} or its class that would be ignored. */
+    static void refuse(Class<?> beanClass, Method method) {
+        String where = "@GroupKeeperListener method " + ListenerMethod.describe(method);
+        if (has(method, KafkaListener.class) || has(method, KafkaListeners.class)) {
+            throw new IllegalStateException(where + " is also annotated @KafkaListener: Spring Kafka would consume "
+                    + "the same records in its own container. Remove @KafkaListener (its groupId is the group, its "
+                    + "topics the topics of @GroupKeeperListener)");
+        }
+        if (has(beanClass, KafkaListener.class) || has(beanClass, KafkaListeners.class)) {
+            throw new IllegalStateException(where + ": its class " + beanClass.getName() + " is annotated "
+                    + "@KafkaListener (class-level listener with @KafkaHandler methods), which is not supported: put "
+                    + "@GroupKeeperListener on one method per payload type, each in its own group, or one method "
+                    + "taking ConsumerRecord and dispatching on the value's type");
+        }
+        if (has(method, RetryableTopic.class) || has(beanClass, RetryableTopic.class)) {
+            throw new IllegalStateException(where + ": @RetryableTopic (non-blocking retries through retry topics) is "
+                    + "not supported: retries are blocking, on the partition (groupkeeper.listener.error.attempts, "
+                    + "backoff), then the record is dead-lettered to <topic>-dlt; remove @RetryableTopic and, if the "
+                    + "retries must not block the partition, use groupkeeper.listener.error.attempts=1 and a listener "
+                    + "on the dead-letter topic");
+        }
+        if (has(beanClass, SendTo.class)) { // (on the method it is honoured: SendToReplies)
+            throw new IllegalStateException(where + ": @SendTo on the class (for @KafkaHandler methods) is not "
+                    + "supported: put it on the @GroupKeeperListener method");
+        }
+        if (org.springframework.kafka.listener.ConsumerSeekAware.class.isAssignableFrom(beanClass)) {
+            throw new IllegalStateException(where + ": its class implements Spring Kafka's ConsumerSeekAware, which is "
+                    + "not called here: implement io.groupkeeper.spring.GroupKeeperSeekAware (onPartitionsAssigned("
+                    + "listenerId, partitions, seeker) with seeker.seek / seekToTimestamp)");
+        }
+        Method[] dltHandler = {null};
+        Method[] kafkaHandler = {null};
+        ReflectionUtils.doWithMethods(beanClass, m -> {
+            if (dltHandler[0] == null && has(m, DltHandler.class)) {
+                dltHandler[0] = m;
+            }
+            if (kafkaHandler[0] == null && has(m, KafkaHandler.class)) {
+                kafkaHandler[0] = m;
+            }
+        });
+        if (dltHandler[0] != null) {
+            throw new IllegalStateException(where + ": its class has a @DltHandler method (" + dltHandler[0].getName()
+                    + "), which is not called here: annotate it @GroupKeeperListener(group = ..., topics = "
+                    + "\"<topic>-dlt\") instead (a listener of dead-letter topics only skips its own failures)");
+        }
+        if (kafkaHandler[0] != null) {
+            throw new IllegalStateException(where + ": its class has a @KafkaHandler method (" + kafkaHandler[0]
+                    .getName() + "), which is not called here: use @GroupKeeperListener methods only");
+        }
+    }
+
+    private static boolean has(java.lang.reflect.AnnotatedElement e, Class<? extends Annotation> a) {
+        return AnnotatedElementUtils.hasAnnotation(e, a);
+    }
+}

@@ -1,0 +1,115 @@
+package io.groupkeeper.spring;
+
+import static io.groupkeeper.spring.SharedServers.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.groupkeeper.spring.differential.Sample01;
+import io.groupkeeper.spring.differential.groupkeeper.GroupKeeperSide;
+import io.groupkeeper.spring.differential.spring.SpringKafkaSide;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+
+/**
+ * Issue 45 item 7, the start of the differential suite: one application (Spring Kafka's sample-01 — a
+ * {@code DefaultErrorHandler} bean with a {@code DeadLetterPublishingRecoverer} and {@code FixedBackOff(100, 1)}, a
+ * listener that fails some records) runs on Spring for Apache Kafka ({@code @KafkaListener}, Boot's container) and on
+ * the starter ({@code @GroupKeeperListener}), each on its own topic and group with the same records; what the
+ * application observes must be equal: records handled, attempts per record, dead letters (value, key, Spring's
+ * {@code kafka_dlt-*} headers decoded). Known and allowed: {@code kafka_dlt-exception-fqcn} is Spring's wrapper
+ * {@code ListenerExecutionFailedException} there and the method's own exception here (the root cause, in
+ * {@code -exception-cause-fqcn}, is the same); the starter adds {@code groupkeeper.dlt.*} headers.
+ */
+class DifferentialIT {
+
+    @Test
+    void sample01ObservesTheSameOnSpringKafkaAndOnTheStarter() {
+        Observed spring = run(SpringKafkaSide.class);
+        Observed groupkeeper = run(GroupKeeperSide.class);
+        assertThat(groupkeeper.handled).as("records handled").isEqualTo(spring.handled);
+        assertThat(groupkeeper.attempts).as("attempts per record").isEqualTo(spring.attempts);
+        assertThat(groupkeeper.deadLetters).as("dead letters").isEqualTo(spring.deadLetters);
+        assertThat(spring.attempts).containsEntry("fail-1", 2); // FixedBackOff(100, 1): the case is not vacuous
+    }
+
+    record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {
+    }
+
+    private static Observed run(Class<?> app) {
+        String topic = SharedServers.topic(2);
+        SharedServers.get().kafka().createTopic(topic + "-dlt", 2);
+        String group = SharedServers.name("diff");
+        try (var ctx = new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties(Map.of(
+                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                "spring.kafka.consumer.auto-offset-reset", "earliest",
+                "groupkeeper.listener.stop-deadline", "5s",
+                "app.topic", topic, "app.group", group)).run()) {
+            Sample01.Body body = ctx.getBean(Sample01.Body.class);
+            List<String> values = List.of("a", "fail-1", "b", "c", "fail-2", "d");
+            for (int i = 0; i < values.size(); i++) {
+                SharedServers.send(topic, i % 2, "{\"foo\":\"" + values.get(i) + "\"}");
+            }
+            await().atMost(WAIT).until(() -> body.handled.size() == 4);
+            List<Map<String, String>> dead = new ArrayList<>();
+            for (ConsumerRecord<String, String> r : read(topic + "-dlt", 2)) {
+                Map<String, String> d = new TreeMap<>();
+                d.put("value", r.value().replaceAll(".*\"foo\":\"([^\"]*)\".*", "$1"));
+                d.put("key", r.key());
+                d.put("dlt-partition", Integer.toString(r.partition()));
+                d.put("original-topic", text(r, "kafka_dlt-original-topic").replace(topic, "<topic>"));
+                d.put("original-partition", Integer.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-partition")).getInt()));
+                d.put("original-offset", Long.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-offset")).getLong()));
+                d.put("original-timestamp-type", text(r, "kafka_dlt-original-timestamp-type"));
+                d.put("original-consumer-group", text(r, "kafka_dlt-original-consumer-group").replace(group, "<group>"));
+                d.put("exception-cause-fqcn", text(r, "kafka_dlt-exception-cause-fqcn"));
+                d.put("exception-message-ends", text(r, "kafka_dlt-exception-message").replaceAll(".*failed: ", ""));
+                d.put("has-stacktrace", Boolean.toString(bytes(r, "kafka_dlt-exception-stacktrace") != null));
+                dead.add(d);
+            }
+            dead.sort(java.util.Comparator.comparing(m -> m.get("value")));
+            Map<String, Integer> attempts = new TreeMap<>();
+            body.attempts.forEach((v, n) -> attempts.put(v, n.get()));
+            List<String> handled = new ArrayList<>(body.handled);
+            handled.sort(null);
+            return new Observed(handled, attempts, dead);
+        }
+    }
+
+    private static byte[] bytes(ConsumerRecord<String, String> r, String name) {
+        Header h = r.headers().lastHeader(name);
+        return h == null ? null : h.value();
+    }
+
+    private static String text(ConsumerRecord<String, String> r, String name) {
+        byte[] b = bytes(r, name);
+        return b == null ? "<none>" : new String(b, StandardCharsets.UTF_8);
+    }
+
+    private static List<ConsumerRecord<String, String>> read(String topic, int n) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
+                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
+                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+            c.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> out = new ArrayList<>();
+            await().atMost(WAIT).until(() -> {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+                return out.size() >= n;
+            });
+            return out;
+        }
+    }
+}
