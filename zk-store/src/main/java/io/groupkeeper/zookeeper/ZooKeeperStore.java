@@ -141,7 +141,8 @@ public final class ZooKeeperStore implements CoordinationStore {
      */
     private void awaitReachable(ConnectString cs, long deadline) {
         for (int attempt = 1; ; attempt++) {
-            String why = cs.whyUnreachable((int) Math.min(1_000, Math.max(1, remainingMs(deadline))));
+            // At least 200 ms a probe, so that the last one still tells a refusal from a silence.
+            String why = cs.whyUnreachable((int) Math.min(1_000, Math.max(200, remainingMs(deadline))));
             if (why == null) {
                 return;
             }

@@ -153,13 +153,21 @@ public final class ConnectString {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(s.host(), s.port()), Math.max(1, timeoutMs));
                 return null;
+            } catch (java.net.SocketTimeoutException e) {
+                append(why, s, "no answer within " + Math.max(1, timeoutMs) + " ms");
+            } catch (UnknownHostException e) {
+                append(why, s, "unknown host");
             } catch (IOException e) {
-                if (why.length() > 0) {
-                    why.append("; ");
-                }
-                why.append(s).append(": ").append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+                append(why, s, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
             }
         }
         return why.toString();
+    }
+
+    private static void append(StringBuilder why, Server s, String reason) {
+        if (why.length() > 0) {
+            why.append("; ");
+        }
+        why.append(s).append(": ").append(reason);
     }
 }
