@@ -5,6 +5,7 @@ import io.groupkeeper.zookeeper.admin.GroupAdmin;
 import io.groupkeeper.zookeeper.admin.GroupDescription;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -82,7 +83,11 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
             description = {"Deletes a group and everything below it (members, ownership, offsets) in one transaction.",
-                    "Refused while the group has live members, unless --force."})
+                    "Prints what it would delete and deletes nothing unless --execute. Refused while the group has "
+                            + "live members, unless --force."},
+            footer = {"", "Examples:",
+                    "  groupkeeper groups delete --group app              dry run: what would be deleted",
+                    "  groupkeeper groups delete --group app --execute"})
     static final class Delete implements Callable<Integer> {
         @Spec CommandSpec spec;
         @Mixin CommonOptions common;
@@ -91,11 +96,27 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
         @Option(names = "--force", description = "Delete even with live members (they lose their partitions and must "
                 + "be restarted).")
         boolean force;
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
+        Mode mode;
+
+        /** {@code --dry-run} (default) or {@code --execute}, as {@code offsets reset}. */
+        static final class Mode {
+            @Option(names = "--dry-run", description = "Print what would be deleted, delete nothing (the default).")
+            boolean dryRun;
+            @Option(names = "--execute", description = "Delete, in one ZooKeeper transaction.")
+            boolean execute;
+        }
 
         @Override
         public Integer call() {
+            boolean execute = mode != null && mode.execute;
             try (CommonOptions.Session s = common.open()) {
-                new Printer(spec.commandLine().getOut(), common.json()).deleted(s.admin().deleteGroup(group, force));
+                Printer out = new Printer(spec.commandLine().getOut(), common.json());
+                if (execute) {
+                    out.deleted(s.admin().deleteGroup(group, force));
+                } else {
+                    out.wouldDelete(s.admin().planDeleteGroup(group, force));
+                }
             }
             return 0;
         }

@@ -276,6 +276,31 @@ final class Printer {
         }
     }
 
+    /** A group delete's dry run: what {@code --execute} would delete now. */
+    void wouldDelete(DeleteResult r) {
+        if (json) {
+            ObjectNode n = JSON.createObjectNode();
+            n.put("group", r.group());
+            n.put("dryRun", true);
+            n.put("wouldDelete", r.what());
+            n.put("nodes", r.nodesDeleted());
+            ObjectNode offsets = n.putObject("offsets");
+            r.offsetsDeleted().forEach((tp, o) -> offsets.put(tp.toString(), o));
+            ArrayNode live = n.putArray("liveMembers");
+            r.liveMembers().forEach(live::add);
+            emit(n);
+            return;
+        }
+        out.println("Would delete group " + r.group() + ": " + r.nodesDeleted() + " node(s), "
+                + r.offsetsDeleted().size() + " committed offset(s), in one ZooKeeper transaction.");
+        r.offsetsDeleted().forEach((tp, o) -> out.println("  " + tp + " committed " + o));
+        if (!r.liveMembers().isEmpty()) {
+            out.println("note: forced: live members " + String.join(", ", r.liveMembers())
+                    + " would lose their partitions");
+        }
+        out.println("Dry run: nothing deleted. Add --execute to delete.");
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** "orders:0,1 payments:3". */

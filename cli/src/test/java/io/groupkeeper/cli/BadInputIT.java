@@ -158,7 +158,7 @@ class BadInputIT extends CliTestSupport {
     @Test
     void zooKeeperUnreachable() {
         assertThat(cli("groups", "list", "--zk", "127.0.0.1:1", "--timeout", "1").failed(1))
-                .isEqualTo("error: cannot connect to ZooKeeper at 127.0.0.1:1 within 1000 ms");
+                .isEqualTo("error: cannot connect to ZooKeeper at 127.0.0.1:1 within 1000 ms: 127.0.0.1:1: Connection refused");
     }
 
     @Test

@@ -142,8 +142,17 @@ class GroupsIT extends CliTestSupport {
                     java.nio.charset.StandardCharsets.UTF_8)).as("kept, with no offset").contains("\"offset\":null");
         }
 
-        String gone = gk("groups", "delete", "--group", group).ok();
-        assertThat(gone).startsWith("Deleted group " + group + ": ");
+        // A dry run first (the default, as offsets reset's): what would go, and nothing deleted.
+        Map<String, String> kept = snapshot(groupPath(group));
+        String plan = gk("groups", "delete", "--group", group).ok();
+        assertThat(plan).startsWith("Would delete group " + group + ": " + kept.size() + " node(s), 0 committed "
+                + "offset(s), in one ZooKeeper transaction.\n").endsWith("Dry run: nothing deleted. Add --execute to "
+                + "delete.\n");
+        assertThat(snapshot(groupPath(group))).as("nothing deleted by the dry run").isEqualTo(kept);
+
+        String gone = gk("groups", "delete", "--group", group, "--execute").ok();
+        assertThat(gone).isEqualTo("Deleted group " + group + ": " + kept.size() + " node(s), 0 committed offset(s), "
+                + "in one ZooKeeper transaction.\n");
         assertThat(raw.checkExists().forPath(groupPath(group))).isNull();
     }
 
@@ -193,7 +202,11 @@ class GroupsIT extends CliTestSupport {
     void forcedDeleteOfALiveGroupRemovesItsOffsetsOwnersAndMembers() throws Exception {
         String group = unique("force");
         List<GroupMember> members = liveGroup(group);
-        String out = gk("groups", "delete", "--group", group, "--force").ok();
+        String plan = gk("groups", "delete", "--group", group, "--force").ok();
+        assertThat(plan).contains("4 committed offset(s)").contains("note: forced: live members ")
+                .contains("Dry run: nothing deleted.");
+        assertThat(raw.checkExists().forPath(groupPath(group) + "/offsets")).isNotNull();
+        String out = gk("groups", "delete", "--group", group, "--force", "--execute").ok();
         assertThat(out).contains("4 committed offset(s)").contains("note: forced while members were live: ");
         // Members that keep running re-create their election node (Curator's LeaderLatch does), so the group node may
         // come back as a shell; what the delete was for is gone.

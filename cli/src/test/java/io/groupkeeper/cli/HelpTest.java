@@ -58,6 +58,12 @@ class HelpTest {
     }
 
     @Test
+    void groupsDeleteHelpSaysItIsADryRunUnlessExecute() {
+        assertThat(run("groups delete", "--help")[1]).contains("deletes nothing unless --execute", "--dry-run",
+                "--execute", "--force");
+    }
+
+    @Test
     void monitorHelpNamesItsEndpointsAndOptions() {
         assertThat(run("monitor", "--help")[1]).contains("/metrics", "/health", "/group/<name>", "--port=PORT",
                 "--interval=DURATION", "--max-lag-time=DURATION", "--history=DURATION", "--bind=ADDRESS");

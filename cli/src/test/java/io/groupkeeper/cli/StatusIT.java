@@ -67,6 +67,28 @@ class StatusIT extends CliTestSupport {
         assertThat(out.lines().filter(l -> l.startsWith(topic))).hasSize(2).allMatch(l -> l.contains(" OK "));
     }
 
+    /** Shards of work that is not Kafka: no log end, so nothing says the work is done (issue 48). */
+    @Test
+    void aShardsGroupAtWorkIsNotCalledCaughtUp() {
+        String group = unique("shards");
+        String shards = unique("shards");
+        registerTopic(shards, 2);
+        GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
+        toClose.add(gk);
+        GroupMember m = gk.member(group).topics(shards).build();
+        m.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> m.assignment().size() == 2);
+        for (long o : new long[] {100, 200}) {
+            for (TopicPartition tp : m.assignment()) {
+                assertThat(m.commit(Map.of(tp, o)).allCommitted()).isTrue();
+            }
+        }
+        String out = gk("groups", "describe", "--group", group, "--status").ok();
+        assertThat(out).doesNotContain("caught up");
+        assertThat(out.lines().filter(l -> l.startsWith(shards))).hasSize(2)
+                .allMatch(l -> l.contains("2 commit(s) in the window, up to offset 200 (lag unknown: no log end)"));
+    }
+
     @Test
     void aGroupCommittingTheSameOffsetWhileLaggingStalls() throws Exception {
         String group = unique("stalled");

@@ -65,7 +65,8 @@ public final class LagEvaluator {
         if (last == null && committed.isPresent()) {
             return behind ? new PartitionStatus(LagStatus.STOP, lag, "offset " + committed.getAsLong()
                     + " without a commit history (set by hand?), lag " + lag.getAsLong())
-                    : new PartitionStatus(LagStatus.OK, lag, "caught up");
+                    : new PartitionStatus(LagStatus.OK, lag, lag.isPresent() ? "caught up"
+                            : "offset " + committed.getAsLong() + " (lag unknown: no log end)");
         }
 
         for (int i = 1; i < recent.size(); i++) {
@@ -96,6 +97,12 @@ public final class LagEvaluator {
                 return new PartitionStatus(LagStatus.WARN, lag, "lag grew from " + lags.get(0) + " to "
                         + lags.get(lags.size() - 1) + " over " + lags.size() + " commits");
             }
+        }
+        if (lag.isEmpty()) {
+            // No log end (work that is not a Kafka topic, or Kafka not asked): nothing says whether work is left.
+            return new PartitionStatus(LagStatus.OK, lag, recent.isEmpty()
+                    ? "last commit at " + last.at() + " (lag unknown: no log end)"
+                    : recent.size() + " commit(s) in the window, up to offset " + last.offset() + " (lag unknown: no log end)");
         }
         return new PartitionStatus(LagStatus.OK, lag, behind ? "committing, lag " + lag.getAsLong() : "caught up");
     }

@@ -54,6 +54,26 @@ class LagEvaluatorTest {
         assertThat(s.status()).isEqualTo(LagStatus.OK);
     }
 
+    /** Shards of a job that is not Kafka: commits carry no log end, and nothing says whether work is left (issue 48). */
+    @Test
+    void withoutALogEndWorkInProgressIsNotCalledCaughtUp() {
+        List<CommitSample> shards = List.of(
+                new CommitSample(10, OptionalLong.empty(), T0),
+                new CommitSample(20, OptionalLong.empty(), T0.plus(Duration.ofMinutes(1))));
+        PartitionStatus s = evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(),
+                T0.plus(Duration.ofMinutes(2)));
+        assertThat(s.status()).isEqualTo(LagStatus.OK);
+        assertThat(s.lag()).isEmpty();
+        assertThat(s.reason()).isEqualTo("2 commit(s) in the window, up to offset 20 (lag unknown: no log end)");
+
+        PartitionStatus quiet = evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(),
+                T0.plus(Duration.ofHours(1)));
+        assertThat(quiet.reason()).isEqualTo("last commit at " + shards.get(1).at() + " (lag unknown: no log end)");
+
+        PartitionStatus handSet = evaluator.evaluate(List.of(), OptionalLong.of(7), OptionalLong.empty(), T0);
+        assertThat(handSet.reason()).isEqualTo("offset 7 (lag unknown: no log end)");
+    }
+
     @Test
     void offsetMovingBackRewinds() {
         PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 50), at(1, 20, 50), at(2, 5, 50)),

@@ -9,6 +9,7 @@ import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.zkprotocol.ZkStats;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
+import io.groupkeeper.zookeeper.internal.ConnectString;
 import io.groupkeeper.zookeeper.internal.NoRetryWhileDisconnected;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -63,6 +65,8 @@ public final class ZooKeeperStore implements CoordinationStore {
     private final ConnectionStateListener curatorListener = this::onCuratorState;
     private volatile boolean started;
     private volatile boolean closed;
+    /** The session timeout the server granted (ms; 0 until connected). */
+    private volatile int negotiatedMs;
 
     private ZooKeeperStore(Builder b) {
         this.config = b;
@@ -97,23 +101,113 @@ public final class ZooKeeperStore implements CoordinationStore {
             throw new IllegalStateException("store already started");
         }
         started = true;
+        long deadline = System.nanoTime() + config.connectionTimeout.toNanos();
+        ConnectString cs = config.parsed;
+        List<ConnectString.Server> unresolved = cs.unresolved();
+        if (unresolved.size() == cs.servers().size()) {
+            close();
+            throw new StoreException("cannot connect to ZooKeeper at " + cs + ": no server's host resolves "
+                    + "(unknown host " + hosts(unresolved) + ")");
+        }
+        if (!unresolved.isEmpty()) {
+            LOG.warn("ZooKeeper servers {} of {} do not resolve (unknown host); connecting to the others", unresolved, cs);
+        }
+        awaitReachable(cs, deadline);
         client.getConnectionStateListenable().addListener(curatorListener);
         client.start();
         boolean connected;
         try {
-            connected = client.blockUntilConnected((int) config.connectionTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            connected = client.blockUntilConnected((int) Math.max(1, remainingMs(deadline)), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             connected = false;
         }
         if (!connected) {
             close();
-            throw new StoreException("cannot connect to ZooKeeper at " + config.connectString + " within "
-                    + config.connectionTimeout.toMillis() + " ms");
+            throw new StoreException("cannot connect to ZooKeeper at " + cs + " within "
+                    + config.connectionTimeout.toMillis() + " ms (a server accepts connections but no session was "
+                    + "established: is it a ZooKeeper server, and does it expect TLS (zookeeper.client.secure)?)");
         }
+        requireChroot(cs);
         zk.refreshSession();
-        LOG.info("connected to ZooKeeper {} (namespace /{}, session 0x{})", config.connectString, config.namespace,
-                Long.toHexString(zk.sessionId()));
+        readNegotiatedTimeout();
+        LOG.info("connected to ZooKeeper {} (namespace /{}, session 0x{}, session timeout {} ms)", cs,
+                config.namespace, Long.toHexString(zk.sessionId()), negotiatedMs);
+    }
+
+    /**
+     * Waits until some server accepts a TCP connection, before the ZooKeeper client is started: its own attempts log a
+     * stack trace each (about one a second) while nothing listens; this says it in one line per attempt.
+     */
+    private void awaitReachable(ConnectString cs, long deadline) {
+        for (int attempt = 1; ; attempt++) {
+            // At least 200 ms a probe, so that the last one still tells a refusal from a silence.
+            String why = cs.whyUnreachable((int) Math.min(1_000, Math.max(200, remainingMs(deadline))));
+            if (why == null) {
+                return;
+            }
+            long left = remainingMs(deadline);
+            if (left <= 0) {
+                close();
+                throw new StoreException("cannot connect to ZooKeeper at " + cs + " within "
+                        + config.connectionTimeout.toMillis() + " ms: " + why);
+            }
+            LOG.warn("ZooKeeper at {} cannot be reached ({}); attempt {}, trying again for {} ms more", cs, why, attempt,
+                    left);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(1_000, left)));
+            if (Thread.currentThread().isInterrupted()) {
+                close();
+                throw new StoreException("interrupted while connecting to ZooKeeper at " + cs);
+            }
+        }
+    }
+
+    /** A chroot in the connect string must exist: ZooKeeper does not create it, and every call would fail NONODE. */
+    private void requireChroot(ConnectString cs) {
+        if (cs.chroot() == null) {
+            return;
+        }
+        boolean exists;
+        try {
+            exists = client.getZookeeperClient().getZooKeeper().exists("/", false) != null;
+        } catch (Exception e) {
+            exists = true; // not known: let the first real call say what is wrong
+        }
+        if (!exists) {
+            close();
+            throw new StoreException("the chroot " + cs.chroot() + " of the connect string '" + cs + "' does not exist "
+                    + "in ZooKeeper: create it, or leave it out of the connect string and use namespace(\""
+                    + cs.chroot().substring(1) + "/" + config.namespace + "\")");
+        }
+    }
+
+    /** Reads the session timeout the server granted; a WARN when it is not the one asked for. */
+    private void readNegotiatedTimeout() {
+        int granted;
+        try {
+            granted = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        } catch (Exception e) {
+            return;
+        }
+        if (granted <= 0) {
+            return;
+        }
+        int before = negotiatedMs;
+        negotiatedMs = granted;
+        long asked = config.sessionTimeout.toMillis();
+        if (granted != asked && granted != before) {
+            LOG.warn("ZooKeeper granted a session timeout of {} ms, not the {} ms asked for (a server bounds it to its "
+                    + "minSessionTimeout..maxSessionTimeout, by default 2 to 20 times its tickTime); sessionTimeout() "
+                    + "reports {} ms", granted, asked, granted);
+        }
+    }
+
+    private static long remainingMs(long deadlineNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    }
+
+    private static String hosts(List<ConnectString.Server> servers) {
+        return String.join(", ", servers.stream().map(ConnectString.Server::host).toList());
     }
 
     private void onCuratorState(CuratorFramework c, ConnectionState state) {
@@ -129,6 +223,9 @@ public final class ZooKeeperStore implements CoordinationStore {
             case LOST -> ConnectionEvent.LOST;
             case RECONNECTED -> zk.refreshSession() ? ConnectionEvent.RECONNECTED_NEW_SESSION : ConnectionEvent.RECONNECTED;
         };
+        if (state.isConnected()) {
+            readNegotiatedTimeout();
+        }
         LOG.info("ZooKeeper connection {} -> {} (session 0x{})", state, event, Long.toHexString(zk.sessionId()));
         for (ConnectionListener l : listeners) {
             try {
@@ -164,9 +261,11 @@ public final class ZooKeeperStore implements CoordinationStore {
         return client.getZookeeperClient().isConnected();
     }
 
+    /** The session timeout the server granted once connected (it may bound the one asked for), else the one asked for. */
     @Override
     public Duration sessionTimeout() {
-        return config.sessionTimeout;
+        int granted = negotiatedMs;
+        return granted > 0 ? Duration.ofMillis(granted) : config.sessionTimeout;
     }
 
     @Override
@@ -228,7 +327,11 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     /** Configures a {@link ZooKeeperStore}; {@link #build()} fails fast naming the bad option. */
     public static final class Builder {
+        /** Below this the ZooKeeper client cannot connect at all: it gives each attempt sessionTimeout / servers. */
+        static final Duration MIN_SESSION_TIMEOUT = Duration.ofSeconds(1);
+
         private String connectString;
+        private ConnectString parsed;
         private String namespace = "groupkeeper";
         private Duration sessionTimeout = Duration.ofSeconds(15);
         private Duration connectionTimeout = Duration.ofSeconds(10);
@@ -241,7 +344,10 @@ public final class ZooKeeperStore implements CoordinationStore {
         private Builder() {
         }
 
-        /** ZooKeeper servers, e.g. {@code "zk1:2181,zk2:2181"}. Required. */
+        /**
+         * ZooKeeper servers, each {@code host:port}, e.g. {@code "zk1:2181,zk2:2181"}; a chroot ({@code /path} after
+         * the servers) must exist. Required. {@link #build()} checks the form, {@code start()} that the hosts resolve.
+         */
         public Builder connectString(String connectString) {
             this.connectString = connectString;
             return this;
@@ -253,7 +359,11 @@ public final class ZooKeeperStore implements CoordinationStore {
             return this;
         }
 
-        /** Session timeout; a member that loses its connection stops processing before this elapses. Default 15 s. */
+        /**
+         * Session timeout; a member that loses its connection stops processing before this elapses. Default 15 s, at
+         * least 1 s. The server may grant another (within its minSessionTimeout..maxSessionTimeout): the store's
+         * {@code sessionTimeout()} reports the granted one and a WARN says so.
+         */
         public Builder sessionTimeout(Duration sessionTimeout) {
             this.sessionTimeout = sessionTimeout;
             return this;
@@ -313,6 +423,7 @@ public final class ZooKeeperStore implements CoordinationStore {
             if (connectString == null || connectString.isBlank()) {
                 throw new IllegalArgumentException("ZooKeeperStore: connectString is required (e.g. 127.0.0.1:2181)");
             }
+            parsed = ConnectString.parse(connectString);
             if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")
                     || namespace.contains("//")) {
                 throw new IllegalArgumentException("ZooKeeperStore: namespace must be a relative path like "
@@ -322,6 +433,11 @@ public final class ZooKeeperStore implements CoordinationStore {
                 io.groupkeeper.Names.requireValid("namespace segment", segment);
             }
             requirePositive("sessionTimeout", sessionTimeout);
+            if (sessionTimeout.compareTo(MIN_SESSION_TIMEOUT) < 0) {
+                throw new IllegalArgumentException("ZooKeeperStore: sessionTimeout must be at least 1 s, was "
+                        + sessionTimeout.toMillis() + " ms (the ZooKeeper client gives each connection attempt "
+                        + "sessionTimeout / number of servers, and servers grant at least 2 ticks, 4 s by default)");
+            }
             requirePositive("connectionTimeout", connectionTimeout);
             if (digest != null && (!digest.contains(":") || digest.startsWith(":"))) {
                 throw new IllegalArgumentException("ZooKeeperStore: digest must be user:password");

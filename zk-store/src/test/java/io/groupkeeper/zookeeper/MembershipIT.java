@@ -67,6 +67,9 @@ class MembershipIT extends ZkTestSupport {
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 1, 0, 0));
         assertThat(admin.getChildren().forPath(ZkLayout.members(group)))
                 .containsExactlyInAnyOrder("first", "second");
+        // An offset, so the group stays when these two leave (one in which nothing was ever claimed or committed goes
+        // with its last member: UnusedGroupIT).
+        io.groupkeeper.fixtures.RawZk.writeOffset(admin, ZkLayout.GROUPS + "/" + group + "/offsets/mended/0", 0);
         first.close();
         second.close();
 

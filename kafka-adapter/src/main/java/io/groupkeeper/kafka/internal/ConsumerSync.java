@@ -29,6 +29,12 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
     private final Duration kafkaTimeout;
     /** A wake-up (an event, the user's wakeup()) that a log question caught and retried past: poll must not block. */
     private boolean wakeupTaken;
+    /** While a {@code poll(timeout)} runs ({@link #within}): when it began and how long it may take (nanos). */
+    private boolean bounded;
+    private long boundStart;
+    private long boundNanos;
+    /** A log question gets at least this, even at the end of a poll's time (a poll(0) must still find its starts). */
+    private static final long MIN_QUESTION_NANOS = 50_000_000L;
 
     ConsumerSync(KafkaConsumer<K, V> consumer, Positions positions, Duration kafkaTimeout) {
         this.consumer = consumer;
@@ -130,21 +136,44 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
         }
     }
 
+    /**
+     * The log questions asked from now on until {@link #unbounded()} end within a {@code poll(timeout)} that began at
+     * {@code startNanos} (and within kafkaTimeout, as always): a Kafka that cannot be reached must not hold a
+     * {@code poll(500 ms)} for the 10 s of a question; what is not answered is asked again at the next poll.
+     */
+    void within(long startNanos, long timeoutNanos) {
+        bounded = true;
+        boundStart = startNanos;
+        boundNanos = timeoutNanos;
+    }
+
+    void unbounded() {
+        bounded = false;
+    }
+
+    private Duration questionTimeout() {
+        if (!bounded) {
+            return kafkaTimeout;
+        }
+        long left = Math.max(MIN_QUESTION_NANOS, boundNanos - (System.nanoTime() - boundStart));
+        return left >= kafkaTimeout.toNanos() ? kafkaTimeout : Duration.ofNanos(left);
+    }
+
     // ------------------------------------------------------------------ the resolver's questions
 
     @Override
     public Map<TopicPartition, Long> beginningOffsets(Collection<TopicPartition> partitions) {
-        return retryWakeups(() -> consumer.beginningOffsets(partitions, kafkaTimeout));
+        return retryWakeups(() -> consumer.beginningOffsets(partitions, questionTimeout()));
     }
 
     @Override
     public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
-        return retryWakeups(() -> consumer.endOffsets(partitions, kafkaTimeout));
+        return retryWakeups(() -> consumer.endOffsets(partitions, questionTimeout()));
     }
 
     @Override
     public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps) {
-        return retryWakeups(() -> consumer.offsetsForTimes(timestamps, kafkaTimeout));
+        return retryWakeups(() -> consumer.offsetsForTimes(timestamps, questionTimeout()));
     }
 
     /**

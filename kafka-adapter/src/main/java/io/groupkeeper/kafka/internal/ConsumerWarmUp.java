@@ -34,6 +34,10 @@ final class ConsumerWarmUp {
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private final Collection<String> topics;
+    /** {@code bootstrap.servers}, for the line that says Kafka cannot be reached. */
+    private final Object bootstrap;
+    /** The time the look-up in progress was given. */
+    private Duration asked = Duration.ZERO;
     /** Partition counts of the subscribed topics found, and those Kafka lacks. */
     private final Map<String, Integer> found = new HashMap<>();
     private final Set<String> notFound = new HashSet<>();
@@ -41,8 +45,9 @@ final class ConsumerWarmUp {
     private List<TopicPartition> partitions;
     private boolean done;
 
-    ConsumerWarmUp(Collection<String> topics) {
+    ConsumerWarmUp(Collection<String> topics, Object bootstrap) {
         this.topics = topics;
+        this.bootstrap = bootstrap;
     }
 
     /** Completed, or failed for good. */
@@ -81,7 +86,8 @@ final class ConsumerWarmUp {
                 if (found.containsKey(topic) || notFound.contains(topic)) {
                     continue; // looked up before a wakeup cut the loop short
                 }
-                List<PartitionInfo> infos = consumer.partitionsFor(topic, remaining(deadlineNanos));
+                asked = remaining(deadlineNanos);
+                List<PartitionInfo> infos = consumer.partitionsFor(topic, asked);
                 if (infos.isEmpty()) {
                     notFound.add(topic);
                 } else {
@@ -96,6 +102,13 @@ final class ConsumerWarmUp {
             partitions = all;
         } catch (WakeupException e) {
             // interrupted: poll() tries again while nothing is assigned
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            if (asked.compareTo(TIMEOUT.dividedBy(2)) < 0) {
+                return; // cut short by the caller's poll timeout: poll() tries again while nothing is assigned
+            }
+            done = true;
+            LOG.warn("{}: Kafka at {} cannot be reached: no answer to a metadata request within {} ms (is "
+                    + "bootstrap.servers right?)", who, bootstrap, asked.toMillis());
         } catch (KafkaException e) {
             failed(e, who);
         }

@@ -109,7 +109,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             return m == null ? null : m.memberId();
         });
         this.listener = new RebalanceListenerInvoker(config.listener(), group, this::memberId);
-        this.warmUp = new ConsumerWarmUp(config.topics());
+        this.warmUp = new ConsumerWarmUp(config.topics(), config.kafkaProperties().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
         this.positions = new Positions(keeper.metrics(), group, this::memberId);
     }
 
@@ -281,6 +281,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             sync.sync();
             bridge.stopServing(); // so the revocation member.close() triggers on the lane returns at once
             keeper.store().removeConnectionListener(bridge);
+            // Before the member leaves: a partition-count question to a Kafka that cannot be reached, under way on the
+            // member's lane, then fails at once instead of holding the leave for its timeout.
+            closeQuietly("topic metadata", metadata::close);
             closeQuietly("group member", member::close);
         } finally {
             bridge.stopServing();
@@ -428,6 +431,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             requireStarted();
             long start = System.nanoTime();
             long timeoutNanos = Math.max(0, saturatedNanos(timeout));
+            sync.within(start, timeoutNanos); // the start look-ups too end within the timeout
             while (true) {
                 if (userWakeup) {
                     userWakeup = false;
@@ -482,6 +486,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
             }
         } finally {
+            if (sync != null) {
+                sync.unbounded();
+            }
             guard.exit();
         }
     }

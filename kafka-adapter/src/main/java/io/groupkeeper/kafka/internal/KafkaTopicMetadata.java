@@ -80,7 +80,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private final Duration timeout;
     private final String owner;
 
-    private Admin admin;
+    /** Volatile: {@link #close} closes it without the lock, which a question in flight holds. */
+    private volatile Admin admin;
     private ScheduledExecutorService timer;
     private Armed armed;
     private final SortedSet<String> watched = new TreeSet<>();
@@ -88,6 +89,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private final Map<String, Integer> lastKnown = new HashMap<>();
     private boolean warnedUnavailable;
     private boolean closed;
+    /** Set first thing in {@link #close}: a question failed by the close is not Kafka being unavailable. */
+    private volatile boolean closing;
     /** Completed when the member's own look-up of the topics has been handed over ({@link #watch}) or given up. */
     private volatile CompletableFuture<Void> lookUp = CompletableFuture.completedFuture(null);
 
@@ -438,7 +441,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     }
 
     private KafkaUnavailable unavailable(Throwable cause) {
-        if (!warnedUnavailable) {
+        if (!warnedUnavailable && !closing) {
             warnedUnavailable = true;
             LOG.warn("{}: cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
                     owner, adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG), cause.toString());
@@ -455,6 +458,13 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     @Override
     public void close() {
+        closing = true;
+        Admin inFlight = admin;
+        if (inFlight != null) {
+            // First, without the lock: a describeTopics in flight (it holds the lock) fails at once rather than after its
+            // timeout, which a Kafka that cannot be reached would make close() wait for.
+            inFlight.close(Duration.ZERO);
+        }
         Admin a;
         ScheduledExecutorService t;
         synchronized (this) {

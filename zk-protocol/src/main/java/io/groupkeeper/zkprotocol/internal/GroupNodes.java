@@ -103,6 +103,49 @@ public final class GroupNodes {
         zk.ensurePath(ZkPaths.assignment(group), initialAssignment(now));
     }
 
+    /**
+     * Removes the group if it holds nothing worth keeping — no member, and no owner, offset or fence node: nothing was
+     * ever claimed or committed in it (a group of a mistyped name or topic, or a start that failed) — in one
+     * transaction, children first (issue 48: such a group left its 10 nodes behind for good). A member that joins
+     * meanwhile makes the transaction fail (the {@code members} folder is no longer empty) and the group stays; so does
+     * a claim or a commit (their topic folder is no longer empty). The leader latch nodes and targets left by the
+     * members that are gone go with it. Returns whether it was removed.
+     */
+    public boolean removeIfUnused(ZkPort zk) {
+        String root = ZkPaths.group(group);
+        List<String> all = new ArrayList<>();
+        List<String> level = List.of(root);
+        Set<String> keepers = Set.of(ZkPaths.members(group), ZkPaths.owners(group), ZkPaths.offsets(group),
+                ZkPaths.fences(group));
+        while (!level.isEmpty()) {
+            List<String> next = new ArrayList<>();
+            for (String path : level) {
+                all.add(path);
+                List<String> children = zk.children(path, null);
+                String parent = path.substring(0, Math.max(0, path.lastIndexOf('/')));
+                if (!children.isEmpty() && (path.equals(ZkPaths.members(group)) || keepers.contains(parent))) {
+                    return false; // a member, or an owner, offset or fence below a topic folder
+                }
+                children.forEach(c -> next.add(path + "/" + c));
+            }
+            level = next;
+        }
+        if (all.size() == 1 && zk.exists(root, null).isEmpty()) {
+            return false; // gone already
+        }
+        List<ZkOp> ops = new ArrayList<>();
+        for (int i = all.size() - 1; i >= 0; i--) {
+            ops.add(ZkOp.delete(all.get(i), -1));
+        }
+        try {
+            zk.multi(ops);
+        } catch (ZkFailure e) {
+            return false; // someone joined, claimed or committed meanwhile (NOTEMPTY), or it went (NONODE)
+        }
+        ensuredTopics.clear();
+        return true;
+    }
+
     private List<String> folders() {
         return children().subList(0, 4);
     }

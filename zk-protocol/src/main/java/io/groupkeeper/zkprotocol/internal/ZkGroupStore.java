@@ -65,6 +65,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ZkGroupStore implements GroupStore {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ZkGroupStore.class);
+
     private static final int MAX_CLAIM_ATTEMPTS = 8;
     /** Bounds the wait for a background listing; past it the group is checked again synchronously. */
     private static final long LISTING_TIMEOUT_SECONDS = 30;
@@ -143,9 +145,17 @@ public final class ZkGroupStore implements GroupStore {
             return registerMember(info);
         }
         if (failure != null) {
+            if (isNoNode(failure)) { // the group was removed since the listing (its last member left it unused)
+                ensureGroup(assignor);
+                return registerMember(info);
+            }
             throw failure;
         }
         return withTopicParents(registration, info);
+    }
+
+    private static boolean isNoNode(RuntimeException e) {
+        return e.getCause() instanceof ZkFailure f && f.code() == ZkCode.NONODE;
     }
 
     private static boolean groupWasComplete(CompletableFuture<Boolean> complete) {
@@ -161,10 +171,37 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Registration registerMember(MemberInfo info) {
-        return withTopicParents(memberNodes.create(info), info);
+        Registration registration;
+        try {
+            registration = memberNodes.create(info);
+        } catch (MemberIdInUseException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            if (!isNoNode(e)) {
+                throw e;
+            }
+            ensureGroup(info.assignor()); // removed while unused (see removeIfUnused): made again
+            registration = memberNodes.create(info);
+        }
+        return withTopicParents(registration, info);
     }
 
-    private Registration withTopicParents(Registration registration, MemberInfo info) {
+    /** After a member left: the group goes if nothing in it is worth keeping ({@link GroupNodes#removeIfUnused}). */
+    private void removeIfUnused() {
+        try {
+            if (nodes.removeIfUnused(zk)) {
+                LOG.info("group {} removed: no member left, and nothing was ever claimed or committed in it", group);
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("group {}: could not check whether it is unused: {}", group, e.toString());
+        }
+    }
+
+    private Registration withTopicParents(Registration created, MemberInfo info) {
+        Registration registration = () -> {
+            created.close();
+            removeIfUnused();
+        };
         try {
             // The topic folders right after, while the leader already works on the new member: then no claim waits
             // for them, and the membership event is not delayed by them either.
@@ -188,6 +225,7 @@ public final class ZkGroupStore implements GroupStore {
     @Override
     public void deregisterMember(String memberId) {
         memberNodes.deregister(memberId);
+        removeIfUnused();
     }
 
     @Override

@@ -23,6 +23,8 @@ public final class ZkTopicRegistry implements TopicRegistry {
     private static final Logger LOG = LoggerFactory.getLogger(ZkTopicRegistry.class);
 
     private final ZkPort zk;
+    /** Topics asked for and found unregistered, each said once (again after it was registered and removed). */
+    private final java.util.Set<String> warnedMissing = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public ZkTopicRegistry(ZkPort zk) {
         this.zk = zk;
@@ -38,9 +40,16 @@ public final class ZkTopicRegistry implements TopicRegistry {
             if (read.isPresent()) {
                 try {
                     counts.put(topic, NodeCodec.topic(zk.abs(path), read.get().data()));
+                    if (warnedMissing.remove(topic)) {
+                        LOG.info("topic {} is registered now, with {} partitions", topic, counts.get(topic));
+                    }
                 } catch (CorruptNodeException e) {
                     LOG.error("topic registry: ignoring {}", e.getMessage());
                 }
+            } else if (warnedMissing.add(topic)) {
+                LOG.warn("topic {} is not registered ({} does not exist): no partitions of it are assigned until it "
+                        + "is (TopicRegistry.ensureTopic(\"{}\", partitions)); the group's other topics are unaffected",
+                        topic, zk.abs(path), topic);
             }
         }
         return counts;

@@ -208,6 +208,14 @@ public final class GroupAdmin implements AutoCloseable {
     }
 
     /**
+     * What {@link #deleteGroup} would delete now, from the same read and with the same refusals, deleting nothing (the
+     * CLI's dry run): the same deleter with a sender that sends nothing.
+     */
+    public DeleteResult planDeleteGroup(String group, boolean force) {
+        return new GroupDeleter(ctx, (client, ops) -> { }).deleteGroup(group, force);
+    }
+
+    /**
      * Deletes the committed offsets of one topic of a group in one transaction (each conditioned on the version
      * read): every offset node is kept, with no offset, so its version moves on instead of starting again at 0 (a
      * fence must never repeat). Refused while a live member owns a partition of the topic unless {@code force} (the
