@@ -91,6 +91,11 @@ class PublicApiTest {
             if (Modules.from(c).orElse(null) != m || !ArchitectureTest.isApi(c)) {
                 continue;
             }
+            String source = c.getSource().map(s -> s.getUri().toString()).orElse("");
+            if (source.contains("/.m2/repository/")) {
+                throw new AssertionError(c.getName() + " was read from the local repository (" + source + "), not from"
+                        + " this checkout: run with -am so that the reactor builds every module");
+            }
             if (!read) {
                 descriptor = descriptorOf(c);
                 read = true;

@@ -10,6 +10,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.violation.CliUsesCoreInternal;
 import io.groupkeeper.cli.violation.CliUsesZkInternal;
 import io.groupkeeper.internal.violation.CoreUsesZooKeeper;
+import io.groupkeeper.kafka.violation.AdapterUsesStoreProtocol;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.SpiUsesFacadeViolation;
 import io.groupkeeper.violation.Leaky;
@@ -48,6 +49,14 @@ class RulesFailWhenBrokenTest {
                 "io.groupkeeper.zkprotocol.internal.ZkPaths");
         assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
                 .as("the cli uses no core internals").isFalse();
+    }
+
+    @Test
+    void aModuleThatUsesThePackagesCoreSharesWithTheStoreFails() {
+        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(AdapterUsesStoreProtocol.class)),
+                "io.groupkeeper.spi.internal.GroupStore");
+        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(CliUsesZkInternal.class))
+                .hasViolation()).as("the cli uses none of them").isFalse();
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.Lease;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.Lease;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
