@@ -6,6 +6,7 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.Lifecycle;
 import io.groupkeeper.zkprotocol.ZkStats;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
@@ -61,8 +62,7 @@ public final class ZooKeeperStore implements CoordinationStore {
     private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionStateListener curatorListener = this::onCuratorState;
-    private volatile boolean started;
-    private volatile boolean closed;
+    private final Lifecycle lifecycle = new Lifecycle("store");
 
     private ZooKeeperStore(Builder b) {
         this.config = b;
@@ -93,10 +93,7 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     @Override
     public void start() {
-        if (started) {
-            throw new IllegalStateException("store already started");
-        }
-        started = true;
+        lifecycle.start();
         client.getConnectionStateListenable().addListener(curatorListener);
         client.start();
         boolean connected;
@@ -192,10 +189,9 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     @Override
     public void close() {
-        if (closed) {
+        if (lifecycle.close() == Lifecycle.State.CLOSED) {
             return;
         }
-        closed = true;
         client.getConnectionStateListenable().removeListener(curatorListener);
         listeners.clear();
         client.close();
