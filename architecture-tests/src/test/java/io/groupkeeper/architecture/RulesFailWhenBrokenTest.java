@@ -17,6 +17,7 @@ import io.groupkeeper.violation.Leaky;
 import io.groupkeeper.violation.a.A;
 import io.groupkeeper.violation.b.B;
 import io.groupkeeper.zookeeper.admin.violation.AdminUsesStoreInternal;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,6 +78,19 @@ class RulesFailWhenBrokenTest {
     void anInternalTypeInAPublicSignatureFails() {
         assertViolated(ArchitectureTest.apiExposesNoInternalType().evaluate(of(Leaky.class)),
                 "io.groupkeeper.violation.Leaky.hidden() exposes io.groupkeeper.violation.internal.Hidden");
+    }
+
+    @Test
+    void aChangedPublicApiShowsAsTheLinesAddedAndRemoved() {
+        List<String> now = PublicApiTest.signatures(new ClassFileImporter().importClass(Leaky.class));
+        assertThat(now).contains("io.groupkeeper.violation.Leaky : public class");
+        String added = now.stream().filter(l -> l.contains(" hidden()")).findFirst().orElseThrow();
+        List<String> reviewed = new java.util.ArrayList<>(now);
+        reviewed.remove(added);
+        reviewed.add("io.groupkeeper.violation.Leaky : public void gone()");
+        assertThat(PublicApiTest.diff(reviewed, now)).isEqualTo("+ " + added + System.lineSeparator()
+                + "- io.groupkeeper.violation.Leaky : public void gone()");
+        assertThat(PublicApiTest.diff(now, now)).as("no change").isEmpty();
     }
 
     @Test
