@@ -1,6 +1,9 @@
 /**
  * groupkeeper's core: the domain, the assignors, the member and rebalancer state machines and the store SPI. Exports
- * the API and SPI packages only; {@code io.groupkeeper.internal} is the implementation and is not exported.
+ * the API and SPI packages; {@code io.groupkeeper.internal} is the implementation and is not exported. The protocol
+ * between core and the store ({@code io.groupkeeper.spi.internal}: {@code GroupStore}, claims, commits, leases,
+ * member and offset snapshots) is exported only to the store (zk-protocol) and the two modules that run it (zk-store,
+ * an automatic module, and testkit).
  */
 module io.groupkeeper.core {
     requires org.slf4j;
@@ -13,5 +16,6 @@ module io.groupkeeper.core {
     exports io.groupkeeper.assignor;
     exports io.groupkeeper.metrics;
     exports io.groupkeeper.spi;
+    exports io.groupkeeper.spi.internal to io.groupkeeper.zkprotocol, io.groupkeeper.zookeeper, io.groupkeeper.testkit;
     exports io.groupkeeper.status;
 }

@@ -10,6 +10,7 @@ import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.TopicMetadataSource;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.spi.internal.Lifecycle;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,8 +39,6 @@ import java.util.function.Supplier;
  */
 public final class GroupKeeper implements AutoCloseable {
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final CoordinationStore store;
     private final Clock clock;
     private final Supplier<String> memberIds;
@@ -51,7 +50,7 @@ public final class GroupKeeper implements AutoCloseable {
     private final List<GroupMember> members = new ArrayList<>();
     /** One live member per group and member id in this keeper (one session), until its leave is over. */
     private final LiveMemberIds liveIds = new LiveMemberIds();
-    private State state = State.LATENT;
+    private final Lifecycle lifecycle = new Lifecycle("GroupKeeper");
 
     private GroupKeeper(Builder b) {
         this.store = b.store;
@@ -72,19 +71,16 @@ public final class GroupKeeper implements AutoCloseable {
 
     /** Starts the store (connects). Throws if it cannot connect. */
     public synchronized GroupKeeper start() {
-        if (state != State.LATENT) {
-            throw new IllegalStateException("GroupKeeper already " + state.name().toLowerCase());
-        }
+        lifecycle.start();
         store.addConnectionListener(connectionMetrics);
         try {
             store.start();
         } catch (RuntimeException e) {
             store.removeConnectionListener(connectionMetrics);
-            state = State.CLOSED;
+            lifecycle.close();
             shutdownExecutors();
             throw e;
         }
-        state = State.STARTED;
         return this;
     }
 
@@ -111,10 +107,9 @@ public final class GroupKeeper implements AutoCloseable {
     public void close() {
         List<GroupMember> open;
         synchronized (this) {
-            if (state == State.CLOSED) {
+            if (lifecycle.close() == Lifecycle.State.CLOSED) {
                 return;
             }
-            state = State.CLOSED;
             open = new ArrayList<>(members);
             members.clear();
         }
@@ -127,7 +122,7 @@ public final class GroupKeeper implements AutoCloseable {
     }
 
     private synchronized boolean isClosed() {
-        return state == State.CLOSED;
+        return lifecycle.isClosed();
     }
 
     private void shutdownExecutors() {
@@ -324,10 +319,7 @@ public final class GroupKeeper implements AutoCloseable {
                 throw new IllegalStateException("member of group " + groupId + ": at least one topic is required");
             }
             synchronized (GroupKeeper.this) {
-                if (state != State.STARTED) {
-                    throw new IllegalStateException("GroupKeeper must be started before building members (is "
-                            + state.name().toLowerCase() + ")");
-                }
+                lifecycle.requireStarted("before building members");
             }
             String memberId = instanceId != null ? instanceId : Names.requireValid("generated member id", memberIds.get());
             MemberConfig config = new MemberConfig(groupId, memberId, Optional.ofNullable(instanceId),

@@ -68,6 +68,13 @@ class ArchitectureTest {
                 .map(m -> DynamicTest.dynamicTest(m.artifactId, () -> internalsStayInside(m).check(Modules.CLASSES)));
     }
 
+    /** One rule per module that shares packages with named friends (qualified exports): nobody else uses them. */
+    @TestFactory
+    Stream<DynamicTest> noClassUsesAPackageSharedWithOtherModules() {
+        return Arrays.stream(Modules.values()).filter(m -> !m.sharedPackages.isEmpty())
+                .map(m -> DynamicTest.dynamicTest(m.artifactId, () -> sharedStayWithFriends(m).check(Modules.CLASSES)));
+    }
+
     /** The admin command sees the store through the admin's API only, never an internal package of any module. */
     @Test
     void cliUsesNoInternalPackage() {
@@ -112,6 +119,15 @@ class ArchitectureTest {
         return noClasses().that().resideOutsideOfPackages(m.packagesAndFriends())
                 .should().dependOnClassesThat().resideInAnyPackage(m.internalPackages())
                 .because(m.artifactId + "'s internal packages are not API: they change without notice");
+    }
+
+    static ArchRule sharedStayWithFriends(Modules m) {
+        List<String> allowed = new ArrayList<>(m.packages);
+        allowed.addAll(m.sharedWith);
+        return noClasses().that().resideOutsideOfPackages(allowed.toArray(String[]::new))
+                .should().dependOnClassesThat().resideInAnyPackage(m.sharedPackages.toArray(String[]::new))
+                .because(m.artifactId + " shares " + m.sharedPackages + " with " + m.sharedWith + " only (its"
+                        + " module-info exports them to those modules): they are not API and change without notice");
     }
 
     static ArchRule cliUsesNoInternals() {

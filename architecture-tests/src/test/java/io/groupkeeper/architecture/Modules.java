@@ -15,9 +15,16 @@ import java.util.Optional;
  * package cannot slip past the rules unnoticed.
  */
 enum Modules {
+    /**
+     * Its implementation ({@code internal}) is its own. The protocol between core and the store ({@code spi.internal}:
+     * {@code GroupStore} and the claims, commits and snapshots it exchanges) is shared with the store's modules only:
+     * zk-protocol (the store), zk-store and testkit (which run it); core's module-info exports it to them alone.
+     */
     CORE("groupkeeper-core", List.of("io.groupkeeper", "io.groupkeeper.assignor..", "io.groupkeeper.internal..",
             "io.groupkeeper.metrics..", "io.groupkeeper.spi..", "io.groupkeeper.status.."),
-            List.of("io.groupkeeper.internal..")),
+            List.of("io.groupkeeper.internal.."), List.of(),
+            List.of("io.groupkeeper.spi.internal.."),
+            List.of("io.groupkeeper.zkprotocol..", "io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
     /**
      * The store written once over a session port. Its internal package (the store) is used by the two modules that
      * implement the port, and by no other: zk-store and testkit are its friends (its module-info exports it to them).
@@ -46,16 +53,27 @@ enum Modules {
     final List<String> internalPackages;
     /** Packages of other modules that may use this module's internal packages (qualified exports). */
     final List<String> friends;
+    /** Packages shared with {@link #sharedWith} only (qualified exports), besides the internal ones. */
+    final List<String> sharedPackages;
+    /** Packages of other modules that may use {@link #sharedPackages}. */
+    final List<String> sharedWith;
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages) {
         this(artifactId, packages, internalPackages, List.of());
     }
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends) {
+        this(artifactId, packages, internalPackages, friends, List.of(), List.of());
+    }
+
+    Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends,
+            List<String> sharedPackages, List<String> sharedWith) {
         this.artifactId = artifactId;
         this.packages = packages;
         this.internalPackages = internalPackages;
         this.friends = friends;
+        this.sharedPackages = sharedPackages;
+        this.sharedWith = sharedWith;
     }
 
     /** This module's packages and its friends'. */

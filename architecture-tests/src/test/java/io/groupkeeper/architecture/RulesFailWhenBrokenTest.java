@@ -10,12 +10,14 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.violation.CliUsesCoreInternal;
 import io.groupkeeper.cli.violation.CliUsesZkInternal;
 import io.groupkeeper.internal.violation.CoreUsesZooKeeper;
+import io.groupkeeper.kafka.violation.AdapterUsesStoreProtocol;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.SpiUsesFacadeViolation;
 import io.groupkeeper.violation.Leaky;
 import io.groupkeeper.violation.a.A;
 import io.groupkeeper.violation.b.B;
 import io.groupkeeper.zookeeper.admin.violation.AdminUsesStoreInternal;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +53,14 @@ class RulesFailWhenBrokenTest {
     }
 
     @Test
+    void aModuleThatUsesThePackagesCoreSharesWithTheStoreFails() {
+        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(AdapterUsesStoreProtocol.class)),
+                "io.groupkeeper.spi.internal.GroupStore");
+        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(CliUsesZkInternal.class))
+                .hasViolation()).as("the cli uses none of them").isFalse();
+    }
+
+    @Test
     void aCliThatUsesAnyInternalPackageFails() {
         assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesZkInternal.class)),
                 "io.groupkeeper.zookeeper.internal.ZkSession");
@@ -68,6 +78,19 @@ class RulesFailWhenBrokenTest {
     void anInternalTypeInAPublicSignatureFails() {
         assertViolated(ArchitectureTest.apiExposesNoInternalType().evaluate(of(Leaky.class)),
                 "io.groupkeeper.violation.Leaky.hidden() exposes io.groupkeeper.violation.internal.Hidden");
+    }
+
+    @Test
+    void aChangedPublicApiShowsAsTheLinesAddedAndRemoved() {
+        List<String> now = PublicApiTest.signatures(new ClassFileImporter().importClass(Leaky.class));
+        assertThat(now).contains("io.groupkeeper.violation.Leaky : public class");
+        String added = now.stream().filter(l -> l.contains(" hidden()")).findFirst().orElseThrow();
+        List<String> reviewed = new java.util.ArrayList<>(now);
+        reviewed.remove(added);
+        reviewed.add("io.groupkeeper.violation.Leaky : public void gone()");
+        assertThat(PublicApiTest.diff(reviewed, now)).isEqualTo("+ " + added + System.lineSeparator()
+                + "- io.groupkeeper.violation.Leaky : public void gone()");
+        assertThat(PublicApiTest.diff(now, now)).as("no change").isEmpty();
     }
 
     @Test

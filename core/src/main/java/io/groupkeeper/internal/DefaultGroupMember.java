@@ -7,12 +7,12 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.LeaderElection;
-import io.groupkeeper.spi.LeadershipListener;
 import io.groupkeeper.spi.MemberIdInUseException;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.LeaderElection;
+import io.groupkeeper.spi.internal.LeadershipListener;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.Registration;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Collections;
@@ -32,7 +32,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One member's lifecycle (LATENT → STARTED → CLOSED) and connection handling, composed of the pieces that do the
+ * One member's lifecycle ({@link MemberState}, held by its {@link MemberLifecycle}: LATENT → JOINING → REGISTERING →
+ * JOINED → LEAVING → CLOSED) and connection handling, composed of the pieces that do the
  * work: the {@link PartitionTable} (every partition's state and the transitions allowed), the {@link Reconciler}
  * (follows the target: revoke, release, claim), the {@link OffsetCommitter} (fenced commits, refreshes, external
  * edits), the {@link ListenerInvoker} (user callbacks on their own lane) and, while elected, the {@link Rebalancer}.
@@ -51,8 +52,6 @@ public final class DefaultGroupMember implements GroupMember {
     private static final long CLOSE_TIMEOUT_SECONDS = 60;
     private static final long REGISTRATION_RETRY_MS = 250;
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final MemberConfig config;
     private final CoordinationStore coordination;
     private final GroupStore store;
@@ -61,6 +60,8 @@ public final class DefaultGroupMember implements GroupMember {
     private final ExecutorService workers;
     private final SerialExecutor lane;
     private final MemberLog log;
+    /** The member's state: what its join has done, whether it is leaving; every transition logged. */
+    private final MemberLifecycle lifecycle;
     private final PartitionTable table = new PartitionTable();
     private final ListenerInvoker invoker;
     private final OffsetCommitter committer;
@@ -76,15 +77,8 @@ public final class DefaultGroupMember implements GroupMember {
 
     // Lane-confined.
     private Registration registration;
-    /** The join took this member's id in its keeper (so a node of that id in this session is its own). */
-    private boolean idTaken;
-    /** The join made sure the group exists (later attempts only register). */
-    private boolean groupChecked;
-    /** The join is done: only now does a reconnection re-register the member and step. */
-    private boolean joined;
 
     private volatile LeaderElection election;
-    private volatile State state = State.LATENT;
 
     /**
      * {@code sessionEnding} says the keeper is closing its store right after its members: a member closed then need
@@ -103,6 +97,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.workers = workers;
         this.onClosed = onClosed;
         this.log = new MemberLog(config.groupId(), config.memberId());
+        this.lifecycle = new MemberLifecycle(log);
         this.connection = new ConnectionTracker(clock, log);
         this.delays = RetryDelays.seededBy(config.groupId(), config.memberId(), "member");
         this.lane = new SerialExecutor(workers, "member", log);
@@ -110,7 +105,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.committer = new OffsetCommitter(config, store, table, invoker, log, this::generation,
                 this::scheduleReconcile);
         this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, scheduler,
-                () -> state == State.STARTED && !connection.inDoubt(), coordination::sessionId);
+                () -> lifecycle.isActive() && !connection.inDoubt(), coordination::sessionId);
         this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
                 scheduler);
         this.connectionListener = event -> {
@@ -166,10 +161,12 @@ public final class DefaultGroupMember implements GroupMember {
     @Override
     public CompletableFuture<Void> startAsync() {
         synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("member " + log.member() + " already " + state.name().toLowerCase());
+            MemberState now = lifecycle.state();
+            if (now != MemberState.LATENT) {
+                throw new IllegalStateException("member " + log.member() + " already "
+                        + (now.isActive() ? "started" : "closed"));
             }
-            state = State.STARTED;
+            lifecycle.moveTo(MemberState.JOINING);
         }
         CompletableFuture<Void> started = new CompletableFuture<>();
         long deadline = clock.millis() + config.registrationTimeout().toMillis();
@@ -190,7 +187,7 @@ public final class DefaultGroupMember implements GroupMember {
      * one thread, waited the whole registration timeout for a leave that could not run, then failed).
      */
     private void attemptJoin(CompletableFuture<Void> started, long deadline) {
-        if (state != State.STARTED) {
+        if (!lifecycle.isActive()) {
             // Closed while it waited for its id: the close's leave has dealt with it.
             started.completeExceptionally(new GroupKeeperException("member " + log.member()
                     + " was closed before it started"));
@@ -222,7 +219,8 @@ public final class DefaultGroupMember implements GroupMember {
             abandonStart(started, e);
             return;
         }
-        joined = true;
+        // False if a close came meanwhile: the close's leave, queued behind this task, undoes the join.
+        lifecycle.advance(MemberState.REGISTERING, MemberState.JOINED);
         config.metrics().memberStarted(config.groupId(), config.memberId(), this::generation, table::ownedCount);
         LOG.info("member {} started (topics {}, assignor {}, store {})", log.member(),
                 new TreeSet<>(config.topics()), config.assignor().name(), coordination.describe());
@@ -238,7 +236,14 @@ public final class DefaultGroupMember implements GroupMember {
      * future exceptionally. An id held by someone else proves nothing was created.
      */
     private void abandonStart(CompletableFuture<Void> started, RuntimeException cause) {
-        state = State.CLOSED;
+        boolean idTaken;
+        synchronized (this) {
+            MemberState was = lifecycle.state();
+            idTaken = lifecycle.holdsId();
+            if (was.isActive()) {
+                lifecycle.moveTo(idTaken ? MemberState.LEAVING : MemberState.CLOSED);
+            }
+        }
         if (!idTaken) {
             coordination.removeConnectionListener(connectionListener);
             closeElection();
@@ -258,6 +263,7 @@ public final class DefaultGroupMember implements GroupMember {
                     table.clear();
                     closeQuietly();
                     liveIds.free(config.groupId(), config.memberId(), this);
+                    closed();
                     onClosed.accept(this);
                     started.completeExceptionally(cause);
                 }));
@@ -295,11 +301,11 @@ public final class DefaultGroupMember implements GroupMember {
                     + "finished leaving (its close may still be revoking or releasing); one keeper has at most "
                     + "one live member per instance id");
         }
-        idTaken = true;
-        if (groupChecked) {
-            return store.registerMember(memberInfo());
+        if (lifecycle.state() == MemberState.REGISTERING) {
+            return store.registerMember(memberInfo()); // the group was checked by an earlier attempt
         }
-        groupChecked = true;
+        // False if a close came meanwhile: the join goes on, and the close's leave, queued behind it, undoes it.
+        lifecycle.advance(MemberState.JOINING, MemberState.REGISTERING);
         return store.join(config.assignor().name(), memberInfo());
     }
 
@@ -351,7 +357,7 @@ public final class DefaultGroupMember implements GroupMember {
     /** On the lane: a doubt stops what a claim may have added since; a reconnection resumes and rejoins. */
     private void onConnection(ConnectionEvent event, long n) {
         if (!event.isConnected()) {
-            if (state == State.STARTED) {
+            if (lifecycle.isActive()) {
                 stopHeld();
             }
             return;
@@ -363,7 +369,7 @@ public final class DefaultGroupMember implements GroupMember {
                 return; // a later event is queued behind this one: it decides
             }
         }
-        if (state != State.STARTED || !joined || !(wasInDoubt || event.isReconnection())) {
+        if (lifecycle.state() != MemberState.JOINED || !(wasInDoubt || event.isReconnection())) {
             return; // closing: the leave follows the connection itself; joining: the join registers
         }
         try {
@@ -431,15 +437,16 @@ public final class DefaultGroupMember implements GroupMember {
     public CompletableFuture<Void> closeAsync() {
         CompletableFuture<Void> closed = new CompletableFuture<>();
         synchronized (this) {
-            if (state == State.CLOSED) {
+            MemberState was = lifecycle.state();
+            if (!was.isActive() && was != MemberState.LATENT) {
                 return CompletableFuture.completedFuture(null);
             }
-            boolean wasStarted = state == State.STARTED;
-            state = State.CLOSED;
-            if (!wasStarted) {
+            if (was == MemberState.LATENT) {
+                lifecycle.moveTo(MemberState.CLOSED);
                 onClosed.accept(this);
                 return CompletableFuture.completedFuture(null);
             }
+            lifecycle.moveTo(MemberState.LEAVING);
         }
         lane.execute(() -> {
             rebalancer.deactivate();
@@ -452,12 +459,20 @@ public final class DefaultGroupMember implements GroupMember {
                         closeQuietly();
                         liveIds.free(config.groupId(), config.memberId(), this);
                         config.metrics().memberClosed(config.groupId(), config.memberId());
+                        closed();
                         onClosed.accept(this);
                         LOG.info("member {} closed", log.member());
                         closed.complete(null);
                     }));
         });
         return closed;
+    }
+
+    /** LEAVING → CLOSED, once: the leave of a failed start and a close's leave may both end. */
+    private synchronized void closed() {
+        if (lifecycle.state() == MemberState.LEAVING) {
+            lifecycle.moveTo(MemberState.CLOSED);
+        }
     }
 
     private void closeElection() {

@@ -1,13 +1,13 @@
 package io.groupkeeper.internal;
 
-import io.groupkeeper.CommitResult;
 import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.CommitResult;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.CommitOutcome;
-import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.CommitOutcome;
+import io.groupkeeper.spi.internal.CommitRequest;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

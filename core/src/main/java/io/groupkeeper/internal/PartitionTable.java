@@ -1,8 +1,8 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.Lease;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.Lease;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -12,14 +12,19 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every partition this member wants or may hold, each in one {@link PartitionState}, with the transitions declared
- * there enforced here: an illegal one throws {@link IllegalStateException}, and a partition whose owner node may be
+ * there enforced here: each one logged (DEBUG; callers run with the member's group and id in the MDC: its lanes and
+ * user-thread calls set it), an illegal one throws {@link IllegalStateException}, and a partition whose owner node may be
  * this member's leaves the table only with a {@link Proof}. Thread-safe; every method is short and makes no round trip,
  * so a connection loss is acted on at once even while a commit waits on the store.
  */
 final class PartitionTable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionTable.class);
 
     /** Why a partition that may hold this member's owner node can be forgotten. */
     enum Proof {
@@ -185,20 +190,29 @@ final class PartitionTable {
 
     /** {@code tp} is wanted and not held: WAITING unless it already has an entry. */
     synchronized void want(TopicPartition tp) {
-        entries.putIfAbsent(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT,
-                OptionalLong.empty()));
+        if (entries.putIfAbsent(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT,
+                OptionalLong.empty())) == null) {
+            LOG.debug("partition {} (none) -> {}", tp, PartitionState.WAITING);
+        }
     }
 
     /** Forgets waiting partitions no longer wanted (they hold nothing). */
     synchronized void unwantWaiting(Collection<TopicPartition> wanted) {
-        entries.entrySet().removeIf(en -> en.getValue().state == PartitionState.WAITING
-                && !wanted.contains(en.getKey()));
+        entries.entrySet().removeIf(en -> {
+            boolean gone = en.getValue().state == PartitionState.WAITING && !wanted.contains(en.getKey());
+            if (gone) {
+                LOG.debug("partition {} {} -> (none): no longer wanted", en.getKey(), PartitionState.WAITING);
+            }
+            return gone;
+        });
     }
 
     /** A claim succeeded: OWNED with a new entry (from WAITING, or STOPPED re-confirmed). */
     synchronized Entry own(TopicPartition tp, OffsetSnapshot offset, Lease lease) {
         Entry old = entries.get(tp);
         check(tp, old == null ? PartitionState.WAITING : old.state, PartitionState.OWNED);
+        LOG.debug("partition {} {} -> {} (session {})", tp, old == null ? PartitionState.WAITING : old.state,
+                PartitionState.OWNED, lease.session());
         Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
         e.created = offset.created();
         entries.put(tp, e);
@@ -215,6 +229,7 @@ final class PartitionTable {
         FinalOffset last = old == null ? null : old.finalOffset;
         Entry e = own(tp, offset, lease);
         check(tp, e.state, PartitionState.REVOKING);
+        LOG.debug("partition {} {} -> {}: to hand its final offset over", tp, e.state, PartitionState.REVOKING);
         e.state = PartitionState.REVOKING;
         e.finalOffset = keepFinal ? last : null;
         return e;
@@ -231,6 +246,7 @@ final class PartitionTable {
             return false;
         }
         check(tp, from, PartitionState.STOPPED);
+        LOG.debug("partition {} {} -> {}", tp, from, PartitionState.STOPPED);
         Lease lease = old == null || old.lease == NO_LEASE ? new Lease(session, 0) : old.lease;
         Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
@@ -258,6 +274,8 @@ final class PartitionTable {
         for (TopicPartition tp : tps) {
             Entry e = entries.get(tp);
             if (e != null && e.state == PartitionState.OWNED) {
+                check(tp, e.state, PartitionState.REVOKING);
+                LOG.debug("partition {} {} -> {}", tp, e.state, PartitionState.REVOKING);
                 e.state = PartitionState.REVOKING;
                 out.add(tp);
             }
@@ -337,6 +355,8 @@ final class PartitionTable {
         if (proof == null && entry.state.holdsOwnerNode()) {
             throw new IllegalStateException(tp + " is " + entry.state + ": forgetting it needs a proof");
         }
+        LOG.debug("partition {} {} -> {}{}", tp, entry.state, stillWanted ? PartitionState.WAITING : "(none)",
+                proof == null ? "" : " (" + proof.name().toLowerCase() + ")");
         if (stillWanted) {
             entries.put(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT, OptionalLong.empty()));
         } else {

@@ -1,9 +1,9 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.TargetAssignment;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.TargetAssignment;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

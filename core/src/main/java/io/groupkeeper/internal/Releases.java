@@ -1,11 +1,11 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitRequest;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.OffsetSnapshot;
-import io.groupkeeper.spi.ReleaseRequest;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.CommitRequest;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
+import io.groupkeeper.spi.internal.ReleaseRequest;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.groupkeeper.spi;
 
+import io.groupkeeper.spi.internal.GroupStore;
 import java.time.Duration;
 
 /**
@@ -14,7 +15,11 @@ public interface CoordinationStore extends AutoCloseable {
     /** Connects; throws {@link StoreException} with a clear message when the backing service cannot be reached. */
     void start();
 
-    /** The per-group view of the store. Cheap; may be called repeatedly. */
+    /**
+     * The per-group view of the store, for core's members. Cheap; may be called repeatedly. Its type is the protocol
+     * between core and the store, exported only to the store's modules: an application passes the store to {@code
+     * GroupKeeper} and never calls this (listed in architecture-tests' {@code KnownApiLeaks}).
+     */
     GroupStore group(String groupId);
 
     /** The registry of topics (partition counts) for work that is not Kafka; also a {@link TopicMetadataSource}. */
@@ -27,7 +32,7 @@ public interface CoordinationStore extends AutoCloseable {
 
     /**
      * The id of the store's current session with the backing service (0 before the first). A claim made now is made
-     * in this session; see {@link Lease}.
+     * in this session (a lease, which every fenced write names).
      */
     long sessionId();
 

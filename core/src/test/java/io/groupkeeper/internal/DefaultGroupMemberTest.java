@@ -5,6 +5,10 @@ import static io.groupkeeper.internal.MemberParts.T1;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
@@ -21,6 +25,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The member's lifecycle and connection handling over a scripted session: start, loss of the connection (I7),
@@ -63,6 +68,59 @@ class DefaultGroupMemberTest {
             revoked.forEach(tp -> finals.put(tp, offset));
             m.commitOnRelease(finals, Map.of());
         };
+    }
+
+    // ------------------------------------------------------------------ the lifecycle, logged
+
+    @Test
+    void aMembersLifeIsLoggedFromStartToCloseWithItsGroupAndIdInTheMdc() {
+        List<Logger> loggers = List.of((Logger) LoggerFactory.getLogger(MemberLifecycle.class),
+                (Logger) LoggerFactory.getLogger(PartitionTable.class),
+                (Logger) LoggerFactory.getLogger(DefaultGroupMember.class));
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        List<Level> levels = new ArrayList<>();
+        for (Logger l : loggers) {
+            levels.add(l.getLevel());
+            l.setLevel(Level.DEBUG);
+            l.addAppender(appender);
+        }
+        try {
+            DefaultGroupMember m = started(T0, T1);
+            m.closeAsync();
+            scheduler.runReady();
+            assertThat(closed).containsExactly(m);
+        } finally {
+            for (int i = 0; i < loggers.size(); i++) {
+                loggers.get(i).detachAppender(appender);
+                loggers.get(i).setLevel(levels.get(i));
+            }
+        }
+        List<String> lines = appender.list.stream().map(e -> e.getLevel() + " [" + e.getMDCPropertyMap().get("group")
+                + "/" + e.getMDCPropertyMap().get("member") + "] " + e.getLoggerName().replaceAll(".*\\.", "")
+                + " - " + e.getFormattedMessage()).toList();
+        lines.forEach(System.out::println); // the excerpt, in the test's output file
+        assertThat(appender.list).allSatisfy(e -> assertThat(e.getMDCPropertyMap())
+                .containsEntry("group", "g").containsEntry("member", "m"));
+        assertThat(lines.stream().filter(l -> l.contains("MemberLifecycle")).map(l -> l.replaceAll(".* - ", "")))
+                .containsExactly("member LATENT -> JOINING", "member JOINING -> REGISTERING",
+                        "member REGISTERING -> JOINED", "member JOINED -> LEAVING", "member LEAVING -> CLOSED");
+        assertThat(lines.stream().filter(l -> l.contains("PartitionTable")).map(l -> l.replaceAll(".* - ", "")))
+                .contains("partition t:0 (none) -> WAITING", "partition t:0 OWNED -> REVOKING",
+                        "partition t:1 OWNED -> REVOKING")
+                .anyMatch(l -> l.startsWith("partition t:0 WAITING -> OWNED"))
+                .anyMatch(l -> l.startsWith("partition t:0 REVOKING -> (none)"));
+    }
+
+    @Test
+    void aSecondStartIsRefusedAndSaysWhy() {
+        DefaultGroupMember m = started(T0);
+        assertThatThrownBy(m::startAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessage("member g/m already started");
+        m.closeAsync();
+        scheduler.runReady();
+        assertThatThrownBy(m::startAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessage("member g/m already closed");
     }
 
     // ------------------------------------------------------------------ start

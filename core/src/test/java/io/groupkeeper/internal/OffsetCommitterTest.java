@@ -5,8 +5,8 @@ import static io.groupkeeper.internal.MemberParts.T1;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.groupkeeper.CommitResult;
 import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.CommitResult;
 import io.groupkeeper.spi.StoreException;
 import java.util.List;
 import java.util.Map;
@@ -73,7 +73,7 @@ class OffsetCommitterTest {
     @Test
     void aClaimIsNotCommittableBeforeUserCodeWasToldOfIt() {
         owning(T0);
-        m.table.own(T1, m.store.stored(T1), new io.groupkeeper.spi.Lease(m.store.session, 1)); // not announced yet
+        m.table.own(T1, m.store.stored(T1), new io.groupkeeper.spi.internal.Lease(m.store.session, 1)); // not announced yet
 
         assertThat(m.committer.commit(Map.of(T1, 3L), Map.of()).status(T1)).isEqualTo(Status.NOT_OWNED);
         assertThat(m.store.calls).isEmpty();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.Lease;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.Lease;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;

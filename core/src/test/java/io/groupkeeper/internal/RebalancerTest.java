@@ -2,13 +2,13 @@ package io.groupkeeper.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.MemberInfo;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.metrics.GroupMetrics;
-import io.groupkeeper.RebalanceListener;
-import io.groupkeeper.spi.AssignmentSnapshot;
+import io.groupkeeper.spi.internal.AssignmentSnapshot;
+import io.groupkeeper.spi.internal.MemberInfo;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

@@ -6,7 +6,7 @@ import static io.groupkeeper.internal.MemberParts.T2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.ClaimResult;
+import io.groupkeeper.spi.internal.ClaimResult;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.LeaderElection;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.internal.LeaderElection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.metrics.MicrometerGroupMetrics;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.OptionalLong;

@@ -2,8 +2,8 @@ package io.groupkeeper.testkit;
 
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
-import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.testkit.internal.EventLane;
 import io.groupkeeper.testkit.internal.MemClient;
 import io.groupkeeper.zkprotocol.ZkPort;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
-import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitRequest;
 import io.groupkeeper.spi.ConnectionEvent;
-import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.CommitRequest;
+import io.groupkeeper.spi.internal.GroupStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -116,7 +116,7 @@ class InMemoryCoordinationStoreTest {
     void aRegistrationLostWithItsSessionLeavesNothingAndOnlyTheFirstFailingWriteEndsTheSession() {
         GroupStore g = started();
         long first = store.sessionId();
-        io.groupkeeper.spi.MemberInfo m1 = new io.groupkeeper.spi.MemberInfo("m1", java.util.Optional.empty(), "h",
+        io.groupkeeper.spi.internal.MemberInfo m1 = new io.groupkeeper.spi.internal.MemberInfo("m1", java.util.Optional.empty(), "h",
                 new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky");
 
         store.failNextWritesAndExpire(2, false);
@@ -197,7 +197,7 @@ class InMemoryCoordinationStoreTest {
     void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
         GroupStore g = started();
         store.failNextWrites(1, false);
-        assertThatThrownBy(() -> g.registerMember(new io.groupkeeper.spi.MemberInfo("m1", java.util.Optional.empty(),
+        assertThatThrownBy(() -> g.registerMember(new io.groupkeeper.spi.internal.MemberInfo("m1", java.util.Optional.empty(),
                 "h", new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky")))
                 .isInstanceOf(StoreException.class);
         assertThat(g.isRegistered("m1")).isFalse();
@@ -209,7 +209,7 @@ class InMemoryCoordinationStoreTest {
         // As Curator's LeaderLatch, whose close deletes its node with a guaranteed delete: the keeper's session lives
         // on, so a latch node left behind would keep everyone else from leading for as long as it does.
         GroupStore g = started();
-        io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+        io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
             @Override
             public void isLeader() {
             }
@@ -234,7 +234,7 @@ class InMemoryCoordinationStoreTest {
     @Test
     void aLeaderThatClosesWhileDisconnectedDeletesItsLatchNodeWhenTheConnectionReturns() {
         GroupStore g = started();
-        io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+        io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
             @Override
             public void isLeader() {
             }
@@ -263,7 +263,7 @@ class InMemoryCoordinationStoreTest {
             queued.start();
             GroupStore g = queued.group("g");
             g.ensureGroup("sticky");
-            io.groupkeeper.spi.LeaderElection e = g.election("m1", new io.groupkeeper.spi.LeadershipListener() {
+            io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
                 @Override
                 public void isLeader() {
                 }

@@ -3,9 +3,10 @@ package io.groupkeeper.zookeeper;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
-import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.Lifecycle;
 import io.groupkeeper.zkprotocol.ZkStats;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
@@ -63,8 +64,7 @@ public final class ZooKeeperStore implements CoordinationStore {
     private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final ConnectionStateListener curatorListener = this::onCuratorState;
-    private volatile boolean started;
-    private volatile boolean closed;
+    private final Lifecycle lifecycle = new Lifecycle("store");
     /** The session timeout the server granted (ms; 0 until connected). */
     private volatile int negotiatedMs;
 
@@ -97,10 +97,7 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     @Override
     public void start() {
-        if (started) {
-            throw new IllegalStateException("store already started");
-        }
-        started = true;
+        lifecycle.start();
         long deadline = System.nanoTime() + config.connectionTimeout.toNanos();
         ConnectString cs = config.parsed;
         List<ConnectString.Server> unresolved = cs.unresolved();
@@ -296,10 +293,9 @@ public final class ZooKeeperStore implements CoordinationStore {
 
     @Override
     public void close() {
-        if (closed) {
+        if (lifecycle.close() == Lifecycle.State.CLOSED) {
             return;
         }
-        closed = true;
         client.getConnectionStateListenable().removeListener(curatorListener);
         listeners.clear();
         client.close();

@@ -3,17 +3,17 @@ package io.groupkeeper.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.CommitResult;
 import io.groupkeeper.CommitResult.Status;
+import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
-import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitOutcome;
-import io.groupkeeper.spi.CommitRequest;
-import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.CommitOutcome;
+import io.groupkeeper.spi.internal.CommitRequest;
+import io.groupkeeper.spi.internal.GroupStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -110,7 +110,7 @@ class FencingIT extends ZkTestSupport {
                 first.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
         assertThat(zombie.release(P0, "zombie", remembered, first.lease().session())).isFalse();
-        assertThat(zombie.releaseAll("zombie", 1, List.of(new io.groupkeeper.spi.ReleaseRequest(P0, remembered,
+        assertThat(zombie.releaseAll("zombie", 1, List.of(new io.groupkeeper.spi.internal.ReleaseRequest(P0, remembered,
                 first.lease().session(), java.util.Optional.empty())))).isEmpty();
         assertThat(read(offsetNode(group, P0))).isEqualTo(before);
         assertThat(heir.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");

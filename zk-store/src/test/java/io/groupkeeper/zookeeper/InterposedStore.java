@@ -1,11 +1,11 @@
 package io.groupkeeper.zookeeper;
 
-import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
-import io.groupkeeper.spi.GroupStore;
 import io.groupkeeper.spi.TopicRegistry;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.GroupStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;

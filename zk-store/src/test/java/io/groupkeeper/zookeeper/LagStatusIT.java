@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.OffsetSnapshot;
+import io.groupkeeper.spi.internal.OffsetSnapshot;
 import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
 import java.time.Duration;

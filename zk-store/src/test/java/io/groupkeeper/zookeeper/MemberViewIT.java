@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.fixtures.ZkLayout;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.Registration;
 import io.groupkeeper.zookeeper.StoreStats;
-import java.time.Duration;
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.Registration;
 import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.time.Instant;

@@ -34,7 +34,7 @@ class SessionLossIT extends ZkTestSupport {
         try {
             await().atMost(SESSION_TIMEOUT).until(() -> events.contains(ConnectionEvent.SUSPENDED));
             // A read and a write started now would otherwise wait in Curator up to the connection timeout (10 s).
-            io.groupkeeper.spi.GroupStore store = gk.store().group(group);
+            io.groupkeeper.spi.internal.GroupStore store = gk.store().group(group);
             TopicPartition tp = new TopicPartition("fast", 0);
             long t0 = System.nanoTime();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.readOffset(tp, null))

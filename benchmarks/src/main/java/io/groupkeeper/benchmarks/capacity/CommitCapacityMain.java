@@ -7,7 +7,7 @@ import io.groupkeeper.benchmarks.support.KafkaOffsetCommitter;
 import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.embedded.EmbeddedKafka;
-import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.nio.file.Files;

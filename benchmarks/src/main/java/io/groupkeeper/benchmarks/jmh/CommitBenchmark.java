@@ -2,8 +2,8 @@ package io.groupkeeper.benchmarks.jmh;
 
 import io.groupkeeper.benchmarks.support.FencedCommitter;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
-import io.groupkeeper.spi.CommitOutcome;
-import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.internal.CommitOutcome;
+import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;

@@ -1,12 +1,12 @@
 package io.groupkeeper.benchmarks.support;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.ClaimResult;
-import io.groupkeeper.spi.CommitOutcome;
-import io.groupkeeper.spi.CommitRequest;
-import io.groupkeeper.spi.GroupStore;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
+import io.groupkeeper.spi.internal.ClaimResult;
+import io.groupkeeper.spi.internal.CommitOutcome;
+import io.groupkeeper.spi.internal.CommitRequest;
+import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.Registration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

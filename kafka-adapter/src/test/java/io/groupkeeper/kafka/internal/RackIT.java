@@ -9,7 +9,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.embedded.EmbeddedServers;
 import io.groupkeeper.kafka.CoordinatedConsumer;
-import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.util.ArrayList;

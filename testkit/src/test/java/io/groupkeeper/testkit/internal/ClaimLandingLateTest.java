@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.ClaimResult;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.testkit.ManualClock;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;

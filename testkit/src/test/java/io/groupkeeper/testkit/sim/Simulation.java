@@ -1,7 +1,7 @@
 package io.groupkeeper.testkit.sim;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.spi.GroupStore;
+import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
 import io.groupkeeper.testkit.ManualClock;

@@ -2,7 +2,7 @@ package io.groupkeeper.zkprotocol.admin;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.spi.MemberInfo;
+import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.status.CommitSample;
 import io.groupkeeper.zkprotocol.ZkOp;
 import io.groupkeeper.zkprotocol.internal.GroupNodes;

@@ -1,7 +1,7 @@
 package io.groupkeeper.zkprotocol.internal;
 
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.MembersSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.groupkeeper.zkprotocol.internal;
 
-import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.MembersSnapshot;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;

@@ -1,14 +1,14 @@
 package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.spi.MemberIdInUseException;
+import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.Registration;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkOp;
 import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.ZkStat;
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.Registration;
-import io.groupkeeper.spi.StoreException;
 
 /**
  * A member's ephemeral node: its creation (a node of this client's own expired session is replaced; one of another

@@ -1,6 +1,6 @@
 package io.groupkeeper.zkprotocol.internal;
 
-import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.spi.internal.MembersSnapshot;
 
 /**
  * The leader's view of a group's members. Two implementations: {@link PersistentWatchMemberView} (one persistent

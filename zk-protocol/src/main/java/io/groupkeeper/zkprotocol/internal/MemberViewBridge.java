@@ -1,7 +1,7 @@
 package io.groupkeeper.zkprotocol.internal;
 
+import io.groupkeeper.spi.internal.MembersSnapshot;
 import io.groupkeeper.zkprotocol.ZkPort;
-import io.groupkeeper.spi.MembersSnapshot;
 import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

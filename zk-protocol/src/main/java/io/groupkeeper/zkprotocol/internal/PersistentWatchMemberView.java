@@ -1,7 +1,7 @@
 package io.groupkeeper.zkprotocol.internal;
 
-import io.groupkeeper.spi.MemberInfo;
-import io.groupkeeper.spi.MembersSnapshot;
+import io.groupkeeper.spi.internal.MemberInfo;
+import io.groupkeeper.spi.internal.MembersSnapshot;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkEvent;
 import io.groupkeeper.zkprotocol.ZkFailure;
@@ -12,10 +12,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.Optional;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -2,10 +2,10 @@ package io.groupkeeper.zkprotocol.internal;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
-import io.groupkeeper.spi.AssignmentSnapshot;
-import io.groupkeeper.spi.LeaderElection;
-import io.groupkeeper.spi.LeadershipListener;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.spi.internal.AssignmentSnapshot;
+import io.groupkeeper.spi.internal.LeaderElection;
+import io.groupkeeper.spi.internal.LeadershipListener;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkLatch;
 import io.groupkeeper.zkprotocol.ZkOp;

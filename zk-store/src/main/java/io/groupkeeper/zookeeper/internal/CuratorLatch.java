@@ -1,5 +1,6 @@
 package io.groupkeeper.zookeeper.internal;
 
+import io.groupkeeper.spi.internal.Lifecycle;
 import io.groupkeeper.zkprotocol.ZkLatch;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -40,7 +41,6 @@ final class CuratorLatch implements ZkLatch {
     private static final String LOCK_NAME = "latch-";
     private static final LockInternalsSorter SORTER = StandardLockInternalsDriver::standardFixForSorting;
 
-    private enum State { LATENT, STARTED, CLOSED }
 
     private final WatcherRemoveCuratorFramework client;
     private final String folder;
@@ -51,7 +51,7 @@ final class CuratorLatch implements ZkLatch {
     private final Object lock = new Object();
 
     // Guarded by lock (volatile for the lock-free reads).
-    private volatile State state = State.LATENT;
+    private final Lifecycle state;
     private volatile String ourPath;
     private volatile boolean leader;
     private Future<?> startTask;
@@ -60,6 +60,7 @@ final class CuratorLatch implements ZkLatch {
         this.client = client.newWatcherRemoveCuratorFramework();
         this.folder = folder;
         this.id = id;
+        this.state = new Lifecycle("leader latch " + folder + " of " + id);
         this.isLeader = isLeader;
         this.notLeader = notLeader;
     }
@@ -67,10 +68,7 @@ final class CuratorLatch implements ZkLatch {
     @Override
     public void start() {
         synchronized (lock) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("leader latch " + folder + " of " + id + " already started");
-            }
-            state = State.STARTED;
+            state.start();
         }
         try {
             Future<?> task = AfterConnectionEstablished.execute(client, this::joinOnceConnected);
@@ -84,7 +82,7 @@ final class CuratorLatch implements ZkLatch {
 
     @Override
     public boolean hasLeadership() {
-        return state == State.STARTED && leader;
+        return state.isStarted() && leader;
     }
 
     @Override
@@ -96,11 +94,9 @@ final class CuratorLatch implements ZkLatch {
     @Override
     public void close() {
         synchronized (lock) {
-            if (state != State.STARTED) {
-                state = State.CLOSED;
+            if (state.close() != Lifecycle.State.STARTED) {
                 return;
             }
-            state = State.CLOSED;
             if (startTask != null) {
                 startTask.cancel(true);
             }
@@ -113,7 +109,7 @@ final class CuratorLatch implements ZkLatch {
 
     private void joinOnceConnected() {
         synchronized (lock) {
-            if (state != State.STARTED) {
+            if (!state.isStarted()) {
                 return;
             }
             client.getConnectionStateListenable().addListener(connectionListener);
@@ -138,14 +134,14 @@ final class CuratorLatch implements ZkLatch {
     private void created(CuratorEvent event) {
         synchronized (lock) {
             if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
-                if (state == State.STARTED) {
+                if (state.isStarted()) {
                     LOG.error("leader latch {} of {}: creating the participant node failed ({}); joining again on "
                             + "reconnection", folder, id, KeeperException.Code.get(event.getResultCode()));
                 }
                 return;
             }
             setNode(event.getName());
-            if (state != State.STARTED) {
+            if (!state.isStarted()) {
                 setNode(null); // created after the close: deleted at once
                 return;
             }
@@ -164,7 +160,7 @@ final class CuratorLatch implements ZkLatch {
 
     private void childrenRead(CuratorEvent event) {
         synchronized (lock) {
-            if (state != State.STARTED) {
+            if (!state.isStarted()) {
                 return; // an answer to a request sent before the close: the latch has left
             }
             if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
@@ -192,7 +188,7 @@ final class CuratorLatch implements ZkLatch {
             Watcher watcher = watched -> {
                 if (watched.getType() == Watcher.Event.EventType.NodeDeleted) {
                     synchronized (lock) {
-                        if (state == State.STARTED) {
+                        if (state.isStarted()) {
                             readChildren();
                         }
                     }
@@ -202,7 +198,7 @@ final class CuratorLatch implements ZkLatch {
                 client.getData().usingWatcher(watcher).inBackground((c, event) -> {
                     if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
                         synchronized (lock) {
-                            if (state == State.STARTED) {
+                            if (state.isStarted()) {
                                 readChildren(); // the predecessor went before the watch was set
                             }
                         }
@@ -216,7 +212,7 @@ final class CuratorLatch implements ZkLatch {
 
     private void connectionChanged(ConnectionState newState) {
         synchronized (lock) {
-            if (state != State.STARTED) {
+            if (!state.isStarted()) {
                 return;
             }
             switch (newState) {

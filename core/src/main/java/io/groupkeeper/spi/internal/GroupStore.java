@@ -1,6 +1,9 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.spi.MemberIdInUseException;
+import io.groupkeeper.spi.StoreException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 /** The outcome of trying to take ownership of a partition. */
 public sealed interface ClaimResult {

@@ -1,4 +1,4 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 import io.groupkeeper.TopicPartition;
 import java.util.Objects;

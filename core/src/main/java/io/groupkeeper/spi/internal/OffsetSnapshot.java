@@ -1,4 +1,4 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 import io.groupkeeper.status.CommitSample;
 import java.util.List;

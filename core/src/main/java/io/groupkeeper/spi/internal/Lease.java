@@ -1,4 +1,4 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 /**
  * What one successful claim of a partition proves. {@code session} is the store session the claim was made in: a

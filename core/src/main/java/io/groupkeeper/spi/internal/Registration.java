@@ -1,4 +1,4 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 /** A registered member node; closing it removes the node. */
 public interface Registration extends AutoCloseable {

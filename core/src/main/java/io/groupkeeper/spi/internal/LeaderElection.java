@@ -1,6 +1,7 @@
-package io.groupkeeper.spi;
+package io.groupkeeper.spi.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.StoreException;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
