@@ -18,13 +18,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
@@ -80,7 +77,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private final Duration timeout;
     private final String owner;
 
-    private Admin admin;
+    private KafkaAdmin admin;
+    private final KafkaClients clients;
     private ScheduledExecutorService timer;
     private Armed armed;
     private final SortedSet<String> watched = new TreeSet<>();
@@ -99,6 +97,12 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      * @param owner           who this serves, for log lines (e.g. {@code "group billing"})
      */
     KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
+        this(kafkaProperties, refreshInterval, timeout, owner, KafkaClients.REAL);
+    }
+
+    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner,
+                       KafkaClients clients) {
+        this.clients = Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(kafkaProperties, "kafkaProperties");
         Set<String> known = AdminClientConfig.configNames();
         Map<String, Object> config = new LinkedHashMap<>();
@@ -269,11 +273,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     private void ensureTimer() {
         if (timer == null) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "groupkeeper-kafka-metadata " + owner);
-                t.setDaemon(true);
-                return t;
-            });
+            timer = clients.timer("groupkeeper-kafka-metadata " + owner);
             long ms = refreshInterval.toMillis();
             timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
         }
@@ -334,8 +334,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         }
         Map<String, KafkaFuture<TopicDescription>> futures;
         try {
-            futures = admin().describeTopics(topics, new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis()))
-                    .topicNameValues();
+            futures = admin().describeTopics(topics, timeout);
         } catch (RuntimeException e) {
             throw unavailable(e);
         }
@@ -446,16 +445,16 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         return new KafkaUnavailable(cause.toString());
     }
 
-    private Admin admin() {
+    private KafkaAdmin admin() {
         if (admin == null) {
-            admin = Admin.create(adminConfig);
+            admin = clients.admin(adminConfig);
         }
         return admin;
     }
 
     @Override
     public void close() {
-        Admin a;
+        KafkaAdmin a;
         ScheduledExecutorService t;
         synchronized (this) {
             if (closed) {
