@@ -80,6 +80,7 @@ final class SimChecker {
     /** What each process's user code last said it writes: the operator writes of the partition it had seen. */
     private final Map<SimProcess, Map<TopicPartition, Integer>> writing = new HashMap<>();
 
+
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
         this.zk = zk;
         this.group = group;
@@ -387,6 +388,18 @@ final class SimChecker {
                             + " held its owner node");
                     log.event("VIOLATION I2 " + tp);
                 }
+                // Fenced by the claim it holds: the same transaction checks the partition's fence node at a version
+                // (or makes it, where no claim made one). The schedules never make a commit that the session, the
+                // owner node's existence and the offset node's version let through while the fence would refuse it
+                // (those conditions cover every stale commit a schedule makes; the fence guards against a member
+                // sending one under a claim that is no longer its own), so a missing fence is judged on the
+                // transaction itself.
+                if (w.offset().isPresent() && !fenced(writes, tp)) {
+                    violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
+                            + tp + "=" + w.offset().getAsLong() + " for " + writer + " without checking its fence "
+                            + "node (a commit that lands whatever claim came since)");
+                    log.event("VIOLATION I2 " + tp);
+                }
             }
             if (w.offset().isPresent()) {
                 Integer seen = members.stream().map(m -> m.proc).filter(p -> p.sessionId() == session).findFirst()
@@ -429,6 +442,14 @@ final class SimChecker {
 
     private String ownersPrefix() {
         return ZkLayout.owners(group) + "/";
+    }
+
+    /** Whether {@code writes} check {@code tp}'s fence node at a version, or create it. */
+    private boolean fenced(List<ModelTransactions.Write> writes, TopicPartition tp) {
+        String fence = ZkLayout.fence(group, tp);
+        return writes.stream().anyMatch(w -> w.path().equals(fence)
+                && (w.kind() == ModelTransactions.Kind.CHECK && w.version() >= 0
+                || w.kind() == ModelTransactions.Kind.CREATE));
     }
 
     private String offsetsPrefix() {
