@@ -1,6 +1,5 @@
 package io.groupkeeper.kafka.internal;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -107,15 +106,6 @@ public interface KafkaClients {
             } catch (TimeoutException e) {
                 return f.isDone();
             }
-        }
-    }
-
-    /** {@code d} as nanoseconds, saturated (a very long duration waits "for ever"). */
-    static long nanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 2;
         }
     }
 }
