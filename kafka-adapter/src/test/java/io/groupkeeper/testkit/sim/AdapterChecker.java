@@ -21,7 +21,8 @@ import java.util.Map;
  *   {@code read_committed} view, once more for each operator reset that rewound over it;</li>
  *   <li><b>the offset of record never moves backwards</b> except by an operator: no member's write of an offset node
  *   in ZooKeeper is below the value it replaces, and no committed Kafka group offset is below the one before it unless
- *   an operator reset of the partition to at most that offset came between;</li>
+ *   an operator reset of the partition below Kafka's offset, to at most the new one, came before it (and was not
+ *   taken up by an earlier backward move);</li>
  *   <li><b>a reset is taken up and never written over</b>: every record from the reset point up to the log end at the
  *   reset is processed again after it (its output committed after it).</li>
  * </ul>
@@ -47,7 +48,12 @@ final class AdapterChecker {
     private final Map<String, Integer> rewinds = new HashMap<>();
     /** Per offset node path: the value it holds (as the applied transactions tell it). */
     private final Map<String, Long> zkOffsets = new HashMap<>();
-    /** Per input partition: the lowest operator reset since Kafka's group offset was last committed (none: absent). */
+    /** Per input partition: Kafka's committed group offset (as the model tells it). */
+    private final Map<Integer, Long> kafkaOffsets = new HashMap<>();
+    /**
+     * Per input partition: the lowest operator reset below Kafka's offset at the time, not yet taken up by a backward
+     * move of Kafka's offset (commits prepared before the member heard of it may land first, at the old offsets).
+     */
     private final Map<Integer, Long> resetSinceKafka = new HashMap<>();
     private long resets;
 
@@ -126,7 +132,10 @@ final class AdapterChecker {
         for (long r = value; r < end; r++) {
             rewinds.merge(partition + ":" + r, 1, Integer::sum);
         }
-        resetSinceKafka.merge(partition, value, Math::min);
+        Long kafkaNow = kafkaOffsets.get(partition);
+        if (kafkaNow != null && value < kafkaNow) {
+            resetSinceKafka.merge(partition, value, Math::min);
+        }
         log.event("operator resets " + topic + "-" + partition + " to " + value + " (log end " + end + ")");
     }
 
@@ -140,7 +149,8 @@ final class AdapterChecker {
                 if (!g.equals(group) || !tp.topic().equals(topic)) {
                     return;
                 }
-                Long reset = resetSinceKafka.remove(tp.partition());
+                kafkaOffsets.put(tp.partition(), offset);
+                Long reset = before != null && offset < before ? resetSinceKafka.remove(tp.partition()) : null;
                 if (before != null && offset < before && (reset == null || offset < reset)) {
                     violation("Kafka's offset of record of " + tp + " moved backwards from " + before + " to " + offset
                             + " (by " + by + ")" + (reset == null ? " with no operator reset since"
