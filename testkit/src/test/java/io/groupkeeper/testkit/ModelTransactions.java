@@ -24,10 +24,11 @@ public final class ModelTransactions {
     /**
      * One operation: {@code version} is the expected version (-1: any; creates: -1); {@code offset} the offset an
      * offset body carries (empty: none or not an offset body); {@code corrupt}: data no store parses; {@code
-     * ownerMember} the member id an owner body names.
+     * ownerMember} the member id an owner body names; {@code committedBy} the member id an offset body names as its
+     * writer (empty: none, as in the empty node a claim makes, or an operator's).
      */
     public record Write(Kind kind, String path, int version, boolean ephemeral, OptionalLong offset, boolean corrupt,
-                        Optional<String> ownerMember) {
+                        Optional<String> ownerMember, Optional<String> committedBy) {
     }
 
     /** Hears an applied transaction: the session that sent it (0: the operator, or an ending session's deletes). */
@@ -60,15 +61,28 @@ public final class ModelTransactions {
     private static Write decode(Op op) {
         if (op instanceof Op.Create c) {
             return new Write(Kind.CREATE, c.path(), -1, c.ephemeral(), offsetOf(c.path(), c.data()),
-                    corrupt(c.path(), c.data()), memberOf(c.path(), c.data()));
+                    corrupt(c.path(), c.data()), memberOf(c.path(), c.data()), writerOf(c.path(), c.data()));
         }
         if (op instanceof Op.SetData s) {
             return new Write(Kind.SET, s.path(), s.version(), false, offsetOf(s.path(), s.data()),
-                    corrupt(s.path(), s.data()), memberOf(s.path(), s.data()));
+                    corrupt(s.path(), s.data()), memberOf(s.path(), s.data()), writerOf(s.path(), s.data()));
         }
         Kind kind = op instanceof Op.Delete ? Kind.DELETE : Kind.CHECK;
         int version = op instanceof Op.Delete d ? d.version() : ((Op.Check) op).version();
-        return new Write(kind, op.path(), version, false, OptionalLong.empty(), false, Optional.empty());
+        return new Write(kind, op.path(), version, false, OptionalLong.empty(), false, Optional.empty(),
+                Optional.empty());
+    }
+
+    /** The member an offset body names as its writer; empty for another node, a body naming none, or a corrupt one. */
+    private static Optional<String> writerOf(String path, byte[] data) {
+        if (!OFFSET.matcher(path).matches()) {
+            return Optional.empty();
+        }
+        try {
+            return NodeCodec.offset(path, data).committedBy().filter(id -> !id.isEmpty());
+        } catch (CorruptNodeException e) {
+            return Optional.empty();
+        }
     }
 
     private static OptionalLong offsetOf(String path, byte[] data) {

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
@@ -24,7 +24,7 @@ import org.apache.kafka.common.errors.WakeupException;
  */
 final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionResolver.Seeker {
 
-    private final KafkaConsumer<K, V> consumer;
+    private final Consumer<K, V> consumer;
     private final Positions positions;
     private final Duration kafkaTimeout;
     /** A wake-up (an event, the user's wakeup()) that a log question caught and retried past: poll must not block. */
@@ -36,7 +36,7 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
     /** A log question gets at least this, even at the end of a poll's time (a poll(0) must still find its starts). */
     private static final long MIN_QUESTION_NANOS = 50_000_000L;
 
-    ConsumerSync(KafkaConsumer<K, V> consumer, Positions positions, Duration kafkaTimeout) {
+    ConsumerSync(Consumer<K, V> consumer, Positions positions, Duration kafkaTimeout) {
         this.consumer = consumer;
         this.positions = positions;
         this.kafkaTimeout = kafkaTimeout;

@@ -8,7 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -69,14 +69,14 @@ final class ConsumerWarmUp {
     }
 
     /** Both steps, or what is left of them. {@code who}: the consumer, for the log line. */
-    void run(KafkaConsumer<?, ?> consumer, long remainingNanos, String who) {
+    void run(Consumer<?, ?> consumer, long remainingNanos, String who) {
         long deadline = deadline(remainingNanos);
         lookUpTopics(consumer, deadline, who);
         connectToLeaders(consumer, deadline, who);
     }
 
     /** Step 1: the topics' partitions ({@link #found}, {@link #notFound}); at once if done before. */
-    void lookUpTopics(KafkaConsumer<?, ?> consumer, long deadlineNanos, String who) {
+    void lookUpTopics(Consumer<?, ?> consumer, long deadlineNanos, String who) {
         if (done || partitions != null) {
             return;
         }
@@ -115,7 +115,7 @@ final class ConsumerWarmUp {
     }
 
     /** Step 2, after step 1: a request to every partition's leader. */
-    void connectToLeaders(KafkaConsumer<?, ?> consumer, long deadlineNanos, String who) {
+    void connectToLeaders(Consumer<?, ?> consumer, long deadlineNanos, String who) {
         if (done || partitions == null) {
             return;
         }

@@ -20,7 +20,7 @@ import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -71,7 +71,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final AdapterConfig<K, V> config;
     private final GroupKeeper keeper;
     private final String group;
-    private final long createdNanos = System.nanoTime();
+    private final long createdNanos;
+    /** Kafka's clients, the clock and the waits ({@link KafkaClients#REAL} but in the simulation). */
+    private final KafkaClients clients;
     /** Copies successful commits to Kafka's group offsets (opt-in); null when off. */
     private final OffsetMirror mirror;
     private final LaneBridge bridge;
@@ -80,7 +82,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final ConsumerWarmUp warmUp;
 
     private volatile State state = State.LATENT;
-    private volatile KafkaConsumer<K, V> consumer;
+    private volatile Consumer<K, V> consumer;
     private volatile GroupMember member;
     private volatile KafkaTopicMetadata metadata;
     private volatile boolean userWakeup;
@@ -98,12 +100,19 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private String clientId;
 
     public DefaultCoordinatedConsumer(AdapterConfig<K, V> config) {
+        this(config, KafkaClients.REAL);
+    }
+
+    /** With Kafka's clients, the clock and the waits from {@code clients} (the simulation's model). */
+    public DefaultCoordinatedConsumer(AdapterConfig<K, V> config, KafkaClients clients) {
+        this.clients = clients;
+        this.createdNanos = clients.nanoTime();
         this.config = config;
         this.keeper = config.keeper();
         this.group = config.groupId();
         this.mirror = config.mirrors() ? new OffsetMirror(group, config.mirrorGroup(), config.kafkaProperties(),
                 keeper.metrics(), config.kafkaTimeout(), Duration.ofMinutes(1), System::nanoTime) : null;
-        this.bridge = new LaneBridge(group, this::memberId, config.revocationTimeout());
+        this.bridge = new LaneBridge(group, this::memberId, config.revocationTimeout(), clients);
         this.guard = new PollingThreadGuard(group, () -> {
             GroupMember m = member;
             return m == null ? null : m.memberId();
@@ -151,7 +160,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             config.memberOptions().accept(mb);
             KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),
-                    config.metadataRefreshInterval(), config.kafkaTimeout(), "group " + group);
+                    config.metadataRefreshInterval(), config.kafkaTimeout(), "group " + group, clients);
             mb.topics(config.topics()).listener(bridge).metadata(md);
             if (config.instanceId() != null) {
                 mb.instanceId(config.instanceId());
@@ -169,10 +178,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // thread warms the consumer up: metadata and the broker connections cost the first fetch ~3.5 ms on a
             // loopback broker (far more over TLS or SASL), and are ready when the first partitions arrive.
             // benchmarks/HISTORY.md ("What changed since the first runs") compares the orders tried.
-            KafkaConsumer<K, V> c;
+            Consumer<K, V> c;
             try {
                 java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
-                c = new KafkaConsumer<>(consumerProps, config.keyDeserializer(), config.valueDeserializer());
+                c = clients.consumer(consumerProps, config.keyDeserializer(), config.valueDeserializer());
                 this.clientId = String.valueOf(consumerProps.get(org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG));
             } catch (RuntimeException e) {
                 bridge.stopServing();
@@ -189,12 +198,12 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
             this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
-                    sync, System::nanoTime);
+                    sync, clients::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
                     group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    m::fencingToken, m::refresh, config.clientListener());
+                    m::fencingToken, m::refresh, config.clientListener(), clients);
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
-                    config.commitInterval(), config.outOfRange(), System::nanoTime, createdNanos, new Effects(), txns);
+                    config.commitInterval(), config.outOfRange(), clients::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);
             bridge.wakeUpWith(c::wakeup);
             keeper.store().addConnectionListener(bridge);
@@ -229,7 +238,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
      * until the member has joined (the join's end wakes the consumer; a partition assigned meanwhile does too).
      * Rethrows the member's failure.
      */
-    private void joinWhileWarmingUp(GroupMember m, KafkaConsumer<K, V> c, KafkaTopicMetadata md) {
+    private void joinWhileWarmingUp(GroupMember m, Consumer<K, V> c, KafkaTopicMetadata md) {
         long deadline = ConsumerWarmUp.deadline(config.kafkaTimeout().toNanos());
         md.expectLookUp();
         CompletableFuture<Void> started = m.startAsync();
@@ -239,7 +248,13 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         CompletableFuture<Void> joined = started.whenComplete((ok, failure) -> c.wakeup());
         warmUp.connectToLeaders(c, deadline, who());
         try {
+            while (!clients.await(joined, Long.MAX_VALUE / 2)) {
+                // (a simulated wait may return early)
+            }
             joined.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
@@ -288,7 +303,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         } finally {
             bridge.stopServing();
             state = State.CLOSED;
-            KafkaConsumer<K, V> c = consumer;
+            Consumer<K, V> c = consumer;
             if (c != null) {
                 closeQuietly("KafkaConsumer", () -> {
                     config.clientListener().consumerRemoved(clientId, c);

@@ -18,13 +18,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
@@ -81,7 +78,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private final String owner;
 
     /** Volatile: {@link #close} closes it without the lock, which a question in flight holds. */
-    private volatile Admin admin;
+    private volatile KafkaAdmin admin;
+    private final KafkaClients clients;
     private ScheduledExecutorService timer;
     private Armed armed;
     private final SortedSet<String> watched = new TreeSet<>();
@@ -102,6 +100,12 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      * @param owner           who this serves, for log lines (e.g. {@code "group billing"})
      */
     KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
+        this(kafkaProperties, refreshInterval, timeout, owner, KafkaClients.REAL);
+    }
+
+    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner,
+                       KafkaClients clients) {
+        this.clients = Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(kafkaProperties, "kafkaProperties");
         Set<String> known = AdminClientConfig.configNames();
         Map<String, Object> config = new LinkedHashMap<>();
@@ -272,11 +276,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     private void ensureTimer() {
         if (timer == null) {
-            timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "groupkeeper-kafka-metadata " + owner);
-                t.setDaemon(true);
-                return t;
-            });
+            timer = clients.timer("groupkeeper-kafka-metadata " + owner);
             long ms = refreshInterval.toMillis();
             timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
         }
@@ -337,8 +337,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         }
         Map<String, KafkaFuture<TopicDescription>> futures;
         try {
-            futures = admin().describeTopics(topics, new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis()))
-                    .topicNameValues();
+            futures = admin().describeTopics(topics, timeout);
         } catch (RuntimeException e) {
             throw unavailable(e);
         }
@@ -449,9 +448,9 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         return new KafkaUnavailable(cause.toString());
     }
 
-    private Admin admin() {
+    private KafkaAdmin admin() {
         if (admin == null) {
-            admin = Admin.create(adminConfig);
+            admin = clients.admin(adminConfig);
         }
         return admin;
     }
@@ -459,13 +458,13 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     @Override
     public void close() {
         closing = true;
-        Admin inFlight = admin;
+        KafkaAdmin inFlight = admin;
         if (inFlight != null) {
             // First, without the lock: a describeTopics in flight (it holds the lock) fails at once rather than after its
             // timeout, which a Kafka that cannot be reached would make close() wait for.
             inFlight.close(Duration.ZERO);
         }
-        Admin a;
+        KafkaAdmin a;
         ScheduledExecutorService t;
         synchronized (this) {
             if (closed) {

@@ -15,15 +15,11 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
-import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -61,7 +57,7 @@ final class KafkaTransactions implements AutoCloseable {
     /** One owned partition's producer and what it last committed to Kafka. */
     private static final class Txn {
         final String transactionalId;
-        KafkaProducer<Object, Object> producer;
+        Producer<Object, Object> producer;
         boolean open;
         /** The offset this partition's last transaction committed (or that was read at the claim); -1: none. */
         long kafkaOffset = -1;
@@ -106,7 +102,8 @@ final class KafkaTransactions implements AutoCloseable {
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
     private final ExecutorService pool;
-    private Admin admin;
+    private KafkaAdmin admin;
+    private final KafkaClients clients;
     private final io.groupkeeper.kafka.KafkaClientListener clientListener;
 
     KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
@@ -114,6 +111,16 @@ final class KafkaTransactions implements AutoCloseable {
                       java.util.function.Function<TopicPartition, OptionalLong> tokens,
                       java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
+        this(namespace, group, config, kafkaProperties, timeout, positions, seeker, tokens, refresher, clientListener,
+                KafkaClients.REAL);
+    }
+
+    KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
+                      Duration timeout, Positions positions, PositionResolver.Seeker seeker,
+                      java.util.function.Function<TopicPartition, OptionalLong> tokens,
+                      java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
+                      io.groupkeeper.kafka.KafkaClientListener clientListener, KafkaClients clients) {
+        this.clients = clients;
         this.tokens = tokens;
         this.refresher = refresher;
         this.clientListener = clientListener;
@@ -126,11 +133,7 @@ final class KafkaTransactions implements AutoCloseable {
         this.timeout = timeout;
         this.positions = positions;
         this.seeker = seeker;
-        this.pool = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "groupkeeper-transactions-" + group);
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = clients.pool("groupkeeper-transactions-" + group, 4);
     }
 
     /** The producers' properties: the consumer's that a producer knows, the user's producer properties, the mode's. */
@@ -173,7 +176,7 @@ final class KafkaTransactions implements AutoCloseable {
         if (claimed.isEmpty()) {
             return;
         }
-        Map<OwnedPartition, CompletableFuture<KafkaProducer<Object, Object>>> inits = new LinkedHashMap<>();
+        Map<OwnedPartition, CompletableFuture<Producer<Object, Object>>> inits = new LinkedHashMap<>();
         for (OwnedPartition p : claimed) {
             Txn old = txns.remove(p.tp);
             if (old != null) {
@@ -192,7 +195,7 @@ final class KafkaTransactions implements AutoCloseable {
             inits.put(p, CompletableFuture.supplyAsync(() -> initProducer(id), pool));
         }
         List<OwnedPartition> ready = new ArrayList<>();
-        for (Map.Entry<OwnedPartition, CompletableFuture<KafkaProducer<Object, Object>>> e : inits.entrySet()) {
+        for (Map.Entry<OwnedPartition, CompletableFuture<Producer<Object, Object>>> e : inits.entrySet()) {
             OwnedPartition p = e.getKey();
             try {
                 txns.get(p.tp).producer = e.getValue().join();
@@ -318,12 +321,12 @@ final class KafkaTransactions implements AutoCloseable {
         LOG.info("group {}: {}: no longer owned under the claim it was assigned with; {}", group, p.tp, what);
     }
 
-    private KafkaProducer<Object, Object> initProducer(String transactionalId) {
+    private Producer<Object, Object> initProducer(String transactionalId) {
         Map<String, Object> props = new HashMap<>(producerBase);
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-tx-" + transactionalId);
         @SuppressWarnings("unchecked")
-        KafkaProducer<Object, Object> producer = new KafkaProducer<>(props,
+        Producer<Object, Object> producer = clients.producer(props,
                 (Serializer<Object>) unclosed(config.keySerializer()),
                 (Serializer<Object>) unclosed(config.valueSerializer()));
         String clientId = (String) props.get(ProducerConfig.CLIENT_ID_CONFIG);
@@ -356,10 +359,8 @@ final class KafkaTransactions implements AutoCloseable {
         List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
         ps.forEach(p -> ktps.add(p.ktp));
         try {
-            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().listConsumerGroupOffsets(
-                            Map.of(kafkaGroup, new ListConsumerGroupOffsetsSpec().topicPartitions(ktps)),
-                            new ListConsumerGroupOffsetsOptions().requireStable(true))
-                    .partitionsToOffsetAndMetadata(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().stableGroupOffsets(kafkaGroup, ktps)
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> copy = new HashMap<>();
             out.forEach((k, v) -> {
                 if (v != null) {
@@ -378,9 +379,9 @@ final class KafkaTransactions implements AutoCloseable {
         }
     }
 
-    private Admin admin() {
+    private KafkaAdmin admin() {
         if (admin == null) {
-            admin = Admin.create(adminConfig);
+            admin = clients.admin(adminConfig);
         }
         return admin;
     }

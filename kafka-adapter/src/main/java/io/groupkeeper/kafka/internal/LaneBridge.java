@@ -11,10 +11,8 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.InterruptException;
 import org.slf4j.Logger;
@@ -84,7 +82,15 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     private volatile boolean serving = true;
     private volatile boolean connectionDown;
 
+    /** The clock and waits of the lane's wait for the polling thread. */
+    private final KafkaClients clients;
+
     LaneBridge(String group, Supplier<String> memberId, Duration revocationTimeout) {
+        this(group, memberId, revocationTimeout, KafkaClients.REAL);
+    }
+
+    LaneBridge(String group, Supplier<String> memberId, Duration revocationTimeout, KafkaClients clients) {
+        this.clients = clients;
         this.group = group;
         this.memberId = memberId;
         this.revocationTimeout = revocationTimeout;
@@ -148,16 +154,14 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
 
     /** Waits until the polling thread served the revocation, within the revocation timeout. */
     private void awaitServed(Revoked r) {
-        long deadline = System.nanoTime() + revocationTimeout.toNanos();
+        long deadline = clients.nanoTime() + revocationTimeout.toNanos();
         boolean warnedConnectionDown = false;
         while (true) {
             try {
-                r.served().get(REVOKE_CHECK_MS, TimeUnit.MILLISECONDS);
-                return;
-            } catch (TimeoutException e) {
-                // check the exits below
-            } catch (ExecutionException e) {
-                return;
+                if (clients.await(r.served(), TimeUnit.MILLISECONDS.toNanos(REVOKE_CHECK_MS))) {
+                    return;
+                }
+                // else check the exits below
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
@@ -172,7 +176,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
                 LOG.warn("store connection down while revoking {}; still waiting for the polling "
                         + "thread before releasing them", r.partitions());
             }
-            if (System.nanoTime() - deadline > 0) {
+            if (clients.nanoTime() - deadline > 0) {
                 LOG.warn("revocation of {} waited {} ms for the polling thread (no poll() or "
                                 + "commitSync() in that time); releasing without a final commit: the next owner repeats "
                                 + "from the last committed offsets", r.partitions(),

@@ -73,10 +73,13 @@ final class SimChecker {
     private java.util.function.LongSupplier adminSession = () -> -1;
     /** Who holds each owner node, as the applied transactions tell it: path to session. */
     private final Map<String, Long> ownerSessions = new HashMap<>();
+    /** The member each owner node names, as the applied transactions tell it: path to member id. */
+    private final Map<String, String> ownerMembers = new HashMap<>();
     /** The offset each offset node holds, as the applied transactions tell it (absent: none, corrupt or no node). */
     private final Map<String, Long> offsetValues = new HashMap<>();
     /** What each process's user code last said it writes: the operator writes of the partition it had seen. */
     private final Map<SimProcess, Map<TopicPartition, Integer>> writing = new HashMap<>();
+
 
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
         this.zk = zk;
@@ -172,6 +175,13 @@ final class SimChecker {
             }
             floor.put(tp, start);
             return;
+        }
+        HandOver h = handOvers.get(tp);
+        if (h != null && start < h.offset()) {
+            // Judged whatever the heir found, not only nothing: a handed-over final offset the release did not store
+            // (or one stored and then written over) shows as an heir starting at an older commit.
+            violation("lost offset: " + m.id + " starts " + tp + " at " + start + " although " + h.offset()
+                    + " was handed over since the last operator write");
         }
         long f = floor.getOrDefault(tp, NO_FLOOR);
         if (f == NO_FLOOR || f == AT_NEXT_START) {
@@ -283,7 +293,7 @@ final class SimChecker {
         // A zombie's hand-over (its claim's session already over: a process paused past its timeout that closes as
         // it resumes) cannot be kept: no write of that session can land any more.
         if (seenEdits == edits(tp) && zk.isSessionAlive(claimSession)) {
-            handOvers.put(tp, new HandOver(m.proc, claimSession));
+            handOvers.put(tp, new HandOver(m.proc, claimSession, offset));
         }
         log.event(m.id + " hands over " + tp + "=" + offset);
     }
@@ -309,14 +319,21 @@ final class SimChecker {
 
     private void check(long session, long zxid, List<ModelTransactions.Write> writes) {
         Map<String, Long> before = new HashMap<>();
+        Map<String, String> membersBefore = new HashMap<>();
         for (ModelTransactions.Write w : writes) {
             if (w.path().startsWith(ownersPrefix())) {
                 before.putIfAbsent(w.path(), ownerSessions.getOrDefault(w.path(), 0L));
+                if (!membersBefore.containsKey(w.path())) {
+                    membersBefore.put(w.path(), ownerMembers.get(w.path()));
+                }
                 if (w.kind() == ModelTransactions.Kind.CREATE) {
                     tooLate(w.path(), session);
                     ownerSessions.put(w.path(), session);
+                    w.ownerMember().ifPresentOrElse(id -> ownerMembers.put(w.path(), id),
+                            () -> ownerMembers.remove(w.path()));
                 } else if (w.kind() == ModelTransactions.Kind.DELETE) {
                     ownerSessions.remove(w.path());
+                    ownerMembers.remove(w.path());
                 }
             }
         }
@@ -358,6 +375,31 @@ final class SimChecker {
                         + " while " + (held == 0 ? "nobody" : "session 0x" + Long.toHexString(held))
                         + " held its owner node");
                 log.event("VIOLATION I2 " + tp);
+            } else if (w.committedBy().isPresent()) {
+                // Members of one process share its session: the session alone does not tell one member's write from
+                // another's. The offset body names its writer; the owner node names its holder (before this
+                // transaction, as a release's final write, or after it).
+                String writer = w.committedBy().get();
+                String heldBy = membersBefore.containsKey(owner) ? membersBefore.get(owner) : ownerMembers.get(owner);
+                if (!writer.equals(heldBy) && !writer.equals(ownerMembers.get(owner))) {
+                    violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
+                            + tp + "'s offset node" + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
+                            + " for " + writer + " while " + (heldBy == null ? "no member" : heldBy)
+                            + " held its owner node");
+                    log.event("VIOLATION I2 " + tp);
+                }
+                // Fenced by the claim it holds: the same transaction checks the partition's fence node at a version
+                // (or makes it, where no claim made one). The schedules never make a commit that the session, the
+                // owner node's existence and the offset node's version let through while the fence would refuse it
+                // (those conditions cover every stale commit a schedule makes; the fence guards against a member
+                // sending one under a claim that is no longer its own), so a missing fence is judged on the
+                // transaction itself.
+                if (w.offset().isPresent() && !fenced(writes, tp)) {
+                    violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
+                            + tp + "=" + w.offset().getAsLong() + " for " + writer + " without checking its fence "
+                            + "node (a commit that lands whatever claim came since)");
+                    log.event("VIOLATION I2 " + tp);
+                }
             }
             if (w.offset().isPresent()) {
                 Integer seen = members.stream().map(m -> m.proc).filter(p -> p.sessionId() == session).findFirst()
@@ -374,7 +416,7 @@ final class SimChecker {
     }
 
     /** A final offset handed over by {@code proc}'s user code in {@code session}, its release still to land. */
-    private record HandOver(SimProcess proc, long session) {
+    private record HandOver(SimProcess proc, long session, long offset) {
     }
 
     /**
@@ -400,6 +442,14 @@ final class SimChecker {
 
     private String ownersPrefix() {
         return ZkLayout.owners(group) + "/";
+    }
+
+    /** Whether {@code writes} check {@code tp}'s fence node at a version, or create it. */
+    private boolean fenced(List<ModelTransactions.Write> writes, TopicPartition tp) {
+        String fence = ZkLayout.fence(group, tp);
+        return writes.stream().anyMatch(w -> w.path().equals(fence)
+                && (w.kind() == ModelTransactions.Kind.CHECK && w.version() >= 0
+                || w.kind() == ModelTransactions.Kind.CREATE));
     }
 
     private String offsetsPrefix() {

@@ -1,0 +1,243 @@
+package io.groupkeeper.testkit.sim;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.fixtures.ZkLayout;
+import io.groupkeeper.kafka.sim.KafkaModel;
+import io.groupkeeper.testkit.InMemoryZooKeeper;
+import io.groupkeeper.testkit.ModelTransactions;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the users of the shipped adapter see, checked as a schedule runs ({@link AdapterSimulation}) and once it has
+ * settled:
+ * <ul>
+ *   <li><b>at least once</b>: every input record is processed (its output committed, in the transactional mode),
+ *   except those an operator's reset skipped (records below the reset point not processed by then);</li>
+ *   <li><b>exactly once</b> (transactional mode): every input record's output is committed at most once in the
+ *   {@code read_committed} view, once more for each operator reset that rewound over it;</li>
+ *   <li><b>the offset of record never moves backwards</b> except by an operator: no member's write of an offset node
+ *   in ZooKeeper is below the value it replaces, and no committed Kafka group offset is below the one before it unless
+ *   an operator reset of the partition below Kafka's offset, to at most the new one, came before it (and was not
+ *   taken up by an earlier backward move);</li>
+ *   <li><b>a reset is taken up and never written over</b>: every record from the reset point up to the log end at the
+ *   reset is processed again after it (its output committed after it).</li>
+ * </ul>
+ */
+final class AdapterChecker {
+
+    private final String group;
+    private final String topic;
+    private final boolean transactional;
+    private final SimLog log;
+    private final List<String> violations = new ArrayList<>();
+    /** The session of the operator's raw writes. */
+    private static final long OPERATOR = 0;
+    private final Map<Integer, Long> logEnd = new HashMap<>();
+    /** Per input partition: the records processed (at least once) or whose output was committed (transactional). */
+    private final Map<Integer, BitSet> done = new HashMap<>();
+    /** Per input partition: the records an operator's reset skipped before they were done. */
+    private final Map<Integer, BitSet> excused = new HashMap<>();
+    /** Per input partition: the records a reset rewound over that are not done again since. */
+    private final Map<Integer, BitSet> owed = new HashMap<>();
+    /** Per input record ("p:offset"): outputs committed, and the resets that rewound over it. */
+    private final Map<String, Integer> outputs = new HashMap<>();
+    private final Map<String, Integer> rewinds = new HashMap<>();
+    /** Per offset node path: the value it holds (as the applied transactions tell it). */
+    private final Map<String, Long> zkOffsets = new HashMap<>();
+    /** Per input partition: Kafka's committed group offset (as the model tells it). */
+    private final Map<Integer, Long> kafkaOffsets = new HashMap<>();
+    /**
+     * Per input partition: the lowest operator reset below Kafka's offset at the time, not yet taken up by a backward
+     * move of Kafka's offset (commits prepared before the member heard of it may land first, at the old offsets).
+     */
+    private final Map<Integer, Long> resetSinceKafka = new HashMap<>();
+    private long resets;
+
+    AdapterChecker(InMemoryZooKeeper zk, String group, String topic, boolean transactional, SimLog log) {
+        this.group = group;
+        this.topic = topic;
+        this.transactional = transactional;
+        this.log = log;
+        ModelTransactions.observe(zk, this::applied);
+    }
+
+    List<String> violations() {
+        return violations;
+    }
+
+    long resets() {
+        return resets;
+    }
+
+    /** How many input records were processed (at least once) or had an output committed (transactional), in all. */
+    long doneRecords() {
+        return done.values().stream().mapToLong(BitSet::cardinality).sum();
+    }
+
+    /** How many outputs were committed in all (transactional mode). */
+    long outputs() {
+        return outputs.values().stream().mapToLong(Integer::longValue).sum();
+    }
+
+    private void violation(String what) {
+        if (violations.size() < 20) {
+            violations.add(what);
+        }
+        log.event("VIOLATION " + what);
+    }
+
+    // ------------------------------------------------------------------ the world
+
+    void produced(int partition, long end) {
+        logEnd.put(partition, end);
+    }
+
+    long logEnd(int partition) {
+        return logEnd.getOrDefault(partition, 0L);
+    }
+
+    /** User code processed input record {@code offset} of {@code partition} (at-least-once mode). */
+    void processed(int partition, long offset) {
+        if (!transactional) {
+            done(partition, offset);
+        }
+    }
+
+    private void done(int partition, long offset) {
+        done.computeIfAbsent(partition, p -> new BitSet()).set((int) offset);
+        BitSet o = owed.get(partition);
+        if (o != null) {
+            o.clear((int) offset);
+        }
+    }
+
+    /** An operator reset {@code partition}'s offset to {@code value} (a raw write of its offset node). */
+    void reset(int partition, long value) {
+        resets++;
+        long end = logEnd(partition);
+        BitSet d = done.computeIfAbsent(partition, p -> new BitSet());
+        BitSet ex = excused.computeIfAbsent(partition, p -> new BitSet());
+        for (int r = 0; r < value; r++) {
+            if (!d.get(r)) {
+                ex.set(r); // skipped by the operator
+            }
+        }
+        BitSet o = new BitSet();
+        o.set((int) Math.min(value, end), (int) end);
+        owed.put(partition, o); // an older reset's records below this one are excused, the rest owed again anyway
+        for (long r = value; r < end; r++) {
+            rewinds.merge(partition + ":" + r, 1, Integer::sum);
+        }
+        Long kafkaNow = kafkaOffsets.get(partition);
+        if (kafkaNow != null && value < kafkaNow) {
+            resetSinceKafka.merge(partition, value, Math::min);
+        }
+        log.event("operator resets " + topic + "-" + partition + " to " + value + " (log end " + end + ")");
+    }
+
+    // ------------------------------------------------------------------ Kafka's side
+
+    KafkaModel.Observer kafkaObserver() {
+        return new KafkaModel.Observer() {
+            @Override
+            public void groupOffsetCommitted(String g, org.apache.kafka.common.TopicPartition tp, long offset,
+                                             Long before, String by) {
+                if (!g.equals(group) || !tp.topic().equals(topic)) {
+                    return;
+                }
+                kafkaOffsets.put(tp.partition(), offset);
+                Long reset = before != null && offset < before ? resetSinceKafka.remove(tp.partition()) : null;
+                if (before != null && offset < before && (reset == null || offset < reset)) {
+                    violation("Kafka's offset of record of " + tp + " moved backwards from " + before + " to " + offset
+                            + " (by " + by + ")" + (reset == null ? " with no operator reset since"
+                            : ", below the operator's reset to " + reset));
+                }
+                log.routine("kafka offset " + tp + "=" + offset);
+            }
+
+            @Override
+            public void outputCommitted(org.apache.kafka.common.TopicPartition out, Object key, Object value) {
+                String input = (String) key;
+                int n = outputs.merge(input, 1, Integer::sum);
+                int colon = input.indexOf(':');
+                int partition = Integer.parseInt(input.substring(0, colon));
+                long offset = Long.parseLong(input.substring(colon + 1));
+                int allowed = 1 + rewinds.getOrDefault(input, 0);
+                if (n > allowed) {
+                    violation("exactly once: the output of input " + topic + "-" + partition + "@" + offset
+                            + " committed " + n + " times (" + (allowed - 1) + " operator rewinds over it)");
+                }
+                done(partition, offset);
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ ZooKeeper's side
+
+    private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+        for (ModelTransactions.Write w : writes) {
+            if (!w.path().startsWith(ZkLayout.offsets(group) + "/")) {
+                continue;
+            }
+            if (w.kind() == ModelTransactions.Kind.DELETE) {
+                zkOffsets.remove(w.path());
+                continue;
+            }
+            if (w.offset().isEmpty() || w.kind() == ModelTransactions.Kind.CHECK) {
+                continue;
+            }
+            long now = w.offset().getAsLong();
+            Long was = zkOffsets.put(w.path(), now);
+            if (session != OPERATOR && was != null && now < was) {
+                violation("ZooKeeper's offset of record " + w.path() + " moved backwards from " + was + " to " + now
+                        + " (transaction " + zxid + " of session 0x" + Long.toHexString(session) + ")");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ once settled
+
+    /** Whether everything owed is done (the run may end). */
+    boolean caughtUp(int partitions) {
+        return missing(partitions).isEmpty();
+    }
+
+    private List<String> missing(int partitions) {
+        List<String> out = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            BitSet d = done.getOrDefault(p, new BitSet());
+            BitSet ex = excused.getOrDefault(p, new BitSet());
+            long end = logEnd(p);
+            int lost = 0;
+            long first = -1;
+            for (int r = 0; r < end; r++) {
+                if (!d.get(r) && !ex.get(r)) {
+                    lost++;
+                    if (first < 0) {
+                        first = r;
+                    }
+                }
+            }
+            if (lost > 0) {
+                out.add("at least once: " + lost + " records of " + topic + "-" + p + " never "
+                        + (transactional ? "had an output committed" : "processed") + ", the first " + first
+                        + " (log end " + end + ")");
+            }
+            BitSet o = owed.getOrDefault(p, new BitSet());
+            if (!o.isEmpty()) {
+                out.add("reset not taken up: " + o.cardinality() + " records of " + topic + "-" + p + " from "
+                        + o.nextSetBit(0) + " not " + (transactional ? "output" : "processed") + " again after the "
+                        + "operator's last reset");
+            }
+        }
+        return out;
+    }
+
+    void settled(int partitions) {
+        missing(partitions).forEach(this::violation);
+    }
+}

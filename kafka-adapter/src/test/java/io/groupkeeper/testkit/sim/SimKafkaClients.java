@@ -1,0 +1,138 @@
+package io.groupkeeper.testkit.sim;
+
+import io.groupkeeper.kafka.internal.KafkaAdmin;
+import io.groupkeeper.kafka.internal.KafkaClients;
+import io.groupkeeper.kafka.sim.KafkaModel;
+import io.groupkeeper.kafka.sim.ModelAdmin;
+import io.groupkeeper.kafka.sim.ModelConsumer;
+import io.groupkeeper.kafka.sim.ModelProducer;
+import io.groupkeeper.testkit.ManualClock;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The adapter's {@link KafkaClients} in a simulated world: the {@link KafkaModel}'s clients, the simulated clock, and
+ * waits that park the calling simulated thread ({@link SimThreads}: its process is carried) while the scheduler runs
+ * the rest of the world, ended by what they wait for or by a timer task of the waiting thread's own tag (a frozen
+ * thread's timer waits with it). The claims' pool runs each task in the caller (the model's requests take simulated
+ * time there instead), the metadata timer is a simulated thread of the member's process.
+ */
+final class SimKafkaClients implements KafkaClients {
+
+    private final KafkaModel kafka;
+    private final SimScheduler scheduler;
+    private final ManualClock clock;
+    private final String timerTag;
+
+    SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag) {
+        this.kafka = kafka;
+        this.scheduler = scheduler;
+        this.clock = clock;
+        this.timerTag = timerTag;
+    }
+
+    @Override
+    public <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
+        Object max = properties.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
+        return new ModelConsumer<>(kafka, max == null ? 500 : Integer.parseInt(max.toString()));
+    }
+
+    @Override
+    public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
+                                             Serializer<Object> values) {
+        return new ModelProducer(kafka, (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+    }
+
+    @Override
+    public KafkaAdmin admin(Map<String, Object> properties) {
+        return new ModelAdmin(kafka);
+    }
+
+    @Override
+    public ExecutorService pool(String name, int threads) {
+        return new Direct();
+    }
+
+    @Override
+    public ScheduledExecutorService timer(String name) {
+        return new SimTimer(scheduler.executor(timerTag));
+    }
+
+    @Override
+    public long nanoTime() {
+        return clock.millis() * 1_000_000L;
+    }
+
+    @Override
+    public boolean await(CompletableFuture<?> f, long nanos) {
+        if (!f.isDone()) {
+            sleepUntil(f, nanos >= Long.MAX_VALUE / 4 ? -1 : Math.max(1, (nanos + 999_999) / 1_000_000));
+        }
+        return f.isDone();
+    }
+
+    /** Parks the calling simulated thread until {@code f} completes or {@code millis} pass (-1: no timer). */
+    void sleepUntil(CompletableFuture<?> f, long millis) {
+        SimThreads threads = scheduler.threads();
+        if (!threads.canWait()) {
+            throw new IllegalStateException("a wait of the adapter outside a simulated thread that can wait (tag "
+                    + scheduler.running() + "): its process must be carried");
+        }
+        CompletableFuture<Void> timer = new CompletableFuture<>();
+        ScheduledFuture<?> t = millis < 0 ? null
+                : scheduler.executor(scheduler.running()).schedule(() -> timer.complete(null), millis,
+                        TimeUnit.MILLISECONDS);
+        threads.await(CompletableFuture.anyOf(f, timer), false);
+        if (t != null) {
+            t.cancel(false);
+        }
+    }
+
+    /** Runs each task in the caller. */
+    private static final class Direct extends AbstractExecutorService {
+        private boolean shutdown;
+
+        @Override
+        public void execute(Runnable command) {
+            command.run();
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+}
