@@ -252,15 +252,7 @@ final class Printer {
 
     void deleted(DeleteResult r) {
         if (json) {
-            ObjectNode n = JSON.createObjectNode();
-            n.put("group", r.group());
-            n.put("deleted", r.what());
-            n.put("nodes", r.nodesDeleted());
-            ObjectNode offsets = n.putObject("offsets");
-            r.offsetsDeleted().forEach((tp, o) -> offsets.put(tp.toString(), o));
-            ArrayNode live = n.putArray("liveMembers");
-            r.liveMembers().forEach(live::add);
-            emit(n);
+            emit(deleteJson(r, false));
             return;
         }
         if (r.what().equals("group")) {
@@ -276,19 +268,26 @@ final class Printer {
         }
     }
 
+    /** A delete's JSON: {@code deleted} (or, for a dry run, {@code dryRun} and {@code wouldDelete}), nodes, offsets. */
+    private static ObjectNode deleteJson(DeleteResult r, boolean dryRun) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("group", r.group());
+        if (dryRun) {
+            n.put("dryRun", true);
+        }
+        n.put(dryRun ? "wouldDelete" : "deleted", r.what());
+        n.put("nodes", r.nodesDeleted());
+        ObjectNode offsets = n.putObject("offsets");
+        r.offsetsDeleted().forEach((tp, o) -> offsets.put(tp.toString(), o));
+        ArrayNode live = n.putArray("liveMembers");
+        r.liveMembers().forEach(live::add);
+        return n;
+    }
+
     /** A group delete's dry run: what {@code --execute} would delete now. */
     void wouldDelete(DeleteResult r) {
         if (json) {
-            ObjectNode n = JSON.createObjectNode();
-            n.put("group", r.group());
-            n.put("dryRun", true);
-            n.put("wouldDelete", r.what());
-            n.put("nodes", r.nodesDeleted());
-            ObjectNode offsets = n.putObject("offsets");
-            r.offsetsDeleted().forEach((tp, o) -> offsets.put(tp.toString(), o));
-            ArrayNode live = n.putArray("liveMembers");
-            r.liveMembers().forEach(live::add);
-            emit(n);
+            emit(deleteJson(r, true));
             return;
         }
         out.println("Would delete group " + r.group() + ": " + r.nodesDeleted() + " node(s), "
