@@ -146,6 +146,16 @@ final class PlanWriter {
             byte[] body = bodies.get(e.partition());
             ops.add(e.expectedVersion() < 0 ? ZkOp.create(path, body) : ZkOp.set(path, body, e.expectedVersion()));
         }
+        if (!plan.writes().isEmpty()) {
+            // A partition the plan skips (a shift of no committed offset, an unreadable body) is guarded too: one
+            // whose node changes before the write (a first commit) makes the plan again, so the reset is what the
+            // spec asks of the offsets it lands on, for every partition it selected.
+            for (ResetPlan.Entry e : plan.entries()) {
+                if (!e.writes() && e.expectedVersion() >= 0) {
+                    ops.add(ZkOp.check(AdminLayout.offset(g, e.partition()), e.expectedVersion()));
+                }
+            }
+        }
         return ops;
     }
 }
