@@ -46,7 +46,10 @@ import java.util.function.IntSupplier;
  *   the no-loss check).</li>
  * </ul>
  * A reset selects one partition ({@code --to-offset}, as the raw write it replaces did) or every partition of the topic
- * (a rewind or a skip by {@code --shift-by}); one in three loses the answer of its first transaction, landed or not.
+ * (a rewind or a skip by {@code --shift-by}); one in three loses the answer of its first transaction, landed or not;
+ * one in six travels ({@link #travels}): members commit between the admin's reads and its write.
+ *
+ * <p>About 320 lines: the admin's run, what it sent and the three checks read the same record of one reset.
  */
 final class SimResets {
 
