@@ -16,7 +16,7 @@ import io.groupkeeper.spi.SpiUsesFacadeViolation;
 import io.groupkeeper.violation.Leaky;
 import io.groupkeeper.violation.a.A;
 import io.groupkeeper.violation.b.B;
-import io.groupkeeper.zookeeper.admin.violation.AdminUsesStoreInternal;
+import io.groupkeeper.zkprotocol.admin.violation.AdminUsesStoreInternal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

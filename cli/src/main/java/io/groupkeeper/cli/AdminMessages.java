@@ -1,6 +1,6 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.zookeeper.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.AdminException;
 
 /**
  * Says an {@link AdminException}'s remedy in the CLI's words: the library names what the operator can do ("delete

@@ -1,8 +1,9 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -95,7 +96,7 @@ public final class CommonOptions {
     Session open() {
         KafkaLogBounds bounds = hasBootstrap() ? kafka() : null;
         try {
-            GroupAdmin.Builder b = GroupAdmin.builder().connectString(zk).namespace(namespace())
+            ZooKeeperAdmin.Builder b = ZooKeeperAdmin.builder().connectString(zk).namespace(namespace())
                     .connectionTimeout(timeout()).logBounds(bounds);
             if (digest != null && !digest.isBlank()) {
                 b.digest(digest);

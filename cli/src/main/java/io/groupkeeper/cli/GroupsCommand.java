@@ -1,8 +1,8 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.zookeeper.admin.GroupStatus;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupStatus;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;

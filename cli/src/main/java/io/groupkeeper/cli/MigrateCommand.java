@@ -1,14 +1,15 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.kafka.KafkaGroupOffsets;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.KafkaZkOffsets;
-import io.groupkeeper.zookeeper.admin.ResetPlan;
-import io.groupkeeper.zookeeper.admin.SourceOffsets;
-import io.groupkeeper.zookeeper.admin.StormKafkaOffsets;
-import io.groupkeeper.zookeeper.admin.ZkSource;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.KafkaZkOffsets;
+import io.groupkeeper.zkprotocol.admin.ResetPlan;
+import io.groupkeeper.zkprotocol.admin.SourceOffsets;
+import io.groupkeeper.zkprotocol.admin.StormKafkaOffsets;
+import io.groupkeeper.zkprotocol.admin.ZkSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +60,7 @@ public final class MigrateCommand extends GroupkeeperCli.Parent {
         @Override
         public Integer call() {
             SourceOffsets source;
-            try (ZkSource zk = ZkSource.connect(stormZk, common.timeout())) {
+            try (ZkSource zk = ZooKeeperAdmin.source(stormZk, common.timeout())) {
                 source = StormKafkaOffsets.read(zk, zkRoot, spoutId, Optional.ofNullable(topic));
             }
             return migrate(spec, common, mode, group, "storm-kafka", source);
@@ -87,7 +88,7 @@ public final class MigrateCommand extends GroupkeeperCli.Parent {
         @Override
         public Integer call() {
             SourceOffsets source;
-            try (ZkSource zk = ZkSource.connect(kafkaZk != null ? kafkaZk : common.zk, common.timeout())) {
+            try (ZkSource zk = ZooKeeperAdmin.source(kafkaZk != null ? kafkaZk : common.zk, common.timeout())) {
                 source = KafkaZkOffsets.read(zk, kafkaGroup != null ? kafkaGroup : group, Optional.ofNullable(topic));
             }
             return migrate(spec, common, mode, group, "kafka-zk", source);

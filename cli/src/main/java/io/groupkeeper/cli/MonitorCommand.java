@@ -1,10 +1,11 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.cli.monitor.Monitor;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -76,8 +77,8 @@ public final class MonitorCommand implements Callable<Integer> {
                 KafkaLogBounds bounds = common.kafka();
                 kafka = Optional.of(new CachedLogBounds(bounds, interval, common.timeout()));
             }
-            GroupAdmin admin = GroupAdmin.builder().store(store).logBounds(kafka.orElse(null)).build();
-            GroupAdmin zkOnly = GroupAdmin.on(store);
+            GroupAdmin admin = ZooKeeperAdmin.builder().store(store).logBounds(kafka.orElse(null)).build();
+            GroupAdmin zkOnly = ZooKeeperAdmin.on(store);
             try (Monitor monitor = new Monitor(settings, admin, zkOnly, kafka, Clock.systemUTC(), admin.root())) {
                 try {
                     monitor.start();

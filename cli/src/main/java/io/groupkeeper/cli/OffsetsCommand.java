@@ -1,11 +1,11 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.OffsetsFile;
-import io.groupkeeper.zookeeper.admin.PartitionSelection;
-import io.groupkeeper.zookeeper.admin.ResetPlan;
-import io.groupkeeper.zookeeper.admin.ResetSpec;
-import io.groupkeeper.zookeeper.admin.SourceOffsets;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.OffsetsFile;
+import io.groupkeeper.zkprotocol.admin.PartitionSelection;
+import io.groupkeeper.zkprotocol.admin.ResetPlan;
+import io.groupkeeper.zkprotocol.admin.ResetSpec;
+import io.groupkeeper.zkprotocol.admin.SourceOffsets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;

@@ -2,8 +2,8 @@ package io.groupkeeper.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.AdminException.Remedy;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.AdminException.Remedy;
 import org.junit.jupiter.api.Test;
 
 class AdminMessagesTest {

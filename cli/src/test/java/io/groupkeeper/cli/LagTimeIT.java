@@ -1,5 +1,6 @@
 package io.groupkeeper.cli;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -13,11 +14,11 @@ import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.status.LagStatus;
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
-import io.groupkeeper.zookeeper.admin.GroupStatus;
-import io.groupkeeper.zookeeper.admin.LogBounds;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupStatus;
+import io.groupkeeper.zkprotocol.admin.LogBounds;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,7 +77,7 @@ class LagTimeIT extends CliTestSupport {
     }
 
     private static GroupAdmin admin(LogBounds bounds, Clock clock) {
-        return GroupAdmin.builder().connectString(zk()).logBounds(bounds).clock(clock).build();
+        return ZooKeeperAdmin.builder().connectString(zk()).logBounds(bounds).clock(clock).build();
     }
 
     private static Map<Integer, GroupDescription.Partition> byPartition(GroupDescription d) {

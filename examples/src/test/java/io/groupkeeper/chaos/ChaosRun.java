@@ -1,5 +1,6 @@
 package io.groupkeeper.chaos;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.chaos.ChaosLedger.Fault;
@@ -8,11 +9,11 @@ import io.groupkeeper.chaos.ChaosSchedule.Settings;
 import io.groupkeeper.chaos.ChaosSchedule.Step;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.examples.ZkProxy;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
-import io.groupkeeper.zookeeper.admin.PartitionSelection;
-import io.groupkeeper.zookeeper.admin.ResetPlan;
-import io.groupkeeper.zookeeper.admin.ResetSpec;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.PartitionSelection;
+import io.groupkeeper.zkprotocol.admin.ResetPlan;
+import io.groupkeeper.zkprotocol.admin.ResetSpec;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -290,7 +291,7 @@ final class ChaosRun implements AutoCloseable {
         kafka.createTopic(TOPIC, settings.partitions());
         partitions.set(settings.partitions());
         kafkaAdmin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
-        groupAdmin = GroupAdmin.builder().connectString(cluster.getConnectString()).build();
+        groupAdmin = ZooKeeperAdmin.builder().connectString(cluster.getConnectString()).build();
         log("ZooKeeper ensemble " + cluster.getConnectString() + ", Kafka " + kafka.bootstrapServers());
     }
 

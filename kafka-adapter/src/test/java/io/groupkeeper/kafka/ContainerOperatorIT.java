@@ -11,10 +11,11 @@ import io.groupkeeper.kafka.container.HandlerContext;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.GroupStatus;
-import io.groupkeeper.zookeeper.admin.PartitionSelection;
-import io.groupkeeper.zookeeper.admin.ResetSpec;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupStatus;
+import io.groupkeeper.zkprotocol.admin.PartitionSelection;
+import io.groupkeeper.zkprotocol.admin.ResetSpec;
 import io.groupkeeper.status.LagStatus;
 import java.time.Duration;
 import java.util.List;
@@ -116,7 +117,7 @@ class ContainerOperatorIT extends ContainerTestSupport {
         send(topic, 0, "c");
 
         var log = captureWarnings(WORKER);
-        try (GroupAdmin admin = GroupAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
+        try (GroupAdmin admin = ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
             // The stopped mark goes into the offset node with the next commit: STOP, saying why, lag 3.
             await().atMost(WAIT).until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.STOP);
             GroupStatus stopped = admin.status(group, Duration.ofMinutes(5));
@@ -199,7 +200,7 @@ class ContainerOperatorIT extends ContainerTestSupport {
                     }
                     handled.add(r.value());
                 }).build());
-        try (GroupAdmin admin = GroupAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
+        try (GroupAdmin admin = ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
             await().atMost(WAIT).until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.WARN);
             GroupStatus failing = admin.status(group, Duration.ofMinutes(5));
             assertThat(failing.partitions()).singleElement().satisfies(r -> {
@@ -215,7 +216,7 @@ class ContainerOperatorIT extends ContainerTestSupport {
     }
 
     /** The log bounds the CLI reads from Kafka, here from the test's Admin client. */
-    private static final class AdminBounds implements io.groupkeeper.zookeeper.admin.LogBounds {
+    private static final class AdminBounds implements io.groupkeeper.zkprotocol.admin.LogBounds {
         @Override
         public java.util.Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
             try {

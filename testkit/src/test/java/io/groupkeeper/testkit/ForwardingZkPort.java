@@ -119,6 +119,16 @@ public abstract class ForwardingZkPort implements ZkPort {
     }
 
     @Override
+    public java.util.Map<String, Optional<ZkNode>> readAll(List<String> paths) throws ZkFailure {
+        return delegate.readAll(paths);
+    }
+
+    @Override
+    public java.util.Map<String, Optional<List<String>>> childrenAll(List<String> paths) throws ZkFailure {
+        return delegate.childrenAll(paths);
+    }
+
+    @Override
     public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
         return delegate.multi(ops);
     }

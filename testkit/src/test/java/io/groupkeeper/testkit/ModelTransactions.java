@@ -58,6 +58,18 @@ public final class ModelTransactions {
         }
     }
 
+    /**
+     * The offset the offset node at {@code path} holds on the leader now, read without touching any session (a
+     * checker's read): empty when there is no node, no offset, or a body no store parses.
+     */
+    public static OptionalLong offsetAt(InMemoryZooKeeper zk, String path) {
+        try {
+            return offsetOf(path, zk.ensemble().getData(0, path, null).data());
+        } catch (KeeperFailure e) {
+            return OptionalLong.empty();
+        }
+    }
+
     private static Write decode(Op op) {
         if (op instanceof Op.Create c) {
             return new Write(Kind.CREATE, c.path(), -1, c.ephemeral(), offsetOf(c.path(), c.data()),

@@ -1,6 +1,10 @@
 package io.groupkeeper.zkprotocol;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -85,6 +89,42 @@ public interface ZkPort {
      * read of {@code path} sees them (ZooKeeper's {@code sync}); a linearizable model may do nothing.
      */
     void sync(String path);
+
+    // ------------------------------------------------------------------ many reads at once (the admin's)
+
+    /**
+     * The data of each of {@code paths}, in their order, without a watch: empty for a node that does not exist. A
+     * client may answer many in one round trip (ZooKeeper 3.6's read-only {@code multi}, in batches); by default one
+     * {@link #read} each, which is right for a model that answers every request at once.
+     *
+     * @throws ZkFailure with {@link ZkCode#NOAUTH} and the path when a node's ACL refuses the read (other failures are
+     *                   a {@code StoreException}, as for every read)
+     */
+    default Map<String, Optional<ZkNode>> readAll(List<String> paths) throws ZkFailure {
+        Map<String, Optional<ZkNode>> out = new LinkedHashMap<>();
+        for (String path : paths) {
+            out.put(path, read(path, null));
+        }
+        return out;
+    }
+
+    /**
+     * The children of each of {@code paths}, in their order, each list sorted: empty for a node that does not exist
+     * (an existing node without children has an empty list). As {@link #readAll}: by default one request or two each.
+     */
+    default Map<String, Optional<List<String>>> childrenAll(List<String> paths) throws ZkFailure {
+        Map<String, Optional<List<String>>> out = new LinkedHashMap<>();
+        for (String path : paths) {
+            List<String> names = new ArrayList<>(children(path, null));
+            if (names.isEmpty() && exists(path, null).isEmpty()) {
+                out.put(path, Optional.empty());
+            } else {
+                Collections.sort(names);
+                out.put(path, Optional.of(names));
+            }
+        }
+        return out;
+    }
 
     // ------------------------------------------------------------------ writes
 

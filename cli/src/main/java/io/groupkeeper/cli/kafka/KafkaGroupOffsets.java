@@ -1,8 +1,8 @@
 package io.groupkeeper.cli.kafka;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.SourceOffsets;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.SourceOffsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

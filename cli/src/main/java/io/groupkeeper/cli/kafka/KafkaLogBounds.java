@@ -1,8 +1,8 @@
 package io.groupkeeper.cli.kafka;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.admin.AdminException;
-import io.groupkeeper.zookeeper.admin.LogBounds;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zkprotocol.admin.LogBounds;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;

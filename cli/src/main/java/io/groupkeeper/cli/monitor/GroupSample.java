@@ -1,8 +1,8 @@
 package io.groupkeeper.cli.monitor;
 
 import io.groupkeeper.status.LagStatus;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
-import io.groupkeeper.zookeeper.admin.GroupStatus;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupStatus;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;

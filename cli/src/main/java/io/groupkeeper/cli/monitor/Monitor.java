@@ -1,9 +1,9 @@
 package io.groupkeeper.cli.monitor;
 
 import io.groupkeeper.cli.kafka.CachedLogBounds;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
-import io.groupkeeper.zookeeper.admin.GroupSummary;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupSummary;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -198,7 +198,7 @@ public final class Monitor implements AutoCloseable {
                 groups.put(g.group(), sample);
             } catch (RuntimeException e) {
                 errors.add("group " + g.group() + ": " + e.getMessage());
-                if (kafka.isPresent() && e instanceof io.groupkeeper.zookeeper.admin.AdminException) {
+                if (kafka.isPresent() && e instanceof io.groupkeeper.zkprotocol.admin.AdminException) {
                     kafkaUp = false;
                 }
                 if (previous != null) {

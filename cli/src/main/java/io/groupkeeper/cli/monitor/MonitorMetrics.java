@@ -1,6 +1,6 @@
 package io.groupkeeper.cli.monitor;
 
-import io.groupkeeper.zookeeper.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;

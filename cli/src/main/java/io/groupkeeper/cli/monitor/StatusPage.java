@@ -1,7 +1,7 @@
 package io.groupkeeper.cli.monitor;
 
 import io.groupkeeper.status.LagTimeRule;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -3,8 +3,8 @@ package io.groupkeeper.cli.monitor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.admin.GroupDescription;
-import io.groupkeeper.zookeeper.admin.GroupState;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupState;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

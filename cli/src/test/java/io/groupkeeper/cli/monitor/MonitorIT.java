@@ -1,5 +1,6 @@
 package io.groupkeeper.cli.monitor;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +12,7 @@ import io.groupkeeper.cli.SharedServers;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.fixtures.ManualClock;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -229,7 +230,7 @@ class MonitorIT extends MonitorTestSupport {
         assertThat(value(metrics(monitor), "groupkeeper_group_members", "group", gone)).hasValue(0.0);
         assertThat(get(monitor, "/").body()).contains("data-group=\"" + gone + "\"");
 
-        try (GroupAdmin admin = GroupAdmin.builder().connectString(zk()).namespace(ns).build()) {
+        try (GroupAdmin admin = ZooKeeperAdmin.builder().connectString(zk()).namespace(ns).build()) {
             admin.deleteGroup(gone, false);
         }
         await().atMost(WAIT).untilAsserted(() -> {

@@ -1,5 +1,6 @@
 package io.groupkeeper.cli.monitor;
 
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
@@ -7,7 +8,7 @@ import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.fixtures.Keepers;
 import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -91,9 +92,9 @@ abstract class MonitorTestSupport {
                 : Optional.of(new CachedLogBounds(new KafkaLogBounds(bootstrap, new Properties(), kafkaTimeout),
                 INTERVAL, kafkaTimeout));
         kafka.ifPresent(k -> toClose.add(k));
-        GroupAdmin admin = GroupAdmin.builder().store(s).logBounds(kafka.orElse(null)).build();
+        GroupAdmin admin = ZooKeeperAdmin.builder().store(s).logBounds(kafka.orElse(null)).build();
         Monitor m = new Monitor(new Monitor.Settings("127.0.0.1", 0, INTERVAL, Duration.ofMinutes(5), Optional.empty(),
-                Duration.ofHours(1)), admin, GroupAdmin.on(s), kafka, clock, admin.root());
+                Duration.ofHours(1)), admin, ZooKeeperAdmin.on(s), kafka, clock, admin.root());
         toClose.add(m);
         return m.start();
     }

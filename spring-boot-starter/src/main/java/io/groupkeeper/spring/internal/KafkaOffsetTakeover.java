@@ -1,8 +1,9 @@
 package io.groupkeeper.spring.internal;
 
 import io.groupkeeper.zookeeper.ZooKeeperStore;
-import io.groupkeeper.zookeeper.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.SourceOffsets;
+import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
+import io.groupkeeper.zkprotocol.admin.SourceOffsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +41,7 @@ final class KafkaOffsetTakeover {
     }
 
     /** The partition counts and log bounds the import needs, from Kafka's Admin. */
-    private record AdminLogBounds(Admin admin, Duration timeout) implements io.groupkeeper.zookeeper.admin.LogBounds {
+    private record AdminLogBounds(Admin admin, Duration timeout) implements io.groupkeeper.zkprotocol.admin.LogBounds {
         @Override
         public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
             Map<String, Integer> counts = new HashMap<>();
@@ -120,7 +121,7 @@ final class KafkaOffsetTakeover {
             if (candidates.isEmpty()) {
                 return Map.of();
             }
-            try (GroupAdmin admin = GroupAdmin.builder().store(store)
+            try (GroupAdmin admin = ZooKeeperAdmin.builder().store(store)
                     .logBounds(new AdminLogBounds(kafkaAdmin, timeout)).build()) {
                 if (admin.listGroups().stream().anyMatch(g -> g.group().equals(group))) { // (a new group has none)
                     admin.exportOffsets(group).offsets().keySet().forEach(candidates::remove); // ZooKeeper's win

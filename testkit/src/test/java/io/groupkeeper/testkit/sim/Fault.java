@@ -24,7 +24,10 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
         PAUSE,
         /** A member's user code blocks for a while; its client keeps the session. */
         STALL,
-        /** An admin reset of one partition's offset (a fenced write that moves the node's version). */
+        /**
+         * An operator's reset run by the shipped admin ({@link SimResets}): one partition's offset, or every partition of
+         * the topic shifted back or forward, its first answer lost in one of three.
+         */
         RESET,
         /** A hand edit in zkCli: a valid offset. */
         EDIT,

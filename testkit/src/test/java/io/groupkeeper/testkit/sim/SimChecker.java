@@ -214,7 +214,19 @@ final class SimChecker {
         started(m, tp, position, fromNothing);
     }
 
+    /** Hears every record user code processes, before this checker judges it (the resets' checks: SimResets). */
+    interface Processed {
+        void processed(SimMember m, TopicPartition tp, long offset, SimMember.Processing p);
+    }
+
+    private Processed processedToo = (m, tp, offset, p) -> { };
+
+    void alsoProcessed(Processed also) {
+        this.processedToo = also;
+    }
+
     void processed(SimMember m, TopicPartition tp, long offset, SimMember.Processing p) {
+        processedToo.processed(m, tp, offset, p);
         processed.computeIfAbsent(tp, k -> new BitSet()).set((int) offset);
         if (!zk.isSessionAlive(p.session)) {
             zombieRecords++;

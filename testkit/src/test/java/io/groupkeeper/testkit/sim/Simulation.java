@@ -104,6 +104,8 @@ final class Simulation {
     private boolean healed;
     private long maxSteps = MAX_STEPS;
     private boolean silentCuts = SILENT_CUTS;
+    /** Resets as raw writes of the offset node, as before they ran the shipped admin ({@link #rawResets}). */
+    private boolean rawResets;
     /** The hangs that hold their process's other tasks ({@link SimThreads}): contended in a former run of this seed. */
     private final Set<Long> exclusiveHangs = new java.util.HashSet<>();
     /**
@@ -114,6 +116,8 @@ final class Simulation {
     /** This world's Kafka (null: its members do not mirror) and the store commits its checks compare. */
     private final SimMirror.Kafka kafka;
     private final StoreCommits commits;
+    /** The operator's resets, run by the shipped admin on the admin's session, and their checks. */
+    private final SimResets resets;
     /** The run this one gave way to (its world given up at a contended hang), if any. */
     private Simulation rerun;
 
@@ -125,6 +129,8 @@ final class Simulation {
         this.log = new SimLog(scheduler);
         this.checker = new SimChecker(zk, GROUP, log);
         this.checker.members(members);
+        this.resets = new SimResets(zk, clock, checker, log, GROUP, TOPIC, () -> partitions, scheduler);
+        this.checker.alsoProcessed(resets::processed);
         this.simExecutor = scheduler.executor("sim");
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         if (FOLLOWER_LAG) {
@@ -163,6 +169,15 @@ final class Simulation {
     private Simulation exclusiveHangs(Set<Long> hangs) {
         exclusiveHangs.addAll(hangs);
         scheduler.threads().exclusiveHangs(hangs);
+        return this;
+    }
+
+    /**
+     * The operator's resets as the simulator made them before they ran the shipped admin: a raw write of one offset
+     * node, at once (pinned seeds found then replay as found).
+     */
+    Simulation rawResets() {
+        this.rawResets = true;
         return this;
     }
 
@@ -214,6 +229,7 @@ final class Simulation {
             throw new IllegalStateException("seed " + seed + ": hang " + contended.hang + " contended again", contended);
         }
         rerun = new Simulation(seed, plan).maxSteps(maxSteps).silentCuts(silentCuts).exclusiveHangs(hangs);
+        rerun.rawResets = rawResets;
         return rerun.run();
     }
 
@@ -221,7 +237,7 @@ final class Simulation {
         Instant start = clock.instant();
         scheduler.runAs("sim", () -> {
             admin = InMemoryCoordinationStore.builder(zk).sessionTimeout(SESSION_TIMEOUT)
-                    .eventExecutor(scheduler.executor("admin")).build();
+                    .eventExecutor(scheduler.executor("admin")).instrument(resets::port).build();
             admin.start();
             admin.topics().ensureTopic(TOPIC, partitions);
             adminGroup = admin.group(GROUP);
@@ -451,7 +467,9 @@ final class Simulation {
                 }
             }
             case RESET, EDIT -> {
-                if (!corrupt.contains(tp)) {
+                if (f.kind() == Fault.Kind.RESET && !rawResets) {
+                    resets.reset(f, tp, corrupt, admin); // the shipped admin's reset, lost replies included
+                } else if (!corrupt.contains(tp)) {
                     long end = checker.logEnd(tp);
                     long value = f.kind() == Fault.Kind.RESET ? Math.max(0, end - 1 - f.value() % 40)
                             : f.value() % (end + 1);

@@ -355,13 +355,14 @@ class SimulationTest {
 
     /**
      * A pinned seed of a run with silent cuts and all extra fault kinds there were then (before claims landing late),
-     * on the simulator it was found with.
+     * on the simulator it was found with (its resets raw writes, as before they ran the shipped admin).
      */
     private static Simulation.Result withBothSwitchesAsFound(long seed) {
         org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
                 "the interleaving of seed " + seed + " as found");
         return new Simulation(seed, FaultPlan.generate(seed, FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA_BEFORE_LATE_CLAIMS)).silentCuts(true).run();
+                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA_BEFORE_LATE_CLAIMS)).silentCuts(true)
+                .rawResets().run();
     }
 
     /**

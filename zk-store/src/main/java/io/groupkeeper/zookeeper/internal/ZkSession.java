@@ -255,6 +255,120 @@ public final class ZkSession implements ZkPort {
         return done;
     }
 
+    /** Up to this many operations per read multi (at ~200 bytes per offset node, ~100 KiB per response). */
+    static final int READ_BATCH = 500;
+    /** Set once a server refused a read multi (older than 3.6): every later batch is read node by node. */
+    private volatile boolean readMultiUnsupported;
+
+    /**
+     * In batches of {@link #READ_BATCH} read-only multis (3.6+), each answered together with a result per operation (a
+     * missing node is that operation's NONODE, not a failure of the batch), so a response stays far below {@code
+     * jute.maxbuffer}; node by node on a server without read multis.
+     */
+    @Override
+    public Map<String, Optional<ZkNode>> readAll(List<String> paths) throws ZkFailure {
+        Map<String, Optional<ZkNode>> out = new java.util.LinkedHashMap<>();
+        List<String> list = List.copyOf(new java.util.LinkedHashSet<>(paths));
+        for (int from = 0; from < list.size(); from += READ_BATCH) {
+            List<String> chunk = list.subList(from, Math.min(list.size(), from + READ_BATCH));
+            List<OpResult> results = readMulti(chunk, true);
+            for (int i = 0; i < chunk.size(); i++) {
+                OpResult r = results.get(i);
+                out.put(chunk.get(i), r instanceof OpResult.GetDataResult d
+                        ? Optional.of(new ZkNode(d.getData(), stat(d.getStat()))) : missing(chunk.get(i), r));
+            }
+        }
+        return out;
+    }
+
+    /** As {@link #readAll}: the children of each path, in batches of read-only multis. */
+    @Override
+    public Map<String, Optional<List<String>>> childrenAll(List<String> paths) throws ZkFailure {
+        Map<String, Optional<List<String>>> out = new java.util.LinkedHashMap<>();
+        List<String> list = List.copyOf(new java.util.LinkedHashSet<>(paths));
+        for (int from = 0; from < list.size(); from += READ_BATCH) {
+            List<String> chunk = list.subList(from, Math.min(list.size(), from + READ_BATCH));
+            List<OpResult> results = readMulti(chunk, false);
+            for (int i = 0; i < chunk.size(); i++) {
+                OpResult r = results.get(i);
+                if (r instanceof OpResult.GetChildrenResult c) {
+                    List<String> sorted = new ArrayList<>(c.getChildren());
+                    java.util.Collections.sort(sorted);
+                    out.put(chunk.get(i), Optional.of(sorted));
+                } else {
+                    out.put(chunk.get(i), missing(chunk.get(i), r));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Empty for NONODE; NOAUTH as a {@link ZkFailure} naming the path; anything else a {@code StoreException}. */
+    private <T> Optional<T> missing(String path, OpResult r) throws ZkFailure {
+        if (r instanceof OpResult.ErrorResult e) {
+            KeeperException.Code code = KeeperException.Code.get(e.getErr());
+            if (code == KeeperException.Code.NONODE) {
+                return Optional.empty();
+            }
+            if (code == KeeperException.Code.NOAUTH) {
+                throw new ZkFailure(ZkCode.NOAUTH, abs(path));
+            }
+            throw new StoreException("ZooKeeper: read " + abs(path) + " failed: " + code);
+        }
+        throw new StoreException("ZooKeeper: read " + abs(path) + ": unexpected result " + r);
+    }
+
+    /** One batch: a read multi (retried up to three times over a lost connection: reads are idempotent). */
+    private List<OpResult> readMulti(List<String> paths, boolean data) {
+        String what = "read of " + paths.size() + " nodes";
+        if (!readMultiUnsupported) {
+            List<Op> ops = new ArrayList<>(paths.size());
+            for (String p : paths) {
+                ops.add(data ? Op.getData(abs(p)) : Op.getChildren(abs(p)));
+            }
+            for (int attempt = 1; ; attempt++) {
+                enter(what);
+                try {
+                    stats.read();
+                    return client.getZookeeperClient().getZooKeeper().multi(ops);
+                } catch (KeeperException.UnimplementedException e) {
+                    readMultiUnsupported = true; // a server older than 3.6
+                    break;
+                } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException e) {
+                    if (attempt >= 3) {
+                        throw failure(what, e);
+                    }
+                    try {
+                        client.getZookeeperClient().blockUntilConnectedOrTimedOut();
+                    } catch (InterruptedException ie) {
+                        throw failure(what, ie);
+                    }
+                } catch (Exception e) {
+                    throw failure(what, e);
+                }
+            }
+        }
+        List<OpResult> results = new ArrayList<>(paths.size());
+        for (String p : paths) {
+            enter("read " + abs(p));
+            try {
+                stats.read();
+                if (data) {
+                    Stat stat = new Stat();
+                    byte[] bytes = client.getData().storingStatIn(stat).forPath(p);
+                    results.add(new OpResult.GetDataResult(bytes, stat));
+                } else {
+                    results.add(new OpResult.GetChildrenResult(client.getChildren().forPath(p)));
+                }
+            } catch (KeeperException e) {
+                results.add(new OpResult.ErrorResult(e.code().intValue()));
+            } catch (Exception e) {
+                throw failure("read " + abs(p), e);
+            }
+        }
+        return results;
+    }
+
     @Override
     public void sync(String path) {
         long sentIn = enter("sync " + abs(path));

@@ -1,8 +1,0 @@
-package io.groupkeeper.zookeeper.admin.violation;
-
-/** Deliberate violation: an admin class decodes a node with the store's internal codec instead of its own surface. */
-public class AdminUsesStoreInternal {
-    public long generation(byte[] data) {
-        return io.groupkeeper.zkprotocol.internal.NodeCodec.owner("/x", data).generation();
-    }
-}

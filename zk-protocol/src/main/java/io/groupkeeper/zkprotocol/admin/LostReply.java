@@ -1,0 +1,106 @@
+package io.groupkeeper.zkprotocol.admin;
+
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.CorruptNodeException;
+import io.groupkeeper.zkprotocol.ZkNode;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
+
+/**
+ * Tells, after a plan's transaction lost its reply (the connection dropped, the session ended, the call timed out),
+ * whether ZooKeeper applied it. A transaction applies whole or not at all, so one node that answers settles it: a node
+ * that holds the body written, or whose commit history still holds the plan's own sample (a live owner adopts a reset
+ * and rewrites the node at its next commit, keeping the history), was written by the plan; a node still at the version
+ * the plan expected, or still absent where the plan created it, was not. Anything else (read failed, the nodes moved on
+ * without a trace of the plan) is {@link Outcome#UNKNOWN}, which the caller must say, since a relative reset run again
+ * would apply twice.
+ */
+final class LostReply {
+
+    enum Outcome { APPLIED, NOT_APPLIED, UNKNOWN }
+
+    /**
+     * Lost replies are told from definite refusals (an ACL, an unimplemented or malformed request), after which nothing
+     * was written. The port names only the codes the store inspects; the rest ({@link ZkCode#OTHER}: a moved session,
+     * a request timeout among them) is judged from the nodes too, which is right whichever it was.
+     */
+    static boolean outcomeInDoubt(ZkFailure e) {
+        return switch (e.code()) {
+            case CONNECTIONLOSS, SESSIONEXPIRED, OPERATIONTIMEOUT, OTHER -> true;
+            default -> false;
+        };
+    }
+
+    private LostReply() {
+    }
+
+    /**
+     * {@code bodies}: the body the plan wrote to each partition's offset node; {@code at}: the instant of the plan's
+     * samples in those bodies; {@code replyLost}: the connection dropped after sending, so the server read from may lag
+     * behind the one that took the write and is synced first (after a reply that came back, such as a conflict, the
+     * session's order already puts the read behind it).
+     */
+    static Outcome of(AdminContext ctx, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at,
+                      boolean replyLost) {
+        try {
+            Map<String, ResetPlan.Entry> byPath = new LinkedHashMap<>();
+            plan.writes().forEach(e -> byPath.put(AdminLayout.offset(plan.group(), e.partition()), e));
+            if (replyLost && !synced(ctx, AdminLayout.group(plan.group()))) {
+                return Outcome.UNKNOWN;
+            }
+            Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());
+            Outcome seen = Outcome.UNKNOWN;
+            for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
+                ResetPlan.Entry entry = e.getValue();
+                Outcome o = judge(ctx, e.getKey(), entry, now.get(e.getKey()), bodies.get(entry.partition()), at);
+                if (o == Outcome.APPLIED) {
+                    return o;
+                }
+                if (o == Outcome.NOT_APPLIED) {
+                    seen = o;
+                }
+            }
+            return seen;
+        } catch (RuntimeException e) {
+            return Outcome.UNKNOWN;
+        }
+    }
+
+    private static Outcome judge(AdminContext ctx, String path, ResetPlan.Entry e, Optional<ZkNode> node, byte[] written,
+                                 Instant at) {
+        if (node == null || node.isEmpty()) {
+            return e.expectedVersion() < 0 ? Outcome.NOT_APPLIED : Outcome.UNKNOWN; // deleted since: no trace either way
+        }
+        ZkNode n = node.get();
+        if (Arrays.equals(n.data(), written) || holdsSample(ctx, path, n, e, at)) {
+            return Outcome.APPLIED;
+        }
+        if (e.expectedVersion() >= 0 && n.stat().version() == e.expectedVersion()) {
+            return Outcome.NOT_APPLIED;
+        }
+        return Outcome.UNKNOWN;
+    }
+
+    private static boolean holdsSample(AdminContext ctx, String path, ZkNode n, ResetPlan.Entry e, Instant at) {
+        if (e.target().isEmpty()) {
+            return false;
+        }
+        try {
+            long target = e.target().getAsLong();
+            return AdminNodes.offset(ctx.zk.abs(path), n.data()).history().stream()
+                    .anyMatch(s -> s.at().equals(at) && s.offset() == target);
+        } catch (CorruptNodeException corrupt) {
+            return false;
+        }
+    }
+
+    /** Brings the server this client reads from up to date with the leader, so a write still in flight is seen. */
+    private static boolean synced(AdminContext ctx, String path) {
+        return ctx.syncQuietly(path);
+    }
+}
