@@ -18,7 +18,10 @@ import java.util.Map;
  *   <li><b>at least once</b>: every input record is processed (its output committed, in the transactional mode),
  *   except those an operator's reset skipped (records below the reset point not processed by then);</li>
  *   <li><b>exactly once</b> (transactional mode): every input record's output is committed at most once in the
- *   {@code read_committed} view, once more for each operator reset that rewound over it;</li>
+ *   {@code read_committed} view, once more for each operator reset that rewound over it: the records from the reset
+ *   point up to the log end at the reset, and those past that log end that user code received after the reset and
+ *   before the owner took it up (I4 gives the owner up to a commit interval to hear of a reset; what it processed
+ *   meanwhile from the reset point on is processed again, by the operator's order);</li>
  *   <li><b>the offset of record never moves backwards</b> except by an operator: no member's write of an offset node
  *   in ZooKeeper is below the value it replaces, and no committed Kafka group offset is below the one before it unless
  *   an operator reset of the partition below Kafka's offset, to at most the new one, came before it (and was not
@@ -55,6 +58,15 @@ final class AdapterChecker {
      * move of Kafka's offset (commits prepared before the member heard of it may land first, at the old offsets).
      */
     private final Map<Integer, Long> resetSinceKafka = new HashMap<>();
+    /**
+     * Per input partition: the last operator reset ({value, log end then}) that user code has not yet been seen to
+     * take up (a record received at the reset point, coming back to it or as a new owner's first).
+     */
+    private final Map<Integer, long[]> pendingReset = new HashMap<>();
+    /** Per input partition: the records past the pending reset's log end received before it was taken up. */
+    private final Map<Integer, BitSet> receivedPastPendingEnd = new HashMap<>();
+    /** Per member and input partition ("m:p"): the offset of the last record its user code received. */
+    private final Map<String, Long> lastReceived = new HashMap<>();
     private long resets;
 
     AdapterChecker(InMemoryZooKeeper zk, String group, String topic, boolean transactional, SimLog log) {
@@ -115,6 +127,31 @@ final class AdapterChecker {
         }
     }
 
+    /**
+     * User code of {@code member} received input record {@code offset} of {@code partition} from a poll. While an
+     * operator's reset is not taken up, a record past the log end at the reset (and not below the reset point) is
+     * rewound over by it too: the owner processes it before it hears of the reset, and again after.
+     */
+    void received(String member, int partition, long offset) {
+        Long last = lastReceived.put(member + ":" + partition, offset);
+        long[] pending = pendingReset.get(partition);
+        if (pending == null) {
+            return;
+        }
+        if (offset == pending[0] && (last == null || last >= offset)) { // back at the reset point: taken up
+            pendingReset.remove(partition);
+            receivedPastPendingEnd.remove(partition);
+            return;
+        }
+        if (offset >= Math.max(pending[0], pending[1])) {
+            BitSet seen = receivedPastPendingEnd.computeIfAbsent(partition, p -> new BitSet());
+            if (!seen.get((int) offset)) {
+                seen.set((int) offset);
+                rewinds.merge(partition + ":" + offset, 1, Integer::sum);
+            }
+        }
+    }
+
     /** An operator reset {@code partition}'s offset to {@code value} (a raw write of its offset node). */
     void reset(int partition, long value) {
         resets++;
@@ -132,6 +169,8 @@ final class AdapterChecker {
         for (long r = value; r < end; r++) {
             rewinds.merge(partition + ":" + r, 1, Integer::sum);
         }
+        pendingReset.put(partition, new long[] {value, end}); // the owner takes up the last one it hears of
+        receivedPastPendingEnd.remove(partition);
         Long kafkaNow = kafkaOffsets.get(partition);
         if (kafkaNow != null && value < kafkaNow) {
             resetSinceKafka.merge(partition, value, Math::min);

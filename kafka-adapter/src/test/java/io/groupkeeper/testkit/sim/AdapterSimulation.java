@@ -418,6 +418,7 @@ final class AdapterSimulation {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ZERO);
             for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
                 for (ConsumerRecord<String, String> r : records.records(tp)) {
+                    checker.received(id, tp.partition(), r.offset());
                     if (!transactional) {
                         checker.processed(tp.partition(), r.offset());
                         continue;

@@ -82,6 +82,20 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A false positive of the exactly-once check, found by the simulator: t-0's new owner claims it at Kafka's offset
+     * (ZooKeeper read before the operator's reset to 220, log end 229), its first poll returns 215..229 (229 produced
+     * after the reset), then it hears of the reset (I4: within a commit interval) and processes 220.. again, so 229's
+     * output is committed twice by the operator's order. The checker counts a reset as rewinding over the records past
+     * the log end at the reset that user code received before the reset was taken up.
+     */
+    @Test
+    void seed12CountsARewindOverWhatTheOwnerReceivedBeforeItHeardOfTheReset() {
+        AdapterSimulation.Result r = AdapterSimulation.run(12, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules", DEFAULT_SCHEDULES);
