@@ -40,8 +40,13 @@ public interface KafkaAdmin extends AutoCloseable {
     static KafkaAdmin real(Map<String, Object> properties) {
         return new KafkaAdmin() {
             private Admin admin;
+            /** Closed for good, as a closed {@code Admin} is: a call after close fails at once, never makes another. */
+            private boolean closed;
 
             private synchronized Admin admin() {
+                if (closed) {
+                    throw new IllegalStateException("the admin client was closed");
+                }
                 if (admin == null) {
                     admin = Admin.create(properties);
                 }
@@ -66,6 +71,7 @@ public interface KafkaAdmin extends AutoCloseable {
 
             @Override
             public synchronized void close(Duration timeout) {
+                closed = true;
                 if (admin != null) {
                     admin.close(timeout);
                     admin = null;
