@@ -23,9 +23,15 @@ import java.lang.annotation.Target;
  * void bill(Order order, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition, @Header(KafkaHeaders.OFFSET) long offset) { ... }
  * }</pre>
  *
+ * <p>On a class (as Spring Kafka's class-level {@code @KafkaListener}), the listener is the class's methods annotated
+ * with Spring Kafka's own {@code @KafkaHandler}: each record goes to the method whose payload parameter type takes the
+ * value as the configured value deserializer produced it, else to the one with {@code isDefault = true}; a value no
+ * method takes fails ({@code KafkaException: No method found for <class>}) and is handled by the error policy. Its
+ * default id is the bean name.
+ *
  * <p>Settings not given here come from {@code groupkeeper.listeners.<id>.*}, then {@code groupkeeper.listener.*}.
  */
-@Target(ElementType.METHOD)
+@Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface GroupKeeperListener {

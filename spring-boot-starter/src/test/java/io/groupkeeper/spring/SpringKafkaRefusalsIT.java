@@ -154,6 +154,40 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class ClassLevelWithoutHandlers {
+        void onOrder(String order) {
+        }
+    }
+
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class TwoDefaults {
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void one(String order) {
+        }
+
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void two(Object order) {
+        }
+    }
+
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class BatchHandler {
+        @org.springframework.kafka.annotation.KafkaHandler
+        void many(java.util.List<String> orders) {
+        }
+    }
+
+    static class HandlerWithoutClassLevel {
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order) {
+        }
+
+        @org.springframework.kafka.annotation.KafkaHandler
+        void other(Integer n) {
+        }
+    }
+
     static class KafkaType {
         @GroupKeeperListener(group = "refusals", topics = "orders")
         void onOrder(org.springframework.kafka.support.Acknowledgment ack, ConsumerRecord<String, String> r) {
@@ -247,6 +281,22 @@ class SpringKafkaRefusalsIT {
                         + "@KafkaListener"));
         runner.withBean(ClassLevel.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("is annotated @KafkaListener (class-level listener with @KafkaHandler"));
+    }
+
+    /** A class-level listener (KafkaHandlerIT) needs its @KafkaHandler methods, one default at most, no batches. */
+    @Test
+    void classLevelListenersOfAnotherShapeAreRefused() {
+        runner.withBean(ClassLevelWithoutHandlers.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@GroupKeeperListener class " + ClassLevelWithoutHandlers.class.getName()
+                        + " has no @KafkaHandler method"));
+        runner.withBean(TwoDefaults.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("only one @KafkaHandler may be isDefault = true; found one and two"));
+        runner.withBean(BatchHandler.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining(".many(java.util.List<java.lang.String>) must take a payload or a "
+                        + "Message<T>"));
+        runner.withBean(HandlerWithoutClassLevel.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("its class has a @KafkaHandler method (other), which is not called here: "
+                        + "annotate the class @GroupKeeperListener"));
     }
 
     /** Spring's filter sees the deserializer's values; a converted payload listener would hand it others. */
