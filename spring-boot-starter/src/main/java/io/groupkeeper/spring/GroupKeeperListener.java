@@ -50,10 +50,19 @@ public @interface GroupKeeperListener {
     String group() default "";
 
     /**
-     * Topics to consume; at least one. Each entry may hold several, comma-separated, and may be a {@code ${...}}
+     * Topics to consume; at least one, unless {@link #topicPattern()} is given. Each entry may hold several, comma-separated, and may be a {@code ${...}}
      * placeholder or a {@code #{...}} expression giving text, a {@code String[]} or a collection.
      */
-    String[] topics();
+    String[] topics() default {};
+
+    /**
+     * Instead of {@link #topics()}: a regular expression; the listener consumes every topic whose whole name matches
+     * it (internal topics excluded), as a {@code @KafkaListener}'s {@code topicPattern}. Evaluated when the container
+     * is created: a matching topic created later is consumed after a restart (unlike Spring Kafka's pattern
+     * subscription, which picks it up while running). A pattern matching no topic at start fails the start. Accepts
+     * {@code ${...}} and {@code #{...}}.
+     */
+    String topicPattern() default "";
 
     /** Consumers in this process (a number or a placeholder); default from properties (1). */
     String concurrency() default "";

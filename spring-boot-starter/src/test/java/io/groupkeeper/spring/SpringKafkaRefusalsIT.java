@@ -188,6 +188,18 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    static class TopicsAndPattern {
+        @GroupKeeperListener(group = "refusals", topics = "orders", topicPattern = "orders-.*")
+        void onOrder(String order) {
+        }
+    }
+
+    static class BadPattern {
+        @GroupKeeperListener(group = "refusals", topicPattern = "orders-(")
+        void onOrder(String order) {
+        }
+    }
+
     static class KafkaType {
         @GroupKeeperListener(group = "refusals", topics = "orders")
         void onOrder(org.springframework.kafka.support.Acknowledgment ack, ConsumerRecord<String, String> r) {
@@ -297,6 +309,16 @@ class SpringKafkaRefusalsIT {
         runner.withBean(HandlerWithoutClassLevel.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("its class has a @KafkaHandler method (other), which is not called here: "
                         + "annotate the class @GroupKeeperListener"));
+    }
+
+    /** topicPattern is honoured (TopicPatternIT); beside topics, or not a regex, it is refused. */
+    @Test
+    void aTopicPatternBesideTopicsOrNotARegexIsRefused() {
+        runner.withBean(TopicsAndPattern.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining(TopicsAndPattern.class.getName() + ".onOrder(java.lang.String): topics and "
+                        + "topicPattern are both given"));
+        runner.withBean(BadPattern.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("topicPattern 'orders-(' is not a regular expression"));
     }
 
     /** Spring's filter sees the deserializer's values; a converted payload listener would hand it others. */

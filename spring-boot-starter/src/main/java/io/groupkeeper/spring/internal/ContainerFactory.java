@@ -103,7 +103,8 @@ public final class ContainerFactory {
     }
 
     @SuppressWarnings("unchecked")
-    public ListenerContainer<Object, Object> create(ListenerEndpoint e) {
+    public ListenerContainer<Object, Object> create(ListenerEndpoint declared) {
+        ListenerEndpoint e = TopicPatterns.resolve(declared, kafka.buildConsumerProperties(), Duration.ofSeconds(30));
         Listener own = own(e);
         Listener all = properties.getListener();
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";

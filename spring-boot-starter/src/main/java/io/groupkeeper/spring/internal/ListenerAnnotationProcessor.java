@@ -149,11 +149,25 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
                         + "' gives a " + value.getClass().getName() + "; expected text, a String[] or a collection");
             }
         }
-        if (topics.isEmpty()) {
-            throw new IllegalStateException("@GroupKeeperListener " + where + ": at least one topic is required");
+        String topicPattern = resolve(a.topicPattern());
+        if (!topicPattern.isEmpty() && !topics.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener " + where + ": topics and topicPattern are both "
+                    + "given; give one of them (as Spring Kafka's @KafkaListener)");
+        }
+        if (!topicPattern.isEmpty()) {
+            try {
+                java.util.regex.Pattern.compile(topicPattern);
+            } catch (java.util.regex.PatternSyntaxException ex) {
+                throw new IllegalStateException("@GroupKeeperListener " + where + ": topicPattern '" + topicPattern
+                        + "' is not a regular expression: " + ex.getDescription(), ex);
+            }
+        } else if (topics.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener " + where + ": at least one topic is required "
+                    + "(topics, or topicPattern)");
         }
         String id = a.id().isBlank() ? defaultId : resolve(a.id());
-        ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
+        ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), topicPattern,
+                resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
                 resolve(a.transactional()), resolve(a.idleEventInterval()), method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
