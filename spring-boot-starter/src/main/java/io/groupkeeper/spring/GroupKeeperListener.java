@@ -57,10 +57,11 @@ public @interface GroupKeeperListener {
 
     /**
      * Instead of {@link #topics()}: a regular expression; the listener consumes every topic whose whole name matches
-     * it (internal topics excluded), as a {@code @KafkaListener}'s {@code topicPattern}. Evaluated when the container
-     * is created: a matching topic created later is consumed after a restart (unlike Spring Kafka's pattern
-     * subscription, which picks it up while running). A pattern matching no topic at start fails the start. Accepts
-     * {@code ${...}} and {@code #{...}}.
+     * it (internal topics and the {@code <topic>-dlt} of a matching topic excluded), as a {@code @KafkaListener}'s
+     * {@code topicPattern}. Evaluated at start and again every {@code metadata.max.age.ms} of the consumer settings
+     * (default 5 minutes): when the matching set changed, the listener's container is stopped gracefully and a new one
+     * started on the new topics. A pattern matching no topic at start fails the start. Accepts {@code ${...}} and
+     * {@code #{...}}.
      */
     String topicPattern() default "";
 

@@ -16,7 +16,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 
 /**
  * Issue 45: {@code topicPattern} as a {@code @KafkaListener}'s: the listener consumes the topics whose whole name
- * matches, evaluated at start; a pattern matching no topic fails the start naming it.
+ * matches, evaluated at start and again every {@code metadata.max.age.ms}; a pattern matching no topic at start
+ * fails the start naming it.
  */
 class TopicPatternIT {
 
@@ -42,6 +43,34 @@ class TopicPatternIT {
         }
     }
 
+    /** As a pattern subscription after a metadata refresh (metadata.max.age.ms): a new topic is consumed too. */
+    @Test
+    void aMatchingTopicCreatedWhileRunningIsConsumedWithoutRedelivery() throws Exception {
+        String topic = SharedServers.topic(1);
+        SharedServers.get().kafka().createTopic(topic + "-a", 1);
+        try (var ctx = app(topic, topic + "-.*", Map.of(
+                "spring.kafka.consumer.properties.metadata.max.age.ms", "500")).run();
+             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+                     SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+            PatternApp.Matching m = ctx.getBean(PatternApp.Matching.class);
+            producer.send(new ProducerRecord<>(topic + "-a", "k", "a1")).get();
+            await().atMost(WAIT).until(() -> m.seen.size() >= 1);
+            var before = ctx.getBean(GroupKeeperContainers.class).container("patternApp.Matching.on");
+
+            SharedServers.get().kafka().createTopic(topic + "-b", 1);
+            producer.send(new ProducerRecord<>(topic + "-b", "k", "b1")).get();
+            await().atMost(WAIT).until(() -> m.seen.size() >= 2);
+            producer.send(new ProducerRecord<>(topic + "-a", "k", "a2")).get();
+            await().atMost(WAIT).until(() -> m.seen.size() >= 3);
+            await().pollDelay(java.time.Duration.ofMillis(500)).atMost(WAIT).until(() -> true);
+            assertThat(m.seen).as("the new topic from its start, the old one neither redelivered nor skipped")
+                    .containsExactly(topic + "-a:a1", topic + "-b:b1", topic + "-a:a2");
+            assertThat(ctx.getBean(GroupKeeperContainers.class).container("patternApp.Matching.on")).as("a new container")
+                    .isNotSameAs(before);
+            assertThat(ctx.getBean(GroupKeeperContainers.class).allRunning()).isTrue();
+        }
+    }
+
     @Test
     void aPatternMatchingNoTopicFailsTheStart() {
         String topic = SharedServers.topic(1);
@@ -51,8 +80,12 @@ class TopicPatternIT {
     }
 
     private static SpringApplicationBuilder app(String topic, String pattern) {
-        return new SpringApplicationBuilder(PatternApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+        return app(topic, pattern, Map.of());
+    }
+
+    private static SpringApplicationBuilder app(String topic, String pattern, Map<String, Object> more) {
+        return new SpringApplicationBuilder(PatternApp.class).web(WebApplicationType.NONE).properties(more)
+                .properties(Map.of("groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
                 "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
                 "spring.kafka.consumer.auto-offset-reset", "earliest",
                 "groupkeeper.listener.stop-deadline", "5s",
