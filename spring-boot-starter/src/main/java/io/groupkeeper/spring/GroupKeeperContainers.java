@@ -18,7 +18,8 @@ import org.springframework.context.SmartLifecycle;
  * The listener containers of the {@code @GroupKeeperListener} methods, by listener id. A {@link SmartLifecycle} in a
  * late phase: the containers start once every singleton is ready (at the end of the context refresh) and stop first
  * on shutdown, gracefully (in-flight records finish, final offsets are committed, then partitions are released), all
- * in parallel. Inject it to pause, resume or stop a listener.
+ * in parallel. Inject it to pause, resume or stop a listener. A {@code topicPattern} listener whose matching topics
+ * change gets a new container (the old one stopped gracefully, a pause carried over): look it up by id again.
  */
 public class GroupKeeperContainers implements SmartLifecycle {
 
@@ -31,6 +32,8 @@ public class GroupKeeperContainers implements SmartLifecycle {
     private final Map<String, ListenerContainer<Object, Object>> containers = new LinkedHashMap<>();
     private final Map<String, ListenerEndpoint> byId = new LinkedHashMap<>();
     private volatile boolean running;
+    /** Re-evaluates {@code topicPattern} listeners while running (null: none has a pattern, or stopped). */
+    private java.util.concurrent.ScheduledExecutorService patterns;
 
     /** Created by {@link GroupKeeperAutoConfiguration}; its parameters are internal types, so it is no API. */
     GroupKeeperContainers(ContainerFactory factory, ListenerAnnotationProcessor endpoints) {
@@ -49,7 +52,8 @@ public class GroupKeeperContainers implements SmartLifecycle {
             LOG.info("groupkeeper: {} configure(s) only Spring Kafka's own containers (groupkeeper.spring-kafka-only), "
                     + "not @GroupKeeperListener methods", springKafkaOnly);
         }
-        for (ListenerEndpoint e : endpoints.endpoints()) {
+        for (ListenerEndpoint declared : endpoints.endpoints()) {
+            ListenerEndpoint e = factory.resolveTopics(declared); // a topicPattern: the topics matching it now
             ListenerContainer<Object, Object> c = factory.create(e);
             containers.put(e.id(), c);
             byId.put(e.id(), e);
@@ -71,6 +75,68 @@ public class GroupKeeperContainers implements SmartLifecycle {
         }
         running = true;
         LOG.info("groupkeeper: {} listener container(s) {}", containers.size(), containers.keySet());
+        if (byId.values().stream().anyMatch(e -> !e.topicPattern().isEmpty())) {
+            long every = factory.patternInterval().toMillis();
+            patterns = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "groupkeeper-topic-pattern");
+                t.setDaemon(true);
+                return t;
+            });
+            patterns.scheduleWithFixedDelay(this::refreshPatterns, every, every,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Re-evaluates the topicPattern listeners (outside the lock: it asks Kafka); replaces those whose topics changed. */
+    private void refreshPatterns() {
+        List<ListenerEndpoint> patterned;
+        synchronized (this) {
+            patterned = byId.values().stream().filter(e -> !e.topicPattern().isEmpty()).toList();
+        }
+        for (ListenerEndpoint e : patterned) {
+            List<String> now = factory.patternTopics(e);
+            if (now != null && !now.equals(e.topics())) {
+                replace(e, now);
+            }
+        }
+    }
+
+    /**
+     * As a Kafka pattern subscription after a metadata refresh: the listener moves to the topics its pattern matches
+     * now; its container is stopped gracefully (final offsets committed) and a new one started on the new topics.
+     */
+    private synchronized void replace(ListenerEndpoint e, List<String> topics) {
+        ListenerContainer<Object, Object> old = containers.get(e.id());
+        if (!running || old == null || byId.get(e.id()) != e) {
+            return;
+        }
+        LOG.info("groupkeeper listener '{}': topicPattern '{}' now matches {} (was {}); restarting its container",
+                e.id(), e.topicPattern(), topics, e.topics());
+        boolean wasRunning = old.state() == ContainerState.RUNNING || old.state() == ContainerState.STARTING;
+        boolean paused = old.isPaused();
+        old.stop(factory.stopDeadline(e));
+        ListenerEndpoint next = new ListenerEndpoint(e.id(), e.group(), List.copyOf(topics), e.topicPattern(),
+                e.concurrency(), e.errorPolicy(), e.deadLetterTopic(), e.autoStartup(), e.transactional(),
+                e.idleEventInterval(), e.method());
+        ListenerContainer<Object, Object> c;
+        try {
+            c = factory.create(next);
+        } catch (RuntimeException ex) {
+            LOG.error("groupkeeper listener '{}' cannot be created on {}: {}", e.id(), topics, ex.getMessage(), ex);
+            return;
+        }
+        containers.put(e.id(), c);
+        byId.put(e.id(), next);
+        if (wasRunning) {
+            try {
+                c.start();
+                if (paused) {
+                    c.pause();
+                }
+            } catch (RuntimeException ex) {
+                LOG.error("groupkeeper listener '{}' failed to restart on {}: {}", e.id(), topics, ex.getMessage(), ex);
+            }
+        }
     }
 
     @Override
@@ -83,6 +149,10 @@ public class GroupKeeperContainers implements SmartLifecycle {
         List<CompletableFuture<Void>> stops = new ArrayList<>();
         synchronized (this) {
             running = false;
+            if (patterns != null) {
+                patterns.shutdownNow();
+                patterns = null;
+            }
             containers.forEach((id, c) -> stops.add(CompletableFuture.runAsync(() -> {
                 if (!c.stop(factory.stopDeadline(byId.get(id)))) {
                     LOG.warn("groupkeeper listener '{}' did not stop within its deadline", id);

@@ -23,9 +23,15 @@ import java.lang.annotation.Target;
  * void bill(Order order, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition, @Header(KafkaHeaders.OFFSET) long offset) { ... }
  * }</pre>
  *
+ * <p>On a class (as Spring Kafka's class-level {@code @KafkaListener}), the listener is the class's methods annotated
+ * with Spring Kafka's own {@code @KafkaHandler}: each record goes to the method whose payload parameter type takes the
+ * value as the configured value deserializer produced it, else to the one with {@code isDefault = true}; a value no
+ * method takes fails ({@code KafkaException: No method found for <class>}) and is handled by the error policy. Its
+ * default id is the bean name.
+ *
  * <p>Settings not given here come from {@code groupkeeper.listeners.<id>.*}, then {@code groupkeeper.listener.*}.
  */
-@Target(ElementType.METHOD)
+@Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface GroupKeeperListener {
@@ -44,10 +50,20 @@ public @interface GroupKeeperListener {
     String group() default "";
 
     /**
-     * Topics to consume; at least one. Each entry may hold several, comma-separated, and may be a {@code ${...}}
+     * Topics to consume; at least one, unless {@link #topicPattern()} is given. Each entry may hold several, comma-separated, and may be a {@code ${...}}
      * placeholder or a {@code #{...}} expression giving text, a {@code String[]} or a collection.
      */
-    String[] topics();
+    String[] topics() default {};
+
+    /**
+     * Instead of {@link #topics()}: a regular expression; the listener consumes every topic whose whole name matches
+     * it (internal topics and the {@code <topic>-dlt} of a matching topic excluded), as a {@code @KafkaListener}'s
+     * {@code topicPattern}. Evaluated at start and again every {@code metadata.max.age.ms} of the consumer settings
+     * (default 5 minutes): when the matching set changed, the listener's container is stopped gracefully and a new one
+     * started on the new topics. A pattern matching no topic at start fails the start. Accepts {@code ${...}} and
+     * {@code #{...}}.
+     */
+    String topicPattern() default "";
 
     /** Consumers in this process (a number or a placeholder); default from properties (1). */
     String concurrency() default "";

@@ -154,6 +154,52 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class ClassLevelWithoutHandlers {
+        void onOrder(String order) {
+        }
+    }
+
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class TwoDefaults {
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void one(String order) {
+        }
+
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void two(Object order) {
+        }
+    }
+
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class BatchHandler {
+        @org.springframework.kafka.annotation.KafkaHandler
+        void many(java.util.List<String> orders) {
+        }
+    }
+
+    static class HandlerWithoutClassLevel {
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order) {
+        }
+
+        @org.springframework.kafka.annotation.KafkaHandler
+        void other(Integer n) {
+        }
+    }
+
+    static class TopicsAndPattern {
+        @GroupKeeperListener(group = "refusals", topics = "orders", topicPattern = "orders-.*")
+        void onOrder(String order) {
+        }
+    }
+
+    static class BadPattern {
+        @GroupKeeperListener(group = "refusals", topicPattern = "orders-(")
+        void onOrder(String order) {
+        }
+    }
+
     static class KafkaType {
         @GroupKeeperListener(group = "refusals", topics = "orders")
         void onOrder(org.springframework.kafka.support.Acknowledgment ack, ConsumerRecord<String, String> r) {
@@ -247,6 +293,32 @@ class SpringKafkaRefusalsIT {
                         + "@KafkaListener"));
         runner.withBean(ClassLevel.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("is annotated @KafkaListener (class-level listener with @KafkaHandler"));
+    }
+
+    /** A class-level listener (KafkaHandlerIT) needs its @KafkaHandler methods, one default at most, no batches. */
+    @Test
+    void classLevelListenersOfAnotherShapeAreRefused() {
+        runner.withBean(ClassLevelWithoutHandlers.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@GroupKeeperListener class " + ClassLevelWithoutHandlers.class.getName()
+                        + " has no @KafkaHandler method"));
+        runner.withBean(TwoDefaults.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("only one @KafkaHandler may be isDefault = true; found one and two"));
+        runner.withBean(BatchHandler.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining(".many(java.util.List<java.lang.String>) must take a payload or a "
+                        + "Message<T>"));
+        runner.withBean(HandlerWithoutClassLevel.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("its class has a @KafkaHandler method (other), which is not called here: "
+                        + "annotate the class @GroupKeeperListener"));
+    }
+
+    /** topicPattern is honoured (TopicPatternIT); beside topics, or not a regex, it is refused. */
+    @Test
+    void aTopicPatternBesideTopicsOrNotARegexIsRefused() {
+        runner.withBean(TopicsAndPattern.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining(TopicsAndPattern.class.getName() + ".onOrder(java.lang.String): topics and "
+                        + "topicPattern are both given"));
+        runner.withBean(BadPattern.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("topicPattern 'orders-(' is not a regular expression"));
     }
 
     /** Spring's filter sees the deserializer's values; a converted payload listener would hand it others. */

@@ -103,7 +103,33 @@ public final class ContainerFactory {
     }
 
     @SuppressWarnings("unchecked")
-    public ListenerContainer<Object, Object> create(ListenerEndpoint e) {
+    /** A {@code topicPattern} listener's topics now (sorted), or null when it has none or Kafka cannot tell now. */
+    public List<String> patternTopics(ListenerEndpoint e) {
+        if (e.topicPattern().isEmpty()) {
+            return null;
+        }
+        try {
+            return TopicPatterns.matching(e, kafka.buildConsumerProperties(), Duration.ofSeconds(30));
+        } catch (RuntimeException ex) {
+            org.slf4j.LoggerFactory.getLogger(ContainerFactory.class).warn("groupkeeper listener '{}': {}", e.id(),
+                    ex.getMessage());
+            return null;
+        }
+    }
+
+    /** How often {@code topicPattern} listeners are re-evaluated (the consumer's {@code metadata.max.age.ms}). */
+    public Duration patternInterval() {
+        return TopicPatterns.interval(kafka.buildConsumerProperties());
+    }
+
+    /** The endpoint with a {@code topicPattern} resolved to the topics matching it now. */
+    public ListenerEndpoint resolveTopics(ListenerEndpoint declared) {
+        return TopicPatterns.resolve(declared, kafka.buildConsumerProperties(), Duration.ofSeconds(30));
+    }
+
+    public ListenerContainer<Object, Object> create(ListenerEndpoint declared) {
+        ListenerEndpoint e = declared.topicPattern().isEmpty() || !declared.topics().isEmpty() ? declared
+                : resolveTopics(declared);
         Listener own = own(e);
         Listener all = properties.getListener();
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";

@@ -19,6 +19,7 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
+import org.springframework.kafka.annotation.KafkaHandler;
 
 /**
  * Finds {@code @GroupKeeperListener} methods on every bean, validates them (a bad signature fails the context start
@@ -52,6 +53,9 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<GroupKeeperListener>) m ->
                         AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class))
                 .keySet().forEach(m -> SpringKafkaAnnotations.refuse(target, m));
+        if (AnnotatedElementUtils.hasAnnotation(target, GroupKeeperListener.class)) {
+            kafkaHandlers(target).forEach(m -> SpringKafkaAnnotations.refuse(target, m));
+        }
         return bean;
     }
 
@@ -66,12 +70,55 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             SpringKafkaAnnotations.refuse(target, e.getKey());
             register(e.getValue(), bean, beanName, invocable, e.getKey());
         }
+        GroupKeeperListener onClass = AnnotatedElementUtils.findMergedAnnotation(target, GroupKeeperListener.class);
+        if (onClass != null) { // a class-level listener: its @KafkaHandler methods, routed by payload type
+            List<Method> declared = kafkaHandlers(target);
+            declared.forEach(m -> SpringKafkaAnnotations.refuse(target, m));
+            List<Method> invocables = new ArrayList<>();
+            Method defaultMethod = null;
+            for (Method m : declared) {
+                Method invocable = AopUtils.selectInvocableMethod(m, bean.getClass());
+                invocables.add(invocable);
+                KafkaHandler h = AnnotatedElementUtils.findMergedAnnotation(m, KafkaHandler.class);
+                if (h != null && h.isDefault()) {
+                    if (defaultMethod != null) {
+                        throw new IllegalStateException("@GroupKeeperListener class " + target.getName() + ": only "
+                                + "one @KafkaHandler may be isDefault = true; found " + defaultMethod.getName()
+                                + " and " + m.getName());
+                    }
+                    defaultMethod = invocable;
+                }
+            }
+            String group = group(onClass, "class " + target.getName());
+            register(onClass, bean, beanName, beanName, "class " + target.getName(), group,
+                    ListenerMethod.handlers(bean, target, invocables, defaultMethod, group));
+        }
         return bean;
+    }
+
+    /** The class's {@code @KafkaHandler} methods, in declaration order. */
+    private static List<Method> kafkaHandlers(Class<?> target) {
+        List<Method> found = new ArrayList<>(MethodIntrospector.selectMethods(target,
+                (MethodIntrospector.MetadataLookup<KafkaHandler>) m ->
+                        AnnotatedElementUtils.findMergedAnnotation(m, KafkaHandler.class)).keySet());
+        found.sort(java.util.Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
+        return found;
     }
 
     private synchronized void register(GroupKeeperListener a, Object bean, String beanName, Method invocable,
                                        Method declared) {
         String where = ListenerMethod.describe(declared);
+        String group = group(a, "method " + where);
+        ListenerMethod method = ListenerMethod.of(bean, invocable, group);
+        org.springframework.messaging.handler.annotation.SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
+                declared, org.springframework.messaging.handler.annotation.SendTo.class);
+        if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
+            method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
+        }
+        register(a, bean, beanName, beanName + "." + declared.getName(), "method " + where, group, method);
+    }
+
+    private String group(GroupKeeperListener a, String where) {
         String group = resolve(a.group());
         if (group.isBlank() && !a.id().isBlank()) { // as a @KafkaListener without groupId: idIsGroup (its default)
             group = resolve(a.id());
@@ -80,9 +127,14 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             group = environment.getProperty("spring.kafka.consumer.group-id", "");
         }
         if (group.isBlank()) {
-            throw new IllegalStateException("@GroupKeeperListener method " + where + ": group is required (the "
+            throw new IllegalStateException("@GroupKeeperListener " + where + ": group is required (the "
                     + "annotation's group or id, or spring.kafka.consumer.group-id)");
         }
+        return group;
+    }
+
+    private synchronized void register(GroupKeeperListener a, Object bean, String beanName, String defaultId,
+                                       String where, String group, ListenerMethod method) {
         List<String> topics = new ArrayList<>();
         for (String t : a.topics()) {
             Object value = evaluate(t);
@@ -93,27 +145,35 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             } else if (value instanceof Iterable<?> many) {
                 many.forEach(v -> topics.add(String.valueOf(v).trim()));
             } else if (value != null) {
-                throw new IllegalStateException("@GroupKeeperListener method " + where + ": topics entry '" + t
+                throw new IllegalStateException("@GroupKeeperListener " + where + ": topics entry '" + t
                         + "' gives a " + value.getClass().getName() + "; expected text, a String[] or a collection");
             }
         }
-        if (topics.isEmpty()) {
-            throw new IllegalStateException("@GroupKeeperListener method " + where + ": at least one topic is required");
+        String topicPattern = resolve(a.topicPattern());
+        if (!topicPattern.isEmpty() && !topics.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener " + where + ": topics and topicPattern are both "
+                    + "given; give one of them (as Spring Kafka's @KafkaListener)");
         }
-        ListenerMethod method = ListenerMethod.of(bean, invocable, group);
-        org.springframework.messaging.handler.annotation.SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
-                declared, org.springframework.messaging.handler.annotation.SendTo.class);
-        if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
-            method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
+        if (!topicPattern.isEmpty()) {
+            try {
+                java.util.regex.Pattern.compile(topicPattern);
+            } catch (java.util.regex.PatternSyntaxException ex) {
+                throw new IllegalStateException("@GroupKeeperListener " + where + ": topicPattern '" + topicPattern
+                        + "' is not a regular expression: " + ex.getDescription(), ex);
+            }
+        } else if (topics.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener " + where + ": at least one topic is required "
+                    + "(topics, or topicPattern)");
         }
-        String id = a.id().isBlank() ? beanName + "." + declared.getName() : resolve(a.id());
-        ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), resolve(a.concurrency()),
+        String id = a.id().isBlank() ? defaultId : resolve(a.id());
+        ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), topicPattern,
+                resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
                 resolve(a.transactional()), resolve(a.idleEventInterval()), method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
         if (previous != null) {
             throw new IllegalStateException("@GroupKeeperListener id '" + id + "' is used by " + previous.method()
-                    + " and " + where + "; give one of them another id (or another group)");
+                    + " and " + method + "; give one of them another id (or another group)");
         }
     }
 

@@ -58,7 +58,18 @@ public final class ListenerMethod {
     private final JavaType payload;
     private final List<ListenerArgument> arguments;
 
+    /** For a class-level listener: its {@code @KafkaHandler} methods and the default one (or null); else null. */
+    private final List<ListenerMethod> handlers;
+    private final ListenerMethod defaultHandler;
+
     private ListenerMethod(Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments) {
+        this(bean, method, batch, payload, arguments, null, null);
+    }
+
+    private ListenerMethod(Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments,
+                           List<ListenerMethod> handlers, ListenerMethod defaultHandler) {
+        this.handlers = handlers;
+        this.defaultHandler = defaultHandler;
         this.bean = bean;
         this.method = method;
         this.batch = batch;
@@ -144,6 +155,71 @@ public final class ListenerMethod {
         return m;
     }
 
+    /**
+     * A class-level listener: each record goes to the {@code @KafkaHandler} method whose payload parameter type takes
+     * the value as the configured value deserializer produced it, else to the default one ({@code isDefault = true}),
+     * as Spring Kafka's {@code DelegatingInvocableHandler} routes; a value no method takes fails with Spring's
+     * {@code KafkaException("No method found for <class>")}, handled by the error policy. {@code methods} are
+     * invocable on {@code bean}; {@code defaultMethod} is one of them or null.
+     */
+    static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
+                                   String group) {
+        List<ListenerMethod> handlers = new ArrayList<>();
+        ListenerMethod defaultHandler = null;
+        for (Method m : methods) {
+            ListenerMethod h = of(bean, m, group);
+            if (h.batch || h.payload.getRawClass() == ConsumerRecord.class
+                    || h.arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Records)) {
+                throw new IllegalStateException("@GroupKeeperListener class " + beanClass.getName() + ": @KafkaHandler "
+                        + "method " + describe(m) + " must take a payload or a Message<T> (records are routed by "
+                        + "payload type); a batch or a ConsumerRecord needs a @GroupKeeperListener method");
+            }
+            if (org.springframework.core.annotation.AnnotatedElementUtils.hasAnnotation(m,
+                    org.springframework.messaging.handler.annotation.SendTo.class)) {
+                throw new IllegalStateException("@GroupKeeperListener class " + beanClass.getName() + ": @SendTo on "
+                        + "@KafkaHandler method " + describe(m) + " is not supported: put the method in a "
+                        + "@GroupKeeperListener method with @SendTo");
+            }
+            handlers.add(h);
+            if (m.equals(defaultMethod)) {
+                defaultHandler = h;
+            }
+        }
+        if (handlers.isEmpty()) {
+            throw new IllegalStateException("@GroupKeeperListener class " + beanClass.getName() + " has no "
+                    + "@KafkaHandler method: annotate the methods that take the records @KafkaHandler (one "
+                    + "isDefault = true for what no other takes), or put @GroupKeeperListener on a method");
+        }
+        return new ListenerMethod(bean, methods.get(0), false, PayloadDeserializer.JSON.constructType(Object.class),
+                List.of(), List.copyOf(handlers), defaultHandler);
+    }
+
+    /** Spring's {@code findHandlerForPayload}: the one matching method, a match beside the default wins over it. */
+    private ListenerMethod handlerFor(Object value) {
+        Class<?> type = value == null ? org.springframework.kafka.support.KafkaNull.class : value.getClass();
+        ListenerMethod result = null;
+        for (ListenerMethod h : handlers) {
+            if (org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(h.payload.getRawClass())
+                    .isAssignableFrom(type)) {
+                if (result != null && result != defaultHandler) {
+                    if (h != defaultHandler) {
+                        throw new org.springframework.kafka.KafkaException("Ambiguous methods for payload type: "
+                                + type + ": " + result.method.getName() + " and " + h.method.getName());
+                    }
+                    continue;
+                }
+                result = h;
+            }
+        }
+        if (result == null) {
+            result = defaultHandler;
+        }
+        if (result == null) {
+            throw new org.springframework.kafka.KafkaException("No method found for " + type);
+        }
+        return result;
+    }
+
     /** The payload parameter to validate, with its hints (validation groups). */
     private record Validated(int index, Object[] hints, MethodParameter parameter) {
     }
@@ -162,6 +238,9 @@ public final class ListenerMethod {
      */
     void validateWith(org.springframework.validation.Validator validator) {
         this.validator = validator;
+        if (handlers != null) {
+            handlers.forEach(h -> h.validateWith(validator));
+        }
     }
 
     /** As Spring's {@code PayloadMethodArgumentResolver.validate}: errors throw MethodArgumentNotValidException. */
@@ -354,6 +433,10 @@ public final class ListenerMethod {
     }
 
     private void invoke(List<ConsumerRecord<Object, Object>> records) throws Exception {
+        if (handlers != null) {
+            handlerFor(records.get(0).value()).invoke(records);
+            return;
+        }
         if (!batch) { // the delivery attempt of this record (1, 2, ... while the error policy retries it)
             ConsumerRecord<Object, Object> r = records.get(0);
             long[] last = attempts.compute(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
@@ -390,6 +473,11 @@ public final class ListenerMethod {
     private volatile SendToReplies replies;
 
     void sendTo(String topic) {
+        if (handlers != null) {
+            throw new IllegalStateException("@GroupKeeperListener class " + bean.getClass().getName() + ": @SendTo on "
+                    + "a class-level listener is not supported: put the method in a @GroupKeeperListener method with "
+                    + "@SendTo");
+        }
         if (batch) {
             throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo on a batch "
                     + "listener is not supported yet: send the replies in the method with a KafkaTemplate");
@@ -412,7 +500,8 @@ public final class ListenerMethod {
 
     /** Whether a parameter takes the transactional sender (the listener must be transactional). */
     public boolean takesSender() {
-        return arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Sender);
+        return handlers != null ? handlers.stream().anyMatch(ListenerMethod::takesSender)
+                : arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Sender);
     }
 
     /** The bean whose method this is. */
@@ -422,6 +511,7 @@ public final class ListenerMethod {
 
     @Override
     public String toString() {
-        return describe(method);
+        return handlers != null ? org.springframework.aop.support.AopUtils.getTargetClass(bean).getName()
+                + " (@KafkaHandler methods)" : describe(method);
     }
 }

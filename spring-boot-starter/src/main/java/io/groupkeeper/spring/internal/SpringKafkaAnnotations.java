@@ -22,7 +22,9 @@ final class SpringKafkaAnnotations {
 
     /** Throws naming the first Spring Kafka annotation on {@code method} or its class that would be ignored. */
     static void refuse(Class<?> beanClass, Method method) {
-        String where = "@GroupKeeperListener method " + ListenerMethod.describe(method);
+        boolean classLevel = has(beanClass, io.groupkeeper.spring.GroupKeeperListener.class);
+        String where = (classLevel ? "@GroupKeeperListener class " + beanClass.getName() + ", method "
+                : "@GroupKeeperListener method ") + ListenerMethod.describe(method);
         if (has(method, KafkaListener.class) || has(method, KafkaListeners.class)) {
             throw new IllegalStateException(where + " is also annotated @KafkaListener: Spring Kafka would consume "
                     + "the same records in its own container. Remove @KafkaListener (its groupId is the group, its "
@@ -30,9 +32,10 @@ final class SpringKafkaAnnotations {
         }
         if (has(beanClass, KafkaListener.class) || has(beanClass, KafkaListeners.class)) {
             throw new IllegalStateException(where + ": its class " + beanClass.getName() + " is annotated "
-                    + "@KafkaListener (class-level listener with @KafkaHandler methods), which is not supported: put "
-                    + "@GroupKeeperListener on one method per payload type, each in its own group, or one method "
-                    + "taking ConsumerRecord and dispatching on the value's type");
+                    + "@KafkaListener (class-level listener with @KafkaHandler methods), which is not supported beside a "
+                    + "@GroupKeeperListener method: replace the class's @KafkaListener with @GroupKeeperListener(group "
+                    + "= ..., topics = ...) (its @KafkaHandler methods are then routed by payload type as in Spring "
+                    + "Kafka)");
         }
         if (has(method, RetryableTopic.class) || has(beanClass, RetryableTopic.class)) {
             throw new IllegalStateException(where + ": @RetryableTopic (non-blocking retries through retry topics) is "
@@ -65,9 +68,10 @@ final class SpringKafkaAnnotations {
                     + "), which is not called here: annotate it @GroupKeeperListener(group = ..., topics = "
                     + "\"<topic>-dlt\") instead (a listener of dead-letter topics only skips its own failures)");
         }
-        if (kafkaHandler[0] != null) {
+        if (kafkaHandler[0] != null && !classLevel) { // (with ours on the class they are its handlers)
             throw new IllegalStateException(where + ": its class has a @KafkaHandler method (" + kafkaHandler[0]
-                    .getName() + "), which is not called here: use @GroupKeeperListener methods only");
+                    .getName() + "), which is not called here: annotate the class @GroupKeeperListener (a class-level listener routing "
+                    + "by payload type to its @KafkaHandler methods), or use @GroupKeeperListener methods only");
         }
     }
 
