@@ -131,6 +131,12 @@ final class Simulation {
         this.checker.members(members);
         this.resets = new SimResets(zk, clock, checker, log, GROUP, TOPIC, () -> partitions, scheduler);
         this.checker.alsoProcessed(resets::processed);
+        this.resets.onOverwrite(tp -> { // an absolute reset over a typo repairs it (seed 5804)
+            if (corrupt.remove(tp)) {
+                lingering.remove(tp);
+                log.event("the reset of " + tp + " wrote over its typo: repaired");
+            }
+        });
         this.simExecutor = scheduler.executor("sim");
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         if (FOLLOWER_LAG) {
