@@ -12,6 +12,7 @@ import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
 import io.groupkeeper.zkprotocol.internal.ZkTopicRegistry;
 import io.groupkeeper.zookeeper.internal.ConnectString;
 import io.groupkeeper.zookeeper.internal.NoRetryWhileDisconnected;
+import io.groupkeeper.zookeeper.internal.SessionOpener;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -22,8 +23,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -98,84 +97,18 @@ public final class ZooKeeperStore implements CoordinationStore {
     @Override
     public void start() {
         lifecycle.start();
-        long deadline = System.nanoTime() + config.connectionTimeout.toNanos();
         ConnectString cs = config.parsed;
-        List<ConnectString.Server> unresolved = cs.unresolved();
-        if (unresolved.size() == cs.servers().size()) {
-            close();
-            throw new StoreException("cannot connect to ZooKeeper at " + cs + ": no server's host resolves "
-                    + "(unknown host " + hosts(unresolved) + ")");
-        }
-        if (!unresolved.isEmpty()) {
-            LOG.warn("ZooKeeper servers {} of {} do not resolve (unknown host); connecting to the others", unresolved, cs);
-        }
-        awaitReachable(cs, deadline);
-        client.getConnectionStateListenable().addListener(curatorListener);
-        client.start();
-        boolean connected;
         try {
-            connected = client.blockUntilConnected((int) Math.max(1, remainingMs(deadline)), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            connected = false;
-        }
-        if (!connected) {
+            SessionOpener.open(client, cs, config.connectionTimeout,
+                    () -> client.getConnectionStateListenable().addListener(curatorListener));
+        } catch (StoreException e) {
             close();
-            throw new StoreException("cannot connect to ZooKeeper at " + cs + " within "
-                    + config.connectionTimeout.toMillis() + " ms (a server accepts connections but no session was "
-                    + "established: is it a ZooKeeper server, and does it expect TLS (zookeeper.client.secure)?)");
+            throw e;
         }
-        requireChroot(cs);
         zk.refreshSession();
         readNegotiatedTimeout();
         LOG.info("connected to ZooKeeper {} (namespace /{}, session 0x{}, session timeout {} ms)", cs,
                 config.namespace, Long.toHexString(zk.sessionId()), negotiatedMs);
-    }
-
-    /**
-     * Waits until some server accepts a TCP connection, before the ZooKeeper client is started: its own attempts log a
-     * stack trace each (about one a second) while nothing listens; this says it in one line per attempt.
-     */
-    private void awaitReachable(ConnectString cs, long deadline) {
-        for (int attempt = 1; ; attempt++) {
-            // At least 200 ms a probe, so that the last one still tells a refusal from a silence.
-            String why = cs.whyUnreachable((int) Math.min(1_000, Math.max(200, remainingMs(deadline))));
-            if (why == null) {
-                return;
-            }
-            long left = remainingMs(deadline);
-            if (left <= 0) {
-                close();
-                throw new StoreException("cannot connect to ZooKeeper at " + cs + " within "
-                        + config.connectionTimeout.toMillis() + " ms: " + why);
-            }
-            LOG.warn("ZooKeeper at {} cannot be reached ({}); attempt {}, trying again for {} ms more", cs, why, attempt,
-                    left);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(1_000, left)));
-            if (Thread.currentThread().isInterrupted()) {
-                close();
-                throw new StoreException("interrupted while connecting to ZooKeeper at " + cs);
-            }
-        }
-    }
-
-    /** A chroot in the connect string must exist: ZooKeeper does not create it, and every call would fail NONODE. */
-    private void requireChroot(ConnectString cs) {
-        if (cs.chroot() == null) {
-            return;
-        }
-        boolean exists;
-        try {
-            exists = client.getZookeeperClient().getZooKeeper().exists("/", false) != null;
-        } catch (Exception e) {
-            exists = true; // not known: let the first real call say what is wrong
-        }
-        if (!exists) {
-            close();
-            throw new StoreException("the chroot " + cs.chroot() + " of the connect string '" + cs + "' does not exist "
-                    + "in ZooKeeper: create it, or leave it out of the connect string and use namespace(\""
-                    + cs.chroot().substring(1) + "/" + config.namespace + "\")");
-        }
     }
 
     /** Reads the session timeout the server granted; a WARN when it is not the one asked for. */
@@ -197,14 +130,6 @@ public final class ZooKeeperStore implements CoordinationStore {
                     + "minSessionTimeout..maxSessionTimeout, by default 2 to 20 times its tickTime); sessionTimeout() "
                     + "reports {} ms", granted, asked, granted);
         }
-    }
-
-    private static long remainingMs(long deadlineNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-    }
-
-    private static String hosts(List<ConnectString.Server> servers) {
-        return String.join(", ", servers.stream().map(ConnectString.Server::host).toList());
     }
 
     private void onCuratorState(CuratorFramework c, ConnectionState state) {

@@ -8,6 +8,9 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.spi.StoreException;
+import io.groupkeeper.zkprotocol.admin.AdminException;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
+import io.groupkeeper.zookeeper.internal.SessionOpener;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -100,7 +103,7 @@ class ConnectFailFastIT extends ZkTestSupport {
         String cs = "127.0.0.1:" + closed;
         // The ZooKeeper client's own logger at WARN (the tests' configuration has it at ERROR): it must stay silent.
         ListAppender<ILoggingEvent> zkLog = capture("org.apache.zookeeper", Level.WARN);
-        ListAppender<ILoggingEvent> log = capture(ZooKeeperStore.class.getName(), null);
+        ListAppender<ILoggingEvent> log = capture(SessionOpener.class.getName(), null);
         try {
             ZooKeeperStore store = ZooKeeperStore.builder().connectString(cs)
                     .connectionTimeout(Duration.ofMillis(2_500)).build();
@@ -114,9 +117,34 @@ class ConnectFailFastIT extends ZkTestSupport {
             assertThat(log.list).allMatch(e -> e.getThrowableProxy() == null);
             assertThat(zkLog.list).as("the ZooKeeper client's lines").isEmpty();
         } finally {
-            detach(ZooKeeperStore.class.getName(), log, null);
+            detach(SessionOpener.class.getName(), log, null);
             detach("org.apache.zookeeper", zkLog, Level.ERROR);
         }
+    }
+
+    @Test
+    void theAdminsReadOnlySourceFailsFastTheSameWay() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        String cs = "127.0.0.1:" + closed;
+        long t0 = System.nanoTime();
+        assertThatThrownBy(() -> ZooKeeperAdmin.source(cs, Duration.ofMillis(1_500))).isInstanceOf(AdminException.class)
+                .hasMessage("cannot connect to ZooKeeper at " + cs + " within 1500 ms: " + cs + ": Connection refused");
+        assertThat(elapsedMs(t0)).isLessThan(6_000L);
+        assertThatThrownBy(() -> ZooKeeperAdmin.source("zk-typo.invalid:2181", Duration.ofSeconds(1)))
+                .isInstanceOf(AdminException.class)
+                .hasMessage("cannot connect to ZooKeeper at zk-typo.invalid:2181: no server's host resolves "
+                        + "(unknown host zk-typo.invalid)");
+        assertThatThrownBy(() -> ZooKeeperAdmin.source("127.0.0.1/" + server.getPort(), Duration.ofSeconds(1)))
+                .isInstanceOf(AdminException.class)
+                .hasMessageStartingWith("connectString '127.0.0.1/" + server.getPort() + "' has '/" + server.getPort()
+                        + "' after the host");
+        assertThatThrownBy(() -> ZooKeeperAdmin.source(connectString() + "/storm-typo", Duration.ofSeconds(5)))
+                .isInstanceOf(AdminException.class)
+                .hasMessage("the chroot /storm-typo of the connect string '" + connectString() + "/storm-typo' does not "
+                        + "exist in ZooKeeper: create it, or leave it out of the connect string");
     }
 
     private static long elapsedMs(long t0) {

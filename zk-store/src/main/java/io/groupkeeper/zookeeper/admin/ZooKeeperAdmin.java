@@ -8,11 +8,12 @@ import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import io.groupkeeper.zkprotocol.admin.LogBounds;
 import io.groupkeeper.zkprotocol.admin.ZkSource;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.internal.ConnectString;
+import io.groupkeeper.zookeeper.internal.SessionOpener;
 import io.groupkeeper.zookeeper.internal.ZkSession;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -45,26 +46,27 @@ public final class ZooKeeperAdmin {
     /**
      * Connects, read-only, to an ensemble another system wrote (no namespace: paths as that system wrote them; a
      * connect string may carry a chroot, {@code zk1:2181/kafka}); throws {@link AdminException} naming the ensemble when
-     * it cannot be reached in {@code timeout}. Closing the source closes the connection.
+     * it cannot be reached in {@code timeout}, in one line that says why (as the store's own connection does). Closing
+     * the source closes the connection.
      */
     public static ZkSource source(String connectString, Duration timeout) {
         if (connectString == null || connectString.isBlank()) {
             throw new AdminException("a ZooKeeper connect string is required");
         }
+        ConnectString cs;
+        try {
+            cs = ConnectString.parse(connectString);
+        } catch (IllegalArgumentException e) {
+            throw new AdminException(e.getMessage().replaceFirst("^ZooKeeperStore: ", ""));
+        }
         CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
                 .connectionTimeoutMs((int) timeout.toMillis()).sessionTimeoutMs(30_000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 3, 1_000)).build();
-        c.start();
-        boolean connected;
         try {
-            connected = c.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            connected = false;
-        }
-        if (!connected) {
+            SessionOpener.open(c, cs, timeout, () -> { });
+        } catch (StoreException e) {
             c.close();
-            throw new AdminException("cannot connect to ZooKeeper at " + connectString + " within " + timeout.toMillis() + " ms");
+            throw new AdminException(e.getMessage());
         }
         return ZkSource.over(new ZkSession(c, new ZkStats()), connectString, c::close);
     }
