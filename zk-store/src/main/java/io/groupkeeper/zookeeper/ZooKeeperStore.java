@@ -246,7 +246,7 @@ public final class ZooKeeperStore implements CoordinationStore {
         };
     }
 
-    /** Configures a {@link ZooKeeperStore}; {@link #build()} fails fast naming the bad option. */
+    /** Configures a {@link ZooKeeperStore}; each setter rejects a bad value at once, naming it. */
     public static final class Builder {
         /** Below this the ZooKeeper client cannot connect at all: it gives each attempt sessionTimeout / servers. */
         static final Duration MIN_SESSION_TIMEOUT = Duration.ofSeconds(1);
@@ -267,15 +267,27 @@ public final class ZooKeeperStore implements CoordinationStore {
 
         /**
          * ZooKeeper servers, each {@code host:port}, e.g. {@code "zk1:2181,zk2:2181"}; a chroot ({@code /path} after
-         * the servers) must exist. Required. {@link #build()} checks the form, {@code start()} that the hosts resolve.
+         * the servers) must exist. Required. Checked for its form here, for hosts that resolve by {@code start()}.
          */
         public Builder connectString(String connectString) {
+            if (connectString == null || connectString.isBlank()) {
+                throw new IllegalArgumentException("ZooKeeperStore: connectString is required (e.g. 127.0.0.1:2181)");
+            }
+            this.parsed = ConnectString.parse(connectString);
             this.connectString = connectString;
             return this;
         }
 
         /** The root path of all nodes (several tenants may share one ensemble); default {@code groupkeeper}. */
         public Builder namespace(String namespace) {
+            if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")
+                    || namespace.contains("//")) {
+                throw new IllegalArgumentException("ZooKeeperStore: namespace must be a relative path like "
+                        + "'groupkeeper' or 'tenants/a', was '" + namespace + "'");
+            }
+            for (String segment : namespace.split("/")) {
+                io.groupkeeper.Names.requireValid("namespace segment", segment);
+            }
             this.namespace = namespace;
             return this;
         }
@@ -286,12 +298,19 @@ public final class ZooKeeperStore implements CoordinationStore {
          * {@code sessionTimeout()} reports the granted one and a WARN says so.
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
+            requirePositive("sessionTimeout", sessionTimeout);
+            if (sessionTimeout.compareTo(MIN_SESSION_TIMEOUT) < 0) {
+                throw new IllegalArgumentException("ZooKeeperStore: sessionTimeout must be at least 1 s, was "
+                        + sessionTimeout.toMillis() + " ms (the ZooKeeper client gives each connection attempt "
+                        + "sessionTimeout / number of servers, and servers grant at least 2 ticks, 4 s by default)");
+            }
             this.sessionTimeout = sessionTimeout;
             return this;
         }
 
         /** How long {@code start()} waits for the first connection; default 10 s. */
         public Builder connectionTimeout(Duration connectionTimeout) {
+            requirePositive("connectionTimeout", connectionTimeout);
             this.connectionTimeout = connectionTimeout;
             return this;
         }
@@ -316,6 +335,9 @@ public final class ZooKeeperStore implements CoordinationStore {
          * changed only by clients with the same credentials. {@code worldReadable}: whether others may read them.
          */
         public Builder digest(String userColonPassword, boolean worldReadable) {
+            if (userColonPassword == null || !userColonPassword.contains(":") || userColonPassword.startsWith(":")) {
+                throw new IllegalArgumentException("ZooKeeperStore: digest must be user:password");
+            }
             this.digest = userColonPassword;
             this.worldReadable = worldReadable;
             return this;
@@ -341,27 +363,8 @@ public final class ZooKeeperStore implements CoordinationStore {
         }
 
         public ZooKeeperStore build() {
-            if (connectString == null || connectString.isBlank()) {
+            if (connectString == null) {
                 throw new IllegalArgumentException("ZooKeeperStore: connectString is required (e.g. 127.0.0.1:2181)");
-            }
-            parsed = ConnectString.parse(connectString);
-            if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")
-                    || namespace.contains("//")) {
-                throw new IllegalArgumentException("ZooKeeperStore: namespace must be a relative path like "
-                        + "'groupkeeper' or 'tenants/a', was '" + namespace + "'");
-            }
-            for (String segment : namespace.split("/")) {
-                io.groupkeeper.Names.requireValid("namespace segment", segment);
-            }
-            requirePositive("sessionTimeout", sessionTimeout);
-            if (sessionTimeout.compareTo(MIN_SESSION_TIMEOUT) < 0) {
-                throw new IllegalArgumentException("ZooKeeperStore: sessionTimeout must be at least 1 s, was "
-                        + sessionTimeout.toMillis() + " ms (the ZooKeeper client gives each connection attempt "
-                        + "sessionTimeout / number of servers, and servers grant at least 2 ticks, 4 s by default)");
-            }
-            requirePositive("connectionTimeout", connectionTimeout);
-            if (digest != null && (!digest.contains(":") || digest.startsWith(":"))) {
-                throw new IllegalArgumentException("ZooKeeperStore: digest must be user:password");
             }
             return new ZooKeeperStore(this);
         }

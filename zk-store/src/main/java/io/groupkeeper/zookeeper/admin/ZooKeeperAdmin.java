@@ -84,11 +84,9 @@ public final class ZooKeeperAdmin {
      */
     public static final class Builder {
         private ZooKeeperStore store;
-        private String connectString;
-        private String namespace = "groupkeeper";
-        private String digest;
-        private Duration connectionTimeout = Duration.ofSeconds(10);
-        private Clock clock = Clock.systemUTC();
+        /** The admin's own store, when it has one: its builder checks each connection setting as it is given. */
+        private final ZooKeeperStore.Builder own = ZooKeeperStore.builder();
+        private boolean connects;
         private UnaryOperator<ZkPort> instrument = UnaryOperator.identity();
         private final GroupAdmin.Builder admin = GroupAdmin.builder();
 
@@ -102,24 +100,25 @@ public final class ZooKeeperAdmin {
         }
 
         public Builder connectString(String connectString) {
-            this.connectString = connectString;
+            own.connectString(connectString);
+            connects = true;
             return this;
         }
 
         /** Default {@code groupkeeper}. */
         public Builder namespace(String namespace) {
-            this.namespace = namespace;
+            own.namespace(namespace);
             return this;
         }
 
         /** ZooKeeper digest credentials {@code user:password}, for groups whose nodes have ACLs. */
         public Builder digest(String userColonPassword) {
-            this.digest = userColonPassword;
+            own.digest(userColonPassword, true);
             return this;
         }
 
         public Builder connectionTimeout(Duration timeout) {
-            this.connectionTimeout = Objects.requireNonNull(timeout, "timeout");
+            own.connectionTimeout(timeout);
             return this;
         }
 
@@ -130,7 +129,7 @@ public final class ZooKeeperAdmin {
         }
 
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            own.clock(clock);
             admin.clock(clock);
             return this;
         }
@@ -162,20 +161,15 @@ public final class ZooKeeperAdmin {
          */
         public GroupAdmin build() {
             if (store != null) {
-                if (connectString != null) {
+                if (connects) {
                     throw new IllegalStateException("ZooKeeperAdmin: give either store(...) or connectString(...), not both");
                 }
                 return admin.port(port(store)).build();
             }
-            if (connectString == null || connectString.isBlank()) {
+            if (!connects) {
                 throw new IllegalArgumentException("ZooKeeperAdmin: connectString (or store) is required");
             }
-            ZooKeeperStore.Builder sb = ZooKeeperStore.builder().connectString(connectString).namespace(namespace)
-                    .connectionTimeout(connectionTimeout).clock(clock);
-            if (digest != null) {
-                sb.digest(digest, true);
-            }
-            ZooKeeperStore s = sb.build();
+            ZooKeeperStore s = own.build();
             s.start();
             return admin.port(port(s)).onClose(s::close).build();
         }
