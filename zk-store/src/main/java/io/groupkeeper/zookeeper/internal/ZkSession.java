@@ -1,7 +1,14 @@
 package io.groupkeeper.zookeeper.internal;
 
+import static io.groupkeeper.zookeeper.internal.ZkWire.bytes;
+import static io.groupkeeper.zookeeper.internal.ZkWire.code;
+import static io.groupkeeper.zookeeper.internal.ZkWire.failedOp;
+import static io.groupkeeper.zookeeper.internal.ZkWire.failure;
+import static io.groupkeeper.zookeeper.internal.ZkWire.mode;
+import static io.groupkeeper.zookeeper.internal.ZkWire.stat;
+import static io.groupkeeper.zookeeper.internal.ZkWire.zkFailure;
+
 import io.groupkeeper.spi.StoreException;
-import io.groupkeeper.zkprotocol.WireSize;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkEvent;
 import io.groupkeeper.zkprotocol.ZkFailure;
@@ -12,10 +19,7 @@ import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.ZkResult;
 import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.zkprotocol.ZkStats;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,7 +32,6 @@ import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.api.transaction.CuratorTransactionResult;
-import org.apache.jute.BinaryOutputArchive;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -40,9 +43,13 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The session port ({@link ZkPort}) on one Curator client, the store's thin layer over it: counted round trips, one-shot watch hooks that ignore
- * connection-state pseudo events, the session ids this client has had (to recognise its own stale ephemeral
- * nodes), and translation of ZooKeeper failures into {@link StoreException}s that name the path.
+ * The session port ({@link ZkPort}) on one Curator client, the store's thin layer over it: counted round trips, one-shot
+ * watch hooks that ignore connection-state pseudo events, the session ids this client has had (to recognise its own
+ * stale ephemeral nodes), and ZooKeeper failures as {@link StoreException}s that name the path ({@link ZkWire}).
+ *
+ * <p>About 690 lines, one class on purpose: it is the port's one implementation on Curator, each of the port's thirty
+ * methods a short call with the same counting, connection gate and failure translation around it; the translation of
+ * ZooKeeper's types, the part that stands alone, is {@link ZkWire}.
  */
 public final class ZkSession implements ZkPort {
 
@@ -159,11 +166,6 @@ public final class ZkSession implements ZkPort {
         };
     }
 
-    public static ZkStat stat(Stat s) {
-        return new ZkStat(s.getVersion(), s.getCversion(), s.getCzxid(), s.getMzxid(), s.getEphemeralOwner(),
-                s.getNumChildren());
-    }
-
     @Override
     public Optional<ZkNode> read(String path, Runnable hook) {
         long sentIn = enter("read " + abs(path));
@@ -208,7 +210,7 @@ public final class ZkSession implements ZkPort {
 
     @Override
     public Optional<ZkStat> exists(String path, Runnable hook) {
-        return Optional.ofNullable(exists(path, hook == null ? null : watcher(hook))).map(ZkSession::stat);
+        return Optional.ofNullable(exists(path, hook == null ? null : watcher(hook))).map(ZkWire::stat);
     }
 
     public Stat exists(String path, Watcher w) {
@@ -653,8 +655,6 @@ public final class ZkSession implements ZkPort {
         }
     }
 
-    // ------------------------------------------------------------------ translation
-
     /** Curator's operation of a port operation: the namespace and the ACLs applied as Curator applies them. */
     public CuratorOp op(ZkOp op) {
         try {
@@ -673,13 +673,6 @@ public final class ZkSession implements ZkPort {
         }
     }
 
-    private static CreateMode mode(ZkOp.Create c) {
-        if (c.ephemeral()) {
-            return c.sequential() ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL;
-        }
-        return c.sequential() ? CreateMode.PERSISTENT_SEQUENTIAL : CreateMode.PERSISTENT;
-    }
-
     private List<ZkResult> results(List<OpResult> results) {
         List<ZkResult> out = new ArrayList<>(results.size());
         for (OpResult r : results) {
@@ -692,94 +685,5 @@ public final class ZkSession implements ZkPort {
             }
         }
         return out;
-    }
-
-    static ZkCode code(KeeperException.Code code) {
-        return switch (code) {
-            case OK -> ZkCode.OK;
-            case NONODE -> ZkCode.NONODE;
-            case NODEEXISTS -> ZkCode.NODEEXISTS;
-            case BADVERSION -> ZkCode.BADVERSION;
-            case NOTEMPTY -> ZkCode.NOTEMPTY;
-            case NOCHILDRENFOREPHEMERALS -> ZkCode.NOCHILDRENFOREPHEMERALS;
-            case CONNECTIONLOSS -> ZkCode.CONNECTIONLOSS;
-            case SESSIONEXPIRED -> ZkCode.SESSIONEXPIRED;
-            case OPERATIONTIMEOUT -> ZkCode.OPERATIONTIMEOUT;
-            case NOAUTH -> ZkCode.NOAUTH;
-            case UNIMPLEMENTED -> ZkCode.UNIMPLEMENTED;
-            case MARSHALLINGERROR -> ZkCode.MARSHALLINGERROR;
-            default -> ZkCode.OTHER;
-        };
-    }
-
-    private static ZkFailure zkFailure(KeeperException e) {
-        return new ZkFailure(code(e.code()), e.getPath(), failedOp(e.getResults()), e);
-    }
-
-    /** The index of the operation that made a transaction fail, or -1 if unknown. */
-    public static int failedOp(KeeperException e) {
-        return failedOp(e.getResults());
-    }
-
-    private static int failedOp(List<OpResult> results) {
-        if (results == null) {
-            return -1;
-        }
-        for (int i = 0; i < results.size(); i++) {
-            if (results.get(i) instanceof OpResult.ErrorResult err
-                    && err.getErr() != KeeperException.Code.OK.intValue()
-                    && err.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    public static StoreException failure(String what, Exception e) {
-        if (e instanceof StoreException se) {
-            return se;
-        }
-        if (e instanceof InterruptedException) {
-            Thread.currentThread().interrupt();
-        }
-        String detail = e instanceof KeeperException ke ? ke.code() + (ke.getPath() != null ? " " + ke.getPath() : "")
-                : e instanceof ZkFailure f ? f.code() + (f.path() != null ? " " + f.path() : "") : e.toString();
-        return new StoreException("ZooKeeper: " + what + " failed: " + detail, e);
-    }
-
-    // ------------------------------------------------------------------ sizes
-
-    /** What {@code ops} cost in one transaction: see {@link #bytes(Op)}. */
-    public static long bytes(Collection<Op> ops) {
-        long sum = 0;
-        for (Op op : ops) {
-            sum += bytes(op);
-        }
-        return sum;
-    }
-
-    /** What one operation costs in a transaction: its multi header and its request record as jute serializes it. */
-    public static long bytes(Op op) {
-        Counter counter = new Counter();
-        try {
-            op.toRequestRecord().serialize(BinaryOutputArchive.getArchive(counter), "op");
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot size " + op, e); // a counting stream does not fail
-        }
-        return WireSize.MULTI_HEADER_BYTES + counter.count;
-    }
-
-    private static final class Counter extends OutputStream {
-        long count;
-
-        @Override
-        public void write(int b) {
-            count++;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            count += len;
-        }
     }
 }

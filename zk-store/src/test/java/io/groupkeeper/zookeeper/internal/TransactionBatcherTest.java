@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class TransactionBatcherTest {
 
     /** Sizes a port operation as jute does, with the open ACL (no namespace). */
-    private static final ToLongFunction<ZkOp> JUTE = op -> ZkSession.bytes(jute(op));
+    private static final ToLongFunction<ZkOp> JUTE = op -> ZkWire.bytes(jute(op));
 
     /** A request of {@code n} set operations of {@code body} bytes each. */
     private record Req(String name, int n, int body) {
@@ -55,11 +55,11 @@ class TransactionBatcherTest {
                 Op.delete("/g/owners/t/1", -1));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         new MultiOperationRecord(ops).serialize(BinaryOutputArchive.getArchive(out), "multi");
-        long sum = ops.stream().mapToLong(ZkSession::bytes).sum();
+        long sum = ops.stream().mapToLong(ZkWire::bytes).sum();
         // The whole multi is the operations plus its closing header (type -1, done, error).
         assertThat(out.size()).isEqualTo(sum + TransactionBatcher.MULTI_HEADER_BYTES);
-        assertThat(ZkSession.bytes(Op.setData("/p", new byte[1300], 0))
-                - ZkSession.bytes(Op.setData("/p", new byte[300], 0))).isEqualTo(1000);
+        assertThat(ZkWire.bytes(Op.setData("/p", new byte[1300], 0))
+                - ZkWire.bytes(Op.setData("/p", new byte[300], 0))).isEqualTo(1000);
     }
 
     @Test
