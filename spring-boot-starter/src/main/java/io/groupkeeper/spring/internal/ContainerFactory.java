@@ -192,7 +192,8 @@ public final class ContainerFactory {
                 c.mirrorOffsetsToKafka(mirrorGroup);
             }
         });
-        transactional(e, own, all, where, b);
+        boolean tx = transactional(e, own, all, where, b);
+        ListenerTransactionTemplates templates = tx ? templates() : null; // a KafkaTemplate joins the transaction
         if (clientMetrics != null) {
             b.clientListener(clientMetrics.apply(e.id(), e.group()));
         }
@@ -232,7 +233,7 @@ public final class ContainerFactory {
                     + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");
         }
         if (e.method().batch()) {
-            BatchHandler<Object, Object> raw = e.method().batchHandler();
+            BatchHandler<Object, Object> raw = tx ? templates.wrap(e.method().batchHandler()) : e.method().batchHandler();
             BatchHandler<Object, Object> observed = observation.observe(raw);
             b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
                 List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new java.util.ArrayList<>(records));
@@ -243,7 +244,8 @@ public final class ContainerFactory {
                 }
             });
         } else {
-            RecordHandler<Object, Object> observed = observation.observe(e.method().recordHandler());
+            RecordHandler<Object, Object> observed = observation.observe(tx ? templates.wrap(e.method().recordHandler())
+                    : e.method().recordHandler());
             b.recordHandler(filter == null ? observed : r -> { // true: discard, as Spring's
                 if (!filter.filter(r)) {
                     observed.handle(r);
@@ -267,17 +269,18 @@ public final class ContainerFactory {
      * The transactional mode: the annotation's {@code transactional}, else the properties; serializers and producer
      * properties from {@code spring.kafka.producer.*}. A {@code TransactionalSender} parameter needs it.
      */
-    private void transactional(ListenerEndpoint e, Listener own, Listener all, String where,
-                               ListenerContainerBuilder<Object, Object> b) {
+    private boolean transactional(ListenerEndpoint e, Listener own, Listener all, String where,
+                                  ListenerContainerBuilder<Object, Object> b) {
+        // with spring.kafka.producer.transaction-id-prefix, Boot makes every @KafkaListener container transactional
         boolean tx = !e.transactional().isBlank() ? Boolean.parseBoolean(e.transactional().trim())
-                : first(own.getTransactional(), all.getTransactional(), false);
+                : first(own.getTransactional(), all.getTransactional(), kafka.getProducer().getTransactionIdPrefix() != null);
         if (!tx) {
             if (e.method().takesSender()) {
                 throw new IllegalStateException(where + ": a TransactionalSender parameter needs a transactional "
                         + "listener: @GroupKeeperListener(transactional = \"true\") or groupkeeper.listeners."
                         + e.id() + ".transactional=true");
             }
-            return;
+            return false;
         }
         Map<String, Object> producer = producerProperties();
         Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
@@ -294,6 +297,16 @@ public final class ContainerFactory {
         if (prefix != null) {
             b.transactionalIdPrefix(prefix);
         }
+        return true;
+    }
+
+    private ListenerTransactionTemplates templates;
+
+    private synchronized ListenerTransactionTemplates templates() {
+        if (templates == null) {
+            templates = ListenerTransactionTemplates.of((org.springframework.beans.factory.ListableBeanFactory) beans);
+        }
+        return templates;
     }
 
     /**
