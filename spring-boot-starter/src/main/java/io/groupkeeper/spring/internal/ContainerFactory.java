@@ -152,7 +152,8 @@ public final class ContainerFactory {
                 .id(e.id()).group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
                 .deserializers(() -> deserializer(keyType, deserializerConfig, true),
-                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false)))
+                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false),
+                                payloadJson()))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
@@ -301,6 +302,15 @@ public final class ContainerFactory {
     }
 
     private ListenerTransactionTemplates templates;
+    private PayloadJson payloadJson;
+
+    /** The JSON mapper of payload conversion: the application's where it has one ({@link PayloadJson#select}). */
+    private synchronized PayloadJson payloadJson() {
+        if (payloadJson == null) {
+            payloadJson = PayloadJson.select((org.springframework.beans.factory.ListableBeanFactory) beans);
+        }
+        return payloadJson;
+    }
 
     private synchronized ListenerTransactionTemplates templates() {
         if (templates == null) {

@@ -408,7 +408,13 @@ public final class ListenerMethod {
      * {@code configured} produces them).
      */
     Deserializer<Object> valueDeserializer(Deserializer<Object> configured) {
-        return PayloadDeserializer.passThrough(payload) ? configured : new PayloadDeserializer(configured, payload);
+        return valueDeserializer(configured, PayloadJson.DEFAULT);
+    }
+
+    /** The same, reading JSON with {@code json} (the application's mapper, {@link PayloadJson#select}). */
+    Deserializer<Object> valueDeserializer(Deserializer<Object> configured, PayloadJson json) {
+        return PayloadDeserializer.passThrough(payload) ? configured
+                : new PayloadDeserializer(configured, payload, json);
     }
 
     /**

@@ -71,6 +71,11 @@ public final class SpringKafkaSettings {
             "org.springframework.kafka.support.converter.ByteArrayJacksonJsonMessageConverter",
             "org.springframework.kafka.support.converter.BytesJacksonJsonMessageConverter");
 
+    /** Whether {@code className} is one of Spring Kafka's JSON record converters. */
+    static boolean isJsonConverter(String className) {
+        return JSON_CONVERTERS.contains(className);
+    }
+
     private final ListableBeanFactory beans;
     private final Binder binder;
     private final Set<String> springKafkaOnly;
