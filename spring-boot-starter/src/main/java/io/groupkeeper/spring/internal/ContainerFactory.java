@@ -228,7 +228,7 @@ public final class ContainerFactory {
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
                 springKafka == null ? null : springKafka.recordFilter();
-        if (filter != null && !e.method().valuesAsDeserialized(valueType)) {
+        if (filter != null && !e.method().valuesAsDeserialized(valueType, payloadJson())) {
             throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
                     + "converted payloads, not the deserializer's values as in Spring Kafka: filter in the method, "
                     + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");

@@ -432,9 +432,15 @@ public final class ListenerMethod {
      * {@code StringDeserializer}, byte[] from {@code ByteArrayDeserializer}).
      */
     boolean valuesAsDeserialized(Class<?> valueDeserializer) {
+        return valuesAsDeserialized(valueDeserializer, PayloadJson.DEFAULT);
+    }
+
+    /** The same when payloads are read with {@code json} (a JSON converter's reads String payloads as JSON too). */
+    boolean valuesAsDeserialized(Class<?> valueDeserializer, PayloadJson json) {
         Class<?> raw = payload.getRawClass();
         return PayloadDeserializer.passThrough(payload)
-                || raw == String.class && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
+                || raw == String.class && !json.jsonStrings()
+                && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
                 || raw == byte[].class
                 && valueDeserializer == org.apache.kafka.common.serialization.ByteArrayDeserializer.class;
     }

@@ -67,6 +67,21 @@ class PayloadJsonTest {
                 });
     }
 
+    static class StringListener {
+        void onText(String text) {
+        }
+    }
+
+    /** A RecordFilterStrategy sees the deserializer's values in Spring; JSON-decoded Strings are not those. */
+    @Test
+    void stringPayloadsReadAsJsonAreNotTheDeserializersValues() throws Exception {
+        ListenerMethod m = ListenerMethod.of(new StringListener(),
+                StringListener.class.getDeclaredMethod("onText", String.class), "g");
+        assertThat(m.valuesAsDeserialized(StringDeserializer.class, PayloadJson.DEFAULT)).isTrue();
+        new ApplicationContextRunner().withBean(JsonMessageConverter.class).run(ctx ->
+                assertThat(m.valuesAsDeserialized(StringDeserializer.class, PayloadJson.select(ctx))).isFalse());
+    }
+
     private static Object read(PayloadJson json, Class<?> type, String value) {
         Deserializer<Object> d = new PayloadDeserializer(cast(new StringDeserializer()),
                 PayloadDeserializer.JSON.constructType(type), json);
