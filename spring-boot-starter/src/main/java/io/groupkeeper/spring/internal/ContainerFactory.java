@@ -306,17 +306,13 @@ public final class ContainerFactory {
 
     /** The JSON mapper of payload conversion: the application's where it has one ({@link PayloadJson#select}). */
     private synchronized PayloadJson payloadJson() {
-        if (payloadJson == null) {
-            payloadJson = PayloadJson.select((org.springframework.beans.factory.ListableBeanFactory) beans);
-        }
-        return payloadJson;
+        return payloadJson != null ? payloadJson
+                : (payloadJson = PayloadJson.select((org.springframework.beans.factory.ListableBeanFactory) beans));
     }
 
     private synchronized ListenerTransactionTemplates templates() {
-        if (templates == null) {
-            templates = ListenerTransactionTemplates.of((org.springframework.beans.factory.ListableBeanFactory) beans);
-        }
-        return templates;
+        return templates != null ? templates : (templates = ListenerTransactionTemplates.of(
+                (org.springframework.beans.factory.ListableBeanFactory) beans));
     }
 
     /**
