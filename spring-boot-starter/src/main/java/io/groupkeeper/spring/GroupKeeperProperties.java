@@ -170,8 +170,9 @@ public class GroupKeeperProperties {
         /**
          * Exactly once into Kafka: what the listener sends with its {@code TransactionalSender} parameter commits in
          * one Kafka transaction with the input position (a fenced transactional producer per owned input partition;
-         * docs/exactly-once.md). Serializers from spring.kafka.producer.key-serializer / value-serializer. Default
-         * false.
+         * docs/exactly-once.md); so does a transactional KafkaTemplate used in the method. Serializers from
+         * spring.kafka.producer.key-serializer / value-serializer. Default false, true when
+         * spring.kafka.producer.transaction-id-prefix is set.
          */
         private Boolean transactional;
         /** The prefix of the transactional producers' transactional.id (then group/topic/partition). Default groupkeeper/. */

@@ -45,6 +45,27 @@ class DifferentialIT {
         assertThat(spring.attempts).containsEntry("fail-1", 2); // FixedBackOff(100, 1): the case is not vacuous
     }
 
+    /** Sample-03: batch listeners, a KafkaTemplate inside one, in the listener's transaction (transaction-id-prefix). */
+    @Test
+    void sample03ObservesTheSameOnSpringKafkaAndOnTheStarter() {
+        List<String> values = List.of("a", "b", "c", "d", "e");
+        Sample03Differential.Observed spring = Sample03Differential.run(false, values);
+        Sample03Differential.Observed groupkeeper = Sample03Differential.run(true, values);
+        assertThat(groupkeeper).isEqualTo(spring);
+        assertThat(spring.committedOutputs()).hasSize(5); // each output once in read_committed: not vacuous
+    }
+
+    /** A record with a java.time.Instant, read by Spring Kafka's Jackson 3 converter over Boot's JsonMapper. */
+    @Test
+    void instantPayloadsObserveTheSameOnSpringKafkaAndOnTheStarter() {
+        List<String> values = List.of("{\"id\":\"e1\",\"at\":\"2026-12-07T05:00:00.250Z\"}",
+                "{\"id\":\"e2\",\"at\":1765083600.5,\"unknown\":1}");
+        List<String> spring = InstantDifferential.run(false, values);
+        List<String> groupkeeper = InstantDifferential.run(true, values);
+        assertThat(groupkeeper).isEqualTo(spring);
+        assertThat(spring).contains("Event[id=e1, at=2026-12-07T05:00:00.250Z]"); // not vacuous
+    }
+
     record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {
     }
 

@@ -152,7 +152,8 @@ public final class ContainerFactory {
                 .id(e.id()).group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
                 .deserializers(() -> deserializer(keyType, deserializerConfig, true),
-                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false)))
+                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false),
+                                payloadJson()))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
@@ -192,7 +193,8 @@ public final class ContainerFactory {
                 c.mirrorOffsetsToKafka(mirrorGroup);
             }
         });
-        transactional(e, own, all, where, b);
+        boolean tx = transactional(e, own, all, where, b);
+        ListenerTransactionTemplates templates = tx ? templates() : null; // a KafkaTemplate joins the transaction
         if (clientMetrics != null) {
             b.clientListener(clientMetrics.apply(e.id(), e.group()));
         }
@@ -226,13 +228,13 @@ public final class ContainerFactory {
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
         org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
                 springKafka == null ? null : springKafka.recordFilter();
-        if (filter != null && !e.method().valuesAsDeserialized(valueType)) {
+        if (filter != null && !e.method().valuesAsDeserialized(valueType, payloadJson())) {
             throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
                     + "converted payloads, not the deserializer's values as in Spring Kafka: filter in the method, "
                     + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");
         }
         if (e.method().batch()) {
-            BatchHandler<Object, Object> raw = e.method().batchHandler();
+            BatchHandler<Object, Object> raw = tx ? templates.wrap(e.method().batchHandler()) : e.method().batchHandler();
             BatchHandler<Object, Object> observed = observation.observe(raw);
             b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
                 List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new java.util.ArrayList<>(records));
@@ -243,7 +245,8 @@ public final class ContainerFactory {
                 }
             });
         } else {
-            RecordHandler<Object, Object> observed = observation.observe(e.method().recordHandler());
+            RecordHandler<Object, Object> observed = observation.observe(tx ? templates.wrap(e.method().recordHandler())
+                    : e.method().recordHandler());
             b.recordHandler(filter == null ? observed : r -> { // true: discard, as Spring's
                 if (!filter.filter(r)) {
                     observed.handle(r);
@@ -267,17 +270,18 @@ public final class ContainerFactory {
      * The transactional mode: the annotation's {@code transactional}, else the properties; serializers and producer
      * properties from {@code spring.kafka.producer.*}. A {@code TransactionalSender} parameter needs it.
      */
-    private void transactional(ListenerEndpoint e, Listener own, Listener all, String where,
-                               ListenerContainerBuilder<Object, Object> b) {
+    private boolean transactional(ListenerEndpoint e, Listener own, Listener all, String where,
+                                  ListenerContainerBuilder<Object, Object> b) {
+        // with spring.kafka.producer.transaction-id-prefix, Boot makes every @KafkaListener container transactional
         boolean tx = !e.transactional().isBlank() ? Boolean.parseBoolean(e.transactional().trim())
-                : first(own.getTransactional(), all.getTransactional(), false);
+                : first(own.getTransactional(), all.getTransactional(), kafka.getProducer().getTransactionIdPrefix() != null);
         if (!tx) {
             if (e.method().takesSender()) {
                 throw new IllegalStateException(where + ": a TransactionalSender parameter needs a transactional "
                         + "listener: @GroupKeeperListener(transactional = \"true\") or groupkeeper.listeners."
                         + e.id() + ".transactional=true");
             }
-            return;
+            return false;
         }
         Map<String, Object> producer = producerProperties();
         Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
@@ -294,6 +298,21 @@ public final class ContainerFactory {
         if (prefix != null) {
             b.transactionalIdPrefix(prefix);
         }
+        return true;
+    }
+
+    private ListenerTransactionTemplates templates;
+    private PayloadJson payloadJson;
+
+    /** The JSON mapper of payload conversion: the application's where it has one ({@link PayloadJson#select}). */
+    private synchronized PayloadJson payloadJson() {
+        return payloadJson != null ? payloadJson
+                : (payloadJson = PayloadJson.select((org.springframework.beans.factory.ListableBeanFactory) beans));
+    }
+
+    private synchronized ListenerTransactionTemplates templates() {
+        return templates != null ? templates : (templates = ListenerTransactionTemplates.of(
+                (org.springframework.beans.factory.ListableBeanFactory) beans));
     }
 
     /**

@@ -91,7 +91,7 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             }
             String group = group(onClass, "class " + target.getName());
             register(onClass, bean, beanName, beanName, "class " + target.getName(), group,
-                    ListenerMethod.handlers(bean, target, invocables, defaultMethod, group));
+                    ListenerMethod.handlers(bean, target, invocables, defaultMethod, group, this::resolve));
         }
         return bean;
     }

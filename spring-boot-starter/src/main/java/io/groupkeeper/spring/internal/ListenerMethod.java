@@ -164,6 +164,16 @@ public final class ListenerMethod {
      */
     static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
                                    String group) {
+        return handlers(bean, beanClass, methods, defaultMethod, group, java.util.function.UnaryOperator.identity());
+    }
+
+    /**
+     * The same, with {@code @SendTo} on a {@code @KafkaHandler} method honoured as Spring Kafka's
+     * {@code DelegatingInvocableHandler} honours it: that method's result is sent to its topic ({@code resolve}d as
+     * placeholders and SpEL; none: the record's {@code kafka_replyTopic}), as a record listener's ({@link SendToReplies}).
+     */
+    static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
+                                   String group, java.util.function.UnaryOperator<String> resolve) {
         List<ListenerMethod> handlers = new ArrayList<>();
         ListenerMethod defaultHandler = null;
         for (Method m : methods) {
@@ -174,11 +184,10 @@ public final class ListenerMethod {
                         + "method " + describe(m) + " must take a payload or a Message<T> (records are routed by "
                         + "payload type); a batch or a ConsumerRecord needs a @GroupKeeperListener method");
             }
-            if (org.springframework.core.annotation.AnnotatedElementUtils.hasAnnotation(m,
-                    org.springframework.messaging.handler.annotation.SendTo.class)) {
-                throw new IllegalStateException("@GroupKeeperListener class " + beanClass.getName() + ": @SendTo on "
-                        + "@KafkaHandler method " + describe(m) + " is not supported: put the method in a "
-                        + "@GroupKeeperListener method with @SendTo");
+            org.springframework.messaging.handler.annotation.SendTo sendTo = org.springframework.core.annotation
+                    .AnnotatedElementUtils.findMergedAnnotation(m, org.springframework.messaging.handler.annotation.SendTo.class);
+            if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
+                h.sendTo(sendTo.value().length == 0 ? "" : resolve.apply(sendTo.value()[0]));
             }
             handlers.add(h);
             if (m.equals(defaultMethod)) {
@@ -408,7 +417,13 @@ public final class ListenerMethod {
      * {@code configured} produces them).
      */
     Deserializer<Object> valueDeserializer(Deserializer<Object> configured) {
-        return PayloadDeserializer.passThrough(payload) ? configured : new PayloadDeserializer(configured, payload);
+        return valueDeserializer(configured, PayloadJson.DEFAULT);
+    }
+
+    /** The same, reading JSON with {@code json} (the application's mapper, {@link PayloadJson#select}). */
+    Deserializer<Object> valueDeserializer(Deserializer<Object> configured, PayloadJson json) {
+        return PayloadDeserializer.passThrough(payload) ? configured
+                : new PayloadDeserializer(configured, payload, json);
     }
 
     /**
@@ -417,9 +432,15 @@ public final class ListenerMethod {
      * {@code StringDeserializer}, byte[] from {@code ByteArrayDeserializer}).
      */
     boolean valuesAsDeserialized(Class<?> valueDeserializer) {
+        return valuesAsDeserialized(valueDeserializer, PayloadJson.DEFAULT);
+    }
+
+    /** The same when payloads are read with {@code json} (a JSON converter's reads String payloads as JSON too). */
+    boolean valuesAsDeserialized(Class<?> valueDeserializer, PayloadJson json) {
         Class<?> raw = payload.getRawClass();
         return PayloadDeserializer.passThrough(payload)
-                || raw == String.class && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
+                || raw == String.class && !json.jsonStrings()
+                && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
                 || raw == byte[].class
                 && valueDeserializer == org.apache.kafka.common.serialization.ByteArrayDeserializer.class;
     }
@@ -489,12 +510,19 @@ public final class ListenerMethod {
         this.sendTo = topic;
     }
 
-    /** The {@code @SendTo} topic, or null. */
+    /** The {@code @SendTo} topic, or null (a class-level listener: "" when one of its handlers has one). */
     String sendTo() {
+        if (handlers != null) {
+            return handlers.stream().anyMatch(h -> h.sendTo != null) ? "" : null;
+        }
         return sendTo;
     }
 
     void replyWith(KafkaTemplate<Object, Object> template) {
+        if (handlers != null) { // each @KafkaHandler with @SendTo replies to its own topic
+            handlers.stream().filter(h -> h.sendTo != null).forEach(h -> h.replyWith(template));
+            return;
+        }
         this.replies = new SendToReplies(sendTo, template);
     }
 

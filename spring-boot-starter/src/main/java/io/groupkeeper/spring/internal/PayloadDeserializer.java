@@ -3,7 +3,6 @@ package io.groupkeeper.spring.internal;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
@@ -24,10 +23,19 @@ final class PayloadDeserializer implements Deserializer<Object> {
 
     private final Deserializer<Object> inner;
     private final JavaType target;
+    private final PayloadJson json;
+    private final PayloadJson.Reader reader;
 
     PayloadDeserializer(Deserializer<Object> inner, JavaType target) {
+        this(inner, target, PayloadJson.DEFAULT);
+    }
+
+    /** With the JSON mapper {@code json} ({@link PayloadJson#select}: the application's where it has one). */
+    PayloadDeserializer(Deserializer<Object> inner, JavaType target, PayloadJson json) {
         this.inner = inner;
         this.target = target;
+        this.json = json;
+        this.reader = json.reader(target);
     }
 
     /** Whether values of {@code type} need no conversion whatever the deserializer produces. */
@@ -57,10 +65,10 @@ final class PayloadDeserializer implements Deserializer<Object> {
 
     private Object convert(String topic, Object value) {
         Class<?> raw = target.getRawClass();
-        if (value == null || raw.isInstance(value)) {
+        if (value == null || raw.isInstance(value) && !(raw == String.class && json.jsonStrings())) {
             return value;
         }
-        if (raw == String.class && value instanceof byte[] bytes) {
+        if (raw == String.class && value instanceof byte[] bytes && !json.jsonStrings()) {
             return new String(bytes, StandardCharsets.UTF_8);
         }
         if (raw == byte[].class && value instanceof String s) {
@@ -68,15 +76,15 @@ final class PayloadDeserializer implements Deserializer<Object> {
         }
         try {
             if (value instanceof String s) {
-                return JSON.readValue(s, target);
+                return reader.read(s);
             }
             if (value instanceof byte[] bytes) {
-                return JSON.readValue(bytes, target);
+                return reader.read(bytes);
             }
-        } catch (IOException e) {
+        } catch (Exception e) {
             throw new SerializationException("a value of topic " + topic + " is not JSON for " + target
-                    + ": " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage()
-                    : e.getMessage()), e);
+                    + " (read by " + json + "): " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    ? j.getOriginalMessage() : e.getMessage()), e);
         }
         throw new SerializationException("a value of topic " + topic + " is a " + value.getClass().getName()
                 + ", which the listener's " + target + " cannot be made from (set spring.kafka.consumer"

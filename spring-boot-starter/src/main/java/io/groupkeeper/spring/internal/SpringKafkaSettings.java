@@ -44,9 +44,9 @@ public final class SpringKafkaSettings {
                 + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
         BEAN_TYPES.put("org.springframework.kafka.support.converter.BatchMessageConverter", "the parameter's type "
                 + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
-        BEAN_TYPES.put("org.springframework.kafka.transaction.KafkaAwareTransactionManager", "@GroupKeeperListener"
-                + "(transactional = \"true\") with a TransactionalSender parameter (a KafkaTemplate inside the method "
-                + "does not join the listener's transaction)");
+        BEAN_TYPES.put("org.springframework.kafka.transaction.KafkaAwareTransactionManager", "listeners are "
+                + "transactional with spring.kafka.producer.transaction-id-prefix (Boot's transaction manager) or "
+                + "@GroupKeeperListener(transactional = \"true\"), their transaction is the container's");
         BEAN_TYPES.put("org.springframework.kafka.config.ContainerCustomizer", "groupkeeper.listener.* and "
                 + "groupkeeper.listeners.<id>.*");
         BEAN_TYPES.put("org.springframework.kafka.retrytopic.RetryTopicConfiguration", "blocking retries on the "
@@ -70,6 +70,11 @@ public final class SpringKafkaSettings {
             "org.springframework.kafka.support.converter.StringJacksonJsonMessageConverter",
             "org.springframework.kafka.support.converter.ByteArrayJacksonJsonMessageConverter",
             "org.springframework.kafka.support.converter.BytesJacksonJsonMessageConverter");
+
+    /** Whether {@code className} is one of Spring Kafka's JSON record converters. */
+    static boolean isJsonConverter(String className) {
+        return JSON_CONVERTERS.contains(className);
+    }
 
     private final ListableBeanFactory beans;
     private final Binder binder;
@@ -123,11 +128,6 @@ public final class SpringKafkaSettings {
         set.put("spring.kafka.listener.change-consumer-thread-name", "the workers' threads are named by the container");
         set.put("spring.kafka.listener.auth-exception-retry-interval", "an authentication or authorization failure "
                 + "fails the listener (health DOWN)");
-        String tx = "a KafkaTemplate inside a @GroupKeeperListener method does not join a listener transaction as it "
-                + "does in Spring Kafka's container: use @GroupKeeperListener(transactional = \"true\") with a "
-                + "TransactionalSender parameter";
-        set.put("spring.kafka.producer.transaction-id-prefix", tx);
-        set.put("spring.kafka.template.transaction-id-prefix", tx);
         for (Map.Entry<String, String> e : set.entrySet()) {
             if (binder.bind(e.getKey(), Bindable.of(String.class)).isBound()) {
                 add(e.getKey() + "=" + binder.bind(e.getKey(), String.class).get() + ": " + e.getValue(), e.getKey(),
@@ -172,11 +172,26 @@ public final class SpringKafkaSettings {
                 if (actual != null && JSON_CONVERTERS.contains(actual.getName())) {
                     continue; // JSON into the parameter's type: what the starter does anyway (Spring's sample-01)
                 }
+                if (jsonBatchConverter(name)) {
+                    continue; // sample-03's BatchMessagingMessageConverter(JsonMessageConverter): JSON per record
+                }
                 String described = "bean '" + name + "' (" + typeOf(name) + ", a " + type.getSimpleName() + "): "
                         + t.getValue();
                 add(described, name, found, acknowledged);
             }
         }
+    }
+
+    /** A {@code BatchMessagingMessageConverter} whose record converter is one of the JSON converters. */
+    private boolean jsonBatchConverter(String name) {
+        Class<?> actual = beans.getType(name, false);
+        if (actual == null || !"org.springframework.kafka.support.converter.BatchMessagingMessageConverter"
+                .equals(actual.getName())) {
+            return false;
+        }
+        Object record = ((org.springframework.kafka.support.converter.BatchMessagingMessageConverter)
+                beans.getBean(name)).getRecordMessageConverter();
+        return record != null && JSON_CONVERTERS.contains(record.getClass().getName());
     }
 
     /** Boot's thread-name supplier for Spring Kafka's containers: a {@code Function<MessageListenerContainer, String>}. */
