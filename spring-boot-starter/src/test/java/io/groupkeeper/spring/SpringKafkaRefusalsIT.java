@@ -76,14 +76,17 @@ class SpringKafkaRefusalsIT {
         }
     }
 
-    static class Retryable { // Spring Kafka's sample-04
-        @RetryableTopic(attempts = "3")
+    @RetryableTopic(attempts = "3") // on the class: Spring Kafka reads it for a class-level @KafkaListener only
+    static class Retryable {
         @GroupKeeperListener(group = "refusals", topics = "orders")
         void onOrder(String order) {
         }
+    }
 
-        @DltHandler
-        void dlt(String order) {
+    static class RetryableBatch { // (on a method: honoured, DifferentialIT and RetryTopicIT)
+        @RetryableTopic(attempts = "3")
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrders(java.util.List<String> orders) {
         }
     }
 
@@ -247,10 +250,14 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
-    void retryableTopicIsRefused() {
+    void retryableTopicOnTheClassOrABatchListenerIsRefused() {
         runner.withBean(Retryable.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic")
-                .hasStackTraceContaining("groupkeeper.listener.error.attempts"));
+                .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic on "
+                        + "the class")
+                .hasStackTraceContaining("put it on a @GroupKeeperListener method"));
+        runner.withBean(RetryableBatch.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("onOrders(java.util.List<java.lang.String>): @RetryableTopic on a batch listener is not "
+                        + "supported"));
     }
 
     @Test
