@@ -83,6 +83,13 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    static class RetryableFactory {
+        @RetryableTopic(attempts = "3", listenerContainerFactory = "kafkaListenerContainerFactory")
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order) {
+        }
+    }
+
     static class RetryableBatch { // (on a method: honoured, DifferentialIT and RetryTopicIT)
         @RetryableTopic(attempts = "3")
         @GroupKeeperListener(group = "refusals", topics = "orders")
@@ -250,7 +257,7 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
-    void retryableTopicOnTheClassOrABatchListenerIsRefused() {
+    void retryableTopicOnTheClassOrABatchListenerOrWithAContainerFactoryIsRefused() {
         runner.withBean(Retryable.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic on "
                         + "the class")
@@ -258,6 +265,9 @@ class SpringKafkaRefusalsIT {
         runner.withBean(RetryableBatch.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("onOrders(java.util.List<java.lang.String>): @RetryableTopic on a batch listener is not "
                         + "supported"));
+        runner.withBean(RetryableFactory.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@RetryableTopic(listenerContainerFactory) configures Spring Kafka's "
+                        + "containers"));
     }
 
     @Test

@@ -120,6 +120,11 @@ public final class RetryTopics {
                     + "reply in the method");
         }
         RetryableTopic annotation = AnnotatedElementUtils.findMergedAnnotation(declared, RetryableTopic.class);
+        if (!annotation.listenerContainerFactory().isBlank()) {
+            throw new IllegalStateException(where + ": @RetryableTopic(listenerContainerFactory) configures Spring "
+                    + "Kafka's containers, not groupkeeper's: remove it (groupkeeper.listeners.<id>.* configure each "
+                    + "retry endpoint's container)");
+        }
         String[] topics = main.topics().toArray(String[]::new);
         RetryTopicConfiguration config = new RetryableTopicAnnotationProcessor(beans, beans.getBeanExpressionResolver(),
                 new BeanExpressionContext(beans, null)).processAnnotation(topics, declared, annotation, bean);
