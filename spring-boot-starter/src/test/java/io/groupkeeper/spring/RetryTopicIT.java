@@ -63,4 +63,52 @@ class RetryTopicIT {
             assertThat(slow.count("listen", "ok-1")).as("not delivered again").isZero();
         }
     }
+
+    /** Boot's {@code spring.kafka.retry.topic.*} make a {@code RetryTopicConfiguration} bean: honoured as Spring does. */
+    @Test
+    void bootsRetryTopicPropertiesApplyAsToAKafkaListener() {
+        String topic = SharedServers.topic(1);
+        SharedServers.get().kafka().createTopic(topic + "-retry", 1); // Boot's bean does not create them (Spring's
+        SharedServers.get().kafka().createTopic(topic + "-dlt", 1);   // doNotAutoCreateRetryTopics): the user does
+        try (var ctx = new SpringApplicationBuilder(io.groupkeeper.spring.retrybean.BeanFormApp.class)
+                .web(WebApplicationType.NONE).properties(Map.of(
+                        "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset", "earliest",
+                        "groupkeeper.listener.stop-deadline", "5s",
+                        "spring.kafka.retry.topic.enabled", "true",
+                        "spring.kafka.retry.topic.attempts", "3",
+                        "spring.kafka.retry.topic.backoff.delay", "200ms",
+                        "app.topic", topic, "app.group", SharedServers.name("bean"))).run()) {
+            var plain = ctx.getBean(io.groupkeeper.spring.retrybean.BeanFormApp.Plain.class);
+            SharedServers.send(topic, 0, "fail-1");
+            SharedServers.send(topic, 0, "ok-1");
+            await().atMost(WAIT).until(() -> plain.calls.stream().filter(c -> c.startsWith("fail-1@")).count() == 3);
+            assertThat(plain.calls).as("main topic, then Boot's retry topic (fixed delay: one topic, reused)")
+                    .filteredOn(c -> c.startsWith("fail-1@"))
+                    .containsExactly("fail-1@" + topic, "fail-1@" + topic + "-retry", "fail-1@" + topic + "-retry");
+            assertThat(plain.calls).contains("ok-1@" + topic);
+            var dead = read(topic + "-dlt");
+            assertThat(new String(dead.headers().lastHeader("kafka_exception-cause-fqcn").value(),
+                    java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(IllegalStateException.class.getName());
+            assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader("retry_topic-attempts").value()).getInt())
+                    .as("as Spring writes it: the attempts made + 1 (DifferentialIT: 6 after 5)").isEqualTo(4);
+        }
+    }
+
+    private static org.apache.kafka.clients.consumer.ConsumerRecord<String, String> read(String topic) {
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(Map.of("bootstrap.servers",
+                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
+                "auto.offset.reset", "earliest"), new org.apache.kafka.common.serialization.StringDeserializer(),
+                new org.apache.kafka.common.serialization.StringDeserializer())) {
+            c.subscribe(java.util.List.of(topic));
+            java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> out =
+                    new java.util.ArrayList<>();
+            await().atMost(WAIT).until(() -> {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+                return !out.isEmpty();
+            });
+            return out.get(0);
+        }
+    }
 }

@@ -389,7 +389,7 @@ class SpringKafkaRefusalsIT {
     void listenerPropertiesTheApplicationSetAreNamed() {
         runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
                         "spring.kafka.listener.poll-timeout=3s", "spring.kafka.consumer.enable-auto-commit=true",
-                        "spring.kafka.retry.topic.enabled=true", "spring.kafka.listener.immediate-stop=true",
+                        "spring.kafka.listener.immediate-stop=true",
                         "spring.kafka.listener.observation-enabled=false")
                 .run(ctx -> failure(ctx)
                         .hasStackTraceContaining("spring.kafka.listener.ack-mode=manual: offsets are committed by the "
@@ -398,7 +398,6 @@ class SpringKafkaRefusalsIT {
                         .hasStackTraceContaining("spring.kafka.listener.immediate-stop=true: groupkeeper.listener"
                                 + ".stop-deadline")
                         .hasStackTraceContaining("spring.kafka.consumer.enable-auto-commit=true")
-                        .hasStackTraceContaining("spring.kafka.retry.topic.enabled=true")
                         .hasStackTraceContaining("spring.kafka.listener.observation-enabled=false")
                         .satisfies(t -> assertThat(stackTrace(t)).as("not set: Boot's defaults do not count")
                                 .doesNotContain("idle-between-polls", "no-poll-threshold", "monitor-interval")));

@@ -116,7 +116,7 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
         }
         register(a, bean, beanName, beanName + "." + declared.getName(), "method " + where, group, method);
-        if (RetryTopics.retryable(declared)) { // @RetryableTopic: its retry-topic and DLT endpoints, named as Spring's
+        if (RetryTopics.mayApply(beanFactory, declared)) { // retry-topic and DLT endpoints, named as Spring's
             ListenerEndpoint main = endpoints.values().stream().filter(x -> x.method() == method).findFirst().orElseThrow();
             for (ListenerEndpoint extra : retryTopics().expand(main, bean, invocable, declared)) {
                 ListenerEndpoint previous = endpoints.putIfAbsent(extra.id(), extra);

@@ -91,18 +91,36 @@ public final class RetryTopics {
         this.configurer.setBeanFactory(beans);
     }
 
-    /** Whether the declared listener method carries {@code @RetryableTopic}. */
-    static boolean retryable(Method declared) {
-        return AnnotatedElementUtils.hasAnnotation(declared, RetryableTopic.class);
+    /**
+     * Whether retry topics may apply to the declared listener method: it carries {@code @RetryableTopic}, or the
+     * application has {@code RetryTopicConfiguration} beans (Boot makes one for {@code spring.kafka.retry.topic.*}).
+     */
+    static boolean mayApply(ConfigurableListableBeanFactory beans, Method declared) {
+        return beans != null && (AnnotatedElementUtils.hasAnnotation(declared, RetryableTopic.class)
+                || beans.getBeanNamesForType(RetryTopicConfiguration.class, false, false).length > 0);
     }
 
     /**
-     * The retry-topic and DLT endpoints of a main endpoint whose method carries {@code @RetryableTopic}, as Spring
-     * Kafka would register them beside its {@code @KafkaListener}; the topics to create are registered as Spring's
-     * {@code NewTopic} beans (created by Boot's {@code KafkaAdmin} when {@code autoCreateTopics}).
+     * The retry-topic and DLT endpoints of a main endpoint, as Spring Kafka would register them beside its
+     * {@code @KafkaListener}: from the method's {@code @RetryableTopic}, else from a {@code RetryTopicConfiguration}
+     * bean for its topics (Spring's {@code RetryTopicConfigurationProvider}), else none. The topics to create are
+     * registered as Spring's {@code NewTopic} beans (created by Boot's {@code KafkaAdmin} when it is asked to).
      */
     synchronized List<ListenerEndpoint> expand(ListenerEndpoint main, Object bean, Method invocable, Method declared) {
-        String where = "@GroupKeeperListener method " + ListenerMethod.describe(declared);
+        RetryableTopic annotation = AnnotatedElementUtils.findMergedAnnotation(declared, RetryableTopic.class);
+        String[] topics = main.topics().toArray(String[]::new);
+        BeanExpressionContext context = new BeanExpressionContext(beans, null);
+        RetryTopicConfiguration config = annotation != null
+                ? new RetryableTopicAnnotationProcessor(beans, beans.getBeanExpressionResolver(), context)
+                        .processAnnotation(topics, declared, annotation, bean)
+                : new org.springframework.kafka.annotation.RetryTopicConfigurationProvider(beans,
+                        beans.getBeanExpressionResolver(), context).findRetryConfigurationFor(topics, declared, null, bean);
+        if (config == null) {
+            return List.of();
+        }
+        String where = "@GroupKeeperListener method " + ListenerMethod.describe(declared) + (annotation != null ? ""
+                : " (retry topics from a RetryTopicConfiguration bean for its topics, e.g. Boot's for "
+                + "spring.kafka.retry.topic.enabled=true)");
         if (!main.topicPattern().isEmpty()) {
             throw new IllegalStateException(where + ": @RetryableTopic with topicPattern is not supported (Spring "
                     + "Kafka needs the topics to name the retry topics): list the topics");
@@ -119,15 +137,11 @@ public final class RetryTopics {
             throw new IllegalStateException(where + ": @RetryableTopic beside @SendTo is not supported: send the "
                     + "reply in the method");
         }
-        RetryableTopic annotation = AnnotatedElementUtils.findMergedAnnotation(declared, RetryableTopic.class);
-        if (!annotation.listenerContainerFactory().isBlank()) {
+        if (annotation != null && !annotation.listenerContainerFactory().isBlank()) {
             throw new IllegalStateException(where + ": @RetryableTopic(listenerContainerFactory) configures Spring "
                     + "Kafka's containers, not groupkeeper's: remove it (groupkeeper.listeners.<id>.* configure each "
                     + "retry endpoint's container)");
         }
-        String[] topics = main.topics().toArray(String[]::new);
-        RetryTopicConfiguration config = new RetryableTopicAnnotationProcessor(beans, beans.getBeanExpressionResolver(),
-                new BeanExpressionContext(beans, null)).processAnnotation(topics, declared, annotation, bean);
         List<MethodKafkaListenerEndpoint<?, ?>> registered = new ArrayList<>();
         KafkaListenerEndpointRegistrar registrar = new KafkaListenerEndpointRegistrar() {
             @Override
@@ -158,7 +172,7 @@ public final class RetryTopics {
                 dltOfTopic.put(t, dlt.getDestinationName());
             }
         }
-        boolean autoCreate = !"false".equalsIgnoreCase(String.valueOf(beans.resolveEmbeddedValue(annotation.autoCreateTopics())).trim());
+        boolean autoCreate = createsTopics(config);
         roles.put(main.id(), new Role(main.id(), false, dltOfTopic, autoCreate));
         List<ListenerEndpoint> extra = new ArrayList<>();
         for (MethodKafkaListenerEndpoint<?, ?> ep : registered) {
@@ -194,6 +208,22 @@ public final class RetryTopics {
         LOG.info("groupkeeper listener '{}': @RetryableTopic endpoints {}", main.id(),
                 extra.stream().map(e -> e.id() + "=" + e.topics()).toList());
         return extra;
+    }
+
+    /**
+     * Whether Spring creates the configuration's topics ({@code autoCreateTopics}; Boot's bean does not). Spring keeps
+     * it in a class that is not public: read reflectively, and taken as {@code true} (Spring's default) if unreadable.
+     */
+    private static boolean createsTopics(RetryTopicConfiguration config) {
+        try {
+            Object creation = config.forKafkaTopicAutoCreation();
+            Method should = creation.getClass().getDeclaredMethod("shouldCreateTopics");
+            should.setAccessible(true);
+            return (Boolean) should.invoke(creation);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.debug("RetryTopicConfiguration's topic creation not readable ({}); taken as on", e.toString());
+            return true;
+        }
     }
 
     /** Whether the listener is a main, retry or DLT endpoint of a {@code @RetryableTopic}. */
