@@ -90,6 +90,13 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    static class RetryableWithPolicy {
+        @RetryableTopic(attempts = "3")
+        @GroupKeeperListener(group = "refusals", topics = "orders", deadLetterTopic = "orders-dead")
+        void onOrder(String order) {
+        }
+    }
+
     static class RetryableBatch { // (on a method: honoured, DifferentialIT and RetryTopicIT)
         @RetryableTopic(attempts = "3")
         @GroupKeeperListener(group = "refusals", topics = "orders")
@@ -257,7 +264,7 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
-    void retryableTopicOnTheClassOrABatchListenerOrWithAContainerFactoryIsRefused() {
+    void retryableTopicOnTheClassOrABatchListenerOrWithAFactoryOrADeadLetterTopicIsRefused() {
         runner.withBean(Retryable.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic on "
                         + "the class")
@@ -268,6 +275,8 @@ class SpringKafkaRefusalsIT {
         runner.withBean(RetryableFactory.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("@RetryableTopic(listenerContainerFactory) configures Spring Kafka's "
                         + "containers"));
+        runner.withBean(RetryableWithPolicy.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("errorPolicy and deadLetterTopic do not apply beside retry topics"));
     }
 
     @Test

@@ -133,6 +133,10 @@ public final class RetryTopics {
             throw new IllegalStateException(where + ": @RetryableTopic on a transactional listener is not supported: "
                     + "remove one of them");
         }
+        if (!main.errorPolicy().isBlank() || !main.deadLetterTopic().isBlank()) {
+            throw new IllegalStateException(where + ": errorPolicy and deadLetterTopic do not apply beside retry topics "
+                    + "(Spring's resolver routes each failure, to the DLT last): remove them, or the retry topics");
+        }
         if (main.method().sendTo() != null) {
             throw new IllegalStateException(where + ": @RetryableTopic beside @SendTo is not supported: send the "
                     + "reply in the method");
