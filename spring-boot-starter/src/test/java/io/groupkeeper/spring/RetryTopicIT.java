@@ -21,7 +21,12 @@ import org.springframework.context.ConfigurableApplicationContext;
 class RetryTopicIT {
 
     private static ConfigurableApplicationContext start(String topic, String group) {
+        return start(topic, group, "4000");
+    }
+
+    private static ConfigurableApplicationContext start(String topic, String group, String delayMs) {
         return new SpringApplicationBuilder(RetryApp.class).web(WebApplicationType.NONE).properties(Map.of(
+                "app.delay", delayMs,
                 "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
                 "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
                 "spring.kafka.consumer.auto-offset-reset", "earliest",
@@ -62,6 +67,47 @@ class RetryTopicIT {
             assertThat(slow.first("dlt", "fail-1", 0).topic()).isEqualTo(topic + "-dlt");
             assertThat(slow.count("listen", "ok-1")).as("not delivered again").isZero();
         }
+    }
+
+    /**
+     * A second member joins the groups while a retry waits (10 s) in a paused partition of the first member's retry
+     * container: the rebalance completes before the retry is due (each member then owns one of the retry topic's 2
+     * partitions), and the record is retried once, by its owner, no earlier than its delay.
+     */
+    @Test
+    void aRebalanceDoesNotWaitOnAPendingRetry() {
+        String topic = SharedServers.topic(2);
+        String group = SharedServers.name("rebalance");
+        String retryId = group + "-retry";
+        org.apache.kafka.common.TopicPartition waiting = new org.apache.kafka.common.TopicPartition(topic + "-retry", 0);
+        try (var first = start(topic, group, "10000")) {
+            RetryApp.Slow a = first.getBean(RetryApp.Slow.class);
+            GroupKeeperContainers ca = first.getBean(GroupKeeperContainers.class);
+            SharedServers.send(topic, 0, "fail-1");
+            await().atMost(WAIT).until(() -> ca.container(retryId).stoppedPartitions().containsKey(waiting));
+            RetryApp.Call firstAttempt = a.first("listen", "fail-1", 0);
+            assertThat(owned(ca, retryId)).hasSize(2);
+            try (var second = start(topic, group, "10000")) {
+                RetryApp.Slow b = second.getBean(RetryApp.Slow.class);
+                GroupKeeperContainers cb = second.getBean(GroupKeeperContainers.class);
+                await().atMost(WAIT).until(() -> owned(ca, retryId).size() == 1 && owned(cb, retryId).size() == 1);
+                long attemptsWhenBalanced = a.count("listen", "fail-1") + b.count("listen", "fail-1");
+                assertThat(attemptsWhenBalanced).as("rebalanced while the retry was pending").isEqualTo(1);
+                await().atMost(WAIT).until(() -> a.count("dlt", "fail-1") + b.count("dlt", "fail-1") == 1);
+                RetryApp.Slow owner = owned(ca, retryId).contains(waiting) ? a : b;
+                RetryApp.Call retry = owner.first("listen", "fail-1", owner == a ? 1 : 0);
+                assertThat(retry.topic()).isEqualTo(topic + "-retry");
+                assertThat(Duration.ofNanos(retry.nanos() - firstAttempt.nanos())).as("not before the 10 s delay")
+                        .isGreaterThanOrEqualTo(Duration.ofSeconds(10));
+                assertThat(a.count("listen", "fail-1") + b.count("listen", "fail-1")).as("retried once").isEqualTo(2);
+            }
+        }
+    }
+
+    private static java.util.Set<org.apache.kafka.common.TopicPartition> owned(GroupKeeperContainers c, String id) {
+        java.util.Set<org.apache.kafka.common.TopicPartition> out = new java.util.HashSet<>();
+        c.container(id).workers().forEach(w -> out.addAll(w.owned()));
+        return out;
     }
 
     /** Boot's {@code spring.kafka.retry.topic.*} make a {@code RetryTopicConfiguration} bean: honoured as Spring does. */

@@ -23,7 +23,8 @@ public class RetryApp {
     public static class Slow {
         public final Queue<Call> calls = new ConcurrentLinkedQueue<>();
 
-        @RetryableTopic(attempts = "2", backOff = @BackOff(delay = 4_000), exclude = IllegalArgumentException.class)
+        @RetryableTopic(attempts = "2", backOff = @BackOff(delayString = "${app.delay:4000}"), numPartitions = "2",
+                exclude = IllegalArgumentException.class)
         @GroupKeeperListener(id = "${app.group}", topics = "${app.topic}")
         public void listen(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic) {
             calls.add(new Call("listen", in, topic, System.nanoTime()));
