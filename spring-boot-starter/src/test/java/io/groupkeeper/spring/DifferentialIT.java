@@ -61,12 +61,13 @@ class DifferentialIT {
         assertThat(groupkeeper.dltHeaders()).as("the DLT handler's headers").isEqualTo(spring.dltHeaders());
         assertThat(spring.calls().get("fail-1")).as("not vacuous: 5 attempts then the DLT").hasSize(6);
         for (Sample04Differential.Observed o : List.of(spring, groupkeeper)) {
+            // due times are epoch millis: a gap may read up to 1 ms short of its delay on either side
             o.gapsMs().values().forEach(g -> assertThat(g).as("attempt gaps ≥ 300, 600, 1000, 1000 ms")
                     .hasSize(4).satisfies(x -> {
-                        assertThat(x.get(0)).isGreaterThanOrEqualTo(300);
-                        assertThat(x.get(1)).isGreaterThanOrEqualTo(600);
-                        assertThat(x.get(2)).isGreaterThanOrEqualTo(1000);
-                        assertThat(x.get(3)).isGreaterThanOrEqualTo(1000);
+                        assertThat(x.get(0)).isGreaterThanOrEqualTo(298);
+                        assertThat(x.get(1)).isGreaterThanOrEqualTo(598);
+                        assertThat(x.get(2)).isGreaterThanOrEqualTo(998);
+                        assertThat(x.get(3)).isGreaterThanOrEqualTo(998);
                     }));
         }
     }
