@@ -90,6 +90,14 @@ class SpringKafkaRefusalsIT {
         }
     }
 
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class RetryableHandler { // a class-level listener's @KafkaHandler
+        @RetryableTopic(attempts = "3")
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void onOrder(String order) {
+        }
+    }
+
     static class RetryableWithPolicy {
         @RetryableTopic(attempts = "3")
         @GroupKeeperListener(group = "refusals", topics = "orders", deadLetterTopic = "orders-dead")
@@ -275,6 +283,9 @@ class SpringKafkaRefusalsIT {
         runner.withBean(RetryableFactory.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("@RetryableTopic(listenerContainerFactory) configures Spring Kafka's "
                         + "containers"));
+        runner.withBean(RetryableHandler.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@RetryableTopic on the class or on a class-level listener's @KafkaHandler "
+                        + "method is not supported"));
         runner.withBean(RetryableWithPolicy.class).run(ctx -> failure(ctx)
                 .hasStackTraceContaining("errorPolicy and deadLetterTopic do not apply beside retry topics"));
     }
