@@ -47,6 +47,7 @@ public class GroupKeeperContainers implements SmartLifecycle {
             return;
         }
         containers.clear();
+        factory.retryTopics(endpoints.retryTopics()); // @RetryableTopic endpoints, if any
         List<String> springKafkaOnly = factory.checkSpringKafka(endpoints.endpoints()); // refuses what it would ignore
         if (!springKafkaOnly.isEmpty()) {
             LOG.info("groupkeeper: {} configure(s) only Spring Kafka's own containers (groupkeeper.spring-kafka-only), "

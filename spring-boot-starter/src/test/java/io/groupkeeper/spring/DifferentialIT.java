@@ -66,6 +66,33 @@ class DifferentialIT {
         assertThat(spring).contains("Event[id=e1, at=2026-12-07T05:00:00.250Z]"); // not vacuous
     }
 
+    /**
+     * Spring Kafka's sample-04 ({@code @RetryableTopic} + {@code @DltHandler}, {@code Sample04Listener}), its
+     * {@code @KafkaListener} swapped for {@code @GroupKeeperListener} by the test: the same calls per value and topic,
+     * the same retry and DLT topics, every forwarded record with the same headers (Spring's names, order and values),
+     * the DLT handler's headers; each attempt no earlier than its delay on both.
+     */
+    @Test
+    void sample04RetryTopicsObserveTheSameOnSpringKafkaAndOnTheStarter() {
+        Sample04Differential.Observed spring = Sample04Differential.run(true);
+        Sample04Differential.Observed groupkeeper = Sample04Differential.run(false);
+        assertThat(groupkeeper.calls()).as("calls per value: kind@topic").isEqualTo(spring.calls());
+        assertThat(groupkeeper.topics()).as("retry and DLT topics").isEqualTo(spring.topics());
+        assertThat(groupkeeper.forwarded()).as("records of the retry and DLT topics").isEqualTo(spring.forwarded());
+        assertThat(groupkeeper.dltHeaders()).as("the DLT handler's headers").isEqualTo(spring.dltHeaders());
+        assertThat(spring.calls().get("fail-1")).as("not vacuous: 5 attempts then the DLT").hasSize(6);
+        for (Sample04Differential.Observed o : List.of(spring, groupkeeper)) {
+            // due times are epoch millis: a gap may read up to 1 ms short of its delay on either side
+            o.gapsMs().values().forEach(g -> assertThat(g).as("attempt gaps ≥ 300, 600, 1000, 1000 ms")
+                    .hasSize(4).satisfies(x -> {
+                        assertThat(x.get(0)).isGreaterThanOrEqualTo(298);
+                        assertThat(x.get(1)).isGreaterThanOrEqualTo(598);
+                        assertThat(x.get(2)).isGreaterThanOrEqualTo(998);
+                        assertThat(x.get(3)).isGreaterThanOrEqualTo(998);
+                    }));
+        }
+    }
+
     record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {
     }
 

@@ -76,14 +76,39 @@ class SpringKafkaRefusalsIT {
         }
     }
 
-    static class Retryable { // Spring Kafka's sample-04
-        @RetryableTopic(attempts = "3")
+    @RetryableTopic(attempts = "3") // on the class: Spring Kafka reads it for a class-level @KafkaListener only
+    static class Retryable {
         @GroupKeeperListener(group = "refusals", topics = "orders")
         void onOrder(String order) {
         }
+    }
 
-        @DltHandler
-        void dlt(String order) {
+    static class RetryableFactory {
+        @RetryableTopic(attempts = "3", listenerContainerFactory = "kafkaListenerContainerFactory")
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrder(String order) {
+        }
+    }
+
+    @GroupKeeperListener(group = "refusals", topics = "orders")
+    static class RetryableHandler { // a class-level listener's @KafkaHandler
+        @RetryableTopic(attempts = "3")
+        @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
+        void onOrder(String order) {
+        }
+    }
+
+    static class RetryableWithPolicy {
+        @RetryableTopic(attempts = "3")
+        @GroupKeeperListener(group = "refusals", topics = "orders", deadLetterTopic = "orders-dead")
+        void onOrder(String order) {
+        }
+    }
+
+    static class RetryableBatch { // (on a method: honoured, DifferentialIT and RetryTopicIT)
+        @RetryableTopic(attempts = "3")
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrders(java.util.List<String> orders) {
         }
     }
 
@@ -247,10 +272,22 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
-    void retryableTopicIsRefused() {
+    void retryableTopicOnTheClassOrABatchListenerOrWithAFactoryOrADeadLetterTopicIsRefused() {
         runner.withBean(Retryable.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic")
-                .hasStackTraceContaining("groupkeeper.listener.error.attempts"));
+                .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic on "
+                        + "the class")
+                .hasStackTraceContaining("put it on a @GroupKeeperListener method"));
+        runner.withBean(RetryableBatch.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("onOrders(java.util.List<java.lang.String>): @RetryableTopic on a batch listener is not "
+                        + "supported"));
+        runner.withBean(RetryableFactory.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@RetryableTopic(listenerContainerFactory) configures Spring Kafka's "
+                        + "containers"));
+        runner.withBean(RetryableHandler.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("@RetryableTopic on the class or on a class-level listener's @KafkaHandler "
+                        + "method is not supported"));
+        runner.withBean(RetryableWithPolicy.class).run(ctx -> failure(ctx)
+                .hasStackTraceContaining("errorPolicy and deadLetterTopic do not apply beside retry topics"));
     }
 
     @Test
@@ -372,7 +409,7 @@ class SpringKafkaRefusalsIT {
     void listenerPropertiesTheApplicationSetAreNamed() {
         runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
                         "spring.kafka.listener.poll-timeout=3s", "spring.kafka.consumer.enable-auto-commit=true",
-                        "spring.kafka.retry.topic.enabled=true", "spring.kafka.listener.immediate-stop=true",
+                        "spring.kafka.listener.immediate-stop=true",
                         "spring.kafka.listener.observation-enabled=false")
                 .run(ctx -> failure(ctx)
                         .hasStackTraceContaining("spring.kafka.listener.ack-mode=manual: offsets are committed by the "
@@ -381,7 +418,6 @@ class SpringKafkaRefusalsIT {
                         .hasStackTraceContaining("spring.kafka.listener.immediate-stop=true: groupkeeper.listener"
                                 + ".stop-deadline")
                         .hasStackTraceContaining("spring.kafka.consumer.enable-auto-commit=true")
-                        .hasStackTraceContaining("spring.kafka.retry.topic.enabled=true")
                         .hasStackTraceContaining("spring.kafka.listener.observation-enabled=false")
                         .satisfies(t -> assertThat(stackTrace(t)).as("not set: Boot's defaults do not count")
                                 .doesNotContain("idle-between-polls", "no-poll-threshold", "monitor-interval")));

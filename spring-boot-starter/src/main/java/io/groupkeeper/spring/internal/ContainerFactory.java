@@ -83,6 +83,18 @@ public final class ContainerFactory {
         return acknowledged;
     }
 
+    private RetryTopics retryTopics;
+
+    /** The {@code @RetryableTopic} endpoints' support (null: none). */
+    public ContainerFactory retryTopics(RetryTopics support) {
+        this.retryTopics = support;
+        return this;
+    }
+
+    private Deserializer<Object> retryable(ListenerEndpoint e, Deserializer<Object> d, boolean isKey) {
+        return retryTopics == null ? d : retryTopics.capture(e.id(), d, isKey);
+    }
+
     /** Checks the application's Spring Kafka beans and settings at start ({@link #checkSpringKafka}). */
     public ContainerFactory springKafka(SpringKafkaSettings settings) {
         this.springKafka = settings;
@@ -151,9 +163,9 @@ public final class ContainerFactory {
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
                 .id(e.id()).group(e.group()).topics(e.topics())
                 .kafkaProperties(consumer)
-                .deserializers(() -> deserializer(keyType, deserializerConfig, true),
-                        () -> e.method().valueDeserializer(deserializer(valueType, deserializerConfig, false),
-                                payloadJson()))
+                .deserializers(() -> retryable(e, deserializer(keyType, deserializerConfig, true), true),
+                        () -> e.method().valueDeserializer(retryable(e, deserializer(valueType, deserializerConfig, false),
+                                false), payloadJson()))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
@@ -247,11 +259,16 @@ public final class ContainerFactory {
         } else {
             RecordHandler<Object, Object> observed = observation.observe(tx ? templates.wrap(e.method().recordHandler())
                     : e.method().recordHandler());
-            b.recordHandler(filter == null ? observed : r -> { // true: discard, as Spring's
+            RecordHandler<Object, Object> handler = filter == null ? observed : r -> { // true: discard, as Spring's
                 if (!filter.filter(r)) {
                     observed.handle(r);
                 }
-            });
+            };
+            boolean retryTopic = retryTopics != null && retryTopics.handles(e.id()); // @RetryableTopic (RetryTopics)
+            b.recordHandler(retryTopic ? retryTopics.handler(e, handler, self) : handler);
+            if (retryTopic) {
+                retryTopics.customize(e, b);
+            }
         }
         ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {

@@ -116,6 +116,26 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
         }
         register(a, bean, beanName, beanName + "." + declared.getName(), "method " + where, group, method);
+        if (RetryTopics.mayApply(beanFactory, declared)) { // retry-topic and DLT endpoints, named as Spring's
+            ListenerEndpoint main = endpoints.values().stream().filter(x -> x.method() == method).findFirst().orElseThrow();
+            for (ListenerEndpoint extra : retryTopics().expand(main, bean, invocable, declared)) {
+                ListenerEndpoint previous = endpoints.putIfAbsent(extra.id(), extra);
+                if (previous != null) {
+                    throw new IllegalStateException("@GroupKeeperListener id '" + extra.id() + "' (a retry endpoint of "
+                            + where + ") is used by " + previous.method() + "; give one of them another id");
+                }
+            }
+        }
+    }
+
+    private RetryTopics retryTopics;
+
+    /** The {@code @RetryableTopic} endpoints' support (made when the first one is found; null before). */
+    public synchronized RetryTopics retryTopics() {
+        if (retryTopics == null && beanFactory != null) {
+            retryTopics = new RetryTopics(beanFactory);
+        }
+        return retryTopics;
     }
 
     private String group(GroupKeeperListener a, String where) {

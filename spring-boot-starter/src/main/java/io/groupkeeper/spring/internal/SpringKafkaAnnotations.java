@@ -37,13 +37,13 @@ final class SpringKafkaAnnotations {
                     + "= ..., topics = ...) (its @KafkaHandler methods are then routed by payload type as in Spring "
                     + "Kafka)");
         }
-        if (has(method, RetryableTopic.class) || has(beanClass, RetryableTopic.class)) {
-            throw new IllegalStateException(where + ": @RetryableTopic (non-blocking retries through retry topics) is "
-                    + "not supported: retries are blocking, on the partition (groupkeeper.listener.error.attempts, "
-                    + "backoff), then the record is dead-lettered to <topic>-dlt; remove @RetryableTopic and, if the "
-                    + "retries must not block the partition, use groupkeeper.listener.error.attempts=1 and a listener "
-                    + "on the dead-letter topic");
+        if (has(beanClass, RetryableTopic.class) || classLevel && has(method, RetryableTopic.class)) {
+            throw new IllegalStateException(where + ": @RetryableTopic on the class or on a class-level listener's "
+                    + "@KafkaHandler method is not supported: put it on a @GroupKeeperListener method");
         }
+        boolean[] retryable = {false}; // a @DltHandler is used by the class's @RetryableTopic methods (Spring's rule)
+        ReflectionUtils.doWithMethods(beanClass, m -> retryable[0] |= has(m, RetryableTopic.class)
+                && has(m, io.groupkeeper.spring.GroupKeeperListener.class));
         if (has(beanClass, SendTo.class)) { // (on the method it is honoured: SendToReplies)
             throw new IllegalStateException(where + ": @SendTo on the class (for @KafkaHandler methods) is not "
                     + "supported: put it on the @GroupKeeperListener method");
@@ -63,9 +63,10 @@ final class SpringKafkaAnnotations {
                 kafkaHandler[0] = m;
             }
         });
-        if (dltHandler[0] != null) {
+        if (dltHandler[0] != null && !retryable[0]) {
             throw new IllegalStateException(where + ": its class has a @DltHandler method (" + dltHandler[0].getName()
-                    + "), which is not called here: annotate it @GroupKeeperListener(group = ..., topics = "
+                    + "), which is called only for a @RetryableTopic method of its class: add @RetryableTopic to the "
+                    + "@GroupKeeperListener method, or annotate it @GroupKeeperListener(group = ..., topics = "
                     + "\"<topic>-dlt\") instead (a listener of dead-letter topics only skips its own failures)");
         }
         if (kafkaHandler[0] != null && !classLevel) { // (with ours on the class they are its handlers)

@@ -49,8 +49,6 @@ public final class SpringKafkaSettings {
                 + "@GroupKeeperListener(transactional = \"true\"), their transaction is the container's");
         BEAN_TYPES.put("org.springframework.kafka.config.ContainerCustomizer", "groupkeeper.listener.* and "
                 + "groupkeeper.listeners.<id>.*");
-        BEAN_TYPES.put("org.springframework.kafka.retrytopic.RetryTopicConfiguration", "blocking retries on the "
-                + "partition (groupkeeper.listener.error.*), then <topic>-dlt");
         BEAN_TYPES.put("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory", "groupkeeper.listener"
                 + ".* and groupkeeper.listeners.<id>.*; Kafka client settings in spring.kafka.consumer.*");
         BEAN_TYPES.put("org.springframework.kafka.core.ConsumerFactory", "the listeners' consumers are configured "
@@ -148,11 +146,7 @@ public final class SpringKafkaSettings {
             add("spring.kafka.consumer.enable-auto-commit=true: " + commit + " and fenced in ZooKeeper",
                     "spring.kafka.consumer.enable-auto-commit", found, acknowledged);
         }
-        if (binder.bind("spring.kafka.retry.topic.enabled", Boolean.class).orElse(false)) {
-            add("spring.kafka.retry.topic.enabled=true (non-blocking retries through retry topics): retries are "
-                    + "blocking, on the partition (groupkeeper.listener.error.*), then <topic>-dlt",
-                    "spring.kafka.retry.topic.enabled", found, acknowledged);
-        }
+        // spring.kafka.retry.topic.*: Boot's RetryTopicConfiguration bean, honoured (RetryTopics)
     }
 
     private void beans(List<String> found, List<String> acknowledged) {
