@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * seek, close and the hand-offs between them must see one state); the parts with a job of their own are already out
  * ({@link PositionResolver}, {@link LaneBridge}, {@code KafkaTransactions}, the offset mirror).
  */
-public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsumer<K, V> {
+public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsumer<K, V>, ProgressCommits {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
 
@@ -408,6 +408,48 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     @Override
+    public void progress(TopicPartition partition, long offset, java.util.Optional<String> done) {
+        java.util.Objects.requireNonNull(done, "done");
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset of " + partition + " must be >= 0, was " + offset);
+        }
+        done.ifPresent(d -> {
+            String v = d.strip();
+            if (v.length() < 2 || v.charAt(0) != '{' || v.charAt(v.length() - 1) != '}') {
+                throw new IllegalArgumentException("done value of " + partition + " must be one JSON object, was '"
+                        + (d.length() > 80 ? d.substring(0, 80) + "…" : d) + "'");
+            }
+        });
+        guard.enter();
+        try {
+            requireStarted();
+            if (txns != null) {
+                throw new IllegalStateException("group " + group + ": progress() is not for the transactional mode "
+                        + "(its Kafka transactions commit the position)");
+            }
+            OwnedPartition p = positions.get(partition);
+            if (p != null) {
+                p.progressOffset = offset;
+                p.done = done;
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
+    public java.util.Optional<String> resumeDone(TopicPartition partition) {
+        OwnedPartition p = positions.get(partition);
+        return p == null ? java.util.Optional.empty() : p.resumeDone;
+    }
+
+    @Override
+    public OptionalLong resumeOffset(TopicPartition partition) {
+        OwnedPartition p = positions.get(partition);
+        return p == null ? OptionalLong.empty() : p.resumeOffset;
+    }
+
+    @Override
     public void pause(Collection<TopicPartition> partitions) {
         guard.enter();
         try {
@@ -581,6 +623,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         public void adopt(OwnedPartition p, OptionalLong stored) {
             p.committed = stored;
             p.committedMetadata = null; // what the change left in the node is unknown: the next commit writes ours
+            p.committedDone = null;
+            p.forgetProgress(); // the edit wins (I4): the container starts again from the adopted offset
+            p.resumeOffset = stored;
+            p.resumeDone = member.done(p.tp);
             p.failed = false;
             positions.touch(p.tp);
             if (stored.isPresent()) {
