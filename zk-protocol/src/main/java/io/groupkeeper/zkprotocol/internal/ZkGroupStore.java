@@ -56,12 +56,14 @@ import java.util.concurrent.TimeoutException;
  * trip.
  * Fenced writes go only through the ZooKeeper handle of the claim's session ({@link ZkPort#multiInSession}).
  *
- * <p>About 710 lines: the group's primitives (claim, commit, release, reads) share its session, commit history and
- * caches; it runs on any {@link ZkPort} (Curator in zk-store, the model in testkit); a claim has two paths (one partition, or
- * a batch pipelined, {@link #claimAll}) that build the same transaction. Transactions are packed by {@link
- * TransactionBatcher}, the group's nodes made by {@link GroupNodes} (the same pieces the leader's publish and the admin
- * use), the member node registered by {@link MemberRegistrar}, and the owner's offset watches kept by {@link
- * OffsetWatches}.
+ * <p>About 950 lines, one class on purpose: the group's fenced primitives (claim, commit, release, reads) share one
+ * session, one version scheme (fence and offset as one) and one cache of the assignment, and each is proven against the
+ * others by the contract suite and the simulator; a claim has two paths (one partition, or a batch pipelined, {@link
+ * #claimAll}) that build the same transaction. It runs on any {@link ZkPort} (Curator in zk-store, the model in
+ * testkit). What stands alone is elsewhere: transactions packed by {@link TransactionBatcher}, the group's nodes made by
+ * {@link GroupNodes} (the same pieces the leader's publish and the admin use), the member node registered by {@link
+ * MemberRegistrar}, the owner's offset watches kept by {@link OffsetWatches}, claims whose answer was lost by {@link
+ * ClaimsInDoubt}, and the commit history the lag status reads by {@link CommitHistory}.
  */
 public final class ZkGroupStore implements GroupStore {
 
@@ -80,14 +82,8 @@ public final class ZkGroupStore implements GroupStore {
     private final TransactionBatcher batcher;
     private final OffsetWatches offsetWatches;
     private volatile AssignmentSnapshot cachedAssignment;
-    /** Recent commits per partition as last read or written by this store; the owner is the only committer. */
-    private final Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> histories = new ConcurrentHashMap<>();
-    /**
-     * Partitions whose claim transaction lost its answer (the connection broke: it may have landed), with the session
-     * it was sent in. Until a read after a {@code sync} has seen the owner node, "not held" is not decided from a read
-     * that a lagging server may answer (see {@link #syncIfInDoubt}).
-     */
-    private final Map<TopicPartition, Long> claimsInDoubt = new ConcurrentHashMap<>();
+    private final CommitHistory histories = new CommitHistory();
+    private final ClaimsInDoubt claimsInDoubt;
 
     public ZkGroupStore(ZkPort zk, String group, Clock clock) {
         this.zk = zk;
@@ -97,6 +93,7 @@ public final class ZkGroupStore implements GroupStore {
         this.nodes = new GroupNodes(group);
         this.memberNodes = new MemberRegistrar(zk, group);
         this.offsetWatches = new OffsetWatches(zk);
+        this.claimsInDoubt = new ClaimsInDoubt(zk, group);
         this.batcher = new TransactionBatcher(zk.transactionLimit(), zk::sizeOf);
     }
 
@@ -335,7 +332,7 @@ public final class ZkGroupStore implements GroupStore {
                 // A pipelined claim may have landed before its read saw this. If its answer was lost, the client may
                 // read from a server that has not applied it yet: sync first, or the undo misses the owner node and
                 // leaves it blocking the next owner (found by the simulator with claims landing late, seed 931).
-                syncIfInDoubt(tp, memberId, session);
+                claimsInDoubt.syncIfInDoubt(tp, session, doubt -> undoOwnClaim(tp, memberId, doubt));
                 undoOwnClaim(tp, memberId, session);
                 // Wake the member when someone fixes the node. A fix that landed since the first read fires no watch:
                 // this read sees it, and the claim is tried again instead of waiting for a change already made.
@@ -363,7 +360,7 @@ public final class ZkGroupStore implements GroupStore {
                 if (e.code() == ZkCode.SESSIONEXPIRED) {
                     continue; // the session changed between reading it and sending: again, in the new one
                 }
-                noteIfInDoubt(tp, session, e.code());
+                claimsInDoubt.noteIfLost(tp, session, e.code());
                 if (e.failedOp() != 0 || e.code() != ZkCode.NODEEXISTS) {
                     continue; // the offset node moved (an edit) since we read it: read again
                 }
@@ -445,7 +442,7 @@ public final class ZkGroupStore implements GroupStore {
     /**
      * Deletes this member's owner node of {@code tp} if it holds it in {@code session}: a pipelined claim landed and
      * its read then found the offset node corrupt, or a claim whose answer was lost landed in a session the member does
-     * not count (see {@link #syncIfInDoubt}). Fenced on the fence node's version: every claim that succeeds, a
+     * not count (see {@link ClaimsInDoubt}). Fenced on the fence node's version: every claim that succeeds, a
      * re-confirmation included, moves the fence, so a later claim's node is never removed, whichever lands first (a
      * claim that finds its node gone creates it again).
      */
@@ -545,7 +542,7 @@ public final class ZkGroupStore implements GroupStore {
             return zk.multiInSessionAsync(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.stat().version()),
                     ZkOp.create(offsetPath, none), ZkOp.set(offsetPath, none, 0))).thenApply(tx -> {
                         if (!tx.ok()) {
-                            noteIfInDoubt(tp, session, tx.code());
+                            claimsInDoubt.noteIfLost(tp, session, tx.code());
                             return Optional.<ClaimResult>empty();
                         }
                         ZkStat offset = tx.results().get(2).stat();
@@ -592,7 +589,7 @@ public final class ZkGroupStore implements GroupStore {
             String ownerPath = ZkPaths.owner(group, tp);
             return zk.readAsync(ownerPath, onChange).thenApply(owner -> heldByAnother(owner, ownerPath, memberId));
         }
-        noteIfInDoubt(tp, session, tx.code());
+        claimsInDoubt.noteIfLost(tp, session, tx.code());
         return CompletableFuture.completedFuture(Optional.empty());
     }
 
@@ -625,40 +622,6 @@ public final class ZkGroupStore implements GroupStore {
         return List.of(ZkOp.create(path, body), ZkOp.set(path, body, 0));
     }
 
-    /** A claim sent in {@code session} failed with {@code code}: if its answer was lost, its outcome is unknown. */
-    private void noteIfInDoubt(TopicPartition tp, long session, ZkCode code) {
-        if (code == ZkCode.CONNECTIONLOSS || code == ZkCode.OPERATIONTIMEOUT) {
-            claimsInDoubt.put(tp, session);
-        }
-    }
-
-    /**
-     * After a claim whose outcome is unknown, in the same session: {@code sync} first, so the reads that decide whether
-     * the member holds the partition see that claim's transaction if it landed. The client may have reconnected to a
-     * server that has not applied it yet; a read there finds no owner node, the member forgets the partition, and the
-     * owner node it then does have blocks the next owner for the rest of the session (issue 34, finding 3). The admin
-     * syncs in the same case ({@code LostReply}).
-     *
-     * <p>The claim may also have gone out in a newer session than the one the member judges in: the client's handle
-     * moves to a new session before the member hears of it (Curator tells of the reconnection on its own thread). The
-     * member then reads "not held" in its old session and forgets the partition, while the claim's owner node, if it
-     * landed, lives as long as the new session and blocks the next owner (found by the simulator with claims that land
-     * late). So after the sync that node is removed, fenced like {@link #undoOwnClaim}.
-     */
-    private void syncIfInDoubt(TopicPartition tp, String memberId, long session) {
-        Long doubt = claimsInDoubt.get(tp);
-        if (doubt == null) {
-            return;
-        }
-        if (doubt == zk.handleSession()) {
-            zk.sync(ZkPaths.owner(group, tp));
-            if (doubt != session) {
-                undoOwnClaim(tp, memberId, doubt);
-            }
-        }
-        claimsInDoubt.remove(tp, doubt); // synced, or an ended session: its ephemeral node is gone either way
-    }
-
     /**
      * A claim that landed: {@code fence} is the result of its fence write (its version and zxid: the claim's fencing
      * token), {@code offsetRead} the offset node it starts from.
@@ -675,8 +638,8 @@ public final class ZkGroupStore implements GroupStore {
 
     private ClaimResult claimed(TopicPartition tp, OffsetBody offset, int offsetVersion, long created, ZkResult fence,
                                 long session) {
-        claimsInDoubt.remove(tp);
-        histories.put(tp, offset.history());
+        claimsInDoubt.settled(tp);
+        histories.set(tp, offset.history());
         if (fence.stat() == null) {
             throw new IllegalStateException("claim transaction of " + tp + " wrote its fence with " + fence);
         }
@@ -771,7 +734,7 @@ public final class ZkGroupStore implements GroupStore {
                             last.stat().version()));
                     created.put(tp, last.stat().czxid());
                     writtenBy.put(tp, last.stat().mzxid());
-                    histories.put(tp, written.get(tp));
+                    histories.set(tp, written.get(tp));
                 }
                 pending.removeAll(sent);
             } catch (ZkFailure e) {
@@ -801,8 +764,7 @@ public final class ZkGroupStore implements GroupStore {
      */
     private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
         return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
-                Optional.of(now), NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
-                        new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)), r.done());
+                Optional.of(now), histories.next(r.partition(), r.offset(), r.logEnd(), now), r.done());
     }
 
     /**
@@ -844,7 +806,7 @@ public final class ZkGroupStore implements GroupStore {
             try {
                 zk.multiInSession(session, batch.ops());
                 sent.forEach(r -> {
-                    histories.remove(r.partition());
+                    histories.forget(r.partition());
                     released.add(r.partition());
                 });
                 pending.removeAll(sent);
@@ -918,7 +880,7 @@ public final class ZkGroupStore implements GroupStore {
             return new OffsetSnapshot(java.util.OptionalLong.empty(), "", version(fenceVersion, -1), List.of(), 0);
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
-        histories.computeIfPresent(tp, (k, v) -> body.history());
+        histories.refresh(tp, body.history());
         return new OffsetSnapshot(body.offset(), body.metadata(), version(fenceVersion, read.get().stat().version()),
                 body.history(), read.get().stat().czxid(), body.done());
     }
@@ -941,14 +903,14 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Optional<OffsetSnapshot> readIfOwned(TopicPartition tp, String memberId, long session) {
-        syncIfInDoubt(tp, memberId, session);
+        claimsInDoubt.syncIfInDoubt(tp, session, doubt -> undoOwnClaim(tp, memberId, doubt));
         OffsetSnapshot offset = readOffset(tp, null); // fence and offset before owner: see claim()
         return holds(tp, memberId, session) ? Optional.of(offset) : Optional.empty();
     }
 
     @Override
     public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
-        syncIfInDoubt(tp, memberId, session);
+        claimsInDoubt.syncIfInDoubt(tp, session, doubt -> undoOwnClaim(tp, memberId, doubt));
         CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
