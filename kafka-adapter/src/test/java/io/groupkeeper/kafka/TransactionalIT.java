@@ -546,7 +546,7 @@ class TransactionalIT extends KafkaTestSupport {
      * Waits until Kafka's offset of record is stable at {@code expected}: right after a commit the broker may still
      * answer UNSTABLE_OFFSET_COMMIT (its markers are written after commitTransaction() returns), read as no offset.
      */
-    private static void awaitKafkaOffset(String group, String topic, int partition, long expected) {
+    static void awaitKafkaOffset(String group, String topic, int partition, long expected) {
         await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, topic, partition))
                 .as("Kafka's offset of %s/%d in group %s", topic, partition, group).hasValue(expected));
     }
@@ -748,7 +748,7 @@ class TransactionalIT extends KafkaTestSupport {
      * Polls on this thread until {@code count} records were sent on (the topic must hold no more than that beyond the
      * start: everything a poll returns counts as processed); returns the first record's offset.
      */
-    private static long consumeAndSend(CoordinatedConsumer<String, String> c, String out, int count) {
+    static long consumeAndSend(CoordinatedConsumer<String, String> c, String out, int count) {
         AtomicInteger n = new AtomicInteger();
         long[] first = {-1};
         await().atMost(WAIT).until(() -> {

@@ -201,7 +201,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     sync, clients::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
                     group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    m::fencingToken, m::refresh, config.clientListener(), clients);
+                    m::fencingToken, m::refresh, keeper.store()::isConnected, config.clientListener(), clients);
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), clients::nanoTime, createdNanos, new Effects(), txns);
             this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);

@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
  * {@code transactional.id} derived from namespace, group, topic and partition. At the claim, before the partition's
- * first record is fetched and only while the member owns it under the claim it was assigned with,
- * {@code initTransactions()} fences the former owner's producer and aborts its open transaction (waiting for one being
- * completed), the store confirms the claim, then Kafka's transactional group offset is read ({@code requireStable})
+ * first record is fetched, only while the member owns it under the claim it was assigned with, the store's connection
+ * is up and the store confirms the claim, {@code initTransactions()} fences the former owner's producer and aborts its
+ * open transaction (waiting for one being completed), the store confirms the claim again, then Kafka's transactional
+ * group offset is read ({@code requireStable})
  * and weighed against ZooKeeper's ({@link OffsetOfRecord}). Outputs go into the partition's open transaction; at every commit
  * point the partition's position is sent to the same transaction and it commits, before the position is written to
  * ZooKeeper. A revoked partition's producer is closed after its final commit; a lost one's transaction is aborted.
@@ -98,6 +99,10 @@ final class KafkaTransactions implements AutoCloseable {
     private final java.util.function.Function<TopicPartition, OptionalLong> tokens;
     /** The member's {@code refresh}: a read, through the store, of ownership and offset (see {@link #confirm}). */
     private final java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher;
+    /** Whether the store's connection is up now (false: in doubt; see {@link #claim}). */
+    private final java.util.function.BooleanSupplier storeConnected;
+    /** A claim was deferred because the store was in doubt, and logged; cleared by the next claim that goes ahead. */
+    private boolean deferredInDoubt;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
@@ -110,19 +115,22 @@ final class KafkaTransactions implements AutoCloseable {
                       Duration timeout, Positions positions, PositionResolver.Seeker seeker,
                       java.util.function.Function<TopicPartition, OptionalLong> tokens,
                       java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
+                      java.util.function.BooleanSupplier storeConnected,
                       io.groupkeeper.kafka.KafkaClientListener clientListener) {
-        this(namespace, group, config, kafkaProperties, timeout, positions, seeker, tokens, refresher, clientListener,
-                KafkaClients.REAL);
+        this(namespace, group, config, kafkaProperties, timeout, positions, seeker, tokens, refresher, storeConnected,
+                clientListener, KafkaClients.REAL);
     }
 
     KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
                       Duration timeout, Positions positions, PositionResolver.Seeker seeker,
                       java.util.function.Function<TopicPartition, OptionalLong> tokens,
                       java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
+                      java.util.function.BooleanSupplier storeConnected,
                       io.groupkeeper.kafka.KafkaClientListener clientListener, KafkaClients clients) {
         this.clients = clients;
         this.tokens = tokens;
         this.refresher = refresher;
+        this.storeConnected = storeConnected;
         this.clientListener = clientListener;
         this.group = group;
         this.namespace = namespace;
@@ -170,13 +178,19 @@ final class KafkaTransactions implements AutoCloseable {
      * Claims newly owned partitions (already in the positions, at their ZooKeeper offset or unresolved): fences the
      * former owners, reads Kafka's offsets, positions each partition at the offset of record, and writes a ZooKeeper
      * offset that wins into a transaction at once. A partition whose claim fails is stopped and retried at the next
-     * commit point.
+     * commit point. While the store's connection is in doubt nothing is claimed (no {@code initTransactions()}): the
+     * partitions are stopped and their claims wait for a commit point after the connection is back.
      */
     void claim(Collection<OwnedPartition> claimed) {
         if (claimed.isEmpty()) {
             return;
         }
-        Map<OwnedPartition, CompletableFuture<Producer<Object, Object>>> inits = new LinkedHashMap<>();
+        // In doubt (the store's connection is down): this member cannot know whether it still owns these, and its own
+        // view lags (it has not heard yet). An initTransactions() now would fence the owner the rebalancer may have
+        // given them to meanwhile, and abort its open transaction, at every commit point until this member hears.
+        boolean inDoubt = !storeConnected.getAsBoolean();
+        List<OwnedPartition> owned = new ArrayList<>();
+        SortedSet<TopicPartition> deferred = new TreeSet<>();
         for (OwnedPartition p : claimed) {
             Txn old = txns.remove(p.tp);
             if (old != null) {
@@ -186,12 +200,34 @@ final class KafkaTransactions implements AutoCloseable {
                 notOwned(p, "not claimed");
                 continue;
             }
-            String id = config.transactionalId(namespace, group, p.tp.topic(), p.tp.partition());
-            Txn t = new Txn(id);
+            Txn t = new Txn(config.transactionalId(namespace, group, p.tp.topic(), p.tp.partition()));
             if (old != null) { // claimed again: what ZooKeeper may hold is unchanged by a new producer
                 t.unconfirmed.addAll(old.unconfirmed);
             }
             txns.put(p.tp, t);
+            if (inDoubt) {
+                unclaimed.add(p.tp);
+                p.failed = true; // not fetched until a claim succeeds
+                positions.touch(p.tp);
+                deferred.add(p.tp);
+            } else {
+                owned.add(p);
+            }
+        }
+        if (inDoubt) {
+            if (!deferred.isEmpty() && !deferredInDoubt) {
+                LOG.warn("group {}: the store's connection is in doubt; the claims of {} wait (no initTransactions(): "
+                        + "it would fence their owner if this member has lost them) until the store confirms them",
+                        group, deferred);
+                deferredInDoubt = true;
+            }
+            return;
+        }
+        deferredInDoubt = false;
+        confirm(owned); // before initTransactions() too: a member that is cut off, or not the owner, fences nobody
+        Map<OwnedPartition, CompletableFuture<Producer<Object, Object>>> inits = new LinkedHashMap<>();
+        for (OwnedPartition p : owned) {
+            String id = txns.get(p.tp).transactionalId;
             inits.put(p, CompletableFuture.supplyAsync(() -> initProducer(id), pool));
         }
         List<OwnedPartition> ready = new ArrayList<>();

@@ -3,19 +3,24 @@ package io.groupkeeper.kafka.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.groupkeeper.CommitResult;
 import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
@@ -55,11 +60,18 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     }
 
     private KafkaTransactions transactions(Positions positions, PositionCommitterTest.ScriptedMember member) {
+        return transactions(positions, member::refresh, () -> true);
+    }
+
+    /** With the member's {@code refresh} and the store's connection state as given. */
+    private KafkaTransactions transactions(Positions positions,
+                                           Function<Collection<TopicPartition>, CommitResult> refresher,
+                                           BooleanSupplier storeConnected) {
         KafkaTransactions txns = new KafkaTransactions("groupkeeper", group, new TransactionalConfig(
                 new StringSerializer(), new StringSerializer(), "groupkeeper/", Map.of()),
                 Map.of("bootstrap.servers", kafka.bootstrapServers()), Duration.ofSeconds(20), positions,
-                (p, offset) -> positions.position(p, offset), tp -> OptionalLong.of(7), member::refresh,
-                new KafkaClientListener() {
+                (p, offset) -> positions.position(p, offset), tp -> OptionalLong.of(7), refresher,
+                storeConnected, new KafkaClientListener() {
                 });
         toClose.add(txns);
         return txns;
@@ -140,6 +152,103 @@ class KafkaTransactionsIT extends BrokerTestSupport {
 
         assertThat(kafkaOffset().offset()).as("Kafka's offset of record").isEqualTo(100);
         assertThat(stale.producing()).isEmpty();
+    }
+
+    /**
+     * A member cut off from ZooKeeper (the store's connection in doubt) whose own view still says it owns the partition
+     * (it has not heard yet; the owner is another member by now) retries its claim at every commit point: no retry
+     * may run {@code initTransactions()}, each of which would bump the producer epoch and abort the owner's open
+     * transaction. Once the store answers again and confirms the claim, it goes ahead (one bump).
+     */
+    @Test
+    void aClaimWhileTheStoreIsInDoubtWaitsAndFencesNobody() throws Exception {
+        KafkaTransactions owner = transactions();
+        PositionCommitter committer = committer(owner);
+        OwnedPartition p = claimed(owner, 50);
+        positions.position(p, 100);
+        committer.commitAll();
+        int epoch = producerEpoch();
+
+        AtomicBoolean connected = new AtomicBoolean(false);
+        Positions cutOffPositions = new Positions(gauges, group, () -> "m2");
+        PositionCommitterTest.ScriptedMember cutOffMember = new PositionCommitterTest.ScriptedMember();
+        KafkaTransactions cutOff = transactions(cutOffPositions, cutOffMember::refresh, connected::get);
+        OwnedPartition q = cutOffPositions.add(A0, OptionalLong.of(0));
+        q.token = 7;
+        cutOff.claim(List.of(q));
+        for (int commitPoint = 0; commitPoint < 3; commitPoint++) {
+            cutOff.retryClaims();
+        }
+        assertThat(cutOff.producing()).isEmpty();
+        assertThat(q.failed).as("stopped: not fetched while the claim waits").isTrue();
+        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+        positions.position(p, 120);
+        committer.commitAll(); // the owner was not fenced: it commits
+        assertThat(effects).isEmpty();
+        assertThat(kafkaOffset().offset()).isEqualTo(120);
+
+        int before = producerEpoch(); // (every commit may bump it: Kafka's transaction version 2)
+        connected.set(true); // the store answers again (and, scripted, confirms the claim)
+        cutOff.retryClaims();
+        assertThat(cutOff.producing()).containsExactly(A0);
+        assertThat(q.failed).isFalse();
+        assertThat(producerEpoch()).isGreaterThan(before);
+    }
+
+    /**
+     * The store cannot confirm a claim (its read fails: a member whose process was paused until its session ended, its
+     * client not yet aware; or says the partition is someone else's): the claim stops before
+     * {@code initTransactions()}, so the owner's producer is not fenced, however often it is retried.
+     */
+    @Test
+    void aClaimTheStoreCannotConfirmFencesNobody() throws Exception {
+        KafkaTransactions owner = transactions();
+        PositionCommitter committer = committer(owner);
+        OwnedPartition p = claimed(owner, 50);
+        positions.position(p, 100);
+        committer.commitAll();
+        int epoch = producerEpoch();
+
+        Positions stalePositions = new Positions(gauges, group, () -> "m2");
+        PositionCommitterTest.ScriptedMember staleMember = new PositionCommitterTest.ScriptedMember();
+        AtomicInteger reads = new AtomicInteger();
+        KafkaTransactions failing = transactions(stalePositions, tps -> {
+            reads.incrementAndGet();
+            throw new IllegalStateException("ZooKeeper: refresh not attempted: not connected");
+        }, () -> true);
+        OwnedPartition q = stalePositions.add(A0, OptionalLong.of(0));
+        q.token = 7;
+        failing.claim(List.of(q));
+        failing.retryClaims();
+        failing.retryClaims();
+        assertThat(reads).hasValue(3);
+        assertThat(failing.producing()).isEmpty();
+        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+
+        staleMember.refreshAnswer.put(A0, Status.NOT_OWNED);
+        Positions otherPositions = new Positions(gauges, group, () -> "m3");
+        KafkaTransactions stale = transactions(otherPositions, staleMember::refresh, () -> true);
+        OwnedPartition r = otherPositions.add(A0, OptionalLong.of(0));
+        r.token = 7;
+        stale.claim(List.of(r));
+        assertThat(producerEpoch()).isEqualTo(epoch);
+
+        positions.position(p, 130);
+        committer.commitAll(); // the owner was not fenced: it commits
+        assertThat(effects).isEmpty();
+        assertThat(kafkaOffset().offset()).isEqualTo(130);
+    }
+
+    private String transactionalId() {
+        return "groupkeeper/" + group + "/in/0";
+    }
+
+    /** The producer epoch the transaction coordinator holds for in-0's transactional id. */
+    private int producerEpoch() throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            return admin.describeTransactions(List.of(transactionalId())).description(transactionalId())
+                    .get(20, TimeUnit.SECONDS).producerEpoch();
+        }
     }
 
     /** R4: a partition the store says is not owned is dropped, and its producer (at the newest epoch) closed at once. */

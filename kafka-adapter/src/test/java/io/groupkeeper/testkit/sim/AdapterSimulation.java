@@ -379,7 +379,12 @@ final class AdapterSimulation {
                     transactional ? new TransactionalConfig(new StringSerializer(), new StringSerializer(), "sim-",
                             Map.of()) : null,
                     new KafkaClientListener() { });
-            this.consumer = new DefaultCoordinatedConsumer<>(config, clients(proc.timerTag));
+            this.consumer = new DefaultCoordinatedConsumer<>(config, new SimKafkaClients(kafka, scheduler, clock,
+                    proc.timerTag, proc.store::isConnected, v -> {
+                        if (!proc.crashed) { // (a crashed process's threads unwind, running what a real one would not)
+                            checker.violations().add(v);
+                        }
+                    }));
         }
 
         void start() {

@@ -28,6 +28,10 @@ import org.apache.kafka.common.serialization.Serializer;
  * the rest of the world, ended by what they wait for or by a timer task of the waiting thread's own tag (a frozen
  * thread's timer waits with it). The claims' pool runs each task in the caller (the model's requests take simulated
  * time there instead), the metadata timer is a simulated thread of the member's process.
+ *
+ * <p>Checks one rule of the transactional claim: no transactional producer is created (its {@code initTransactions()}
+ * follows at once) while the member's store is not connected — a member in doubt cannot know whether it still owns the
+ * partition, and the epoch it bumps fences the owner (docs/exactly-once.md, claim step 2).
  */
 final class SimKafkaClients implements KafkaClients {
 
@@ -35,12 +39,22 @@ final class SimKafkaClients implements KafkaClients {
     private final SimScheduler scheduler;
     private final ManualClock clock;
     private final String timerTag;
+    private final java.util.function.BooleanSupplier storeConnected;
+    private final java.util.function.Consumer<String> violations;
 
     SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag) {
+        this(kafka, scheduler, clock, timerTag, () -> true, v -> { });
+    }
+
+    /** For a member: {@code storeConnected} is its store's; a transactional claim while it is false is reported. */
+    SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag,
+                    java.util.function.BooleanSupplier storeConnected, java.util.function.Consumer<String> violations) {
         this.kafka = kafka;
         this.scheduler = scheduler;
         this.clock = clock;
         this.timerTag = timerTag;
+        this.storeConnected = storeConnected;
+        this.violations = violations;
     }
 
     @Override
@@ -52,7 +66,13 @@ final class SimKafkaClients implements KafkaClients {
     @Override
     public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
                                              Serializer<Object> values) {
-        return new ModelProducer(kafka, (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+        String id = (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+        if (id != null && !storeConnected.getAsBoolean()) {
+            violations.accept(clock.millis() + " " + timerTag + ": a transactional claim (initTransactions() of " + id
+                    + ") while the member's store is not connected: it cannot know it owns the partition, and the "
+                    + "epoch it bumps fences the owner");
+        }
+        return new ModelProducer(kafka, id);
     }
 
     @Override
