@@ -392,6 +392,33 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
+    /**
+     * The listener container's seam (not API): from now on commits of the owned {@code partition} write
+     * {@code offset} instead of its position — the low-water mark of records processed out of fetch order, every
+     * record below it done. Reset when the store's offset is adopted (an operator's change wins) or the partition is
+     * assigned again. Ignored for a partition not owned. Polling thread only (inside {@code poll()} too: a rebalance
+     * listener's final word before the revocation's commit).
+     */
+    public void commitAt(TopicPartition partition, long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset must be >= 0, was " + offset);
+        }
+        guard.enter();
+        try {
+            OwnedPartition p = positions.get(partition);
+            if (p != null) {
+                p.commitAt = offset;
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** How long a revocation waits for this consumer's final commit (the container drains within it). */
+    public Duration revocationTimeout() {
+        return config.revocationTimeout();
+    }
+
     @Override
     public void offsetMetadata(TopicPartition partition, String metadata) {
         java.util.Objects.requireNonNull(metadata, "metadata");
@@ -581,6 +608,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         public void adopt(OwnedPartition p, OptionalLong stored) {
             p.committed = stored;
             p.committedMetadata = null; // what the change left in the node is unknown: the next commit writes ours
+            p.commitAt = -1; // the container's low-water mark was of the offsets before the change
             p.failed = false;
             positions.touch(p.tp);
             if (stored.isPresent()) {

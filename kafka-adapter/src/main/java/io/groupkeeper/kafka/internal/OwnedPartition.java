@@ -14,6 +14,11 @@ final class OwnedPartition {
     final org.apache.kafka.common.TopicPartition ktp;
     /** The next offset to return to the user; -1 while the start position is unresolved. */
     long position = -1;
+    /**
+     * What commits write instead of {@link #position} when the caller processes records out of fetch order (the
+     * listener container's low-water mark, {@code DefaultCoordinatedConsumer.commitAt}); -1: the position.
+     */
+    long commitAt = -1;
     /** The offset the store holds, as far as this consumer knows. */
     OptionalLong committed = OptionalLong.empty();
     /** The offset metadata to write with its commits ({@code CoordinatedConsumer.offsetMetadata}). */
@@ -47,9 +52,14 @@ final class OwnedPartition {
         return position < 0 && !failed;
     }
 
-    /** Its position differs from what the store holds. */
+    /** The offset a commit writes: {@link #commitAt} if set, else the position. */
+    long committable() {
+        return commitAt >= 0 ? commitAt : position;
+    }
+
+    /** Its committable offset differs from what the store holds. */
     boolean dirty() {
-        return active() && (committed.isEmpty() || committed.getAsLong() != position
+        return active() && (committed.isEmpty() || committed.getAsLong() != committable()
                 || !metadata.equals(committedMetadata));
     }
 

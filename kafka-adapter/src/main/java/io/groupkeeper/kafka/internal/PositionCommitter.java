@@ -256,7 +256,7 @@ final class PositionCommitter {
             for (TopicPartition tp : mirror.owed()) {
                 OwnedPartition p = positions.get(tp);
                 if (p != null && p.active() && !offsets.containsKey(tp)) {
-                    offsets.put(tp, p.position);
+                    offsets.put(tp, p.committable());
                     if (p.logEnd >= 0) {
                         logEnds.put(tp, p.logEnd);
                     }
@@ -323,7 +323,7 @@ final class PositionCommitter {
                         Map<TopicPartition, Long> logEnds) {
         for (OwnedPartition p : which) {
             if (p.dirty() || (lagging && p.lagging())) {
-                offsets.put(p.tp, p.position);
+                offsets.put(p.tp, p.committable());
                 if (p.logEnd >= 0) {
                     logEnds.put(p.tp, p.logEnd);
                 }

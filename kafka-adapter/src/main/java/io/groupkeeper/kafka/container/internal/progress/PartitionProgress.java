@@ -244,6 +244,11 @@ public final class PartitionProgress<R> {
         return true;
     }
 
+    /** Whether {@code ticket} is in flight here: handing it back would count (nothing is changed or counted). */
+    public boolean isCurrent(Ticket<R> ticket) {
+        return !lost && ticket.epoch() == epoch && inFlight.get(ticket.offset()) == ticket;
+    }
+
     private boolean current(Ticket<R> ticket) {
         if (!lost && ticket.epoch() == epoch && inFlight.get(ticket.offset()) == ticket) {
             return true;
