@@ -4,7 +4,11 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
+import io.groupkeeper.kafka.container.internal.progress.ProgressFormatException;
 import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.kafka.internal.ProgressCommits;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -497,7 +501,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         offsets.forEach((tp, offset) -> {
             retries.remove(tp);
             if (progress != null) {
-                progress.forget(tp); // fetched again from the stored offset: a new progress there
+                progress.assigned(tp); // the operator's offset wins (I4): a new progress from what the node holds
             }
             StoppedPartition s = stopped.remove(tp);
             if (s != null) {
@@ -529,8 +533,25 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     // ------------------------------------------------------------------ ProgressDispatch.Control
 
     @Override
-    public void commitAt(TopicPartition tp, long offset) {
-        ((io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer<?, ?>) consumer).commitAt(tp, offset);
+    public void commit(TopicPartition tp, OffsetProgress p) {
+        ((ProgressCommits) consumer).progress(tp, p.lowWater(), ProgressCodec.encode(p));
+    }
+
+    @Override
+    public OffsetProgress resumeFrom(TopicPartition tp) {
+        ProgressCommits pc = (ProgressCommits) consumer;
+        java.util.OptionalLong offset = pc.resumeOffset(tp);
+        if (offset.isEmpty()) {
+            return null;
+        }
+        java.util.Optional<String> done = pc.resumeDone(tp);
+        try {
+            return ProgressCodec.resume(offset.getAsLong(), done);
+        } catch (ProgressFormatException e) {
+            LOG.warn("{}: the done value beside offset {} does not read ({}); resuming from the offset alone (what it "
+                    + "named runs again)", tp, offset.getAsLong(), e.getMessage());
+            return OffsetProgress.at(offset.getAsLong());
+        }
     }
 
     @Override
@@ -547,7 +568,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final class ProgressOwnership implements AssignmentSeeker.Ownership {
         @Override
         public void assigned(java.util.Collection<TopicPartition> partitions) {
-            partitions.forEach(progress::forget);
+            partitions.forEach(progress::assigned);
         }
 
         @Override
