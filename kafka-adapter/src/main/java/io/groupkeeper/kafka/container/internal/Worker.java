@@ -34,9 +34,16 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
- * and hands back (seeks to) what was not done; on stop, finishes the call in flight, hands back the rest and closes
+ * One consumer of a container on its own thread: starts it, polls, applies pauses, and processes each poll's records
+ * by one of two paths: the record path ({@link ProgressDispatch}: per-partition progress, orderings, parallelism,
+ * commits of the low-water mark and done set) or, for the batch handler and the transactional mode, the
+ * {@link Dispatcher}, handing back (seeking to) what was not done. On stop, it finishes what is in flight, and closes
  * the consumer (final commit, then the partitions are released).
+ *
+ * <p>About 640 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
+ * lifecycle of the consumer and of the record path's work threads. The record path's own logic is in
+ * {@link ProgressDispatch}; the Dispatcher path's state goes when the batch and transactional paths move onto the
+ * progress too (docs/parallel.md).
  */
 final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispatch.Control {
 
