@@ -269,6 +269,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                     } else {
                         process(c, records);
                     }
+                } else if (progress != null && progress.outstanding() > 0) {
+                    lastRecordNanos = config.ticker().nanoTime(); // handlers still at work: not idle
                 } else {
                     reportIdle(c);
                 }
