@@ -61,6 +61,9 @@ public final class ListenerContainerBuilder<K, V> {
     private String transactionalIdPrefix = "groupkeeper/";
     private final Map<String, Object> producerProperties = new LinkedHashMap<>();
     private io.groupkeeper.kafka.KafkaClientListener clientListener = io.groupkeeper.kafka.KafkaClientListener.NONE;
+    private Ordering ordering = Ordering.PARTITION;
+    private int parallelism = 1;
+    private AsyncRecordHandler<K, V> asyncHandler;
 
     ListenerContainerBuilder(GroupKeeper keeper) {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -157,6 +160,39 @@ public final class ListenerContainerBuilder<K, V> {
             throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
         }
         this.concurrency = concurrency;
+        return this;
+    }
+
+    /**
+     * Which records of a partition may be handled at the same time (docs/parallel.md); default
+     * {@link Ordering#PARTITION}, one at a time. {@link Ordering#KEY} and {@link Ordering#UNORDERED} need a record or
+     * asynchronous handler, and no transactional mode ({@link #build()} refuses them otherwise).
+     */
+    public ListenerContainerBuilder<K, V> ordering(Ordering ordering) {
+        this.ordering = Objects.requireNonNull(ordering, "ordering");
+        return this;
+    }
+
+    /**
+     * Handler calls in flight per member (per {@linkplain #concurrency consumer}) at most, shared fairly by its
+     * partitions: threads for a {@link #recordHandler}, records in flight for an {@link #asyncHandler}. Default 1 (the
+     * handler runs on the consumer's own thread). Above 1 with {@link Ordering#PARTITION}, different partitions of a
+     * member run in parallel.
+     */
+    public ListenerContainerBuilder<K, V> parallelism(int parallelism) {
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("parallelism must be >= 1, was " + parallelism);
+        }
+        this.parallelism = parallelism;
+        return this;
+    }
+
+    /**
+     * One record per call, completing asynchronously ({@link AsyncRecordHandler}): up to {@link #parallelism} records
+     * in flight per member, not bounded by threads. Exactly one of record, batch and asynchronous handler.
+     */
+    public ListenerContainerBuilder<K, V> asyncHandler(AsyncRecordHandler<K, V> handler) {
+        this.asyncHandler = Objects.requireNonNull(handler, "asyncHandler");
         return this;
     }
 
@@ -353,8 +389,23 @@ public final class ListenerContainerBuilder<K, V> {
         if (topics.isEmpty()) {
             throw new IllegalStateException(what + ": at least one topic is required");
         }
-        if ((recordHandler == null) == (batchHandler == null)) {
-            throw new IllegalStateException(what + ": exactly one of recordHandler and batchHandler is required");
+        int handlers = (recordHandler == null ? 0 : 1) + (batchHandler == null ? 0 : 1) + (asyncHandler == null ? 0 : 1);
+        if (handlers != 1) {
+            throw new IllegalStateException(what + ": exactly one of recordHandler, batchHandler and asyncHandler is "
+                    + "required, " + handlers + " given");
+        }
+        boolean beyondOne = ordering != Ordering.PARTITION || parallelism > 1;
+        if (batchHandler != null && beyondOne) {
+            throw new IllegalStateException(what + ": the batch handler takes one partition's fetched records in one "
+                    + "call, in offset order, so it runs with ordering PARTITION and parallelism 1 only (was ordering "
+                    + ordering + ", parallelism " + parallelism + "); use a record or asynchronous handler");
+        }
+        if (outputKeySerializer != null && (beyondOne || asyncHandler != null)) {
+            throw new IllegalStateException(what + ": the transactional mode commits a partition's outputs with its "
+                    + "position in one Kafka transaction, sent from the consumer's own thread one call at a time, so "
+                    + "it runs with ordering PARTITION, parallelism 1 and a record or batch handler only (was ordering "
+                    + ordering + ", parallelism " + parallelism + (asyncHandler != null ? ", an asynchronous handler"
+                    : "") + ")");
         }
         if (keyDeserializer == null) {
             throw new IllegalStateException(what + ": deserializers(...) are required (they run in the container)");
@@ -380,7 +431,8 @@ public final class ListenerContainerBuilder<K, V> {
                 createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
                 assignmentHook, idleEventInterval, transactionalConfig(), Map.copyOf(producerProperties),
-                clientListener);
+                clientListener, ordering, parallelism, asyncHandler,
+                io.groupkeeper.kafka.container.internal.progress.ProgressLimits.DEFAULT);
         return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 

@@ -392,6 +392,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
+    /** How long a revocation waits for this consumer's final commit (the listener container drains within it). */
+    public Duration revocationTimeout() {
+        return config.revocationTimeout();
+    }
+
     @Override
     public void offsetMetadata(TopicPartition partition, String metadata) {
         java.util.Objects.requireNonNull(metadata, "metadata");

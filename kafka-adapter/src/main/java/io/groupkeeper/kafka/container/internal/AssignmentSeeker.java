@@ -33,6 +33,25 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
     private final Consumer<Map<TopicPartition, OptionalLong>> adopted;
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private Admin admin;
+    /**
+     * The worker's per-partition progress, told of gained (a new claim starts afresh), revoked (drained before the
+     * final commit) and lost partitions; null on the one-call-at-a-time path.
+     */
+    private Ownership ownership;
+
+    /** What the worker's progress does when ownership changes (polling thread, inside a poll). */
+    interface Ownership {
+        void assigned(Collection<TopicPartition> partitions);
+
+        void revoking(Collection<TopicPartition> partitions);
+
+        void lost(Collection<TopicPartition> partitions);
+    }
+
+    void ownership(Ownership ownership) {
+        this.ownership = ownership;
+    }
+
     /** The token of each owned partition's claim, as served to this worker (polling thread only). */
     private final Map<TopicPartition, OptionalLong> tokens = new HashMap<>();
 
@@ -66,6 +85,9 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
         for (TopicPartition tp : partitions) {
             tokens.put(tp, consumer.fencingToken(tp)); // the claim just served (empty if already lost again)
         }
+        if (ownership != null) {
+            ownership.assigned(partitions);
+        }
         if (hook == null) {
             return;
         }
@@ -80,11 +102,17 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        if (ownership != null) {
+            ownership.revoking(partitions); // before the final commit, which follows this call
+        }
         partitions.forEach(tokens::remove);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        if (ownership != null) {
+            ownership.lost(partitions);
+        }
         partitions.forEach(tokens::remove);
     }
 

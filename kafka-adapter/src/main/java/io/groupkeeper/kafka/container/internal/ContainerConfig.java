@@ -25,6 +25,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set;
  * {@code transactional} is null unless the transactional mode is on (its serializers are the handler's output's);
  * {@code producerProperties} are the user's, set with the mode or not (without it, the validation refuses them).
+ * {@code ordering}, {@code parallelism} (handler calls in flight per worker), {@code asyncHandler} (null unless set)
+ * and {@code limits} (span and buffer caps of each partition's progress) are docs/parallel.md's.
  */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
@@ -42,5 +44,17 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     AssignmentHook assignmentHook, Duration idleEventInterval,
                                     io.groupkeeper.kafka.internal.TransactionalConfig transactional,
                                     Map<String, Object> producerProperties,
-                                    io.groupkeeper.kafka.KafkaClientListener clientListener) {
+                                    io.groupkeeper.kafka.KafkaClientListener clientListener,
+                                    io.groupkeeper.kafka.container.Ordering ordering, int parallelism,
+                                    io.groupkeeper.kafka.container.AsyncRecordHandler<K, V> asyncHandler,
+                                    io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits) {
+
+    /**
+     * Whether records run through the per-partition progress ({@link ProgressDispatch}: the record and the asynchronous
+     * handler, every ordering); the batch handler and the transactional mode keep the one-call-at-a-time path
+     * ({@link Dispatcher}), which the builder allows with {@code PARTITION} ordering and parallelism 1 only.
+     */
+    public boolean usesProgress() {
+        return batchHandler == null && transactional == null;
+    }
 }

@@ -63,6 +63,23 @@ public final class CurrentRecord {
         }
     }
 
+    /**
+     * Around a handler call of the per-partition progress path ({@link ProgressDispatch}): the partition and the token
+     * its record was dispatched under (null partition after it). Any thread: a work thread gets its own.
+     */
+    static void handling(TopicPartition partition, OptionalLong token) {
+        CurrentRecord c = CURRENT.get();
+        if (c == null) {
+            if (partition == null) {
+                return;
+            }
+            c = new CurrentRecord(tp -> OptionalLong.empty(), null);
+            CURRENT.set(c);
+        }
+        c.partition = partition;
+        c.token = partition == null ? OptionalLong.empty() : token;
+    }
+
     public static Optional<TopicPartition> partition() {
         CurrentRecord c = CURRENT.get();
         return c == null ? Optional.empty() : Optional.ofNullable(c.partition);

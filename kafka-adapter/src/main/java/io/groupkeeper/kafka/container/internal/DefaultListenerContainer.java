@@ -220,9 +220,17 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         return pausedAll;
     }
 
+    /** A work thread's slot: watched from its first call. */
+    void watch(InFlight slot) {
+        Watchdog w = watchdog;
+        if (w != null) {
+            w.watch(slot);
+        }
+    }
+
     private String memberOf(InFlight slot) {
         for (Worker<K, V> w : workersList()) {
-            if (w.inFlight == slot) {
+            if (w.watches(slot)) {
                 return w.member();
             }
         }

@@ -4,7 +4,11 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
+import io.groupkeeper.kafka.container.internal.progress.ProgressFormatException;
 import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.kafka.internal.ProgressCommits;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -30,11 +34,18 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
- * and hands back (seeks to) what was not done; on stop, finishes the call in flight, hands back the rest and closes
+ * One consumer of a container on its own thread: starts it, polls, applies pauses, and processes each poll's records
+ * by one of two paths: the record path ({@link ProgressDispatch}: per-partition progress, orderings, parallelism,
+ * commits of the low-water mark and done set) or, for the batch handler and the transactional mode, the
+ * {@link Dispatcher}, handing back (seeking to) what was not done. On stop, it finishes what is in flight, and closes
  * the consumer (final commit, then the partitions are released).
+ *
+ * <p>About 640 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
+ * lifecycle of the consumer and of the record path's work threads. The record path's own logic is in
+ * {@link ProgressDispatch}; the Dispatcher path's state goes when the batch and transactional paths move onto the
+ * progress too (docs/parallel.md).
  */
-final class Worker<K, V> implements Runnable, Dispatcher.Control {
+final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispatch.Control {
 
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
@@ -44,12 +55,18 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private final int index;
     final InFlight inFlight;
     private final Dispatcher<K, V> dispatcher;
+    /** The per-partition progress path (record and asynchronous handlers); null on the dispatcher's. */
+    private final ProgressDispatch<K, V> progress;
+    /** The threads of handler calls and dead letters beside the polling thread; null when none. */
+    private final java.util.concurrent.ExecutorService pool;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     final CountDownLatch exited = new CountDownLatch(1);
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private volatile boolean stopping;
+    /** The loop has ended: the progress's final marks are set (closing revokes without draining). */
+    private volatile boolean exiting;
     private final Object stopSignal = new Object();
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
@@ -87,6 +104,35 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer,
                 output);
         this.seeker = new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties(), this::adopted);
+        if (config.usesProgress()) {
+            ThreadLocal<InFlight> slots = new ThreadLocal<>();
+            int threads = config.asyncHandler() != null ? 1 : config.parallelism() > 1 ? config.parallelism() : 0;
+            this.pool = threads == 0 ? null : java.util.concurrent.Executors.newFixedThreadPool(threads,
+                    workThreads(container, slots));
+            this.progress = new ProgressDispatch<>(config, publisher, keyDeserializer, valueDeserializer, this, pool,
+                    inFlight, slots);
+            seeker.ownership(new ProgressOwnership());
+        } else {
+            this.pool = null;
+            this.progress = null;
+        }
+    }
+
+    /** The work threads {@code <worker's name>-w<n>}, each with its watchdog slot. */
+    private java.util.concurrent.ThreadFactory workThreads(DefaultListenerContainer<K, V> container,
+                                                           ThreadLocal<InFlight> slots) {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        return r -> {
+            Thread[] t = new Thread[1];
+            t[0] = new Thread(() -> {
+                InFlight slot = new InFlight(t[0]);
+                slots.set(slot);
+                container.watch(slot);
+                AdapterLog.enter(config.group(), thread.getName());
+                r.run();
+            }, thread.getName() + "-w" + n.getAndIncrement());
+            return t[0];
+        };
     }
 
     /** The container's Kafka properties; a {@code client.id} becomes {@code <client.id>-<n>}: one per worker. */
@@ -200,21 +246,37 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         Throwable failure = null;
         try {
             while (!stopping) {
+                if (progress != null) {
+                    progress.pump(this::hold);
+                }
                 applyPauses(c);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
-                    records = c.poll(pollTimeout());
+                    records = c.poll(progress == null ? pollTimeout() : progress.enterPoll(pollTimeout(), this::hold));
                 } catch (WakeupException e) {
-                    continue; // a pause, resume or stop: applied at the top
+                    continue; // a pause, resume, stop or handler outcome: applied at the top
                 } catch (OffsetOutOfRangePolicyException e) {
                     continue; // the adapter stopped that partition and logged it (outOfRange=fail)
+                } finally {
+                    if (progress != null) {
+                        progress.leftPoll();
+                    }
                 }
                 if (!records.isEmpty()) {
                     lastRecordNanos = config.ticker().nanoTime();
-                    process(c, records);
+                    if (progress != null) {
+                        progress.fetched(records);
+                    } else {
+                        process(c, records);
+                    }
+                } else if (progress != null && progress.outstanding() > 0) {
+                    lastRecordNanos = config.ticker().nanoTime(); // handlers still at work: not idle
                 } else {
                     reportIdle(c);
                 }
+            }
+            if (progress != null) {
+                progress.drain(config.stopDeadline()); // in flight completes; the final marks go with close()
             }
         } catch (InterruptedException e) {
             if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
@@ -227,6 +289,14 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
             LOG.error("worker {} (member {}) failed; its consumer closes and leaves the group",
                     thread.getName(), c.memberId(), e);
         } finally {
+            exiting = true; // a revocation on close drains nothing more: what ran came back, or its time is up
+            if (pool != null) {
+                if (failure != null) {
+                    pool.shutdownNow();
+                } else {
+                    pool.shutdown(); // (a handler still running past the stop deadline ends on its own)
+                }
+            }
             c.close(); // final commit of what was done, then the partitions are released
             seeker.close();
             closeDeserializers();
@@ -336,11 +406,14 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         attempts.retainAll(owned);
         marks.apply(c, owned, stopped);
         Set<TopicPartition> want;
+        Set<TopicPartition> full = progress == null ? Set.of() : progress.pauses();
         if (container.pausedAll()) {
             want = owned;
         } else {
             want = new HashSet<>(userPaused);
             want.addAll(stopped.keySet());
+            want.addAll(full);
+            want.retainAll(owned);
             long now = config.ticker().nanoTime();
             retries.forEach((tp, due) -> {
                 if (due - now > 0) {
@@ -358,13 +431,13 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         resume.removeAll(want);
         if (!pause.isEmpty()) {
             c.pause(pause);
-            if (!retries.keySet().containsAll(pause)) {
+            if (!retries.keySet().containsAll(pause) && !full.containsAll(pause)) {
                 LOG.info("paused {}", pause);
             }
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            if (!retries.keySet().containsAll(resume)) {
+            if (!retries.keySet().containsAll(resume) && !full.containsAll(resume)) {
                 LOG.info("resumed {}", resume);
             }
         }
@@ -436,6 +509,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
     private void adopted(Map<TopicPartition, java.util.OptionalLong> offsets) {
         offsets.forEach((tp, offset) -> {
             retries.remove(tp);
+            if (progress != null) {
+                progress.assigned(tp); // the operator's offset wins (I4): a new progress from what the node holds
+            }
             StoppedPartition s = stopped.remove(tp);
             if (s != null) {
                 LOG.warn("partition {} stopped at offset {} resumes from offset {}: its stored offset was changed "
@@ -461,6 +537,72 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control {
         } catch (RuntimeException e) {
             LOG.warn("container listener threw on partitionStopped: {}", e.toString());
         }
+    }
+
+    // ------------------------------------------------------------------ ProgressDispatch.Control
+
+    @Override
+    public void commit(TopicPartition tp, OffsetProgress p) {
+        ((ProgressCommits) consumer).progress(tp, p.lowWater(), ProgressCodec.encode(p));
+    }
+
+    @Override
+    public OffsetProgress resumeFrom(TopicPartition tp) {
+        ProgressCommits pc = (ProgressCommits) consumer;
+        java.util.OptionalLong offset = pc.resumeOffset(tp);
+        if (offset.isEmpty()) {
+            return null;
+        }
+        java.util.Optional<String> done = pc.resumeDone(tp);
+        try {
+            return ProgressCodec.resume(offset.getAsLong(), done);
+        } catch (ProgressFormatException e) {
+            LOG.warn("{}: the done value beside offset {} does not read ({}); resuming from the offset alone (what it "
+                    + "named runs again)", tp, offset.getAsLong(), e.getMessage());
+            return OffsetProgress.at(offset.getAsLong());
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        nudge();
+    }
+
+    @Override
+    public long token(TopicPartition tp) {
+        return seeker.token(tp).orElse(-1);
+    }
+
+    /** Ownership changes, for the progress (inside a poll, on this thread). */
+    private final class ProgressOwnership implements AssignmentSeeker.Ownership {
+        @Override
+        public void assigned(java.util.Collection<TopicPartition> partitions) {
+            partitions.forEach(progress::assigned);
+        }
+
+        @Override
+        public void revoking(java.util.Collection<TopicPartition> partitions) {
+            Duration rt = ((io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer<?, ?>) consumer)
+                    .revocationTimeout();
+            Duration drain = rt.minus(rt.dividedBy(2).compareTo(Duration.ofSeconds(2)) < 0 ? rt.dividedBy(2)
+                    : Duration.ofSeconds(2)); // the final commit still fits in the revocation timeout
+            try {
+                progress.revoking(partitions, exiting ? Duration.ZERO : drain, Worker.this::hold);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                LOG.warn("interrupted while draining revoked {}; released without what was in flight", partitions);
+            }
+        }
+
+        @Override
+        public void lost(java.util.Collection<TopicPartition> partitions) {
+            partitions.forEach(progress::forget);
+        }
+    }
+
+    /** Whether {@code slot} is one of this worker's (its thread's, or a work thread's). */
+    boolean watches(InFlight slot) {
+        return slot == inFlight || slot.thread.getName().startsWith(thread.getName() + "-w");
     }
 
     @Override

@@ -72,11 +72,30 @@ public final class OwnedPartitions<P, R> {
      * partition each call, so that no partition starves the others of workers.
      */
     public List<Dispatched<P, R>> dispatch(int capacity, long now) {
+        return dispatch(capacity, now, p -> true);
+    }
+
+    /** As {@link #dispatch(int, long)}, from the partitions {@code eligible} accepts only (the others are held). */
+    public List<Dispatched<P, R>> dispatch(int capacity, long now, java.util.function.Predicate<P> eligible) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
         List<Dispatched<P, R>> out = new ArrayList<>();
-        List<Map.Entry<P, PartitionProgress<R>>> order = new ArrayList<>(owned.entrySet());
+        if (owned.size() == 1) { // (the common case of a member with one partition: no copies)
+            Map.Entry<P, PartitionProgress<R>> only = owned.entrySet().iterator().next();
+            if (capacity > 0 && eligible.test(only.getKey())) {
+                for (Ticket<R> t : only.getValue().dispatch(capacity, now)) {
+                    out.add(new Dispatched<>(only.getKey(), t));
+                }
+            }
+            return out;
+        }
+        List<Map.Entry<P, PartitionProgress<R>>> order = new ArrayList<>(owned.size());
+        for (Map.Entry<P, PartitionProgress<R>> e : owned.entrySet()) {
+            if (eligible.test(e.getKey())) {
+                order.add(e);
+            }
+        }
         if (order.isEmpty()) {
             return out;
         }
@@ -147,8 +166,25 @@ public final class OwnedPartitions<P, R> {
 
     /** The earliest retry over all partitions (the caller's clock); empty when none waits. */
     public OptionalLong nextRetryAt() {
-        return owned.values().stream().map(PartitionProgress::nextRetryAt).filter(OptionalLong::isPresent)
+        return nextRetryAt(p -> true);
+    }
+
+    /** The earliest retry over the partitions {@code eligible} accepts (the caller's clock); empty when none waits. */
+    public OptionalLong nextRetryAt(java.util.function.Predicate<P> eligible) {
+        return owned.entrySet().stream().filter(e -> eligible.test(e.getKey()))
+                .map(e -> e.getValue().nextRetryAt()).filter(OptionalLong::isPresent)
                 .mapToLong(OptionalLong::getAsLong).reduce((a, b) -> a - b <= 0 ? a : b);
+    }
+
+    /** Whether {@code ticket} is in flight in the current progress of {@code partition} (a hand-back would count). */
+    public boolean isCurrent(P partition, Ticket<R> ticket) {
+        PartitionProgress<R> p = owned.get(partition);
+        return p != null && p.isCurrent(ticket);
+    }
+
+    /** The partitions owned (a view; the polling thread's). */
+    public java.util.Set<P> partitions() {
+        return java.util.Collections.unmodifiableSet(owned.keySet());
     }
 
     /** Records in flight over all partitions. */

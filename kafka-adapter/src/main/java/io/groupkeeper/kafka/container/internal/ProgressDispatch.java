@@ -1,0 +1,623 @@
+package io.groupkeeper.kafka.container.internal;
+
+import io.groupkeeper.kafka.container.AsyncRecordHandler;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.Recovery;
+import io.groupkeeper.kafka.container.internal.progress.Fetched;
+import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.OwnedPartitions;
+import io.groupkeeper.kafka.container.internal.progress.PartitionProgress;
+import io.groupkeeper.kafka.container.internal.progress.Ticket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The record path of one worker (one member): every owned partition's {@link PartitionProgress} (through
+ * {@link OwnedPartitions}), fed by the polling thread with fetched records, dispatching tickets to the handler, taking
+ * their outcomes back through one queue, and applying the error policy per record (docs/parallel.md, "Wiring into the
+ * container"). One machinery for the three orderings: they differ only in the lane of a record.
+ *
+ * <p>Where handler calls run: on the polling thread itself when the parallelism is 1 ({@code work} null: one call at a
+ * time, as before the orderings existed), on {@code work}'s threads otherwise; an {@link AsyncRecordHandler} is called
+ * on the polling thread and completes wherever its stage completes. Dead letters are published on {@code work} (or the
+ * polling thread when null), so the polling thread never waits for a broker's acknowledgement while others work.
+ *
+ * <p>What is committed is each partition's progress ({@link Control#commit}): its low-water mark, every record below it
+ * done, and the offsets done above it. Polling thread only, except {@link #enqueue} (any thread).
+ *
+ * <p>About 600 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
+ * one of three kinds of thread, the outcome, the error policy's retry, skip, stop or dead letter, the hand-back) and
+ * where ownership changes meet in-flight work (claim, revocation drain, loss, stop). Split, the outstanding count and
+ * the outcome queue, which every one of those paths moves, would be shared between classes.
+ */
+final class ProgressDispatch<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /** Handler calls run on the polling thread between two polls at most (as one poll's records were before). */
+    static final int INLINE_BUDGET = 500;
+
+    /** What the dispatch needs from its worker (and its consumer). */
+    interface Control {
+        /**
+         * Commits of {@code tp} write {@code progress} from now on: its low-water mark as the offset, the done offsets
+         * above it as the done value ({@code ProgressCodec.encode}).
+         */
+        void commit(TopicPartition tp, OffsetProgress progress);
+
+        /**
+         * The progress the partition resumes with: its stored offset and done value, as claimed (or as adopted after
+         * an operator's change); null when the store held no offset (the start policy places it).
+         */
+        OffsetProgress resumeFrom(TopicPartition tp);
+
+        /** The error policy stopped the partition at {@code offset} (held until resumed). */
+        void stopPartition(TopicPartition tp, long offset, String reason);
+
+        /** The record at {@code offset} is done: handled ({@code failure} null) or recovered after it. */
+        void outcome(TopicPartition tp, long offset, Throwable failure);
+
+        /** An outcome arrived while the polling thread waits in a poll: end the wait. Any thread. */
+        void wakeup();
+
+        /** The fencing token of the claim the partition's records were fetched under (-1 when unknown). */
+        long token(TopicPartition tp);
+    }
+
+    private enum Kind { HANDLED, FAILED, RECOVERED, NOT_RECOVERED, FATAL }
+
+    /** A ticket back from a handler call or a dead letter. */
+    private record Outcome(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> ticket, Kind kind,
+                           Throwable failure, String reason) {
+    }
+
+    private final ContainerConfig<K, V> config;
+    private final DeadLetterPublisher publisher;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final Control control;
+    /** Null: handler calls and dead letters on the polling thread. */
+    private final Executor work;
+    /** The polling thread's slot for the watchdog (inline calls). */
+    private final InFlight inlineSlot;
+    /** The slot of each of {@code work}'s threads (set by the thread factory). */
+    private final ThreadLocal<InFlight> workSlot;
+    private final AsyncRecordHandler<K, V> asyncHandler;
+    private final int capacity;
+    private final OwnedPartitions<TopicPartition, ConsumerRecord<ByteBuffer, ByteBuffer>> owned;
+    private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+    /** Tickets handed out and not back yet (handler calls and dead letters), stale ones included. */
+    private int outstanding;
+    private volatile boolean polling;
+    /** The last {@link #pump} stopped at its inline budget with records ready: the next poll does not wait. */
+    private boolean more;
+    private final AtomicBoolean woken = new AtomicBoolean();
+    /**
+     * Attempts made before a partition stopped at a record (STOP_PARTITION): after a resume the policy counts afresh,
+     * as it did when the record was fetched again.
+     */
+    private final Map<TopicPartition, Map<Long, Integer>> attemptBase = new HashMap<>();
+    private final Map<String, Integer> processed = new HashMap<>();
+    private final FailureLog failures;
+
+    ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
+                     Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
+                     ThreadLocal<InFlight> workSlot) {
+        this.config = config;
+        this.publisher = publisher;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
+        this.control = control;
+        this.work = work;
+        this.inlineSlot = inlineSlot;
+        this.workSlot = workSlot;
+        this.asyncHandler = config.asyncHandler();
+        this.capacity = config.parallelism();
+        this.owned = new OwnedPartitions<>(
+                io.groupkeeper.kafka.container.internal.progress.Ordering.valueOf(config.ordering().name()),
+                config.limits());
+        this.failures = new FailureLog(config.ticker());
+    }
+
+    // ------------------------------------------------------------------ fetching
+
+    /** Takes a poll's records; a partition's progress starts at its first record after an assignment or a reset. */
+    void fetched(ConsumerRecords<ByteBuffer, ByteBuffer> records) {
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = records.records(tp);
+            if (list.isEmpty()) {
+                continue;
+            }
+            List<Fetched<ConsumerRecord<ByteBuffer, ByteBuffer>>> fs = new ArrayList<>(list.size());
+            for (ConsumerRecord<ByteBuffer, ByteBuffer> r : list) {
+                fs.add(new Fetched<>(r.offset(), r.key(), Math.max(0, r.serializedKeySize())
+                        + Math.max(0, r.serializedValueSize()), r));
+            }
+            long first = list.get(0).offset();
+            Optional<PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>>> p = owned.get(tp);
+            if (p.isPresent()) {
+                try {
+                    p.get().append(fs);
+                    continue;
+                } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
+                    LOG.info("{} fetched again from offset {}: its progress restarts there ({})", tp, first,
+                            e.getMessage());
+                    forget(tp);
+                }
+            }
+            PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> fresh =
+                    owned.assigned(tp, control.token(tp), OffsetProgress.at(first));
+            fresh.append(fs);
+            control.commit(tp, fresh.snapshot()); // from now on, never the position (it runs ahead)
+        }
+    }
+
+    // ------------------------------------------------------------------ the polling thread's round
+
+    /**
+     * Applies the outcomes that came back, then dispatches to the free capacity from the partitions {@code held} does
+     * not hold; inline, runs those calls at once and goes on (up to {@link #INLINE_BUDGET} calls). Hands the moved
+     * low-water marks to the commit.
+     */
+    void pump(Predicate<TopicPartition> held) throws InterruptedException {
+        int budget = INLINE_BUDGET;
+        more = false;
+        while (true) {
+            applyOutcomes();
+            int free = capacity - outstanding;
+            if (free <= 0) {
+                break;
+            }
+            List<OwnedPartitions.Dispatched<TopicPartition, ConsumerRecord<ByteBuffer, ByteBuffer>>> ds =
+                    owned.dispatch(free, config.ticker().nanoTime(), tp -> !held.test(tp));
+            if (ds.isEmpty()) {
+                break;
+            }
+            for (var d : ds) {
+                start(d.partition(), d.ticket());
+            }
+            if (work != null || asyncHandler != null) {
+                break; // (no outcome is applied after the last dispatch: a freed lane waits for the next round)
+            }
+            if ((budget -= ds.size()) <= 0) {
+                more = true; // inline: the next poll must not wait, records are ready
+                break;
+            }
+        }
+        handOverCommits();
+        flushProcessed();
+    }
+
+    /** Before a poll: the poll's timeout (0 when outcomes wait; up to the next retry due); wake-ups end it from now. */
+    Duration enterPoll(Duration max, Predicate<TopicPartition> held) {
+        woken.set(false);
+        polling = true;
+        if (more || !outcomes.isEmpty()) {
+            return Duration.ZERO;
+        }
+        OptionalLong due = owned.nextRetryAt(tp -> !held.test(tp));
+        if (due.isEmpty()) {
+            return max;
+        }
+        long left = due.getAsLong() - config.ticker().nanoTime();
+        return Duration.ofNanos(Math.max(1_000_000, Math.min(max.toNanos(), left)));
+    }
+
+    void leftPoll() {
+        polling = false;
+    }
+
+    /** The partitions whose fetching is to pause now: buffer caps, end of span, stopped for a handover. */
+    Set<TopicPartition> pauses() {
+        Set<TopicPartition> out = new HashSet<>();
+        owned.pauses().forEach((tp, pause) -> {
+            if (pause) {
+                out.add(tp);
+            }
+        });
+        return out;
+    }
+
+    int outstanding() {
+        return outstanding;
+    }
+
+    // ------------------------------------------------------------------ ownership
+
+    /**
+     * A graceful revocation: the partitions start nothing more; what they have in flight completes (the others go on
+     * being dispatched meanwhile), up to {@code timeout}; their final low-water marks go to the commit that releases
+     * them, and their progress is let go.
+     */
+    void revoking(Collection<TopicPartition> partitions, Duration timeout, Predicate<TopicPartition> held)
+            throws InterruptedException {
+        List<TopicPartition> mine = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            if (owned.revoking(tp).isPresent()) {
+                mine.add(tp);
+            }
+        }
+        if (mine.isEmpty()) {
+            return;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (work != null || asyncHandler != null) {
+            pump(held); // the partitions that stay go on meanwhile: a handover does not pause them
+        }
+        while (inFlight(mine) > 0) {
+            long left = deadline - System.nanoTime();
+            Outcome o = left > 0 ? outcomes.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (o == null) {
+                LOG.warn("{} record(s) of revoked {} still in flight after {} ms; released without them (the next "
+                        + "owner runs them again)", inFlight(mine), mine, timeout.toMillis());
+                break;
+            }
+            apply(o);
+            if (work != null || asyncHandler != null) {
+                pump(held); // the partitions that stay are not paused by a handover
+            }
+        }
+        applyOutcomes();
+        for (TopicPartition tp : mine) {
+            owned.get(tp).ifPresent(p -> control.commit(tp, p.snapshot())); // written with the release
+            forget(tp);
+        }
+    }
+
+    private int inFlight(List<TopicPartition> partitions) {
+        int n = 0;
+        for (TopicPartition tp : partitions) {
+            n += owned.get(tp).map(PartitionProgress::inFlight).orElse(0);
+        }
+        return n;
+    }
+
+    /** Lost, assigned anew, or reset by an operator: the progress is let go; its outcomes are dropped from now on. */
+    void forget(TopicPartition tp) {
+        owned.gone(tp);
+        attemptBase.remove(tp);
+    }
+
+    /**
+     * Claimed (or adopted after an operator's change): the progress starts from what the store holds, and commits
+     * write it from now on (nothing done is lost to a commit of the position before the first fetch). Without a
+     * stored offset it starts at the first record fetched.
+     */
+    void assigned(TopicPartition tp) {
+        forget(tp);
+        OffsetProgress from = control.resumeFrom(tp);
+        if (from != null) {
+            PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.assigned(tp, control.token(tp), from);
+            if (p.droppedOnResume() > 0) {
+                LOG.info("{}: {} offset(s) recorded as done beyond this member's span run again", tp,
+                        p.droppedOnResume());
+            }
+            control.commit(tp, p.snapshot());
+        }
+    }
+
+    /**
+     * Stopping: nothing more starts; what is in flight completes up to {@code timeout}; the final low-water marks go
+     * to the commit. Returns whether everything came back.
+     */
+    boolean drain(Duration timeout) throws InterruptedException {
+        for (TopicPartition tp : List.copyOf(owned.partitions())) {
+            owned.revoking(tp);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (outstanding > 0) {
+            long left = deadline - System.nanoTime();
+            Outcome o = left > 0 ? outcomes.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (o == null) {
+                LOG.warn("{} record(s) still in flight after the stop deadline of {} ms; committed below them (the "
+                        + "next owner runs them again)", outstanding, timeout.toMillis());
+                break;
+            }
+            apply(o);
+        }
+        handOverCommits();
+        flushProcessed();
+        return outstanding == 0;
+    }
+
+    // ------------------------------------------------------------------ dispatching a ticket
+
+    private void start(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t)
+            throws InterruptedException {
+        ConsumerRecord<K, V> record;
+        try {
+            record = deserialize(t.record());
+        } catch (RuntimeException e) {
+            recover(tp, t, e, 0, config.errorPolicy().deserializationFailure());
+            return;
+        }
+        outstanding++;
+        if (asyncHandler != null) {
+            callAsync(tp, t, record);
+        } else if (work == null) {
+            apply(call(tp, t, record, inlineSlot)); // inline: no queue
+        } else {
+            work.execute(() -> enqueue(call(tp, t, record, workSlot.get())));
+        }
+    }
+
+    /** A handler call, on the polling thread or a work thread; returns its outcome. */
+    private Outcome call(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+                         ConsumerRecord<K, V> record, InFlight slot) {
+        Outcome o;
+        if (slot != null) {
+            slot.begin(tp, t.offset());
+        }
+        CurrentRecord.handling(tp, token(t));
+        try {
+            config.recordHandler().handle(record);
+            o = new Outcome(tp, t, Kind.HANDLED, null, null);
+        } catch (Exception e) {
+            o = new Outcome(tp, t, Kind.FAILED, e, null);
+        } catch (Error e) {
+            o = new Outcome(tp, t, Kind.FATAL, e, null);
+        } finally {
+            CurrentRecord.handling(null);
+            if (slot != null && slot.end() >= 0) {
+                long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
+                LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp,
+                        t.offset(), ms);
+            }
+            if (Thread.interrupted()) { // the handler's (the container stops through stop(), not interrupts)
+                LOG.debug("the handler returned from {} at offset {} with the thread's interrupt flag set; cleared",
+                        tp, t.offset());
+            }
+        }
+        return o;
+    }
+
+    private void callAsync(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+                           ConsumerRecord<K, V> record) {
+        CompletionStage<Void> stage;
+        CurrentRecord.handling(tp, token(t));
+        try {
+            stage = asyncHandler.handle(record);
+            if (stage == null) {
+                throw new NullPointerException("the asynchronous handler returned null for " + tp + " at offset "
+                        + t.offset() + " (return a CompletionStage)");
+            }
+        } catch (Exception e) {
+            enqueue(new Outcome(tp, t, Kind.FAILED, e, null));
+            return;
+        } catch (Error e) {
+            enqueue(new Outcome(tp, t, Kind.FATAL, e, null));
+            return;
+        } finally {
+            CurrentRecord.handling(null);
+        }
+        stage.whenComplete((v, e) -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            enqueue(cause == null ? new Outcome(tp, t, Kind.HANDLED, null, null)
+                    : cause instanceof Error err ? new Outcome(tp, t, Kind.FATAL, err, null)
+                    : new Outcome(tp, t, Kind.FAILED, cause, null));
+        });
+    }
+
+    private static OptionalLong token(Ticket<?> t) {
+        return t.epoch() < 0 ? OptionalLong.empty() : OptionalLong.of(t.epoch());
+    }
+
+    /** Any thread: an outcome for the polling thread; ends its poll's wait if it is in one. */
+    private void enqueue(Outcome o) {
+        outcomes.add(o);
+        if (polling && woken.compareAndSet(false, true)) {
+            control.wakeup();
+        }
+    }
+
+    // ------------------------------------------------------------------ outcomes (polling thread)
+
+    private void applyOutcomes() throws InterruptedException {
+        for (Outcome o; (o = outcomes.poll()) != null; ) {
+            apply(o);
+        }
+    }
+
+    private void apply(Outcome o) throws InterruptedException {
+        outstanding--;
+        TopicPartition tp = o.tp();
+        Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t = o.ticket();
+        switch (o.kind()) {
+            case HANDLED -> {
+                if (complete(tp, t)) {
+                    processed.merge(tp.topic(), 1, Integer::sum);
+                    control.outcome(tp, t.offset(), null);
+                }
+            }
+            case FAILED -> {
+                if (owned.isCurrent(tp, t)) {
+                    failed(tp, t, o.failure());
+                } else {
+                    owned.complete(tp, t); // (dropped and counted)
+                }
+            }
+            case RECOVERED -> {
+                if (complete(tp, t)) {
+                    config.metrics().recovered(config.group(), tp.topic(), Recovery.DEAD_LETTER);
+                    control.outcome(tp, t.offset(), o.failure());
+                }
+            }
+            case NOT_RECOVERED -> {
+                if (owned.isCurrent(tp, t)) {
+                    config.metrics().recovered(config.group(), tp.topic(), Recovery.STOP_PARTITION);
+                    stop(tp, t, o.reason());
+                } else {
+                    owned.complete(tp, t);
+                }
+            }
+            case FATAL -> {
+                if (o.failure() instanceof Error e) {
+                    throw e;
+                }
+                throw new IllegalStateException(o.failure());
+            }
+            default -> throw new IllegalStateException("unknown outcome " + o.kind());
+        }
+    }
+
+    private boolean complete(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t) {
+        if (!owned.complete(tp, t)) {
+            return false;
+        }
+        Map<Long, Integer> base = attemptBase.get(tp);
+        if (base != null && base.remove(t.offset()) != null && base.isEmpty()) {
+            attemptBase.remove(tp);
+        }
+        return true;
+    }
+
+    /** A failed attempt: retried after the backoff (its lane waits), or recovered after the policy's last attempt. */
+    private void failed(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Throwable cause)
+            throws InterruptedException {
+        config.metrics().handlerFailed(config.group(), tp.topic(), cause.getClass());
+        ErrorAction action = config.errorPolicy().actionFor(cause);
+        Map<Long, Integer> base = attemptBase.get(tp);
+        int attempt = t.attempt() - (base == null ? 0 : base.getOrDefault(t.offset(), 0));
+        failures.failed(tp, t.offset(), attempt, action.maxAttempts(), cause);
+        if (attempt < action.maxAttempts()) {
+            Duration delay = action.backoff().delayAfter(attempt);
+            LOG.debug("{}@{} failed (attempt {} of {}), retrying in {} ms: {}", tp, t.offset(), attempt,
+                    action.maxAttempts(), delay.toMillis(), cause.toString());
+            if (config.sleeper() != null && !delay.isZero()) {
+                config.sleeper().sleep(delay); // the test seam: waited in place
+                delay = Duration.ZERO;
+            }
+            owned.retryLater(tp, t, config.ticker().nanoTime() + delay.toNanos());
+            return;
+        }
+        recover(tp, t, cause, attempt, action.recovery());
+    }
+
+    /** After the last attempt ({@code attempts} 0: the record does not deserialize). */
+    private void recover(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Throwable cause,
+                         int attempts, Recovery recovery) throws InterruptedException {
+        ConsumerRecord<ByteBuffer, ByteBuffer> raw = t.record();
+        String after = attempts == 0 ? "it does not deserialize" : "after " + attempts + " attempt(s)";
+        switch (recovery) {
+            case SKIP -> {
+                LOG.warn("skipped {}-{}@{} {}: {}", raw.topic(), raw.partition(), raw.offset(), after,
+                        cause.toString());
+                if (complete(tp, t)) {
+                    config.metrics().recovered(config.group(), tp.topic(), Recovery.SKIP);
+                    control.outcome(tp, t.offset(), cause);
+                }
+            }
+            case STOP_PARTITION -> {
+                config.metrics().recovered(config.group(), tp.topic(), Recovery.STOP_PARTITION);
+                stop(tp, t, cause + " (" + after + ")");
+            }
+            case DEAD_LETTER -> {
+                outstanding++;
+                if (work == null) {
+                    deadLetter(tp, t, cause, attempts, after);
+                } else {
+                    work.execute(() -> deadLetter(tp, t, cause, attempts, after));
+                }
+            }
+            default -> throw new IllegalStateException("unknown recovery " + recovery);
+        }
+    }
+
+    /** Publishes the dead letter (polling or work thread); its outcome goes to the queue. */
+    private void deadLetter(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Throwable cause,
+                            int attempts, String after) {
+        ConsumerRecord<ByteBuffer, ByteBuffer> raw = t.record();
+        Outcome o;
+        try {
+            String topic = publisher.publish(raw, cause, attempts);
+            LOG.warn("{}-{}@{} dead-lettered to {} {}: {}", raw.topic(), raw.partition(), raw.offset(), topic, after,
+                    cause.toString());
+            try {
+                config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, cause);
+            } catch (RuntimeException e) {
+                LOG.warn("container listener threw on deadLettered: {}", e.toString());
+            }
+            o = new Outcome(tp, t, Kind.RECOVERED, cause, null);
+        } catch (DeadLetterPublisher.DeadLetterException e) {
+            o = new Outcome(tp, t, Kind.NOT_RECOVERED, cause, "dead-letter " + e.getMessage()
+                    + "; record failed with " + cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            o = new Outcome(tp, t, Kind.NOT_RECOVERED, cause, "dead-letter interrupted; record failed with " + cause);
+        } catch (RuntimeException | Error e) {
+            o = new Outcome(tp, t, Kind.FATAL, e, null);
+        }
+        enqueue(o);
+    }
+
+    /** The partition stops at the record: it waits (its attempts forgotten) until the partition is resumed. */
+    private void stop(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, String reason) {
+        attemptBase.computeIfAbsent(tp, x -> new HashMap<>()).put(t.offset(), t.attempt());
+        owned.retryLater(tp, t, config.ticker().nanoTime());
+        control.stopPartition(tp, t.offset(), reason);
+    }
+
+    // ------------------------------------------------------------------ commits and metrics
+
+    private void handOverCommits() {
+        Map<TopicPartition, OffsetProgress> owed = owned.owed();
+        if (!owed.isEmpty()) {
+            owed.forEach(control::commit);
+            owned.committed(owed); // (the consumer writes the latest at its next commit point)
+        }
+    }
+
+    private void flushProcessed() {
+        if (!processed.isEmpty()) {
+            processed.forEach((topic, n) -> config.metrics().processed(config.group(), topic, n));
+            processed.clear();
+        }
+    }
+
+    /**
+     * Deserializes from the fetched buffers without copying them; their positions are restored, so the raw bytes stay
+     * intact for a dead letter and the key for its lane.
+     */
+    private ConsumerRecord<K, V> deserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
+        ByteBuffer k = raw.key();
+        ByteBuffer v = raw.value();
+        int kp = k == null ? 0 : k.position();
+        int vp = v == null ? 0 : v.position();
+        K key;
+        V value;
+        try {
+            key = keyDeserializer.deserialize(raw.topic(), raw.headers(), k);
+            value = valueDeserializer.deserialize(raw.topic(), raw.headers(), v);
+        } finally {
+            if (k != null) {
+                k.position(kp);
+            }
+            if (v != null) {
+                v.position(vp);
+            }
+        }
+        return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
+                raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
+    }
+}
