@@ -116,9 +116,7 @@ public class GroupKeeperContainers implements SmartLifecycle {
         boolean wasRunning = old.state() == ContainerState.RUNNING || old.state() == ContainerState.STARTING;
         boolean paused = old.isPaused();
         old.stop(factory.stopDeadline(e));
-        ListenerEndpoint next = new ListenerEndpoint(e.id(), e.group(), List.copyOf(topics), e.topicPattern(),
-                e.concurrency(), e.errorPolicy(), e.deadLetterTopic(), e.autoStartup(), e.transactional(),
-                e.idleEventInterval(), e.method());
+        ListenerEndpoint next = e.withTopics(topics);
         ListenerContainer<Object, Object> c;
         try {
             c = factory.create(next);

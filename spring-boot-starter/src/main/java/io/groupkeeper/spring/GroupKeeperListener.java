@@ -90,4 +90,19 @@ public @interface GroupKeeperListener {
      * duration: {@code "30s"}, {@code "PT1M"}, or a placeholder). Default from properties (none).
      */
     String idleEventInterval() default "";
+
+    /**
+     * In what order records are processed ({@code "partition"}, {@code "key"}, {@code "unordered"}, or a placeholder):
+     * {@code partition} one record of a partition at a time, in offset order; {@code key} records of one key one at a
+     * time in offset order, different keys in parallel; {@code unordered} every record on its own. Default from
+     * properties ({@code groupkeeper.listener.ordering}, partition). See docs/parallel.md.
+     */
+    String ordering() default "";
+
+    /**
+     * Workers per consumer, shared by its partitions (a number or a placeholder); with {@code key} or
+     * {@code unordered} ordering they process one partition's records in parallel. Default from properties
+     * ({@code groupkeeper.listener.parallelism}, 1). Batch and transactional listeners take 1 only.
+     */
+    String parallelism() default "";
 }

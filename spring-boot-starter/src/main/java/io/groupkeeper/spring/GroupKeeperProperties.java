@@ -182,7 +182,27 @@ public class GroupKeeperProperties {
          * every such interval while it stays quiet. Default: none.
          */
         private Duration idleEventInterval;
+        /** In what order records are processed: partition, key or unordered (docs/parallel.md). Default partition. */
+        private String ordering;
+        /** Workers per consumer, shared by its partitions (key and unordered orderings). Default 1. */
+        private Integer parallelism;
         private final Error error = new Error();
+
+        public String getOrdering() {
+            return ordering;
+        }
+
+        public void setOrdering(String ordering) {
+            this.ordering = ordering;
+        }
+
+        public Integer getParallelism() {
+            return parallelism;
+        }
+
+        public void setParallelism(Integer parallelism) {
+            this.parallelism = parallelism;
+        }
         private final DeadLetter deadLetter = new DeadLetter();
 
         public Integer getConcurrency() {

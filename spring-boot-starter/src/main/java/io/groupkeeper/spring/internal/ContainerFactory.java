@@ -11,6 +11,7 @@ import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
+import io.groupkeeper.kafka.container.Ordering;
 import io.groupkeeper.kafka.container.Recovery;
 import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.container.ContainerListener;
@@ -270,6 +271,7 @@ public final class ContainerFactory {
                 retryTopics.customize(e, b);
             }
         }
+        ordering(b, e, own, all, where);
         ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
             io.groupkeeper.zookeeper.ZooKeeperStore store = beans.getBeanProvider(
@@ -396,6 +398,35 @@ public final class ContainerFactory {
             }
         }
         return first(own.getConcurrency(), all.getConcurrency(), kafka.getListener().getConcurrency(), 1);
+    }
+
+    /** Sets the ordering and the parallelism only where given, so that batch and transactional listeners keep theirs. */
+    private static void ordering(ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, Listener own,
+                                 Listener all, String where) {
+        String ordering = e.ordering().isBlank() ? first(own.getOrdering(), all.getOrdering()) : e.ordering();
+        if (ordering != null) {
+            try {
+                b.ordering(Ordering.valueOf(ordering.trim().toUpperCase(java.util.Locale.ROOT)));
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalStateException(where + ": ordering '" + ordering + "' is not one of partition, key, "
+                        + "unordered");
+            }
+        }
+        Integer parallelism = first(own.getParallelism(), all.getParallelism());
+        if (!e.parallelism().isBlank()) {
+            try {
+                parallelism = Integer.parseInt(e.parallelism().trim());
+            } catch (NumberFormatException ex) {
+                throw new IllegalStateException(where + ": parallelism '" + e.parallelism() + "' is not a number");
+            }
+        }
+        if (parallelism != null) {
+            try {
+                b.parallelism(parallelism);
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+            }
+        }
     }
 
     private ErrorPolicy errorPolicy(ListenerEndpoint e, Listener own, Listener all, String where) {

@@ -189,7 +189,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), topicPattern,
                 resolve(a.concurrency()),
                 resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
-                resolve(a.transactional()), resolve(a.idleEventInterval()), method);
+                resolve(a.transactional()), resolve(a.idleEventInterval()), resolve(a.ordering()),
+                resolve(a.parallelism()), method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
         if (previous != null) {
             throw new IllegalStateException("@GroupKeeperListener id '" + id + "' is used by " + previous.method()

@@ -8,5 +8,11 @@ import java.util.List;
  */
 public record ListenerEndpoint(String id, String group, List<String> topics, String topicPattern, String concurrency, String errorPolicy,
                                String deadLetterTopic, String autoStartup, String transactional,
-                               String idleEventInterval, ListenerMethod method) {
+                               String idleEventInterval, String ordering, String parallelism, ListenerMethod method) {
+
+    /** The same listener on another set of topics (a {@code topicPattern}'s matches). */
+    public ListenerEndpoint withTopics(List<String> topics) {
+        return new ListenerEndpoint(id, group, List.copyOf(topics), topicPattern, concurrency, errorPolicy,
+                deadLetterTopic, autoStartup, transactional, idleEventInterval, ordering, parallelism, method);
+    }
 }

@@ -207,7 +207,7 @@ public final class RetryTopics {
             extra.add(new ListenerEndpoint(ep.getId(), group, epTopics, "",
                     ep.getConcurrency() != null ? ep.getConcurrency().toString() : main.concurrency(), "", "",
                     ep.getAutoStartup() != null ? ep.getAutoStartup().toString() : main.autoStartup(), "",
-                    main.idleEventInterval(), method));
+                    main.idleEventInterval(), "", "", method)); // retries wait by pausing partitions: PARTITION order
         }
         LOG.info("groupkeeper listener '{}': @RetryableTopic endpoints {}", main.id(),
                 extra.stream().map(e -> e.id() + "=" + e.topics()).toList());

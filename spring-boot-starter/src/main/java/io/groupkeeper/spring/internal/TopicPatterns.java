@@ -35,9 +35,7 @@ final class TopicPatterns {
         if (e.topicPattern().isEmpty()) {
             return e;
         }
-        return new ListenerEndpoint(e.id(), e.group(), matching(e, consumerProperties, timeout), e.topicPattern(),
-                e.concurrency(), e.errorPolicy(), e.deadLetterTopic(), e.autoStartup(), e.transactional(),
-                e.idleEventInterval(), e.method());
+        return e.withTopics(matching(e, consumerProperties, timeout));
     }
 
     /** The topics matching the endpoint's pattern now, sorted; fails when none does or Kafka cannot be asked. */
