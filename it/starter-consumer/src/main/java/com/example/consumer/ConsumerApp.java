@@ -14,7 +14,8 @@ import org.springframework.stereotype.Component;
 /**
  * What a user moving from Spring for Apache Kafka writes: the listener signatures of a {@code @KafkaListener} service
  * (a JSON payload by type, Spring Kafka's {@code KafkaHeaders} for partition and offset, a batch of payloads) with
- * {@code @GroupKeeperListener} in place of {@code @KafkaListener}; two listeners on one group, no ids.
+ * {@code @GroupKeeperListener} in place of {@code @KafkaListener}; two listeners on one group, no ids; orders processed
+ * by key on 64 workers (docs/parallel.md).
  */
 @SpringBootApplication
 public class ConsumerApp {
@@ -31,7 +32,7 @@ public class ConsumerApp {
     public static class Orders {
         public final Queue<String> received = new ConcurrentLinkedQueue<>();
 
-        @GroupKeeperListener(group = "starter-consumer", topics = "orders")
+        @GroupKeeperListener(group = "starter-consumer", topics = "orders", ordering = "key", parallelism = "64")
         void onOrder(@Payload Order order, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
                      @Header(KafkaHeaders.OFFSET) long offset) {
             received.add(order.id() + "/" + order.amountCents() + "@" + partition + ":" + offset);

@@ -62,10 +62,22 @@ class StarterConsumerIT {
                 servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
                 new StringSerializer())) {
             p.send(new ProducerRecord<>("orders", 0, "k", "{\"id\":\"order-1\",\"amountCents\":1250}")).get();
+            for (int i = 2; i <= 40; i++) { // key ordering on 64 workers: four keys, each key's orders in offset order
+                p.send(new ProducerRecord<>("orders", 1, "c" + (i % 4), "{\"id\":\"order-" + i + "\",\"amountCents\":" + i
+                        + "}")).get();
+            }
             p.send(new ProducerRecord<>("refunds", 0, "k", "{\"id\":\"refund-1\",\"amountCents\":10}")).get();
             p.send(new ProducerRecord<>("refunds", 0, "k", "{\"id\":\"refund-2\",\"amountCents\":20}")).get();
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> orders.received.contains("order-1/1250@0:0"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> orders.received.size() == 40);
+        for (int key = 0; key < 4; key++) {
+            int k = key;
+            assertThat(orders.received.stream().filter(r -> r.contains("@1:"))
+                    .map(r -> Integer.parseInt(r.substring("order-".length(), r.indexOf('/'))))
+                    .filter(n -> n % 4 == k).toList()).as("key c" + k + " in offset order").isSorted()
+                    .hasSize(k == 1 ? 9 : 10);
+        }
         await().atMost(Duration.ofSeconds(60)).until(() -> refunds.received.size() == 2);
         assertThat(refunds.received).containsExactly("refund-1@0", "refund-2@1");
         // default ids: <bean name>.<method name>, stable when listeners are added or moved
