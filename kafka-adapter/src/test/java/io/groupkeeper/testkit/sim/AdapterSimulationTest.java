@@ -90,6 +90,20 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A false positive of the check on Kafka's offset, found by the simulator once partition growth was on (seed 109
+     * then; seed 7 of these schedules): an operator resets t-0 to 185 (log end 221) while Kafka's offset is at most
+     * that; the owner's transaction, prepared before it heard of the reset, commits 218, then it takes the reset up
+     * and commits 185. The checker counts a reset as excusing one backward move to at least its value, whether it was
+     * below Kafka's offset at the reset or not.
+     */
+    @Test
+    void seed7CountsAResetAboveKafkasOffsetForACommitPreparedBeforeIt() {
+        AdapterSimulation.Result r = AdapterSimulation.run(7, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
@@ -100,6 +114,7 @@ class AdapterSimulationTest {
         long abortedByInit = 0;
         long done = 0;
         long outputs = 0;
+        long handovers = 0;
         long started = System.nanoTime();
         for (long seed = first; seed < first + schedules; seed++) {
             AdapterSimulation.Result r = AdapterSimulation.run(seed, transactional, FAULTS);
@@ -109,11 +124,13 @@ class AdapterSimulationTest {
             abortedByInit += r.abortedByInit();
             done += r.done();
             outputs += r.outputs();
+            handovers += r.handovers();
             if (Boolean.getBoolean("groupkeeper.adapterSimulation.trace")) {
                 System.out.println("seed " + seed + " trace:\n" + r.tail());
             }
             if (r.failed()) {
-                AdapterSimulation.Result shortest = shrink(r);
+                AdapterSimulation.Result shortest = Boolean.parseBoolean(
+                        System.getProperty("groupkeeper.adapterSimulation.shrink", "true")) ? shrink(r) : r;
                 assertThat(r.violations())
                         .as("adapter simulation (%s) seed %d: replay with -Dgroupkeeper.adapterSimulation.seed=%d "
                                         + "-Dgroupkeeper.adapterSimulation.schedules=1\nshortest failing plan (%d of %d "
@@ -125,9 +142,9 @@ class AdapterSimulationTest {
             }
         }
         System.out.printf("adapter simulation (%s) seed=%d schedules=%d steps=%d records=%d outputs=%d resets=%d "
-                        + "landedLate=%d abortedByInit=%d violations=0 in %d ms%n",
+                        + "landedLate=%d abortedByInit=%d closes=%d violations=0 in %d ms%n",
                 transactional ? "transactional" : "at least once", first, schedules, steps, done, outputs, resets,
-                landedLate, abortedByInit, (System.nanoTime() - started) / 1_000_000);
+                landedLate, abortedByInit, handovers, (System.nanoTime() - started) / 1_000_000);
     }
 
     /** Drops faults one at a time while the schedule (same seed) still fails: no single fault of the result can go. */
