@@ -15,15 +15,15 @@ import org.slf4j.LoggerFactory;
  * The shipped Kafka adapter in the simulator ({@link AdapterSimulation}, docs/simulation-adapter.md): seeded schedules
  * of {@code DefaultCoordinatedConsumer}s over the ZooKeeper model and the Kafka model, at least once and in the
  * transactional mode, checked by {@link AdapterChecker}. Default: {@value #DEFAULT_SCHEDULES} schedules at least once
- * and {@value #DEFAULT_TRANSACTIONAL_SCHEDULES} transactional ones from seed 1 (a transactional schedule costs about
- * ten times an at-least-once one); {@code -Dgroupkeeper.adapterSimulation.schedules=N} and
+ * and {@value #DEFAULT_TRANSACTIONAL_SCHEDULES} transactional ones from seed 1 (each mode about 10 schedules a second
+ * on a loaded machine); {@code -Dgroupkeeper.adapterSimulation.schedules=N} and
  * {@code -Dgroupkeeper.adapterSimulation.seed=S} choose others for both. A failing seed prints itself, its shortest failing plan (faults dropped one at a time while it still
  * fails) and the end of its trace.
  */
 class AdapterSimulationTest {
 
-    static final int DEFAULT_SCHEDULES = 20;
-    static final int DEFAULT_TRANSACTIONAL_SCHEDULES = 3;
+    static final int DEFAULT_SCHEDULES = 100;
+    static final int DEFAULT_TRANSACTIONAL_SCHEDULES = 50;
     static final int FAULTS = 14;
     private static Level before;
 
@@ -102,6 +102,20 @@ class AdapterSimulationTest {
         AdapterSimulation.Result r = AdapterSimulation.run(7, true, FAULTS);
 
         assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
+     * The documented ambiguity of the transactional mode (docs/exactly-once.md, "What remains ambiguous"), met by the
+     * simulator: t-4's owner crashes, an operator edits t-4 to 20, a value the last Kafka commit's metadata names, and
+     * the next owner's claim takes Kafka's offset (12 records from 20 never output again). The simulation skips such
+     * writes in the transactional mode; this seed shows it still does.
+     */
+    @Test
+    void seed138SkipsAnEditToAValueKafkasMetadataNames() {
+        AdapterSimulation.Result r = AdapterSimulation.run(138, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+        assertThat(r.tail()).contains("skipped: Kafka's metadata names it");
     }
 
     static void runSchedules(boolean transactional) {
