@@ -299,7 +299,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // Before the member leaves: a partition-count question to a Kafka that cannot be reached, under way on the
             // member's lane, then fails at once instead of holding the leave for its timeout.
             closeQuietly("topic metadata", metadata::close);
-            closeQuietly("group member", member::close);
+            closeQuietly("group member", this::leave);
         } finally {
             bridge.stopServing();
             state = State.CLOSED;
@@ -672,6 +672,31 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             return Long.MAX_VALUE / 2;
         }
     }
+
+    /**
+     * The member's graceful leave ({@link GroupMember#closeAsync}: the revocation, the releases with their final
+     * offsets, the leave, on the member's lane), waited for through {@link KafkaClients#await} as the join is, so that
+     * the simulation's wait parks a simulated thread; at most {@link #LEAVE_WAIT}, as {@link GroupMember#close} waits.
+     */
+    private void leave() {
+        CompletableFuture<Void> left = member.closeAsync();
+        long deadline = clients.nanoTime() + LEAVE_WAIT.toNanos();
+        try {
+            for (long rest = LEAVE_WAIT.toNanos(); rest > 0 && !left.isDone(); rest = deadline - clients.nanoTime()) {
+                clients.await(left, rest);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!left.isDone()) {
+            LOG.warn("graceful leave incomplete: member {} did not leave within {} s", who(), LEAVE_WAIT.toSeconds());
+        } else if (left.isCompletedExceptionally()) {
+            LOG.warn("graceful leave incomplete: {}", left.handle((ok, e) -> String.valueOf(e)).join());
+        }
+    }
+
+    /** How long {@code close()} waits for the member's leave (as {@code GroupMember.close()}). */
+    private static final Duration LEAVE_WAIT = Duration.ofSeconds(60);
 
     private void closeQuietly(String what, Runnable close) {
         try {

@@ -24,7 +24,7 @@ import java.util.Map;
  *   meanwhile from the reset point on is processed again, by the operator's order);</li>
  *   <li><b>the offset of record never moves backwards</b> except by an operator: no member's write of an offset node
  *   in ZooKeeper is below the value it replaces, and no committed Kafka group offset is below the one before it unless
- *   an operator reset of the partition below Kafka's offset, to at most the new one, came before it (and was not
+ *   an operator reset of the partition, to at most the new one, came before it (and was not
  *   taken up by an earlier backward move);</li>
  *   <li><b>a reset is taken up and never written over</b>: every record from the reset point up to the log end at the
  *   reset is processed again after it (its output committed after it).</li>
@@ -54,8 +54,8 @@ final class AdapterChecker {
     /** Per input partition: Kafka's committed group offset (as the model tells it). */
     private final Map<Integer, Long> kafkaOffsets = new HashMap<>();
     /**
-     * Per input partition: the lowest operator reset below Kafka's offset at the time, not yet taken up by a backward
-     * move of Kafka's offset (commits prepared before the member heard of it may land first, at the old offsets).
+     * Per input partition: the lowest operator reset not yet taken up by a backward move of Kafka's offset (commits
+     * prepared before the member heard of it may land first, at the old offsets, above the reset point).
      */
     private final Map<Integer, Long> resetSinceKafka = new HashMap<>();
     /**
@@ -68,6 +68,32 @@ final class AdapterChecker {
     /** Per member and input partition ("m:p"): the offset of the last record its user code received. */
     private final Map<String, Long> lastReceived = new HashMap<>();
     private long resets;
+    /** Per member and input partition ("m:p"): the last record its user code received since it was last assigned it. */
+    private final Map<String, Long> lastInOwnership = new HashMap<>();
+    /** Per input partition: a graceful close's handover being judged (at least once; {@link #closing}). */
+    private final Map<Integer, Handover> handovers = new HashMap<>();
+    private long handoversJudged;
+
+    /**
+     * A graceful close's handover of one partition: the closer's last record processed + 1, what its session last
+     * wrote to the offset node from the close on (null: no write landed), the heir (the next member assigned the
+     * partition) and the first record the heir received.
+     */
+    private static final class Handover {
+        final String closer;
+        final long session;
+        final long next;
+        Long finalWrite;
+        boolean closeDone;
+        String heir;
+        Long heirFirst;
+
+        Handover(String closer, long session, long next) {
+            this.closer = closer;
+            this.session = session;
+            this.next = next;
+        }
+    }
 
     AdapterChecker(InMemoryZooKeeper zk, String group, String topic, boolean transactional, SimLog log) {
         this.group = group;
@@ -88,6 +114,11 @@ final class AdapterChecker {
     /** How many input records were processed (at least once) or had an output committed (transactional), in all. */
     long doneRecords() {
         return done.values().stream().mapToLong(BitSet::cardinality).sum();
+    }
+
+    /** How many graceful closes' handovers were judged (their final write landed and the heir received a record). */
+    long handoversJudged() {
+        return handoversJudged;
     }
 
     /** How many outputs were committed in all (transactional mode). */
@@ -134,6 +165,12 @@ final class AdapterChecker {
      */
     void received(String member, int partition, long offset) {
         Long last = lastReceived.put(member + ":" + partition, offset);
+        lastInOwnership.put(member + ":" + partition, offset);
+        Handover h = handovers.get(partition);
+        if (h != null && member.equals(h.heir) && h.heirFirst == null) {
+            h.heirFirst = offset;
+            judge(partition, h);
+        }
         long[] pending = pendingReset.get(partition);
         if (pending == null) {
             return;
@@ -169,13 +206,76 @@ final class AdapterChecker {
         for (long r = value; r < end; r++) {
             rewinds.merge(partition + ":" + r, 1, Integer::sum);
         }
+        handovers.remove(partition); // the operator moved the offset: the heir starts where the reset says
         pendingReset.put(partition, new long[] {value, end}); // the owner takes up the last one it hears of
         receivedPastPendingEnd.remove(partition);
-        Long kafkaNow = kafkaOffsets.get(partition);
-        if (kafkaNow != null && value < kafkaNow) {
-            resetSinceKafka.merge(partition, value, Math::min);
-        }
+        // Below Kafka's offset, or not: a transaction prepared before the owner heard of the reset may commit past the
+        // reset point after it (seed 7, transactional: a reset of t-0 to 185 with Kafka's offset at most that; the
+        // open transaction commits 218, then the owner takes the reset up and commits 185).
+        resetSinceKafka.merge(partition, value, Math::min);
         log.event("operator resets " + topic + "-" + partition + " to " + value + " (log end " + end + ")");
+    }
+
+    // ------------------------------------------------------------------ graceful closes
+
+    /** {@code member}'s user code was assigned {@code partition} (its rebalance listener, on its polling thread). */
+    void assigned(String member, int partition) {
+        lastInOwnership.remove(member + ":" + partition);
+        Handover h = handovers.get(partition);
+        if (h != null && h.heir == null && !h.closer.equals(member)) {
+            h.heir = member;
+        }
+    }
+
+    /**
+     * {@code member} (store session {@code session}) starts a graceful close owning {@code partitions}: at least
+     * once, each one whose records it processed in this ownership, with no operator's reset pending, is handed over at
+     * its last processed + 1.
+     */
+    void closing(String member, long session, java.util.Collection<Integer> partitions) {
+        if (transactional) {
+            return;
+        }
+        for (int p : partitions) {
+            Long last = lastInOwnership.get(member + ":" + p);
+            // An operator's reset not taken up yet is what the final write stores (seed 28: a typo's repair to 152
+            // lands as the stalled closer resumes; it processed up to 226).
+            if (last != null && !pendingReset.containsKey(p)) {
+                handovers.put(p, new Handover(member, session, last + 1));
+            }
+        }
+    }
+
+    /** {@code member}'s {@code close()} returned. */
+    void closed(String member) {
+        for (Map.Entry<Integer, Handover> e : List.copyOf(handovers.entrySet())) {
+            if (e.getValue().closer.equals(member)) {
+                e.getValue().closeDone = true;
+                judge(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    /**
+     * A graceful close replays nothing: when the closer's final write landed (its session wrote the offset node from
+     * the close on), it wrote the closer's last processed + 1, and the heir's first record is that one.
+     */
+    private void judge(int partition, Handover h) {
+        if (!h.closeDone || h.heirFirst == null) {
+            return;
+        }
+        handovers.remove(partition);
+        if (h.finalWrite == null) {
+            return; // the final write did not land: the heir repeats from the last commit, as at least once allows
+        }
+        handoversJudged++;
+        if (h.finalWrite != h.next) {
+            violation("graceful close: " + h.closer + " processed " + topic + "-" + partition + " up to " + (h.next - 1)
+                    + " but its final write stored " + h.finalWrite);
+        } else if (h.heirFirst != h.next) {
+            violation("graceful close replayed: " + h.closer + " handed " + topic + "-" + partition + " over at "
+                    + h.next + " (its final write landed) but the heir " + h.heir + " started at " + h.heirFirst);
+        }
     }
 
     // ------------------------------------------------------------------ Kafka's side
@@ -231,6 +331,13 @@ final class AdapterChecker {
             }
             long now = w.offset().getAsLong();
             Long was = zkOffsets.put(w.path(), now);
+            if (!handovers.isEmpty()) {
+                handovers.forEach((p, h) -> {
+                    if (h.session == session && w.path().equals(ZkLayout.offset(group, new TopicPartition(topic, p)))) {
+                        h.finalWrite = now;
+                    }
+                });
+            }
             if (session != OPERATOR && was != null && now < was) {
                 violation("ZooKeeper's offset of record " + w.path() + " moved backwards from " + was + " to " + now
                         + " (transaction " + zxid + " of session 0x" + Long.toHexString(session) + ")");

@@ -15,15 +15,15 @@ import org.slf4j.LoggerFactory;
  * The shipped Kafka adapter in the simulator ({@link AdapterSimulation}, docs/simulation-adapter.md): seeded schedules
  * of {@code DefaultCoordinatedConsumer}s over the ZooKeeper model and the Kafka model, at least once and in the
  * transactional mode, checked by {@link AdapterChecker}. Default: {@value #DEFAULT_SCHEDULES} schedules at least once
- * and {@value #DEFAULT_TRANSACTIONAL_SCHEDULES} transactional ones from seed 1 (a transactional schedule costs about
- * ten times an at-least-once one); {@code -Dgroupkeeper.adapterSimulation.schedules=N} and
+ * and {@value #DEFAULT_TRANSACTIONAL_SCHEDULES} transactional ones from seed 1 (each mode about 10 schedules a second
+ * on a loaded machine); {@code -Dgroupkeeper.adapterSimulation.schedules=N} and
  * {@code -Dgroupkeeper.adapterSimulation.seed=S} choose others for both. A failing seed prints itself, its shortest failing plan (faults dropped one at a time while it still
  * fails) and the end of its trace.
  */
 class AdapterSimulationTest {
 
-    static final int DEFAULT_SCHEDULES = 20;
-    static final int DEFAULT_TRANSACTIONAL_SCHEDULES = 3;
+    static final int DEFAULT_SCHEDULES = 100;
+    static final int DEFAULT_TRANSACTIONAL_SCHEDULES = 50;
     static final int FAULTS = 14;
     private static Level before;
 
@@ -104,6 +104,34 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A false positive of the check on Kafka's offset, found by the simulator once partition growth was on (seed 109
+     * then; seed 7 of these schedules): an operator resets t-0 to 185 (log end 221) while Kafka's offset is at most
+     * that; the owner's transaction, prepared before it heard of the reset, commits 218, then it takes the reset up
+     * and commits 185. The checker counts a reset as excusing one backward move to at least its value, whether it was
+     * below Kafka's offset at the reset or not.
+     */
+    @Test
+    void seed7CountsAResetAboveKafkasOffsetForACommitPreparedBeforeIt() {
+        AdapterSimulation.Result r = AdapterSimulation.run(7, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
+     * The documented ambiguity of the transactional mode (docs/exactly-once.md, "What remains ambiguous"), met by the
+     * simulator: t-4's owner crashes, an operator edits t-4 to 20, a value the last Kafka commit's metadata names, and
+     * the next owner's claim takes Kafka's offset (12 records from 20 never output again). The simulation skips such
+     * writes in the transactional mode; this seed shows it still does.
+     */
+    @Test
+    void seed138SkipsAnEditToAValueKafkasMetadataNames() {
+        AdapterSimulation.Result r = AdapterSimulation.run(138, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+        assertThat(r.tail()).contains("skipped: Kafka's metadata names it");
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
@@ -114,6 +142,7 @@ class AdapterSimulationTest {
         long abortedByInit = 0;
         long done = 0;
         long outputs = 0;
+        long handovers = 0;
         long started = System.nanoTime();
         for (long seed = first; seed < first + schedules; seed++) {
             AdapterSimulation.Result r = AdapterSimulation.run(seed, transactional, FAULTS);
@@ -123,11 +152,13 @@ class AdapterSimulationTest {
             abortedByInit += r.abortedByInit();
             done += r.done();
             outputs += r.outputs();
+            handovers += r.handovers();
             if (Boolean.getBoolean("groupkeeper.adapterSimulation.trace")) {
                 System.out.println("seed " + seed + " trace:\n" + r.tail());
             }
             if (r.failed()) {
-                AdapterSimulation.Result shortest = shrink(r);
+                AdapterSimulation.Result shortest = Boolean.parseBoolean(
+                        System.getProperty("groupkeeper.adapterSimulation.shrink", "true")) ? shrink(r) : r;
                 assertThat(r.violations())
                         .as("adapter simulation (%s) seed %d: replay with -Dgroupkeeper.adapterSimulation.seed=%d "
                                         + "-Dgroupkeeper.adapterSimulation.schedules=1\nshortest failing plan (%d of %d "
@@ -139,9 +170,9 @@ class AdapterSimulationTest {
             }
         }
         System.out.printf("adapter simulation (%s) seed=%d schedules=%d steps=%d records=%d outputs=%d resets=%d "
-                        + "landedLate=%d abortedByInit=%d violations=0 in %d ms%n",
+                        + "landedLate=%d abortedByInit=%d closes=%d violations=0 in %d ms%n",
                 transactional ? "transactional" : "at least once", first, schedules, steps, done, outputs, resets,
-                landedLate, abortedByInit, (System.nanoTime() - started) / 1_000_000);
+                landedLate, abortedByInit, handovers, (System.nanoTime() - started) / 1_000_000);
     }
 
     /** Drops faults one at a time while the schedule (same seed) still fails: no single fault of the result can go. */

@@ -65,7 +65,7 @@ final class SimThreads implements SimulatedThreads {
         String tag;
         private boolean abandoned;
         private Throwable failure;
-        /** While it hangs holding a lock: the number of its hang; else -1. */
+        /** While it hangs: the number of its hang (a lock another carrier blocks on is looked for among these). */
         private long lockedIn = -1;
 
         private Carrier(SimThreads owner, int n) {
@@ -212,13 +212,17 @@ final class SimThreads implements SimulatedThreads {
             return;
         }
         long hang = hangs++;
-        if (holdsLocks()) {
-            heldWithLocks++;
-            if (exclusiveHangs.contains(hang)) {
+        // Whether it holds locks is asked only where the answer decides something: a thread dump of one thread is a
+        // safepoint operation (tens of ms on a loaded machine; most of an adapter schedule's wall time when asked at
+        // every hang). Marking a carrier without locks as hanging in this hang changes nothing: only a carrier that
+        // owns the lock another one blocks on is ever matched ({@link #handTo}).
+        if (exclusiveHangs.contains(hang)) {
+            if (holdsLocks()) {
+                heldWithLocks++;
                 exclusive.accept(c.tag, new Hold(c, viaEvents));
-            } else {
-                c.lockedIn = hang;
             }
+        } else {
+            c.lockedIn = hang;
         }
         String tag = c.tag;
         parked.add(c);
@@ -265,7 +269,7 @@ final class SimThreads implements SimulatedThreads {
                 .invoke(mx, new long[] {id}, locks, locks))[0];
     }
 
-    /** How many times a thread hung while it held a lock (its process's other threads waited meanwhile). */
+    /** How many exclusive hangs held a lock (their process's other threads waited meanwhile). */
     long heldWithLocks() {
         return heldWithLocks;
     }
