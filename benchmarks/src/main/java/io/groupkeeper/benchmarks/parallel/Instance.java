@@ -1,0 +1,15 @@
+package io.groupkeeper.benchmarks.parallel;
+
+import io.groupkeeper.zookeeper.StoreStats;
+
+/** One running consumer instance of a contender (one process's worth: its own clients and workers). */
+interface Instance extends AutoCloseable {
+
+    /** Its ZooKeeper session's counters, or null for a contender without ZooKeeper. */
+    default StoreStats stats() {
+        return null;
+    }
+
+    @Override
+    void close() throws Exception;
+}
