@@ -2,6 +2,7 @@ package io.groupkeeper;
 
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
@@ -79,6 +80,21 @@ public interface GroupMember extends AutoCloseable {
     }
 
     /**
+     * As {@link #commit(Map, Map, Map)}, also writing each partition's <em>done value</em> beside its offset, in the
+     * same fenced write: the committer's record of the offsets above the committed one that are processed already
+     * (the listener container writes its {@code ProgressCodec} text, one JSON object; groupkeeper stores it as it is
+     * and gives it back with the offset, see {@link #done}). A partition absent from {@code done} is written without
+     * one, which clears the value stored before: a done value never outlives the offset it was written with. A store
+     * that keeps no done values ignores them (this default): the next owner then processes those records again.
+     *
+     * @throws IllegalArgumentException if a done value is not one JSON object
+     */
+    default CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                                Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+        return commit(offsets, logEndOffsets, metadata);
+    }
+
+    /**
      * From inside {@link RebalanceListener#onPartitionsRevoked}: the final offsets of partitions being revoked, written
      * in the same atomic write that releases them once the callback returns — one round trip instead of a commit and
      * a release, so the next owner starts sooner. Fenced like {@link #commit}: if another writer (an admin, a hand
@@ -88,6 +104,31 @@ public interface GroupMember extends AutoCloseable {
      */
     SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
                                               Map<TopicPartition, Long> logEndOffsets);
+
+    /**
+     * As {@link #commitOnRelease(Map, Map)}, also writing each partition's done value beside its final offset (see
+     * {@link #commit(Map, Map, Map, Map)}): a graceful handover gives the next owner what is done above the offset, so
+     * it processes none of it again. A store that keeps no done values ignores them (this default).
+     *
+     * @throws IllegalArgumentException if a done value is not one JSON object
+     */
+    default SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                                      Map<TopicPartition, Long> logEndOffsets,
+                                                      Map<TopicPartition, String> done) {
+        return commitOnRelease(offsets, logEndOffsets);
+    }
+
+    /**
+     * The done value stored beside the offset of an owned partition (see {@link #commit(Map, Map, Map, Map)}), as this
+     * member last saw the node: inside {@link RebalanceListener#onPartitionsAssigned} the one read with the offset the
+     * claim resumes from; after {@link #refresh} reports {@link CommitResult.Status#ADOPTED} the adopted node's (an
+     * admin reset writes none); after a commit, what it wrote. Empty when the node has none, or the partition is not
+     * owned (announced) by this member. The value may have been written with another offset than the one stored now
+     * (an operator changed the offset by hand and left it): a reader checks it against the offset.
+     */
+    default Optional<String> done(TopicPartition partition) {
+        return Optional.empty();
+    }
 
     /**
      * Checks the stored offsets of these owned partitions and adopts external changes (admin reset, hand edit):

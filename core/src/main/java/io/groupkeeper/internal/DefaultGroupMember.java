@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -333,9 +334,27 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
+    public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                               Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+        return log.inContext(() -> committer.commit(offsets, logEndOffsets, metadata, done));
+    }
+
+    @Override
     public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
                                                      Map<TopicPartition, Long> logEndOffsets) {
         return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets));
+    }
+
+    @Override
+    public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                                     Map<TopicPartition, Long> logEndOffsets,
+                                                     Map<TopicPartition, String> done) {
+        return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets, done));
+    }
+
+    @Override
+    public Optional<String> done(TopicPartition partition) {
+        return table.done(partition);
     }
 
     @Override

@@ -61,7 +61,14 @@ final class OffsetCommitter {
     /** {@code metadata}: each partition's offset metadata (absent: ""). */
     CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
                         Map<TopicPartition, String> metadata) {
+        return commit(offsets, logEndOffsets, metadata, Map.of());
+    }
+
+    /** {@code done}: each partition's done value, written beside its offset (absent: none, which clears it). */
+    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                        Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
         requireValidOffsets(offsets);
+        requireValidDone(done);
         long started = System.nanoTime();
         Map<TopicPartition, Status> statuses = new HashMap<>();
         Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
@@ -79,7 +86,8 @@ final class OffsetCommitter {
                 seen.put(tp, e.get());
                 Long logEnd = logEndOffsets.get(tp);
                 requests.add(new CommitRequest(tp, offset, e.get().version(), e.get().lease().session(),
-                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd), metadata.getOrDefault(tp, "")));
+                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd), metadata.getOrDefault(tp, ""),
+                        Optional.ofNullable(done.get(tp))));
             });
             if (!requests.isEmpty()) {
                 CommitOutcome outcome = store.commit(config.memberId(), generation.getAsLong(), requests);
@@ -91,7 +99,7 @@ final class OffsetCommitter {
                     } else {
                         // Lost meanwhile (connection in doubt): written while still the owner, but not owned now.
                         boolean owned = table.committed(tp, seen.get(tp), newVersion, outcome.createdOf(tp),
-                                r.offset());
+                                r.offset(), r.done());
                         statuses.put(tp, owned ? Status.COMMITTED : Status.NOT_OWNED);
                     }
                 }
@@ -108,12 +116,20 @@ final class OffsetCommitter {
 
     /** From the revocation callback: final offsets written with the release; returns the partitions taken. */
     SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
+        return commitOnRelease(offsets, logEnds, Map.of());
+    }
+
+    /** As above, with each partition's done value (absent: none). */
+    SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds,
+                                              Map<TopicPartition, String> done) {
         requireValidOffsets(offsets);
+        requireValidDone(done);
         SortedSet<TopicPartition> taken = new TreeSet<>();
         offsets.forEach((tp, offset) -> {
             Long logEnd = logEnds.get(tp);
             if (table.handOver(tp, new PartitionTable.FinalOffset(offset,
-                    logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd)))) {
+                    logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd),
+                    Optional.ofNullable(done.get(tp))))) {
                 taken.add(tp);
             }
         });
@@ -236,6 +252,24 @@ final class OffsetCommitter {
                 throw new IllegalArgumentException("offset for " + tp + " must be >= 0, was " + offset);
             }
         });
+    }
+
+    /**
+     * A done value is one JSON object (the store writes it into the node's body as it is): refused here when it
+     * plainly is not one, so that a final commit handed over for a release cannot fail later; the store parses it.
+     */
+    static void requireValidDone(Map<TopicPartition, String> done) {
+        done.forEach((tp, value) -> {
+            String v = value == null ? null : value.strip();
+            if (v == null || v.length() < 2 || v.charAt(0) != '{' || v.charAt(v.length() - 1) != '}') {
+                throw new IllegalArgumentException("done value for " + tp + " must be one JSON object, was "
+                        + (value == null ? "null" : "'" + abbreviate(value) + "'"));
+            }
+        });
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 80 ? s : s.substring(0, 80) + "…";
     }
 
     private static int count(Map<TopicPartition, Status> statuses, Status status) {

@@ -34,8 +34,11 @@ final class PartitionTable {
         NOT_HELD
     }
 
-    /** A final offset handed over during the revocation callback, written with the release. */
-    record FinalOffset(long offset, OptionalLong logEnd) {
+    /** A final offset handed over during the revocation callback (with its done value), written with the release. */
+    record FinalOffset(long offset, OptionalLong logEnd, Optional<String> done) {
+        FinalOffset(long offset, OptionalLong logEnd) {
+            this(offset, logEnd, Optional.empty());
+        }
     }
 
     /**
@@ -51,6 +54,8 @@ final class PartitionTable {
         /** The incarnation of the offset node {@code version} belongs to (0: unknown); see OffsetSnapshot#created. */
         private long created;
         private OptionalLong offset;
+        /** The done value stored beside {@code offset} as this member last saw it. */
+        private Optional<String> done = Optional.empty();
         private boolean known;
         /** User code's onPartitionsAssigned for this claim has run: only then may it commit (see committable). */
         private boolean announced;
@@ -81,6 +86,10 @@ final class PartitionTable {
 
         OptionalLong offset() {
             return offset;
+        }
+
+        Optional<String> done() {
+            return done;
         }
 
         boolean known() {
@@ -151,6 +160,12 @@ final class PartitionTable {
         return entries.get(tp) == entry && isCommittable(entry);
     }
 
+    /** The done value of a committable partition as this member last saw it; empty when none or not committable. */
+    synchronized Optional<String> done(TopicPartition tp) {
+        Entry e = entries.get(tp);
+        return e != null && isCommittable(e) ? e.done : Optional.empty();
+    }
+
     synchronized OptionalLong fencingToken(TopicPartition tp) {
         Entry e = entries.get(tp);
         // Also while REVOKING: user code may still be finishing the batch it holds, and writing it under the token.
@@ -215,6 +230,7 @@ final class PartitionTable {
                 PartitionState.OWNED, lease.session());
         Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
         e.created = offset.created();
+        e.done = offset.done();
         entries.put(tp, e);
         return e;
     }
@@ -251,6 +267,7 @@ final class PartitionTable {
         Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
         e.created = old == null ? 0 : old.created;
+        e.done = old == null ? Optional.empty() : old.done;
         e.known = old != null && old.known;
         e.finalOffset = old == null ? null : old.finalOffset; // handed over, not yet written: its release writes it
         entries.put(tp, e);
@@ -322,6 +339,12 @@ final class PartitionTable {
      * store did not say) and offset if it is still the partition's entry.
      */
     synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long created, long offset) {
+        return committed(tp, entry, newVersion, created, offset, Optional.empty());
+    }
+
+    /** As above, with the done value the commit wrote. */
+    synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long created, long offset,
+                                   Optional<String> done) {
         if (entries.get(tp) != entry) {
             return false;
         }
@@ -330,6 +353,7 @@ final class PartitionTable {
         }
         entry.version = newVersion;
         entry.offset = OptionalLong.of(offset);
+        entry.done = done;
         return isCommittable(entry);
     }
 
@@ -341,6 +365,7 @@ final class PartitionTable {
         entry.version = now.version();
         entry.created = now.created();
         entry.offset = now.offset();
+        entry.done = now.done();
         return true;
     }
 

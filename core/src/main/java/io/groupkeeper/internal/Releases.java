@@ -66,7 +66,7 @@ final class Releases {
         for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
             PartitionTable.Entry e = en.getValue();
             Optional<CommitRequest> commit = PartitionTable.finalOffset(e).map(f -> new CommitRequest(en.getKey(),
-                    f.offset(), e.version(), e.lease().session(), f.logEnd()));
+                    f.offset(), e.version(), e.lease().session(), f.logEnd(), "", f.done()));
             finals += commit.isPresent() ? 1 : 0;
             requests.add(new ReleaseRequest(en.getKey(), e.version(), e.lease().session(), commit));
         }
@@ -114,7 +114,7 @@ final class Releases {
                     long v = version.getAsLong();
                     Optional<CommitRequest> last = PartitionTable.finalOffset(entry)
                             .filter(f -> seen.isPresent() && !seen.get().differsFrom(entry.version(), entry.created()))
-                            .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd()));
+                            .map(f -> new CommitRequest(tp, f.offset(), v, session, f.logEnd(), "", f.done()));
                     requests.add(new ReleaseRequest(tp, v, session, last));
                 }
             } catch (RuntimeException failure) {
@@ -156,7 +156,8 @@ final class Releases {
         held.put(tp, table.reclaimToHandOver(tp, now, claimed.lease(), unchanged));
         long session = claimed.lease().session();
         requests.add(new ReleaseRequest(tp, now.version(), session, unchanged
-                ? Optional.of(new CommitRequest(tp, last.offset(), now.version(), session, last.logEnd()))
+                ? Optional.of(new CommitRequest(tp, last.offset(), now.version(), session, last.logEnd(), "",
+                        last.done()))
                 : Optional.empty()));
         if (unchanged) {
             LOG.info("handing over final offset {} of {} from an earlier session", last.offset(), tp);

@@ -157,6 +157,43 @@ class OffsetCommitterTest {
     }
 
     @Test
+    void aDoneValueIsWrittenBesideTheOffsetAndACommitWithoutOneClearsIt() {
+        owning(T0);
+        String done = "{\"from\":5,\"ranges\":[[7,8]]}";
+
+        assertThat(m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, done)).status(T0))
+                .isEqualTo(Status.COMMITTED);
+        assertThat(m.store.stored(T0).done()).hasValue(done);
+        assertThat(m.table.done(T0)).as("what this member last wrote").hasValue(done);
+
+        m.committer.commit(Map.of(T0, 9L), Map.of());
+        assertThat(m.store.stored(T0).done()).isEmpty();
+        assertThat(m.table.done(T0)).isEmpty();
+    }
+
+    @Test
+    void anAdoptedEditBringsItsOwnDoneValue() {
+        owning(T0);
+        m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, "{\"from\":5,\"ranges\":[[7,8]]}"));
+        m.store.writeOffset(T0, 2); // an admin reset: no done value
+
+        assertThat(m.committer.refresh(List.of(T0)).status(T0)).isEqualTo(Status.ADOPTED);
+        assertThat(m.table.done(T0)).isEmpty();
+    }
+
+    @Test
+    void aDoneValueThatIsNotAJsonObjectIsRefusedNamingThePartitionBeforeAnyWrite() {
+        owning(T0);
+        assertThatThrownBy(() -> m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, "7,8")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("t:0").hasMessageContaining("7,8");
+        m.table.beginRevocation(List.of(T0));
+        assertThatThrownBy(() -> m.committer.commitOnRelease(Map.of(T0, 5L), Map.of(), Map.of(T0, "[1]")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("t:0");
+        assertThat(m.store.calls).isEmpty();
+        assertThat(m.table.get(T0).flatMap(PartitionTable::finalOffset)).isEmpty();
+    }
+
+    @Test
     void anOwnedPartitionsEditIsAnnouncedToUserCode() {
         owning(T0);
         m.store.writeOffset(T0, 50);

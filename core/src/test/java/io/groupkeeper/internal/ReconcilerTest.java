@@ -111,6 +111,30 @@ class ReconcilerTest {
     }
 
     @Test
+    void aFinalOffsetsDoneValueIsWrittenWithTheRelease() {
+        owning(T0, T1);
+        long version = m.store.stored(T1).version();
+        m.listener.onRevoked = revoked -> m.committer.commitOnRelease(Map.of(T1, 42L), Map.of(),
+                Map.of(T1, "{\"from\":42,\"ranges\":[[44,45]]}"));
+        m.target(2, T0);
+
+        assertThat(m.store.callsOf("releaseAll"))
+                .containsExactly("releaseAll [t:1@" + version + "+42+{\"from\":42,\"ranges\":[[44,45]]}]");
+        assertThat(m.store.stored(T1).done()).hasValue("{\"from\":42,\"ranges\":[[44,45]]}");
+    }
+
+    @Test
+    void userCodeCanReadTheDoneValueStoredWithTheOffsetItResumesFrom() {
+        m.store.writeOffset(T0, 17, "{\"from\":17,\"ranges\":[[19,19]]}");
+        m.store.target(1, T0, T1);
+        m.step();
+
+        assertThat(m.table.done(T0)).hasValue("{\"from\":17,\"ranges\":[[19,19]]}");
+        assertThat(m.table.done(T1)).as("a node without one").isEmpty();
+        assertThat(m.table.done(T2)).as("not owned").isEmpty();
+    }
+
+    @Test
     void aRevocationWithoutAFinalOffsetReleasesWithoutAWrite() {
         owning(T0, T1);
         long version = m.store.stored(T1).version();

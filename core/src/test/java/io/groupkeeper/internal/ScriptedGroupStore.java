@@ -103,6 +103,15 @@ final class ScriptedGroupStore implements GroupStore {
         written.put(tp, stored(tp).version());
     }
 
+    /** An offset node written by someone else with a done value (a previous owner's commit): a new version. */
+    void writeOffset(TopicPartition tp, long offset, String done) {
+        OffsetSnapshot old = offsets.get(tp);
+        long created = old == null ? ++zxid : old.created();
+        offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", old == null ? 0 : old.version() + 1,
+                List.of(), created, Optional.of(done)));
+        written.put(tp, stored(tp).version());
+    }
+
     /** The offset node deleted and created again by hand until its version is {@code version}: a new incarnation. */
     void recreateOffset(TopicPartition tp, long offset, long version) {
         offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", version, List.of(), ++zxid));
@@ -153,17 +162,17 @@ final class ScriptedGroupStore implements GroupStore {
         return inSession == session && Long.valueOf(inSession).equals(held.get(tp));
     }
 
-    private long write(TopicPartition tp, OptionalLong offset) {
-        long version = claimWrite(tp, offset);
+    private long write(TopicPartition tp, OptionalLong offset, Optional<String> done) {
+        long version = claimWrite(tp, offset, done);
         written.put(tp, version);
         return version;
     }
 
-    private long claimWrite(TopicPartition tp, OptionalLong offset) {
+    private long claimWrite(TopicPartition tp, OptionalLong offset, Optional<String> done) {
         OffsetSnapshot old = offsets.get(tp);
         long version = old == null ? 1 : old.version() + 1; // a creation is a create and a set of version 0
         long created = old == null ? ++zxid : old.created();
-        offsets.put(tp, new OffsetSnapshot(offset, "", version, List.of(), created));
+        offsets.put(tp, new OffsetSnapshot(offset, "", version, List.of(), created, done));
         return version;
     }
 
@@ -289,14 +298,14 @@ final class ScriptedGroupStore implements GroupStore {
             return new ClaimResult.Busy(others.get(tp));
         }
         held.put(tp, session); // new, or re-confirmed; a node of an earlier session of ours is replaced
-        claimWrite(tp, stored(tp).offset());
+        claimWrite(tp, stored(tp).offset(), stored(tp).done());
         return new ClaimResult.Claimed(stored(tp), new Lease(session, ++zxid));
     }
 
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
-        call("commit", requests.stream().map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion())
-                .toList());
+        call("commit", requests.stream().map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion()
+                + r.done().map(d -> "+" + d).orElse("")).toList());
         Map<TopicPartition, Long> committed = new HashMap<>();
         Map<TopicPartition, Long> created = new HashMap<>();
         Set<TopicPartition> conflicted = new HashSet<>();
@@ -305,7 +314,7 @@ final class ScriptedGroupStore implements GroupStore {
             if (!holds(tp, r.session()) || stored(tp).version() != r.expectedVersion()) {
                 conflicted.add(tp);
             } else {
-                committed.put(tp, write(tp, OptionalLong.of(r.offset())));
+                committed.put(tp, write(tp, OptionalLong.of(r.offset()), r.done()));
                 created.put(tp, stored(tp).created());
             }
         }
@@ -331,12 +340,13 @@ final class ScriptedGroupStore implements GroupStore {
     @Override
     public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
         call("releaseAll", releases.stream().map(r -> r.partition() + "@" + r.expectedVersion()
-                + r.finalCommit().map(c -> "+" + c.offset()).orElse("")).toList());
+                + r.finalCommit().map(c -> "+" + c.offset() + c.done().map(d -> "+" + d).orElse("")).orElse(""))
+                .toList());
         Set<TopicPartition> released = new LinkedHashSet<>();
         for (ReleaseRequest r : releases) {
             TopicPartition tp = r.partition();
             if (holds(tp, r.session()) && stored(tp).version() == r.expectedVersion()) {
-                r.finalCommit().ifPresent(c -> write(tp, OptionalLong.of(c.offset())));
+                r.finalCommit().ifPresent(c -> write(tp, OptionalLong.of(c.offset()), c.done()));
                 held.remove(tp);
                 released.add(tp);
             }

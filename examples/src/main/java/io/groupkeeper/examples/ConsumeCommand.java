@@ -8,6 +8,13 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import io.groupkeeper.kafka.StartPosition;
+import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
+import io.groupkeeper.kafka.container.Ordering;
+import io.groupkeeper.kafka.container.Recovery;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -38,7 +45,10 @@ import picocli.CommandLine.Option;
             "{\"group\",\"member\",\"topic\",\"partition\",\"offset\",\"key\",\"value\"}. SIGTERM: final commit, leave.",
             "With --events, record lines also carry \"at\" (epoch ms when the record was handed over) and membership",
             "events get lines of their own: {\"event\":\"started|assigned|revoked|lost\",\"group\",\"member\",",
-            "\"partitions\":[{\"topic\",\"partition\"}],\"at\"} (printed on the polling thread, in order with the records)."})
+            "\"partitions\":[{\"topic\",\"partition\"}],\"at\"} (printed on the polling thread, in order with the records).",
+            "With --ordering key|unordered, --parallelism N > 1 or --handler-ms MS > 0 it runs a listener container:",
+            "a record's line is printed when its handler has finished it (waiting MS ms), up to N at a time per member,",
+            "records of one key in offset order under key; SIGTERM: what is in flight finishes, final commit, leave."})
 final class ConsumeCommand implements Callable<Integer> {
 
     @Mixin
@@ -78,8 +88,139 @@ final class ConsumeCommand implements Callable<Integer> {
             description = "the Kafka group id the mirror writes under (default: the group's name; implies --mirror-offsets)")
     String mirrorGroup;
 
+    @Option(names = "--ordering", defaultValue = "partition", paramLabel = "partition|key|unordered",
+            description = "which records of a partition may be handled at once: partition (one at a time), key (one "
+                    + "at a time per key, keys in parallel) or unordered (default: ${DEFAULT-VALUE})")
+    String ordering;
+
+    @Option(names = "--parallelism", defaultValue = "1", paramLabel = "N",
+            description = "handler calls in flight per member, shared by its partitions (default: ${DEFAULT-VALUE})")
+    int parallelism;
+
+    @Option(names = "--handler-ms", defaultValue = "0", paramLabel = "MS",
+            description = "the handler waits this long per record, as one that calls a database would "
+                    + "(default: ${DEFAULT-VALUE})")
+    long handlerMs;
+
     @Override
     public Integer call() {
+        Ordering order;
+        try {
+            order = Ordering.valueOf(ordering.toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: --ordering must be partition, key or unordered, was " + ordering);
+            return 2;
+        }
+        if (parallelism < 1 || handlerMs < 0) {
+            System.err.println("error: --parallelism must be >= 1 and --handler-ms >= 0, were " + parallelism
+                    + " and " + handlerMs);
+            return 2;
+        }
+        if (order != Ordering.PARTITION || parallelism > 1 || handlerMs > 0) {
+            if (events) {
+                System.err.println("error: --events prints the plain consumer's events; it does not go with "
+                        + "--ordering key|unordered, --parallelism > 1 or --handler-ms > 0");
+                return 2;
+            }
+            return container(order);
+        }
+        return plainConsumer();
+    }
+
+    /** The listener container: one line per record when its handler has finished it. */
+    private int container(Ordering order) {
+        PrintStream out = System.out;
+        ObjectMapper json = new ObjectMapper();
+        GroupKeeper keeper;
+        try {
+            keeper = member.startKeeper();
+        } catch (RuntimeException e) {
+            System.err.println("error: " + e.getMessage());
+            return 1;
+        }
+        java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+        CountDownLatch done = new CountDownLatch(1);
+        ListenerContainer<String, String> container;
+        try {
+            ListenerContainerBuilder<String, String> b = ListenerContainer.<String, String>builder(keeper)
+                    .group(member.group).topics(topics)
+                    .kafkaProperties(member.kafkaProperties)
+                    .kafkaProperty("bootstrap.servers", member.bootstrap)
+                    .deserializers(new StringDeserializer(), new StringDeserializer())
+                    .ordering(order).parallelism(parallelism)
+                    .errorPolicy(ErrorPolicy.builder().deserializationFailure(Recovery.SKIP)
+                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1))).thenSkip()).build())
+                    .consumerOptions(c -> {
+                        c.startPosition(StartPosition.parse(start)).outOfRange(OutOfRangePolicy.parse(outOfRange))
+                                .commitInterval(Duration.ofMillis(commitIntervalMs));
+                        if (mirrorGroup != null) {
+                            c.mirrorOffsetsToKafka(mirrorGroup);
+                        } else if (mirrorOffsets) {
+                            c.mirrorOffsetsToKafka();
+                        }
+                    })
+                    .recordHandler(r -> {
+                        if (handlerMs > 0) {
+                            Thread.sleep(handlerMs); // the handler's work, as the option says
+                        }
+                        String line = json.createObjectNode()
+                                .put("group", member.group).put("member", memberOf(r))
+                                .put("topic", r.topic()).put("partition", r.partition()).put("offset", r.offset())
+                                .put("key", r.key()).put("value", r.value()).toString();
+                        synchronized (out) {
+                            out.println(line);
+                            out.flush();
+                        }
+                        if (count.incrementAndGet() == maxRecords) {
+                            done.countDown();
+                        }
+                    });
+            if (instanceId != null) {
+                b.instanceId(instanceId);
+            }
+            container = b.build();
+            container.start();
+        } catch (RuntimeException e) {
+            System.err.println("error: " + e.getMessage());
+            keeper.close();
+            return 1;
+        }
+        this.workers = container;
+        GracefulLeave leave = GracefulLeave.onShutdown(done::countDown, "consume-shutdown");
+        System.err.println("group " + member.group + " consuming " + topics + " with ordering " + ordering
+                + ", parallelism " + parallelism + ", handler " + handlerMs + " ms (Ctrl-C or SIGTERM: in-flight "
+                + "records finish, then it leaves gracefully)");
+        try {
+            done.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            container.stop(Duration.ofSeconds(25)); // in flight finishes; final commit; the partitions are released
+            keeper.close();
+            System.err.println("left group " + member.group + " after " + count.get()
+                    + " records; final offsets committed");
+            leave.left();
+        }
+        return 0;
+    }
+
+    private volatile ListenerContainer<String, String> workers;
+
+    /** The member that owns the record's partition (the container's one worker, usually). */
+    private String memberOf(ConsumerRecord<String, String> r) {
+        ListenerContainer<String, String> c = workers;
+        if (c != null) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            for (var w : c.workers()) {
+                if (w.owned().contains(tp)) {
+                    return w.member();
+                }
+            }
+        }
+        return "?";
+    }
+
+    private int plainConsumer() {
         PrintStream out = System.out;
         ObjectMapper json = new ObjectMapper();
         AtomicReference<CoordinatedConsumer<String, String>> self = new AtomicReference<>();

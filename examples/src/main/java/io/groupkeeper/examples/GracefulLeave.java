@@ -14,9 +14,9 @@ final class GracefulLeave {
     private final CountDownLatch left = new CountDownLatch(1);
     private final Thread hook;
 
-    private GracefulLeave(CoordinatedConsumer<?, ?> consumer, String threadName) {
+    private GracefulLeave(Runnable wake, String threadName) {
         hook = new Thread(() -> {
-            consumer.wakeup();
+            wake.run();
             try {
                 left.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -26,7 +26,12 @@ final class GracefulLeave {
     }
 
     static GracefulLeave onShutdown(CoordinatedConsumer<?, ?> consumer, String threadName) {
-        GracefulLeave leave = new GracefulLeave(consumer, threadName);
+        return onShutdown(consumer::wakeup, threadName);
+    }
+
+    /** As above for a loop that {@code wake} ends (a listener container's: its stop, which drains in-flight work). */
+    static GracefulLeave onShutdown(Runnable wake, String threadName) {
+        GracefulLeave leave = new GracefulLeave(wake, threadName);
         Runtime.getRuntime().addShutdownHook(leave.hook);
         return leave;
     }

@@ -73,6 +73,31 @@ class ExamplesIT {
     }
 
     @Test
+    void consumeWithKeyOrderingAndParallelismPrintsEachRecordOnceWhenItsHandlerFinished() {
+        assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
+                "--topic", "keyed", "--count", "40", "--partitions", "2")).isZero();
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
+            exit = new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(),
+                    "--bootstrap", servers.bootstrapServers(), "--group", "keyed", "--topic", "keyed",
+                    "--start", "earliest", "--max-records", "40", "--ordering", "key", "--parallelism", "8",
+                    "--handler-ms", "5");
+        } finally {
+            System.setOut(stdout);
+        }
+        assertThat(exit).isZero();
+        List<String> lines = buffer.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
+        assertThat(lines).hasSize(40).doesNotHaveDuplicates().allMatch(l -> l.startsWith("{\"group\":\"keyed\","
+                + "\"member\":\"") && !l.contains("\"member\":\"?\"") && l.contains("\"value\":\"record-"));
+        assertThat(new CommandLine(new ConsumeCommand()).execute("--zk", servers.zkConnectString(), "--bootstrap",
+                servers.bootstrapServers(), "--group", "keyed", "--topic", "keyed", "--ordering", "sideways"))
+                .isEqualTo(2);
+    }
+
+    @Test
     void consumeWithMirrorOffsetsAlsoLeavesTheOffsetsInKafkasGroupOffsets() throws Exception {
         assertThat(new CommandLine(new ProduceCommand()).execute("--bootstrap", servers.bootstrapServers(),
                 "--topic", "mirrored", "--count", "6", "--partitions", "2")).isZero();

@@ -178,10 +178,13 @@ class ContainerOrderingIT extends ContainerTestSupport {
 
     @Test
     void aGracefulHandoverBetweenTwoMembersUnderKeyReplaysNothing() throws Exception {
-        String topic = newTopic(4);
-        int perPartition = 600;
-        for (int p = 0; p < 4; p++) {
-            produceKeyed(topic, p, perPartition, 8);
+        // Two partitions of three keys each, eight workers: the keys of a partition run at once and drift apart (random
+        // handler times), so at every handover records of one key are done above the next waiting record of another:
+        // the done set must travel with the release, or they run again.
+        String topic = newTopic(2);
+        int perPartition = 900;
+        for (int p = 0; p < 2; p++) {
+            produceKeyed(topic, p, perPartition, 3);
         }
         String group = newName("handover");
         Map<String, Integer> times = new ConcurrentHashMap<>();
@@ -192,17 +195,17 @@ class ContainerOrderingIT extends ContainerTestSupport {
             handled.incrementAndGet();
         };
         ListenerContainer<String, String> first = started(container(newKeeper(), group, topic)
-                .ordering(Ordering.KEY).parallelism(4).recordHandler(handler).build());
+                .ordering(Ordering.KEY).parallelism(8).recordHandler(handler).build());
         await().atMost(WAIT).until(() -> handled.get() >= 300);
         ListenerContainer<String, String> second = started(container(newKeeper(), group, topic)
-                .ordering(Ordering.KEY).parallelism(4).recordHandler(handler).build());
+                .ordering(Ordering.KEY).parallelism(8).recordHandler(handler).build());
         await().atMost(WAIT).until(() -> !second.workers().get(0).owned().isEmpty());
         int atSecondHandover = handled.get() + 300;
         await().atMost(WAIT).until(() -> handled.get() >= atSecondHandover);
-        assertThat(times.size()).as("the second handover happens under load").isLessThan(4 * perPartition);
+        assertThat(times.size()).as("the second handover happens under load").isLessThan(2 * perPartition);
         assertThat(first.stop(Duration.ofSeconds(30))).isTrue(); // a second graceful handover: all to the second
-        await().atMost(WAIT).until(() -> times.size() == 4 * perPartition);
-        for (int p = 0; p < 4; p++) {
+        await().atMost(WAIT).until(() -> times.size() == 2 * perPartition);
+        for (int p = 0; p < 2; p++) {
             awaitStored(group, topic, p, perPartition);
         }
         long duplicates = times.values().stream().filter(n -> n > 1).count();

@@ -122,11 +122,28 @@ public final class InMemoryZooKeeper {
         }
     }
 
+    /** The node's data as an operator's {@code get} shows it; empty if the node does not exist. */
+    public Optional<byte[]> data(String path) {
+        try {
+            return Optional.of(ensemble.getData(0, path, null).data());
+        } catch (KeeperFailure e) {
+            return Optional.empty();
+        }
+    }
+
     // ------------------------------------------------------------------ operator's writes
 
     /** {@code set <path> <offset>} on an offset node (created if missing): a valid offset, as zkCli would write it. */
     public void setOffset(String path, long offset) {
         put(path, Long.toString(offset).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code set <path> <text>} (created if missing): whatever an operator types, e.g. an offset node's body with a
+     * field this version does not know.
+     */
+    public void setData(String path, String text) {
+        put(path, text.getBytes(StandardCharsets.UTF_8));
     }
 
     /**

@@ -23,6 +23,7 @@ import io.groupkeeper.spi.internal.OffsetSnapshot;
 import io.groupkeeper.spi.internal.Registration;
 import io.groupkeeper.spi.internal.ReleaseRequest;
 import io.groupkeeper.spi.internal.TargetAssignment;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -73,6 +74,12 @@ public abstract class GroupStoreContract {
 
     /** An operator writes a valid offset into the node at {@code path} (created if missing), at any version. */
     protected abstract void setOffsetByHand(String path, long offset) throws Exception;
+
+    /** An operator writes {@code text} into the node at {@code path} as it is (created if missing), at any version. */
+    protected abstract void writeByHand(String path, String text) throws Exception;
+
+    /** An operator reads the data of the node at {@code path} (zkCli's {@code get}); it must exist. */
+    protected abstract byte[] readByHand(String path) throws Exception;
 
     /** An operator writes data no store can parse into the node at {@code path} (created if missing). */
     protected abstract void writeGarbageByHand(String path) throws Exception;
@@ -753,6 +760,114 @@ public abstract class GroupStoreContract {
     }
 
     // ------------------------------------------------------------------ release
+
+    // ------------------------------------------------------------------ done values beside the offset
+
+    private static final String DONE = "{\"from\":10,\"ranges\":[[12,14],[17,17]]}";
+
+    private static CommitRequest commitOf(TopicPartition tp, long offset, long version, long session, String done) {
+        return new CommitRequest(tp, offset, version, session, OptionalLong.empty(), "", Optional.of(done));
+    }
+
+    @Test
+    void aDoneValueIsWrittenBesideTheOffsetInTheNodeAndReadBackByTheNextOwnersClaim() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        assertThat(c.offset().done()).as("a new node has none").isEmpty();
+
+        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(),
+                c.lease().session(), DONE)));
+        assertThat(out.committed()).containsOnlyKeys(tp(0));
+        assertThat(g.readOffset(tp(0), null).done()).hasValue(DONE);
+        String raw = new String(readByHand(offsetPath(group, tp(0))), StandardCharsets.UTF_8);
+        assertThat(raw).as("raw JSON beside the offset, not a string inside metadata")
+                .contains("\"done\":" + DONE).contains("\"metadata\":\"\"");
+
+        long v = out.committed().get(tp(0));
+        assertThat(g.release(tp(0), "m1", v, c.lease().session())).isTrue();
+        GroupStore other = store().group(group);
+        ClaimResult.Claimed next = claimed(other, tp(0), "m2");
+        assertThat(next.offset().offset()).hasValue(10);
+        assertThat(next.offset().done()).hasValue(DONE);
+    }
+
+    @Test
+    void aCommitWithoutADoneValueWritesTodaysNodeByteForByteAndClearsTheOneStored() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        long session = c.lease().session();
+        long v = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), session, DONE)))
+                .committed().get(tp(0));
+
+        g.commit("m1", 1, List.of(commitOf(tp(0), 11, v, session)));
+
+        assertThat(g.readOffset(tp(0), null).done()).isEmpty();
+        String raw = new String(readByHand(offsetPath(group, tp(0))), StandardCharsets.UTF_8);
+        String at = raw.replaceAll(".*\"updatedAt\":\"([^\"]+)\".*", "$1");
+        String firstAt = raw.replaceAll(".*\"history\":\\[\\[10,null,\"([^\"]+)\"\\].*", "$1");
+        assertThat(raw).isEqualTo("{\"offset\":11,\"metadata\":\"\",\"committedBy\":\"m1\",\"generation\":1,"
+                + "\"updatedAt\":\"" + at + "\",\"history\":[[10,null,\"" + firstAt + "\"],[11,null,\"" + at + "\"]]}");
+    }
+
+    @Test
+    void aFinalCommitsDoneValueGoesWithTheRelease() {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        CommitRequest last = commitOf(tp(0), 10, c.offset().version(), c.lease().session(), DONE);
+
+        assertThat(g.releaseAll("m1", 1, List.of(new ReleaseRequest(tp(0), c.offset().version(),
+                c.lease().session(), Optional.of(last))))).containsExactly(tp(0));
+
+        assertThat(claimed(store().group(group), tp(0), "m2").offset().done()).hasValue(DONE);
+    }
+
+    @Test
+    void aBodyOverTheSizeLimitIsRefusedWithOneClearErrorAndNothingIsWritten() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
+        ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
+        String huge = "{\"from\":10,\"bits\":\"" + "A".repeat(70 * 1024) + "\"}";
+
+        assertThatThrownBy(() -> g.commit("m1", 1, List.of(
+                commitOf(tp(1), 5, c1.offset().version(), c1.lease().session()),
+                commitOf(tp(0), 10, c0.offset().version(), c0.lease().session(), huge))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(tp(0).toString()).hasMessageContaining("over the limit of 65536 bytes");
+        assertThat(g.readOffset(tp(0), null).version()).isEqualTo(c0.offset().version());
+        assertThat(g.readOffset(tp(1), null).version()).as("the whole commit refused").isEqualTo(c1.offset().version());
+        assertThatThrownBy(() -> g.commit("m1", 1, List.of(commitOf(tp(0), 10, c0.offset().version(),
+                c0.lease().session(), "{\"from\":10")))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("one JSON object");
+    }
+
+    @Test
+    void aNodeWithoutADoneValueOrWithAFieldOfALaterVersionReadsAsBefore() throws Exception {
+        String group = newGroup();
+        GroupStore g = store().group(group);
+        g.ensureGroup("sticky");
+        ClaimResult.Claimed c = claimed(g, tp(0), "m1");
+        writeByHand(offsetPath(group, tp(0)), "{\"offset\":42,\"metadata\":\"m\",\"committedBy\":\"old\","
+                + "\"generation\":3,\"updatedAt\":\"2026-12-01T00:00:00Z\"}");
+        OffsetSnapshot old = g.readOffset(tp(0), null);
+        assertThat(old.offset()).hasValue(42);
+        assertThat(old.done()).isEmpty();
+
+        writeByHand(offsetPath(group, tp(0)), "{\"offset\":43,\"metadata\":\"m\",\"later\":{\"x\":[1]},"
+                + "\"done\":\"not an object\"}");
+        OffsetSnapshot later = g.readOffset(tp(0), null);
+        assertThat(later.offset()).hasValue(43);
+        assertThat(later.metadata()).isEqualTo("m");
+        assertThat(later.done()).as("a done value that is not an object is none").isEmpty();
+        assertThat(c.offset().done()).isEmpty();
+    }
 
     @Test
     void releaseIsFencedByTheVersionAndTheSession() throws Exception {

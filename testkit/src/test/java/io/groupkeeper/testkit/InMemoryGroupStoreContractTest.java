@@ -39,6 +39,16 @@ class InMemoryGroupStoreContractTest extends GroupStoreContract {
     }
 
     @Override
+    protected void writeByHand(String path, String text) {
+        zooKeeper.setData(path, text);
+    }
+
+    @Override
+    protected byte[] readByHand(String path) {
+        return zooKeeper.data(path).orElseThrow(() -> new AssertionError("no node " + path));
+    }
+
+    @Override
     protected void writeGarbageByHand(String path) {
         zooKeeper.writeGarbage(path, "{offset: oops");
     }

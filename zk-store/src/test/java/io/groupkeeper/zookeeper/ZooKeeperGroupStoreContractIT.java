@@ -83,6 +83,16 @@ class ZooKeeperGroupStoreContractIT extends GroupStoreContract {
     }
 
     @Override
+    protected void writeByHand(String path, String text) throws Exception {
+        put(path, text);
+    }
+
+    @Override
+    protected byte[] readByHand(String path) throws Exception {
+        return operator.getData().forPath(path);
+    }
+
+    @Override
     protected void writeGarbageByHand(String path) throws Exception {
         put(path, "{offset: oops");
     }

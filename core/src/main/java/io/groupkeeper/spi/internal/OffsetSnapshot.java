@@ -2,6 +2,8 @@ package io.groupkeeper.spi.internal;
 
 import io.groupkeeper.status.CommitSample;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -10,23 +12,30 @@ import java.util.OptionalLong;
  * a commit, a claim by a new owner, an admin reset or a hand edit. {@link #ABSENT} when the node does not exist.
  * {@code created} tells one incarnation of the node from another (ZooKeeper: the zxid of its creation; 0 when unknown):
  * a node deleted and created again by hand restarts its version, so the same version of another incarnation is
- * another write.
+ * another write. {@code done} is the node's {@code "done"} value as text (see {@link CommitRequest#done}), empty when
+ * it has none.
  */
 public record OffsetSnapshot(OptionalLong offset, String metadata, long version, List<CommitSample> history,
-                             long created) {
+                             long created, Optional<String> done) {
 
     public static final long ABSENT = -1;
 
     public OffsetSnapshot {
         history = List.copyOf(history);
+        Objects.requireNonNull(done, "done");
+    }
+
+    public OffsetSnapshot(OptionalLong offset, String metadata, long version, List<CommitSample> history,
+                          long created) {
+        this(offset, metadata, version, history, created, Optional.empty());
     }
 
     public OffsetSnapshot(OptionalLong offset, String metadata, long version, List<CommitSample> history) {
-        this(offset, metadata, version, history, 0);
+        this(offset, metadata, version, history, 0, Optional.empty());
     }
 
     public OffsetSnapshot(OptionalLong offset, String metadata, long version) {
-        this(offset, metadata, version, List.of(), 0);
+        this(offset, metadata, version, List.of(), 0, Optional.empty());
     }
 
     /**

@@ -62,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * seek, close and the hand-offs between them must see one state); the parts with a job of their own are already out
  * ({@link PositionResolver}, {@link LaneBridge}, {@code KafkaTransactions}, the offset mirror).
  */
-public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsumer<K, V> {
+public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsumer<K, V>, ProgressCommits {
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
 
@@ -392,29 +392,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
-    /**
-     * The listener container's seam (not API): from now on commits of the owned {@code partition} write
-     * {@code offset} instead of its position — the low-water mark of records processed out of fetch order, every
-     * record below it done. Reset when the store's offset is adopted (an operator's change wins) or the partition is
-     * assigned again. Ignored for a partition not owned. Polling thread only (inside {@code poll()} too: a rebalance
-     * listener's final word before the revocation's commit).
-     */
-    public void commitAt(TopicPartition partition, long offset) {
-        if (offset < 0) {
-            throw new IllegalArgumentException("offset must be >= 0, was " + offset);
-        }
-        guard.enter();
-        try {
-            OwnedPartition p = positions.get(partition);
-            if (p != null) {
-                p.commitAt = offset;
-            }
-        } finally {
-            guard.exit();
-        }
-    }
-
-    /** How long a revocation waits for this consumer's final commit (the container drains within it). */
+    /** How long a revocation waits for this consumer's final commit (the listener container drains within it). */
     public Duration revocationTimeout() {
         return config.revocationTimeout();
     }
@@ -432,6 +410,48 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         } finally {
             guard.exit();
         }
+    }
+
+    @Override
+    public void progress(TopicPartition partition, long offset, java.util.Optional<String> done) {
+        java.util.Objects.requireNonNull(done, "done");
+        if (offset < 0) {
+            throw new IllegalArgumentException("offset of " + partition + " must be >= 0, was " + offset);
+        }
+        done.ifPresent(d -> {
+            String v = d.strip();
+            if (v.length() < 2 || v.charAt(0) != '{' || v.charAt(v.length() - 1) != '}') {
+                throw new IllegalArgumentException("done value of " + partition + " must be one JSON object, was '"
+                        + (d.length() > 80 ? d.substring(0, 80) + "…" : d) + "'");
+            }
+        });
+        guard.enter();
+        try {
+            requireStarted();
+            if (txns != null) {
+                throw new IllegalStateException("group " + group + ": progress() is not for the transactional mode "
+                        + "(its Kafka transactions commit the position)");
+            }
+            OwnedPartition p = positions.get(partition);
+            if (p != null) {
+                p.progressOffset = offset;
+                p.done = done;
+            }
+        } finally {
+            guard.exit();
+        }
+    }
+
+    @Override
+    public java.util.Optional<String> resumeDone(TopicPartition partition) {
+        OwnedPartition p = positions.get(partition);
+        return p == null ? java.util.Optional.empty() : p.resumeDone;
+    }
+
+    @Override
+    public OptionalLong resumeOffset(TopicPartition partition) {
+        OwnedPartition p = positions.get(partition);
+        return p == null ? OptionalLong.empty() : p.resumeOffset;
     }
 
     @Override
@@ -608,7 +628,10 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         public void adopt(OwnedPartition p, OptionalLong stored) {
             p.committed = stored;
             p.committedMetadata = null; // what the change left in the node is unknown: the next commit writes ours
-            p.commitAt = -1; // the container's low-water mark was of the offsets before the change
+            p.committedDone = null;
+            p.forgetProgress(); // the edit wins (I4): the container starts again from the adopted offset
+            p.resumeOffset = stored;
+            p.resumeDone = member.done(p.tp);
             p.failed = false;
             positions.touch(p.tp);
             if (stored.isPresent()) {

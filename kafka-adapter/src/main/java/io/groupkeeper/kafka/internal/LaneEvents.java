@@ -131,6 +131,9 @@ final class LaneEvents {
             if (token != null && token.isPresent()) {
                 p.token = token.getAsLong();
             }
+            p.resumeOffset = stored; // (the claim's: nothing committed it since, it was not owned here)
+            p.resumeDone = committer.storedDone(tp);
+            p.committedDone = p.resumeDone;
             added.add(p);
         });
         committer.gained(assigned.keySet()); // the offset mirror: fence the former owner's mirror producer

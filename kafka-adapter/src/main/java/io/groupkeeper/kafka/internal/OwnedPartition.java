@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.TopicPartition;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -14,17 +15,21 @@ final class OwnedPartition {
     final org.apache.kafka.common.TopicPartition ktp;
     /** The next offset to return to the user; -1 while the start position is unresolved. */
     long position = -1;
-    /**
-     * What commits write instead of {@link #position} when the caller processes records out of fetch order (the
-     * listener container's low-water mark, {@code DefaultCoordinatedConsumer.commitAt}); -1: the position.
-     */
-    long commitAt = -1;
     /** The offset the store holds, as far as this consumer knows. */
     OptionalLong committed = OptionalLong.empty();
     /** The offset metadata to write with its commits ({@code CoordinatedConsumer.offsetMetadata}). */
     String metadata = "";
     /** The metadata the store holds as far as this consumer knows ("" at first; null: unknown, write it). */
     String committedMetadata = "";
+    /** The stored offset and done value it was assigned (or adopted) with ({@link ProgressCommits}). */
+    OptionalLong resumeOffset = OptionalLong.empty();
+    Optional<String> resumeDone = Optional.empty();
+    /** The offset to commit instead of {@link #position}, -1: the position ({@link ProgressCommits#progress}). */
+    long progressOffset = -1;
+    /** The done value to write with its commits ({@link ProgressCommits#progress}). */
+    Optional<String> done = Optional.empty();
+    /** The done value the store holds as far as this consumer knows (null: unknown, write ours). */
+    Optional<String> committedDone = Optional.empty();
     /**
      * The fencing token of the claim this partition was assigned under (-1: not known). Whatever acts for the partition
      * in Kafka (a transactional claim, a commit) does so only while the member still owns it under this token.
@@ -52,15 +57,21 @@ final class OwnedPartition {
         return position < 0 && !failed;
     }
 
-    /** The offset a commit writes: {@link #commitAt} if set, else the position. */
-    long committable() {
-        return commitAt >= 0 ? commitAt : position;
+    /** What its commits write as the offset: the container's low-water mark if it set one, else the position. */
+    long commitOffset() {
+        return progressOffset >= 0 ? progressOffset : position;
     }
 
-    /** Its committable offset differs from what the store holds. */
+    /** The stored offset was moved under it (adopted, corrected): the container's progress no longer applies. */
+    void forgetProgress() {
+        progressOffset = -1;
+        done = Optional.empty();
+    }
+
+    /** What it commits differs from what the store holds. */
     boolean dirty() {
-        return active() && (committed.isEmpty() || committed.getAsLong() != committable()
-                || !metadata.equals(committedMetadata));
+        return active() && (committed.isEmpty() || committed.getAsLong() != commitOffset()
+                || !metadata.equals(committedMetadata) || !done.equals(committedDone));
     }
 
     /** Active and behind: worth a commit even when unchanged, so lag status can tell STALL from STOP. */

@@ -143,12 +143,14 @@ final class PositionCommitter {
             if (offsets.isEmpty()) {
                 return;
             }
+            Map<TopicPartition, String> done = doneOf(offsets.keySet());
             if (mirror != null) { // a partition gained a moment ago: let its mirror producer get ready first
                 mirror.awaitReady(offsets.keySet(), MIRROR_READY_WAIT);
             }
             long mark = mark();
             zkWriting(offsets);
-            SortedSet<TopicPartition> taken = member.commitOnRelease(offsets, logEnds);
+            SortedSet<TopicPartition> taken = done.isEmpty() ? member.commitOnRelease(offsets, logEnds)
+                    : member.commitOnRelease(offsets, logEnds, done);
             if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
                         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
@@ -198,9 +200,13 @@ final class PositionCommitter {
             TopicPartition tp = e.getKey();
             OwnedPartition p = positions.get(tp);
             CommitResult.Status status = result == null ? null : result.status(tp);
+            if (p != null) {
+                p.forgetProgress(); // the position moved under the container's progress: commits write it now
+            }
             if (p != null && status == CommitResult.Status.COMMITTED) {
                 OptionalLong stored = p.committed;
                 p.committed = OptionalLong.of(e.getValue());
+                p.committedDone = java.util.Optional.empty(); // (written without one)
                 LOG.warn("partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
                                 + "(stored offset was {})", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
@@ -256,7 +262,7 @@ final class PositionCommitter {
             for (TopicPartition tp : mirror.owed()) {
                 OwnedPartition p = positions.get(tp);
                 if (p != null && p.active() && !offsets.containsKey(tp)) {
-                    offsets.put(tp, p.committable());
+                    offsets.put(tp, p.commitOffset());
                     if (p.logEnd >= 0) {
                         logEnds.put(tp, p.logEnd);
                     }
@@ -273,13 +279,31 @@ final class PositionCommitter {
                     metadata.put(tp, p.metadata);
                 }
             }
-            CommitResult result = metadata.isEmpty() ? member.commit(offsets, logEnds)
-                    : member.commit(offsets, logEnds, metadata);
+            Map<TopicPartition, String> done = doneOf(offsets.keySet());
+            CommitResult result = !done.isEmpty() ? member.commit(offsets, logEnds, metadata, done)
+                    : metadata.isEmpty() ? member.commit(offsets, logEnds) : member.commit(offsets, logEnds, metadata);
             if (txns != null) {
                 txns.zkSettled(offsets.keySet());
             }
-            apply(result, offsets, mark, metadata);
+            apply(result, offsets, mark, metadata, done);
         }
+    }
+
+    /** The done values ({@link ProgressCommits#progress}) of those of {@code partitions} that have one. */
+    private Map<TopicPartition, String> doneOf(java.util.Set<TopicPartition> partitions) {
+        Map<TopicPartition, String> done = new TreeMap<>();
+        for (TopicPartition tp : partitions) {
+            OwnedPartition p = positions.get(tp);
+            if (p != null && p.done.isPresent()) {
+                done.put(tp, p.done.get());
+            }
+        }
+        return done;
+    }
+
+    /** The done value stored beside the offset of an owned partition, as the member last saw it. */
+    java.util.Optional<String> storedDone(TopicPartition tp) {
+        return member.done(tp);
     }
 
     /**
@@ -323,7 +347,7 @@ final class PositionCommitter {
                         Map<TopicPartition, Long> logEnds) {
         for (OwnedPartition p : which) {
             if (p.dirty() || (lagging && p.lagging())) {
-                offsets.put(p.tp, p.committable());
+                offsets.put(p.tp, p.commitOffset());
                 if (p.logEnd >= 0) {
                     logEnds.put(p.tp, p.logEnd);
                 }
@@ -333,12 +357,15 @@ final class PositionCommitter {
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */
     private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark) {
-        apply(result, attempted, mark, Map.of());
+        apply(result, attempted, mark, Map.of(), Map.of());
     }
 
-    /** As above; {@code metadata}: what the commit wrote as each partition's offset metadata (absent: ""). */
+    /**
+     * As above; {@code metadata} and {@code done}: what the commit wrote as each partition's offset metadata (absent:
+     * "") and done value (absent: none).
+     */
     private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark,
-                       Map<TopicPartition, String> metadata) {
+                       Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
         SortedSet<TopicPartition> notOwned = new TreeSet<>();
         Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
@@ -353,6 +380,7 @@ final class PositionCommitter {
                 case COMMITTED -> {
                     p.committed = OptionalLong.of(attempted.get(tp));
                     p.committedMetadata = metadata.getOrDefault(tp, "");
+                    p.committedDone = java.util.Optional.ofNullable(done.get(tp));
                 }
                 case ADOPTED -> {
                     OptionalLong stored = result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty());

@@ -68,4 +68,47 @@ class ListenerContainerBuilderTest {
         assertThatThrownBy(() -> plain().consumerOptions(b -> b.kafkaProperty("auto.offset.reset", "latest")).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("auto.offset.reset=latest");
     }
+
+    @Test
+    void orderingsParallelismAndTheAsynchronousHandlerBuild() {
+        for (Ordering o : Ordering.values()) {
+            assertThat(plain().ordering(o).parallelism(64).build()).isNotNull();
+        }
+        assertThat(ListenerContainer.<String, String>builder(keeper).group("enrich").topics("orders")
+                .kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .asyncHandler(r -> java.util.concurrent.CompletableFuture.completedFuture(null))
+                .ordering(Ordering.KEY).parallelism(1_000).build()).isNotNull();
+        assertThat(tx().ordering(Ordering.PARTITION).parallelism(1).build()).isNotNull();
+    }
+
+    @Test
+    void combinationsThatCannotWorkAreRefusedSayingWhy() {
+        assertThatThrownBy(() -> plain().parallelism(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("parallelism must be >= 1, was 0");
+        assertThatThrownBy(() -> plain().ordering(null)).isInstanceOf(NullPointerException.class)
+                .hasMessage("ordering");
+        assertThatThrownBy(() -> tx().ordering(Ordering.KEY).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode")
+                .hasMessageContaining("one call at a time").hasMessageContaining("ordering KEY");
+        assertThatThrownBy(() -> tx().parallelism(4).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("parallelism 4");
+        assertThatThrownBy(() -> plain().batchHandler(rs -> { }).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
+        ListenerContainerBuilder<String, String> batch = ListenerContainer.<String, String>builder(keeper)
+                .group("enrich").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer()).batchHandler(rs -> { });
+        assertThatThrownBy(() -> batch.ordering(Ordering.UNORDERED).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("batch handler")
+                .hasMessageContaining("one partition's fetched records in one call")
+                .hasMessageContaining("ordering UNORDERED");
+        ListenerContainerBuilder<String, String> asyncTx = ListenerContainer.<String, String>builder(keeper)
+                .group("enrich").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .asyncHandler(r -> java.util.concurrent.CompletableFuture.completedFuture(null))
+                .transactional(new StringSerializer(), new StringSerializer());
+        assertThatThrownBy(asyncTx::build).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("an asynchronous handler");
+    }
 }

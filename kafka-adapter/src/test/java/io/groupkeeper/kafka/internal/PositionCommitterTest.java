@@ -150,6 +150,56 @@ class PositionCommitterTest {
         assertThat(p.dirty()).isFalse();
     }
 
+    @Test
+    void theContainersProgressIsCommittedInsteadOfThePositionWithItsDoneValueOnlyWhenItChanged() {
+        OwnedPartition p = positions.add(A0, OptionalLong.of(10));
+        p.position = 30; // fetched ahead of what is done
+        p.progressOffset = 12;
+        p.done = java.util.Optional.of("{\"from\":12,\"ranges\":[[14,20]]}");
+
+        committer.commitAll();
+
+        assertThat(member.commits).containsExactly(Map.of(A0, 12L));
+        assertThat(member.done).containsExactly(Map.of(A0, "{\"from\":12,\"ranges\":[[14,20]]}"));
+        assertThat(p.dirty()).isFalse();
+        committer.commitAll();
+        assertThat(member.commits).as("nothing changed since").hasSize(1);
+
+        p.done = java.util.Optional.of("{\"from\":12,\"ranges\":[[14,21]]}");
+        committer.commitAll();
+        assertThat(member.commits).as("only the done value changed: still written").hasSize(2);
+    }
+
+    @Test
+    void theFinalProgressGoesWithTheReleaseWithItsDoneValue() {
+        OwnedPartition p0 = positions.add(A0, OptionalLong.of(0));
+        p0.position = 9;
+        p0.progressOffset = 4;
+        p0.done = java.util.Optional.of("{\"from\":4,\"ranges\":[[6,8]]}");
+        member.takenOnRelease.add(A0);
+
+        committer.commitFinal(List.of(p0));
+
+        assertThat(member.onRelease).containsExactly(Map.of(A0, 4L));
+        assertThat(member.doneOnRelease).containsExactly(Map.of(A0, "{\"from\":4,\"ranges\":[[6,8]]}"));
+        assertThat(member.commits).isEmpty();
+    }
+
+    @Test
+    void aCorrectionForgetsTheContainersProgress() {
+        OwnedPartition p = positions.add(A0, OptionalLong.of(7000));
+        p.position = 25;
+        p.progressOffset = 7000;
+        p.done = java.util.Optional.of("{\"from\":7000,\"ranges\":[[7002,7002]]}");
+
+        committer.storeCorrections(new PositionResolver.Corrections(new TreeMap<>(Map.of(A0, 25L)),
+                Map.of(A0, 7000L), Map.of(A0, "above the log end 25 (log 0..25)")));
+
+        assertThat(p.commitOffset()).isEqualTo(25);
+        assertThat(p.done).isEmpty();
+        assertThat(p.dirty()).isFalse();
+    }
+
     /**
      * A member that answers commits as scripted (COMMITTED unless told otherwise; {@code failure}: thrown, as a write
      * whose outcome is unknown) and records them. Also used by {@code KafkaTransactionsIT}.
@@ -164,6 +214,24 @@ class PositionCommitterTest {
         final Map<TopicPartition, Status> refreshAnswer = new HashMap<>();
         final Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         final SortedSet<TopicPartition> takenOnRelease = new TreeSet<>();
+        /** The done values of the commits and final commits that had any. */
+        final List<Map<TopicPartition, String>> done = new ArrayList<>();
+        final List<Map<TopicPartition, String>> doneOnRelease = new ArrayList<>();
+
+        @Override
+        public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
+                                   Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+            this.done.add(Map.copyOf(done));
+            return commit(offsets, logEndOffsets);
+        }
+
+        @Override
+        public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
+                                                         Map<TopicPartition, Long> logEndOffsets,
+                                                         Map<TopicPartition, String> done) {
+            doneOnRelease.add(Map.copyOf(done));
+            return commitOnRelease(offsets, logEndOffsets);
+        }
 
         @Override
         public CommitResult commit(Map<TopicPartition, Long> offsets) {

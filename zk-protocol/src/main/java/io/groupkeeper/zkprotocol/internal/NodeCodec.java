@@ -43,8 +43,8 @@ public final class NodeCodec {
     private static final Logger LOG = LoggerFactory.getLogger(NodeCodec.class);
     /** Node path and rack pairs already logged as unusable member racks. */
     private static final Set<String> WARNED_RACKS = ConcurrentHashMap.newKeySet();
-    /** Offset nodes larger than this are not offsets; refuse before parsing. */
-    private static final int MAX_BODY = 64 * 1024;
+    /** Offset nodes larger than this are not offsets; refuse before parsing, and never write one. */
+    public static final int MAX_BODY = 64 * 1024;
 
     private NodeCodec() {
     }
@@ -66,11 +66,22 @@ public final class NodeCodec {
     /** How many recent commits an offset node keeps for lag status. */
     public static final int HISTORY = 10;
 
+    /**
+     * An offset node's body. {@code done}: the committer's done value, one JSON object written as it is into the body
+     * beside {@code offset} (field {@code "done"}, last; absent when empty, so the body is then what it was before done
+     * values existed) and read back as compact JSON text.
+     */
     public record OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                             Optional<Instant> updatedAt, List<CommitSample> history) {
+                             Optional<Instant> updatedAt, List<CommitSample> history, Optional<String> done) {
         public OffsetBody {
             history = history.size() <= HISTORY ? List.copyOf(history)
                     : List.copyOf(history.subList(history.size() - HISTORY, history.size()));
+            java.util.Objects.requireNonNull(done, "done");
+        }
+
+        public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
+                          Optional<Instant> updatedAt, List<CommitSample> history) {
+            this(offset, metadata, committedBy, generation, updatedAt, history, Optional.empty());
         }
 
         public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
@@ -150,6 +161,12 @@ public final class NodeCodec {
         return bytes(n);
     }
 
+    /**
+     * The body of an offset node.
+     *
+     * @throws IllegalArgumentException if its done value is not one JSON object, or the body would be larger than
+     *                                  {@link #MAX_BODY} (no reader would take it)
+     */
     public static byte[] offset(OffsetBody b) {
         ObjectNode n = JSON.createObjectNode();
         if (b.offset().isPresent()) {
@@ -182,7 +199,31 @@ public final class NodeCodec {
                 entry.add(s.at().toString());
             }
         }
-        return bytes(n);
+        if (b.done().isPresent()) {
+            n.set("done", doneValue(b.done().get()));
+        }
+        byte[] body = bytes(n);
+        if (body.length > MAX_BODY) {
+            throw new IllegalArgumentException("offset node body of " + body.length + " bytes is over the limit of "
+                    + MAX_BODY + " bytes (its done value takes " + b.done().map(String::length).orElse(0)
+                    + " characters); not written");
+        }
+        return body;
+    }
+
+    /** A done value as the JSON object it must be. */
+    private static JsonNode doneValue(String done) {
+        JsonNode v;
+        try {
+            v = JSON.reader().with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                    .readTree(done);
+        } catch (java.io.IOException e) {
+            v = null;
+        }
+        if (v == null || !v.isObject()) {
+            throw new IllegalArgumentException("done value must be one JSON object, was '" + abbreviate(done) + "'");
+        }
+        return v;
     }
 
     public static byte[] topic(int partitions) {
@@ -303,7 +344,10 @@ public final class NodeCodec {
         if (n.path("updatedAt").isTextual()) {
             updatedAt = Optional.of(instant(path, n, "updatedAt"));
         }
-        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt, history(n.get("history")));
+        // Auxiliary too: a "done" that is not an object (a hand edit gone wrong) reads as none, the records run again.
+        JsonNode done = n.get("done");
+        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt, history(n.get("history")),
+                done != null && done.isObject() ? Optional.of(done.toString()) : Optional.empty());
     }
 
     /** Recent commits, [[offset, logEnd|null, "instant"], ...]. Auxiliary: malformed entries are skipped, not fatal. */

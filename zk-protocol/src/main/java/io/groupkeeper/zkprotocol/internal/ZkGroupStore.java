@@ -681,7 +681,7 @@ public final class ZkGroupStore implements GroupStore {
             throw new IllegalStateException("claim transaction of " + tp + " wrote its fence with " + fence);
         }
         return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(),
-                version(fence.stat().version(), offsetVersion), offset.history(), created),
+                version(fence.stat().version(), offsetVersion), offset.history(), created, offset.done()),
                 new Lease(session, fence.stat().mzxid()));
     }
 
@@ -732,16 +732,24 @@ public final class ZkGroupStore implements GroupStore {
         }
         java.time.Instant now = clock.instant();
         Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> written = new HashMap<>();
+        Map<TopicPartition, byte[]> bodies = new HashMap<>();
+        for (CommitRequest r : pending) { // before any write: a body no reader would take refuses the whole commit
+            OffsetBody next = committedBody(memberId, generation, r, now);
+            written.put(r.partition(), next.history());
+            try {
+                bodies.put(r.partition(), NodeCodec.offset(next));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("commit of " + r.partition() + " refused: " + e.getMessage(), e);
+            }
+        }
         while (!pending.isEmpty()) {
             TransactionBatcher.Batch<CommitRequest> batch;
             try {
                 batch = batcher.next(pending, 0, r -> {
-                    OffsetBody next = committedBody(memberId, generation, r, now);
-                    written.put(r.partition(), next.history());
                     List<ZkOp> ops = new ArrayList<>();
                     ops.add(ZkOp.check(ZkPaths.owner(group, r.partition()), -1));
                     ops.add(fenceCheck(r.partition(), r.expectedVersion()));
-                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), NodeCodec.offset(next),
+                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), bodies.get(r.partition()),
                             offsetVersion(r.expectedVersion())));
                     return ops;
                 });
@@ -787,11 +795,30 @@ public final class ZkGroupStore implements GroupStore {
         return new CommitOutcome(committed, created, conflicted);
     }
 
-    /** The offset node's body after {@code r}: the offset, who wrote it and when, and the recent-commit history. */
+    /**
+     * The offset node's body after {@code r}: the offset and its done value, who wrote it and when, and the
+     * recent-commit history.
+     */
     private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
         return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
                 Optional.of(now), NodeCodec.append(histories.getOrDefault(r.partition(), List.of()),
-                        new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)));
+                        new io.groupkeeper.status.CommitSample(r.offset(), r.logEnd(), now)), r.done());
+    }
+
+    /**
+     * A release's final commit as a body. One whose done value the store cannot write (not one JSON object, or a body
+     * over the limit) is written without it, so the partition is still released with its offset: the next owner
+     * processes the records above it again (at least once).
+     */
+    private byte[] finalBody(String memberId, long generation, CommitRequest c, java.time.Instant now) {
+        OffsetBody body = committedBody(memberId, generation, c, now);
+        try {
+            return NodeCodec.offset(body);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("final commit of {}: {}; written without its done value", c.partition(), e.getMessage());
+            return NodeCodec.offset(new OffsetBody(body.offset(), body.metadata(), body.committedBy(),
+                    body.generation(), body.updatedAt(), body.history()));
+        }
     }
 
     @Override
@@ -805,8 +832,7 @@ public final class ZkGroupStore implements GroupStore {
             TransactionBatcher.Batch<ReleaseRequest> batch;
             try {
                 batch = batcher.next(pending, 0, r -> {
-                    byte[] body = r.finalCommit().map(c -> NodeCodec.offset(committedBody(memberId, generation, c, now)))
-                            .orElse(null);
+                    byte[] body = r.finalCommit().map(c -> finalBody(memberId, generation, c, now)).orElse(null);
                     return List.of(fenceCheck(r.partition(), r.expectedVersion()),
                             fenceOffset(r.partition(), r.expectedVersion(), body),
                             ZkOp.delete(ZkPaths.owner(group, r.partition()), -1));
@@ -894,7 +920,7 @@ public final class ZkGroupStore implements GroupStore {
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.computeIfPresent(tp, (k, v) -> body.history());
         return new OffsetSnapshot(body.offset(), body.metadata(), version(fenceVersion, read.get().stat().version()),
-                body.history(), read.get().stat().czxid());
+                body.history(), read.get().stat().czxid(), body.done());
     }
 
     private Optional<ZkNode> awaitRead(CompletableFuture<Optional<ZkNode>> read, String path) {

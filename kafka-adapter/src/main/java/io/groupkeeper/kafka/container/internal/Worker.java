@@ -4,7 +4,11 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.WorkerStatus;
+import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
+import io.groupkeeper.kafka.container.internal.progress.ProgressFormatException;
 import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.kafka.internal.ProgressCommits;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -30,9 +34,16 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
 /**
- * One consumer of a container on its own thread: starts it, polls, applies pauses, dispatches each partition's records
- * and hands back (seeks to) what was not done; on stop, finishes the call in flight, hands back the rest and closes
+ * One consumer of a container on its own thread: starts it, polls, applies pauses, and processes each poll's records
+ * by one of two paths: the record path ({@link ProgressDispatch}: per-partition progress, orderings, parallelism,
+ * commits of the low-water mark and done set) or, for the batch handler and the transactional mode, the
+ * {@link Dispatcher}, handing back (seeking to) what was not done. On stop, it finishes what is in flight, and closes
  * the consumer (final commit, then the partitions are released).
+ *
+ * <p>About 640 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
+ * lifecycle of the consumer and of the record path's work threads. The record path's own logic is in
+ * {@link ProgressDispatch}; the Dispatcher path's state goes when the batch and transactional paths move onto the
+ * progress too (docs/parallel.md).
  */
 final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispatch.Control {
 
@@ -258,6 +269,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                     } else {
                         process(c, records);
                     }
+                } else if (progress != null && progress.outstanding() > 0) {
+                    lastRecordNanos = config.ticker().nanoTime(); // handlers still at work: not idle
                 } else {
                     reportIdle(c);
                 }
@@ -497,7 +510,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         offsets.forEach((tp, offset) -> {
             retries.remove(tp);
             if (progress != null) {
-                progress.forget(tp); // fetched again from the stored offset: a new progress there
+                progress.assigned(tp); // the operator's offset wins (I4): a new progress from what the node holds
             }
             StoppedPartition s = stopped.remove(tp);
             if (s != null) {
@@ -529,8 +542,25 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     // ------------------------------------------------------------------ ProgressDispatch.Control
 
     @Override
-    public void commitAt(TopicPartition tp, long offset) {
-        ((io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer<?, ?>) consumer).commitAt(tp, offset);
+    public void commit(TopicPartition tp, OffsetProgress p) {
+        ((ProgressCommits) consumer).progress(tp, p.lowWater(), ProgressCodec.encode(p));
+    }
+
+    @Override
+    public OffsetProgress resumeFrom(TopicPartition tp) {
+        ProgressCommits pc = (ProgressCommits) consumer;
+        java.util.OptionalLong offset = pc.resumeOffset(tp);
+        if (offset.isEmpty()) {
+            return null;
+        }
+        java.util.Optional<String> done = pc.resumeDone(tp);
+        try {
+            return ProgressCodec.resume(offset.getAsLong(), done);
+        } catch (ProgressFormatException e) {
+            LOG.warn("{}: the done value beside offset {} does not read ({}); resuming from the offset alone (what it "
+                    + "named runs again)", tp, offset.getAsLong(), e.getMessage());
+            return OffsetProgress.at(offset.getAsLong());
+        }
     }
 
     @Override
@@ -547,7 +577,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final class ProgressOwnership implements AssignmentSeeker.Ownership {
         @Override
         public void assigned(java.util.Collection<TopicPartition> partitions) {
-            partitions.forEach(progress::forget);
+            partitions.forEach(progress::assigned);
         }
 
         @Override

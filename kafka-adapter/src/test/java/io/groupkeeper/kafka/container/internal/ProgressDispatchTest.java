@@ -120,6 +120,7 @@ class ProgressDispatchTest {
         }
         d.fetched(records(P0, 0, keys));
         pumpUntil(d, () -> Long.valueOf(400).equals(control.commits.get(P0)));
+        assertThat(control.marks.get(P0)).as("the committed mark only grows").isSorted();
         assertThat(overlaps.get()).as("records of one key running at the same time").isZero();
         assertThat(maxConcurrent.get()).as("keys in parallel").isGreaterThan(1);
         for (var e : started.entrySet()) {
@@ -403,6 +404,72 @@ class ProgressDispatchTest {
         assertThat(handled).containsExactly(0L, 1L, 1L);
     }
 
+    // ------------------------------------------------------------------ the done set: resume and handover
+
+    @Test
+    void aClaimResumesFromTheStoredDoneSetSkipsWhatIsDoneAndCommitsItAtOnce() throws Exception {
+        List<Long> handled = new ArrayList<>();
+        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 1, r -> handled.add(r.offset()),
+                ErrorPolicy.defaults(), null);
+        control.resume.put(P0, new io.groupkeeper.kafka.container.internal.progress.OffsetProgress(2,
+                new java.util.TreeSet<>(List.of(4L, 5L)), new java.util.TreeMap<>()));
+        d.assigned(P0);
+        assertThat(control.progress.get(P0).done()).as("written from the claim on, before any fetch")
+                .containsExactly(4L, 5L);
+        d.fetched(records(P0, 2, "a", "b", "c", "d", "e", "f"));
+        d.pump(NONE_HELD);
+        assertThat(handled).containsExactly(2L, 3L, 6L, 7L);
+        assertThat(control.commits.get(P0)).isEqualTo(8L);
+        assertThat(control.progress.get(P0).done()).isEmpty();
+    }
+
+    @Test
+    void aPartitionWithoutAStoredOffsetStartsAtItsFirstRecordAndIsCommittedFromThen() throws Exception {
+        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> { }, ErrorPolicy.defaults(), null);
+        d.assigned(P0); // nothing stored: no progress, the position is committed until the first fetch
+        assertThat(control.commits).doesNotContainKey(P0);
+        d.fetched(records(P0, 40, "a"));
+        assertThat(control.commits.get(P0)).as("at once: the position runs ahead of what is done").isEqualTo(40L);
+        pumpUntil(d, () -> Long.valueOf(41).equals(control.commits.get(P0)));
+    }
+
+    @Test
+    void aGracefulHandoverUnderKeyCarriesTheDoneSetAndTheNextOwnerReplaysNothing() throws Exception {
+        Map<Long, Integer> times = new ConcurrentHashMap<>();
+        CountDownLatch slowKey = new CountDownLatch(1);
+        RecordHandler<String, String> handler = r -> {
+            if (r.offset() <= 1) {
+                slowKey.await(); // the two lowest finish last, key k1 waits behind offset 1: done records above the mark
+            }
+            times.merge(r.offset(), 1, Integer::sum);
+        };
+        String[] keys = new String[60];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = i == 0 ? "slow" : "k" + (i % 5);
+        }
+        ProgressDispatch<String, String> first = dispatch(Ordering.KEY, 4, handler, ErrorPolicy.defaults(), null);
+        first.fetched(records(P0, 0, keys));
+        pumpUntil(first, () -> times.size() >= 30);
+        new Thread(slowKey::countDown).start();
+        first.revoking(List.of(P0), Duration.ofSeconds(10), NONE_HELD);
+        var handedOver = control.progress.get(P0);
+        assertThat(handedOver.done()).as("done above the mark travels with the release").isNotEmpty();
+
+        Control next = new Control();
+        next.resume.put(P0, io.groupkeeper.kafka.container.internal.progress.ProgressCodec.resume(
+                handedOver.lowWater(), io.groupkeeper.kafka.container.internal.progress.ProgressCodec.encode(
+                        handedOver)));
+        ProgressDispatch<String, String> second = new ProgressDispatch<>(config(Ordering.KEY, 4, handler, null,
+                ErrorPolicy.defaults(), ProgressLimits.DEFAULT, null), null, new StringDeserializer(),
+                new StringDeserializer(), next, pool(4), null, new ThreadLocal<>());
+        second.assigned(P0);
+        String[] rest = java.util.Arrays.copyOfRange(keys, (int) handedOver.lowWater(), keys.length);
+        second.fetched(records(P0, handedOver.lowWater(), rest));
+        pumpUntil(second, () -> Long.valueOf(60).equals(next.commits.get(P0)));
+        assertThat(times).hasSize(60);
+        assertThat(times.values()).as("no record handled twice").containsOnly(1);
+    }
+
     // ------------------------------------------------------------------ memory, wake-ups, asynchronous handler
 
     @Test
@@ -549,15 +616,27 @@ class ProgressDispatchTest {
     private static final class Control implements ProgressDispatch.Control {
         final Map<TopicPartition, Long> commits = new ConcurrentHashMap<>();
         final AtomicInteger commitCalls = new AtomicInteger();
+        final Map<TopicPartition, List<Long>> marks = new ConcurrentHashMap<>();
         final Set<TopicPartition> stopped = ConcurrentHashMap.newKeySet();
         final Map<Long, String> outcomes = new ConcurrentHashMap<>();
         final AtomicInteger wakeups = new AtomicInteger();
 
+        final Map<TopicPartition, io.groupkeeper.kafka.container.internal.progress.OffsetProgress> progress =
+                new ConcurrentHashMap<>();
+        final Map<TopicPartition, io.groupkeeper.kafka.container.internal.progress.OffsetProgress> resume =
+                new ConcurrentHashMap<>();
+
         @Override
-        public void commitAt(TopicPartition tp, long offset) {
+        public void commit(TopicPartition tp, io.groupkeeper.kafka.container.internal.progress.OffsetProgress p) {
             commitCalls.incrementAndGet();
-            Long before = commits.put(tp, offset);
-            assertThat(before == null || before <= offset).as("the mark only grows").isTrue();
+            progress.put(tp, p);
+            commits.put(tp, p.lowWater());
+            marks.computeIfAbsent(tp, x -> new CopyOnWriteArrayList<>()).add(p.lowWater());
+        }
+
+        @Override
+        public io.groupkeeper.kafka.container.internal.progress.OffsetProgress resumeFrom(TopicPartition tp) {
+            return resume.get(tp);
         }
 
         @Override
