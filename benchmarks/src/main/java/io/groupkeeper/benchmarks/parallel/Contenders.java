@@ -113,7 +113,8 @@ final class Contenders {
 
     /**
      * groupkeeper's listener container: {@code ordering}, {@code parallelism} = the workers, a record handler, its own
-     * ZooKeeper session (so its counters are this instance's alone), defaults otherwise (commit interval 1 s).
+     * ZooKeeper session (so its counters are this instance's alone), defaults otherwise (commit interval 1 s); its offset
+     * nodes' {@code "done"} values watched from outside ({@link DoneWatch}).
      */
     static Contender gk(Ordering ordering) {
         return (setup, group, tally) -> {
@@ -132,6 +133,7 @@ final class Contenders {
                 keeper.close();
                 throw e;
             }
+            DoneWatch done = new DoneWatch(setup.zkConnect(), group, setup.topic(), setup.partitions());
             return new Instance() {
                 @Override
                 public StoreStats stats() {
@@ -139,11 +141,17 @@ final class Contenders {
                 }
 
                 @Override
-                public void close() {
+                public int largestDone() {
+                    return done.longest();
+                }
+
+                @Override
+                public void close() throws InterruptedException {
                     try {
                         container.close();
                     } finally {
                         keeper.close();
+                        done.close();
                     }
                 }
             };

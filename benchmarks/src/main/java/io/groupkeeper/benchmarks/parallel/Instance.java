@@ -10,6 +10,11 @@ interface Instance extends AutoCloseable {
         return null;
     }
 
+    /** The most characters of an offset node's {@code "done"} value seen while it ran, or -1 where there is none. */
+    default int largestDone() {
+        return -1;
+    }
+
     @Override
     void close() throws Exception;
 }

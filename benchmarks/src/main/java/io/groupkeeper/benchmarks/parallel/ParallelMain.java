@@ -6,6 +6,8 @@ import io.groupkeeper.benchmarks.support.Args;
 import io.groupkeeper.benchmarks.support.Json;
 import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.embedded.EmbeddedServers;
+import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
+import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
 import io.groupkeeper.zookeeper.StoreStats;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -136,14 +138,30 @@ public final class ParallelMain {
         }
         doc.put("results", lines);
         doc.put("scaleOut", scaleLines);
-        doc.put("doneValue", "not measured: the offset node's done field is not on this branch");
+        Map<String, Object> done = doneValue(lines, scaleLines);
+        doc.put("doneValue", done);
         doc.put("loadAverageAtEnd", Machine.loadAverage());
-        String summary = Summary.line(lines, scaleLines);
+        String summary = Summary.line(lines, scaleLines, done);
         doc.put("summary", summary);
         Path file = outDir.resolve("parallel.json");
         Json.write(file, doc);
         out.println(summary);
         return file;
+    }
+
+    /**
+     * The largest offset-node {@code "done"} value any groupkeeper contender wrote in the run, beside its bound by
+     * construction, {@code ProgressCodec.maxEncodedLength(maxSpan)} at the container's default span.
+     */
+    private static Map<String, Object> doneValue(List<Map<String, Object>> lines, List<Map<String, Object>> scale) {
+        int maxSpan = ProgressLimits.DEFAULT.maxSpan();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("largestChars", java.util.stream.Stream.concat(lines.stream(), scale.stream())
+                .filter(l -> l.containsKey("largestDoneChars")).mapToInt(l -> (Integer) l.get("largestDoneChars"))
+                .max().orElse(-1));
+        m.put("maxSpan", maxSpan);
+        m.put("boundChars", ProgressCodec.maxEncodedLength(maxSpan));
+        return m;
     }
 
     /** benchmarks/target/pc-lib/kafka-clients-3.9.1.jar, beside this class's jar or classes directory. */
@@ -175,6 +193,9 @@ public final class ParallelMain {
                 r.put("zkWritesPerSec", d.writes() / window);
                 r.put("zkTransactionsPerSec", d.transactions() / window);
             }
+            if (instance.largestDone() >= 0) {
+                r.put("largestDoneChars", instance.largestDone());
+            }
             r.put("orderViolations", tally.violations());
             r.put("maxInHandler", tally.maxInHandler());
             r.put("processedTwice", tally.duplicates());
@@ -196,6 +217,10 @@ public final class ParallelMain {
             m.put("zkWritesPerSec", round2(median(rounds.stream().map(r -> (Double) r.get("zkWritesPerSec")).toList())));
             m.put("zkTransactionsPerSec",
                     round2(median(rounds.stream().map(r -> (Double) r.get("zkTransactionsPerSec")).toList())));
+        }
+        if (rounds.get(0).containsKey("largestDoneChars")) {
+            m.put("largestDoneChars", rounds.stream().mapToInt(r -> (Integer) r.get("largestDoneChars")).max()
+                    .orElse(0));
         }
         m.put("orderViolations", rounds.stream().mapToLong(r -> (Long) r.get("orderViolations")).sum());
         m.put("maxInHandler", rounds.stream().mapToInt(r -> (Integer) r.get("maxInHandler")).max().orElse(0));

@@ -27,6 +27,7 @@ final class ScaleOut {
         long processed;
         long unique;
         long end;
+        int largestDone;
         try (Instance first = contender.start(setup, group, tally)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (tally.unique() < records / 3 && System.nanoTime() < deadline) {
@@ -43,6 +44,7 @@ final class ScaleOut {
                 processed = tally.processed(); // before closing: what the load and the scale-out replayed
                 unique = tally.unique();
                 end = tally.lastNanos;
+                largestDone = Math.max(first.largestDone(), second.largestDone());
             }
         }
         Map<String, Object> m = new LinkedHashMap<>();
@@ -56,6 +58,9 @@ final class ScaleOut {
         m.put("processed", processed);
         m.put("unique", unique);
         m.put("processedTwice", processed - unique);
+        if (largestDone >= 0) {
+            m.put("largestDoneChars", largestDone);
+        }
         m.put("seconds", Math.round((end - start) / 1e7) / 100.0);
         return m;
     }

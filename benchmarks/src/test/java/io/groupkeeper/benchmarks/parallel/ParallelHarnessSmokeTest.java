@@ -49,6 +49,10 @@ class ParallelHarnessSmokeTest {
         }
         assertThat(doc.path("scaleOut").get(1).path("processedTwice").asLong())
                 .as("groupkeeper's graceful handover replays nothing").isZero();
+        JsonNode done = doc.path("doneValue");
+        assertThat(done.path("boundChars").asInt()).as(done.toString()).isPositive();
+        assertThat(done.path("largestChars").asInt()).as("groupkeeper's contenders were watched; within the bound")
+                .isBetween(0, done.path("boundChars").asInt());
         assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive))
                 .as("parallel-consumer's JVMs end with their runs").isEmpty();
 
