@@ -133,7 +133,7 @@ final class Contenders {
                 keeper.close();
                 throw e;
             }
-            DoneWatch done = new DoneWatch(setup.zkConnect(), group, setup.topic(), setup.partitions());
+            DoneWatch done = new DoneWatch(setup.zkConnect(), store.namespace(), group, setup.topic(), setup.partitions());
             return new Instance() {
                 @Override
                 public StoreStats stats() {

@@ -22,8 +22,10 @@ final class DoneWatch implements AutoCloseable {
     private final AtomicInteger longest = new AtomicInteger();
     private volatile boolean running = true;
 
-    DoneWatch(String zkConnect, String group, String topic, int partitions) {
-        zk = CuratorFrameworkFactory.newClient(zkConnect, 15_000, 5_000, new RetryOneTime(100));
+    /** @param namespace the store's ({@code ZooKeeperStore.namespace()}): the layout's paths lie under it */
+    DoneWatch(String zkConnect, String namespace, String group, String topic, int partitions) {
+        zk = CuratorFrameworkFactory.builder().connectString(zkConnect).namespace(namespace).sessionTimeoutMs(15_000)
+                .connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
         zk.start();
         thread = new Thread(() -> {
             while (running) {
