@@ -28,13 +28,15 @@ final class ScaleOut {
         long unique;
         long end;
         int largestDone;
-        try (Instance first = contender.start(setup, group, tally)) {
+        Tally firstView = tally.instance();
+        Tally secondView = tally.instance();
+        try (Instance first = contender.start(setup, group, firstView)) {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (tally.unique() < records / 3 && System.nanoTime() < deadline) {
                 TimeUnit.MILLISECONDS.sleep(20); // polls an outside counter at a fixed pace, not synchronisation
             }
             joinedAt = tally.unique();
-            try (Instance second = contender.start(setup, group, tally)) {
+            try (Instance second = contender.start(setup, group, secondView)) {
                 complete = tally.all.await(10, TimeUnit.MINUTES);
                 long quietDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (System.nanoTime() - tally.lastNanos < TimeUnit.MILLISECONDS.toNanos(QUIET_MS)
@@ -58,6 +60,8 @@ final class ScaleOut {
         m.put("processed", processed);
         m.put("unique", unique);
         m.put("processedTwice", processed - unique);
+        m.put("processedByFirst", firstView.processed());
+        m.put("processedBySecond", secondView.processed());
         if (largestDone >= 0) {
             m.put("largestDoneChars", largestDone);
         }

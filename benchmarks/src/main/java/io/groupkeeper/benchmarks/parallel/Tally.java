@@ -21,6 +21,8 @@ final class Tally {
     private final long expected;
     private final LaneOf lane;
     private final boolean checkOrder;
+    /** Null for a run's tally; for an {@link #instance()} view, the tally it passes everything on to. */
+    private final Tally parent;
     private final Map<Integer, BitSet> seen = new ConcurrentHashMap<>();
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private final AtomicLong processed = new AtomicLong();
@@ -55,6 +57,23 @@ final class Tally {
         this.expected = expected;
         this.lane = lane;
         this.checkOrder = checkOrder && lane != null;
+        this.parent = null;
+    }
+
+    private Tally(Tally parent) {
+        this.handlerMs = parent.handlerMs;
+        this.expected = parent.expected;
+        this.lane = null;
+        this.checkOrder = false;
+        this.parent = parent;
+    }
+
+    /**
+     * A view for one consumer instance: its {@link #processed()} counts what that instance completed; everything
+     * else is counted by this tally.
+     */
+    Tally instance() {
+        return new Tally(this);
     }
 
     /** The handler every contender calls: waits {@code handlerMs}, then counts the record. */
@@ -71,6 +90,10 @@ final class Tally {
 
     /** A record entered the handler (here, or in a contender's own JVM: {@link RemoteInstance}). */
     void start(int partition, long offset, String key) {
+        if (parent != null) {
+            parent.start(partition, offset, key);
+            return;
+        }
         if (checkOrder) {
             Lane l = lanes.computeIfAbsent(lane.of(partition, key), k -> new Lane());
             if (l.busy.incrementAndGet() > 1 || offset <= l.lastStarted) {
@@ -83,6 +106,13 @@ final class Tally {
 
     /** A record left the handler; {@code completed}: it was processed (not interrupted). */
     void end(int partition, long offset, String key, boolean completed) {
+        if (parent != null) {
+            if (completed) {
+                processed.incrementAndGet();
+            }
+            parent.end(partition, offset, key, completed);
+            return;
+        }
         inHandler.decrementAndGet();
         if (checkOrder) {
             lanes.get(lane.of(partition, key)).busy.decrementAndGet();

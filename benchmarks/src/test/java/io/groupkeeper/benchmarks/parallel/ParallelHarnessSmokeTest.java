@@ -46,6 +46,8 @@ class ParallelHarnessSmokeTest {
         for (JsonNode s : doc.path("scaleOut")) {
             assertThat(s.path("complete").asBoolean()).as(s.toString()).isTrue();
             assertThat(s.path("unique").asLong()).as(s.toString()).isEqualTo(600);
+            assertThat(s.path("processedByFirst").asLong() + s.path("processedBySecond").asLong())
+                    .as(s.toString()).isEqualTo(s.path("processed").asLong());
         }
         assertThat(doc.path("scaleOut").get(1).path("processedTwice").asLong())
                 .as("groupkeeper's graceful handover replays nothing").isZero();

@@ -51,6 +51,21 @@ class TallyTest {
         assertThat(t.processed()).isEqualTo(1);
     }
 
+    @Test
+    void anInstanceViewCountsItsOwnCompletionsAndPassesEverythingOn() {
+        Tally t = new Tally(0, 3, KEY, true);
+        Tally first = t.instance();
+        Tally second = t.instance();
+        complete(first, 0, 0, "a");
+        complete(second, 0, 1, "a");
+        complete(second, 0, 1, "a"); // replayed: a violation of key a's order, and processed twice
+        assertThat(first.processed()).isEqualTo(1);
+        assertThat(second.processed()).isEqualTo(2);
+        assertThat(t.processed()).isEqualTo(3);
+        assertThat(t.duplicates()).isEqualTo(1);
+        assertThat(t.violations()).isEqualTo(1);
+    }
+
     private static void complete(Tally t, int partition, long offset, String key) {
         t.start(partition, offset, key);
         t.end(partition, offset, key, true);
