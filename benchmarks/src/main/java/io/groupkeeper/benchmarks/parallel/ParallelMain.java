@@ -52,7 +52,8 @@ public final class ParallelMain {
         Args args = new Args(argv, Set.of("quick"), Set.of("contenders", "partitions", "keys", "workers", "handler-ms",
                 "seconds", "rounds", "warmups", "scale-out", "scale-out-records", "out", "pc-kafka-clients"));
         boolean quick = args.flag("quick");
-        List<String> contenders = Contenders.parse(args.get("contenders", CONTENDERS));
+        String contenderSpec = args.get("contenders", CONTENDERS);
+        List<String> contenders = contenderSpec.equals("none") ? List.of() : Contenders.parse(contenderSpec);
         List<Integer> partitionCounts = ints(args.get("partitions", "1,12"));
         List<Integer> keyCounts = ints(args.get("keys", "10000,8"));
         int workers = args.getInt("workers", 64);
@@ -62,10 +63,11 @@ public final class ParallelMain {
         int warmups = args.getInt("warmups", quick ? 0 : 1);
         String scaleSpec = args.get("scale-out", quick ? "pc-key,gk-key" : "pc-key,gk-key,pc-unordered,gk-unordered");
         List<String> scaleOut = scaleSpec.equals("none") ? List.of() : Contenders.parse(scaleSpec);
-        int scaleRecords = args.getInt("scale-out-records", quick ? 30_000 : 120_000);
+        int scaleRecords = args.getInt("scale-out-records", quick ? 120_000 : 240_000);
         Path outDir = args.path("out", "target/bench-results");
         Path pcJar = args.has("pc-kafka-clients") ? args.path("pc-kafka-clients", null) : defaultPcKafkaClients();
-        if (contenders.stream().anyMatch(c -> c.startsWith("pc-")) && !Files.isReadable(pcJar)) {
+        if (java.util.stream.Stream.concat(contenders.stream(), scaleOut.stream()).anyMatch(c -> c.startsWith("pc-"))
+                && !Files.isReadable(pcJar)) {
             throw new IllegalArgumentException("parallel-consumer runs with kafka-clients 3.9.1 in a JVM of its own; "
                     + "no jar at " + pcJar + " (the build copies it to benchmarks/target/pc-lib; or pass "
                     + "--pc-kafka-clients FILE)");
@@ -94,7 +96,7 @@ public final class ParallelMain {
         List<Map<String, Object>> lines = new ArrayList<>();
         List<Map<String, Object>> scaleLines = new ArrayList<>();
         try (EmbeddedServers servers = EmbeddedServers.builder().quietLogs(true).build().start()) {
-            for (int partitions : partitionCounts) {
+            for (int partitions : contenders.isEmpty() ? List.<Integer>of() : partitionCounts) {
                 for (int keys : keyCounts) {
                     String topic = "in-p" + partitions + "-k" + keys;
                     servers.kafka().createTopic(topic, partitions);

@@ -8,7 +8,10 @@ import java.util.concurrent.TimeUnit;
  * The scale-out during load: one instance of a contender starts on the topic; once a third of the records are
  * processed a second instance joins the same group; the run ends when every record was processed at least once and the
  * handler has been quiet for {@value #QUIET_MS} ms (so the replays a late rebalance causes are counted too). Records
- * processed twice: handler completions beyond the first of each record, on either instance.
+ * processed twice: handler completions beyond the first of each record, on either instance. {@code handedOver} is
+ * false when the second instance processed nothing (the records ran out before the rebalance gave it any): then the
+ * count says nothing about a handover. parallel-consumer's second instance needed more than 20,000 records' time
+ * (30,000 records, joining at 10,000, ~4,000 records/s) to get partitions; the defaults give it 80,000.
  */
 final class ScaleOut {
 
@@ -62,6 +65,7 @@ final class ScaleOut {
         m.put("processedTwice", processed - unique);
         m.put("processedByFirst", firstView.processed());
         m.put("processedBySecond", secondView.processed());
+        m.put("handedOver", secondView.processed() > 0); // false: the records ran out before the second got any
         if (largestDone >= 0) {
             m.put("largestDoneChars", largestDone);
         }

@@ -43,6 +43,9 @@ final class Summary {
             s.append(sep).append("scale-out processed twice:");
             for (Map<String, Object> r : scaleOut) {
                 s.append(' ').append(r.get("contender")).append('=').append(r.get("processedTwice"));
+                if (!Boolean.TRUE.equals(r.get("handedOver"))) {
+                    s.append(" (no handover: the second instance got no records)");
+                }
             }
             sep = " | ";
         }
