@@ -36,6 +36,9 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
             description = {"Members (id, instance id, host, rack, partitions), generation, leader, state; per partition the "
                     + "owner, committed offset, log-end offset, lag and lag in time (LAG-TIME: now minus the timestamp "
                     + "of the next record to process; 0s when caught up).",
+                    "A consumer that completes records out of order (the listener container's KEY or UNORDERED "
+                            + "ordering) commits its low-water mark as the offset and records what is done above it: "
+                            + "DONE-ABOVE counts those offsets (shown when any partition has some; JSON: doneAbove).",
                     "Log-end offsets, lag and lag time need --bootstrap."})
     static final class Describe implements Callable<Integer> {
         @Spec CommandSpec spec;

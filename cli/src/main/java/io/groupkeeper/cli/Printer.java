@@ -118,6 +118,7 @@ final class Printer {
                 put(pn, "owner", p.owner());
                 put(pn, "target", p.target());
                 put(pn, "committed", p.committed());
+                pn.put("doneAbove", p.doneAbove());
                 put(pn, "logEnd", p.logEnd());
                 put(pn, "lag", p.lag());
                 if (p.lagTime().isPresent()) {
@@ -161,21 +162,30 @@ final class Printer {
             out.println("(no live members)");
         }
         out.println();
-        Table parts = status == null
-                ? new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "LAG-TIME", "COMMITTED-BY")
-                : new Table("TOPIC", "PARTITION", "OWNER", "COMMITTED", "LOG-END", "LAG", "LAG-TIME", "COMMITTED-BY",
-                        "STATUS", "WHY");
+        // DONE-ABOVE only when some consumer records done offsets above its committed one (out-of-order processing).
+        boolean done = d.partitions().stream().anyMatch(p -> p.doneAbove() > 0);
+        List<String> headers = new java.util.ArrayList<>(List.of("TOPIC", "PARTITION", "OWNER", "COMMITTED"));
+        if (done) {
+            headers.add("DONE-ABOVE");
+        }
+        headers.addAll(List.of("LOG-END", "LAG", "LAG-TIME", "COMMITTED-BY"));
+        if (status != null) {
+            headers.addAll(List.of("STATUS", "WHY"));
+        }
+        Table parts = new Table(headers.toArray(String[]::new));
         for (GroupDescription.Partition p : d.partitions()) {
             PartitionStatus ps = byPartition.get(p.partition());
-            if (status == null) {
-                parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
-                        str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse(""));
-            } else {
-                parts.row(p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed()),
-                        str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse(""),
-                        p.corrupt() ? "CORRUPT" : ps == null ? "" : ps.status().name(),
-                        p.corrupt() ? "offset node unreadable (see problem below)" : ps == null ? "" : ps.reason());
+            List<Object> row = new java.util.ArrayList<>(List.of(p.partition().topic(), p.partition().partition(),
+                    p.owner().orElse(""), str(p.committed())));
+            if (done) {
+                row.add(p.doneAbove());
             }
+            row.addAll(List.of(str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse("")));
+            if (status != null) {
+                row.add(p.corrupt() ? "CORRUPT" : ps == null ? "" : ps.status().name());
+                row.add(p.corrupt() ? "offset node unreadable (see problem below)" : ps == null ? "" : ps.reason());
+            }
+            parts.row(row.toArray());
         }
         parts.print(out);
         if (d.partitions().isEmpty()) {

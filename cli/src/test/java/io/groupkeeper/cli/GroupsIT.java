@@ -118,6 +118,44 @@ class GroupsIT extends CliTestSupport {
     }
 
     @Test
+    void describeCountsTheOffsetsDoneAboveTheCommittedOneAndAResetOrAnImportClearsThem(@org.junit.jupiter.api.io.TempDir
+                                                                                          java.nio.file.Path dir)
+            throws Exception {
+        String group = unique("done");
+        GroupMember m = member(group, "host-a", null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> m.assignment().size() == 4);
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        TopicPartition p1 = new TopicPartition(topic, 1);
+        TopicPartition p2 = new TopicPartition(topic, 2);
+        assertThat(m.commit(Map.of(p0, 3L, p1, 4L, p2, 5L), Map.of(), Map.of(), Map.of(
+                p0, "{\"from\":3,\"ranges\":[[5,7],[9,9]]}",
+                p1, "{\"from\":2,\"ranges\":[[5,7]]}", // written with another offset: cleared, counts nothing
+                p2, "{\"from\":5,\"bits\":\"BQ==\"}")).allCommitted()).isTrue(); // bits 0 and 2: 6, 8
+
+        String plain = gk("groups", "describe", "--group", group).ok();
+        assertThat(plain).contains("COMMITTED  DONE-ABOVE  LOG-END");
+        assertThat(row(plain, topic, 0)).startsWith(topic, "0", m.memberId(), "3", "4");
+        assertThat(row(plain, topic, 1)).startsWith(topic, "1", m.memberId(), "4", "0");
+        assertThat(row(plain, topic, 2)).startsWith(topic, "2", m.memberId(), "5", "2");
+        JsonNode json = new ObjectMapper().readTree(gk("groups", "describe", "--group", group, "--output", "json").ok());
+        assertThat(json.get("partitions")).extracting(p -> p.get("partition").asInt() + "=" + p.get("doneAbove").asInt())
+                .containsExactly("0=4", "1=0", "2=2", "3=0");
+
+        gkb("offsets", "reset", "--group", group, "--topic", topic + ":0", "--to-offset", "3", "--execute").ok();
+        java.nio.file.Path file = dir.resolve("offsets.csv");
+        java.nio.file.Files.writeString(file, topic + ",2,5\n");
+        gkb("offsets", "import", "--group", group, "--from-file", file.toString(), "--execute").ok();
+
+        assertThat(new String(raw.getData().forPath(offsetPath(group, p0)), java.nio.charset.StandardCharsets.UTF_8))
+                .as("a reset to the same offset still clears it (I4)").doesNotContain("done").contains("admin:reset");
+        assertThat(new String(raw.getData().forPath(offsetPath(group, p2)), java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("done").contains("admin:import");
+        String after = gk("groups", "describe", "--group", group).ok();
+        assertThat(after).as("nothing done above any committed offset: today's columns")
+                .contains("OWNER", "COMMITTED  LOG-END").doesNotContain("DONE-ABOVE");
+    }
+
+    @Test
     void deletesAreRefusedWhileMembersAreLiveUnlessForced() throws Exception {
         String group = unique("del");
         List<GroupMember> members = liveGroup(group);

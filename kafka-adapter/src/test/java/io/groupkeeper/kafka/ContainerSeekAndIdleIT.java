@@ -69,4 +69,31 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
         assertThat(reports).allSatisfy(d -> assertThat(d).isGreaterThanOrEqualTo(Duration.ofMillis(400)));
         assertThat(reports.get(1)).as("reported again one interval later").isGreaterThan(reports.get(0));
     }
+
+    @Test
+    void aContainerWhoseHandlersAreStillAtWorkOnAnotherThreadIsNotIdle() throws Exception {
+        String topic = newTopic(1);
+        send(topic, 0, "a");
+        GroupKeeper keeper = newKeeper();
+        Queue<Duration> idle = new ConcurrentLinkedQueue<>();
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        started(container(keeper, newName("busy"), topic)
+                .parallelism(2) // the handler runs on a work thread while the polling thread polls empty-handed
+                .idleEventInterval(Duration.ofMillis(200))
+                .listener(new ContainerListener() {
+                    @Override
+                    public void idle(String member, Duration idleFor) {
+                        idle.add(idleFor);
+                    }
+                })
+                .recordHandler(r -> {
+                    started.countDown();
+                    release.await();
+                }).build());
+        assertThat(started.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        await().during(Duration.ofMillis(1_000)).atMost(WAIT).until(idle::isEmpty);
+        release.countDown();
+        await().atMost(WAIT).until(() -> !idle.isEmpty()); // quiet once the record is done
+    }
 }

@@ -10,6 +10,7 @@ import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.admin.AdminException;
 import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import io.groupkeeper.zkprotocol.admin.AdminNodes;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import io.groupkeeper.zkprotocol.admin.OutcomeUnknownException;
 import io.groupkeeper.zkprotocol.admin.PartitionSelection;
@@ -130,6 +131,27 @@ class AdminOnModelTest {
         store.failNextWrites(1, true);
         assertThat(admin.deleteGroup(G, false).what()).isEqualTo("group");
         assertThat(zk.exists(ZkLayout.group(G))).isFalse();
+    }
+
+    @Test
+    void describeCountsDoneOffsetsAboveTheCommittedOneAndAResetAndAnImportClearThem() {
+        zk.setData(ZkLayout.offset(G, P0), "{\"offset\":10,\"done\":{\"from\":10,\"ranges\":[[12,13]]}}");
+        zk.setData(ZkLayout.offset(G, P1), "{\"offset\":20,\"done\":{\"from\":20,\"bits\":\"Bw==\"}}");
+        zk.setData(ZkLayout.offset(G, P2), "{\"offset\":30,\"done\":{\"from\":30,\"ranges\":[[30,31]]}}");
+        GroupDescription d = admin.describe(G);
+        assertThat(d.partitions()).extracting(GroupDescription.Partition::doneAbove).containsExactly(2, 3, 0);
+        assertThat(d.problems()).singleElement().asString().contains(AdminLayout.offset(G, P2))
+                .contains("done value unreadable: range [30,31] is not above 'from' 30");
+
+        admin.executeReset(G, PartitionSelection.parse(java.util.List.of("t:0")), new ResetSpec.ToOffset(10));
+        admin.executeImport(G, SourceOffsets.of("test", new TreeMap<>(java.util.Map.of(P1, 20L))));
+
+        assertThat(new String(zk.data(ZkLayout.offset(G, P0)).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("done");
+        assertThat(new String(zk.data(ZkLayout.offset(G, P1)).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8))
+                .doesNotContain("done");
+        assertThat(admin.describe(G).partitions()).extracting(GroupDescription.Partition::doneAbove)
+                .containsExactly(0, 0, 0);
     }
 
     @Test

@@ -42,13 +42,22 @@ public final class AdminNodes {
 
     /**
      * An offset node: the next offset to process (empty: nothing committed), its metadata, who wrote it in which
-     * generation and when, and the recent commits kept for lag status (the last ten).
+     * generation and when, the recent commits kept for lag status (the last ten), and its committer's done value
+     * (what is processed above the offset, as JSON text; read it with {@link DoneValue}). The admin's writes build
+     * their bodies without a done value, so a reset or an import clears it (I4).
      */
     public record Offset(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                         Optional<Instant> updatedAt, List<CommitSample> history) {
+                         Optional<Instant> updatedAt, List<CommitSample> history, Optional<String> done) {
 
         public Offset {
             history = List.copyOf(history);
+            java.util.Objects.requireNonNull(done, "done");
+        }
+
+        /** An offset node without a done value. */
+        public Offset(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
+                      Optional<Instant> updatedAt, List<CommitSample> history) {
+            this(offset, metadata, committedBy, generation, updatedAt, history, Optional.empty());
         }
 
         /** An offset node with no offset. */
@@ -57,7 +66,8 @@ public final class AdminNodes {
         }
 
         private static Offset of(NodeCodec.OffsetBody b) {
-            return new Offset(b.offset(), b.metadata(), b.committedBy(), b.generation(), b.updatedAt(), b.history());
+            return new Offset(b.offset(), b.metadata(), b.committedBy(), b.generation(), b.updatedAt(), b.history(),
+                    b.done());
         }
     }
 
@@ -97,7 +107,7 @@ public final class AdminNodes {
     /** An offset node's body as the store writes it. */
     public static byte[] encode(Offset offset) {
         return NodeCodec.offset(new NodeCodec.OffsetBody(offset.offset(), offset.metadata(), offset.committedBy(),
-                offset.generation(), offset.updatedAt(), offset.history()));
+                offset.generation(), offset.updatedAt(), offset.history(), offset.done()));
     }
 
     /** A registered topic's partition count. */

@@ -68,10 +68,24 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      * @param offsetWrites how often the offset node was written since it was created (ZooKeeper's data version: one
      *                    per commit of the partition, plus a claim's rewrite and admin writes); -1 without a node.
      *                    The monitor derives the commit rate from it
+     * @param doneAbove   how many offsets above {@code committed} (the low-water mark of a consumer that completes
+     *                    records out of order: every record below it is processed) its committer recorded as
+     *                    processed already (the node's {@code "done"} value, {@link DoneValue}); 0 when it has none,
+     *                    or one written with another offset (an admin reset or hand edit cleared it), or one that
+     *                    cannot be read (named in {@link GroupDescription#problems})
      */
     public record Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
                             OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
                             Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
-                            boolean caughtUp, boolean corrupt, long offsetWrites) {
+                            boolean caughtUp, boolean corrupt, long offsetWrites, int doneAbove) {
+
+        /** A partition with nothing recorded as done above its committed offset. */
+        public Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
+                         OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
+                         Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
+                         boolean caughtUp, boolean corrupt, long offsetWrites) {
+            this(partition, owner, target, committed, logEnd, lag, committedBy, updatedAt, lagTime, caughtUp, corrupt,
+                    offsetWrites, 0);
+        }
     }
 }

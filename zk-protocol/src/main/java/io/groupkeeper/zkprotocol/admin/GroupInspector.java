@@ -176,6 +176,7 @@ final class GroupInspector {
                     Optional.of(info.joinedAt()), owned, v.targets.getOrDefault(id, new TreeSet<>())));
         });
         List<GroupDescription.Partition> rows = new ArrayList<>();
+        List<String> problems = new ArrayList<>(v.problems);
         for (TopicPartition tp : partitions) {
             GroupView.OffsetNode node = v.offsets.get(tp);
             Optional<AdminNodes.Offset> body = node == null ? Optional.empty() : node.body();
@@ -198,13 +199,23 @@ final class GroupInspector {
                 }
             }
             boolean corrupt = node != null && node.body().isEmpty();
+            int doneAbove = 0;
+            Optional<String> done = body.flatMap(AdminNodes.Offset::done);
+            if (done.isPresent() && committed.isPresent()) {
+                try {
+                    doneAbove = DoneValue.doneAbove(committed.getAsLong(), done.get());
+                } catch (IllegalArgumentException e) {
+                    problems.add(AdminLayout.offset(group, tp) + ": " + e.getMessage() + " (counted as none)");
+                }
+            }
             rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
                     v.targetOf(tp), committed, logEnd, lag, body.flatMap(AdminNodes.Offset::committedBy),
-                    body.flatMap(AdminNodes.Offset::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version()));
+                    body.flatMap(AdminNodes.Offset::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version(),
+                    doneAbove));
         }
         return new GroupDescription(group, v.state(), v.body.map(AdminNodes.Group::createdAt),
                 v.body.map(AdminNodes.Group::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,
-                members, rows, ctx.bounds.map(LogBounds::describe), v.problems);
+                members, rows, ctx.bounds.map(LogBounds::describe), problems);
     }
 
     /** The group's committed offsets (partitions with no committed offset are left out). */

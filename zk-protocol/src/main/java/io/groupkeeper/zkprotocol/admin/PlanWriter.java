@@ -125,6 +125,7 @@ final class PlanWriter {
             if (e.target().isPresent()) {
                 history = AdminNodes.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
             }
+            // No done value: what a consumer recorded as done above the old offset does not hold above the new one (I4).
             bodies.put(e.partition(), AdminNodes.encode(new AdminNodes.Offset(e.target(), "", Optional.of(by), generation,
                     Optional.of(now), history)));
         }

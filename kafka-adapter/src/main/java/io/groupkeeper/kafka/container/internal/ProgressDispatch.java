@@ -110,6 +110,8 @@ final class ProgressDispatch<K, V> {
     /** Tickets handed out and not back yet (handler calls and dead letters), stale ones included. */
     private int outstanding;
     private volatile boolean polling;
+    /** The last {@link #pump} stopped at its inline budget with records ready: the next poll does not wait. */
+    private boolean more;
     private final AtomicBoolean woken = new AtomicBoolean();
     /**
      * Attempts made before a partition stopped at a record (STOP_PARTITION): after a resume the policy counts afresh,
@@ -180,6 +182,7 @@ final class ProgressDispatch<K, V> {
      */
     void pump(Predicate<TopicPartition> held) throws InterruptedException {
         int budget = INLINE_BUDGET;
+        more = false;
         while (true) {
             applyOutcomes();
             int free = capacity - outstanding;
@@ -194,8 +197,12 @@ final class ProgressDispatch<K, V> {
             for (var d : ds) {
                 start(d.partition(), d.ticket());
             }
-            if (work != null || asyncHandler != null || (budget -= ds.size()) <= 0) {
+            if (work != null || asyncHandler != null) {
                 break; // (no outcome is applied after the last dispatch: a freed lane waits for the next round)
+            }
+            if ((budget -= ds.size()) <= 0) {
+                more = true; // inline: the next poll must not wait, records are ready
+                break;
             }
         }
         handOverCommits();
@@ -206,7 +213,7 @@ final class ProgressDispatch<K, V> {
     Duration enterPoll(Duration max, Predicate<TopicPartition> held) {
         woken.set(false);
         polling = true;
-        if (!outcomes.isEmpty()) {
+        if (more || !outcomes.isEmpty()) {
             return Duration.ZERO;
         }
         OptionalLong due = owned.nextRetryAt(tp -> !held.test(tp));
@@ -349,15 +356,15 @@ final class ProgressDispatch<K, V> {
         if (asyncHandler != null) {
             callAsync(tp, t, record);
         } else if (work == null) {
-            call(tp, t, record, inlineSlot);
+            apply(call(tp, t, record, inlineSlot)); // inline: no queue
         } else {
-            work.execute(() -> call(tp, t, record, workSlot.get()));
+            work.execute(() -> enqueue(call(tp, t, record, workSlot.get())));
         }
     }
 
-    /** A handler call, on the polling thread or a work thread; its outcome goes to the queue. */
-    private void call(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, ConsumerRecord<K, V> record,
-                      InFlight slot) {
+    /** A handler call, on the polling thread or a work thread; returns its outcome. */
+    private Outcome call(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+                         ConsumerRecord<K, V> record, InFlight slot) {
         Outcome o;
         if (slot != null) {
             slot.begin(tp, t.offset());
@@ -382,7 +389,7 @@ final class ProgressDispatch<K, V> {
                         tp, t.offset());
             }
         }
-        enqueue(o);
+        return o;
     }
 
     private void callAsync(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,

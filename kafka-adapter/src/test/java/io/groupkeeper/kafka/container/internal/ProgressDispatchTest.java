@@ -92,7 +92,12 @@ class ProgressDispatchTest {
         d.fetched(records(P0, 0, keys));
         d.pump(NONE_HELD);
         assertThat(calls.get()).isEqualTo(ProgressDispatch.INLINE_BUDGET);
+        assertThat(d.enterPoll(Duration.ofSeconds(5), NONE_HELD)).as("records are ready: the poll must not wait")
+                .isEqualTo(Duration.ZERO);
+        d.leftPoll();
         d.pump(NONE_HELD);
+        assertThat(d.enterPoll(Duration.ofSeconds(5), NONE_HELD)).isEqualTo(Duration.ofSeconds(5));
+        d.leftPoll();
         assertThat(calls.get()).isEqualTo(keys.length);
     }
 

@@ -81,6 +81,15 @@ public final class OwnedPartitions<P, R> {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
         List<Dispatched<P, R>> out = new ArrayList<>();
+        if (owned.size() == 1) { // (the common case of a member with one partition: no copies)
+            Map.Entry<P, PartitionProgress<R>> only = owned.entrySet().iterator().next();
+            if (capacity > 0 && eligible.test(only.getKey())) {
+                for (Ticket<R> t : only.getValue().dispatch(capacity, now)) {
+                    out.add(new Dispatched<>(only.getKey(), t));
+                }
+            }
+            return out;
+        }
         List<Map.Entry<P, PartitionProgress<R>>> order = new ArrayList<>(owned.size());
         for (Map.Entry<P, PartitionProgress<R>> e : owned.entrySet()) {
             if (eligible.test(e.getKey())) {

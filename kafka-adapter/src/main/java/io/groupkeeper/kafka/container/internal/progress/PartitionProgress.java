@@ -213,8 +213,12 @@ public final class PartitionProgress<R> {
         inFlight.remove(offset);
         Fetched<R> f = held.remove(offset);
         heldBytes -= f.bytes();
-        attempts.remove(offset);
-        done.add(offset);
+        if (!attempts.isEmpty()) {
+            attempts.remove(offset);
+        }
+        if (offset != lowWater) { // (the mark moves past it below: in-order completions keep the done set empty)
+            done.add(offset);
+        }
         Lane<R> lane = lanes.get(ordering.lane(offset, f.key()));
         lane.busy = false;
         if (lane.queue.isEmpty()) {
@@ -260,13 +264,17 @@ public final class PartitionProgress<R> {
     private void advance() {
         long lw = held.isEmpty() ? fetchedUntil : held.firstKey();
         lw = Math.max(lw, lowWater);
-        while (done.contains(lw)) {
+        while (!done.isEmpty() && done.contains(lw)) {
             lw++;
         }
         if (lw != lowWater) {
             lowWater = lw;
-            done.headSet(lowWater, true).clear();
-            attempts.headMap(lowWater, false).clear();
+            if (!done.isEmpty() && done.first() <= lowWater) {
+                done.headSet(lowWater, true).clear();
+            }
+            if (!attempts.isEmpty() && attempts.firstKey() < lowWater) {
+                attempts.headMap(lowWater, false).clear();
+            }
             owed = true;
         }
     }
