@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -66,7 +67,7 @@ final class Contenders {
      */
     static Instance kafkaLoop(Setup setup, String group, Tally tally) {
         List<Thread> threads = new ArrayList<>();
-        List<Boolean> running = new java.util.concurrent.CopyOnWriteArrayList<>(List.of(true));
+        AtomicBoolean running = new AtomicBoolean(true);
         for (int p = 0; p < setup.partitions(); p++) {
             TopicPartition tp = new TopicPartition(setup.topic(), p);
             Thread t = new Thread(() -> {
@@ -74,9 +75,9 @@ final class Contenders {
                         new StringDeserializer(), new StringDeserializer())) {
                     c.assign(List.of(tp));
                     long nextCommit = System.nanoTime() + 1_000_000_000L;
-                    while (running.get(0)) {
+                    while (running.get()) {
                         for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-                            if (!running.get(0)) {
+                            if (!running.get()) {
                                 break;
                             }
                             tally.handle(r);
@@ -94,7 +95,7 @@ final class Contenders {
             threads.add(t);
         }
         return () -> {
-            running.set(0, false);
+            running.set(false);
             for (Thread t : threads) {
                 t.join();
             }

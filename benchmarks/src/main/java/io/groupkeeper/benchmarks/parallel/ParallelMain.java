@@ -179,7 +179,8 @@ public final class ParallelMain {
         Map<String, Object> r = new LinkedHashMap<>();
         try (Instance instance = Contenders.ALL.get(name).start(setup, group, tally)) {
             if (!tally.first.await(2, TimeUnit.MINUTES)) {
-                throw new IllegalStateException(name + " processed nothing in 2 minutes on " + setup.topic());
+                throw new IllegalStateException(name + " processed nothing in 2 minutes on " + setup.topic()
+                        + (name.startsWith("pc-") ? "; its JVM's log: " + setup.pcLog() : ""));
             }
             StoreStats before = instance.stats();
             long c0 = tally.processed();
