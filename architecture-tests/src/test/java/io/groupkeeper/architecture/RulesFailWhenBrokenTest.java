@@ -45,7 +45,7 @@ class RulesFailWhenBrokenTest {
     void aModuleThatUsesAnotherModulesInternalsFails() {
         JavaClasses cli = of(CliUsesZkInternal.class);
         assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_STORE).evaluate(cli),
-                "io.groupkeeper.zookeeper.internal.ZkSession");
+                "io.groupkeeper.zookeeper.internal.ZkWire");
         assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_PROTOCOL).evaluate(cli),
                 "io.groupkeeper.zkprotocol.internal.ZkPaths");
         assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
@@ -63,7 +63,7 @@ class RulesFailWhenBrokenTest {
     @Test
     void aCliThatUsesAnyInternalPackageFails() {
         assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesZkInternal.class)),
-                "io.groupkeeper.zookeeper.internal.ZkSession");
+                "io.groupkeeper.zookeeper.internal.ZkWire");
         assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesCoreInternal.class)),
                 "io.groupkeeper.internal.LiveMemberIds");
     }
