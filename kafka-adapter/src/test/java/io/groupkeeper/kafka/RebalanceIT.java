@@ -10,6 +10,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.ConsumerWorker.Deliveries;
 import io.groupkeeper.kafka.ConsumerWorker.Delivery;
 import io.groupkeeper.kafka.internal.KafkaTopicMetadata;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,6 +138,53 @@ class RebalanceIT extends KafkaTestSupport {
         } finally {
             stopCapture(log);
         }
+    }
+
+    /**
+     * A revocation served after the member claimed the partition again commits nothing of the earlier claim: a's
+     * polling thread is busy past the revocation timeout with positions it has not committed, the partition goes to b,
+     * which reads further and leaves (its final commit stored), and a's member claims it again. When a polls, the
+     * queued revocation of the first claim is served; its final position (a's first batch, at most 20) was committed
+     * under the new claim, over b's 30.
+     */
+    @Test
+    void aRevocationServedLateCommitsNothingUnderTheClaimThatFollowedIt() throws Exception {
+        String topic = newTopic(2);
+        String group = newName("g");
+        produce(topic, 2, 40); // 0..19 in each partition
+        CoordinatedConsumer<String, String> a = consumer(newKeeper(), group, topic)
+                .startPosition(StartPosition.earliest())
+                .revocationTimeout(Duration.ofSeconds(1))
+                .commitInterval(Duration.ofMinutes(10)) // a's positions stay uncommitted (the start, 0, is stored)
+                .kafkaProperty("max.poll.records", 5)
+                .build();
+        toClose.add(a);
+        a.start();
+        pollUntilBothPartitions(a); // a holds some records of each, and now does not poll
+        Deliveries d = new Deliveries();
+        ConsumerWorker b = worker("b", newKeeper(), group, d, topic);
+        awaitAssigned(b.consumer, 1); // a's revocation gave up waiting for its polling thread
+        TopicPartition moved = b.consumer.assignment().iterator().next();
+        produce(topic, 2, 20); // 20..29
+        await().atMost(WAIT).until(() -> d.all.stream().anyMatch(r -> r.partition() == moved.partition()
+                && r.offset() == 29));
+        b.stop(); // graceful: its final commit is stored with the release
+        assertThat(storedOffset(group, topic, moved.partition())).hasValue(30);
+        String owner = ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(topic, moved.partition()));
+        await().atMost(WAIT).until(() -> zk.curator().checkExists().forPath(owner) != null
+                && new String(zk.curator().getData().forPath(owner), java.nio.charset.StandardCharsets.UTF_8)
+                        .contains(a.memberId())); // a's member claimed it again; its thread has not heard yet
+        produce(topic, 2, 10); // 30..34
+
+        List<ConsumerRecord<String, String>> next = new ArrayList<>();
+        await().atMost(WAIT).pollInSameThread().until(() -> {
+            a.poll(Duration.ofMillis(100)).forEach(next::add);
+            return next.stream().anyMatch(r -> r.partition() == moved.partition());
+        });
+
+        assertThat(storedOffset(group, topic, moved.partition())).as("the offset of record b handed over").hasValue(30);
+        assertThat(next.stream().filter(r -> r.partition() == moved.partition()).findFirst().orElseThrow().offset())
+                .isEqualTo(30);
     }
 
     @Test

@@ -129,7 +129,8 @@ final class PositionCommitter {
     /**
      * The final positions of partitions being revoked: handed to the member, which writes them in the same atomic
      * write that releases the partitions (one round trip fewer before the next owner starts). Any it refuses (not
-     * being revoked by the member right now) are committed at once.
+     * being revoked by the member right now) are committed at once; those the member holds under a newer claim (a
+     * revocation served late) not at all ({@link #underTheirClaims}).
      */
     void commitFinal(Collection<OwnedPartition> revoked) {
         try {
@@ -138,7 +139,8 @@ final class PositionCommitter {
             }
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             Map<TopicPartition, Long> logEnds = new TreeMap<>();
-            collect(revoked, false, offsets, logEnds);
+            List<OwnedPartition> current = underTheirClaims(revoked);
+            collect(current, false, offsets, logEnds);
             heldBack(offsets, logEnds);
             if (offsets.isEmpty()) {
                 return;
@@ -155,7 +157,7 @@ final class PositionCommitter {
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
                         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
             }
-            commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
+            commit(current.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
         } finally {
             if (mirror != null) {
                 mirror.released(revoked.stream().map(p -> p.tp).toList());
@@ -256,7 +258,7 @@ final class PositionCommitter {
                 effects.dropped(fenced);
             }
         }
-        collect(which, lagging, offsets, logEnds);
+        collect(underTheirClaims(which), lagging, offsets, logEnds);
         heldBack(offsets, logEnds);
         if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
             for (TopicPartition tp : mirror.owed()) {
@@ -353,6 +355,20 @@ final class PositionCommitter {
                 }
             }
         }
+    }
+
+    /**
+     * Those of {@code which} that the member does not hold under a newer claim than the one they were assigned with. A
+     * revocation served late (the polling thread was busy past the revocation timeout) names positions of an earlier
+     * claim; if the member has claimed the partition again since, a commit of them would pass the new claim's fence
+     * and write an old position over what the owners in between committed (its offset of record moving backwards).
+     * They are not committed: the new claim's assignment, queued behind the revocation, starts from what is stored.
+     */
+    private List<OwnedPartition> underTheirClaims(Collection<OwnedPartition> which) {
+        return which.stream().filter(p -> {
+            OptionalLong now = p.token < 0 ? OptionalLong.empty() : member.fencingToken(p.tp);
+            return now.isEmpty() || now.getAsLong() == p.token;
+        }).toList();
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */

@@ -331,6 +331,9 @@ final class AdapterChecker {
             }
             long now = w.offset().getAsLong();
             Long was = zkOffsets.put(w.path(), now);
+            detail("zk " + w.path().substring(w.path().indexOf("/offsets/") + 9) + " " + was + " -> " + now + " by "
+                    + w.committedBy().orElse("-") + " (" + w.kind() + " at version " + w.version() + ", transaction "
+                    + zxid + " of session 0x" + Long.toHexString(session) + fences(writes) + ")");
             if (!handovers.isEmpty()) {
                 handovers.forEach((p, h) -> {
                     if (h.session == session && w.path().equals(ZkLayout.offset(group, new TopicPartition(topic, p)))) {
@@ -344,6 +347,32 @@ final class AdapterChecker {
             }
         }
     }
+
+    /** The fence versions a transaction checks ("fence t/4 at 3"), for the detailed trace. */
+    private static String fences(List<ModelTransactions.Write> writes) {
+        StringBuilder out = new StringBuilder();
+        for (ModelTransactions.Write w : writes) {
+            if (w.kind() == ModelTransactions.Kind.CHECK && w.path().contains("/fences/")) {
+                out.append(", fence ").append(w.path().substring(w.path().indexOf("/fences/") + 8)).append(" at ")
+                        .append(w.version());
+            }
+        }
+        return out.toString();
+    }
+
+    /**
+     * A line of detail (each offset write, each assignment and revocation): in the report with
+     * {@code -Dgroupkeeper.adapterSimulation.detail=true}, otherwise only in the run's hash.
+     */
+    void detail(String what) {
+        if (DETAIL) {
+            log.event(what);
+        } else {
+            log.routine(what);
+        }
+    }
+
+    private static final boolean DETAIL = Boolean.getBoolean("groupkeeper.adapterSimulation.detail");
 
     // ------------------------------------------------------------------ once settled
 

@@ -455,11 +455,13 @@ final class AdapterSimulation {
                     new ConsumerRebalanceListener() {
                         @Override
                         public void onPartitionsRevoked(java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
+                            checker.detail(id + " revoked " + p);
                         }
 
                         @Override
                         public void onPartitionsAssigned(
                                 java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
+                            checker.detail(id + " assigned " + p);
                             p.forEach(tp -> checker.assigned(id, tp.partition()));
                         }
                     }, null, mb -> { }, null,
@@ -526,6 +528,9 @@ final class AdapterSimulation {
         private void pollOnce() {
             ConsumerRecords<String, String> records = consumer.poll(Duration.ZERO);
             for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
+                List<ConsumerRecord<String, String>> got = records.records(tp);
+                checker.detail(id + " receives " + tp + " " + got.get(0).offset() + ".."
+                        + got.get(got.size() - 1).offset());
                 for (ConsumerRecord<String, String> r : records.records(tp)) {
                     checker.received(id, tp.partition(), r.offset());
                     if (!transactional) {
