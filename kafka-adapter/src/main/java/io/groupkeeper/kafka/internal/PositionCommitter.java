@@ -269,6 +269,7 @@ final class PositionCommitter {
                 }
             }
         }
+        claimedAgain(offsets, logEnds);
         if (!offsets.isEmpty()) {
             long mark = mark();
             zkWriting(offsets);
@@ -287,6 +288,26 @@ final class PositionCommitter {
             }
             apply(result, offsets, mark, metadata, done);
         }
+    }
+
+    /**
+     * Leaves out the partitions the member claimed again since this thread was assigned them (their fencing token
+     * moved: a reconnection, a repaired node). The member accepts commits for the new claim as soon as its lane has
+     * queued the assignment, so a position of the earlier claim would be written under the new claim's version, over
+     * what that claim read (an operator's edit among them). The queued assignment serves the new claim.
+     */
+    private void claimedAgain(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
+        offsets.keySet().removeIf(tp -> {
+            OwnedPartition p = positions.get(tp);
+            OptionalLong now = p == null || p.token < 0 ? OptionalLong.empty() : member.fencingToken(tp);
+            if (now.isEmpty() || now.getAsLong() == p.token) {
+                return false; // (not owned at all: the member refuses the commit, NOT_OWNED)
+            }
+            LOG.debug("group {}: {} was claimed again since it was assigned (token {} -> {}); its position {} is not "
+                    + "committed", group, tp, p.token, now.getAsLong(), offsets.get(tp));
+            logEnds.remove(tp);
+            return true;
+        });
     }
 
     /** The done values ({@link ProgressCommits#progress}) of those of {@code partitions} that have one. */
