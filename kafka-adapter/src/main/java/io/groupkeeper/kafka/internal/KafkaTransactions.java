@@ -358,6 +358,12 @@ final class KafkaTransactions implements AutoCloseable {
     }
 
     private Producer<Object, Object> initProducer(String transactionalId) {
+        // Checked again for each: the claims' inits are queued on a small pool, and the connection may go while the
+        // first ones take their round trips (the claim is then retried at a commit point, deferred while in doubt).
+        if (!storeConnected.getAsBoolean()) {
+            throw new KafkaException("group " + group + ": not initialised, the store's connection is in doubt "
+                    + "(an initTransactions() now would fence the owner if this member has lost the partition)");
+        }
         Map<String, Object> props = new HashMap<>(producerBase);
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-tx-" + transactionalId);

@@ -129,8 +129,7 @@ final class PositionCommitter {
     /**
      * The final positions of partitions being revoked: handed to the member, which writes them in the same atomic
      * write that releases the partitions (one round trip fewer before the next owner starts). Any it refuses (not
-     * being revoked by the member right now) are committed at once; those the member holds under a newer claim (a
-     * revocation served late) not at all ({@link #underTheirClaims}).
+     * being revoked by the member right now) are committed at once.
      */
     void commitFinal(Collection<OwnedPartition> revoked) {
         try {
@@ -139,8 +138,7 @@ final class PositionCommitter {
             }
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             Map<TopicPartition, Long> logEnds = new TreeMap<>();
-            List<OwnedPartition> current = underTheirClaims(revoked);
-            collect(current, false, offsets, logEnds);
+            collect(revoked, false, offsets, logEnds);
             heldBack(offsets, logEnds);
             if (offsets.isEmpty()) {
                 return;
@@ -157,7 +155,7 @@ final class PositionCommitter {
                 mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
                         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
             }
-            commit(current.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
+            commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
         } finally {
             if (mirror != null) {
                 mirror.released(revoked.stream().map(p -> p.tp).toList());
@@ -258,7 +256,7 @@ final class PositionCommitter {
                 effects.dropped(fenced);
             }
         }
-        collect(underTheirClaims(which), lagging, offsets, logEnds);
+        collect(which, lagging, offsets, logEnds);
         heldBack(offsets, logEnds);
         if (mirror != null) { // committed while their mirror producer was not ready: once more, now that it is
             for (TopicPartition tp : mirror.owed()) {
@@ -271,6 +269,7 @@ final class PositionCommitter {
                 }
             }
         }
+        claimedAgain(offsets, logEnds);
         if (!offsets.isEmpty()) {
             long mark = mark();
             zkWriting(offsets);
@@ -289,6 +288,26 @@ final class PositionCommitter {
             }
             apply(result, offsets, mark, metadata, done);
         }
+    }
+
+    /**
+     * Leaves out the partitions the member claimed again since this thread was assigned them (their fencing token
+     * moved: a reconnection, a repaired node). The member accepts commits for the new claim as soon as its lane has
+     * queued the assignment, so a position of the earlier claim would be written under the new claim's version, over
+     * what that claim read (an operator's edit among them). The queued assignment serves the new claim.
+     */
+    private void claimedAgain(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
+        offsets.keySet().removeIf(tp -> {
+            OwnedPartition p = positions.get(tp);
+            OptionalLong now = p == null || p.token < 0 ? OptionalLong.empty() : member.fencingToken(tp);
+            if (now.isEmpty() || now.getAsLong() == p.token) {
+                return false; // (not owned at all: the member refuses the commit, NOT_OWNED)
+            }
+            LOG.debug("group {}: {} was claimed again since it was assigned (token {} -> {}); its position {} is not "
+                    + "committed", group, tp, p.token, now.getAsLong(), offsets.get(tp));
+            logEnds.remove(tp);
+            return true;
+        });
     }
 
     /** The done values ({@link ProgressCommits#progress}) of those of {@code partitions} that have one. */
@@ -355,20 +374,6 @@ final class PositionCommitter {
                 }
             }
         }
-    }
-
-    /**
-     * Those of {@code which} that the member does not hold under a newer claim than the one they were assigned with. A
-     * revocation served late (the polling thread was busy past the revocation timeout) names positions of an earlier
-     * claim; if the member has claimed the partition again since, a commit of them would pass the new claim's fence
-     * and write an old position over what the owners in between committed (its offset of record moving backwards).
-     * They are not committed: the new claim's assignment, queued behind the revocation, starts from what is stored.
-     */
-    private List<OwnedPartition> underTheirClaims(Collection<OwnedPartition> which) {
-        return which.stream().filter(p -> {
-            OptionalLong now = p.token < 0 ? OptionalLong.empty() : member.fencingToken(p.tp);
-            return now.isEmpty() || now.getAsLong() == p.token;
-        }).toList();
     }
 
     /** Applies a commit or refresh result: committed, adopted (seek there), or not owned (drop now). */

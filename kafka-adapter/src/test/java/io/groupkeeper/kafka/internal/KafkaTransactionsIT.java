@@ -196,6 +196,38 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     }
 
     /**
+     * The store's connection goes after the claim checked it (and the store confirmed the claim), before the claim's
+     * {@code initTransactions()} went out (queued on the claims' pool behind others): it is not initialised, so the
+     * owner is not fenced; the claim waits for a commit point after the connection is back.
+     */
+    @Test
+    void aClaimWhoseStoreGoesInDoubtBeforeItsInitFencesNobody() throws Exception {
+        KafkaTransactions owner = transactions();
+        PositionCommitter committer = committer(owner);
+        OwnedPartition p = claimed(owner, 50);
+        positions.position(p, 100);
+        committer.commitAll();
+        int epoch = producerEpoch();
+
+        AtomicInteger asked = new AtomicInteger();
+        Positions cutOffPositions = new Positions(gauges, group, () -> "m2");
+        PositionCommitterTest.ScriptedMember cutOffMember = new PositionCommitterTest.ScriptedMember();
+        KafkaTransactions cutOff = transactions(cutOffPositions, cutOffMember::refresh,
+                () -> asked.incrementAndGet() == 1); // connected at the claim's check, then not
+        OwnedPartition q = cutOffPositions.add(A0, OptionalLong.of(0));
+        q.token = 7;
+        cutOff.claim(List.of(q));
+
+        assertThat(cutOff.producing()).isEmpty();
+        assertThat(q.failed).as("stopped: not fetched while the claim waits").isTrue();
+        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+        positions.position(p, 120);
+        committer.commitAll(); // the owner was not fenced: it commits
+        assertThat(effects).isEmpty();
+        assertThat(kafkaOffset().offset()).isEqualTo(120);
+    }
+
+    /**
      * The store cannot confirm a claim (its read fails: a member whose process was paused until its session ended, its
      * client not yet aware; or says the partition is someone else's): the claim stops before
      * {@code initTransactions()}, so the owner's producer is not fenced, however often it is retried.
@@ -264,6 +296,26 @@ class KafkaTransactionsIT extends BrokerTestSupport {
 
         assertThat(effects).containsExactly("drop [in:0]");
         assertThat(txns.producing()).as("partitions with a producer").isEmpty();
+    }
+
+    /**
+     * A commit point's Kafka commit goes out under the partition's claim; before its ZooKeeper write, the member claims
+     * the partition again (a reconnection; the new claim read an operator's edit) and the lane queues it. The position
+     * of the earlier claim is committed to Kafka, not written to ZooKeeper: the member would take it under the new
+     * claim's version, over the edit. The queued claim weighs Kafka's offset against the edit.
+     */
+    @Test
+    void aPositionOfAnEarlierClaimIsNotWrittenToZooKeeperOnceThePartitionIsClaimedAgain() {
+        KafkaTransactions txns = transactions(); // (its claim check says token 7: the Kafka commit goes ahead)
+        PositionCommitter committer = committer(txns);
+        OwnedPartition p = claimed(txns, 5);
+        positions.position(p, 8);
+        member.tokens.put(A0, 8L); // claimed again before the ZooKeeper write
+
+        committer.commitAll();
+
+        assertThat(kafkaOffset().offset()).isEqualTo(8);
+        assertThat(member.commits).as("ZooKeeper writes").noneMatch(c -> c.containsKey(A0));
     }
 
     /**

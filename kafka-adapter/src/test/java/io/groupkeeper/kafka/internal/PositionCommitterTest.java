@@ -62,6 +62,27 @@ class PositionCommitterTest {
         assertThat(member.commits).as("nothing moved since").hasSize(1);
     }
 
+    /**
+     * The member claimed A0 again (a reconnection) and read an operator's edit; this thread has not served the new
+     * claim's queued assignment yet. Its position of the earlier claim is not written (the member would take it under
+     * the new claim's version, over the edit); A1, still under its claim, is.
+     */
+    @Test
+    void aPositionOfAnEarlierClaimIsNotCommittedOnceThePartitionIsClaimedAgain() {
+        OwnedPartition reclaimed = positions.add(A0, OptionalLong.of(3));
+        reclaimed.token = 7;
+        reclaimed.position = 9;
+        OwnedPartition same = positions.add(A1, OptionalLong.of(5));
+        same.token = 4;
+        same.position = 6;
+        member.tokens.put(A0, 8L);
+        member.tokens.put(A1, 4L);
+
+        committer.commitAll();
+
+        assertThat(member.commits).containsExactly(Map.of(A1, 6L));
+    }
+
     @Test
     void resolvedStartsAreStoredAtOnceOnlyForNeverCommittedPartitionsStillHeldAsTheyAreNow() {
         OwnedPartition fresh = positions.add(A0, OptionalLong.empty());
@@ -217,6 +238,8 @@ class PositionCommitterTest {
         /** The done values of the commits and final commits that had any. */
         final List<Map<TopicPartition, String>> done = new ArrayList<>();
         final List<Map<TopicPartition, String>> doneOnRelease = new ArrayList<>();
+        /** The fencing tokens of the member's claims now (absent: empty). */
+        final Map<TopicPartition, Long> tokens = new HashMap<>();
 
         @Override
         public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
@@ -287,7 +310,8 @@ class PositionCommitterTest {
 
         @Override
         public OptionalLong fencingToken(TopicPartition partition) {
-            return OptionalLong.empty();
+            Long t = tokens.get(partition);
+            return t == null ? OptionalLong.empty() : OptionalLong.of(t);
         }
 
         @Override

@@ -54,10 +54,13 @@ final class AdapterChecker {
     /** Per input partition: Kafka's committed group offset (as the model tells it). */
     private final Map<Integer, Long> kafkaOffsets = new HashMap<>();
     /**
-     * Per input partition: the lowest operator reset not yet taken up by a backward move of Kafka's offset (commits
-     * prepared before the member heard of it may land first, at the old offsets, above the reset point).
+     * Per input partition: the operator's resets not yet taken up by a backward move of Kafka's offset, in the order
+     * they were made (commits prepared before the member heard of one may land first, at the old offsets, above the
+     * reset point). Each excuses one backward move, to at least its value; a move takes up the earliest such reset and
+     * voids the ones before it (an owner hears of resets in order: seed 1000160 of the transactional schedules, a
+     * reset of t-0 to 181 then an edit to 77, Kafka 182 -> 181 -> 77).
      */
-    private final Map<Integer, Long> resetSinceKafka = new HashMap<>();
+    private final Map<Integer, List<Long>> resetsSinceKafka = new HashMap<>();
     /**
      * Per input partition: the last operator reset ({value, log end then}) that user code has not yet been seen to
      * take up (a record received at the reset point, coming back to it or as a new owner's first).
@@ -212,7 +215,7 @@ final class AdapterChecker {
         // Below Kafka's offset, or not: a transaction prepared before the owner heard of the reset may commit past the
         // reset point after it (seed 7, transactional: a reset of t-0 to 185 with Kafka's offset at most that; the
         // open transaction commits 218, then the owner takes the reset up and commits 185).
-        resetSinceKafka.merge(partition, value, Math::min);
+        resetsSinceKafka.computeIfAbsent(partition, p -> new ArrayList<>()).add(value);
         log.event("operator resets " + topic + "-" + partition + " to " + value + " (log end " + end + ")");
     }
 
@@ -289,11 +292,20 @@ final class AdapterChecker {
                     return;
                 }
                 kafkaOffsets.put(tp.partition(), offset);
-                Long reset = before != null && offset < before ? resetSinceKafka.remove(tp.partition()) : null;
-                if (before != null && offset < before && (reset == null || offset < reset)) {
-                    violation("Kafka's offset of record of " + tp + " moved backwards from " + before + " to " + offset
-                            + " (by " + by + ")" + (reset == null ? " with no operator reset since"
-                            : ", below the operator's reset to " + reset));
+                if (before != null && offset < before) {
+                    List<Long> resets = resetsSinceKafka.getOrDefault(tp.partition(), new ArrayList<>());
+                    int taken = 0;
+                    while (taken < resets.size() && resets.get(taken) > offset) {
+                        taken++;
+                    }
+                    if (taken == resets.size()) {
+                        violation("Kafka's offset of record of " + tp + " moved backwards from " + before + " to "
+                                + offset + " (by " + by + ")" + (resets.isEmpty() ? " with no operator reset since"
+                                : ", below the operator's resets since to " + resets));
+                        resets.clear();
+                    } else {
+                        resets.subList(0, taken + 1).clear();
+                    }
                 }
                 log.routine("kafka offset " + tp + "=" + offset);
             }
