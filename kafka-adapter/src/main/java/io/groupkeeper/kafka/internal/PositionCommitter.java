@@ -129,7 +129,8 @@ final class PositionCommitter {
     /**
      * The final positions of partitions being revoked: handed to the member, which writes them in the same atomic
      * write that releases the partitions (one round trip fewer before the next owner starts). Any it refuses (not
-     * being revoked by the member right now) are committed at once.
+     * being revoked by the member right now) are committed at once. Those the member claimed again since are
+     * neither ({@link #claimedAgain}: a revocation served late would hand them to the release of the newer claim).
      */
     void commitFinal(Collection<OwnedPartition> revoked) {
         try {
@@ -140,6 +141,7 @@ final class PositionCommitter {
             Map<TopicPartition, Long> logEnds = new TreeMap<>();
             collect(revoked, false, offsets, logEnds);
             heldBack(offsets, logEnds);
+            claimedAgain(offsets, logEnds); // a revocation served late: the member may be releasing a newer claim
             if (offsets.isEmpty()) {
                 return;
             }

@@ -83,6 +83,30 @@ class PositionCommitterTest {
         assertThat(member.commits).containsExactly(Map.of(A1, 6L));
     }
 
+    /**
+     * A revocation served late (the polling thread was busy past the revocation timeout) names a position of an
+     * earlier claim; the member has claimed A0 again since and is revoking that newer claim now, so it would take the
+     * position as the final offset of the newer claim's release (written under its version, over what the owners in
+     * between committed). It is neither handed over nor committed; A1, still under its claim, is handed over.
+     */
+    @Test
+    void aLateRevocationHandsNoPositionOfAnEarlierClaimToTheReleaseOfANewerOne() {
+        OwnedPartition stale = positions.add(A0, OptionalLong.of(3));
+        stale.token = 7;
+        stale.position = 9;
+        OwnedPartition same = positions.add(A1, OptionalLong.of(5));
+        same.token = 4;
+        same.position = 6;
+        member.tokens.put(A0, 8L);
+        member.tokens.put(A1, 4L);
+        member.takenOnRelease.addAll(List.of(A0, A1));
+
+        committer.commitFinal(List.of(stale, same));
+
+        assertThat(member.onRelease).containsExactly(Map.of(A1, 6L));
+        assertThat(member.commits).isEmpty();
+    }
+
     @Test
     void resolvedStartsAreStoredAtOnceOnlyForNeverCommittedPartitionsStillHeldAsTheyAreNow() {
         OwnedPartition fresh = positions.add(A0, OptionalLong.empty());
