@@ -349,7 +349,7 @@ final class SimChecker {
                     w.ownerMember().ifPresentOrElse(id -> ownerMembers.put(w.path(), id),
                             () -> ownerMembers.remove(w.path()));
                 } else if (w.kind() == ModelTransactions.Kind.DELETE) {
-                    releaseLanded(w.path(), session, membersBefore.get(w.path()));
+                    releaseLanded(w.path(), session, before.get(w.path()), membersBefore.get(w.path()), writes);
                     ownerSessions.remove(w.path());
                     ownerMembers.remove(w.path());
                 }
@@ -441,16 +441,20 @@ final class SimChecker {
     }
 
     /**
-     * The owner node at {@code ownerPath}, held by {@code holder}, was deleted by a transaction of {@code session}: a
-     * release, if a member's session sent it (the servers' deletions at a session's end come as session 0; the admin's
-     * are an operator's). A final offset that member handed over is judged from now on: the release carried it, or
-     * should have.
+     * The owner node at {@code ownerPath}, held by {@code holder} in session {@code heldIn}, was deleted by a
+     * transaction of {@code session}: a release if the holder's own session sent it and it also wrote or checked the
+     * partition's offset node (the servers' deletions at a session's end come as session 0; a claim's undo touches no
+     * offset node; a member clearing its node of an ended session sends from another). A final offset that member
+     * handed over is judged from now on: the release carried it, or should have.
      */
-    private void releaseLanded(String ownerPath, long session, String holder) {
-        if (session == 0 || session == adminSession.getAsLong() || holder == null) {
+    private void releaseLanded(String ownerPath, long session, Long heldIn, String holder,
+                               List<ModelTransactions.Write> writes) {
+        if (session == 0 || session == adminSession.getAsLong() || heldIn == null || heldIn != session
+                || holder == null) {
             return;
         }
         handOvers.replaceAll((tp, h) -> ownerPath(tp).equals(ownerPath) && h.member().equals(holder) && !h.landed()
+                && writes.stream().anyMatch(w -> w.path().equals(offsetPath(tp)))
                 ? new HandOver(h.proc(), h.member(), h.session(), h.offset(), true) : h);
     }
 
