@@ -14,11 +14,11 @@ import io.groupkeeper.zkprotocol.ZkFailure;
 /**
  * Tells, after a plan's transaction lost its reply (the connection dropped, the session ended, the call timed out),
  * whether ZooKeeper applied it. A transaction applies whole or not at all, so one node that answers settles it: a node
- * that holds the body written, or whose commit history still holds the plan's own sample (a live owner adopts a reset
- * and rewrites the node at its next commit, keeping the history), was written by the plan; a node still at the version
- * the plan expected, or still absent where the plan created it, was not. Anything else (read failed, the nodes moved on
- * without a trace of the plan) is {@link Outcome#UNKNOWN}, which the caller must say, since a relative reset run again
- * would apply twice.
+ * still at the version the plan expected was not written by the plan (looked at first: it is the surest answer); a
+ * node that holds the body written, or whose commit history still holds the plan's own sample (a live owner adopts a
+ * reset and rewrites the node at its next commit, keeping the history), was; a node still absent where the plan
+ * created it was not. Anything else (read failed, the nodes moved on without a trace of the plan) is {@link
+ * Outcome#UNKNOWN}, which the caller must say, since a relative reset run again would apply twice.
  */
 final class LostReply {
 
@@ -54,6 +54,16 @@ final class LostReply {
                 return Outcome.UNKNOWN;
             }
             Map<String, Optional<ZkNode>> now = ctx.reader.data(byPath.keySet());
+            // A node still at the version the plan read settles it first: the transaction would have moved it. A
+            // history is weaker evidence (an owner's own commit of the plan's target at the plan's instant looks
+            // like the plan's sample).
+            for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
+                Optional<ZkNode> node = now.get(e.getKey());
+                long expected = e.getValue().expectedVersion();
+                if (expected >= 0 && node != null && node.isPresent() && node.get().stat().version() == expected) {
+                    return Outcome.NOT_APPLIED;
+                }
+            }
             Outcome seen = Outcome.UNKNOWN;
             for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
                 ResetPlan.Entry entry = e.getValue();

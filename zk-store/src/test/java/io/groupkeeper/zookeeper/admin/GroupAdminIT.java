@@ -269,6 +269,33 @@ class GroupAdminIT {
         assertThat(version(g, p0)).isEqualTo(v0);
     }
 
+    /**
+     * A caught-up owner committed the log end at the very instant the admin plans a reset that lands on that offset (a
+     * shift clamped at the log end): the owner's newest sample is the one the reset would write. The transaction never
+     * left; the node, still at the version the plan read, says so, whatever its history holds.
+     */
+    @Test
+    void aResetLostBeforeItWasSentIsNotTakenForAppliedByAnOwnersCommitOfItsTargetAtItsInstant() throws Exception {
+        String g = newGroup();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10));
+        }
+        Instant at = Instant.parse("2026-12-01T00:00:10.319Z");
+        raw.setData().forPath(offsetPath(g, p0), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(42), "",
+                java.util.Optional.of("m-1"), 1, java.util.Optional.of(at), List.of(
+                        new io.groupkeeper.status.CommitSample(42, OptionalLong.empty(), at)))));
+        int v0 = version(g, p0);
+        try (GroupAdmin a = admin(LOST_BEFORE_SENT).clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC))
+                .logBounds(new FixedBounds(0, 42, "t", 1)).build()) {
+            assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(22)))
+                    .isInstanceOf(AdminException.class)
+                    .isNotInstanceOf(OutcomeUnknownException.class)
+                    .hasMessage("reset of group " + g + " failed: ZooKeeper CONNECTIONLOSS; nothing was written");
+        }
+        assertThat(version(g, p0)).as("nothing written").isEqualTo(v0);
+    }
+
     @Test
     void aResetWhoseReplyIsLostAndWhoseNodesMovedOnWithoutATraceIsReportedUnknown() throws Exception {
         String g = newGroup();
