@@ -389,7 +389,8 @@ final class ProgressDispatch<K, V> {
         if (slot != null) {
             slot.begin(tp, t.offset());
         }
-        CurrentRecord.handling(tp, token(t));
+        CurrentRecord current = slot == null ? CurrentRecord.ofThread() : slot.currentRecord();
+        current.set(tp, token(t));
         try {
             config.recordHandler().handle(record);
             o = new Outcome(tp, t, Kind.HANDLED, null, null);
@@ -398,7 +399,7 @@ final class ProgressDispatch<K, V> {
         } catch (Error e) {
             o = new Outcome(tp, t, Kind.FATAL, e, null);
         } finally {
-            CurrentRecord.handling(null);
+            current.set(null, null);
             if (slot != null && slot.end() >= 0) {
                 long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
                 LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp,
@@ -515,7 +516,7 @@ final class ProgressDispatch<K, V> {
         if (!owned.complete(tp, t)) {
             return false;
         }
-        Map<Long, Integer> base = attemptBase.get(tp);
+        Map<Long, Integer> base = attemptBase.isEmpty() ? null : attemptBase.get(tp);
         if (base != null && base.remove(t.offset()) != null && base.isEmpty()) {
             attemptBase.remove(tp);
         }

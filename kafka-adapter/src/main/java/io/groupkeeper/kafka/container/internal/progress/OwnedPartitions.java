@@ -26,8 +26,6 @@ public final class OwnedPartitions<P, R> {
     private final ProgressLimits limits;
     private final Map<P, PartitionProgress<R>> owned = new LinkedHashMap<>();
     private int turn;
-    /** A partition's tickets on their way out of {@link #dispatch} (reused: one thread). */
-    private final List<Ticket<R>> scratch = new ArrayList<>();
     /**
      * {@link #owned} as arrays for {@link #dispatch} over several partitions (no iterator, list or entry per call);
      * {@code keys} is null when they are to be rebuilt (a partition assigned or gone), and {@code open} the rounds'
@@ -36,6 +34,9 @@ public final class OwnedPartitions<P, R> {
     private P[] keys;
     private PartitionProgress<R>[] progress;
     private int[] open;
+    private static final int ELIGIBILITY_UNKNOWN = 0;
+    private static final int IN = 1;
+    private static final int OUT = 2;
     private long droppedUnowned;
 
     public OwnedPartitions(Ordering ordering, ProgressLimits limits) {
@@ -104,54 +105,54 @@ public final class OwnedPartitions<P, R> {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
-        if (owned.size() == 1) { // (the common case of a member with one partition: no copies)
-            Map.Entry<P, PartitionProgress<R>> only = owned.entrySet().iterator().next();
-            if (capacity == 0 || !eligible.test(only.getKey())) {
-                return 0;
-            }
-            scratch.clear();
-            int n = only.getValue().dispatch(capacity, now, scratch);
-            for (int i = 0; i < n; i++) {
-                to.accept(only.getKey(), scratch.get(i));
-            }
-            scratch.clear();
-            return n;
-        }
         if (keys == null) {
             order();
         }
-        int eligibleCount = 0; // open[] holds the eligible ones' indexes, in the map's order
-        for (int i = 0; i < keys.length; i++) {
-            if (eligible.test(keys[i])) {
-                open[eligibleCount++] = i;
-            }
-        }
-        if (eligibleCount == 0) {
+        int size = keys.length;
+        if (size == 0 || capacity == 0) {
             return 0;
         }
-        int start = Math.floorMod(turn++, eligibleCount);
-        // Rounds over the eligible partitions from the one whose turn it is, one ticket each; a partition with
-        // nothing to start leaves the rounds (its slot in open[] becomes -1).
+        if (size == 1) { // (a member with one partition: all its tickets at once)
+            if (!eligible.test(keys[0])) {
+                return 0;
+            }
+            int n = 0;
+            for (Ticket<R> t; n < capacity && (t = progress[0].next(now)) != null; n++) {
+                to.accept(keys[0], t);
+            }
+            return n;
+        }
+        // Rounds over the partitions from the one whose turn it is, one ticket each. A partition leaves the rounds
+        // (its mark in open[] set) when it is held or has nothing to start; whether it is held is asked once per call,
+        // when its turn first comes (the container's inline round takes one ticket per call: one question).
+        java.util.Arrays.fill(open, 0, size, ELIGIBILITY_UNKNOWN);
+        int start = Math.floorMod(turn++, size);
         int n = 0;
-        int left = eligibleCount;
+        int left = size;
         while (n < capacity && left > 0) {
-            for (int k = 0; k < eligibleCount && n < capacity; k++) {
-                int at = (start + k) % eligibleCount;
-                int i = open[at];
-                if (i < 0) {
+            for (int k = 0; k < size && n < capacity; k++) {
+                int i = (start + k) % size;
+                if (open[i] == OUT) {
                     continue;
                 }
-                scratch.clear();
-                if (progress[i].dispatch(1, now, scratch) == 0) {
-                    open[at] = -1;
+                if (open[i] == ELIGIBILITY_UNKNOWN) {
+                    if (!eligible.test(keys[i])) {
+                        open[i] = OUT;
+                        left--;
+                        continue;
+                    }
+                    open[i] = IN;
+                }
+                Ticket<R> t = progress[i].next(now);
+                if (t == null) {
+                    open[i] = OUT;
                     left--;
                 } else {
-                    to.accept(keys[i], scratch.get(0));
+                    to.accept(keys[i], t);
                     n++;
                 }
             }
         }
-        scratch.clear();
         return n;
     }
 

@@ -193,38 +193,46 @@ public final class PartitionProgress<R> {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
-        if (lost || stopped || capacity == 0) {
-            return 0;
-        }
         int n = 0;
-        if (!waiting.isEmpty()) {
-            for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator(); it.hasNext() && n < capacity; ) {
-                Map.Entry<Long, Long> w = it.next();
-                if (now - w.getValue() >= 0) {
-                    long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
-                    it.remove();
-                    start(held.slot(offset), out);
-                    n++;
-                }
-            }
-        }
-        long limit = lowWater + limits.maxSpan();
-        while (n < capacity && !ready.isEmpty() && ready.peek().queue.peek().offset() < limit) {
-            Lane<R> lane = ready.poll();
-            lane.busy = true;
-            start(held.slot(lane.queue.poll().offset()), out);
-            n++;
+        for (Ticket<R> t; n < capacity && (t = next(now)) != null; n++) {
+            out.add(t);
         }
         return n;
     }
 
-    private void start(long slot, List<Ticket<R>> out) {
+    /**
+     * The next record to start, as {@link #dispatch(int, long)} orders them (a failed record whose wait is over, then
+     * the next record of the idle lane lowest in offset, below the span's end); null when none may start now.
+     */
+    Ticket<R> next(long now) {
+        if (lost || stopped) {
+            return null;
+        }
+        if (!waiting.isEmpty()) {
+            for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Long, Long> w = it.next();
+                if (now - w.getValue() >= 0) {
+                    long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
+                    it.remove();
+                    return start(held.slot(offset));
+                }
+            }
+        }
+        if (!ready.isEmpty() && ready.peek().queue.peek().offset() < lowWater + limits.maxSpan()) {
+            Lane<R> lane = ready.poll();
+            lane.busy = true;
+            return start(held.slot(lane.queue.poll().offset()));
+        }
+        return null;
+    }
+
+    private Ticket<R> start(long slot) {
         Fetched<R> f = held.record(slot);
         int attempt = attempts.isEmpty() ? 1 : attempts.getOrDefault(f.offset(), 0) + 1;
         Ticket<R> t = new Ticket<>(epoch, f.offset(), attempt, f.record());
         held.ticket(slot, t);
         inFlight++;
-        out.add(t);
+        return t;
     }
 
     /** The lane of a fetched record ({@code PARTITION}'s one lane without a look-up). */
