@@ -73,11 +73,28 @@ public final class CurrentRecord {
             if (partition == null) {
                 return;
             }
+            c = ofThread();
+        }
+        c.set(partition, token);
+    }
+
+    /**
+     * This thread's (made on first use: a work thread's), for a caller that keeps it and sets it around every call
+     * ({@link #set} on it) without a thread-local look-up each time.
+     */
+    static CurrentRecord ofThread() {
+        CurrentRecord c = CURRENT.get();
+        if (c == null) {
             c = new CurrentRecord(tp -> OptionalLong.empty(), null);
             CURRENT.set(c);
         }
-        c.partition = partition;
-        c.token = partition == null ? OptionalLong.empty() : token;
+        return c;
+    }
+
+    /** As the static {@link #handling(TopicPartition, OptionalLong)}, on this thread's record kept by the caller. */
+    void set(TopicPartition partition, OptionalLong token) {
+        this.partition = partition;
+        this.token = partition == null ? OptionalLong.empty() : token;
     }
 
     public static Optional<TopicPartition> partition() {

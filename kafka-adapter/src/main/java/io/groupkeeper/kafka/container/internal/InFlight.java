@@ -29,6 +29,8 @@ final class InFlight {
     /** Where the current call started (plain: published by the release-store of {@link #state}). */
     private TopicPartition partition;
     private long offset;
+    /** The thread's {@link CurrentRecord}, kept for its calls (the thread's own: not read by the watchdog). */
+    private CurrentRecord currentRecord;
 
     // Watchdog thread: the sample of state, and when it was first seen.
     long sampledState;
@@ -56,6 +58,16 @@ final class InFlight {
         long s = (long) STATE.getOpaque(this);
         STATE.setRelease(this, s + 1);
         return reportedState == s ? s : -1;
+    }
+
+    /** The {@link CurrentRecord} of this slot's thread; call on that thread only. */
+    CurrentRecord currentRecord() {
+        CurrentRecord c = currentRecord;
+        if (c == null) {
+            c = CurrentRecord.ofThread();
+            currentRecord = c;
+        }
+        return c;
     }
 
     long state() {

@@ -118,7 +118,22 @@ final class ProgressDispatch<K, V> {
      * as it did when the record was fetched again.
      */
     private final Map<TopicPartition, Map<Long, Integer>> attemptBase = new HashMap<>();
-    private final Map<String, Integer> processed = new HashMap<>();
+    /** Records handled per topic since the metrics were last told (a counter each: no boxing per record). */
+    private final Map<String, int[]> processed = new HashMap<>();
+    /** The tickets of one {@link #pump} round and their partitions, before they start (reused: polling thread). */
+    private final List<TopicPartition> startPartitions = new ArrayList<>();
+    private final List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> startTickets = new ArrayList<>();
+    private final java.util.function.BiConsumer<TopicPartition, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>>
+            toStart = (tp, t) -> {
+                startPartitions.add(tp);
+                startTickets.add(t);
+            };
+    /**
+     * The token of the last handler call: one {@code OptionalLong} per ownership, not per record. Read and written by
+     * whichever thread makes the call, unsynchronized on purpose: an {@code OptionalLong} is immutable (final fields),
+     * so a thread sees either one that is whole or another, and checks its value.
+     */
+    private OptionalLong lastToken = OptionalLong.empty();
     private final FailureLog failures;
 
     ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
@@ -183,24 +198,29 @@ final class ProgressDispatch<K, V> {
     void pump(Predicate<TopicPartition> held) throws InterruptedException {
         int budget = INLINE_BUDGET;
         more = false;
+        Predicate<TopicPartition> eligible = tp -> !held.test(tp);
         while (true) {
             applyOutcomes();
             int free = capacity - outstanding;
             if (free <= 0) {
                 break;
             }
-            List<OwnedPartitions.Dispatched<TopicPartition, ConsumerRecord<ByteBuffer, ByteBuffer>>> ds =
-                    owned.dispatch(free, config.ticker().nanoTime(), tp -> !held.test(tp));
-            if (ds.isEmpty()) {
+            int n = owned.dispatch(free, config.ticker().nanoTime(), eligible, toStart);
+            if (n == 0) {
                 break;
             }
-            for (var d : ds) {
-                start(d.partition(), d.ticket());
+            try {
+                for (int i = 0; i < n; i++) {
+                    start(startPartitions.get(i), startTickets.get(i));
+                }
+            } finally {
+                startPartitions.clear();
+                startTickets.clear();
             }
             if (work != null || asyncHandler != null) {
                 break; // (no outcome is applied after the last dispatch: a freed lane waits for the next round)
             }
-            if ((budget -= ds.size()) <= 0) {
+            if ((budget -= n) <= 0) {
                 more = true; // inline: the next poll must not wait, records are ready
                 break;
             }
@@ -369,7 +389,8 @@ final class ProgressDispatch<K, V> {
         if (slot != null) {
             slot.begin(tp, t.offset());
         }
-        CurrentRecord.handling(tp, token(t));
+        CurrentRecord current = slot == null ? CurrentRecord.ofThread() : slot.currentRecord();
+        current.set(tp, token(t));
         try {
             config.recordHandler().handle(record);
             o = new Outcome(tp, t, Kind.HANDLED, null, null);
@@ -378,7 +399,7 @@ final class ProgressDispatch<K, V> {
         } catch (Error e) {
             o = new Outcome(tp, t, Kind.FATAL, e, null);
         } finally {
-            CurrentRecord.handling(null);
+            current.set(null, null);
             if (slot != null && slot.end() >= 0) {
                 long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
                 LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp,
@@ -419,8 +440,18 @@ final class ProgressDispatch<K, V> {
         });
     }
 
-    private static OptionalLong token(Ticket<?> t) {
-        return t.epoch() < 0 ? OptionalLong.empty() : OptionalLong.of(t.epoch());
+    /** The token a handler call sees ({@code HandlerContext.fencingToken()}); the thread of the call. */
+    private OptionalLong token(Ticket<?> t) {
+        if (t.epoch() < 0) {
+            return OptionalLong.empty();
+        }
+        OptionalLong last = lastToken;
+        if (last.isPresent() && last.getAsLong() == t.epoch()) {
+            return last;
+        }
+        OptionalLong now = OptionalLong.of(t.epoch());
+        lastToken = now;
+        return now;
     }
 
     /** Any thread: an outcome for the polling thread; ends its poll's wait if it is in one. */
@@ -446,7 +477,7 @@ final class ProgressDispatch<K, V> {
         switch (o.kind()) {
             case HANDLED -> {
                 if (complete(tp, t)) {
-                    processed.merge(tp.topic(), 1, Integer::sum);
+                    processed.computeIfAbsent(tp.topic(), x -> new int[1])[0]++;
                     control.outcome(tp, t.offset(), null);
                 }
             }
@@ -485,7 +516,7 @@ final class ProgressDispatch<K, V> {
         if (!owned.complete(tp, t)) {
             return false;
         }
-        Map<Long, Integer> base = attemptBase.get(tp);
+        Map<Long, Integer> base = attemptBase.isEmpty() ? null : attemptBase.get(tp);
         if (base != null && base.remove(t.offset()) != null && base.isEmpty()) {
             attemptBase.remove(tp);
         }
@@ -590,7 +621,7 @@ final class ProgressDispatch<K, V> {
 
     private void flushProcessed() {
         if (!processed.isEmpty()) {
-            processed.forEach((topic, n) -> config.metrics().processed(config.group(), topic, n));
+            processed.forEach((topic, n) -> config.metrics().processed(config.group(), topic, n[0]));
             processed.clear();
         }
     }

@@ -26,6 +26,17 @@ public final class OwnedPartitions<P, R> {
     private final ProgressLimits limits;
     private final Map<P, PartitionProgress<R>> owned = new LinkedHashMap<>();
     private int turn;
+    /**
+     * {@link #owned} as arrays for {@link #dispatch} over several partitions (no iterator, list or entry per call);
+     * {@code keys} is null when they are to be rebuilt (a partition assigned or gone), and {@code open} the rounds'
+     * scratch.
+     */
+    private P[] keys;
+    private PartitionProgress<R>[] progress;
+    private int[] open;
+    private static final int ELIGIBILITY_UNKNOWN = 0;
+    private static final int IN = 1;
+    private static final int OUT = 2;
     private long droppedUnowned;
 
     public OwnedPartitions(Ordering ordering, ProgressLimits limits) {
@@ -40,6 +51,7 @@ public final class OwnedPartitions<P, R> {
     public PartitionProgress<R> assigned(P partition, long epoch, OffsetProgress resumeFrom) {
         PartitionProgress<R> p = new PartitionProgress<>(ordering, limits, epoch, resumeFrom);
         PartitionProgress<R> before = owned.put(partition, p);
+        keys = null;
         if (before != null) {
             before.lost();
         }
@@ -58,6 +70,7 @@ public final class OwnedPartitions<P, R> {
     /** The partition is gone (released after its final commit, or lost): its tickets are dropped from now on. */
     public void gone(P partition) {
         PartitionProgress<R> p = owned.remove(partition);
+        keys = null;
         if (p != null) {
             p.lost();
         }
@@ -77,43 +90,85 @@ public final class OwnedPartitions<P, R> {
 
     /** As {@link #dispatch(int, long)}, from the partitions {@code eligible} accepts only (the others are held). */
     public List<Dispatched<P, R>> dispatch(int capacity, long now, java.util.function.Predicate<P> eligible) {
+        List<Dispatched<P, R>> out = new ArrayList<>();
+        dispatch(capacity, now, eligible, (p, t) -> out.add(new Dispatched<>(p, t)));
+        return out;
+    }
+
+    /**
+     * As {@link #dispatch(int, long, java.util.function.Predicate)}, handing each ticket and its partition to
+     * {@code to} (in the same order) instead of collecting them; returns how many. The container's path: nothing
+     * allocated per ticket but the ticket.
+     */
+    public int dispatch(int capacity, long now, java.util.function.Predicate<P> eligible,
+                        java.util.function.BiConsumer<P, Ticket<R>> to) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
-        List<Dispatched<P, R>> out = new ArrayList<>();
-        if (owned.size() == 1) { // (the common case of a member with one partition: no copies)
-            Map.Entry<P, PartitionProgress<R>> only = owned.entrySet().iterator().next();
-            if (capacity > 0 && eligible.test(only.getKey())) {
-                for (Ticket<R> t : only.getValue().dispatch(capacity, now)) {
-                    out.add(new Dispatched<>(only.getKey(), t));
+        if (keys == null) {
+            order();
+        }
+        int size = keys.length;
+        if (size == 0 || capacity == 0) {
+            return 0;
+        }
+        if (size == 1) { // (a member with one partition: all its tickets at once)
+            if (!eligible.test(keys[0])) {
+                return 0;
+            }
+            int n = 0;
+            for (Ticket<R> t; n < capacity && (t = progress[0].next(now)) != null; n++) {
+                to.accept(keys[0], t);
+            }
+            return n;
+        }
+        // Rounds over the partitions from the one whose turn it is, one ticket each. A partition leaves the rounds
+        // (its mark in open[] set) when it is held or has nothing to start; whether it is held is asked once per call,
+        // when its turn first comes (the container's inline round takes one ticket per call: one question).
+        java.util.Arrays.fill(open, 0, size, ELIGIBILITY_UNKNOWN);
+        int start = Math.floorMod(turn++, size);
+        int n = 0;
+        int left = size;
+        while (n < capacity && left > 0) {
+            for (int k = 0; k < size && n < capacity; k++) {
+                int i = (start + k) % size;
+                if (open[i] == OUT) {
+                    continue;
                 }
-            }
-            return out;
-        }
-        List<Map.Entry<P, PartitionProgress<R>>> order = new ArrayList<>(owned.size());
-        for (Map.Entry<P, PartitionProgress<R>> e : owned.entrySet()) {
-            if (eligible.test(e.getKey())) {
-                order.add(e);
-            }
-        }
-        if (order.isEmpty()) {
-            return out;
-        }
-        int start = Math.floorMod(turn++, order.size());
-        List<Map.Entry<P, PartitionProgress<R>>> open = new ArrayList<>(order.subList(start, order.size()));
-        open.addAll(order.subList(0, start));
-        while (out.size() < capacity && !open.isEmpty()) {
-            for (var it = open.iterator(); it.hasNext() && out.size() < capacity; ) {
-                var e = it.next();
-                List<Ticket<R>> one = e.getValue().dispatch(1, now);
-                if (one.isEmpty()) {
-                    it.remove();
+                if (open[i] == ELIGIBILITY_UNKNOWN) {
+                    if (!eligible.test(keys[i])) {
+                        open[i] = OUT;
+                        left--;
+                        continue;
+                    }
+                    open[i] = IN;
+                }
+                Ticket<R> t = progress[i].next(now);
+                if (t == null) {
+                    open[i] = OUT;
+                    left--;
                 } else {
-                    out.add(new Dispatched<>(e.getKey(), one.get(0)));
+                    to.accept(keys[i], t);
+                    n++;
                 }
             }
         }
-        return out;
+        return n;
+    }
+
+    /** The owned partitions as arrays, in the map's order, for {@link #dispatch} (rebuilt after a change). */
+    @SuppressWarnings("unchecked")
+    private void order() {
+        int size = owned.size();
+        keys = (P[]) new Object[size];
+        progress = new PartitionProgress[size];
+        open = new int[size];
+        int i = 0;
+        for (Map.Entry<P, PartitionProgress<R>> e : owned.entrySet()) {
+            keys[i] = e.getKey();
+            progress[i] = e.getValue();
+            i++;
+        }
     }
 
     /** As {@link PartitionProgress#complete}; false for a partition not owned or a stale ticket. */

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.container.internal.progress;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -31,6 +33,11 @@ import java.util.TreeSet;
  *
  * <p>Ownership: a progress belongs to one claim ({@code epoch}, the claim's fencing token). Tickets of another
  * epoch, tickets handed back twice, and everything after {@link #lost()} are dropped and counted.
+ *
+ * <p>The cost per record is kept flat (every ordering, and {@code PARTITION} is the container's default path): the held
+ * records are a ring in offset order ({@link HeldRecords}) carrying each one's ticket while in flight, the idle lanes
+ * a priority queue by their next offset, {@code PARTITION}'s one lane a field; the done set, the attempts and the
+ * retries (sorted maps) are touched only when they hold something. {@code PartitionProgressAllocationTest} counts it.
  *
  * <p>Not thread-safe: one thread (the container's polling thread) calls it; workers hand tickets back through it.
  */
@@ -58,13 +65,21 @@ public final class PartitionProgress<R> {
     private final NavigableSet<Long> done = new TreeSet<>();
     /** Failed attempts of records not done yet (restored ones included). */
     private final TreeMap<Long, Integer> attempts = new TreeMap<>();
-    /** Fetched and not done: buffered, in flight or waiting to be retried. */
-    private final TreeMap<Long, Fetched<R>> held = new TreeMap<>();
+    /** Fetched and not done: buffered, in flight (with its ticket) or waiting to be retried. */
+    private final HeldRecords<R> held = new HeldRecords<>();
     private long heldBytes;
+    /** The lanes with records held (not {@code PARTITION}'s: {@link #partitionLane}). */
     private final Map<Object, Lane<R>> lanes = new HashMap<>();
-    /** The idle lanes with records, by the offset of their next record. */
-    private final TreeMap<Long, Lane<R>> ready = new TreeMap<>();
-    private final Map<Long, Ticket<R>> inFlight = new HashMap<>();
+    /** {@code PARTITION}'s one lane, kept while the progress lives (null until its first record). */
+    private Lane<R> partitionLane;
+    /**
+     * The idle lanes with records, by the offset of their next record (a lane's next record does not change while it
+     * waits here: records join a lane at its end).
+     */
+    private final PriorityQueue<Lane<R>> ready = new PriorityQueue<>(
+            Comparator.comparingLong((Lane<R> l) -> l.queue.peek().offset()));
+    /** Tickets in flight (each in its record's slot of {@link #held}). */
+    private int inFlight;
     /** Failed records by offset, and when they may run again. */
     private final TreeMap<Long, Long> waiting = new TreeMap<>();
 
@@ -113,17 +128,16 @@ public final class PartitionProgress<R> {
                         + " the fetch position is " + fetchedUntil + " (records come in offset order, each once)");
             }
             fetchedUntil = f.offset() + 1;
-            if (f.offset() < lowWater || done.contains(f.offset())) {
+            if (f.offset() < lowWater || (!done.isEmpty() && done.contains(f.offset()))) {
                 skipped++;
                 continue;
             }
-            held.put(f.offset(), f);
+            held.add(f);
             heldBytes += f.bytes();
-            Object id = ordering.lane(f.offset(), f.key());
-            Lane<R> lane = lanes.computeIfAbsent(id, Lane::new);
+            Lane<R> lane = lane(f);
             lane.queue.add(f);
             if (!lane.busy && lane.queue.size() == 1) {
-                ready.put(f.offset(), lane);
+                ready.add(lane);
             }
         }
         advance();
@@ -169,35 +183,67 @@ public final class PartitionProgress<R> {
      * {@code lowWater + maxSpan}. Nothing once {@link #stopDispatching()} or {@link #lost()} was called.
      */
     public List<Ticket<R>> dispatch(int capacity, long now) {
-        if (capacity < 0) {
-            throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
-        }
-        if (lost || stopped || capacity == 0) {
-            return List.of();
-        }
-        List<Ticket<R>> out = new ArrayList<>();
-        for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator();
-             it.hasNext() && out.size() < capacity; ) {
-            Map.Entry<Long, Long> w = it.next();
-            if (now - w.getValue() >= 0) {
-                long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
-                it.remove();
-                start(held.get(offset), out);
-            }
-        }
-        long limit = lowWater + limits.maxSpan();
-        while (out.size() < capacity && !ready.isEmpty() && ready.firstKey() < limit) {
-            Lane<R> lane = ready.pollFirstEntry().getValue();
-            lane.busy = true;
-            start(lane.queue.poll(), out);
-        }
+        List<Ticket<R>> out = new ArrayList<>(Math.max(0, Math.min(capacity, 16)));
+        dispatch(capacity, now, out);
         return out;
     }
 
-    private void start(Fetched<R> f, List<Ticket<R>> out) {
-        Ticket<R> t = new Ticket<>(epoch, f.offset(), attempts.getOrDefault(f.offset(), 0) + 1, f.record());
-        inFlight.put(f.offset(), t);
-        out.add(t);
+    /** As {@link #dispatch(int, long)}, adding the tickets to {@code out}; returns how many it added. */
+    public int dispatch(int capacity, long now, List<Ticket<R>> out) {
+        if (capacity < 0) {
+            throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
+        }
+        int n = 0;
+        for (Ticket<R> t; n < capacity && (t = next(now)) != null; n++) {
+            out.add(t);
+        }
+        return n;
+    }
+
+    /**
+     * The next record to start, as {@link #dispatch(int, long)} orders them (a failed record whose wait is over, then
+     * the next record of the idle lane lowest in offset, below the span's end); null when none may start now.
+     */
+    Ticket<R> next(long now) {
+        if (lost || stopped) {
+            return null;
+        }
+        if (!waiting.isEmpty()) {
+            for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Long, Long> w = it.next();
+                if (now - w.getValue() >= 0) {
+                    long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
+                    it.remove();
+                    return start(held.slot(offset));
+                }
+            }
+        }
+        if (!ready.isEmpty() && ready.peek().queue.peek().offset() < lowWater + limits.maxSpan()) {
+            Lane<R> lane = ready.poll();
+            lane.busy = true;
+            return start(held.slot(lane.queue.poll().offset()));
+        }
+        return null;
+    }
+
+    private Ticket<R> start(long slot) {
+        Fetched<R> f = held.record(slot);
+        int attempt = attempts.isEmpty() ? 1 : attempts.getOrDefault(f.offset(), 0) + 1;
+        Ticket<R> t = new Ticket<>(epoch, f.offset(), attempt, f.record());
+        held.ticket(slot, t);
+        inFlight++;
+        return t;
+    }
+
+    /** The lane of a fetched record ({@code PARTITION}'s one lane without a look-up). */
+    private Lane<R> lane(Fetched<R> f) {
+        if (ordering == Ordering.PARTITION) {
+            if (partitionLane == null) {
+                partitionLane = new Lane<>(ordering.lane(f.offset(), f.key()));
+            }
+            return partitionLane;
+        }
+        return lanes.computeIfAbsent(ordering.lane(f.offset(), f.key()), Lane::new);
     }
 
     /**
@@ -206,12 +252,13 @@ public final class PartitionProgress<R> {
      * already, or after {@link #lost()}.
      */
     public boolean complete(Ticket<R> ticket) {
-        if (!current(ticket)) {
+        long slot = current(ticket);
+        if (slot < 0) {
             return false;
         }
         long offset = ticket.offset();
-        inFlight.remove(offset);
-        Fetched<R> f = held.remove(offset);
+        inFlight--;
+        Fetched<R> f = held.remove(slot);
         heldBytes -= f.bytes();
         if (!attempts.isEmpty()) {
             attempts.remove(offset);
@@ -219,12 +266,14 @@ public final class PartitionProgress<R> {
         if (offset != lowWater) { // (the mark moves past it below: in-order completions keep the done set empty)
             done.add(offset);
         }
-        Lane<R> lane = lanes.get(ordering.lane(offset, f.key()));
+        Lane<R> lane = lane(f);
         lane.busy = false;
         if (lane.queue.isEmpty()) {
-            lanes.remove(lane.id);
+            if (lane != partitionLane) {
+                lanes.remove(lane.id);
+            }
         } else {
-            ready.put(lane.queue.peek().offset(), lane);
+            ready.add(lane);
         }
         owed = true;
         advance();
@@ -238,10 +287,12 @@ public final class PartitionProgress<R> {
      * stale ticket, as {@link #complete}.
      */
     public boolean retryLater(Ticket<R> ticket, long notBefore) {
-        if (!current(ticket)) {
+        long slot = current(ticket);
+        if (slot < 0) {
             return false;
         }
-        inFlight.remove(ticket.offset());
+        held.ticket(slot, null);
+        inFlight--;
         attempts.put(ticket.offset(), ticket.attempt());
         waiting.put(ticket.offset(), notBefore);
         owed = true;
@@ -250,19 +301,28 @@ public final class PartitionProgress<R> {
 
     /** Whether {@code ticket} is in flight here: handing it back would count (nothing is changed or counted). */
     public boolean isCurrent(Ticket<R> ticket) {
-        return !lost && ticket.epoch() == epoch && inFlight.get(ticket.offset()) == ticket;
+        return slotOf(ticket) >= 0;
     }
 
-    private boolean current(Ticket<R> ticket) {
-        if (!lost && ticket.epoch() == epoch && inFlight.get(ticket.offset()) == ticket) {
-            return true;
+    /** The slot of {@code ticket}'s record when the ticket is in flight here; else -1, counted as dropped. */
+    private long current(Ticket<R> ticket) {
+        long slot = slotOf(ticket);
+        if (slot < 0) {
+            droppedTickets++;
         }
-        droppedTickets++;
-        return false;
+        return slot;
+    }
+
+    private long slotOf(Ticket<R> ticket) {
+        if (lost || ticket.epoch() != epoch) {
+            return -1;
+        }
+        long slot = held.slot(ticket.offset());
+        return slot >= 0 && held.ticket(slot) == ticket ? slot : -1;
     }
 
     private void advance() {
-        long lw = held.isEmpty() ? fetchedUntil : held.firstKey();
+        long lw = held.isEmpty() ? fetchedUntil : held.firstOffset();
         lw = Math.max(lw, lowWater);
         while (!done.isEmpty() && done.contains(lw)) {
             lw++;
@@ -281,6 +341,9 @@ public final class PartitionProgress<R> {
 
     /** When the earliest failed record may run again (the caller's clock); empty when none waits. */
     public OptionalLong nextRetryAt() {
+        if (waiting.isEmpty()) {
+            return OptionalLong.empty();
+        }
         return waiting.values().stream().mapToLong(Long::longValue).reduce((a, b) -> a - b <= 0 ? a : b);
     }
 
@@ -308,7 +371,7 @@ public final class PartitionProgress<R> {
 
     /** Whether nothing is in flight (after {@link #stopDispatching()}: the final commit may be written). */
     public boolean drained() {
-        return inFlight.isEmpty();
+        return inFlight == 0;
     }
 
     /** The partition is no longer owned: everything is let go, and tickets handed back later are dropped. */
@@ -317,8 +380,9 @@ public final class PartitionProgress<R> {
         held.clear();
         heldBytes = 0;
         lanes.clear();
+        partitionLane = null;
         ready.clear();
-        inFlight.clear();
+        inFlight = 0;
         waiting.clear();
     }
 
@@ -351,7 +415,7 @@ public final class PartitionProgress<R> {
     }
 
     public int inFlight() {
-        return inFlight.size();
+        return inFlight;
     }
 
     /** Failed records waiting to be retried. */
@@ -361,7 +425,7 @@ public final class PartitionProgress<R> {
 
     /** Fetched records neither in flight nor waiting: buffered. */
     public int buffered() {
-        return held.size() - inFlight.size() - waiting.size();
+        return held.size() - inFlight - waiting.size();
     }
 
     public int doneAboveLowWater() {
@@ -385,7 +449,7 @@ public final class PartitionProgress<R> {
     @Override
     public String toString() {
         return "partition progress[" + ordering + ", epoch " + epoch + ", low-water " + lowWater + ", done above "
-                + done.size() + ", held " + held.size() + ", in flight " + inFlight.size() + ", waiting "
+                + done.size() + ", held " + held.size() + ", in flight " + inFlight + ", waiting "
                 + waiting.size() + (lost ? ", lost" : stopped ? ", stopped" : "") + "]";
     }
 }
