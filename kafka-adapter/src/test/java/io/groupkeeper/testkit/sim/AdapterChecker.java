@@ -79,8 +79,8 @@ final class AdapterChecker {
 
     /**
      * A graceful close's handover of one partition: the closer's last record processed + 1, what its session last
-     * wrote to the offset node from the close on (null: no write landed), the heir (the next member assigned the
-     * partition) and the first record the heir received.
+     * wrote to the offset node from the close on (null: no write landed), the members assigned the partition since
+     * (other than the closer), the heir (the first of them to receive a record of it) and that record.
      */
     private static final class Handover {
         final String closer;
@@ -88,6 +88,7 @@ final class AdapterChecker {
         final long next;
         Long finalWrite;
         boolean closeDone;
+        final java.util.Set<String> assignedSince = new java.util.HashSet<>();
         String heir;
         Long heirFirst;
 
@@ -170,7 +171,8 @@ final class AdapterChecker {
         Long last = lastReceived.put(member + ":" + partition, offset);
         lastInOwnership.put(member + ":" + partition, offset);
         Handover h = handovers.get(partition);
-        if (h != null && member.equals(h.heir) && h.heirFirst == null) {
+        if (h != null && h.heirFirst == null && h.assignedSince.contains(member)) {
+            h.heir = member;
             h.heirFirst = offset;
             judge(partition, h);
         }
@@ -225,8 +227,11 @@ final class AdapterChecker {
     void assigned(String member, int partition) {
         lastInOwnership.remove(member + ":" + partition);
         Handover h = handovers.get(partition);
-        if (h != null && h.heir == null && !h.closer.equals(member)) {
-            h.heir = member;
+        // Not the first member assigned it, but the first of them to receive a record is the heir: one assigned it may
+        // lose it before it receives any (seed 1000647: a stalled member's queued assignment is served and revoked in
+        // one turn; the next owner starts where the closer handed over).
+        if (h != null && !h.closer.equals(member)) {
+            h.assignedSince.add(member);
         }
     }
 

@@ -193,6 +193,22 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A false positive of the graceful-close check, found by the simulator: m1 closes and hands t-2 over at 79; m2,
+     * whose polling thread is stalled, is assigned t-2 and serves that assignment only after the revocation that
+     * released it (assigned and revoked in one turn, no record received); m3 claims it and starts at 79. The checker
+     * took the first member assigned the partition (m2) for the heir and judged m2's first record once it owned t-2
+     * again much later (229 in the shortest plan); the heir is now the member that receives the first record.
+     * (Shortest plan of this seed: PAUSE, STALL, LEAVE, GROW, JOIN and two more.)
+     */
+    @Test
+    void seed1000647JudgesTheHeirThatReceivesTheFirstRecord() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1000647, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+        assertThat(r.handovers()).as("graceful closes judged").isPositive();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
