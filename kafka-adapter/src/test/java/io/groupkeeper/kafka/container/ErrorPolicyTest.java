@@ -61,10 +61,10 @@ class ErrorPolicyTest {
         ListenerContainerBuilder<String, String> ok = ListenerContainer.<String, String>builder(keeper)
                 .group("billing").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9")
                 .deserializers(new StringDeserializer(), new StringDeserializer());
-        assertThatThrownBy(ok::build).hasMessageContaining("exactly one of recordHandler and batchHandler");
+        assertThatThrownBy(ok::build).hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
         ok.recordHandler(r -> { });
         assertThatThrownBy(() -> ok.batchHandler(b -> { }).build())
-                .hasMessageContaining("exactly one of recordHandler and batchHandler");
+                .hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
         assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper).group("billing").topics("orders")
                 .recordHandler(r -> { }).deserializers(new StringDeserializer(), new StringDeserializer()).build())
                 .hasMessageContaining("bootstrap.servers is required");
