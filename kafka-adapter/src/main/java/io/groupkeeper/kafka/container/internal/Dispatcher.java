@@ -466,30 +466,8 @@ final class Dispatcher<K, V> {
         }
     }
 
-    /**
-     * Deserializes from the fetched buffers without copying them (Kafka's ByteBuffer path, as {@code KafkaConsumer}
-     * does); their positions are restored, so the raw bytes stay intact for a dead letter.
-     */
     private ConsumerRecord<K, V> deserialize(ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
-        ByteBuffer k = raw.key();
-        ByteBuffer v = raw.value();
-        int kp = k == null ? 0 : k.position();
-        int vp = v == null ? 0 : v.position();
-        K key;
-        V value;
-        try {
-            key = keyDeserializer.deserialize(raw.topic(), raw.headers(), k);
-            value = valueDeserializer.deserialize(raw.topic(), raw.headers(), v);
-        } finally {
-            if (k != null) {
-                k.position(kp);
-            }
-            if (v != null) {
-                v.position(vp);
-            }
-        }
-        return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
-                raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
+        return InPlaceDeserializer.deserialize(keyDeserializer, valueDeserializer, raw);
     }
 
     /**
