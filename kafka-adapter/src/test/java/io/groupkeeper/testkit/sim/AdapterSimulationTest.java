@@ -133,6 +133,22 @@ class AdapterSimulationTest {
     }
 
     /**
+     * Outputs committed twice, found by the simulator (transactional): a stalled member's revocation timed out while it
+     * held t-3 up to 107 in an open transaction; the next owner committed up to 179 and left; t-3 came back to the
+     * stalled member and moved on at once. Its thread then served the queued assignment and revocation in one turn, and
+     * the release carried the position of its earlier ownership (108) under its newer claim: ZooKeeper went back
+     * 179 -> 108, the next claim took ZooKeeper's value, and the outputs of 108..178 were committed a second time. A
+     * release hands over no position of an earlier claim any more (`PositionCommitter.commitFinal`). (Shortest plan: GROW,
+     * EXPIRE, PAUSE, STALL of m1 at 6,426 ms for 4,083 ms, JOIN, LEAVE.)
+     */
+    @Test
+    void seed1006680HandsNoPositionOfAnEarlierOwnershipToALaterRelease() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1006680, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
      * A stale revocation's commit under a newer claim, found by the simulator (at least once): m1 owns t-5 at fence
      * version 2 and has received up to 135 when its polling thread stalls; the revocation times out and t-5 goes to m2,
      * which processes 101..181 and closes (final write 182, fence version 3); m1's member claims t-5 again (fence
