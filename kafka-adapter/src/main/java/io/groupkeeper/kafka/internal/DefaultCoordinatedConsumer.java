@@ -632,7 +632,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             p.forgetProgress(); // the edit wins (I4): the container starts again from the adopted offset
             p.resumeOffset = stored;
             p.resumeDone = member.done(p.tp);
-            p.failed = false;
+            // The edit ends an out-of-range stop, not a pending transactional claim: that partition stays unfetched
+            // until a claim succeeds (its records could not be sent, and positions would pass them with no output).
+            p.failed = txns != null && txns.claimPending(p.tp);
             positions.touch(p.tp);
             if (stored.isPresent()) {
                 sync.seek(p, stored.getAsLong());

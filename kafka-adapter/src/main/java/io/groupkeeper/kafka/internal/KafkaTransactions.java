@@ -440,6 +440,11 @@ final class KafkaTransactions implements AutoCloseable {
                 e.toString());
     }
 
+    /** Whether {@code tp}'s claim failed or waits (not fetched until a retry at a commit point succeeds). */
+    boolean claimPending(TopicPartition tp) {
+        return unclaimed.contains(tp);
+    }
+
     /** Retries the claims that failed (at every commit point). */
     void retryClaims() {
         if (unclaimed.isEmpty()) {

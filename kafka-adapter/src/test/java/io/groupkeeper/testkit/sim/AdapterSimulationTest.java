@@ -225,6 +225,22 @@ class AdapterSimulationTest {
         assertThat(r.handovers()).as("graceful closes judged").isPositive();
     }
 
+    /**
+     * Records skipped with no output, found by the simulator (transactional): m2's claim of t-2 had not succeeded (not
+     * fetched until a retry at a commit point succeeds) when an operator's reset of t-2 to 236 was adopted; the
+     * adoption ended the stop as it ends an out-of-range one, the next poll returned t-2's records with t-0's,
+     * {@code send()} for t-2 refused them (its claim had not succeeded), the user loop dropped the rest of the batch,
+     * and the next commit passed 4 records of t-0 from 227 with no output. An adopted edit now leaves a partition
+     * whose claim is pending unfetched (`DefaultCoordinatedConsumer.Effects.adopt`). (14 faults, among them the RESET
+     * of t-2 at 11,570 ms.)
+     */
+    @Test
+    void seed1010052FetchesNoPartitionWhoseClaimIsPendingThroughAnAdoptedEdit() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1010052, true, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
