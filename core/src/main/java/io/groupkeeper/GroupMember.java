@@ -131,6 +131,18 @@ public interface GroupMember extends AutoCloseable {
     }
 
     /**
+     * The stored offset of an owned partition (announced) as this member last saw its node: inside
+     * {@link RebalanceListener#onPartitionsAssigned} the one the claim resumes from; after an external change was
+     * adopted ({@link #refresh} or a refused commit reporting {@link CommitResult.Status#ADOPTED}) the adopted one; after
+     * a commit, what it wrote. Empty when the node has none, or the partition is not owned (announced) by this member.
+     * A thread that serves an assignment later than it was announced starts from this, not from the offset announced:
+     * an operator's reset adopted meanwhile must not be overwritten. A store-less member returns empty (this default).
+     */
+    default OptionalLong seenOffset(TopicPartition partition) {
+        return OptionalLong.empty();
+    }
+
+    /**
      * Checks the stored offsets of these owned partitions and adopts external changes (admin reset, hand edit):
      * {@link CommitResult.Status#ADOPTED} with the offset to continue from, {@code UNCHANGED}, or {@code NOT_OWNED}.
      */

@@ -358,6 +358,11 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
+    public OptionalLong seenOffset(TopicPartition partition) {
+        return table.offset(partition);
+    }
+
+    @Override
     public CommitResult refresh(Collection<TopicPartition> partitions) {
         return log.inContext(() -> committer.refresh(partitions));
     }

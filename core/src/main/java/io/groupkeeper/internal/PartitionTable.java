@@ -166,6 +166,12 @@ final class PartitionTable {
         return e != null && isCommittable(e) ? e.done : Optional.empty();
     }
 
+    /** The stored offset of an owned partition as this member last saw it (claimed, adopted or committed). */
+    synchronized OptionalLong offset(TopicPartition tp) {
+        Entry e = entries.get(tp);
+        return e != null && isCommittable(e) ? e.offset : OptionalLong.empty();
+    }
+
     synchronized OptionalLong fencingToken(TopicPartition tp) {
         Entry e = entries.get(tp);
         // Also while REVOKING: user code may still be finishing the batch it holds, and writing it under the token.

@@ -125,13 +125,14 @@ final class LaneEvents {
             sync.sync(); // assigned again without a revocation in between (should not happen): start afresh
         }
         List<OwnedPartition> added = new ArrayList<>();
-        assigned.forEach((tp, stored) -> {
+        assigned.forEach((tp, announced) -> {
+            OptionalLong stored = startOf(tp, announced);
             OwnedPartition p = positions.add(tp, stored);
             OptionalLong token = bridge.token(tp);
             if (token != null && token.isPresent()) {
                 p.token = token.getAsLong();
             }
-            p.resumeOffset = stored; // (the claim's: nothing committed it since, it was not owned here)
+            p.resumeOffset = stored; // (the claim's, or what it adopted: nothing here committed it since)
             p.resumeDone = committer.storedDone(tp);
             p.committedDone = p.resumeDone;
             added.add(p);
@@ -143,6 +144,24 @@ final class LaneEvents {
         sync.sync();
         listener.assigned(Partitions.kafka(assigned.keySet()));
         committer.storeStarts(started); // after the listener: a position it sought is what is stored
+    }
+
+    /**
+     * The offset a partition's claim starts from here: the one announced with the assignment, unless the member has
+     * adopted an external change (an operator's reset) for this same claim since the assignment was queued — then the
+     * adopted one, which the member now fences commits with. Nothing else moves a claim's offset before this thread
+     * serves it (a position of an earlier claim is never committed under it), so a different offset is a newer node
+     * version, whatever its value. Starting from the announced one would write its positions over the reset.
+     */
+    private OptionalLong startOf(TopicPartition tp, OptionalLong announced) {
+        OptionalLong seen = committer.seenOffset(tp);
+        if (seen.isEmpty() || seen.equals(announced)) {
+            return announced;
+        }
+        LOG.info("group {}: {} was assigned at {} and its stored offset changed externally to {} before this thread "
+                + "served the assignment; starting from {}", group, tp,
+                announced.isPresent() ? announced.getAsLong() : "none", seen.getAsLong(), seen.getAsLong());
+        return seen;
     }
 
     private void onRevoked(SortedSet<TopicPartition> revoked) {

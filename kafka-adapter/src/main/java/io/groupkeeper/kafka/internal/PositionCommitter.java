@@ -324,6 +324,11 @@ final class PositionCommitter {
         return done;
     }
 
+    /** The stored offset of an owned partition as the member last saw it (claimed, adopted or committed). */
+    OptionalLong seenOffset(TopicPartition tp) {
+        return member.seenOffset(tp);
+    }
+
     /** The done value stored beside the offset of an owned partition, as the member last saw it. */
     java.util.Optional<String> storedDone(TopicPartition tp) {
         return member.done(tp);

@@ -182,6 +182,22 @@ class AdapterSimulationTest {
     }
 
     /**
+     * An operator's reset lost after a commit whose reply was lost, found by the simulator (at least once): m3's commit
+     * of t-2 22 -> 33 lands but is answered CONNECTIONLOSS; m3 stops, reconnects and claims t-2 again (the claim reads
+     * 33, the lane queues the assignment with 33). The operator resets t-2 to 23 and the member adopts it (the node's
+     * new version) before the polling thread serves the queued assignment, which started t-2 at 33: its next commit
+     * wrote 43 over the reset under the adopted version, and records 23..32 were never processed again. An assignment
+     * served after such an adoption starts from the adopted offset (`LaneEvents.startOf`, `GroupMember.seenOffset`).
+     * (Shortest plan: WRITE_FAILS of m3's t-2 at 1,986 ms, RESET of t-2 to 23 at 2,064 ms.)
+     */
+    @Test
+    void seed1008428StartsAQueuedAssignmentFromAResetAdoptedMeanwhile() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1_008_428, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
      * A claim's later inits while the store is in doubt, found by the simulator's doubt check (SimKafkaClients): m2,
      * paused 6,897 ms for 5,014 ms, resumes and claims t-2..t-5; the store confirms them and the first
      * {@code initTransactions()} goes out; the connection is cut (12,116 ms for 983 ms) during its round trip, and the
