@@ -162,8 +162,14 @@ final class Reconciler {
     /** After the revocation callback returned: release, then claim. */
     private void finishStep(SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started,
                             boolean newTarget) {
+        SortedSet<TopicPartition> stopped = new TreeSet<>(stale);
+        if (running.getAsBoolean()) {
+            // Revoked ones that a commit in the callback stopped (their offset node found corrupt): the callback has
+            // returned, so user code let them go; no later step would see them, the target does not change again.
+            stopped.addAll(table.inState(PartitionState.STOPPED).stream().filter(revoke::contains).toList());
+        }
         int released = releases.releaseRevoked(revoke);
-        releases.releaseStopped(stale);
+        releases.releaseStopped(stopped);
         if (!running.getAsBoolean()) {
             return;
         }

@@ -257,6 +257,35 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A partition never handed over after a typo met its revocation, found by the simulator (at least once): an
+     * operator's typo makes t-3's offset node unreadable; a member joins and t-3 is revoked from m1; a commit of m1 in
+     * the revocation meets the corrupt node and stops t-3 (REVOKING -> STOPPED). The step that revoked it released only
+     * partitions still revoking, no later step came (the target did not change again), so m1 kept t-3's owner node, the
+     * heir waited for ever and the operator's repair (to 138) was never taken up. The step now releases, by version,
+     * the revoked partitions its callback stopped (`Reconciler.finishStep`). (Shortest plan: the TYPO of t-3 at
+     * 11,609 ms for 1,653 ms, a JOIN at 11,690 ms.)
+     */
+    @Test
+    void seed1010010HandsOverARevokedPartitionWhoseCommitMetATypo() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1_010_010, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
+     * The same as seed 1010010 with a stalled polling thread (at least once): t-3's typo at 11,364 ms lands while m2's
+     * thread is stalled; a join revokes t-3, m2's commit in the revocation meets the corrupt node and stops it, and
+     * t-3 was never released: the repair (to 130) never taken up. (Shortest plan: LEAVE, JOIN, STALL of m2, the TYPO,
+     * a JOIN.)
+     */
+    @Test
+    void seed1001137HandsOverARevokedPartitionWhoseCommitMetATypoAfterAStall() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1_001_137, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
