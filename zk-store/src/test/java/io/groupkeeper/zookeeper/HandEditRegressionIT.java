@@ -128,6 +128,58 @@ class HandEditRegressionIT extends ZkTestSupport {
     }
 
     /**
+     * A commit during the revocation meets a typo in the revoked partition's offset node: the member stops the
+     * partition (nothing is written over the node) and must still release it, so that the heir claims it once the node
+     * is repaired. The step that revoked it used to release only partitions still being revoked: the stopped one kept
+     * its owner node for as long as the target did not change again, and the heir waited for ever.
+     */
+    @Test
+    void aRevokedPartitionWhoseCommitInTheRevocationMeetsATypoIsStillReleased() throws Exception {
+        String group = newGroup();
+        String topic = "revoking-typo-" + System.nanoTime() % 10000;
+        topic(topic, 2);
+        AtomicReference<GroupMember> self = new AtomicReference<>();
+        List<CommitResult> answers = new ArrayList<>();
+        List<TopicPartition> revoked = new ArrayList<>();
+        GroupMember a = member(group, topic, new RebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                Map<TopicPartition, Long> offsets = new TreeMap<>();
+                for (TopicPartition tp : partitions) {
+                    try { // the operator's typo lands while the partition is being revoked
+                        admin.setData().forPath(offsetPath(group, topic, tp.partition()), utf8("1200O"));
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    offsets.put(tp, 10L);
+                }
+                synchronized (answers) {
+                    revoked.addAll(partitions);
+                    answers.add(self.get().commit(offsets)); // the usual commit on revocation: it meets the typo
+                }
+            }
+        });
+        self.set(a);
+        awaitBalanced(Map.of(topic, 2), a);
+        GroupMember b = member(group, topic, RebalanceListener.NOOP);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            synchronized (answers) {
+                assertThat(answers).hasSize(1);
+                assertThat(answers.get(0).statuses().values()).as("a corrupt node is never overwritten")
+                        .containsOnly(CommitResult.Status.NOT_OWNED);
+            }
+        });
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(ownersInZk(group))
+                .as("the revoked partition's owner node released despite the corrupt node").hasSize(1)
+                .doesNotContainValue(b.memberId()));
+        TopicPartition moved = revoked.get(0);
+        admin.setData().forPath(offsetPath(group, topic, moved.partition()), utf8("5")); // the repair
+        awaitBalanced(Map.of(topic, 2), a, b);
+        assertThat(b.assignment()).containsExactly(moved);
+        assertThat(b.committed(moved)).as("the repair, not written over").hasValue(5L);
+    }
+
+    /**
      * A final offset handed over on revocation for a partition whose offset node was deleted by hand while owned: the
      * release used to delete the owner node without writing it (no version to fence on), and the successor started
      * from scratch, skipping records.
