@@ -189,6 +189,7 @@ class OffsetPolicyIT extends KafkaTestSupport {
         } finally {
             release.countDown();
         }
+        member.delete().forPath(gate);
         await().atMost(WAIT).pollInSameThread().until(() -> {
             c.poll(Duration.ofMillis(100)).forEach(after::add);
             return after.size() >= 15;
