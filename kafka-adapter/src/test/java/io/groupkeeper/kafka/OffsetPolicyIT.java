@@ -139,6 +139,69 @@ class OffsetPolicyIT extends KafkaTestSupport {
     }
 
     @Test
+    void offsetsDeletedByTheAdminAndFoundByACommitStartAfreshFromTheStartPosition() throws Exception {
+        // Issue 44, A5 (simulator seed 1002030): the owner learns of the admin's `offsets delete` from its own commit
+        // (answered ADOPTED, no offset) before its watch on the offset node is served. The same poll resolved and
+        // stored the start position (earliest: 0) while the KafkaConsumer still fetched from the old position: the
+        // poll handed out records after 15 as if they followed 0, and 0..14 were never processed again. The member's
+        // ZooKeeper event thread is held while the delete lands and the commit runs, so the commit finds it first.
+        String topic = newTopic(1);
+        String group = newName("g");
+        List<String> records = produce(topic, 1, 10);
+        GroupKeeper k = newKeeper();
+        CoordinatedConsumer<String, String> c = consumer(k, group, topic).startPosition(StartPosition.earliest())
+                .commitInterval(Duration.ofHours(1)).build();
+        toClose.add(c);
+        c.start();
+        List<ConsumerRecord<String, String>> got = new ArrayList<>();
+        await().atMost(WAIT).pollInSameThread().until(() -> {
+            c.poll(Duration.ofMillis(100)).forEach(got::add);
+            return got.size() == 10;
+        });
+        c.commitSync();
+        assertThat(storedOffset(group, topic, 0)).hasValue(10);
+        records.addAll(produce(topic, 1, 5));
+        await().atMost(WAIT).pollInSameThread().until(() -> {
+            c.poll(Duration.ofMillis(100)).forEach(got::add);
+            return got.size() == 15;
+        });
+
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        org.apache.curator.framework.CuratorFramework member = ((ZooKeeperStore) k.store()).curator();
+        String gate = "/" + newName("gate");
+        member.create().forPath(gate);
+        member.getData().usingWatcher((org.apache.zookeeper.Watcher) event -> {
+            held.countDown();
+            try {
+                release.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // holds the event thread
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }).forPath(gate);
+        List<ConsumerRecord<String, String>> after = new ArrayList<>();
+        try (io.groupkeeper.zkprotocol.admin.GroupAdmin groupAdmin =
+                     io.groupkeeper.zookeeper.admin.ZooKeeperAdmin.builder().store(zk).build()) {
+            member.setData().forPath(gate, new byte[] {1});
+            assertThat(held.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            groupAdmin.deleteOffsets(group, topic, true); // the owner is live: forced, it adopts "no offset"
+            c.commitSync(); // 15 over 10: refused, the deletion adopted
+        } finally {
+            release.countDown();
+        }
+        member.delete().forPath(gate);
+        await().atMost(WAIT).pollInSameThread().until(() -> {
+            c.poll(Duration.ofMillis(100)).forEach(after::add);
+            return after.size() >= 15;
+        });
+        assertThat(after).extracting(ConsumerRecord::offset).as("a fresh start at the log start")
+                .startsWith(0L, 1L, 2L);
+        assertThat(after.subList(0, 15)).extracting(ConsumerRecord::value).isEqualTo(records);
+        c.commitSync();
+        assertThat(storedOffset(group, topic, 0)).hasValue(15);
+    }
+
+    @Test
     void startAtATimestampBeginsWithTheFirstRecordAtOrAfterIt() {
         String topic = newTopic(1);
         String group = newName("g");

@@ -506,7 +506,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 }
                 committer.maybeCommitPeriodically(bridge.connectionDown());
                 if (resolver.due()) {
-                    committer.storeStarts(resolver.resolveStarts(positions));
+                    committer.storeStarts(resolver.resolveStarts(positions, sync));
                 }
                 sync.sync();
                 long remaining = timeoutNanos - (System.nanoTime() - start);

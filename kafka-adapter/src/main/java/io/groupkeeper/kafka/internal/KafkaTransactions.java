@@ -328,6 +328,12 @@ final class KafkaTransactions implements AutoCloseable {
             }
             if (s == io.groupkeeper.CommitResult.Status.ADOPTED) {
                 p.committed = r.adoptedOffsets().getOrDefault(p.tp, OptionalLong.empty());
+                if (p.committed.isEmpty() && p.position >= 0) {
+                    // Removed since it was positioned (an operator's `offsets delete`): unresolved, so the start
+                    // position is resolved and stored again (a fresh start, unless Kafka's offset wins below), not
+                    // the position of before the deletion.
+                    positions.position(p, -1);
+                }
             }
             if (s != null) {
                 t.unconfirmed.clear();

@@ -140,7 +140,7 @@ final class LaneEvents {
         committer.gained(assigned.keySet()); // the offset mirror: fence the former owner's mirror producer
         committer.claimed(added); // the transactional mode: fence the former owners before the first fetch
         resolver.resolveSoon();
-        List<OwnedPartition> started = resolver.resolveStarts(positions);
+        List<OwnedPartition> started = resolver.resolveStarts(positions, sync);
         sync.sync();
         listener.assigned(Partitions.kafka(assigned.keySet()));
         committer.storeStarts(started); // after the listener: a position it sought is what is stored

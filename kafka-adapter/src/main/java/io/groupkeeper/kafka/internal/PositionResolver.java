@@ -121,8 +121,10 @@ final class PositionResolver {
      * answer. Returns the partitions positioned now, whose start the caller stores at once
      * ({@link PositionCommitter#storeStarts}): the group's start position is then durable, and an heir of a partition
      * whose first owner died before its first commit repeats records rather than skipping to a later log end.
+     * Each start goes through {@code seeker}: a partition the {@code KafkaConsumer} still fetches (its stored offset
+     * was removed and adopted since the last sync) must be fetched from its start, not from where it was.
      */
-    List<OwnedPartition> resolveStarts(Positions positions) {
+    List<OwnedPartition> resolveStarts(Positions positions, Seeker seeker) {
         List<OwnedPartition> pending = positions.unresolved();
         if (pending.isEmpty()) {
             return List.of();
@@ -143,7 +145,7 @@ final class PositionResolver {
         for (OwnedPartition p : pending) {
             Long offset = resolved.get(p.ktp);
             if (offset != null) {
-                positions.position(p, offset);
+                seeker.seek(p, offset);
                 started.add(p);
                 LOG.debug("{} has no committed offset; starting at {} ({}), storing it", p.tp, offset, start);
             } else {

@@ -319,6 +319,36 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     }
 
     /**
+     * An operator's {@code offsets delete} between an assignment and its claim: the store's read at the claim answers
+     * ADOPTED with no offset. Kafka's offset of record (50, committed while ZooKeeper held 50) does not name "no
+     * offset", so ZooKeeper wins: the partition starts afresh from the start position (left unresolved for the
+     * resolver, which stores it at once), not from the 50 the assignment came with.
+     */
+    @Test
+    void aClaimThatReadsADeletedOffsetStartsAfreshFromTheStartPosition() {
+        KafkaTransactions first = transactions();
+        PositionCommitter committer = committer(first);
+        claimed(first, 50);
+        committer.commitAll();
+        assertThat(kafkaOffset().offset()).isEqualTo(50);
+        first.lost(List.of(A0));
+
+        Positions heirPositions = new Positions(gauges, group, () -> "m2");
+        PositionCommitterTest.ScriptedMember heir = new PositionCommitterTest.ScriptedMember();
+        heir.refreshAnswer.put(A0, Status.ADOPTED);
+        heir.adopted.put(A0, OptionalLong.empty());
+        KafkaTransactions txns = transactions(heirPositions, heir);
+        OwnedPartition q = heirPositions.add(A0, OptionalLong.of(50)); // announced with 50
+        q.token = 7;
+        txns.claim(List.of(q));
+
+        assertThat(txns.producing()).containsExactly(A0);
+        assertThat(q.committed).isEmpty();
+        assertThat(q.unresolved()).as("position " + q.position + ": a fresh start, resolved from the start position")
+                .isTrue();
+    }
+
+    /**
      * R4: ZooKeeper writes keep failing with an unknown outcome while the position moves. Every value ZooKeeper may
      * hold stays named in the metadata of Kafka's offset of record (none is dropped to make room); once they fill it,
      * Kafka's offset stops moving and ZooKeeper is written Kafka's own offset, never a position ahead of it; the first

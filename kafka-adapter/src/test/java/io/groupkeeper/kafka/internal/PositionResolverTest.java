@@ -113,12 +113,12 @@ class PositionResolverTest {
         log.start.put(K0, 3L);
         log.end.put(K0, 9L);
         OwnedPartition p = positions.add(A0, OptionalLong.empty());
-        resolver(StartPosition.earliest(), OutOfRangePolicy.EARLIEST).resolveStarts(positions);
+        resolver(StartPosition.earliest(), OutOfRangePolicy.EARLIEST).resolveStarts(positions, positions::position);
         assertThat(p.position).isEqualTo(3);
 
         OwnedPartition q = positions.add(A1, OptionalLong.empty());
         log.end.put(K1, 9L);
-        resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST).resolveStarts(positions);
+        resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST).resolveStarts(positions, positions::position);
         assertThat(q.position).isEqualTo(9);
         assertThat(p.position).as("a resolved one is not resolved again").isEqualTo(3);
     }
@@ -131,7 +131,7 @@ class PositionResolverTest {
         OwnedPartition q = positions.add(A1, OptionalLong.empty());
 
         resolver(StartPosition.timestamp(Instant.ofEpochMilli(100)), OutOfRangePolicy.EARLIEST)
-                .resolveStarts(positions);
+                .resolveStarts(positions, positions::position);
 
         assertThat(p.position).isEqualTo(5);
         assertThat(q.position).isEqualTo(11);
@@ -144,7 +144,7 @@ class PositionResolverTest {
         PositionResolver resolver = resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST);
         assertThat(resolver.due()).isTrue();
 
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         assertThat(p.unresolved()).isTrue();
         assertThat(resolver.due()).isFalse();
         assertThat(resolver.nanosUntilDue()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
@@ -153,7 +153,7 @@ class PositionResolverTest {
         assertThat(resolver.due()).isTrue();
         log.failing = false;
         log.end.put(K0, 8L);
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         assertThat(p.position).isEqualTo(8);
     }
 
@@ -164,7 +164,7 @@ class PositionResolverTest {
         OwnedPartition q = positions.add(A1, OptionalLong.empty()); // Kafka says nothing of a-1
         PositionResolver resolver = resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST);
 
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         assertThat(q.unresolved()).isTrue();
         assertThat(resolver.due()).isFalse();
 
@@ -180,18 +180,18 @@ class PositionResolverTest {
         PositionResolver resolver = resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST);
         assertThat(resolver.due()).isTrue();
 
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         assertThat(resolver.due()).isFalse();
         now.addAndGet(TimeUnit.SECONDS.toNanos(1));
         assertThat(resolver.due()).isTrue();
         assertThat(resolver.nanosUntilDue()).isZero();
 
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         resolver.resolveSoon();
         assertThat(resolver.due()).as("a new assignment need not wait").isTrue();
         log.failing = false;
         log.end.put(K0, 8L);
-        resolver.resolveStarts(positions);
+        resolver.resolveStarts(positions, positions::position);
         assertThat(p.position).isEqualTo(8);
     }
 

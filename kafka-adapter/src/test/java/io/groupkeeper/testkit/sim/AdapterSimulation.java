@@ -293,9 +293,14 @@ final class AdapterSimulation {
                 }
             }
             case DELETE -> { // a fresh start: the start position (earliest, the log start 0), stored at once
-                // Not in the transactional mode: there a deletion is not always followed by a fresh start (seed 117,
-                // docs/simulation-adapter.md), which the checker would report as a reset not taken up.
-                if (!transactional && zk.exists(offsetPath(partition))) {
+                if (transactional && zk.exists(offsetPath(partition)) && namedByKafkasMetadata(partition, -1)) {
+                    // "No offset" is what the last Kafka commit's metadata names (committed while ZooKeeper held
+                    // none): a claim cannot tell the deletion from that and Kafka's offset wins (docs/exactly-once.md,
+                    // "What remains ambiguous"), as for an edit to a value the metadata names.
+                    log.event("(operator's delete of t-" + partition + " skipped: Kafka's metadata names no offset)");
+                    return;
+                }
+                if (zk.exists(offsetPath(partition))) {
                     zk.delete(offsetPath(partition));
                     corrupt.remove(partition);
                     checker.reset(partition, 0);
