@@ -1,6 +1,7 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.spi.internal.TargetAssignment;
@@ -47,7 +48,7 @@ final class Reconciler {
     private final PartitionTable table;
     private final ListenerInvoker invoker;
     private final OffsetCommitter committer;
-    private final MemberLog log;
+    private final LogContext log;
     private final SerialExecutor lane;
     private final ScheduledExecutorService scheduler;
     /** Whether steps may run: started, not closing, connection not in doubt. */
@@ -66,7 +67,7 @@ final class Reconciler {
     private volatile long generation;
 
     Reconciler(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-               OffsetCommitter committer, MemberLog log, SerialExecutor lane,
+               OffsetCommitter committer, LogContext log, SerialExecutor lane,
                ScheduledExecutorService scheduler, BooleanSupplier running, LongSupplier session) {
         this.config = config;
         this.store = store;

@@ -6,6 +6,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.internal.AssignmentSnapshot;
 import io.groupkeeper.spi.internal.MemberInfo;
@@ -56,7 +57,7 @@ class RebalancerTest {
         MemberConfig config = new MemberConfig("g", "a", Optional.empty(), "host", Set.of("t"),
                 Assignors.defaultAssignor(), RebalanceListener.NOOP, metadata, settleDelay, Duration.ofSeconds(30),
                 GroupMetrics.NOOP, Duration.ofSeconds(1));
-        MemberLog log = new MemberLog("g", "a");
+        LogContext log = new LogContext("g", "a");
         return new Rebalancer(config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log),
                 scheduler);
     }

@@ -190,7 +190,7 @@ public final class ZkGroupStore implements GroupStore {
                 LOG.info("group {} removed: no member left, and nothing was ever claimed or committed in it", group);
             }
         } catch (RuntimeException e) {
-            LOG.debug("group {}: could not check whether it is unused: {}", group, e.toString());
+            LOG.debug("could not check whether group {} is unused: {}", group, e.toString());
         }
     }
 
