@@ -25,6 +25,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -205,7 +206,7 @@ public final class DefaultGroupMember implements GroupMember {
                     scheduler.schedule(() -> lane.execute(() -> attemptJoin(started, deadline)),
                             delays.around(REGISTRATION_RETRY_MS), TimeUnit.MILLISECONDS);
                     return;
-                } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                } catch (RejectedExecutionException shutDown) {
                     e.addSuppressed(shutDown);
                 }
             }

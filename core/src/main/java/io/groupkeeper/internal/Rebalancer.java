@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -234,7 +235,7 @@ final class Rebalancer {
     }
 
     private static String millis(long nanos) {
-        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
     }
 
     /**

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -59,8 +60,7 @@ final class Reconciler {
     private final Releases releases;
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
-    private final java.util.concurrent.atomic.AtomicBoolean claimPending =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean claimPending = new AtomicBoolean();
     // Lane-confined.
     private SortedSet<TopicPartition> wanted = Collections.emptySortedSet();
     private boolean stepPending;

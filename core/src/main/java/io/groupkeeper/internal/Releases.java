@@ -1,7 +1,9 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.log.internal.LogContext;
+import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.CommitRequest;
 import io.groupkeeper.spi.internal.GroupStore;
@@ -181,7 +183,7 @@ final class Releases {
         }
         try {
             return Optional.of(store.readIfOwned(tp, config.memberId(), session));
-        } catch (io.groupkeeper.spi.CorruptNodeException e) {
+        } catch (CorruptNodeException e) {
             return Optional.empty();
         }
     }
@@ -264,7 +266,7 @@ final class Releases {
             }
             expected = now.getAsLong();
         }
-        throw new io.groupkeeper.GroupKeeperException("member " + log.member() + " could not release " + tp
+        throw new GroupKeeperException("member " + log.member() + " could not release " + tp
                 + ": its offset node keeps changing");
     }
 }

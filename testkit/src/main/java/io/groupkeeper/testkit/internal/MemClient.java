@@ -24,7 +24,10 @@ import io.groupkeeper.zkprotocol.ZkResult;
 import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.zkprotocol.ZkStats;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +77,7 @@ public final class MemClient implements ZkPort {
     private final long transactionLimit;
     /** The model's watcher of each persistent watcher of the store, and the session it was added in. */
     private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>()); // in order: runs are reproducible
+            Collections.synchronizedMap(new LinkedHashMap<>()); // in order: runs are reproducible
     private final Map<Consumer<ZkEvent>, Long> persistentSessions = new ConcurrentHashMap<>();
     private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
     private volatile long session;
@@ -92,8 +95,8 @@ public final class MemClient implements ZkPort {
      */
     private CompletableFuture<Boolean> cut;
     /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
-    private java.time.Instant suspendedAt;
-    private java.time.Instant lostDue;
+    private Instant suspendedAt;
+    private Instant lostDue;
     private final Runnable ticker = this::checkLostDue;
     private final WriteFaults faults = new WriteFaults();
 
@@ -279,7 +282,7 @@ public final class MemClient implements ZkPort {
             if (!renew && !back) {
                 // Curator reports LOST a session timeout after SUSPENDED (or on reconnecting), not when the server
                 // expired the session: after a silent cut that is later.
-                java.time.Instant due = suspendedAt.plus(sessionTimeout);
+                Instant due = suspendedAt.plus(sessionTimeout);
                 if (ensemble.clock().instant().isBefore(due)) {
                     lostDue = due;
                     deferred = true;
@@ -428,7 +431,7 @@ public final class MemClient implements ZkPort {
         long s = session;
         Map<Consumer<ZkEvent>, Watcher> watchers;
         synchronized (persistentWatchers) {
-            watchers = new java.util.LinkedHashMap<>(persistentWatchers);
+            watchers = new LinkedHashMap<>(persistentWatchers);
         }
         watchers.forEach((consumer, w) -> {
             if (event == ConnectionEvent.RECONNECTED && persistentSessions.getOrDefault(consumer, 0L) == s) {
