@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * through the {@link OutOfRangePolicy}. Partitions without a resolved position, and partitions stopped by
  * {@link OutOfRangePolicy#FAIL}, are owned but not assigned to the {@code KafkaConsumer}.
  *
- * <p>About 590 lines: the one place where the {@code KafkaConsumer}'s thread meets the member's lane (poll, commit,
+ * <p>About 710 lines: the one place where the {@code KafkaConsumer}'s thread meets the member's lane (poll, commit,
  * seek, close and the hand-offs between them must see one state); the parts with a job of their own are already out
  * ({@link PositionResolver}, {@link LaneBridge}, {@code KafkaTransactions}, the offset mirror).
  */
