@@ -94,7 +94,7 @@ final class Rebalancer {
             runScheduled = false;
             current = null;
             counts = null;
-            LOG.info("member {}/{} is the leader of group {}", config.groupId(), config.memberId(), config.groupId());
+            LOG.info("this member is the leader of its group");
             requestRun(Duration.ZERO, epoch);
         });
     }
@@ -108,7 +108,7 @@ final class Rebalancer {
         active = false;
         lane.execute(() -> {
             if (leading) {
-                LOG.info("member {}/{} is no longer the leader", config.groupId(), config.memberId());
+                LOG.info("this member is no longer the leader");
             }
             leading = false;
             active = false;
