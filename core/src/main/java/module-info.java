@@ -3,7 +3,8 @@
  * the API and SPI packages; {@code io.groupkeeper.internal} is the implementation and is not exported. The protocol
  * between core and the store ({@code io.groupkeeper.spi.internal}: {@code GroupStore}, claims, commits, leases,
  * member and offset snapshots) is exported only to the store (zk-protocol) and the two modules that run it (zk-store,
- * an automatic module, and testkit).
+ * an automatic module, and testkit). The logging context ({@code io.groupkeeper.log.internal}: the MDC keys and the
+ * helper that sets them) is exported only to the Kafka adapter (an automatic module), which names its lines the same way.
  */
 module io.groupkeeper.core {
     requires org.slf4j;
@@ -18,4 +19,5 @@ module io.groupkeeper.core {
     exports io.groupkeeper.spi;
     exports io.groupkeeper.spi.internal to io.groupkeeper.zkprotocol, io.groupkeeper.zookeeper, io.groupkeeper.testkit;
     exports io.groupkeeper.status;
+    exports io.groupkeeper.log.internal to io.groupkeeper.kafka;
 }

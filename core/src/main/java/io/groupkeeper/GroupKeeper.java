@@ -1,6 +1,7 @@
 package io.groupkeeper;
 
 import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.assignor.MemberSubscription;
 import io.groupkeeper.assignor.PartitionAssignor;
 import io.groupkeeper.internal.DefaultGroupMember;
 import io.groupkeeper.internal.LiveMemberIds;
@@ -15,11 +16,13 @@ import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -155,7 +158,7 @@ public final class GroupKeeper implements AutoCloseable {
     public static final class Builder {
         private CoordinationStore store;
         private Clock clock = Clock.systemUTC();
-        private Supplier<String> memberIds = () -> "m-" + java.util.UUID.randomUUID().toString().substring(0, 13);
+        private Supplier<String> memberIds = () -> "m-" + UUID.randomUUID().toString().substring(0, 13);
         private ExecutorService workers;
         private ScheduledExecutorService scheduler;
         private GroupMetrics metrics = GroupMetrics.NOOP;
@@ -230,7 +233,7 @@ public final class GroupKeeper implements AutoCloseable {
             return this;
         }
 
-        public MemberBuilder topics(java.util.Collection<String> topics) {
+        public MemberBuilder topics(Collection<String> topics) {
             return topics(topics.toArray(String[]::new));
         }
 
@@ -310,7 +313,7 @@ public final class GroupKeeper implements AutoCloseable {
          * @throws IllegalArgumentException if blank, longer than 255 characters or holding a control character
          */
         public MemberBuilder rack(String rack) {
-            this.rack = io.groupkeeper.assignor.MemberSubscription.requireValidRack(rack);
+            this.rack = MemberSubscription.requireValidRack(rack);
             return this;
         }
 

@@ -18,13 +18,15 @@ enum Modules {
     /**
      * Its implementation ({@code internal}) is its own. The protocol between core and the store ({@code spi.internal}:
      * {@code GroupStore} and the claims, commits and snapshots it exchanges) is shared with the store's modules only:
-     * zk-protocol (the store), zk-store and testkit (which run it); core's module-info exports it to them alone.
+     * zk-protocol (the store), zk-store and testkit (which run it); the logging context ({@code log.internal}: the MDC
+     * keys and the helper that sets them) with the Kafka adapter only. Core's module-info exports each to them alone.
      */
     CORE("groupkeeper-core", List.of("io.groupkeeper", "io.groupkeeper.assignor..", "io.groupkeeper.internal..",
-            "io.groupkeeper.metrics..", "io.groupkeeper.spi..", "io.groupkeeper.status.."),
+            "io.groupkeeper.log..", "io.groupkeeper.metrics..", "io.groupkeeper.spi..", "io.groupkeeper.status.."),
             List.of("io.groupkeeper.internal.."), List.of(),
-            List.of("io.groupkeeper.spi.internal.."),
-            List.of("io.groupkeeper.zkprotocol..", "io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
+            List.of(new Shared("io.groupkeeper.spi.internal..",
+                            List.of("io.groupkeeper.zkprotocol..", "io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
+                    new Shared("io.groupkeeper.log.internal..", List.of("io.groupkeeper.kafka..")))),
     /**
      * The store written once over a session port. Its internal package (the store) is used by the two modules that
      * implement the port, and by no other: zk-store and testkit are its friends (its module-info exports it to them).
@@ -53,27 +55,33 @@ enum Modules {
     final List<String> internalPackages;
     /** Packages of other modules that may use this module's internal packages (qualified exports). */
     final List<String> friends;
-    /** Packages shared with {@link #sharedWith} only (qualified exports), besides the internal ones. */
-    final List<String> sharedPackages;
-    /** Packages of other modules that may use {@link #sharedPackages}. */
-    final List<String> sharedWith;
+    /** Packages shared with some other modules only (qualified exports), besides the internal ones. */
+    final List<Shared> shared;
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages) {
         this(artifactId, packages, internalPackages, List.of());
     }
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends) {
-        this(artifactId, packages, internalPackages, friends, List.of(), List.of());
+        this(artifactId, packages, internalPackages, friends, List.of());
     }
 
     Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends,
-            List<String> sharedPackages, List<String> sharedWith) {
+            List<Shared> shared) {
         this.artifactId = artifactId;
         this.packages = packages;
         this.internalPackages = internalPackages;
         this.friends = friends;
-        this.sharedPackages = sharedPackages;
-        this.sharedWith = sharedWith;
+        this.shared = shared;
+    }
+
+    /** Packages of a module shared with the packages {@code with} (of other modules) only. */
+    record Shared(String packages, List<String> with) {
+    }
+
+    /** The share of {@code packages}. */
+    Shared shared(String packages) {
+        return shared.stream().filter(s -> s.packages().equals(packages)).findFirst().orElseThrow();
     }
 
     /** This module's packages and its friends'. */

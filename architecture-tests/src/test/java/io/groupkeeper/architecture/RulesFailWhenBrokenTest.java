@@ -8,8 +8,10 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.violation.CliUsesCoreInternal;
+import io.groupkeeper.cli.violation.CliUsesLogContext;
 import io.groupkeeper.cli.violation.CliUsesZkInternal;
 import io.groupkeeper.internal.violation.CoreUsesZooKeeper;
+import io.groupkeeper.kafka.violation.AdapterUsesLogContext;
 import io.groupkeeper.kafka.violation.AdapterUsesStoreProtocol;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.SpiUsesFacadeViolation;
@@ -54,10 +56,21 @@ class RulesFailWhenBrokenTest {
 
     @Test
     void aModuleThatUsesThePackagesCoreSharesWithTheStoreFails() {
-        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(AdapterUsesStoreProtocol.class)),
-                "io.groupkeeper.spi.internal.GroupStore");
-        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE).evaluate(of(CliUsesZkInternal.class))
+        Modules.Shared protocol = Modules.CORE.shared("io.groupkeeper.spi.internal..");
+        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol)
+                .evaluate(of(AdapterUsesStoreProtocol.class)), "io.groupkeeper.spi.internal.GroupStore");
+        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol).evaluate(of(CliUsesZkInternal.class))
                 .hasViolation()).as("the cli uses none of them").isFalse();
+    }
+
+    @Test
+    void aModuleOtherThanTheAdapterThatUsesCoresLoggingContextFails() {
+        Modules.Shared log = Modules.CORE.shared("io.groupkeeper.log.internal..");
+        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE, log).evaluate(of(CliUsesLogContext.class)),
+                "io.groupkeeper.log.internal.LogContext");
+        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE, log)
+                .evaluate(of(AdapterUsesLogContext.class, CliUsesZkInternal.class)).hasViolation())
+                .as("the adapter may").isFalse();
     }
 
     @Test

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -78,7 +79,7 @@ public final class CommonOptions {
                 p.load(r);
             } catch (IOException e) {
                 throw new AdminException("cannot read --command-config " + commandConfig + ": "
-                        + (e instanceof java.nio.file.NoSuchFileException ? "no such file" : e.getMessage()));
+                        + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()));
             }
         }
         return p;

@@ -3,6 +3,7 @@ package io.groupkeeper.cli;
 import io.groupkeeper.zkprotocol.admin.GroupStatus;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -53,11 +54,11 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
         boolean status;
         @Option(names = "--status-window", paramLabel = "DURATION", defaultValue = "PT5M",
                 description = "The window the status is judged over (ISO-8601 duration; default: ${DEFAULT-VALUE}).")
-        java.time.Duration statusWindow;
+        Duration statusWindow;
         @Option(names = "--max-lag-time", paramLabel = "DURATION",
                 description = "With --status: a partition whose lag in time (now minus the timestamp of the next record "
                         + "to process) exceeds this is at least WARN (ISO-8601 duration, e.g. PT5M; needs --bootstrap).")
-        java.time.Duration maxLagTime;
+        Duration maxLagTime;
 
         @Override
         public Integer call() {
@@ -68,7 +69,7 @@ public final class GroupsCommand extends GroupkeeperCli.Parent {
                 throw new IllegalArgumentException("--max-lag-time needs --status");
             }
             try (CommonOptions.Session s = common.open()) {
-                Optional<java.time.Duration> max = Optional.ofNullable(maxLagTime);
+                Optional<Duration> max = Optional.ofNullable(maxLagTime);
                 GroupDescription d;
                 GroupStatus st = null;
                 if (status) {

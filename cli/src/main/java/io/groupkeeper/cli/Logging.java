@@ -2,6 +2,7 @@ package io.groupkeeper.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import io.groupkeeper.embedded.ServerLogs;
 import org.slf4j.LoggerFactory;
 
 /** Adjusts the CLI's logback configuration (quiet by default: see logback.xml). */
@@ -13,7 +14,7 @@ final class Logging {
     /** The embedded servers' own loggers at ERROR: their start-up WARNs are expected and would only worry. */
     static void quietServers() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
-            for (String name : io.groupkeeper.embedded.ServerLogs.SERVER_LOGGERS) {
+            for (String name : ServerLogs.SERVER_LOGGERS) {
                 if (ctx.getLogger(name).getLevel() == null) {
                     ctx.getLogger(name).setLevel(Level.ERROR);
                 }

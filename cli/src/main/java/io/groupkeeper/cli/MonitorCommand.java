@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -88,7 +89,7 @@ public final class MonitorCommand implements Callable<Integer> {
                 Thread hook = new Thread(() -> { // Ctrl-C / SIGTERM: let the main thread close everything first
                     stopped.countDown();
                     try {
-                        closed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                        closed.await(10, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }

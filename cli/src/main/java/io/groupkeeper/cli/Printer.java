@@ -3,6 +3,8 @@ package io.groupkeeper.cli;
 import io.groupkeeper.status.LagTimeRule;
 import io.groupkeeper.status.PartitionStatus;
 import io.groupkeeper.zkprotocol.admin.GroupStatus;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -72,10 +74,10 @@ final class Printer {
 
     /** The description, and with {@code status} (may be null) the lag status of the group and of each partition. */
     void describe(GroupDescription d, GroupStatus status) {
-        describe(d, status, java.util.Optional.empty());
+        describe(d, status, Optional.empty());
     }
 
-    void describe(GroupDescription d, GroupStatus status, java.util.Optional<java.time.Duration> maxLagTime) {
+    void describe(GroupDescription d, GroupStatus status, Optional<Duration> maxLagTime) {
         Map<TopicPartition, PartitionStatus> byPartition = new HashMap<>();
         if (status != null) {
             status.partitions().forEach(r -> byPartition.put(r.partition(), r.status()));
@@ -164,7 +166,7 @@ final class Printer {
         out.println();
         // DONE-ABOVE only when some consumer records done offsets above its committed one (out-of-order processing).
         boolean done = d.partitions().stream().anyMatch(p -> p.doneAbove() > 0);
-        List<String> headers = new java.util.ArrayList<>(List.of("TOPIC", "PARTITION", "OWNER", "COMMITTED"));
+        List<String> headers = new ArrayList<>(List.of("TOPIC", "PARTITION", "OWNER", "COMMITTED"));
         if (done) {
             headers.add("DONE-ABOVE");
         }
@@ -175,7 +177,7 @@ final class Printer {
         Table parts = new Table(headers.toArray(String[]::new));
         for (GroupDescription.Partition p : d.partitions()) {
             PartitionStatus ps = byPartition.get(p.partition());
-            List<Object> row = new java.util.ArrayList<>(List.of(p.partition().topic(), p.partition().partition(),
+            List<Object> row = new ArrayList<>(List.of(p.partition().topic(), p.partition().partition(),
                     p.owner().orElse(""), str(p.committed())));
             if (done) {
                 row.add(p.doneAbove());
@@ -362,7 +364,7 @@ final class Printer {
         }
     }
 
-    private static String human(java.time.Duration d) {
+    private static String human(Duration d) {
         return d.toString().substring(2).toLowerCase();
     }
 }

@@ -1,6 +1,7 @@
 package io.groupkeeper.assignor;
 
 import io.groupkeeper.Names;
+import java.util.Collections;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -25,7 +26,7 @@ public record MemberSubscription(String memberId, SortedSet<String> topics, Opti
         Objects.requireNonNull(instanceId, "instanceId");
         Objects.requireNonNull(rack, "rack");
         rack.ifPresent(MemberSubscription::requireValidRack);
-        topics = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(topics));
+        topics = Collections.unmodifiableSortedSet(new TreeSet<>(topics));
     }
 
     /** A subscription without a rack. */

@@ -1,5 +1,6 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.ConnectionEvent;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -20,7 +21,7 @@ final class ConnectionTracker {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionTracker.class);
 
     private final Clock clock;
-    private final MemberLog log;
+    private final LogContext log;
     private ConnectionPhase phase = ConnectionPhase.CONNECTED;
     /**
      * When the doubt began ({@link #clock}'s millis), or when the latest connection heard since then was lost again
@@ -34,7 +35,7 @@ final class ConnectionTracker {
     private final List<CompletableFuture<Boolean>> verdicts = new ArrayList<>();
     private final List<CompletableFuture<Boolean>> reconnections = new ArrayList<>();
 
-    ConnectionTracker(Clock clock, MemberLog log) {
+    ConnectionTracker(Clock clock, LogContext log) {
         this.clock = clock;
         this.log = log;
     }

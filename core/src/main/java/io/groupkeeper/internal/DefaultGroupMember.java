@@ -4,6 +4,7 @@ import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
@@ -24,6 +25,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -60,7 +62,7 @@ public final class DefaultGroupMember implements GroupMember {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService workers;
     private final SerialExecutor lane;
-    private final MemberLog log;
+    private final LogContext log;
     /** The member's state: what its join has done, whether it is leaving; every transition logged. */
     private final MemberLifecycle lifecycle;
     private final PartitionTable table = new PartitionTable();
@@ -97,7 +99,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.scheduler = scheduler;
         this.workers = workers;
         this.onClosed = onClosed;
-        this.log = new MemberLog(config.groupId(), config.memberId());
+        this.log = new LogContext(config.groupId(), config.memberId());
         this.lifecycle = new MemberLifecycle(log);
         this.connection = new ConnectionTracker(clock, log);
         this.delays = RetryDelays.seededBy(config.groupId(), config.memberId(), "member");
@@ -204,7 +206,7 @@ public final class DefaultGroupMember implements GroupMember {
                     scheduler.schedule(() -> lane.execute(() -> attemptJoin(started, deadline)),
                             delays.around(REGISTRATION_RETRY_MS), TimeUnit.MILLISECONDS);
                     return;
-                } catch (java.util.concurrent.RejectedExecutionException shutDown) {
+                } catch (RejectedExecutionException shutDown) {
                     e.addSuppressed(shutDown);
                 }
             }

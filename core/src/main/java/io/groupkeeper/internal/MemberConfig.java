@@ -5,6 +5,7 @@ import io.groupkeeper.assignor.PartitionAssignor;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.TopicMetadataSource;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -12,10 +13,10 @@ import java.util.Set;
 public record MemberConfig(String groupId, String memberId, Optional<String> instanceId, String host,
                            Set<String> topics, PartitionAssignor assignor, RebalanceListener listener,
                            TopicMetadataSource metadata, Duration settleDelay, Duration staticGracePeriod,
-                           GroupMetrics metrics, java.time.Duration registrationTimeout, Optional<String> rack) {
+                           GroupMetrics metrics, Duration registrationTimeout, Optional<String> rack) {
 
     public MemberConfig {
-        java.util.Objects.requireNonNull(rack, "rack");
+        Objects.requireNonNull(rack, "rack");
     }
 
     /** A configuration without a rack. */

@@ -1,6 +1,7 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import java.time.Duration;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -41,14 +42,14 @@ final class MemberLeave {
     private final SerialExecutor lane;
     private final ScheduledExecutorService scheduler;
     private final RetryDelays delays;
-    private final MemberLog log;
+    private final LogContext log;
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private int connectedFailures;
     private boolean waited;
 
     MemberLeave(Reconciler reconciler, PartitionTable table, ConnectionTracker connection, Duration sessionTimeout,
                 BooleanSupplier sessionEnding, BooleanSupplier deregister, SerialExecutor lane,
-                ScheduledExecutorService scheduler, RetryDelays delays, MemberLog log) {
+                ScheduledExecutorService scheduler, RetryDelays delays, LogContext log) {
         this.reconciler = reconciler;
         this.table = table;
         this.connection = connection;

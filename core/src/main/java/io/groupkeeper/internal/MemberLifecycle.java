@@ -1,5 +1,6 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.log.internal.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,7 +14,7 @@ final class MemberLifecycle {
 
     private static final Logger LOG = LoggerFactory.getLogger(MemberLifecycle.class);
 
-    private final MemberLog log;
+    private final LogContext log;
     private volatile MemberState state = MemberState.LATENT;
     /**
      * While LEAVING: how far the join had got, which the leave must undo; a join under way when the close came may
@@ -21,7 +22,7 @@ final class MemberLifecycle {
      */
     private MemberState leftFrom = MemberState.LATENT;
 
-    MemberLifecycle(MemberLog log) {
+    MemberLifecycle(LogContext log) {
         this.log = log;
     }
 

@@ -3,6 +3,7 @@ package io.groupkeeper.internal;
 import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.CommitResult;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.internal.CommitOutcome;
 import io.groupkeeper.spi.internal.CommitRequest;
@@ -37,14 +38,14 @@ final class OffsetCommitter {
     private final GroupStore store;
     private final PartitionTable table;
     private final ListenerInvoker invoker;
-    private final MemberLog log;
+    private final LogContext log;
     private final LongSupplier generation;
     private final Runnable onLost;
     /** Serialises commits and refreshes with each other and with the lane's check for external edits. */
     private final ReentrantLock lock = new ReentrantLock();
 
     OffsetCommitter(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-                    MemberLog log, LongSupplier generation, Runnable onLost) {
+                    LogContext log, LongSupplier generation, Runnable onLost) {
         this.config = config;
         this.store = store;
         this.table = table;

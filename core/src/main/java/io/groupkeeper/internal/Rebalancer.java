@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -93,7 +94,7 @@ final class Rebalancer {
             runScheduled = false;
             current = null;
             counts = null;
-            LOG.info("member {}/{} is the leader of group {}", config.groupId(), config.memberId(), config.groupId());
+            LOG.info("this member is the leader of its group");
             requestRun(Duration.ZERO, epoch);
         });
     }
@@ -107,7 +108,7 @@ final class Rebalancer {
         active = false;
         lane.execute(() -> {
             if (leading) {
-                LOG.info("member {}/{} is no longer the leader", config.groupId(), config.memberId());
+                LOG.info("this member is no longer the leader");
             }
             leading = false;
             active = false;
@@ -234,7 +235,7 @@ final class Rebalancer {
     }
 
     private static String millis(long nanos) {
-        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
+        return String.format(Locale.ROOT, "%.1f", nanos / 1e6);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.groupkeeper.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.GroupStore;
 import io.groupkeeper.spi.internal.TargetAssignment;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -47,7 +49,7 @@ final class Reconciler {
     private final PartitionTable table;
     private final ListenerInvoker invoker;
     private final OffsetCommitter committer;
-    private final MemberLog log;
+    private final LogContext log;
     private final SerialExecutor lane;
     private final ScheduledExecutorService scheduler;
     /** Whether steps may run: started, not closing, connection not in doubt. */
@@ -58,15 +60,14 @@ final class Reconciler {
     private final Releases releases;
     private final Map<TopicPartition, String> reportedProblems = new HashMap<>();
     /** A claimWaiting is queued on the lane; set from watch threads, so atomic (one hop instead of two). */
-    private final java.util.concurrent.atomic.AtomicBoolean claimPending =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean claimPending = new AtomicBoolean();
     // Lane-confined.
     private SortedSet<TopicPartition> wanted = Collections.emptySortedSet();
     private boolean stepPending;
     private volatile long generation;
 
     Reconciler(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-               OffsetCommitter committer, MemberLog log, SerialExecutor lane,
+               OffsetCommitter committer, LogContext log, SerialExecutor lane,
                ScheduledExecutorService scheduler, BooleanSupplier running, LongSupplier session) {
         this.config = config;
         this.store = store;

@@ -1,6 +1,9 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
+import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.CommitRequest;
 import io.groupkeeper.spi.internal.GroupStore;
@@ -34,14 +37,14 @@ final class Releases {
     private final MemberConfig config;
     private final GroupStore store;
     private final PartitionTable table;
-    private final MemberLog log;
+    private final LogContext log;
     private final LongSupplier generation;
     /** The store's current session. */
     private final LongSupplier session;
     /** Asks for a later step, after a backoff. */
     private final Runnable retryLater;
 
-    Releases(MemberConfig config, GroupStore store, PartitionTable table, MemberLog log, LongSupplier generation,
+    Releases(MemberConfig config, GroupStore store, PartitionTable table, LogContext log, LongSupplier generation,
              LongSupplier session, Runnable retryLater) {
         this.config = config;
         this.store = store;
@@ -180,7 +183,7 @@ final class Releases {
         }
         try {
             return Optional.of(store.readIfOwned(tp, config.memberId(), session));
-        } catch (io.groupkeeper.spi.CorruptNodeException e) {
+        } catch (CorruptNodeException e) {
             return Optional.empty();
         }
     }
@@ -263,7 +266,7 @@ final class Releases {
             }
             expected = now.getAsLong();
         }
-        throw new io.groupkeeper.GroupKeeperException("member " + log.member() + " could not release " + tp
+        throw new GroupKeeperException("member " + log.member() + " could not release " + tp
                 + ": its offset node keeps changing");
     }
 }

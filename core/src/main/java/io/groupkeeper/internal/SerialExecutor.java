@@ -1,5 +1,6 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.log.internal.LogContext;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
@@ -9,7 +10,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs submitted tasks one at a time, in submission order, on a shared executor: a lane. Lanes give each member
  * single-threaded protocol logic without a thread per member. Every task runs in its member's logging context (the MDC
- * keys {@code group} and {@code member}, {@link MemberLog}): that is how log lines name their member.
+ * keys {@code group} and {@code member}, {@link LogContext}): that is how log lines name their member.
  */
 final class SerialExecutor implements Executor {
 
@@ -17,14 +18,14 @@ final class SerialExecutor implements Executor {
 
     private final Executor delegate;
     private final String name;
-    private final MemberLog log;
+    private final LogContext log;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     // Both guarded by tasks: the lane's thread is set and cleared with the lane taken and released, so a runIfIdle
     // that takes the lane the moment a drain lets it go cannot have its thread cleared by that drain.
     private boolean running;
     private volatile Thread current;
 
-    SerialExecutor(Executor delegate, String lane, MemberLog log) {
+    SerialExecutor(Executor delegate, String lane, LogContext log) {
         this.delegate = delegate;
         this.name = lane + " " + log.member();
         this.log = log;

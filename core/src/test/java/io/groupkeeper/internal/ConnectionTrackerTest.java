@@ -2,6 +2,7 @@ package io.groupkeeper.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.ConnectionEvent;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -10,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class ConnectionTrackerTest {
 
     private final ManualScheduler time = new ManualScheduler();
-    private final ConnectionTracker c = new ConnectionTracker(time.clock(), new MemberLog("g", "m"));
+    private final ConnectionTracker c = new ConnectionTracker(time.clock(), new LogContext("g", "m"));
 
     @Test
     void aMemberStartsConnected() {
@@ -75,7 +76,7 @@ class ConnectionTrackerTest {
         c.heard(ConnectionEvent.LOST);
         assertThat(c.phase()).isEqualTo(ConnectionPhase.LOST);
 
-        ConnectionTracker other = new ConnectionTracker(time.clock(), new MemberLog("g", "m2"));
+        ConnectionTracker other = new ConnectionTracker(time.clock(), new LogContext("g", "m2"));
         other.heard(ConnectionEvent.SUSPENDED);
         other.heard(ConnectionEvent.LOST);
         assertThat(other.phase()).isEqualTo(ConnectionPhase.LOST);

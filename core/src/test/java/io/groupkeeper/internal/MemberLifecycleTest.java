@@ -3,6 +3,7 @@ package io.groupkeeper.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.groupkeeper.log.internal.LogContext;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -22,7 +23,7 @@ class MemberLifecycleTest {
             MemberState.CLOSED, List.of(MemberState.CLOSED));
 
     private static MemberLifecycle at(MemberState state) {
-        MemberLifecycle l = new MemberLifecycle(new MemberLog("g", "m"));
+        MemberLifecycle l = new MemberLifecycle(new LogContext("g", "m"));
         PATHS.get(state).forEach(l::moveTo);
         assertThat(l.state()).isEqualTo(state);
         return l;

@@ -3,6 +3,7 @@ package io.groupkeeper.internal;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ final class MemberParts {
     final ManualScheduler scheduler = new ManualScheduler();
     final ScriptedGroupStore store = new ScriptedGroupStore();
     final Recorder listener = new Recorder();
-    final MemberLog log = new MemberLog("g", "m");
+    final LogContext log = new LogContext("g", "m");
     final MemberConfig config = config(listener);
     final PartitionTable table = new PartitionTable();
     final SerialExecutor lane = new SerialExecutor(scheduler, "member", log);

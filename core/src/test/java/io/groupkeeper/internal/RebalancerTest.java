@@ -2,10 +2,14 @@ package io.groupkeeper.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignment;
 import io.groupkeeper.assignor.Assignors;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.spi.internal.AssignmentSnapshot;
 import io.groupkeeper.spi.internal.MemberInfo;
@@ -17,6 +21,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The leader's work alone, over a scripted store and election: a target for every member, a generation only when a
@@ -56,7 +61,7 @@ class RebalancerTest {
         MemberConfig config = new MemberConfig("g", "a", Optional.empty(), "host", Set.of("t"),
                 Assignors.defaultAssignor(), RebalanceListener.NOOP, metadata, settleDelay, Duration.ofSeconds(30),
                 GroupMetrics.NOOP, Duration.ofSeconds(1));
-        MemberLog log = new MemberLog("g", "a");
+        LogContext log = new LogContext("g", "a");
         return new Rebalancer(config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log),
                 scheduler);
     }
@@ -83,6 +88,25 @@ class RebalancerTest {
             }
         }
         return new TreeSet<>();
+    }
+
+    @Test
+    void theLeadersLinesNameItsGroupAndMemberInTheMdcNotInTheMessage() {
+        Logger logger = (Logger) LoggerFactory.getLogger(Rebalancer.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            store.join("a", Optional.empty(), "t");
+            elected();
+            leader.deactivate();
+            scheduler.runReady();
+        } finally {
+            logger.detachAppender(appender);
+        }
+        assertThat(appender.list).extracting(e -> e.getMDCPropertyMap().get("group") + "/"
+                + e.getMDCPropertyMap().get("member") + " - " + e.getFormattedMessage())
+                .contains("g/a - this member is the leader of its group", "g/a - this member is no longer the leader");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.groupkeeper.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.groupkeeper.log.internal.LogContext;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -19,7 +20,7 @@ import org.slf4j.MDC;
 class SerialExecutorTest {
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private final SerialExecutor lane = new SerialExecutor(pool, "test", new MemberLog("g", "m"));
+    private final SerialExecutor lane = new SerialExecutor(pool, "test", new LogContext("g", "m"));
 
     @AfterEach
     void shutdown() {

@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.BindException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +23,10 @@ import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigException;
@@ -230,12 +234,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private void format(KafkaConfig config) throws Exception {
-        java.nio.file.Path meta = logDir().resolve("meta.properties");
-        if (java.nio.file.Files.exists(meta)) {
+        Path meta = logDir().resolve("meta.properties");
+        if (Files.exists(meta)) {
             // A kept logDir started before: keep its cluster id. Formatting again (even with ignoreFormatted) with a
             // new random id made the second start fail ("Invalid cluster.id in .../meta.properties").
             Properties existing = new Properties();
-            try (var in = java.nio.file.Files.newInputStream(meta)) {
+            try (var in = Files.newInputStream(meta)) {
                 existing.load(in);
             }
             clusterId = existing.getProperty("cluster.id");
@@ -326,14 +330,14 @@ public final class EmbeddedKafka implements AutoCloseable {
      * producer's retry into OutOfOrderSequenceException; once ListOffsets answers for every partition, writes are safe.
      */
     private boolean answersListOffsets(String name, int partitions, long deadline) throws InterruptedException {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> spec = new java.util.HashMap<>();
+        Map<TopicPartition, OffsetSpec> spec = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
-            spec.put(new org.apache.kafka.common.TopicPartition(name, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+            spec.put(new TopicPartition(name, p), OffsetSpec.latest());
         }
         try {
             admin().listOffsets(spec).all().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
             return true;
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             return false;
         }
     }

@@ -2,6 +2,7 @@ package io.groupkeeper.embedded;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Locale;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ public final class ServerLogs {
                 for (String name : loggerNames) {
                     String key = "org.slf4j.simpleLogger.log." + name;
                     if (System.getProperty(key) == null) {
-                        System.setProperty(key, level.toLowerCase(java.util.Locale.ROOT));
+                        System.setProperty(key, level.toLowerCase(Locale.ROOT));
                     }
                 }
             } else {

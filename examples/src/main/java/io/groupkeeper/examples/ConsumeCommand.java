@@ -21,10 +21,12 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -106,7 +108,7 @@ final class ConsumeCommand implements Callable<Integer> {
     public Integer call() {
         Ordering order;
         try {
-            order = Ordering.valueOf(ordering.toUpperCase(java.util.Locale.ROOT));
+            order = Ordering.valueOf(ordering.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             System.err.println("error: --ordering must be partition, key or unordered, was " + ordering);
             return 2;
@@ -138,7 +140,7 @@ final class ConsumeCommand implements Callable<Integer> {
             System.err.println("error: " + e.getMessage());
             return 1;
         }
-        java.util.concurrent.atomic.AtomicLong count = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong count = new AtomicLong();
         CountDownLatch done = new CountDownLatch(1);
         ListenerContainer<String, String> container;
         try {

@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -29,6 +31,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * The founding story, replayed on real Kafka under ZooKeeper coordination: each step does what the story describes,
@@ -130,7 +133,7 @@ final class FoundingStory {
         // creation (an appended write answered NOT_LEADER_OR_FOLLOWER wedges an idempotent producer).
         boolean singleBroker;
         try {
-            singleBroker = admin.describeCluster().nodes().get(30, java.util.concurrent.TimeUnit.SECONDS).size() == 1;
+            singleBroker = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
         } catch (Exception e) {
             throw new IllegalStateException("cannot reach Kafka at " + bootstrap + ": " + e, e);
         }
@@ -141,7 +144,7 @@ final class FoundingStory {
         zkCli = CuratorFrameworkFactory.newClient(zk, 15_000, 10_000, new ExponentialBackoffRetry(100, 3));
         zkCli.start();
         try {
-            if (!zkCli.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!zkCli.blockUntilConnected(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("cannot connect to ZooKeeper at " + zk);
             }
         } catch (InterruptedException e) {
@@ -405,7 +408,7 @@ final class FoundingStory {
             try {
                 logEnds();
                 return producer.partitionsFor(topic).size() == PARTITIONS;
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 return false;
             }
         }, "the partitions of " + topic + " to accept writes");
@@ -456,7 +459,7 @@ final class FoundingStory {
                 if (m.find()) {
                     out.put(Integer.parseInt(child), m.group(1));
                 }
-            } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
+            } catch (KeeperException.NoNodeException e) {
                 // released between list and read
             }
         }

@@ -10,7 +10,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -64,7 +66,7 @@ final class ProduceCommand implements Callable<Integer> {
                     return 1;
                 }
             }
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             System.err.println("error: cannot reach Kafka at " + bootstrap + ": " + e);
             return 1;
         }
@@ -99,7 +101,7 @@ final class ProduceCommand implements Callable<Integer> {
     private static Map<String, Object> adminProps(Map<String, Object> props) {
         Map<String, Object> admin = new HashMap<>();
         props.forEach((k, v) -> {
-            if (org.apache.kafka.clients.admin.AdminClientConfig.configNames().contains(k)) {
+            if (AdminClientConfig.configNames().contains(k)) {
                 admin.put(k, v);
             }
         });

@@ -18,6 +18,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -166,7 +167,7 @@ final class ShardedBatchExample implements Callable<Integer> {
         final String job;
         final GroupKeeper keeper;
         final GroupMember member;
-        final java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger done = new AtomicInteger();
         private final AtomicIntegerArray processed;
         private final Object lock = new Object();
         private final Map<Integer, Integer> next = new ConcurrentHashMap<>(); // shard -> next item, owned shards only

@@ -57,9 +57,9 @@ class KafkaUnreachableIT extends KafkaTestSupport {
         assertThat(startMs).as("start()").isLessThan(6_000);
         assertThat(polls).as("poll(500 ms)").allMatch(ms -> ms < 2_500);
         assertThat(closeMs).as("close()").isLessThan(3_000);
-        String line = group + "/" + c.memberId() + " - group " + group + ": consumer " + c.memberId() + ": Kafka at "
-                + bootstrap + " cannot be reached: no answer to a metadata request within 1\\d\\d\\d ms "
-                + "\\(is bootstrap.servers right\\?\\)";
+        // group and member from the MDC, not written again in the message
+        String line = group + "/" + c.memberId() + " - Kafka at " + bootstrap + " cannot be reached: no answer to a "
+                + "metadata request within 1\\d\\d\\d ms \\(is bootstrap.servers right\\?\\)";
         assertThat(warnings(log)).filteredOn(l -> l.matches(line)).hasSize(1);
     }
 

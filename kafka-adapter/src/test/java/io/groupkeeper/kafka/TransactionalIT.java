@@ -246,6 +246,10 @@ class TransactionalIT extends KafkaTestSupport {
             await().atMost(WAIT).until(() -> b.sent.get() > 0); // b claimed (fenced) and is processing
             resume.countDown();
             await().atMost(WAIT).until(() -> gaveUp(log));
+            // the polling thread's lines name group and member through the MDC, not in the message
+            assertThat(warnings(log)).filteredOn(w -> w.contains("was fenced") || w.contains("no longer owned"))
+                    .allSatisfy(w -> assertThat(namesGroupAndMember(w, group)).as(w).isTrue())
+                    .allSatisfy(w -> assertThat(w).doesNotContain(" - group "));
             await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1);
 
             produce(in, 2, 100);

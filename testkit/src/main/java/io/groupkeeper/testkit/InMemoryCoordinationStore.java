@@ -204,7 +204,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      * applied it: its reads miss the owner node until that follower catches up, after {@code catchUp} on the clock or
      * at a {@code sync}, and never go backwards. A claim refused on the server is answered as usual.
      */
-    public void landNextClaimLate(java.time.Duration catchUp) {
+    public void landNextClaimLate(Duration catchUp) {
         client.landNextClaimLate(catchUp, () -> { });
     }
 
@@ -213,8 +213,8 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      * staysDown} the connection stays down after the lost answer (SUSPENDED) until {@link #reconnect()}, which comes back
      * in the same session if it is still alive.
      */
-    public void landNextClaimLate(java.time.Duration catchUp, boolean staysDown, Runnable landed) {
-        client.landNextClaimLate(catchUp, staysDown, java.util.Objects.requireNonNull(landed));
+    public void landNextClaimLate(Duration catchUp, boolean staysDown, Runnable landed) {
+        client.landNextClaimLate(catchUp, staysDown, Objects.requireNonNull(landed));
     }
 
     /**

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import java.util.TreeSet;
 
 /**
@@ -50,7 +51,7 @@ public final class InMemoryZooKeeper {
      * always sees its own writes and never goes backwards), by steps drawn from {@code random}; a watch set on a stale
      * view fires at once if the node already changed. Call it before any store starts.
      */
-    public InMemoryZooKeeper lagFollowers(int followers, java.util.Random random, int maxLag) {
+    public InMemoryZooKeeper lagFollowers(int followers, Random random, int maxLag) {
         ensemble.lagFollowers(followers, random, maxLag);
         return this;
     }

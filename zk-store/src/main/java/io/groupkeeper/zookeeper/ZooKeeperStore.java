@@ -1,5 +1,6 @@
 package io.groupkeeper.zookeeper;
 
+import io.groupkeeper.Names;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
@@ -18,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -232,7 +235,7 @@ public final class ZooKeeperStore implements CoordinationStore {
             acl.addAll(ZooDefs.Ids.READ_ACL_UNSAFE);
         }
         // Not List.copyOf: ZooKeeper checks acl.contains(null), which immutable lists answer with an NPE.
-        List<ACL> fixed = java.util.Collections.unmodifiableList(acl);
+        List<ACL> fixed = Collections.unmodifiableList(acl);
         return new ACLProvider() {
             @Override
             public List<ACL> getDefaultAcl() {
@@ -260,7 +263,7 @@ public final class ZooKeeperStore implements CoordinationStore {
         private Clock clock = Clock.systemUTC();
         private String digest;
         private boolean worldReadable = true;
-        private final Map<String, String> clientProperties = new java.util.LinkedHashMap<>();
+        private final Map<String, String> clientProperties = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -286,7 +289,7 @@ public final class ZooKeeperStore implements CoordinationStore {
                         + "'groupkeeper' or 'tenants/a', was '" + namespace + "'");
             }
             for (String segment : namespace.split("/")) {
-                io.groupkeeper.Names.requireValid("namespace segment", segment);
+                Names.requireValid("namespace segment", segment);
             }
             this.namespace = namespace;
             return this;

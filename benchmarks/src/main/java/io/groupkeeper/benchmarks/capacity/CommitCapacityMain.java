@@ -12,12 +12,15 @@ import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingCluster;
@@ -109,7 +112,7 @@ public final class CommitCapacityMain {
         }
         if (systems.contains("kafka")) {
             // A topic of 1,000 partitions takes the single broker a while to lead: allow it more than the default 30 s.
-            try (EmbeddedKafka kafka = EmbeddedKafka.builder().operationTimeout(java.time.Duration.ofMinutes(5)).build()
+            try (EmbeddedKafka kafka = EmbeddedKafka.builder().operationTimeout(Duration.ofMinutes(5)).build()
                     .start()) {
                 kafka.createTopic(TOPIC, partitions);
                 for (int n : memberCounts) {
@@ -147,7 +150,7 @@ public final class CommitCapacityMain {
         AtomicBoolean stop = new AtomicBoolean();
         long[] commits = new long[members];
         List<List<Double>> latencies = new ArrayList<>();
-        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> failures = new CopyOnWriteArrayList<>();
         CountDownLatch primed = new CountDownLatch(members);
         CountDownLatch done = new CountDownLatch(members);
         for (int m = 0; m < members; m++) {
@@ -192,7 +195,7 @@ public final class CommitCapacityMain {
             throw new IllegalStateException(system + " with " + members + " members failed: " + failures.get(0),
                     failures.get(0));
         }
-        long total = java.util.Arrays.stream(commits).sum();
+        long total = Arrays.stream(commits).sum();
         List<Double> all = new ArrayList<>();
         latencies.forEach(all::addAll);
         Row row = new Row(system, members, perMember, seconds, total, total * perMember, total / seconds,

@@ -3,6 +3,7 @@ package io.groupkeeper.benchmarks.chart;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.groupkeeper.benchmarks.support.Args;
 import io.groupkeeper.benchmarks.support.Json;
+import io.groupkeeper.benchmarks.support.Stats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.DoubleUnaryOperator;
 
 /**
  * Draws {@code rebalance-latency.svg} from the harnesses' result files ({@code sidebyside.json},
@@ -130,12 +132,12 @@ public final class ChartMain {
             if (totals.isEmpty()) {
                 continue;
             }
-            var st = io.groupkeeper.benchmarks.support.Stats.of(totals);
+            var st = Stats.of(totals);
             String label = size.path("members").asInt() + " members x " + size.path("partitions").asInt() + " partitions";
             bars.add(new Bar(label, st.p50(), st.p95(), COLORS[0], String.format(Locale.ROOT,
                     "watch events %.0f, writes %.0f per join (p50)",
-                    io.groupkeeper.benchmarks.support.Stats.of(events).p50(),
-                    io.groupkeeper.benchmarks.support.Stats.of(writes).p50())));
+                    Stats.of(events).p50(),
+                    Stats.of(writes).p50())));
         }
         if (bars.isEmpty()) {
             return y;
@@ -171,7 +173,7 @@ public final class ChartMain {
         }
         double lo = Math.pow(10, Math.floor(Math.log10(min)));
         double hi = Math.pow(10, Math.ceil(Math.log10(max)));
-        java.util.function.DoubleUnaryOperator x = v -> left + (Math.log10(v) - Math.log10(lo))
+        DoubleUnaryOperator x = v -> left + (Math.log10(v) - Math.log10(lo))
                 / (Math.log10(hi) - Math.log10(lo)) * (right - left);
 
         svg.append(text(10, y + 16, title, "font-size=\"15\" font-weight=\"bold\""));

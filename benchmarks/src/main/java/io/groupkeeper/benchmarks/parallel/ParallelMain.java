@@ -20,9 +20,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
  * Key-ordered parallel processing side by side (issue 46 item 7), one command, one JVM, one in-process ZooKeeper and
@@ -66,7 +68,7 @@ public final class ParallelMain {
         int scaleRecords = args.getInt("scale-out-records", quick ? 120_000 : 240_000);
         Path outDir = args.path("out", "target/bench-results");
         Path pcJar = args.has("pc-kafka-clients") ? args.path("pc-kafka-clients", null) : defaultPcKafkaClients();
-        if (java.util.stream.Stream.concat(contenders.stream(), scaleOut.stream()).anyMatch(c -> c.startsWith("pc-"))
+        if (Stream.concat(contenders.stream(), scaleOut.stream()).anyMatch(c -> c.startsWith("pc-"))
                 && !Files.isReadable(pcJar)) {
             throw new IllegalArgumentException("parallel-consumer runs with kafka-clients 3.9.1 in a JVM of its own; "
                     + "no jar at " + pcJar + " (the build copies it to benchmarks/target/pc-lib; or pass "
@@ -90,7 +92,7 @@ public final class ParallelMain {
         doc.put("parallelConsumer", "0.5.3.3 in a JVM of its own (-Xmx512m) with " + pcJar.getFileName()
                 + " first on its class path (0.5.3.3 fails on kafka-clients 4.4), against the same broker; "
                 + "maxConcurrency = workers, commitMode PERIODIC_CONSUMER_ASYNCHRONOUS, other options its defaults");
-        doc.put("kafkaClients", org.apache.kafka.common.utils.internals.AppInfoParser.getVersion()
+        doc.put("kafkaClients", AppInfoParser.getVersion()
                 + " (every other contender, in this JVM)");
         out.println("machine: " + doc.get("machine"));
         List<Map<String, Object>> lines = new ArrayList<>();
@@ -158,7 +160,7 @@ public final class ParallelMain {
     private static Map<String, Object> doneValue(List<Map<String, Object>> lines, List<Map<String, Object>> scale) {
         int maxSpan = ProgressLimits.DEFAULT.maxSpan();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("largestChars", java.util.stream.Stream.concat(lines.stream(), scale.stream())
+        m.put("largestChars", Stream.concat(lines.stream(), scale.stream())
                 .filter(l -> l.containsKey("largestDoneChars")).mapToInt(l -> (Integer) l.get("largestDoneChars"))
                 .max().orElse(-1));
         m.put("maxSpan", maxSpan);

@@ -2,11 +2,13 @@ package io.groupkeeper.benchmarks.parallel;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,7 +24,7 @@ final class RemoteInstance implements Instance {
     private final Thread reader;
 
     RemoteInstance(Path firstJar, Path log, Tally tally, List<String> childArgs) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms256m", "-Xmx512m",
                 "-cp", firstJar + File.pathSeparator + System.getProperty("java.class.path"),
                 PcChild.class.getName()));
@@ -52,7 +54,7 @@ final class RemoteInstance implements Instance {
                     default -> { }
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // the child is gone; close() reports how it ended
         }
     }
@@ -62,7 +64,7 @@ final class RemoteInstance implements Instance {
         try {
             stdin.write("close\n");
             stdin.flush();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // already exited
         }
         if (!process.waitFor(60, TimeUnit.SECONDS)) {

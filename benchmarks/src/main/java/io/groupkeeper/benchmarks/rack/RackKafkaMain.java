@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,7 +50,7 @@ public final class RackKafkaMain {
              ThreeRackKafka kafka = ThreeRackKafka.start();
              Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             System.out.println("3 brokers up: " + kafka.bootstrapServers() + " racks az-a, az-b, az-c");
-            Map<String, Map<Integer, List<Integer>>> layouts = new java.util.LinkedHashMap<>();
+            Map<String, Map<Integer, List<Integer>>> layouts = new LinkedHashMap<>();
             Map<Integer, List<Integer>> roundRobin = new HashMap<>();
             Map<Integer, List<Integer>> halfOnA = new HashMap<>();
             Map<Integer, List<Integer>> rf2 = new HashMap<>();

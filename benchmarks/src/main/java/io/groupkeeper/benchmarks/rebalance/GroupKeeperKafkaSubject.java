@@ -2,11 +2,13 @@ package io.groupkeeper.benchmarks.rebalance;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.benchmarks.support.GenerationWatch;
+import io.groupkeeper.benchmarks.support.ZkActivity;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,6 +23,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,7 +131,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
 
     /** Summed round-trip and watch counters of every member session this subject created. */
     public StoreStats stats() {
-        return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
+        return new ZkActivity(stores).snapshot();
     }
 
     /**
@@ -284,18 +287,18 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                 c = CoordinatedConsumer.<byte[], byte[]>builder(keeper).group(groupId).topics(topic)
                         .kafkaProperties(props).listener(new ConsumerRebalanceListener() {
                             @Override
-                            public void onPartitionsRevoked(Collection<org.apache.kafka.common.TopicPartition> ps) {
+                            public void onPartitionsRevoked(Collection<TopicPartition> ps) {
                                 lastRevoked.accumulateAndGet(System.nanoTime(), Math::max);
                                 probe.revoked(name, numbers(ps));
                             }
 
                             @Override
-                            public void onPartitionsAssigned(Collection<org.apache.kafka.common.TopicPartition> ps) {
+                            public void onPartitionsAssigned(Collection<TopicPartition> ps) {
                                 probe.assigned(name, numbers(ps));
                             }
 
                             @Override
-                            public void onPartitionsLost(Collection<org.apache.kafka.common.TopicPartition> ps) {
+                            public void onPartitionsLost(Collection<TopicPartition> ps) {
                                 probe.revoked(name, numbers(ps));
                             }
                         }).build();
@@ -306,7 +309,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                     memberId = c.memberId();
                     lock.notifyAll();
                 }
-            } catch (RuntimeException | java.io.IOException e) {
+            } catch (RuntimeException | IOException e) {
                 LOG.error("groupkeeper-over-Kafka member {} failed to start", name, e);
                 return;
             }
@@ -315,7 +318,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                     try {
                         ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(100));
                         long now = System.nanoTime();
-                        for (org.apache.kafka.common.TopicPartition tp : records.partitions()) {
+                        for (TopicPartition tp : records.partitions()) {
                             if (tp.topic().equals(topic)) {
                                 probe.delivered(name, tp.partition(), now);
                             }
@@ -404,7 +407,7 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
             }
         }
 
-        private static List<Integer> numbers(Collection<org.apache.kafka.common.TopicPartition> partitions) {
+        private static List<Integer> numbers(Collection<TopicPartition> partitions) {
             List<Integer> out = new ArrayList<>(partitions.size());
             partitions.forEach(tp -> out.add(tp.partition()));
             return out;

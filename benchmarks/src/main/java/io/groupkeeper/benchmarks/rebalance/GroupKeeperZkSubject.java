@@ -5,16 +5,20 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.benchmarks.support.GenerationWatch;
+import io.groupkeeper.benchmarks.support.ZkActivity;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
@@ -47,7 +51,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
     private final CuratorFramework admin;
     private final List<ZooKeeperStore> stores = new CopyOnWriteArrayList<>();
     /** Steps of the most recently started member: its session connected, its start() returned. */
-    private final Map<String, Long> lastStartPhases = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Long> lastStartPhases = new ConcurrentHashMap<>();
 
     public GroupKeeperZkSubject(String zkConnect, String topic, int partitions, long crashSessionTimeoutMs) {
         this.zkConnect = zkConnect;
@@ -95,7 +99,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
 
     /** Summed round-trip and watch counters of every member session this subject created. */
     public StoreStats stats() {
-        return new io.groupkeeper.benchmarks.support.ZkActivity(stores).snapshot();
+        return new ZkActivity(stores).snapshot();
     }
 
     /**
@@ -263,7 +267,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (RuntimeException | java.io.IOException e) {
+            } catch (RuntimeException | IOException e) {
                 LOG.error("groupkeeper member {} failed", name, e);
             }
         }
@@ -309,7 +313,7 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
             }
         }
 
-        private static List<Integer> numbers(java.util.Collection<TopicPartition> partitions) {
+        private static List<Integer> numbers(Collection<TopicPartition> partitions) {
             List<Integer> out = new ArrayList<>(partitions.size());
             partitions.forEach(tp -> out.add(tp.partition()));
             return out;

@@ -3,6 +3,7 @@ package io.groupkeeper.benchmarks.rebalance;
 import io.groupkeeper.benchmarks.support.ServerCounters;
 import io.groupkeeper.zookeeper.StoreStats;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -57,10 +58,10 @@ public record IdleTraffic(double seconds, int members, Map<String, Double> perMe
         perMemberPerSecond.forEach((k, v) -> {
             if (!k.equals(REQUESTS)) {
                 kinds.append(kinds.length() == 0 ? "" : ", ").append(k).append(' ')
-                        .append(String.format(java.util.Locale.ROOT, "%.2f", v));
+                        .append(String.format(Locale.ROOT, "%.2f", v));
             }
         });
-        return String.format(java.util.Locale.ROOT, "idle coordination traffic: %.2f requests/s per member [%s] over %.1f s,"
+        return String.format(Locale.ROOT, "idle coordination traffic: %.2f requests/s per member [%s] over %.1f s,"
                 + " %d members", requestsPerMemberPerSecond(), kinds, seconds, members);
     }
 }

@@ -1,10 +1,15 @@
 package io.groupkeeper.benchmarks.rebalance;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -138,7 +143,7 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
     @SuppressWarnings("removal")
     private static List<Thread> freeze(Object consumer) {
         List<Thread> threads = new ArrayList<>();
-        collectThreads(consumer, 0, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()), threads);
+        collectThreads(consumer, 0, Collections.newSetFromMap(new IdentityHashMap<>()), threads);
         threads.removeIf(t -> t == Thread.currentThread() || !t.isAlive());
         for (Thread t : threads) {
             t.suspend();
@@ -146,7 +151,7 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
         return threads;
     }
 
-    private static void collectThreads(Object o, int depth, java.util.Set<Object> seen, List<Thread> out) {
+    private static void collectThreads(Object o, int depth, Set<Object> seen, List<Thread> out) {
         if (o == null || depth > 6 || !seen.add(o)) {
             return;
         }
@@ -159,8 +164,8 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
             return;
         }
         for (Class<?> c = type; c != null && c.getName().startsWith("org.apache.kafka."); c = c.getSuperclass()) {
-            for (java.lang.reflect.Field f : c.getDeclaredFields()) {
-                if (f.getType().isPrimitive() || java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+            for (Field f : c.getDeclaredFields()) {
+                if (f.getType().isPrimitive() || Modifier.isStatic(f.getModifiers())) {
                     continue;
                 }
                 try {

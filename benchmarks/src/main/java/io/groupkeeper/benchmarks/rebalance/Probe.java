@@ -1,10 +1,14 @@
 package io.groupkeeper.benchmarks.rebalance;
 
 import io.groupkeeper.benchmarks.support.Jit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -43,7 +47,7 @@ public final class Probe {
     private int overlaps;
     private int foreignDeliveries;
     private int doubleGains;
-    private final java.util.List<String> violations = new java.util.ArrayList<>();
+    private final List<String> violations = new ArrayList<>();
     private int gainsSinceEvent;
 
     public Probe(int partitions) {
@@ -209,16 +213,16 @@ public final class Probe {
 
     private void note(String what, long at) {
         if (violations.size() < 20) {
-            violations.add(String.format(java.util.Locale.ROOT, "%+.1f ms after the event: %s", (at - eventAt) / 1e6, what));
+            violations.add(String.format(Locale.ROOT, "%+.1f ms after the event: %s", (at - eventAt) / 1e6, what));
         }
     }
 
     /** Overlaps of each kind, and the first few in words. */
-    public synchronized java.util.Map<String, Object> overlapReport() {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+    public synchronized Map<String, Object> overlapReport() {
+        Map<String, Object> m = new LinkedHashMap<>();
         m.put("deliveriesToNonOwner", foreignDeliveries);
         m.put("gainsWhileHeldByAnother", doubleGains);
-        m.put("first", java.util.List.copyOf(violations));
+        m.put("first", List.copyOf(violations));
         return m;
     }
 

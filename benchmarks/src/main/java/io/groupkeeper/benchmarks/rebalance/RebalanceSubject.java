@@ -103,8 +103,8 @@ public interface RebalanceSubject extends AutoCloseable {
          * Instants of further steps the subject saw, by name in order (e.g. groupkeeper's joiner: {@code connected},
          * {@code started}); reported in ms from the event to profile where the time goes.
          */
-        default java.util.Map<String, Long> phases() {
-            return java.util.Map.of();
+        default Map<String, Long> phases() {
+            return Map.of();
         }
     }
 }

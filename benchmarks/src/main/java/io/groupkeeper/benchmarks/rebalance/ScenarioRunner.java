@@ -6,7 +6,12 @@ import io.groupkeeper.benchmarks.support.Jit;
 import io.groupkeeper.zookeeper.StoreStats;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -64,7 +69,7 @@ public final class ScenarioRunner {
      */
     public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
                       double detectMs, String detectionSource, int gains, int overlaps, StoreStats zk,
-                      java.util.Map<String, Double> phasesMs, double jitMs, double windowMs, double cpuMs,
+                      Map<String, Double> phasesMs, double jitMs, double windowMs, double cpuMs,
                       double cpuBusy) {
 
         /** The JIT's compile time during the repetition as a share of its wall time (event to settled + guard). */
@@ -132,8 +137,8 @@ public final class ScenarioRunner {
     private final RebalanceSubject subject;
     private final Config config;
     private final PrintStream out;
-    private final java.util.Map<String, Object> overlapReports = new java.util.LinkedHashMap<>();
-    private final java.util.Map<String, WarmUp> warmUps = new java.util.LinkedHashMap<>();
+    private final Map<String, Object> overlapReports = new LinkedHashMap<>();
+    private final Map<String, WarmUp> warmUps = new LinkedHashMap<>();
     private IdleTraffic idleTraffic;
     private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
 
@@ -144,8 +149,8 @@ public final class ScenarioRunner {
     }
 
     /** Runs the scenarios asked for, in the order a, b, c, d; (a) and (b) share one loop. */
-    public java.util.Map<Scenario, List<Rep>> run(java.util.Collection<Scenario> scenarios) throws InterruptedException {
-        java.util.Map<Scenario, List<Rep>> results = new java.util.EnumMap<>(Scenario.class);
+    public Map<Scenario, List<Rep>> run(Collection<Scenario> scenarios) throws InterruptedException {
+        Map<Scenario, List<Rep>> results = new EnumMap<>(Scenario.class);
         if (scenarios.contains(Scenario.SCALE_OUT) || scenarios.contains(Scenario.LEAVE)) {
             List<Rep> a = new ArrayList<>();
             List<Rep> b = new ArrayList<>();
@@ -339,7 +344,7 @@ public final class ScenarioRunner {
                 sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift), jitMs, windowMs, sample.cpuMs(),
                 sample.cpuMs() / (sample.totalMs() * CORES));
         StringBuilder phases = new StringBuilder();
-        rep.phasesMs().forEach((k, v) -> phases.append(String.format(java.util.Locale.ROOT, ", %s %.1f", k, v)));
+        rep.phasesMs().forEach((k, v) -> phases.append(String.format(Locale.ROOT, ", %s %.1f", k, v)));
         out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; CPU %.0f%%; JIT %.0f ms in %.0f)%n", s.key,
                 measured ? "#" : "w", i, rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
                 Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
@@ -356,9 +361,9 @@ public final class ScenarioRunner {
     }
 
     /** Per scenario: how many warm-up repetitions ran before measuring, and why measuring began. */
-    public java.util.Map<String, Object> warmUp(Scenario s) {
+    public Map<String, Object> warmUp(Scenario s) {
         WarmUp w = warmUps.get(s.key);
-        return w == null ? java.util.Map.of() : java.util.Map.of("repetitions", w.done(), "endedBy", w.endedBy());
+        return w == null ? Map.of() : Map.of("repetitions", w.done(), "endedBy", w.endedBy());
     }
 
     /** The settled group's idle coordination traffic, if measured ({@link Config#idleMs()}). */
@@ -367,7 +372,7 @@ public final class ScenarioRunner {
     }
 
     /** Per group run: the probe's overlap counters by kind and the first few, for the record. */
-    public java.util.Map<String, Object> overlapReports() {
+    public Map<String, Object> overlapReports() {
         return overlapReports;
     }
 
@@ -375,8 +380,8 @@ public final class ScenarioRunner {
         overlapReports.put(what, probe.overlapReport());
     }
 
-    private static java.util.Map<String, Double> phasesMs(EventMarks marks, long t, double shift) {
-        java.util.Map<String, Double> m = new java.util.LinkedHashMap<>();
+    private static Map<String, Double> phasesMs(EventMarks marks, long t, double shift) {
+        Map<String, Double> m = new LinkedHashMap<>();
         marks.phases().forEach((k, v) -> m.put(k, (v - t) / 1e6 - shift));
         return m;
     }

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -75,7 +76,7 @@ public final class SideBySideMain {
         }
         List<KafkaSetting> settings = new ArrayList<>();
         if (!args.flag("no-kafka")) {
-            String all = String.join(",", java.util.Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
+            String all = String.join(",", Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
             // --quick runs Kafka at its fastest: classic at heartbeat.interval.ms 100 and 20 (issue 19). The slower
             // settings are heartbeat-bound (classic 500 ms: ~205 ms; KIP-848 500 ms: ~1.2 s; the defaults 2.7 s and
             // 5.6 s in every full run) and their warm-up alone would take most of the 3 minutes --quick has.

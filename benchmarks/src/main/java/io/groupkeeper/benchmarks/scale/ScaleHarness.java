@@ -16,7 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ToDoubleFunction;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -62,7 +64,7 @@ public final class ScaleHarness {
             return Stats.of(joins.stream().map(Join::claimsMs).toList());
         }
 
-        public double median(java.util.function.ToDoubleFunction<Join> f) {
+        public double median(ToDoubleFunction<Join> f) {
             return Stats.of(joins.stream().map(j -> f.applyAsDouble(j)).toList()).p50();
         }
     }
@@ -175,7 +177,7 @@ public final class ScaleHarness {
                 closer.submit(m::close);
             }
             closer.shutdown();
-            closer.awaitTermination(120, java.util.concurrent.TimeUnit.SECONDS);
+            closer.awaitTermination(120, TimeUnit.SECONDS);
             for (GroupKeeper k : keepers) {
                 k.close();
             }

@@ -1,5 +1,6 @@
 package io.groupkeeper.benchmarks.support;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -72,7 +73,7 @@ public final class GenerationWatch {
 
     /** The published generation number, read now. */
     public long generation() throws Exception {
-        String body = new String(admin.getData().forPath(groupPath + "/assignment"), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(admin.getData().forPath(groupPath + "/assignment"), StandardCharsets.UTF_8);
         return Json.mapper().readTree(body).path("generation").asLong();
     }
 }

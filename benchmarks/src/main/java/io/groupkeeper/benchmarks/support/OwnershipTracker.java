@@ -10,6 +10,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 
 /**
  * Who owns which partition of one topic, as the members' own {@link RebalanceListener} callbacks say, with the
@@ -158,7 +159,7 @@ public final class OwnershipTracker {
     }
 
     public synchronized String describe() {
-        return "owned " + owned + "/" + partitions + ", live " + live.size() + ", counts " + new java.util.TreeMap<>(counts)
+        return "owned " + owned + "/" + partitions + ", live " + live.size() + ", counts " + new TreeMap<>(counts)
                 .values().stream().mapToInt(Integer::intValue).summaryStatistics();
     }
 }

@@ -3,6 +3,7 @@ package io.groupkeeper.benchmarks.support;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -36,7 +37,7 @@ public final class ZkRoundTrip {
     public static Stats measure(String connectString, int warmup, int samples) {
         try (CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, new RetryOneTime(100))) {
             client.start();
-            if (!client.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("cannot connect to ZooKeeper at " + connectString);
             }
             String path = "/bench-rtt/" + Long.toHexString(System.nanoTime());

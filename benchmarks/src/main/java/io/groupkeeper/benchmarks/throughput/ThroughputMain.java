@@ -1,5 +1,7 @@
 package io.groupkeeper.benchmarks.throughput;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.benchmarks.support.Args;
 import io.groupkeeper.benchmarks.support.Machine;
@@ -20,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one throughput harness (issues 16, 35, 36): contenders named on the command line read the same pre-produced
@@ -111,8 +114,8 @@ public final class ThroughputMain {
             throw new IllegalArgumentException("--baseline " + baseline + " is not among the contenders");
         }
         // the offset watch's UNSTABLE_OFFSET_COMMIT answers (a transaction pending) are the expected answer, not news
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("org.apache.kafka.clients.admin"))
-                .setLevel(ch.qos.logback.classic.Level.ERROR);
+        ((Logger) LoggerFactory.getLogger("org.apache.kafka.clients.admin"))
+                .setLevel(Level.ERROR);
         System.out.println("machine: " + Machine.describe());
         System.out.println("consumer settings (every contender): " + new TreeMap<>(consumer) + ", concurrency 1");
         System.out.println("producer settings (every writing contender): linger.ms=5, batch.size=65536 "

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +26,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * {@link LogBounds} for a long-running monitor of many partitions: log-end offsets and record timestamps from Kafka
@@ -64,10 +68,9 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
     private final AtomicLong logEndRequests = new AtomicLong();
     private final AtomicLong timestampRequests = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicReference<RuntimeException> lastFailure =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<RuntimeException> lastFailure = new AtomicReference<>();
     /** Partitions whose log end was loaded in the current sample ({@link #beginSample}); none until one begins. */
-    private final Set<TopicPartition> freshInSample = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<TopicPartition> freshInSample = ConcurrentHashMap.newKeySet();
     private volatile boolean sampling;
     /** Log ends wanted by the timestamp look-up running now (its loader needs them). */
     private final ThreadLocal<Map<TopicPartition, Long>> endsForLookup = new ThreadLocal<>();
@@ -146,7 +149,7 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
      * Runs a bulk load; a failure is recorded and answered with no entries instead of a failed future (which Caffeine
      * would log with a stack trace on every attempt). The reader that asked rethrows it ({@link #failedSince}).
      */
-    private <K, V> Map<K, V> quietly(java.util.function.Supplier<Map<K, V>> load) {
+    private <K, V> Map<K, V> quietly(Supplier<Map<K, V>> load) {
         try {
             return load.get();
         } catch (RuntimeException e) {
@@ -322,10 +325,10 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
      */
     private static final class Coalescer<K, V> {
         private final Executor executor;
-        private final java.util.function.Function<Collection<K>, Map<K, V>> bulk;
+        private final Function<Collection<K>, Map<K, V>> bulk;
         private Map<K, CompletableFuture<V>> pending = new HashMap<>();
 
-        Coalescer(Executor executor, java.util.function.Function<Collection<K>, Map<K, V>> bulk) {
+        Coalescer(Executor executor, Function<Collection<K>, Map<K, V>> bulk) {
             this.executor = executor;
             this.bulk = bulk;
         }

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -42,7 +43,7 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         this.clientProperties = clientProperties == null ? new Properties() : clientProperties;
         try {
             this.admin = Admin.create(config(bootstrap, clientProperties, timeout));
-        } catch (org.apache.kafka.common.KafkaException e) {
+        } catch (KafkaException e) {
             // Kafka says "Failed to create new KafkaAdminClient"; the cause names what is wrong with the value.
             Throwable cause = e;
             while (cause.getCause() != null) {
@@ -134,7 +135,7 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         }
         try {
             return timestamps.firstRecordAtOrAfter(offsets, logEnds);
-        } catch (org.apache.kafka.common.KafkaException e) {
+        } catch (KafkaException e) {
             throw new AdminException("Kafka at " + bootstrap + ": reading record timestamps failed: " + oneLine(e), e);
         }
     }

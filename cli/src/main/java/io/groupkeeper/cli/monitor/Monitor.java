@@ -1,6 +1,8 @@
 package io.groupkeeper.cli.monitor;
 
+import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
+import io.groupkeeper.zkprotocol.admin.AdminException;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.GroupSummary;
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -198,7 +201,7 @@ public final class Monitor implements AutoCloseable {
                 groups.put(g.group(), sample);
             } catch (RuntimeException e) {
                 errors.add("group " + g.group() + ": " + e.getMessage());
-                if (kafka.isPresent() && e instanceof io.groupkeeper.zkprotocol.admin.AdminException) {
+                if (kafka.isPresent() && e instanceof AdminException) {
                     kafkaUp = false;
                 }
                 if (previous != null) {
@@ -238,7 +241,7 @@ public final class Monitor implements AutoCloseable {
      * version starting again) counts none, and takes no other partition's commits with it.
      */
     static long writesSince(GroupDescription before, GroupDescription now) {
-        Map<io.groupkeeper.TopicPartition, Long> was = new java.util.HashMap<>();
+        Map<TopicPartition, Long> was = new HashMap<>();
         before.partitions().forEach(p -> was.put(p.partition(), Math.max(0, p.offsetWrites())));
         long delta = 0;
         for (GroupDescription.Partition p : now.partitions()) {

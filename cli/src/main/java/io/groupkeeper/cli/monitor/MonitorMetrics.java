@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The monitor's meters in a Prometheus registry (names in docs/metrics.md). Series come and go with groups,
@@ -130,7 +131,7 @@ final class MonitorMetrics {
                 .register(registry)).set(total);
     }
 
-    private Holder holder(Set<String> seen, String name, Tags tags, java.util.function.Function<Holder, Meter> create) {
+    private Holder holder(Set<String> seen, String name, Tags tags, Function<Holder, Meter> create) {
         String key = name + tags;
         seen.add(key);
         Series s = series.get(key);

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -155,7 +156,7 @@ public interface GroupStore {
      * tp} in {@code session} and that is this store's current session; empty otherwise. Decodes no offset body, so a
      * partition whose offset node is corrupt can still be released.
      */
-    java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session);
+    OptionalLong ownedVersion(TopicPartition tp, String memberId, long session);
 
     /**
      * Whether the offset node of {@code tp} as a {@link #claim} of this store returned it ({@code claimed}) is still

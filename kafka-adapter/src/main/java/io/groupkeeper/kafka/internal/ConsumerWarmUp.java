@@ -68,15 +68,15 @@ final class ConsumerWarmUp {
         return System.nanoTime() + Math.min(remainingNanos, TIMEOUT.toNanos());
     }
 
-    /** Both steps, or what is left of them. {@code who}: the consumer, for the log line. */
-    void run(Consumer<?, ?> consumer, long remainingNanos, String who) {
+    /** Both steps, or what is left of them (the caller's thread names group and member in the MDC). */
+    void run(Consumer<?, ?> consumer, long remainingNanos) {
         long deadline = deadline(remainingNanos);
-        lookUpTopics(consumer, deadline, who);
-        connectToLeaders(consumer, deadline, who);
+        lookUpTopics(consumer, deadline);
+        connectToLeaders(consumer, deadline);
     }
 
     /** Step 1: the topics' partitions ({@link #found}, {@link #notFound}); at once if done before. */
-    void lookUpTopics(Consumer<?, ?> consumer, long deadlineNanos, String who) {
+    void lookUpTopics(Consumer<?, ?> consumer, long deadlineNanos) {
         if (done || partitions != null) {
             return;
         }
@@ -107,15 +107,15 @@ final class ConsumerWarmUp {
                 return; // cut short by the caller's poll timeout: poll() tries again while nothing is assigned
             }
             done = true;
-            LOG.warn("{}: Kafka at {} cannot be reached: no answer to a metadata request within {} ms (is "
-                    + "bootstrap.servers right?)", who, bootstrap, asked.toMillis());
+            LOG.warn("Kafka at {} cannot be reached: no answer to a metadata request within {} ms (is "
+                    + "bootstrap.servers right?)", bootstrap, asked.toMillis());
         } catch (KafkaException e) {
-            failed(e, who);
+            failed(e);
         }
     }
 
     /** Step 2, after step 1: a request to every partition's leader. */
-    void connectToLeaders(Consumer<?, ?> consumer, long deadlineNanos, String who) {
+    void connectToLeaders(Consumer<?, ?> consumer, long deadlineNanos) {
         if (done || partitions == null) {
             return;
         }
@@ -127,13 +127,13 @@ final class ConsumerWarmUp {
         } catch (WakeupException e) {
             // interrupted: poll() tries again while nothing is assigned
         } catch (KafkaException e) {
-            failed(e, who);
+            failed(e);
         }
     }
 
-    private void failed(KafkaException e, String who) {
+    private void failed(KafkaException e) {
         done = true; // not worth a second wait
-        LOG.debug("{}: warm-up failed (harmless): {}", who, e.toString());
+        LOG.debug("warm-up failed (harmless): {}", e.toString());
     }
 
     private static Duration remaining(long deadlineNanos) {

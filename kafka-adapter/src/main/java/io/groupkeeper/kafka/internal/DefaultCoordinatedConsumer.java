@@ -5,6 +5,7 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.OffsetOutOfRangePolicyException;
 import io.groupkeeper.kafka.OutOfRangePolicy;
+import io.groupkeeper.log.internal.LogContext;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -58,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * through the {@link OutOfRangePolicy}. Partitions without a resolved position, and partitions stopped by
  * {@link OutOfRangePolicy#FAIL}, are owned but not assigned to the {@code KafkaConsumer}.
  *
- * <p>About 590 lines: the one place where the {@code KafkaConsumer}'s thread meets the member's lane (poll, commit,
+ * <p>About 710 lines: the one place where the {@code KafkaConsumer}'s thread meets the member's lane (poll, commit,
  * seek, close and the hand-offs between them must see one state); the parts with a job of their own are already out
  * ({@link PositionResolver}, {@link LaneBridge}, {@code KafkaTransactions}, the offset mirror).
  */
@@ -160,7 +161,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             config.memberOptions().accept(mb);
             KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),
-                    config.metadataRefreshInterval(), config.kafkaTimeout(), "group " + group, clients);
+                    config.metadataRefreshInterval(), config.kafkaTimeout(), group, clients);
             mb.topics(config.topics()).listener(bridge).metadata(md);
             if (config.instanceId() != null) {
                 mb.instanceId(config.instanceId());
@@ -169,7 +170,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             bridge.tokensFrom(m::fencingToken); // each queued assignment is served only under the claim it came with
             this.metadata = md;
             this.member = m;
-            org.slf4j.MDC.put(AdapterLog.MEMBER, m.memberId()); // (restored when start() returns)
+            org.slf4j.MDC.put(LogContext.MEMBER, m.memberId()); // (restored when start() returns)
             if (mirror != null) {
                 mirror.member(m.memberId());
             }
@@ -193,7 +194,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             try { // (outside the try above: a listener that throws must not leak the consumer)
                 config.clientListener().consumerAdded(clientId, c);
             } catch (RuntimeException e) {
-                LOG.warn("consumer {}: the KafkaClientListener threw on consumerAdded: {}", clientId, e.toString());
+                LOG.warn("the KafkaClientListener threw on consumerAdded({}): {}", clientId, e.toString());
             }
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
@@ -242,11 +243,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         long deadline = ConsumerWarmUp.deadline(config.kafkaTimeout().toNanos());
         md.expectLookUp();
         CompletableFuture<Void> started = m.startAsync();
-        warmUp.lookUpTopics(c, deadline, who());
+        warmUp.lookUpTopics(c, deadline);
         md.watch(config.topics(), warmUp.found(), warmUp.notFound()); // what the look-up learned needs no Admin
         // From here the join's end ends the warm-up; a wake-up left pending is absorbed by the next poll.
         CompletableFuture<Void> joined = started.whenComplete((ok, failure) -> c.wakeup());
-        warmUp.connectToLeaders(c, deadline, who());
+        warmUp.connectToLeaders(c, deadline);
         try {
             while (!clients.await(joined, Long.MAX_VALUE / 2)) {
                 // (a simulated wait may return early)
@@ -515,7 +516,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                         return ConsumerRecords.empty();
                     }
                     if (!warmUp.done()) {
-                        warmUp.run(consumer, remaining, who());
+                        warmUp.run(consumer, remaining);
                         continue;
                     }
                     waitForEvent(remaining);
@@ -663,10 +664,6 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         }
     }
 
-    private String who() {
-        return "group " + group + ": consumer " + memberId();
-    }
-
     private static long saturatedNanos(Duration d) {
         try {
             return d.toNanos();
@@ -691,7 +688,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             Thread.currentThread().interrupt();
         }
         if (!left.isDone()) {
-            LOG.warn("graceful leave incomplete: member {} did not leave within {} s", who(), LEAVE_WAIT.toSeconds());
+            LOG.warn("graceful leave incomplete: the member did not leave within {} s", LEAVE_WAIT.toSeconds());
         } else if (left.isCompletedExceptionally()) {
             LOG.warn("graceful leave incomplete: {}", left.handle((ok, e) -> String.valueOf(e)).join());
         }

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.assignor.PartitionRacks;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.TopicMetadataSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +76,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private final Map<String, Object> adminConfig;
     private final Duration refreshInterval;
     private final Duration timeout;
-    private final String owner;
+    private final String group;
 
     /** Volatile: {@link #close} closes it without the lock, which a question in flight holds. */
     private volatile KafkaAdmin admin;
@@ -97,13 +98,14 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      *                        security ...), the others ignored
      * @param refreshInterval how often to ask Kafka while polling
      * @param timeout         upper bound of one {@code describeTopics}
-     * @param owner           who this serves, for log lines (e.g. {@code "group billing"})
+     * @param group           the group this serves: its timer thread's logging context ({@link LogContext}; the
+     *                        callers' threads have theirs), its messages
      */
-    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner) {
-        this(kafkaProperties, refreshInterval, timeout, owner, KafkaClients.REAL);
+    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String group) {
+        this(kafkaProperties, refreshInterval, timeout, group, KafkaClients.REAL);
     }
 
-    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String owner,
+    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String group,
                        KafkaClients clients) {
         this.clients = Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(kafkaProperties, "kafkaProperties");
@@ -120,7 +122,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         this.adminConfig = config;
         this.refreshInterval = Objects.requireNonNull(refreshInterval, "refreshInterval");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
-        this.owner = Objects.requireNonNull(owner, "owner");
+        this.group = Objects.requireNonNull(group, "group");
     }
 
     /**
@@ -152,7 +154,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     /** Under the lock. */
     private Map<String, Integer> partitionCountsAfterLookUp(SortedSet<String> wanted, Runnable onChange) {
         if (closed) {
-            throw new IllegalStateException("KafkaTopicMetadata of " + owner + " is closed");
+            throw new IllegalStateException("KafkaTopicMetadata of group " + group + " is closed");
         }
         SortedMap<String, Integer> counts;
         try {
@@ -160,7 +162,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         } catch (KafkaUnavailable e) {
             SortedSet<String> unknown = unknown(wanted);
             if (!unknown.isEmpty()) {
-                throw new GroupKeeperException(owner + ": cannot read partition counts of " + unknown + " from Kafka at "
+                throw new GroupKeeperException("group " + group + ": cannot read partition counts of " + unknown + " from Kafka at "
                         + adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getMessage());
             }
             counts = known(wanted);
@@ -185,7 +187,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     public PartitionRacks partitionRacks(Collection<String> topics) {
         synchronized (this) {
             if (closed) {
-                throw new IllegalStateException("KafkaTopicMetadata of " + owner + " is closed");
+                throw new IllegalStateException("KafkaTopicMetadata of group " + group + " is closed");
             }
             SortedSet<String> wanted = new TreeSet<>(topics);
             SortedSet<String> unknown = new TreeSet<>(wanted);
@@ -276,13 +278,20 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     private void ensureTimer() {
         if (timer == null) {
-            timer = clients.timer("groupkeeper-kafka-metadata " + owner);
+            timer = clients.timer("groupkeeper-kafka-metadata " + group);
             long ms = refreshInterval.toMillis();
             timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
         }
     }
 
+    /** The timer's check, in the group's logging context (the timer's thread has no other). */
     private void tick() {
+        try (LogContext.Scope ignored = LogContext.enter(group, null)) {
+            tickLogged();
+        }
+    }
+
+    private void tickLogged() {
         Runnable fire = null;
         synchronized (this) {
             if (closed) {
@@ -305,11 +314,11 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
                     SortedMap<String, Integer> mine = new TreeMap<>(now);
                     mine.keySet().retainAll(armed.topics());
                     if (!mine.equals(armed.counts())) {
-                        LOG.info("{}: partition counts changed from {} to {}; rebalancing", owner, armed.counts(), mine);
+                        LOG.info("partition counts changed from {} to {}; rebalancing", armed.counts(), mine);
                         fire = armed.hook();
                         armed = null;
                     } else if (armedRacks != null && !racksOf(armed.topics()).equals(armedRacks)) {
-                        LOG.info("{}: the racks of some partitions' replicas changed; rebalancing", owner);
+                        LOG.info("the racks of some partitions' replicas changed; rebalancing");
                         fire = armed.hook();
                         armed = null;
                     }
@@ -317,14 +326,14 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             } catch (KafkaUnavailable e) {
                 // logged once by describe; try again next tick
             } catch (RuntimeException e) {
-                LOG.warn("{}: partition count check failed: {}", owner, e.toString());
+                LOG.warn("partition count check failed: {}", e.toString());
             }
         }
         if (fire != null) {
             try {
                 fire.run();
             } catch (RuntimeException e) {
-                LOG.warn("{}: rebalance hook failed: {}", owner, e.toString());
+                LOG.warn("rebalance hook failed: {}", e.toString());
             }
         }
     }
@@ -387,8 +396,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
                         set.add(io.groupkeeper.assignor.MemberSubscription.requireValidRack(rack));
                     } catch (IllegalArgumentException e) {
                         if (warnedRacks.add(replica.id() + "/" + rack)) {
-                            LOG.warn("{}: broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "
-                                    + "its replicas count as having no rack", owner, replica.id(), printable(rack),
+                            LOG.warn("broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "
+                                    + "its replicas count as having no rack", replica.id(), printable(rack),
                                     e.getMessage());
                         }
                     }
@@ -422,9 +431,9 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private void present(String topic, int n) {
         Integer before = lastKnown.put(topic, n);
         if (missing.remove(topic)) {
-            LOG.info("{}: topic {} exists now, with {} partitions", owner, topic, n);
+            LOG.info("topic {} exists now, with {} partitions", topic, n);
         } else if (before != null && before != n) {
-            LOG.info("{}: topic {} has {} partitions now (was {})", owner, topic, n, before);
+            LOG.info("topic {} has {} partitions now (was {})", topic, n, before);
         }
     }
 
@@ -433,8 +442,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         lastKnown.remove(topic);
         lastRacks.remove(topic);
         if (missing.add(topic)) {
-            LOG.warn("{}: topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
-                    + "(the other topics are unaffected)", owner, topic,
+            LOG.warn("topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
+                    + "(the other topics are unaffected)", topic,
                     adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
         }
     }
@@ -442,8 +451,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private KafkaUnavailable unavailable(Throwable cause) {
         if (!warnedUnavailable && !closing) {
             warnedUnavailable = true;
-            LOG.warn("{}: cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
-                    owner, adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG), cause.toString());
+            LOG.warn("cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
+                    adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG), cause.toString());
         }
         return new KafkaUnavailable(cause.toString());
     }

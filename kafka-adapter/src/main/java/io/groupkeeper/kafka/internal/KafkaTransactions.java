@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * <p>Polling thread only, except that the claims' {@code initTransactions()} run in parallel on a small pool (each
  * takes a round trip to the transaction coordinator, ~200 ms when a former owner's transaction must be aborted).
  *
- * <p>About 730 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
+ * <p>About 770 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
  * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit, a claim that is no
  * longer the member's, ZooKeeper writes of unknown outcome) the same way; split apart, those rules would be repeated.
  */
@@ -216,9 +216,8 @@ final class KafkaTransactions implements AutoCloseable {
         }
         if (inDoubt) {
             if (!deferred.isEmpty() && !deferredInDoubt) {
-                LOG.warn("group {}: the store's connection is in doubt; the claims of {} wait (no initTransactions(): "
-                        + "it would fence their owner if this member has lost them) until the store confirms them",
-                        group, deferred);
+                LOG.warn("the store's connection is in doubt; the claims of {} wait (no initTransactions(): it would "
+                        + "fence their owner if this member has lost them) until the store confirms them", deferred);
                 deferredInDoubt = true;
             }
             return;
@@ -270,14 +269,14 @@ final class KafkaTransactions implements AutoCloseable {
             OffsetOfRecord.Winner w = OffsetOfRecord.decide(zk, kafka, k == null ? null : k.metadata());
             if (w == OffsetOfRecord.Winner.KAFKA) {
                 if (p.position != k.offset()) {
-                    LOG.info("group {}: {}: Kafka's transactional offset {} is the offset of record (ZooKeeper has {}, "
-                            + "a commit's ZooKeeper write did not land); continuing from {}", group, p.tp, k.offset(),
+                    LOG.info("Kafka's transactional offset {} of {} is the offset of record (ZooKeeper has {}, a "
+                            + "commit's ZooKeeper write did not land); continuing from {}", k.offset(), p.tp,
                             zk.isPresent() ? zk.getAsLong() : "none", k.offset());
                 }
                 seeker.seek(p, k.offset());
             } else if (kafka.isPresent() && zk.isPresent()) {
-                LOG.info("group {}: {}: ZooKeeper's offset {} was changed by someone else (Kafka has {}); it wins and "
-                        + "is committed to Kafka now", group, p.tp, zk.getAsLong(), k.offset());
+                LOG.info("ZooKeeper's offset {} of {} was changed by someone else (Kafka has {}); it wins and is "
+                        + "committed to Kafka now", zk.getAsLong(), p.tp, k.offset());
                 if (p.position != zk.getAsLong()) { // claimed again: not past records whose outputs were aborted
                     seeker.seek(p, zk.getAsLong());
                 }
@@ -288,8 +287,8 @@ final class KafkaTransactions implements AutoCloseable {
                     seeker.seek(p, zk.getAsLong());
                 }
             } else if (kafka.isPresent()) {
-                LOG.info("group {}: {}: ZooKeeper's offset was removed (Kafka has {}); starting from the start "
-                        + "position", group, p.tp, k.offset());
+                LOG.info("ZooKeeper's offset of {} was removed (Kafka has {}); starting from the start position",
+                        p.tp, k.offset());
             }
         }
     }
@@ -360,7 +359,7 @@ final class KafkaTransactions implements AutoCloseable {
         unclaimed.remove(p.tp);
         p.failed = true;
         positions.touch(p.tp);
-        LOG.info("group {}: {}: no longer owned under the claim it was assigned with; {}", group, p.tp, what);
+        LOG.info("{} is no longer owned under the claim it was assigned with; {}", p.tp, what);
     }
 
     private Producer<Object, Object> initProducer(String transactionalId) {
@@ -442,8 +441,7 @@ final class KafkaTransactions implements AutoCloseable {
         unclaimed.add(p.tp);
         p.failed = true; // not fetched until a claim succeeds
         positions.touch(p.tp);
-        LOG.warn("group {}: {}: {} (not consumed until a retry at the next commit succeeds): {}", group, p.tp, what,
-                e.toString());
+        LOG.warn("{} for {} (not consumed until a retry at the next commit succeeds): {}", what, p.tp, e.toString());
     }
 
     /** Whether {@code tp}'s claim failed or waits (not fetched until a retry at a commit point succeeds). */
@@ -512,18 +510,18 @@ final class KafkaTransactions implements AutoCloseable {
             }
             if (unsettled(t)) {
                 if (!t.held) {
-                    LOG.warn("group {}: {}: {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper "
-                            + "answers again (its offset stays at Kafka's {} meanwhile)", group, p.tp,
-                            t.unconfirmed.size(), t.kafkaOffset);
+                    LOG.warn("{} has {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper answers "
+                            + "again (its offset stays at Kafka's {} meanwhile)", p.tp, t.unconfirmed.size(),
+                            t.kafkaOffset);
                 }
                 t.held = true;
                 continue;
             }
             t.held = false;
             if (!stillOwns(p)) { // another claim since (maybe another owner's): commit nothing for this one
-                LOG.warn("group {}: {}: no longer owned under the claim it was assigned with (another owner's claim "
-                        + "fences producer {}); its open transaction is aborted and the partition dropped", group,
-                        p.tp, t.transactionalId);
+                LOG.warn("{} is no longer owned under the claim it was assigned with (another owner's claim fences "
+                        + "producer {}); its open transaction is aborted and the partition dropped", p.tp,
+                        t.transactionalId);
                 if (t.open) {
                     abortQuietly(t);
                 }
@@ -549,22 +547,22 @@ final class KafkaTransactions implements AutoCloseable {
                 if (stillOwns(p)) {
                     // Still ours by the store: a former owner's claim that was under way when it lost the partition
                     // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
-                    LOG.warn("group {}: {}: this member's producer {} was fenced although the member still owns the "
-                            + "partition (a former owner's late claim); its open transaction is aborted and the "
-                            + "partition claimed again: {}", group, p.tp, t.transactionalId, e.toString());
+                    LOG.warn("this member's producer {} of {} was fenced although the member still owns the partition "
+                            + "(a former owner's late claim); its open transaction is aborted and the partition claimed "
+                            + "again: {}", t.transactionalId, p.tp, e.toString());
                     reclaim.add(p);
                 } else {
-                    LOG.warn("group {}: {}: this member's producer {} was fenced (another owner claimed the "
-                            + "partition); its open transaction is aborted and the partition dropped: {}", group, p.tp,
-                            t.transactionalId, e.toString());
+                    LOG.warn("this member's producer {} of {} was fenced (another owner claimed the partition); its "
+                            + "open transaction is aborted and the partition dropped: {}", t.transactionalId, p.tp,
+                            e.toString());
                     txns.remove(p.tp);
                     fenced.add(p.tp);
                 }
             } catch (InterruptException e) {
                 throw e;
             } catch (KafkaException e) {
-                LOG.warn("group {}: {}: transaction of producer {} failed; aborted, continuing from the offset of "
-                        + "record: {}", group, p.tp, t.transactionalId, e.toString());
+                LOG.warn("the transaction of producer {} of {} failed; aborted, continuing from the offset of record: "
+                        + "{}", t.transactionalId, p.tp, e.toString());
                 abortQuietly(t);
                 rewind(p, t); // (the claim below seeks to the offset of record)
                 if (stillOwns(p)) {
@@ -618,8 +616,8 @@ final class KafkaTransactions implements AutoCloseable {
                 stop(p, "aborting the transaction of producer " + t.transactionalId + " failed", e);
                 return p.position;
             }
-            LOG.info("group {}: {}: a send into the transaction of producer {} failed; aborted, continuing from {}",
-                    group, input, t.transactionalId, t.base >= 0 ? t.base : p.position);
+            LOG.info("a send from {} into the transaction of producer {} failed; aborted, continuing from {}", input,
+                    t.transactionalId, t.base >= 0 ? t.base : p.position);
         }
         rewind(p, t);
         return p.position;
@@ -751,7 +749,7 @@ final class KafkaTransactions implements AutoCloseable {
         try {
             s.close();
         } catch (RuntimeException e) {
-            LOG.debug("group {}: closing serializer {} failed: {}", group, s, e.toString());
+            LOG.debug("closing serializer {} failed: {}", s, e.toString());
         }
     }
 
@@ -759,8 +757,8 @@ final class KafkaTransactions implements AutoCloseable {
         try {
             t.producer.abortTransaction();
         } catch (RuntimeException e) {
-            LOG.debug("group {}: aborting the transaction of {} failed (the next initTransactions() aborts it): {}",
-                    group, t.transactionalId, e.toString());
+            LOG.debug("aborting the transaction of {} failed (the next initTransactions() aborts it): {}",
+                    t.transactionalId, e.toString());
         }
         t.open = false;
     }
@@ -773,7 +771,7 @@ final class KafkaTransactions implements AutoCloseable {
             clientListener.producerRemoved("groupkeeper-tx-" + t.transactionalId, t.producer);
             t.producer.close(wait);
         } catch (RuntimeException e) {
-            LOG.debug("group {}: closing producer {} failed: {}", group, t.transactionalId, e.toString());
+            LOG.debug("closing producer {} failed: {}", t.transactionalId, e.toString());
         }
         t.producer = null;
         t.open = false;

@@ -107,8 +107,8 @@ final class LaneEvents {
             }
         });
         if (!stale.isEmpty()) {
-            LOG.info("group {}: the queued assignment of {} is stale (revoked or lost, and maybe claimed by another "
-                    + "owner, before this thread served it); not claimed", group, stale);
+            LOG.info("the queued assignment of {} is stale (revoked or lost, and maybe claimed by another owner, "
+                    + "before this thread served it); not claimed", stale);
         }
         return out;
     }
@@ -158,8 +158,8 @@ final class LaneEvents {
         if (seen.isEmpty() || seen.equals(announced)) {
             return announced;
         }
-        LOG.info("group {}: {} was assigned at {} and its stored offset changed externally to {} before this thread "
-                + "served the assignment; starting from {}", group, tp,
+        LOG.info("{} was assigned at {} and its stored offset changed externally to {} before this thread served "
+                + "the assignment; starting from {}", tp,
                 announced.isPresent() ? announced.getAsLong() : "none", seen.getAsLong(), seen.getAsLong());
         return seen;
     }

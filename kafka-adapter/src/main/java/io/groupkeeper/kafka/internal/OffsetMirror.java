@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
 import java.util.Collection;
@@ -301,7 +302,7 @@ public final class OffsetMirror implements AutoCloseable {
     private void submitLocked(Runnable task) {
         tasks++;
         thread.execute(() -> {
-            try (AdapterLog.Scope ignored = AdapterLog.enter(group, member)) {
+            try (LogContext.Scope ignored = LogContext.enter(group, member)) {
                 task.run();
             } catch (RuntimeException e) {
                 LOG.warn("offset mirror task failed: {}", e.toString());

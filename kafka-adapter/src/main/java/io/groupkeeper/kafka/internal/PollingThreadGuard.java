@@ -1,11 +1,12 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.log.internal.LogContext;
 import java.util.ConcurrentModificationException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One thread at a time polls, commits and closes (as with {@code KafkaConsumer}), with the group and member in the
- * logging context ({@link AdapterLog}) while inside; re-entrant, so the user's
+ * logging context ({@link LogContext}) while inside; re-entrant, so the user's
  * rebalance listener may call {@code commitSync()} from inside {@code poll()}. Another thread's call while one is
  * inside throws {@link ConcurrentModificationException}.
  */
@@ -17,7 +18,7 @@ final class PollingThreadGuard {
     private final java.util.function.Supplier<String> member;
     private final AtomicLong thread = new AtomicLong(NO_THREAD);
     /** The MDC before the outermost {@link #enter} (touched by the thread inside only). */
-    private AdapterLog.Scope mdc;
+    private LogContext.Scope mdc;
     /** Nesting depth of the thread inside (touched by that thread only). */
     private int depth;
 
@@ -38,13 +39,13 @@ final class PollingThreadGuard {
                     + " is not safe for multi-threaded access: one thread polls, commits and closes it");
         }
         if (depth++ == 0) {
-            mdc = AdapterLog.enter(group, member.get()); // the calls' lines name group and member as the core's do
+            mdc = LogContext.enter(group, member.get()); // the calls' lines name group and member as the core's do
         }
     }
 
     void exit() {
         if (--depth == 0) {
-            AdapterLog.Scope before = mdc;
+            LogContext.Scope before = mdc;
             mdc = null;
             thread.set(NO_THREAD);
             if (before != null) {

@@ -305,8 +305,8 @@ final class PositionCommitter {
             if (now.isEmpty() || now.getAsLong() == p.token) {
                 return false; // (not owned at all: the member refuses the commit, NOT_OWNED)
             }
-            LOG.debug("group {}: {} was claimed again since it was assigned (token {} -> {}); its position {} is not "
-                    + "committed", group, tp, p.token, now.getAsLong(), offsets.get(tp));
+            LOG.debug("{} was claimed again since it was assigned (token {} -> {}); its position {} is not committed",
+                    tp, p.token, now.getAsLong(), offsets.get(tp));
             logEnds.remove(tp);
             return true;
         });

@@ -9,9 +9,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.PartitionRacks;
+import io.groupkeeper.log.internal.LogContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -151,8 +153,41 @@ class KafkaTopicMetadataTest {
         List<String> warnings = appender.list.stream().filter(e -> e.getLevel() == Level.WARN)
                 .map(ILoggingEvent::getFormattedMessage).toList();
         assertThat(warnings).hasSize(2);
-        assertThat(warnings.get(0)).contains("group racks", "broker 2", longRack);
+        assertThat(warnings.get(0)).contains("broker 2", longRack);
         assertThat(warnings.get(1)).contains("broker 3", "a\\u0007b").doesNotContain("\u0007");
+    }
+
+    /**
+     * The timer's thread has no member lane around it: its lines still name the group, through the MDC key the
+     * documented pattern prints ({@code %X{group}}), and the message carries no prefix of its own.
+     */
+    @Test
+    void theTimersLinesNameTheGroupInTheLoggingContextNotInTheMessage() {
+        String group = "g-" + UUID.randomUUID();
+        Logger logger = (Logger) LoggerFactory.getLogger(KafkaTopicMetadata.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMillis(50), Duration.ofMillis(200),
+                group)) {
+            md.watch(List.of("gone"), Map.of(), Set.of("gone")); // a missing topic: the timer checks Kafka
+            await().atMost(Duration.ofSeconds(10)).until(() -> unreadable(appender).isPresent());
+        } finally {
+            logger.detachAppender(appender);
+        }
+        ILoggingEvent line = unreadable(appender).orElseThrow();
+        assertThat(line.getThreadName()).isEqualTo("groupkeeper-kafka-metadata " + group);
+        assertThat(line.getMDCPropertyMap()).containsEntry(LogContext.GROUP, group)
+                .doesNotContainKey(LogContext.MEMBER);
+        assertThat(line.getFormattedMessage()).startsWith("cannot read topic metadata from Kafka at 127.0.0.1:1")
+                .doesNotContain(group);
+    }
+
+    private static Optional<ILoggingEvent> unreadable(ListAppender<ILoggingEvent> appender) {
+        synchronized (appender) {
+            return appender.list.stream().filter(e -> e.getFormattedMessage().contains("cannot read topic metadata"))
+                    .findFirst();
+        }
     }
 
     private static Map<String, Object> unreachable(String clientId) {

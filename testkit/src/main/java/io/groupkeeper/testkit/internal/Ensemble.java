@@ -7,11 +7,15 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The modelled ZooKeeper ensemble: the tree, the global zxid counter, sessions and watches, behind one lock (the
@@ -30,7 +34,7 @@ import java.util.Set;
  * <p>Delivery: every notification goes to the session's {@link EventLane}, queued under the lock (so each lane sees
  * the zxid order) and handed to the lane's executor after the lock is released.
  *
- * <p>About 620 lines: the servers' side of the model (the tree, sessions, watches, follower views, a follower left
+ * <p>About 640 lines: the servers' side of the model (the tree, sessions, watches, follower views, a follower left
  * behind by a late landing, and the delivery of notifications) under one lock, since every one of them must change in
  * the order of one zxid.
  */
@@ -69,7 +73,7 @@ public final class Ensemble {
          * notices; once it notices, the connection is gone and they with it.
          */
         boolean silent;
-        final java.util.Set<Runnable> buffered = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        final Set<Runnable> buffered = Collections.newSetFromMap(new IdentityHashMap<>());
         /** A transaction of this session that landed late ({@link #multiLandingLate}): its reads lag behind it. */
         Hold hold;
 
@@ -124,7 +128,7 @@ public final class Ensemble {
     private final List<Session> toNotify = new ArrayList<>();
     /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
     private Followers followers;
-    private final List<Runnable> tickers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Runnable> tickers = new CopyOnWriteArrayList<>();
     private volatile SimulatedThreads threads = SimulatedThreads.NONE;
 
     public Ensemble(Clock clock) {
@@ -158,7 +162,7 @@ public final class Ensemble {
      * {@code maxLag} transactions behind, never behind what the reading session sent, was notified of or synced to, by
      * steps drawn from {@code random}. Only on an ensemble that has applied nothing yet.
      */
-    public synchronized void lagFollowers(int count, java.util.Random random, int maxLag) {
+    public synchronized void lagFollowers(int count, Random random, int maxLag) {
         if (zxid != 0 || !sessions.isEmpty()) {
             throw new IllegalStateException("follower lag is switched on before the first session and transaction");
         }

@@ -1,5 +1,11 @@
 package io.groupkeeper.testkit.internal;
 
+import static io.groupkeeper.testkit.internal.PortTranslation.failure;
+import static io.groupkeeper.testkit.internal.PortTranslation.node;
+import static io.groupkeeper.testkit.internal.PortTranslation.op;
+import static io.groupkeeper.testkit.internal.PortTranslation.stat;
+import static io.groupkeeper.testkit.internal.PortTranslation.zkFailure;
+
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.StoreException;
@@ -18,8 +24,10 @@ import io.groupkeeper.zkprotocol.ZkResult;
 import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.zkprotocol.ZkStats;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,9 +56,11 @@ import org.slf4j.LoggerFactory;
  * EventLane}, in order; connection events on the same lane, or on a lane of their own (as Curator's state thread),
  * ordered among themselves only.
  *
- * <p>Longer than 500 lines because it is one whole client: the port's reads, watches and writes, and the connection
+ * <p>About 900 lines because it is one whole client: the port's reads, watches and writes, and the connection
  * faults (lost answers, expiry in doubt, silent cuts, Curator's LOST timing), which all turn on the same session and
- * suspension state; splitting the faults out would expose that state to another class.
+ * suspension state under one lock; splitting them apart would expose that state to another class. What does not turn
+ * on it is apart: the translation between the port's types and the model's ({@link PortTranslation}) and the plan of
+ * the faults armed on the next writes ({@link WriteFaults}).
  */
 public final class MemClient implements ZkPort {
 
@@ -67,7 +77,7 @@ public final class MemClient implements ZkPort {
     private final long transactionLimit;
     /** The model's watcher of each persistent watcher of the store, and the session it was added in. */
     private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers =
-            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>()); // in order: runs are reproducible
+            Collections.synchronizedMap(new LinkedHashMap<>()); // in order: runs are reproducible
     private final Map<Consumer<ZkEvent>, Long> persistentSessions = new ConcurrentHashMap<>();
     private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
     private volatile long session;
@@ -75,10 +85,6 @@ public final class MemClient implements ZkPort {
     // Guarded by this.
     private boolean lostReported;
     private boolean suspended;
-    private int failingWrites;
-    private boolean failingAfterApply;
-    /** Whether the next failing write also sees its session expire before the client hears how it went. */
-    private boolean failingExpires;
     /** The connection is down until the session expires, then comes back ({@link #failNextWrites(int, boolean, boolean)}). */
     private boolean downUntilExpiry;
     /** A silent cut: the server no longer hears this client, which has not noticed yet ({@link #cutSilently()}). */
@@ -89,18 +95,10 @@ public final class MemClient implements ZkPort {
      */
     private CompletableFuture<Boolean> cut;
     /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
-    private java.time.Instant suspendedAt;
-    private java.time.Instant lostDue;
+    private Instant suspendedAt;
+    private Instant lostDue;
     private final Runnable ticker = this::checkLostDue;
-    private boolean cutPublish;
-    /** With a late claim armed ({@link #landNextClaimLate}): how long the follower stays behind it; else null. */
-    private Duration lateClaim;
-    /** Told once the late claim has landed (before its caller hears of the lost answer). */
-    private Runnable lateClaimLanded;
-    /** Whether the connection stays down after the late claim's lost answer, until {@link #reconnect()}. */
-    private boolean lateClaimStaysDown;
-    /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
-    private byte[] publishUnderWay;
+    private final WriteFaults faults = new WriteFaults();
 
     public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
                      long transactionLimit) {
@@ -284,7 +282,7 @@ public final class MemClient implements ZkPort {
             if (!renew && !back) {
                 // Curator reports LOST a session timeout after SUSPENDED (or on reconnecting), not when the server
                 // expired the session: after a silent cut that is later.
-                java.time.Instant due = suspendedAt.plus(sessionTimeout);
+                Instant due = suspendedAt.plus(sessionTimeout);
                 if (ensemble.clock().instant().isBefore(due)) {
                     lostDue = due;
                     deferred = true;
@@ -350,16 +348,15 @@ public final class MemClient implements ZkPort {
      * The next publish of a leader on this client that takes more than one transaction loses the connection after its
      * first: a generation published in part.
      */
-    public synchronized void cutNextPublish() {
-        cutPublish = true;
-        publishUnderWay = null;
+    public void cutNextPublish() {
+        faults.cutNextPublish();
     }
 
     /**
      * The next {@code count} writes fail with a connection loss; with {@code afterApply} each is applied first (the
      * request reached the server, the answer was lost), so the caller cannot tell whether it landed.
      */
-    public synchronized void failNextWrites(int count, boolean afterApply) {
+    public void failNextWrites(int count, boolean afterApply) {
         failNextWrites(count, afterApply, false);
     }
 
@@ -371,10 +368,8 @@ public final class MemClient implements ZkPort {
      * is left for the caller to find out in its new session. A {@link #disconnect()} from outside meanwhile (another
      * cut) takes the connection over: it comes back when that cut's {@link #reconnect()} says so.
      */
-    public synchronized void failNextWrites(int count, boolean afterApply, boolean sessionExpires) {
-        this.failingWrites = count;
-        this.failingAfterApply = afterApply;
-        this.failingExpires = sessionExpires && count > 0;
+    public void failNextWrites(int count, boolean afterApply, boolean sessionExpires) {
+        faults.failNext(count, afterApply, sessionExpires);
     }
 
     /**
@@ -395,15 +390,8 @@ public final class MemClient implements ZkPort {
      * answer (SUSPENDED only; {@code landed} runs then) until {@link #reconnect()}, which comes back in the same session
      * (if it is still alive) on the follower that has not applied the claim.
      */
-    public synchronized void landNextClaimLate(Duration catchUp, boolean staysDown, Runnable landed) {
-        this.lateClaim = catchUp;
-        this.lateClaimStaysDown = staysDown;
-        this.lateClaimLanded = landed;
-    }
-
-    /** Whether {@code ops} is a claim: it creates an owner node (ephemeral, in an {@code owners} folder). */
-    private static boolean claims(List<Op> ops) {
-        return ops.stream().anyMatch(op -> op instanceof Op.Create c && c.ephemeral() && c.path().contains("/owners/"));
+    public void landNextClaimLate(Duration catchUp, boolean staysDown, Runnable landed) {
+        faults.landNextClaimLate(new WriteFaults.LateClaim(catchUp, staysDown, landed));
     }
 
     /**
@@ -443,7 +431,7 @@ public final class MemClient implements ZkPort {
         long s = session;
         Map<Consumer<ZkEvent>, Watcher> watchers;
         synchronized (persistentWatchers) {
-            watchers = new java.util.LinkedHashMap<>(persistentWatchers);
+            watchers = new LinkedHashMap<>(persistentWatchers);
         }
         watchers.forEach((consumer, w) -> {
             if (event == ConnectionEvent.RECONNECTED && persistentSessions.getOrDefault(consumer, 0L) == s) {
@@ -547,15 +535,6 @@ public final class MemClient implements ZkPort {
                 hook.run();
             }
         };
-    }
-
-    private static ZkStat stat(NodeStat s) {
-        return s == null ? null : new ZkStat(s.version(), s.cversion(), s.czxid(), s.mzxid(), s.ephemeralOwner(),
-                s.numChildren());
-    }
-
-    private static ZkNode node(Ensemble.Read r) {
-        return new ZkNode(r.data() == null ? new byte[0] : r.data(), stat(r.stat()));
     }
 
     @Override
@@ -683,13 +662,7 @@ public final class MemClient implements ZkPort {
     }
 
     private ZkEvent event(WatchEvent e) {
-        ZkEvent.Type type = switch (e.type()) {
-            case NODE_CREATED -> ZkEvent.Type.CREATED;
-            case NODE_DELETED -> ZkEvent.Type.DELETED;
-            case NODE_DATA_CHANGED -> ZkEvent.Type.DATA_CHANGED;
-            case NODE_CHILDREN_CHANGED -> ZkEvent.Type.CHILDREN_CHANGED;
-        };
-        return new ZkEvent(type, relative(e.path()), e.zxid());
+        return new ZkEvent(PortTranslation.type(e.type()), relative(e.path()), e.zxid());
     }
 
     // ------------------------------------------------------------------ writes
@@ -739,43 +712,25 @@ public final class MemClient implements ZkPort {
 
     /** Applies a write, or fails it with a lost connection ({@link #failNextWrites}) before or after applying it. */
     private List<ZkResult> apply(List<Op> ops) throws ZkFailure {
-        boolean fail;
-        boolean afterApply;
-        boolean expires;
-        synchronized (this) {
-            fail = failingWrites > 0;
-            afterApply = failingAfterApply;
-            expires = fail && failingExpires;
-            if (fail) {
-                failingWrites--;
-                failingExpires = false;
-            }
-        }
+        WriteFaults.Failure failure = faults.takeFailure();
+        boolean fail = failure != null;
+        boolean afterApply = fail && failure.afterApply();
+        boolean expires = fail && failure.sessionExpires();
         List<Op> absolute = ops.stream().map(this::absolute).toList();
-        Duration late;
-        synchronized (this) {
-            late = fail || !claims(absolute) ? null : lateClaim;
-        }
+        Duration late = fail ? null : faults.lateClaimFor(absolute);
         if (late != null) {
             try {
                 ensemble.multiLandingLate(session, absolute, late);
             } catch (KeeperFailure e) {
                 throw zkFailure(e); // refused: answered, nothing lags; the fault waits for the next claim
             }
-            Runnable landed;
-            boolean staysDown;
-            synchronized (this) {
-                lateClaim = null;
-                landed = lateClaimLanded;
-                lateClaimLanded = null;
-                staysDown = lateClaimStaysDown;
-            }
-            if (staysDown) {
+            WriteFaults.LateClaim landed = faults.takeLateClaim();
+            if (landed.staysDown()) {
                 disconnect(); // the answer is lost with the connection; back when reconnect() says so
-                landed.run();
+                landed.landed().run();
                 throw new ZkFailure(ZkCode.CONNECTIONLOSS, null);
             }
-            landed.run();
+            landed.landed().run();
             throw connectionLoss(); // the answer is lost; the client is back at once, on the lagging follower
         }
         if (fail && !afterApply) {
@@ -801,30 +756,12 @@ public final class MemClient implements ZkPort {
 
     @Override
     public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(PortTranslation::op).toList());
         stats.transaction(ops.size());
-        if (publishCut(ops)) {
+        if (faults.publishCut(ops)) {
             throw connectionLoss(); // the leader loses its connection between its transactions
         }
-        return apply(ops.stream().map(MemClient::op).toList());
-    }
-
-    /**
-     * Whether this transaction is the second of a publish while a cut is armed. A publish's transactions each check the
-     * latch node and end with the same assignment body (one generation); another publish writes another generation.
-     */
-    private synchronized boolean publishCut(List<ZkOp> ops) {
-        if (!cutPublish || ops.size() < 2 || !(ops.get(0) instanceof ZkOp.Check check)
-                || !check.path().contains("/leader/") || !(ops.get(ops.size() - 1) instanceof ZkOp.SetData head)) {
-            return false;
-        }
-        if (publishUnderWay != null && Arrays.equals(publishUnderWay, head.data())) {
-            cutPublish = false;
-            publishUnderWay = null;
-            return true;
-        }
-        publishUnderWay = head.data();
-        return false;
+        return apply(ops.stream().map(PortTranslation::op).toList());
     }
 
     /**
@@ -833,18 +770,18 @@ public final class MemClient implements ZkPort {
      */
     @Override
     public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(MemClient::op).toList());
+        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(PortTranslation::op).toList());
         if (session == 0 || session != handleSession()) {
             throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
         stats.transaction(ops.size());
-        return apply(ops.stream().map(MemClient::op).toList());
+        return apply(ops.stream().map(PortTranslation::op).toList());
     }
 
     @Override
     public CompletableFuture<Transaction> multiInSessionAsync(long session, List<ZkOp> ops) {
         return background(() -> ZkPort.super.multiInSessionAsync(session, ops), () -> {
-            landMaybe(session, ops.stream().map(MemClient::op).toList());
+            landMaybe(session, ops.stream().map(PortTranslation::op).toList());
             return CompletableFuture.completedFuture(new Transaction(ZkCode.CONNECTIONLOSS, -1, null));
         });
     }
@@ -854,31 +791,8 @@ public final class MemClient implements ZkPort {
         return WireSize.of(abs(op.path()), op);
     }
 
-    private static Op op(ZkOp op) {
-        if (op instanceof ZkOp.Create c) {
-            return new Op.Create(c.path(), c.data(), c.ephemeral(), c.sequential());
-        }
-        if (op instanceof ZkOp.SetData s) {
-            return new Op.SetData(s.path(), s.data(), s.version());
-        }
-        if (op instanceof ZkOp.Delete d) {
-            return new Op.Delete(d.path(), d.version());
-        }
-        return new Op.Check(op.path(), ((ZkOp.Check) op).version());
-    }
-
     private Op absolute(Op op) {
-        String p = abs(op.path());
-        if (op instanceof Op.Create c) {
-            return new Op.Create(p, c.data(), c.ephemeral(), c.sequential());
-        }
-        if (op instanceof Op.SetData s) {
-            return new Op.SetData(p, s.data(), s.version());
-        }
-        if (op instanceof Op.Delete d) {
-            return new Op.Delete(p, d.version());
-        }
-        return new Op.Check(p, ((Op.Check) op).version());
+        return PortTranslation.at(op, abs(op.path()));
     }
 
     // ------------------------------------------------------------------ leader election
@@ -991,20 +905,4 @@ public final class MemClient implements ZkPort {
         }
     }
 
-    private static ZkFailure zkFailure(KeeperFailure e) {
-        ZkCode code = switch (e.code()) {
-            case NONODE -> ZkCode.NONODE;
-            case NODEEXISTS -> ZkCode.NODEEXISTS;
-            case BADVERSION -> ZkCode.BADVERSION;
-            case NOTEMPTY -> ZkCode.NOTEMPTY;
-            case NOCHILDRENFOREPHEMERALS -> ZkCode.NOCHILDRENFOREPHEMERALS;
-            case SESSIONEXPIRED -> ZkCode.SESSIONEXPIRED;
-            case CONNECTIONLOSS -> ZkCode.CONNECTIONLOSS;
-        };
-        return new ZkFailure(code, e.path(), e.failedOp(), e);
-    }
-
-    static StoreException failure(String what, KeeperFailure e) {
-        return new StoreException("in-memory ZooKeeper: " + what + " failed: " + e.getMessage(), e);
-    }
 }

@@ -1,5 +1,7 @@
 package io.groupkeeper.testkit.internal;
 
+import io.groupkeeper.testkit.NodeStat;
+
 /**
  * One operation of a transaction ({@code multi}), with ZooKeeper's version semantics: {@code version} -1 matches any
  * version. Node data is bytes, as ZooKeeper stores them (null for an empty node).
@@ -29,6 +31,6 @@ public sealed interface Op {
     }
 
     /** What one applied operation yields: the path (the created name, for a sequential node) and the node's stat. */
-    record Result(String path, io.groupkeeper.testkit.NodeStat stat) {
+    record Result(String path, NodeStat stat) {
     }
 }

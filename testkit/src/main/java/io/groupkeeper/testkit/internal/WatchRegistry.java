@@ -3,6 +3,7 @@ package io.groupkeeper.testkit.internal;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -59,7 +60,7 @@ final class WatchRegistry {
 
     /** Forgets every watch of a session that ended. */
     void removeSession(long session) {
-        for (Map<String, Set<Registration>> m : java.util.List.of(data, children, recursive, persistent)) {
+        for (Map<String, Set<Registration>> m : List.of(data, children, recursive, persistent)) {
             m.values().forEach(regs -> regs.removeIf(r -> r.session() == session));
         }
     }

@@ -5,6 +5,7 @@ import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkOp;
 import io.groupkeeper.zkprotocol.ZkPort;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;
@@ -128,7 +129,7 @@ final class AdminContext {
 
     /** A node's body as an operator would recognise it, shortened to one line. */
     static String abbreviate(byte[] data) {
-        String s = new String(data, java.nio.charset.StandardCharsets.UTF_8).replaceAll("\\s+", " ");
+        String s = new String(data, StandardCharsets.UTF_8).replaceAll("\\s+", " ");
         return "'" + (s.length() <= 60 ? s : s.substring(0, 57) + "...") + "'";
     }
 }

@@ -10,6 +10,7 @@ import io.groupkeeper.zkprotocol.internal.NodeCodec;
 import io.groupkeeper.zkprotocol.internal.TransactionBatcher;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedSet;
@@ -51,7 +52,7 @@ public final class AdminNodes {
 
         public Offset {
             history = List.copyOf(history);
-            java.util.Objects.requireNonNull(done, "done");
+            Objects.requireNonNull(done, "done");
         }
 
         /** An offset node without a done value. */

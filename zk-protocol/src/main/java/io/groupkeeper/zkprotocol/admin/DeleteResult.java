@@ -1,8 +1,10 @@
 package io.groupkeeper.zkprotocol.admin;
 
 import io.groupkeeper.TopicPartition;
+import java.util.Collections;
 import java.util.List;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What {@code groups delete} or {@code offsets delete} removed, in one transaction.
@@ -17,7 +19,7 @@ public record DeleteResult(String group, String what, int nodesDeleted, SortedMa
                            List<String> liveMembers) {
 
     public DeleteResult {
-        offsetsDeleted = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(offsetsDeleted));
+        offsetsDeleted = Collections.unmodifiableSortedMap(new TreeMap<>(offsetsDeleted));
         liveMembers = List.copyOf(liveMembers);
     }
 }

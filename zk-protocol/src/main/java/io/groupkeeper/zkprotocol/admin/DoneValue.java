@@ -1,6 +1,8 @@
 package io.groupkeeper.zkprotocol.admin;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Base64;
@@ -66,9 +68,9 @@ public final class DoneValue {
         }
         JsonNode n;
         try {
-            n = JSON.reader().with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            n = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .readTree(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw problem("not JSON: " + e.getOriginalMessage());
         }
         if (n == null || !n.isObject()) {

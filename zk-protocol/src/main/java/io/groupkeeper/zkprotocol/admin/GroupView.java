@@ -5,6 +5,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.zkprotocol.ZkNode;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -121,7 +122,7 @@ final class GroupView {
             });
         }
         firstLatch.flatMap(l -> data.get(AdminLayout.leader(group) + "/" + l))
-                .map(n -> new String(n.data(), java.nio.charset.StandardCharsets.UTF_8).trim())
+                .map(n -> new String(n.data(), StandardCharsets.UTF_8).trim())
                 .filter(Names::isValid)
                 .ifPresent(id -> v.electedLeader = Optional.of(id));
 

@@ -8,8 +8,10 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
 import java.io.IOException;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
@@ -48,10 +50,10 @@ public final class OffsetsFile {
         String content;
         try {
             content = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (java.nio.charset.MalformedInputException e) {
+        } catch (MalformedInputException e) {
             throw new AdminException("cannot read " + file + ": not UTF-8 text");
         } catch (IOException e) {
-            throw new AdminException("cannot read " + file + ": " + (e instanceof java.nio.file.NoSuchFileException
+            throw new AdminException("cannot read " + file + ": " + (e instanceof NoSuchFileException
                     ? "no such file" : e.getMessage()));
         }
         return parse(file.toString(), content);

@@ -1,6 +1,7 @@
 package io.groupkeeper.zkprotocol.admin;
 
 import io.groupkeeper.TopicPartition;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -64,7 +65,7 @@ public record ResetPlan(String group, String operation, String spec, boolean cre
     public ResetPlan {
         entries = List.copyOf(entries);
         notes = List.copyOf(notes);
-        createsFolders = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(createsFolders));
+        createsFolders = Collections.unmodifiableSortedSet(new TreeSet<>(createsFolders));
     }
 
     /** The entries that write an offset. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.groupkeeper.Names;
 import io.groupkeeper.TopicPartition;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -125,7 +126,7 @@ public final class StormKafkaOffsets {
                 throw new AdminException("Storm node " + path + " is not a JSON object: " + abbreviate(data));
             }
             return n;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AdminException("Storm node " + path + " is not JSON: " + abbreviate(data));
         }
     }

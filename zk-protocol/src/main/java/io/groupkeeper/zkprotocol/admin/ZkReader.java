@@ -5,6 +5,7 @@ import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +30,7 @@ final class ZkReader {
     /** The data of each path; absent paths map to empty. Iteration order follows {@code paths}. */
     Map<String, Optional<ZkNode>> data(Collection<String> paths) {
         try {
-            return zk.readAll(List.copyOf(new java.util.LinkedHashSet<>(paths)));
+            return zk.readAll(List.copyOf(new LinkedHashSet<>(paths)));
         } catch (ZkFailure e) {
             throw refused(e);
         }
@@ -38,7 +39,7 @@ final class ZkReader {
     /** The children of each path (sorted); absent paths map to empty. */
     Map<String, Optional<List<String>>> children(Collection<String> paths) {
         try {
-            return zk.childrenAll(List.copyOf(new java.util.LinkedHashSet<>(paths)));
+            return zk.childrenAll(List.copyOf(new LinkedHashSet<>(paths)));
         } catch (ZkFailure e) {
             throw refused(e);
         }

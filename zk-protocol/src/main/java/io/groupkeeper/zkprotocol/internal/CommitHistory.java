@@ -5,6 +5,7 @@ import io.groupkeeper.status.CommitSample;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,7 +28,7 @@ final class CommitHistory {
     }
 
     /** The history the next commit of {@code tp} writes: what was kept, with this commit's sample appended. */
-    List<CommitSample> next(TopicPartition tp, long offset, java.util.OptionalLong logEnd, Instant now) {
+    List<CommitSample> next(TopicPartition tp, long offset, OptionalLong logEnd, Instant now) {
         return NodeCodec.append(byPartition.getOrDefault(tp, List.of()), new CommitSample(offset, logEnd, now));
     }
 

@@ -1,6 +1,7 @@
 package io.groupkeeper.zkprotocol.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -11,6 +12,7 @@ import io.groupkeeper.assignor.MemberSubscription;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.status.CommitSample;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -18,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -76,7 +79,7 @@ public final class NodeCodec {
         public OffsetBody {
             history = history.size() <= HISTORY ? List.copyOf(history)
                     : List.copyOf(history.subList(history.size() - HISTORY, history.size()));
-            java.util.Objects.requireNonNull(done, "done");
+            Objects.requireNonNull(done, "done");
         }
 
         public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
@@ -215,9 +218,9 @@ public final class NodeCodec {
     private static JsonNode doneValue(String done) {
         JsonNode v;
         try {
-            v = JSON.reader().with(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            v = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .readTree(done);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             v = null;
         }
         if (v == null || !v.isObject()) {
@@ -403,7 +406,7 @@ public final class NodeCodec {
         JsonNode n;
         try {
             n = JSON.readTree(data);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new CorruptNodeException(path, "not JSON: '" + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
         }
         if (n == null || !n.isObject()) {

@@ -20,6 +20,7 @@ import io.groupkeeper.spi.internal.OwnerInfo;
 import io.groupkeeper.spi.internal.Registration;
 import io.groupkeeper.spi.internal.ReleaseRequest;
 import io.groupkeeper.spi.internal.TargetAssignment;
+import io.groupkeeper.status.CommitSample;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkNode;
@@ -30,12 +31,15 @@ import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.zkprotocol.internal.NodeCodec.OffsetBody;
 import io.groupkeeper.zkprotocol.internal.NodeCodec.OwnerBody;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -45,6 +49,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The protocol's primitives for one group on ZooKeeper. See {@link GroupStore} for the contract and
@@ -67,7 +73,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ZkGroupStore implements GroupStore {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ZkGroupStore.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ZkGroupStore.class);
 
     private static final int MAX_CLAIM_ATTEMPTS = 8;
     /** Bounds the wait for a background listing; past it the group is checked again synchronously. */
@@ -190,7 +196,7 @@ public final class ZkGroupStore implements GroupStore {
                 LOG.info("group {} removed: no member left, and nothing was ever claimed or committed in it", group);
             }
         } catch (RuntimeException e) {
-            LOG.debug("group {}: could not check whether it is unused: {}", group, e.toString());
+            LOG.debug("could not check whether group {} is unused: {}", group, e.toString());
         }
     }
 
@@ -683,7 +689,7 @@ public final class ZkGroupStore implements GroupStore {
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
         Map<TopicPartition, Long> committed = new HashMap<>();
         Map<TopicPartition, Long> created = new HashMap<>();
-        Set<TopicPartition> conflicted = new java.util.HashSet<>();
+        Set<TopicPartition> conflicted = new HashSet<>();
         List<CommitRequest> pending = new ArrayList<>();
         long session = zk.handleSession();
         for (CommitRequest r : requests) {
@@ -693,8 +699,8 @@ public final class ZkGroupStore implements GroupStore {
                 conflicted.add(r.partition()); // prepared under another session: never sent (see multiInSession)
             }
         }
-        java.time.Instant now = clock.instant();
-        Map<TopicPartition, List<io.groupkeeper.status.CommitSample>> written = new HashMap<>();
+        Instant now = clock.instant();
+        Map<TopicPartition, List<CommitSample>> written = new HashMap<>();
         Map<TopicPartition, byte[]> bodies = new HashMap<>();
         for (CommitRequest r : pending) { // before any write: a body no reader would take refuses the whole commit
             OffsetBody next = committedBody(memberId, generation, r, now);
@@ -762,8 +768,8 @@ public final class ZkGroupStore implements GroupStore {
      * The offset node's body after {@code r}: the offset and its done value, who wrote it and when, and the
      * recent-commit history.
      */
-    private OffsetBody committedBody(String memberId, long generation, CommitRequest r, java.time.Instant now) {
-        return new OffsetBody(java.util.OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
+    private OffsetBody committedBody(String memberId, long generation, CommitRequest r, Instant now) {
+        return new OffsetBody(OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
                 Optional.of(now), histories.next(r.partition(), r.offset(), r.logEnd(), now), r.done());
     }
 
@@ -772,7 +778,7 @@ public final class ZkGroupStore implements GroupStore {
      * over the limit) is written without it, so the partition is still released with its offset: the next owner
      * processes the records above it again (at least once).
      */
-    private byte[] finalBody(String memberId, long generation, CommitRequest c, java.time.Instant now) {
+    private byte[] finalBody(String memberId, long generation, CommitRequest c, Instant now) {
         OffsetBody body = committedBody(memberId, generation, c, now);
         try {
             return NodeCodec.offset(body);
@@ -785,8 +791,8 @@ public final class ZkGroupStore implements GroupStore {
 
     @Override
     public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
-        Set<TopicPartition> released = new java.util.HashSet<>();
-        java.time.Instant now = clock.instant();
+        Set<TopicPartition> released = new HashSet<>();
+        Instant now = clock.instant();
         long session = zk.handleSession();
         // Prepared under another session: left to the caller, whose release() refuses them too.
         List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.session() == session).toList());
@@ -877,7 +883,7 @@ public final class ZkGroupStore implements GroupStore {
         Optional<ZkNode> read = zk.read(path, armed ? null : onChange);
         int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
         if (read.isEmpty()) {
-            return new OffsetSnapshot(java.util.OptionalLong.empty(), "", version(fenceVersion, -1), List.of(), 0);
+            return new OffsetSnapshot(OptionalLong.empty(), "", version(fenceVersion, -1), List.of(), 0);
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.refresh(tp, body.history());
@@ -909,15 +915,15 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     @Override
-    public java.util.OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
+    public OptionalLong ownedVersion(TopicPartition tp, String memberId, long session) {
         claimsInDoubt.syncIfInDoubt(tp, session, doubt -> undoOwnClaim(tp, memberId, doubt));
         CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
         int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
         if (!holds(tp, memberId, session)) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
-        return java.util.OptionalLong.of(version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
+        return OptionalLong.of(version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
     }
 
     /**

@@ -12,8 +12,11 @@ import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +27,7 @@ public final class ZkTopicRegistry implements TopicRegistry {
 
     private final ZkPort zk;
     /** Topics asked for and found unregistered, each said once (again after it was registered and removed). */
-    private final java.util.Set<String> warnedMissing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> warnedMissing = ConcurrentHashMap.newKeySet();
 
     public ZkTopicRegistry(ZkPort zk) {
         this.zk = zk;
@@ -119,7 +122,7 @@ public final class ZkTopicRegistry implements TopicRegistry {
     /** Runs the wrapped hook at most once, however many watches share it. */
     static final class OnceRunnable implements Runnable {
         private final Runnable hook;
-        private final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean done = new AtomicBoolean();
 
         OnceRunnable(Runnable hook) {
             this.hook = hook;

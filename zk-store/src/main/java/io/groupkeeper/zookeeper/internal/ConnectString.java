@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
@@ -153,7 +154,7 @@ public final class ConnectString {
             try (Socket socket = new Socket()) {
                 socket.connect(new InetSocketAddress(s.host(), s.port()), Math.max(1, timeoutMs));
                 return null;
-            } catch (java.net.SocketTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 append(why, s, "no answer within " + Math.max(1, timeoutMs) + " ms");
             } catch (UnknownHostException e) {
                 append(why, s, "unknown host");

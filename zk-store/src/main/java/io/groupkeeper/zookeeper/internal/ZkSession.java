@@ -20,6 +20,9 @@ import io.groupkeeper.zkprotocol.ZkResult;
 import io.groupkeeper.zkprotocol.ZkStat;
 import io.groupkeeper.zkprotocol.ZkStats;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -269,8 +272,8 @@ public final class ZkSession implements ZkPort {
      */
     @Override
     public Map<String, Optional<ZkNode>> readAll(List<String> paths) throws ZkFailure {
-        Map<String, Optional<ZkNode>> out = new java.util.LinkedHashMap<>();
-        List<String> list = List.copyOf(new java.util.LinkedHashSet<>(paths));
+        Map<String, Optional<ZkNode>> out = new LinkedHashMap<>();
+        List<String> list = List.copyOf(new LinkedHashSet<>(paths));
         for (int from = 0; from < list.size(); from += READ_BATCH) {
             List<String> chunk = list.subList(from, Math.min(list.size(), from + READ_BATCH));
             List<OpResult> results = readMulti(chunk, true);
@@ -286,8 +289,8 @@ public final class ZkSession implements ZkPort {
     /** As {@link #readAll}: the children of each path, in batches of read-only multis. */
     @Override
     public Map<String, Optional<List<String>>> childrenAll(List<String> paths) throws ZkFailure {
-        Map<String, Optional<List<String>>> out = new java.util.LinkedHashMap<>();
-        List<String> list = List.copyOf(new java.util.LinkedHashSet<>(paths));
+        Map<String, Optional<List<String>>> out = new LinkedHashMap<>();
+        List<String> list = List.copyOf(new LinkedHashSet<>(paths));
         for (int from = 0; from < list.size(); from += READ_BATCH) {
             List<String> chunk = list.subList(from, Math.min(list.size(), from + READ_BATCH));
             List<OpResult> results = readMulti(chunk, false);
@@ -295,7 +298,7 @@ public final class ZkSession implements ZkPort {
                 OpResult r = results.get(i);
                 if (r instanceof OpResult.GetChildrenResult c) {
                     List<String> sorted = new ArrayList<>(c.getChildren());
-                    java.util.Collections.sort(sorted);
+                    Collections.sort(sorted);
                     out.put(chunk.get(i), Optional.of(sorted));
                 } else {
                     out.put(chunk.get(i), missing(chunk.get(i), r));

@@ -91,7 +91,7 @@ final class DeadLetterPublisher implements AutoCloseable {
         try { // a listener that throws must not leak the producer
             clientListener.producerAdded(clientId, producer);
         } catch (RuntimeException e) {
-            LOG.warn("group {}: the KafkaClientListener threw on producerAdded: {}", group, e.toString());
+            LOG.warn("the KafkaClientListener threw on producerAdded({}): {}", clientId, e.toString());
         }
     }
 

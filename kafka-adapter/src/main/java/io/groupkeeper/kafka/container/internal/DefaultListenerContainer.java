@@ -5,7 +5,7 @@ import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.WorkerStatus;
-import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.log.internal.LogContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -45,7 +45,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public ListenerContainer<K, V> start() {
-        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+        try (LogContext.Scope ignored = LogContext.enter(config.group(), null)) {
             return startLogged();
         }
     }
@@ -128,7 +128,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
 
     @Override
     public boolean stop(Duration deadline) {
-        try (AdapterLog.Scope ignored = AdapterLog.enter(config.group(), null)) {
+        try (LogContext.Scope ignored = LogContext.enter(config.group(), null)) {
             return stopLogged(deadline);
         }
     }

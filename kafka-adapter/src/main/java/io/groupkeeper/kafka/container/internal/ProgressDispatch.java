@@ -330,8 +330,8 @@ final class ProgressDispatch<K, V> {
         if (from != null) {
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.assigned(tp, control.token(tp), from);
             if (p.droppedOnResume() > 0) {
-                LOG.info("{}: {} offset(s) recorded as done beyond this member's span run again", tp,
-                        p.droppedOnResume());
+                LOG.info("{} offset(s) of {} recorded as done beyond this member's span run again",
+                        p.droppedOnResume(), tp);
             }
             control.commit(tp, p.snapshot());
         }

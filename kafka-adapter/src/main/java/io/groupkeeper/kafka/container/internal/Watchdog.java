@@ -4,7 +4,7 @@ import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.Ticker;
-import io.groupkeeper.kafka.internal.AdapterLog;
+import io.groupkeeper.log.internal.LogContext;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,7 +102,7 @@ final class Watchdog implements AutoCloseable {
         for (StackTraceElement e : stack) {
             trace.append("\n\tat ").append(e);
         }
-        try (AdapterLog.Scope ignored = AdapterLog.enter(group, stuck.member())) {
+        try (LogContext.Scope ignored = LogContext.enter(group, stuck.member())) {
             reportLogged(stuck, s, partition, offset, running, trace);
         }
     }

@@ -7,8 +7,8 @@ import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
 import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
 import io.groupkeeper.kafka.container.internal.progress.ProgressFormatException;
-import io.groupkeeper.kafka.internal.AdapterLog;
 import io.groupkeeper.kafka.internal.ProgressCommits;
+import io.groupkeeper.log.internal.LogContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
@@ -128,7 +128,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                 InFlight slot = new InFlight(t[0]);
                 slots.set(slot);
                 container.watch(slot);
-                AdapterLog.enter(config.group(), thread.getName());
+                LogContext.enter(config.group(), thread.getName());
                 r.run();
             }, thread.getName() + "-w" + n.getAndIncrement());
             return t[0];
@@ -212,12 +212,12 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     @Override
     public void run() {
         // The container's thread: the group and, once known, the member in every line it logs (as the core's).
-        AdapterLog.enter(config.group(), thread.getName());
+        LogContext.enter(config.group(), thread.getName());
         try {
             runLogged();
         } finally {
-            MDC.remove(AdapterLog.GROUP);
-            MDC.remove(AdapterLog.MEMBER);
+            MDC.remove(LogContext.GROUP);
+            MDC.remove(LogContext.MEMBER);
             CurrentRecord.leave();
         }
     }
@@ -229,7 +229,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
             seeker.bind(c); // before start: the first assignment may come with the first poll
             c.start();
             consumer = c;
-            MDC.put(AdapterLog.MEMBER, c.memberId());
+            MDC.put(LogContext.MEMBER, c.memberId());
             if (output != null) {
                 output.bind(c);
             }
@@ -557,8 +557,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         try {
             return ProgressCodec.resume(offset.getAsLong(), done);
         } catch (ProgressFormatException e) {
-            LOG.warn("{}: the done value beside offset {} does not read ({}); resuming from the offset alone (what it "
-                    + "named runs again)", tp, offset.getAsLong(), e.getMessage());
+            LOG.warn("the done value beside offset {} of {} does not read ({}); resuming from the offset alone (what "
+                    + "it named runs again)", offset.getAsLong(), tp, e.getMessage());
             return OffsetProgress.at(offset.getAsLong());
         }
     }
