@@ -199,11 +199,22 @@ final class ProgressDispatch<K, V> {
         int budget = INLINE_BUDGET;
         more = false;
         Predicate<TopicPartition> eligible = tp -> !held.test(tp);
+        boolean inline = work == null && asyncHandler == null;
         while (true) {
             applyOutcomes();
             int free = capacity - outstanding;
             if (free <= 0) {
                 break;
+            }
+            if (inline) {
+                int ran = runInline(held, eligible, budget);
+                if (ran > 0) {
+                    if ((budget -= ran) <= 0) {
+                        more = true;
+                        break;
+                    }
+                    continue;
+                }
             }
             int n = owned.dispatch(free, config.ticker().nanoTime(), eligible, toStart);
             if (n == 0) {
@@ -382,6 +393,88 @@ final class ProgressDispatch<K, V> {
         }
     }
 
+    /**
+     * Inline calls without tickets (parallelism 1, the record handler, the polling thread): a run of one partition's
+     * records, the next in turn with a record {@link PartitionProgress#runnable()}, each called and completed before the
+     * next — what dispatching them one ticket at a time would do, without a ticket and an outcome per record. The run
+     * ends at the budget, when the partition is held (a handler paused it, the container stops), when it has nothing
+     * more to run, or at a record that fails: that one takes its ticket and goes the error policy's way, as a
+     * dispatched one does. Returns the calls made (0: nothing ran this way; the tickets' path goes on).
+     */
+    private int runInline(Predicate<TopicPartition> held, Predicate<TopicPartition> eligible, int budget)
+            throws InterruptedException {
+        TopicPartition tp = owned.nextRunnable(eligible);
+        if (tp == null || (!attemptBase.isEmpty() && attemptBase.containsKey(tp))) {
+            return 0;
+        }
+        PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.runnableProgress();
+        OptionalLong token = token(p.epoch());
+        CurrentRecord current = inlineSlot == null ? CurrentRecord.ofThread() : inlineSlot.currentRecord();
+        int calls = 0;
+        int handled = 0;
+        long failed = -1;
+        Throwable failure = null;
+        boolean undeserializable = false;
+        for (Fetched<ConsumerRecord<ByteBuffer, ByteBuffer>> f; calls < budget && (f = p.runnable()) != null; ) {
+            if (calls > 0 && held.test(tp)) {
+                break; // paused or stopped by a handler, or the container stops
+            }
+            calls++;
+            failed = f.offset();
+            ConsumerRecord<K, V> record;
+            try {
+                record = deserialize(f.record());
+            } catch (RuntimeException e) {
+                failure = e;
+                undeserializable = true;
+                break;
+            }
+            failure = callInline(tp, f.offset(), record, current, token);
+            if (failure != null) {
+                break;
+            }
+            p.completeRunnable();
+            handled++;
+            control.outcome(tp, f.offset(), null);
+        }
+        if (handled > 0) {
+            processed.computeIfAbsent(tp.topic(), x -> new int[1])[0] += handled;
+        }
+        if (failure != null) { // the record that failed: its ticket, as dispatched
+            List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> one = p.dispatch(1, config.ticker().nanoTime());
+            Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t = one.isEmpty() ? null : one.get(0);
+            if (t == null || t.offset() != failed) {
+                throw new IllegalStateException(tp + ": the record at offset " + failed + " failed inline, but its "
+                        + "progress hands out " + t, failure);
+            }
+            if (undeserializable) {
+                recover(tp, t, failure, 0, config.errorPolicy().deserializationFailure());
+            } else {
+                outstanding++;
+                apply(new Outcome(tp, t, failure instanceof Error ? Kind.FATAL : Kind.FAILED, failure, null));
+            }
+        }
+        return calls;
+    }
+
+    /** An inline call of {@link #runInline}: returns null when handled, else what the handler threw. */
+    private Throwable callInline(TopicPartition tp, long offset, ConsumerRecord<K, V> record, CurrentRecord current,
+                                 OptionalLong token) {
+        InFlight slot = inlineSlot;
+        if (slot != null) {
+            slot.begin(tp, offset);
+        }
+        current.set(tp, token);
+        try {
+            config.recordHandler().handle(record);
+            return null;
+        } catch (Exception | Error e) {
+            return e;
+        } finally {
+            ended(tp, offset, slot, current);
+        }
+    }
+
     /** A handler call, on the polling thread or a work thread; returns its outcome. */
     private Outcome call(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
                          ConsumerRecord<K, V> record, InFlight slot) {
@@ -399,18 +492,23 @@ final class ProgressDispatch<K, V> {
         } catch (Error e) {
             o = new Outcome(tp, t, Kind.FATAL, e, null);
         } finally {
-            current.set(null, null);
-            if (slot != null && slot.end() >= 0) {
-                long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
-                LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp,
-                        t.offset(), ms);
-            }
-            if (Thread.interrupted()) { // the handler's (the container stops through stop(), not interrupts)
-                LOG.debug("the handler returned from {} at offset {} with the thread's interrupt flag set; cleared",
-                        tp, t.offset());
-            }
+            ended(tp, t.offset(), slot, current);
         }
         return o;
+    }
+
+    /** After a handler call: the watchdog's slot and the thread's current record cleared, the interrupt flag too. */
+    private void ended(TopicPartition tp, long offset, InFlight slot, CurrentRecord current) {
+        current.set(null, null);
+        if (slot != null && slot.end() >= 0) {
+            long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
+            LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp, offset,
+                    ms);
+        }
+        if (Thread.interrupted()) { // the handler's (the container stops through stop(), not interrupts)
+            LOG.debug("the handler returned from {} at offset {} with the thread's interrupt flag set; cleared", tp,
+                    offset);
+        }
     }
 
     private void callAsync(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
@@ -442,14 +540,18 @@ final class ProgressDispatch<K, V> {
 
     /** The token a handler call sees ({@code HandlerContext.fencingToken()}); the thread of the call. */
     private OptionalLong token(Ticket<?> t) {
-        if (t.epoch() < 0) {
+        return token(t.epoch());
+    }
+
+    private OptionalLong token(long epoch) {
+        if (epoch < 0) {
             return OptionalLong.empty();
         }
         OptionalLong last = lastToken;
-        if (last.isPresent() && last.getAsLong() == t.epoch()) {
+        if (last.isPresent() && last.getAsLong() == epoch) {
             return last;
         }
-        OptionalLong now = OptionalLong.of(t.epoch());
+        OptionalLong now = OptionalLong.of(epoch);
         lastToken = now;
         return now;
     }

@@ -102,6 +102,59 @@ class ProgressDispatchTest {
     }
 
     @Test
+    void inlineRunsStopAtAPartitionAHandlerHoldsAndTakeTheOtherPartitionsInTurn() throws Exception {
+        Set<TopicPartition> paused = new HashSet<>();
+        List<String> seen = new ArrayList<>();
+        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> {
+            seen.add(r.partition() + "@" + r.offset());
+            if (r.partition() == 0 && r.offset() == 1) {
+                paused.add(P0); // as ListenerContainer.pause(tp) from the handler
+            }
+        }, ErrorPolicy.defaults(), null);
+        d.fetched(records(P0, 0, "a", "b", "c", "d"));
+        d.fetched(records(P1, 0, "a", "b"));
+        d.pump(paused::contains);
+        assertThat(seen).as("P0 held after its handler paused it; P1 goes on")
+                .containsExactly("0@0", "0@1", "1@0", "1@1");
+        assertThat(control.commits).containsEntry(P0, 2L).containsEntry(P1, 2L);
+        paused.clear();
+        d.pump(paused::contains);
+        assertThat(seen).endsWith("0@2", "0@3");
+        assertThat(control.commits).containsEntry(P0, 4L);
+        assertThat(control.outcomes).containsOnlyKeys(0L, 1L, 2L, 3L);
+    }
+
+    @Test
+    void aRecordThatFailsInAnInlineRunGoesTheErrorPolicysWayAndTheRunGoesOnAfterIt() throws Exception {
+        List<Long> handled = new ArrayList<>();
+        AtomicInteger attempts = new AtomicInteger();
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.PARTITION, 1, r -> {
+            if (r.offset() == 2 && attempts.incrementAndGet() < 3) {
+                throw new IllegalStateException("not yet");
+            }
+            handled.add(r.offset());
+        }, null, ErrorPolicy.builder().deserializationFailure(Recovery.SKIP)
+                .otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip()).build(), ProgressLimits.DEFAULT,
+                null), null, new StringDeserializer(), new Deserializer<>() {
+                    @Override
+                    public String deserialize(String topic, byte[] data) {
+                        String s = new String(data, StandardCharsets.UTF_8);
+                        if (s.contains("x")) {
+                            throw new IllegalArgumentException("not a value: " + s);
+                        }
+                        return s;
+                    }
+                }, control, null, new InFlight(Thread.currentThread()), new ThreadLocal<>());
+        d.fetched(records(P0, 0, "a", "x", "b", "c"));
+        pumpUntil(d, () -> Long.valueOf(4).equals(control.commits.get(P0)));
+        assertThat(handled).containsExactly(0L, 2L, 3L);
+        assertThat(attempts.get()).as("the third attempt at offset 2 passed").isEqualTo(3);
+        assertThat(control.outcomes.get(1L)).contains("not a value");
+        assertThat(control.outcomes.get(2L)).isEqualTo("handled");
+        assertThat(d.outstanding()).isZero();
+    }
+
+    @Test
     void keyOrderingKeepsEachKeysRecordsInOffsetOrderOneAtATimeWithManyWorkersAndRandomDelays() throws Exception {
         Map<String, List<Long>> started = new ConcurrentHashMap<>();
         Map<String, AtomicInteger> running = new ConcurrentHashMap<>();

@@ -38,6 +38,7 @@ public final class OwnedPartitions<P, R> {
     private static final int IN = 1;
     private static final int OUT = 2;
     private long droppedUnowned;
+    private PartitionProgress<R> runnable;
 
     public OwnedPartitions(Ordering ordering, ProgressLimits limits) {
         this.ordering = Objects.requireNonNull(ordering, "ordering");
@@ -154,6 +155,35 @@ public final class OwnedPartitions<P, R> {
             }
         }
         return n;
+    }
+
+    /**
+     * For a caller that makes one handler call at a time and completes it before the next (the container's inline
+     * calls): the next partition in turn, from those {@code eligible} accepts, whose progress has a record to run
+     * without a ticket ({@link PartitionProgress#runnable()}); null when none has. The turn moves past it, as
+     * {@link #dispatch} moves it, so that partitions take turns between runs. {@link #runnableProgress()} is its
+     * progress.
+     */
+    public P nextRunnable(java.util.function.Predicate<P> eligible) {
+        if (keys == null) {
+            order();
+        }
+        int size = keys.length;
+        for (int k = 0; k < size; k++) {
+            int i = Math.floorMod(turn + k, size);
+            if (progress[i].runnable() != null && eligible.test(keys[i])) {
+                turn = i + 1;
+                runnable = progress[i];
+                return keys[i];
+            }
+        }
+        runnable = null;
+        return null;
+    }
+
+    /** The progress of the partition {@link #nextRunnable} returned last (null when it returned null). */
+    public PartitionProgress<R> runnableProgress() {
+        return runnable;
     }
 
     /** The owned partitions as arrays, in the map's order, for {@link #dispatch} (rebuilt after a change). */

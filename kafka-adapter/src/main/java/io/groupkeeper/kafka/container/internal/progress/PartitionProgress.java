@@ -226,6 +226,42 @@ public final class PartitionProgress<R> {
         return null;
     }
 
+    /**
+     * The record to run now by a caller that makes one handler call at a time on its own thread and completes it
+     * before the next (the container's inline calls, parallelism 1): under {@code PARTITION}, the lowest record held,
+     * when nothing is in flight, waiting or recorded as attempted, below the span's end; null otherwise (then
+     * {@link #next} and its ticket). It is the record {@link #next} would hand out, without a ticket: no other thread
+     * can hand it back, so there is no stale ticket to tell apart. The caller runs it and then calls
+     * {@link #completeRunnable} (handled) or {@link #next} (failed: its ticket goes the error policy's way).
+     */
+    public Fetched<R> runnable() {
+        if (partitionLane == null || inFlight != 0 || lost || stopped || !waiting.isEmpty() || !attempts.isEmpty()) {
+            return null;
+        }
+        Fetched<R> f = partitionLane.queue.peek();
+        return f != null && f.offset() < lowWater + limits.maxSpan() ? f : null;
+    }
+
+    /**
+     * The record {@link #runnable()} returned is done (as {@link #complete} of its ticket): it leaves the lane, the
+     * low-water mark moves past it.
+     */
+    public void completeRunnable() {
+        Lane<R> lane = partitionLane;
+        Fetched<R> f = lane.queue.poll();
+        long slot = held.slot(f.offset());
+        held.remove(slot);
+        heldBytes -= f.bytes();
+        if (f.offset() != lowWater) {
+            done.add(f.offset());
+        }
+        if (lane.queue.isEmpty()) {
+            ready.remove(lane);
+        }
+        owed = true;
+        advance();
+    }
+
     private Ticket<R> start(long slot) {
         Fetched<R> f = held.record(slot);
         int attempt = attempts.isEmpty() ? 1 : attempts.getOrDefault(f.offset(), 0) + 1;

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Test;
  * {@link OwnedPartitions} over four partitions as the container calls it (the ticket). The tree- and hash-map progress
  * this replaced measured 494 bytes per record through the first (boxed offsets, map entries, an iterator and lists
  * per dispatch) and 911 through the second, by the list-returning dispatch the container called then (lists,
- * sublists and a {@code Dispatched} per record).
+ * sublists and a {@code Dispatched} per record). The container's inline calls (parallelism 1) run records without a
+ * ticket ({@link PartitionProgress#runnable()}, {@link OwnedPartitions#nextRunnable}): 8 bytes per record at most
+ * through four partitions (it measures 2: the poll's pause check and commit snapshot, spread over its records).
  */
 class PartitionProgressAllocationTest {
 
@@ -30,6 +32,8 @@ class PartitionProgressAllocationTest {
     static final long PROGRESS_BOUND = 128;
     /** Bytes per record through four partitions' progress, as the container dispatches, at most. */
     static final long OWNED_BOUND = 64;
+    /** Bytes per record through four partitions' runs without tickets (the container's inline calls), at most. */
+    static final long RUNS_BOUND = 8;
 
     private final com.sun.management.ThreadMXBean mx =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -53,6 +57,16 @@ class PartitionProgressAllocationTest {
             least = Math.min(least, throughOwned(partitions));
         }
         assertThat(least).as("bytes allocated per record through OwnedPartitions").isLessThanOrEqualTo(OWNED_BOUND);
+    }
+
+    @Test
+    void fourPartitionsRunInlineWithoutTicketsAllocateAtMostTheirBoundPerRecord() {
+        List<List<List<Fetched<String>>>> partitions = List.of(polls(0), polls(0), polls(0), polls(0));
+        long least = Long.MAX_VALUE;
+        for (int run = 0; run < 3; run++) {
+            least = Math.min(least, throughRuns(partitions));
+        }
+        assertThat(least).as("bytes allocated per record through inline runs").isLessThanOrEqualTo(RUNS_BOUND);
     }
 
     private long allocated() {
@@ -122,6 +136,40 @@ class PartitionProgressAllocationTest {
             owned.committed(owned.owed());
         }
         long bytes = allocated() - before;
+        for (int tp = 0; tp < partitions.size(); tp++) {
+            assertThat(owned.get(tp).orElseThrow().lowWater()).isEqualTo(RECORDS);
+        }
+        return bytes / records;
+    }
+
+    /** The container's inline calls: runs of one partition's records in turn, no ticket (here: completed at once). */
+    private long throughRuns(List<List<List<Fetched<String>>>> partitions) {
+        OwnedPartitions<Integer, String> owned = new OwnedPartitions<>(Ordering.PARTITION, ProgressLimits.DEFAULT);
+        for (int tp = 0; tp < partitions.size(); tp++) {
+            owned.assigned(tp, 3, OffsetProgress.at(0));
+        }
+        java.util.function.Predicate<Integer> all = tp -> true;
+        int records = 0;
+        int ran = 0;
+        long before = allocated();
+        for (int poll = 0; poll < partitions.get(0).size(); poll++) {
+            for (int tp = 0; tp < partitions.size(); tp++) {
+                List<Fetched<String>> fetched = partitions.get(tp).get(poll);
+                owned.get(tp).orElseThrow().append(fetched);
+                records += fetched.size();
+            }
+            while (owned.nextRunnable(all) != null) {
+                PartitionProgress<String> p = owned.runnableProgress();
+                while (p.runnable() != null) {
+                    p.completeRunnable();
+                    ran++;
+                }
+            }
+            owned.pauses();
+            owned.committed(owned.owed());
+        }
+        long bytes = allocated() - before;
+        assertThat(ran).isEqualTo(records);
         for (int tp = 0; tp < partitions.size(); tp++) {
             assertThat(owned.get(tp).orElseThrow().lowWater()).isEqualTo(RECORDS);
         }

@@ -440,4 +440,65 @@ class PartitionProgressTest {
         assertThat(Set.copyOf(List.of(Ordering.values())).stream().map(Enum::name).collect(Collectors.toSet()))
                 .containsExactlyInAnyOrder("PARTITION", "KEY", "UNORDERED");
     }
+
+    // ------------------------------------------------------------------ inline runs (no tickets)
+
+    @Test
+    void aRunnableRecordIsTheOneNextWouldHandOutAndCompletingItMovesTheMarkAsItsTicketWould() {
+        PartitionProgress<String> runs = fresh(Ordering.PARTITION, ROOMY, 10);
+        PartitionProgress<String> tickets = fresh(Ordering.PARTITION, ROOMY, 10);
+        runs.append(records(10, 14, "a", "b"));
+        tickets.append(records(10, 14, "a", "b"));
+        for (int i = 0; i < 5; i++) {
+            Fetched<String> f = runs.runnable();
+            Ticket<String> t = only(tickets.dispatch(1, 0));
+            assertThat(f.offset()).isEqualTo(t.offset());
+            assertThat(f.record()).isEqualTo(t.record());
+            runs.completeRunnable();
+            assertThat(tickets.complete(t)).isTrue();
+            assertThat(runs.snapshot()).isEqualTo(tickets.snapshot());
+            assertThat(runs.heldRecords()).isEqualTo(tickets.heldRecords());
+            assertThat(runs.heldBytes()).isEqualTo(tickets.heldBytes());
+            assertThat(runs.commitOwed()).isTrue();
+        }
+        assertThat(runs.runnable()).isNull();
+        assertThat(runs.lowWater()).isEqualTo(15);
+        runs.append(records(15, 16, "a"));
+        assertThat(runs.runnable().offset()).as("the lane is idle again after its queue emptied").isEqualTo(15);
+        assertThat(offsets(runs.dispatch(5, 0))).as("and tickets still work after runs").containsExactly(15L);
+    }
+
+    @Test
+    void nothingIsRunnableWhileARecordIsInFlightWaitsOrWasAttemptedOrUnderAnotherOrdering() {
+        PartitionProgress<String> p = fresh(Ordering.PARTITION, new ProgressLimits(2, 100, 1 << 20), 0);
+        assertThat(p.runnable()).as("nothing fetched").isNull();
+        p.append(records(0, 3, "a"));
+        Ticket<String> t = only(p.dispatch(1, 0));
+        assertThat(p.runnable()).as("in flight").isNull();
+        assertThat(p.retryLater(t, 100)).isTrue();
+        assertThat(p.runnable()).as("waiting to be retried").isNull();
+        Ticket<String> again = only(p.dispatch(1, 100));
+        assertThat(p.runnable()).as("its retry in flight").isNull();
+        assertThat(p.complete(again)).isTrue();
+        assertThat(p.runnable().offset()).isEqualTo(1);
+        p.completeRunnable();
+        p.completeRunnable();
+        assertThat(p.runnable().offset()).isEqualTo(3);
+        p.stopDispatching();
+        assertThat(p.runnable()).as("stopped for a handover").isNull();
+
+        PartitionProgress<String> attempted = new PartitionProgress<>(Ordering.PARTITION, ROOMY, 7,
+                new OffsetProgress(0, new TreeSet<>(), new TreeMap<>(Map.of(0L, 2))));
+        attempted.append(records(0, 1, "a"));
+        assertThat(attempted.runnable()).as("attempts recorded by a previous owner: its ticket counts them").isNull();
+        assertThat(only(attempted.dispatch(1, 0)).attempt()).isEqualTo(3);
+
+        PartitionProgress<String> key = fresh(Ordering.KEY, ROOMY, 0);
+        key.append(records(0, 1, "a"));
+        assertThat(key.runnable()).as("KEY and UNORDERED go by tickets").isNull();
+        PartitionProgress<String> lost = fresh(Ordering.PARTITION, ROOMY, 0);
+        lost.append(records(0, 1, "a"));
+        lost.lost();
+        assertThat(lost.runnable()).isNull();
+    }
 }
