@@ -21,7 +21,8 @@ import java.util.OptionalLong;
  *   only once the one before it ended, at an offset not below it; a failed attempt's retry starts at the same offset).
  *   Not judged across ownerships (a revoked partition's records may still run while its next owner starts), nor across
  *   an operator's reset: the owner lets its progress go, and what still runs of it overlaps what starts from the reset
- *   point (one backward move of each lane, and the overlaps with what ran before it, are excused per reset);</li>
+ *   point (one backward move of each lane per reset is excused, and an overlap with a record started before that move
+ *   or before the reset);</li>
  *   <li><b>progress never claims an unprocessed record</b>: every offset node a member writes holds a low-water mark
  *   below which every record was handled or dead-lettered (or skipped by an operator's reset before it was), and a done
  *   set whose every offset was handled or dead-lettered.</li>
@@ -58,8 +59,8 @@ final class ContainerChecker {
         int resetsUsed;
         /** Backward moves excused so far (an in-flight record started before the last one overlaps without fault). */
         int rewinds;
-        /** In flight: offset to the lane's rewinds when it started. */
-        final Map<Long, Integer> inFlight = new HashMap<>();
+        /** In flight: offset to {the lane's rewinds, the partition's resets} when it started. */
+        final Map<Long, int[]> inFlight = new HashMap<>();
     }
 
     ContainerChecker(InMemoryZooKeeper zk, String group, String topic, Ordering ordering, AdapterChecker checker,
@@ -107,24 +108,27 @@ final class ContainerChecker {
         String what = ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition
                 : topic + "-" + partition;
         if (offset < l.last) {
-            int made = resets.getOrDefault(partition, 0);
-            if (made > l.resetsUsed) {
-                l.resetsUsed = made; // the operator's reset taken up: the lane starts again from its point
+            int resetsNow = resets.getOrDefault(partition, 0);
+            if (resetsNow > l.resetsUsed) {
+                l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
                 l.rewinds++;
             } else {
                 violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
                         + " in one ownership, with no operator's reset since");
             }
         }
-        for (Map.Entry<Long, Integer> e : l.inFlight.entrySet()) {
-            if (e.getValue() == l.rewinds) {
+        int made = resets.getOrDefault(partition, 0);
+        for (Map.Entry<Long, int[]> e : l.inFlight.entrySet()) {
+            // An operator's reset since it started excuses the overlap: the owner let that progress go (also when it
+            // starts again at or past the record still running: a reset to it, or forward over it; seed 10).
+            if (e.getValue()[0] == l.rewinds && e.getValue()[1] == made) {
                 violation("order: " + member + " started " + what + " at " + offset + " while " + e.getKey()
                         + " of the same " + (ordering == Ordering.KEY ? "key" : "partition") + " was in flight");
                 break;
             }
         }
         l.last = offset;
-        l.inFlight.put(offset, l.rewinds);
+        l.inFlight.put(offset, new int[] {l.rewinds, made});
     }
 
     /** The handler returned ({@code ok}) or threw. */

@@ -55,6 +55,23 @@ class ContainerSimulationTest {
         runSchedules(ContainerSimulation.Mode.UNORDERED, DEFAULT_SCHEDULES);
     }
 
+    /**
+     * A false positive of the order check, found by the simulator: an operator's reset of t-0 to 74 while m2's handler
+     * runs record 74 (PARTITION; in KEY the same schedule resets t-7 forward to 114 while 28 runs): the owner lets its
+     * progress go and starts again at the reset point with the old call still running. The checker excuses an overlap
+     * with a record started before a reset of the partition, not only with one started before a backward move.
+     */
+    @Test
+    void seed10ExcusesARecordStillRunningWhenAResetRestartsItsPartition() {
+        for (ContainerSimulation.Mode mode : new ContainerSimulation.Mode[] {ContainerSimulation.Mode.PARTITION,
+                ContainerSimulation.Mode.KEY}) {
+            ContainerSimulation.Result r = ContainerSimulation.run(10, mode, FAULTS);
+
+            assertThat(r.violations()).as(mode + "\n" + r.tail()).isEmpty();
+            assertThat(r.resets()).as("operator resets").isPositive();
+        }
+    }
+
     static void runSchedules(ContainerSimulation.Mode mode, int byDefault) {
         long first = Long.getLong("groupkeeper.containerSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.containerSimulation.schedules", byDefault);
