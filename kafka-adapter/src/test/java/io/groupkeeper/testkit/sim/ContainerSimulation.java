@@ -113,7 +113,7 @@ final class ContainerSimulation {
         this.scheduler = new SimScheduler(clock, new Random(seed), zk::expireDueSessions);
         this.log = new SimLog(scheduler);
         this.checker = new AdapterChecker(zk, GROUP, TOPIC, false, log);
-        this.order = new ContainerChecker(zk, GROUP, TOPIC, mode.ordering, checker, log);
+        this.order = new ContainerChecker(zk, GROUP, TOPIC, mode.ordering, checker, log, clock::millis);
         this.simExecutor = scheduler.executor("sim");
         this.produce = new Random(seed * 31 + 7);
         this.handlerTimes = new Random(seed * 13 + 5);

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * schedules of {@code DefaultListenerContainer}s in {@code PARTITION}, {@code KEY} and {@code UNORDERED} ordering over
  * the ZooKeeper model and the Kafka model, checked by {@link AdapterChecker} and {@link ContainerChecker}. Default:
  * {@value #DEFAULT_SCHEDULES} schedules of each ordering from seed 1 ({@code PARTITION}: parallelism 1, then 4); {@code -Dgroupkeeper.containerSimulation.schedules=N}
- * and {@code -Dgroupkeeper.containerSimulation.seed=S} choose others. A failing seed prints itself, its shortest
+ * and {@code -Dgroupkeeper.containerSimulation.seed=S} choose others; with
+ * {@code -Dgroupkeeper.containerSimulation.keepGoing=true} a run goes on past failing seeds and lists them. A failing seed prints itself, its shortest
  * failing plan (faults dropped one at a time while it still fails) and the end of its trace.
  */
 class ContainerSimulationTest {
@@ -81,6 +82,8 @@ class ContainerSimulationTest {
         long handled = 0;
         long deadLettered = 0;
         long started = System.nanoTime();
+        boolean keepGoing = Boolean.getBoolean("groupkeeper.containerSimulation.keepGoing");
+        List<String> failing = new ArrayList<>();
         for (long seed = first; seed < first + schedules; seed++) {
             ContainerSimulation.Result r = ContainerSimulation.run(seed, mode, FAULTS);
             steps += r.steps();
@@ -90,6 +93,10 @@ class ContainerSimulationTest {
             deadLettered += r.deadLettered();
             if (Boolean.getBoolean("groupkeeper.containerSimulation.trace")) {
                 System.out.println("seed " + seed + " trace:\n" + r.tail());
+            }
+            if (r.failed() && keepGoing) { // a long run's census: every failing seed, reported at the end
+                failing.add(seed + " " + r.violations().get(0));
+                continue;
             }
             if (r.failed()) {
                 ContainerSimulation.Result shortest = Boolean.parseBoolean(
@@ -103,11 +110,13 @@ class ContainerSimulationTest {
                         .isEmpty();
             }
         }
-        assertThat(handled).as("records handled").isPositive();
         System.out.printf("container simulation (%s) seed=%d schedules=%d steps=%d records=%d handled=%d "
-                        + "deadLettered=%d resets=%d violations=0 in %d ms%n",
-                mode, first, schedules, steps, done, handled, deadLettered, resets,
+                        + "deadLettered=%d resets=%d violations=%d in %d ms%n",
+                mode, first, schedules, steps, done, handled, deadLettered, resets, failing.size(),
                 (System.nanoTime() - started) / 1_000_000);
+        failing.forEach(f -> System.out.println("container simulation (" + mode + ") failing seed " + f));
+        assertThat(failing).as("failing seeds (-Dgroupkeeper.containerSimulation.keepGoing=true)").isEmpty();
+        assertThat(handled).as("records handled").isPositive();
     }
 
     /** Drops faults one at a time while the schedule (same seed) still fails: no single fault of the result can go. */
