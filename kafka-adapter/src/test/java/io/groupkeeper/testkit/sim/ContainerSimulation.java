@@ -43,6 +43,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * growth, lost writes, cut publications; not typos or deletes of an offset node. What users see is checked by
  * {@link AdapterChecker} (at least once, ZooKeeper's offset never backwards, a reset taken up) and
  * {@link ContainerChecker} (order, progress).
+ *
+ * <p>About 520 lines: half of it is the world it shares in kind with {@link AdapterSimulation} (faults, processes,
+ * healing), kept apart so that the member simulation's pinned seeds do not move with the container's draws.
  */
 final class ContainerSimulation {
 
