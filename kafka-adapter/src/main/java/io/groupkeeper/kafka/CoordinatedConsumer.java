@@ -210,6 +210,10 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      * knows) configure the Admin client that reads partition counts.
      */
     final class Builder<K, V> {
+        static { // the container's workers build on the simulator's clients through this (ConsumerBuilds)
+            io.groupkeeper.kafka.internal.ConsumerBuilds.configs(Builder::config);
+        }
+
         private final GroupKeeper keeper;
         private String groupId;
         private final Set<String> topics = new LinkedHashSet<>();

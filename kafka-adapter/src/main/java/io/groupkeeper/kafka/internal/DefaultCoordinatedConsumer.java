@@ -492,7 +492,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         guard.enter();
         try {
             requireStarted();
-            long start = System.nanoTime();
+            long start = clients.nanoTime();
             long timeoutNanos = Math.max(0, saturatedNanos(timeout));
             sync.within(start, timeoutNanos); // the start look-ups too end within the timeout
             while (true) {
@@ -510,7 +510,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     committer.storeStarts(resolver.resolveStarts(positions, sync));
                 }
                 sync.sync();
-                long remaining = timeoutNanos - (System.nanoTime() - start);
+                long remaining = timeoutNanos - (clients.nanoTime() - start);
                 if (sync.fetchesNothing()) {
                     if (remaining <= 0) {
                         return ConsumerRecords.empty();
@@ -544,7 +544,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 if (!out.isEmpty()) {
                     return out;
                 }
-                if (System.nanoTime() - start >= timeoutNanos) {
+                if (clients.nanoTime() - start >= timeoutNanos) {
                     return ConsumerRecords.empty();
                 }
             }

@@ -29,6 +29,12 @@ public interface KafkaAdmin extends AutoCloseable {
     KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> stableGroupOffsets(String group,
                                                                            Collection<TopicPartition> partitions);
 
+    /** {@code Admin.listTopics().names()} (the container's check of its dead-letter topics). */
+    KafkaFuture<java.util.Set<String>> listTopicNames();
+
+    /** {@code Admin.createTopics(topics).all()} (the container's dead-letter topics). */
+    KafkaFuture<Void> createTopics(Collection<org.apache.kafka.clients.admin.NewTopic> topics);
+
     void close(Duration timeout);
 
     @Override
@@ -67,6 +73,16 @@ public interface KafkaAdmin extends AutoCloseable {
                                 Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(partitions)),
                                 new ListConsumerGroupOffsetsOptions().requireStable(true))
                         .partitionsToOffsetAndMetadata(group);
+            }
+
+            @Override
+            public KafkaFuture<java.util.Set<String>> listTopicNames() {
+                return admin().listTopics().names();
+            }
+
+            @Override
+            public KafkaFuture<Void> createTopics(Collection<org.apache.kafka.clients.admin.NewTopic> topics) {
+                return admin().createTopics(topics).all();
             }
 
             @Override

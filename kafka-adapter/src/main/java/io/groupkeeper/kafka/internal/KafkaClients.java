@@ -1,11 +1,13 @@
 package io.groupkeeper.kafka.internal;
 
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -18,7 +20,8 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * What the {@code CoordinatedConsumer} takes from outside groupkeeper: Kafka's clients (its consumer, the
  * transactional mode's producers, the few Admin questions it asks: {@link KafkaAdmin}), and the clock, the waits and
- * the threads of its own. {@link #REAL} (real clients, {@code System.nanoTime()}, real waits and threads) is what the
+ * the threads of its own; the listener container takes the same from it (its workers' threads and handler pools, its
+ * dead-letter producer and Admin, its watchdog's timer, its waits). {@link #REAL} (real clients, {@code System.nanoTime()}, real waits and threads) is what the
  * builder gives every user; kafka-adapter's simulation ({@code io.groupkeeper.kafka.sim}) supplies a model of Kafka
  * and the simulator's clock and threads, so that the shipped adapter runs in seeded schedules.
  */
@@ -40,6 +43,24 @@ public interface KafkaClients {
 
     /** A timer thread named {@code name} (the topic metadata's refresh). */
     ScheduledExecutorService timer(String name);
+
+    /** Starts {@code thread} (a container's worker: its loop runs in it until the worker exits). Real: as is. */
+    default void start(Thread thread) {
+        thread.start();
+    }
+
+    /** A pool of {@code threads} threads made by {@code factory} (a container worker's handler calls). Real: fixed. */
+    default ExecutorService pool(int threads, ThreadFactory factory) {
+        return Executors.newFixedThreadPool(threads, factory);
+    }
+
+    /**
+     * The head of {@code queue}, waiting up to {@code nanos} on {@link #nanoTime()}'s clock for one; null when none
+     * came (a container worker's wait for its handlers' outcomes while it drains). Real: the queue's own timed poll.
+     */
+    default <T> T poll(BlockingQueue<T> queue, long nanos) throws InterruptedException {
+        return queue.poll(nanos, TimeUnit.NANOSECONDS);
+    }
 
     /** The adapter's clock, as {@code System.nanoTime()}: only differences of its values compare. */
     long nanoTime();

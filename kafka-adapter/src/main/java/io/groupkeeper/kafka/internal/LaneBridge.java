@@ -226,7 +226,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     /** Waits up to {@code nanos} for an event (and leaves it queued). */
     void awaitEvent(long nanos) {
         try {
-            Event e = events.pollFirst(nanos, TimeUnit.NANOSECONDS);
+            Event e = clients.poll(events, nanos); // the deque's pollFirst, on the clients' clock
             if (e != null) {
                 events.addFirst(e);
             }

@@ -39,6 +39,19 @@ public final class KafkaModel {
 
         /** The calling simulated thread waits {@code millis} of simulated time (others run meanwhile). */
         void sleep(long millis);
+
+        /**
+         * The calling simulated thread waits until {@code until} completes or {@code millis} of simulated time pass; a
+         * clock that cannot wait returns at once ({@link #waits()} false: a consumer's poll then answers at once).
+         */
+        default void sleep(long millis, java.util.concurrent.CompletableFuture<?> until) {
+            sleep(millis);
+        }
+
+        /** Whether the calling thread can wait here (a simulated thread of the simulator): a poll waits then. */
+        default boolean waits() {
+            return false;
+        }
     }
 
     /** Hears what the checkers need: each committed group offset (with the one before), each committed output. */
@@ -127,6 +140,28 @@ public final class KafkaModel {
         }
     }
 
+    /** The topics' names. */
+    public java.util.Set<String> topicNames() {
+        return java.util.Set.copyOf(topics.keySet());
+    }
+
+    /** Completes (and is replaced) when a record becomes visible: a waiting poll looks again. */
+    private java.util.concurrent.CompletableFuture<Void> appended = new java.util.concurrent.CompletableFuture<>();
+
+    java.util.concurrent.CompletableFuture<Void> appended() {
+        return appended;
+    }
+
+    private void visible() {
+        java.util.concurrent.CompletableFuture<Void> was = appended;
+        appended = new java.util.concurrent.CompletableFuture<>();
+        was.complete(null);
+    }
+
+    Time time() {
+        return time;
+    }
+
     public Optional<Integer> partitions(String topic) {
         List<Log> logs = topics.get(topic);
         return logs == null ? Optional.empty() : Optional.of(logs.size());
@@ -145,6 +180,7 @@ public final class KafkaModel {
         Log log = log(tp);
         Entry e = new Entry(tp, log.end(), key, value, time.millis(), null);
         log.entries.add(e);
+        visible();
         return e.offset();
     }
 
@@ -246,6 +282,7 @@ public final class KafkaModel {
             return; // nothing was sent: an empty transaction
         }
         txn.state = TxnState.COMMITTED;
+        visible();
         txn.offsets.forEach((group, offsets) -> offsets.forEach((tp, o) -> {
             OffsetAndMetadata before = groups.computeIfAbsent(group, g -> new HashMap<>()).put(tp, o);
             observers.forEach(obs -> obs.groupOffsetCommitted(group, tp, o.offset(),

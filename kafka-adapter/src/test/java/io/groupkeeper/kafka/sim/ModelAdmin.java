@@ -63,6 +63,25 @@ public final class ModelAdmin implements KafkaAdmin {
         return KafkaFuture.completedFuture(out);
     }
 
+    @Override
+    public KafkaFuture<java.util.Set<String>> listTopicNames() {
+        kafka.roundTrip();
+        return KafkaFuture.completedFuture(kafka.topicNames());
+    }
+
+    @Override
+    public KafkaFuture<Void> createTopics(Collection<org.apache.kafka.clients.admin.NewTopic> topics) {
+        kafka.roundTrip();
+        for (org.apache.kafka.clients.admin.NewTopic t : topics) {
+            if (kafka.partitions(t.name()).isPresent()) {
+                return failed(new org.apache.kafka.common.errors.TopicExistsException("model: topic " + t.name()
+                        + " exists"));
+            }
+        }
+        topics.forEach(t -> kafka.createTopic(t.name(), t.numPartitions() > 0 ? t.numPartitions() : 1));
+        return KafkaFuture.completedFuture(null);
+    }
+
     private static <T> KafkaFuture<T> failed(Throwable e) {
         KafkaFutureImpl<T> f = new KafkaFutureImpl<>();
         f.completeExceptionally(e);

@@ -39,12 +39,26 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
     private final Map<TopicPartition, Long> positions = new LinkedHashMap<>();
     private final Set<TopicPartition> paused = new LinkedHashSet<>();
     private boolean wakeup;
+    /** Completed by {@link #wakeup()}: ends a poll's wait. */
+    private java.util.concurrent.CompletableFuture<Void> woken = new java.util.concurrent.CompletableFuture<>();
     private boolean closed;
+
+    /** Applied to keys and values the model holds as bytes ({@code byte[]}); others are returned as they are. */
+    private org.apache.kafka.common.serialization.Deserializer<K> keys;
+    private org.apache.kafka.common.serialization.Deserializer<V> values;
 
     public ModelConsumer(KafkaModel kafka, int maxPollRecords) {
         super("none");
         this.kafka = kafka;
         this.maxPollRecords = maxPollRecords;
+    }
+
+    /** A consumer that deserializes what the model holds as bytes (the listener container's records). */
+    public ModelConsumer(KafkaModel kafka, int maxPollRecords, org.apache.kafka.common.serialization.Deserializer<K> keys,
+                         org.apache.kafka.common.serialization.Deserializer<V> values) {
+        this(kafka, maxPollRecords);
+        this.keys = keys;
+        this.values = values;
     }
 
     @Override
@@ -114,17 +128,36 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
     @Override
     public void wakeup() {
         wakeup = true;
+        woken.complete(null);
     }
 
     private void takeWakeup() {
         if (wakeup) {
             wakeup = false;
+            woken = new java.util.concurrent.CompletableFuture<>();
             throw new WakeupException();
         }
     }
 
+    /**
+     * On a clock that can wait ({@link KafkaModel.Time#waits()}), a poll with nothing to return waits in simulated time
+     * until a record becomes visible, {@link #wakeup()} or the timeout; otherwise it answers at once.
+     */
     @Override
     public ConsumerRecords<K, V> poll(Duration timeout) {
+        KafkaModel.Time time = kafka.time();
+        long end = time.millis() + Math.max(0, timeout.toMillis());
+        while (true) {
+            ConsumerRecords<K, V> out = fetch();
+            long left = end - time.millis();
+            if (!out.isEmpty() || left <= 0 || !time.waits()) {
+                return out;
+            }
+            time.sleep(left, java.util.concurrent.CompletableFuture.anyOf(woken, kafka.appended()));
+        }
+    }
+
+    private ConsumerRecords<K, V> fetch() {
         requireOpen();
         takeWakeup();
         Map<TopicPartition, Long> outOfRange = new HashMap<>();
@@ -179,7 +212,9 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
 
     @SuppressWarnings("unchecked")
     private ConsumerRecord<K, V> record(TopicPartition tp, KafkaModel.Entry e) {
-        return new ConsumerRecord<>(tp.topic(), tp.partition(), e.offset(), (K) e.key(), (V) e.value());
+        K key = e.key() instanceof byte[] b && keys != null ? keys.deserialize(tp.topic(), b) : (K) e.key();
+        V value = e.value() instanceof byte[] b && values != null ? values.deserialize(tp.topic(), b) : (V) e.value();
+        return new ConsumerRecord<>(tp.topic(), tp.partition(), e.offset(), key, value);
     }
 
     @Override

@@ -79,6 +79,16 @@ public final class ModelProducer implements Producer<Object, Object> {
     @Override
     public Future<RecordMetadata> send(ProducerRecord<Object, Object> record, Callback callback) {
         requireOpen();
+        if (transactionalId == null) { // a plain producer (the container's dead letters): lands at once
+            kafka.roundTrip();
+            TopicPartition tp = new TopicPartition(record.topic(), record.partition() == null ? 0 : record.partition());
+            long offset = kafka.append(tp, record.key(), record.value());
+            RecordMetadata md = new RecordMetadata(tp, offset, 0, 0, -1, -1);
+            if (callback != null) {
+                callback.onCompletion(md, null);
+            }
+            return CompletableFuture.completedFuture(md);
+        }
         if (!inTransaction) {
             throw new IllegalStateException("model: send() of " + transactionalId + " outside a transaction");
         }

@@ -45,7 +45,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * writes, cut publications; Kafka's requests take simulated time, and some time out before or after they land. What
  * users see is checked by {@link AdapterChecker}.
  *
- * <p>Not run: the listener container (docs/simulation-adapter.md says which seams it lacks).
+ * <p>The listener container runs in {@link ContainerSimulation} (docs/simulation-adapter.md).
  */
 final class AdapterSimulation {
 

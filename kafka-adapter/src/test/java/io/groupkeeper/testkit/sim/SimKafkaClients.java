@@ -41,6 +41,12 @@ final class SimKafkaClients implements KafkaClients {
     private final String timerTag;
     private final java.util.function.BooleanSupplier storeConnected;
     private final java.util.function.Consumer<String> violations;
+    /**
+     * The container's threads (workers, handler pools) become simulated threads of the process through this: it
+     * registers a thread's name as a tag of the process and returns the tag; null: no threads of its own (the member
+     * simulation's consumers).
+     */
+    private java.util.function.Function<String, String> threads;
 
     SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag) {
         this(kafka, scheduler, clock, timerTag, () -> true, v -> { });
@@ -60,7 +66,7 @@ final class SimKafkaClients implements KafkaClients {
     @Override
     public <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
         Object max = properties.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
-        return new ModelConsumer<>(kafka, max == null ? 500 : Integer.parseInt(max.toString()));
+        return new ModelConsumer<>(kafka, max == null ? 500 : Integer.parseInt(max.toString()), keys, values);
     }
 
     @Override
@@ -88,6 +94,110 @@ final class SimKafkaClients implements KafkaClients {
     @Override
     public ScheduledExecutorService timer(String name) {
         return new SimTimer(scheduler.executor(timerTag));
+    }
+
+    /** The container's threads are simulated threads of a process: {@code tagOf} registers one, returns its tag. */
+    SimKafkaClients threads(java.util.function.Function<String, String> tagOf) {
+        this.threads = tagOf;
+        return this;
+    }
+
+    /** A container's worker: its loop runs as a task of a simulated thread of the process, named as the thread. */
+    @Override
+    public void start(Thread thread) {
+        if (threads == null) {
+            throw new IllegalStateException("a thread of its own (" + thread.getName() + ") in a simulation without them");
+        }
+        scheduler.executor(threads.apply(thread.getName())).execute(thread::run);
+    }
+
+    /** A worker's handler pool: {@code n} simulated threads of the process, made by {@code factory}, one queue. */
+    @Override
+    public ExecutorService pool(int n, java.util.concurrent.ThreadFactory factory) {
+        SimPool pool = new SimPool();
+        for (int i = 0; i < n; i++) {
+            start(factory.newThread(pool::work));
+        }
+        return pool;
+    }
+
+    /** Takes the queue's head, waiting in simulated time (looking again each {@link #QUEUE_LOOK_MILLIS}). */
+    @Override
+    public <T> T poll(java.util.concurrent.BlockingQueue<T> queue, long nanos) {
+        long end = clock.millis() + Math.max(0, (nanos + 999_999) / 1_000_000);
+        while (true) {
+            T head = queue.poll();
+            long left = end - clock.millis();
+            if (head != null || left <= 0) {
+                return head;
+            }
+            sleepUntil(new CompletableFuture<>(), Math.min(left, QUEUE_LOOK_MILLIS));
+        }
+    }
+
+    /** How often a wait on a container's outcome queue looks again (simulated ms). */
+    static final long QUEUE_LOOK_MILLIS = 5;
+
+    /** A fixed pool whose threads are simulated threads: each takes tasks from one queue, parked while it is empty. */
+    private final class SimPool extends AbstractExecutorService {
+        private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
+        private CompletableFuture<Void> more = new CompletableFuture<>();
+        private boolean shutdown;
+
+        void work() {
+            while (true) {
+                Runnable r = tasks.poll();
+                if (r != null) {
+                    r.run();
+                    continue;
+                }
+                if (shutdown) {
+                    return;
+                }
+                scheduler.threads().await(more, false);
+            }
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            if (shutdown) {
+                throw new java.util.concurrent.RejectedExecutionException("pool shut down");
+            }
+            tasks.add(command);
+            CompletableFuture<Void> was = more;
+            more = new CompletableFuture<>();
+            was.complete(null);
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+            more.complete(null);
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown = true;
+            List<Runnable> left = List.copyOf(tasks);
+            tasks.clear();
+            more.complete(null);
+            return left;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown && tasks.isEmpty();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return isTerminated();
+        }
     }
 
     @Override

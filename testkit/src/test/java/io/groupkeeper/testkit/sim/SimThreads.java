@@ -137,7 +137,9 @@ final class SimThreads implements SimulatedThreads {
                 continue;
             }
             long owner = lockOwner(c.thread);
-            for (Carrier p : parked) {
+            // A snapshot: a carrier seen waiting only for a moment (a lock handed over, under load) may go on and park
+            // itself while this looks (a ConcurrentModificationException, seen with the listener container's threads).
+            for (Carrier p : parked.toArray(new Carrier[0])) {
                 if (p.lockedIn >= 0 && p.thread.getId() == owner) {
                     throw new Contended(p.lockedIn);
                 }

@@ -2,6 +2,8 @@ package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
 import io.groupkeeper.kafka.internal.ClientProperties;
+import io.groupkeeper.kafka.internal.KafkaAdmin;
+import io.groupkeeper.kafka.internal.KafkaClients;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.ByteBuffer;
@@ -20,12 +22,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
@@ -56,7 +57,7 @@ final class DeadLetterPublisher implements AutoCloseable {
     private final String group;
     private final Function<String, String> topicOf;
     private final Duration timeout;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<Object, Object> producer;
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
 
     private final io.groupkeeper.kafka.KafkaClientListener clientListener;
@@ -65,13 +66,17 @@ final class DeadLetterPublisher implements AutoCloseable {
     /** Dead-letter topics to create when first used: their source topic did not exist at start. */
     private final Set<String> deferred = ConcurrentHashMap.newKeySet();
 
+    /** The publisher's Kafka clients: its producer and the Admin of deferred topics ({@code REAL} but in the simulator). */
+    private final KafkaClients clients;
+
     DeadLetterPublisher(ContainerConfig<?, ?> config) {
-        this(config, Set.of());
+        this(config, Set.of(), KafkaClients.REAL);
     }
 
     /** {@code deferred}: what {@link #ensureTopics} left to create once their source exists. */
-    DeadLetterPublisher(ContainerConfig<?, ?> config, Set<String> deferred) {
+    DeadLetterPublisher(ContainerConfig<?, ?> config, Set<String> deferred, KafkaClients clients) {
         this.config = config;
+        this.clients = clients;
         this.deferred.addAll(deferred);
         this.group = config.group();
         this.topicOf = config.deadLetterTopic();
@@ -86,7 +91,7 @@ final class DeadLetterPublisher implements AutoCloseable {
         long maxBlock = props.containsKey(ProducerConfig.MAX_BLOCK_MS_CONFIG)
                 ? Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString()) : 60_000L;
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(maxBlock, timeout.toMillis()));
-        this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = clients.producer(props, bytesSerializer(), bytesSerializer());
         this.clientId = String.valueOf(props.get(ProducerConfig.CLIENT_ID_CONFIG));
         try { // a listener that throws must not leak the producer
             clientListener.producerAdded(clientId, producer);
@@ -101,14 +106,14 @@ final class DeadLetterPublisher implements AutoCloseable {
      * yet is not created now (it would get a partition count of its own, and a topic nobody asked for if the source
      * never comes): it is returned, and created when a first record of its source is dead-lettered.
      */
-    static Set<String> ensureTopics(ContainerConfig<?, ?> config) {
+    static Set<String> ensureTopics(ContainerConfig<?, ?> config, KafkaClients clients) {
         Map<String, String> dltOf = new LinkedHashMap<>();
         config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
         Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + config.group() + "-dlt-check");
         long timeoutMs = Math.max(1000, config.deadLetterTimeout().toMillis());
-        try (Admin admin = Admin.create(props)) {
-            Set<String> existing = admin.listTopics().names().get(timeoutMs, TimeUnit.MILLISECONDS);
+        try (KafkaAdmin admin = clients.admin(props)) {
+            Set<String> existing = admin.listTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
             Set<String> missing = new TreeSet<>(dltOf.values());
             missing.removeAll(existing);
             if (missing.isEmpty()) {
@@ -122,8 +127,13 @@ final class DeadLetterPublisher implements AutoCloseable {
             }
             Set<String> sources = new HashSet<>(config.topics());
             sources.retainAll(existing);
-            Map<String, TopicDescription> described = sources.isEmpty() ? Map.of()
-                    : admin.describeTopics(sources).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS);
+            Map<String, TopicDescription> described = new HashMap<>();
+            if (!sources.isEmpty()) {
+                for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> e
+                        : admin.describeTopics(sources, Duration.ofMillis(timeoutMs)).entrySet()) {
+                    described.put(e.getKey(), e.getValue().get(timeoutMs, TimeUnit.MILLISECONDS));
+                }
+            }
             Map<String, NewTopic> create = new LinkedHashMap<>();
             Set<String> later = new TreeSet<>();
             dltOf.forEach((source, dlt) -> {
@@ -141,7 +151,7 @@ final class DeadLetterPublisher implements AutoCloseable {
             later.removeAll(create.keySet()); // another, existing source of the same dead-letter topic creates it
             if (!create.isEmpty()) {
                 try {
-                    admin.createTopics(create.values()).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+                    admin.createTopics(create.values()).get(timeoutMs, TimeUnit.MILLISECONDS);
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw e;
@@ -167,7 +177,7 @@ final class DeadLetterPublisher implements AutoCloseable {
     /** Publishes {@code record} with the dead-letter headers; returns the topic once the broker acknowledged it. */
     String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts)
             throws DeadLetterException, InterruptedException {
-        return publish(record, failure, attempts, producer::send);
+        return publish(record, failure, attempts, out -> producer.send(objects(out)));
     }
 
     /**
@@ -270,11 +280,11 @@ final class DeadLetterPublisher implements AutoCloseable {
         Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt-create");
         long timeoutMs = Math.max(1000, timeout.toMillis());
-        try (Admin admin = Admin.create(props)) {
-            int partitions = admin.describeTopics(List.of(source)).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS)
-                    .get(source).partitions().size();
+        try (KafkaAdmin admin = clients.admin(props)) {
+            int partitions = admin.describeTopics(List.of(source), Duration.ofMillis(timeoutMs)).get(source)
+                    .get(timeoutMs, TimeUnit.MILLISECONDS).partitions().size();
             try {
-                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
+                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
                 LOG.info("created dead-letter topic {} ({} partitions, as {})", topic, partitions, source);
             } catch (ExecutionException e) {
@@ -287,6 +297,17 @@ final class DeadLetterPublisher implements AutoCloseable {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new DeadLetterException("cannot create dead-letter topic " + topic + ": " + cause, cause);
         }
+    }
+
+    /** The byte-array serializer as the clients' producers take it (the values are byte arrays). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static org.apache.kafka.common.serialization.Serializer<Object> bytesSerializer() {
+        return (org.apache.kafka.common.serialization.Serializer) new ByteArraySerializer();
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static ProducerRecord<Object, Object> objects(ProducerRecord<byte[], byte[]> record) {
+        return (ProducerRecord) record;
     }
 
     /** A copy of the buffer's remaining bytes (null stays null); the buffer is not moved. */

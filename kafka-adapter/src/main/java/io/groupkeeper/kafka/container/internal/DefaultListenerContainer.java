@@ -6,6 +6,7 @@ import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.log.internal.LogContext;
+import io.groupkeeper.kafka.internal.KafkaClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
@@ -36,11 +36,27 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     private volatile boolean stopRequested;
     private volatile DeadLetterPublisher publisher;
     private volatile Watchdog watchdog;
+    /** Kafka's clients, the threads, the clock and the waits of the container and its workers' consumers. */
+    private final KafkaClients clients;
 
     /** Validates the workers' consumer configuration first (throws naming the bad setting). */
     public DefaultListenerContainer(ContainerConfig<K, V> config) {
+        this(config, KafkaClients.REAL);
+    }
+
+    /**
+     * The same container on {@code clients} instead of {@link KafkaClients#REAL}: kafka-adapter's simulation runs it on
+     * a model of Kafka and the simulator's threads, clock and waits.
+     */
+    public DefaultListenerContainer(ContainerConfig<K, V> config, KafkaClients clients) {
         Worker.validate(config);
         this.config = config;
+        this.clients = java.util.Objects.requireNonNull(clients, "clients");
+    }
+
+    /** This container's configuration on other clients (not started). */
+    public DefaultListenerContainer<K, V> on(KafkaClients other) {
+        return new DefaultListenerContainer<>(config, other);
     }
 
     @Override
@@ -60,7 +76,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         }
         try {
             if (config.errorPolicy().mayDeadLetter()) {
-                publisher = new DeadLetterPublisher(config, DeadLetterPublisher.ensureTopics(config));
+                publisher = new DeadLetterPublisher(config, DeadLetterPublisher.ensureTopics(config, clients), clients);
             }
             synchronized (this) {
                 if (stopRequested) {
@@ -72,9 +88,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     return this;
                 }
                 watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
-                        config.listener(), this::memberOf);
+                        config.listener(), this::memberOf, clients);
                 for (int i = 0; i < config.concurrency(); i++) {
-                    Worker<K, V> w = new Worker<>(this, config, i, publisher);
+                    Worker<K, V> w = new Worker<>(this, config, i, publisher, clients);
                     workers.add(w);
                     watchdog.watch(w.inFlight);
                 }
@@ -82,7 +98,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                 workers.forEach(Worker::start);
             }
             for (Worker<K, V> w : workers) {
-                w.started.join();
+                awaitStarted(w).join();
             }
         } catch (RuntimeException e) {
             RuntimeException cause = e instanceof CompletionException ce && ce.getCause() instanceof RuntimeException re
@@ -103,10 +119,26 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         return this;
     }
 
+    /** Waits (uninterruptibly, as a {@code join}) until the worker's start is complete. */
+    private java.util.concurrent.CompletableFuture<Void> awaitStarted(Worker<K, V> w) {
+        boolean interrupted = false;
+        while (!w.started.isDone()) {
+            try {
+                clients.await(w.started, Long.MAX_VALUE);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return w.started;
+    }
+
     /** A stopped or failed container starts again with new workers, once every old one has exited. */
     private synchronized void restarting(ContainerState was) {
         for (Worker<K, V> w : workers) {
-            if (w.exited.getCount() > 0) {
+            if (!w.exited.isDone()) {
                 throw new IllegalStateException("container of group " + config.group() + " is " + was
                         + " but its worker " + w.thread().getName() + " has not exited yet (a handler still runs); "
                         + "start() again once it has");
@@ -146,11 +178,11 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         // would be left to move a STOPPING state on if the failed one was the last).
         state.compareAndSet(ContainerState.RUNNING, ContainerState.STOPPING);
         ws.forEach(Worker::requestStop);
-        long end = System.nanoTime() + deadline.toNanos();
+        long end = clients.nanoTime() + deadline.toNanos();
         boolean all = true;
         for (Worker<K, V> w : ws) {
             try {
-                if (!w.exited.await(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                if (!clients.await(w.exited, Math.max(0, end - clients.nanoTime()))) {
                     all = false;
                     StringBuilder trace = new StringBuilder();
                     for (StackTraceElement e : w.thread().getStackTrace()) {

@@ -23,7 +23,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -135,10 +134,21 @@ final class ProgressDispatch<K, V> {
      */
     private OptionalLong lastToken = OptionalLong.empty();
     private final FailureLog failures;
+    /** The clock and the waits of the drains ({@code REAL} but in the simulator). */
+    private final io.groupkeeper.kafka.internal.KafkaClients clients;
 
     ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
                      Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
                      ThreadLocal<InFlight> workSlot) {
+        this(config, publisher, keyDeserializer, valueDeserializer, control, work, inlineSlot, workSlot,
+                io.groupkeeper.kafka.internal.KafkaClients.REAL);
+    }
+
+    /** {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation). */
+    ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
+                     Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
+                     ThreadLocal<InFlight> workSlot, io.groupkeeper.kafka.internal.KafkaClients clients) {
+        this.clients = clients;
         this.config = config;
         this.publisher = publisher;
         this.keyDeserializer = keyDeserializer;
@@ -292,13 +302,13 @@ final class ProgressDispatch<K, V> {
         if (mine.isEmpty()) {
             return;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clients.nanoTime() + timeout.toNanos();
         if (work != null || asyncHandler != null) {
             pump(held); // the partitions that stay go on meanwhile: a handover does not pause them
         }
         while (inFlight(mine) > 0) {
-            long left = deadline - System.nanoTime();
-            Outcome o = left > 0 ? outcomes.poll(left, TimeUnit.NANOSECONDS) : null;
+            long left = deadline - clients.nanoTime();
+            Outcome o = left > 0 ? clients.poll(outcomes, left) : null;
             if (o == null) {
                 LOG.warn("{} record(s) of revoked {} still in flight after {} ms; released without them (the next "
                         + "owner runs them again)", inFlight(mine), mine, timeout.toMillis());
@@ -356,10 +366,10 @@ final class ProgressDispatch<K, V> {
         for (TopicPartition tp : List.copyOf(owned.partitions())) {
             owned.revoking(tp);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clients.nanoTime() + timeout.toNanos();
         while (outstanding > 0) {
-            long left = deadline - System.nanoTime();
-            Outcome o = left > 0 ? outcomes.poll(left, TimeUnit.NANOSECONDS) : null;
+            long left = deadline - clients.nanoTime();
+            Outcome o = left > 0 ? clients.poll(outcomes, left) : null;
             if (o == null) {
                 LOG.warn("{} record(s) still in flight after the stop deadline of {} ms; committed below them (the "
                         + "next owner runs them again)", outstanding, timeout.toMillis());

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -41,17 +40,19 @@ final class Watchdog implements AutoCloseable {
 
     Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
              Function<InFlight, String> memberOf) {
+        this(group, limit, ticker, metrics, listener, memberOf, io.groupkeeper.kafka.internal.KafkaClients.REAL);
+    }
+
+    /** {@code clients}: where its timer thread comes from ({@code REAL} but in the simulator). */
+    Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
+             Function<InFlight, String> memberOf, io.groupkeeper.kafka.internal.KafkaClients clients) {
         this.group = group;
         this.limitNanos = limit.toNanos();
         this.ticker = ticker;
         this.metrics = metrics;
         this.listener = listener;
         this.memberOf = memberOf;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "groupkeeper-watchdog-" + group);
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = clients.timer("groupkeeper-watchdog-" + group); // one daemon thread
         long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(limitNanos / 4, TimeUnit.SECONDS.toNanos(1)));
         timer.scheduleWithFixedDelay(this::check, period, period, TimeUnit.NANOSECONDS);
     }

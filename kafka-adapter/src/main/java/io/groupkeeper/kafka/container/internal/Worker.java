@@ -20,7 +20,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -62,7 +61,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
-    final CountDownLatch exited = new CountDownLatch(1);
+    /** Complete once its thread has ended (and the container's state moved). */
+    final CompletableFuture<Void> exited = new CompletableFuture<>();
+    /** Kafka's clients, the threads and the waits ({@code REAL} but in the simulator). */
+    private final io.groupkeeper.kafka.internal.KafkaClients clients;
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private volatile boolean stopping;
     /** The loop has ended: the progress's final marks are set (closing revokes without draining). */
@@ -89,8 +91,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private long lastIdleReportNanos;
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
-           DeadLetterPublisher publisher) {
+           DeadLetterPublisher publisher, io.groupkeeper.kafka.internal.KafkaClients clients) {
         this.container = container;
+        this.clients = clients;
         this.config = config;
         this.index = index;
         this.thread = new Thread(this, "groupkeeper-" + config.id() + "-" + index); // per listener (id: default group)
@@ -107,10 +110,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         if (config.usesProgress()) {
             ThreadLocal<InFlight> slots = new ThreadLocal<>();
             int threads = config.asyncHandler() != null ? 1 : config.parallelism() > 1 ? config.parallelism() : 0;
-            this.pool = threads == 0 ? null : java.util.concurrent.Executors.newFixedThreadPool(threads,
-                    workThreads(container, slots));
+            this.pool = threads == 0 ? null : clients.pool(threads, workThreads(container, slots));
             this.progress = new ProgressDispatch<>(config, publisher, keyDeserializer, valueDeserializer, this, pool,
-                    inFlight, slots);
+                    inFlight, slots, clients);
             seeker.ownership(new ProgressOwnership());
         } else {
             this.pool = null;
@@ -197,7 +199,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     }
 
     void start() {
-        thread.start();
+        clients.start(thread);
     }
 
     Thread thread() {
@@ -225,7 +227,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
-            c = consumerBuilder(config, index, seeker).build();
+            c = io.groupkeeper.kafka.internal.ConsumerBuilds.build(consumerBuilder(config, index, seeker), clients);
             seeker.bind(c); // before start: the first assignment may come with the first poll
             c.start();
             consumer = c;
@@ -240,7 +242,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
             started.completeExceptionally(e);
             closeDeserializers();
             container.workerExited(this, null);
-            exited.countDown();
+            exited.complete(null);
             return;
         }
         Throwable failure = null;
@@ -301,7 +303,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
             seeker.close();
             closeDeserializers();
             container.workerExited(this, failure);
-            exited.countDown(); // after the container's state moved: stop() returns a settled state
+            exited.complete(null); // after the container's state moved: stop() returns a settled state
         }
     }
 
@@ -641,7 +643,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
 
     WorkerStatus status() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
-        boolean running = exited.getCount() > 0 && c != null;
+        boolean running = !exited.isDone() && c != null;
         return c == null ? new WorkerStatus(config.group(), thread.getName(), false, Set.of(), Set.of(), false)
                 : new WorkerStatus(config.group(), c.memberId(), running && c.isLeader(),
                 running ? c.assignment() : Set.of(), running ? c.paused() : Set.of(), running);

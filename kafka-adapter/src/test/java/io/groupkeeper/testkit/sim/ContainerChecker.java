@@ -1,0 +1,253 @@
+package io.groupkeeper.testkit.sim;
+
+import io.groupkeeper.kafka.container.Ordering;
+import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
+import io.groupkeeper.testkit.InMemoryZooKeeper;
+import io.groupkeeper.testkit.ModelTransactions;
+import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * What the listener container's users see besides {@link AdapterChecker}'s checks, judged as a
+ * {@link ContainerSimulation} schedule runs:
+ * <ul>
+ *   <li><b>order</b>: in {@code KEY} ordering the records of one key, in {@code PARTITION} ordering the records of one
+ *   partition, start one at a time and in offset order within one ownership of a member (a record of the lane starts
+ *   only once the one before it ended, at an offset not below it; a failed attempt's retry starts at the same offset).
+ *   Not judged across ownerships (a revoked partition's records may still run while its next owner starts), nor across
+ *   an operator's reset: the owner lets its progress go, and what still runs of it overlaps what starts from the reset
+ *   point (one backward move of each lane per reset is excused, and an overlap with a record started before that move
+ *   or before the reset, or within {@link #RESET_OVERLAP_MS} of the reset);</li>
+ *   <li><b>progress never claims an unprocessed record</b>: every offset node a member writes holds a low-water mark
+ *   below which every record was handled or dead-lettered (or skipped by an operator's reset before it was), and a done
+ *   set whose every offset was handled or dead-lettered.</li>
+ * </ul>
+ */
+final class ContainerChecker {
+
+    private static final long OPERATOR = 0;
+
+    private final InMemoryZooKeeper zk;
+    private final String group;
+    private final String topic;
+    private final Ordering ordering;
+    private final AdapterChecker checker;
+    private final SimLog log;
+    /** Per partition: the records handled or dead-lettered. */
+    private final Map<Integer, BitSet> processed = new HashMap<>();
+    /** Per partition: the records an operator's reset skipped before they were processed. */
+    private final Map<Integer, BitSet> excused = new HashMap<>();
+    /** Per member and partition ("m:p"): its ownerships so far (a new one at each assignment). */
+    private final Map<String, Integer> epochs = new HashMap<>();
+    /** Per partition: the operator's resets so far. */
+    private final Map<Integer, Integer> resets = new HashMap<>();
+    /** Per partition: when the operator last reset it (simulated ms). */
+    private final Map<Integer, Long> lastResetAt = new HashMap<>();
+    /**
+     * How long after an operator's reset an overlap with a record started since is excused: the owner takes a reset up
+     * within a commit interval once it hears of it (I4), later when its connection is cut or its polling thread stalls
+     * (up to a few seconds in these schedules); what it started meanwhile runs on while it starts again from the reset
+     * point (seed 34, KEY).
+     */
+    static final long RESET_OVERLAP_MS = 5_000;
+    private final java.util.function.LongSupplier now;
+    /** Per member, partition and lane ("m:p:lane"). */
+    private final Map<String, Lane> lanes = new HashMap<>();
+    private long handled;
+    private long deadLettered;
+
+    /** One lane of one member's partition: the last record started, and those in flight. */
+    private static final class Lane {
+        int epoch;
+        long last = -1;
+        /** The resets of the partition this lane has used up (a backward move each). */
+        int resetsUsed;
+        /** Backward moves excused so far (an in-flight record started before the last one overlaps without fault). */
+        int rewinds;
+        /** In flight: offset to {the lane's rewinds, the partition's resets} when it started. */
+        final Map<Long, int[]> inFlight = new HashMap<>();
+    }
+
+    ContainerChecker(InMemoryZooKeeper zk, String group, String topic, Ordering ordering, AdapterChecker checker,
+                     SimLog log, java.util.function.LongSupplier now) {
+        this.now = now;
+        this.zk = zk;
+        this.group = group;
+        this.topic = topic;
+        this.ordering = ordering;
+        this.checker = checker;
+        this.log = log;
+        ModelTransactions.observe(zk, this::applied);
+    }
+
+    long handled() {
+        return handled;
+    }
+
+    long deadLettered() {
+        return deadLettered;
+    }
+
+    private void violation(String what) {
+        if (checker.violations().size() < 20) {
+            checker.violations().add(what);
+        }
+        log.event("VIOLATION " + what);
+    }
+
+    // ------------------------------------------------------------------ the handler's calls
+
+    /** {@code member}'s handler starts the record at {@code offset} of {@code partition} with {@code key}. */
+    void started(String member, int partition, String key, long offset) {
+        if (ordering == Ordering.UNORDERED) {
+            return;
+        }
+        String lane = ordering == Ordering.KEY ? String.valueOf(key) : "";
+        int epoch = epochs.getOrDefault(member + ":" + partition, 0);
+        Lane l = lanes.computeIfAbsent(member + ":" + partition + ":" + lane, x -> new Lane());
+        if (l.epoch != epoch) { // a new ownership: judged afresh
+            l.epoch = epoch;
+            l.last = -1;
+            l.inFlight.clear();
+            l.resetsUsed = resets.getOrDefault(partition, 0);
+        }
+        String what = ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition
+                : topic + "-" + partition;
+        if (offset < l.last) {
+            int resetsNow = resets.getOrDefault(partition, 0);
+            if (resetsNow > l.resetsUsed) {
+                l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
+                l.rewinds++;
+            } else {
+                violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
+                        + " in one ownership, with no operator's reset since");
+            }
+        }
+        int made = resets.getOrDefault(partition, 0);
+        Long resetAt = lastResetAt.get(partition);
+        boolean resetLately = resetAt != null && now.getAsLong() - resetAt <= RESET_OVERLAP_MS;
+        for (Map.Entry<Long, int[]> e : l.inFlight.entrySet()) {
+            if (resetLately) {
+                break; // what started before the owner took the reset up may still run
+            }
+            // An operator's reset since it started excuses the overlap: the owner let that progress go (also when it
+            // starts again at or past the record still running: a reset to it, or forward over it; seed 10).
+            if (e.getValue()[0] == l.rewinds && e.getValue()[1] == made) {
+                violation("order: " + member + " started " + what + " at " + offset + " while " + e.getKey()
+                        + " of the same " + (ordering == Ordering.KEY ? "key" : "partition") + " was in flight");
+                break;
+            }
+        }
+        l.last = offset;
+        l.inFlight.put(offset, new int[] {l.rewinds, made});
+    }
+
+    /** The handler returned ({@code ok}) or threw. */
+    void ended(String member, int partition, String key, long offset, boolean ok) {
+        if (ordering != Ordering.UNORDERED) {
+            String lane = ordering == Ordering.KEY ? String.valueOf(key) : "";
+            Lane l = lanes.get(member + ":" + partition + ":" + lane);
+            if (l != null) {
+                l.inFlight.remove(offset);
+            }
+        }
+        if (ok) {
+            handled++;
+            processed(partition, offset);
+        }
+    }
+
+    /** The record was published to the dead-letter topic (the container's listener heard it). */
+    void deadLettered(String member, int partition, long offset) {
+        deadLettered++;
+        processed(partition, offset);
+    }
+
+    private void processed(int partition, long offset) {
+        processed.computeIfAbsent(partition, p -> new BitSet()).set((int) offset);
+        checker.processed(partition, offset);
+    }
+
+    /** {@code member} was assigned {@code partition}: a new ownership. */
+    void assigned(String member, int partition) {
+        epochs.merge(member + ":" + partition, 1, Integer::sum);
+    }
+
+    /** An operator set {@code partition}'s offset to {@code value}. */
+    void reset(int partition, long value) {
+        resets.merge(partition, 1, Integer::sum);
+        lastResetAt.put(partition, now.getAsLong());
+        BitSet p = processed.getOrDefault(partition, new BitSet());
+        BitSet ex = excused.computeIfAbsent(partition, x -> new BitSet());
+        for (int r = 0; r < value; r++) {
+            if (!p.get(r)) {
+                ex.set(r);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the offset nodes
+
+    private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+        if (session == OPERATOR) {
+            return;
+        }
+        String prefix = io.groupkeeper.fixtures.ZkLayout.offsets(group) + "/";
+        for (ModelTransactions.Write w : writes) {
+            if (!w.path().startsWith(prefix) || w.offset().isEmpty() || w.corrupt()
+                    || w.kind() == ModelTransactions.Kind.CHECK || w.kind() == ModelTransactions.Kind.DELETE) {
+                continue;
+            }
+            int partition = Integer.parseInt(w.path().substring(w.path().lastIndexOf('/') + 1));
+            NodeCodec.OffsetBody body;
+            try {
+                java.util.Optional<byte[]> data = zk.data(w.path());
+                if (data.isEmpty()) {
+                    continue;
+                }
+                body = NodeCodec.offset(w.path(), data.get());
+            } catch (RuntimeException e) {
+                continue; // gone again, or not readable: nothing claimed here
+            }
+            OptionalLong offset = body.offset();
+            if (offset.isEmpty()) {
+                continue;
+            }
+            OffsetProgress progress;
+            try {
+                progress = ProgressCodec.resume(offset.getAsLong(), body.done());
+            } catch (RuntimeException e) {
+                violation("progress: " + w.path() + " holds a done value that does not read: " + body.done());
+                continue;
+            }
+            BitSet p = processed.getOrDefault(partition, new BitSet());
+            BitSet ex = excused.getOrDefault(partition, new BitSet());
+            long low = progress.lowWater();
+            int missing = -1;
+            for (int r = 0; r < low; r++) {
+                if (!p.get(r) && !ex.get(r)) {
+                    missing = r;
+                    break;
+                }
+            }
+            if (missing >= 0) {
+                violation("progress: " + w.committedBy().orElse("a member") + " wrote " + topic + "-" + partition
+                        + "'s low-water mark " + low + " but record " + missing + " was never handled or dead-lettered "
+                        + "(transaction " + zxid + ")");
+            }
+            for (long d : progress.done()) {
+                if (!p.get((int) d)) {
+                    violation("progress: " + w.committedBy().orElse("a member") + " wrote " + topic + "-" + partition
+                            + "'s done set " + body.done().orElse("") + " but record " + d + " was never handled or "
+                            + "dead-lettered (transaction " + zxid + ")");
+                    break;
+                }
+            }
+        }
+    }
+}
