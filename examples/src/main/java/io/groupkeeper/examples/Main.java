@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
             "Replays groupkeeper's founding story on real Kafka under ZooKeeper coordination, printing what happens.",
             "With no options it starts ZooKeeper and Kafka in this process; exit code 0 only when every step held."},
         subcommands = {ProduceCommand.class, ConsumeCommand.class, ShardedBatchExample.class, ZombieCommand.class,
-            JdbcSinkCommand.class, TransformCommand.class},
+            JdbcSinkCommand.class, TransformCommand.class,
+            io.groupkeeper.examples.springswitch.SwitchFromSpringCommand.class},
         footer = {"", "Examples:",
             "  groupkeeper-examples                                   the story on in-process servers",
             "  groupkeeper-examples --zk 127.0.0.1:2181 --bootstrap 127.0.0.1:9092",
@@ -26,7 +27,9 @@ import picocli.CommandLine.Option;
             "  groupkeeper-examples jdbc-sink --zk Z --bootstrap B --group G --topic T --jdbc-url URL",
             "                                                         exactly once into a database, fenced by token",
             "  groupkeeper-examples transform --zk Z --bootstrap B --group G --from IN --to OUT",
-            "                                                         exactly once into Kafka, in transactions"})
+            "                                                         exactly once into Kafka, in transactions",
+            "  groupkeeper-examples switch-from-spring               a @KafkaListener service moved to the starter",
+            "                                                         while records keep coming: redelivered, lost"})
 public final class Main implements Callable<Integer> {
 
     @Option(names = "--zk", paramLabel = "HOST:PORT", description = "ZooKeeper to use instead of an in-process one")

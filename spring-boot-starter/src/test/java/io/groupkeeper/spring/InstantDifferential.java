@@ -4,7 +4,7 @@ import static io.groupkeeper.spring.SharedServers.WAIT;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.spring.differential.InstantPayloads;
-import io.groupkeeper.spring.differential.SwappedSource;
+import io.groupkeeper.spring.differential.AnnotationSwap;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.WebApplicationType;
@@ -17,8 +17,8 @@ final class InstantDifferential {
     }
 
     static List<String> run(boolean onGroupKeeper, List<String> values) {
-        String source = onGroupKeeper ? SwappedSource.toGroupKeeper(InstantPayloads.LISTENER) : InstantPayloads.LISTENER;
-        Class<?> listener = SwappedSource.compile("instants.Listener", source);
+        Class<?> asWritten = AnnotationSwap.compile("instants.Listener", InstantPayloads.LISTENER);
+        Class<?> listener = onGroupKeeper ? AnnotationSwap.toGroupKeeper(asWritten) : asWritten;
         String topic = SharedServers.topic(1);
         try (var ctx = new SpringApplicationBuilder(InstantPayloads.class, listener).web(WebApplicationType.NONE)
                 .properties("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),

@@ -8,8 +8,11 @@ import io.groupkeeper.spring.retry.RetryApp;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -18,6 +21,7 @@ import org.springframework.context.ConfigurableApplicationContext;
  * stop does not wait on a pending retry, and a restarted application still honours the due time it carries; an
  * excluded exception goes to the DLT at once, where the {@code @DltHandler} method is called.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RetryTopicIT {
 
     private static ConfigurableApplicationContext start(String topic, String group) {
@@ -35,7 +39,7 @@ class RetryTopicIT {
     }
 
     @Test
-    void aFailedRecordWaitsInItsRetryTopicWithoutBlockingItsPartitionOrAStop() {
+    void aFailedRecordWaitsInItsRetryTopicWithoutBlockingItsPartitionOrAStop(CapturedOutput output) {
         String topic = SharedServers.topic(1);
         String group = SharedServers.name("retry");
         RetryApp.Call firstAttempt;
@@ -67,6 +71,10 @@ class RetryTopicIT {
             assertThat(slow.first("dlt", "fail-1", 0).topic()).isEqualTo(topic + "-dlt");
             assertThat(slow.count("listen", "ok-1")).as("not delivered again").isZero();
         }
+        // each wait for the due time paused the retry partition (KafkaBackoffException): DEBUG, as Spring logs it
+        assertThat(output.getOut().lines().filter(l -> l.contains(" WARN ")))
+                .as("no WARN for a scheduled retry").noneMatch(l -> l.contains("not ready for consumption")
+                        || l.contains(topic + "-retry-0 stopped"));
     }
 
     /**

@@ -4,7 +4,7 @@ import static io.groupkeeper.spring.SharedServers.WAIT;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.spring.differential.Sample03;
-import io.groupkeeper.spring.differential.SwappedSource;
+import io.groupkeeper.spring.differential.AnnotationSwap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +17,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 
 /**
  * One run of Spring Kafka's sample-03 for {@link DifferentialIT}: its listener source compiled as it is or with the
- * annotation swapped ({@link SwappedSource}), its application class and properties, on fresh topics; sends
+ * annotation swapped ({@link AnnotationSwap}), its application class and properties, on fresh topics; sends
  * {@code {"foo":...}} for each value, waits until the second listener received them all, and returns what the
  * application observed (each sorted: partitions interleave differently per run).
  */
@@ -30,8 +30,8 @@ final class Sample03Differential {
     }
 
     static Observed run(boolean onGroupKeeper, List<String> values) {
-        String source = onGroupKeeper ? SwappedSource.toGroupKeeper(Sample03.LISTENER) : Sample03.LISTENER;
-        Class<?> listener = SwappedSource.compile("sample03.Listener", source);
+        Class<?> asWritten = AnnotationSwap.compile("sample03.Listener", Sample03.LISTENER);
+        Class<?> listener = onGroupKeeper ? AnnotationSwap.toGroupKeeper(asWritten) : asWritten;
         String topic2 = SharedServers.topic(1);
         String topic3 = SharedServers.topic(1);
         List<String> properties = new ArrayList<>(List.of(Sample03.PROPERTIES));

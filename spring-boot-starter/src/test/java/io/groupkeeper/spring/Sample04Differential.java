@@ -3,7 +3,7 @@ package io.groupkeeper.spring;
 import static io.groupkeeper.spring.SharedServers.WAIT;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.spring.differential.retry.AnnotationSwap;
+import io.groupkeeper.spring.differential.AnnotationSwap;
 import io.groupkeeper.spring.differential.retry.Sample04;
 import io.groupkeeper.spring.differential.retry.Sample04Listener;
 import java.math.BigInteger;

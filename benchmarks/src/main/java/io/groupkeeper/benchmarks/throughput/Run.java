@@ -17,10 +17,11 @@ import org.apache.kafka.common.TopicPartition;
  * contender shares — the footprint before it started ({@link #result} takes the one at its end, the contender still
  * open) and, for the read-process-write contenders, the instant Kafka's group offsets reach the input's log end.
  *
+ * @param zkConnect ZooKeeper's connect string (for a contender that builds its own {@code GroupKeeper}, as an application does)
  * @param consumer the consumer settings every contender gets ({@link ThroughputMain#consumerSettings})
  * @param producer producer settings over the common ones ({@code --producer-properties})
  */
-record Run(String bootstrap, GroupKeeper keeper, Admin admin, String group, int records, int partitions,
+record Run(String bootstrap, String zkConnect, GroupKeeper keeper, Admin admin, String group, int records, int partitions,
            Map<String, Object> consumer, Map<String, Object> producer, Sink sink, Footprint before) {
 
     static final String IN = "in";

@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * <p>Every contender gets the same consumer settings, set explicitly ({@code max.poll.records} from
  * {@code --max-poll-records}, {@code fetch.min.bytes=1}, {@code fetch.max.bytes=52428800},
  * {@code max.partition.fetch.bytes=1048576}, {@code fetch.max.wait.ms=500}: Kafka's defaults), String deserializers,
- * and a fresh group. Consuming contenders ({@link ConsumerContenders}, {@link SpringContainers}) commit once a second
- * and are measured from their first to their last record; read-process-write contenders ({@link EosContenders},
- * {@link SpringEos}) write one output per input (producers {@code linger.ms=5}, {@code batch.size=65536}) and are
- * measured from their first record until every output is committed. Heap and threads: what a contender holds at its
- * end, still open, above what the JVM held before it started (after a full GC).
+ * and a fresh group. Consuming contenders ({@link ConsumerContenders}, {@link SpringContainers},
+ * {@link StarterContender}) commit once a second and are measured from their first to their last record;
+ * read-process-write contenders ({@link EosContenders}, {@link SpringEos}) write one output per input (producers
+ * {@code linger.ms=5}, {@code batch.size=65536}) and are measured from their first record until every output is
+ * committed. Heap and threads: what a contender holds at its end, still open, above what the JVM held before it
+ * started (after a full GC).
  *
  * <pre>
  * java -Xms1g -Xmx1g -cp benchmarks/target/benchmarks.jar io.groupkeeper.benchmarks.throughput.ThroughputMain \
@@ -48,7 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class ThroughputMain {
 
-    static final String CONSUME = "kafka-poll,coordinated-poll,container,spring-record,spring-annotated";
+    static final String CONSUME = "kafka-poll,coordinated-poll,container,spring-record,spring-annotated,"
+            + "starter-annotated";
     /** Without {@code spring-eos-record}: a transaction per record, ~20 records/s; name it with a small --records. */
     static final String EOS = "gk-plain,gk-eos-poll,gk-eos-100ms,container-eos-poll,container-eos-100ms,"
             + "spring-eos-batch";
@@ -60,6 +62,7 @@ public final class ThroughputMain {
             Map.entry("container", ConsumerContenders::container),
             Map.entry("spring-record", SpringContainers::record),
             Map.entry("spring-annotated", SpringContainers::annotated),
+            Map.entry("starter-annotated", StarterContender::annotated),
             Map.entry("gk-plain", EosContenders::coordinatedPlain),
             Map.entry("gk-eos-poll", EosContenders.coordinatedTransactional(Duration.ofMillis(1))),
             Map.entry("gk-eos-100ms", EosContenders.coordinatedTransactional(Duration.ofMillis(100))),
@@ -135,7 +138,7 @@ public final class ThroughputMain {
                     List<String> order = new ArrayList<>(contenders);
                     Collections.rotate(order, Math.floorMod(round, order.size()));
                     for (String name : order) {
-                        Run run = new Run(servers.bootstrapServers(), keeper, admin, name + "-" + round, records,
+                        Run run = new Run(servers.bootstrapServers(), servers.zkConnectString(), keeper, admin, name + "-" + round, records,
                                 partitions, consumer, producer, new Sink(records), Run.Footprint.now());
                         Run.Result r = CONTENDERS.get(name).run(run);
                         System.out.printf("round %d %-19s %,10.0f records/s  heap +%,6.1f MiB  threads %+d  "

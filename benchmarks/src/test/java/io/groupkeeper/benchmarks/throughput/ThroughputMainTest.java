@@ -16,7 +16,7 @@ class ThroughputMainTest {
     @Test
     void contenderSetsExpandAndEveryNameIsKnownAndAnUnknownNameFails() {
         assertThat(ThroughputMain.contenders("consume")).containsExactly("kafka-poll", "coordinated-poll", "container",
-                "spring-record", "spring-annotated");
+                "spring-record", "spring-annotated", "starter-annotated");
         assertThat(ThroughputMain.contenders("eos")).containsExactly("gk-plain", "gk-eos-poll", "gk-eos-100ms",
                 "container-eos-poll", "container-eos-100ms", "spring-eos-batch");
         assertThat(ThroughputMain.contenders("container,spring-eos-batch"))

@@ -257,7 +257,7 @@ public final class RetryTopics {
                 if (wait > 0 && wait <= MAX_BACKOFF_MS) {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     resumeAt(self, tp, wait, 0);
-                    throw new KafkaBackoffException(String.format("Partition %s from topic %s is not ready for "
+                    throw new NotDueYet(String.format("Partition %s from topic %s is not ready for "
                             + "consumption, backing off for approx. %s millis.", tp.partition(), tp.topic(), wait),
                             tp, e.id(), dueAt);
                 }
@@ -342,6 +342,18 @@ public final class RetryTopics {
             }
         }
         return s;
+    }
+
+    /**
+     * Spring's exception for a record of a retry topic not due yet, marked for the container as a pause: the partition
+     * stops (and is resumed when the record is due) with DEBUG lines, not WARN — Spring logs its back-off at DEBUG too.
+     */
+    static final class NotDueYet extends KafkaBackoffException implements io.groupkeeper.kafka.container.BackOffPause {
+        private static final long serialVersionUID = 1L;
+
+        NotDueYet(String message, TopicPartition tp, String listenerId, long dueAt) {
+            super(message, tp, listenerId, dueAt);
+        }
     }
 
     /** Spring Kafka's default DLT handler ({@code LoggingDltListenerHandlerMethod}): logs the record at INFO. */

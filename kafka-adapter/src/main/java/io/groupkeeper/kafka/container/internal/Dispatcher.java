@@ -510,7 +510,7 @@ final class Dispatcher<K, V> {
                 return true;
             }
             case STOP_PARTITION -> {
-                control.stopPartition(tp, raw.offset(), failure.toString() + " (" + after + ")");
+                control.stopPartition(tp, raw.offset(), FailureLog.reason(failure) + " (" + after + ")");
                 config.metrics().recovered(config.group(), raw.topic(), recovery);
                 return false;
             }

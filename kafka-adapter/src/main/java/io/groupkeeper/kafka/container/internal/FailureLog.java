@@ -29,6 +29,10 @@ final class FailureLog {
 
     /** A handler call at {@code offset} of {@code tp} failed (attempt {@code attempt} of {@code max}). */
     void failed(TopicPartition tp, long offset, int attempt, int max, Throwable failure) {
+        if (failure instanceof io.groupkeeper.kafka.container.BackOffPause) {
+            LOG.debug("handler paused at {} offset {}: {}", tp, offset, failure.toString());
+            return;
+        }
         long now = ticker.nanoTime();
         if (logged && now - lastNanos < INTERVAL_NANOS) {
             suppressed++;
@@ -40,5 +44,16 @@ final class FailureLog {
         logged = true;
         lastNanos = now;
         suppressed = 0;
+    }
+
+    private static final String BACK_OFF = "back-off: ";
+
+    /** The reason of a partition stopped by {@code failure}; {@link #isBackOff} tells a {@code BackOffPause}'s. */
+    static String reason(Throwable failure) {
+        return (failure instanceof io.groupkeeper.kafka.container.BackOffPause ? BACK_OFF : "") + failure;
+    }
+
+    static boolean isBackOff(String reason) {
+        return reason.startsWith(BACK_OFF);
     }
 }

@@ -673,7 +673,7 @@ final class ProgressDispatch<K, V> {
             }
             case STOP_PARTITION -> {
                 config.metrics().recovered(config.group(), tp.topic(), Recovery.STOP_PARTITION);
-                stop(tp, t, cause + " (" + after + ")");
+                stop(tp, t, FailureLog.reason(cause) + " (" + after + ")");
             }
             case DEAD_LETTER -> {
                 outstanding++;

@@ -532,8 +532,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     public void stopPartition(TopicPartition tp, long offset, String reason) {
         StoppedPartition s = new StoppedPartition(tp, offset, reason);
         stopped.put(tp, s);
-        LOG.warn("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
-                tp, offset, reason);
+        LOG.atLevel(FailureLog.isBackOff(reason) ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+                .log("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}", tp, offset, reason);
         try {
             config.listener().partitionStopped(s);
         } catch (RuntimeException e) {
