@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Spring Kafka service consumes, is stopped, the starter's takes the group over. Redelivered 0, lost 0, both services
  * received records, and the starter took Kafka's offsets of every partition. Without the takeover
  * ({@code groupkeeper.listener.take-over-kafka-offsets=false}) the same run counts redeliveries: the check is not vacuous
- * (see {@link #withoutTheTakeoverTheCountShowsRedeliveries}).
+ * (see {@link #withoutTheTakeoverTheCountShowsRedeliveries}, tagged {@code long}: {@code mvn -Plong}, as it repeats the
+ * main case's minute of JVM starts to prove the count can fail).
  */
 class SwitchFromSpringIT {
 
@@ -49,6 +51,7 @@ class SwitchFromSpringIT {
     }
 
     @Test
+    @Tag("long")
     void withoutTheTakeoverTheCountShowsRedeliveries(@TempDir Path work) throws Exception {
         Run run = run(work, List.of("--service-property", "groupkeeper.listener.take-over-kafka-offsets=false"));
         assertThat(run.exit).as(run.output).isEqualTo(1);
