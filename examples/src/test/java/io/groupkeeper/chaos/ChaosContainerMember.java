@@ -47,8 +47,9 @@ import org.apache.zookeeper.ZooKeeper;
  *
  * <p>Ownership. The container tells its assignments ({@code onPartitionsAssigned}: the sink is opened with the claim's
  * token, which starts the interval) but not its revocations, and a record's handler call carries the claim it was
- * fetched under. So an interval is one claim (one fencing token), from the sink's open to the end of the last record
- * handled under it — the last moment user code held records of it, what {@link ChaosMember} records too — and is
+ * fetched under. So an interval runs from one assignment (the sink's open) to the end of the last record whose handler
+ * started in it — every assignment starts a new one, even under the same token (a connection in doubt stops
+ * processing without commit and the member goes on) — the last moment user code held records of it, what {@link ChaosMember} records too — and is
  * written when the member ends. When the claim ended is watched (every 20 ms, the worker's owned partitions; or the
  * next assignment of the partition) for the notice time and whether it was lost (the member cut off) or revoked.
  *
@@ -188,12 +189,12 @@ final class ChaosContainerMember implements ChaosConsumer {
                 return;
             }
             Claim before = current.get(partition);
-            if (before != null && before.token == token) {
-                return;
-            }
             long now = System.currentTimeMillis();
             if (before != null) {
-                ended(before, now); // lost (or revoked) and given back between two looks of the watcher
+                // lost and given back between two looks of the watcher — possibly under the same claim and token
+                // (a connection in doubt stops processing without commit, then the member goes on): a new interval,
+                // so that what the consumer replays from its last commit is bounded by the loss
+                ended(before, now);
             }
             long at = ledger.sink().open(group, partition, name, token);
             Claim c = new Claim(partition, token, at);
@@ -206,6 +207,7 @@ final class ChaosContainerMember implements ChaosConsumer {
     private void handle(ConsumerRecord<String, String> r) throws Exception {
         long at = System.currentTimeMillis();
         long token = HandlerContext.fencingToken().orElse(SinkOp.NO_TOKEN);
+        Claim claim = byToken.get(token); // the interval it started in (a later one of the same token may follow)
         maybeStall();
         int ms = mode.handlerMaxMillis() == 0 ? 0 : ThreadLocalRandom.current().nextInt(mode.handlerMaxMillis() + 1);
         if (ms > 0) {
@@ -216,9 +218,8 @@ final class ChaosContainerMember implements ChaosConsumer {
                 ledger.sink().write(group, r.partition(), r.offset(), name, token);
                 long doneAt = System.currentTimeMillis();
                 ledger.processed(new Processed(group, r.partition(), r.offset(), name, at, doneAt, r.key()));
-                Claim c = byToken.get(token);
-                if (c != null && c.partition == r.partition() && doneAt > c.lastDone) {
-                    c.lastDone = doneAt;
+                if (claim != null && claim.partition == r.partition() && doneAt > claim.lastDone) {
+                    claim.lastDone = doneAt;
                 }
                 return;
             }
