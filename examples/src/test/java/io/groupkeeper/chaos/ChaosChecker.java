@@ -330,12 +330,16 @@ public final class ChaosChecker {
             List<Integer> indices = e.getValue();
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
             for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
+                Set<Long> seenBefore = new HashSet<>();
                 for (int i : indices) {
                     Processed p = ordered.get(i);
                     // the first replay of the reset's range: in KEY or UNORDERED ordering the target's own record
-                    // may start after others of the range (different lanes); the range unknown: the target itself
+                    // may start after others of the range (different lanes), and the old progress may still finish
+                    // records of the range for the first time while the reset is planned and written; the range
+                    // unknown: the target itself
                     boolean inRange = r.from() == Long.MAX_VALUE ? p.offset() == r.offset()
-                            : p.offset() >= r.offset() && p.offset() < r.from();
+                            : p.offset() >= r.offset() && p.offset() < r.from() && seenBefore.contains(p.offset());
+                    seenBefore.add(p.offset());
                     if (p.atMillis() >= r.startedMillis() && inRange) {
                         adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it
                         break;

@@ -513,6 +513,25 @@ class ChaosCheckerTest {
         assertThat(r.duplicates()).isZero();
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
 
+        // the old progress finishing 7 for the first time while the reset is written is not the adoption: the replay
+        // of 8 and 9 after the real one (6 again) is expected
+        ChaosLedger late = new ChaosLedger();
+        late.ownership(new Ownership("g", 0, "b", 0, 300));
+        for (long o = 0; o < 7; o++) {
+            late.processed(new Processed("g", 0, o, "b", 100 + o));
+        }
+        late.reset(new Reset("g", 0, 5, 205, 200, 10));
+        late.processed(new Processed("g", 0, 8, "b", 201)); // old progress, first time (above the range)
+        late.processed(new Processed("g", 0, 7, "b", 202)); // old progress, first time, inside the range
+        late.processed(new Processed("g", 0, 9, "b", 203));
+        late.processed(new Processed("g", 0, 6, "b", 210)); // adopted: a repeat inside [5, 10)
+        late.processed(new Processed("g", 0, 8, "b", 211));
+        late.processed(new Processed("g", 0, 9, "b", 212));
+        late.processed(new Processed("g", 0, 7, "b", 213));
+        late.processed(new Processed("g", 0, 5, "b", 214));
+        ChaosChecker.Report lateReport = checker.check(7, late, Set.of("g"), Map.of(0, 10L));
+        assertThat(lateReport.unexplained()).as(lateReport.problems().toString()).isZero();
+
         // an offset outside the reset's range [5, 10) does not mark the adoption: its repeat stays a duplicate
         ChaosLedger outside = cleanRun();
         outside.reset(new Reset("g", 0, 5, 205, 200, 8));
