@@ -338,7 +338,8 @@ public final class ChaosChecker {
                     // records of the range for the first time while the reset is planned and written; the range
                     // unknown: the target itself
                     boolean inRange = r.from() == Long.MAX_VALUE ? p.offset() == r.offset()
-                            : p.offset() >= r.offset() && p.offset() < r.from() && seenBefore.contains(p.offset());
+                            : p.offset() >= r.offset() && (p.offset() < r.from() || r.from() <= r.offset())
+                                    && seenBefore.contains(p.offset()); // a reset to where it was clears the done set
                     seenBefore.add(p.offset());
                     if (p.atMillis() >= r.startedMillis() && inRange) {
                         adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it

@@ -532,6 +532,19 @@ class ChaosCheckerTest {
         ChaosChecker.Report lateReport = checker.check(7, late, Set.of("g"), Map.of(0, 10L));
         assertThat(lateReport.unexplained()).as(lateReport.problems().toString()).isZero();
 
+        // a reset to where the node already was (a new partition's 0 -> 0) still sends the owner back
+        ChaosLedger same = new ChaosLedger();
+        same.ownership(new Ownership("g", 0, "b", 0, 300));
+        for (long o = 0; o < 3; o++) {
+            same.processed(new Processed("g", 0, o, "b", 100 + o));
+        }
+        same.reset(new Reset("g", 0, 0, 205, 200, 0));
+        for (long o = 0; o < 3; o++) {
+            same.processed(new Processed("g", 0, 2 - o, "b", 210 + o)); // replayed, in any lane order
+        }
+        ChaosChecker.Report sameReport = checker.check(7, same, Set.of("g"), Map.of(0, 3L));
+        assertThat(sameReport.unexplained()).as(sameReport.problems().toString()).isZero();
+
         // an offset outside the reset's range [5, 10) does not mark the adoption: its repeat stays a duplicate
         ChaosLedger outside = cleanRun();
         outside.reset(new Reset("g", 0, 5, 205, 200, 8));
