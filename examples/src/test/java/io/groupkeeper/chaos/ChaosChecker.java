@@ -34,6 +34,9 @@ import java.util.TreeSet;
  *   shortly before, the records the member processed in that interval at or above the committed offset last sampled
  *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
  *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
+ *   <li><b>key-order-violations</b>: two records of one key processed out of offset order, or at once, within one
+ *   ownership with no reset between them ({@link KeyOrderCheck}; fails the run unless the ordering is
+ *   {@code UNORDERED});</li>
  *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
  *   the two samples;</li>
  *   <li><b>zombies</b> (measured, outside the promise): a zombie batch's overlap with its successor, in time and in
@@ -48,17 +51,18 @@ public final class ChaosChecker {
 
     /** The verdict, and the one summary line a run prints. */
     public record Report(long seed, int faults, long records, long lost, long overlaps, long duplicates, long bound,
-                         long unexplained, long backwards, Zombies zombies, List<String> problems,
-                         List<String> notes) {
+                         long unexplained, long backwards, Zombies zombies, long keyOrderViolations,
+                         boolean keyOrderPromised, List<String> problems, List<String> notes) {
 
         public boolean ok() {
             return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && duplicates <= bound
-                    && zombies.fencingViolations() == 0;
+                    && zombies.fencingViolations() == 0 && (!keyOrderPromised || keyOrderViolations == 0);
         }
 
         public String summary() {
             return "chaos seed=" + seed + " faults=" + faults + " records=" + records + " lost=" + lost + " overlaps="
                     + overlaps + " duplicates=" + duplicates + " (bound " + bound + ")"
+                    + " key-order-violations=" + keyOrderViolations + (keyOrderPromised ? "" : " (not promised)")
                     + " zombie-overlap-ms=" + zombies.overlapMillis() + " zombie-records=" + zombies.records()
                     + " zombie-writes-refused=" + zombies.writesRefused() + "/" + zombies.writes()
                     + (unexplained > 0 ? " unexplained=" + unexplained : "")
@@ -83,8 +87,12 @@ public final class ChaosChecker {
     /** Messages kept per kind of problem; the counts stay exact. */
     private static final int MAX_MESSAGES = 20;
 
+    /** A reset's owner may still be on its old progress this long after the reset was written (the key check). */
+    private static final long RESET_ADOPT_MILLIS = 10_000;
+
     private final long uncommittedWindowMillis;
     private final long explainMillis;
+    private final boolean keyOrderPromised;
 
     /** @param uncommittedWindowMillis the commit interval plus the longest a polled batch may take to process */
     public ChaosChecker(long uncommittedWindowMillis) {
@@ -96,8 +104,18 @@ public final class ChaosChecker {
      * @param explainMillis           how long after a fault a member exposed by it may report its partitions lost
      */
     public ChaosChecker(long uncommittedWindowMillis, long explainMillis) {
+        this(uncommittedWindowMillis, explainMillis, true);
+    }
+
+    /**
+     * @param keyOrderPromised whether the members promise per-key order ({@code KEY} and {@code PARTITION}, and the
+     *                         plain consumer loop): then a key-order violation ({@link KeyOrderCheck}) fails the run;
+     *                         under {@code UNORDERED} it is only counted
+     */
+    public ChaosChecker(long uncommittedWindowMillis, long explainMillis, boolean keyOrderPromised) {
         this.uncommittedWindowMillis = uncommittedWindowMillis;
         this.explainMillis = explainMillis;
+        this.keyOrderPromised = keyOrderPromised;
     }
 
     public Report check(long seed, ChaosLedger ledger, Set<String> groups, Map<Integer, Long> logEnd) {
@@ -312,9 +330,18 @@ public final class ChaosChecker {
             List<Integer> indices = e.getValue();
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
             for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
+                Set<Long> seenBefore = new HashSet<>();
                 for (int i : indices) {
                     Processed p = ordered.get(i);
-                    if (p.atMillis() >= r.startedMillis() && p.offset() == r.offset()) {
+                    // the first replay of the reset's range: in KEY or UNORDERED ordering the target's own record
+                    // may start after others of the range (different lanes), and the old progress may still finish
+                    // records of the range for the first time while the reset is planned and written; the range
+                    // unknown: the target itself
+                    boolean inRange = r.from() == Long.MAX_VALUE ? p.offset() == r.offset()
+                            : p.offset() >= r.offset() && (p.offset() < r.from() || r.from() <= r.offset())
+                                    && seenBefore.contains(p.offset()); // a reset to where it was clears the done set
+                    seenBefore.add(p.offset());
+                    if (p.atMillis() >= r.startedMillis() && inRange) {
                         adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it
                         break;
                     }
@@ -369,8 +396,20 @@ public final class ChaosChecker {
         }
         Zombies z = new Zombies(zombies.longestMillis(), zombies.records(), fencing.lateWrites(),
                 fencing.lateRefused(), fencing.violations());
+        // per-key order within one ownership
+        KeyOrderCheck.Result keyOrder = KeyOrderCheck.judge(ordered, ownerships, resets, RESET_ADOPT_MILLIS);
+        for (String p : keyOrder.problems()) {
+            if (keyOrderPromised) {
+                problems.add("key-order", p);
+            } else {
+                notes.add("key order (not promised): " + p);
+            }
+        }
+        if (keyOrder.excusedByReset() > 0) {
+            notes.add("key-order pairs after a reset (the owner went back; not counted): " + keyOrder.excusedByReset());
+        }
         return new Report(seed, faults.size(), ordered.size(), lost, overlaps, duplicates, replayable.size(),
-                unexplained, backwards, z, problems.list(), notes);
+                unexplained, backwards, z, keyOrder.violations(), keyOrderPromised, problems.list(), notes);
     }
 
     /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */

@@ -40,7 +40,7 @@ class ChaosCheckerTest {
         ChaosChecker.Report r = checker.check(7, cleanRun(), Set.of("g"), Map.of(0, 10L));
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
         assertThat(r.summary()).isEqualTo("chaos seed=7 faults=0 records=10 lost=0 overlaps=0 duplicates=0 (bound 0)"
-                + " zombie-overlap-ms=0 zombie-records=0 zombie-writes-refused=0/0");
+                + " key-order-violations=0 zombie-overlap-ms=0 zombie-records=0 zombie-writes-refused=0/0");
     }
 
     @Test
@@ -211,7 +211,7 @@ class ChaosCheckerTest {
         l.processed(new Processed("g", 0, 4, "b", 120));
         l.committed(new CommittedSample("g", 0, 8, 250));
         assertThat(checker.check(9, l, Set.of("g"), Map.of(0, 10L)).summary()).isEqualTo(
-                "chaos seed=9 faults=0 records=11 lost=0 overlaps=0 duplicates=1 (bound 0) zombie-overlap-ms=0 "
+                "chaos seed=9 faults=0 records=11 lost=0 overlaps=0 duplicates=1 (bound 0) key-order-violations=0 zombie-overlap-ms=0 "
                         + "zombie-records=0 zombie-writes-refused=0/0 unexplained=1 backwards=1");
         assertThat(List.of(checker.check(9, cleanRun(), Set.of("g"), Map.of(0, 10L)).summary()))
                 .allMatch(s -> !s.contains("unexplained") && !s.contains("backwards"));
@@ -404,5 +404,151 @@ class ChaosCheckerTest {
         ChaosChecker.Report r2 = checker.check(7, none, Set.of("g"), Map.of());
         assertThat(r2.ok()).as(r2.problems().toString()).isTrue();
         assertThat(r2.notes()).anyMatch(n -> n.contains("no fencing token") && n.endsWith(": 1"));
+    }
+
+    // ------------------------------------------------------------------ per-key order (KeyOrderCheck)
+
+    /** One member owning partition 0 from 0 to 10,000; 40 records, keys k0..k3 in turn, each taking 5 ms, 8 at once. */
+    private static ChaosLedger keyedRun(List<Processed> records) {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 10_000));
+        records.forEach(l::processed);
+        return l;
+    }
+
+    /** A KEY-ordered trace: record o (key o % 4) starts when the previous record of its key is done. */
+    private static List<Processed> keyOrderedTrace() {
+        java.util.List<Processed> out = new java.util.ArrayList<>();
+        for (long o = 0; o < 40; o++) {
+            long start = 100 + (o / 4) * 10 + (o % 4); // keys interleave; a key's records 10 ms apart
+            out.add(new Processed("g", 0, o, "a", start, start + 5, "k" + (o % 4)));
+        }
+        return out;
+    }
+
+    @Test
+    void aKeyOrderedTracePassesAndTheLineSaysKeyOrderViolationsZero() {
+        ChaosChecker.Report r = checker.check(7, keyedRun(keyOrderedTrace()), Set.of("g"), Map.of(0, 40L));
+        assertThat(r.keyOrderViolations()).isZero();
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.summary()).contains(" lost=0 ").contains(" key-order-violations=0 ");
+    }
+
+    @Test
+    void theMutationShuffledStartTimesWithinEachKeyAreCaughtAsKeyOrderViolations() {
+        // the mutation: the same records, but the start instants of each key's records shuffled among them (as a
+        // container that skipped the key lock would run them), each still taking 5 ms
+        List<Processed> trace = keyOrderedTrace();
+        java.util.Random random = new java.util.Random(46);
+        java.util.List<Processed> shuffled = new java.util.ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            java.util.List<Processed> lane = new java.util.ArrayList<>();
+            for (Processed p : trace) {
+                if (p.key().equals("k" + k)) {
+                    lane.add(p);
+                }
+            }
+            java.util.List<Long> starts = new java.util.ArrayList<>(lane.stream().map(Processed::atMillis).toList());
+            java.util.Collections.shuffle(starts, random);
+            for (int i = 0; i < lane.size(); i++) {
+                Processed p = lane.get(i);
+                shuffled.add(new Processed("g", 0, p.offset(), "a", starts.get(i), starts.get(i) + 5, p.key()));
+            }
+        }
+        ChaosChecker.Report r = checker.check(7, keyedRun(shuffled), Set.of("g"), Map.of(0, 40L));
+        assertThat(r.keyOrderViolations()).isPositive();
+        assertThat(r.ok()).isFalse();
+        assertThat(r.summary()).contains(" key-order-violations=" + r.keyOrderViolations() + " ");
+        assertThat(r.problems()).anyMatch(p -> p.startsWith("g/0 key k") && p.contains(" of a: offset "));
+    }
+
+    @Test
+    void twoRecordsOfAKeyAtOnceAreAViolationEvenInOffsetOrderButTwoKeysAtOnceAreNot() {
+        ChaosChecker.Report r = checker.check(7, keyedRun(List.of(
+                new Processed("g", 0, 0, "a", 100, 110, "k"),
+                new Processed("g", 0, 1, "a", 105, 112, "k"),     // k's next began before k's previous ended
+                new Processed("g", 0, 2, "a", 100, 120, "other"))), Set.of("g"), Map.of(0, 3L));
+        assertThat(r.keyOrderViolations()).isEqualTo(1);
+        assertThat(r.problems()).anyMatch(p -> p.contains("offset 1 started at 105 before the end of offset 0"));
+    }
+
+    @Test
+    void aKeyRepeatedAfterAResetOrInAnotherOwnershipIsNotAViolation() {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 1_000));
+        l.ownership(new Ownership("g", 0, "b", 1_000, 5_000));
+        l.processed(new Processed("g", 0, 4, "a", 900, 905, "k"));
+        l.processed(new Processed("g", 0, 2, "b", 1_100, 1_105, "k")); // another ownership: b resumes lower
+        l.processed(new Processed("g", 0, 6, "b", 2_000, 2_005, "k"));
+        l.reset(new Reset("g", 0, 3, 2_500, 2_400));
+        l.processed(new Processed("g", 0, 3, "b", 2_600, 2_605, "k")); // after the reset to 3: excused
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of());
+        assertThat(r.keyOrderViolations()).isZero();
+        assertThat(r.notes()).anyMatch(n -> n.startsWith("key-order pairs after a reset") && n.endsWith(": 1"));
+
+        ChaosLedger noReset = new ChaosLedger();
+        l.ownerships().forEach(noReset::ownership);
+        l.processed().forEach(noReset::processed);
+        assertThat(checker.check(7, noReset, Set.of("g"), Map.of()).keyOrderViolations()).isEqualTo(1);
+    }
+
+    @Test
+    void underUnorderedViolationsAreCountedButDoNotFailTheRun() {
+        ChaosLedger l = keyedRun(List.of(new Processed("g", 0, 1, "a", 100, 105, "k"),
+                new Processed("g", 0, 0, "a", 101, 106, "k")));
+        ChaosChecker.Report r = new ChaosChecker(1_000, 10_000, false).check(7, l, Set.of("g"), Map.of(0, 2L));
+        assertThat(r.keyOrderViolations()).isEqualTo(1);
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.summary()).contains(" key-order-violations=1 (not promised) ");
+    }
+
+    @Test
+    void aResetReplayIsAdoptedAtTheFirstRecordOfItsRangeEvenWhenTheTargetItselfStartsLater() {
+        // KEY ordering: after a reset from 10 back to 5, offsets 6 and 5 are in different lanes and 6 starts first
+        ChaosLedger l = cleanRun();
+        l.reset(new Reset("g", 0, 5, 205, 200, 10));
+        l.processed(new Processed("g", 0, 6, "b", 210));
+        l.processed(new Processed("g", 0, 5, "b", 211));
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.duplicates()).isZero();
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+
+        // the old progress finishing 7 for the first time while the reset is written is not the adoption: the replay
+        // of 8 and 9 after the real one (6 again) is expected
+        ChaosLedger late = new ChaosLedger();
+        late.ownership(new Ownership("g", 0, "b", 0, 300));
+        for (long o = 0; o < 7; o++) {
+            late.processed(new Processed("g", 0, o, "b", 100 + o));
+        }
+        late.reset(new Reset("g", 0, 5, 205, 200, 10));
+        late.processed(new Processed("g", 0, 8, "b", 201)); // old progress, first time (above the range)
+        late.processed(new Processed("g", 0, 7, "b", 202)); // old progress, first time, inside the range
+        late.processed(new Processed("g", 0, 9, "b", 203));
+        late.processed(new Processed("g", 0, 6, "b", 210)); // adopted: a repeat inside [5, 10)
+        late.processed(new Processed("g", 0, 8, "b", 211));
+        late.processed(new Processed("g", 0, 9, "b", 212));
+        late.processed(new Processed("g", 0, 7, "b", 213));
+        late.processed(new Processed("g", 0, 5, "b", 214));
+        ChaosChecker.Report lateReport = checker.check(7, late, Set.of("g"), Map.of(0, 10L));
+        assertThat(lateReport.unexplained()).as(lateReport.problems().toString()).isZero();
+
+        // a reset to where the node already was (a new partition's 0 -> 0) still sends the owner back
+        ChaosLedger same = new ChaosLedger();
+        same.ownership(new Ownership("g", 0, "b", 0, 300));
+        for (long o = 0; o < 3; o++) {
+            same.processed(new Processed("g", 0, o, "b", 100 + o));
+        }
+        same.reset(new Reset("g", 0, 0, 205, 200, 0));
+        for (long o = 0; o < 3; o++) {
+            same.processed(new Processed("g", 0, 2 - o, "b", 210 + o)); // replayed, in any lane order
+        }
+        ChaosChecker.Report sameReport = checker.check(7, same, Set.of("g"), Map.of(0, 3L));
+        assertThat(sameReport.unexplained()).as(sameReport.problems().toString()).isZero();
+
+        // an offset outside the reset's range [5, 10) does not mark the adoption: its repeat stays a duplicate
+        ChaosLedger outside = cleanRun();
+        outside.reset(new Reset("g", 0, 5, 205, 200, 8));
+        outside.processed(new Processed("g", 0, 9, "b", 210));
+        assertThat(checker.check(7, outside, Set.of("g"), Map.of(0, 10L)).unexplained()).isEqualTo(1);
     }
 }

@@ -14,9 +14,15 @@ public final class ChaosLedger {
 
     /**
      * One record handed to user code, processed from {@code atMillis} to {@code doneMillis} (a stalled record has a
-     * long interval).
+     * long interval); {@code key} is the record's key (null: none), for the per-key order check ({@link KeyOrderCheck}).
      */
-    public record Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis) {
+    public record Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis,
+                            String key) {
+
+        /** A record without a key (or whose key was not recorded). */
+        public Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis) {
+            this(group, partition, offset, member, atMillis, doneMillis, null);
+        }
 
         /** A record processed in an instant. */
         public Processed(String group, int partition, long offset, String member, long atMillis) {
@@ -85,8 +91,15 @@ public final class ChaosLedger {
     /**
      * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} and
      * {@code atMillis}: replays after it are expected, not duplicates, and the committed offset may move back to it.
+     * {@code from} is the committed offset it replaced: the owner's first processing of an offset in
+     * {@code [offset, from)} after the reset began shows it adopted the reset — with several records in flight at once
+     * the target itself need not start first ({@link Long#MAX_VALUE}, not known: the first processing of the target).
      */
-    public record Reset(String group, int partition, long offset, long atMillis, long startedMillis) {
+    public record Reset(String group, int partition, long offset, long atMillis, long startedMillis, long from) {
+
+        public Reset(String group, int partition, long offset, long atMillis, long startedMillis) {
+            this(group, partition, offset, atMillis, startedMillis, Long.MAX_VALUE);
+        }
 
         public Reset(String group, int partition, long offset, long atMillis) {
             this(group, partition, offset, atMillis, atMillis);

@@ -160,8 +160,11 @@ final class ConsumerProcess implements ChaosConsumer {
         } else if (n.has("event")) {
             onEvent(n);
         } else if (n.has("offset") && n.has("at")) {
+            long at = n.get("at").asLong();
+            JsonNode key = n.get("key");
             ledger.processed(new Processed(n.get("group").asText(), n.get("partition").asInt(),
-                    n.get("offset").asLong(), n.get("member").asText(), n.get("at").asLong()));
+                    n.get("offset").asLong(), n.get("member").asText(), at, at,
+                    key == null || key.isNull() ? null : key.asText()));
         } else {
             badLines.incrementAndGet();
         }

@@ -13,7 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Writes numbered records ({@code "r-<n>"}) round-robin over the topic's current partitions at a steady rate, so
+ * Writes numbered records ({@code "r-<n>"}, key {@code "k<n mod 31>"}) round-robin over the topic's current partitions at a steady rate, so
  * partitions added during the run get records too. The checker judges by offsets (the log end of each partition at the
  * end), so a send that fails is harmless; failures are counted.
  */
@@ -47,7 +47,7 @@ final class RecordProducer implements AutoCloseable {
             int n = partitions.getAsInt();
             for (int i = 0; i < perTick; i++) {
                 long seq = sent.getAndIncrement();
-                producer.send(new ProducerRecord<>(topic, (int) (seq % n), null, "r-" + seq), (md, e) -> {
+                producer.send(new ProducerRecord<>(topic, (int) (seq % n), key(seq), "r-" + seq), (md, e) -> {
                     if (e != null) {
                         failed.incrementAndGet();
                     }
@@ -56,6 +56,17 @@ final class RecordProducer implements AutoCloseable {
         }, 0, tickMillis, TimeUnit.MILLISECONDS);
         return this;
     }
+
+    /**
+     * The key of record {@code seq}: one of {@link #KEYS}, a prime, so that every partition (round-robin over at most
+     * 24) gets every key, each again every {@value #KEYS} records of the partition — what the per-key order check
+     * judges under the {@code KEY} ordering.
+     */
+    static String key(long seq) {
+        return "k" + (seq % KEYS);
+    }
+
+    static final int KEYS = 31;
 
     /** Stops producing and waits until everything sent is acknowledged (or failed). */
     void stop() throws InterruptedException {
