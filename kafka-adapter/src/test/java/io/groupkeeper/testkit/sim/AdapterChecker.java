@@ -32,6 +32,7 @@ import java.util.Map;
  */
 final class AdapterChecker {
 
+    private final InMemoryZooKeeper zk;
     private final String group;
     private final String topic;
     private final boolean transactional;
@@ -100,6 +101,7 @@ final class AdapterChecker {
     }
 
     AdapterChecker(InMemoryZooKeeper zk, String group, String topic, boolean transactional, SimLog log) {
+        this.zk = zk;
         this.group = group;
         this.topic = topic;
         this.transactional = transactional;
@@ -223,16 +225,37 @@ final class AdapterChecker {
 
     // ------------------------------------------------------------------ graceful closes
 
-    /** {@code member}'s user code was assigned {@code partition} (its rebalance listener, on its polling thread). */
-    void assigned(String member, int partition) {
+    /**
+     * {@code member}'s user code was assigned {@code partition} (its rebalance listener, on its polling thread), under
+     * the fencing token {@code token} its member holds for it then.
+     *
+     * <p>A member serving an assignment whose claim no longer stands in ZooKeeper (the partition's fence node moved
+     * past the token: another owner claimed it since) is no heir of a graceful close. That is a paused process whose
+     * session ended: its claim was announced before the pause, before the closer's close, and its polling thread
+     * serves it as the process resumes, before its member hears of the loss. What it receives is a lost claim's
+     * records again, which at least once allows (it can commit none of them: the commit fence moved), and no check in
+     * the process closes that window, as a pause may fall between any check and the delivery. The heir is the first
+     * member assigned the partition under its standing claim to receive a record of it (seed 1003121: m1, paused with
+     * its claim of t-0 at 142 queued, serves it after m3 handed t-0 over at 214, then claims t-0 anew from 214).
+     */
+    void assigned(String member, java.util.OptionalLong token, int partition) {
         lastInOwnership.remove(member + ":" + partition);
         Handover h = handovers.get(partition);
         // Not the first member assigned it, but the first of them to receive a record is the heir: one assigned it may
         // lose it before it receives any (seed 1000647: a stalled member's queued assignment is served and revoked in
         // one turn; the next owner starts where the closer handed over).
-        if (h != null && !h.closer.equals(member)) {
+        if (h != null && !h.closer.equals(member) && standing(token, partition)) {
             h.assignedSince.add(member);
         }
+    }
+
+    /** Whether a claim of {@code partition} under {@code token} still stands: its fence node was not moved since. */
+    private boolean standing(java.util.OptionalLong token, int partition) {
+        if (token.isEmpty()) {
+            return false;
+        }
+        return zk.stat(ZkLayout.fence(group, new TopicPartition(topic, partition)))
+                .map(s -> s.mzxid() == token.getAsLong()).orElse(false);
     }
 
     /**

@@ -467,7 +467,7 @@ final class AdapterSimulation {
                         public void onPartitionsAssigned(
                                 java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
                             checker.detail(id + " assigned " + p);
-                            p.forEach(tp -> checker.assigned(id, tp.partition()));
+                            p.forEach(tp -> checker.assigned(id, Member.this.consumer.fencingToken(tp), tp.partition()));
                         }
                     }, null, mb -> { }, null,
                     transactional ? new TransactionalConfig(new StringSerializer(), new StringSerializer(), "sim-",

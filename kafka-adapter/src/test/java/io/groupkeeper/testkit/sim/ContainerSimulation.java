@@ -460,7 +460,7 @@ final class ContainerSimulation {
                     .onPartitionsAssigned((assigned, seeker) -> {
                         checker.detail(id + " assigned " + assigned);
                         assigned.forEach(tp -> {
-                            checker.assigned(id, tp.partition());
+                            checker.assigned(id, seeker.fencingToken(tp), tp.partition());
                             order.assigned(id, tp.partition());
                         });
                     })
