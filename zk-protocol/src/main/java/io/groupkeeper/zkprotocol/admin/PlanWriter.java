@@ -7,6 +7,7 @@ import io.groupkeeper.status.CommitSample;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkOp;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,6 +51,7 @@ final class PlanWriter {
             }
             Instant at = ctx.clock.instant();
             Map<TopicPartition, byte[]> bodies = bodies(plan, fresh, at);
+            Sample sample = new Sample(marked(at), histories(plan, fresh));
             List<ZkOp> ops = ops(plan, bodies);
             requireFits(p, plan, ops);
             if (plan.createsGroup()) {
@@ -65,7 +67,7 @@ final class PlanWriter {
                 return plan.asExecuted(attempt);
             } catch (ZkFailure e) {
                 if (AdminContext.isConflict(e)) {
-                    if (LostReply.of(ctx, plan, bodies, at, false) == LostReply.Outcome.APPLIED) {
+                    if (LostReply.of(ctx, plan, bodies, sample, false) == LostReply.Outcome.APPLIED) {
                         return plan.asExecuted(attempt); // the client sent our transaction twice: the first applied
                     }
                     last = e;
@@ -76,10 +78,10 @@ final class PlanWriter {
                 if (!LostReply.outcomeInDoubt(e)) {
                     throw ctx.writeFailure(what, e);
                 }
-                return afterLostReply(what, plan, bodies, at, attempt, e, "ZooKeeper " + e.code());
+                return afterLostReply(what, plan, bodies, sample, attempt, e, "ZooKeeper " + e.code());
             } catch (RuntimeException e) {
                 // Not sent (not connected), or sent and failed without an answer: the nodes tell which.
-                return afterLostReply(what, plan, bodies, at, attempt, e, e.getMessage());
+                return afterLostReply(what, plan, bodies, sample, attempt, e, e.getMessage());
             }
         }
         throw new AdminException("the offsets of group " + p.view.group + " changed under each of " + ctx.maxAttempts
@@ -91,9 +93,9 @@ final class PlanWriter {
      * The transaction was sent and its reply lost: never planned again (a relative reset would apply twice), but
      * judged from the nodes themselves.
      */
-    private ResetPlan afterLostReply(String what, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Instant at,
+    private ResetPlan afterLostReply(String what, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Sample sample,
                                      int attempt, Exception e, String reason) {
-        return switch (LostReply.of(ctx, plan, bodies, at, true)) {
+        return switch (LostReply.of(ctx, plan, bodies, sample, true)) {
             case APPLIED -> plan.asExecuted(attempt); // our own write: its reply was lost, or the client sent it twice
             case NOT_APPLIED -> throw new AdminException(what + " failed: " + reason + "; nothing was written", e);
             case UNKNOWN -> throw new OutcomeUnknownException(what + ": " + reason + " after the transaction was sent, "
@@ -123,13 +125,42 @@ final class PlanWriter {
             // Keep the commit history, with the reset as its newest sample: lag status then shows REWIND (or the jump).
             List<CommitSample> history = stored.map(AdminNodes.Offset::history).orElse(List.of());
             if (e.target().isPresent()) {
-                history = AdminNodes.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), now));
+                history = AdminNodes.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(),
+                        marked(now)));
             }
             // No done value: what a consumer recorded as done above the old offset does not hold above the new one (I4).
             bodies.put(e.partition(), AdminNodes.encode(new AdminNodes.Offset(e.target(), "", Optional.of(by), generation,
                     Optional.of(now), history)));
         }
         return bodies;
+    }
+
+    /**
+     * The instant of the plan's sample: {@code now} to the microsecond plus {@link #SAMPLE_MARK} nanoseconds. An
+     * owner's commit of the plan's target at the plan's instant (a caught-up owner and a shift clamped at the log end)
+     * would otherwise write the very sample the plan writes, and a transaction that did not land would be taken for
+     * applied after a lost reply or a conflict; members' clocks tick in microseconds or coarser, so the mark is the
+     * plan's alone. The body's {@code updatedAt} keeps {@code now}.
+     */
+    static Instant marked(Instant now) {
+        return now.truncatedTo(ChronoUnit.MICROS).plusNanos(SAMPLE_MARK);
+    }
+
+    /** See {@link #marked}: a sub-microsecond part no member's commit sample carries. */
+    static final long SAMPLE_MARK = 1;
+
+    /** The plan's sample's instant, and each written node's commit history as the plan read it. */
+    record Sample(Instant at, Map<TopicPartition, List<CommitSample>> read) {
+    }
+
+    /** The commit history of each partition the plan writes, as the plan read it (empty where it read none). */
+    private static Map<TopicPartition, List<CommitSample>> histories(ResetPlan plan, ResetPlanner.Fresh fresh) {
+        Map<TopicPartition, List<CommitSample>> out = new LinkedHashMap<>();
+        for (ResetPlan.Entry e : plan.writes()) {
+            out.put(e.partition(), fresh.offsets().getOrDefault(e.partition(), Optional.empty())
+                    .flatMap(GroupView.OffsetNode::body).map(AdminNodes.Offset::history).orElse(List.of()));
+        }
+        return out;
     }
 
     /** The plan's operations (no side effect: planning builds them too, to size them). */

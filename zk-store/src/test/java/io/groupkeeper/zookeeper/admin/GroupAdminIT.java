@@ -296,6 +296,50 @@ class GroupAdminIT {
         assertThat(version(g, p0)).as("nothing written").isEqualTo(v0);
     }
 
+    /**
+     * Between the admin's read and its write, a caught-up owner commits the log end at the very instant the admin
+     * plans a reset that lands on that offset (a shift clamped at the log end): the transaction fails its version
+     * check, and the owner's newest sample is the one the reset would write. The admin, asking whether an earlier send
+     * of the transaction applied, must not take that sample for its own: it plans again and writes.
+     */
+    @Test
+    void aConflictingResetIsNotTakenForAppliedByAnOwnersCommitOfItsTargetAtItsInstant() throws Exception {
+        String g = newGroup();
+        TopicPartition p0 = new TopicPartition("t", 0);
+        try (GroupAdmin a = admin().build()) {
+            a.executeImport(g, offsets("t", 10));
+        }
+        Instant at = Instant.parse("2026-12-01T00:00:13.354Z");
+        AtomicInteger sent = new AtomicInteger();
+        try (GroupAdmin a = admin((session, ops) -> {
+            if (sent.incrementAndGet() == 1) {
+                ownerCommitsAt(g, p0, 42, at);
+            }
+            return session.multi(ops);
+        }).clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC)).logBounds(new FixedBounds(0, 42, "t", 1))
+                .build()) {
+            ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100));
+            assertThat(plan.executed()).isTrue();
+            assertThat(plan.attempts()).as("the first attempt conflicted and wrote nothing").isEqualTo(2);
+        }
+        assertThat(sent).hasValue(2);
+        NodeCodec.OffsetBody stored = NodeCodec.offset("test", raw.getData().forPath(offsetPath(g, p0)));
+        assertThat(stored.committedBy()).as("the reset landed").hasValue("admin:reset");
+        assertThat(stored.offset()).hasValue(42);
+    }
+
+    /** An owner's commit of {@code offset} at {@code at}, keeping the history, its sample {@code (offset, at)}. */
+    private static void ownerCommitsAt(String group, TopicPartition tp, long offset, Instant at) {
+        try {
+            NodeCodec.OffsetBody b = NodeCodec.offset("test", raw.getData().forPath(offsetPath(group, tp)));
+            raw.setData().forPath(offsetPath(group, tp), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(offset),
+                    "", java.util.Optional.of("m-1"), b.generation(), java.util.Optional.of(at), NodeCodec.append(
+                            b.history(), new io.groupkeeper.status.CommitSample(offset, OptionalLong.empty(), at)))));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aResetWhoseReplyIsLostAndWhoseNodesMovedOnWithoutATraceIsReportedUnknown() throws Exception {
         String g = newGroup();
