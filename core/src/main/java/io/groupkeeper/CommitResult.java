@@ -15,7 +15,8 @@ import java.util.TreeMap;
  *   not overwritten. Continue processing from {@link #adoptedOffsets()} (empty: no offset, apply your start
  *   policy).</li>
  *   <li>{@link Status#NOT_OWNED}: this member does not own the partition (any more); nothing was written.</li>
- *   <li>{@link Status#UNCHANGED}: (refresh only) the stored offset is the one this member last saw.</li>
+ *   <li>{@link Status#UNCHANGED}: (refresh; or a commit that did not land and found instead an earlier commit of
+ *   this member, whose reply was lost) the stored offset is the one this member last wrote.</li>
  * </ul>
  */
 public record CommitResult(SortedMap<TopicPartition, Status> statuses, SortedMap<TopicPartition, OptionalLong> adoptedOffsets) {

@@ -43,6 +43,23 @@ final class OffsetCommitter {
     private final Runnable onLost;
     /** Serialises commits and refreshes with each other and with the lane's check for external edits. */
     private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Under {@link #lock}: per partition, the values of this member's commits whose outcome it does not know (the
+     * store failed, for example the reply was lost, after the write may have landed), for the entry they were sent
+     * for. A stored value found later that is one of them is this member's own write, not an external edit.
+     */
+    private final Map<TopicPartition, Unconfirmed> unconfirmed = new HashMap<>();
+
+    /** The values of commits sent for {@code entry} whose outcome is unknown, oldest first (at most a few). */
+    private record Unconfirmed(PartitionTable.Entry entry, List<CommitRequest> requests) {
+
+        private static final int MAX = 8;
+
+        boolean wrote(OffsetSnapshot now) {
+            return requests.stream().anyMatch(r -> now.offset().equals(OptionalLong.of(r.offset()))
+                    && now.metadata().equals(r.metadata()) && now.done().equals(r.done()));
+        }
+    }
 
     OffsetCommitter(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
                     LogContext log, LongSupplier generation, Runnable onLost) {
@@ -91,13 +108,20 @@ final class OffsetCommitter {
                         Optional.ofNullable(done.get(tp))));
             });
             if (!requests.isEmpty()) {
-                CommitOutcome outcome = store.commit(config.memberId(), generation.getAsLong(), requests);
+                CommitOutcome outcome;
+                try {
+                    outcome = store.commit(config.memberId(), generation.getAsLong(), requests);
+                } catch (RuntimeException e) {
+                    requests.forEach(r -> remember(r, seen.get(r.partition())));
+                    throw e;
+                }
                 for (CommitRequest r : requests) {
                     TopicPartition tp = r.partition();
                     Long newVersion = outcome.committed().get(tp);
                     if (newVersion == null) {
                         resolve(tp, seen.get(tp), statuses, adopted, lost);
                     } else {
+                        unconfirmed.remove(tp);
                         // Lost meanwhile (connection in doubt): written while still the owner, but not owned now.
                         boolean owned = table.committed(tp, seen.get(tp), newVersion, outcome.createdOf(tp),
                                 r.offset(), r.done());
@@ -183,7 +207,13 @@ final class OffsetCommitter {
             if (table.forget(tp, entry, PartitionTable.Proof.NOT_HELD, true)) {
                 lost.add(tp); // not if the connection's loss stopped it meanwhile: that told the listener already
             }
+        } else if (now.get().differsFrom(entry.version(), entry.created()) && ownWrite(tp, entry, now.get())) {
+            LOG.info("stored offset of {} is {} (node version {} -> {}): this member's own commit, whose outcome it did "
+                    + "not know, landed", tp, describe(now.get().offset()), entry.version(), now.get().version());
+            statuses.put(tp, table.committed(tp, entry, now.get().version(), now.get().created(),
+                    now.get().offset().getAsLong(), now.get().done()) ? Status.UNCHANGED : Status.NOT_OWNED);
         } else if (now.get().differsFrom(entry.version(), entry.created())) {
+            unconfirmed.remove(tp);
             LOG.warn("stored offset of {} was changed externally to {} (node version {} -> {}); adopting it", tp,
                     describe(now.get().offset()), entry.version(), now.get().version());
             if (table.adopted(tp, entry, now.get())) {
@@ -195,6 +225,28 @@ final class OffsetCommitter {
         } else {
             statuses.put(tp, Status.UNCHANGED);
         }
+    }
+
+    /** Under {@link #lock}: {@code r}, sent for {@code entry}, may have landed or not. */
+    private void remember(CommitRequest r, PartitionTable.Entry entry) {
+        Unconfirmed u = unconfirmed.get(r.partition());
+        List<CommitRequest> values = new ArrayList<>(u == null || u.entry() != entry ? List.of() : u.requests());
+        values.add(r);
+        if (values.size() > Unconfirmed.MAX) {
+            values.remove(0);
+        }
+        unconfirmed.put(r.partition(), new Unconfirmed(entry, List.copyOf(values)));
+    }
+
+    /**
+     * Under {@link #lock}: whether {@code now}, read for {@code entry}, holds a value one of this member's commits of
+     * unknown outcome wrote for that entry: then it is that commit landed, not an operator's edit (an edit to exactly
+     * the same offset, metadata and done value would change nothing this member does). Forgets them either way: the
+     * node has moved on from the version they were sent for.
+     */
+    private boolean ownWrite(TopicPartition tp, PartitionTable.Entry entry, OffsetSnapshot now) {
+        Unconfirmed u = unconfirmed.remove(tp);
+        return u != null && u.entry() == entry && now.offset().isPresent() && u.wrote(now);
     }
 
     /**

@@ -94,6 +94,36 @@ class OffsetCommitterTest {
     }
 
     @Test
+    void aCommitWhoseReplyWasLostIsRecognisedAsTheMembersOwnWriteNotAdopted() {
+        owning(T0);
+        m.store.loseNextCommitReply = true;
+        assertThatThrownBy(() -> m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, "{\"d\":[7]}")))
+                .isInstanceOf(StoreException.class);
+        assertThat(m.store.stored(T0).offset()).as("the write landed").hasValue(5);
+
+        CommitResult r = m.committer.commit(Map.of(T0, 6L), Map.of());
+
+        assertThat(r.status(T0)).as("its own write read back: no reset to adopt").isEqualTo(Status.UNCHANGED);
+        assertThat(r.adoptedOffsets()).isEmpty();
+        assertThat(m.committer.commit(Map.of(T0, 6L), Map.of()).status(T0)).as("then at the version it wrote")
+                .isEqualTo(Status.COMMITTED);
+        assertThat(m.store.stored(T0).offset()).hasValue(6);
+    }
+
+    @Test
+    void anEditAfterACommitWhoseReplyWasLostIsStillAdopted() {
+        owning(T0);
+        m.store.loseNextCommitReply = true;
+        assertThatThrownBy(() -> m.committer.commit(Map.of(T0, 5L), Map.of())).isInstanceOf(StoreException.class);
+        m.store.writeOffset(T0, 99); // an admin reset after the lost commit
+
+        CommitResult r = m.committer.commit(Map.of(T0, 6L), Map.of());
+
+        assertThat(r.status(T0)).isEqualTo(Status.ADOPTED);
+        assertThat(r.adoptedOffsets()).containsEntry(T0, OptionalLong.of(99));
+    }
+
+    @Test
     void aNodeCreatedAgainAtTheSameVersionIsAnEditToo() {
         owning(T0);
         long version = m.store.stored(T0).version();

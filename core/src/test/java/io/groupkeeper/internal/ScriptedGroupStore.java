@@ -67,6 +67,8 @@ final class ScriptedGroupStore implements GroupStore {
      * creation whose reply was lost with the connection does.
      */
     Runnable loseNextRegistrationReply;
+    /** Set: the next commit's writes land, then the call throws, as a transaction whose reply was lost does. */
+    boolean loseNextCommitReply;
 
     // ------------------------------------------------------------------ scripting
 
@@ -317,6 +319,10 @@ final class ScriptedGroupStore implements GroupStore {
                 committed.put(tp, write(tp, OptionalLong.of(r.offset()), r.done()));
                 created.put(tp, stored(tp).created());
             }
+        }
+        if (loseNextCommitReply) {
+            loseNextCommitReply = false;
+            throw new StoreException("commit failed: connection loss (scripted: the writes landed)");
         }
         return new CommitOutcome(committed, created, conflicted);
     }

@@ -73,6 +73,19 @@ class ContainerSimulationTest {
         }
     }
 
+    /**
+     * Found by the simulator (PARTITION): m2's commit of t-2 lands but its reply is lost; its next commit, sent with the
+     * old version, is refused, and the committer read its own write back as an operator's edit and adopted it: the
+     * worker let its progress go and started record 83 again while the first call of 83 still ran. A value one of the
+     * member's commits of unknown outcome wrote is its own write (core's {@code OffsetCommitter}), not an edit.
+     */
+    @Test
+    void seed26KeepsACommitWhoseReplyWasLostAsTheMembersOwnWrite() {
+        ContainerSimulation.Result r = ContainerSimulation.run(26, ContainerSimulation.Mode.PARTITION, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(ContainerSimulation.Mode mode, int byDefault) {
         long first = Long.getLong("groupkeeper.containerSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.containerSimulation.schedules", byDefault);
