@@ -82,13 +82,15 @@ class DifferentialIT {
         assertThat(groupkeeper.dltHeaders()).as("the DLT handler's headers").isEqualTo(spring.dltHeaders());
         assertThat(spring.calls().get("fail-1")).as("not vacuous: 5 attempts then the DLT").hasSize(6);
         for (Sample04Differential.Observed o : List.of(spring, groupkeeper)) {
-            // due times are epoch millis: a gap may read up to 1 ms short of its delay on either side
+            // Due times are epoch millis and the gaps are read on the monotonic clock: on a loaded machine the two
+            // drift a few ms apart. An attempt that did not wait for its due time comes at once (gaps of a few ms),
+            // far below these bounds.
             o.gapsMs().values().forEach(g -> assertThat(g).as("attempt gaps ≥ 300, 600, 1000, 1000 ms")
                     .hasSize(4).satisfies(x -> {
-                        assertThat(x.get(0)).isGreaterThanOrEqualTo(298);
-                        assertThat(x.get(1)).isGreaterThanOrEqualTo(598);
-                        assertThat(x.get(2)).isGreaterThanOrEqualTo(998);
-                        assertThat(x.get(3)).isGreaterThanOrEqualTo(998);
+                        assertThat(x.get(0)).isGreaterThanOrEqualTo(290);
+                        assertThat(x.get(1)).isGreaterThanOrEqualTo(590);
+                        assertThat(x.get(2)).isGreaterThanOrEqualTo(990);
+                        assertThat(x.get(3)).isGreaterThanOrEqualTo(990);
                     }));
         }
     }
