@@ -246,7 +246,7 @@ final class ChaosRun implements AutoCloseable {
         long t0 = System.currentTimeMillis();
         startServers();
         sampler = new OffsetSampler(zkConnect(), GROUPS, TOPIC, partitions::get, ledger, 75).start();
-        producer = new RecordProducer(bootstrap(), TOPIC, partitions::get).start(3, 20);
+        producer = new RecordProducer(bootstrap(), TOPIC, partitions::get).keyed().start(3, 20);
         for (int g = 0; g < GROUPS.size(); g++) {
             for (int i = 0; i < settings.initialSizes()[g]; i++) {
                 join(launcher, g);

@@ -13,7 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Writes numbered records ({@code "r-<n>"}, key {@code "k<n mod 31>"}) round-robin over the topic's current partitions at a steady rate, so
+ * Writes numbered records ({@code "r-<n>"}; with {@link #keyed()} under key {@code "k<n mod 31>"}, else no key) round-robin over the topic's current partitions at a steady rate, so
  * partitions added during the run get records too. The checker judges by offsets (the log end of each partition at the
  * end), so a send that fails is harmless; failures are counted.
  */
@@ -29,6 +29,7 @@ final class RecordProducer implements AutoCloseable {
     });
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private volatile boolean keyed;
 
     RecordProducer(String bootstrap, String topic, IntSupplier partitions) {
         this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
@@ -41,13 +42,22 @@ final class RecordProducer implements AutoCloseable {
         this.partitions = partitions;
     }
 
+    /**
+     * Gives every record a key ({@link #key}), for the per-key order check. Off by default: tests that store by key
+     * when there is one and by offset otherwise (the zombie example's sink) need records without keys.
+     */
+    RecordProducer keyed() {
+        this.keyed = true;
+        return this;
+    }
+
     /** Sends {@code perTick} records every {@code tickMillis}. */
     RecordProducer start(int perTick, long tickMillis) {
         ticker.scheduleAtFixedRate(() -> {
             int n = partitions.getAsInt();
             for (int i = 0; i < perTick; i++) {
                 long seq = sent.getAndIncrement();
-                producer.send(new ProducerRecord<>(topic, (int) (seq % n), key(seq), "r-" + seq), (md, e) -> {
+                producer.send(new ProducerRecord<>(topic, (int) (seq % n), keyed ? key(seq) : null, "r-" + seq), (md, e) -> {
                     if (e != null) {
                         failed.incrementAndGet();
                     }
