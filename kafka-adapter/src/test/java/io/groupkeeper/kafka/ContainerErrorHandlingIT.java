@@ -174,6 +174,43 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(c.state()).isEqualTo(io.groupkeeper.kafka.container.ContainerState.FAILED);
     }
 
+    /**
+     * {@code checkDeadLetterTopics(false)}: the start does not look at the dead-letter topics, so a missing one fails
+     * only its first send — the partition stops at the record, and {@code resume} dead-letters it once the topic exists.
+     */
+    @Test
+    void aMissingDeadLetterTopicNotCheckedAtStartFailsOnlyItsSend() throws Exception {
+        String topic = newTopic(1);
+        String dlt = topic + "-dlt";
+        String group = newName("g");
+        Seen seen = new Seen();
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .createDeadLetterTopics(false).checkDeadLetterTopics(false)
+                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .deadLetterTimeout(Duration.ofSeconds(2))
+                .recordHandler(r -> {
+                    if (r.value().startsWith("poison")) {
+                        throw new IllegalStateException("cannot bill " + r.value());
+                    }
+                    seen.records.add(r);
+                }).build());
+        assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
+        assertThat(admin.listTopics().names().get()).doesNotContain(dlt);
+        send(topic, 0, "x1", "poison", "x2");
+        TopicPartition p0 = new TopicPartition(topic, 0);
+        await().atMost(WAIT).until(() -> c.stoppedPartitions().containsKey(p0));
+        assertThat(c.stoppedPartitions().get(p0).offset()).isEqualTo(1);
+        assertThat(c.stoppedPartitions().get(p0).reason()).contains("dead-letter send to " + dlt);
+        assertThat(seen.values()).containsExactly("x1");
+
+        servers.kafka().createTopic(dlt, 1);
+        awaitWritable(dlt, 1);
+        assertThat(c.resume(p0)).isTrue();
+        awaitStored(group, topic, 0, 3);
+        assertThat(seen.values()).containsExactly("x1", "x2");
+        assertThat(readAll(dlt, 1).get(0).value()).isEqualTo("poison");
+    }
+
     @Test
     void aBatchHandlerNamingTheFailedRecordGetsTheOthersOnceAndTheFailedOneIsDeadLettered() throws Exception {
         String topic = newTopic(1);

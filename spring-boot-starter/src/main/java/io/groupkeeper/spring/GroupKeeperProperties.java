@@ -186,7 +186,40 @@ public class GroupKeeperProperties {
         private String ordering;
         /** Workers per consumer, shared by its partitions (key and unordered orderings). Default 1. */
         private Integer parallelism;
+        /**
+         * Records above a partition's low-water mark that may be dispatched (docs/parallel.md, the span): 1 to 262144.
+         * Default 10000.
+         */
+        private Integer maxSpan;
+        /** Records held per partition (fetched, not done) before its fetching pauses. Default 10000. */
+        private Integer maxBufferedRecords;
+        /** Bytes held per partition before its fetching pauses. Default 64MB. */
+        private org.springframework.util.unit.DataSize maxBufferedBytes;
         private final Error error = new Error();
+
+        public Integer getMaxSpan() {
+            return maxSpan;
+        }
+
+        public void setMaxSpan(Integer maxSpan) {
+            this.maxSpan = maxSpan;
+        }
+
+        public Integer getMaxBufferedRecords() {
+            return maxBufferedRecords;
+        }
+
+        public void setMaxBufferedRecords(Integer maxBufferedRecords) {
+            this.maxBufferedRecords = maxBufferedRecords;
+        }
+
+        public org.springframework.util.unit.DataSize getMaxBufferedBytes() {
+            return maxBufferedBytes;
+        }
+
+        public void setMaxBufferedBytes(org.springframework.util.unit.DataSize maxBufferedBytes) {
+            this.maxBufferedBytes = maxBufferedBytes;
+        }
 
         public String getOrdering() {
             return ordering;

@@ -95,6 +95,25 @@ class DifferentialIT {
         }
     }
 
+    /**
+     * {@code @RetryableTopic(autoCreateTopics = "false")}: Spring creates neither retry nor DLT topic and starts all the
+     * same; the topics created by the user after the start, a failing record goes through them to the DLT handler.
+     */
+    @Test
+    void retryTopicsNotAutoCreatedObserveTheSameOnSpringKafkaAndOnTheStarter() {
+        NoAutoCreateDifferential.Observed spring = NoAutoCreateDifferential.run(true);
+        NoAutoCreateDifferential.Observed groupkeeper = NoAutoCreateDifferential.run(false);
+        assertThat(groupkeeper.start()).as("the start").isEqualTo(spring.start());
+        assertThat(groupkeeper.topicsAfterStart()).as("retry and DLT topics after the start")
+                .isEqualTo(spring.topicsAfterStart());
+        assertThat(groupkeeper.calls()).as("calls per value: kind@topic").isEqualTo(spring.calls());
+        assertThat(groupkeeper.topicsAtEnd()).isEqualTo(spring.topicsAtEnd());
+        assertThat(spring.start()).isEqualTo("started"); // not vacuous: Spring starts without the topics
+        assertThat(spring.topicsAfterStart()).isEmpty();
+        assertThat(spring.calls().get("fail-1")).containsExactly("listen@<topic>", "listen@<topic>-retry",
+                "listen@<topic>-retry", "dlt@<topic>-dlt");
+    }
+
     record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {
     }
 

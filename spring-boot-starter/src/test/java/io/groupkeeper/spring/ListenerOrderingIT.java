@@ -42,13 +42,40 @@ class ListenerOrderingIT {
                 .rootCause().hasMessageContaining("ordering 'by-key' is not one of partition, key, unordered");
     }
 
+    /** {@code groupkeeper.listener.max-span=3}: at most 3 records of the partition in flight, although 8 workers. */
+    @Test
+    void theMaxSpanPropertyBoundsWhatOnePartitionHasInFlight() throws Exception {
+        String topic = SharedServers.topic(1);
+        try (ConfigurableApplicationContext ctx = start(topic, "key", Map.of("groupkeeper.listener.max-span", "3"))) {
+            OrderingApp.Slow slow = ctx.getBean(OrderingApp.Slow.class);
+            Map<String, List<String>> sent = send(topic, 16, 25);
+            await().atMost(WAIT).until(() -> slow.byKey.values().stream().mapToInt(List::size).sum() == 400);
+            assertThat(slow.byKey).isEqualTo(sent);
+            assertThat(slow.mostInFlight.get()).as("records of the one partition handled at once").isBetween(2, 3);
+        }
+    }
+
+    @Test
+    void aProgressLimitOutOfRangeFailsTheStartNamingIt() {
+        assertThatThrownBy(() -> start(SharedServers.topic(1), "key",
+                Map.of("groupkeeper.listener.max-span", "262145")).close())
+                .hasStackTraceContaining("maxSpan must be in 1..262144, was 262145")
+                .hasStackTraceContaining("groupkeeper.listener(s).max-span");
+    }
+
     private static ConfigurableApplicationContext start(String topic, String ordering) {
-        return new SpringApplicationBuilder(OrderingApp.class).web(WebApplicationType.NONE).properties(Map.of(
+        return start(topic, ordering, Map.of());
+    }
+
+    private static ConfigurableApplicationContext start(String topic, String ordering, Map<String, Object> extra) {
+        Map<String, Object> p = new java.util.HashMap<>(Map.of(
                 "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
                 "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
                 "spring.kafka.consumer.auto-offset-reset", "earliest",
                 "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", SharedServers.name("ordering"), "app.ordering", ordering)).run();
+                "app.topic", topic, "app.group", SharedServers.name("ordering"), "app.ordering", ordering));
+        p.putAll(extra);
+        return new SpringApplicationBuilder(OrderingApp.class).web(WebApplicationType.NONE).properties(p).run();
     }
 
     /** {@code keys} keys, {@code each} values per key, interleaved, all to partition 0; the values per key in order. */

@@ -5,6 +5,7 @@ import io.groupkeeper.Names;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.container.internal.ContainerConfig;
 import io.groupkeeper.kafka.container.internal.DefaultListenerContainer;
+import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -45,6 +46,11 @@ public final class ListenerContainerBuilder<K, V> {
     private boolean deadLetterTopicNamed;
     /** Null: create the missing default-named ones only. */
     private Boolean createDeadLetterTopics;
+    /** Whether start() looks for the dead-letter topics (false: a missing one fails at its first send). */
+    private boolean checkDeadLetterTopics = true;
+    private ProgressLimits limits = ProgressLimits.DEFAULT;
+    /** Whether a limit was set (the paths without per-partition progress refuse it). */
+    private boolean limitsSet;
     private Duration watchdogLimit = Duration.ofSeconds(30);
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration stopDeadline = Duration.ofSeconds(30);
@@ -188,6 +194,52 @@ public final class ListenerContainerBuilder<K, V> {
     }
 
     /**
+     * The span of each partition's progress (docs/parallel.md, "The span"): no record at or beyond its low-water mark
+     * (lowest record not done) + {@code maxSpan} is dispatched, so the done set written to the offset node stays below
+     * {@code maxSpan} offsets and its size has a known bound; a record that keeps failing stops its partition's
+     * dispatching after {@code maxSpan} offsets. 1 to {@value ProgressLimits#MAX_SPAN}; default 10,000. Applies to the
+     * record and asynchronous handlers (not the batch handler or the transactional mode: {@link #build()} refuses it).
+     */
+    public ListenerContainerBuilder<K, V> maxSpan(int maxSpan) {
+        if (maxSpan < 1 || maxSpan > ProgressLimits.MAX_SPAN) {
+            throw new IllegalArgumentException("maxSpan must be in 1.." + ProgressLimits.MAX_SPAN + ", was " + maxSpan);
+        }
+        this.limits = new ProgressLimits(maxSpan, limits.maxRecords(), limits.maxBytes());
+        this.limitsSet = true;
+        return this;
+    }
+
+    /**
+     * Records held per partition (fetched and not done) at most (docs/parallel.md, "Memory"): at the cap the
+     * partition's fetching pauses, and it resumes when the records and the bytes held are at half their caps; one
+     * fetch may overshoot by its own size ({@code max.poll.records}). 1 to {@code Integer.MAX_VALUE}; default 10,000.
+     * Same handlers as {@link #maxSpan}.
+     */
+    public ListenerContainerBuilder<K, V> maxBufferedRecords(int maxRecords) {
+        if (maxRecords < 1) {
+            throw new IllegalArgumentException("maxBufferedRecords must be in 1.." + Integer.MAX_VALUE + ", was "
+                    + maxRecords);
+        }
+        this.limits = new ProgressLimits(limits.maxSpan(), maxRecords, limits.maxBytes());
+        this.limitsSet = true;
+        return this;
+    }
+
+    /**
+     * Bytes (serialized keys and values) held per partition at most, as {@link #maxBufferedRecords}. 1 to
+     * {@code Long.MAX_VALUE}; default 64 MiB.
+     */
+    public ListenerContainerBuilder<K, V> maxBufferedBytes(long maxBytes) {
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBufferedBytes must be in 1.." + Long.MAX_VALUE + ", was "
+                    + maxBytes);
+        }
+        this.limits = new ProgressLimits(limits.maxSpan(), limits.maxRecords(), maxBytes);
+        this.limitsSet = true;
+        return this;
+    }
+
+    /**
      * One record per call, completing asynchronously ({@link AsyncRecordHandler}): up to {@link #parallelism} records
      * in flight per member, not bounded by threads. Exactly one of record, batch and asynchronous handler.
      */
@@ -245,7 +297,30 @@ public final class ListenerContainerBuilder<K, V> {
      * {@link #deadLetterTopics} must exist.
      */
     public ListenerContainerBuilder<K, V> createDeadLetterTopics(boolean create) {
+        if (create && !checkDeadLetterTopics) {
+            throw new IllegalStateException("createDeadLetterTopics(true) creates the missing dead-letter topics at "
+                    + "start, but checkDeadLetterTopics(false) was set: start() does not look at them; choose one");
+        }
         this.createDeadLetterTopics = create;
+        return this;
+    }
+
+    /**
+     * Whether {@code start()} checks that the dead-letter topics exist (default {@code true}: it creates or fails, see
+     * {@link #createDeadLetterTopics}). {@code false}: it does not look, so it needs no Admin client and no right to
+     * list topics; a missing dead-letter topic fails only when a record is dead-lettered there — the send waits for the
+     * topic's metadata up to {@link #deadLetterTimeout}, then the partition stops at the record (reason
+     * {@code dead-letter send to <topic> failed: ...}) and {@link ListenerContainer#resume} tries it again (e.g. once
+     * the topic exists). For topics created by others after the start, or by a broker that auto-creates topics;
+     * Spring for Apache Kafka's {@code @RetryableTopic(autoCreateTopics = "false")}. Cannot be combined with
+     * {@code createDeadLetterTopics(true)}.
+     */
+    public ListenerContainerBuilder<K, V> checkDeadLetterTopics(boolean check) {
+        if (!check && Boolean.TRUE.equals(createDeadLetterTopics)) {
+            throw new IllegalStateException("checkDeadLetterTopics(false) does not look at the dead-letter topics at "
+                    + "start, but createDeadLetterTopics(true) was set: it creates them there; choose one");
+        }
+        this.checkDeadLetterTopics = check;
         return this;
     }
 
@@ -407,6 +482,12 @@ public final class ListenerContainerBuilder<K, V> {
                     + ordering + ", parallelism " + parallelism + (asyncHandler != null ? ", an asynchronous handler"
                     : "") + ")");
         }
+        if (limitsSet && (batchHandler != null || outputKeySerializer != null)) {
+            throw new IllegalStateException(what + ": maxSpan, maxBufferedRecords and maxBufferedBytes bound the "
+                    + "per-partition progress of the record and asynchronous handlers; the "
+                    + (batchHandler != null ? "batch handler" : "transactional mode") + " keeps none (one call at a "
+                    + "time, its records handed back by seeking): remove them (was " + limits + ")");
+        }
         if (keyDeserializer == null) {
             throw new IllegalStateException(what + ": deserializers(...) are required (they run in the container)");
         }
@@ -428,11 +509,11 @@ public final class ListenerContainerBuilder<K, V> {
                 Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, sharedDeserializers,
                 id == null ? group : id, instanceId, concurrency,
                 recordHandler, batchHandler, errorPolicy, deadLetterTopic,
-                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, watchdogLimit,
+                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, checkDeadLetterTopics,
+                watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
                 assignmentHook, idleEventInterval, transactionalConfig(), Map.copyOf(producerProperties),
-                clientListener, ordering, parallelism, asyncHandler,
-                io.groupkeeper.kafka.container.internal.progress.ProgressLimits.DEFAULT);
+                clientListener, ordering, parallelism, asyncHandler, limits);
         return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -110,5 +111,45 @@ class ListenerContainerBuilderTest {
                 .transactional(new StringSerializer(), new StringSerializer());
         assertThatThrownBy(asyncTx::build).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("an asynchronous handler");
+    }
+
+    @Test
+    void theProgressLimitsRejectABadValueAtTheSetterNamingItAndTheRange() {
+        assertThatThrownBy(() -> plain().maxSpan(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxSpan must be in 1..262144, was 0");
+        assertThatThrownBy(() -> plain().maxSpan(ProgressLimits.MAX_SPAN + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxSpan must be in 1..262144, was 262145");
+        assertThatThrownBy(() -> plain().maxBufferedRecords(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxBufferedRecords must be in 1..2147483647, was 0");
+        assertThatThrownBy(() -> plain().maxBufferedBytes(-1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxBufferedBytes must be in 1..9223372036854775807, was -1");
+        assertThat(plain().maxSpan(1).maxBufferedRecords(1).maxBufferedBytes(1).build()).isNotNull();
+        assertThat(plain().maxSpan(ProgressLimits.MAX_SPAN).maxBufferedRecords(Integer.MAX_VALUE)
+                .maxBufferedBytes(Long.MAX_VALUE).build()).isNotNull();
+    }
+
+    @Test
+    void theProgressLimitsAreRefusedWhereNoProgressIsKept() {
+        ListenerContainerBuilder<String, String> batch = ListenerContainer.<String, String>builder(keeper)
+                .group("enrich").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer()).batchHandler(rs -> { });
+        assertThatThrownBy(() -> batch.maxSpan(100).build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("maxSpan, maxBufferedRecords and maxBufferedBytes")
+                .hasMessageContaining("the batch handler keeps none");
+        assertThatThrownBy(() -> tx().maxBufferedRecords(100).build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the transactional mode keeps none");
+    }
+
+    @Test
+    void theDeadLetterTopicCheckAndTheirCreationConflictAtTheSecondSetter() {
+        assertThatThrownBy(() -> plain().createDeadLetterTopics(true).checkDeadLetterTopics(false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("checkDeadLetterTopics(false)").hasMessageContaining("createDeadLetterTopics(true)");
+        assertThatThrownBy(() -> plain().checkDeadLetterTopics(false).createDeadLetterTopics(true))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("checkDeadLetterTopics(false)").hasMessageContaining("createDeadLetterTopics(true)");
+        assertThat(plain().createDeadLetterTopics(false).checkDeadLetterTopics(false).build()).isNotNull();
+        assertThat(plain().checkDeadLetterTopics(false).checkDeadLetterTopics(true).createDeadLetterTopics(true)
+                .build()).isNotNull();
     }
 }

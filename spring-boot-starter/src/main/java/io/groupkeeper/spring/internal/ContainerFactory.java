@@ -400,7 +400,10 @@ public final class ContainerFactory {
         return first(own.getConcurrency(), all.getConcurrency(), kafka.getListener().getConcurrency(), 1);
     }
 
-    /** Sets the ordering and the parallelism only where given, so that batch and transactional listeners keep theirs. */
+    /**
+     * Sets the ordering, the parallelism and the progress limits only where given, so that batch and transactional
+     * listeners keep theirs.
+     */
     private static void ordering(ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, Listener own,
                                  Listener all, String where) {
         String ordering = e.ordering().isBlank() ? first(own.getOrdering(), all.getOrdering()) : e.ordering();
@@ -426,6 +429,24 @@ public final class ContainerFactory {
             } catch (IllegalArgumentException ex) {
                 throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
             }
+        }
+        // the progress limits, only where given (the builder refuses them for batch and transactional listeners)
+        Integer maxSpan = first(own.getMaxSpan(), all.getMaxSpan());
+        Integer maxRecords = first(own.getMaxBufferedRecords(), all.getMaxBufferedRecords());
+        org.springframework.util.unit.DataSize maxBytes = first(own.getMaxBufferedBytes(), all.getMaxBufferedBytes());
+        try {
+            if (maxSpan != null) {
+                b.maxSpan(maxSpan);
+            }
+            if (maxRecords != null) {
+                b.maxBufferedRecords(maxRecords);
+            }
+            if (maxBytes != null) {
+                b.maxBufferedBytes(maxBytes.toBytes());
+            }
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalStateException(where + ": " + ex.getMessage() + " (groupkeeper.listener(s).max-span / "
+                    + "max-buffered-records / max-buffered-bytes)", ex);
         }
     }
 

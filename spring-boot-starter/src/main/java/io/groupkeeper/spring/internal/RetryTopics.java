@@ -278,7 +278,8 @@ public final class RetryTopics {
      * The container settings of a retry-topic endpoint: a record not due stops (pauses) its partition until
      * {@link #resumeAt}; a forward that fails is tried again, then stops the partition; a record that does not
      * deserialize goes to the DLT (Spring's resolver sends deserialization failures there at once), skipped (logged)
-     * in the DLT's own container.
+     * in the DLT's own container. Without {@code autoCreateTopics} the DLT is not checked at start (Spring's containers
+     * start without it too): a missing one fails the send, which stops the partition at the record.
      */
     void customize(ListenerEndpoint e, ListenerContainerBuilder<Object, Object> b) {
         Role role = roles.get(e.id());
@@ -291,6 +292,9 @@ public final class RetryTopics {
             Map<String, String> dlts = role.dltOfTopic();
             b.deadLetterTopics(t -> dlts.getOrDefault(t, t + "-dlt"));
             b.createDeadLetterTopics(role.autoCreate());
+            if (!role.autoCreate()) { // as Spring: the start neither creates nor looks; a missing one fails its send
+                b.checkDeadLetterTopics(false);
+            }
         }
     }
 

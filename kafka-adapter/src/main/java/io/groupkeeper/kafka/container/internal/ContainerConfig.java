@@ -24,6 +24,7 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code id} names the container (metrics); {@code instanceId}, if not null, makes worker n the static member
  * {@code <instanceId>-<n>}. {@code assignmentHook} and {@code idleEventInterval} are null when not set;
  * {@code transactional} is null unless the transactional mode is on (its serializers are the handler's output's);
+ * {@code checkDeadLetterTopics} false: the start neither checks nor creates them (a missing one fails at its send).
  * {@code producerProperties} are the user's, set with the mode or not (without it, the validation refuses them).
  * {@code ordering}, {@code parallelism} (handler calls in flight per worker), {@code asyncHandler} (null unless set)
  * and {@code limits} (span and buffer caps of each partition's progress) are docs/parallel.md's.
@@ -37,6 +38,7 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     int concurrency, RecordHandler<K, V> recordHandler,
                                     BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
                                     Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,
+                                    boolean checkDeadLetterTopics,
                                     Duration watchdogLimit, Duration pollTimeout, Duration stopDeadline,
                                     Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
                                     ContainerMetrics metrics, ContainerListener listener,

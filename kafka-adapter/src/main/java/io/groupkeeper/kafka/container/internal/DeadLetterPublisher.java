@@ -104,11 +104,17 @@ final class DeadLetterPublisher implements AutoCloseable {
      * Makes sure the dead-letter topic of every source topic exists: creates the missing ones (as many partitions as
      * the source) when {@code create}, else fails naming them. A missing dead-letter topic whose source does not exist
      * yet is not created now (it would get a partition count of its own, and a topic nobody asked for if the source
-     * never comes): it is returned, and created when a first record of its source is dead-lettered.
+     * never comes): it is returned, and created when a first record of its source is dead-lettered. Without the check
+     * ({@code checkDeadLetterTopics} false) nothing is looked at: a missing one fails its first send.
      */
     static Set<String> ensureTopics(ContainerConfig<?, ?> config, KafkaClients clients) {
         Map<String, String> dltOf = new LinkedHashMap<>();
         config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
+        if (!config.checkDeadLetterTopics()) {
+            LOG.info("dead-letter topic(s) {} not checked at start (checkDeadLetterTopics false): a missing one fails "
+                    + "when a record is dead-lettered there", new TreeSet<>(dltOf.values()));
+            return Set.of();
+        }
         Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + config.group() + "-dlt-check");
         long timeoutMs = Math.max(1000, config.deadLetterTimeout().toMillis());

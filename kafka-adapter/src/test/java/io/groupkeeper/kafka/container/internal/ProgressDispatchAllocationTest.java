@@ -62,7 +62,7 @@ class ProgressDispatchAllocationTest {
         Supplier<Deserializer<String>> constant = Constant::new;
         ContainerConfig<String, String> config = new ContainerConfig<>(null, "g", Set.of("t"), Map.of(), Map.of(),
                 constant, constant, false, "g", null, 1, r -> handled[0]++, null, ErrorPolicy.defaults(),
-                t -> t + "-dlt", false, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(30),
+                t -> t + "-dlt", false, true, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(30),
                 Duration.ofSeconds(30), null, Ticker.system(), ContainerMetrics.NONE, new ContainerListener() { },
                 b -> { }, null, null, null, Map.of(), io.groupkeeper.kafka.KafkaClientListener.NONE,
                 Ordering.PARTITION, 1, null, ProgressLimits.DEFAULT);

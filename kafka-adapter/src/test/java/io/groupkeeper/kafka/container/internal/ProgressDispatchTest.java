@@ -644,7 +644,7 @@ class ProgressDispatchTest {
                                                           ErrorPolicy policy, ProgressLimits limits, Ticker ticker) {
         Supplier<StringDeserializer> sd = StringDeserializer::new;
         return new ContainerConfig<>(null, "g", Set.of("t"), Map.of(), Map.of(), sd, sd, false, "g", null, 1,
-                handler, null, policy, t -> t + "-dlt", false, Duration.ofSeconds(30), Duration.ofMillis(500),
+                handler, null, policy, t -> t + "-dlt", false, true, Duration.ofSeconds(30), Duration.ofMillis(500),
                 Duration.ofSeconds(30), Duration.ofSeconds(30), null, ticker == null ? Ticker.system() : ticker,
                 ContainerMetrics.NONE, new ContainerListener() { }, b -> { }, null, null, null, Map.of(),
                 io.groupkeeper.kafka.KafkaClientListener.NONE, ordering, parallelism, async, limits);
