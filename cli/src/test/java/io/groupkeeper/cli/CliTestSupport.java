@@ -34,6 +34,7 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Drives the CLI in-process ({@link GroupkeeperCli#run} with captured output) against the shared real ZooKeeper and
@@ -173,7 +174,7 @@ abstract class CliTestSupport {
     static void seed(String group, Map<TopicPartition, Long> offsets) throws Exception {
         try (ZooKeeperStore s = ZooKeeperStore.builder().connectString(zk()).build()) {
             s.start();
-            s.group(group).ensureGroup("sticky");
+            GroupStores.of(s, group).ensureGroup("sticky");
         }
         for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
             byte[] body = NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(e.getValue()), "", java.util.Optional.of("m-seed"),

@@ -10,6 +10,7 @@ import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.MemberIdInUseException;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.LeaderElection;
 import io.groupkeeper.spi.internal.LeadershipListener;
 import io.groupkeeper.spi.internal.MemberInfo;
@@ -94,7 +95,7 @@ public final class DefaultGroupMember implements GroupMember {
         this.sessionEnding = sessionEnding;
         this.liveIds = liveIds;
         this.coordination = coordination;
-        this.store = coordination.group(config.groupId());
+        this.store = GroupStores.of(coordination, config.groupId());
         this.clock = clock;
         this.scheduler = scheduler;
         this.workers = workers;

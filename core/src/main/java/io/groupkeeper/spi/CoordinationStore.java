@@ -1,11 +1,14 @@
 package io.groupkeeper.spi;
 
-import io.groupkeeper.spi.internal.GroupStore;
 import java.time.Duration;
 
 /**
  * The storage and notification primitives the coordination protocol runs on. One store is one session with the
  * backing service (for ZooKeeper: one Curator client); it can serve many groups and members.
+ *
+ * <p>Core reaches the per-group protocol a store serves through {@code GroupStores} (in {@code spi.internal},
+ * exported only to the store's modules), where each store class registers; an application passes the store to
+ * {@code GroupKeeper} and never calls it.
  *
  * <p>Implementations must be thread-safe. Callbacks ({@code Runnable} change hooks, connection listeners) may run on
  * an internal thread of the store and must be handed off by the caller, never block.
@@ -14,13 +17,6 @@ public interface CoordinationStore extends AutoCloseable {
 
     /** Connects; throws {@link StoreException} with a clear message when the backing service cannot be reached. */
     void start();
-
-    /**
-     * The per-group view of the store, for core's members. Cheap; may be called repeatedly. Its type is the protocol
-     * between core and the store, exported only to the store's modules: an application passes the store to {@code
-     * GroupKeeper} and never calls this (listed in architecture-tests' {@code KnownApiLeaks}).
-     */
-    GroupStore group(String groupId);
 
     /** The registry of topics (partition counts) for work that is not Kafka; also a {@link TopicMetadataSource}. */
     TopicRegistry topics();

@@ -5,6 +5,7 @@ import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,6 +16,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the group store's calls fail or work again.
  */
 final class ScriptedCoordinationStore implements CoordinationStore {
+
+    static {
+        GroupStores.register(ScriptedCoordinationStore.class, ScriptedCoordinationStore::groupStore);
+    }
 
     static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
 
@@ -53,8 +58,7 @@ final class ScriptedCoordinationStore implements CoordinationStore {
     public void start() {
     }
 
-    @Override
-    public GroupStore group(String groupId) {
+    GroupStore groupStore(String groupId) {
         return group;
     }
 

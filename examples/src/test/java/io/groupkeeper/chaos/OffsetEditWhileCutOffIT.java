@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * I3 across a connection loss that the session survives: the owner's offset-node watches are persistent (issue 19:
@@ -39,7 +40,7 @@ class OffsetEditWhileCutOffIT {
             ZkProxy.keepBehind(store);
             try (store) {
                 store.start();
-                GroupStore group = store.group("g");
+                GroupStore group = GroupStores.of(store, "g");
                 group.ensureGroup("sticky");
                 assertThat(group.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
                 AtomicInteger heard = new AtomicInteger();

@@ -11,6 +11,7 @@ import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /** The adapter's meters (lag, corrections) and the log ends it stores with commits, on real ZooKeeper + Kafka. */
 class AdapterMetricsIT extends KafkaTestSupport {
@@ -40,7 +41,7 @@ class AdapterMetricsIT extends KafkaTestSupport {
         produce(topic, 1, 6);                 // the log now ends at 10
         await().atMost(WAIT).until(() -> d.all.size() >= 10);
         await().atMost(WAIT).untilAsserted(() -> {
-            OffsetSnapshot stored = store.group(group).readOffset(new io.groupkeeper.TopicPartition(topic, 0), null);
+            OffsetSnapshot stored = GroupStores.of(store, group).readOffset(new io.groupkeeper.TopicPartition(topic, 0), null);
             assertThat(stored.offset()).hasValue(10);
             assertThat(stored.history()).last().satisfies(s -> assertThat(s.logEnd()).isEqualTo(OptionalLong.of(10)));
         });

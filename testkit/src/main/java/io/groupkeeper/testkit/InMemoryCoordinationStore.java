@@ -4,6 +4,7 @@ import io.groupkeeper.spi.ConnectionListener;
 import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.testkit.internal.EventLane;
 import io.groupkeeper.testkit.internal.MemClient;
 import io.groupkeeper.zkprotocol.ZkPort;
@@ -47,6 +48,10 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     public static final long DEFAULT_MAX_TRANSACTION_BYTES = 600;
 
     private enum State { LATENT, STARTED, CLOSED }
+
+    static {
+        GroupStores.register(InMemoryCoordinationStore.class, InMemoryCoordinationStore::groupStore);
+    }
 
     private final InMemoryZooKeeper zooKeeper;
     private final Clock clock;
@@ -100,8 +105,8 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         client.start();
     }
 
-    @Override
-    public GroupStore group(String groupId) {
+    /** The per-group view core's members run on ({@link GroupStores#of}). */
+    GroupStore groupStore(String groupId) {
         return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(port, g, clock));
     }
 

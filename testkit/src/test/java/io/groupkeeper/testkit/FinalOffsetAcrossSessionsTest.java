@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34, finding 4: a final offset handed over during a revocation whose release then failed (the connection
@@ -67,9 +68,9 @@ class FinalOffsetAcrossSessionsTest {
         store.reconnect(); // LOST, then a new session
         closed.get(10, TimeUnit.SECONDS);
 
-        assertThat(keeper.store().group("g").readOffset(TP, null).offset()).as("the handed-over offset")
+        assertThat(GroupStores.of(keeper.store(), "g").readOffset(TP, null).offset()).as("the handed-over offset")
                 .hasValue(42L);
-        assertThat(keeper.store().group("g").readOwner(TP)).as("released in the new session").isEmpty();
+        assertThat(GroupStores.of(keeper.store(), "g").readOwner(TP)).as("released in the new session").isEmpty();
         later = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
         AtomicReference<java.util.OptionalLong> startsAt = new AtomicReference<>();
         GroupMember successor = later.member("g").topics("t").listener(new RebalanceListener() {

@@ -39,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The contract of the store SPI ({@link GroupStore}, {@link LeaderElection}, {@link CoordinationStore}), run against
@@ -211,7 +212,7 @@ public abstract class GroupStoreContract {
     @Test
     void joinCreatesTheGroupAndRegistersAnEphemeralMember() {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         Registration r = g.join("sticky", member("m1"));
 
         assertThat(g.readMembers(null).members()).containsOnlyKeys("m1");
@@ -233,8 +234,8 @@ public abstract class GroupStoreContract {
     @Test
     void aMemberIdHeldByAnotherLiveSessionIsRefusedUntilItIsReleased() {
         String group = newGroup();
-        GroupStore first = store().group(group);
-        GroupStore second = store().group(group);
+        GroupStore first = GroupStores.of(store(), group);
+        GroupStore second = GroupStores.of(store(), group);
         Registration held = first.join("sticky", member("m1"));
 
         assertThatThrownBy(() -> second.join("sticky", member("m1"))).isInstanceOf(MemberIdInUseException.class);
@@ -250,8 +251,8 @@ public abstract class GroupStoreContract {
     @Test
     void deregisterMemberRemovesTheMemberNodeOnlyInThisSession() {
         String group = newGroup();
-        GroupStore first = store().group(group);
-        GroupStore second = store().group(group);
+        GroupStore first = GroupStores.of(store(), group);
+        GroupStore second = GroupStores.of(store(), group);
         first.join("sticky", member("m1"));
 
         second.deregisterMember("m1");
@@ -266,9 +267,9 @@ public abstract class GroupStoreContract {
     @Test
     void readMembersHookFiresOnJoinAndOnLeave() {
         String group = newGroup();
-        GroupStore leader = store().group(group);
+        GroupStore leader = GroupStores.of(store(), group);
         leader.ensureGroup("sticky");
-        GroupStore other = store().group(group);
+        GroupStore other = GroupStores.of(store(), group);
         Hook joined = new Hook();
         assertThat(leader.readMembers(joined).members()).isEmpty();
 
@@ -285,20 +286,20 @@ public abstract class GroupStoreContract {
     @Test
     void aMemberLeavesWhenItsSessionExpiresAndCanRegisterAgainInTheNewSession() throws Exception {
         String group = newGroup();
-        GroupStore leader = store().group(group);
+        GroupStore leader = GroupStores.of(store(), group);
         leader.ensureGroup("sticky");
         CoordinationStore crashed = store();
-        crashed.group(group).join("sticky", member("m2"));
+        GroupStores.of(crashed, group).join("sticky", member("m2"));
         Hook left = new Hook();
         assertThat(leader.readMembers(left).members()).containsOnlyKeys("m2");
 
         expire(crashed);
         await().until(left::fired);
         assertThat(leader.readMembers(null).members()).isEmpty();
-        assertThat(crashed.group(group).isRegistered("m2")).isFalse();
+        assertThat(GroupStores.of(crashed, group).isRegistered("m2")).isFalse();
 
-        crashed.group(group).registerMember(member("m2"));
-        assertThat(crashed.group(group).isRegistered("m2")).isTrue();
+        GroupStores.of(crashed, group).registerMember(member("m2"));
+        assertThat(GroupStores.of(crashed, group).isRegistered("m2")).isTrue();
     }
 
     // ------------------------------------------------------------------ election and publishing
@@ -306,8 +307,8 @@ public abstract class GroupStoreContract {
     @Test
     void oneLeaderAtATimeAndTheNextOneAfterTheFirstCloses() {
         String group = newGroup();
-        GroupStore a = store().group(group);
-        GroupStore b = store().group(group);
+        GroupStore a = GroupStores.of(store(), group);
+        GroupStore b = GroupStores.of(store(), group);
         a.ensureGroup("sticky");
         Leadership first = new Leadership();
         LeaderElection ea = leaderOf(a, "m1", first);
@@ -330,8 +331,8 @@ public abstract class GroupStoreContract {
     @Test
     void onlyTheLeaderPublishesAndOnlyOnTheVersionItRead() {
         String group = newGroup();
-        GroupStore a = store().group(group);
-        GroupStore b = store().group(group);
+        GroupStore a = GroupStores.of(store(), group);
+        GroupStore b = GroupStores.of(store(), group);
         a.ensureGroup("sticky");
         LeaderElection leader = leaderOf(a, "m1", new Leadership());
         LeaderElection follower = b.election("m2", new Leadership());
@@ -367,8 +368,8 @@ public abstract class GroupStoreContract {
     @Test
     void readTargetHookFiresWhenTheTargetAppearsAndWhenItChanges() {
         String group = newGroup();
-        GroupStore leaderStore = store().group(group);
-        GroupStore memberStore = store().group(group);
+        GroupStore leaderStore = GroupStores.of(store(), group);
+        GroupStore memberStore = GroupStores.of(store(), group);
         leaderStore.ensureGroup("sticky");
         LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
         Hook appeared = new Hook();
@@ -390,7 +391,7 @@ public abstract class GroupStoreContract {
     @Test
     void twoTargetsNamingOnePartitionAreBothDamagedAndAnUnreadableOneToo() throws Exception {
         String group = newGroup();
-        GroupStore leaderStore = store().group(group);
+        GroupStore leaderStore = GroupStores.of(store(), group);
         leaderStore.ensureGroup("sticky");
         LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
         leader.publish(leaderStore.readAssignment().version(), 1,
@@ -398,7 +399,7 @@ public abstract class GroupStoreContract {
 
         writeTargetByHand(targetPath(group, "m2"), 1, Set.of(tp(0), tp(1)));
         writeGarbageByHand(targetPath(group, "m3"));
-        AssignmentSnapshot read = store().group(group).readAssignment();
+        AssignmentSnapshot read = GroupStores.of(store(), group).readAssignment();
         assertThat(read.damaged()).containsExactly("m1", "m2", "m3");
         assertThat(read.targets().ownerByPartition().keySet()).as("each partition kept once")
                 .containsExactly(tp(0), tp(1));
@@ -412,7 +413,7 @@ public abstract class GroupStoreContract {
             + " leader, or after a failed publish (HandEditRegressionIT.overlappingTargetsAreRepairedByTheNextLeader)")
     protected void theStoreThatPublishedSeesATargetChangedByHand() throws Exception {
         String group = newGroup();
-        GroupStore leaderStore = store().group(group);
+        GroupStore leaderStore = GroupStores.of(store(), group);
         leaderStore.ensureGroup("sticky");
         LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
         leader.publish(leaderStore.readAssignment().version(), 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))),
@@ -429,7 +430,7 @@ public abstract class GroupStoreContract {
     void claimOfAFreePartitionTakesItAndCreatesItsOffsetNode() {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.join("sticky", member("m1"));
         assertThat(g.readOffset(tp(0), null).version()).isEqualTo(OffsetSnapshot.ABSENT);
 
@@ -444,7 +445,7 @@ public abstract class GroupStoreContract {
             assertThat(o.generation()).isEqualTo(1);
             assertThat(o.currentSession()).isTrue();
         });
-        assertThat(store().group(group).readOwner(tp(0)).orElseThrow().currentSession())
+        assertThat(GroupStores.of(store(), group).readOwner(tp(0)).orElseThrow().currentSession())
                 .as("seen from another session").isFalse();
     }
 
@@ -453,8 +454,8 @@ public abstract class GroupStoreContract {
         String group = newGroup();
         CoordinationStore first = store();
         CoordinationStore second = store();
-        GroupStore a = first.group(group);
-        GroupStore b = second.group(group);
+        GroupStore a = GroupStores.of(first, group);
+        GroupStore b = GroupStores.of(second, group);
         a.ensureGroup("sticky");
         ClaimResult.Claimed held = claimed(a, tp(0), "m1");
 
@@ -474,8 +475,8 @@ public abstract class GroupStoreContract {
     void aBusyPartitionIsClaimedAfterItsOwnersSessionExpires() throws Exception {
         String group = newGroup();
         CoordinationStore crashed = store();
-        GroupStore a = crashed.group(group);
-        GroupStore b = store().group(group);
+        GroupStore a = GroupStores.of(crashed, group);
+        GroupStore b = GroupStores.of(store(), group);
         a.ensureGroup("sticky");
         claimed(a, tp(0), "m1");
         Hook released = new Hook();
@@ -489,7 +490,7 @@ public abstract class GroupStoreContract {
     @Test
     void aCorruptOffsetNodeBlocksTheClaimUntilItIsRepaired() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.join("sticky", member("m1"));
         writeGarbageByHand(offsetPath(group, tp(0)));
 
@@ -509,8 +510,8 @@ public abstract class GroupStoreContract {
     void claimAllGivesEachPartitionWhatItsOwnClaimWouldAndArmsTheHookOfTheBusyOnes() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
-        GroupStore other = store().group(group);
+        GroupStore g = GroupStores.of(s, group);
+        GroupStore other = GroupStores.of(store(), group);
         g.join("sticky", member("m1"));
         setOffsetByHand(offsetPath(group, tp(1)), 7); // free, with an offset committed
         ClaimResult.Claimed held = claimed(other, tp(2), "m2"); // busy
@@ -555,7 +556,7 @@ public abstract class GroupStoreContract {
     @Test
     void reConfirmingInTheSameSessionMovesTheVersionAndFencesTheOldOne() {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed first = claimed(g, tp(0), "m1");
 
@@ -573,7 +574,7 @@ public abstract class GroupStoreContract {
     void ownOwnerNodeFromAnExpiredSessionDoesNotBlockTheClaimInTheNewSession() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed before = claimed(g, tp(0), "m1");
         g.commit("m1", 1, List.of(commitOf(tp(0), 10, before.offset().version(), before.lease().session())));
@@ -591,7 +592,7 @@ public abstract class GroupStoreContract {
         // claim only if nobody wrote the offset node since the member saw it; a reset to the same offset is a write.
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         Map<TopicPartition, Long> seen = new java.util.HashMap<>();
         Map<TopicPartition, Long> created = new java.util.HashMap<>();
@@ -621,7 +622,7 @@ public abstract class GroupStoreContract {
     @Test
     void aCommitAtTheVersionSeenIsWrittenAndAHandEditFencesTheNext() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
@@ -642,7 +643,7 @@ public abstract class GroupStoreContract {
     @Test
     void aCommitThatCreatesTheOffsetNodeReportsTheNewIncarnation() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
@@ -666,7 +667,7 @@ public abstract class GroupStoreContract {
     @Test
     void aBatchCommitWritesTheRestWhenOnePartitionIsFenced() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
@@ -683,7 +684,7 @@ public abstract class GroupStoreContract {
     @Test
     void aCommitWhoseOwnerNodeIsGoneIsConflicted() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         deleteByHand(ownerPath(group, tp(0)));
@@ -701,9 +702,9 @@ public abstract class GroupStoreContract {
             + " presents versions from its own claim, commit or readIfOwned; GroupStore's javadoc states the precondition")
     void aMemberThatDoesNotHoldThePartitionCannotCommitOrReleaseItEvenAtTheCurrentVersion() {
         String group = newGroup();
-        GroupStore owner = store().group(group);
+        GroupStore owner = GroupStores.of(store(), group);
         CoordinationStore otherStore = store();
-        GroupStore other = otherStore.group(group);
+        GroupStore other = GroupStores.of(otherStore, group);
         owner.ensureGroup("sticky");
         claimed(owner, tp(0), "m1");
         long current = other.readOffset(tp(0), null).version();
@@ -719,7 +720,7 @@ public abstract class GroupStoreContract {
     void aCommitPreparedInAnEarlierSessionIsRefusedAndWritesNothing() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
 
@@ -735,7 +736,7 @@ public abstract class GroupStoreContract {
     void aRecreatedOffsetNodeWithItsVersionBackAtTheSameNumberStillRefusesAWriteFromTheOldSession() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed old = claimed(g, tp(0), "m1");
 
@@ -772,7 +773,7 @@ public abstract class GroupStoreContract {
     @Test
     void aDoneValueIsWrittenBesideTheOffsetInTheNodeAndReadBackByTheNextOwnersClaim() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         assertThat(c.offset().done()).as("a new node has none").isEmpty();
@@ -787,7 +788,7 @@ public abstract class GroupStoreContract {
 
         long v = out.committed().get(tp(0));
         assertThat(g.release(tp(0), "m1", v, c.lease().session())).isTrue();
-        GroupStore other = store().group(group);
+        GroupStore other = GroupStores.of(store(), group);
         ClaimResult.Claimed next = claimed(other, tp(0), "m2");
         assertThat(next.offset().offset()).hasValue(10);
         assertThat(next.offset().done()).hasValue(DONE);
@@ -796,7 +797,7 @@ public abstract class GroupStoreContract {
     @Test
     void aCommitWithoutADoneValueWritesTodaysNodeByteForByteAndClearsTheOneStored() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
@@ -816,7 +817,7 @@ public abstract class GroupStoreContract {
     @Test
     void aFinalCommitsDoneValueGoesWithTheRelease() {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         CommitRequest last = commitOf(tp(0), 10, c.offset().version(), c.lease().session(), DONE);
@@ -824,13 +825,13 @@ public abstract class GroupStoreContract {
         assertThat(g.releaseAll("m1", 1, List.of(new ReleaseRequest(tp(0), c.offset().version(),
                 c.lease().session(), Optional.of(last))))).containsExactly(tp(0));
 
-        assertThat(claimed(store().group(group), tp(0), "m2").offset().done()).hasValue(DONE);
+        assertThat(claimed(GroupStores.of(store(), group), tp(0), "m2").offset().done()).hasValue(DONE);
     }
 
     @Test
     void aBodyOverTheSizeLimitIsRefusedWithOneClearErrorAndNothingIsWritten() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
@@ -851,7 +852,7 @@ public abstract class GroupStoreContract {
     @Test
     void aNodeWithoutADoneValueOrWithAFieldOfALaterVersionReadsAsBefore() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         writeByHand(offsetPath(group, tp(0)), "{\"offset\":42,\"metadata\":\"m\",\"committedBy\":\"old\","
@@ -873,7 +874,7 @@ public abstract class GroupStoreContract {
     void releaseIsFencedByTheVersionAndTheSession() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
 
@@ -893,7 +894,7 @@ public abstract class GroupStoreContract {
     @Test
     void releaseAllWritesTheFinalCommitsWithTheRelease() {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
@@ -911,7 +912,7 @@ public abstract class GroupStoreContract {
     @Test
     void releaseAllCreatesTheFinalOffsetOfAPartitionWithoutAnOffsetNode() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         deleteByHand(offsetPath(group, tp(0)));
@@ -929,7 +930,7 @@ public abstract class GroupStoreContract {
     @Test
     void releaseAllLeavesOutAPartitionWhoseVersionMovedAndReleasesTheRest() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
@@ -955,7 +956,7 @@ public abstract class GroupStoreContract {
     void readIfOwnedAndOwnedVersionAnswerOnlyTheOwnerInItsSession() {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
@@ -966,14 +967,14 @@ public abstract class GroupStoreContract {
         assertThat(g.ownedVersion(tp(0), "m2", session)).isEmpty();
         assertThat(g.ownedVersion(tp(1), "m1", session)).as("not claimed").isEmpty();
         CoordinationStore other = store();
-        assertThat(other.group(group).readIfOwned(tp(0), "m1", other.sessionId())).isEmpty();
-        assertThat(other.group(group).ownedVersion(tp(0), "m1", session)).as("not that store's session").isEmpty();
+        assertThat(GroupStores.of(other, group).readIfOwned(tp(0), "m1", other.sessionId())).isEmpty();
+        assertThat(GroupStores.of(other, group).ownedVersion(tp(0), "m1", session)).as("not that store's session").isEmpty();
     }
 
     @Test
     void ownedVersionWorksOnACorruptOffsetNodeWhereReadIfOwnedThrows() throws Exception {
         String group = newGroup();
-        GroupStore g = store().group(group);
+        GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
@@ -992,8 +993,8 @@ public abstract class GroupStoreContract {
     @Test
     void fencingTokensGrowWithEveryChangeOfHandsAlsoAcrossARecreatedOffsetNode() throws Exception {
         String group = newGroup();
-        GroupStore a = store().group(group);
-        GroupStore b = store().group(group);
+        GroupStore a = GroupStores.of(store(), group);
+        GroupStore b = GroupStores.of(store(), group);
         a.ensureGroup("sticky");
 
         ClaimResult.Claimed first = claimed(a, tp(0), "m1");
@@ -1015,7 +1016,7 @@ public abstract class GroupStoreContract {
     void whileDisconnectedEveryCallFailsAndTheSessionSurvivesAShortOutage() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
@@ -1046,7 +1047,7 @@ public abstract class GroupStoreContract {
     void anExpiredSessionIsReportedLostThenANewSessionAndItsEphemeralNodesAreGone() throws Exception {
         String group = newGroup();
         CoordinationStore s = store();
-        GroupStore g = s.group(group);
+        GroupStore g = GroupStores.of(s, group);
         g.join("sticky", member("m1"));
         claimed(g, tp(0), "m1");
         List<ConnectionEvent> events = new CopyOnWriteArrayList<>();

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /** What only the in-memory store offers: clock-driven expiry, writes whose outcome is unknown, a direct executor. */
 class InMemoryCoordinationStoreTest {
@@ -34,7 +35,7 @@ class InMemoryCoordinationStoreTest {
     private GroupStore started() {
         store.addConnectionListener(events::add);
         store.start();
-        GroupStore g = store.group("g");
+        GroupStore g = GroupStores.of(store, "g");
         g.ensureGroup("sticky");
         return g;
     }
@@ -261,7 +262,7 @@ class InMemoryCoordinationStoreTest {
                 .sessionTimeout(Duration.ofSeconds(6)).eventExecutor(events::add).build();
         try {
             queued.start();
-            GroupStore g = queued.group("g");
+            GroupStore g = GroupStores.of(queued, "g");
             g.ensureGroup("sticky");
             io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
                 @Override

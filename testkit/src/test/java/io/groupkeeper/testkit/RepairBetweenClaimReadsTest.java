@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Commit 6644aea: the claim's slow path reads the offset node, finds it corrupt, undoes its own pipelined claim and
@@ -64,7 +65,7 @@ class RepairBetweenClaimReadsTest {
         InMemoryCoordinationStore store = store();
         store.start();
         try {
-            GroupStore group = store.group("g");
+            GroupStore group = GroupStores.of(store, "g");
             group.ensureGroup("sticky");
             typo();
 

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34, finding 2: a static member still closing (its revocation callback running) and a new member with the same
@@ -94,6 +95,6 @@ class SameInstanceIdInOneKeeperTest {
     }
 
     private GroupStore group() {
-        return keeper.store().group("g");
+        return GroupStores.of(keeper.store(), "g");
     }
 }

@@ -7,6 +7,7 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.Lifecycle;
 import io.groupkeeper.zkprotocol.ZkStats;
 import io.groupkeeper.zkprotocol.internal.ZkGroupStore;
@@ -57,6 +58,10 @@ import org.slf4j.LoggerFactory;
 public final class ZooKeeperStore implements CoordinationStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperStore.class);
+
+    static {
+        GroupStores.register(ZooKeeperStore.class, ZooKeeperStore::groupStore);
+    }
 
     private final Builder config;
     private final CuratorFramework client;
@@ -161,8 +166,8 @@ public final class ZooKeeperStore implements CoordinationStore {
         }
     }
 
-    @Override
-    public GroupStore group(String groupId) {
+    /** The per-group view core's members run on ({@link GroupStores#of}). */
+    GroupStore groupStore(String groupId) {
         return groups.computeIfAbsent(groupId, g -> new ZkGroupStore(zk, g, config.clock));
     }
 

@@ -24,6 +24,7 @@ import java.util.SortedSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /** I2 (fenced commits), I3 (offsets outlive members) and I4 (external edits win), on real ZooKeeper. */
 class FencingIT extends ZkTestSupport {
@@ -51,8 +52,8 @@ class FencingIT extends ZkTestSupport {
         ZooKeeperStore otherStore = newStore();
         toClose.add(otherStore);
         otherStore.start();
-        GroupStore zombie = zombieStore.group(group);
-        GroupStore other = otherStore.group(group);
+        GroupStore zombie = GroupStores.of(zombieStore, group);
+        GroupStore other = GroupStores.of(otherStore, group);
         zombie.ensureGroup("sticky");
 
         ClaimResult.Claimed claimed = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
@@ -89,8 +90,8 @@ class FencingIT extends ZkTestSupport {
         ZooKeeperStore heirStore = newStore();
         toClose.add(heirStore);
         heirStore.start();
-        GroupStore zombie = zombieStore.group(group);
-        GroupStore heir = heirStore.group(group);
+        GroupStore zombie = GroupStores.of(zombieStore, group);
+        GroupStore heir = GroupStores.of(heirStore, group);
         zombie.ensureGroup("sticky");
 
         ClaimResult.Claimed first = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
@@ -126,8 +127,8 @@ class FencingIT extends ZkTestSupport {
         ZooKeeperStore two = newStore();
         toClose.add(two);
         two.start();
-        GroupStore a = one.group(group);
-        GroupStore b = two.group(group);
+        GroupStore a = GroupStores.of(one, group);
+        GroupStore b = GroupStores.of(two, group);
         a.ensureGroup("sticky");
         List<Long> tokens = new java.util.ArrayList<>();
         ClaimResult.Claimed c1 = (ClaimResult.Claimed) a.claim(P0, "a", 1, () -> { });
@@ -150,7 +151,7 @@ class FencingIT extends ZkTestSupport {
         ZooKeeperStore store = newStore();
         toClose.add(store);
         store.start();
-        GroupStore g = store.group(group);
+        GroupStore g = GroupStores.of(store, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed claimed = (ClaimResult.Claimed) g.claim(P0, "m", 1, () -> { });
         expireSession(store);

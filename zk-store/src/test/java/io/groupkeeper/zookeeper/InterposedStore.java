@@ -6,6 +6,7 @@ import io.groupkeeper.spi.CoordinationStore;
 import io.groupkeeper.spi.TopicRegistry;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.List;
@@ -20,6 +21,10 @@ import java.util.function.Consumer;
  * {@link #afterRegistration} after every registration.
  */
 final class InterposedStore implements CoordinationStore {
+
+    static {
+        GroupStores.register(InterposedStore.class, InterposedStore::groupStore);
+    }
 
     private final ZooKeeperStore delegate;
     private final boolean deaf;
@@ -59,9 +64,8 @@ final class InterposedStore implements CoordinationStore {
         delegate.start();
     }
 
-    @Override
-    public GroupStore group(String groupId) {
-        GroupStore real = delegate.group(groupId);
+    GroupStore groupStore(String groupId) {
+        GroupStore real = GroupStores.of(delegate, groupId);
         return (GroupStore) Proxy.newProxyInstance(GroupStore.class.getClassLoader(), new Class<?>[] {GroupStore.class},
                 (proxy, method, args) -> {
                     try {

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Each lag status from a real sequence of commits stored in ZooKeeper: the offset node keeps the last commits with
@@ -43,7 +44,7 @@ class LagStatusIT extends ZkTestSupport {
     }
 
     private LagStatus status(long logEndNow) {
-        OffsetSnapshot stored = store.group(member.groupId()).readOffset(tp, null);
+        OffsetSnapshot stored = GroupStores.of(store, member.groupId()).readOffset(tp, null);
         return evaluator.evaluate(stored.history(), OptionalLong.of(logEndNow), clock.instant()).status();
     }
 
@@ -97,7 +98,7 @@ class LagStatusIT extends ZkTestSupport {
         for (int i = 1; i <= 15; i++) {
             commit(i, 100);
         }
-        OffsetSnapshot stored = store.group(member.groupId()).readOffset(tp, null);
+        OffsetSnapshot stored = GroupStores.of(store, member.groupId()).readOffset(tp, null);
         assertThat(stored.history()).hasSize(10);
         assertThat(stored.history().get(9).offset()).isEqualTo(15);
         member.close();
@@ -105,7 +106,7 @@ class LagStatusIT extends ZkTestSupport {
         next.start();
         await().until(() -> next.assignment().contains(tp));
         next.commit(Map.of(tp, 16L));
-        OffsetSnapshot after = storeOf(newKeeper()).group(member.groupId()).readOffset(tp, null);
+        OffsetSnapshot after = GroupStores.of(storeOf(newKeeper()), member.groupId()).readOffset(tp, null);
         assertThat(after.history()).hasSize(10);
         assertThat(after.history().get(8).offset()).isEqualTo(15);
         assertThat(after.history().get(9).offset()).isEqualTo(16);

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The leader's view of the members (one persistent recursive watch on the members folder): a join costs the leader
@@ -41,7 +42,7 @@ class MemberViewIT extends ZkTestSupport {
     void leaderWithAnEmptyGroup() {
         leader = started(ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT)
                 .clock(clock).build());
-        view = leader.group(group);
+        view = GroupStores.of(leader, group);
         view.ensureGroup("sticky");
     }
 
@@ -72,7 +73,7 @@ class MemberViewIT extends ZkTestSupport {
         assertThat(recursiveWatches(leader)).containsExactly(ZkLayout.members(group));
 
         StoreStats before = leader.stats();
-        Registration b = started(newStore()).group(group).join("sticky", info("b", "orders", "payments"));
+        Registration b = GroupStores.of(started(newStore()), group).join("sticky", info("b", "orders", "payments"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
         assertThat(leader.stats().minus(before)).as("the join: one event, one read of the new node")
                 .isEqualTo(new StoreStats(1, 0, 0, 1));
@@ -107,7 +108,7 @@ class MemberViewIT extends ZkTestSupport {
                 .as("the watch added again, the folder listed, its one node read").isEqualTo(3);
 
         // Warm again: the next join is seen as before.
-        Registration b = started(newStore()).group(group).join("sticky", info("b", "orders"));
+        Registration b = GroupStores.of(started(newStore()), group).join("sticky", info("b", "orders"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a", "b");
@@ -119,7 +120,7 @@ class MemberViewIT extends ZkTestSupport {
     @Test
     void aViewNobodyReadsDropsItsWatchAtTheNextChange() throws Exception {
         view.readMembers(hook);
-        GroupStore other = started(newStore()).group(group);
+        GroupStore other = GroupStores.of(started(newStore()), group);
 
         // The hook is one-shot: the first join fires it; nobody reads again (a deposed leader).
         Registration b = other.registerMember(info("b", "orders"));

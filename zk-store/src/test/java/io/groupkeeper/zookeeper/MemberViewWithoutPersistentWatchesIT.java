@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * A server that refuses persistent watches (here {@code watchManagerName=WatchManagerOptimized}, which fails them; a
@@ -43,7 +44,7 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         ZooKeeperStore leader = newStore();
         toClose.add(leader);
         leader.start();
-        GroupStore view = leader.group(group);
+        GroupStore view = GroupStores.of(leader, group);
         view.ensureGroup("sticky");
         AtomicInteger fired = new AtomicInteger();
         Runnable hook = fired::incrementAndGet;
@@ -53,7 +54,7 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         ZooKeeperStore other = newStore();
         toClose.add(other);
         other.start();
-        Registration b = other.group(group).registerMember(info("b"));
+        Registration b = GroupStores.of(other, group).registerMember(info("b"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
         StoreStats before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("b");

@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /** Members join and leave; groups are independent; a member may subscribe to several topics. On real ZooKeeper. */
 class MembershipIT extends ZkTestSupport {
@@ -54,16 +55,16 @@ class MembershipIT extends ZkTestSupport {
         toClose.add(store);
         store.start();
         // A new group: the join creates it, then registers.
-        Registration first = store.group(group).join("sticky", info("first"));
+        Registration first = GroupStores.of(store, group).join("sticky", info("first"));
         assertThat(admin.getChildren().forPath(ZkLayout.group(group)))
                 .contains("members", "leader", "owners", "offsets", "assignment");
         assertThat(admin.checkExists().forPath(ZkLayout.GROUPS + "/" + group + "/members/first")).isNotNull();
         StoreStats before = store.stats();
-        store.group(group).ensureGroup("sticky");
+        GroupStores.of(store, group).ensureGroup("sticky");
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 0));
         // What every member start pays: the listing and the member node's creation, sent together.
         before = store.stats();
-        Registration second = store.group(group).join("sticky", info("second"));
+        Registration second = GroupStores.of(store, group).join("sticky", info("second"));
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 1, 0, 0));
         assertThat(admin.getChildren().forPath(ZkLayout.members(group)))
                 .containsExactlyInAnyOrder("first", "second");

@@ -33,6 +33,7 @@ import java.util.UUID;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The member's rack in its member node: round trip, nodes written before racks existed (a rolling upgrade has both),
@@ -113,7 +114,7 @@ class RackMembersIT extends ZkTestSupport {
         ZooKeeperStore store = newStore();
         toClose.add(store);
         store.start();
-        Registration racked = store.group(group).join("sticky", info("new", Optional.of("b")));
+        Registration racked = GroupStores.of(store, group).join("sticky", info("new", Optional.of("b")));
         String members = ZkLayout.members(group);
         admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/old", OLD_NODE.getBytes(StandardCharsets.UTF_8));
         String bad = OLD_NODE.replace("\"old\"", "\"bad\"").replace("}", ",\"rack\":42}");
@@ -122,7 +123,7 @@ class RackMembersIT extends ZkTestSupport {
         String longer = OLD_NODE.replace("\"old\"", "\"longer\"").replace("}", ",\"rack\":\"" + "r".repeat(300) + "\"}");
         admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/longer", longer.getBytes(StandardCharsets.UTF_8));
 
-        MembersSnapshot snapshot = store.group(group).readMembers(() -> { });
+        MembersSnapshot snapshot = GroupStores.of(store, group).readMembers(() -> { });
 
         assertThat(snapshot.members()).containsOnlyKeys("new", "old", "longer");
         assertThat(snapshot.members().get("longer").rack()).isEmpty();

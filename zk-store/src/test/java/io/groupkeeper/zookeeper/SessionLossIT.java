@@ -15,6 +15,7 @@ import java.util.SortedSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * I7: a member that loses its connection stops processing (partitions reported lost, no commit) before its session
@@ -34,7 +35,7 @@ class SessionLossIT extends ZkTestSupport {
         try {
             await().atMost(SESSION_TIMEOUT).until(() -> events.contains(ConnectionEvent.SUSPENDED));
             // A read and a write started now would otherwise wait in Curator up to the connection timeout (10 s).
-            io.groupkeeper.spi.internal.GroupStore store = gk.store().group(group);
+            io.groupkeeper.spi.internal.GroupStore store = GroupStores.of(gk.store(), group);
             TopicPartition tp = new TopicPartition("fast", 0);
             long t0 = System.nanoTime();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.readOffset(tp, null))

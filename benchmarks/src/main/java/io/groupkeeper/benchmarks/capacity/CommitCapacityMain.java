@@ -24,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingCluster;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Commit capacity (issue 19 item 4): how many offsets per second fenced commits sustain with 1, 10 and 100 members
@@ -99,7 +100,7 @@ public final class CommitCapacityMain {
                     rows.add(measure("zookeeper-" + zkNodes, n, perMember, warmupMs, measureMs, out, m -> {
                         ZooKeeperStore store = ZooKeeperStore.builder().connectString(connect).build();
                         store.start();
-                        GroupStore g = store.group(group);
+                        GroupStore g = GroupStores.of(store, group);
                         g.ensureGroup("sticky");
                         FencedCommitter c = new FencedCommitter(g, "member-" + m, TOPIC, m * perMember, perMember);
                         return new Committer(() -> c.commit(0, perMember), () -> {

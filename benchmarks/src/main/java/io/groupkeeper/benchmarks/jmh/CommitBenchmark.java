@@ -20,6 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Fenced offset commit throughput through {@link GroupStore#commit} on a real in-process ZooKeeper
@@ -59,7 +60,7 @@ public class CommitBenchmark {
         store = ZooKeeperStore.builder().connectString(zk.connectString()).build();
         store.start();
         store.topics().ensureTopic("bench", PARTITIONS);
-        GroupStore group = store.group("commit-bench");
+        GroupStore group = GroupStores.of(store, "commit-bench");
         group.ensureGroup("sticky");
         member = new FencedCommitter(group, "member-1", "bench", 0, PARTITIONS);
     }

@@ -22,6 +22,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * {@code client.rack} on a real broker with {@code broker.rack}: the consumer's rack reaches its member node, and the
@@ -73,7 +74,7 @@ class RackIT {
             assertThat(local.assignment()).hasSize(2);
             assertThat(remote.assignment()).hasSize(2);
         });
-        Map<String, MemberInfo> members = store.group(group).readMembers(() -> { }).members();
+        Map<String, MemberInfo> members = GroupStores.of(store, group).readMembers(() -> { }).members();
         assertThat(members.values().stream().map(m -> m.rack().orElse("-")).collect(Collectors.toSet()))
                 .isEqualTo(Set.of("r1", "r2"));
 
@@ -102,6 +103,6 @@ class RackIT {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("client.rack \"" + rack + "\"")
                 .hasMessageContaining("at most 255 characters");
-        assertThat(store.group(group).readMembers(() -> { }).members()).isEmpty();
+        assertThat(GroupStores.of(store, group).readMembers(() -> { }).members()).isEmpty();
     }
 }

@@ -23,6 +23,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34 item 7, the ZooKeeper part of a handoff counted instead of timed: a fourth member joins three on a
@@ -64,7 +65,7 @@ class HandoffCountTest {
                     .eventExecutor(scheduler.executor("admin")).build();
             store.start();
             store.topics().ensureTopic(TOPIC, PARTITIONS);
-            admin = store.group(GROUP);
+            admin = GroupStores.of(store, GROUP);
             for (int i = 1; i <= 3; i++) {
                 join("m" + i);
             }

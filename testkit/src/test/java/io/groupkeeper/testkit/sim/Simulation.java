@@ -14,6 +14,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * One simulated schedule: the real member, leader and store code (the in-memory store over a model of ZooKeeper) of a
@@ -246,7 +247,7 @@ final class Simulation {
                     .eventExecutor(scheduler.executor("admin")).instrument(resets::port).build();
             admin.start();
             admin.topics().ensureTopic(TOPIC, partitions);
-            adminGroup = admin.group(GROUP);
+            adminGroup = GroupStores.of(admin, GROUP);
             checker.targets(id -> adminGroup.readTarget(id, null).map(t -> (Set<TopicPartition>) t.partitions())
                     .orElse(Set.of()));
             checker.admin(admin::sessionId);

@@ -46,6 +46,7 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The admin (zk-protocol's, over the session port) on a real ZooKeeper through zk-store's Curator session:
@@ -515,7 +516,7 @@ class GroupAdminIT {
             s.start();
             s.topics().ensureTopic("huge", 6000);
             s.topics().ensureTopic("big", 3000);
-            s.group(g).ensureGroup("sticky");
+            GroupStores.of(s, g).ensureGroup("sticky");
         }
         try (GroupAdmin a = admin().build()) {
             assertThatThrownBy(() -> a.planReset(g, PartitionSelection.builder().topic("huge").build(), new ResetSpec.ToOffset(0)))
