@@ -123,6 +123,17 @@ final class AdapterSimulation {
             }
         }, KAFKA_FAULTS);
         kafka.observe(checker.kafkaObserver());
+        kafka.observe(new KafkaModel.Observer() { // which of Kafka's commits is a closing member's final transaction
+            @Override
+            public void groupOffsetCommitted(String g, org.apache.kafka.common.TopicPartition tp, long offset,
+                                             Long before, String by) {
+                for (Member m : members) {
+                    if (m.closing && m.proc.pollTag.equals(scheduler.running()) && tp.topic().equals(TOPIC)) {
+                        checker.closerCommitted(m.id, tp.partition(), offset);
+                    }
+                }
+            }
+        });
     }
 
     static Result run(long seed, boolean transactional, int faults) {
@@ -448,6 +459,8 @@ final class AdapterSimulation {
         boolean gaveUp;
         /** A LEAVE: its polling thread closes the consumer ({@code close()}: final commit, graceful leave). */
         boolean leaving;
+        /** Inside {@code close()} on its polling thread: its Kafka commits now are the close's final transactions. */
+        boolean closing;
 
         Member(String id, Process proc) {
             this.id = id;
@@ -522,7 +535,12 @@ final class AdapterSimulation {
             log.event(id + " closes");
             checker.closing(id, proc.store.sessionId(),
                     consumer.assignment().stream().map(org.apache.kafka.common.TopicPartition::partition).toList());
-            consumer.close();
+            closing = true;
+            try {
+                consumer.close();
+            } finally {
+                closing = false;
+            }
             if (!left.contains(id) && !proc.crashed) { // a wait outside the simulation gave up (a real future's)
                 checker.violations().add("simulator: " + id + "'s close() returned before its member had left");
             }
@@ -546,6 +564,7 @@ final class AdapterSimulation {
                             tp.partition() + ":" + r.offset(), r.value()));
                     if (rejected(sent)) { // the container's path: abort, the records come again
                         long at = consumer.abort(tp);
+                        checker.aborted(id, tp.partition(), at);
                         log.event(id + " output of " + tp + "@" + r.offset() + " rejected; aborted, back at " + at);
                         break;
                     }
