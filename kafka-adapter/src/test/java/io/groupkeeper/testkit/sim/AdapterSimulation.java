@@ -295,9 +295,7 @@ final class AdapterSimulation {
                 checker.reset(partition, value);
             }
             case TYPO -> { // a hand edit that does not parse, repaired later (a valid edit: the operator's reset)
-                // Not in the transactional mode: a repair there is not always taken up (seed 117,
-                // docs/simulation-adapter.md), not yet judged the documented ambiguity or a defect.
-                if (!transactional && corrupt.add(partition)) {
+                if (corrupt.add(partition)) {
                     zk.writeGarbage(offsetPath(partition), "1200O");
                     log.event("operator's typo in the offset node of " + TOPIC + "-" + partition);
                     simExecutor.schedule(() -> repair(partition), f.durationMillis(), TimeUnit.MILLISECONDS);
@@ -359,10 +357,29 @@ final class AdapterSimulation {
         return ZkLayout.offset(GROUP, new io.groupkeeper.TopicPartition(TOPIC, partition));
     }
 
-    /** The operator repairs a typo: a valid value (half the log end), which the owner takes up as a reset. */
+    /**
+     * The operator repairs a typo: a valid value (half the log end), which the owner takes up as a reset. In the
+     * transactional mode not a value the last Kafka commit's metadata names (other than its offset): the next lower one
+     * that is not (none: Kafka's offset). The owner stopped the partition at the typo (its offset node did not parse),
+     * so the repair is read at a claim, where Kafka's offset wins over such a value (docs/exactly-once.md, "What
+     * remains ambiguous"; seed 117: t-1 repaired to 108, the offset Kafka's last commit, 120, names as ZooKeeper's,
+     * and the next owner starts at 120), as for an edit to such a value.
+     */
     private void repair(int partition) {
         if (corrupt.remove(partition)) {
             long value = checker.logEnd(partition) / 2;
+            long asked = value;
+            while (transactional && value >= 0 && namedByKafkasMetadata(partition, value)) {
+                value--;
+            }
+            if (value < 0) {
+                value = kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition))
+                        .orElseThrow().offset();
+            }
+            if (value != asked) {
+                log.event("(operator's repair of t-" + partition + " to " + asked + " made " + value + ": Kafka's "
+                        + "metadata names " + asked + ")");
+            }
             zk.setOffset(offsetPath(partition), value);
             checker.reset(partition, value);
         }
