@@ -76,7 +76,9 @@ final class AdapterChecker {
     private long resets;
     /** Per member and input partition ("m:p"): the last record its user code received since it was last assigned it. */
     private final Map<String, Long> lastInOwnership = new HashMap<>();
-    /** Per input partition: a graceful close's handover being judged (at least once; {@link #closing}). */
+    /** Per member and input partition ("m:p"): the fencing token it was last assigned the partition under. */
+    private final Map<String, java.util.OptionalLong> tokens = new HashMap<>();
+    /** Per input partition: a graceful close's handover being judged ({@link #closing}). */
     private final Map<Integer, Handover> handovers = new HashMap<>();
     private long handoversJudged;
 
@@ -242,6 +244,7 @@ final class AdapterChecker {
      */
     void assigned(String member, java.util.OptionalLong token, int partition) {
         lastInOwnership.remove(member + ":" + partition);
+        tokens.put(member + ":" + partition, token);
         Handover h = handovers.get(partition);
         // Not the first member assigned it, but the first of them to receive a record is the heir: one assigned it may
         // lose it before it receives any (seed 1000647: a stalled member's queued assignment is served and revoked in
@@ -272,6 +275,12 @@ final class AdapterChecker {
             Long last = lastInOwnership.get(member + ":" + p);
             // An operator's reset not taken up yet is what the final write stores (seed 28: a typo's repair to 152
             // lands as the stalled closer resumes; it processed up to 226).
+            // Transactional: not a claim that no longer stands (a paused member whose session ended, closing as it
+            // resumes: the partition moved on before the close; its heir was assigned before it, and the closer's
+            // Kafka offset, already its position, is not a final transaction of an ownership; seed 1000767).
+            if (transactional && !standing(tokens.getOrDefault(member + ":" + p, java.util.OptionalLong.empty()), p)) {
+                continue;
+            }
             if (last != null && !pendingReset.containsKey(p)) {
                 Handover h = new Handover(member, session, last + 1);
                 if (transactional && kafkaOffsets.getOrDefault(p, -1L) == last + 1) {
