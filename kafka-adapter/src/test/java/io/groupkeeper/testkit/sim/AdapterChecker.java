@@ -27,7 +27,9 @@ import java.util.Map;
  *   an operator reset of the partition, to at most the new one, came before it (and was not
  *   taken up by an earlier backward move);</li>
  *   <li><b>a reset is taken up and never written over</b>: every record from the reset point up to the log end at the
- *   reset is processed again after it (its output committed after it).</li>
+ *   reset is processed again after it (its output committed after it);</li>
+ *   <li><b>a graceful close replays nothing</b>: its final write (transactional: its final Kafka transaction), when it
+ *   landed, holds the closer's last processed record + 1, and the heir starts there.</li>
  * </ul>
  */
 final class AdapterChecker {
@@ -74,7 +76,9 @@ final class AdapterChecker {
     private long resets;
     /** Per member and input partition ("m:p"): the last record its user code received since it was last assigned it. */
     private final Map<String, Long> lastInOwnership = new HashMap<>();
-    /** Per input partition: a graceful close's handover being judged (at least once; {@link #closing}). */
+    /** Per member and input partition ("m:p"): the fencing token it was last assigned the partition under. */
+    private final Map<String, java.util.OptionalLong> tokens = new HashMap<>();
+    /** Per input partition: a graceful close's handover being judged ({@link #closing}). */
     private final Map<Integer, Handover> handovers = new HashMap<>();
     private long handoversJudged;
 
@@ -240,6 +244,7 @@ final class AdapterChecker {
      */
     void assigned(String member, java.util.OptionalLong token, int partition) {
         lastInOwnership.remove(member + ":" + partition);
+        tokens.put(member + ":" + partition, token);
         Handover h = handovers.get(partition);
         // Not the first member assigned it, but the first of them to receive a record is the heir: one assigned it may
         // lose it before it receives any (seed 1000647: a stalled member's queued assignment is served and revoked in
@@ -259,21 +264,51 @@ final class AdapterChecker {
     }
 
     /**
-     * {@code member} (store session {@code session}) starts a graceful close owning {@code partitions}: at least
-     * once, each one whose records it processed in this ownership, with no operator's reset pending, is handed over at
-     * its last processed + 1.
+     * {@code member} (store session {@code session}) starts a graceful close owning {@code partitions}: each one whose
+     * records it processed in this ownership, with no operator's reset pending, is handed over at its last processed
+     * + 1 (transactional: the last record whose output it sent, or where its last {@code abort} went back to). In the
+     * transactional mode a partition whose Kafka offset is that already has nothing left to commit: its handover is
+     * judged as if its final transaction had committed it.
      */
     void closing(String member, long session, java.util.Collection<Integer> partitions) {
-        if (transactional) {
-            return;
-        }
         for (int p : partitions) {
             Long last = lastInOwnership.get(member + ":" + p);
             // An operator's reset not taken up yet is what the final write stores (seed 28: a typo's repair to 152
             // lands as the stalled closer resumes; it processed up to 226).
-            if (last != null && !pendingReset.containsKey(p)) {
-                handovers.put(p, new Handover(member, session, last + 1));
+            // Transactional: not a claim that no longer stands (a paused member whose session ended, closing as it
+            // resumes: the partition moved on before the close; its heir was assigned before it, and the closer's
+            // Kafka offset, already its position, is not a final transaction of an ownership; seed 1000767).
+            if (transactional && !standing(tokens.getOrDefault(member + ":" + p, java.util.OptionalLong.empty()), p)) {
+                continue;
             }
+            if (last != null && !pendingReset.containsKey(p)) {
+                Handover h = new Handover(member, session, last + 1);
+                if (transactional && kafkaOffsets.getOrDefault(p, -1L) == last + 1) {
+                    h.finalWrite = last + 1;
+                }
+                handovers.put(p, h);
+            }
+        }
+    }
+
+    /**
+     * {@code member}'s user code aborted {@code partition}'s transaction (an output was rejected) and the consumer
+     * went back to {@code at} (-1: not owned): what it processed ends before {@code at}.
+     */
+    void aborted(String member, int partition, long at) {
+        if (at >= 0 && lastInOwnership.containsKey(member + ":" + partition)) {
+            lastInOwnership.put(member + ":" + partition, at - 1);
+        }
+    }
+
+    /**
+     * Transactional: a Kafka transaction of {@code member}'s, committed on its polling thread during its
+     * {@code close()}, committed {@code partition}'s group offset {@code offset}: the close's final transaction.
+     */
+    void closerCommitted(String member, int partition, long offset) {
+        Handover h = handovers.get(partition);
+        if (transactional && h != null && h.closer.equals(member) && !h.closeDone) {
+            h.finalWrite = offset;
         }
     }
 
@@ -289,7 +324,11 @@ final class AdapterChecker {
 
     /**
      * A graceful close replays nothing: when the closer's final write landed (its session wrote the offset node from
-     * the close on), it wrote the closer's last processed + 1, and the heir's first record is that one.
+     * the close on), it wrote the closer's last processed + 1, and the heir's first record is that one. Transactional:
+     * when the close's final transaction committed (or Kafka's offset was that already), it committed the closer's
+     * last processed + 1, and the heir's first record is that one: no output committed is processed again, nothing
+     * processed whose output was not committed is skipped (a final transaction that did not commit, refused or
+     * failed, leaves the heir to start at Kafka's offset before it: those outputs were aborted).
      */
     private void judge(int partition, Handover h) {
         if (!h.closeDone || h.heirFirst == null) {
@@ -300,12 +339,14 @@ final class AdapterChecker {
             return; // the final write did not land: the heir repeats from the last commit, as at least once allows
         }
         handoversJudged++;
+        String stored = transactional ? "its final transaction committed" : "its final write stored";
         if (h.finalWrite != h.next) {
             violation("graceful close: " + h.closer + " processed " + topic + "-" + partition + " up to " + (h.next - 1)
-                    + " but its final write stored " + h.finalWrite);
+                    + " but " + stored + " " + h.finalWrite);
         } else if (h.heirFirst != h.next) {
             violation("graceful close replayed: " + h.closer + " handed " + topic + "-" + partition + " over at "
-                    + h.next + " (its final write landed) but the heir " + h.heir + " started at " + h.heirFirst);
+                    + h.next + " (" + (transactional ? "its final transaction committed" : "its final write landed")
+                    + ") but the heir " + h.heir + " started at " + h.heirFirst);
         }
     }
 
@@ -374,7 +415,7 @@ final class AdapterChecker {
             detail("zk " + w.path().substring(w.path().indexOf("/offsets/") + 9) + " " + was + " -> " + now + " by "
                     + w.committedBy().orElse("-") + " (" + w.kind() + " at version " + w.version() + ", transaction "
                     + zxid + " of session 0x" + Long.toHexString(session) + fences(writes) + ")");
-            if (!handovers.isEmpty()) {
+            if (!transactional && !handovers.isEmpty()) { // (transactional: the final Kafka commit, closerCommitted)
                 handovers.forEach((p, h) -> {
                     if (h.session == session && w.path().equals(ZkLayout.offset(group, new TopicPartition(topic, p)))) {
                         h.finalWrite = now;

@@ -123,6 +123,17 @@ final class AdapterSimulation {
             }
         }, KAFKA_FAULTS);
         kafka.observe(checker.kafkaObserver());
+        kafka.observe(new KafkaModel.Observer() { // which of Kafka's commits is a closing member's final transaction
+            @Override
+            public void groupOffsetCommitted(String g, org.apache.kafka.common.TopicPartition tp, long offset,
+                                             Long before, String by) {
+                for (Member m : members) {
+                    if (m.closing && m.proc.pollTag.equals(scheduler.running()) && tp.topic().equals(TOPIC)) {
+                        checker.closerCommitted(m.id, tp.partition(), offset);
+                    }
+                }
+            }
+        });
     }
 
     static Result run(long seed, boolean transactional, int faults) {
@@ -284,9 +295,7 @@ final class AdapterSimulation {
                 checker.reset(partition, value);
             }
             case TYPO -> { // a hand edit that does not parse, repaired later (a valid edit: the operator's reset)
-                // Not in the transactional mode: a repair there is not always taken up (seed 117,
-                // docs/simulation-adapter.md), not yet judged the documented ambiguity or a defect.
-                if (!transactional && corrupt.add(partition)) {
+                if (corrupt.add(partition)) {
                     zk.writeGarbage(offsetPath(partition), "1200O");
                     log.event("operator's typo in the offset node of " + TOPIC + "-" + partition);
                     simExecutor.schedule(() -> repair(partition), f.durationMillis(), TimeUnit.MILLISECONDS);
@@ -348,10 +357,29 @@ final class AdapterSimulation {
         return ZkLayout.offset(GROUP, new io.groupkeeper.TopicPartition(TOPIC, partition));
     }
 
-    /** The operator repairs a typo: a valid value (half the log end), which the owner takes up as a reset. */
+    /**
+     * The operator repairs a typo: a valid value (half the log end), which the owner takes up as a reset. In the
+     * transactional mode not a value the last Kafka commit's metadata names (other than its offset): the next lower one
+     * that is not (none: Kafka's offset). The owner stopped the partition at the typo (its offset node did not parse),
+     * so the repair is read at a claim, where Kafka's offset wins over such a value (docs/exactly-once.md, "What
+     * remains ambiguous"; seed 117: t-1 repaired to 108, the offset Kafka's last commit, 120, names as ZooKeeper's,
+     * and the next owner starts at 120), as for an edit to such a value.
+     */
     private void repair(int partition) {
         if (corrupt.remove(partition)) {
             long value = checker.logEnd(partition) / 2;
+            long asked = value;
+            while (transactional && value >= 0 && namedByKafkasMetadata(partition, value)) {
+                value--;
+            }
+            if (value < 0) {
+                value = kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition))
+                        .orElseThrow().offset();
+            }
+            if (value != asked) {
+                log.event("(operator's repair of t-" + partition + " to " + asked + " made " + value + ": Kafka's "
+                        + "metadata names " + asked + ")");
+            }
             zk.setOffset(offsetPath(partition), value);
             checker.reset(partition, value);
         }
@@ -448,6 +476,8 @@ final class AdapterSimulation {
         boolean gaveUp;
         /** A LEAVE: its polling thread closes the consumer ({@code close()}: final commit, graceful leave). */
         boolean leaving;
+        /** Inside {@code close()} on its polling thread: its Kafka commits now are the close's final transactions. */
+        boolean closing;
 
         Member(String id, Process proc) {
             this.id = id;
@@ -522,7 +552,12 @@ final class AdapterSimulation {
             log.event(id + " closes");
             checker.closing(id, proc.store.sessionId(),
                     consumer.assignment().stream().map(org.apache.kafka.common.TopicPartition::partition).toList());
-            consumer.close();
+            closing = true;
+            try {
+                consumer.close();
+            } finally {
+                closing = false;
+            }
             if (!left.contains(id) && !proc.crashed) { // a wait outside the simulation gave up (a real future's)
                 checker.violations().add("simulator: " + id + "'s close() returned before its member had left");
             }
@@ -546,6 +581,7 @@ final class AdapterSimulation {
                             tp.partition() + ":" + r.offset(), r.value()));
                     if (rejected(sent)) { // the container's path: abort, the records come again
                         long at = consumer.abort(tp);
+                        checker.aborted(id, tp.partition(), at);
                         log.event(id + " output of " + tp + "@" + r.offset() + " rejected; aborted, back at " + at);
                         break;
                     }
