@@ -86,7 +86,12 @@ final class ContainerChecker {
         this.ordering = ordering;
         this.checker = checker;
         this.log = log;
-        ModelTransactions.observe(zk, this::applied);
+        // The model has one observer of transactions: this one replaces the AdapterChecker's, and hands every
+        // transaction to it first (its ZooKeeper checks: the offset never backwards but by an operator, handovers).
+        ModelTransactions.observe(zk, (session, zxid, writes) -> {
+            checker.applied(session, zxid, writes);
+            applied(session, zxid, writes);
+        });
     }
 
     long handled() {
