@@ -59,8 +59,9 @@ class ContainerSimulationTest {
     /**
      * A false positive of the order check, found by the simulator: an operator's reset of t-0 to 74 while m2's handler
      * runs record 74 (PARTITION; in KEY the same schedule resets t-7 forward to 114 while 28 runs): the owner lets its
-     * progress go and starts again at the reset point with the old call still running. The checker excuses an overlap
-     * with a record started before a reset of the partition, not only with one started before a backward move.
+     * progress go and starts again at the reset point (once the old call is back: it waits for the calls of a progress
+     * let go). The checker excuses an overlap with a record started before a reset of the partition, not only with one
+     * started before a backward move.
      */
     @Test
     void seed10ExcusesARecordStillRunningWhenAResetRestartsItsPartition() {
