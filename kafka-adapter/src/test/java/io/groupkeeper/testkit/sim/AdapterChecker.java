@@ -398,7 +398,7 @@ final class AdapterChecker {
 
     // ------------------------------------------------------------------ ZooKeeper's side
 
-    private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+    void applied(long session, long zxid, List<ModelTransactions.Write> writes) { // (ContainerChecker's too)
         for (ModelTransactions.Write w : writes) {
             if (!w.path().startsWith(ZkLayout.offsets(group) + "/")) {
                 continue;

@@ -17,12 +17,15 @@ import java.util.OptionalLong;
  * {@link ContainerSimulation} schedule runs:
  * <ul>
  *   <li><b>order</b>: in {@code KEY} ordering the records of one key, in {@code PARTITION} ordering the records of one
- *   partition, start one at a time and in offset order within one ownership of a member (a record of the lane starts
- *   only once the one before it ended, at an offset not below it; a failed attempt's retry starts at the same offset).
- *   Not judged across ownerships (a revoked partition's records may still run while its next owner starts), nor across
- *   an operator's reset: the owner lets its progress go, and what still runs of it overlaps what starts from the reset
- *   point (one backward move of each lane per reset is excused, and an overlap with a record started before that move
- *   or before the reset, or within {@link #RESET_OVERLAP_MS} of the reset);</li>
+ *   partition, start one at a time in a member, across its ownerships too (a record of the lane starts only once the
+ *   one before it ended), and in offset order within one ownership (at an offset not below the one before; a failed
+ *   attempt's retry starts at the same offset). A call belongs to the ownership whose claim's fencing token it carries
+ *   ({@code HandlerContext.fencingToken()}), not to the one the assignment hook heard last: a record dispatched just
+ *   before a loss may start on its work thread after the hook heard the new claim. Not judged between members (a lost
+ *   partition's records may still run while its next owner starts), nor across an operator's reset: the owner lets its
+ *   progress go, and what still runs of it overlaps what starts from the reset point (one backward move of each lane
+ *   per reset is excused, and an overlap with a record started before that move or before the reset, or within
+ *   {@link #RESET_OVERLAP_MS} of the reset);</li>
  *   <li><b>progress never claims an unprocessed record</b>: every offset node a member writes holds a low-water mark
  *   below which every record was handled or dead-lettered (or skipped by an operator's reset before it was), and a done
  *   set whose every offset was handled or dead-lettered.</li>
@@ -42,7 +45,7 @@ final class ContainerChecker {
     private final Map<Integer, BitSet> processed = new HashMap<>();
     /** Per partition: the records an operator's reset skipped before they were processed. */
     private final Map<Integer, BitSet> excused = new HashMap<>();
-    /** Per member and partition ("m:p"): its ownerships so far (a new one at each assignment). */
+    /** Per member and partition ("m:p"): its ownerships so far (a new one at each assignment; calls without a token). */
     private final Map<String, Integer> epochs = new HashMap<>();
     /** Per partition: the operator's resets so far. */
     private final Map<Integer, Integer> resets = new HashMap<>();
@@ -61,9 +64,10 @@ final class ContainerChecker {
     private long handled;
     private long deadLettered;
 
-    /** One lane of one member's partition: the last record started, and those in flight. */
+    /** One lane of one member's partition: the last record started in its ownership, and those in flight. */
     private static final class Lane {
-        int epoch;
+        /** The ownership of the last record started: its claim's token, else "h" and the hook's count. */
+        String epoch = "";
         long last = -1;
         /** The resets of the partition this lane has used up (a backward move each). */
         int resetsUsed;
@@ -82,7 +86,12 @@ final class ContainerChecker {
         this.ordering = ordering;
         this.checker = checker;
         this.log = log;
-        ModelTransactions.observe(zk, this::applied);
+        // The model has one observer of transactions: this one replaces the AdapterChecker's, and hands every
+        // transaction to it first (its ZooKeeper checks: the offset never backwards but by an operator, handovers).
+        ModelTransactions.observe(zk, (session, zxid, writes) -> {
+            checker.applied(session, zxid, writes);
+            applied(session, zxid, writes);
+        });
     }
 
     long handled() {
@@ -102,18 +111,21 @@ final class ContainerChecker {
 
     // ------------------------------------------------------------------ the handler's calls
 
-    /** {@code member}'s handler starts the record at {@code offset} of {@code partition} with {@code key}. */
-    void started(String member, int partition, String key, long offset) {
+    /**
+     * {@code member}'s handler starts the record at {@code offset} of {@code partition} with {@code key}, under the claim
+     * whose fencing token the call carries ({@code token}).
+     */
+    void started(String member, int partition, String key, long offset, OptionalLong token) {
         if (ordering == Ordering.UNORDERED) {
             return;
         }
         String lane = ordering == Ordering.KEY ? String.valueOf(key) : "";
-        int epoch = epochs.getOrDefault(member + ":" + partition, 0);
+        String epoch = token.isPresent() ? String.valueOf(token.getAsLong())
+                : "h" + epochs.getOrDefault(member + ":" + partition, 0);
         Lane l = lanes.computeIfAbsent(member + ":" + partition + ":" + lane, x -> new Lane());
-        if (l.epoch != epoch) { // a new ownership: judged afresh
+        if (!l.epoch.equals(epoch)) { // a new ownership: its order judged afresh (what still runs is not forgotten)
             l.epoch = epoch;
             l.last = -1;
-            l.inFlight.clear();
             l.resetsUsed = resets.getOrDefault(partition, 0);
         }
         String what = ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition

@@ -504,7 +504,8 @@ final class ContainerSimulation {
             if (proc.crashed) {
                 throw new IllegalStateException("crashed");
             }
-            order.started(id, r.partition(), r.key(), r.offset());
+            order.started(id, r.partition(), r.key(), r.offset(),
+                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
             boolean ok = false;
             try {
                 int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);

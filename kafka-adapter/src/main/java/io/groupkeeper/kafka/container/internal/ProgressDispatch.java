@@ -108,6 +108,12 @@ final class ProgressDispatch<K, V> {
     private final LinkedBlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
     /** Tickets handed out and not back yet (handler calls and dead letters), stale ones included. */
     private int outstanding;
+    /**
+     * Per partition: tickets of a progress let go (lost, assigned anew, reset, fetched again) still out. The partition's
+     * current progress dispatches nothing until they are back: two calls of one partition never run at once in a
+     * worker, across its ownerships too (docs/parallel.md, "Ownership").
+     */
+    private final Map<TopicPartition, Integer> stale = new HashMap<>();
     private volatile boolean polling;
     /** The last {@link #pump} stopped at its inline budget with records ready: the next poll does not wait. */
     private boolean more;
@@ -208,7 +214,7 @@ final class ProgressDispatch<K, V> {
     void pump(Predicate<TopicPartition> held) throws InterruptedException {
         int budget = INLINE_BUDGET;
         more = false;
-        Predicate<TopicPartition> eligible = tp -> !held.test(tp);
+        Predicate<TopicPartition> eligible = tp -> !held.test(tp) && !waitsForStale(tp);
         boolean inline = work == null && asyncHandler == null;
         while (true) {
             applyOutcomes();
@@ -257,7 +263,7 @@ final class ProgressDispatch<K, V> {
         if (more || !outcomes.isEmpty()) {
             return Duration.ZERO;
         }
-        OptionalLong due = owned.nextRetryAt(tp -> !held.test(tp));
+        OptionalLong due = owned.nextRetryAt(tp -> !held.test(tp) && !waitsForStale(tp));
         if (due.isEmpty()) {
             return max;
         }
@@ -334,10 +340,29 @@ final class ProgressDispatch<K, V> {
         return n;
     }
 
-    /** Lost, assigned anew, or reset by an operator: the progress is let go; its outcomes are dropped from now on. */
+    /**
+     * Lost, assigned anew, or reset by an operator: the progress is let go; its outcomes are dropped from now on, and
+     * until the last of its calls is back the partition's next progress dispatches nothing.
+     */
     void forget(TopicPartition tp) {
+        int out = owned.get(tp).map(PartitionProgress::inFlight).orElse(0);
+        if (out > 0) {
+            stale.merge(tp, out, Integer::sum);
+        }
         owned.gone(tp);
         attemptBase.remove(tp);
+    }
+
+    /** Whether calls of a progress of {@code tp} let go are still out (its current progress waits for them). */
+    boolean waitsForStale(TopicPartition tp) {
+        return !stale.isEmpty() && stale.containsKey(tp);
+    }
+
+    /** A ticket came back; one not in flight in the partition's current progress was of a progress let go. */
+    private void returned(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t) {
+        if (!stale.isEmpty() && !owned.isCurrent(tp, t)) {
+            stale.computeIfPresent(tp, (x, n) -> n > 1 ? n - 1 : null);
+        }
     }
 
     /**
@@ -586,6 +611,7 @@ final class ProgressDispatch<K, V> {
         outstanding--;
         TopicPartition tp = o.tp();
         Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t = o.ticket();
+        returned(tp, t);
         switch (o.kind()) {
             case HANDLED -> {
                 if (complete(tp, t)) {

@@ -435,6 +435,50 @@ class ProgressDispatchTest {
     }
 
     @Test
+    void aPartitionClaimedAgainAfterALossStartsNothingUntilTheCallsOfTheProgressLetGoAreBack() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        List<Long> started = new CopyOnWriteArrayList<>(); // P0's
+        List<Long> others = new CopyOnWriteArrayList<>(); // P1's
+        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 4, r -> {
+            if (r.partition() != 0) {
+                others.add(r.offset());
+                return;
+            }
+            if (running.incrementAndGet() > 1) {
+                overlaps.incrementAndGet();
+            }
+            started.add(r.offset());
+            try {
+                if (r.offset() == 5 && started.size() == 1) {
+                    release.await(); // the first call of 5: still running when the partition is lost
+                }
+            } finally {
+                running.decrementAndGet();
+            }
+        }, ErrorPolicy.defaults(), null);
+        d.fetched(records(P0, 5, "a", "b"));
+        d.pump(NONE_HELD);
+        await().atMost(Duration.ofSeconds(20)).until(() -> started.contains(5L));
+        d.forget(P0); // lost (a connection in doubt), then claimed again at once from the stored 5
+        control.resume.put(P0, io.groupkeeper.kafka.container.internal.progress.OffsetProgress.at(5));
+        d.assigned(P0);
+        d.fetched(records(P0, 5, "a", "b"));
+        d.fetched(records(P1, 0, "x"));
+        assertThat(d.waitsForStale(P0)).isTrue();
+        assertThat(d.waitsForStale(P1)).as("a partition not let go").isFalse();
+        pumpUntil(d, () -> others.contains(0L) && d.outstanding() == 1); // P1 goes on
+        assertThat(started).as("nothing of P0 while the lost progress's call runs").containsExactly(5L);
+
+        release.countDown();
+        pumpUntil(d, () -> Long.valueOf(7).equals(control.commits.get(P0)));
+        assertThat(started).as("5 again under the new claim, after the first call returned").containsExactly(5L, 5L, 6L);
+        assertThat(overlaps.get()).isZero();
+        assertThat(d.waitsForStale(P0)).isFalse();
+    }
+
+    @Test
     void stoppingDrainsWhatIsInFlightAndStartsNothingMore() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         List<Long> handled = new CopyOnWriteArrayList<>();
