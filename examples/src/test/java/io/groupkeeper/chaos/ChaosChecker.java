@@ -412,6 +412,19 @@ public final class ChaosChecker {
                 notes.add("key order (not promised): " + p);
             }
         }
+        long outlived = 0; // records of a claim whose handler still ran when its member claimed the partition again
+        for (Processed p : ordered) {
+            if (p.token() != ChaosLedger.SinkOp.NO_TOKEN && ownedByMemberPartition
+                    .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of()).stream()
+                    .anyMatch(o -> o.token() != ChaosLedger.SinkOp.NO_TOKEN && o.token() != p.token()
+                            && o.fromMillis() > p.atMillis() && o.fromMillis() < p.doneMillis())) {
+                outlived++;
+            }
+        }
+        if (outlived > 0) {
+            notes.add("records whose handler still ran when their member claimed the partition again (judged "
+                    + "under their own claim): " + outlived);
+        }
         if (keyOrder.excusedByReset() > 0) {
             notes.add("key-order pairs after a reset (the owner went back; not counted): " + keyOrder.excusedByReset());
         }

@@ -581,6 +581,8 @@ class ChaosCheckerTest {
         ChaosChecker.Report r = new ChaosChecker(10_000).check(7, reclaimedRun(430), Set.of("g"), Map.of(0, 5L));
         assertThat(r.keyOrderViolations()).as(r.problems().toString()).isZero();
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.notes()).contains("records whose handler still ran when their member claimed the partition "
+                + "again (judged under their own claim): 1");
 
         // records whose claim is not known are judged as before: all of a's records inside one interval
         ChaosLedger unknown = new ChaosLedger();
