@@ -88,7 +88,7 @@ public final class ChaosLedger {
      * An injected fault. {@code crash} faults (no graceful close) widen the duplicate bound by the member's records in
      * the uncommitted window around them; {@code exposed} are the members that may lose partitions without a commit
      * because of it (the crashed or expired member; for a ZooKeeper server kill, the members connected to it, or all
-     * of them when it led the ensemble).
+     * of them when it led the ensemble or the others are no quorum without it).
      */
     public record Fault(String kind, String member, long atMillis, boolean crash, Set<String> exposed) {
 
