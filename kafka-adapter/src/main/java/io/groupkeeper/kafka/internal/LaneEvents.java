@@ -14,7 +14,6 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +27,6 @@ final class LaneEvents {
     // The adapter's one logger: users' logging configurations and the tests name it.
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
 
-    private final String group;
-    private final Supplier<String> memberId;
     private final LaneBridge bridge;
     private final Positions positions;
     private final PositionResolver resolver;
@@ -38,11 +35,8 @@ final class LaneEvents {
     private final RebalanceListenerInvoker listener;
     private boolean serving;
 
-    LaneEvents(String group, Supplier<String> memberId, LaneBridge bridge, Positions positions,
-               PositionResolver resolver, PositionCommitter committer, ConsumerSync<?, ?> sync,
-               RebalanceListenerInvoker listener) {
-        this.group = group;
-        this.memberId = memberId;
+    LaneEvents(LaneBridge bridge, Positions positions, PositionResolver resolver, PositionCommitter committer,
+               ConsumerSync<?, ?> sync, RebalanceListenerInvoker listener) {
         this.bridge = bridge;
         this.positions = positions;
         this.resolver = resolver;
