@@ -361,8 +361,8 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
-    public OptionalLong seenOffset(TopicPartition partition) {
-        return table.offset(partition);
+    public Optional<OptionalLong> seenOffset(TopicPartition partition) {
+        return table.seenOffset(partition);
     }
 
     @Override

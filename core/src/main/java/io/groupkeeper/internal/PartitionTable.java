@@ -166,10 +166,13 @@ final class PartitionTable {
         return e != null && isCommittable(e) ? e.done : Optional.empty();
     }
 
-    /** The stored offset of an owned partition as this member last saw it (claimed, adopted or committed). */
-    synchronized OptionalLong offset(TopicPartition tp) {
+    /**
+     * The stored offset of a committable partition as this member last saw it (claimed, adopted or committed): empty
+     * when not committable (nothing seen), an empty offset when the node had none or its deletion was adopted.
+     */
+    synchronized Optional<OptionalLong> seenOffset(TopicPartition tp) {
         Entry e = entries.get(tp);
-        return e != null && isCommittable(e) ? e.offset : OptionalLong.empty();
+        return e != null && isCommittable(e) ? Optional.of(e.offset) : Optional.empty();
     }
 
     synchronized OptionalLong fencingToken(TopicPartition tp) {

@@ -495,6 +495,27 @@ class DefaultGroupMemberTest {
     }
 
     @Test
+    void seenOffsetTellsNothingSeenFromSeenWithoutAnOffset() {
+        DefaultGroupMember m = started(T0);
+
+        assertThat(m.seenOffset(T0)).as("claimed with no offset stored").contains(OptionalLong.empty());
+        assertThat(m.seenOffset(T1)).as("not owned: nothing seen").isEmpty();
+        assertThat(m.commit(Map.of(T0, 59L)).allCommitted()).isTrue();
+        assertThat(m.seenOffset(T0)).as("after a commit, what it wrote").contains(OptionalLong.of(59));
+    }
+
+    @Test
+    void seenOffsetShowsAnAdoptedDeletionAsSeenWithoutAnOffset() {
+        DefaultGroupMember m = started(T0);
+        assertThat(m.commit(Map.of(T0, 59L)).allCommitted()).isTrue();
+        store.deleteOffset(T0); // an operator's `offsets delete`
+
+        assertThat(m.refresh(List.of(T0)).status(T0)).isEqualTo(Status.ADOPTED);
+
+        assertThat(m.seenOffset(T0)).as("seen deleted: a fresh start, not nothing seen").contains(OptionalLong.empty());
+    }
+
+    @Test
     void committedReadsTheStoredOffset() {
         DefaultGroupMember m = started(T0);
         assertThat(m.commit(Map.of(T0, 8L)).allCommitted()).isTrue();

@@ -120,6 +120,12 @@ final class ScriptedGroupStore implements GroupStore {
         written.put(tp, version);
     }
 
+    /** The offset node deleted by someone else (an operator's {@code offsets delete}). */
+    void deleteOffset(TopicPartition tp) {
+        offsets.remove(tp);
+        written.remove(tp);
+    }
+
     OffsetSnapshot stored(TopicPartition tp) {
         return offsets.getOrDefault(tp, OffsetSnapshot.absent());
     }

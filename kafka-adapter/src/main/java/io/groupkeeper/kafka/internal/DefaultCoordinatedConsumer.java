@@ -198,14 +198,14 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
-            this.resolver = new PositionResolver(group, this::memberId, config.startPosition(), config.outOfRange(),
+            this.resolver = new PositionResolver(group, config.startPosition(), config.outOfRange(),
                     sync, clients::nanoTime);
             this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
                     group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
                     m::fencingToken, m::refresh, keeper.store()::isConnected, config.clientListener(), clients);
             this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
                     config.commitInterval(), config.outOfRange(), clients::nanoTime, createdNanos, new Effects(), txns);
-            this.events = new LaneEvents(group, this::memberId, bridge, positions, resolver, committer, sync, listener);
+            this.events = new LaneEvents(bridge, positions, resolver, committer, sync, listener);
             bridge.wakeUpWith(c::wakeup);
             keeper.store().addConnectionListener(bridge);
             try {

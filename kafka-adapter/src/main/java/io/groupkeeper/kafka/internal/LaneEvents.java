@@ -9,12 +9,12 @@ import io.groupkeeper.kafka.internal.LaneBridge.OffsetsChanged;
 import io.groupkeeper.kafka.internal.LaneBridge.Revoked;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +28,6 @@ final class LaneEvents {
     // The adapter's one logger: users' logging configurations and the tests name it.
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
 
-    private final String group;
-    private final Supplier<String> memberId;
     private final LaneBridge bridge;
     private final Positions positions;
     private final PositionResolver resolver;
@@ -38,11 +36,8 @@ final class LaneEvents {
     private final RebalanceListenerInvoker listener;
     private boolean serving;
 
-    LaneEvents(String group, Supplier<String> memberId, LaneBridge bridge, Positions positions,
-               PositionResolver resolver, PositionCommitter committer, ConsumerSync<?, ?> sync,
-               RebalanceListenerInvoker listener) {
-        this.group = group;
-        this.memberId = memberId;
+    LaneEvents(LaneBridge bridge, Positions positions, PositionResolver resolver, PositionCommitter committer,
+               ConsumerSync<?, ?> sync, RebalanceListenerInvoker listener) {
         this.bridge = bridge;
         this.positions = positions;
         this.resolver = resolver;
@@ -148,20 +143,25 @@ final class LaneEvents {
 
     /**
      * The offset a partition's claim starts from here: the one announced with the assignment, unless the member has
-     * adopted an external change (an operator's reset) for this same claim since the assignment was queued — then the
-     * adopted one, which the member now fences commits with. Nothing else moves a claim's offset before this thread
-     * serves it (a position of an earlier claim is never committed under it), so a different offset is a newer node
-     * version, whatever its value. Starting from the announced one would write its positions over the reset.
+     * adopted an external change (an operator's reset, or a deletion of the offset) for this same claim since the
+     * assignment was queued — then the adopted one, which the member now fences commits with; after a deletion none,
+     * so the start position applies, as when the deletion is adopted later. Nothing else moves a claim's offset before
+     * this thread serves it (a position of an earlier claim is never committed under it), so a different offset is a
+     * newer node version, whatever its value. Starting from the announced one would write its positions over the
+     * change. The adoption may have come through an event of the earlier claim served just before (its
+     * {@code refresh} reads the node for the claim the member holds now, and the earlier claim's positions drop it).
      */
     private OptionalLong startOf(TopicPartition tp, OptionalLong announced) {
-        OptionalLong seen = committer.seenOffset(tp);
-        if (seen.isEmpty() || seen.equals(announced)) {
-            return announced;
+        Optional<OptionalLong> seen = committer.seenOffset(tp);
+        if (seen.isEmpty() || seen.get().equals(announced)) {
+            return announced; // (nothing seen: no longer owned; the loss queued behind this drops it)
         }
+        OptionalLong now = seen.get();
         LOG.info("{} was assigned at {} and its stored offset changed externally to {} before this thread served "
-                + "the assignment; starting from {}", tp,
-                announced.isPresent() ? announced.getAsLong() : "none", seen.getAsLong(), seen.getAsLong());
-        return seen;
+                + "the assignment; starting from {}", tp, announced.isPresent() ? announced.getAsLong() : "none",
+                now.isPresent() ? now.getAsLong() : "none (deleted)",
+                now.isPresent() ? now.getAsLong() : "the start position");
+        return now;
     }
 
     private void onRevoked(SortedSet<TopicPartition> revoked) {

@@ -324,8 +324,11 @@ final class PositionCommitter {
         return done;
     }
 
-    /** The stored offset of an owned partition as the member last saw it (claimed, adopted or committed). */
-    OptionalLong seenOffset(TopicPartition tp) {
+    /**
+     * The stored offset of an owned partition as the member last saw it (claimed, adopted or committed): empty when
+     * nothing was seen (not owned), an empty offset when the node has none (never stored, or deleted).
+     */
+    java.util.Optional<OptionalLong> seenOffset(TopicPartition tp) {
         return member.seenOffset(tp);
     }
 

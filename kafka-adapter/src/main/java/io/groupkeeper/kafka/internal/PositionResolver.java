@@ -13,7 +13,6 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
@@ -70,7 +69,6 @@ final class PositionResolver {
     }
 
     private final String group;
-    private final Supplier<String> memberId;
     private final StartPosition start;
     private final OutOfRangePolicy policy;
     private final LogOffsets log;
@@ -84,10 +82,9 @@ final class PositionResolver {
     private boolean dueNow = true;
     private long retryAtNanos;
 
-    PositionResolver(String group, Supplier<String> memberId, StartPosition start, OutOfRangePolicy policy,
+    PositionResolver(String group, StartPosition start, OutOfRangePolicy policy,
                      LogOffsets log, LongSupplier nanoTime) {
         this.group = group;
-        this.memberId = memberId;
         this.start = start;
         this.policy = policy;
         this.log = log;

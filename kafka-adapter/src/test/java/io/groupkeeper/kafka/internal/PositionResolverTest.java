@@ -196,7 +196,7 @@ class PositionResolverTest {
     }
 
     private PositionResolver resolver(StartPosition start, OutOfRangePolicy policy) {
-        return new PositionResolver("g", () -> "m1", start, policy, log, now::get);
+        return new PositionResolver("g", start, policy, log, now::get);
     }
 
     private static OffsetOutOfRangeException outOfRange(Map<TopicPartition, Long> offsets) {

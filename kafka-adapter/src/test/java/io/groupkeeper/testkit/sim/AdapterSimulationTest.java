@@ -350,6 +350,24 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A deletion adopted for a claim whose assignment was still queued, found by the simulator (at least once): m4's
+     * commit of t-3 (44 -> 59) has its reply lost; the node's change queues an offsets-changed event, the connection
+     * goes in doubt (t-3 lost) and comes back, and m4 claims t-3 again at 59 (assignment queued). The operator deletes
+     * t-3's offset node. The polling thread serves the offsets-changed event while the earlier claim's partition is
+     * still in its positions: the member's refresh adopts the deletion for the new claim. The queued assignment then
+     * asked {@code GroupMember.seenOffset}, empty both for "nothing seen" and "seen, no offset", and started from the
+     * announced 59: its next commit created the node at 68, and records 0..58 were never processed again. A deletion
+     * adopted meanwhile now starts the assignment at the start position ({@code LaneEvents.startOf}). (Shortest plan:
+     * JOIN, GROW, GROW, LEAVE, LEADER_CRASH, WRITE_FAILS of m4 at 6,680 ms, the DELETE of t-3 at 6,931 ms.)
+     */
+    @Test
+    void seed1001524StartsAQueuedAssignmentAfreshAfterADeletionAdoptedMeanwhile() {
+        AdapterSimulation.Result r = AdapterSimulation.run(1_001_524, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
         int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
