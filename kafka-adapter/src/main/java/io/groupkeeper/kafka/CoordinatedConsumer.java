@@ -19,6 +19,13 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
+import io.groupkeeper.kafka.internal.ConsumerBuilds;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
+import java.util.OptionalLong;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * A Kafka consumer whose partitions are handed out by groupkeeper (ZooKeeper-coordinated groups) instead of Kafka's
@@ -106,8 +113,8 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      *
      * @throws IllegalStateException if not in the transactional mode, or {@code input} is not owned
      */
-    default java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
-            TopicPartition input, org.apache.kafka.clients.producer.ProducerRecord<?, ?> output) {
+    default Future<RecordMetadata> send(
+            TopicPartition input, ProducerRecord<?, ?> output) {
         throw new IllegalStateException("send() needs the transactional mode (Builder.transactional)");
     }
 
@@ -142,7 +149,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      * change of hands and never repeats. Pass it with every write to a downstream store so that the store can refuse a
      * former owner that has not noticed it lost the partition (a long pause, a cut network). Empty while not owned.
      */
-    java.util.OptionalLong fencingToken(TopicPartition partition);
+    OptionalLong fencingToken(TopicPartition partition);
 
     String groupId();
 
@@ -211,7 +218,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      */
     final class Builder<K, V> {
         static { // the container's workers build on the simulator's clients through this (ConsumerBuilds)
-            io.groupkeeper.kafka.internal.ConsumerBuilds.configs(Builder::config);
+            ConsumerBuilds.configs(Builder::config);
         }
 
         private final GroupKeeper keeper;
@@ -231,8 +238,8 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> { };
         private boolean mirror;
         private String mirrorGroup;
-        private org.apache.kafka.common.serialization.Serializer<?> outputKeySerializer;
-        private org.apache.kafka.common.serialization.Serializer<?> outputValueSerializer;
+        private Serializer<?> outputKeySerializer;
+        private Serializer<?> outputValueSerializer;
         private String transactionalIdPrefix = "groupkeeper/";
         private final Map<String, Object> producerProperties = new LinkedHashMap<>();
         private KafkaClientListener clientListener = KafkaClientListener.NONE;
@@ -389,8 +396,8 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
          * {@link #mirrorOffsetsToKafka()} (this mode writes Kafka's group offsets itself). The producers take the
          * Kafka properties a producer knows, plus {@link #producerProperty}.
          */
-        public <KO, VO> Builder<K, V> transactional(org.apache.kafka.common.serialization.Serializer<KO> keySerializer,
-                                                    org.apache.kafka.common.serialization.Serializer<VO> valueSerializer) {
+        public <KO, VO> Builder<K, V> transactional(Serializer<KO> keySerializer,
+                                                    Serializer<VO> valueSerializer) {
             this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
             this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
             return this;
@@ -427,7 +434,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             return this;
         }
 
-        private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig() {
+        private TransactionalConfig transactionalConfig() {
             if (outputKeySerializer == null) {
                 if (!producerProperties.isEmpty()) {
                     throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": producer properties "
@@ -459,7 +466,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
                 throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": property acks="
                         + acks + " conflicts with the transactional mode (needs all)");
             }
-            return new io.groupkeeper.kafka.internal.TransactionalConfig(outputKeySerializer, outputValueSerializer,
+            return new TransactionalConfig(outputKeySerializer, outputValueSerializer,
                     transactionalIdPrefix, Map.copyOf(producerProperties));
         }
 

@@ -20,6 +20,11 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics;
+import io.groupkeeper.spring.internal.SpringKafkaSettings;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.core.env.Environment;
 
 /**
  * groupkeeper for Spring Boot: a {@link ZooKeeperStore} and a started {@link GroupKeeper} from
@@ -78,16 +83,16 @@ public class GroupKeeperAutoConfiguration {
                                                 ObjectProvider<ContainerMetrics> metrics,
                                                 ListenerAnnotationProcessor endpoints, BeanFactory beans,
                                                 ObjectProvider<ObservationRegistry> observations,
-                                                org.springframework.context.ApplicationEventPublisher events,
+                                                ApplicationEventPublisher events,
                                                 ObjectProvider<KafkaClientMetricsBinding> clientMetrics,
-                                                org.springframework.core.env.Environment environment) {
+                                                Environment environment) {
         KafkaClientMetricsBinding binding = clientMetrics.getIfAvailable();
         ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
                 metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans,
                 observations.getIfAvailable(() -> ObservationRegistry.NOOP), events,
                 binding == null ? null : binding::forListener);
-        if (beans instanceof org.springframework.beans.factory.ListableBeanFactory listable) {
-            factory.springKafka(new io.groupkeeper.spring.internal.SpringKafkaSettings(listable, environment,
+        if (beans instanceof ListableBeanFactory listable) {
+            factory.springKafka(new SpringKafkaSettings(listable, environment,
                     properties.getSpringKafkaOnly()));
         }
         return new GroupKeeperContainers(factory, endpoints);
@@ -114,7 +119,7 @@ public class GroupKeeperAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         KafkaClientMetricsBinding groupKeeperKafkaClientMetrics(MeterRegistry registry) {
-            return (listenerId, group) -> io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics
+            return (listenerId, group) -> MicrometerKafkaClientMetrics
                     .forContainer(registry, listenerId, group);
         }
     }

@@ -13,6 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The listener containers of the {@code @GroupKeeperListener} methods, by listener id. A {@link SmartLifecycle} in a
@@ -33,7 +36,7 @@ public class GroupKeeperContainers implements SmartLifecycle {
     private final Map<String, ListenerEndpoint> byId = new LinkedHashMap<>();
     private volatile boolean running;
     /** Re-evaluates {@code topicPattern} listeners while running (null: none has a pattern, or stopped). */
-    private java.util.concurrent.ScheduledExecutorService patterns;
+    private ScheduledExecutorService patterns;
 
     /** Created by {@link GroupKeeperAutoConfiguration}; its parameters are internal types, so it is no API. */
     GroupKeeperContainers(ContainerFactory factory, ListenerAnnotationProcessor endpoints) {
@@ -78,13 +81,13 @@ public class GroupKeeperContainers implements SmartLifecycle {
         LOG.info("groupkeeper: {} listener container(s) {}", containers.size(), containers.keySet());
         if (byId.values().stream().anyMatch(e -> !e.topicPattern().isEmpty())) {
             long every = factory.patternInterval().toMillis();
-            patterns = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            patterns = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "groupkeeper-topic-pattern");
                 t.setDaemon(true);
                 return t;
             });
             patterns.scheduleWithFixedDelay(this::refreshPatterns, every, every,
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
+                    TimeUnit.MILLISECONDS);
         }
     }
 

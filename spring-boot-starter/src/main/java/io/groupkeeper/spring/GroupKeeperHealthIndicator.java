@@ -16,6 +16,7 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import java.util.Set;
 
 /**
  * The {@code groupkeeper} health contributor. DOWN when the ZooKeeper session is gone (the store heard LOST, or the
@@ -135,7 +136,7 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
         return d;
     }
 
-    private static List<String> names(java.util.Set<TopicPartition> tps) {
+    private static List<String> names(Set<TopicPartition> tps) {
         List<String> out = new ArrayList<>();
         new TreeSet<>(tps.stream().map(TopicPartition::toString).toList()).forEach(out::add);
         return out;

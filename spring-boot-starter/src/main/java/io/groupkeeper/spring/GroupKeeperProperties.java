@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code groupkeeper.*}: the ZooKeeper connection and the listener defaults. Kafka's own settings (bootstrap servers,
@@ -24,13 +25,13 @@ public class GroupKeeperProperties {
      * {@code @KafkaListener} containers (or its {@code KafkaTemplate}), which {@code @GroupKeeperListener} methods do
      * not apply: listed here they no longer fail the start (each is logged once at INFO instead).
      */
-    private java.util.List<String> springKafkaOnly = new java.util.ArrayList<>();
+    private List<String> springKafkaOnly = new ArrayList<>();
 
-    public java.util.List<String> getSpringKafkaOnly() {
+    public List<String> getSpringKafkaOnly() {
         return springKafkaOnly;
     }
 
-    public void setSpringKafkaOnly(java.util.List<String> springKafkaOnly) {
+    public void setSpringKafkaOnly(List<String> springKafkaOnly) {
         this.springKafkaOnly = springKafkaOnly;
     }
 
@@ -194,7 +195,7 @@ public class GroupKeeperProperties {
         /** Records held per partition (fetched, not done) before its fetching pauses. Default 10000. */
         private Integer maxBufferedRecords;
         /** Bytes held per partition before its fetching pauses. Default 64MB. */
-        private org.springframework.util.unit.DataSize maxBufferedBytes;
+        private DataSize maxBufferedBytes;
         private final Error error = new Error();
 
         public Integer getMaxSpan() {
@@ -213,11 +214,11 @@ public class GroupKeeperProperties {
             this.maxBufferedRecords = maxBufferedRecords;
         }
 
-        public org.springframework.util.unit.DataSize getMaxBufferedBytes() {
+        public DataSize getMaxBufferedBytes() {
             return maxBufferedBytes;
         }
 
-        public void setMaxBufferedBytes(org.springframework.util.unit.DataSize maxBufferedBytes) {
+        public void setMaxBufferedBytes(DataSize maxBufferedBytes) {
             this.maxBufferedBytes = maxBufferedBytes;
         }
 

@@ -1,6 +1,7 @@
 package io.groupkeeper.kafka.container;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import java.time.Duration;
 
 /**
  * Notifications from a {@link ListenerContainer}; every method a no-op by default. Called on the worker thread
@@ -25,7 +26,7 @@ public interface ContainerListener {
      * reported once per interval while the quiet lasts (Spring Kafka's {@code ListenerContainerIdleEvent}). Called on
      * the worker's thread.
      */
-    default void idle(String member, java.time.Duration idleFor) {
+    default void idle(String member, Duration idleFor) {
     }
 
     /** A worker died (see {@link ContainerState#FAILED}); the container is FAILED. Not called once stopping. */

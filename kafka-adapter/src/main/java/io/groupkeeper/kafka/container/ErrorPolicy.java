@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.time.Duration;
 
 /**
  * Rules from exception class to {@link ErrorAction}. The most specific rule wins: the one whose class is the nearest
@@ -97,7 +98,7 @@ public final class ErrorPolicy {
 
     public static final class Builder {
         private final Map<Class<? extends Throwable>, ErrorAction> rules = new LinkedHashMap<>();
-        private ErrorAction otherwise = ErrorAction.retry(3, Backoff.fixed(java.time.Duration.ofSeconds(1)))
+        private ErrorAction otherwise = ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
                 .thenDeadLetter();
         private Recovery deserializationFailure = Recovery.DEAD_LETTER;
 

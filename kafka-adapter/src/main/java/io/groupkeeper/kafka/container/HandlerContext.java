@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.container.internal.CurrentRecord;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
+import java.time.Duration;
 
 /**
  * Asked from inside a {@link RecordHandler} or {@link BatchHandler} call (or a {@code @GroupKeeperListener} method), on
@@ -69,7 +70,7 @@ public final class HandlerContext {
      *
      * @throws IllegalStateException outside a handler call, or when the container's acknowledgements are not manual
      */
-    public static void nack(java.time.Duration sleep) {
+    public static void nack(Duration sleep) {
         CurrentRecord.nack(sleep);
     }
 }

@@ -17,6 +17,9 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
+import io.groupkeeper.kafka.KafkaClientListener;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
+import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Configures a {@link ListenerContainer}; {@link #build()} fails fast naming the bad or conflicting option, its
@@ -62,11 +65,11 @@ public final class ListenerContainerBuilder<K, V> {
     private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
     private AssignmentHook assignmentHook;
     private Duration idleEventInterval;
-    private org.apache.kafka.common.serialization.Serializer<?> outputKeySerializer;
-    private org.apache.kafka.common.serialization.Serializer<?> outputValueSerializer;
+    private Serializer<?> outputKeySerializer;
+    private Serializer<?> outputValueSerializer;
     private String transactionalIdPrefix = "groupkeeper/";
     private final Map<String, Object> producerProperties = new LinkedHashMap<>();
-    private io.groupkeeper.kafka.KafkaClientListener clientListener = io.groupkeeper.kafka.KafkaClientListener.NONE;
+    private KafkaClientListener clientListener = KafkaClientListener.NONE;
     private Ordering ordering = Ordering.PARTITION;
     private int parallelism = 1;
     private AsyncRecordHandler<K, V> asyncHandler;
@@ -424,8 +427,8 @@ public final class ListenerContainerBuilder<K, V> {
      * serializers (shared by the workers, thread-safe then; not closed by the container) turn the handler's keys and
      * values into bytes.
      */
-    public ListenerContainerBuilder<K, V> transactional(org.apache.kafka.common.serialization.Serializer<?> keySerializer,
-                                                        org.apache.kafka.common.serialization.Serializer<?> valueSerializer) {
+    public ListenerContainerBuilder<K, V> transactional(Serializer<?> keySerializer,
+                                                        Serializer<?> valueSerializer) {
         this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
         this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
         return this;
@@ -466,7 +469,7 @@ public final class ListenerContainerBuilder<K, V> {
      * Told when a worker creates or closes a Kafka client (its consumer, the transactional producers) and about the
      * dead-letter producer: e.g. {@link MicrometerKafkaClientMetrics}, which binds their metrics to a meter registry.
      */
-    public ListenerContainerBuilder<K, V> clientListener(io.groupkeeper.kafka.KafkaClientListener listener) {
+    public ListenerContainerBuilder<K, V> clientListener(KafkaClientListener listener) {
         this.clientListener = Objects.requireNonNull(listener, "clientListener");
         return this;
     }
@@ -540,8 +543,8 @@ public final class ListenerContainerBuilder<K, V> {
         return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 
-    private io.groupkeeper.kafka.internal.TransactionalConfig transactionalConfig() {
-        return outputKeySerializer == null ? null : new io.groupkeeper.kafka.internal.TransactionalConfig(
+    private TransactionalConfig transactionalConfig() {
+        return outputKeySerializer == null ? null : new TransactionalConfig(
                 outputKeySerializer, outputValueSerializer, transactionalIdPrefix, Map.copyOf(producerProperties));
     }
 

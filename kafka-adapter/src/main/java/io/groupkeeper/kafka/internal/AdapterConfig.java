@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.serialization.Deserializer;
+import io.groupkeeper.kafka.KafkaClientListener;
 
 /** The validated options (a null {@code mirrorGroup}: no mirror to Kafka; a null {@code transactional}: not the transactional mode) of one {@link DefaultCoordinatedConsumer}; built by {@code CoordinatedConsumer.Builder}. */
 public record AdapterConfig<K, V>(GroupKeeper keeper, String groupId, Set<String> topics,
@@ -19,7 +20,7 @@ public record AdapterConfig<K, V>(GroupKeeper keeper, String groupId, Set<String
                                   ConsumerRebalanceListener listener, String instanceId,
                                   Consumer<GroupKeeper.MemberBuilder> memberOptions, String mirrorGroup,
                                   TransactionalConfig transactional,
-                                  io.groupkeeper.kafka.KafkaClientListener clientListener) {
+                                  KafkaClientListener clientListener) {
 
     /** Whether committed offsets are also written to Kafka's group offset store (under {@link #mirrorGroup}). */
     public boolean mirrors() {

@@ -15,6 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * Connects the {@code KafkaConsumer} to the brokers that lead the topics' partitions, so the first fetch after the
@@ -102,7 +103,7 @@ final class ConsumerWarmUp {
             partitions = all;
         } catch (WakeupException e) {
             // interrupted: poll() tries again while nothing is assigned
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        } catch (TimeoutException e) {
             if (asked.compareTo(TIMEOUT.dividedBy(2)) < 0) {
                 return; // cut short by the caller's poll timeout: poll() tries again while nothing is assigned
             }

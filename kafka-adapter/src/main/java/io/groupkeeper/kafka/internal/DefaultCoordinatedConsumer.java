@@ -28,6 +28,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Objects;
+import java.util.Optional;
+import org.apache.kafka.common.errors.InterruptException;
+import org.slf4j.MDC;
 
 /**
  * The {@link CoordinatedConsumer}: the poll loop and its lifecycle (LATENT → STARTED → CLOSED). Its pieces, each with
@@ -170,7 +174,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             bridge.tokensFrom(m::fencingToken); // each queued assignment is served only under the claim it came with
             this.metadata = md;
             this.member = m;
-            org.slf4j.MDC.put(LogContext.MEMBER, m.memberId()); // (restored when start() returns)
+            MDC.put(LogContext.MEMBER, m.memberId()); // (restored when start() returns)
             if (mirror != null) {
                 mirror.member(m.memberId());
             }
@@ -181,9 +185,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             // benchmarks/HISTORY.md ("What changed since the first runs") compares the orders tried.
             Consumer<K, V> c;
             try {
-                java.util.Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
+                Map<String, Object> consumerProps = ConsumerProperties.of(config, m.memberId());
                 c = clients.consumer(consumerProps, config.keyDeserializer(), config.valueDeserializer());
-                this.clientId = String.valueOf(consumerProps.get(org.apache.kafka.clients.consumer.ConsumerConfig.CLIENT_ID_CONFIG));
+                this.clientId = String.valueOf(consumerProps.get(ConsumerConfig.CLIENT_ID_CONFIG));
             } catch (RuntimeException e) {
                 bridge.stopServing();
                 state = State.CLOSED;
@@ -255,7 +259,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             joined.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new org.apache.kafka.common.errors.InterruptException(e);
+            throw new InterruptException(e);
         } catch (CompletionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
@@ -400,7 +404,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     @Override
     public void offsetMetadata(TopicPartition partition, String metadata) {
-        java.util.Objects.requireNonNull(metadata, "metadata");
+        Objects.requireNonNull(metadata, "metadata");
         guard.enter();
         try {
             requireStarted();
@@ -414,8 +418,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     @Override
-    public void progress(TopicPartition partition, long offset, java.util.Optional<String> done) {
-        java.util.Objects.requireNonNull(done, "done");
+    public void progress(TopicPartition partition, long offset, Optional<String> done) {
+        Objects.requireNonNull(done, "done");
         if (offset < 0) {
             throw new IllegalArgumentException("offset of " + partition + " must be >= 0, was " + offset);
         }
@@ -444,9 +448,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     }
 
     @Override
-    public java.util.Optional<String> resumeDone(TopicPartition partition) {
+    public Optional<String> resumeDone(TopicPartition partition) {
         OwnedPartition p = positions.get(partition);
-        return p == null ? java.util.Optional.empty() : p.resumeDone;
+        return p == null ? Optional.empty() : p.resumeDone;
     }
 
     @Override

@@ -11,6 +11,8 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import java.util.Set;
+import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The Admin calls the adapter makes ({@link KafkaClients#admin}): the topics' descriptions (partition counts, replica
@@ -30,10 +32,10 @@ public interface KafkaAdmin extends AutoCloseable {
                                                                            Collection<TopicPartition> partitions);
 
     /** {@code Admin.listTopics().names()} (the container's check of its dead-letter topics). */
-    KafkaFuture<java.util.Set<String>> listTopicNames();
+    KafkaFuture<Set<String>> listTopicNames();
 
     /** {@code Admin.createTopics(topics).all()} (the container's dead-letter topics). */
-    KafkaFuture<Void> createTopics(Collection<org.apache.kafka.clients.admin.NewTopic> topics);
+    KafkaFuture<Void> createTopics(Collection<NewTopic> topics);
 
     void close(Duration timeout);
 
@@ -76,12 +78,12 @@ public interface KafkaAdmin extends AutoCloseable {
             }
 
             @Override
-            public KafkaFuture<java.util.Set<String>> listTopicNames() {
+            public KafkaFuture<Set<String>> listTopicNames() {
                 return admin().listTopics().names();
             }
 
             @Override
-            public KafkaFuture<Void> createTopics(Collection<org.apache.kafka.clients.admin.NewTopic> topics) {
+            public KafkaFuture<Void> createTopics(Collection<NewTopic> topics) {
                 return admin().createTopics(topics).all();
             }
 

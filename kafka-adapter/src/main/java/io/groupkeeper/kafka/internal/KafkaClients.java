@@ -16,6 +16,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
+import java.util.concurrent.CancellationException;
 
 /**
  * What the {@code CoordinatedConsumer} takes from outside groupkeeper: Kafka's clients (its consumer, the
@@ -122,7 +123,7 @@ public interface KafkaClients {
             try {
                 f.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
                 return true;
-            } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            } catch (ExecutionException | CancellationException e) {
                 return true;
             } catch (TimeoutException e) {
                 return f.isDone();

@@ -31,6 +31,10 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.MemberSubscription;
+import java.util.Comparator;
+import java.util.HashSet;
 
 /**
  * Partition counts from Kafka ({@code Admin.describeTopics}), for the group's rebalancer: a partition increase, or a
@@ -71,7 +75,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     /** Per topic, per partition: the racks of its replicas' brokers (those with {@code broker.rack}), as last described. */
     private final Map<String, List<Set<String>>> lastRacks = new HashMap<>();
     /** Broker id and {@code broker.rack} pairs already logged as unusable racks (each is logged once). */
-    private final Set<String> warnedRacks = new java.util.HashSet<>();
+    private final Set<String> warnedRacks = new HashSet<>();
 
     private final Map<String, Object> adminConfig;
     private final Duration refreshInterval;
@@ -210,7 +214,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     /** Under the lock: the last known racks of these topics. */
     private PartitionRacks racksOf(Collection<String> topics) {
-        Map<io.groupkeeper.TopicPartition, Set<String>> map = new TreeMap<>();
+        Map<TopicPartition, Set<String>> map = new TreeMap<>();
         for (String t : topics) {
             List<Set<String>> perPartition = lastRacks.get(t);
             if (perPartition == null) {
@@ -218,7 +222,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
             }
             for (int p = 0; p < perPartition.size(); p++) {
                 if (!perPartition.get(p).isEmpty()) {
-                    map.put(new io.groupkeeper.TopicPartition(t, p), perPartition.get(p));
+                    map.put(new TopicPartition(t, p), perPartition.get(p));
                 }
             }
         }
@@ -385,7 +389,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
      */
     private List<Set<String>> replicaRacks(TopicDescription d) {
         List<TopicPartitionInfo> partitions = new ArrayList<>(d.partitions());
-        partitions.sort(java.util.Comparator.comparingInt(TopicPartitionInfo::partition));
+        partitions.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
         List<Set<String>> racks = new ArrayList<>(partitions.size());
         for (TopicPartitionInfo info : partitions) {
             Set<String> set = new TreeSet<>();
@@ -393,7 +397,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
                 if (replica.hasRack() && !replica.rack().isBlank()) {
                     String rack = replica.rack();
                     try {
-                        set.add(io.groupkeeper.assignor.MemberSubscription.requireValidRack(rack));
+                        set.add(MemberSubscription.requireValidRack(rack));
                     } catch (IllegalArgumentException e) {
                         if (warnedRacks.add(replica.id() + "/" + rack)) {
                             LOG.warn("broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "

@@ -31,6 +31,14 @@ import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.CommitResult;
+import io.groupkeeper.kafka.KafkaClientListener;
+import java.util.Iterator;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
@@ -96,11 +104,11 @@ final class KafkaTransactions implements AutoCloseable {
     private final Positions positions;
     private final PositionResolver.Seeker seeker;
     /** The member's fencing token of a partition now (empty: not owned): see {@link #stillOwns}. */
-    private final java.util.function.Function<TopicPartition, OptionalLong> tokens;
+    private final Function<TopicPartition, OptionalLong> tokens;
     /** The member's {@code refresh}: a read, through the store, of ownership and offset (see {@link #confirm}). */
-    private final java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher;
+    private final Function<Collection<TopicPartition>, CommitResult> refresher;
     /** Whether the store's connection is up now (false: in doubt; see {@link #claim}). */
-    private final java.util.function.BooleanSupplier storeConnected;
+    private final BooleanSupplier storeConnected;
     /** A claim was deferred because the store was in doubt, and logged; cleared by the next claim that goes ahead. */
     private boolean deferredInDoubt;
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
@@ -109,24 +117,24 @@ final class KafkaTransactions implements AutoCloseable {
     private final ExecutorService pool;
     private KafkaAdmin admin;
     private final KafkaClients clients;
-    private final io.groupkeeper.kafka.KafkaClientListener clientListener;
+    private final KafkaClientListener clientListener;
 
     KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
                       Duration timeout, Positions positions, PositionResolver.Seeker seeker,
-                      java.util.function.Function<TopicPartition, OptionalLong> tokens,
-                      java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
-                      java.util.function.BooleanSupplier storeConnected,
-                      io.groupkeeper.kafka.KafkaClientListener clientListener) {
+                      Function<TopicPartition, OptionalLong> tokens,
+                      Function<Collection<TopicPartition>, CommitResult> refresher,
+                      BooleanSupplier storeConnected,
+                      KafkaClientListener clientListener) {
         this(namespace, group, config, kafkaProperties, timeout, positions, seeker, tokens, refresher, storeConnected,
                 clientListener, KafkaClients.REAL);
     }
 
     KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
                       Duration timeout, Positions positions, PositionResolver.Seeker seeker,
-                      java.util.function.Function<TopicPartition, OptionalLong> tokens,
-                      java.util.function.Function<Collection<TopicPartition>, io.groupkeeper.CommitResult> refresher,
-                      java.util.function.BooleanSupplier storeConnected,
-                      io.groupkeeper.kafka.KafkaClientListener clientListener, KafkaClients clients) {
+                      Function<TopicPartition, OptionalLong> tokens,
+                      Function<Collection<TopicPartition>, CommitResult> refresher,
+                      BooleanSupplier storeConnected,
+                      KafkaClientListener clientListener, KafkaClients clients) {
         this.clients = clients;
         this.tokens = tokens;
         this.refresher = refresher;
@@ -308,7 +316,7 @@ final class KafkaTransactions implements AutoCloseable {
         }
         List<TopicPartition> tps = new ArrayList<>();
         ready.forEach(p -> tps.add(p.tp));
-        io.groupkeeper.CommitResult r;
+        CommitResult r;
         try {
             r = refresher.apply(tps);
         } catch (RuntimeException e) {
@@ -316,16 +324,16 @@ final class KafkaTransactions implements AutoCloseable {
             ready.clear();
             return;
         }
-        for (java.util.Iterator<OwnedPartition> it = ready.iterator(); it.hasNext(); ) {
+        for (Iterator<OwnedPartition> it = ready.iterator(); it.hasNext(); ) {
             OwnedPartition p = it.next();
             Txn t = txns.get(p.tp);
-            io.groupkeeper.CommitResult.Status s = r.status(p.tp);
-            if (s == io.groupkeeper.CommitResult.Status.NOT_OWNED) {
+            CommitResult.Status s = r.status(p.tp);
+            if (s == CommitResult.Status.NOT_OWNED) {
                 notOwned(p, "the store says it is not this member's any more; nothing committed");
                 it.remove();
                 continue;
             }
-            if (s == io.groupkeeper.CommitResult.Status.ADOPTED) {
+            if (s == CommitResult.Status.ADOPTED) {
                 p.committed = r.adoptedOffsets().getOrDefault(p.tp, OptionalLong.empty());
                 if (p.committed.isEmpty() && p.position >= 0) {
                     // Removed since it was positioned (an operator's `offsets delete`): unresolved, so the start
@@ -396,7 +404,7 @@ final class KafkaTransactions implements AutoCloseable {
             }
 
             @Override
-            public byte[] serialize(String topic, org.apache.kafka.common.header.Headers headers, T data) {
+            public byte[] serialize(String topic, Headers headers, T data) {
                 return s.serialize(topic, headers, data);
             }
         };
@@ -418,9 +426,9 @@ final class KafkaTransactions implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptException(e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " failed", e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " timed out after "
                     + timeout.toMillis() + " ms", e);
         }

@@ -17,6 +17,9 @@ import java.util.function.Supplier;
 import org.apache.kafka.common.errors.InterruptException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Where the member's lane meets the polling thread ({@code KafkaConsumer} is single-threaded). The lane's
@@ -49,7 +52,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
      * still owned under that token: one queued while the thread was busy may have been revoked (timed out) or lost,
      * and claimed by another owner, since.
      */
-    record Assigned(SortedMap<TopicPartition, OptionalLong> partitions, java.util.Map<TopicPartition, OptionalLong> tokens)
+    record Assigned(SortedMap<TopicPartition, OptionalLong> partitions, Map<TopicPartition, OptionalLong> tokens)
             implements Event {
     }
 
@@ -75,7 +78,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     private final Supplier<String> memberId;
     private final Duration revocationTimeout;
     /** The member's fencing token of a partition (empty: not owned); null until a member is bound. */
-    private volatile java.util.function.Function<TopicPartition, OptionalLong> tokens;
+    private volatile Function<TopicPartition, OptionalLong> tokens;
     /** Interrupts the polling thread's blocking {@code KafkaConsumer} call ({@code wakeup()}), once there is one. */
     private volatile Runnable wakeup = () -> { };
     /** False once the polling thread hands over nothing more: revocations need not wait, other events are dropped. */
@@ -102,13 +105,13 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     }
 
     /** Where the member's fencing tokens are read: each assignment is stamped with them when it is queued. */
-    void tokensFrom(java.util.function.Function<TopicPartition, OptionalLong> tokens) {
+    void tokensFrom(Function<TopicPartition, OptionalLong> tokens) {
         this.tokens = tokens;
     }
 
     /** The member's fencing token of {@code tp} now; null when no member is bound (nothing to compare). */
     OptionalLong token(TopicPartition tp) {
-        java.util.function.Function<TopicPartition, OptionalLong> t = tokens;
+        Function<TopicPartition, OptionalLong> t = tokens;
         return t == null ? null : t.apply(tp);
     }
 
@@ -117,7 +120,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     @Override
     public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
         if (serving) {
-            java.util.Map<TopicPartition, OptionalLong> issued = new java.util.HashMap<>();
+            Map<TopicPartition, OptionalLong> issued = new HashMap<>();
             for (TopicPartition tp : partitions.keySet()) {
                 OptionalLong t = token(tp); // (on the lane, right after the member announced the claim)
                 if (t != null) {

@@ -3,6 +3,7 @@ package io.groupkeeper.kafka.internal;
 import io.groupkeeper.log.internal.LogContext;
 import java.util.ConcurrentModificationException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * One thread at a time polls, commits and closes (as with {@code KafkaConsumer}), with the group and member in the
@@ -15,7 +16,7 @@ final class PollingThreadGuard {
     private static final long NO_THREAD = -1;
 
     private final String group;
-    private final java.util.function.Supplier<String> member;
+    private final Supplier<String> member;
     private final AtomicLong thread = new AtomicLong(NO_THREAD);
     /** The MDC before the outermost {@link #enter} (touched by the thread inside only). */
     private LogContext.Scope mdc;
@@ -27,7 +28,7 @@ final class PollingThreadGuard {
     }
 
     /** {@code member}: the member id for the logging context of the calls (null while there is none). */
-    PollingThreadGuard(String group, java.util.function.Supplier<String> member) {
+    PollingThreadGuard(String group, Supplier<String> member) {
         this.group = group;
         this.member = member;
     }

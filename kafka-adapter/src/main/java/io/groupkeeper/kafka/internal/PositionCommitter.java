@@ -18,6 +18,9 @@ import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What of the {@link Positions} is committed to the group's store, and when: changed positions every commit interval
@@ -31,7 +34,7 @@ import org.slf4j.LoggerFactory;
 final class PositionCommitter {
 
     /** How long a final commit waits for the mirror producers of partitions gained a moment before. */
-    private static final java.time.Duration MIRROR_READY_WAIT = java.time.Duration.ofSeconds(10);
+    private static final Duration MIRROR_READY_WAIT = Duration.ofSeconds(10);
 
     // The adapter's one logger: users' logging configurations and the tests name it.
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
@@ -208,7 +211,7 @@ final class PositionCommitter {
             if (p != null && status == CommitResult.Status.COMMITTED) {
                 OptionalLong stored = p.committed;
                 p.committed = OptionalLong.of(e.getValue());
-                p.committedDone = java.util.Optional.empty(); // (written without one)
+                p.committedDone = Optional.empty(); // (written without one)
                 LOG.warn("partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
                                 + "(stored offset was {})", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
                         e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
@@ -313,7 +316,7 @@ final class PositionCommitter {
     }
 
     /** The done values ({@link ProgressCommits#progress}) of those of {@code partitions} that have one. */
-    private Map<TopicPartition, String> doneOf(java.util.Set<TopicPartition> partitions) {
+    private Map<TopicPartition, String> doneOf(Set<TopicPartition> partitions) {
         Map<TopicPartition, String> done = new TreeMap<>();
         for (TopicPartition tp : partitions) {
             OwnedPartition p = positions.get(tp);
@@ -328,12 +331,12 @@ final class PositionCommitter {
      * The stored offset of an owned partition as the member last saw it (claimed, adopted or committed): empty when
      * nothing was seen (not owned), an empty offset when the node has none (never stored, or deleted).
      */
-    java.util.Optional<OptionalLong> seenOffset(TopicPartition tp) {
+    Optional<OptionalLong> seenOffset(TopicPartition tp) {
         return member.seenOffset(tp);
     }
 
     /** The done value stored beside the offset of an owned partition, as the member last saw it. */
-    java.util.Optional<String> storedDone(TopicPartition tp) {
+    Optional<String> storedDone(TopicPartition tp) {
         return member.done(tp);
     }
 
@@ -345,7 +348,7 @@ final class PositionCommitter {
         if (txns == null) {
             return;
         }
-        for (TopicPartition tp : new java.util.ArrayList<>(offsets.keySet())) {
+        for (TopicPartition tp : new ArrayList<>(offsets.keySet())) {
             long o = txns.zkOffset(tp, offsets.get(tp));
             if (o < 0) {
                 offsets.remove(tp);
@@ -411,7 +414,7 @@ final class PositionCommitter {
                 case COMMITTED -> {
                     p.committed = OptionalLong.of(attempted.get(tp));
                     p.committedMetadata = metadata.getOrDefault(tp, "");
-                    p.committedDone = java.util.Optional.ofNullable(done.get(tp));
+                    p.committedDone = Optional.ofNullable(done.get(tp));
                 }
                 case ADOPTED -> {
                     OptionalLong stored = result.adoptedOffsets().getOrDefault(tp, OptionalLong.empty());

@@ -7,6 +7,9 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.kafka.OffsetsAdoptedListener;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Calls the user's {@link ConsumerRebalanceListener} (if any) on the polling thread, as Kafka does; what it throws is
@@ -41,8 +44,8 @@ final class RebalanceListenerInvoker {
     }
 
     /** An external offset change adopted (for an {@link io.groupkeeper.kafka.OffsetsAdoptedListener} only). */
-    void adopted(java.util.Map<TopicPartition, java.util.OptionalLong> offsets) {
-        if (listener instanceof io.groupkeeper.kafka.OffsetsAdoptedListener a) {
+    void adopted(Map<TopicPartition, OptionalLong> offsets) {
+        if (listener instanceof OffsetsAdoptedListener a) {
             call("onOffsetsAdopted", l -> a.onOffsetsAdopted(offsets));
         }
     }

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.internal;
 
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serializer;
+import io.groupkeeper.spi.CoordinationStore;
 
 /**
  * The transactional mode's options (see {@code CoordinatedConsumer.Builder#transactional}): the output serializers,
@@ -30,7 +31,7 @@ public record TransactionalConfig(Serializer<?> keySerializer, Serializer<?> val
     }
 
     private static String scoped(String namespace, String group) {
-        return io.groupkeeper.spi.CoordinationStore.DEFAULT_NAMESPACE.equals(namespace) ? group
+        return CoordinationStore.DEFAULT_NAMESPACE.equals(namespace) ? group
                 : namespace + "/" + group;
     }
 }

@@ -33,6 +33,21 @@ import org.springframework.beans.BeanUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.util.ClassUtils;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Builds a {@link ListenerContainer} for a {@link ListenerEndpoint}: the annotation's attributes win over
@@ -48,15 +63,15 @@ public final class ContainerFactory {
     private final ContainerMetrics metrics;
     private final BeanFactory beans;
     private final ObservationRegistry observations;
-    private final org.springframework.context.ApplicationEventPublisher events;
+    private final ApplicationEventPublisher events;
     /** The Kafka client metrics of a listener (id, group); null without a meter registry. */
-    private final java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics;
+    private final BiFunction<String, String, KafkaClientListener> clientMetrics;
     private SpringKafkaSettings springKafka;
 
     public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
                             ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations,
-                            org.springframework.context.ApplicationEventPublisher events,
-                            java.util.function.BiFunction<String, String, KafkaClientListener> clientMetrics) {
+                            ApplicationEventPublisher events,
+                            BiFunction<String, String, KafkaClientListener> clientMetrics) {
         this.keeper = keeper;
         this.events = events;
         this.clientMetrics = clientMetrics;
@@ -73,7 +88,7 @@ public final class ContainerFactory {
      * {@code groupkeeper.spring-kafka-only}.
      */
     public List<String> checkSpringKafka(List<ListenerEndpoint> endpoints) {
-        List<String> acknowledged = new java.util.ArrayList<>();
+        List<String> acknowledged = new ArrayList<>();
         if (springKafka == null || endpoints.isEmpty()) {
             return acknowledged;
         }
@@ -124,7 +139,7 @@ public final class ContainerFactory {
         try {
             return TopicPatterns.matching(e, kafka.buildConsumerProperties(), Duration.ofSeconds(30));
         } catch (RuntimeException ex) {
-            org.slf4j.LoggerFactory.getLogger(ContainerFactory.class).warn("groupkeeper listener '{}': {}", e.id(),
+            LoggerFactory.getLogger(ContainerFactory.class).warn("groupkeeper listener '{}': {}", e.id(),
                     ex.getMessage());
             return null;
         }
@@ -154,7 +169,7 @@ public final class ContainerFactory {
         // One key and one value deserializer per worker (closed with it); the classes are resolved now, failing fast.
         Class<?> keyType = deserializerClass(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG), true);
         Class<?> valueType = deserializerClass(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), false);
-        Map<String, Object> deserializerConfig = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(consumer));
+        Map<String, Object> deserializerConfig = Collections.unmodifiableMap(new LinkedHashMap<>(consumer));
         consumer.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG); // offsets are groupkeeper's
         consumer.remove(ConsumerConfig.GROUP_ID_CONFIG);            // the group is the annotation's
         Object reset = consumer.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
@@ -215,8 +230,8 @@ public final class ContainerFactory {
             b.onPartitionsAssigned((partitions, seeker) -> seekAware.onPartitionsAssigned(e.id(), partitions, seeker));
         }
         Duration idle = idleEventInterval(e, own, all, where);
-        java.util.concurrent.atomic.AtomicReference<ListenerContainer<Object, Object>> self =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<ListenerContainer<Object, Object>> self =
+                new AtomicReference<>();
         if (idle != null && events != null) {
             b.idleEventInterval(idle).listener(new ContainerListener() {
                 @Override
@@ -227,8 +242,8 @@ public final class ContainerFactory {
         }
         if (e.method().sendTo() != null) { // Boot's reply template: the application's one KafkaTemplate
             @SuppressWarnings("unchecked")
-            org.springframework.kafka.core.KafkaTemplate<Object, Object> template = beans.getBeanProvider(
-                    org.springframework.kafka.core.KafkaTemplate.class).getIfUnique();
+            KafkaTemplate<Object, Object> template = beans.getBeanProvider(
+                    KafkaTemplate.class).getIfUnique();
             if (template == null) {
                 throw new IllegalStateException(where + ": @SendTo needs one KafkaTemplate bean to send the replies "
                         + "with (Spring Boot's, from spring.kafka.producer.*)");
@@ -239,7 +254,7 @@ public final class ContainerFactory {
             e.method().validateWith(springKafka.validator()); // @Valid payloads, as Spring Kafka's registrar validates
         }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
-        org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> filter =
+        RecordFilterStrategy<Object, Object> filter =
                 springKafka == null ? null : springKafka.recordFilter();
         if (filter != null && !e.method().valuesAsDeserialized(valueType, payloadJson())) {
             throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
@@ -250,7 +265,7 @@ public final class ContainerFactory {
             BatchHandler<Object, Object> raw = tx ? templates.wrap(e.method().batchHandler()) : e.method().batchHandler();
             BatchHandler<Object, Object> observed = observation.observe(raw);
             b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
-                List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new java.util.ArrayList<>(records));
+                List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new ArrayList<>(records));
                 if (!kept.isEmpty()) {
                     observed.handle(kept);
                 } else if (!filter.ignoreEmptyBatch()) {
@@ -284,8 +299,8 @@ public final class ContainerFactory {
             throw ex;
         }
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
-            io.groupkeeper.zookeeper.ZooKeeperStore store = beans.getBeanProvider(
-                    io.groupkeeper.zookeeper.ZooKeeperStore.class).getIfAvailable();
+            ZooKeeperStore store = beans.getBeanProvider(
+                    ZooKeeperStore.class).getIfAvailable();
             if (store != null) { // (an application's own GroupKeeper on another store: nothing to take over into)
                 KafkaOffsetTakeover.takeOver(store, e.id(), e.group(), e.topics(), consumer, Duration.ofSeconds(30));
             }
@@ -349,7 +364,7 @@ public final class ContainerFactory {
         Object keyClass = producer.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
         Object valueClass = producer.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
         producer.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        Map<String, Object> serializerConfig = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(producer));
+        Map<String, Object> serializerConfig = Collections.unmodifiableMap(new LinkedHashMap<>(producer));
         b.transactional(serializer(keyClass, serializerConfig, true), serializer(valueClass, serializerConfig, false));
         producer.forEach((k, v) -> {
             if (v != null) {
@@ -369,12 +384,12 @@ public final class ContainerFactory {
     /** The JSON mapper of payload conversion: the application's where it has one ({@link PayloadJson#select}). */
     private synchronized PayloadJson payloadJson() {
         return payloadJson != null ? payloadJson
-                : (payloadJson = PayloadJson.select((org.springframework.beans.factory.ListableBeanFactory) beans));
+                : (payloadJson = PayloadJson.select((ListableBeanFactory) beans));
     }
 
     private synchronized ListenerTransactionTemplates templates() {
         return templates != null ? templates : (templates = ListenerTransactionTemplates.of(
-                (org.springframework.beans.factory.ListableBeanFactory) beans));
+                (ListableBeanFactory) beans));
     }
 
     /**
@@ -402,7 +417,7 @@ public final class ContainerFactory {
         String property = "spring.kafka.producer." + (isKey ? "key" : "value") + "-serializer";
         Class<?> type;
         try {
-            type = configured == null ? org.apache.kafka.common.serialization.StringSerializer.class
+            type = configured == null ? StringSerializer.class
                     : configured instanceof Class<?> c ? c
                     : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
         } catch (ClassNotFoundException ex) {
@@ -419,7 +434,7 @@ public final class ContainerFactory {
     private Duration idleEventInterval(ListenerEndpoint e, Listener own, Listener all, String where) {
         if (!e.idleEventInterval().isBlank()) {
             try {
-                return org.springframework.boot.convert.DurationStyle.detectAndParse(e.idleEventInterval().trim());
+                return DurationStyle.detectAndParse(e.idleEventInterval().trim());
             } catch (IllegalArgumentException ex) {
                 throw new IllegalStateException(where + ": idleEventInterval '" + e.idleEventInterval()
                         + "' is not a duration (e.g. 30s, PT1M)");
@@ -452,7 +467,7 @@ public final class ContainerFactory {
         String ordering = e.ordering().isBlank() ? first(own.getOrdering(), all.getOrdering()) : e.ordering();
         if (ordering != null) {
             try {
-                b.ordering(Ordering.valueOf(ordering.trim().toUpperCase(java.util.Locale.ROOT)));
+                b.ordering(Ordering.valueOf(ordering.trim().toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException ex) {
                 throw new IllegalStateException(where + ": ordering '" + ordering + "' is not one of partition, key, "
                         + "unordered");
@@ -476,7 +491,7 @@ public final class ContainerFactory {
         // the progress limits, only where given (the builder refuses them for batch and transactional listeners)
         Integer maxSpan = first(own.getMaxSpan(), all.getMaxSpan());
         Integer maxRecords = first(own.getMaxBufferedRecords(), all.getMaxBufferedRecords());
-        org.springframework.util.unit.DataSize maxBytes = first(own.getMaxBufferedBytes(), all.getMaxBufferedBytes());
+        DataSize maxBytes = first(own.getMaxBufferedBytes(), all.getMaxBufferedBytes());
         try {
             if (maxSpan != null) {
                 b.maxSpan(maxSpan);
@@ -585,7 +600,7 @@ public final class ContainerFactory {
     private static Class<?> deserializerClass(Object configured, boolean isKey) {
         Class<?> type;
         try {
-            type = configured == null ? org.apache.kafka.common.serialization.StringDeserializer.class
+            type = configured == null ? StringDeserializer.class
                     : configured instanceof Class<?> c ? c
                     : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
         } catch (ClassNotFoundException e) {

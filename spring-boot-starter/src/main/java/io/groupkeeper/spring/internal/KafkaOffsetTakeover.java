@@ -19,6 +19,11 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.zkprotocol.admin.LogBounds;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import org.apache.kafka.clients.admin.OffsetSpec;
 
 /**
  * The switch from a Spring Kafka {@code @KafkaListener} service: before a listener's container starts, what its group
@@ -41,9 +46,9 @@ final class KafkaOffsetTakeover {
     }
 
     /** The partition counts and log bounds the import needs, from Kafka's Admin. */
-    private record AdminLogBounds(Admin admin, Duration timeout) implements io.groupkeeper.zkprotocol.admin.LogBounds {
+    private record AdminLogBounds(Admin admin, Duration timeout) implements LogBounds {
         @Override
-        public Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
+        public Map<String, Integer> partitionCounts(Collection<String> topics) {
             Map<String, Integer> counts = new HashMap<>();
             admin.describeTopics(topics).topicNameValues().forEach((t, f) -> {
                 try {
@@ -58,24 +63,24 @@ final class KafkaOffsetTakeover {
         }
 
         @Override
-        public Map<io.groupkeeper.TopicPartition, Long> earliest(java.util.Collection<io.groupkeeper.TopicPartition> ps) {
-            return offsets(ps, org.apache.kafka.clients.admin.OffsetSpec.earliest());
+        public Map<io.groupkeeper.TopicPartition, Long> earliest(Collection<io.groupkeeper.TopicPartition> ps) {
+            return offsets(ps, OffsetSpec.earliest());
         }
 
         @Override
-        public Map<io.groupkeeper.TopicPartition, Long> latest(java.util.Collection<io.groupkeeper.TopicPartition> ps) {
-            return offsets(ps, org.apache.kafka.clients.admin.OffsetSpec.latest());
+        public Map<io.groupkeeper.TopicPartition, Long> latest(Collection<io.groupkeeper.TopicPartition> ps) {
+            return offsets(ps, OffsetSpec.latest());
         }
 
         @Override
         public Map<io.groupkeeper.TopicPartition, Long> offsetsForTimestamp(
-                java.util.Collection<io.groupkeeper.TopicPartition> ps, java.time.Instant timestamp) {
-            return offsets(ps, org.apache.kafka.clients.admin.OffsetSpec.forTimestamp(timestamp.toEpochMilli()));
+                Collection<io.groupkeeper.TopicPartition> ps, Instant timestamp) {
+            return offsets(ps, OffsetSpec.forTimestamp(timestamp.toEpochMilli()));
         }
 
-        private Map<io.groupkeeper.TopicPartition, Long> offsets(java.util.Collection<io.groupkeeper.TopicPartition> ps,
-                                                                 org.apache.kafka.clients.admin.OffsetSpec spec) {
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> query = new HashMap<>();
+        private Map<io.groupkeeper.TopicPartition, Long> offsets(Collection<io.groupkeeper.TopicPartition> ps,
+                                                                 OffsetSpec spec) {
+            Map<TopicPartition, OffsetSpec> query = new HashMap<>();
             ps.forEach(p -> query.put(new TopicPartition(p.topic(), p.partition()), spec));
             Map<io.groupkeeper.TopicPartition, Long> out = new HashMap<>();
             try {
@@ -140,7 +145,7 @@ final class KafkaOffsetTakeover {
             throw new IllegalStateException("cannot read Kafka's committed offsets of group " + group + " (to take "
                     + "them over; groupkeeper.listener.take-over-kafka-offsets=false skips this): " + cause, cause);
         }
-        Map<TopicPartition, Long> taken = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+        Map<TopicPartition, Long> taken = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
         candidates.forEach((tp, o) -> taken.put(new TopicPartition(tp.topic(), tp.partition()), o));
         LOG.info("groupkeeper listener '{}': took over Kafka's committed offsets of group {} for the partitions without "
                 + "an offset in ZooKeeper: {}", listener, group, taken);

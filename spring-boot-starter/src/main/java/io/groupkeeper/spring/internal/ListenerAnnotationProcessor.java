@@ -20,6 +20,10 @@ import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.annotation.KafkaHandler;
+import java.util.Comparator;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
  * Finds {@code @GroupKeeperListener} methods on every bean, validates them (a bad signature fails the context start
@@ -101,7 +105,7 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         List<Method> found = new ArrayList<>(MethodIntrospector.selectMethods(target,
                 (MethodIntrospector.MetadataLookup<KafkaHandler>) m ->
                         AnnotatedElementUtils.findMergedAnnotation(m, KafkaHandler.class)).keySet());
-        found.sort(java.util.Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
+        found.sort(Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
         return found;
     }
 
@@ -110,8 +114,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         String where = ListenerMethod.describe(declared);
         String group = group(a, "method " + where);
         ListenerMethod method = ListenerMethod.of(bean, invocable, group);
-        org.springframework.messaging.handler.annotation.SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
-                declared, org.springframework.messaging.handler.annotation.SendTo.class);
+        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
+                declared, SendTo.class);
         if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
             method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
         }
@@ -176,8 +180,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         }
         if (!topicPattern.isEmpty()) {
             try {
-                java.util.regex.Pattern.compile(topicPattern);
-            } catch (java.util.regex.PatternSyntaxException ex) {
+                Pattern.compile(topicPattern);
+            } catch (PatternSyntaxException ex) {
                 throw new IllegalStateException("@GroupKeeperListener " + where + ": topicPattern '" + topicPattern
                         + "' is not a regular expression: " + ex.getDescription(), ex);
             }

@@ -12,6 +12,15 @@ import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.core.convert.support.DefaultConversionService;
 import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.messaging.support.MessageBuilder;
+import io.groupkeeper.kafka.container.HandlerContext;
+import java.time.Duration;
+import java.util.OptionalLong;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
+import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.kafka.support.KafkaNull;
+import org.springframework.messaging.MessageHeaders;
 
 /**
  * How one parameter of a {@code @GroupKeeperListener} method gets its value from the records of one call: a single
@@ -30,16 +39,16 @@ sealed interface ListenerArgument {
      * {@code HandlerContext.acknowledge()} and {@code nack(Duration)} for the record of this call.
      */
     record Ack() implements ListenerArgument {
-        static final org.springframework.kafka.support.Acknowledgment INSTANCE =
-                new org.springframework.kafka.support.Acknowledgment() {
+        static final Acknowledgment INSTANCE =
+                new Acknowledgment() {
                     @Override
                     public void acknowledge() {
-                        io.groupkeeper.kafka.container.HandlerContext.acknowledge();
+                        HandlerContext.acknowledge();
                     }
 
                     @Override
-                    public void nack(java.time.Duration sleep) {
-                        io.groupkeeper.kafka.container.HandlerContext.nack(sleep);
+                    public void nack(Duration sleep) {
+                        HandlerContext.nack(sleep);
                     }
 
                     @Override
@@ -80,7 +89,7 @@ sealed interface ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
             ConsumerRecord<Object, Object> r = records.get(0);
-            return MessageBuilder.withPayload(r.value() == null ? org.springframework.kafka.support.KafkaNull.INSTANCE
+            return MessageBuilder.withPayload(r.value() == null ? KafkaNull.INSTANCE
                     : r.value()).copyHeaders(AllHeaders.of(r, group)).build();
         }
     }
@@ -164,7 +173,7 @@ sealed interface ListenerArgument {
     record SpringHeaders(String group) implements ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
-            return new org.springframework.messaging.MessageHeaders(AllHeaders.of(records.get(0), group));
+            return new MessageHeaders(AllHeaders.of(records.get(0), group));
         }
     }
 
@@ -173,9 +182,9 @@ sealed interface ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
             ConsumerRecord<Object, Object> r = records.get(0);
-            return new org.springframework.kafka.listener.adapter.ConsumerRecordMetadata(
-                    new org.apache.kafka.clients.producer.RecordMetadata(
-                            new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()), r.offset(), 0,
+            return new ConsumerRecordMetadata(
+                    new RecordMetadata(
+                            new TopicPartition(r.topic(), r.partition()), r.offset(), 0,
                             r.timestamp(), r.serializedKeySize(), r.serializedValueSize()), r.timestampType());
         }
     }
@@ -184,7 +193,7 @@ sealed interface ListenerArgument {
     record Token(boolean optional, String where) implements ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
-            java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
+            OptionalLong token = HandlerContext.fencingToken();
             if (optional) {
                 return token;
             }
@@ -201,7 +210,7 @@ sealed interface ListenerArgument {
     record Sender() implements ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
-            return io.groupkeeper.kafka.container.HandlerContext.sender();
+            return HandlerContext.sender();
         }
     }
 

@@ -28,6 +28,26 @@ import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
 import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.util.ReflectionUtils;
+import java.lang.annotation.Annotation;
+import java.util.LinkedHashMap;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.kafka.KafkaException;
+import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.kafka.support.KafkaNull;
+import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException;
+import org.springframework.messaging.support.MessageBuilder;
+import org.springframework.util.ClassUtils;
+import org.springframework.validation.BeanPropertyBindingResult;
+import org.springframework.validation.SmartValidator;
+import org.springframework.validation.Validator;
+import org.springframework.validation.annotation.ValidationAnnotationUtils;
 
 /**
  * A validated {@code @GroupKeeperListener} method and the handler that calls it, with its parameters resolved as Spring
@@ -91,7 +111,7 @@ public final class ListenerMethod {
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
                     || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
                     || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class
-                    || p.getType() == org.springframework.kafka.support.Acknowledgment.class) {
+                    || p.getType() == Acknowledgment.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -115,16 +135,16 @@ public final class ListenerMethod {
                 arguments.add(header(header, p, new MethodParameter(method, i), data.batch, group,
                         name + " " + where(p, i)));
             } else if (p.isAnnotationPresent(FencingToken.class)) {
-                if (p.getType() != long.class && p.getType() != Long.class && p.getType() != java.util.OptionalLong.class) {
+                if (p.getType() != long.class && p.getType() != Long.class && p.getType() != OptionalLong.class) {
                     throw unsupported(name, where(p, i), "@FencingToken takes a long or an OptionalLong");
                 }
-                arguments.add(new ListenerArgument.Token(p.getType() == java.util.OptionalLong.class,
+                arguments.add(new ListenerArgument.Token(p.getType() == OptionalLong.class,
                         name + " " + where(p, i)));
             } else if (p.getType() == TransactionalSender.class) {
                 arguments.add(new ListenerArgument.Sender());
             } else if (p.getType() == MessageHeaders.class) { // with or without @Headers, as Spring resolves it
                 arguments.add(new ListenerArgument.SpringHeaders(group));
-            } else if (p.getType() == org.springframework.kafka.support.Acknowledgment.class) {
+            } else if (p.getType() == Acknowledgment.class) {
                 if (data.batch) {
                     throw unsupported(name, where(p, i), "Acknowledgment is supported on record listeners only (a "
                             + "batch listener's acknowledgements are not): take one record, or drop the parameter");
@@ -137,7 +157,7 @@ public final class ListenerMethod {
                 }
                 arguments.add(new ListenerArgument.Metadata());
             } else if (p.isAnnotationPresent(Headers.class)) {
-                if (!p.getType().isAssignableFrom(java.util.LinkedHashMap.class)) {
+                if (!p.getType().isAssignableFrom(LinkedHashMap.class)) {
                     throw unsupported(name, where(p, i), "@Headers takes a Map<String, Object> or MessageHeaders");
                 }
                 arguments.add(new ListenerArgument.AllHeaders(group));
@@ -173,7 +193,7 @@ public final class ListenerMethod {
      */
     static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
                                    String group) {
-        return handlers(bean, beanClass, methods, defaultMethod, group, java.util.function.UnaryOperator.identity());
+        return handlers(bean, beanClass, methods, defaultMethod, group, UnaryOperator.identity());
     }
 
     /**
@@ -182,7 +202,7 @@ public final class ListenerMethod {
      * placeholders and SpEL; none: the record's {@code kafka_replyTopic}), as a record listener's ({@link SendToReplies}).
      */
     static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
-                                   String group, java.util.function.UnaryOperator<String> resolve) {
+                                   String group, UnaryOperator<String> resolve) {
         List<ListenerMethod> handlers = new ArrayList<>();
         ListenerMethod defaultHandler = null;
         for (Method m : methods) {
@@ -193,8 +213,8 @@ public final class ListenerMethod {
                         + "method " + describe(m) + " must take a payload or a Message<T> (records are routed by "
                         + "payload type); a batch or a ConsumerRecord needs a @GroupKeeperListener method");
             }
-            org.springframework.messaging.handler.annotation.SendTo sendTo = org.springframework.core.annotation
-                    .AnnotatedElementUtils.findMergedAnnotation(m, org.springframework.messaging.handler.annotation.SendTo.class);
+            SendTo sendTo = org.springframework.core.annotation
+                    .AnnotatedElementUtils.findMergedAnnotation(m, SendTo.class);
             if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
                 h.sendTo(sendTo.value().length == 0 ? "" : resolve.apply(sendTo.value()[0]));
             }
@@ -214,14 +234,14 @@ public final class ListenerMethod {
 
     /** Spring's {@code findHandlerForPayload}: the one matching method, a match beside the default wins over it. */
     private ListenerMethod handlerFor(Object value) {
-        Class<?> type = value == null ? org.springframework.kafka.support.KafkaNull.class : value.getClass();
+        Class<?> type = value == null ? KafkaNull.class : value.getClass();
         ListenerMethod result = null;
         for (ListenerMethod h : handlers) {
-            if (org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(h.payload.getRawClass())
+            if (ClassUtils.resolvePrimitiveIfNecessary(h.payload.getRawClass())
                     .isAssignableFrom(type)) {
                 if (result != null && result != defaultHandler) {
                     if (h != defaultHandler) {
-                        throw new org.springframework.kafka.KafkaException("Ambiguous methods for payload type: "
+                        throw new KafkaException("Ambiguous methods for payload type: "
                                 + type + ": " + result.method.getName() + " and " + h.method.getName());
                     }
                     continue;
@@ -233,7 +253,7 @@ public final class ListenerMethod {
             result = defaultHandler;
         }
         if (result == null) {
-            throw new org.springframework.kafka.KafkaException("No method found for " + type);
+            throw new KafkaException("No method found for " + type);
         }
         return result;
     }
@@ -244,17 +264,17 @@ public final class ListenerMethod {
 
     private Validated validated;
     /** Per partition: the offset of the last call and how many calls it had (the container retries on one thread). */
-    private final java.util.Map<org.apache.kafka.common.TopicPartition, long[]> attempts =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<TopicPartition, long[]> attempts =
+            new ConcurrentHashMap<>();
     /** The delivery attempt of the record being handled on this thread (Spring Kafka's kafka_deliveryAttempt). */
     static final ThreadLocal<Integer> ATTEMPT = new ThreadLocal<>();
-    private volatile org.springframework.validation.Validator validator;
+    private volatile Validator validator;
 
     /**
      * The validator Spring Kafka would use (the one a {@code KafkaListenerConfigurer} sets on the registrar); without
      * one, {@code @Valid} validates nothing, as in Spring Kafka.
      */
-    void validateWith(org.springframework.validation.Validator validator) {
+    void validateWith(Validator validator) {
         this.validator = validator;
         if (handlers != null) {
             handlers.forEach(h -> h.validateWith(validator));
@@ -264,21 +284,21 @@ public final class ListenerMethod {
     /** As Spring's {@code PayloadMethodArgumentResolver.validate}: errors throw MethodArgumentNotValidException. */
     private void validate(Object[] args, ConsumerRecord<Object, Object> record) {
         Validated v = validated;
-        org.springframework.validation.Validator validator = this.validator;
+        Validator validator = this.validator;
         if (v == null || validator == null || args[v.index()] == null) {
             return;
         }
         Object target = args[v.index()];
-        org.springframework.validation.BeanPropertyBindingResult errors =
-                new org.springframework.validation.BeanPropertyBindingResult(target, v.parameter().getParameterName());
-        if (v.hints().length > 0 && validator instanceof org.springframework.validation.SmartValidator smart) {
+        BeanPropertyBindingResult errors =
+                new BeanPropertyBindingResult(target, v.parameter().getParameterName());
+        if (v.hints().length > 0 && validator instanceof SmartValidator smart) {
             smart.validate(target, errors, v.hints());
         } else {
             validator.validate(target, errors);
         }
         if (errors.hasErrors()) {
-            throw new org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException(
-                    org.springframework.messaging.support.MessageBuilder.withPayload(target).build(), v.parameter(),
+            throw new MethodArgumentNotValidException(
+                    MessageBuilder.withPayload(target).build(), v.parameter(),
                     errors);
         }
     }
@@ -302,8 +322,8 @@ public final class ListenerMethod {
      * parameter, as Spring's {@code PayloadMethodArgumentResolver} determines them; null when it has none.
      */
     private static Object[] validationHints(Parameter p) {
-        for (java.lang.annotation.Annotation a : p.getAnnotations()) {
-            Object[] hints = org.springframework.validation.annotation.ValidationAnnotationUtils
+        for (Annotation a : p.getAnnotations()) {
+            Object[] hints = ValidationAnnotationUtils
                     .determineValidationHints(a);
             if (hints != null) {
                 return hints;
@@ -366,8 +386,8 @@ public final class ListenerMethod {
                     + "(it would be read as a JSON payload)");
         }
         return new Data(false, false, false, PayloadDeserializer.JSON.constructType(
-                org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
-                        : org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type)));
+                ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
+                        : ClassUtils.resolvePrimitiveIfNecessary(type)));
     }
 
     private static JavaType typeArgument(Type generic, String name, String where, String of) {
@@ -448,9 +468,9 @@ public final class ListenerMethod {
         Class<?> raw = payload.getRawClass();
         return PayloadDeserializer.passThrough(payload)
                 || raw == String.class && !json.jsonStrings()
-                && valueDeserializer == org.apache.kafka.common.serialization.StringDeserializer.class
+                && valueDeserializer == StringDeserializer.class
                 || raw == byte[].class
-                && valueDeserializer == org.apache.kafka.common.serialization.ByteArrayDeserializer.class;
+                && valueDeserializer == ByteArrayDeserializer.class;
     }
 
     RecordHandler<Object, Object> recordHandler() {
@@ -468,7 +488,7 @@ public final class ListenerMethod {
         }
         if (!batch) { // the delivery attempt of this record (1, 2, ... while the error policy retries it)
             ConsumerRecord<Object, Object> r = records.get(0);
-            long[] last = attempts.compute(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()),
+            long[] last = attempts.compute(new TopicPartition(r.topic(), r.partition()),
                     (tp, was) -> was != null && was[0] == r.offset() ? new long[] {r.offset(), was[1] + 1}
                             : new long[] {r.offset(), 1});
             ATTEMPT.set((int) last[1]);
@@ -553,7 +573,7 @@ public final class ListenerMethod {
 
     @Override
     public String toString() {
-        return handlers != null ? org.springframework.aop.support.AopUtils.getTargetClass(bean).getName()
+        return handlers != null ? AopUtils.getTargetClass(bean).getName()
                 + " (@KafkaHandler methods)" : describe(method);
     }
 }

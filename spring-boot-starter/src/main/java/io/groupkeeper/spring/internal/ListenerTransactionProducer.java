@@ -24,6 +24,7 @@ import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metrics.KafkaMetric;
+import org.slf4j.LoggerFactory;
 
 /**
  * The producer a transactional {@code KafkaTemplate} gets inside a transactional {@code @GroupKeeperListener} call
@@ -72,7 +73,7 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
         try {
             callback.onCompletion(metadata, failure);
         } catch (RuntimeException e) {
-            org.slf4j.LoggerFactory.getLogger(ListenerTransactionProducer.class)
+            LoggerFactory.getLogger(ListenerTransactionProducer.class)
                     .warn("a KafkaTemplate callback failed", e);
         }
     }

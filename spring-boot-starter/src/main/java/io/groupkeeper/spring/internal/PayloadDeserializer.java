@@ -8,6 +8,8 @@ import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.nio.ByteBuffer;
 
 /**
  * The configured value deserializer, followed by a conversion into the payload type a listener method declares: as is
@@ -59,7 +61,7 @@ final class PayloadDeserializer implements Deserializer<Object> {
     }
 
     @Override
-    public Object deserialize(String topic, Headers headers, java.nio.ByteBuffer data) {
+    public Object deserialize(String topic, Headers headers, ByteBuffer data) {
         return convert(topic, inner.deserialize(topic, headers, data));
     }
 
@@ -83,7 +85,7 @@ final class PayloadDeserializer implements Deserializer<Object> {
             }
         } catch (Exception e) {
             throw new SerializationException("a value of topic " + topic + " is not JSON for " + target
-                    + " (read by " + json + "): " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    + " (read by " + json + "): " + (e instanceof JsonProcessingException j
                     ? j.getOriginalMessage() : e.getMessage()), e);
         }
         throw new SerializationException("a value of topic " + topic + " is a " + value.getClass().getName()

@@ -6,6 +6,9 @@ import java.lang.reflect.Method;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.kafka.support.converter.BatchMessageConverter;
+import org.springframework.kafka.support.converter.RecordMessageConverter;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The JSON mapper of the payload conversion ({@link PayloadDeserializer}), chosen as Spring for Apache Kafka would
@@ -78,10 +81,10 @@ abstract class PayloadJson {
 
     /** The application's one JSON record converter (or the record converter of its one batch converter), or null. */
     private static Object jsonConverter(ListableBeanFactory beans) {
-        var record = beans.getBeanProvider(org.springframework.kafka.support.converter.RecordMessageConverter.class)
+        var record = beans.getBeanProvider(RecordMessageConverter.class)
                 .getIfUnique();
         if (record == null) {
-            var batch = beans.getBeanProvider(org.springframework.kafka.support.converter.BatchMessageConverter.class)
+            var batch = beans.getBeanProvider(BatchMessageConverter.class)
                     .getIfUnique();
             record = batch == null ? null : batch.getRecordMessageConverter();
         }
@@ -138,7 +141,7 @@ abstract class PayloadJson {
         }
 
         static Object bean(ListableBeanFactory beans) {
-            return beans.getBeanProvider(tools.jackson.databind.json.JsonMapper.class).getIfUnique();
+            return beans.getBeanProvider(JsonMapper.class).getIfUnique();
         }
 
         @Override

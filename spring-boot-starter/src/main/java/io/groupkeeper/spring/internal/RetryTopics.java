@@ -46,6 +46,14 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
 import org.springframework.kafka.retrytopic.RetryTopicConfigurer;
 import org.springframework.kafka.retrytopic.RetryTopicHeaders;
+import io.groupkeeper.kafka.container.BackOffPause;
+import io.groupkeeper.kafka.container.HandlerContext;
+import java.lang.reflect.Proxy;
+import java.util.LinkedHashMap;
+import java.util.concurrent.Executors;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.springframework.kafka.annotation.RetryTopicConfigurationProvider;
+import org.springframework.kafka.support.KafkaUtils;
 
 /**
  * Non-blocking retries through retry topics ({@code @RetryableTopic} and {@code @DltHandler} on a
@@ -113,7 +121,7 @@ public final class RetryTopics {
         RetryTopicConfiguration config = annotation != null
                 ? new RetryableTopicAnnotationProcessor(beans, beans.getBeanExpressionResolver(), context)
                         .processAnnotation(topics, declared, annotation, bean)
-                : new org.springframework.kafka.annotation.RetryTopicConfigurationProvider(beans,
+                : new RetryTopicConfigurationProvider(beans,
                         beans.getBeanExpressionResolver(), context).findRetryConfigurationFor(topics, declared, null, bean);
         if (config == null) {
             return List.of();
@@ -169,7 +177,7 @@ public final class RetryTopics {
         } catch (RuntimeException ex) {
             throw new IllegalStateException(where + ": @RetryableTopic: " + ex.getMessage(), ex);
         }
-        Map<String, String> dltOfTopic = new java.util.LinkedHashMap<>();
+        Map<String, String> dltOfTopic = new LinkedHashMap<>();
         for (String t : topics) {
             DestinationTopic dlt = resolver.getDltFor(main.id(), t, null);
             if (dlt != null) {
@@ -196,7 +204,7 @@ public final class RetryTopics {
                 Object target = ep.getBean();
                 method = ListenerMethod.of(target, AopUtils.selectInvocableMethod(m, target.getClass()), group);
             }
-            Map<String, String> dlts = new java.util.LinkedHashMap<>();
+            Map<String, String> dlts = new LinkedHashMap<>();
             for (int i = 0; i < epTopics.size() && i < topics.length; i++) {
                 String d = dltOfTopic.get(topics[i]);
                 if (d != null) {
@@ -303,9 +311,9 @@ public final class RetryTopics {
      * the record's partition only when the destination has it (else the producer chooses). Answered by the
      * destination's template.
      */
-    private org.apache.kafka.clients.consumer.Consumer<?, ?> partitionsOnly(String mainId) {
-        return (org.apache.kafka.clients.consumer.Consumer<?, ?>) java.lang.reflect.Proxy.newProxyInstance(
-                RetryTopics.class.getClassLoader(), new Class<?>[] {org.apache.kafka.clients.consumer.Consumer.class},
+    private Consumer<?, ?> partitionsOnly(String mainId) {
+        return (Consumer<?, ?>) Proxy.newProxyInstance(
+                RetryTopics.class.getClassLoader(), new Class<?>[] {Consumer.class},
                 (proxy, m, args) -> switch (m.getName()) {
                     case "partitionsFor" -> resolver.getDestinationTopicByName(mainId, (String) args[0])
                             .getKafkaOperations().partitionsFor((String) args[0]);
@@ -336,7 +344,7 @@ public final class RetryTopics {
         if (s == null) {
             synchronized (this) {
                 if (resumer == null) {
-                    resumer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    resumer = Executors.newSingleThreadScheduledExecutor(r -> {
                         Thread t = new Thread(r, "groupkeeper-retry-topic-resume");
                         t.setDaemon(true);
                         return t;
@@ -352,7 +360,7 @@ public final class RetryTopics {
      * Spring's exception for a record of a retry topic not due yet, marked for the container as a pause: the partition
      * stops (and is resumed when the record is due) with DEBUG lines, not WARN — Spring logs its back-off at DEBUG too.
      */
-    static final class NotDueYet extends KafkaBackoffException implements io.groupkeeper.kafka.container.BackOffPause {
+    static final class NotDueYet extends KafkaBackoffException implements BackOffPause {
         private static final long serialVersionUID = 1L;
 
         NotDueYet(String message, TopicPartition tp, String listenerId, long dueAt) {
@@ -373,9 +381,9 @@ public final class RetryTopics {
         }
 
         public void logMessage(ConsumerRecord<?, ?> record) {
-            LOG.info("Received message in dlt listener: {}", org.springframework.kafka.support.KafkaUtils.format(record));
+            LOG.info("Received message in dlt listener: {}", KafkaUtils.format(record));
             try { // Spring's acknowledges the record: in the manual ack modes it is committed
-                io.groupkeeper.kafka.container.HandlerContext.acknowledge();
+                HandlerContext.acknowledge();
             } catch (IllegalStateException notManual) {
                 // without manual acknowledgements every record handled is committed anyway
             }

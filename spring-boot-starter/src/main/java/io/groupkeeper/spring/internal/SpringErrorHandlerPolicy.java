@@ -18,6 +18,7 @@ import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
+import java.util.function.BiConsumer;
 
 /**
  * An application's {@code DefaultErrorHandler} bean as groupkeeper's {@link ErrorPolicy}, with Spring's meaning: its
@@ -124,7 +125,7 @@ final class SpringErrorHandlerPolicy {
         for (Field f : lambda.getClass().getDeclaredFields()) {
             try {
                 f.setAccessible(true);
-                if (f.get(lambda) instanceof java.util.function.BiConsumer<?, ?>) {
+                if (f.get(lambda) instanceof BiConsumer<?, ?>) {
                     return true;
                 }
             } catch (RuntimeException | IllegalAccessException e) {

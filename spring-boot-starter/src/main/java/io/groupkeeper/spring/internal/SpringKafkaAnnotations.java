@@ -10,6 +10,9 @@ import org.springframework.kafka.annotation.KafkaListeners;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.util.ReflectionUtils;
+import io.groupkeeper.spring.GroupKeeperListener;
+import java.lang.reflect.AnnotatedElement;
+import org.springframework.kafka.listener.ConsumerSeekAware;
 
 /**
  * Spring for Apache Kafka's annotations beside a {@code @GroupKeeperListener} method, which this starter does not
@@ -22,7 +25,7 @@ final class SpringKafkaAnnotations {
 
     /** Throws naming the first Spring Kafka annotation on {@code method} or its class that would be ignored. */
     static void refuse(Class<?> beanClass, Method method) {
-        boolean classLevel = has(beanClass, io.groupkeeper.spring.GroupKeeperListener.class);
+        boolean classLevel = has(beanClass, GroupKeeperListener.class);
         String where = (classLevel ? "@GroupKeeperListener class " + beanClass.getName() + ", method "
                 : "@GroupKeeperListener method ") + ListenerMethod.describe(method);
         if (has(method, KafkaListener.class) || has(method, KafkaListeners.class)) {
@@ -43,12 +46,12 @@ final class SpringKafkaAnnotations {
         }
         boolean[] retryable = {false}; // a @DltHandler is used by the class's @RetryableTopic methods (Spring's rule)
         ReflectionUtils.doWithMethods(beanClass, m -> retryable[0] |= has(m, RetryableTopic.class)
-                && has(m, io.groupkeeper.spring.GroupKeeperListener.class));
+                && has(m, GroupKeeperListener.class));
         if (has(beanClass, SendTo.class)) { // (on the method it is honoured: SendToReplies)
             throw new IllegalStateException(where + ": @SendTo on the class (for @KafkaHandler methods) is not "
                     + "supported: put it on the @GroupKeeperListener method");
         }
-        if (org.springframework.kafka.listener.ConsumerSeekAware.class.isAssignableFrom(beanClass)) {
+        if (ConsumerSeekAware.class.isAssignableFrom(beanClass)) {
             throw new IllegalStateException(where + ": its class implements Spring Kafka's ConsumerSeekAware, which is "
                     + "not called here: implement io.groupkeeper.spring.GroupKeeperSeekAware (onPartitionsAssigned("
                     + "listenerId, partitions, seeker) with seeker.seek / seekToTimestamp)");
@@ -76,7 +79,7 @@ final class SpringKafkaAnnotations {
         }
     }
 
-    private static boolean has(java.lang.reflect.AnnotatedElement e, Class<? extends Annotation> a) {
+    private static boolean has(AnnotatedElement e, Class<? extends Annotation> a) {
         return AnnotatedElementUtils.hasAnnotation(e, a);
     }
 }

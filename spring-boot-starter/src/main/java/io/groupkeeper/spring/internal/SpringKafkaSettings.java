@@ -13,6 +13,20 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.MethodMetadata;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import java.lang.reflect.Field;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.function.Function;
+import org.springframework.core.ResolvableType;
+import org.springframework.kafka.annotation.KafkaListenerConfigurer;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistrar;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
+import org.springframework.kafka.support.converter.BatchMessagingMessageConverter;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.validation.Validator;
 
 /**
  * What a migrated service's Spring for Apache Kafka configuration asks for that {@code @GroupKeeperListener} methods
@@ -107,7 +121,7 @@ public final class SpringKafkaSettings {
             return null;
         }
         String v = binder.bind("spring.kafka.listener.ack-mode", String.class)
-                .map(m -> m.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_')).orElse("");
+                .map(m -> m.trim().toUpperCase(Locale.ROOT).replace('-', '_')).orElse("");
         return v.equals("MANUAL") || v.equals("MANUAL_IMMEDIATE") ? v : null;
     }
 
@@ -171,7 +185,7 @@ public final class SpringKafkaSettings {
         for (Map.Entry<String, String> t : BEAN_TYPES.entrySet()) {
             Class<?> type;
             try {
-                type = org.springframework.util.ClassUtils.forName(t.getKey(), loader);
+                type = ClassUtils.forName(t.getKey(), loader);
             } catch (ClassNotFoundException | LinkageError e) {
                 continue; // not on this Spring Kafka's classpath
             }
@@ -200,7 +214,7 @@ public final class SpringKafkaSettings {
                 .equals(actual.getName())) {
             return false;
         }
-        Object record = ((org.springframework.kafka.support.converter.BatchMessagingMessageConverter)
+        Object record = ((BatchMessagingMessageConverter)
                 beans.getBean(name)).getRecordMessageConverter();
         return record != null && JSON_CONVERTERS.contains(record.getClass().getName());
     }
@@ -209,13 +223,13 @@ public final class SpringKafkaSettings {
     private void threadNames(List<String> found, List<String> acknowledged) {
         Class<?> container;
         try {
-            container = org.springframework.util.ClassUtils.forName(
+            container = ClassUtils.forName(
                     "org.springframework.kafka.listener.MessageListenerContainer", SpringKafkaSettings.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             return;
         }
-        for (String name : beans.getBeanNamesForType(org.springframework.core.ResolvableType.forClassWithGenerics(
-                java.util.function.Function.class, container, String.class), true, false)) {
+        for (String name : beans.getBeanNamesForType(ResolvableType.forClassWithGenerics(
+                Function.class, container, String.class), true, false)) {
             if (!definedByBoot(name)) {
                 add("bean '" + name + "' (a thread-name supplier of Spring Kafka's containers): the workers' threads "
                         + "are named groupkeeper-<listener id>-<n>", name, found, acknowledged);
@@ -229,18 +243,18 @@ public final class SpringKafkaSettings {
      * none, several, or it is listed in {@code groupkeeper.spring-kafka-only}.
      */
     @SuppressWarnings("unchecked")
-    org.springframework.kafka.listener.adapter.RecordFilterStrategy<Object, Object> recordFilter() {
+    RecordFilterStrategy<Object, Object> recordFilter() {
         String[] names = beans.getBeanNamesForType(
-                org.springframework.kafka.listener.adapter.RecordFilterStrategy.class, true, false);
+                RecordFilterStrategy.class, true, false);
         if (names.length != 1 || springKafkaOnly.contains(names[0])) {
             return null;
         }
-        return beans.getBean(names[0], org.springframework.kafka.listener.adapter.RecordFilterStrategy.class);
+        return beans.getBean(names[0], RecordFilterStrategy.class);
     }
 
     private ErrorPolicyHolder errorPolicy; // resolved once
 
-    private record ErrorPolicyHolder(io.groupkeeper.kafka.container.ErrorPolicy policy, String beanName) {
+    private record ErrorPolicyHolder(ErrorPolicy policy, String beanName) {
     }
 
     /**
@@ -248,15 +262,15 @@ public final class SpringKafkaSettings {
      * {@code @KafkaListener}); null when there is none, several (Boot then applies none), or it is listed in
      * {@code groupkeeper.spring-kafka-only}. A handler that cannot be mapped throws naming what.
      */
-    synchronized io.groupkeeper.kafka.container.ErrorPolicy errorHandlerPolicy() {
+    synchronized ErrorPolicy errorHandlerPolicy() {
         if (errorPolicy == null) {
-            String[] names = beans.getBeanNamesForType(org.springframework.kafka.listener.CommonErrorHandler.class,
+            String[] names = beans.getBeanNamesForType(CommonErrorHandler.class,
                     true, false);
             if (names.length != 1 || springKafkaOnly.contains(names[0])) {
                 errorPolicy = new ErrorPolicyHolder(null, null);
             } else {
                 errorPolicy = new ErrorPolicyHolder(SpringErrorHandlerPolicy.from(beans.getBean(names[0],
-                        org.springframework.kafka.listener.CommonErrorHandler.class), names[0]), names[0]);
+                        CommonErrorHandler.class), names[0]), names[0]);
             }
         }
         return errorPolicy.policy();
@@ -267,7 +281,7 @@ public final class SpringKafkaSettings {
         return errorPolicy == null ? null : errorPolicy.beanName();
     }
 
-    private org.springframework.validation.Validator validator;
+    private Validator validator;
     private boolean configured;
 
     /**
@@ -275,19 +289,19 @@ public final class SpringKafkaSettings {
      * documented way to validate {@code @Valid} payloads); null without one. A configurer that does more than set a
      * validator (endpoints, a container factory, argument resolvers, a handler method factory, a registry) is refused.
      */
-    synchronized org.springframework.validation.Validator validator() {
+    synchronized Validator validator() {
         if (configured) {
             return validator;
         }
         configured = true;
-        for (String name : beans.getBeanNamesForType(org.springframework.kafka.annotation.KafkaListenerConfigurer.class,
+        for (String name : beans.getBeanNamesForType(KafkaListenerConfigurer.class,
                 true, false)) {
             if (springKafkaOnly.contains(name)) {
                 continue;
             }
-            org.springframework.kafka.config.KafkaListenerEndpointRegistrar registrar =
-                    new org.springframework.kafka.config.KafkaListenerEndpointRegistrar();
-            beans.getBean(name, org.springframework.kafka.annotation.KafkaListenerConfigurer.class)
+            KafkaListenerEndpointRegistrar registrar =
+                    new KafkaListenerEndpointRegistrar();
+            beans.getBean(name, KafkaListenerConfigurer.class)
                     .configureKafkaListeners(registrar);
             boolean onlyValidator = registrar.getEndpointRegistry() == null
                     && registrar.getMessageHandlerMethodFactory() == null
@@ -308,13 +322,13 @@ public final class SpringKafkaSettings {
     }
 
     private static boolean isEmpty(Object target, String field) {
-        java.lang.reflect.Field f = org.springframework.util.ReflectionUtils.findField(target.getClass(), field);
+        Field f = ReflectionUtils.findField(target.getClass(), field);
         if (f == null) {
             return false; // another Spring Kafka: cannot tell, so not "only a validator"
         }
-        org.springframework.util.ReflectionUtils.makeAccessible(f);
-        Object v = org.springframework.util.ReflectionUtils.getField(f, target);
-        return v == null || v instanceof java.util.Collection<?> c && c.isEmpty();
+        ReflectionUtils.makeAccessible(f);
+        Object v = ReflectionUtils.getField(f, target);
+        return v == null || v instanceof Collection<?> c && c.isEmpty();
     }
 
     private String typeOf(String name) {

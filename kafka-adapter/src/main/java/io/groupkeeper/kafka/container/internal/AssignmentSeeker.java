@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import java.time.Duration;
 
 /**
  * A worker's consumer's rebalance listener: keeps the fencing token of each claim served to the worker (taken when the
@@ -152,7 +153,7 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
     @Override
     public void close() {
         if (admin != null) {
-            admin.close(java.time.Duration.ofSeconds(5));
+            admin.close(Duration.ofSeconds(5));
         }
     }
 }

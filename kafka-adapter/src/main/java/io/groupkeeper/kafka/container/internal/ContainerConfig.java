@@ -17,6 +17,11 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
+import io.groupkeeper.kafka.KafkaClientListener;
+import io.groupkeeper.kafka.container.AsyncRecordHandler;
+import io.groupkeeper.kafka.container.Ordering;
+import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
 
 /**
  * A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. The
@@ -45,12 +50,12 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     ContainerMetrics metrics, ContainerListener listener,
                                     Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
                                     AssignmentHook assignmentHook, Duration idleEventInterval,
-                                    io.groupkeeper.kafka.internal.TransactionalConfig transactional,
+                                    TransactionalConfig transactional,
                                     Map<String, Object> producerProperties,
-                                    io.groupkeeper.kafka.KafkaClientListener clientListener,
-                                    io.groupkeeper.kafka.container.Ordering ordering, int parallelism,
-                                    io.groupkeeper.kafka.container.AsyncRecordHandler<K, V> asyncHandler,
-                                    io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits,
+                                    KafkaClientListener clientListener,
+                                    Ordering ordering, int parallelism,
+                                    AsyncRecordHandler<K, V> asyncHandler,
+                                    ProgressLimits limits,
                                     boolean manualAcks) {
 
     /** Without manual acknowledgements (every record done is committed). */
@@ -65,12 +70,12 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                            Duration stopDeadline, Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
                            ContainerMetrics metrics, ContainerListener listener,
                            Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions, AssignmentHook assignmentHook,
-                           Duration idleEventInterval, io.groupkeeper.kafka.internal.TransactionalConfig transactional,
+                           Duration idleEventInterval, TransactionalConfig transactional,
                            Map<String, Object> producerProperties,
-                           io.groupkeeper.kafka.KafkaClientListener clientListener,
-                           io.groupkeeper.kafka.container.Ordering ordering, int parallelism,
-                           io.groupkeeper.kafka.container.AsyncRecordHandler<K, V> asyncHandler,
-                           io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits) {
+                           KafkaClientListener clientListener,
+                           Ordering ordering, int parallelism,
+                           AsyncRecordHandler<K, V> asyncHandler,
+                           ProgressLimits limits) {
         this(keeper, group, topics, kafkaProperties, deadLetterProducerProperties, keyDeserializer, valueDeserializer,
                 sharedDeserializers, id, instanceId, concurrency, recordHandler, batchHandler, errorPolicy,
                 deadLetterTopic, createDeadLetterTopics, checkDeadLetterTopics, watchdogLimit, pollTimeout,

@@ -4,6 +4,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
+import io.groupkeeper.kafka.container.TransactionalSender;
+import java.time.Duration;
+import java.util.Objects;
 
 /**
  * What the handler call running on this thread is about: the partition being handled and the fencing token of the
@@ -28,7 +31,7 @@ public final class CurrentRecord {
     /** The call is of a container with manual acknowledgements; what its handler said about its record. */
     private boolean manualAcks;
     private boolean acknowledged;
-    private java.time.Duration nack;
+    private Duration nack;
 
     private CurrentRecord(Function<TopicPartition, OptionalLong> tokens, TransactionalOutput output) {
         this.tokens = tokens;
@@ -42,7 +45,7 @@ public final class CurrentRecord {
 
     /** The transactional sender of the handler call on this thread. */
     @SuppressWarnings("unchecked")
-    public static <K, V> io.groupkeeper.kafka.container.TransactionalSender<K, V> sender() {
+    public static <K, V> TransactionalSender<K, V> sender() {
         CurrentRecord c = CURRENT.get();
         if (c == null || c.partition == null) {
             throw new IllegalStateException("HandlerContext.sender() is for the thread of a handler call, during it");
@@ -51,7 +54,7 @@ public final class CurrentRecord {
             throw new IllegalStateException("HandlerContext.sender() needs a transactional container "
                     + "(ListenerContainerBuilder.transactional, @GroupKeeperListener(transactional = \"true\"))");
         }
-        return (io.groupkeeper.kafka.container.TransactionalSender<K, V>) (Object) c.output;
+        return (TransactionalSender<K, V>) (Object) c.output;
     }
 
     static void leave() {
@@ -119,8 +122,8 @@ public final class CurrentRecord {
     }
 
     /** The sleep of the handler's nack, null when none (cleared). */
-    java.time.Duration takeNack() {
-        java.time.Duration n = nack;
+    Duration takeNack() {
+        Duration n = nack;
         nack = null;
         return n;
     }
@@ -143,8 +146,8 @@ public final class CurrentRecord {
         manualCall("acknowledge()").acknowledged = true;
     }
 
-    public static void nack(java.time.Duration sleep) {
-        java.util.Objects.requireNonNull(sleep, "sleep");
+    public static void nack(Duration sleep) {
+        Objects.requireNonNull(sleep, "sleep");
         if (sleep.isNegative()) {
             throw new IllegalArgumentException("the nack's sleep must not be negative, was " + sleep);
         }

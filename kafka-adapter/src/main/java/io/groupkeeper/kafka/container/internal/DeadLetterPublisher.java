@@ -35,6 +35,11 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.kafka.KafkaClientListener;
+import java.util.concurrent.Future;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * Publishes failed records, raw, to their dead-letter topic and waits for the broker's acknowledgement; checks (or
@@ -60,7 +65,7 @@ final class DeadLetterPublisher implements AutoCloseable {
     private final Producer<Object, Object> producer;
     private final Map<String, Integer> partitionCounts = new ConcurrentHashMap<>();
 
-    private final io.groupkeeper.kafka.KafkaClientListener clientListener;
+    private final KafkaClientListener clientListener;
     private final String clientId;
     private final ContainerConfig<?, ?> config;
     /** Dead-letter topics to create when first used: their source topic did not exist at start. */
@@ -135,7 +140,7 @@ final class DeadLetterPublisher implements AutoCloseable {
             sources.retainAll(existing);
             Map<String, TopicDescription> described = new HashMap<>();
             if (!sources.isEmpty()) {
-                for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<TopicDescription>> e
+                for (Map.Entry<String, KafkaFuture<TopicDescription>> e
                         : admin.describeTopics(sources, Duration.ofMillis(timeoutMs)).entrySet()) {
                     described.put(e.getKey(), e.getValue().get(timeoutMs, TimeUnit.MILLISECONDS));
                 }
@@ -191,7 +196,7 @@ final class DeadLetterPublisher implements AutoCloseable {
      * when written, visible when the transaction commits).
      */
     String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts,
-                   java.util.function.Function<ProducerRecord<byte[], byte[]>, java.util.concurrent.Future<?>> send)
+                   Function<ProducerRecord<byte[], byte[]>, Future<?>> send)
             throws DeadLetterException, InterruptedException {
         String topic = topicOf.apply(record.topic());
         if (!deferred.isEmpty() && deferred.contains(topic)) {
@@ -210,7 +215,7 @@ final class DeadLetterPublisher implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new DeadLetterException("send to " + topic + " not acknowledged within " + timeout.toMillis()
                     + " ms", e);
-        } catch (org.apache.kafka.common.KafkaException | IllegalStateException e) {
+        } catch (KafkaException | IllegalStateException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e, e);
         }
     }
@@ -307,8 +312,8 @@ final class DeadLetterPublisher implements AutoCloseable {
 
     /** The byte-array serializer as the clients' producers take it (the values are byte arrays). */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static org.apache.kafka.common.serialization.Serializer<Object> bytesSerializer() {
-        return (org.apache.kafka.common.serialization.Serializer) new ByteArraySerializer();
+    private static Serializer<Object> bytesSerializer() {
+        return (Serializer) new ByteArraySerializer();
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})

@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 
 /** The {@link ListenerContainer}: its workers, the shared dead-letter publisher and watchdog, and the lifecycle. */
 public final class DefaultListenerContainer<K, V> implements ListenerContainer<K, V> {
@@ -51,7 +53,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     public DefaultListenerContainer(ContainerConfig<K, V> config, KafkaClients clients) {
         Worker.validate(config);
         this.config = config;
-        this.clients = java.util.Objects.requireNonNull(clients, "clients");
+        this.clients = Objects.requireNonNull(clients, "clients");
     }
 
     /** This container's configuration on other clients (not started). */
@@ -120,7 +122,7 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
     }
 
     /** Waits (uninterruptibly, as a {@code join}) until the worker's start is complete. */
-    private java.util.concurrent.CompletableFuture<Void> awaitStarted(Worker<K, V> w) {
+    private CompletableFuture<Void> awaitStarted(Worker<K, V> w) {
         boolean interrupted = false;
         while (!w.started.isDone()) {
             try {

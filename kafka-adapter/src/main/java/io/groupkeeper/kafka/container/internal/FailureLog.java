@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.container.Ticker;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.kafka.container.BackOffPause;
 
 /**
  * The WARN for failed handler calls, rate-limited per worker: the first failure logs at once, later ones at most once
@@ -29,7 +30,7 @@ final class FailureLog {
 
     /** A handler call at {@code offset} of {@code tp} failed (attempt {@code attempt} of {@code max}). */
     void failed(TopicPartition tp, long offset, int attempt, int max, Throwable failure) {
-        if (failure instanceof io.groupkeeper.kafka.container.BackOffPause) {
+        if (failure instanceof BackOffPause) {
             LOG.debug("handler paused at {} offset {}: {}", tp, offset, failure.toString());
             return;
         }
@@ -50,7 +51,7 @@ final class FailureLog {
 
     /** The reason of a partition stopped by {@code failure}; {@link #isBackOff} tells a {@code BackOffPause}'s. */
     static String reason(Throwable failure) {
-        return (failure instanceof io.groupkeeper.kafka.container.BackOffPause ? BACK_OFF : "") + failure;
+        return (failure instanceof BackOffPause ? BACK_OFF : "") + failure;
     }
 
     static boolean isBackOff(String reason) {

@@ -31,6 +31,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.kafka.container.internal.progress.Ordering;
+import io.groupkeeper.kafka.internal.KafkaClients;
+import java.util.function.BiConsumer;
 
 /**
  * The record path of one worker (one member): every owned partition's {@link PartitionProgress} (through
@@ -128,7 +131,7 @@ final class ProgressDispatch<K, V> {
     /** The tickets of one {@link #pump} round and their partitions, before they start (reused: polling thread). */
     private final List<TopicPartition> startPartitions = new ArrayList<>();
     private final List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> startTickets = new ArrayList<>();
-    private final java.util.function.BiConsumer<TopicPartition, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>>
+    private final BiConsumer<TopicPartition, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>>
             toStart = (tp, t) -> {
                 startPartitions.add(tp);
                 startTickets.add(t);
@@ -146,19 +149,19 @@ final class ProgressDispatch<K, V> {
      */
     private final Map<TopicPartition, Long> acked;
     /** The clock and the waits of the drains ({@code REAL} but in the simulator). */
-    private final io.groupkeeper.kafka.internal.KafkaClients clients;
+    private final KafkaClients clients;
 
     ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
                      Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
                      ThreadLocal<InFlight> workSlot) {
         this(config, publisher, keyDeserializer, valueDeserializer, control, work, inlineSlot, workSlot,
-                io.groupkeeper.kafka.internal.KafkaClients.REAL);
+                KafkaClients.REAL);
     }
 
     /** {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation). */
     ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
                      Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
-                     ThreadLocal<InFlight> workSlot, io.groupkeeper.kafka.internal.KafkaClients clients) {
+                     ThreadLocal<InFlight> workSlot, KafkaClients clients) {
         this.clients = clients;
         this.config = config;
         this.publisher = publisher;
@@ -171,7 +174,7 @@ final class ProgressDispatch<K, V> {
         this.asyncHandler = config.asyncHandler();
         this.capacity = config.parallelism();
         this.owned = new OwnedPartitions<>(
-                io.groupkeeper.kafka.container.internal.progress.Ordering.valueOf(config.ordering().name()),
+                Ordering.valueOf(config.ordering().name()),
                 config.limits());
         this.failures = new FailureLog(config.ticker());
         this.acked = config.manualAcks() ? new HashMap<>() : null;
@@ -809,7 +812,7 @@ final class ProgressDispatch<K, V> {
         if (current.takeAcknowledged()) {
             acked.put(tp, offset + 1);
         }
-        java.time.Duration nack = current.takeNack();
+        Duration nack = current.takeNack();
         return nack == null ? null : new Redelivery(nack);
     }
 

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
+import java.util.Iterator;
 
 /**
  * One worker's {@link TransactionalSender}: serializes at once and holds the records of the handler call in progress;
@@ -132,7 +133,7 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
             return null; // (after a prune, a head that is not failed is pending: the usual case)
         }
         OutputFailure first = null;
-        for (java.util.Iterator<Sent> it = q.iterator(); it.hasNext(); ) {
+        for (Iterator<Sent> it = q.iterator(); it.hasNext(); ) {
             Sent s = it.next();
             Throwable c = failureOf(s.future);
             if (c != null) {

@@ -17,6 +17,7 @@ import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import io.groupkeeper.kafka.internal.KafkaClients;
 
 /**
  * Reports handler calls that run longer than the limit: one WARN with the worker thread's stack per call, a counter
@@ -40,12 +41,12 @@ final class Watchdog implements AutoCloseable {
 
     Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
              Function<InFlight, String> memberOf) {
-        this(group, limit, ticker, metrics, listener, memberOf, io.groupkeeper.kafka.internal.KafkaClients.REAL);
+        this(group, limit, ticker, metrics, listener, memberOf, KafkaClients.REAL);
     }
 
     /** {@code clients}: where its timer thread comes from ({@code REAL} but in the simulator). */
     Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
-             Function<InFlight, String> memberOf, io.groupkeeper.kafka.internal.KafkaClients clients) {
+             Function<InFlight, String> memberOf, KafkaClients clients) {
         this.group = group;
         this.limitNanos = limit.toNanos();
         this.ticker = ticker;

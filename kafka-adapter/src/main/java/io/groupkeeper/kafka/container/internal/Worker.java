@@ -31,6 +31,16 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
+import io.groupkeeper.kafka.internal.ConsumerBuilds;
+import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
+import io.groupkeeper.kafka.internal.KafkaClients;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.event.Level;
 
 /**
  * One consumer of a container on its own thread: starts it, polls, applies pauses, and processes each poll's records
@@ -57,14 +67,14 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     /** The per-partition progress path (record and asynchronous handlers); null on the dispatcher's. */
     private final ProgressDispatch<K, V> progress;
     /** The threads of handler calls and dead letters beside the polling thread; null when none. */
-    private final java.util.concurrent.ExecutorService pool;
+    private final ExecutorService pool;
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
     /** Complete once its thread has ended (and the container's state moved). */
     final CompletableFuture<Void> exited = new CompletableFuture<>();
     /** Kafka's clients, the threads and the waits ({@code REAL} but in the simulator). */
-    private final io.groupkeeper.kafka.internal.KafkaClients clients;
+    private final KafkaClients clients;
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private volatile boolean stopping;
     /** The loop has ended: the progress's final marks are set (closing revokes without draining). */
@@ -91,7 +101,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private long lastIdleReportNanos;
 
     Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
-           DeadLetterPublisher publisher, io.groupkeeper.kafka.internal.KafkaClients clients) {
+           DeadLetterPublisher publisher, KafkaClients clients) {
         this.container = container;
         this.clients = clients;
         this.config = config;
@@ -121,9 +131,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     }
 
     /** The work threads {@code <worker's name>-w<n>}, each with its watchdog slot. */
-    private java.util.concurrent.ThreadFactory workThreads(DefaultListenerContainer<K, V> container,
+    private ThreadFactory workThreads(DefaultListenerContainer<K, V> container,
                                                            ThreadLocal<InFlight> slots) {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread[] t = new Thread[1];
             t[0] = new Thread(() -> {
@@ -227,7 +237,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private void runLogged() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c;
         try {
-            c = io.groupkeeper.kafka.internal.ConsumerBuilds.build(consumerBuilder(config, index, seeker), clients);
+            c = ConsumerBuilds.build(consumerBuilder(config, index, seeker), clients);
             seeker.bind(c); // before start: the first assignment may come with the first poll
             c.start();
             consumer = c;
@@ -498,9 +508,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         return true;
     }
 
-    private java.util.OptionalLong fencingToken(TopicPartition tp) {
+    private OptionalLong fencingToken(TopicPartition tp) {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
-        return c == null ? java.util.OptionalLong.empty() : c.fencingToken(tp);
+        return c == null ? OptionalLong.empty() : c.fencingToken(tp);
     }
 
     /**
@@ -508,7 +518,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
      * this thread, inside a poll): a partition stopped by the error policy resumes from there — the operator moved it
      * past (or back to) the record that stopped it — and a record waiting for its next attempt is no longer waited for.
      */
-    private void adopted(Map<TopicPartition, java.util.OptionalLong> offsets) {
+    private void adopted(Map<TopicPartition, OptionalLong> offsets) {
         offsets.forEach((tp, offset) -> {
             retries.remove(tp);
             if (progress != null) {
@@ -532,7 +542,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     public void stopPartition(TopicPartition tp, long offset, String reason) {
         StoppedPartition s = new StoppedPartition(tp, offset, reason);
         stopped.put(tp, s);
-        LOG.atLevel(FailureLog.isBackOff(reason) ? org.slf4j.event.Level.DEBUG : org.slf4j.event.Level.WARN)
+        LOG.atLevel(FailureLog.isBackOff(reason) ? Level.DEBUG : Level.WARN)
                 .log("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}", tp, offset, reason);
         try {
             config.listener().partitionStopped(s);
@@ -551,11 +561,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     @Override
     public OffsetProgress resumeFrom(TopicPartition tp) {
         ProgressCommits pc = (ProgressCommits) consumer;
-        java.util.OptionalLong offset = pc.resumeOffset(tp);
+        OptionalLong offset = pc.resumeOffset(tp);
         if (offset.isEmpty()) {
             return null;
         }
-        java.util.Optional<String> done = pc.resumeDone(tp);
+        Optional<String> done = pc.resumeDone(tp);
         try {
             return ProgressCodec.resume(offset.getAsLong(), done);
         } catch (ProgressFormatException e) {
@@ -578,13 +588,13 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     /** Ownership changes, for the progress (inside a poll, on this thread). */
     private final class ProgressOwnership implements AssignmentSeeker.Ownership {
         @Override
-        public void assigned(java.util.Collection<TopicPartition> partitions) {
+        public void assigned(Collection<TopicPartition> partitions) {
             partitions.forEach(progress::assigned);
         }
 
         @Override
-        public void revoking(java.util.Collection<TopicPartition> partitions) {
-            Duration rt = ((io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer<?, ?>) consumer)
+        public void revoking(Collection<TopicPartition> partitions) {
+            Duration rt = ((DefaultCoordinatedConsumer<?, ?>) consumer)
                     .revocationTimeout();
             Duration drain = rt.minus(rt.dividedBy(2).compareTo(Duration.ofSeconds(2)) < 0 ? rt.dividedBy(2)
                     : Duration.ofSeconds(2)); // the final commit still fits in the revocation timeout
@@ -597,7 +607,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         }
 
         @Override
-        public void lost(java.util.Collection<TopicPartition> partitions) {
+        public void lost(Collection<TopicPartition> partitions) {
             partitions.forEach(progress::forget);
         }
     }

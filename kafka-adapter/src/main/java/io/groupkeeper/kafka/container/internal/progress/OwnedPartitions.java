@@ -7,6 +7,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * The progress of every partition a member owns, under one ordering and one set of limits: which partition's progress
@@ -90,7 +95,7 @@ public final class OwnedPartitions<P, R> {
     }
 
     /** As {@link #dispatch(int, long)}, from the partitions {@code eligible} accepts only (the others are held). */
-    public List<Dispatched<P, R>> dispatch(int capacity, long now, java.util.function.Predicate<P> eligible) {
+    public List<Dispatched<P, R>> dispatch(int capacity, long now, Predicate<P> eligible) {
         List<Dispatched<P, R>> out = new ArrayList<>();
         dispatch(capacity, now, eligible, (p, t) -> out.add(new Dispatched<>(p, t)));
         return out;
@@ -101,8 +106,8 @@ public final class OwnedPartitions<P, R> {
      * {@code to} (in the same order) instead of collecting them; returns how many. The container's path: nothing
      * allocated per ticket but the ticket.
      */
-    public int dispatch(int capacity, long now, java.util.function.Predicate<P> eligible,
-                        java.util.function.BiConsumer<P, Ticket<R>> to) {
+    public int dispatch(int capacity, long now, Predicate<P> eligible,
+                        BiConsumer<P, Ticket<R>> to) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
@@ -126,7 +131,7 @@ public final class OwnedPartitions<P, R> {
         // Rounds over the partitions from the one whose turn it is, one ticket each. A partition leaves the rounds
         // (its mark in open[] set) when it is held or has nothing to start; whether it is held is asked once per call,
         // when its turn first comes (the container's inline round takes one ticket per call: one question).
-        java.util.Arrays.fill(open, 0, size, ELIGIBILITY_UNKNOWN);
+        Arrays.fill(open, 0, size, ELIGIBILITY_UNKNOWN);
         int start = Math.floorMod(turn++, size);
         int n = 0;
         int left = size;
@@ -164,7 +169,7 @@ public final class OwnedPartitions<P, R> {
      * {@link #dispatch} moves it, so that partitions take turns between runs. {@link #runnableProgress()} is its
      * progress.
      */
-    public P nextRunnable(java.util.function.Predicate<P> eligible) {
+    public P nextRunnable(Predicate<P> eligible) {
         if (keys == null) {
             order();
         }
@@ -255,7 +260,7 @@ public final class OwnedPartitions<P, R> {
     }
 
     /** The earliest retry over the partitions {@code eligible} accepts (the caller's clock); empty when none waits. */
-    public OptionalLong nextRetryAt(java.util.function.Predicate<P> eligible) {
+    public OptionalLong nextRetryAt(Predicate<P> eligible) {
         return owned.entrySet().stream().filter(e -> eligible.test(e.getKey()))
                 .map(e -> e.getValue().nextRetryAt()).filter(OptionalLong::isPresent)
                 .mapToLong(OptionalLong::getAsLong).reduce((a, b) -> a - b <= 0 ? a : b);
@@ -268,8 +273,8 @@ public final class OwnedPartitions<P, R> {
     }
 
     /** The partitions owned (a view; the polling thread's). */
-    public java.util.Set<P> partitions() {
-        return java.util.Collections.unmodifiableSet(owned.keySet());
+    public Set<P> partitions() {
+        return Collections.unmodifiableSet(owned.keySet());
     }
 
     /** Records in flight over all partitions. */
