@@ -70,10 +70,7 @@ final class AdapterSimulation {
     /** One schedule's outcome. */
     record Result(long seed, boolean transactional, List<Fault> plan, long steps, List<String> violations, long hash,
                   String tail, long resets, long landedLate, long abortedByInit, long done, long outputs,
-                  long handovers) {
-        boolean failed() {
-            return !violations.isEmpty();
-        }
+                  long handovers) implements ScheduleOutcome {
     }
 
     private final long seed;

@@ -84,10 +84,7 @@ final class ContainerSimulation {
 
     /** One schedule's outcome. */
     record Result(long seed, Mode mode, List<Fault> plan, long steps, List<String> violations, long hash, String tail,
-                  long resets, long done, long deadLettered, long handled) {
-        boolean failed() {
-            return !violations.isEmpty();
-        }
+                  long resets, long done, long deadLettered, long handled) implements ScheduleOutcome {
     }
 
     private final long seed;
