@@ -106,19 +106,8 @@ final class AdapterSimulation {
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         zk.simulatedThreads(scheduler.threads());
-        this.kafka = new KafkaModel(new Random(seed * 7 + 1), new KafkaModel.Time() {
-            @Override
-            public long millis() {
-                return clock.millis();
-            }
-
-            @Override
-            public void sleep(long millis) {
-                if (scheduler.threads().canWait()) {
-                    clients("kafka").sleepUntil(new java.util.concurrent.CompletableFuture<>(), millis);
-                }
-            }
-        }, KAFKA_FAULTS);
+        this.kafka = new KafkaModel(new Random(seed * 7 + 1), SimKafkaClients.time(scheduler, clock, false),
+                KAFKA_FAULTS);
         kafka.observe(checker.kafkaObserver());
         kafka.observe(new KafkaModel.Observer() { // which of Kafka's commits is a closing member's final transaction
             @Override
@@ -194,10 +183,6 @@ final class AdapterSimulation {
         return new Result(seed, transactional, plan, scheduler.steps(), List.copyOf(checker.violations()), log.hash(),
                 log.tail(), checker.resets(), kafka.landedLate(), kafka.abortedByInit(), checker.doneRecords(),
                 checker.outputs(), checker.handoversJudged());
-    }
-
-    private SimKafkaClients clients(String timerTag) {
-        return new SimKafkaClients(kafka, scheduler, clock, timerTag);
     }
 
     // ------------------------------------------------------------------ the world

@@ -120,29 +120,8 @@ final class ContainerSimulation {
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         zk.simulatedThreads(scheduler.threads());
-        this.kafka = new KafkaModel(new Random(seed * 7 + 1), new KafkaModel.Time() {
-            @Override
-            public long millis() {
-                return clock.millis();
-            }
-
-            @Override
-            public void sleep(long millis) {
-                sleep(millis, new CompletableFuture<>());
-            }
-
-            @Override
-            public void sleep(long millis, CompletableFuture<?> until) {
-                if (scheduler.threads().canWait()) {
-                    clients("kafka").sleepUntil(until, millis);
-                }
-            }
-
-            @Override
-            public boolean waits() {
-                return scheduler.threads().canWait();
-            }
-        }, KAFKA_FAULTS);
+        this.kafka = new KafkaModel(new Random(seed * 7 + 1), SimKafkaClients.time(scheduler, clock, true),
+                KAFKA_FAULTS);
     }
 
     static Result run(long seed, Mode mode, int faults) {
@@ -209,10 +188,6 @@ final class ContainerSimulation {
     /** PARTITION ordering alternates between parallelism 1 (handler calls on the polling thread) and 4. */
     private int parallelism() {
         return mode == Mode.PARTITION && seed % 2 == 1 ? 1 : mode.parallelism;
-    }
-
-    private SimKafkaClients clients(String timerTag) {
-        return new SimKafkaClients(kafka, scheduler, clock, timerTag);
     }
 
     // ------------------------------------------------------------------ the world
