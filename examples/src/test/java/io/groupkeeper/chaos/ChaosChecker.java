@@ -35,14 +35,17 @@ import java.util.TreeSet;
  *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
  *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
  *   <li><b>key-order-violations</b>: two records of one key processed out of offset order, or at once, within one
- *   ownership with no reset between them ({@link KeyOrderCheck}; fails the run unless the ordering is
- *   {@code UNORDERED});</li>
+ *   ownership interval of one claim (the fencing token each record was processed under) with no reset between them
+ *   ({@link KeyOrderCheck}; fails the run unless the ordering is {@code UNORDERED});</li>
  *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
  *   the two samples;</li>
+ *   <li><b>unwritten</b>: in a group whose members write to the run's fenced sink, offsets in {@code [0, logEnd)} of
+ *   which no write was accepted — a record whose only processing was a former claim's refused write, never done again
+ *   (an old claim's completion taken as done by the next claim would show here, not under <b>lost</b>);</li>
  *   <li><b>zombies</b> (measured, outside the promise): a zombie batch's overlap with its successor, in time and in
  *   records ({@link ZombieOverlaps}: excused from <b>overlaps</b>, and its late records' repeats from
- *   <b>unexplained</b>); the writes to the run's fenced sink made by former owners after another member opened the
- *   partition, how many the token refused, and any violation of the token's rule ({@link FencingCheck}: these fail
+ *   <b>unexplained</b>); the writes to the run's fenced sink made by former claims after another claim (another member's, or a newer
+ *   one of the same member) opened the partition, how many the token refused, and any violation of the token's rule ({@link FencingCheck}: these fail
  *   the run).</li>
  * </ul>
  * Times are wall-clock milliseconds; ties keep the ledger's order.
@@ -51,11 +54,12 @@ public final class ChaosChecker {
 
     /** The verdict, and the one summary line a run prints. */
     public record Report(long seed, int faults, long records, long lost, long overlaps, long duplicates, long bound,
-                         long unexplained, long backwards, Zombies zombies, long keyOrderViolations,
+                         long unexplained, long backwards, long unwritten, Zombies zombies, long keyOrderViolations,
                          boolean keyOrderPromised, List<String> problems, List<String> notes) {
 
         public boolean ok() {
-            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && duplicates <= bound
+            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && unwritten == 0
+                    && duplicates <= bound
                     && zombies.fencingViolations() == 0 && (!keyOrderPromised || keyOrderViolations == 0);
         }
 
@@ -67,6 +71,7 @@ public final class ChaosChecker {
                     + " zombie-writes-refused=" + zombies.writesRefused() + "/" + zombies.writes()
                     + (unexplained > 0 ? " unexplained=" + unexplained : "")
                     + (backwards > 0 ? " backwards=" + backwards : "")
+                    + (unwritten > 0 ? " unwritten=" + unwritten : "")
                     + (zombies.fencingViolations() > 0 ? " fencing-violations=" + zombies.fencingViolations() : "");
         }
     }
@@ -396,7 +401,9 @@ public final class ChaosChecker {
         }
         Zombies z = new Zombies(zombies.longestMillis(), zombies.records(), fencing.lateWrites(),
                 fencing.lateRefused(), fencing.violations());
-        // per-key order within one ownership
+        // every offset's effect landed: a write of it accepted by the sink (a group that wrote to it)
+        long unwritten = unwritten(ledger.sinkOps(), groups, logEnd, problems);
+        // per-key order within one claim
         KeyOrderCheck.Result keyOrder = KeyOrderCheck.judge(ordered, ownerships, resets, RESET_ADOPT_MILLIS);
         for (String p : keyOrder.problems()) {
             if (keyOrderPromised) {
@@ -405,11 +412,67 @@ public final class ChaosChecker {
                 notes.add("key order (not promised): " + p);
             }
         }
+        long outlived = 0; // records of a claim whose handler still ran when its member claimed the partition again
+        for (Processed p : ordered) {
+            if (p.token() != ChaosLedger.SinkOp.NO_TOKEN && ownedByMemberPartition
+                    .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of()).stream()
+                    .anyMatch(o -> o.token() != ChaosLedger.SinkOp.NO_TOKEN && o.token() != p.token()
+                            && o.fromMillis() > p.atMillis() && o.fromMillis() < p.doneMillis())) {
+                outlived++;
+            }
+        }
+        if (outlived > 0) {
+            notes.add("records whose handler still ran when their member claimed the partition again (judged "
+                    + "under their own claim): " + outlived);
+        }
         if (keyOrder.excusedByReset() > 0) {
             notes.add("key-order pairs after a reset (the owner went back; not counted): " + keyOrder.excusedByReset());
         }
         return new Report(seed, faults.size(), ordered.size(), lost, overlaps, duplicates, replayable.size(),
-                unexplained, backwards, z, keyOrder.violations(), keyOrderPromised, problems.list(), notes);
+                unexplained, backwards, unwritten, z, keyOrder.violations(), keyOrderPromised, problems.list(), notes);
+    }
+
+    /**
+     * Offsets in {@code [0, logEnd)} of a group that wrote to the run's sink of which no write was accepted: processed
+     * (or not) but never delivered. A zombie's refused write does not deliver its record — its successor must process
+     * it again — so this catches what <b>lost</b> cannot: an old claim's completion counted as done by the claim after
+     * it (the offset skipped, committed, and its only write refused). Groups without sink writes are not judged.
+     */
+    private static long unwritten(List<ChaosLedger.SinkOp> ops, Set<String> groups, Map<Integer, Long> logEnd,
+                                  Messages problems) {
+        Map<String, Set<Long>> accepted = new HashMap<>();
+        Set<String> writing = new HashSet<>();
+        for (ChaosLedger.SinkOp op : ops) {
+            if (op.action() == ChaosLedger.SinkAction.WRITE) {
+                writing.add(op.group());
+                if (op.accepted()) {
+                    accepted.computeIfAbsent(key(op.group(), op.partition()), k -> new HashSet<>()).add(op.offset());
+                }
+            }
+        }
+        long unwritten = 0;
+        for (String group : new TreeSet<>(groups)) {
+            if (!writing.contains(group)) {
+                continue;
+            }
+            for (Map.Entry<Integer, Long> e : new TreeMap<>(logEnd).entrySet()) {
+                Set<Long> done = accepted.getOrDefault(key(group, e.getKey()), Set.of());
+                long missing = 0;
+                long first = -1;
+                for (long o = 0; o < e.getValue(); o++) {
+                    if (!done.contains(o)) {
+                        missing++;
+                        first = first < 0 ? o : first;
+                    }
+                }
+                if (missing > 0) {
+                    problems.add("unwritten", "group " + group + " partition " + e.getKey() + ": " + missing
+                            + " records never written to the sink under a valid token, first at offset " + first);
+                }
+                unwritten += missing;
+            }
+        }
+        return unwritten;
     }
 
     /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */

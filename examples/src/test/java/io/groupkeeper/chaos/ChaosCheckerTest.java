@@ -551,4 +551,138 @@ class ChaosCheckerTest {
         outside.processed(new Processed("g", 0, 9, "b", 210));
         assertThat(checker.check(7, outside, Set.of("g"), Map.of(0, 10L)).unexplained()).isEqualTo(1);
     }
+
+    // ------------------------------------------------------------------ per claim: a member that claimed again
+
+    /**
+     * Member a claimed partition 0 under token 10 at 0 and processed offsets 0..2 of key k; offset 3 stalled from 100
+     * to 900 while a was cut off (a fault at 150); it lost the partition, claimed it again under token 30 at 400,
+     * resumed from the committed 2 and processed 2, 3 and 4 at 410..435 — while the old claim's handler of 3 still ran.
+     * {@code fourStartsAt}: when the new claim's offset 4 starts (430: after its 3 ended at 425).
+     */
+    private static ChaosLedger reclaimedRun(long fourStartsAt) {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 900, End.LOST, 900, 10));
+        l.ownership(new Ownership("g", 0, "a", 400, 2_000, End.REVOKED, 2_000, 30));
+        for (long o = 0; o < 3; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o * 10, 15 + o * 10, "k", 10));
+        }
+        l.committed(new CommittedSample("g", 0, 2, 50));
+        l.fault(new Fault("expire", "a", 150, false, Set.of("a")));
+        l.processed(new Processed("g", 0, 2, "a", 410, 415, "k", 30));
+        l.processed(new Processed("g", 0, 3, "a", 420, 425, "k", 30));
+        l.processed(new Processed("g", 0, 4, "a", fourStartsAt, fourStartsAt + 5, "k", 30));
+        l.processed(new Processed("g", 0, 3, "a", 100, 900, "k", 10)); // the old claim's handler, done last
+        return l;
+    }
+
+    @Test
+    void twoClaimsOfOneMemberInterleavedAreJudgedApartByTheirTokens() {
+        ChaosChecker.Report r = new ChaosChecker(10_000).check(7, reclaimedRun(430), Set.of("g"), Map.of(0, 5L));
+        assertThat(r.keyOrderViolations()).as(r.problems().toString()).isZero();
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.notes()).contains("records whose handler still ran when their member claimed the partition "
+                + "again (judged under their own claim): 1");
+
+        // records whose claim is not known are judged as before: all of a's records inside one interval
+        ChaosLedger unknown = new ChaosLedger();
+        reclaimedRun(430).ownerships().forEach(unknown::ownership);
+        reclaimedRun(430).processed().forEach(p -> unknown.processed(new Processed(p.group(), p.partition(),
+                p.offset(), p.member(), p.atMillis(), p.doneMillis(), p.key())));
+        assertThat(checker.check(7, unknown, Set.of("g"), Map.of(0, 5L)).keyOrderViolations()).isEqualTo(1);
+    }
+
+    @Test
+    void withinOneClaimAKeyOutOfOrderIsStillCaught() {
+        // the new claim's 4 starts at 422, before its 3 ended at 425
+        ChaosChecker.Report r = new ChaosChecker(10_000).check(7, reclaimedRun(422), Set.of("g"), Map.of(0, 5L));
+        assertThat(r.keyOrderViolations()).isEqualTo(1);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.problems()).anyMatch(p -> p.contains("offset 4 started at 422 before the end of offset 3 "
+                + "[420, 425] under token 30"));
+    }
+
+    @Test
+    void aWriteOfAnOldClaimAfterItsMemberClaimedAgainIsLateAndMustBeRefused() {
+        ChaosLedger l = new ChaosLedger();
+        l.sink().open("g", 0, "a", 10);
+        l.sink().write("g", 0, 2, "a", 10);
+        l.sink().open("g", 0, "b", 20); // b took over while a was cut off
+        l.sink().write("g", 0, 2, "b", 20);
+        l.sink().open("g", 0, "a", 30); // a claimed it again
+        l.sink().write("g", 0, 3, "a", 30);
+        assertThat(l.sink().write("g", 0, 3, "a", 10)).isFalse(); // the old claim's stalled handler
+        l.sink().write("g", 0, 4, "a", 30);
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of());
+        assertThat(r.zombies().fencingViolations()).as(r.problems().toString()).isZero();
+        assertThat(r.zombies().writes()).isEqualTo(1);
+        assertThat(r.zombies().writesRefused()).isEqualTo(1);
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+
+        // the same with nobody in between (a lost it and claimed it again itself)
+        ChaosLedger alone = new ChaosLedger();
+        alone.sink().open("g", 0, "a", 10);
+        alone.sink().open("g", 0, "a", 30);
+        alone.sink().write("g", 0, 3, "a", 10);
+        ChaosChecker.Report r2 = checker.check(7, alone, Set.of("g"), Map.of());
+        assertThat(r2.zombies().fencingViolations()).as(r2.problems().toString()).isZero();
+        assertThat(r2.zombies().writesRefused()).isEqualTo(1);
+
+        // the mutation: a sink that ignored the token took the old claim's write
+        ChaosLedger ignored = new ChaosLedger();
+        ignored.sinkOp(new SinkOp("g", 0, "a", SinkAction.OPEN, -1, 10, true, 10, 1, 0));
+        ignored.sinkOp(new SinkOp("g", 0, "a", SinkAction.OPEN, -1, 30, true, 30, 2, 10));
+        ignored.sinkOp(new SinkOp("g", 0, "a", SinkAction.WRITE, 3, 10, true, 30, 3, 20));
+        ChaosChecker.Report r3 = checker.check(7, ignored, Set.of("g"), Map.of());
+        assertThat(r3.zombies().fencingViolations()).isEqualTo(1);
+        assertThat(r3.problems()).anyMatch(p -> p.contains("late write of offset 3 by former owner a (token 10) "
+                + "accepted after another claim opened it"));
+        assertThat(r3.ok()).isFalse();
+    }
+
+    /**
+     * a's old claim (10) processed 0..3, but its write of 3 came after a claimed the partition again (30): refused.
+     * {@code redone}: the new claim processes 3 again before 4 (the container drops the old claim's completion);
+     * otherwise (the mutation) it took the old one's completion of 3 as done and went on at 4.
+     */
+    private static ChaosLedger oldClaimsCompletionRun(boolean redone) {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 900, End.LOST, 900, 10));
+        l.ownership(new Ownership("g", 0, "a", 400, 2_000, End.REVOKED, 2_000, 30));
+        l.fault(new Fault("expire", "a", 150, false, Set.of("a")));
+        l.sink().open("g", 0, "a", 10);
+        for (long o = 0; o < 3; o++) {
+            l.sink().write("g", 0, o, "a", 10);
+            l.processed(new Processed("g", 0, o, "a", 10 + o * 10, 15 + o * 10, "k", 10));
+        }
+        l.committed(new CommittedSample("g", 0, 3, 50));
+        l.sink().open("g", 0, "a", 30);
+        if (redone) {
+            l.sink().write("g", 0, 3, "a", 30);
+            l.processed(new Processed("g", 0, 3, "a", 405, 408, "k", 30));
+        }
+        l.sink().write("g", 0, 4, "a", 30);
+        l.processed(new Processed("g", 0, 4, "a", 410, 415, "k", 30));
+        l.sink().write("g", 0, 3, "a", 10);
+        l.processed(new Processed("g", 0, 3, "a", 100, 900, "k", 10));
+        return l;
+    }
+
+    @Test
+    void anOffsetWhoseOnlyWriteWasAnOldClaimsRefusedOneIsUnwrittenThoughProcessed() {
+        ChaosChecker.Report r = new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(false), Set.of("g"),
+                Map.of(0, 5L));
+        assertThat(r.lost()).isZero(); // every offset was processed: lost cannot see it
+        assertThat(r.unwritten()).isEqualTo(1);
+        assertThat(r.ok()).isFalse();
+        assertThat(r.summary()).endsWith(" zombie-writes-refused=1/1 unwritten=1");
+        assertThat(r.problems()).anyMatch(p -> p.equals("group g partition 0: 1 records never written to the sink "
+                + "under a valid token, first at offset 3"));
+
+        ChaosChecker.Report redone = new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(true), Set.of("g"),
+                Map.of(0, 5L));
+        assertThat(redone.unwritten()).isZero();
+        assertThat(redone.ok()).as(redone.problems().toString()).isTrue();
+        assertThat(redone.summary()).endsWith(" zombie-writes-refused=1/1");
+    }
 }

@@ -42,8 +42,8 @@ import org.apache.zookeeper.ZooKeeper;
  * {@link GroupKeeper} and {@link ZooKeeperStore} behind its own {@link ZkProxy}, as {@link ChaosMember}, but records
  * are handled by the container's workers, several at once, each taking a random 0–{@code handlerMaxMillis} ms so that
  * they complete out of order. Every handled record is written to the run's fenced sink under the token its handler
- * call carries ({@link HandlerContext#fencingToken()}) and recorded in the ledger with its key and processing
- * interval.
+ * call carries ({@link HandlerContext#fencingToken()}) and recorded in the ledger with its key, processing interval
+ * and that token (the claim it was processed under; each interval carries its claim's token too).
  *
  * <p>Ownership. The container tells its assignments ({@code onPartitionsAssigned}: the sink is opened with the claim's
  * token, which starts the interval) but not its revocations, and a record's handler call carries the claim it was
@@ -217,7 +217,7 @@ final class ChaosContainerMember implements ChaosConsumer {
             if (!halted) {
                 ledger.sink().write(group, r.partition(), r.offset(), name, token);
                 long doneAt = System.currentTimeMillis();
-                ledger.processed(new Processed(group, r.partition(), r.offset(), name, at, doneAt, r.key()));
+                ledger.processed(new Processed(group, r.partition(), r.offset(), name, at, doneAt, r.key(), token));
                 if (claim != null && claim.partition == r.partition() && doneAt > claim.lastDone) {
                     claim.lastDone = doneAt;
                 }
@@ -286,7 +286,8 @@ final class ChaosContainerMember implements ChaosConsumer {
                     notified = stoppedAt;
                 }
                 long to = Math.max(c.from, c.lastDone);
-                ledger.ownership(new Ownership(group, c.partition, name, c.from, to, end, Math.max(to, notified)));
+                ledger.ownership(new Ownership(group, c.partition, name, c.from, to, end, Math.max(to, notified),
+                        c.token));
             }
             claims.clear();
             current.clear();

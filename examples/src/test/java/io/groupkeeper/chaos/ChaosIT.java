@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * {@code -Dchaos.ordering=KEY|PARTITION|UNORDERED} runs the members of any of these as listener containers in that
  * ordering ({@link ChaosContainerMember}; {@code -Dchaos.parallelism=N}, default 8, and {@code -Dchaos.handler.ms=MS},
  * each record's handler taking a random 0 to MS ms, default 5); without it they are the plain consumer loop
- * ({@link ChaosMember}). Either way the checker counts per-key order violations within one ownership
+ * ({@link ChaosMember}). Either way the checker counts per-key order violations within one claim
  * ({@code key-order-violations=}); they fail the run unless the ordering is {@code UNORDERED}.
  * The seed is printed with the schedule; the same seed replays the same schedule.
  */

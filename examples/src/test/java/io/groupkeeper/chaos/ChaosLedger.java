@@ -14,10 +14,18 @@ public final class ChaosLedger {
 
     /**
      * One record handed to user code, processed from {@code atMillis} to {@code doneMillis} (a stalled record has a
-     * long interval); {@code key} is the record's key (null: none), for the per-key order check ({@link KeyOrderCheck}).
+     * long interval); {@code key} is the record's key (null: none), for the per-key order check ({@link KeyOrderCheck});
+     * {@code token} is the fencing token of the claim it was processed under (the one its sink write carried;
+     * {@link SinkOp#NO_TOKEN}: not known), so that the checks judge each claim of a member apart.
      */
     public record Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis,
-                            String key) {
+                            String key, long token) {
+
+        /** A record whose claim was not recorded. */
+        public Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis,
+                         String key) {
+            this(group, partition, offset, member, atMillis, doneMillis, key, SinkOp.NO_TOKEN);
+        }
 
         /** A record without a key (or whose key was not recorded). */
         public Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis) {
@@ -47,10 +55,23 @@ public final class ChaosLedger {
      * and no poll() after that handed it records of the partition before {@code onPartitionsRevoked}/
      * {@code onPartitionsLost} told it), or the crash. {@code notifiedMillis} is when that callback came
      * ({@code >= toMillis}); a notice that comes after the next owner started is late (the polling thread was held up)
-     * — reported, not an overlap of processing.
+     * — reported, not an overlap of processing. {@code token} is the fencing token of the claim the interval is of
+     * ({@link SinkOp#NO_TOKEN}: not known, or the interval spans several claims): a record processed under another
+     * known token is not of this interval.
      */
     public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
-                            long notifiedMillis) {
+                            long notifiedMillis, long token) {
+
+        /** An interval whose claim was not recorded. */
+        public Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
+                         long notifiedMillis) {
+            this(group, partition, member, fromMillis, toMillis, end, notifiedMillis, SinkOp.NO_TOKEN);
+        }
+
+        /** Whether a record processed under {@code recordToken} may be of this interval's claim. */
+        public boolean sameClaim(long recordToken) {
+            return token == SinkOp.NO_TOKEN || recordToken == SinkOp.NO_TOKEN || token == recordToken;
+        }
 
         /** An interval that ended by a revocation, told at once. */
         public Ownership(String group, int partition, String member, long fromMillis, long toMillis) {
@@ -67,7 +88,7 @@ public final class ChaosLedger {
      * An injected fault. {@code crash} faults (no graceful close) widen the duplicate bound by the member's records in
      * the uncommitted window around them; {@code exposed} are the members that may lose partitions without a commit
      * because of it (the crashed or expired member; for a ZooKeeper server kill, the members connected to it, or all
-     * of them when it led the ensemble).
+     * of them when it led the ensemble or the others are no quorum without it).
      */
     public record Fault(String kind, String member, long atMillis, boolean crash, Set<String> exposed) {
 

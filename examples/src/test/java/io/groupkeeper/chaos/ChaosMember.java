@@ -181,7 +181,7 @@ final class ChaosMember implements ChaosConsumer {
                     }
                     ledger.sink().write(group, r.partition(), r.offset(), name, batchTokens.get(r.partition()));
                     ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
-                            System.currentTimeMillis(), r.key()));
+                            System.currentTimeMillis(), r.key(), batchTokens.get(r.partition())));
                 }
             }
             if (!halt) {

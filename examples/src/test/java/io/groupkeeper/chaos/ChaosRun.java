@@ -462,12 +462,16 @@ final class ChaosRun implements AutoCloseable {
         Optional<Integer> port = c.zkServerPort();
         InstanceSpec spec = instances.stream().filter(i -> port.isPresent() && i.getPort() == port.get()).findFirst()
                 .orElse(instances.get(target % instances.size()));
-        boolean leads = "leader".equals(mode(spec));
+        String killedMode = mode(spec);
+        boolean leads = "leader".equals(killedMode);
+        boolean quorumGoes = everyoneExposed(killedMode,
+                instances.stream().filter(i -> i != spec).map(ChaosRun::mode).toList());
         Set<String> exposed = new LinkedHashSet<>();
         for (List<ChaosConsumer> members : live.values()) {
             for (ChaosConsumer m : members) {
-                Optional<Integer> on = leads ? Optional.empty() : m.zkServerPort();
-                // members on that server, everybody when it led the ensemble, and anyone whose server is unknown
+                Optional<Integer> on = quorumGoes ? Optional.empty() : m.zkServerPort();
+                // members on that server, everybody when the ensemble goes with it (it led, or the others are not a
+                // quorum without it: one just restarted and still syncing), and anyone whose server is unknown
                 if (on.isEmpty() || on.get() == spec.getPort()) {
                     exposed.add(m.name());
                 }
@@ -476,8 +480,20 @@ final class ChaosRun implements AutoCloseable {
         fault(new Fault("zk-kill", "zk" + spec.getServerId(), System.currentTimeMillis(), false, exposed));
         cluster.killServer(spec);
         down = spec;
-        return "killed zk" + spec.getServerId() + (leads ? " (the ensemble's leader)" : "") + ", the server of "
-                + c.name() + "; exposed " + exposed;
+        return "killed zk" + spec.getServerId() + (leads ? " (the ensemble's leader)"
+                : quorumGoes ? " (the others not a quorum without it)" : "") + ", the server of " + c.name()
+                + "; exposed " + exposed;
+    }
+
+    /**
+     * Whether killing a server of mode {@code killed} stops the whole ensemble for a while, so that every member is
+     * exposed: it led (an election follows), or fewer than a majority of the ensemble remain serving without it (a
+     * server restarted a moment ago is not serving yet: seed 383738 killed zk3 5 ms after zk1 restarted, and every
+     * member's connection went in doubt).
+     */
+    static boolean everyoneExposed(String killed, List<String> others) {
+        long serving = others.stream().filter(m -> m.equals("leader") || m.equals("follower")).count();
+        return "leader".equals(killed) || serving < (others.size() + 1) / 2 + 1;
     }
 
     /** The server's mode from the {@code srvr} four-letter word: leader, follower, or "?" */

@@ -119,4 +119,13 @@ class ChaosScheduleTest {
         assertThat(ChaosSchedule.generate(5, s)).allMatch(st -> !st.kind().fault || kinds.contains(st.kind()))
                 .allMatch(st -> st.group() == 0);
     }
+
+    @Test
+    void aServerKillExposesEveryoneWhenItLedOrTheOthersAreNoQuorumWithoutIt() {
+        assertThat(ChaosRun.everyoneExposed("follower", List.of("leader", "follower"))).isFalse();
+        assertThat(ChaosRun.everyoneExposed("leader", List.of("follower", "follower"))).isTrue();
+        // one of the others restarted a moment ago and is not serving yet ("?": no answer, or looking)
+        assertThat(ChaosRun.everyoneExposed("follower", List.of("leader", "?"))).isTrue();
+        assertThat(ChaosRun.everyoneExposed("follower", List.of("?", "?"))).isTrue();
+    }
 }

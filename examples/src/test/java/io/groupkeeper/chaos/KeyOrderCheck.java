@@ -3,6 +3,7 @@ package io.groupkeeper.chaos;
 import io.groupkeeper.chaos.ChaosLedger.Ownership;
 import io.groupkeeper.chaos.ChaosLedger.Processed;
 import io.groupkeeper.chaos.ChaosLedger.Reset;
+import io.groupkeeper.chaos.ChaosLedger.SinkOp;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -10,8 +11,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Per-key order within one ownership (the {@code KEY} and {@code PARTITION} orderings, docs/parallel.md): in one
- * ownership interval of one member, the records of one key are processed one at a time, in offset order. For every
+ * Per-key order within one claim (the {@code KEY} and {@code PARTITION} orderings, docs/parallel.md): in one
+ * ownership interval of one member, the records of one key are processed one at a time, in offset order. A record
+ * belongs to the interval of its member that contains it and is of the claim it was processed under (its fencing
+ * token, when both are known): a handler of an old claim still running after its member claimed the partition again
+ * is a zombie of the old claim (its writes are the fencing check's), not a second record of the new one. For every
  * two processings of a key in a row (by start), the later one must start at or after the earlier one finished, and
  * have a higher offset. A pair is a <b>violation</b> otherwise, unless an admin reset of the partition was written
  * between them (the owner adopts the reset and starts again from its target: a new progress, whose records may repeat
@@ -47,7 +51,7 @@ final class KeyOrderCheck {
         Map<Ownership, Map<String, List<Processed>>> lanes = new LinkedHashMap<>();
         for (Processed p : processed) {
             for (Ownership o : owned.getOrDefault(p.group() + "/" + p.partition() + "/" + p.member(), List.of())) {
-                if (o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis()) {
+                if (o.sameClaim(p.token()) && o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis()) {
                     lanes.computeIfAbsent(o, k -> new HashMap<>())
                             .computeIfAbsent(p.key() == null ? "\u0000none" : p.key(), k -> new ArrayList<>()).add(p);
                     break;
@@ -80,7 +84,8 @@ final class KeyOrderCheck {
                         problems.add(o.group() + "/" + o.partition() + " key " + next.key() + " of " + o.member()
                                 + ": offset " + next.offset() + " started at " + next.atMillis()
                                 + (backwards ? " after offset " : " before the end of offset ") + prev.offset()
-                                + " [" + prev.atMillis() + ", " + prev.doneMillis() + "]");
+                                + " [" + prev.atMillis() + ", " + prev.doneMillis() + "]"
+                                + (o.token() == SinkOp.NO_TOKEN ? "" : " under token " + o.token()));
                     }
                 }
             }

@@ -23,8 +23,12 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
     void anAssignmentHookSeeksToAnOffsetOrATimestampBeforeTheFirstRecord() throws Exception {
         String topic = newTopic(1);
         TopicPartition tp = new TopicPartition(topic, 0);
-        for (int i = 0; i < 10; i++) { // record i written at time 1,000,000 + i * 1,000
-            producer.send(new ProducerRecord<>(topic, 0, 1_000_000L + i * 1_000L, "k", "v" + i)).get();
+        // record i stamped base + i s. Recent times: the broker's retention (7 days, first checked 30 s after it
+        // started) deletes records stamped long ago, so times from 1970 vanished whenever a loaded run reached
+        // that check before the containers had read them
+        long base = System.currentTimeMillis() - 60_000;
+        for (int i = 0; i < 10; i++) {
+            producer.send(new ProducerRecord<>(topic, 0, base + i * 1_000L, "k", "v" + i)).get();
         }
         GroupKeeper keeper = newKeeper();
         Queue<String> byOffset = new ConcurrentLinkedQueue<>();
@@ -37,7 +41,7 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
                 .recordHandler(r -> byOffset.add(r.value())).build());
         Queue<String> byTime = new ConcurrentLinkedQueue<>();
         started(container(keeper, newName("from-time"), topic)
-                .onPartitionsAssigned((partitions, seeker) -> seeker.seekToTimestamp(tp, 1_003_500L))
+                .onPartitionsAssigned((partitions, seeker) -> seeker.seekToTimestamp(tp, base + 3_500L))
                 .recordHandler(r -> byTime.add(r.value())).build());
 
         await().atMost(WAIT).until(() -> byOffset.size() == 4 && byTime.size() == 6);

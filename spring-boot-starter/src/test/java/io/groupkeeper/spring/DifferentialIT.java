@@ -67,6 +67,26 @@ class DifferentialIT {
     }
 
     /**
+     * {@code spring.kafka.listener.ack-mode} MANUAL and MANUAL_IMMEDIATE, a listener taking {@code Acknowledgment}:
+     * acknowledges some records, skips some (one between two acknowledged, one last), nacks one once. The records
+     * received, then after a restart of the application what is redelivered, are the same on both: a skipped record
+     * before an acknowledged one is committed with it, the last one runs again, the nacked one ran twice.
+     */
+    @Test
+    void manualAcknowledgementsObserveTheSameOnSpringKafkaAndOnTheStarterAcrossARestart() {
+        List<String> values = List.of("ack-0", "ack-1", "skip-2", "ack-3", "nack-4", "skip-5");
+        for (String mode : List.of("MANUAL", "manual_immediate")) {
+            ManualAckDifferential.Observed spring = ManualAckDifferential.run(false, mode, values, 7);
+            ManualAckDifferential.Observed groupkeeper = ManualAckDifferential.run(true, mode, values, 7);
+            assertThat(groupkeeper).as(mode).isEqualTo(spring);
+            assertThat(spring.firstStart()).as("not vacuous: the nacked record twice").containsExactly("ack-0",
+                    "ack-1", "skip-2", "ack-3", "nack-4", "nack-4", "skip-5");
+            assertThat(spring.afterRestart()).as("not vacuous: only the last record again")
+                    .containsExactly("skip-5");
+        }
+    }
+
+    /**
      * Spring Kafka's sample-04 ({@code @RetryableTopic} + {@code @DltHandler}, {@code Sample04Listener}), its
      * {@code @KafkaListener} swapped for {@code @GroupKeeperListener} by the test: the same calls per value and topic,
      * the same retry and DLT topics, every forwarded record with the same headers (Spring's names, order and values),

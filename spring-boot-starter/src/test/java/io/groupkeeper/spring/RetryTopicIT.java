@@ -118,6 +118,45 @@ class RetryTopicIT {
         return out;
     }
 
+    /**
+     * With {@code spring.kafka.listener.ack-mode=MANUAL}, Spring's default DLT handler (no {@code @DltHandler})
+     * acknowledges what it logs: after a restart the dead letter is not logged again (before: it was, its partition
+     * never committed).
+     */
+    @Test
+    void inAManualAckModeTheDefaultDltHandlerAcknowledgesWhatItLogs(CapturedOutput output) {
+        String topic = SharedServers.topic(1);
+        String group = SharedServers.name("ackdlt");
+        String firstDeadLetter = "Received message in dlt listener: " + topic + "-dlt-0@0";
+        String secondDeadLetter = "Received message in dlt listener: " + topic + "-dlt-0@1";
+        try (var ctx = startManual(topic, group)) {
+            var acking = ctx.getBean(io.groupkeeper.spring.retryack.ManualAckRetryApp.Acking.class);
+            SharedServers.send(topic, 0, "bad-1");
+            SharedServers.send(topic, 0, "ok-1");
+            await().atMost(WAIT).until(() -> output.getOut().contains(firstDeadLetter)
+                    && acking.received.contains("ok-1"));
+        }
+        try (var ctx = startManual(topic, group)) {
+            SharedServers.send(topic, 0, "bad-2");
+            await().atMost(WAIT).until(() -> output.getOut().contains(secondDeadLetter));
+            var acking = ctx.getBean(io.groupkeeper.spring.retryack.ManualAckRetryApp.Acking.class);
+            assertThat(acking.received).as("the main topic: committed past bad-1 with ok-1").containsExactly("bad-2");
+        }
+        assertThat(output.getOut().lines().filter(l -> l.contains(firstDeadLetter)))
+                .as("the first dead letter logged once: acknowledged by the default DLT handler").hasSize(1);
+    }
+
+    private static ConfigurableApplicationContext startManual(String topic, String group) {
+        return new SpringApplicationBuilder(io.groupkeeper.spring.retryack.ManualAckRetryApp.class)
+                .web(WebApplicationType.NONE).properties(Map.of(
+                        "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset", "earliest",
+                        "spring.kafka.listener.ack-mode", "MANUAL",
+                        "groupkeeper.listener.stop-deadline", "5s",
+                        "app.topic", topic, "app.group", group)).run();
+    }
+
     /** Boot's {@code spring.kafka.retry.topic.*} make a {@code RetryTopicConfiguration} bean: honoured as Spring does. */
     @Test
     void bootsRetryTopicPropertiesApplyAsToAKafkaListener() {

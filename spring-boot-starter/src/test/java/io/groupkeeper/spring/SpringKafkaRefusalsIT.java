@@ -400,19 +400,39 @@ class SpringKafkaRefusalsIT {
     }
 
     @Test
-    void anotherSpringKafkaParameterTypeIsRefused() {
+    void anAcknowledgmentWithoutAManualAckModeIsRefused() {
         runner.withBean(KafkaType.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("Acknowledgment is not supported"));
+                .hasStackTraceContaining("an Acknowledgment parameter needs spring.kafka.listener.ack-mode=MANUAL or "
+                        + "MANUAL_IMMEDIATE")
+                .hasStackTraceContaining("No Acknowledgment available as an argument"));
+    }
+
+    @Test
+    void aManualAckModeWithABatchListenerOrParallelismIsRefused() {
+        runner.withBean(BatchOrders.class).withPropertyValues("spring.kafka.listener.ack-mode=manual_immediate")
+                .run(ctx -> failure(ctx).hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL_IMMEDIATE is "
+                        + "honoured for record listeners only, and this one is a batch listener"));
+        runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
+                        "groupkeeper.listener.parallelism=4")
+                .run(ctx -> failure(ctx).hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL is honoured "
+                        + "for record listeners with ordering partition and parallelism 1 only")
+                        .hasStackTraceContaining("parallelism 4"));
+    }
+
+    static class BatchOrders {
+        @GroupKeeperListener(group = "refusals", topics = "orders")
+        void onOrders(java.util.List<String> orders) {
+        }
     }
 
     @Test
     void listenerPropertiesTheApplicationSetAreNamed() {
-        runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
+        runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=count",
                         "spring.kafka.listener.poll-timeout=3s", "spring.kafka.consumer.enable-auto-commit=true",
                         "spring.kafka.listener.immediate-stop=true",
                         "spring.kafka.listener.observation-enabled=false")
                 .run(ctx -> failure(ctx)
-                        .hasStackTraceContaining("spring.kafka.listener.ack-mode=manual: offsets are committed by the "
+                        .hasStackTraceContaining("spring.kafka.listener.ack-mode=count: offsets are committed by the "
                                 + "container")
                         .hasStackTraceContaining("spring.kafka.listener.poll-timeout=3s")
                         .hasStackTraceContaining("spring.kafka.listener.immediate-stop=true: groupkeeper.listener"

@@ -47,4 +47,29 @@ public final class HandlerContext {
     public static <K, V> TransactionalSender<K, V> sender() {
         return CurrentRecord.sender();
     }
+
+    /**
+     * Acknowledges the record being handled, in a container with {@link ListenerContainerBuilder#manualAcks manual
+     * acknowledgements}: once its call has returned, its partition's committed position is its offset + 1 (every
+     * record before it is committed with it, acknowledged or not). A record not acknowledged is not committed: it runs
+     * again after a restart, or at the partition's next owner. Spring Kafka's {@code Acknowledgment.acknowledge()}.
+     *
+     * @throws IllegalStateException outside a handler call, or when the container's acknowledgements are not manual
+     */
+    public static void acknowledge() {
+        CurrentRecord.acknowledge();
+    }
+
+    /**
+     * Hands the record being handled back, in a container with {@link ListenerContainerBuilder#manualAcks manual
+     * acknowledgements}: once its call has returned, the record runs again after {@code sleep}, its partition's later
+     * records waiting behind it (the other partitions go on). Not a failure: no attempt of the error policy is counted,
+     * nothing is logged above DEBUG, and the record's attempts start afresh. Spring Kafka's
+     * {@code Acknowledgment.nack(Duration)}. A handler that throws after a nack fails as it would without it.
+     *
+     * @throws IllegalStateException outside a handler call, or when the container's acknowledgements are not manual
+     */
+    public static void nack(java.time.Duration sleep) {
+        CurrentRecord.nack(sleep);
+    }
 }

@@ -70,6 +70,7 @@ public final class ListenerContainerBuilder<K, V> {
     private Ordering ordering = Ordering.PARTITION;
     private int parallelism = 1;
     private AsyncRecordHandler<K, V> asyncHandler;
+    private boolean manualAcks;
 
     ListenerContainerBuilder(GroupKeeper keeper) {
         this.keeper = Objects.requireNonNull(keeper, "keeper");
@@ -440,6 +441,20 @@ public final class ListenerContainerBuilder<K, V> {
         return this;
     }
 
+    /**
+     * Manual acknowledgements, as Spring Kafka's {@code AckMode.MANUAL}: a partition's committed position is the last
+     * record its handler acknowledged ({@link HandlerContext#acknowledge()}) + 1 — acknowledging a record commits it
+     * and every record before it, acknowledged or not — never above what was handled; a record not acknowledged is not
+     * committed, so it runs again after a restart or at its partition's next owner. {@link HandlerContext#nack}
+     * hands the current record back to run again after a sleep. Default false (every record done is committed).
+     * For a {@link #recordHandler} with ordering {@code PARTITION}, parallelism 1 and no transactional mode
+     * ({@link #build()} refuses the rest, naming it). docs/service.md, "Manual acknowledgements".
+     */
+    public ListenerContainerBuilder<K, V> manualAcks(boolean on) {
+        this.manualAcks = on;
+        return this;
+    }
+
     /** A property of the transactional producers only (over the Kafka properties), e.g. {@code linger.ms}. */
     public ListenerContainerBuilder<K, V> producerProperty(String key, Object value) {
         Objects.requireNonNull(key, "producer property key");
@@ -488,6 +503,14 @@ public final class ListenerContainerBuilder<K, V> {
                     + (batchHandler != null ? "batch handler" : "transactional mode") + " keeps none (one call at a "
                     + "time, its records handed back by seeking): remove them (was " + limits + ")");
         }
+        if (manualAcks && (recordHandler == null || beyondOne || outputKeySerializer != null)) {
+            throw new IllegalStateException(what + ": manualAcks(true) commits a partition up to the last record its "
+                    + "handler acknowledged, one record at a time on the worker's thread, so it runs with a record "
+                    + "handler, ordering PARTITION, parallelism 1 and without the transactional mode only (was "
+                    + (batchHandler != null ? "a batch handler, " : asyncHandler != null ? "an asynchronous handler, "
+                    : "") + "ordering " + ordering + ", parallelism " + parallelism
+                    + (outputKeySerializer != null ? ", transactional" : "") + ")");
+        }
         if (keyDeserializer == null) {
             throw new IllegalStateException(what + ": deserializers(...) are required (they run in the container)");
         }
@@ -513,7 +536,7 @@ public final class ListenerContainerBuilder<K, V> {
                 watchdogLimit,
                 pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
                 assignmentHook, idleEventInterval, transactionalConfig(), Map.copyOf(producerProperties),
-                clientListener, ordering, parallelism, asyncHandler, limits);
+                clientListener, ordering, parallelism, asyncHandler, limits, manualAcks);
         return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 

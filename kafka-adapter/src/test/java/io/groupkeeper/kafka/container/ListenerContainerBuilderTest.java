@@ -114,6 +114,26 @@ class ListenerContainerBuilderTest {
     }
 
     @Test
+    void manualAcksRunWithARecordHandlerOneAtATimePerPartitionOnly() {
+        assertThat(plain().manualAcks(true).build()).isNotNull();
+        assertThatThrownBy(() -> plain().manualAcks(true).parallelism(2).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("manualAcks(true)")
+                .hasMessageContaining("parallelism 2");
+        assertThatThrownBy(() -> plain().manualAcks(true).ordering(Ordering.KEY).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("ordering KEY");
+        assertThatThrownBy(() -> tx().manualAcks(true).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("manualAcks(true)")
+                .hasMessageContaining("transactional");
+        ListenerContainerBuilder<String, String> batch = ListenerContainer.<String, String>builder(keeper)
+                .group("enrich").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
+                .deserializers(new StringDeserializer(), new StringDeserializer()).batchHandler(rs -> { });
+        assertThatThrownBy(() -> batch.manualAcks(true).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("a batch handler");
+        assertThatThrownBy(HandlerContext::acknowledge).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("during it");
+    }
+
+    @Test
     void theProgressLimitsRejectABadValueAtTheSetterNamingItAndTheRange() {
         assertThatThrownBy(() -> plain().maxSpan(0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxSpan must be in 1..262144, was 0");

@@ -272,7 +272,17 @@ public final class ContainerFactory {
             }
         }
         ordering(b, e, own, all, where);
-        ListenerContainer<Object, Object> container = b.build(); // validated: only now talk to Kafka
+        String manual = manualAcks(b, e, tx, where);
+        ListenerContainer<Object, Object> container;
+        try {
+            container = b.build(); // validated: only now talk to Kafka
+        } catch (IllegalStateException ex) {
+            if (manual != null && ex.getMessage() != null && ex.getMessage().contains("manualAcks(true)")) {
+                throw new IllegalStateException(where + ": spring.kafka.listener.ack-mode=" + manual + " is honoured "
+                        + "for record listeners with ordering partition and parallelism 1 only: " + ex.getMessage(), ex);
+            }
+            throw ex;
+        }
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
             io.groupkeeper.zookeeper.ZooKeeperStore store = beans.getBeanProvider(
                     io.groupkeeper.zookeeper.ZooKeeperStore.class).getIfAvailable();
@@ -283,6 +293,39 @@ public final class ContainerFactory {
 
         self.set(container);
         return container;
+    }
+
+    /**
+     * Spring Kafka's manual ack modes ({@code spring.kafka.listener.ack-mode=MANUAL | MANUAL_IMMEDIATE}): every
+     * listener commits only what it acknowledges (one without an {@code Acknowledgment} parameter commits nothing, as
+     * in Spring Kafka). An {@code Acknowledgment} parameter without them is refused: Spring Kafka would fail each of its
+     * records. Returns the mode, or null.
+     */
+    private String manualAcks(ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, boolean tx,
+                              String where) {
+        String mode = springKafka == null ? null : springKafka.manualAckMode();
+        if (mode == null) {
+            if (e.method().takesAcknowledgment()) {
+                throw new IllegalStateException(where + ": an Acknowledgment parameter needs "
+                        + "spring.kafka.listener.ack-mode=MANUAL or MANUAL_IMMEDIATE (without it Spring Kafka fails "
+                        + "every record: \"No Acknowledgment available as an argument, the listener container must "
+                        + "have a MANUAL AckMode to populate the Acknowledgment.\"); set it, or remove the parameter "
+                        + "(every record handled is then committed)");
+            }
+            return null;
+        }
+        if (e.method().batch()) {
+            throw new IllegalStateException(where + ": spring.kafka.listener.ack-mode=" + mode + " is honoured for "
+                    + "record listeners only, and this one is a batch listener: take one record, or remove the "
+                    + "ack-mode (each batch handled is then committed)");
+        }
+        if (tx) {
+            throw new IllegalStateException(where + ": spring.kafka.listener.ack-mode=" + mode + " with a "
+                    + "transactional listener is not supported: the transaction commits the position with the "
+                    + "outputs; remove the ack-mode or the transactional mode");
+        }
+        b.manualAcks(true);
+        return mode;
     }
 
     /**

@@ -25,6 +25,35 @@ sealed interface ListenerArgument {
     /** The argument for a call with {@code records} (one record for a record listener). */
     Object resolve(List<ConsumerRecord<Object, Object>> records);
 
+    /**
+     * Spring Kafka's {@code Acknowledgment} of a record listener in the manual ack modes: the container's
+     * {@code HandlerContext.acknowledge()} and {@code nack(Duration)} for the record of this call.
+     */
+    record Ack() implements ListenerArgument {
+        static final org.springframework.kafka.support.Acknowledgment INSTANCE =
+                new org.springframework.kafka.support.Acknowledgment() {
+                    @Override
+                    public void acknowledge() {
+                        io.groupkeeper.kafka.container.HandlerContext.acknowledge();
+                    }
+
+                    @Override
+                    public void nack(java.time.Duration sleep) {
+                        io.groupkeeper.kafka.container.HandlerContext.nack(sleep);
+                    }
+
+                    @Override
+                    public String toString() {
+                        return "Acknowledgment of the groupkeeper container's current record";
+                    }
+                };
+
+        @Override
+        public Object resolve(List<ConsumerRecord<Object, Object>> records) {
+            return INSTANCE;
+        }
+    }
+
     /** The record itself, or the list of records of a batch. */
     record Records(boolean list) implements ListenerArgument {
         @Override

@@ -44,9 +44,11 @@ import org.springframework.util.ReflectionUtils;
  *   {@code List} header parameter has one value per record;</li>
  *   <li>{@code @Headers Map<String, Object>} or {@code MessageHeaders}: all of them;</li>
  *   <li>{@code ConsumerRecordMetadata}: the record's topic, partition, offset and timestamp;</li>
- *   <li>{@code @FencingToken long} (or {@code OptionalLong}): the partition's fencing token.</li>
+ *   <li>{@code @FencingToken long} (or {@code OptionalLong}): the partition's fencing token;</li>
+ *   <li>Spring Kafka's {@code Acknowledgment} (record listeners; {@code ContainerFactory} refuses it without a manual
+ *   ack mode): the container's manual acknowledgements.</li>
  * </ul>
- * Anything else (Spring Kafka's {@code Acknowledgment} or {@code Consumer}, {@code ConsumerRecords}, two data
+ * Anything else (Spring Kafka's {@code Consumer}, {@code ConsumerRecords}, two data
  * parameters) fails the context start naming the method and the parameter. Exceptions thrown by the method reach the
  * error policy unwrapped, so rules match the method's own exception classes.
  */
@@ -88,7 +90,8 @@ public final class ListenerMethod {
             Parameter p = parameters[i];
             if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
                     || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
-                    || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class) {
+                    || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class
+                    || p.getType() == org.springframework.kafka.support.Acknowledgment.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
@@ -121,6 +124,12 @@ public final class ListenerMethod {
                 arguments.add(new ListenerArgument.Sender());
             } else if (p.getType() == MessageHeaders.class) { // with or without @Headers, as Spring resolves it
                 arguments.add(new ListenerArgument.SpringHeaders(group));
+            } else if (p.getType() == org.springframework.kafka.support.Acknowledgment.class) {
+                if (data.batch) {
+                    throw unsupported(name, where(p, i), "Acknowledgment is supported on record listeners only (a "
+                            + "batch listener's acknowledgements are not): take one record, or drop the parameter");
+                }
+                arguments.add(new ListenerArgument.Ack()); // needs ack-mode MANUAL(_IMMEDIATE): ContainerFactory
             } else if (p.getType() == ConsumerRecordMetadata.class) {
                 if (data.batch) {
                     throw unsupported(name, where(p, i), "ConsumerRecordMetadata is for record listeners; a batch "
@@ -308,7 +317,7 @@ public final class ListenerMethod {
      * always present, so a method would fail every record here).
      */
     private static final Map<String, String> UNSUPPORTED_HEADERS = Map.of(
-            KafkaHeaders.ACKNOWLEDGMENT, "offsets are committed by the container (groupkeeper.listener.commit-interval)",
+            KafkaHeaders.ACKNOWLEDGMENT, "take an Acknowledgment parameter (with spring.kafka.listener.ack-mode=MANUAL)",
             KafkaHeaders.CONSUMER, "the Consumer is the container's; seek with GroupKeeperSeekAware",
             KafkaHeaders.RAW_DATA, "take ConsumerRecord<K, V> as the data parameter",
             KafkaHeaders.NATIVE_HEADERS, "take ConsumerRecord<K, V> and read record.headers()",
@@ -328,8 +337,7 @@ public final class ListenerMethod {
                     + "compute from it in the method");
         }
         String springKafka = type.getName();
-        if (springKafka.startsWith("org.springframework.kafka.support.Acknowledgment")
-                || springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
+        if (springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
             throw unsupported(name, where, type.getSimpleName() + " is not supported: offsets are committed by the "
                     + "container (groupkeeper.listener.commit-interval)");
         }
@@ -530,6 +538,12 @@ public final class ListenerMethod {
     public boolean takesSender() {
         return handlers != null ? handlers.stream().anyMatch(ListenerMethod::takesSender)
                 : arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Sender);
+    }
+
+    /** Whether a parameter takes Spring Kafka's {@code Acknowledgment} (the ack mode must be manual). */
+    boolean takesAcknowledgment() {
+        return handlers != null ? handlers.stream().anyMatch(ListenerMethod::takesAcknowledgment)
+                : arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Ack);
     }
 
     /** The bean whose method this is. */

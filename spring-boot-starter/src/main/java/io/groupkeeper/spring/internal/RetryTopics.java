@@ -374,6 +374,11 @@ public final class RetryTopics {
 
         public void logMessage(ConsumerRecord<?, ?> record) {
             LOG.info("Received message in dlt listener: {}", org.springframework.kafka.support.KafkaUtils.format(record));
+            try { // Spring's acknowledges the record: in the manual ack modes it is committed
+                io.groupkeeper.kafka.container.HandlerContext.acknowledge();
+            } catch (IllegalStateException notManual) {
+                // without manual acknowledgements every record handled is committed anyway
+            }
         }
     }
 }

@@ -97,6 +97,20 @@ public final class SpringKafkaSettings {
         return found;
     }
 
+    /**
+     * {@code spring.kafka.listener.ack-mode} when it is {@code MANUAL} or {@code MANUAL_IMMEDIATE} (as Spring binds
+     * it: any case, {@code -} for {@code _}), else null; null too when {@code groupkeeper.spring-kafka-only} lists it
+     * (it is then for the application's own {@code @KafkaListener} containers).
+     */
+    public String manualAckMode() {
+        if (springKafkaOnly.contains("spring.kafka.listener.ack-mode")) {
+            return null;
+        }
+        String v = binder.bind("spring.kafka.listener.ack-mode", String.class)
+                .map(m -> m.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_')).orElse("");
+        return v.equals("MANUAL") || v.equals("MANUAL_IMMEDIATE") ? v : null;
+    }
+
     /** One message naming every refused item, for the context start's failure. */
     public static String message(List<String> refused) {
         return "groupkeeper: this application configures Spring for Apache Kafka features that @GroupKeeperListener "
@@ -126,6 +140,9 @@ public final class SpringKafkaSettings {
         set.put("spring.kafka.listener.change-consumer-thread-name", "the workers' threads are named by the container");
         set.put("spring.kafka.listener.auth-exception-retry-interval", "an authentication or authorization failure "
                 + "fails the listener (health DOWN)");
+        if (manualAckMode() != null) { // honoured (ContainerFactory: manual acknowledgements, Acknowledgment)
+            set.remove("spring.kafka.listener.ack-mode");
+        }
         for (Map.Entry<String, String> e : set.entrySet()) {
             if (binder.bind(e.getKey(), Bindable.of(String.class)).isBound()) {
                 add(e.getKey() + "=" + binder.bind(e.getKey(), String.class).get() + ": " + e.getValue(), e.getKey(),

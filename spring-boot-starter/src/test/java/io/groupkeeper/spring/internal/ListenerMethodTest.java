@@ -83,6 +83,9 @@ class ListenerMethodTest {
         void acknowledging(String value, Acknowledgment ack) {
         }
 
+        void acknowledgingBatch(List<String> values, Acknowledgment ack) {
+        }
+
         void records(ConsumerRecords<String, String> all) {
         }
 
@@ -215,8 +218,10 @@ class ListenerMethodTest {
         assertThatThrownBy(() -> method("twoPayloads")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("twoPayloads(java.lang.String, java.lang.String)")
                 .hasMessageContaining("parameter 2").hasMessageContaining("a second data parameter");
-        assertThatThrownBy(() -> method("acknowledging")).hasMessageContaining("parameter 2")
-                .hasMessageContaining("Acknowledgment is not supported");
+        assertThat(method("acknowledging").takesAcknowledgment()).as("the ack mode decides (ContainerFactory)")
+                .isTrue();
+        assertThatThrownBy(() -> method("acknowledgingBatch")).hasMessageContaining("parameter 2")
+                .hasMessageContaining("Acknowledgment is supported on record listeners only");
         assertThatThrownBy(() -> method("records")).hasMessageContaining("ConsumerRecords is not supported");
         assertThatThrownBy(() -> method("nothing")).hasMessageContaining("no data parameter");
         assertThatThrownBy(() -> method("rawList")).hasMessageContaining("a raw List");

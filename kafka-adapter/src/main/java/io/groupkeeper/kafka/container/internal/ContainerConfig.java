@@ -27,7 +27,8 @@ import org.apache.kafka.common.serialization.Deserializer;
  * {@code checkDeadLetterTopics} false: the start neither checks nor creates them (a missing one fails at its send).
  * {@code producerProperties} are the user's, set with the mode or not (without it, the validation refuses them).
  * {@code ordering}, {@code parallelism} (handler calls in flight per worker), {@code asyncHandler} (null unless set)
- * and {@code limits} (span and buffer caps of each partition's progress) are docs/parallel.md's.
+ * and {@code limits} (span and buffer caps of each partition's progress) are docs/parallel.md's. {@code manualAcks}:
+ * a partition's committed position is its last record acknowledged ({@code HandlerContext.acknowledge()}) + 1.
  */
 public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
                                     Map<String, Object> kafkaProperties,
@@ -49,7 +50,34 @@ public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String
                                     io.groupkeeper.kafka.KafkaClientListener clientListener,
                                     io.groupkeeper.kafka.container.Ordering ordering, int parallelism,
                                     io.groupkeeper.kafka.container.AsyncRecordHandler<K, V> asyncHandler,
-                                    io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits) {
+                                    io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits,
+                                    boolean manualAcks) {
+
+    /** Without manual acknowledgements (every record done is committed). */
+    public ContainerConfig(GroupKeeper keeper, String group, Set<String> topics, Map<String, Object> kafkaProperties,
+                           Map<String, Object> deadLetterProducerProperties,
+                           Supplier<? extends Deserializer<K>> keyDeserializer,
+                           Supplier<? extends Deserializer<V>> valueDeserializer, boolean sharedDeserializers,
+                           String id, String instanceId, int concurrency, RecordHandler<K, V> recordHandler,
+                           BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
+                           Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,
+                           boolean checkDeadLetterTopics, Duration watchdogLimit, Duration pollTimeout,
+                           Duration stopDeadline, Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
+                           ContainerMetrics metrics, ContainerListener listener,
+                           Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions, AssignmentHook assignmentHook,
+                           Duration idleEventInterval, io.groupkeeper.kafka.internal.TransactionalConfig transactional,
+                           Map<String, Object> producerProperties,
+                           io.groupkeeper.kafka.KafkaClientListener clientListener,
+                           io.groupkeeper.kafka.container.Ordering ordering, int parallelism,
+                           io.groupkeeper.kafka.container.AsyncRecordHandler<K, V> asyncHandler,
+                           io.groupkeeper.kafka.container.internal.progress.ProgressLimits limits) {
+        this(keeper, group, topics, kafkaProperties, deadLetterProducerProperties, keyDeserializer, valueDeserializer,
+                sharedDeserializers, id, instanceId, concurrency, recordHandler, batchHandler, errorPolicy,
+                deadLetterTopic, createDeadLetterTopics, checkDeadLetterTopics, watchdogLimit, pollTimeout,
+                stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions, assignmentHook,
+                idleEventInterval, transactional, producerProperties, clientListener, ordering, parallelism,
+                asyncHandler, limits, false);
+    }
 
     /**
      * Whether records run through the per-partition progress ({@link ProgressDispatch}: the record and the asynchronous

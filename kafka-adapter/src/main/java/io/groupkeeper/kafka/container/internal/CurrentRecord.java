@@ -25,6 +25,10 @@ public final class CurrentRecord {
     private final TransactionalOutput output;
     private TopicPartition partition;
     private OptionalLong token = OptionalLong.empty();
+    /** The call is of a container with manual acknowledgements; what its handler said about its record. */
+    private boolean manualAcks;
+    private boolean acknowledged;
+    private java.time.Duration nack;
 
     private CurrentRecord(Function<TopicPartition, OptionalLong> tokens, TransactionalOutput output) {
         this.tokens = tokens;
@@ -95,6 +99,56 @@ public final class CurrentRecord {
     void set(TopicPartition partition, OptionalLong token) {
         this.partition = partition;
         this.token = partition == null ? OptionalLong.empty() : token;
+        if (partition == null) {
+            manualAcks = false;
+        }
+    }
+
+    /** Right after {@link #set}: the call is of a container with manual acknowledgements (nothing said yet). */
+    void manualAcks() {
+        manualAcks = true;
+        acknowledged = false;
+        nack = null;
+    }
+
+    /** Whether the handler acknowledged its record (cleared). */
+    boolean takeAcknowledged() {
+        boolean a = acknowledged;
+        acknowledged = false;
+        return a;
+    }
+
+    /** The sleep of the handler's nack, null when none (cleared). */
+    java.time.Duration takeNack() {
+        java.time.Duration n = nack;
+        nack = null;
+        return n;
+    }
+
+    private static CurrentRecord manualCall(String what) {
+        CurrentRecord c = CURRENT.get();
+        if (c == null || c.partition == null) {
+            throw new IllegalStateException("HandlerContext." + what + " is for the thread of a handler call, during "
+                    + "it");
+        }
+        if (!c.manualAcks) {
+            throw new IllegalStateException("HandlerContext." + what + " needs a container with manual "
+                    + "acknowledgements (ListenerContainerBuilder.manualAcks(true), spring.kafka.listener.ack-mode="
+                    + "MANUAL or MANUAL_IMMEDIATE); without them every record handled is committed");
+        }
+        return c;
+    }
+
+    public static void acknowledge() {
+        manualCall("acknowledge()").acknowledged = true;
+    }
+
+    public static void nack(java.time.Duration sleep) {
+        java.util.Objects.requireNonNull(sleep, "sleep");
+        if (sleep.isNegative()) {
+            throw new IllegalArgumentException("the nack's sleep must not be negative, was " + sleep);
+        }
+        manualCall("nack(Duration)").nack = sleep;
     }
 
     public static Optional<TopicPartition> partition() {

@@ -140,6 +140,11 @@ final class ProgressDispatch<K, V> {
      */
     private OptionalLong lastToken = OptionalLong.empty();
     private final FailureLog failures;
+    /**
+     * Manual acknowledgements: per partition, the position to commit (last record acknowledged + 1, or where its
+     * progress started); the progress's low-water mark caps it. Null when off.
+     */
+    private final Map<TopicPartition, Long> acked;
     /** The clock and the waits of the drains ({@code REAL} but in the simulator). */
     private final io.groupkeeper.kafka.internal.KafkaClients clients;
 
@@ -169,6 +174,7 @@ final class ProgressDispatch<K, V> {
                 io.groupkeeper.kafka.container.internal.progress.Ordering.valueOf(config.ordering().name()),
                 config.limits());
         this.failures = new FailureLog(config.ticker());
+        this.acked = config.manualAcks() ? new HashMap<>() : null;
     }
 
     // ------------------------------------------------------------------ fetching
@@ -200,7 +206,8 @@ final class ProgressDispatch<K, V> {
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> fresh =
                     owned.assigned(tp, control.token(tp), OffsetProgress.at(first));
             fresh.append(fs);
-            control.commit(tp, fresh.snapshot()); // from now on, never the position (it runs ahead)
+            started(tp, first);
+            commit(tp, fresh.snapshot()); // from now on, never the position (it runs ahead)
         }
     }
 
@@ -327,7 +334,7 @@ final class ProgressDispatch<K, V> {
         }
         applyOutcomes();
         for (TopicPartition tp : mine) {
-            owned.get(tp).ifPresent(p -> control.commit(tp, p.snapshot())); // written with the release
+            owned.get(tp).ifPresent(p -> commit(tp, p.snapshot())); // written with the release
             forget(tp);
         }
     }
@@ -351,6 +358,9 @@ final class ProgressDispatch<K, V> {
         }
         owned.gone(tp);
         attemptBase.remove(tp);
+        if (acked != null) {
+            acked.remove(tp);
+        }
     }
 
     /** Whether calls of a progress of {@code tp} let go are still out (its current progress waits for them). */
@@ -379,7 +389,8 @@ final class ProgressDispatch<K, V> {
                 LOG.info("{} offset(s) of {} recorded as done beyond this member's span run again",
                         p.droppedOnResume(), tp);
             }
-            control.commit(tp, p.snapshot());
+            started(tp, from.lowWater());
+            commit(tp, p.snapshot());
         }
     }
 
@@ -500,10 +511,16 @@ final class ProgressDispatch<K, V> {
             slot.begin(tp, offset);
         }
         current.set(tp, token);
+        if (acked != null) {
+            current.manualAcks();
+        }
         try {
             config.recordHandler().handle(record);
-            return null;
+            return acked == null ? null : acks(tp, offset, current);
         } catch (Exception | Error e) {
+            if (acked != null) {
+                acks(tp, offset, current); // an ack before the throw counts (a nack does not: the failure wins)
+            }
             return e;
         } finally {
             ended(tp, offset, slot, current);
@@ -519,10 +536,17 @@ final class ProgressDispatch<K, V> {
         }
         CurrentRecord current = slot == null ? CurrentRecord.ofThread() : slot.currentRecord();
         current.set(tp, token(t));
+        if (acked != null) {
+            current.manualAcks();
+        }
         try {
             config.recordHandler().handle(record);
-            o = new Outcome(tp, t, Kind.HANDLED, null, null);
+            Redelivery nack = acked == null ? null : acks(tp, t.offset(), current);
+            o = new Outcome(tp, t, nack == null ? Kind.HANDLED : Kind.FAILED, nack, null);
         } catch (Exception e) {
+            if (acked != null) {
+                acks(tp, t.offset(), current);
+            }
             o = new Outcome(tp, t, Kind.FAILED, e, null);
         } catch (Error e) {
             o = new Outcome(tp, t, Kind.FATAL, e, null);
@@ -620,7 +644,9 @@ final class ProgressDispatch<K, V> {
                 }
             }
             case FAILED -> {
-                if (owned.isCurrent(tp, t)) {
+                if (owned.isCurrent(tp, t) && o.failure() instanceof Redelivery r) {
+                    redeliver(tp, t, r);
+                } else if (owned.isCurrent(tp, t)) {
                     failed(tp, t, o.failure());
                 } else {
                     owned.complete(tp, t); // (dropped and counted)
@@ -752,9 +778,46 @@ final class ProgressDispatch<K, V> {
     private void handOverCommits() {
         Map<TopicPartition, OffsetProgress> owed = owned.owed();
         if (!owed.isEmpty()) {
-            owed.forEach(control::commit);
+            owed.forEach(this::commit);
             owned.committed(owed); // (the consumer writes the latest at its next commit point)
         }
+    }
+
+    /** A partition's progress starts at {@code offset}: with manual acknowledgements, what is committed till an ack. */
+    private void started(TopicPartition tp, long offset) {
+        if (acked != null) {
+            acked.put(tp, offset);
+        }
+    }
+
+    /** Commits of {@code tp} write {@code p}; with manual acknowledgements, up to its last record acknowledged. */
+    private void commit(TopicPartition tp, OffsetProgress p) {
+        if (acked == null) {
+            control.commit(tp, p);
+            return;
+        }
+        Long at = acked.get(tp);
+        long position = at == null ? p.lowWater() : Math.min(at, p.lowWater()); // never above what was handled
+        control.commit(tp, position == p.lowWater() ? p : OffsetProgress.at(position));
+    }
+
+    /**
+     * After a handler call with manual acknowledgements: records its ack; returns its nack as a {@link Redelivery}
+     * (null when none). Polling thread (parallelism 1).
+     */
+    private Redelivery acks(TopicPartition tp, long offset, CurrentRecord current) {
+        if (current.takeAcknowledged()) {
+            acked.put(tp, offset + 1);
+        }
+        java.time.Duration nack = current.takeNack();
+        return nack == null ? null : new Redelivery(nack);
+    }
+
+    /** A nacked record runs again after its sleep; its attempts start afresh (a nack is no failed attempt). */
+    private void redeliver(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Redelivery r) {
+        LOG.debug("{}@{} nacked: runs again in {} ms", tp, t.offset(), r.sleep.toMillis());
+        attemptBase.computeIfAbsent(tp, x -> new HashMap<>()).put(t.offset(), t.attempt());
+        owned.retryLater(tp, t, config.ticker().nanoTime() + r.sleep.toNanos());
     }
 
     private void flushProcessed() {
