@@ -18,8 +18,6 @@ import io.groupkeeper.kafka.container.Recovery;
 import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -35,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One in-JVM member of a chaos run as a {@link ListenerContainer} in an {@link Ordering} with a parallelism: its own
@@ -110,6 +107,7 @@ final class ChaosContainerMember implements ChaosConsumer {
     private final String name;
     private final ChaosLedger ledger;
     private final Mode mode;
+    private final ChaosConnection zk;
     private final ZkProxy proxy;
     private final ZooKeeperStore store;
     private final GroupKeeper keeper;
@@ -133,11 +131,10 @@ final class ChaosContainerMember implements ChaosConsumer {
         this.name = name;
         this.ledger = ledger;
         this.mode = mode;
-        this.proxy = new ZkProxy(name, config.zkPorts());
-        this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
-                .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
-        ZkProxy.keepBehind(store);
-        this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
+        this.zk = new ChaosConnection(name, config);
+        this.proxy = zk.proxy;
+        this.store = zk.store;
+        this.keeper = zk.keeper;
         this.container = ListenerContainer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
                 .kafkaProperty("bootstrap.servers", config.bootstrap())
@@ -170,14 +167,7 @@ final class ChaosContainerMember implements ChaosConsumer {
     static ChaosContainerMember start(String group, String name, ChaosMember.Config config, Mode mode,
                                       ChaosLedger ledger) throws IOException {
         ChaosContainerMember m = new ChaosContainerMember(group, name, config, mode, ledger);
-        try {
-            m.keeper.start();
-            m.container.start();
-        } catch (RuntimeException e) {
-            m.keeper.close();
-            m.proxy.close();
-            throw e;
-        }
+        m.zk.start(m.container::start);
         m.watcher.start();
         return m;
     }
@@ -360,13 +350,12 @@ final class ChaosContainerMember implements ChaosConsumer {
 
     @Override
     public void partition(long millis) {
-        proxy.partition();
-        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(proxy::heal);
+        zk.partition(millis);
     }
 
     @Override
     public boolean isPartitioned() {
-        return proxy.isPartitioned();
+        return zk.isPartitioned();
     }
 
     @Override
@@ -384,18 +373,9 @@ final class ChaosContainerMember implements ChaosConsumer {
         return done.getCount() > 0 && !halted && container.workers().stream().anyMatch(WorkerStatus::leader);
     }
 
-    /** Through the proxy: the ensemble port behind the proxy port the client is connected to. */
     @Override
     public Optional<Integer> zkServerPort() {
-        try {
-            ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
-            Method m = ZooKeeper.class.getDeclaredMethod("testableRemoteSocketAddress");
-            m.setAccessible(true);
-            InetSocketAddress address = (InetSocketAddress) m.invoke(zk);
-            return address == null ? Optional.empty() : proxy.target(address.getPort());
-        } catch (Exception e) {
-            return Optional.empty();
-        }
+        return zk.zkServerPort();
     }
 
     @Override
@@ -409,12 +389,7 @@ final class ChaosContainerMember implements ChaosConsumer {
         if (t == null && !halted && !stopping) {
             t = container.failure().orElse(null);
         }
-        if (t == null) {
-            return Optional.empty();
-        }
-        java.io.StringWriter w = new java.io.StringWriter();
-        t.printStackTrace(new java.io.PrintWriter(w));
-        return Optional.of(name + ": " + w);
+        return ChaosConnection.failure(name, t);
     }
 
     @Override

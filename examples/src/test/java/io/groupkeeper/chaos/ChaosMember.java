@@ -12,15 +12,12 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -32,7 +29,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One in-JVM consumer of a chaos run, as an application would run it: its own {@link GroupKeeper} and
@@ -76,6 +72,7 @@ final class ChaosMember implements ChaosConsumer {
     private final ChaosLedger ledger;
     /** The output topic in the transactional mode ({@code transform}'s logic); null otherwise. */
     private final String output;
+    private final ChaosConnection zk;
     private final ZkProxy proxy;
     private final ZooKeeperStore store;
     private final GroupKeeper keeper;
@@ -105,13 +102,10 @@ final class ChaosMember implements ChaosConsumer {
         this.name = name;
         this.ledger = ledger;
         this.output = config.transactional() ? outputTopic(group) : null;
-        this.proxy = new ZkProxy(name, config.zkPorts());
-        // A member may be started while the ensemble elects a new leader (a JOIN right after a leader server was
-        // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
-        this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
-                .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
-        ZkProxy.keepBehind(store);
-        this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
+        this.zk = new ChaosConnection(name, config);
+        this.proxy = zk.proxy;
+        this.store = zk.store;
+        this.keeper = zk.keeper;
         CoordinatedConsumer.Builder<String, String> builder = CoordinatedConsumer.<String, String>builder(keeper)
                 .group(group).topics(config.topic())
                 .kafkaProperty("bootstrap.servers", config.bootstrap())
@@ -134,14 +128,7 @@ final class ChaosMember implements ChaosConsumer {
     /** Connects, joins the group and starts polling. */
     static ChaosMember start(String group, String name, Config config, ChaosLedger ledger) throws IOException {
         ChaosMember m = new ChaosMember(group, name, config, ledger);
-        try {
-            m.keeper.start();
-            m.consumer.start();
-        } catch (RuntimeException e) {
-            m.keeper.close();
-            m.proxy.close();
-            throw e;
-        }
+        m.zk.start(m.consumer::start);
         m.thread.start();
         return m;
     }
@@ -355,8 +342,7 @@ final class ChaosMember implements ChaosConsumer {
 
     @Override
     public void partition(long millis) {
-        proxy.partition();
-        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(proxy::heal);
+        zk.partition(millis);
     }
 
     /** Ends a cut-off now. */
@@ -366,7 +352,7 @@ final class ChaosMember implements ChaosConsumer {
 
     @Override
     public boolean isPartitioned() {
-        return proxy.isPartitioned();
+        return zk.isPartitioned();
     }
 
     @Override
@@ -384,25 +370,9 @@ final class ChaosMember implements ChaosConsumer {
         return done.getCount() > 0 && consumer.isLeader();
     }
 
-    private ZooKeeper handle() {
-        try {
-            return store.curator().getZookeeperClient().getZooKeeper();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Through the proxy: the ensemble port behind the proxy port the client is connected to. */
     @Override
     public Optional<Integer> zkServerPort() {
-        try {
-            Method m = ZooKeeper.class.getDeclaredMethod("testableRemoteSocketAddress");
-            m.setAccessible(true);
-            InetSocketAddress address = (InetSocketAddress) m.invoke(handle());
-            return address == null ? Optional.empty() : proxy.target(address.getPort());
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return Optional.empty();
-        }
+        return zk.zkServerPort();
     }
 
     @Override
@@ -412,13 +382,7 @@ final class ChaosMember implements ChaosConsumer {
 
     @Override
     public Optional<String> failure() {
-        Throwable t = failure;
-        if (t == null) {
-            return Optional.empty();
-        }
-        java.io.StringWriter w = new java.io.StringWriter();
-        t.printStackTrace(new java.io.PrintWriter(w));
-        return Optional.of(name + ": " + w);
+        return ChaosConnection.failure(name, failure);
     }
 
     /** Since when user code was told it owns {@code partition}, if it owns it now. */

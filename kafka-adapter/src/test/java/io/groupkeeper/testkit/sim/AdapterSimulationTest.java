@@ -3,13 +3,9 @@ package io.groupkeeper.testkit.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The shipped Kafka adapter in the simulator ({@link AdapterSimulation}, docs/simulation-adapter.md): seeded schedules
@@ -29,14 +25,12 @@ class AdapterSimulationTest {
 
     @BeforeAll
     static void quiet() {
-        Logger gk = (Logger) LoggerFactory.getLogger("io.groupkeeper");
-        before = gk.getLevel();
-        gk.setLevel(Level.OFF);
+        before = SeededSchedules.quiet("adapterSimulation");
     }
 
     @AfterAll
     static void loud() {
-        ((Logger) LoggerFactory.getLogger("io.groupkeeper")).setLevel(before);
+        SeededSchedules.restore(before);
     }
 
     @Test
@@ -369,66 +363,15 @@ class AdapterSimulationTest {
     }
 
     static void runSchedules(boolean transactional) {
-        long first = Long.getLong("groupkeeper.adapterSimulation.seed", 1L);
-        int schedules = Integer.getInteger("groupkeeper.adapterSimulation.schedules",
-                transactional ? DEFAULT_TRANSACTIONAL_SCHEDULES : DEFAULT_SCHEDULES);
-        long steps = 0;
-        long resets = 0;
-        long landedLate = 0;
-        long abortedByInit = 0;
-        long done = 0;
-        long outputs = 0;
-        long handovers = 0;
-        long started = System.nanoTime();
-        for (long seed = first; seed < first + schedules; seed++) {
-            AdapterSimulation.Result r = AdapterSimulation.run(seed, transactional, FAULTS);
-            steps += r.steps();
-            resets += r.resets();
-            landedLate += r.landedLate();
-            abortedByInit += r.abortedByInit();
-            done += r.done();
-            outputs += r.outputs();
-            handovers += r.handovers();
-            if (Boolean.getBoolean("groupkeeper.adapterSimulation.trace")) {
-                System.out.println("seed " + seed + " trace:\n" + r.tail());
-            }
-            if (r.failed()) {
-                AdapterSimulation.Result shortest = Boolean.parseBoolean(
-                        System.getProperty("groupkeeper.adapterSimulation.shrink", "true")) ? shrink(r) : r;
-                assertThat(r.violations())
-                        .as("adapter simulation (%s) seed %d: replay with -Dgroupkeeper.adapterSimulation.seed=%d "
-                                        + "-Dgroupkeeper.adapterSimulation.schedules=1\nshortest failing plan (%d of %d "
-                                        + "faults): %s\n%s\ntrace of the shortest:\n%s",
-                                transactional ? "transactional" : "at least once", seed, seed,
-                                shortest.plan().size(), r.plan().size(), shortest.plan(), shortest.violations(),
-                                shortest.tail())
-                        .isEmpty();
-            }
-        }
-        System.out.printf("adapter simulation (%s) seed=%d schedules=%d steps=%d records=%d outputs=%d resets=%d "
-                        + "landedLate=%d abortedByInit=%d closes=%d violations=0 in %d ms%n",
-                transactional ? "transactional" : "at least once", first, schedules, steps, done, outputs, resets,
-                landedLate, abortedByInit, handovers, (System.nanoTime() - started) / 1_000_000);
+        new SeededSchedules<AdapterSimulation.Result>("adapterSimulation", "adapter simulation",
+                transactional ? "transactional" : "at least once")
+                .count("records", AdapterSimulation.Result::done).count("outputs", AdapterSimulation.Result::outputs)
+                .count("resets", AdapterSimulation.Result::resets)
+                .count("landedLate", AdapterSimulation.Result::landedLate)
+                .count("abortedByInit", AdapterSimulation.Result::abortedByInit)
+                .count("closes", AdapterSimulation.Result::handovers)
+                .run(transactional ? DEFAULT_TRANSACTIONAL_SCHEDULES : DEFAULT_SCHEDULES,
+                        seed -> AdapterSimulation.run(seed, transactional, FAULTS),
+                        r -> plan -> new AdapterSimulation(r.seed(), r.transactional(), plan).run());
     }
-
-    /** Drops faults one at a time while the schedule (same seed) still fails: no single fault of the result can go. */
-    static AdapterSimulation.Result shrink(AdapterSimulation.Result failing) {
-        AdapterSimulation.Result best = failing;
-        boolean progress = true;
-        while (progress) {
-            progress = false;
-            for (int i = 0; i < best.plan().size(); i++) {
-                List<Fault> fewer = new ArrayList<>(best.plan());
-                fewer.remove(i);
-                AdapterSimulation.Result r = new AdapterSimulation(best.seed(), best.transactional(), fewer).run();
-                if (r.failed()) {
-                    best = r;
-                    progress = true;
-                    break;
-                }
-            }
-        }
-        return best;
-    }
-
 }

@@ -3,13 +3,9 @@ package io.groupkeeper.testkit.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The shipped listener container in the simulator ({@link ContainerSimulation}, docs/simulation-adapter.md): seeded
@@ -29,16 +25,12 @@ class ContainerSimulationTest {
 
     @BeforeAll
     static void quiet() {
-        Logger gk = (Logger) LoggerFactory.getLogger("io.groupkeeper");
-        before = gk.getLevel();
-        if (!Boolean.getBoolean("groupkeeper.containerSimulation.log")) {
-            gk.setLevel(Level.OFF);
-        }
+        before = SeededSchedules.quiet("containerSimulation");
     }
 
     @AfterAll
     static void loud() {
-        ((Logger) LoggerFactory.getLogger("io.groupkeeper")).setLevel(before);
+        SeededSchedules.restore(before);
     }
 
     @Test
@@ -110,68 +102,15 @@ class ContainerSimulationTest {
     }
 
     static void runSchedules(ContainerSimulation.Mode mode, int byDefault) {
-        long first = Long.getLong("groupkeeper.containerSimulation.seed", 1L);
-        int schedules = Integer.getInteger("groupkeeper.containerSimulation.schedules", byDefault);
-        long steps = 0;
-        long resets = 0;
-        long done = 0;
-        long handled = 0;
-        long deadLettered = 0;
-        long started = System.nanoTime();
-        boolean keepGoing = Boolean.getBoolean("groupkeeper.containerSimulation.keepGoing");
-        List<String> failing = new ArrayList<>();
-        for (long seed = first; seed < first + schedules; seed++) {
-            ContainerSimulation.Result r = ContainerSimulation.run(seed, mode, FAULTS);
-            steps += r.steps();
-            resets += r.resets();
-            done += r.done();
-            handled += r.handled();
-            deadLettered += r.deadLettered();
-            if (Boolean.getBoolean("groupkeeper.containerSimulation.trace")) {
-                System.out.println("seed " + seed + " trace:\n" + r.tail());
-            }
-            if (r.failed() && keepGoing) { // a long run's census: every failing seed, reported at the end
-                failing.add(seed + " " + r.violations().get(0));
-                continue;
-            }
-            if (r.failed()) {
-                ContainerSimulation.Result shortest = Boolean.parseBoolean(
-                        System.getProperty("groupkeeper.containerSimulation.shrink", "true")) ? shrink(r) : r;
-                assertThat(r.violations())
-                        .as("container simulation (%s) seed %d: replay with -Dgroupkeeper.containerSimulation.seed=%d "
-                                        + "-Dgroupkeeper.containerSimulation.schedules=1\nshortest failing plan (%d of %d "
-                                        + "faults): %s\n%s\ntrace of the shortest:\n%s",
-                                mode, seed, seed, shortest.plan().size(), r.plan().size(), shortest.plan(),
-                                shortest.violations(), shortest.tail())
-                        .isEmpty();
-            }
-        }
-        System.out.printf("container simulation (%s) seed=%d schedules=%d steps=%d records=%d handled=%d "
-                        + "deadLettered=%d resets=%d violations=%d in %d ms%n",
-                mode, first, schedules, steps, done, handled, deadLettered, resets, failing.size(),
-                (System.nanoTime() - started) / 1_000_000);
-        failing.forEach(f -> System.out.println("container simulation (" + mode + ") failing seed " + f));
-        assertThat(failing).as("failing seeds (-Dgroupkeeper.containerSimulation.keepGoing=true)").isEmpty();
+        long handled = new SeededSchedules<ContainerSimulation.Result>("containerSimulation", "container simulation",
+                mode)
+                .count("records", ContainerSimulation.Result::done)
+                .count("handled", ContainerSimulation.Result::handled)
+                .count("deadLettered", ContainerSimulation.Result::deadLettered)
+                .count("resets", ContainerSimulation.Result::resets)
+                .run(byDefault, seed -> ContainerSimulation.run(seed, mode, FAULTS),
+                        r -> plan -> new ContainerSimulation(r.seed(), r.mode(), plan).run())
+                .get("handled");
         assertThat(handled).as("records handled").isPositive();
-    }
-
-    /** Drops faults one at a time while the schedule (same seed) still fails: no single fault of the result can go. */
-    static ContainerSimulation.Result shrink(ContainerSimulation.Result failing) {
-        ContainerSimulation.Result best = failing;
-        boolean progress = true;
-        while (progress) {
-            progress = false;
-            for (int i = 0; i < best.plan().size(); i++) {
-                List<Fault> fewer = new ArrayList<>(best.plan());
-                fewer.remove(i);
-                ContainerSimulation.Result r = new ContainerSimulation(best.seed(), best.mode(), fewer).run();
-                if (r.failed()) {
-                    best = r;
-                    progress = true;
-                    break;
-                }
-            }
-        }
-        return best;
     }
 }

@@ -9,7 +9,6 @@ import io.groupkeeper.kafka.sim.ModelProducer;
 import io.groupkeeper.testkit.ManualClock;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,10 +46,6 @@ final class SimKafkaClients implements KafkaClients {
      * simulation's consumers).
      */
     private java.util.function.Function<String, String> threads;
-
-    SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag) {
-        this(kafka, scheduler, clock, timerTag, () -> true, v -> { });
-    }
 
     /** For a member: {@code storeConnected} is its store's; a transactional claim while it is false is reported. */
     SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag,
@@ -139,10 +134,9 @@ final class SimKafkaClients implements KafkaClients {
     static final long QUEUE_LOOK_MILLIS = 5;
 
     /** A fixed pool whose threads are simulated threads: each takes tasks from one queue, parked while it is empty. */
-    private final class SimPool extends AbstractExecutorService {
+    private final class SimPool extends FlagExecutor {
         private final java.util.ArrayDeque<Runnable> tasks = new java.util.ArrayDeque<>();
         private CompletableFuture<Void> more = new CompletableFuture<>();
-        private boolean shutdown;
 
         void work() {
             while (true) {
@@ -185,11 +179,6 @@ final class SimKafkaClients implements KafkaClients {
         }
 
         @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
         public boolean isTerminated() {
             return shutdown && tasks.isEmpty();
         }
@@ -215,6 +204,42 @@ final class SimKafkaClients implements KafkaClients {
 
     /** Parks the calling simulated thread until {@code f} completes or {@code millis} pass (-1: no timer). */
     void sleepUntil(CompletableFuture<?> f, long millis) {
+        sleepUntil(scheduler, f, millis);
+    }
+
+    /**
+     * The {@link KafkaModel}'s time in a simulated world: the simulated clock; a wait of the model's parks the calling
+     * simulated thread (when it can wait). {@code pollsWait}: a consumer's poll waits for records (the container's
+     * world) or answers at once and a wait ignores what it waits for (the member simulation's, as its seeds were
+     * pinned).
+     */
+    static KafkaModel.Time time(SimScheduler scheduler, ManualClock clock, boolean pollsWait) {
+        return new KafkaModel.Time() {
+            @Override
+            public long millis() {
+                return clock.millis();
+            }
+
+            @Override
+            public void sleep(long millis) {
+                sleep(millis, new CompletableFuture<>());
+            }
+
+            @Override
+            public void sleep(long millis, CompletableFuture<?> until) {
+                if (scheduler.threads().canWait()) {
+                    sleepUntil(scheduler, pollsWait ? until : new CompletableFuture<>(), millis);
+                }
+            }
+
+            @Override
+            public boolean waits() {
+                return pollsWait && scheduler.threads().canWait();
+            }
+        };
+    }
+
+    private static void sleepUntil(SimScheduler scheduler, CompletableFuture<?> f, long millis) {
         SimThreads threads = scheduler.threads();
         if (!threads.canWait()) {
             throw new IllegalStateException("a wait of the adapter outside a simulated thread that can wait (tag "
@@ -231,38 +256,10 @@ final class SimKafkaClients implements KafkaClients {
     }
 
     /** Runs each task in the caller. */
-    private static final class Direct extends AbstractExecutorService {
-        private boolean shutdown;
-
+    private static final class Direct extends FlagExecutor {
         @Override
         public void execute(Runnable command) {
             command.run();
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            shutdown = true;
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return true;
         }
     }
 }

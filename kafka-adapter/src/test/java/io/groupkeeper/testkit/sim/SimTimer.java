@@ -1,7 +1,5 @@
 package io.groupkeeper.testkit.sim;
 
-import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -9,12 +7,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A timer thread of a simulated process: a scheduler's view with fixed-delay repetition (which the scheduler's views
- * do not offer), stopped by {@code shutdown}.
+ * do not offer), stopped by {@code shutdown} ({@link FlagExecutor}).
  */
-final class SimTimer extends AbstractExecutorService implements ScheduledExecutorService {
+final class SimTimer extends FlagExecutor implements ScheduledExecutorService {
 
     private final ScheduledExecutorService view;
-    private volatile boolean shutdown;
 
     SimTimer(ScheduledExecutorService view) {
         this.view = view;
@@ -63,29 +60,4 @@ final class SimTimer extends AbstractExecutorService implements ScheduledExecuto
         }, initialDelay, unit);
     }
 
-    @Override
-    public void shutdown() {
-        shutdown = true;
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-        shutdown = true;
-        return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-        return true;
-    }
 }
