@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * offsets to Kafka as the adapter does: the shipped {@code OffsetMirror} over {@link KafkaOffsetsModel}, its thread's
  * tasks scheduled with the rest. Besides every invariant of the protocol, Kafka's offset of a partition never moves
  * back to an older store commit than one it showed (M1; issue 34's bug 5). In kafka-adapter's tests because testkit
- * cannot depend on the adapter (the adapter's tests use testkit's store).
+ * cannot depend on the adapter (the adapter's tests use testkit's store). The default build runs 300 schedules
+ * ({@code -Dgroupkeeper.mirrorSimulation.schedules=N} sets another count; the {@code simulation} profile runs as many as
+ * {@code SimulationTest}).
  */
 class MirrorSimulationTest {
 
@@ -51,7 +53,7 @@ class MirrorSimulationTest {
 
     @Test
     void schedulesKeepEveryInvariantAndKafkasOffsetsNeverMoveBack() {
-        SimulationTest.keepEveryInvariant();
+        SimulationTest.keepEveryInvariant(Integer.getInteger("groupkeeper.mirrorSimulation.schedules", 300));
     }
 
     /**

@@ -50,8 +50,12 @@ class SimulationTest {
 
     /** The schedules the properties choose, run as {@link #schedulesKeepEveryInvariant} says (shared with other runs). */
     static void keepEveryInvariant() {
-        runSchedules("simulation", Integer.getInteger("groupkeeper.simulation.schedules", 1_000),
-                seed -> Simulation.run(seed, FAULTS));
+        keepEveryInvariant(Integer.getInteger("groupkeeper.simulation.schedules", 1_000));
+    }
+
+    /** {@code schedules} schedules from the chosen seed, as {@link #schedulesKeepEveryInvariant} runs them. */
+    static void keepEveryInvariant(int schedules) {
+        runSchedules("simulation", schedules, seed -> Simulation.run(seed, FAULTS));
     }
 
     /**
