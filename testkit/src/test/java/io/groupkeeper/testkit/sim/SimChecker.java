@@ -2,9 +2,12 @@ package io.groupkeeper.testkit.sim;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
+import io.groupkeeper.testkit.ForwardingZkPort;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
 import io.groupkeeper.testkit.ModelTransactions;
 import io.groupkeeper.testkit.NodeStat;
+import io.groupkeeper.zkprotocol.ZkNode;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
@@ -14,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The invariants, checked as the simulated users act (and once more when the group has settled):
@@ -38,7 +42,7 @@ import java.util.TreeSet;
  *   owner node, and user code processes only partitions its member owns.</li>
  * </ul>
  *
- * <p>About 510 lines: every check reads the same record of what user code, operators and the model did; checks split
+ * <p>About 750 lines: every check reads the same record of what user code, operators and the model did; checks split
  * into classes would each need all of it.
  */
 final class SimChecker {
@@ -77,6 +81,11 @@ final class SimChecker {
     private final Map<String, String> ownerMembers = new HashMap<>();
     /** The offset each offset node holds, as the applied transactions tell it (absent: none, corrupt or no node). */
     private final Map<String, Long> offsetValues = new HashMap<>();
+    /**
+     * Where each claim's read of its offset node stood, per session and offset node ({@link #claimRead}): the newest
+     * transaction the read reflects (it saw every write up to it, none after).
+     */
+    private final Map<String, Long> claimReadAt = new HashMap<>();
     /** What each process's user code last said it writes: the operator writes of the partition it had seen. */
     private final Map<SimProcess, Map<TopicPartition, Integer>> writing = new HashMap<>();
 
@@ -160,12 +169,27 @@ final class SimChecker {
      * handed over since the last operator write, which the store must then still hold.
      */
     void started(SimMember m, TopicPartition tp, long start, boolean fromNothing) {
-        if (fromNothing && readBeforeLastOperatorWrite(m, tp)) {
+        started(m, tp, start, fromNothing, true);
+    }
+
+    /** {@code fromClaim}: user code starts from what its claim read (not from an adoption, whose read came later). */
+    private void started(SimMember m, TopicPartition tp, long start, boolean fromNothing, boolean fromClaim) {
+        if ((fromClaim || fromNothing) && readBeforeLastOperatorWrite(m, tp, fromNothing)) {
             // Seed 86237 of the unkindest schedules: the claim read "no offset" and made the empty offset node, and an
-            // operator's reset landed after it, before user code heard of the claim. Nothing stored was lost: the
-            // member owes the reset's adoption (its offset watch), and the floor stays the operator's.
-            log.event(m.id + " starts " + tp + " from a claim that read before the last operator write; owes its "
-                    + "adoption");
+            // operator's reset landed after it, before user code heard of the claim. Seed 52919: the claim read an
+            // offset, and the operator's reset landed after that read. Nothing stored was lost: the member owes the
+            // write's adoption (its offset watch), a release of what it prepared before it loses to it (I4), and the
+            // floor stays the operator's.
+            log.event(m.id + " starts " + tp + (fromNothing ? "" : " at " + start) + " from a claim that read before "
+                    + "the last operator write; owes its adoption");
+            return;
+        }
+        if (fromClaim && !holds(m, tp)) {
+            // Seed 105338 of the unkindest schedules: m3 claimed t:0 and read 28, then its process was paused past its
+            // session's end; m1 claimed t:0, committed and handed 167 over; m3's user code, resumed, heard of its old
+            // claim and started at 28. Its claim no longer holds: what it read is not what the store keeps, and what
+            // a zombie processes is bounded by I7. Only a start from a claim that holds is judged against the store.
+            log.event(m.id + " starts " + tp + " at " + start + " from a claim that no longer holds: a zombie's start");
             return;
         }
         if (fromNothing) {
@@ -195,28 +219,93 @@ final class SimChecker {
     }
 
     /**
-     * Whether {@code m} holds {@code tp} by a claim that came before the operator write its offset node holds now, an
-     * offset: the claim read the node right behind its transaction, so a "no offset" from it is older than that write.
+     * Whether {@code m} holds {@code tp} by a claim whose read of the offset node came before the partition's last
+     * operator write, so that user code, starting from what the claim read, has not seen that write. {@code fromNothing}
+     * (the claim read no offset, and made the empty node): the node holds an offset now, written by that operator write
+     * after the claim. Otherwise the claim's read is judged by where it stood ({@link #claimReadAt}): a pipelined claim's
+     * read goes out right behind its transaction and a follower may answer it without an operator write applied since.
      */
-    boolean readBeforeLastOperatorWrite(SimMember m, TopicPartition tp) {
+    boolean readBeforeLastOperatorWrite(SimMember m, TopicPartition tp, boolean fromNothing) {
         Long written = operatorWriteZxid.get(tp);
         Optional<NodeStat> owner = zk.stat(ownerPath(tp));
+        if (written == null || !holds(m, tp) || owner.isEmpty()) {
+            return false;
+        }
+        if (!fromNothing) {
+            Long read = claimReadAt.get(claimRead(owner.get().ephemeralOwner(), offsetPath(tp)));
+            return read != null && read < written;
+        }
         Optional<NodeStat> offset = zk.stat(offsetPath(tp));
-        return written != null && holds(m, tp) && owner.isPresent() && owner.get().czxid() < written
+        return owner.get().czxid() < written
                 && offset.isPresent() && offset.get().mzxid() == written && offsetValues.containsKey(offsetPath(tp));
     }
 
     /**
      * The operator writes of {@code tp} that {@code m}'s user code has seen when it starts from its claim: all of them,
-     * except the last when the claim found no offset and that write came after the claim (it is owed as an adoption).
+     * except the last when the claim read the offset node before that write (it is owed as an adoption).
      */
     int editsSeenAtStart(SimMember m, TopicPartition tp, boolean fromNothing) {
-        return fromNothing && readBeforeLastOperatorWrite(m, tp) ? edits(tp) - 1 : edits(tp);
+        return readBeforeLastOperatorWrite(m, tp, fromNothing) ? edits(tp) - 1 : edits(tp);
+    }
+
+    /**
+     * {@code port}, a process's store's, telling this checker what each pipelined claim's read of an offset node saw
+     * (the only reads of offset nodes sent in the background): the transaction that last wrote the node, so that the
+     * read saw every operator write up to it and none after.
+     */
+    ZkPort claimReads(ZkPort port) {
+        return new ForwardingZkPort(port) {
+            @Override
+            public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
+                long session = delegate.handleSession();
+                String abs = delegate.abs(path);
+                CompletableFuture<Optional<ZkNode>> read = delegate.readAsync(path, hook);
+                if (!abs.startsWith(offsetsPrefix()) || partitionOf(abs) == null) {
+                    return read;
+                }
+                return read.whenComplete((node, failed) -> {
+                    if (node != null && node.isPresent()) {
+                        claimReadAt.put(claimRead(session, abs), node.get().stat().mzxid());
+                    }
+                });
+            }
+        };
+    }
+
+    /**
+     * A claim of {@code session} (a transaction that moves a fence node: a claim, a re-confirmation) is applied as
+     * {@code zxid}. One that checks the offset node's version (or makes the node) read it before it and lands only if
+     * no write came between: its read stands just before {@code zxid}. A pipelined one reads it right behind: until
+     * that read is answered ({@link #claimReads}), nothing is known.
+     */
+    private void claimed(long session, long zxid, List<ModelTransactions.Write> writes) {
+        for (ModelTransactions.Write w : writes) {
+            if (w.kind() != ModelTransactions.Kind.SET || !w.path().startsWith(fencesPrefix())) {
+                continue;
+            }
+            String offset = offsetsPrefix() + w.path().substring(fencesPrefix().length());
+            boolean checked = writes.stream().anyMatch(o -> o.path().equals(offset)
+                    && (o.kind() == ModelTransactions.Kind.CHECK && o.version() >= 0
+                    || o.kind() == ModelTransactions.Kind.CREATE));
+            if (checked) {
+                claimReadAt.put(claimRead(session, offset), zxid - 1);
+            } else {
+                claimReadAt.remove(claimRead(session, offset));
+            }
+        }
+    }
+
+    private static String claimRead(long session, String offsetPath) {
+        return Long.toHexString(session) + " " + offsetPath;
+    }
+
+    private String fencesPrefix() {
+        return ZkLayout.group(group) + "/fences/";
     }
 
     void adopted(SimMember m, TopicPartition tp, long position, boolean fromNothing) {
         log.event(m.id + " adopted " + tp + " at " + position);
-        started(m, tp, position, fromNothing);
+        started(m, tp, position, fromNothing, false);
     }
 
     /** Hears every record user code processes, before this checker judges it (the resets' checks: SimResets). */
@@ -376,6 +465,7 @@ final class SimChecker {
             }
             return;
         }
+        claimed(session, zxid, writes);
         for (ModelTransactions.Write w : writes) {
             if (!w.path().startsWith(offsetsPrefix())
                     || (w.kind() != ModelTransactions.Kind.CREATE && w.kind() != ModelTransactions.Kind.SET)) {

@@ -49,10 +49,13 @@ final class SimProcess {
     boolean writesFailed;
     private String nextMemberId;
 
-    SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout) {
+    /** {@code instrument}: what the store's requests go through (the checker's {@link SimChecker#claimReads}). */
+    SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout,
+               java.util.function.UnaryOperator<io.groupkeeper.zkprotocol.ZkPort> instrument) {
         this.tag = tag;
         this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.eventExecutor(tag)).connectionLane(CONNECTION_LANE).build();
+                .eventExecutor(scheduler.eventExecutor(tag)).connectionLane(CONNECTION_LANE).instrument(instrument)
+                .build();
         ScheduledExecutorService internal = scheduler.executor(tag);
         this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
                 .memberIds(() -> nextMemberId).build().start();

@@ -324,7 +324,7 @@ final class Simulation {
     private SimProcess join(SimProcess shared) {
         SimProcess proc = shared;
         if (proc == null) {
-            proc = new SimProcess("p" + (++nextProcess), zk, scheduler, SESSION_TIMEOUT);
+            proc = new SimProcess("p" + (++nextProcess), zk, scheduler, SESSION_TIMEOUT, checker::claimReads);
             processes.add(proc);
         }
         return join("m" + (++nextId), proc);

@@ -326,6 +326,50 @@ class SimulationTest {
     }
 
     /**
+     * Seed 52919 of the unkindest schedules (resets by the shipped admin): at 1,458 ms m3's session expired and m2
+     * claimed t:5, reading 23 right behind its pipelined claim; then the admin's shift by -5 set t:5 to 18, before m2's
+     * user code heard of the claim and started it at 23. Revoked at once, m2 handed 23 over; its release found the node
+     * written since the claim's read and left the reset there (I4), and m3 started t:5 at 18, as the operator asked. The
+     * checker counted the reset as seen by m2 (it placed only a claim that read no offset) and called that a lost
+     * offset. A false violation of the checker: it now places each claim's read itself ({@code SimChecker#claimReads}),
+     * so m2 owes the reset's adoption and its final offset 23 loses to the reset; a release that wrote 23 over it would
+     * be an I4 violation (the mutation in docs/invariants.md).
+     */
+    @Test
+    void aResetLandingAfterAClaimsReadLeavesTheFinalOffsetOfThatClaimUnowed() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE
+                && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
+                "the interleaving of seed 52919 as found");
+        Simulation.Result r = Simulation.runUnkindest(52919, FAULTS);
+        assertThat(r.violations()).isEmpty();
+        java.util.List<String> events = r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        int reset = events.indexOf("operator reset t:5 -> 18");
+        assertThat(reset).as("the reset of t:5").isNotNegative();
+        assertThat(events.subList(reset, events.size()))
+                .contains("m2 starts t:5 at 23 from a claim that read before the last operator write; owes its "
+                        + "adoption")
+                .contains("m2 hands over t:5=23");
+    }
+
+    /**
+     * Seed 105338 of the unkindest schedules: at 5,312 ms m3 claimed t:0 (reading 28) and its process was paused for
+     * 4,207 ms, past its session's end; m1 claimed t:0, committed and, closing in a blip at 9,489 ms, handed 167 over
+     * by a release that landed. Resumed, m3's user code heard of its old claim and started t:0 at 28, then of its loss.
+     * The checker judged that zombie's start against m1's hand-over and called it a lost offset; the store holds 167.
+     * A false violation of the checker: only a start from a claim that still holds is judged against the store.
+     */
+    @Test
+    void aZombiesStartFromAClaimThatNoLongerHoldsIsNotJudgedAgainstLaterHandOvers() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE
+                && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
+                "the interleaving of seed 105338 as found");
+        Simulation.Result r = Simulation.runUnkindest(105338, FAULTS);
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)))
+                .contains("m3 starts t:0 at 28 from a claim that no longer holds: a zombie's start");
+    }
+
+    /**
      * Seed 18310 of the 100,000 unkindest schedules (2026-12-06): m2 was cut off silently at 482 ms with t:0 stored at
      * 0, the offset it last saw; an operator reset t:0 to 0 at 512 ms; m2 left while cut off and its final offset 14 for
      * t:0 outlived its session. In the next session the leave claimed t:0 again and, finding the offset it last saw,
