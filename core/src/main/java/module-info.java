@@ -8,7 +8,8 @@
  */
 module io.groupkeeper.core {
     requires org.slf4j;
-    // Optional: MicrometerGroupMetrics, when the application has Micrometer (which then requires micrometer.core itself,
+    // Optional: MicrometerGroupMetrics, when the application has Micrometer (which then requires micrometer.core
+    // itself,
     // to build the MeterRegistry it passes). Not transitive: "static transitive" makes every module that reads core
     // need micrometer.core at compile time ("module not found: micrometer.core" in testkit).
     requires static micrometer.core;
@@ -17,7 +18,11 @@ module io.groupkeeper.core {
     exports io.groupkeeper.assignor;
     exports io.groupkeeper.metrics;
     exports io.groupkeeper.spi;
-    exports io.groupkeeper.spi.internal to io.groupkeeper.zkprotocol, io.groupkeeper.zookeeper, io.groupkeeper.testkit;
+    exports io.groupkeeper.spi.internal to
+            io.groupkeeper.zkprotocol,
+            io.groupkeeper.zookeeper,
+            io.groupkeeper.testkit;
     exports io.groupkeeper.status;
-    exports io.groupkeeper.log.internal to io.groupkeeper.kafka;
+    exports io.groupkeeper.log.internal to
+            io.groupkeeper.kafka;
 }

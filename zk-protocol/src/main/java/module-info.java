@@ -12,5 +12,7 @@ module io.groupkeeper.zkprotocol {
 
     exports io.groupkeeper.zkprotocol;
     exports io.groupkeeper.zkprotocol.admin;
-    exports io.groupkeeper.zkprotocol.internal to io.groupkeeper.zookeeper, io.groupkeeper.testkit;
+    exports io.groupkeeper.zkprotocol.internal to
+            io.groupkeeper.zookeeper,
+            io.groupkeeper.testkit;
 }

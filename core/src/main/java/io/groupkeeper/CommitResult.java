@@ -19,9 +19,15 @@ import java.util.TreeMap;
  *   this member, whose reply was lost) the stored offset is the one this member last wrote.</li>
  * </ul>
  */
-public record CommitResult(SortedMap<TopicPartition, Status> statuses, SortedMap<TopicPartition, OptionalLong> adoptedOffsets) {
+public record CommitResult(
+        SortedMap<TopicPartition, Status> statuses, SortedMap<TopicPartition, OptionalLong> adoptedOffsets) {
 
-    public enum Status { COMMITTED, ADOPTED, NOT_OWNED, UNCHANGED }
+    public enum Status {
+        COMMITTED,
+        ADOPTED,
+        NOT_OWNED,
+        UNCHANGED
+    }
 
     public CommitResult {
         statuses = Collections.unmodifiableSortedMap(new TreeMap<>(statuses));

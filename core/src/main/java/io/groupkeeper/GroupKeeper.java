@@ -53,6 +53,7 @@ public final class GroupKeeper implements AutoCloseable {
     private final List<GroupMember> members = new ArrayList<>();
     /** One live member per group and member id in this keeper (one session), until its leave is over. */
     private final LiveMemberIds liveIds = new LiveMemberIds();
+
     private final Lifecycle lifecycle = new Lifecycle("GroupKeeper");
 
     private GroupKeeper(Builder b) {
@@ -158,13 +159,13 @@ public final class GroupKeeper implements AutoCloseable {
     public static final class Builder {
         private CoordinationStore store;
         private Clock clock = Clock.systemUTC();
-        private Supplier<String> memberIds = () -> "m-" + UUID.randomUUID().toString().substring(0, 13);
+        private Supplier<String> memberIds =
+                () -> "m-" + UUID.randomUUID().toString().substring(0, 13);
         private ExecutorService workers;
         private ScheduledExecutorService scheduler;
         private GroupMetrics metrics = GroupMetrics.NOOP;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Records metrics, e.g. {@code new MicrometerGroupMetrics(registry)} (Micrometer is an optional dependency).
@@ -324,13 +325,31 @@ public final class GroupKeeper implements AutoCloseable {
             synchronized (GroupKeeper.this) {
                 lifecycle.requireStarted("before building members");
             }
-            String memberId = instanceId != null ? instanceId : Names.requireValid("generated member id", memberIds.get());
-            MemberConfig config = new MemberConfig(groupId, memberId, Optional.ofNullable(instanceId),
-                    host != null ? host : localHost(), Set.copyOf(topics), assignor, listener,
-                    metadata != null ? metadata : store.topics(), settleDelay, staticGracePeriod, metrics,
-                    registrationTimeout, Optional.ofNullable(rack));
-            DefaultGroupMember member = new DefaultGroupMember(config, store, clock, workers, scheduler,
-                    GroupKeeper.this::forget, GroupKeeper.this::isClosed, liveIds);
+            String memberId =
+                    instanceId != null ? instanceId : Names.requireValid("generated member id", memberIds.get());
+            MemberConfig config = new MemberConfig(
+                    groupId,
+                    memberId,
+                    Optional.ofNullable(instanceId),
+                    host != null ? host : localHost(),
+                    Set.copyOf(topics),
+                    assignor,
+                    listener,
+                    metadata != null ? metadata : store.topics(),
+                    settleDelay,
+                    staticGracePeriod,
+                    metrics,
+                    registrationTimeout,
+                    Optional.ofNullable(rack));
+            DefaultGroupMember member = new DefaultGroupMember(
+                    config,
+                    store,
+                    clock,
+                    workers,
+                    scheduler,
+                    GroupKeeper.this::forget,
+                    GroupKeeper.this::isClosed,
+                    liveIds);
             synchronized (GroupKeeper.this) {
                 members.add(member);
             }

@@ -74,8 +74,10 @@ public interface GroupMember extends AutoCloseable {
      * {@link io.groupkeeper.status.StoppedMark} while the consumer keeps the partition stopped, so that lag status says
      * STOP with its reason. A store that keeps no metadata ignores it (this default).
      */
-    default CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                                Map<TopicPartition, String> metadata) {
+    default CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata) {
         return commit(offsets, logEndOffsets);
     }
 
@@ -89,8 +91,11 @@ public interface GroupMember extends AutoCloseable {
      *
      * @throws IllegalArgumentException if a done value is not one JSON object
      */
-    default CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                                Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+    default CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata,
+            Map<TopicPartition, String> done) {
         return commit(offsets, logEndOffsets, metadata);
     }
 
@@ -102,8 +107,8 @@ public interface GroupMember extends AutoCloseable {
      * Returns the partitions whose offsets were taken; offsets of partitions not being revoked right now are refused
      * (commit those with {@link #commit}).
      */
-    SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                              Map<TopicPartition, Long> logEndOffsets);
+    SortedSet<TopicPartition> commitOnRelease(
+            Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets);
 
     /**
      * As {@link #commitOnRelease(Map, Map)}, also writing each partition's done value beside its final offset (see
@@ -112,9 +117,10 @@ public interface GroupMember extends AutoCloseable {
      *
      * @throws IllegalArgumentException if a done value is not one JSON object
      */
-    default SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                                      Map<TopicPartition, Long> logEndOffsets,
-                                                      Map<TopicPartition, String> done) {
+    default SortedSet<TopicPartition> commitOnRelease(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> done) {
         return commitOnRelease(offsets, logEndOffsets);
     }
 

@@ -9,8 +9,7 @@ public final class Names {
 
     public static final int MAX_LENGTH = 249;
 
-    private Names() {
-    }
+    private Names() {}
 
     /** Returns {@code value} if it is a valid name, else throws naming {@code what} and the value. */
     public static String requireValid(String what, String value) {
@@ -41,8 +40,12 @@ public final class Names {
         }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '-';
+            boolean ok = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '_'
+                    || c == '-';
             if (!ok) {
                 return "'" + value + "' contains '" + printable(c) + "' at index " + i
                         + "; allowed are letters, digits, '.', '_' and '-'";
@@ -52,6 +55,8 @@ public final class Names {
     }
 
     private static String printable(char c) {
-        return Character.isISOControl(c) || Character.isWhitespace(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c);
+        return Character.isISOControl(c) || Character.isWhitespace(c)
+                ? String.format("\\u%04x", (int) c)
+                : String.valueOf(c);
     }
 }

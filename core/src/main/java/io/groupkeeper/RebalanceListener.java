@@ -27,32 +27,27 @@ public interface RebalanceListener {
      * {@linkplain #onPartitionsLost lost} that moved to another member meanwhile: their owner nodes are released once
      * this returns (commits for them are rejected; just make sure nothing processes them any more).
      */
-    default void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-    }
+    default void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {}
 
     /**
      * This member now exclusively owns these partitions. Each maps to its committed offset (the next offset to
      * process), or empty if none was ever committed: start there.
      */
-    default void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-    }
+    default void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {}
 
     /**
      * Ownership of these partitions was lost without a release (connection suspended, session expired, or a commit
      * was fenced). Stop processing them at once; commits for them will be rejected.
      */
-    default void onPartitionsLost(SortedSet<TopicPartition> partitions) {
-    }
+    default void onPartitionsLost(SortedSet<TopicPartition> partitions) {}
 
     /**
      * Someone other than this member changed the stored offset of these owned partitions (an admin reset, a hand
      * edit). Call {@link GroupMember#refresh} from the processing thread and continue from the offsets it returns.
      * A commit made before that is not lost: it is refused and reported as adopted ({@link CommitResult}).
      */
-    default void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
-    }
+    default void onOffsetsChanged(SortedSet<TopicPartition> partitions) {}
 
     /** A listener that does nothing. */
-    RebalanceListener NOOP = new RebalanceListener() {
-    };
+    RebalanceListener NOOP = new RebalanceListener() {};
 }

@@ -39,8 +39,11 @@ class ArchitectureTest {
     @Test
     void theRulesSeeEveryLibraryModule() {
         for (Modules m : Modules.values()) {
-            assertThat(Modules.CLASSES.stream().filter(c -> Modules.from(c).orElse(null) == m).count())
-                    .as("classes imported from %s", m.artifactId).isGreaterThan(0);
+            assertThat(Modules.CLASSES.stream()
+                            .filter(c -> Modules.from(c).orElse(null) == m)
+                            .count())
+                    .as("classes imported from %s", m.artifactId)
+                    .isGreaterThan(0);
         }
     }
 
@@ -53,7 +56,9 @@ class ArchitectureTest {
                 strays.add(c.getName() + " (in " + m.artifactId + ")");
             }
         }
-        assertThat(strays).as("classes outside their module's packages: extend Modules").isEmpty();
+        assertThat(strays)
+                .as("classes outside their module's packages: extend Modules")
+                .isEmpty();
     }
 
     @Test
@@ -64,15 +69,20 @@ class ArchitectureTest {
     /** One rule per module that has internal packages: nothing outside the module may use them. */
     @TestFactory
     Stream<DynamicTest> noClassUsesAnotherModulesInternalPackage() {
-        return Arrays.stream(Modules.values()).filter(m -> !m.internalPackages.isEmpty())
-                .map(m -> DynamicTest.dynamicTest(m.artifactId, () -> internalsStayInside(m).check(Modules.CLASSES)));
+        return Arrays.stream(Modules.values())
+                .filter(m -> !m.internalPackages.isEmpty())
+                .map(m -> DynamicTest.dynamicTest(
+                        m.artifactId, () -> internalsStayInside(m).check(Modules.CLASSES)));
     }
 
     /** One rule per package a module shares with named friends (qualified exports): nobody else uses it. */
     @TestFactory
     Stream<DynamicTest> noClassUsesAPackageSharedWithOtherModules() {
-        return Arrays.stream(Modules.values()).flatMap(m -> m.shared.stream().map(s -> DynamicTest.dynamicTest(
-                m.artifactId + " " + s.packages(), () -> sharedStayWithFriends(m, s).check(Modules.CLASSES))));
+        return Arrays.stream(Modules.values())
+                .flatMap(m -> m.shared.stream()
+                        .map(s -> DynamicTest.dynamicTest(
+                                m.artifactId + " " + s.packages(),
+                                () -> sharedStayWithFriends(m, s).check(Modules.CLASSES))));
     }
 
     /** The admin command sees the store through the admin's API only, never an internal package of any module. */
@@ -110,50 +120,74 @@ class ArchitectureTest {
     // ------------------------------------------------------------------ the rules
 
     static ArchRule coreImportsNoTechnology() {
-        return noClasses().that().resideInAnyPackage(Modules.CORE.packages())
-                .should().dependOnClassesThat().resideInAnyPackage("org.apache.zookeeper..", "org.apache.curator..",
-                        "org.apache.kafka..", "kafka..")
+        return noClasses()
+                .that()
+                .resideInAnyPackage(Modules.CORE.packages())
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.apache.zookeeper..", "org.apache.curator..", "org.apache.kafka..", "kafka..")
                 .because("core is the domain and the store SPI; stores and adapters bring their own technology");
     }
 
     static ArchRule internalsStayInside(Modules m) {
-        return noClasses().that().resideOutsideOfPackages(m.packagesAndFriends())
-                .should().dependOnClassesThat().resideInAnyPackage(m.internalPackages())
+        return noClasses()
+                .that()
+                .resideOutsideOfPackages(m.packagesAndFriends())
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(m.internalPackages())
                 .because(m.artifactId + "'s internal packages are not API: they change without notice");
     }
 
     static ArchRule sharedStayWithFriends(Modules m, Modules.Shared s) {
         List<String> allowed = new ArrayList<>(m.packages);
         allowed.addAll(s.with());
-        return noClasses().that().resideOutsideOfPackages(allowed.toArray(String[]::new))
-                .should().dependOnClassesThat().resideInAnyPackage(s.packages())
+        return noClasses()
+                .that()
+                .resideOutsideOfPackages(allowed.toArray(String[]::new))
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(s.packages())
                 .because(m.artifactId + " shares " + s.packages() + " with " + s.with() + " only (its"
                         + " module-info exports it to those modules): it is not API and changes without notice");
     }
 
     static ArchRule cliUsesNoInternals() {
-        return noClasses().that().resideInAnyPackage(Modules.CLI.packages())
-                .should().dependOnClassesThat().resideInAnyPackage(INTERNAL)
+        return noClasses()
+                .that()
+                .resideInAnyPackage(Modules.CLI.packages())
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(INTERNAL)
                 .because("the admin command uses the admin's API (io.groupkeeper.zkprotocol.admin), which says what it"
                         + " may rely on; internal packages change without notice");
     }
 
     static ArchRule adminUsesOnlyTheAdminSurface() {
-        return noClasses().that().resideInAnyPackage("io.groupkeeper.zkprotocol.admin..", "io.groupkeeper.zookeeper.admin..")
+        return noClasses()
+                .that()
+                .resideInAnyPackage("io.groupkeeper.zkprotocol.admin..", "io.groupkeeper.zookeeper.admin..")
                 // the surface itself: the one place the admin's package spells what the store spells
-                .and().haveNameNotMatching("io\\.groupkeeper\\.zkprotocol\\.admin\\.Admin(Layout|Nodes)(\\$.*)?")
-                .should().dependOnClassesThat().resideInAnyPackage(Modules.ZK_PROTOCOL.internalPackages())
+                .and()
+                .haveNameNotMatching("io\\.groupkeeper\\.zkprotocol\\.admin\\.Admin(Layout|Nodes)(\\$.*)?")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(Modules.ZK_PROTOCOL.internalPackages())
                 .because("the admin sees the store through io.groupkeeper.zkprotocol.admin (layout, bodies, group"
                         + " creation, the transaction size rule): the store's internals stay free to change");
     }
 
     static ArchRule apiExposesNoInternalType() {
-        return classes().that(areApi()).should(exposeNoInternalType())
+        return classes()
+                .that(areApi())
+                .should(exposeNoInternalType())
                 .because("a user who can see a type can depend on it; internal types must stay free to change");
     }
 
     static ArchRule noPackageCycles() {
-        return slices().assignedFrom(PACKAGE_WITH_ITS_INTERNALS).should().beFreeOfCycles()
+        return slices().assignedFrom(PACKAGE_WITH_ITS_INTERNALS)
+                .should()
+                .beFreeOfCycles()
                 .ignoreDependency(KnownCycles.ORIGIN, KnownCycles.TARGET);
     }
 
@@ -186,7 +220,8 @@ class ArchitectureTest {
             return false;
         }
         for (JavaClass k = c; k != null; k = k.getEnclosingClass().orElse(null)) {
-            if (!k.getModifiers().contains(JavaModifier.PUBLIC) && !k.getModifiers().contains(JavaModifier.PROTECTED)) {
+            if (!k.getModifiers().contains(JavaModifier.PUBLIC)
+                    && !k.getModifiers().contains(JavaModifier.PROTECTED)) {
                 return false;
             }
         }
@@ -194,8 +229,9 @@ class ArchitectureTest {
     }
 
     static boolean isInternal(JavaClass c) {
-        return c.getPackageName().startsWith("io.groupkeeper") && (c.getPackageName().endsWith(".internal")
-                || c.getPackageName().contains(".internal."));
+        return c.getPackageName().startsWith("io.groupkeeper")
+                && (c.getPackageName().endsWith(".internal")
+                        || c.getPackageName().contains(".internal."));
     }
 
     static ArchCondition<JavaClass> exposeNoInternalType() {
@@ -226,7 +262,8 @@ class ArchitectureTest {
 
     private static List<JavaMember> visibleMembers(JavaClass c) {
         List<JavaMember> out = new ArrayList<>();
-        Stream.of(c.getFields(), c.getMethods(), c.getConstructors()).flatMap(Set::stream)
+        Stream.of(c.getFields(), c.getMethods(), c.getConstructors())
+                .flatMap(Set::stream)
                 .filter(m -> m.getModifiers().contains(JavaModifier.PUBLIC)
                         || m.getModifiers().contains(JavaModifier.PROTECTED))
                 .filter(m -> !m.getModifiers().contains(JavaModifier.SYNTHETIC)
@@ -236,7 +273,9 @@ class ArchitectureTest {
     }
 
     private static void exposed(Stream<? extends JavaType> types, List<String> found, String prefix) {
-        types.flatMap(t -> t.getAllInvolvedRawTypes().stream()).filter(ArchitectureTest::isInternal).distinct()
+        types.flatMap(t -> t.getAllInvolvedRawTypes().stream())
+                .filter(ArchitectureTest::isInternal)
+                .distinct()
                 .forEach(t -> found.add(prefix + t.getName()));
     }
 }

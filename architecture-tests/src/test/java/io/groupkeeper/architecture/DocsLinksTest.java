@@ -48,17 +48,21 @@ class DocsLinksTest {
                 int hash = target.indexOf('#');
                 String file = hash < 0 ? target : target.substring(0, hash);
                 String anchor = hash < 0 ? null : target.substring(hash + 1);
-                Path resolved = file.isEmpty() ? page : page.getParent().resolve(file).normalize();
+                Path resolved =
+                        file.isEmpty() ? page : page.getParent().resolve(file).normalize();
                 String where = root.relativize(page) + ": " + target;
                 if (!Files.exists(resolved)) {
                     broken.add(where + " (no such file)");
-                } else if (anchor != null && resolved.toString().endsWith(".md")
+                } else if (anchor != null
+                        && resolved.toString().endsWith(".md")
                         && !anchorsOf(resolved).contains(anchor)) {
                     broken.add(where + " (no such heading)");
                 }
             }
         }
-        assertThat(broken).as("broken relative links in the Markdown files under " + root).isEmpty();
+        assertThat(broken)
+                .as("broken relative links in the Markdown files under " + root)
+                .isEmpty();
     }
 
     private List<Path> markdownFiles() throws IOException {

@@ -19,6 +19,5 @@ final class KnownApiLeaks {
              */
             "io.groupkeeper.zkprotocol.admin.");
 
-    private KnownApiLeaks() {
-    }
+    private KnownApiLeaks() {}
 }

@@ -20,16 +20,15 @@ final class KnownCycles {
      * waits for the refactorings under way to merge. Only these edges are ignored: any other dependency of
      * {@code assignor}, {@code metrics} or {@code spi} on the root package (say, on {@code GroupKeeper}) still fails.
      */
-    static final DescribedPredicate<JavaClass> ORIGIN = resideInAnyPackage("io.groupkeeper.assignor..",
-            "io.groupkeeper.metrics..", "io.groupkeeper.spi..");
+    static final DescribedPredicate<JavaClass> ORIGIN =
+            resideInAnyPackage("io.groupkeeper.assignor..", "io.groupkeeper.metrics..", "io.groupkeeper.spi..");
 
-    private static final Set<String> CORE_VALUE_TYPES_IN_ROOT_PACKAGE = Set.of("io.groupkeeper.TopicPartition",
-            "io.groupkeeper.Names");
+    private static final Set<String> CORE_VALUE_TYPES_IN_ROOT_PACKAGE =
+            Set.of("io.groupkeeper.TopicPartition", "io.groupkeeper.Names");
 
     static final DescribedPredicate<JavaClass> TARGET = DescribedPredicate.describe(
             "core's value types in the root package (frozen cycle CORE_VALUE_TYPES_IN_ROOT_PACKAGE)",
             c -> CORE_VALUE_TYPES_IN_ROOT_PACKAGE.contains(c.getName()));
 
-    private KnownCycles() {
-    }
+    private KnownCycles() {}
 }

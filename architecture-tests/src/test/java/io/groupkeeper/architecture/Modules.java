@@ -21,26 +21,48 @@ enum Modules {
      * zk-protocol (the store), zk-store and testkit (which run it); the logging context ({@code log.internal}: the MDC
      * keys and the helper that sets them) with the Kafka adapter only. Core's module-info exports each to them alone.
      */
-    CORE("groupkeeper-core", List.of("io.groupkeeper", "io.groupkeeper.assignor..", "io.groupkeeper.internal..",
-            "io.groupkeeper.log..", "io.groupkeeper.metrics..", "io.groupkeeper.spi..", "io.groupkeeper.status.."),
-            List.of("io.groupkeeper.internal.."), List.of(),
-            List.of(new Shared("io.groupkeeper.spi.internal..",
-                            List.of("io.groupkeeper.zkprotocol..", "io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
+    CORE(
+            "groupkeeper-core",
+            List.of(
+                    "io.groupkeeper",
+                    "io.groupkeeper.assignor..",
+                    "io.groupkeeper.internal..",
+                    "io.groupkeeper.log..",
+                    "io.groupkeeper.metrics..",
+                    "io.groupkeeper.spi..",
+                    "io.groupkeeper.status.."),
+            List.of("io.groupkeeper.internal.."),
+            List.of(),
+            List.of(
+                    new Shared(
+                            "io.groupkeeper.spi.internal..",
+                            List.of(
+                                    "io.groupkeeper.zkprotocol..",
+                                    "io.groupkeeper.zookeeper..",
+                                    "io.groupkeeper.testkit..")),
                     new Shared("io.groupkeeper.log.internal..", List.of("io.groupkeeper.kafka..")))),
     /**
      * The store written once over a session port. Its internal package (the store) is used by the two modules that
      * implement the port, and by no other: zk-store and testkit are its friends (its module-info exports it to them).
      */
-    ZK_PROTOCOL("groupkeeper-zk-protocol", List.of("io.groupkeeper.zkprotocol.."),
+    ZK_PROTOCOL(
+            "groupkeeper-zk-protocol",
+            List.of("io.groupkeeper.zkprotocol.."),
             List.of("io.groupkeeper.zkprotocol.internal.."),
             List.of("io.groupkeeper.zookeeper..", "io.groupkeeper.testkit..")),
     TESTKIT("groupkeeper-testkit", List.of("io.groupkeeper.testkit.."), List.of("io.groupkeeper.testkit.internal..")),
-    ZK_STORE("groupkeeper-zk-store", List.of("io.groupkeeper.zookeeper.."),
+    ZK_STORE(
+            "groupkeeper-zk-store",
+            List.of("io.groupkeeper.zookeeper.."),
             List.of("io.groupkeeper.zookeeper.internal..")),
     EMBEDDED("groupkeeper-embedded", List.of("io.groupkeeper.embedded.."), List.of()),
-    KAFKA_ADAPTER("groupkeeper-kafka-adapter", List.of("io.groupkeeper.kafka.."),
+    KAFKA_ADAPTER(
+            "groupkeeper-kafka-adapter",
+            List.of("io.groupkeeper.kafka.."),
             List.of("io.groupkeeper.kafka.internal..", "io.groupkeeper.kafka.container.internal..")),
-    SPRING_BOOT_STARTER("groupkeeper-spring-boot-starter", List.of("io.groupkeeper.spring.."),
+    SPRING_BOOT_STARTER(
+            "groupkeeper-spring-boot-starter",
+            List.of("io.groupkeeper.spring.."),
             List.of("io.groupkeeper.spring.internal..")),
     CLI("groupkeeper-cli", List.of("io.groupkeeper.cli.."), List.of());
 
@@ -66,7 +88,11 @@ enum Modules {
         this(artifactId, packages, internalPackages, friends, List.of());
     }
 
-    Modules(String artifactId, List<String> packages, List<String> internalPackages, List<String> friends,
+    Modules(
+            String artifactId,
+            List<String> packages,
+            List<String> internalPackages,
+            List<String> friends,
             List<Shared> shared) {
         this.artifactId = artifactId;
         this.packages = packages;
@@ -76,12 +102,14 @@ enum Modules {
     }
 
     /** Packages of a module shared with the packages {@code with} (of other modules) only. */
-    record Shared(String packages, List<String> with) {
-    }
+    record Shared(String packages, List<String> with) {}
 
     /** The share of {@code packages}. */
     Shared shared(String packages) {
-        return shared.stream().filter(s -> s.packages().equals(packages)).findFirst().orElseThrow();
+        return shared.stream()
+                .filter(s -> s.packages().equals(packages))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** This module's packages and its friends'. */
@@ -102,7 +130,8 @@ enum Modules {
     /** A jar of this module ({@code groupkeeper-core-0.1.0-SNAPSHOT.jar}) or its classes directory in the reactor. */
     boolean isAt(String location) {
         String dir = artifactId.substring("groupkeeper-".length());
-        return location.contains("/" + artifactId + "-") && !location.contains("-tests.jar") || location.contains("/" + dir + "/target/classes/");
+        return location.contains("/" + artifactId + "-") && !location.contains("-tests.jar")
+                || location.contains("/" + dir + "/target/classes/");
     }
 
     boolean owns(String packageName) {
@@ -110,7 +139,9 @@ enum Modules {
     }
 
     static Optional<Modules> from(JavaClass c) {
-        return c.getSource().flatMap(s -> Arrays.stream(values()).filter(m -> m.isAt(s.getUri().toString()))
-                .findFirst());
+        return c.getSource()
+                .flatMap(s -> Arrays.stream(values())
+                        .filter(m -> m.isAt(s.getUri().toString()))
+                        .findFirst());
     }
 }

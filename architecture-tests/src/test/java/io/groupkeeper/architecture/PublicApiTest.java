@@ -64,10 +64,12 @@ class PublicApiTest {
         List<String> expected = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
         String diff = diff(expected, actual);
         if (!diff.isEmpty()) {
-            throw new AssertionError(String.format("the exported public API of %s differs from %s:%n%s%nIf the change"
-                    + " is meant, review it and accept it (rewrites the files; commit them):%n  mvn -B -o -q -pl"
-                    + " architecture-tests -am verify -Dtest=PublicApiTest -Dsurefire.failIfNoSpecifiedTests=false"
-                    + " -D%s=true%n", m.artifactId, file.toAbsolutePath().normalize(), diff, ACCEPT));
+            throw new AssertionError(String.format(
+                    "the exported public API of %s differs from %s:%n%s%nIf the change"
+                            + " is meant, review it and accept it (rewrites the files; commit them):%n  mvn -B -o -q -pl"
+                            + " architecture-tests -am verify -Dtest=PublicApiTest -Dsurefire.failIfNoSpecifiedTests=false"
+                            + " -D%s=true%n",
+                    m.artifactId, file.toAbsolutePath().normalize(), diff, ACCEPT));
         }
     }
 
@@ -108,7 +110,9 @@ class PublicApiTest {
     }
 
     private static boolean exported(Optional<ModuleDescriptor> descriptor, String pkg) {
-        return descriptor.map(d -> d.exports().stream().anyMatch(e -> !e.isQualified() && e.source().equals(pkg)))
+        return descriptor
+                .map(d -> d.exports().stream()
+                        .anyMatch(e -> !e.isQualified() && e.source().equals(pkg)))
                 .orElse(!pkg.endsWith(".internal") && !pkg.contains(".internal."));
     }
 
@@ -117,38 +121,53 @@ class PublicApiTest {
         List<String> out = new ArrayList<>();
         String name = c.getName();
         out.add(name + " : " + typeLine(c));
-        Stream.of(c.getConstructors(), c.getMethods(), c.getFields()).flatMap(Set::stream)
+        Stream.of(c.getConstructors(), c.getMethods(), c.getFields())
+                .flatMap(Set::stream)
                 .filter(mb -> visible(mb.getModifiers()))
                 .forEach(mb -> out.add(name + " : " + memberLine(mb)));
         return out;
     }
 
     private static boolean visible(Set<JavaModifier> mod) {
-        return !mod.contains(JavaModifier.SYNTHETIC) && !mod.contains(JavaModifier.BRIDGE)
+        return !mod.contains(JavaModifier.SYNTHETIC)
+                && !mod.contains(JavaModifier.BRIDGE)
                 && (mod.contains(JavaModifier.PUBLIC) || mod.contains(JavaModifier.PROTECTED));
     }
 
-    private static final List<JavaModifier> ORDER = List.of(JavaModifier.PUBLIC, JavaModifier.PROTECTED,
-            JavaModifier.ABSTRACT, JavaModifier.STATIC, JavaModifier.FINAL, JavaModifier.VOLATILE,
-            JavaModifier.TRANSIENT, JavaModifier.SYNCHRONIZED);
+    private static final List<JavaModifier> ORDER = List.of(
+            JavaModifier.PUBLIC,
+            JavaModifier.PROTECTED,
+            JavaModifier.ABSTRACT,
+            JavaModifier.STATIC,
+            JavaModifier.FINAL,
+            JavaModifier.VOLATILE,
+            JavaModifier.TRANSIENT,
+            JavaModifier.SYNCHRONIZED);
 
     private static String modifiers(Set<JavaModifier> mod, boolean keepAbstractAndFinal) {
-        return ORDER.stream().filter(mod::contains)
-                .filter(x -> keepAbstractAndFinal || x != JavaModifier.ABSTRACT && x != JavaModifier.FINAL
-                        && x != JavaModifier.STATIC)
-                .map(x -> x.name().toLowerCase(Locale.ROOT) + " ").collect(Collectors.joining());
+        return ORDER.stream()
+                .filter(mod::contains)
+                .filter(x -> keepAbstractAndFinal
+                        || x != JavaModifier.ABSTRACT && x != JavaModifier.FINAL && x != JavaModifier.STATIC)
+                .map(x -> x.name().toLowerCase(Locale.ROOT) + " ")
+                .collect(Collectors.joining());
     }
 
     private static String typeLine(JavaClass c) {
-        String kind = c.isAnnotation() ? "@interface" : c.isInterface() ? "interface" : c.isEnum() ? "enum"
-                : c.isRecord() ? "record" : "class";
+        String kind = c.isAnnotation()
+                ? "@interface"
+                : c.isInterface() ? "interface" : c.isEnum() ? "enum" : c.isRecord() ? "record" : "class";
         boolean plain = kind.equals("class");
         StringBuilder b = new StringBuilder(modifiers(c.getModifiers(), plain)).append(kind);
         b.append(typeParameters(c.getTypeParameters()));
-        c.getSuperclass().filter(t -> plain && !t.getName().equals("java.lang.Object"))
+        c.getSuperclass()
+                .filter(t -> plain && !t.getName().equals("java.lang.Object"))
                 .ifPresent(t -> b.append(" extends ").append(t.getName()));
-        List<String> interfaces = c.getInterfaces().stream().map(JavaType::getName).sorted()
-                .filter(i -> !c.isAnnotation() || !i.equals("java.lang.annotation.Annotation")).toList();
+        List<String> interfaces = c.getInterfaces().stream()
+                .map(JavaType::getName)
+                .sorted()
+                .filter(i -> !c.isAnnotation() || !i.equals("java.lang.annotation.Annotation"))
+                .toList();
         if (!interfaces.isEmpty()) {
             b.append(c.isInterface() ? " extends " : " implements ").append(String.join(", ", interfaces));
         }
@@ -159,11 +178,15 @@ class PublicApiTest {
         if (vars.isEmpty()) {
             return "";
         }
-        return vars.stream().map(v -> {
-            List<String> bounds = v.getUpperBounds().stream().map(JavaType::getName)
-                    .filter(n -> !n.equals("java.lang.Object")).toList();
-            return v.getName() + (bounds.isEmpty() ? "" : " extends " + String.join(" & ", bounds));
-        }).collect(Collectors.joining(", ", "<", ">"));
+        return vars.stream()
+                .map(v -> {
+                    List<String> bounds = v.getUpperBounds().stream()
+                            .map(JavaType::getName)
+                            .filter(n -> !n.equals("java.lang.Object"))
+                            .toList();
+                    return v.getName() + (bounds.isEmpty() ? "" : " extends " + String.join(" & ", bounds));
+                })
+                .collect(Collectors.joining(", ", "<", ">"));
     }
 
     /** The member's signature: {@code public abstract void start()}, {@code public static final int MAX}. */
@@ -174,10 +197,15 @@ class PublicApiTest {
         }
         JavaCodeUnit u = (JavaCodeUnit) m;
         String params = u.getParameterTypes().stream().map(JavaType::getName).collect(Collectors.joining(", "));
-        String throwsClause = u.getThrowsClause().getTypes().stream().map(JavaClass::getName).sorted()
+        String throwsClause = u.getThrowsClause().getTypes().stream()
+                .map(JavaClass::getName)
+                .sorted()
                 .collect(Collectors.joining(", "));
-        String head = mods + typeParameters(u.getTypeParameters()) + (u.getTypeParameters().isEmpty() ? "" : " ");
-        String name = u instanceof JavaConstructor ? "<init>" : u.getReturnType().getName() + " " + u.getName();
+        String head = mods
+                + typeParameters(u.getTypeParameters())
+                + (u.getTypeParameters().isEmpty() ? "" : " ");
+        String name =
+                u instanceof JavaConstructor ? "<init>" : u.getReturnType().getName() + " " + u.getName();
         return head + name + "(" + params + ")" + (throwsClause.isEmpty() ? "" : " throws " + throwsClause);
     }
 
@@ -198,7 +226,8 @@ class PublicApiTest {
                     }
                 }
             }
-            Path info = Path.of(new URI(uri.substring(0, uri.length() - classFile.length()))).resolve("module-info.class");
+            Path info = Path.of(new URI(uri.substring(0, uri.length() - classFile.length())))
+                    .resolve("module-info.class");
             if (!Files.exists(info)) {
                 return Optional.empty();
             }

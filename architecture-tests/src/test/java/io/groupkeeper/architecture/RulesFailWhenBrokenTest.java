@@ -39,57 +39,75 @@ class RulesFailWhenBrokenTest {
 
     @Test
     void coreThatImportsZooKeeperFails() {
-        assertViolated(ArchitectureTest.coreImportsNoTechnology().evaluate(of(CoreUsesZooKeeper.class)),
+        assertViolated(
+                ArchitectureTest.coreImportsNoTechnology().evaluate(of(CoreUsesZooKeeper.class)),
                 "org.apache.zookeeper.ZooKeeper");
     }
 
     @Test
     void aModuleThatUsesAnotherModulesInternalsFails() {
         JavaClasses cli = of(CliUsesZkInternal.class);
-        assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_STORE).evaluate(cli),
+        assertViolated(
+                ArchitectureTest.internalsStayInside(Modules.ZK_STORE).evaluate(cli),
                 "io.groupkeeper.zookeeper.internal.ZkWire");
-        assertViolated(ArchitectureTest.internalsStayInside(Modules.ZK_PROTOCOL).evaluate(cli),
+        assertViolated(
+                ArchitectureTest.internalsStayInside(Modules.ZK_PROTOCOL).evaluate(cli),
                 "io.groupkeeper.zkprotocol.internal.ZkPaths");
-        assertThat(ArchitectureTest.internalsStayInside(Modules.CORE).evaluate(cli).hasViolation())
-                .as("the cli uses no core internals").isFalse();
+        assertThat(ArchitectureTest.internalsStayInside(Modules.CORE)
+                        .evaluate(cli)
+                        .hasViolation())
+                .as("the cli uses no core internals")
+                .isFalse();
     }
 
     @Test
     void aModuleThatUsesThePackagesCoreSharesWithTheStoreFails() {
         Modules.Shared protocol = Modules.CORE.shared("io.groupkeeper.spi.internal..");
-        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol)
-                .evaluate(of(AdapterUsesStoreProtocol.class)), "io.groupkeeper.spi.internal.GroupStore");
-        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol).evaluate(of(CliUsesZkInternal.class))
-                .hasViolation()).as("the cli uses none of them").isFalse();
+        assertViolated(
+                ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol)
+                        .evaluate(of(AdapterUsesStoreProtocol.class)),
+                "io.groupkeeper.spi.internal.GroupStore");
+        assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE, protocol)
+                        .evaluate(of(CliUsesZkInternal.class))
+                        .hasViolation())
+                .as("the cli uses none of them")
+                .isFalse();
     }
 
     @Test
     void aModuleOtherThanTheAdapterThatUsesCoresLoggingContextFails() {
         Modules.Shared log = Modules.CORE.shared("io.groupkeeper.log.internal..");
-        assertViolated(ArchitectureTest.sharedStayWithFriends(Modules.CORE, log).evaluate(of(CliUsesLogContext.class)),
+        assertViolated(
+                ArchitectureTest.sharedStayWithFriends(Modules.CORE, log).evaluate(of(CliUsesLogContext.class)),
                 "io.groupkeeper.log.internal.LogContext");
         assertThat(ArchitectureTest.sharedStayWithFriends(Modules.CORE, log)
-                .evaluate(of(AdapterUsesLogContext.class, CliUsesZkInternal.class)).hasViolation())
-                .as("the adapter may").isFalse();
+                        .evaluate(of(AdapterUsesLogContext.class, CliUsesZkInternal.class))
+                        .hasViolation())
+                .as("the adapter may")
+                .isFalse();
     }
 
     @Test
     void aCliThatUsesAnyInternalPackageFails() {
-        assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesZkInternal.class)),
+        assertViolated(
+                ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesZkInternal.class)),
                 "io.groupkeeper.zookeeper.internal.ZkWire");
-        assertViolated(ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesCoreInternal.class)),
+        assertViolated(
+                ArchitectureTest.cliUsesNoInternals().evaluate(of(CliUsesCoreInternal.class)),
                 "io.groupkeeper.internal.LiveMemberIds");
     }
 
     @Test
     void anAdminThatUsesTheStoresInternalsFails() {
-        assertViolated(ArchitectureTest.adminUsesOnlyTheAdminSurface().evaluate(of(AdminUsesStoreInternal.class)),
+        assertViolated(
+                ArchitectureTest.adminUsesOnlyTheAdminSurface().evaluate(of(AdminUsesStoreInternal.class)),
                 "io.groupkeeper.zkprotocol.internal.NodeCodec");
     }
 
     @Test
     void anInternalTypeInAPublicSignatureFails() {
-        assertViolated(ArchitectureTest.apiExposesNoInternalType().evaluate(of(Leaky.class)),
+        assertViolated(
+                ArchitectureTest.apiExposesNoInternalType().evaluate(of(Leaky.class)),
                 "io.groupkeeper.violation.Leaky.hidden() exposes io.groupkeeper.violation.internal.Hidden");
     }
 
@@ -97,12 +115,14 @@ class RulesFailWhenBrokenTest {
     void aChangedPublicApiShowsAsTheLinesAddedAndRemoved() {
         List<String> now = PublicApiTest.signatures(new ClassFileImporter().importClass(Leaky.class));
         assertThat(now).contains("io.groupkeeper.violation.Leaky : public class");
-        String added = now.stream().filter(l -> l.contains(" hidden()")).findFirst().orElseThrow();
+        String added =
+                now.stream().filter(l -> l.contains(" hidden()")).findFirst().orElseThrow();
         List<String> reviewed = new java.util.ArrayList<>(now);
         reviewed.remove(added);
         reviewed.add("io.groupkeeper.violation.Leaky : public void gone()");
-        assertThat(PublicApiTest.diff(reviewed, now)).isEqualTo("+ " + added + System.lineSeparator()
-                + "- io.groupkeeper.violation.Leaky : public void gone()");
+        assertThat(PublicApiTest.diff(reviewed, now))
+                .isEqualTo("+ " + added + System.lineSeparator()
+                        + "- io.groupkeeper.violation.Leaky : public void gone()");
         assertThat(PublicApiTest.diff(now, now)).as("no change").isEmpty();
     }
 
@@ -114,10 +134,15 @@ class RulesFailWhenBrokenTest {
     @Test
     void theFrozenCoreCycleHidesNoOtherEdge() {
         // GroupKeeper -> spi.CoordinationStore, and spi -> TopicPartition (frozen) is ignored ...
-        assertThat(ArchitectureTest.noPackageCycles().evaluate(of(GroupKeeper.class, CoordinationStore.class,
-                TopicPartition.class)).hasViolation()).as("the frozen edge alone").isFalse();
+        assertThat(ArchitectureTest.noPackageCycles()
+                        .evaluate(of(GroupKeeper.class, CoordinationStore.class, TopicPartition.class))
+                        .hasViolation())
+                .as("the frozen edge alone")
+                .isFalse();
         // ... but spi -> GroupKeeper is not.
-        assertViolated(ArchitectureTest.noPackageCycles().evaluate(of(GroupKeeper.class, CoordinationStore.class,
-                SpiUsesFacadeViolation.class)), "SpiUsesFacadeViolation");
+        assertViolated(
+                ArchitectureTest.noPackageCycles()
+                        .evaluate(of(GroupKeeper.class, CoordinationStore.class, SpiUsesFacadeViolation.class)),
+                "SpiUsesFacadeViolation");
     }
 }

@@ -59,7 +59,8 @@ class ProbeTest {
         probe.assigned("b", List.of(1)); // a still holds 1
         probe.delivered("a", 1, System.nanoTime()); // a no longer owns 1
         assertThat(probe.overlaps()).isEqualTo(2);
-        assertThat(probe.overlapReport()).containsEntry("gainsWhileHeldByAnother", 1)
+        assertThat(probe.overlapReport())
+                .containsEntry("gainsWhileHeldByAnother", 1)
                 .containsEntry("deliveriesToNonOwner", 1);
 
         probe.arm(System.nanoTime(), List.of("b"), true);
@@ -81,7 +82,7 @@ class ProbeTest {
         probe.assigned("a", List.of(0));
         probe.assigned("b", List.of(1));
         probe.arm(System.nanoTime(), List.of("a"), true); // b leaves
-        probe.delivered("b", 1, System.nanoTime());        // polled before it saw the leave: not an overlap
+        probe.delivered("b", 1, System.nanoTime()); // polled before it saw the leave: not an overlap
         assertThat(probe.overlaps()).isZero();
         assertThat(probe.done()).as("b is not live").isFalse();
         probe.revoked("b", List.of(1));

@@ -8,8 +8,7 @@ import io.groupkeeper.zkprotocol.admin.AdminException;
  */
 final class AdminMessages {
 
-    private AdminMessages() {
-    }
+    private AdminMessages() {}
 
     /** The exception's message, its remedy said with the CLI's flags. */
     static String of(AdminException e) {
@@ -27,8 +26,9 @@ final class AdminMessages {
             case SELECT_FEWER -> ": select fewer topics or partitions (--topic T or T:0,1,...) per run";
             case DELETE_OFFSETS_FIRST -> ": delete its offsets topic by topic first (offsets delete --topic)";
             case CHECK_SOURCE_LOCATION -> " (check --zk-root and --spout-id)";
-            case CREDENTIALS -> ": not authorized (the group's nodes have ACLs): pass --zk-digest USER:PASSWORD (or set "
-                    + "GROUPKEEPER_ZK_DIGEST)";
+            case CREDENTIALS ->
+                ": not authorized (the group's nodes have ACLs): pass --zk-digest USER:PASSWORD (or set "
+                        + "GROUPKEEPER_ZK_DIGEST)";
         };
         return e.detail() + words;
     }

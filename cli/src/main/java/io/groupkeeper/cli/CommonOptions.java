@@ -1,9 +1,9 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.zkprotocol.admin.AdminException;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -18,34 +18,58 @@ import picocli.CommandLine.Option;
 public final class CommonOptions {
 
     /** How results are printed. */
-    public enum Output { table, json }
+    public enum Output {
+        table,
+        json
+    }
 
-    @Option(names = "--zk", paramLabel = "HOST:PORT[,...][/chroot]", defaultValue = "${env:GROUPKEEPER_ZK:-127.0.0.1:2181}",
+    @Option(
+            names = "--zk",
+            paramLabel = "HOST:PORT[,...][/chroot]",
+            defaultValue = "${env:GROUPKEEPER_ZK:-127.0.0.1:2181}",
             description = "ZooKeeper connect string (default: ${DEFAULT-VALUE}; env GROUPKEEPER_ZK).")
     String zk;
 
-    @Option(names = "--namespace", paramLabel = "PATH", defaultValue = "${env:GROUPKEEPER_NAMESPACE:-groupkeeper}",
-            description = "Root of groupkeeper's nodes in ZooKeeper, without leading slash (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--namespace",
+            paramLabel = "PATH",
+            defaultValue = "${env:GROUPKEEPER_NAMESPACE:-groupkeeper}",
+            description =
+                    "Root of groupkeeper's nodes in ZooKeeper, without leading slash (default: ${DEFAULT-VALUE}).")
     String namespace;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT[,...]", defaultValue = "${env:GROUPKEEPER_BOOTSTRAP}",
+    @Option(
+            names = "--bootstrap",
+            paramLabel = "HOST:PORT[,...]",
+            defaultValue = "${env:GROUPKEEPER_BOOTSTRAP}",
             description = "Kafka bootstrap servers: log bounds for lag, clamping and time-based resets "
                     + "(env GROUPKEEPER_BOOTSTRAP). Without it, log ends are unknown and targets are not clamped.")
     String bootstrap;
 
-    @Option(names = "--command-config", paramLabel = "FILE",
+    @Option(
+            names = "--command-config",
+            paramLabel = "FILE",
             description = "Kafka client properties (security.protocol, sasl.*, ssl.*, ...), passed through untouched.")
     Path commandConfig;
 
-    @Option(names = "--zk-digest", paramLabel = "USER:PASSWORD", defaultValue = "${env:GROUPKEEPER_ZK_DIGEST}",
+    @Option(
+            names = "--zk-digest",
+            paramLabel = "USER:PASSWORD",
+            defaultValue = "${env:GROUPKEEPER_ZK_DIGEST}",
             description = "ZooKeeper digest credentials, for groups whose nodes have ACLs (env GROUPKEEPER_ZK_DIGEST).")
     String digest;
 
-    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
+    @Option(
+            names = "--timeout",
+            paramLabel = "SECONDS",
+            defaultValue = "10",
             description = "How long to wait for ZooKeeper and Kafka (default: ${DEFAULT-VALUE}).")
     int timeoutSeconds;
 
-    @Option(names = "--output", paramLabel = "table|json", defaultValue = "table",
+    @Option(
+            names = "--output",
+            paramLabel = "table|json",
+            defaultValue = "table",
             description = "Output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
     Output output;
 
@@ -97,8 +121,11 @@ public final class CommonOptions {
     Session open() {
         KafkaLogBounds bounds = hasBootstrap() ? kafka() : null;
         try {
-            ZooKeeperAdmin.Builder b = ZooKeeperAdmin.builder().connectString(zk).namespace(namespace())
-                    .connectionTimeout(timeout()).logBounds(bounds);
+            ZooKeeperAdmin.Builder b = ZooKeeperAdmin.builder()
+                    .connectString(zk)
+                    .namespace(namespace())
+                    .connectionTimeout(timeout())
+                    .logBounds(bounds);
             if (digest != null && !digest.isBlank()) {
                 b.digest(digest);
             }

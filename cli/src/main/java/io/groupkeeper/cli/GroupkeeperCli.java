@@ -19,14 +19,26 @@ import picocli.CommandLine.Spec;
  * 2 bad usage (one line on stderr); 3 the connection was lost after a write was sent and whether it applied cannot be
  * told (look before running it again). Set {@code GROUPKEEPER_DEBUG=1} for stack traces.
  */
-@Command(name = "groupkeeper", mixinStandardHelpOptions = true, versionProvider = GroupkeeperCli.Version.class,
+@Command(
+        name = "groupkeeper",
+        mixinStandardHelpOptions = true,
+        versionProvider = GroupkeeperCli.Version.class,
         description = "Administers groupkeeper consumer groups in ZooKeeper: inspect groups and lag, reset offsets "
                 + "while groups run, export/import offsets, migrate offsets from Storm or Kafka, monitor groups "
                 + "(Prometheus metrics and a status page).",
-        subcommands = {GroupsCommand.class, OffsetsCommand.class, MigrateCommand.class, MonitorCommand.class, SandboxCommand.class,
-                CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: 0 ok, 1 failed or refused (nothing written), 2 bad usage, 3 connection lost after a "
-                + "write was sent and its outcome unknown (look before re-running). Docs: docs/admin.md"})
+        subcommands = {
+            GroupsCommand.class,
+            OffsetsCommand.class,
+            MigrateCommand.class,
+            MonitorCommand.class,
+            SandboxCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        footer = {
+            "",
+            "Exit codes: 0 ok, 1 failed or refused (nothing written), 2 bad usage, 3 connection lost after a "
+                    + "write was sent and its outcome unknown (look before re-running). Docs: docs/admin.md"
+        })
 public final class GroupkeeperCli implements Callable<Integer> {
 
     @Spec
@@ -34,7 +46,8 @@ public final class GroupkeeperCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "missing command: groups, offsets, migrate, monitor or sandbox");
+        throw new ParameterException(
+                spec.commandLine(), "missing command: groups, offsets, migrate, monitor or sandbox");
     }
 
     public static void main(String[] args) {
@@ -64,7 +77,8 @@ public final class GroupkeeperCli implements Callable<Integer> {
             if (ex instanceof IllegalArgumentException) {
                 return usageError(commandLine, ex.getMessage(), ex);
             }
-            String message = ex instanceof AdminException ae ? AdminMessages.of(ae)
+            String message = ex instanceof AdminException ae
+                    ? AdminMessages.of(ae)
                     : ex.getMessage() == null ? ex.toString() : ex.getMessage();
             // 3: the write's reply was lost and ZooKeeper's nodes do not tell whether it applied; the operator looks
             // before running it again (a relative reset would apply twice). Every other failure wrote nothing.
@@ -107,8 +121,14 @@ public final class GroupkeeperCli implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            throw new ParameterException(spec.commandLine(), "missing subcommand: "
-                    + String.join(", ", spec.subcommands().keySet().stream().filter(s -> !s.equals("help")).toList()));
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "missing subcommand: "
+                            + String.join(
+                                    ", ",
+                                    spec.subcommands().keySet().stream()
+                                            .filter(s -> !s.equals("help"))
+                                            .toList()));
         }
     }
 }

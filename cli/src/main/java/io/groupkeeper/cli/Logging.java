@@ -8,8 +8,7 @@ import org.slf4j.LoggerFactory;
 /** Adjusts the CLI's logback configuration (quiet by default: see logback.xml). */
 final class Logging {
 
-    private Logging() {
-    }
+    private Logging() {}
 
     /** The embedded servers' own loggers at ERROR: their start-up WARNs are expected and would only worry. */
     static void quietServers() {
@@ -25,7 +24,8 @@ final class Logging {
     /** Everything at INFO (sandbox --verbose). */
     static void verbose() {
         if (LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx) {
-            for (String name : new String[] {"ROOT", "org.apache.zookeeper", "org.apache.curator", "org.apache.kafka", "kafka"}) {
+            for (String name :
+                    new String[] {"ROOT", "org.apache.zookeeper", "org.apache.curator", "org.apache.kafka", "kafka"}) {
                 ctx.getLogger(name).setLevel(Level.INFO);
             }
         }

@@ -34,63 +34,110 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code groupkeeper offsets reset|export|import|delete}. */
-@Command(name = "offsets", mixinStandardHelpOptions = true,
+@Command(
+        name = "offsets",
+        mixinStandardHelpOptions = true,
         description = "Reset, export, import and delete committed offsets, also while the group runs.",
-        subcommands = {OffsetsCommand.Reset.class, OffsetsCommand.Export.class, OffsetsCommand.Import.class,
-                OffsetsCommand.Delete.class})
+        subcommands = {
+            OffsetsCommand.Reset.class,
+            OffsetsCommand.Export.class,
+            OffsetsCommand.Import.class,
+            OffsetsCommand.Delete.class
+        })
 public final class OffsetsCommand extends GroupkeeperCli.Parent {
 
     /** {@code --dry-run} (default) or {@code --execute}. */
     static final class Mode {
         @Option(names = "--dry-run", description = "Print the plan, write nothing (the default).")
         boolean dryRun;
+
         @Option(names = "--execute", description = "Write the plan, in one ZooKeeper transaction.")
         boolean execute;
     }
 
-    @Command(name = "reset", mixinStandardHelpOptions = true, sortOptions = false,
-            description = {"Moves a group's committed offsets, also while its members run: each owner adopts the new "
-                    + "offset (it never overwrites it with an older position).",
-                    "Prints the plan (current -> new per partition) and writes nothing unless --execute. Targets "
-                            + "outside the log are clamped to it (with --bootstrap) and the clamp is shown."},
-            footer = {"", "Examples:",
-                    "  groupkeeper offsets reset --group app --all-topics --to-earliest --bootstrap kafka:9092",
-                    "  groupkeeper offsets reset --group app --topic orders:0,2 --shift-by -100 --execute",
-                    "  groupkeeper offsets reset --group app --topic orders --to-datetime 2026-11-29T10:00:00.000 "
-                            + "--bootstrap kafka:9092"})
+    @Command(
+            name = "reset",
+            mixinStandardHelpOptions = true,
+            sortOptions = false,
+            description = {
+                "Moves a group's committed offsets, also while its members run: each owner adopts the new "
+                        + "offset (it never overwrites it with an older position).",
+                "Prints the plan (current -> new per partition) and writes nothing unless --execute. Targets "
+                        + "outside the log are clamped to it (with --bootstrap) and the clamp is shown."
+            },
+            footer = {
+                "",
+                "Examples:",
+                "  groupkeeper offsets reset --group app --all-topics --to-earliest --bootstrap kafka:9092",
+                "  groupkeeper offsets reset --group app --topic orders:0,2 --shift-by -100 --execute",
+                "  groupkeeper offsets reset --group app --topic orders --to-datetime 2026-11-29T10:00:00.000 "
+                        + "--bootstrap kafka:9092"
+            })
     static final class Reset implements Callable<Integer> {
-        @Spec CommandSpec spec;
+        @Spec
+        CommandSpec spec;
+
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
-        @Option(names = "--all-topics", description = "Every topic of the group (members' subscriptions, owners, offsets).")
+
+        @Option(
+                names = "--all-topics",
+                description = "Every topic of the group (members' subscriptions, owners, offsets).")
         boolean allTopics;
-        @Option(names = "--topic", paramLabel = "T[:p,p...]", description = "A topic, or some of its partitions; repeatable.")
+
+        @Option(
+                names = "--topic",
+                paramLabel = "T[:p,p...]",
+                description = "A topic, or some of its partitions; repeatable.")
         List<String> topics = new ArrayList<>();
+
         @ArgGroup(exclusive = true, multiplicity = "1", heading = "%nTarget (exactly one):%n")
         Target target;
+
         @ArgGroup(exclusive = true, multiplicity = "0..1")
         Mode mode;
-        @Mixin CommonOptions common;
+
+        @Mixin
+        CommonOptions common;
 
         static final class Target {
             @Option(names = "--to-earliest", description = "The log start (needs --bootstrap).")
             boolean earliest;
+
             @Option(names = "--to-latest", description = "The log end (needs --bootstrap).")
             boolean latest;
-            @Option(names = "--to-current", description = "The committed offset (clamped into the log); owners continue from it.")
+
+            @Option(
+                    names = "--to-current",
+                    description = "The committed offset (clamped into the log); owners continue from it.")
             boolean current;
+
             @Option(names = "--to-offset", paramLabel = "N", description = "Offset N (>= 0).")
             Long offset;
-            @Option(names = "--shift-by", paramLabel = "+-N", description = "The committed offset plus N (may be negative).")
+
+            @Option(
+                    names = "--shift-by",
+                    paramLabel = "+-N",
+                    description = "The committed offset plus N (may be negative).")
             Long shift;
-            @Option(names = "--to-datetime", paramLabel = "ISO",
-                    description = "The first record at or after this time, e.g. 2026-11-29T10:00:00.000 (local time) or "
-                            + "2026-11-29T10:00:00Z (needs --bootstrap).")
+
+            @Option(
+                    names = "--to-datetime",
+                    paramLabel = "ISO",
+                    description =
+                            "The first record at or after this time, e.g. 2026-11-29T10:00:00.000 (local time) or "
+                                    + "2026-11-29T10:00:00Z (needs --bootstrap).")
             String datetime;
-            @Option(names = "--by-duration", paramLabel = "PnDTnHnM",
+
+            @Option(
+                    names = "--by-duration",
+                    paramLabel = "PnDTnHnM",
                     description = "As --to-datetime for now minus this duration, e.g. PT1H (needs --bootstrap).")
             String duration;
-            @Option(names = "--from-file", paramLabel = "FILE",
+
+            @Option(
+                    names = "--from-file",
+                    paramLabel = "FILE",
                     description = "Offsets from a CSV (topic,partition,offset) or JSON file; --topic then filters it.")
             Path file;
         }
@@ -101,7 +148,8 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
             PartitionSelection selection = selection(resetSpec instanceof ResetSpec.FromOffsets);
             boolean execute = mode != null && mode.execute;
             try (CommonOptions.Session s = common.open()) {
-                ResetPlan plan = execute ? s.admin().executeReset(group, selection, resetSpec)
+                ResetPlan plan = execute
+                        ? s.admin().executeReset(group, selection, resetSpec)
                         : s.admin().planReset(group, selection, resetSpec);
                 new Printer(spec.commandLine().getOut(), common.json()).plan(plan);
             }
@@ -119,7 +167,8 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
                 if (optional) {
                     return null;
                 }
-                throw new ParameterException(spec.commandLine(), "select the partitions: --all-topics or --topic T[:p,p...]");
+                throw new ParameterException(
+                        spec.commandLine(), "select the partitions: --all-topics or --topic T[:p,p...]");
             }
             try {
                 return PartitionSelection.parse(topics);
@@ -182,7 +231,8 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
         try {
             d = Duration.parse(text.strip());
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("--by-duration '" + text + "' is not an ISO-8601 duration like PT1H or P1DT2H30M");
+            throw new IllegalArgumentException(
+                    "--by-duration '" + text + "' is not an ISO-8601 duration like PT1H or P1DT2H30M");
         }
         if (d.isNegative()) {
             throw new IllegalArgumentException("--by-duration must not be negative, was " + text);
@@ -190,17 +240,30 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
         return d;
     }
 
-    @Command(name = "export", mixinStandardHelpOptions = true,
-            description = {"Prints a group's committed offsets as CSV (topic,partition,offset; the default) or JSON.",
-                    "offsets import reads it back exactly."})
+    @Command(
+            name = "export",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Prints a group's committed offsets as CSV (topic,partition,offset; the default) or JSON.",
+                "offsets import reads it back exactly."
+            })
     static final class Export implements Callable<Integer> {
-        @Spec CommandSpec spec;
-        @Mixin CommonOptions common;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        CommonOptions common;
+
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
-        @Option(names = "--format", paramLabel = "csv|json", defaultValue = "csv",
+
+        @Option(
+                names = "--format",
+                paramLabel = "csv|json",
+                defaultValue = "csv",
                 description = "File format (default: ${DEFAULT-VALUE}).")
         String format;
+
         @Option(names = "--file", paramLabel = "FILE", description = "Write to this file instead of standard output.")
         Path file;
 
@@ -213,8 +276,9 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
                 throw new ParameterException(spec.commandLine(), "--format: " + e.getMessage());
             }
             if (common.json()) {
-                throw new ParameterException(spec.commandLine(), "--output does not apply to export: the file format is "
-                        + "--format csv|json");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "--output does not apply to export: the file format is " + "--format csv|json");
             }
             try (CommonOptions.Session s = common.open()) {
                 SourceOffsets offsets = s.admin().exportOffsets(group);
@@ -275,20 +339,34 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    @Command(name = "import", mixinStandardHelpOptions = true,
-            description = {"Writes offsets from a file (as written by offsets export: CSV or JSON) exactly as given, in "
-                    + "one transaction; creates the group if it does not exist.",
-                    "Prints the plan and writes nothing unless --execute. A malformed line writes nothing."})
+    @Command(
+            name = "import",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Writes offsets from a file (as written by offsets export: CSV or JSON) exactly as given, in "
+                        + "one transaction; creates the group if it does not exist.",
+                "Prints the plan and writes nothing unless --execute. A malformed line writes nothing."
+            })
     static final class Import implements Callable<Integer> {
-        @Spec CommandSpec spec;
-        @Mixin CommonOptions common;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        CommonOptions common;
+
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
+
         @Option(names = "--from-file", required = true, paramLabel = "FILE", description = "CSV or JSON offsets file.")
         Path file;
-        @Option(names = "--from-group", paramLabel = "GROUP", description = "Import a JSON export of this other group "
-                + "(its \"group\" field) into --group; without it, such a file is refused.")
+
+        @Option(
+                names = "--from-group",
+                paramLabel = "GROUP",
+                description = "Import a JSON export of this other group "
+                        + "(its \"group\" field) into --group; without it, such a file is refused.")
         String fromGroup;
+
         @ArgGroup(exclusive = true, multiplicity = "0..1")
         Mode mode;
 
@@ -297,42 +375,61 @@ public final class OffsetsCommand extends GroupkeeperCli.Parent {
             SourceOffsets offsets = OffsetsFile.read(file);
             String exportedFrom = offsets.group().orElse(group);
             if (fromGroup != null && !fromGroup.equals(exportedFrom)) {
-                throw new AdminException(file + (offsets.group().isPresent() ? " holds the offsets of group "
-                        + exportedFrom : " names no group (only a JSON export does)") + ", not --from-group " + fromGroup);
+                throw new AdminException(file
+                        + (offsets.group().isPresent()
+                                ? " holds the offsets of group " + exportedFrom
+                                : " names no group (only a JSON export does)")
+                        + ", not --from-group " + fromGroup);
             }
             if (!exportedFrom.equals(group) && !exportedFrom.equals(fromGroup)) {
                 // Groups often read the same topics: a backup of the wrong one would fit and overwrite silently.
-                throw new AdminException(file + " holds the offsets of group " + exportedFrom + " (its \"group\" field), "
-                        + "not of " + group + ": pass --from-group " + exportedFrom + " to import them into " + group);
+                throw new AdminException(
+                        file + " holds the offsets of group " + exportedFrom + " (its \"group\" field), " + "not of "
+                                + group + ": pass --from-group " + exportedFrom + " to import them into " + group);
             }
             boolean execute = mode != null && mode.execute;
             try (CommonOptions.Session s = common.open()) {
-                ResetPlan plan = execute ? s.admin().executeImport(group, offsets) : s.admin().planImport(group, offsets);
+                ResetPlan plan = execute
+                        ? s.admin().executeImport(group, offsets)
+                        : s.admin().planImport(group, offsets);
                 new Printer(spec.commandLine().getOut(), common.json()).plan(plan);
             }
             return 0;
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true,
-            description = {"Deletes the committed offsets of one topic of a group, in one transaction.",
-                    "Refused while the topic is in use (a member owns, is assigned or subscribes to it), unless "
-                            + "--force."})
+    @Command(
+            name = "delete",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Deletes the committed offsets of one topic of a group, in one transaction.",
+                "Refused while the topic is in use (a member owns, is assigned or subscribes to it), unless "
+                        + "--force."
+            })
     static final class Delete implements Callable<Integer> {
-        @Spec CommandSpec spec;
-        @Mixin CommonOptions common;
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        CommonOptions common;
+
         @Option(names = "--group", required = true, paramLabel = "GROUP", description = "The group.")
         String group;
+
         @Option(names = "--topic", required = true, paramLabel = "TOPIC", description = "The topic.")
         String topic;
-        @Option(names = "--force", description = "Delete even while members own partitions of the topic (they "
-                + "continue from their start position).")
+
+        @Option(
+                names = "--force",
+                description = "Delete even while members own partitions of the topic (they "
+                        + "continue from their start position).")
         boolean force;
 
         @Override
         public Integer call() {
             try (CommonOptions.Session s = common.open()) {
-                new Printer(spec.commandLine().getOut(), common.json()).deleted(s.admin().deleteOffsets(group, topic, force));
+                new Printer(spec.commandLine().getOut(), common.json())
+                        .deleted(s.admin().deleteOffsets(group, topic, force));
             }
             return 0;
         }

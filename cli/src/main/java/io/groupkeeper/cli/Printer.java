@@ -1,23 +1,23 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.status.LagTimeRule;
-import io.groupkeeper.status.PartitionStatus;
-import io.groupkeeper.zkprotocol.admin.GroupStatus;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.status.LagTimeRule;
+import io.groupkeeper.status.PartitionStatus;
 import io.groupkeeper.zkprotocol.admin.DeleteResult;
 import io.groupkeeper.zkprotocol.admin.GroupDescription;
+import io.groupkeeper.zkprotocol.admin.GroupStatus;
 import io.groupkeeper.zkprotocol.admin.GroupSummary;
 import io.groupkeeper.zkprotocol.admin.ResetPlan;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +60,13 @@ final class Printer {
         }
         Table t = new Table("GROUP", "STATE", "MEMBERS", "GENERATION", "LEADER", "TOPICS");
         for (GroupSummary g : groups) {
-            t.row(g.group(), g.state(), g.members(), g.generation(), g.leader().orElse(""), String.join(",", g.topics()));
+            t.row(
+                    g.group(),
+                    g.state(),
+                    g.members(),
+                    g.generation(),
+                    g.leader().orElse(""),
+                    String.join(",", g.topics()));
         }
         t.print(out);
         if (groups.isEmpty()) {
@@ -152,12 +158,15 @@ final class Printer {
         out.println("ASSIGNOR    " + (d.assignor().isEmpty() ? "-" : d.assignor()));
         if (status != null) {
             out.println("STATUS      " + status.status() + " (over the last " + human(status.window())
-                    + maxLagTime.map(m -> ", max lag time " + LagTimeRule.format(m)).orElse("") + ")");
+                    + maxLagTime
+                            .map(m -> ", max lag time " + LagTimeRule.format(m))
+                            .orElse("") + ")");
         }
         out.println();
         Table members = new Table("MEMBER", "INSTANCE", "HOST", "RACK", "PARTITIONS");
         for (GroupDescription.Member m : d.members()) {
-            members.row(m.memberId(), m.instanceId().orElse(""), m.host(), m.rack().orElse(""), compact(m.owned()));
+            members.row(
+                    m.memberId(), m.instanceId().orElse(""), m.host(), m.rack().orElse(""), compact(m.owned()));
         }
         members.print(out);
         if (d.members().isEmpty()) {
@@ -177,12 +186,13 @@ final class Printer {
         Table parts = new Table(headers.toArray(String[]::new));
         for (GroupDescription.Partition p : d.partitions()) {
             PartitionStatus ps = byPartition.get(p.partition());
-            List<Object> row = new ArrayList<>(List.of(p.partition().topic(), p.partition().partition(),
-                    p.owner().orElse(""), str(p.committed())));
+            List<Object> row = new ArrayList<>(List.of(
+                    p.partition().topic(), p.partition().partition(), p.owner().orElse(""), str(p.committed())));
             if (done) {
                 row.add(p.doneAbove());
             }
-            row.addAll(List.of(str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse("")));
+            row.addAll(List.of(
+                    str(p.logEnd()), str(p.lag()), lagTime(p), p.committedBy().orElse("")));
             if (status != null) {
                 row.add(p.corrupt() ? "CORRUPT" : ps == null ? "" : ps.status().name());
                 row.add(p.corrupt() ? "offset node unreadable (see problem below)" : ps == null ? "" : ps.reason());
@@ -227,8 +237,11 @@ final class Printer {
                 put(pn, "current", e.current());
                 put(pn, "requested", e.requested());
                 put(pn, "new", e.target());
-                pn.put("clamped", e.clamp() == ResetPlan.Clamp.NONE ? "none"
-                        : e.clamp() == ResetPlan.Clamp.LOG_START ? "log-start" : "log-end");
+                pn.put(
+                        "clamped",
+                        e.clamp() == ResetPlan.Clamp.NONE
+                                ? "none"
+                                : e.clamp() == ResetPlan.Clamp.LOG_START ? "log-start" : "log-end");
                 put(pn, "logStart", e.logStart());
                 put(pn, "logEnd", e.logEnd());
                 put(pn, "owner", e.owner());
@@ -245,8 +258,12 @@ final class Printer {
                 + plan.spec() + ")" + (plan.executed() ? "" : ", dry run"));
         Table t = new Table("TOPIC", "PARTITION", "CURRENT", "NEW", "OWNER", "NOTE");
         for (ResetPlan.Entry e : plan.entries()) {
-            t.row(e.partition().topic(), e.partition().partition(), str(e.current()),
-                    e.target().isPresent() ? String.valueOf(e.target().getAsLong()) : "(unchanged)", e.owner().orElse(""),
+            t.row(
+                    e.partition().topic(),
+                    e.partition().partition(),
+                    str(e.current()),
+                    e.target().isPresent() ? String.valueOf(e.target().getAsLong()) : "(unchanged)",
+                    e.owner().orElse(""),
                     e.note());
         }
         t.print(out);
@@ -255,10 +272,17 @@ final class Printer {
         }
         int writes = plan.writes().size();
         if (plan.executed()) {
-            out.println(writes == 0 ? "Nothing to write." : "Wrote " + writes + " offset(s) in " + writtenIn
-                    + (plan.attempts() > 1 ? " (planned " + plan.attempts() + " times: members committed meanwhile)" : "") + ".");
+            out.println(
+                    writes == 0
+                            ? "Nothing to write."
+                            : "Wrote " + writes + " offset(s) in " + writtenIn
+                                    + (plan.attempts() > 1
+                                            ? " (planned " + plan.attempts() + " times: members committed meanwhile)"
+                                            : "")
+                                    + ".");
         } else {
-            out.println("Dry run: nothing written. Add --execute to write " + writes + " offset(s) in " + writtenIn + ".");
+            out.println(
+                    "Dry run: nothing written. Add --execute to write " + writes + " offset(s) in " + writtenIn + ".");
         }
     }
 
@@ -272,7 +296,8 @@ final class Printer {
                     + r.offsetsDeleted().size() + " committed offset(s), in one ZooKeeper transaction.");
         } else { // the nodes stay, cleared, so that every fenced write prepared before the delete fails
             out.println("Cleared " + r.what() + " of group " + r.group() + ": " + r.nodesDeleted()
-                    + " offset node(s) (kept, with no offset), " + r.offsetsDeleted().size()
+                    + " offset node(s) (kept, with no offset), "
+                    + r.offsetsDeleted().size()
                     + " committed offset(s) removed, in one ZooKeeper transaction.");
         }
         if (!r.liveMembers().isEmpty()) {
@@ -317,7 +342,8 @@ final class Printer {
     /** "orders:0,1 payments:3". */
     static String compact(Collection<TopicPartition> partitions) {
         Map<String, SortedSet<Integer>> byTopic = new TreeMap<>();
-        partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition()));
+        partitions.forEach(
+                tp -> byTopic.computeIfAbsent(tp.topic(), t -> new TreeSet<>()).add(tp.partition()));
         StringBuilder sb = new StringBuilder();
         byTopic.forEach((t, ps) -> {
             if (sb.length() > 0) {

@@ -16,20 +16,44 @@ import picocli.CommandLine.Spec;
  * {@code groupkeeper sandbox}: an embedded ZooKeeper and a single-node Kafka in this process until Ctrl-C (or until
  * the running thread is interrupted), printing {@code zk=<host:port>} and {@code bootstrap=<host:port>}.
  */
-@Command(name = "sandbox", mixinStandardHelpOptions = true,
-        description = {"Starts an embedded ZooKeeper and a single-node Kafka (KRaft) and keeps both up until Ctrl-C.",
-                "Prints zk=<host:port> and bootstrap=<host:port>; their data is deleted on exit."},
-        footer = {"", "Example:", "  groupkeeper sandbox --topic orders:3",
-                "  groupkeeper groups list --zk <zk> ; groupkeeper groups describe --group g --zk <zk> --bootstrap <bootstrap>"})
+@Command(
+        name = "sandbox",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Starts an embedded ZooKeeper and a single-node Kafka (KRaft) and keeps both up until Ctrl-C.",
+            "Prints zk=<host:port> and bootstrap=<host:port>; their data is deleted on exit."
+        },
+        footer = {
+            "",
+            "Example:",
+            "  groupkeeper sandbox --topic orders:3",
+            "  groupkeeper groups list --zk <zk> ; groupkeeper groups describe --group g --zk <zk> --bootstrap <bootstrap>"
+        })
 public final class SandboxCommand implements Callable<Integer> {
 
-    @Spec CommandSpec spec;
-    @Option(names = "--zk-port", paramLabel = "PORT", defaultValue = "0", description = "ZooKeeper port (default: a free port).")
+    @Spec
+    CommandSpec spec;
+
+    @Option(
+            names = "--zk-port",
+            paramLabel = "PORT",
+            defaultValue = "0",
+            description = "ZooKeeper port (default: a free port).")
     int zkPort;
-    @Option(names = "--kafka-port", paramLabel = "PORT", defaultValue = "0", description = "Kafka port (default: a free port).")
+
+    @Option(
+            names = "--kafka-port",
+            paramLabel = "PORT",
+            defaultValue = "0",
+            description = "Kafka port (default: a free port).")
     int kafkaPort;
-    @Option(names = "--topic", paramLabel = "NAME:PARTITIONS", description = "Create this Kafka topic at start; repeatable.")
+
+    @Option(
+            names = "--topic",
+            paramLabel = "NAME:PARTITIONS",
+            description = "Create this Kafka topic at start; repeatable.")
     List<String> topics = new ArrayList<>();
+
     @Option(names = "--verbose", description = "Keep the servers' INFO logs.")
     boolean verbose;
 
@@ -39,7 +63,8 @@ public final class SandboxCommand implements Callable<Integer> {
         for (String t : topics) {
             String[] parts = t.split(":");
             if (parts.length != 2 || !parts[1].matches("\\d+") || Integer.parseInt(parts[1]) < 1) {
-                throw new ParameterException(spec.commandLine(), "--topic must be NAME:PARTITIONS like orders:3, was '" + t + "'");
+                throw new ParameterException(
+                        spec.commandLine(), "--topic must be NAME:PARTITIONS like orders:3, was '" + t + "'");
             }
             toCreate.add(parts);
         }
@@ -49,12 +74,19 @@ public final class SandboxCommand implements Callable<Integer> {
             Logging.quietServers();
         }
         PrintWriter out = spec.commandLine().getOut();
-        EmbeddedServers servers = EmbeddedServers.builder().zkPort(zkPort).kafkaPort(kafkaPort).quietLogs(!verbose).build().start();
+        EmbeddedServers servers = EmbeddedServers.builder()
+                .zkPort(zkPort)
+                .kafkaPort(kafkaPort)
+                .quietLogs(!verbose)
+                .build()
+                .start();
         CountDownLatch stopped = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            servers.close();
-            stopped.countDown();
-        }, "groupkeeper-sandbox-shutdown");
+        Thread hook = new Thread(
+                () -> {
+                    servers.close();
+                    stopped.countDown();
+                },
+                "groupkeeper-sandbox-shutdown");
         try {
             for (String[] t : toCreate) {
                 servers.kafka().createTopic(t[0], Integer.parseInt(t[1]));

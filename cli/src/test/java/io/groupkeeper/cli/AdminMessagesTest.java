@@ -13,8 +13,11 @@ class AdminMessagesTest {
         AdminException e = new AdminException("group g has 1 live member(s) (m); stop them first", Remedy.FORCE, null);
         assertThat(e.getMessage()).isEqualTo("group g has 1 live member(s) (m); stop them first, or delete with force");
         assertThat(AdminMessages.of(e)).isEqualTo("group g has 1 live member(s) (m); stop them first, or use --force");
-        assertThat(AdminMessages.of(new AdminException("the partitions of topic 'orders' are unknown (not in the topic "
-                + "registry)", Remedy.NAME_PARTITIONS, "orders"))).endsWith("; name them: --topic orders:0,1,...");
+        assertThat(AdminMessages.of(new AdminException(
+                        "the partitions of topic 'orders' are unknown (not in the topic " + "registry)",
+                        Remedy.NAME_PARTITIONS,
+                        "orders")))
+                .endsWith("; name them: --topic orders:0,1,...");
     }
 
     @Test

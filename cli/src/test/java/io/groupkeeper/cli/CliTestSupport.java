@@ -6,8 +6,9 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.RawZk;
 import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.fixtures.ZkLayout;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,6 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Drives the CLI in-process ({@link GroupkeeperCli#run} with captured output) against the shared real ZooKeeper and
@@ -146,9 +146,11 @@ abstract class CliTestSupport {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(batchBytes));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < count; i++) {
-                producer.send(new ProducerRecord<>(topic, partition, timestamp.applyAsLong(i), null, topic + "-" + partition + "-" + i));
+                producer.send(new ProducerRecord<>(
+                        topic, partition, timestamp.applyAsLong(i), null, topic + "-" + partition + "-" + i));
             }
             producer.flush();
         }
@@ -156,8 +158,12 @@ abstract class CliTestSupport {
 
     /** Moves a partition's log start to {@code offset} (as retention would). */
     static void deleteRecordsBefore(String topic, int partition, long offset) throws Exception {
-        kafkaAdmin.deleteRecords(Map.of(new org.apache.kafka.common.TopicPartition(topic, partition),
-                RecordsToDelete.beforeOffset(offset))).all().get(30, TimeUnit.SECONDS);
+        kafkaAdmin
+                .deleteRecords(Map.of(
+                        new org.apache.kafka.common.TopicPartition(topic, partition),
+                        RecordsToDelete.beforeOffset(offset)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
     }
 
     // ------------------------------------------------------------------ ZooKeeper
@@ -177,8 +183,12 @@ abstract class CliTestSupport {
             GroupStores.of(s, group).ensureGroup("sticky");
         }
         for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
-            byte[] body = NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(e.getValue()), "", java.util.Optional.of("m-seed"),
-                    1, java.util.Optional.of(Instant.now())));
+            byte[] body = NodeCodec.offset(new NodeCodec.OffsetBody(
+                    OptionalLong.of(e.getValue()),
+                    "",
+                    java.util.Optional.of("m-seed"),
+                    1,
+                    java.util.Optional.of(Instant.now())));
             RawZk.write(raw, offsetPath(group, e.getKey()), body);
         }
     }
@@ -202,7 +212,10 @@ abstract class CliTestSupport {
                 Stat stat = new Stat();
                 try {
                     byte[] data = raw.getData().storingStatIn(stat).forPath(path);
-                    all.put(path, stat.getMzxid() + "/" + stat.getCversion() + ":" + (data == null ? "" : new String(data, StandardCharsets.UTF_8)));
+                    all.put(
+                            path,
+                            stat.getMzxid() + "/" + stat.getCversion() + ":"
+                                    + (data == null ? "" : new String(data, StandardCharsets.UTF_8)));
                     for (String c : raw.getChildren().forPath(path)) {
                         next.add(path + "/" + c);
                     }

@@ -11,18 +11,40 @@ import org.junit.jupiter.api.Test;
 /** Every command answers --help (exit 0, usage on stdout); leaf commands document the common options. */
 class HelpTest {
 
-    private static final List<String> COMMANDS = List.of("", "groups", "groups list", "groups describe", "groups delete",
-            "offsets", "offsets reset", "offsets export", "offsets import", "offsets delete", "migrate",
-            "migrate storm-kafka", "migrate kafka-zk", "migrate kafka-native", "monitor", "sandbox");
-    private static final List<String> WITH_COMMON_OPTIONS = List.of("groups list", "groups describe", "groups delete",
-            "offsets reset", "offsets export", "offsets import", "offsets delete", "migrate storm-kafka",
-            "migrate kafka-zk", "migrate kafka-native", "monitor");
+    private static final List<String> COMMANDS = List.of(
+            "",
+            "groups",
+            "groups list",
+            "groups describe",
+            "groups delete",
+            "offsets",
+            "offsets reset",
+            "offsets export",
+            "offsets import",
+            "offsets delete",
+            "migrate",
+            "migrate storm-kafka",
+            "migrate kafka-zk",
+            "migrate kafka-native",
+            "monitor",
+            "sandbox");
+    private static final List<String> WITH_COMMON_OPTIONS = List.of(
+            "groups list",
+            "groups describe",
+            "groups delete",
+            "offsets reset",
+            "offsets export",
+            "offsets import",
+            "offsets delete",
+            "migrate storm-kafka",
+            "migrate kafka-zk",
+            "migrate kafka-native",
+            "monitor");
 
     private static String[] run(String command, String option) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] args = command.isEmpty() ? new String[] {option}
-                : concat(command.split(" "), option);
+        String[] args = command.isEmpty() ? new String[] {option} : concat(command.split(" "), option);
         int code = GroupkeeperCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
         return new String[] {String.valueOf(code), out.toString(), err.toString()};
     }
@@ -46,27 +68,48 @@ class HelpTest {
     @Test
     void leafCommandsDocumentTheCommonOptions() {
         for (String c : WITH_COMMON_OPTIONS) {
-            assertThat(run(c, "--help")[1]).as(c).contains("--zk=", "--namespace=", "--bootstrap=", "--output=", "table, json");
+            assertThat(run(c, "--help")[1])
+                    .as(c)
+                    .contains("--zk=", "--namespace=", "--bootstrap=", "--output=", "table, json");
         }
     }
 
     @Test
     void resetHelpListsEverySpec() {
-        assertThat(run("offsets reset", "--help")[1]).contains("--to-earliest", "--to-latest", "--to-current", "--to-offset=N",
-                "--shift-by=+-N", "--to-datetime=ISO", "--by-duration=PnDTnHnM", "--from-file=FILE", "--dry-run", "--execute",
-                "--all-topics", "--topic=T[:p,p...]");
+        assertThat(run("offsets reset", "--help")[1])
+                .contains(
+                        "--to-earliest",
+                        "--to-latest",
+                        "--to-current",
+                        "--to-offset=N",
+                        "--shift-by=+-N",
+                        "--to-datetime=ISO",
+                        "--by-duration=PnDTnHnM",
+                        "--from-file=FILE",
+                        "--dry-run",
+                        "--execute",
+                        "--all-topics",
+                        "--topic=T[:p,p...]");
     }
 
     @Test
     void groupsDeleteHelpSaysItIsADryRunUnlessExecute() {
-        assertThat(run("groups delete", "--help")[1]).contains("deletes nothing unless --execute", "--dry-run",
-                "--execute", "--force");
+        assertThat(run("groups delete", "--help")[1])
+                .contains("deletes nothing unless --execute", "--dry-run", "--execute", "--force");
     }
 
     @Test
     void monitorHelpNamesItsEndpointsAndOptions() {
-        assertThat(run("monitor", "--help")[1]).contains("/metrics", "/health", "/group/<name>", "--port=PORT",
-                "--interval=DURATION", "--max-lag-time=DURATION", "--history=DURATION", "--bind=ADDRESS");
+        assertThat(run("monitor", "--help")[1])
+                .contains(
+                        "/metrics",
+                        "/health",
+                        "/group/<name>",
+                        "--port=PORT",
+                        "--interval=DURATION",
+                        "--max-lag-time=DURATION",
+                        "--history=DURATION",
+                        "--bind=ADDRESS");
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.groupkeeper.cli;
 
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.status.LagStatus;
@@ -19,6 +17,8 @@ import io.groupkeeper.zkprotocol.admin.GroupAdmin;
 import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.GroupStatus;
 import io.groupkeeper.zkprotocol.admin.LogBounds;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,6 +45,7 @@ class LagTimeIT extends CliTestSupport {
 
     /** Record timestamps of partition 0: T0 + i seconds. */
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+
     private static String topic;
     private static String group;
 
@@ -52,12 +53,19 @@ class LagTimeIT extends CliTestSupport {
     static void data() throws Exception {
         topic = unique("lagtime");
         topic(topic, 3);
-        produce(topic, 0, 10, i -> T0.plusSeconds(i).toEpochMilli());                       // lagging: committed 4
-        produce(topic, 1, 5, i -> T0.minus(Duration.ofDays(1)).toEpochMilli());             // idle: committed 5 = end
-        transactional(topic, 2, 3);                                                           // offsets 0..2, marker 3
+        produce(topic, 0, 10, i -> T0.plusSeconds(i).toEpochMilli()); // lagging: committed 4
+        produce(topic, 1, 5, i -> T0.minus(Duration.ofDays(1)).toEpochMilli()); // idle: committed 5 = end
+        transactional(topic, 2, 3); // offsets 0..2, marker 3
         group = unique("lt");
-        seed(group, Map.of(new TopicPartition(topic, 0), 4L, new TopicPartition(topic, 1), 5L,
-                new TopicPartition(topic, 2), 3L));
+        seed(
+                group,
+                Map.of(
+                        new TopicPartition(topic, 0),
+                        4L,
+                        new TopicPartition(topic, 1),
+                        5L,
+                        new TopicPartition(topic, 2),
+                        3L));
     }
 
     /** {@code count} records in one committed transaction: data at 0..count-1, the commit marker at count. */
@@ -66,7 +74,8 @@ class LagTimeIT extends CliTestSupport {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, unique("tx"));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
             for (int i = 0; i < count; i++) {
@@ -77,7 +86,11 @@ class LagTimeIT extends CliTestSupport {
     }
 
     private static GroupAdmin admin(LogBounds bounds, Clock clock) {
-        return ZooKeeperAdmin.builder().connectString(zk()).logBounds(bounds).clock(clock).build();
+        return ZooKeeperAdmin.builder()
+                .connectString(zk())
+                .logBounds(bounds)
+                .clock(clock)
+                .build();
     }
 
     private static Map<Integer, GroupDescription.Partition> byPartition(GroupDescription d) {
@@ -90,24 +103,24 @@ class LagTimeIT extends CliTestSupport {
     void lagTimeIsNowMinusTheNextRecordsTimestampAndZeroWhenCaughtUpOrOnlyAMarkerFollows() {
         Clock clock = Clock.fixed(T0.plusSeconds(100), ZoneOffset.UTC);
         try (KafkaLogBounds kafka = new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10));
-             GroupAdmin admin = admin(kafka, clock)) {
+                GroupAdmin admin = admin(kafka, clock)) {
             Map<Integer, GroupDescription.Partition> parts = byPartition(admin.describe(group));
             assertThat(parts.get(0).lagTime()).contains(Duration.ofSeconds(96)); // record 4 has T0 + 4 s
             assertThat(parts.get(0).lag()).hasValue(6);
             assertThat(parts.get(0).caughtUp()).isFalse();
-            assertThat(parts.get(1).lagTime()).contains(Duration.ZERO);          // idle: old records, nothing left
+            assertThat(parts.get(1).lagTime()).contains(Duration.ZERO); // idle: old records, nothing left
             assertThat(parts.get(1).caughtUp()).isTrue();
-            assertThat(parts.get(2).logEnd()).hasValue(4);                         // one past the commit marker
+            assertThat(parts.get(2).logEnd()).hasValue(4); // one past the commit marker
             assertThat(parts.get(2).lag()).hasValue(1);
             assertThat(parts.get(2).lagTime()).contains(Duration.ZERO);
             assertThat(parts.get(2).caughtUp()).isTrue();
 
             // Status: no commit history at all, yet neither the idle nor the transactional partition is STOP.
             GroupStatus st = admin.status(group, Duration.ofMinutes(5), Optional.empty());
-            assertThat(st.partitions()).filteredOn(r -> r.partition().partition() > 0)
+            assertThat(st.partitions())
+                    .filteredOn(r -> r.partition().partition() > 0)
                     .allSatisfy(r -> assertThat(r.status().status()).isEqualTo(LagStatus.OK));
             assertThat(st.partitions().get(0).status().status()).isEqualTo(LagStatus.STOP);
-
         }
     }
 
@@ -118,16 +131,22 @@ class LagTimeIT extends CliTestSupport {
         TopicPartition tp0 = new TopicPartition(topic, 0);
         TopicPartition tp1 = new TopicPartition(topic, 1);
         TopicPartition tp2 = new TopicPartition(topic, 2);
-        try (GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
-             KafkaLogBounds kafka = new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10));
-             GroupAdmin admin = admin(kafka, clock)) {
+        try (GroupKeeper gk = GroupKeeper.builder()
+                        .store(ZooKeeperStore.builder().connectString(zk()).build())
+                        .build()
+                        .start();
+                KafkaLogBounds kafka = new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10));
+                GroupAdmin admin = admin(kafka, clock)) {
             GroupMember m = gk.member(live).topics(topic).build();
             m.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> m.assignment().size() == 3);
             for (long o = 2; o <= 4; o++) { // committing, lag shrinking: OK by Burrow's rules
-                assertThat(m.commit(Map.of(tp0, o), Map.of(tp0, 10L)).allCommitted()).isTrue();
+                assertThat(m.commit(Map.of(tp0, o), Map.of(tp0, 10L)).allCommitted())
+                        .isTrue();
             }
-            assertThat(m.commit(Map.of(tp1, 5L, tp2, 3L), Map.of(tp1, 5L, tp2, 4L)).allCommitted()).isTrue();
+            assertThat(m.commit(Map.of(tp1, 5L, tp2, 3L), Map.of(tp1, 5L, tp2, 4L))
+                            .allCommitted())
+                    .isTrue();
 
             GroupStatus plain = admin.status(live, Duration.ofDays(3650), Optional.empty());
             assertThat(plain.status()).isEqualTo(LagStatus.OK);
@@ -136,10 +155,13 @@ class LagTimeIT extends CliTestSupport {
             GroupStatus timed = admin.status(live, Duration.ofDays(3650), Optional.of(Duration.ofSeconds(90)));
             assertThat(timed.status()).isEqualTo(LagStatus.WARN);
             assertThat(timed.partitions().get(0).status().status()).isEqualTo(LagStatus.WARN);
-            assertThat(timed.partitions().get(0).status().reason()).isEqualTo("lag time 1m36s exceeds the maximum 1m30s");
-            assertThat(timed.partitions()).filteredOn(r -> r.partition().partition() > 0)
+            assertThat(timed.partitions().get(0).status().reason())
+                    .isEqualTo("lag time 1m36s exceeds the maximum 1m30s");
+            assertThat(timed.partitions())
+                    .filteredOn(r -> r.partition().partition() > 0)
                     .allSatisfy(r -> assertThat(r.status().status()).isEqualTo(LagStatus.OK));
-            assertThat(admin.status(live, Duration.ofDays(3650), Optional.of(Duration.ofSeconds(96))).status())
+            assertThat(admin.status(live, Duration.ofDays(3650), Optional.of(Duration.ofSeconds(96)))
+                            .status())
                     .isEqualTo(LagStatus.OK); // at the maximum, not above it
         }
     }
@@ -148,9 +170,12 @@ class LagTimeIT extends CliTestSupport {
     void theCachedBoundsGiveTheSameAnswersAndAskKafkaOncePerRefresh() {
         AtomicLong nanos = new AtomicLong();
         Clock clock = Clock.fixed(T0.plusSeconds(100), ZoneOffset.UTC);
-        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds(bootstrap(), new Properties(),
-                Duration.ofSeconds(10)), Duration.ofSeconds(30), Duration.ofSeconds(10), nanos::get);
-             GroupAdmin admin = admin(cached, clock)) {
+        try (CachedLogBounds cached = new CachedLogBounds(
+                        new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10)),
+                        Duration.ofSeconds(30),
+                        Duration.ofSeconds(10),
+                        nanos::get);
+                GroupAdmin admin = admin(cached, clock)) {
             Map<Integer, GroupDescription.Partition> parts = byPartition(admin.describe(group));
             assertThat(parts.get(0).lagTime()).contains(Duration.ofSeconds(96));
             assertThat(parts.get(1).lagTime()).contains(Duration.ZERO);
@@ -176,21 +201,25 @@ class LagTimeIT extends CliTestSupport {
         transactional(t, 0, 2); // data 0..1, marker 2, log end 3
         AtomicLong nanos = new AtomicLong();
         Duration refresh = Duration.ofSeconds(30);
-        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds(bootstrap(), new Properties(),
-                Duration.ofSeconds(10)), refresh, Duration.ofSeconds(10), nanos::get)) {
+        try (CachedLogBounds cached = new CachedLogBounds(
+                new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10)),
+                refresh,
+                Duration.ofSeconds(10),
+                nanos::get)) {
             assertThat(cached.latest(all)).hasSize(20).containsEntry(new TopicPartition(t, 0), 3L);
             assertThat(cached.logEndRequests()).isEqualTo(1);
             TopicPartition p0 = new TopicPartition(t, 0);
             assertThat(cached.recordTimestamps(Map.of(p0, 2L))).containsEntry(p0, Optional.empty()); // only a marker
 
             produce(t, 0, 1, i -> T0.plusSeconds(60).toEpochMilli()); // a data record at 3: log end 4
-            assertThat(cached.latest(all)).containsEntry(p0, 3L);       // within the interval: cached
+            assertThat(cached.latest(all)).containsEntry(p0, 3L); // within the interval: cached
             assertThat(cached.logEndRequests()).isEqualTo(1);
 
             nanos.addAndGet(refresh.toNanos() + 1);
-            assertThat(cached.latest(all)).containsEntry(p0, 3L);       // served at once, refreshed behind
-            await().atMost(Duration.ofSeconds(30)).until(() -> cached.latest(List.of(p0)).get(p0) == 4L);
-            assertThat(cached.logEndRequests()).isEqualTo(2);           // 20 refreshes, one listOffsets
+            assertThat(cached.latest(all)).containsEntry(p0, 3L); // served at once, refreshed behind
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> cached.latest(List.of(p0)).get(p0) == 4L);
+            assertThat(cached.logEndRequests()).isEqualTo(2); // 20 refreshes, one listOffsets
 
             // "Nothing after offset 2" was true up to log end 3; now record 3 follows it.
             assertThat(cached.recordTimestamps(Map.of(p0, 2L))).containsEntry(p0, Optional.of(T0.plusSeconds(60)));
@@ -209,12 +238,17 @@ class LagTimeIT extends CliTestSupport {
         produce(t, 0, 5, i -> T0.toEpochMilli());
         AtomicLong nanos = new AtomicLong();
         Duration interval = Duration.ofSeconds(10);
-        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds(bootstrap(), new Properties(),
-                Duration.ofSeconds(10)), interval, Duration.ofSeconds(10), nanos::get)) {
+        try (CachedLogBounds cached = new CachedLogBounds(
+                new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10)),
+                interval,
+                Duration.ofSeconds(10),
+                nanos::get)) {
             cached.beginSample();
             assertThat(cached.latest(all)).containsEntry(p0, 5L);
             long requests = cached.logEndRequests();
-            assertThat(cached.latest(List.of(p0))).as("the same sample: from the cache").containsEntry(p0, 5L);
+            assertThat(cached.latest(List.of(p0)))
+                    .as("the same sample: from the cache")
+                    .containsEntry(p0, 5L);
             assertThat(cached.logEndRequests()).isEqualTo(requests);
 
             produce(t, 0, 3, i -> T0.toEpochMilli()); // log end 8
@@ -222,17 +256,24 @@ class LagTimeIT extends CliTestSupport {
             cached.beginSample();
             // Served at once from the cache, this read would say 5: lag computed against the last sample's ends.
             assertThat(cached.latest(all)).containsEntry(p0, 8L);
-            assertThat(cached.logEndRequests()).as("one listOffsets for the sample").isEqualTo(requests + 1);
+            assertThat(cached.logEndRequests())
+                    .as("one listOffsets for the sample")
+                    .isEqualTo(requests + 1);
         }
     }
 
     @Test
     void theCachedBoundsReportAnUnreachableKafkaAsOneClearErrorAndCacheNothing() {
-        try (CachedLogBounds cached = new CachedLogBounds(new KafkaLogBounds("127.0.0.1:1", new Properties(),
-                Duration.ofSeconds(1)), Duration.ofSeconds(30), Duration.ofSeconds(1), () -> 0L)) {
+        try (CachedLogBounds cached = new CachedLogBounds(
+                new KafkaLogBounds("127.0.0.1:1", new Properties(), Duration.ofSeconds(1)),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(1),
+                () -> 0L)) {
             TopicPartition tp = new TopicPartition(topic, 0);
-            assertThatThrownBy(() -> cached.latest(List.of(tp))).isInstanceOf(AdminException.class)
-                    .hasMessageContaining("Kafka at 127.0.0.1:1").hasMessageContaining("log-end offsets");
+            assertThatThrownBy(() -> cached.latest(List.of(tp)))
+                    .isInstanceOf(AdminException.class)
+                    .hasMessageContaining("Kafka at 127.0.0.1:1")
+                    .hasMessageContaining("log-end offsets");
             assertThatThrownBy(() -> cached.latest(List.of(tp))).isInstanceOf(AdminException.class); // not cached
             assertThat(cached.logEndRequests()).isEqualTo(2);
         }
@@ -247,15 +288,26 @@ class LagTimeIT extends CliTestSupport {
         assertThat(row(out, topic, 1).get(6)).isEqualTo("0s");
         assertThat(row(out, topic, 2).get(6)).isEqualTo("0s");
 
-        JsonNode json = new ObjectMapper().readTree(gkb("groups", "describe", "--group", group, "--output", "json").ok());
+        JsonNode json = new ObjectMapper()
+                .readTree(gkb("groups", "describe", "--group", group, "--output", "json")
+                        .ok());
         JsonNode parts = json.get("partitions");
         assertThat(parts.get(0).get("lagSeconds").asDouble()).isGreaterThan(3600);
         assertThat(parts.get(1).get("lagSeconds").asDouble()).isZero();
         assertThat(parts.get(2).get("lagSeconds").asDouble()).isZero();
         assertThat(parts.get(2).get("caughtUp").asBoolean()).isTrue();
 
-        String status = gkb("groups", "describe", "--group", group, "--status", "--status-window", "P3650D",
-                "--max-lag-time", "PT1H").ok();
+        String status = gkb(
+                        "groups",
+                        "describe",
+                        "--group",
+                        group,
+                        "--status",
+                        "--status-window",
+                        "P3650D",
+                        "--max-lag-time",
+                        "PT1H")
+                .ok();
         assertThat(status).contains("max lag time 1h0m0s");
         assertThat(row(status, topic, 0)).contains("STOP"); // no commit history: STOP stays, the threshold adds to why
         assertThat(String.join(" ", row(status, topic, 0))).contains("exceeds the maximum 1h0m0s");
@@ -265,9 +317,11 @@ class LagTimeIT extends CliTestSupport {
 
     @Test
     void maxLagTimeNeedsStatusAndAPositiveDuration() {
-        assertThat(gkb("groups", "describe", "--group", group, "--max-lag-time", "PT1M").failed(2))
+        assertThat(gkb("groups", "describe", "--group", group, "--max-lag-time", "PT1M")
+                        .failed(2))
                 .contains("--max-lag-time needs --status");
-        assertThat(gkb("groups", "describe", "--group", group, "--status", "--max-lag-time", "PT0S").failed(2))
+        assertThat(gkb("groups", "describe", "--group", group, "--status", "--max-lag-time", "PT0S")
+                        .failed(2))
                 .contains("--max-lag-time must be positive");
     }
 }

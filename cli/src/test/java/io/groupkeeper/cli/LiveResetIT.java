@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.SortedMap;
@@ -55,11 +54,17 @@ class LiveResetIT extends CliTestSupport {
     private static final long COMMIT_INTERVAL_MS = 20;
     private static String topic;
 
-    enum Kind { ASSIGNED, CONSUMED, COMMITTED, ADOPTED, REVOKED, LOST }
+    enum Kind {
+        ASSIGNED,
+        CONSUMED,
+        COMMITTED,
+        ADOPTED,
+        REVOKED,
+        LOST
+    }
 
     /** One thing a member did; {@code startedSeq} is the sequence number taken before the call that produced it. */
-    record Event(long seq, String member, Kind kind, TopicPartition tp, long offset, long startedSeq, long nanos) {
-    }
+    record Event(long seq, String member, Kind kind, TopicPartition tp, long offset, long startedSeq, long nanos) {}
 
     private static final AtomicLong SEQ = new AtomicLong();
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
@@ -98,8 +103,13 @@ class LiveResetIT extends CliTestSupport {
 
         Runner(String group, String name) {
             this.name = name;
-            this.keeper = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk())
-                    .sessionTimeout(Duration.ofSeconds(10)).build()).build().start();
+            this.keeper = GroupKeeper.builder()
+                    .store(ZooKeeperStore.builder()
+                            .connectString(zk())
+                            .sessionTimeout(Duration.ofSeconds(10))
+                            .build())
+                    .build()
+                    .start();
             this.member = keeper.member(group).topics(topic).listener(this).build();
             this.thread = new Thread(this::loop, "consumer-" + name);
             thread.start();
@@ -163,7 +173,8 @@ class LiveResetIT extends CliTestSupport {
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5");
             p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            // Small fetches (the producer wrote small batches), so a member's partitions advance side by side instead of
+            // Small fetches (the producer wrote small batches), so a member's partitions advance side by side instead
+            // of
             // one partition's whole buffered log being drained before the next one's.
             p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "512");
             consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
@@ -218,7 +229,7 @@ class LiveResetIT extends CliTestSupport {
                         positions.remove(tp);
                         reassign();
                     }
-                    default -> { }
+                    default -> {}
                 }
             });
         }
@@ -258,11 +269,18 @@ class LiveResetIT extends CliTestSupport {
     }
 
     private List<Event> of(TopicPartition tp) {
-        return events.stream().filter(e -> e.tp().equals(tp)).sorted((a, b) -> Long.compare(a.seq(), b.seq())).toList();
+        return events.stream()
+                .filter(e -> e.tp().equals(tp))
+                .sorted((a, b) -> Long.compare(a.seq(), b.seq()))
+                .toList();
     }
 
     private long lastCommitted(TopicPartition tp) {
-        return of(tp).stream().filter(e -> e.kind() == Kind.COMMITTED).mapToLong(Event::offset).reduce((a, b) -> b).orElse(-1);
+        return of(tp).stream()
+                .filter(e -> e.kind() == Kind.COMMITTED)
+                .mapToLong(Event::offset)
+                .reduce((a, b) -> b)
+                .orElse(-1);
     }
 
     private static List<TopicPartition> partitions() {
@@ -276,7 +294,16 @@ class LiveResetIT extends CliTestSupport {
     /** Resets through the CLI while members run; checks I4 for every partition; returns the CLI output. */
     private String resetAndCheck(String group, long target) throws Exception {
         long before = SEQ.incrementAndGet();
-        String out = gkb("offsets", "reset", "--group", group, "--all-topics", "--to-offset", String.valueOf(target), "--execute").ok();
+        String out = gkb(
+                        "offsets",
+                        "reset",
+                        "--group",
+                        group,
+                        "--all-topics",
+                        "--to-offset",
+                        String.valueOf(target),
+                        "--execute")
+                .ok();
         long after = SEQ.incrementAndGet();
         long returnedAt = System.nanoTime();
         assertThat(out).contains("Wrote " + PARTITIONS + " offset(s) in one ZooKeeper transaction");
@@ -284,27 +311,38 @@ class LiveResetIT extends CliTestSupport {
         // Members move on from the new offset.
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
             for (TopicPartition tp : partitions()) {
-                assertThat(of(tp)).as("%s committed from the new offset", tp)
-                        .anyMatch(e -> e.kind() == Kind.COMMITTED && e.startedSeq() > after && e.offset() > target + 20);
+                assertThat(of(tp))
+                        .as("%s committed from the new offset", tp)
+                        .anyMatch(
+                                e -> e.kind() == Kind.COMMITTED && e.startedSeq() > after && e.offset() > target + 20);
             }
         });
 
         for (TopicPartition tp : partitions()) {
             List<Event> evs = of(tp);
             // The owner's adoption of the reset: the first ADOPTED after the reset began, at exactly the target.
-            Event adopted = evs.stream().filter(e -> e.kind() == Kind.ADOPTED && e.seq() > before).findFirst()
+            Event adopted = evs.stream()
+                    .filter(e -> e.kind() == Kind.ADOPTED && e.seq() > before)
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError(tp + ": the owner never adopted the reset"));
             assertThat(adopted.offset()).as("%s adopted offset", tp).isEqualTo(target);
-            assertThat(TimeUnit.NANOSECONDS.toMillis(adopted.nanos() - returnedAt)).as("%s adopted within a moment", tp)
+            assertThat(TimeUnit.NANOSECONDS.toMillis(adopted.nanos() - returnedAt))
+                    .as("%s adopted within a moment", tp)
                     .isLessThan(5_000);
 
             // From the adoption on, the owner consumes target, target+1, ... without a gap or a leftover of its old
             // position.
-            List<Long> consumed = evs.stream().filter(e -> e.kind() == Kind.CONSUMED && e.seq() > adopted.seq()
-                    && e.member().equals(adopted.member())).map(Event::offset).toList();
+            List<Long> consumed = evs.stream()
+                    .filter(e -> e.kind() == Kind.CONSUMED
+                            && e.seq() > adopted.seq()
+                            && e.member().equals(adopted.member()))
+                    .map(Event::offset)
+                    .toList();
             assertThat(consumed).as("%s consumed after adoption", tp).isNotEmpty();
             for (int i = 0; i < consumed.size(); i++) {
-                assertThat(consumed.get(i)).as("%s: record %d consumed after adopting %d", tp, i, target).isEqualTo(target + i);
+                assertThat(consumed.get(i))
+                        .as("%s: record %d consumed after adopting %d", tp, i, target)
+                        .isEqualTo(target + i);
             }
 
             // Every commit after the adoption is a position reached by consuming from the target: never an older
@@ -315,17 +353,28 @@ class LiveResetIT extends CliTestSupport {
                     continue;
                 }
                 if (c.startedSeq() > after) {
-                    assertThat(c.seq()).as("%s: a commit begun after the reset succeeded before the owner adopted it: %s",
-                            tp, c).isGreaterThan(adopted.seq());
+                    assertThat(c.seq())
+                            .as("%s: a commit begun after the reset succeeded before the owner adopted it: %s", tp, c)
+                            .isGreaterThan(adopted.seq());
                 }
                 if (c.seq() < adopted.seq()) {
                     continue;
                 }
                 assertThat(c.member()).isEqualTo(adopted.member());
-                long reachedBefore = evs.stream().filter(e -> e.kind() == Kind.CONSUMED && e.seq() > adopted.seq()
-                        && e.seq() < c.seq() && e.member().equals(c.member())).mapToLong(e -> e.offset() + 1).max().orElse(target);
-                assertThat(c.offset()).as("%s: commit after adopting the reset is not a position consumed from %d (an "
-                        + "older in-memory position overwrote the reset?)", tp, target).isBetween(target, reachedBefore);
+                long reachedBefore = evs.stream()
+                        .filter(e -> e.kind() == Kind.CONSUMED
+                                && e.seq() > adopted.seq()
+                                && e.seq() < c.seq()
+                                && e.member().equals(c.member()))
+                        .mapToLong(e -> e.offset() + 1)
+                        .max()
+                        .orElse(target);
+                assertThat(c.offset())
+                        .as(
+                                "%s: commit after adopting the reset is not a position consumed from %d (an "
+                                        + "older in-memory position overwrote the reset?)",
+                                tp, target)
+                        .isBetween(target, reachedBefore);
             }
         }
         return out;
@@ -337,14 +386,17 @@ class LiveResetIT extends CliTestSupport {
         runners.add(new Runner(group, "a"));
         runners.add(new Runner(group, "b"));
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            Map<String, Long> owners = runners.stream().flatMap(r -> r.member.assignment().stream().map(tp -> r.name))
+            Map<String, Long> owners = runners.stream()
+                    .flatMap(r -> r.member.assignment().stream().map(tp -> r.name))
                     .collect(Collectors.groupingBy(n -> n, Collectors.counting()));
             assertThat(owners).as("both members own partitions").containsOnlyKeys("a", "b");
             for (TopicPartition tp : partitions()) {
                 assertThat(lastCommitted(tp)).as("%s progress", tp).isGreaterThan(200);
             }
         });
-        long rebalanceEvents = events.stream().filter(e -> e.kind() == Kind.REVOKED || e.kind() == Kind.LOST).count();
+        long rebalanceEvents = events.stream()
+                .filter(e -> e.kind() == Kind.REVOKED || e.kind() == Kind.LOST)
+                .count();
 
         // Rewind: members are past offset 200; the reset moves them back to 50.
         String back = resetAndCheck(group, 50);
@@ -355,7 +407,10 @@ class LiveResetIT extends CliTestSupport {
         for (TopicPartition tp : partitions()) {
             assertThat(stored(group, tp).getAsLong()).as("%s stored offset", tp).isGreaterThanOrEqualTo(4000);
         }
-        assertThat(events.stream().filter(e -> e.kind() == Kind.REVOKED || e.kind() == Kind.LOST).count())
-                .as("no rebalance during the resets").isEqualTo(rebalanceEvents);
+        assertThat(events.stream()
+                        .filter(e -> e.kind() == Kind.REVOKED || e.kind() == Kind.LOST)
+                        .count())
+                .as("no rebalance during the resets")
+                .isEqualTo(rebalanceEvents);
     }
 }

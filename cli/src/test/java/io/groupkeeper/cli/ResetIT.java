@@ -40,7 +40,11 @@ class ResetIT extends CliTestSupport {
         topic(topic, 3);
         now0 = Instant.now().truncatedTo(ChronoUnit.SECONDS);
         for (int p = 0; p < 3; p++) {
-            produce(topic, p, 10, i -> now0.minus((10 - i) * 10L, ChronoUnit.MINUTES).toEpochMilli());
+            produce(
+                    topic,
+                    p,
+                    10,
+                    i -> now0.minus((10 - i) * 10L, ChronoUnit.MINUTES).toEpochMilli());
         }
         deleteRecordsBefore(topic, 0, 2);
     }
@@ -122,7 +126,8 @@ class ResetIT extends CliTestSupport {
         String back = dryRunThenExecute("--all-topics", "--shift-by", "-3");
         assertThat(row(back, topic, 0)).containsExactly(topic, "0", "5", "2", "-", "-");
         assertThat(row(back, topic, 1)).startsWith(topic, "1", "6", "3");
-        assertThat(row(back, topic, 2)).containsExactly(topic, "2", "-", "(unchanged)", "-", "skipped: no committed offset to shift");
+        assertThat(row(back, topic, 2))
+                .containsExactly(topic, "2", "-", "(unchanged)", "-", "skipped: no committed offset to shift");
         assertStored(2L, 3L, null);
 
         String far = dryRunThenExecute("--all-topics", "--shift-by", "+100");
@@ -143,8 +148,10 @@ class ResetIT extends CliTestSupport {
         assertThat(row(plan, topic, 1)).startsWith(topic, "1", "6", "4");
         assertStored(4L, 4L, 4L);
 
-        String after = dryRunThenExecute("--topic", topic + ":2", "--to-datetime", now0.plusSeconds(60).toString());
-        assertThat(row(after, topic, 2)).containsExactly(topic, "2", "4", "10", "-", "no record at or after that time: log end");
+        String after = dryRunThenExecute(
+                "--topic", topic + ":2", "--to-datetime", now0.plusSeconds(60).toString());
+        assertThat(row(after, topic, 2))
+                .containsExactly(topic, "2", "4", "10", "-", "no record at or after that time: log end");
     }
 
     @Test
@@ -174,7 +181,18 @@ class ResetIT extends CliTestSupport {
 
     @Test
     void thePlanAsJson() throws Exception {
-        String out = gkb("offsets", "reset", "--group", group, "--topic", topic + ":0", "--to-offset", "0", "--output", "json").ok();
+        String out = gkb(
+                        "offsets",
+                        "reset",
+                        "--group",
+                        group,
+                        "--topic",
+                        topic + ":0",
+                        "--to-offset",
+                        "0",
+                        "--output",
+                        "json")
+                .ok();
         JsonNode plan = new ObjectMapper().readTree(out);
         assertThat(plan.get("executed").asBoolean()).isFalse();
         assertThat(plan.get("spec").asText()).isEqualTo("--to-offset 0");
@@ -190,7 +208,8 @@ class ResetIT extends CliTestSupport {
 
     @Test
     void withoutBootstrapTargetsAreNotClampedAndThePlanSaysSo() throws Exception {
-        String out = gk("offsets", "reset", "--group", group, "--all-topics", "--to-offset", "7000", "--execute").ok();
+        String out = gk("offsets", "reset", "--group", group, "--all-topics", "--to-offset", "7000", "--execute")
+                .ok();
         assertThat(out).contains("note: log bounds unknown (no --bootstrap): targets are not clamped to the log");
         assertThat(row(out, topic, 0)).startsWith(topic, "0", "5", "7000");
         assertStored(7000L, 7000L, 7000L);

@@ -24,19 +24,27 @@ class SandboxIT {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         AtomicInteger exit = new AtomicInteger(-1);
-        Thread sandbox = new Thread(() -> exit.set(GroupkeeperCli.run(new PrintWriter(out, true), new PrintWriter(err, true),
-                "sandbox", "--topic", "orders:3")), "sandbox");
+        Thread sandbox = new Thread(
+                () -> exit.set(GroupkeeperCli.run(
+                        new PrintWriter(out, true), new PrintWriter(err, true), "sandbox", "--topic", "orders:3")),
+                "sandbox");
         sandbox.start();
         try {
             await().atMost(Duration.ofSeconds(90)).until(() -> out.toString().contains("sandbox running"));
             Matcher zk = Pattern.compile("(?m)^zk=(127\\.0\\.0\\.1:\\d+)$").matcher(out.toString());
-            Matcher bootstrap = Pattern.compile("(?m)^bootstrap=(127\\.0\\.0\\.1:\\d+)$").matcher(out.toString());
+            Matcher bootstrap =
+                    Pattern.compile("(?m)^bootstrap=(127\\.0\\.0\\.1:\\d+)$").matcher(out.toString());
             assertThat(zk.find()).as(out.toString()).isTrue();
             assertThat(bootstrap.find()).as(out.toString()).isTrue();
 
             StringWriter listOut = new StringWriter();
-            int code = GroupkeeperCli.run(new PrintWriter(listOut, true), new PrintWriter(new StringWriter(), true),
-                    "groups", "list", "--zk", zk.group(1));
+            int code = GroupkeeperCli.run(
+                    new PrintWriter(listOut, true),
+                    new PrintWriter(new StringWriter(), true),
+                    "groups",
+                    "list",
+                    "--zk",
+                    zk.group(1));
             assertThat(code).isZero();
             assertThat(listOut.toString()).contains("(no groups)");
 
@@ -45,8 +53,12 @@ class SandboxIT {
             try (Admin admin = Admin.create(p)) {
                 Set<String> topics = admin.listTopics().names().get(30, TimeUnit.SECONDS);
                 assertThat(topics).contains("orders");
-                assertThat(admin.describeTopics(Set.of("orders")).allTopicNames().get(30, TimeUnit.SECONDS)
-                        .get("orders").partitions()).hasSize(3);
+                assertThat(admin.describeTopics(Set.of("orders"))
+                                .allTopicNames()
+                                .get(30, TimeUnit.SECONDS)
+                                .get("orders")
+                                .partitions())
+                        .hasSize(3);
             }
         } finally {
             sandbox.interrupt(); // in a shell: Ctrl-C, through the shutdown hook
@@ -61,8 +73,8 @@ class SandboxIT {
     @Test
     void badTopicSpecIsAUsageError() {
         StringWriter err = new StringWriter();
-        int code = GroupkeeperCli.run(new PrintWriter(new StringWriter(), true), new PrintWriter(err, true),
-                "sandbox", "--topic", "orders");
+        int code = GroupkeeperCli.run(
+                new PrintWriter(new StringWriter(), true), new PrintWriter(err, true), "sandbox", "--topic", "orders");
         assertThat(code).isEqualTo(2);
         assertThat(err.toString()).startsWith("error: --topic must be NAME:PARTITIONS like orders:3, was 'orders'");
     }

@@ -41,7 +41,10 @@ class StatusIT extends CliTestSupport {
     }
 
     private GroupMember member(String group) {
-        GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
+        GroupKeeper gk = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder().connectString(zk()).build())
+                .build()
+                .start();
         toClose.add(gk);
         GroupMember m = gk.member(group).topics(topic).build();
         m.start();
@@ -53,7 +56,8 @@ class StatusIT extends CliTestSupport {
     private static void commits(GroupMember m, long... offsets) {
         for (long o : offsets) {
             for (TopicPartition tp : m.assignment()) {
-                assertThat(m.commit(Map.of(tp, o), Map.of(tp, 10L)).allCommitted()).isTrue();
+                assertThat(m.commit(Map.of(tp, o), Map.of(tp, 10L)).allCommitted())
+                        .isTrue();
             }
         }
     }
@@ -73,7 +77,10 @@ class StatusIT extends CliTestSupport {
         String group = unique("shards");
         String shards = unique("shards");
         registerTopic(shards, 2);
-        GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(zk()).build()).build().start();
+        GroupKeeper gk = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder().connectString(zk()).build())
+                .build()
+                .start();
         toClose.add(gk);
         GroupMember m = gk.member(group).topics(shards).build();
         m.start();
@@ -85,7 +92,8 @@ class StatusIT extends CliTestSupport {
         }
         String out = gk("groups", "describe", "--group", group, "--status").ok();
         assertThat(out).doesNotContain("caught up");
-        assertThat(out.lines().filter(l -> l.startsWith(shards))).hasSize(2)
+        assertThat(out.lines().filter(l -> l.startsWith(shards)))
+                .hasSize(2)
                 .allMatch(l -> l.contains("2 commit(s) in the window, up to offset 200 (lag unknown: no log end)"));
     }
 
@@ -97,8 +105,9 @@ class StatusIT extends CliTestSupport {
         assertThat(out).contains("STATUS      STALL");
         assertThat(out).contains("3 commits of offset 3 in the window, lag 7");
 
-        JsonNode json = new ObjectMapper().readTree(
-                gkb("groups", "describe", "--group", group, "--status", "--output", "json").ok());
+        JsonNode json = new ObjectMapper()
+                .readTree(gkb("groups", "describe", "--group", group, "--status", "--output", "json")
+                        .ok());
         assertThat(json.get("status").asText()).isEqualTo("STALL");
         assertThat(json.get("partitions").get(0).get("status").asText()).isEqualTo("STALL");
     }
@@ -107,7 +116,8 @@ class StatusIT extends CliTestSupport {
     void aLiveResetBackwardsShowsAsRewind() {
         String group = unique("rewound");
         commits(member(group), 6, 9);
-        gkb("offsets", "reset", "--group", group, "--all-topics", "--to-offset", "2", "--execute").ok();
+        gkb("offsets", "reset", "--group", group, "--all-topics", "--to-offset", "2", "--execute")
+                .ok();
         String out = gkb("groups", "describe", "--group", group, "--status").ok();
         assertThat(out).contains("STATUS      REWIND").contains("offset moved back from 9 to 2");
     }
@@ -116,6 +126,8 @@ class StatusIT extends CliTestSupport {
     void withoutStatusTheOutputIsUnchanged() {
         String group = unique("plain");
         commits(member(group), 10);
-        assertThat(gkb("groups", "describe", "--group", group).ok()).doesNotContain("STATUS").doesNotContain("WHY");
+        assertThat(gkb("groups", "describe", "--group", group).ok())
+                .doesNotContain("STATUS")
+                .doesNotContain("WHY");
     }
 }

@@ -40,7 +40,8 @@ public final class Assignment {
             for (TopicPartition tp : set) {
                 String other = seen.putIfAbsent(tp, member);
                 if (other != null) {
-                    throw new IllegalArgumentException("partition " + tp + " assigned to both " + other + " and " + member);
+                    throw new IllegalArgumentException(
+                            "partition " + tp + " assigned to both " + other + " and " + member);
                 }
             }
             copy.put(member, Collections.unmodifiableSortedSet(set));
@@ -67,7 +68,10 @@ public final class Assignment {
 
     /** The member that owns {@code tp}, if any. */
     public Optional<String> ownerOf(TopicPartition tp) {
-        return byMember.entrySet().stream().filter(e -> e.getValue().contains(tp)).map(Map.Entry::getKey).findFirst();
+        return byMember.entrySet().stream()
+                .filter(e -> e.getValue().contains(tp))
+                .map(Map.Entry::getKey)
+                .findFirst();
     }
 
     /** Number of partitions assigned in total. */

@@ -12,10 +12,11 @@ import java.util.TreeMap;
  * racks of the partitions' replicas ({@link PartitionRacks#empty()} when unknown; assignors that ignore racks ignore
  * it).
  */
-public record AssignmentInput(SortedMap<String, MemberSubscription> members,
-                              SortedMap<String, Integer> partitionCounts,
-                              Assignment current,
-                              PartitionRacks partitionRacks) {
+public record AssignmentInput(
+        SortedMap<String, MemberSubscription> members,
+        SortedMap<String, Integer> partitionCounts,
+        Assignment current,
+        PartitionRacks partitionRacks) {
 
     public AssignmentInput {
         Objects.requireNonNull(members, "members");
@@ -37,18 +38,23 @@ public record AssignmentInput(SortedMap<String, MemberSubscription> members,
     }
 
     /** An input without rack information. */
-    public AssignmentInput(SortedMap<String, MemberSubscription> members, SortedMap<String, Integer> partitionCounts,
-                           Assignment current) {
+    public AssignmentInput(
+            SortedMap<String, MemberSubscription> members,
+            SortedMap<String, Integer> partitionCounts,
+            Assignment current) {
         this(members, partitionCounts, current, PartitionRacks.empty());
     }
 
-    public static AssignmentInput of(Map<String, MemberSubscription> members, Map<String, Integer> partitionCounts,
-                                     Assignment current) {
+    public static AssignmentInput of(
+            Map<String, MemberSubscription> members, Map<String, Integer> partitionCounts, Assignment current) {
         return of(members, partitionCounts, current, PartitionRacks.empty());
     }
 
-    public static AssignmentInput of(Map<String, MemberSubscription> members, Map<String, Integer> partitionCounts,
-                                     Assignment current, PartitionRacks partitionRacks) {
+    public static AssignmentInput of(
+            Map<String, MemberSubscription> members,
+            Map<String, Integer> partitionCounts,
+            Assignment current,
+            PartitionRacks partitionRacks) {
         return new AssignmentInput(new TreeMap<>(members), new TreeMap<>(partitionCounts), current, partitionRacks);
     }
 }

@@ -19,14 +19,14 @@ public final class Assignors {
 
     static {
         Map<String, PartitionAssignor> byName = new TreeMap<>();
-        for (PartitionAssignor assignor : new PartitionAssignor[] {new RangeAssignor(), new RoundRobinAssignor(), STICKY}) {
+        for (PartitionAssignor assignor :
+                new PartitionAssignor[] {new RangeAssignor(), new RoundRobinAssignor(), STICKY}) {
             byName.put(assignor.name(), assignor);
         }
         BUILT_INS = Collections.unmodifiableMap(byName);
     }
 
-    private Assignors() {
-    }
+    private Assignors() {}
 
     /**
      * The built-in assignor called {@code name} (exact, case-sensitive match).

@@ -14,8 +14,8 @@ import java.util.TreeSet;
  * partitions with a replica in its rack ({@link PartitionRacks}); a member without a rack is neither local nor remote
  * to any partition.
  */
-public record MemberSubscription(String memberId, SortedSet<String> topics, Optional<String> instanceId,
-                                 Optional<String> rack) {
+public record MemberSubscription(
+        String memberId, SortedSet<String> topics, Optional<String> instanceId, Optional<String> rack) {
 
     /** The longest rack accepted, in characters. */
     public static final int MAX_RACK_LENGTH = 255;
@@ -61,8 +61,8 @@ public record MemberSubscription(String memberId, SortedSet<String> topics, Opti
             throw new IllegalArgumentException("rack must not be empty or blank");
         }
         if (rack.length() > MAX_RACK_LENGTH) {
-            throw new IllegalArgumentException("rack must be at most " + MAX_RACK_LENGTH + " characters, was "
-                    + rack.length());
+            throw new IllegalArgumentException(
+                    "rack must be at most " + MAX_RACK_LENGTH + " characters, was " + rack.length());
         }
         for (int i = 0; i < rack.length(); i++) {
             if (Character.isISOControl(rack.charAt(i))) {

@@ -49,6 +49,7 @@ final class RackLocality {
     private final int[] rackSet;
     /** remote[s][r]: rack set s holds no replica in member rack r. */
     private final boolean[][] remoteTable;
+
     private final int[] owner;
     private final int[] previous;
     private final int[] load;
@@ -63,8 +64,16 @@ final class RackLocality {
      * @param owner    partition to member, changed in place
      * @param previous partition to the owner it had before this assignment, or -1
      */
-    RackLocality(int memberCount, int[] memberClass, int[][] classTopics, int[] memberRack, int[] topicOf,
-                 int[] rackSet, boolean[][] remoteTable, int[] owner, int[] previous) {
+    RackLocality(
+            int memberCount,
+            int[] memberClass,
+            int[][] classTopics,
+            int[] memberRack,
+            int[] topicOf,
+            int[] rackSet,
+            boolean[][] remoteTable,
+            int[] owner,
+            int[] previous) {
         this.memberCount = memberCount;
         this.memberClass = memberClass;
         this.classTopics = classTopics;

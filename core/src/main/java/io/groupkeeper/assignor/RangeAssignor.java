@@ -38,7 +38,9 @@ public final class RangeAssignor implements PartitionAssignor {
         input.members().forEach((id, subscription) -> {
             result.put(id, new TreeSet<>());
             for (String topic : subscription.topics()) {
-                subscribersByTopic.computeIfAbsent(topic, t -> new ArrayList<>()).add(id);
+                subscribersByTopic
+                        .computeIfAbsent(topic, t -> new ArrayList<>())
+                        .add(id);
             }
         });
         input.partitionCounts().forEach((topic, partitions) -> {

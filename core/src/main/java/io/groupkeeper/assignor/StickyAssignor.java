@@ -98,9 +98,19 @@ public final class StickyAssignor implements PartitionAssignor {
         run.improveLocality();
         Assignment result = run.result();
         if (LOG.isDebugEnabled()) {
-            LOG.debug("sticky: {} members, {} partitions: kept {}, placed {}, moved {} ({} hand-on paths, {} searches, "
-                    + "{} rack cycles, same-rack {} -> {})", run.memberCount, run.totalPartitions, run.kept, run.placed,
-                    run.moved(), run.paths, run.searches, run.rackCycles, run.localBefore, run.localAfter);
+            LOG.debug(
+                    "sticky: {} members, {} partitions: kept {}, placed {}, moved {} ({} hand-on paths, {} searches, "
+                            + "{} rack cycles, same-rack {} -> {})",
+                    run.memberCount,
+                    run.totalPartitions,
+                    run.kept,
+                    run.placed,
+                    run.moved(),
+                    run.paths,
+                    run.searches,
+                    run.rackCycles,
+                    run.localBefore,
+                    run.localAfter);
         }
         return result;
     }
@@ -130,28 +140,33 @@ public final class StickyAssignor implements PartitionAssignor {
         final int[] partitionCount;
         /** Global partition index of partition 0 of a topic. */
         final int[] offset;
+
         final int totalPartitions;
         /** Topic to its subscribers, ascending member index. */
         final int[][] subscribers;
 
         /** Members with identical (existing) topic sets form a class; classes are numbered by their first member. */
         final int[] classOf;
+
         final int[][] classMembers;
         final int[][] classTopics;
         /** Aligned with classTopics: how many partitions of that topic the class's members own. */
         final int[][] classOwned;
+
         final int[][] classesOfTopic;
 
         /** Global partition index to owning member, or -1. */
         final int[] owner;
         /** Global partition index to the current owner that keeps it in phase 1, or -1. */
         final int[] previous;
+
         final int[] load;
         /** Per member: owned partitions as (topic << 32 | FREE? | partition). */
         final TreeSet<Long>[] owned;
 
         /** During balancing: (load << 32 | member) of members with at least one topic, overall and per class. */
         TreeSet<Long> byLoad;
+
         TreeSet<Long>[] classByLoad;
 
         int kept;
@@ -185,7 +200,9 @@ public final class StickyAssignor implements PartitionAssignor {
                 for (String topic : members.get(memberIds[m]).topics()) {
                     Integer partitions = input.partitionCounts().get(topic);
                     if (partitions != null && partitions > 0) {
-                        subscribersByTopic.computeIfAbsent(topic, t -> new ArrayList<>()).add(m);
+                        subscribersByTopic
+                                .computeIfAbsent(topic, t -> new ArrayList<>())
+                                .add(m);
                     }
                 }
             }
@@ -206,7 +223,8 @@ public final class StickyAssignor implements PartitionAssignor {
                 partitionCount[t] = input.partitionCounts().get(e.getKey());
                 offset[t] = total;
                 total = Math.addExact(total, partitionCount[t]);
-                subscribers[t] = e.getValue().stream().mapToInt(Integer::intValue).toArray();
+                subscribers[t] =
+                        e.getValue().stream().mapToInt(Integer::intValue).toArray();
                 for (int m : subscribers[t]) {
                     topicsOfMember.get(m).add(t);
                 }
@@ -215,7 +233,9 @@ public final class StickyAssignor implements PartitionAssignor {
             totalPartitions = total;
             memberTopics = new int[memberCount][];
             for (int m = 0; m < memberCount; m++) {
-                memberTopics[m] = topicsOfMember.get(m).stream().mapToInt(Integer::intValue).toArray();
+                memberTopics[m] = topicsOfMember.get(m).stream()
+                        .mapToInt(Integer::intValue)
+                        .toArray();
             }
 
             // Subscription classes.
@@ -242,7 +262,9 @@ public final class StickyAssignor implements PartitionAssignor {
                 classesByTopic.add(new ArrayList<>());
             }
             for (int c = 0; c < classCount; c++) {
-                classMembers[c] = membersOfClass.get(c).stream().mapToInt(Integer::intValue).toArray();
+                classMembers[c] = membersOfClass.get(c).stream()
+                        .mapToInt(Integer::intValue)
+                        .toArray();
                 classTopics[c] = memberTopics[classMembers[c][0]];
                 classOwned[c] = new int[classTopics[c].length];
                 for (int topic : classTopics[c]) {
@@ -251,7 +273,9 @@ public final class StickyAssignor implements PartitionAssignor {
             }
             classesOfTopic = new int[topicCount][];
             for (int i = 0; i < topicCount; i++) {
-                classesOfTopic[i] = classesByTopic.get(i).stream().mapToInt(Integer::intValue).toArray();
+                classesOfTopic[i] = classesByTopic.get(i).stream()
+                        .mapToInt(Integer::intValue)
+                        .toArray();
             }
 
             owner = new int[totalPartitions];
@@ -267,14 +291,17 @@ public final class StickyAssignor implements PartitionAssignor {
 
         /** Phase 1: keep every current ownership that is still valid. */
         void keepCurrent() {
-            for (Map.Entry<String, SortedSet<TopicPartition>> e : input.current().byMember().entrySet()) {
+            for (Map.Entry<String, SortedSet<TopicPartition>> e :
+                    input.current().byMember().entrySet()) {
                 Integer m = memberIndex.get(e.getKey());
                 if (m == null) {
                     continue; // left the group
                 }
                 for (TopicPartition tp : e.getValue()) {
                     Integer t = topicIndex.get(tp.topic());
-                    if (t == null || tp.partition() >= partitionCount[t] || Arrays.binarySearch(memberTopics[m], t) < 0) {
+                    if (t == null
+                            || tp.partition() >= partitionCount[t]
+                            || Arrays.binarySearch(memberTopics[m], t) < 0) {
                         continue; // topic gone or unsubscribed, or partition gone
                     }
                     int g = offset[t] + tp.partition();
@@ -291,8 +318,11 @@ public final class StickyAssignor implements PartitionAssignor {
             for (int t = 0; t < topicCount; t++) {
                 order[t] = t;
             }
-            Arrays.sort(order, (a, b) -> subscribers[a].length != subscribers[b].length
-                    ? Integer.compare(subscribers[a].length, subscribers[b].length) : Integer.compare(a, b));
+            Arrays.sort(
+                    order,
+                    (a, b) -> subscribers[a].length != subscribers[b].length
+                            ? Integer.compare(subscribers[a].length, subscribers[b].length)
+                            : Integer.compare(a, b));
             for (int t : order) {
                 // Lazy heap of (load << 32 | member): loads only grow in this phase, so an entry whose load is stale
                 // is too low and is re-queued when it surfaces. Each member has exactly one entry.
@@ -568,8 +598,8 @@ public final class StickyAssignor implements PartitionAssignor {
             }
             boolean[][] remoteTable = remote.toArray(new boolean[0][]);
             localBefore = RackLocality.localCount(owner, memberRack, rackSet, remoteTable);
-            RackLocality phase = new RackLocality(memberCount, classOf, classTopics, memberRack, topicOf, rackSet,
-                    remoteTable, owner, previous);
+            RackLocality phase = new RackLocality(
+                    memberCount, classOf, classTopics, memberRack, topicOf, rackSet, remoteTable, owner, previous);
             phase.run();
             rackCycles = phase.cycles;
             localAfter = RackLocality.localCount(owner, memberRack, rackSet, remoteTable);

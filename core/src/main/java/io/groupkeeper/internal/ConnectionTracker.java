@@ -32,6 +32,7 @@ final class ConnectionTracker {
     private long events;
     /** The latest event heard (the store's view, which the lane's phase follows). */
     private ConnectionEvent last = ConnectionEvent.CONNECTED;
+
     private final List<CompletableFuture<Boolean>> verdicts = new ArrayList<>();
     private final List<CompletableFuture<Boolean>> reconnections = new ArrayList<>();
 
@@ -141,7 +142,11 @@ final class ConnectionTracker {
         }
         log.withMdc(() -> {
             if (to == ConnectionPhase.CONNECTED) {
-                LOG.info("connection {} -> {} ({}, after {} ms in doubt)", from, to, cause.name().toLowerCase(),
+                LOG.info(
+                        "connection {} -> {} ({}, after {} ms in doubt)",
+                        from,
+                        to,
+                        cause.name().toLowerCase(),
                         clock.millis() - since);
             } else {
                 LOG.warn("connection {} -> {} ({})", from, to, cause.name().toLowerCase());
@@ -152,7 +157,10 @@ final class ConnectionTracker {
 
     private boolean refuse(ConnectionEvent cause, ConnectionPhase to) {
         ConnectionPhase from = phase;
-        log.withMdc(() -> LOG.error("bug: no connection transition {} -> {} (on {}); refused", from, to,
+        log.withMdc(() -> LOG.error(
+                "bug: no connection transition {} -> {} (on {}); refused",
+                from,
+                to,
                 cause.name().toLowerCase()));
         return false;
     }

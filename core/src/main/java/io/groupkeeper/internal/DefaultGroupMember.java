@@ -66,6 +66,7 @@ public final class DefaultGroupMember implements GroupMember {
     private final LogContext log;
     /** The member's state: what its join has done, whether it is leaving; every transition logged. */
     private final MemberLifecycle lifecycle;
+
     private final PartitionTable table = new PartitionTable();
     private final ListenerInvoker invoker;
     private final OffsetCommitter committer;
@@ -75,6 +76,7 @@ public final class DefaultGroupMember implements GroupMember {
     private final ConnectionListener connectionListener;
     /** Its transitions to a doubt are made under {@link #table}'s lock, with the stop of every held partition. */
     private final ConnectionTracker connection;
+
     private final BooleanSupplier sessionEnding;
     private final LiveMemberIds liveIds;
     private final RetryDelays delays;
@@ -88,9 +90,15 @@ public final class DefaultGroupMember implements GroupMember {
      * {@code sessionEnding} says the keeper is closing its store right after its members: a member closed then need
      * not wait for a connection in doubt, since the session's end removes whatever nodes it left.
      */
-    public DefaultGroupMember(MemberConfig config, CoordinationStore coordination, Clock clock,
-                              ExecutorService workers, ScheduledExecutorService scheduler,
-                              Consumer<GroupMember> onClosed, BooleanSupplier sessionEnding, LiveMemberIds liveIds) {
+    public DefaultGroupMember(
+            MemberConfig config,
+            CoordinationStore coordination,
+            Clock clock,
+            ExecutorService workers,
+            ScheduledExecutorService scheduler,
+            Consumer<GroupMember> onClosed,
+            BooleanSupplier sessionEnding,
+            LiveMemberIds liveIds) {
         this.config = config;
         this.sessionEnding = sessionEnding;
         this.liveIds = liveIds;
@@ -106,12 +114,21 @@ public final class DefaultGroupMember implements GroupMember {
         this.delays = RetryDelays.seededBy(config.groupId(), config.memberId(), "member");
         this.lane = new SerialExecutor(workers, "member", log);
         this.invoker = new ListenerInvoker(config.listener(), new SerialExecutor(workers, "callbacks", log));
-        this.committer = new OffsetCommitter(config, store, table, invoker, log, this::generation,
-                this::scheduleReconcile);
-        this.reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, scheduler,
-                () -> lifecycle.isActive() && !connection.inDoubt(), coordination::sessionId);
-        this.rebalancer = new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log),
-                scheduler);
+        this.committer =
+                new OffsetCommitter(config, store, table, invoker, log, this::generation, this::scheduleReconcile);
+        this.reconciler = new Reconciler(
+                config,
+                store,
+                table,
+                invoker,
+                committer,
+                log,
+                lane,
+                scheduler,
+                () -> lifecycle.isActive() && !connection.inDoubt(),
+                coordination::sessionId);
+        this.rebalancer =
+                new Rebalancer(config, store, clock, new SerialExecutor(workers, "rebalancer", log), scheduler);
         this.connectionListener = event -> {
             // A doubt at once, on the store's thread: commits refused from now (I7).
             long n = event.isConnected() ? connection.heard(event) : log.inContext(() -> stopEverything(event));
@@ -153,7 +170,10 @@ public final class DefaultGroupMember implements GroupMember {
     @Override
     public void start() {
         // A start given up on (timeout, interrupt) is closed once its join is done: never a member nobody holds.
-        awaitLane(startAsync(), "start", " (ZooKeeper unreachable?); closing it",
+        awaitLane(
+                startAsync(),
+                "start",
+                " (ZooKeeper unreachable?); closing it",
                 () -> CompletableFuture.runAsync(this::close, workers));
     }
 
@@ -167,8 +187,8 @@ public final class DefaultGroupMember implements GroupMember {
         synchronized (this) {
             MemberState now = lifecycle.state();
             if (now != MemberState.LATENT) {
-                throw new IllegalStateException("member " + log.member() + " already "
-                        + (now.isActive() ? "started" : "closed"));
+                throw new IllegalStateException(
+                        "member " + log.member() + " already " + (now.isActive() ? "started" : "closed"));
             }
             lifecycle.moveTo(MemberState.JOINING);
         }
@@ -193,19 +213,22 @@ public final class DefaultGroupMember implements GroupMember {
     private void attemptJoin(CompletableFuture<Void> started, long deadline) {
         if (!lifecycle.isActive()) {
             // Closed while it waited for its id: the close's leave has dealt with it.
-            started.completeExceptionally(new GroupKeeperException("member " + log.member()
-                    + " was closed before it started"));
+            started.completeExceptionally(
+                    new GroupKeeperException("member " + log.member() + " was closed before it started"));
             return;
         }
         try {
             registration = register();
         } catch (MemberIdInUseException e) {
             if (clock.millis() < deadline) {
-                LOG.info("id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
+                LOG.info(
+                        "id still held (a predecessor that crashed or is closing?); waiting for it to go: {}",
                         e.getMessage());
                 try {
-                    scheduler.schedule(() -> lane.execute(() -> attemptJoin(started, deadline)),
-                            delays.around(REGISTRATION_RETRY_MS), TimeUnit.MILLISECONDS);
+                    scheduler.schedule(
+                            () -> lane.execute(() -> attemptJoin(started, deadline)),
+                            delays.around(REGISTRATION_RETRY_MS),
+                            TimeUnit.MILLISECONDS);
                     return;
                 } catch (RejectedExecutionException shutDown) {
                     e.addSuppressed(shutDown);
@@ -226,8 +249,12 @@ public final class DefaultGroupMember implements GroupMember {
         // False if a close came meanwhile: the close's leave, queued behind this task, undoes the join.
         lifecycle.advance(MemberState.REGISTERING, MemberState.JOINED);
         config.metrics().memberStarted(config.groupId(), config.memberId(), this::generation, table::ownedCount);
-        LOG.info("member {} started (topics {}, assignor {}, store {})", log.member(),
-                new TreeSet<>(config.topics()), config.assignor().name(), coordination.describe());
+        LOG.info(
+                "member {} started (topics {}, assignor {}, store {})",
+                log.member(),
+                new TreeSet<>(config.topics()),
+                config.assignor().name(),
+                coordination.describe());
         started.complete(null);
     }
 
@@ -260,9 +287,19 @@ public final class DefaultGroupMember implements GroupMember {
         }
         rebalancer.deactivate();
         closeElection();
-        new MemberLeave(reconciler, table, connection, coordination.sessionTimeout(), sessionEnding,
-                this::deregister, lane, scheduler, RetryDelays.seededBy(config.groupId(), config.memberId(),
-                "leave"), log).start().whenComplete((ok, e) -> lane.execute(() -> {
+        new MemberLeave(
+                        reconciler,
+                        table,
+                        connection,
+                        coordination.sessionTimeout(),
+                        sessionEnding,
+                        this::deregister,
+                        lane,
+                        scheduler,
+                        RetryDelays.seededBy(config.groupId(), config.memberId(), "leave"),
+                        log)
+                .start()
+                .whenComplete((ok, e) -> lane.execute(() -> {
                     coordination.removeConnectionListener(connectionListener);
                     table.clear();
                     closeQuietly();
@@ -314,8 +351,14 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     private MemberInfo memberInfo() {
-        return new MemberInfo(config.memberId(), config.instanceId(), config.host(), new TreeSet<>(config.topics()),
-                clock.instant(), config.assignor().name(), config.rack());
+        return new MemberInfo(
+                config.memberId(),
+                config.instanceId(),
+                config.host(),
+                new TreeSet<>(config.topics()),
+                clock.instant(),
+                config.assignor().name(),
+                config.rack());
     }
 
     // ---------------------------------------------------------------- user-thread API
@@ -331,27 +374,33 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
-    public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                               Map<TopicPartition, String> metadata) {
+    public CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata) {
         return log.inContext(() -> committer.commit(offsets, logEndOffsets, metadata));
     }
 
     @Override
-    public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                               Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+    public CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata,
+            Map<TopicPartition, String> done) {
         return log.inContext(() -> committer.commit(offsets, logEndOffsets, metadata, done));
     }
 
     @Override
-    public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                                     Map<TopicPartition, Long> logEndOffsets) {
+    public SortedSet<TopicPartition> commitOnRelease(
+            Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
         return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets));
     }
 
     @Override
-    public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                                     Map<TopicPartition, Long> logEndOffsets,
-                                                     Map<TopicPartition, String> done) {
+    public SortedSet<TopicPartition> commitOnRelease(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> done) {
         return log.inContext(() -> committer.commitOnRelease(offsets, logEndOffsets, done));
     }
 
@@ -449,7 +498,7 @@ public final class DefaultGroupMember implements GroupMember {
             return;
         }
         try {
-            awaitLane(closeAsync(), "leave", " (a listener callback blocking?)", () -> { });
+            awaitLane(closeAsync(), "leave", " (a listener callback blocking?)", () -> {});
         } catch (RuntimeException e) {
             LOG.warn("graceful leave incomplete: {}", e.toString());
         }
@@ -478,9 +527,19 @@ public final class DefaultGroupMember implements GroupMember {
         lane.execute(() -> {
             rebalancer.deactivate();
             closeElection();
-            new MemberLeave(reconciler, table, connection, coordination.sessionTimeout(), sessionEnding,
-                    this::deregister, lane, scheduler, RetryDelays.seededBy(config.groupId(), config.memberId(),
-                    "leave"), log).start().whenComplete((ok, e) -> lane.execute(() -> {
+            new MemberLeave(
+                            reconciler,
+                            table,
+                            connection,
+                            coordination.sessionTimeout(),
+                            sessionEnding,
+                            this::deregister,
+                            lane,
+                            scheduler,
+                            RetryDelays.seededBy(config.groupId(), config.memberId(), "leave"),
+                            log)
+                    .start()
+                    .whenComplete((ok, e) -> lane.execute(() -> {
                         coordination.removeConnectionListener(connectionListener); // a join may have added it late
                         table.clear();
                         closeQuietly();
@@ -553,8 +612,10 @@ public final class DefaultGroupMember implements GroupMember {
             throw new GroupKeeperException("member " + log.member() + " failed to " + what, e.getCause());
         } catch (TimeoutException e) {
             giveUp.run();
-            throw new GroupKeeperException("member " + log.member() + " did not " + what + " within "
-                    + CLOSE_TIMEOUT_SECONDS + " s" + timeoutHint, e);
+            throw new GroupKeeperException(
+                    "member " + log.member() + " did not " + what + " within " + CLOSE_TIMEOUT_SECONDS + " s"
+                            + timeoutHint,
+                    e);
         }
     }
 

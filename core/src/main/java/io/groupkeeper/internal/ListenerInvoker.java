@@ -54,7 +54,7 @@ final class ListenerInvoker {
 
     /** Completes once every callback queued before it has returned (at once if none is queued or running). */
     CompletableFuture<Void> afterQueued() {
-        return inOrder(() -> { });
+        return inOrder(() -> {});
     }
 
     /** Runs {@code call} after the callbacks queued before it, inline if none is; the future completes once it ran. */

@@ -39,6 +39,7 @@ final class MemberLeave {
     private final BooleanSupplier sessionEnding;
     /** Removes the member node; false when that failed (it may still be there). */
     private final BooleanSupplier deregister;
+
     private final SerialExecutor lane;
     private final ScheduledExecutorService scheduler;
     private final RetryDelays delays;
@@ -47,9 +48,17 @@ final class MemberLeave {
     private int connectedFailures;
     private boolean waited;
 
-    MemberLeave(Reconciler reconciler, PartitionTable table, ConnectionTracker connection, Duration sessionTimeout,
-                BooleanSupplier sessionEnding, BooleanSupplier deregister, SerialExecutor lane,
-                ScheduledExecutorService scheduler, RetryDelays delays, LogContext log) {
+    MemberLeave(
+            Reconciler reconciler,
+            PartitionTable table,
+            ConnectionTracker connection,
+            Duration sessionTimeout,
+            BooleanSupplier sessionEnding,
+            BooleanSupplier deregister,
+            SerialExecutor lane,
+            ScheduledExecutorService scheduler,
+            RetryDelays delays,
+            LogContext log) {
         this.reconciler = reconciler;
         this.table = table;
         this.connection = connection;
@@ -111,8 +120,10 @@ final class MemberLeave {
             giveUp("the connection stayed in doubt past the session timeout", false, stillHeld());
             return;
         }
-        whenDecided(verdict, wait, () -> giveUp("the connection stayed in doubt past the session timeout", false,
-                stillHeld()));
+        whenDecided(
+                verdict,
+                wait,
+                () -> giveUp("the connection stayed in doubt past the session timeout", false, stillHeld()));
     }
 
     private void onVerdict(boolean back) {
@@ -122,11 +133,15 @@ final class MemberLeave {
         } else if (!finalOffsetsPending().isEmpty()) {
             // The session is given up, but final offsets are still to be handed over: in a new session the leave
             // claims those partitions again and releases them with their offsets, or learns it is too late.
-            LOG.info("session given up with final offsets of {} not written: waiting for a new session to hand them "
-                    + "over", finalOffsetsPending());
+            LOG.info(
+                    "session given up with final offsets of {} not written: waiting for a new session to hand them "
+                            + "over",
+                    finalOffsetsPending());
             whenDecided(connection.reconnection(), sessionTimeout.toMillis(), () -> {
-                LOG.warn("member {} closed without a new session: the final offsets of {} were not written",
-                        log.member(), finalOffsetsPending());
+                LOG.warn(
+                        "member {} closed without a new session: the final offsets of {} were not written",
+                        log.member(),
+                        finalOffsetsPending());
                 done.complete(null);
             });
         } else {
@@ -139,9 +154,12 @@ final class MemberLeave {
     private void whenDecided(CompletableFuture<Boolean> decision, long ms, Runnable timedOut) {
         CompletableFuture<Boolean> decided = new CompletableFuture<>();
         decision.thenAccept(decided::complete);
-        ScheduledFuture<?> timeout = scheduler.schedule(() -> {
-            decided.complete(null);
-        }, ms, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> timeout = scheduler.schedule(
+                () -> {
+                    decided.complete(null);
+                },
+                ms,
+                TimeUnit.MILLISECONDS);
         decided.thenAccept(back -> lane.execute(() -> {
             timeout.cancel(false);
             if (back == null) {
@@ -154,8 +172,10 @@ final class MemberLeave {
 
     private SortedSet<TopicPartition> finalOffsetsPending() {
         SortedSet<TopicPartition> pending = new TreeSet<>();
-        table.inState(PartitionState.STOPPED).forEach(tp -> table.get(tp)
-                .filter(e -> PartitionTable.finalOffset(e).isPresent()).ifPresent(e -> pending.add(tp)));
+        table.inState(PartitionState.STOPPED)
+                .forEach(tp -> table.get(tp)
+                        .filter(e -> PartitionTable.finalOffset(e).isPresent())
+                        .ifPresent(e -> pending.add(tp)));
         return pending;
     }
 
@@ -164,10 +184,13 @@ final class MemberLeave {
      * the keeper's session if that session is alive.
      */
     private void giveUp(String why, boolean deregistered, SortedSet<TopicPartition> held) {
-        LOG.error("member {} closed, but {}: {}{} may remain until the keeper's session ends, if that session is "
+        LOG.error(
+                "member {} closed, but {}: {}{} may remain until the keeper's session ends, if that session is "
                         + "still alive (the service ends a session after its timeout, unless the service itself was "
                         + "down)",
-                log.member(), why, deregistered ? "" : "its member node, ",
+                log.member(),
+                why,
+                deregistered ? "" : "its member node, ",
                 held.isEmpty() ? "no owner node" : "the owner nodes of " + held);
         done.complete(null);
     }

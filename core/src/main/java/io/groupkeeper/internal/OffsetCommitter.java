@@ -1,7 +1,7 @@
 package io.groupkeeper.internal;
 
-import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.CorruptNodeException;
@@ -56,13 +56,21 @@ final class OffsetCommitter {
         private static final int MAX = 8;
 
         boolean wrote(OffsetSnapshot now) {
-            return requests.stream().anyMatch(r -> now.offset().equals(OptionalLong.of(r.offset()))
-                    && now.metadata().equals(r.metadata()) && now.done().equals(r.done()));
+            return requests.stream()
+                    .anyMatch(r -> now.offset().equals(OptionalLong.of(r.offset()))
+                            && now.metadata().equals(r.metadata())
+                            && now.done().equals(r.done()));
         }
     }
 
-    OffsetCommitter(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-                    LogContext log, LongSupplier generation, Runnable onLost) {
+    OffsetCommitter(
+            MemberConfig config,
+            GroupStore store,
+            PartitionTable table,
+            ListenerInvoker invoker,
+            LogContext log,
+            LongSupplier generation,
+            Runnable onLost) {
         this.config = config;
         this.store = store;
         this.table = table;
@@ -77,14 +85,19 @@ final class OffsetCommitter {
     }
 
     /** {@code metadata}: each partition's offset metadata (absent: ""). */
-    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                        Map<TopicPartition, String> metadata) {
+    CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata) {
         return commit(offsets, logEndOffsets, metadata, Map.of());
     }
 
     /** {@code done}: each partition's done value, written beside its offset (absent: none, which clears it). */
-    CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                        Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+    CommitResult commit(
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEndOffsets,
+            Map<TopicPartition, String> metadata,
+            Map<TopicPartition, String> done) {
         requireValidOffsets(offsets);
         requireValidDone(done);
         long started = System.nanoTime();
@@ -103,8 +116,13 @@ final class OffsetCommitter {
                 }
                 seen.put(tp, e.get());
                 Long logEnd = logEndOffsets.get(tp);
-                requests.add(new CommitRequest(tp, offset, e.get().version(), e.get().lease().session(),
-                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd), metadata.getOrDefault(tp, ""),
+                requests.add(new CommitRequest(
+                        tp,
+                        offset,
+                        e.get().version(),
+                        e.get().lease().session(),
+                        logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd),
+                        metadata.getOrDefault(tp, ""),
                         Optional.ofNullable(done.get(tp))));
             });
             if (!requests.isEmpty()) {
@@ -123,8 +141,8 @@ final class OffsetCommitter {
                     } else {
                         unconfirmed.remove(tp);
                         // Lost meanwhile (connection in doubt): written while still the owner, but not owned now.
-                        boolean owned = table.committed(tp, seen.get(tp), newVersion, outcome.createdOf(tp),
-                                r.offset(), r.done());
+                        boolean owned = table.committed(
+                                tp, seen.get(tp), newVersion, outcome.createdOf(tp), r.offset(), r.done());
                         statuses.put(tp, owned ? Status.COMMITTED : Status.NOT_OWNED);
                     }
                 }
@@ -133,9 +151,14 @@ final class OffsetCommitter {
             lock.unlock();
         }
         reportLost(lost, "commit fenced");
-        config.metrics().committed(config.groupId(), config.memberId(),
-                count(statuses, Status.COMMITTED), count(statuses, Status.ADOPTED), count(statuses, Status.NOT_OWNED),
-                System.nanoTime() - started);
+        config.metrics()
+                .committed(
+                        config.groupId(),
+                        config.memberId(),
+                        count(statuses, Status.COMMITTED),
+                        count(statuses, Status.ADOPTED),
+                        count(statuses, Status.NOT_OWNED),
+                        System.nanoTime() - started);
         return CommitResult.of(statuses, adopted);
     }
 
@@ -145,16 +168,19 @@ final class OffsetCommitter {
     }
 
     /** As above, with each partition's done value (absent: none). */
-    SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds,
-                                              Map<TopicPartition, String> done) {
+    SortedSet<TopicPartition> commitOnRelease(
+            Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds, Map<TopicPartition, String> done) {
         requireValidOffsets(offsets);
         requireValidDone(done);
         SortedSet<TopicPartition> taken = new TreeSet<>();
         offsets.forEach((tp, offset) -> {
             Long logEnd = logEnds.get(tp);
-            if (table.handOver(tp, new PartitionTable.FinalOffset(offset,
-                    logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd),
-                    Optional.ofNullable(done.get(tp))))) {
+            if (table.handOver(
+                    tp,
+                    new PartitionTable.FinalOffset(
+                            offset,
+                            logEnd == null ? OptionalLong.empty() : OptionalLong.of(logEnd),
+                            Optional.ofNullable(done.get(tp))))) {
                 taken.add(tp);
             }
         });
@@ -187,8 +213,12 @@ final class OffsetCommitter {
      * partition up (held by someone else), or stop it (its offset node is corrupt: the owner node stays ours until the
      * reconciler re-confirms or releases it). Applies only if {@code entry} is still the partition's entry.
      */
-    private void resolve(TopicPartition tp, PartitionTable.Entry entry, Map<TopicPartition, Status> statuses,
-                         Map<TopicPartition, OptionalLong> adopted, SortedSet<TopicPartition> lost) {
+    private void resolve(
+            TopicPartition tp,
+            PartitionTable.Entry entry,
+            Map<TopicPartition, Status> statuses,
+            Map<TopicPartition, OptionalLong> adopted,
+            SortedSet<TopicPartition> lost) {
         Optional<OffsetSnapshot> now;
         try {
             now = store.readIfOwned(tp, config.memberId(), entry.lease().session());
@@ -208,14 +238,32 @@ final class OffsetCommitter {
                 lost.add(tp); // not if the connection's loss stopped it meanwhile: that told the listener already
             }
         } else if (now.get().differsFrom(entry.version(), entry.created()) && ownWrite(tp, entry, now.get())) {
-            LOG.info("stored offset of {} is {} (node version {} -> {}): this member's own commit, whose outcome it did "
-                    + "not know, landed", tp, describe(now.get().offset()), entry.version(), now.get().version());
-            statuses.put(tp, table.committed(tp, entry, now.get().version(), now.get().created(),
-                    now.get().offset().getAsLong(), now.get().done()) ? Status.UNCHANGED : Status.NOT_OWNED);
+            LOG.info(
+                    "stored offset of {} is {} (node version {} -> {}): this member's own commit, whose outcome it did "
+                            + "not know, landed",
+                    tp,
+                    describe(now.get().offset()),
+                    entry.version(),
+                    now.get().version());
+            statuses.put(
+                    tp,
+                    table.committed(
+                                    tp,
+                                    entry,
+                                    now.get().version(),
+                                    now.get().created(),
+                                    now.get().offset().getAsLong(),
+                                    now.get().done())
+                            ? Status.UNCHANGED
+                            : Status.NOT_OWNED);
         } else if (now.get().differsFrom(entry.version(), entry.created())) {
             unconfirmed.remove(tp);
-            LOG.warn("stored offset of {} was changed externally to {} (node version {} -> {}); adopting it", tp,
-                    describe(now.get().offset()), entry.version(), now.get().version());
+            LOG.warn(
+                    "stored offset of {} was changed externally to {} (node version {} -> {}); adopting it",
+                    tp,
+                    describe(now.get().offset()),
+                    entry.version(),
+                    now.get().version());
             if (table.adopted(tp, entry, now.get())) {
                 statuses.put(tp, Status.ADOPTED);
                 adopted.put(tp, now.get().offset());

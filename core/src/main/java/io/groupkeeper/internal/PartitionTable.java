@@ -53,12 +53,15 @@ final class PartitionTable {
         private long version;
         /** The incarnation of the offset node {@code version} belongs to (0: unknown); see OffsetSnapshot#created. */
         private long created;
+
         private OptionalLong offset;
         /** The done value stored beside {@code offset} as this member last saw it. */
         private Optional<String> done = Optional.empty();
+
         private boolean known;
         /** User code's onPartitionsAssigned for this claim has run: only then may it commit (see committable). */
         private boolean announced;
+
         private FinalOffset finalOffset;
 
         private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
@@ -117,7 +120,9 @@ final class PartitionTable {
     }
 
     synchronized int ownedCount() {
-        return (int) entries.values().stream().filter(e -> e.state == PartitionState.OWNED).count();
+        return (int) entries.values().stream()
+                .filter(e -> e.state == PartitionState.OWNED)
+                .count();
     }
 
     synchronized Optional<Entry> get(TopicPartition tp) {
@@ -214,8 +219,9 @@ final class PartitionTable {
 
     /** {@code tp} is wanted and not held: WAITING unless it already has an entry. */
     synchronized void want(TopicPartition tp) {
-        if (entries.putIfAbsent(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT,
-                OptionalLong.empty())) == null) {
+        if (entries.putIfAbsent(
+                        tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT, OptionalLong.empty()))
+                == null) {
             LOG.debug("partition {} (none) -> {}", tp, PartitionState.WAITING);
         }
     }
@@ -235,8 +241,12 @@ final class PartitionTable {
     synchronized Entry own(TopicPartition tp, OffsetSnapshot offset, Lease lease) {
         Entry old = entries.get(tp);
         check(tp, old == null ? PartitionState.WAITING : old.state, PartitionState.OWNED);
-        LOG.debug("partition {} {} -> {} (session {})", tp, old == null ? PartitionState.WAITING : old.state,
-                PartitionState.OWNED, lease.session());
+        LOG.debug(
+                "partition {} {} -> {} (session {})",
+                tp,
+                old == null ? PartitionState.WAITING : old.state,
+                PartitionState.OWNED,
+                lease.session());
         Entry e = new Entry(PartitionState.OWNED, lease, offset.version(), offset.offset());
         e.created = offset.created();
         e.done = offset.done();
@@ -273,7 +283,10 @@ final class PartitionTable {
         check(tp, from, PartitionState.STOPPED);
         LOG.debug("partition {} {} -> {}", tp, from, PartitionState.STOPPED);
         Lease lease = old == null || old.lease == NO_LEASE ? new Lease(session, 0) : old.lease;
-        Entry e = new Entry(PartitionState.STOPPED, lease, old == null ? OffsetSnapshot.ABSENT : old.version,
+        Entry e = new Entry(
+                PartitionState.STOPPED,
+                lease,
+                old == null ? OffsetSnapshot.ABSENT : old.version,
                 old == null ? OptionalLong.empty() : old.offset);
         e.created = old == null ? 0 : old.created;
         e.done = old == null ? Optional.empty() : old.done;
@@ -352,8 +365,8 @@ final class PartitionTable {
     }
 
     /** As above, with the done value the commit wrote. */
-    synchronized boolean committed(TopicPartition tp, Entry entry, long newVersion, long created, long offset,
-                                   Optional<String> done) {
+    synchronized boolean committed(
+            TopicPartition tp, Entry entry, long newVersion, long created, long offset, Optional<String> done) {
         if (entries.get(tp) != entry) {
             return false;
         }
@@ -389,7 +402,11 @@ final class PartitionTable {
         if (proof == null && entry.state.holdsOwnerNode()) {
             throw new IllegalStateException(tp + " is " + entry.state + ": forgetting it needs a proof");
         }
-        LOG.debug("partition {} {} -> {}{}", tp, entry.state, stillWanted ? PartitionState.WAITING : "(none)",
+        LOG.debug(
+                "partition {} {} -> {}{}",
+                tp,
+                entry.state,
+                stillWanted ? PartitionState.WAITING : "(none)",
                 proof == null ? "" : " (" + proof.name().toLowerCase() + ")");
         if (stillWanted) {
             entries.put(tp, new Entry(PartitionState.WAITING, NO_LEASE, OffsetSnapshot.ABSENT, OptionalLong.empty()));

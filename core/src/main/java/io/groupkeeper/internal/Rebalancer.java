@@ -53,6 +53,7 @@ final class Rebalancer {
     private boolean runScheduled;
     /** This epoch's membership hook: one object, so a store that keeps hooks in a set holds one per leader. */
     private Runnable membershipHook;
+
     private final RetryDelays backoff;
     private final Map<String, Instant> staticMissingSince = new HashMap<>();
     private final Set<String> reportedProblems = new HashSet<>();
@@ -60,6 +61,7 @@ final class Rebalancer {
     private AssignmentSnapshot current;
     /** Partition counts, re-read only when the metadata hook fired or the subscribed topics changed. */
     private Map<String, Integer> counts;
+
     private SortedSet<String> countedTopics;
     private boolean metadataChanged;
     /** Replica racks, read with the counts while some member has a rack; null: to be read. */
@@ -69,8 +71,12 @@ final class Rebalancer {
     /** False from the moment {@link #deactivate} is called, so that a run in flight knows. */
     private volatile boolean active;
 
-    Rebalancer(MemberConfig config, GroupStore store, Clock clock, SerialExecutor lane,
-               ScheduledExecutorService scheduler) {
+    Rebalancer(
+            MemberConfig config,
+            GroupStore store,
+            Clock clock,
+            SerialExecutor lane,
+            ScheduledExecutorService scheduler) {
         this.config = config;
         this.store = store;
         this.clock = clock;
@@ -161,8 +167,8 @@ final class Rebalancer {
             }
             long delay = backoff.failed();
             LOG.warn("rebalance failed, retrying in {} ms: {}", delay, e.toString());
-            scheduler.schedule(() -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay,
-                    TimeUnit.MILLISECONDS);
+            scheduler.schedule(
+                    () -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), delay, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -199,14 +205,16 @@ final class Rebalancer {
         }
 
         long read = System.nanoTime();
-        Assignment next = config.assignor().assign(AssignmentInput.of(members, counts, published.targets(), replicaRacks));
+        Assignment next =
+                config.assignor().assign(AssignmentInput.of(members, counts, published.targets(), replicaRacks));
         long computed = System.nanoTime();
 
         Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();
         for (String member : members.keySet()) {
             SortedSet<TopicPartition> wanted = next.partitionsOf(member);
             boolean hadTarget = published.targets().byMember().containsKey(member);
-            if (!hadTarget || published.damaged().contains(member)
+            if (!hadTarget
+                    || published.damaged().contains(member)
                     || !wanted.equals(published.targets().partitionsOf(member))) {
                 changed.put(member, wanted);
             }
@@ -222,16 +230,29 @@ final class Rebalancer {
             current = null; // unknown until the publish succeeds
             long version = election.publish(published.version(), generation, changed, removed, staticMembers);
             current = new AssignmentSnapshot(generation, Optional.of(config.memberId()), next, staticMembers, version);
-            config.metrics().generationPublished(config.groupId(), generation, changed.size(),
-                    published.targets().movesTo(next));
-            LOG.info("published generation {} for {} members ({} targets changed, {} removed, "
-                            + "{} partitions moved) in {} ms (read {} ms, assign {} ms, write {} ms)", generation,
-                    members.size(), changed.size(), removed.size(),
-                    published.targets().movesTo(next), millis(System.nanoTime() - started), millis(read - started),
-                    millis(computed - read), millis(System.nanoTime() - computed));
+            config.metrics()
+                    .generationPublished(
+                            config.groupId(),
+                            generation,
+                            changed.size(),
+                            published.targets().movesTo(next));
+            LOG.info(
+                    "published generation {} for {} members ({} targets changed, {} removed, "
+                            + "{} partitions moved) in {} ms (read {} ms, assign {} ms, write {} ms)",
+                    generation,
+                    members.size(),
+                    changed.size(),
+                    removed.size(),
+                    published.targets().movesTo(next),
+                    millis(System.nanoTime() - started),
+                    millis(read - started),
+                    millis(computed - read),
+                    millis(System.nanoTime() - computed));
         }
         nextGraceExpiry.ifPresent(d -> scheduler.schedule(
-                () -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)), d.toMillis() + 1, TimeUnit.MILLISECONDS));
+                () -> lane.execute(() -> requestRun(Duration.ZERO, forEpoch)),
+                d.toMillis() + 1,
+                TimeUnit.MILLISECONDS));
     }
 
     private static String millis(long nanos) {
@@ -242,8 +263,8 @@ final class Rebalancer {
      * Keeps static members that left less than the grace period ago in the assignment input, subscribed to the
      * topics of their last target, so their partitions wait for them. Returns when the next grace ends.
      */
-    private Optional<Duration> keepAbsentStaticMembers(AssignmentSnapshot published,
-                                                       SortedMap<String, MemberSubscription> members) {
+    private Optional<Duration> keepAbsentStaticMembers(
+            AssignmentSnapshot published, SortedMap<String, MemberSubscription> members) {
         Instant now = clock.instant();
         staticMissingSince.keySet().removeIf(members::containsKey);
         Duration soonest = null;
@@ -254,7 +275,9 @@ final class Rebalancer {
             Instant since = staticMissingSince.computeIfAbsent(id, k -> now);
             Duration left = config.staticGracePeriod().minus(Duration.between(since, now));
             if (left.isNegative() || left.isZero()) {
-                LOG.info("static member {} did not return within {}; reassigning its partitions", id,
+                LOG.info(
+                        "static member {} did not return within {}; reassigning its partitions",
+                        id,
                         config.staticGracePeriod());
                 continue;
             }

@@ -54,6 +54,7 @@ final class Reconciler {
     private final ScheduledExecutorService scheduler;
     /** Whether steps may run: started, not closing, connection not in doubt. */
     private final BooleanSupplier running;
+
     private final LongSupplier session;
 
     private final RetryDelays backoff;
@@ -66,9 +67,17 @@ final class Reconciler {
     private boolean stepPending;
     private volatile long generation;
 
-    Reconciler(MemberConfig config, GroupStore store, PartitionTable table, ListenerInvoker invoker,
-               OffsetCommitter committer, LogContext log, SerialExecutor lane,
-               ScheduledExecutorService scheduler, BooleanSupplier running, LongSupplier session) {
+    Reconciler(
+            MemberConfig config,
+            GroupStore store,
+            PartitionTable table,
+            ListenerInvoker invoker,
+            OffsetCommitter committer,
+            LogContext log,
+            SerialExecutor lane,
+            ScheduledExecutorService scheduler,
+            BooleanSupplier running,
+            LongSupplier session) {
         this.config = config;
         this.store = store;
         this.table = table;
@@ -78,8 +87,8 @@ final class Reconciler {
         this.lane = lane;
         this.scheduler = scheduler;
         this.backoff = RetryDelays.seededBy(config.groupId(), config.memberId());
-        this.releases = new Releases(config, store, table, log, this::generation, session,
-                () -> retryLater(backoff.failed()));
+        this.releases =
+                new Releases(config, store, table, log, this::generation, session, () -> retryLater(backoff.failed()));
         this.running = running;
         this.session = session;
     }
@@ -121,7 +130,8 @@ final class Reconciler {
     private void stepOnce() {
         long started = System.nanoTime();
         Optional<TargetAssignment> target = store.readTarget(config.memberId(), this::scheduleStep);
-        SortedSet<TopicPartition> next = target.map(TargetAssignment::partitions).orElse(Collections.emptySortedSet());
+        SortedSet<TopicPartition> next =
+                target.map(TargetAssignment::partitions).orElse(Collections.emptySortedSet());
         long newGeneration = target.map(TargetAssignment::generation).orElse(0L);
         boolean newTarget = newGeneration != generation;
         generation = newGeneration;
@@ -134,11 +144,13 @@ final class Reconciler {
         // User code that was told a stopped partition is assigned gets a revocation too, to confirm it let go (the
         // Kafka adapter waits for its polling thread) before the next owner may start (I1).
         SortedSet<TopicPartition> confirm = new TreeSet<>(revoke);
-        stale.stream().filter(tp -> table.get(tp).map(PartitionTable.Entry::known).orElse(false)).forEach(confirm::add);
+        stale.stream()
+                .filter(tp -> table.get(tp).map(PartitionTable.Entry::known).orElse(false))
+                .forEach(confirm::add);
         // A stopped partition's loss callback may still be queued (a process frozen or slow right after a blip in the
         // same session): its user code must have been told before the release lets the next owner start (I1).
-        CompletableFuture<Void> revoked = !confirm.isEmpty() ? invoker.revoked(confirm)
-                : !stale.isEmpty() ? invoker.afterQueued() : null;
+        CompletableFuture<Void> revoked =
+                !confirm.isEmpty() ? invoker.revoked(confirm) : !stale.isEmpty() ? invoker.afterQueued() : null;
         if (revoked == null) {
             finishStep(revoke, stale, started, newTarget);
             return;
@@ -152,7 +164,9 @@ final class Reconciler {
                     finishStep(revoke, stale, started, newTarget);
                 } catch (RuntimeException failure) {
                     long delay = backoff.failed();
-                    LOG.warn("rebalance step failed after the revocation, retrying in {} ms: {}", delay,
+                    LOG.warn(
+                            "rebalance step failed after the revocation, retrying in {} ms: {}",
+                            delay,
                             failure.toString());
                     retryLater(delay);
                 }
@@ -161,13 +175,15 @@ final class Reconciler {
     }
 
     /** After the revocation callback returned: release, then claim. */
-    private void finishStep(SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started,
-                            boolean newTarget) {
+    private void finishStep(
+            SortedSet<TopicPartition> revoke, SortedSet<TopicPartition> stale, long started, boolean newTarget) {
         SortedSet<TopicPartition> stopped = new TreeSet<>(stale);
         if (running.getAsBoolean()) {
             // Revoked ones that a commit in the callback stopped (their offset node found corrupt): the callback has
             // returned, so user code let them go; no later step would see them, the target does not change again.
-            stopped.addAll(table.inState(PartitionState.STOPPED).stream().filter(revoke::contains).toList());
+            stopped.addAll(table.inState(PartitionState.STOPPED).stream()
+                    .filter(revoke::contains)
+                    .toList());
         }
         int released = releases.releaseRevoked(revoke);
         releases.releaseStopped(stopped);
@@ -177,11 +193,22 @@ final class Reconciler {
         wanted.forEach(table::want);
         SortedMap<TopicPartition, OptionalLong> gained = claim(table.claimable(wanted));
         if (newTarget || !revoke.isEmpty() || !gained.isEmpty()) {
-            config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), released,
-                    System.nanoTime() - started);
-            LOG.info("generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms", generation,
-                    gained.keySet(), revoke, table.inState(PartitionState.WAITING),
-                    table.ownedCount(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            config.metrics()
+                    .rebalanced(
+                            config.groupId(),
+                            config.memberId(),
+                            generation,
+                            gained.size(),
+                            released,
+                            System.nanoTime() - started);
+            LOG.info(
+                    "generation {}: gained {}, revoked {}, waiting for {}, owns {} partitions, took {} ms",
+                    generation,
+                    gained.keySet(),
+                    revoke,
+                    table.inState(PartitionState.WAITING),
+                    table.ownedCount(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
     }
 
@@ -207,11 +234,21 @@ final class Reconciler {
         try {
             SortedMap<TopicPartition, OptionalLong> gained = claim(candidates);
             if (!gained.isEmpty()) {
-                config.metrics().rebalanced(config.groupId(), config.memberId(), generation, gained.size(), 0,
-                        System.nanoTime() - started);
-                LOG.info("generation {}: gained {} (released by their previous owners), waiting for {}, "
-                                + "owns {} partitions", generation, gained.keySet(),
-                        table.inState(PartitionState.WAITING), table.ownedCount());
+                config.metrics()
+                        .rebalanced(
+                                config.groupId(),
+                                config.memberId(),
+                                generation,
+                                gained.size(),
+                                0,
+                                System.nanoTime() - started);
+                LOG.info(
+                        "generation {}: gained {} (released by their previous owners), waiting for {}, "
+                                + "owns {} partitions",
+                        generation,
+                        gained.keySet(),
+                        table.inState(PartitionState.WAITING),
+                        table.ownedCount());
             }
         } catch (RuntimeException e) {
             LOG.warn("claim failed, retrying with a full step: {}", e.toString());
@@ -251,12 +288,15 @@ final class Reconciler {
                     reportedProblems.remove(tp);
                     gained.put(tp, claimed.offset().offset());
                 } else if (result instanceof ClaimResult.Busy) {
-                    table.get(tp).filter(e -> e.state() == PartitionState.STOPPED)
+                    table.get(tp)
+                            .filter(e -> e.state() == PartitionState.STOPPED)
                             .ifPresent(e -> table.forget(tp, e, PartitionTable.Proof.NOT_HELD, true));
                 } else if (result instanceof ClaimResult.Blocked blocked) {
                     if (!blocked.problem().equals(reportedProblems.put(tp, blocked.problem()))) {
-                        LOG.error("cannot take {}: {}. Fix or delete the node; other partitions are "
-                                + "unaffected.", tp, blocked.problem());
+                        LOG.error(
+                                "cannot take {}: {}. Fix or delete the node; other partitions are " + "unaffected.",
+                                tp,
+                                blocked.problem());
                     }
                 }
             }
@@ -275,8 +315,8 @@ final class Reconciler {
      * and a retry is scheduled.
      */
     private Map<TopicPartition, ClaimResult> claimAll(List<TopicPartition> batch) {
-        Map<TopicPartition, CompletableFuture<ClaimResult>> claims = store.claimAll(batch, config.memberId(),
-                generation, this::scheduleClaimWaiting);
+        Map<TopicPartition, CompletableFuture<ClaimResult>> claims =
+                store.claimAll(batch, config.memberId(), generation, this::scheduleClaimWaiting);
         Map<TopicPartition, ClaimResult> results = new HashMap<>();
         boolean failed = false;
         for (TopicPartition tp : batch) {
@@ -322,12 +362,16 @@ final class Reconciler {
         }
         try {
             if (!committer.checkExternalEdit(tp, () -> lane.execute(() -> onOffsetNodeChanged(tp)))) {
-                scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)),
-                        backoff.around(RetryDelays.MIN_MS), TimeUnit.MILLISECONDS);
+                scheduler.schedule(
+                        () -> lane.execute(() -> onOffsetNodeChanged(tp)),
+                        backoff.around(RetryDelays.MIN_MS),
+                        TimeUnit.MILLISECONDS);
             }
         } catch (RuntimeException e) {
             LOG.debug("could not re-read offset of {}: {}", tp, e.toString());
-            scheduler.schedule(() -> lane.execute(() -> onOffsetNodeChanged(tp)), backoff.around(RetryDelays.MAX_MS),
+            scheduler.schedule(
+                    () -> lane.execute(() -> onOffsetNodeChanged(tp)),
+                    backoff.around(RetryDelays.MAX_MS),
                     TimeUnit.MILLISECONDS);
         }
     }
@@ -343,14 +387,17 @@ final class Reconciler {
             done.complete(null);
             return;
         }
-        scheduler.schedule(() -> lane.execute(() -> {
-            try {
-                releases.releaseStopped(still);
-            } catch (RuntimeException e) {
-                LOG.warn("release on close failed: {}", e.toString());
-            }
-            finishLeave(done, attemptsLeft - 1, inDoubt);
-        }), backoff.failed(), TimeUnit.MILLISECONDS);
+        scheduler.schedule(
+                () -> lane.execute(() -> {
+                    try {
+                        releases.releaseStopped(still);
+                    } catch (RuntimeException e) {
+                        LOG.warn("release on close failed: {}", e.toString());
+                    }
+                    finishLeave(done, attemptsLeft - 1, inDoubt);
+                }),
+                backoff.failed(),
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -382,7 +429,8 @@ final class Reconciler {
         };
         // Callbacks run in order: once the leave's revocation (or, with nothing to revoke, a marker) has returned,
         // so has every callback queued before it.
-        CompletableFuture<Void> callbacks = !revoke.isEmpty() ? invoker.revoked(revoke)
+        CompletableFuture<Void> callbacks = !revoke.isEmpty()
+                ? invoker.revoked(revoke)
                 : !inFlight.isEmpty() ? invoker.afterQueued() : CompletableFuture.completedFuture(null);
         if (callbacks.isDone()) {
             release.run();

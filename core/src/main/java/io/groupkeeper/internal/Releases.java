@@ -44,8 +44,14 @@ final class Releases {
     /** Asks for a later step, after a backoff. */
     private final Runnable retryLater;
 
-    Releases(MemberConfig config, GroupStore store, PartitionTable table, LogContext log, LongSupplier generation,
-             LongSupplier session, Runnable retryLater) {
+    Releases(
+            MemberConfig config,
+            GroupStore store,
+            PartitionTable table,
+            LogContext log,
+            LongSupplier generation,
+            LongSupplier session,
+            Runnable retryLater) {
         this.config = config;
         this.store = store;
         this.table = table;
@@ -68,16 +74,23 @@ final class Releases {
         int finals = 0;
         for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
             PartitionTable.Entry e = en.getValue();
-            Optional<CommitRequest> commit = PartitionTable.finalOffset(e).map(f -> new CommitRequest(en.getKey(),
-                    f.offset(), e.version(), e.lease().session(), f.logEnd(), "", f.done()));
+            Optional<CommitRequest> commit = PartitionTable.finalOffset(e)
+                    .map(f -> new CommitRequest(
+                            en.getKey(), f.offset(), e.version(), e.lease().session(), f.logEnd(), "", f.done()));
             finals += commit.isPresent() ? 1 : 0;
             requests.add(new ReleaseRequest(en.getKey(), e.version(), e.lease().session(), commit));
         }
         long started = System.nanoTime();
         int written = releaseFenced(requests, entries);
         if (finals > 0) {
-            config.metrics().committed(config.groupId(), config.memberId(), written, 0, finals - written,
-                    System.nanoTime() - started);
+            config.metrics()
+                    .committed(
+                            config.groupId(),
+                            config.memberId(),
+                            written,
+                            0,
+                            finals - written,
+                            System.nanoTime() - started);
         }
         return entries.size();
     }
@@ -98,7 +111,8 @@ final class Releases {
             try {
                 PartitionTable.Entry entry = e.get();
                 long session = entry.lease().session();
-                if (session != this.session.getAsLong() && PartitionTable.finalOffset(entry).isPresent()
+                if (session != this.session.getAsLong()
+                        && PartitionTable.finalOffset(entry).isPresent()
                         && reclaimToHandOver(tp, entry, held, requests)) {
                     continue;
                 }
@@ -122,8 +136,7 @@ final class Releases {
                 }
             } catch (RuntimeException failure) {
                 retry = true;
-                LOG.warn("could not check {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
+                LOG.warn("could not check {} (stays stopped, retrying): {}", tp, failure.toString());
             }
         }
         if (!requests.isEmpty()) {
@@ -144,13 +157,19 @@ final class Releases {
      * be claimed: the caller then proves it not held, as for any stopped partition, and the final offset comes too
      * late.
      */
-    private boolean reclaimToHandOver(TopicPartition tp, PartitionTable.Entry entry,
-                                     Map<TopicPartition, PartitionTable.Entry> held, List<ReleaseRequest> requests) {
+    private boolean reclaimToHandOver(
+            TopicPartition tp,
+            PartitionTable.Entry entry,
+            Map<TopicPartition, PartitionTable.Entry> held,
+            List<ReleaseRequest> requests) {
         PartitionTable.FinalOffset last = PartitionTable.finalOffset(entry).orElseThrow();
-        ClaimResult result = store.claim(tp, config.memberId(), generation.getAsLong(), () -> { });
+        ClaimResult result = store.claim(tp, config.memberId(), generation.getAsLong(), () -> {});
         if (!(result instanceof ClaimResult.Claimed claimed)) {
-            LOG.warn("final offset {} of {} handed over in an earlier session comes too late: the partition is "
-                    + "taken", last.offset(), tp);
+            LOG.warn(
+                    "final offset {} of {} handed over in an earlier session comes too late: the partition is "
+                            + "taken",
+                    last.offset(),
+                    tp);
             return false;
         }
         OffsetSnapshot now = claimed.offset();
@@ -158,15 +177,23 @@ final class Releases {
         boolean unchanged = store.unwrittenSince(tp, now, entry.version(), entry.created());
         held.put(tp, table.reclaimToHandOver(tp, now, claimed.lease(), unchanged));
         long session = claimed.lease().session();
-        requests.add(new ReleaseRequest(tp, now.version(), session, unchanged
-                ? Optional.of(new CommitRequest(tp, last.offset(), now.version(), session, last.logEnd(), "",
-                        last.done()))
-                : Optional.empty()));
+        requests.add(new ReleaseRequest(
+                tp,
+                now.version(),
+                session,
+                unchanged
+                        ? Optional.of(new CommitRequest(
+                                tp, last.offset(), now.version(), session, last.logEnd(), "", last.done()))
+                        : Optional.empty()));
         if (unchanged) {
             LOG.info("handing over final offset {} of {} from an earlier session", last.offset(), tp);
         } else {
-            LOG.warn("final offset {} of {} from an earlier session not handed over: the offset node changed since "
-                    + "(now {})", last.offset(), tp, now.offset());
+            LOG.warn(
+                    "final offset {} of {} from an earlier session not handed over: the offset node changed since "
+                            + "(now {})",
+                    last.offset(),
+                    tp,
+                    now.offset());
         }
         return true;
     }
@@ -176,8 +203,8 @@ final class Releases {
      * session} (empty inside: not held). Empty outside when there is no final offset, or the node cannot be decoded
      * (not the node the final offset was meant for): the caller then reads the version alone.
      */
-    private Optional<Optional<OffsetSnapshot>> readIfOwnedWithFinal(TopicPartition tp, PartitionTable.Entry entry,
-                                                                     long session) {
+    private Optional<Optional<OffsetSnapshot>> readIfOwnedWithFinal(
+            TopicPartition tp, PartitionTable.Entry entry, long session) {
         if (PartitionTable.finalOffset(entry).isEmpty()) {
             return Optional.empty();
         }
@@ -215,8 +242,7 @@ final class Releases {
                 } catch (RuntimeException failure) {
                     retry = true;
                     table.stop(tp, r.session());
-                    LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                            failure.toString());
+                    LOG.warn("could not release {} (stays stopped, retrying): {}", tp, failure.toString());
                     continue;
                 }
             }
@@ -233,9 +259,12 @@ final class Releases {
                 continue;
             }
             if (r.finalCommit().isPresent()) {
-                LOG.warn("final offset {} of {} not written with the release: its offset node changed "
-                        + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
-                        + "owner node is gone; releasing it", r.finalCommit().get().offset(), tp);
+                LOG.warn(
+                        "final offset {} of {} not written with the release: its offset node changed "
+                                + "meanwhile (an admin edit wins; or a first attempt whose answer was lost wrote it), or its "
+                                + "owner node is gone; releasing it",
+                        r.finalCommit().get().offset(),
+                        tp);
             }
             try {
                 release(tp, r.expectedVersion(), r.session());
@@ -243,8 +272,7 @@ final class Releases {
             } catch (RuntimeException failure) {
                 retry = true;
                 table.stop(tp, r.session());
-                LOG.warn("could not release {} (stays stopped, retrying): {}", tp,
-                        failure.toString());
+                LOG.warn("could not release {} (stays stopped, retrying): {}", tp, failure.toString());
             }
         }
         if (retry) {
@@ -266,7 +294,7 @@ final class Releases {
             }
             expected = now.getAsLong();
         }
-        throw new GroupKeeperException("member " + log.member() + " could not release " + tp
-                + ": its offset node keeps changing");
+        throw new GroupKeeperException(
+                "member " + log.member() + " could not release " + tp + ": its offset node keeps changing");
     }
 }

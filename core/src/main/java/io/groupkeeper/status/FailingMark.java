@@ -16,8 +16,7 @@ public final class FailingMark {
     /** Records in a row recovered instead of handled before a partition is marked. */
     public static final int THRESHOLD = 3;
 
-    private FailingMark() {
-    }
+    private FailingMark() {}
 
     /** The mark after {@code records} records in a row were recovered, the last at {@code offset} for {@code reason}. */
     public static String of(int records, long offset, String reason) {
@@ -32,6 +31,7 @@ public final class FailingMark {
     /** What a stored metadata string says of the partition: the mark's text (after the prefix), if it is one. */
     public static Optional<String> read(String metadata) {
         return metadata != null && metadata.startsWith(PREFIX)
-                ? Optional.of(metadata.substring(PREFIX.length())) : Optional.empty();
+                ? Optional.of(metadata.substring(PREFIX.length()))
+                : Optional.empty();
     }
 }

@@ -49,60 +49,94 @@ public final class LagEvaluator {
      * the history (an offset node's body): lag is counted from it, and a committed offset below the last one the
      * history recorded is a {@link LagStatus#REWIND} (an edit that left the history as it was, e.g. by hand).
      */
-    public PartitionStatus evaluate(List<CommitSample> history, OptionalLong committed, OptionalLong currentLogEnd,
-                                    Instant now) {
+    public PartitionStatus evaluate(
+            List<CommitSample> history, OptionalLong committed, OptionalLong currentLogEnd, Instant now) {
         Instant since = now.minus(window);
-        List<CommitSample> recent = history.stream().filter(s -> !s.at().isBefore(since)).toList();
+        List<CommitSample> recent =
+                history.stream().filter(s -> !s.at().isBefore(since)).toList();
         CommitSample last = history.isEmpty() ? null : history.get(history.size() - 1);
         OptionalLong lag = committed.isPresent() && currentLogEnd.isPresent()
                 ? OptionalLong.of(Math.max(0, currentLogEnd.getAsLong() - committed.getAsLong()))
                 : lag(last, currentLogEnd);
         boolean behind = lag.isPresent() && lag.getAsLong() > 0;
         if (last != null && committed.isPresent() && committed.getAsLong() < last.offset()) {
-            return new PartitionStatus(LagStatus.REWIND, lag, "offset moved back from " + last.offset() + " to "
-                    + committed.getAsLong() + " (not in the commit history: an edit by hand?)");
+            return new PartitionStatus(
+                    LagStatus.REWIND,
+                    lag,
+                    "offset moved back from " + last.offset() + " to " + committed.getAsLong()
+                            + " (not in the commit history: an edit by hand?)");
         }
         if (last == null && committed.isPresent()) {
-            return behind ? new PartitionStatus(LagStatus.STOP, lag, "offset " + committed.getAsLong()
-                    + " without a commit history (set by hand?), lag " + lag.getAsLong())
-                    : new PartitionStatus(LagStatus.OK, lag, lag.isPresent() ? "caught up"
-                            : "offset " + committed.getAsLong() + " (lag unknown: no log end)");
+            return behind
+                    ? new PartitionStatus(
+                            LagStatus.STOP,
+                            lag,
+                            "offset " + committed.getAsLong() + " without a commit history (set by hand?), lag "
+                                    + lag.getAsLong())
+                    : new PartitionStatus(
+                            LagStatus.OK,
+                            lag,
+                            lag.isPresent()
+                                    ? "caught up"
+                                    : "offset " + committed.getAsLong() + " (lag unknown: no log end)");
         }
 
         for (int i = 1; i < recent.size(); i++) {
             if (recent.get(i).offset() < recent.get(i - 1).offset()) {
-                return new PartitionStatus(LagStatus.REWIND, lag, "offset moved back from " + recent.get(i - 1).offset()
-                        + " to " + recent.get(i).offset() + " at " + recent.get(i).at());
+                return new PartitionStatus(
+                        LagStatus.REWIND,
+                        lag,
+                        "offset moved back from " + recent.get(i - 1).offset() + " to "
+                                + recent.get(i).offset() + " at "
+                                + recent.get(i).at());
             }
         }
         if (last == null) {
-            return behind ? new PartitionStatus(LagStatus.STOP, lag, "never committed, lag " + lag.getAsLong())
+            return behind
+                    ? new PartitionStatus(LagStatus.STOP, lag, "never committed, lag " + lag.getAsLong())
                     : new PartitionStatus(LagStatus.OK, lag, "never committed, nothing to consume");
         }
         if (behind && recent.isEmpty()) {
-            return new PartitionStatus(LagStatus.STOP, lag, "no commit since " + last.at() + " (window " + window
-                    + "), lag " + lag.getAsLong());
+            return new PartitionStatus(
+                    LagStatus.STOP,
+                    lag,
+                    "no commit since " + last.at() + " (window " + window + "), lag " + lag.getAsLong());
         }
-        if (behind && recent.size() >= 2 && recent.stream().allMatch(s -> s.offset() == recent.get(0).offset())) {
-            return new PartitionStatus(LagStatus.STALL, lag, recent.size() + " commits of offset "
-                    + recent.get(0).offset() + " in the window, lag " + lag.getAsLong());
+        if (behind
+                && recent.size() >= 2
+                && recent.stream().allMatch(s -> s.offset() == recent.get(0).offset())) {
+            return new PartitionStatus(
+                    LagStatus.STALL,
+                    lag,
+                    recent.size() + " commits of offset " + recent.get(0).offset() + " in the window, lag "
+                            + lag.getAsLong());
         }
         if (behind) {
-            List<Long> lags = recent.stream().filter(s -> s.lag().isPresent()).map(s -> s.lag().getAsLong()).toList();
+            List<Long> lags = recent.stream()
+                    .filter(s -> s.lag().isPresent())
+                    .map(s -> s.lag().getAsLong())
+                    .toList();
             boolean growing = lags.size() >= 3 && lags.get(lags.size() - 1) > lags.get(0);
             for (int i = 1; growing && i < lags.size(); i++) {
                 growing = lags.get(i) >= lags.get(i - 1);
             }
             if (growing) {
-                return new PartitionStatus(LagStatus.WARN, lag, "lag grew from " + lags.get(0) + " to "
-                        + lags.get(lags.size() - 1) + " over " + lags.size() + " commits");
+                return new PartitionStatus(
+                        LagStatus.WARN,
+                        lag,
+                        "lag grew from " + lags.get(0) + " to " + lags.get(lags.size() - 1) + " over " + lags.size()
+                                + " commits");
             }
         }
         if (lag.isEmpty()) {
             // No log end (work that is not a Kafka topic, or Kafka not asked): nothing says whether work is left.
-            return new PartitionStatus(LagStatus.OK, lag, recent.isEmpty()
-                    ? "last commit at " + last.at() + " (lag unknown: no log end)"
-                    : recent.size() + " commit(s) in the window, up to offset " + last.offset() + " (lag unknown: no log end)");
+            return new PartitionStatus(
+                    LagStatus.OK,
+                    lag,
+                    recent.isEmpty()
+                            ? "last commit at " + last.at() + " (lag unknown: no log end)"
+                            : recent.size() + " commit(s) in the window, up to offset " + last.offset()
+                                    + " (lag unknown: no log end)");
         }
         return new PartitionStatus(LagStatus.OK, lag, behind ? "committing, lag " + lag.getAsLong() : "caught up");
     }

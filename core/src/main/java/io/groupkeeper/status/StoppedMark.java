@@ -16,8 +16,7 @@ public final class StoppedMark {
     /** Marks are kept short: the offset node's body is read by every status query. */
     static final int MAX_REASON = 300;
 
-    private StoppedMark() {
-    }
+    private StoppedMark() {}
 
     /** The mark of a partition stopped at {@code offset} for {@code reason} (shortened to a few hundred characters). */
     public static String of(long offset, String reason) {
@@ -31,6 +30,7 @@ public final class StoppedMark {
     /** What a stored metadata string says of the partition: the mark's text (after the prefix), if it is one. */
     public static Optional<String> read(String metadata) {
         return metadata != null && metadata.startsWith(PREFIX)
-                ? Optional.of(metadata.substring(PREFIX.length())) : Optional.empty();
+                ? Optional.of(metadata.substring(PREFIX.length()))
+                : Optional.empty();
     }
 }

@@ -22,8 +22,7 @@ import java.util.TreeSet;
 /** Builders and independent checks shared by the assignor tests. */
 final class AssignorChecks {
 
-    private AssignorChecks() {
-    }
+    private AssignorChecks() {}
 
     // ---------------------------------------------------------------- building inputs
 
@@ -61,7 +60,8 @@ final class AssignorChecks {
         return AssignmentInput.of(members, counts, Assignment.empty());
     }
 
-    static AssignmentInput input(Map<String, MemberSubscription> members, Map<String, Integer> counts, Assignment current) {
+    static AssignmentInput input(
+            Map<String, MemberSubscription> members, Map<String, Integer> counts, Assignment current) {
         return AssignmentInput.of(members, counts, current);
     }
 
@@ -133,7 +133,8 @@ final class AssignorChecks {
     static int assignablePartitions(AssignmentInput input) {
         int total = 0;
         for (Map.Entry<String, Integer> e : input.partitionCounts().entrySet()) {
-            boolean subscribed = input.members().values().stream().anyMatch(s -> s.topics().contains(e.getKey()));
+            boolean subscribed =
+                    input.members().values().stream().anyMatch(s -> s.topics().contains(e.getKey()));
             if (subscribed) {
                 total += e.getValue();
             }
@@ -149,7 +150,9 @@ final class AssignorChecks {
         }
         for (TopicPartition tp : input.current().partitionsOf(member)) {
             Integer n = input.partitionCounts().get(tp.topic());
-            if (n != null && tp.partition() < n && input.members().get(member).topics().contains(tp.topic())) {
+            if (n != null
+                    && tp.partition() < n
+                    && input.members().get(member).topics().contains(tp.topic())) {
                 valid.add(tp);
             }
         }
@@ -158,7 +161,9 @@ final class AssignorChecks {
 
     static Map<String, Integer> loads(AssignmentInput input, Assignment result) {
         Map<String, Integer> loads = new TreeMap<>();
-        input.members().keySet().forEach(m -> loads.put(m, result.partitionsOf(m).size()));
+        input.members()
+                .keySet()
+                .forEach(m -> loads.put(m, result.partitionsOf(m).size()));
         return loads;
     }
 
@@ -195,15 +200,24 @@ final class AssignorChecks {
     /** The {@link PartitionAssignor} contract. */
     static void assertValid(AssignmentInput input, Assignment result) {
         Map<String, Set<String>> subscribersByTopic = new HashMap<>();
-        input.members().forEach((id, s) -> s.topics().forEach(t -> subscribersByTopic.computeIfAbsent(t, k -> new HashSet<>()).add(id)));
-        assertThat(input.members().keySet()).as("only input members").containsAll(result.byMember().keySet());
+        input.members()
+                .forEach((id, s) -> s.topics()
+                        .forEach(t -> subscribersByTopic
+                                .computeIfAbsent(t, k -> new HashSet<>())
+                                .add(id)));
+        assertThat(input.members().keySet())
+                .as("only input members")
+                .containsAll(result.byMember().keySet());
         Map<TopicPartition, String> owners = new HashMap<>();
         result.byMember().forEach((member, partitions) -> {
             for (TopicPartition tp : partitions) {
                 Integer n = input.partitionCounts().get(tp.topic());
                 assertThat(n).as("%s given %s of an unknown topic", member, tp).isNotNull();
-                assertThat(tp.partition()).as("%s given nonexistent %s", member, tp).isLessThan(n);
-                assertThat(input.members().get(member).topics()).as("%s given %s without subscribing", member, tp)
+                assertThat(tp.partition())
+                        .as("%s given nonexistent %s", member, tp)
+                        .isLessThan(n);
+                assertThat(input.members().get(member).topics())
+                        .as("%s given %s without subscribing", member, tp)
                         .contains(tp.topic());
                 String other = owners.put(tp, member);
                 assertThat(other).as("%s given twice", tp).isNull();
@@ -213,9 +227,13 @@ final class AssignorChecks {
             boolean subscribed = subscribersByTopic.containsKey(topic);
             for (int p = 0; p < n; p++) {
                 if (subscribed) {
-                    assertThat(owners).as("partition %s:%d of a subscribed topic", topic, p).containsKey(tp(topic, p));
+                    assertThat(owners)
+                            .as("partition %s:%d of a subscribed topic", topic, p)
+                            .containsKey(tp(topic, p));
                 } else {
-                    assertThat(owners).as("partition %s:%d of an unsubscribed topic", topic, p).doesNotContainKey(tp(topic, p));
+                    assertThat(owners)
+                            .as("partition %s:%d of an unsubscribed topic", topic, p)
+                            .doesNotContainKey(tp(topic, p));
                 }
             }
         });
@@ -225,10 +243,13 @@ final class AssignorChecks {
     /** Members with the same effective subscription differ by at most one partition. */
     static void assertEqualSubscriptionsBalanced(AssignmentInput input, Assignment result) {
         Map<SortedSet<String>, List<Integer>> byClass = new HashMap<>();
-        input.members().keySet().forEach(m ->
-                byClass.computeIfAbsent(effectiveTopics(input, m), k -> new ArrayList<>()).add(result.partitionsOf(m).size()));
+        input.members()
+                .keySet()
+                .forEach(m -> byClass.computeIfAbsent(effectiveTopics(input, m), k -> new ArrayList<>())
+                        .add(result.partitionsOf(m).size()));
         byClass.forEach((topics, loads) -> assertThat(Collections.max(loads) - Collections.min(loads))
-                .as("spread among members subscribed to %s: %s", topics, loads).isLessThanOrEqualTo(1));
+                .as("spread among members subscribed to %s: %s", topics, loads)
+                .isLessThanOrEqualTo(1));
     }
 
     /** With a common subscription, every member has floor(P/M) or ceil(P/M). */
@@ -237,8 +258,10 @@ final class AssignorChecks {
         int m = input.members().size();
         int floor = p / m;
         int ceil = (p + m - 1) / m;
-        loads(input, result).forEach((member, load) ->
-                assertThat(load).as("load of %s (P=%d, M=%d)", member, p, m).isBetween(floor, ceil));
+        loads(input, result)
+                .forEach((member, load) -> assertThat(load)
+                        .as("load of %s (P=%d, M=%d)", member, p, m)
+                        .isBetween(floor, ceil));
     }
 
     /**
@@ -250,7 +273,11 @@ final class AssignorChecks {
     static void assertOptimallyBalanced(AssignmentInput input, Assignment result) {
         Map<String, Integer> loads = loads(input, result);
         Map<String, List<String>> subscribersByTopic = new HashMap<>();
-        input.members().forEach((id, s) -> s.topics().forEach(t -> subscribersByTopic.computeIfAbsent(t, k -> new ArrayList<>()).add(id)));
+        input.members()
+                .forEach((id, s) -> s.topics()
+                        .forEach(t -> subscribersByTopic
+                                .computeIfAbsent(t, k -> new ArrayList<>())
+                                .add(id)));
         Map<String, Set<String>> ownedTopics = new HashMap<>();
         input.members().keySet().forEach(m -> {
             Set<String> topics = new TreeSet<>();
@@ -271,7 +298,8 @@ final class AssignorChecks {
                     for (String next : subscribersByTopic.get(t)) {
                         if (seen.add(next)) {
                             if (loads.get(next) <= sourceLoad - 2) {
-                                fail("not balanced: %s (%d partitions) can hand partitions on to %s (%d): %s",
+                                fail(
+                                        "not balanced: %s (%d partitions) can hand partitions on to %s (%d): %s",
                                         source, sourceLoad, next, loads.get(next), loads);
                             }
                             queue.add(next);
@@ -299,8 +327,12 @@ final class AssignorChecks {
             SortedSet<TopicPartition> now = result.partitionsOf(member);
             boolean lostSome = !now.containsAll(valid);
             if (lostSome) {
-                assertThat(valid).as("%s lost partitions, so it must have been over its quota", member).hasSizeGreaterThan(now.size());
-                assertThat(valid).as("%s lost partitions, so it must not receive any", member).containsAll(now);
+                assertThat(valid)
+                        .as("%s lost partitions, so it must have been over its quota", member)
+                        .hasSizeGreaterThan(now.size());
+                assertThat(valid)
+                        .as("%s lost partitions, so it must not receive any", member)
+                        .containsAll(now);
             }
             if (valid.size() > floor) {
                 excess += valid.size() - floor;

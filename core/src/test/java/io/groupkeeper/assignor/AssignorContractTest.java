@@ -61,7 +61,8 @@ class AssignorContractTest {
         for (int t = 0; t < topicCount; t++) {
             for (int p = 0; p < 25; p++) {
                 if (random.nextBoolean()) {
-                    current.computeIfAbsent("m" + random.nextInt(20), k -> new TreeSet<>()).add(TopicPartition.of("t" + t, p));
+                    current.computeIfAbsent("m" + random.nextInt(20), k -> new TreeSet<>())
+                            .add(TopicPartition.of("t" + t, p));
                 }
             }
         }
@@ -75,7 +76,9 @@ class AssignorContractTest {
             AssignmentInput input = randomInput(new Random(seed));
             Assignment result = assignor.assign(input);
             assertValid(input, result);
-            assertThat(result.byMember().keySet()).as("every member listed").isEqualTo(input.members().keySet());
+            assertThat(result.byMember().keySet())
+                    .as("every member listed")
+                    .isEqualTo(input.members().keySet());
         }
     }
 
@@ -85,9 +88,15 @@ class AssignorContractTest {
         for (long seed = 0; seed < 200; seed++) {
             AssignmentInput input = randomInput(new Random(seed));
             Assignment first = assignor.assign(input);
-            assertThat(assignor.assign(input)).as("same input twice, seed %d", seed).isEqualTo(first);
-            assertThat(Assignors.byName(assignor.name()).assign(input)).as("another instance").isEqualTo(first);
-            assertThat(assignor.assign(shuffled(input, seed))).as("shuffled input, seed %d", seed).isEqualTo(first);
+            assertThat(assignor.assign(input))
+                    .as("same input twice, seed %d", seed)
+                    .isEqualTo(first);
+            assertThat(Assignors.byName(assignor.name()).assign(input))
+                    .as("another instance")
+                    .isEqualTo(first);
+            assertThat(assignor.assign(shuffled(input, seed)))
+                    .as("shuffled input, seed %d", seed)
+                    .isEqualTo(first);
         }
     }
 
@@ -99,7 +108,9 @@ class AssignorContractTest {
                 AssignmentInput input = input(homogeneous("m", members, "t"), counts("t", partitions));
                 Assignment result = assignor.assign(input);
                 assertValid(input, result);
-                assertThat(spread(input, result)).as("%d partitions over %d members", partitions, members).isLessThanOrEqualTo(1);
+                assertThat(spread(input, result))
+                        .as("%d partitions over %d members", partitions, members)
+                        .isLessThanOrEqualTo(1);
             }
         }
     }
@@ -111,7 +122,8 @@ class AssignorContractTest {
         AssignmentInput none = input(Map.of(), counts("t", 5));
         assertThat(assignor.assign(none).byMember()).isEmpty();
         // No topics; a member subscribed to nothing; a topic nobody wants; a zero-partition topic.
-        AssignmentInput odd = input(members(member("a", "t", "empty", "missing"), member("b")),
+        AssignmentInput odd = input(
+                members(member("a", "t", "empty", "missing"), member("b")),
                 counts("t", 3, "empty", 0, "orphan", 4),
                 assignment("a", tps("orphan:0"), "gone", tps("t:0")));
         Assignment result = assignor.assign(odd);
@@ -127,7 +139,8 @@ class AssignorContractTest {
         for (int i = 0; i < 5; i++) {
             subs.add(member("m" + i, "own" + i, "shared"));
         }
-        AssignmentInput input = input(members(subs.toArray(new MemberSubscription[0])),
+        AssignmentInput input = input(
+                members(subs.toArray(new MemberSubscription[0])),
                 counts("own0", 3, "own1", 1, "own2", 7, "own3", 2, "own4", 4, "shared", 10));
         Assignment result = assignor.assign(input);
         assertValid(input, result);

@@ -36,8 +36,18 @@ class RackAwareStickyAssignorTest {
     void everyPartitionGoesToAMemberInItsRackWhenBalanceAllows() {
         // Members sorted by id alternate racks so that the rack-blind result is not local by accident.
         Map<String, MemberSubscription> members = Map.of(
-                "m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"), "m3", member("m3", "c", "t"),
-                "m4", member("m4", "a", "t"), "m5", member("m5", "b", "t"), "m6", member("m6", "c", "t"));
+                "m1",
+                member("m1", "a", "t"),
+                "m2",
+                member("m2", "b", "t"),
+                "m3",
+                member("m3", "c", "t"),
+                "m4",
+                member("m4", "a", "t"),
+                "m5",
+                member("m5", "b", "t"),
+                "m6",
+                member("m6", "c", "t"));
         PartitionRacks racks = roundRobinRacks("t", 12, "c", "a", "b");
         AssignmentInput input = AssignmentInput.of(members, Map.of("t", 12), Assignment.empty(), racks);
 
@@ -54,8 +64,8 @@ class RackAwareStickyAssignorTest {
     void balanceWinsOverLocality() {
         // All four partitions live in rack a only; the member in b still gets its two.
         Map<String, MemberSubscription> members = Map.of("m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"));
-        AssignmentInput input = AssignmentInput.of(members, Map.of("t", 4), Assignment.empty(),
-                roundRobinRacks("t", 4, "a"));
+        AssignmentInput input =
+                AssignmentInput.of(members, Map.of("t", 4), Assignment.empty(), roundRobinRacks("t", 4, "a"));
 
         Assignment result = sticky.assign(input);
 
@@ -67,7 +77,8 @@ class RackAwareStickyAssignorTest {
     void theCeilingGoesToTheMemberThatCanReadLocally() {
         // Three partitions in rack a, two members: the extra partition goes to the member in a, whoever owned it.
         Map<String, MemberSubscription> members = Map.of("m1", member("m1", "b", "t"), "m2", member("m2", "a", "t"));
-        Assignment current = AssignorChecks.assignment("m1", AssignorChecks.tps("t:0", "t:1"), "m2", AssignorChecks.tps("t:2"));
+        Assignment current =
+                AssignorChecks.assignment("m1", AssignorChecks.tps("t:0", "t:1"), "m2", AssignorChecks.tps("t:2"));
         AssignmentInput input = AssignmentInput.of(members, Map.of("t", 3), current, roundRobinRacks("t", 3, "a"));
 
         Assignment result = sticky.assign(input);
@@ -80,12 +91,13 @@ class RackAwareStickyAssignorTest {
 
     @Test
     void remotePartitionsSwapIntoTheirRacksAndNothingElseMoves() {
-        Map<String, MemberSubscription> members = Map.of("m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"),
-                "m3", member("m3", "c", "t"));
+        Map<String, MemberSubscription> members =
+                Map.of("m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"), "m3", member("m3", "c", "t"));
         // t:0 lives in a, t:1 in b, t:2 in c ... but m1 owns the b one and m2 the a one; m3 is already local.
-        Assignment current = AssignorChecks.assignment("m1", AssignorChecks.tps("t:1"), "m2", AssignorChecks.tps("t:0"), "m3", AssignorChecks.tps("t:2"));
-        AssignmentInput input = AssignmentInput.of(members, Map.of("t", 3), current,
-                roundRobinRacks("t", 3, "a", "b", "c"));
+        Assignment current = AssignorChecks.assignment(
+                "m1", AssignorChecks.tps("t:1"), "m2", AssignorChecks.tps("t:0"), "m3", AssignorChecks.tps("t:2"));
+        AssignmentInput input =
+                AssignmentInput.of(members, Map.of("t", 3), current, roundRobinRacks("t", 3, "a", "b", "c"));
 
         Assignment result = sticky.assign(input);
 
@@ -98,48 +110,59 @@ class RackAwareStickyAssignorTest {
     @Test
     void nothingMovesWhenNoRackCanGain() {
         // Every partition has a replica in every rack: KIP-881's "all partitions on all racks" case.
-        Map<String, MemberSubscription> members = Map.of("m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"),
-                "m3", member("m3", null, "t"));
+        Map<String, MemberSubscription> members =
+                Map.of("m1", member("m1", "a", "t"), "m2", member("m2", "b", "t"), "m3", member("m3", null, "t"));
         Map<TopicPartition, Set<String>> all = new TreeMap<>();
         for (int p = 0; p < 7; p++) {
             all.put(new TopicPartition("t", p), Set.of("a", "b"));
         }
-        Assignment current = AssignorChecks.assignment("m1", AssignorChecks.tps("t:0", "t:1", "t:2", "t:3", "t:4"), "m2", AssignorChecks.tps("t:5", "t:6"));
+        Assignment current = AssignorChecks.assignment(
+                "m1", AssignorChecks.tps("t:0", "t:1", "t:2", "t:3", "t:4"), "m2", AssignorChecks.tps("t:5", "t:6"));
         AssignmentInput input = AssignmentInput.of(members, Map.of("t", 7), current, PartitionRacks.of(all));
 
-        assertThat(sticky.assign(input))
-                .isEqualTo(sticky.assign(AssignmentInput.of(members, Map.of("t", 7), current)));
+        assertThat(sticky.assign(input)).isEqualTo(sticky.assign(AssignmentInput.of(members, Map.of("t", 7), current)));
     }
 
     @Test
     void mixedSubscriptionsStayBalancedAndGainLocality() {
-        Map<String, MemberSubscription> members = Map.of("m1", member("m1", "a", "x", "y"),
-                "m2", member("m2", "b", "y"), "m3", member("m3", "a", "x"), "m4", member("m4", "b", "x", "y"));
+        Map<String, MemberSubscription> members = Map.of(
+                "m1",
+                member("m1", "a", "x", "y"),
+                "m2",
+                member("m2", "b", "y"),
+                "m3",
+                member("m3", "a", "x"),
+                "m4",
+                member("m4", "b", "x", "y"));
         Map<TopicPartition, Set<String>> map = new TreeMap<>();
         for (int p = 0; p < 6; p++) {
             map.put(new TopicPartition("x", p), Set.of(p % 2 == 0 ? "a" : "b"));
             map.put(new TopicPartition("y", p), Set.of(p % 3 == 0 ? "a" : "b"));
         }
-        AssignmentInput input = AssignmentInput.of(members, Map.of("x", 6, "y", 6), Assignment.empty(),
-                PartitionRacks.of(map));
+        AssignmentInput input =
+                AssignmentInput.of(members, Map.of("x", 6, "y", 6), Assignment.empty(), PartitionRacks.of(map));
         Assignment blind = sticky.assign(AssignmentInput.of(members, Map.of("x", 6, "y", 6), Assignment.empty()));
 
         Assignment result = sticky.assign(input);
 
         assertValid(input, result);
         assertOptimallyBalanced(input, result);
-        assertThat(new TreeSet<>(loads(input, result).values())).isEqualTo(new TreeSet<>(loads(input, blind).values()));
+        assertThat(new TreeSet<>(loads(input, result).values()))
+                .isEqualTo(new TreeSet<>(loads(input, blind).values()));
         // 5 partitions live in a (two members, six slots), 7 in b (six slots): 5 + 6.
         assertThat(RackOracle.local(input, result)).isEqualTo(11);
         assertThat(sticky.assign(AssignmentInput.of(members, Map.of("x", 6, "y", 6), result, PartitionRacks.of(map))))
-                .as("stable").isEqualTo(result);
+                .as("stable")
+                .isEqualTo(result);
     }
 
     @Test
     void rackValuesAreChecked() {
-        assertThatThrownBy(() -> member("m1", " ", "t")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> member("m1", " ", "t"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("blank");
-        assertThatThrownBy(() -> member("m1", "a\u0001", "t")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> member("m1", "a\u0001", "t"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("control character");
         assertThatThrownBy(() -> PartitionRacks.of(Map.of(new TopicPartition("t", 0), Set.of(""))))
                 .isInstanceOf(IllegalArgumentException.class);

@@ -32,22 +32,29 @@ class RackAwareStickyProperties {
     private final StickyAssignor sticky = new StickyAssignor();
 
     /** One random group, built from a seed so that jqwik's parameters stay few and shrinkable. */
-    private record Case(AssignmentInput input, AssignmentInput blind) {
-    }
+    private record Case(AssignmentInput input, AssignmentInput blind) {}
 
-    private static Case build(long seed, int memberCount, int racks, int partitionsX, int partitionsY, boolean common,
-                              boolean withPrevious) {
+    private static Case build(
+            long seed,
+            int memberCount,
+            int racks,
+            int partitionsX,
+            int partitionsY,
+            boolean common,
+            boolean withPrevious) {
         Random random = new Random(seed);
         Map<String, MemberSubscription> members = new TreeMap<>();
         for (int i = 0; i < memberCount; i++) {
             String id = String.format("m%02d", i);
-            Set<String> topics = common ? Set.of("x", "y")
+            Set<String> topics = common
+                    ? Set.of("x", "y")
                     : switch (random.nextInt(3)) {
                         case 0 -> Set.of("x");
                         case 1 -> Set.of("y");
                         default -> Set.of("x", "y");
                     };
-            Optional<String> rack = random.nextInt(8) == 0 ? Optional.empty() : Optional.of(RACKS[random.nextInt(racks)]);
+            Optional<String> rack =
+                    random.nextInt(8) == 0 ? Optional.empty() : Optional.of(RACKS[random.nextInt(racks)]);
             members.put(id, new MemberSubscription(id, new TreeSet<>(topics), Optional.empty(), rack));
         }
         Map<String, Integer> counts = Map.of("x", partitionsX, "y", partitionsY);
@@ -60,7 +67,8 @@ class RackAwareStickyProperties {
                 Set<String> set = new TreeSet<>();
                 int replicas = 1 + random.nextInt(3);
                 for (int r = 0; r < replicas; r++) {
-                    set.add(RACKS[random.nextInt(Math.min(RACKS.length, racks + 1))]); // sometimes a rack without members
+                    set.add(RACKS[
+                            random.nextInt(Math.min(RACKS.length, racks + 1))]); // sometimes a rack without members
                 }
                 replicaRacks.put(new TopicPartition(topic, p), set);
             }
@@ -77,35 +85,42 @@ class RackAwareStickyProperties {
             before.put("gone", MemberSubscription.of("gone", "x", "y"));
             current = new StickyAssignor().assign(AssignmentInput.of(before, counts, Assignment.empty()));
         }
-        return new Case(AssignmentInput.of(members, counts, current, PartitionRacks.of(replicaRacks)),
+        return new Case(
+                AssignmentInput.of(members, counts, current, PartitionRacks.of(replicaRacks)),
                 AssignmentInput.of(members, counts, current));
     }
 
     @Property(tries = 400)
-    void balancedLocalAsBalanceAllowsAndStable(@ForAll long seed, @ForAll @IntRange(min = 1, max = 8) int members,
-                                                @ForAll @IntRange(min = 1, max = 4) int racks,
-                                                @ForAll @IntRange(min = 0, max = 14) int partitionsX,
-                                                @ForAll @IntRange(min = 0, max = 10) int partitionsY,
-                                                @ForAll boolean withPrevious) {
+    void balancedLocalAsBalanceAllowsAndStable(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 8) int members,
+            @ForAll @IntRange(min = 1, max = 4) int racks,
+            @ForAll @IntRange(min = 0, max = 14) int partitionsX,
+            @ForAll @IntRange(min = 0, max = 10) int partitionsY,
+            @ForAll boolean withPrevious) {
         Case c = build(seed, members, racks, partitionsX, partitionsY, true, withPrevious);
         Assignment result = sticky.assign(c.input());
         Assignment blind = sticky.assign(c.blind());
 
         assertValid(c.input(), result);
         assertOptimallyBalanced(c.input(), result);
-        assertThat(sorted(loads(c.input(), result))).as("same loads as rack-blind").isEqualTo(sorted(loads(c.blind(), blind)));
-        assertThat(RackOracle.local(c.input(), result)).as("same-rack count is the max-flow optimum: %s", c.input())
+        assertThat(sorted(loads(c.input(), result)))
+                .as("same loads as rack-blind")
+                .isEqualTo(sorted(loads(c.blind(), blind)));
+        assertThat(RackOracle.local(c.input(), result))
+                .as("same-rack count is the max-flow optimum: %s", c.input())
                 .isEqualTo(RackOracle.maxLocalCommonSubscription(c.input()));
         checkStickyAndStable(c, result, blind);
     }
 
     @Property(tries = 400)
-    void mixedSubscriptionsBalancedNoLessLocalAndStable(@ForAll long seed,
-                                                        @ForAll @IntRange(min = 1, max = 8) int members,
-                                                        @ForAll @IntRange(min = 1, max = 4) int racks,
-                                                        @ForAll @IntRange(min = 0, max = 14) int partitionsX,
-                                                        @ForAll @IntRange(min = 0, max = 10) int partitionsY,
-                                                        @ForAll boolean withPrevious) {
+    void mixedSubscriptionsBalancedNoLessLocalAndStable(
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 8) int members,
+            @ForAll @IntRange(min = 1, max = 4) int racks,
+            @ForAll @IntRange(min = 0, max = 14) int partitionsX,
+            @ForAll @IntRange(min = 0, max = 10) int partitionsY,
+            @ForAll boolean withPrevious) {
         Case c = build(seed, members, racks, partitionsX, partitionsY, false, withPrevious);
         Assignment result = sticky.assign(c.input());
         Assignment blind = sticky.assign(c.blind());
@@ -123,12 +138,18 @@ class RackAwareStickyProperties {
         Statistics.label("racks gained").collect(local > blindLocal);
         Statistics.label("racks gained").coverage(cov -> cov.check(true).percentage(p -> p > 10));
         if (local == blindLocal) {
-            assertThat(result).as("racks move nothing when they cannot gain: %s", c.input()).isEqualTo(blind);
+            assertThat(result)
+                    .as("racks move nothing when they cannot gain: %s", c.input())
+                    .isEqualTo(blind);
         }
         // Every extra move buys locality: a cycle passes at most one partition per member and gains at least one.
         assertThat(moves(c.input(), result))
-                .isLessThanOrEqualTo(moves(c.blind(), blind) + c.input().members().size() * (local - blindLocal));
-        AssignmentInput again = new AssignmentInput(c.input().members(), c.input().partitionCounts(), result,
+                .isLessThanOrEqualTo(
+                        moves(c.blind(), blind) + c.input().members().size() * (local - blindLocal));
+        AssignmentInput again = new AssignmentInput(
+                c.input().members(),
+                c.input().partitionCounts(),
+                result,
                 c.input().partitionRacks());
         assertThat(sticky.assign(again)).as("stable").isEqualTo(result);
     }

@@ -13,8 +13,7 @@ import java.util.Map;
  */
 final class RackOracle {
 
-    private RackOracle() {
-    }
+    private RackOracle() {}
 
     /** The same-rack count of {@code result}. */
     static int local(AssignmentInput input, Assignment result) {

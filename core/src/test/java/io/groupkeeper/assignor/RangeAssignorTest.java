@@ -28,31 +28,35 @@ class RangeAssignorTest {
     @Test
     void kafkaDocumentationExample() {
         // Kafka RangeAssignor javadoc: C0, C1 on t0, t1 with 3 partitions each.
-        AssignmentInput input = input(members(member("C0", "t0", "t1"), member("C1", "t0", "t1")), counts("t0", 3, "t1", 3));
-        assertThat(assignor.assign(input)).isEqualTo(assignment(
-                "C0", tps("t0:0", "t0:1", "t1:0", "t1:1"),
-                "C1", tps("t0:2", "t1:2")));
+        AssignmentInput input =
+                input(members(member("C0", "t0", "t1"), member("C1", "t0", "t1")), counts("t0", 3, "t1", 3));
+        assertThat(assignor.assign(input))
+                .isEqualTo(assignment(
+                        "C0", tps("t0:0", "t0:1", "t1:0", "t1:1"),
+                        "C1", tps("t0:2", "t1:2")));
     }
 
     @Test
     void contiguousRangesInMemberIdOrderExtrasFirst() {
         // 10 partitions over 3 members: 4, 3, 3. Members given out of order; ids sort b < c < d.
         AssignmentInput input = input(members(member("d", "t"), member("b", "t"), member("c", "t")), counts("t", 10));
-        assertThat(assignor.assign(input)).isEqualTo(assignment(
-                "b", tps("t:0", "t:1", "t:2", "t:3"),
-                "c", tps("t:4", "t:5", "t:6"),
-                "d", tps("t:7", "t:8", "t:9")));
+        assertThat(assignor.assign(input))
+                .isEqualTo(assignment(
+                        "b", tps("t:0", "t:1", "t:2", "t:3"),
+                        "c", tps("t:4", "t:5", "t:6"),
+                        "d", tps("t:7", "t:8", "t:9")));
     }
 
     @Test
     void perTopicOnlySubscribersCount() {
         // t1 is split between a and c only; b does not subscribe to it.
-        AssignmentInput input = input(members(member("a", "t0", "t1"), member("b", "t0"), member("c", "t0", "t1")),
-                counts("t0", 3, "t1", 5));
-        assertThat(assignor.assign(input)).isEqualTo(assignment(
-                "a", tps("t0:0", "t1:0", "t1:1", "t1:2"),
-                "b", tps("t0:1"),
-                "c", tps("t0:2", "t1:3", "t1:4")));
+        AssignmentInput input = input(
+                members(member("a", "t0", "t1"), member("b", "t0"), member("c", "t0", "t1")), counts("t0", 3, "t1", 5));
+        assertThat(assignor.assign(input))
+                .isEqualTo(assignment(
+                        "a", tps("t0:0", "t1:0", "t1:1", "t1:2"),
+                        "b", tps("t0:1"),
+                        "c", tps("t0:2", "t1:3", "t1:4")));
     }
 
     @Test
@@ -79,7 +83,8 @@ class RangeAssignorTest {
                 if (subscribers.isEmpty()) {
                     return;
                 }
-                // Walking subscribers in id order must walk the partitions 0..n-1 in order, sizes non-increasing by <= 1.
+                // Walking subscribers in id order must walk the partitions 0..n-1 in order, sizes non-increasing by <=
+                // 1.
                 int next = 0;
                 int previousSize = Integer.MAX_VALUE;
                 for (String id : subscribers) {
@@ -90,9 +95,12 @@ class RangeAssignorTest {
                         }
                     }
                     for (int p : mine) {
-                        assertThat(p).as("contiguous range of %s in %s", id, topic).isEqualTo(next++);
+                        assertThat(p)
+                                .as("contiguous range of %s in %s", id, topic)
+                                .isEqualTo(next++);
                     }
-                    assertThat(mine.size()).isBetween(n / subscribers.size(), (n + subscribers.size() - 1) / subscribers.size());
+                    assertThat(mine.size())
+                            .isBetween(n / subscribers.size(), (n + subscribers.size() - 1) / subscribers.size());
                     assertThat(mine.size()).isLessThanOrEqualTo(previousSize);
                     previousSize = mine.size();
                 }

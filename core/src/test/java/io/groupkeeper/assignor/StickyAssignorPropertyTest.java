@@ -56,8 +56,11 @@ class StickyAssignorPropertyTest {
                     assertMinimalMovesHomogeneous(input, result);
                 }
                 assertThat(assignor.assign(AssignmentInput.of(input.members(), input.partitionCounts(), result)))
-                        .as("stable, " + where).isEqualTo(result);
-                assertThat(assignor.assign(shuffled(input, seed + step))).as("order-independent, " + where).isEqualTo(result);
+                        .as("stable, " + where)
+                        .isEqualTo(result);
+                assertThat(assignor.assign(shuffled(input, seed + step)))
+                        .as("order-independent, " + where)
+                        .isEqualTo(result);
                 totalMoves += AssignorChecks.moves(input, result);
                 current = result;
             }
@@ -124,7 +127,8 @@ class StickyAssignorPropertyTest {
                         }
                     }
                     case 4, 5 -> counts.merge(topic, 1 + random.nextInt(6), Integer::sum); // appear or grow
-                    case 6 -> counts.computeIfPresent(topic, (t, n) -> Math.max(0, n - 1 - random.nextInt(4))); // shrink
+                    case 6 ->
+                        counts.computeIfPresent(topic, (t, n) -> Math.max(0, n - 1 - random.nextInt(4))); // shrink
                     case 7 -> counts.remove(topic); // deleted
                     case 8 -> {
                         if (common) {
@@ -135,7 +139,7 @@ class StickyAssignorPropertyTest {
                             subscriptions.put(ids.get(random.nextInt(ids.size())), randomTopics());
                         }
                     }
-                    default -> { } // nothing changes: the assignment must stay put
+                    default -> {} // nothing changes: the assignment must stay put
                 }
             }
         }

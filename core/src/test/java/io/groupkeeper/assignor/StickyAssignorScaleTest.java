@@ -100,8 +100,12 @@ class StickyAssignorScaleTest {
             members.put(id, MemberSubscription.of(id, subs));
         }
         AssignmentInput fresh = AssignmentInput.of(members, counts, Assignment.empty());
-        Assignment first = timed("fresh 1000 x " + fresh.partitionCounts().values().stream().mapToInt(i -> i).sum()
-                + ", 1-6 random topics of 40 each", fresh);
+        Assignment first = timed(
+                "fresh 1000 x "
+                        + fresh.partitionCounts().values().stream()
+                                .mapToInt(i -> i)
+                                .sum() + ", 1-6 random topics of 40 each",
+                fresh);
         assertValid(fresh, first);
         assertEqualSubscriptionsBalanced(fresh, first);
         assertOptimallyBalanced(fresh, first);
@@ -135,8 +139,9 @@ class StickyAssignorScaleTest {
         Assignment again = run.get();
         long warmMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(again).isEqualTo(result);
-        System.out.printf("sticky %s: %d ms cold, %d ms warm; %d partitions, %d moved%n", what, firstMillis, warmMillis,
-                result.partitionCount(), AssignorChecks.moves(input, result));
+        System.out.printf(
+                "sticky %s: %d ms cold, %d ms warm; %d partitions, %d moved%n",
+                what, firstMillis, warmMillis, result.partitionCount(), AssignorChecks.moves(input, result));
         return result;
     }
 }

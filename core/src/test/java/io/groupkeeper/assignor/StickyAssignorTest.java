@@ -34,7 +34,8 @@ class StickyAssignorTest {
         assertEqualSubscriptionsBalanced(input, result);
         assertOptimallyBalanced(input, result);
         assertThat(assignor.assign(AssignmentInput.of(input.members(), input.partitionCounts(), result)))
-                .as("stable: the result as current assignment moves nothing").isEqualTo(result);
+                .as("stable: the result as current assignment moves nothing")
+                .isEqualTo(result);
         return result;
     }
 
@@ -47,10 +48,11 @@ class StickyAssignorTest {
     void freshAssignmentIsBalancedAndLeastLoadedFirst() {
         AssignmentInput input = input(homogeneous("m", 3, "t"), counts("t", 7));
         // Each partition in order to the least-loaded member, ties by id.
-        assertThat(assign(input)).isEqualTo(assignment(
-                "m000", tps("t:0", "t:3", "t:6"),
-                "m001", tps("t:1", "t:4"),
-                "m002", tps("t:2", "t:5")));
+        assertThat(assign(input))
+                .isEqualTo(assignment(
+                        "m000", tps("t:0", "t:3", "t:6"),
+                        "m001", tps("t:1", "t:4"),
+                        "m002", tps("t:2", "t:5")));
     }
 
     @Test
@@ -70,7 +72,8 @@ class StickyAssignorTest {
             assertThat(after.partitionsOf(old)).hasSize(3);
             assertThat(before.partitionsOf(old)).containsAll(after.partitionsOf(old));
             // Each gives up its highest-ordered partition.
-            assertThat(after.partitionsOf("m003")).contains(before.partitionsOf(old).last());
+            assertThat(after.partitionsOf("m003"))
+                    .contains(before.partitionsOf(old).last());
         }
         assertMinimalMovesHomogeneous(input, after);
     }
@@ -108,7 +111,8 @@ class StickyAssignorTest {
             AssignmentInput grown = input(members, counts("t", t, "u", 2), before);
             Assignment after = assign(grown);
             assertThat(before.movesTo(after)).as("t grew to %d", t).isZero();
-            before.byMember().forEach((m, tps) -> assertThat(after.partitionsOf(m)).containsAll(tps));
+            before.byMember()
+                    .forEach((m, tps) -> assertThat(after.partitionsOf(m)).containsAll(tps));
             assertFloorCeil(grown, after);
         }
     }
@@ -117,8 +121,8 @@ class StickyAssignorTest {
     void partitionCountDecreaseDropsVanishedPartitionsAndRebalancesMinimally() {
         Map<String, MemberSubscription> members = homogeneous("m", 3, "t");
         // m000 held the highest partitions, which vanish.
-        Assignment before = assignment("m000", tps("t:6", "t:7", "t:8"), "m001", tps("t:0", "t:1", "t:2"),
-                "m002", tps("t:3", "t:4", "t:5"));
+        Assignment before = assignment(
+                "m000", tps("t:6", "t:7", "t:8"), "m001", tps("t:0", "t:1", "t:2"), "m002", tps("t:3", "t:4", "t:5"));
         AssignmentInput input = input(members, counts("t", 6), before);
         Assignment after = assign(input);
         assertThat(after.partitionsOf("m000")).hasSize(2);
@@ -132,15 +136,22 @@ class StickyAssignorTest {
         // a and b own all of x, c and d all of y; y disappears (from the counts and the subscriptions).
         Map<String, MemberSubscription> members = homogeneous("m", 4, "x", "y");
         Assignment before = assignment(
-                "m000", tps("x:0", "x:1", "x:2"), "m001", tps("x:3", "x:4", "x:5"),
-                "m002", tps("y:0", "y:1", "y:2"), "m003", tps("y:3", "y:4", "y:5"));
+                "m000",
+                tps("x:0", "x:1", "x:2"),
+                "m001",
+                tps("x:3", "x:4", "x:5"),
+                "m002",
+                tps("y:0", "y:1", "y:2"),
+                "m003",
+                tps("y:3", "y:4", "y:5"));
         assertThat(assign(input(members, counts("x", 6, "y", 6), before))).isEqualTo(before);
 
         Map<String, MemberSubscription> onlyX = homogeneous("m", 4, "x");
         AssignmentInput input = input(onlyX, counts("x", 6), before);
         Assignment after = assign(input);
         assertFloorCeil(input, after);
-        assertThat(after.byMember().values()).allSatisfy(tps -> assertThat(tps).allMatch(tp -> tp.topic().equals("x")));
+        assertThat(after.byMember().values())
+                .allSatisfy(tps -> assertThat(tps).allMatch(tp -> tp.topic().equals("x")));
         assertThat(moves(input, after)).isEqualTo(2); // each of m000, m001 gives up one
         assertThat(after.partitionsOf("m000")).isEqualTo(tps("x:0", "x:1"));
         assertThat(after.partitionsOf("m001")).isEqualTo(tps("x:3", "x:4"));
@@ -166,13 +177,18 @@ class StickyAssignorTest {
     @Test
     void heterogeneousSubscriptionsBalanceAsWellAsPossible() {
         // c can only take y (2 partitions); a and b share x.
-        AssignmentInput input = input(members(member("a", "x"), member("b", "x", "y"), member("c", "y")), counts("x", 6, "y", 2));
+        AssignmentInput input =
+                input(members(member("a", "x"), member("b", "x", "y"), member("c", "y")), counts("x", 6, "y", 2));
         Assignment result = assign(input);
         assertThat(result.partitionsOf("c")).isEqualTo(tps("y:0", "y:1"));
-        assertThat(loads(input, result)).containsEntry("a", 3).containsEntry("b", 3).containsEntry("c", 2);
+        assertThat(loads(input, result))
+                .containsEntry("a", 3)
+                .containsEntry("b", 3)
+                .containsEntry("c", 2);
 
         // A member alone on a big topic cannot be relieved: it keeps it all, the others share the rest evenly.
-        AssignmentInput lonely = input(members(member("a", "big", "small"), member("b", "small"), member("c", "small")),
+        AssignmentInput lonely = input(
+                members(member("a", "big", "small"), member("b", "small"), member("c", "small")),
                 counts("big", 10, "small", 6));
         Assignment r2 = assign(lonely);
         assertThat(r2.partitionsOf("a")).hasSize(10).allMatch(tp -> tp.topic().equals("big"));
@@ -183,7 +199,9 @@ class StickyAssignorTest {
     @Test
     void heterogeneousRebalanceHandsPartitionsAlongAChain() {
         // a {x}, b {x, y}, c {y}. c joins: it can only take y, which b owns; b takes x from a in exchange.
-        AssignmentInput input = input(members(member("a", "x"), member("b", "x", "y"), member("c", "y")), counts("x", 3, "y", 1),
+        AssignmentInput input = input(
+                members(member("a", "x"), member("b", "x", "y"), member("c", "y")),
+                counts("x", 3, "y", 1),
                 assignment("a", tps("x:0", "x:1", "x:2"), "b", tps("y:0")));
         Assignment result = assign(input);
         assertThat(result).isEqualTo(assignment("a", tps("x:0", "x:1"), "b", tps("x:2"), "c", tps("y:0")));
@@ -194,8 +212,8 @@ class StickyAssignorTest {
     void heterogeneousBalanceCanRequireASwap() {
         // Why "at or under quota keeps everything" is only promised for a common subscription: a {x, y} owns y:0;
         // b {y} joins and x gets its first partition. The only balanced answer gives y:0 to b and x:0 to a.
-        AssignmentInput input = input(members(member("a", "x", "y"), member("b", "y")), counts("x", 1, "y", 1),
-                assignment("a", tps("y:0")));
+        AssignmentInput input = input(
+                members(member("a", "x", "y"), member("b", "y")), counts("x", 1, "y", 1), assignment("a", tps("y:0")));
         assertThat(assign(input)).isEqualTo(assignment("a", tps("x:0"), "b", tps("y:0")));
     }
 
@@ -209,8 +227,12 @@ class StickyAssignorTest {
         Assignment after = assign(input);
         // 20 partitions over 6 members: y-only members can take y, balance allows 4,4,3,3 / 3,3.
         assertThat(loads(input, after).values()).allMatch(l -> l == 3 || l == 4);
-        assertThat(after.partitionsOf("n000")).hasSize(3).allMatch(tp -> tp.topic().equals("y"));
-        assertThat(after.partitionsOf("n001")).hasSize(3).allMatch(tp -> tp.topic().equals("y"));
+        assertThat(after.partitionsOf("n000"))
+                .hasSize(3)
+                .allMatch(tp -> tp.topic().equals("y"));
+        assertThat(after.partitionsOf("n001"))
+                .hasSize(3)
+                .allMatch(tp -> tp.topic().equals("y"));
         // The old members only gave partitions up (no reshuffling among them).
         for (String old : new TreeSet<>(homogeneous("m", 4, "x", "y").keySet())) {
             assertThat(before.partitionsOf(old)).containsAll(after.partitionsOf(old));
@@ -234,22 +256,45 @@ class StickyAssignorTest {
         AssignmentInput freeFirst = input(
                 members(member("m0", "x", "z"), member("m1", "x"), member("m2", "y", "z"), member("m3", "y")),
                 counts("x", 4, "y", 3, "z", 1),
-                assignment("m0", tps("x:3"), "m1", tps("x:0", "x:2"), "m2", tps("y:2"), "m3", tps("x:1"), "m4", tps("z:0")));
+                assignment(
+                        "m0",
+                        tps("x:3"),
+                        "m1",
+                        tps("x:0", "x:2"),
+                        "m2",
+                        tps("y:2"),
+                        "m3",
+                        tps("x:1"),
+                        "m4",
+                        tps("z:0")));
         AssignmentInput freeFirstToo = input(
                 members(member("m0", "y", "z"), member("m1", "x"), member("m2", "x", "z")),
                 counts("x", 5, "y", 4, "z", 5),
-                assignment("m0", tps("y:1", "z:4"), "m1", tps("y:2"), "m2", tps("x:1"),
-                        "m3", tps("x:0", "x:4", "y:0", "z:1", "z:2", "z:3")));
+                assignment(
+                        "m0",
+                        tps("y:1", "z:4"),
+                        "m1",
+                        tps("y:2"),
+                        "m2",
+                        tps("x:1"),
+                        "m3",
+                        tps("x:0", "x:4", "y:0", "z:1", "z:2", "z:3")));
         AssignmentInput freeGiverInClass = input(
-                members(member("m0", "y", "z"), member("m1", "x", "y", "z"), member("m2", "x", "y", "z"), member("m3", "x")),
+                members(
+                        member("m0", "y", "z"),
+                        member("m1", "x", "y", "z"),
+                        member("m2", "x", "y", "z"),
+                        member("m3", "x")),
                 counts("x", 5, "y", 2, "z", 5),
-                assignment("m1", tps("x:3", "x:4"), "m2", tps("z:0"), "m3", tps("z:1"), "m4", tps("x:0", "z:3", "z:4")));
+                assignment(
+                        "m1", tps("x:3", "x:4"), "m2", tps("z:0"), "m3", tps("z:1"), "m4", tps("x:0", "z:3", "z:4")));
         AssignmentInput scarceTopicsFirst = input(
                 members(member("m0", "x", "y", "z"), member("m1", "y"), member("m2", "x", "y", "z")),
                 counts("x", 4, "y", 5, "z", 3),
                 assignment("m0", tps("y:4"), "m1", tps("z:1", "z:2"), "m3", tps("x:2", "z:0")));
-        for (AssignmentInput input : new AssignmentInput[] {
-                leastLoadedMatters, freeFirst, freeFirstToo, freeGiverInClass, scarceTopicsFirst}) {
+        for (AssignmentInput input :
+                new AssignmentInput[] {leastLoadedMatters, freeFirst, freeFirstToo, freeGiverInClass, scarceTopicsFirst
+                }) {
             Assignment result = assign(input);
             assertThat(moves(input, result)).as("moves for %s", input).isZero();
         }
@@ -271,7 +316,9 @@ class StickyAssignorTest {
 
     @Test
     void departedOwnersAndUnsubscribedPartitionsAreReassigned() {
-        AssignmentInput input = input(members(member("a", "t"), member("b", "t")), counts("t", 4),
+        AssignmentInput input = input(
+                members(member("a", "t"), member("b", "t")),
+                counts("t", 4),
                 assignment("a", tps("t:0"), "gone", tps("t:1", "t:2"), "b", tps("t:3")));
         Assignment result = assign(input);
         assertThat(result.partitionsOf("a")).contains(tp("t", 0)).hasSize(2);

@@ -106,10 +106,10 @@ class ConnectionTrackerTest {
 
     @Test
     void theDeclaredTransitionsAreTheOnlyOnes() {
-        assertThat(ConnectionPhase.CONNECTED.next()).containsExactlyInAnyOrder(ConnectionPhase.SUSPENDED,
-                ConnectionPhase.LOST);
-        assertThat(ConnectionPhase.SUSPENDED.next()).containsExactlyInAnyOrder(ConnectionPhase.LOST,
-                ConnectionPhase.CONNECTED);
+        assertThat(ConnectionPhase.CONNECTED.next())
+                .containsExactlyInAnyOrder(ConnectionPhase.SUSPENDED, ConnectionPhase.LOST);
+        assertThat(ConnectionPhase.SUSPENDED.next())
+                .containsExactlyInAnyOrder(ConnectionPhase.LOST, ConnectionPhase.CONNECTED);
         assertThat(ConnectionPhase.LOST.next()).containsExactly(ConnectionPhase.CONNECTED);
     }
 

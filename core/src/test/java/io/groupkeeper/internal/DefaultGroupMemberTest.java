@@ -42,11 +42,21 @@ class DefaultGroupMemberTest {
     private boolean sessionEnding;
 
     private DefaultGroupMember member(String id, Duration registrationTimeout) {
-        MemberConfig config = new MemberConfig("g", id, Optional.of(id), "host", Set.of("t"),
-                Assignors.defaultAssignor(), listener, (topics, onChange) -> Map.of("t", 3), Duration.ZERO,
-                Duration.ofSeconds(30), GroupMetrics.NOOP, registrationTimeout);
-        return new DefaultGroupMember(config, session, scheduler.clock(), scheduler, scheduler, closed::add,
-                () -> sessionEnding, liveIds);
+        MemberConfig config = new MemberConfig(
+                "g",
+                id,
+                Optional.of(id),
+                "host",
+                Set.of("t"),
+                Assignors.defaultAssignor(),
+                listener,
+                (topics, onChange) -> Map.of("t", 3),
+                Duration.ZERO,
+                Duration.ofSeconds(30),
+                GroupMetrics.NOOP,
+                registrationTimeout);
+        return new DefaultGroupMember(
+                config, session, scheduler.clock(), scheduler, scheduler, closed::add, () -> sessionEnding, liveIds);
     }
 
     /** A member "m" started and owning {@code tps}, user code told. */
@@ -74,7 +84,8 @@ class DefaultGroupMemberTest {
 
     @Test
     void aMembersLifeIsLoggedFromStartToCloseWithItsGroupAndIdInTheMdc() {
-        List<Logger> loggers = List.of((Logger) LoggerFactory.getLogger(MemberLifecycle.class),
+        List<Logger> loggers = List.of(
+                (Logger) LoggerFactory.getLogger(MemberLifecycle.class),
                 (Logger) LoggerFactory.getLogger(PartitionTable.class),
                 (Logger) LoggerFactory.getLogger(DefaultGroupMember.class));
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
@@ -96,17 +107,28 @@ class DefaultGroupMemberTest {
                 loggers.get(i).setLevel(levels.get(i));
             }
         }
-        List<String> lines = appender.list.stream().map(e -> e.getLevel() + " [" + e.getMDCPropertyMap().get("group")
-                + "/" + e.getMDCPropertyMap().get("member") + "] " + e.getLoggerName().replaceAll(".*\\.", "")
-                + " - " + e.getFormattedMessage()).toList();
+        List<String> lines = appender.list.stream()
+                .map(e -> e.getLevel() + " [" + e.getMDCPropertyMap().get("group")
+                        + "/" + e.getMDCPropertyMap().get("member") + "] "
+                        + e.getLoggerName().replaceAll(".*\\.", "")
+                        + " - " + e.getFormattedMessage())
+                .toList();
         lines.forEach(System.out::println); // the excerpt, in the test's output file
-        assertThat(appender.list).allSatisfy(e -> assertThat(e.getMDCPropertyMap())
-                .containsEntry("group", "g").containsEntry("member", "m"));
+        assertThat(appender.list)
+                .allSatisfy(e -> assertThat(e.getMDCPropertyMap())
+                        .containsEntry("group", "g")
+                        .containsEntry("member", "m"));
         assertThat(lines.stream().filter(l -> l.contains("MemberLifecycle")).map(l -> l.replaceAll(".* - ", "")))
-                .containsExactly("member LATENT -> JOINING", "member JOINING -> REGISTERING",
-                        "member REGISTERING -> JOINED", "member JOINED -> LEAVING", "member LEAVING -> CLOSED");
+                .containsExactly(
+                        "member LATENT -> JOINING",
+                        "member JOINING -> REGISTERING",
+                        "member REGISTERING -> JOINED",
+                        "member JOINED -> LEAVING",
+                        "member LEAVING -> CLOSED");
         assertThat(lines.stream().filter(l -> l.contains("PartitionTable")).map(l -> l.replaceAll(".* - ", "")))
-                .contains("partition t:0 (none) -> WAITING", "partition t:0 OWNED -> REVOKING",
+                .contains(
+                        "partition t:0 (none) -> WAITING",
+                        "partition t:0 OWNED -> REVOKING",
                         "partition t:1 OWNED -> REVOKING")
                 .anyMatch(l -> l.startsWith("partition t:0 WAITING -> OWNED"))
                 .anyMatch(l -> l.startsWith("partition t:0 REVOKING -> (none)"));
@@ -115,11 +137,13 @@ class DefaultGroupMemberTest {
     @Test
     void aSecondStartIsRefusedAndSaysWhy() {
         DefaultGroupMember m = started(T0);
-        assertThatThrownBy(m::startAsync).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(m::startAsync)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("member g/m already started");
         m.closeAsync();
         scheduler.runReady();
-        assertThatThrownBy(m::startAsync).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(m::startAsync)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("member g/m already closed");
     }
 
@@ -144,7 +168,9 @@ class DefaultGroupMemberTest {
     @Test
     void aMemberStartsOnce() {
         DefaultGroupMember m = started(T0);
-        assertThatThrownBy(m::startAsync).isInstanceOf(IllegalStateException.class).hasMessageContaining("g/m");
+        assertThatThrownBy(m::startAsync)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("g/m");
     }
 
     @Test
@@ -157,7 +183,9 @@ class DefaultGroupMemberTest {
         assertThat(start).isCompletedExceptionally();
         assertThat(closed).containsExactly(m);
         assertThat(session.listeners).isEmpty();
-        assertThat(liveIds.take("g", "m", new Object())).as("the id is free again").isTrue();
+        assertThat(liveIds.take("g", "m", new Object()))
+                .as("the id is free again")
+                .isTrue();
     }
 
     @Test
@@ -168,9 +196,13 @@ class DefaultGroupMemberTest {
         scheduler.runReady();
 
         assertThat(start).isCompletedExceptionally();
-        assertThatThrownBy(start::join).hasCauseInstanceOf(MemberIdInUseException.class)
-                .hasMessageContaining("'m'").hasMessageContaining("'g'");
-        assertThat(store.callsOf("registerMember")).as("never reached the store").isEmpty();
+        assertThatThrownBy(start::join)
+                .hasCauseInstanceOf(MemberIdInUseException.class)
+                .hasMessageContaining("'m'")
+                .hasMessageContaining("'g'");
+        assertThat(store.callsOf("registerMember"))
+                .as("never reached the store")
+                .isEmpty();
     }
 
     @Test
@@ -199,7 +231,9 @@ class DefaultGroupMemberTest {
         CompletableFuture<Void> start = next.startAsync(); // its first attempt runs before the leave below
         CompletableFuture<Void> left = first.closeAsync();
         scheduler.runReady();
-        assertThat(left).as("the predecessor's leave ran while the new member waited").isCompleted();
+        assertThat(left)
+                .as("the predecessor's leave ran while the new member waited")
+                .isCompleted();
         assertThat(start).isNotDone();
 
         scheduler.advance(1_000); // the retries come from the scheduler, on its clock
@@ -255,12 +289,14 @@ class DefaultGroupMemberTest {
         assertThat(store.registered).as("no ghost member node").isEmpty();
         assertThat(closed).containsExactly(m);
         assertThat(session.listeners).isEmpty();
-        assertThat(liveIds.take("g", "m", new Object())).as("the id is free again").isTrue();
+        assertThat(liveIds.take("g", "m", new Object()))
+                .as("the id is free again")
+                .isTrue();
     }
 
     @Test
     void aStartWhoseRegistrationReplyIsLostRemovesTheNodeAtOnceIfStillConnected() {
-        store.loseNextRegistrationReply = () -> { };
+        store.loseNextRegistrationReply = () -> {};
         DefaultGroupMember m = member("m", Duration.ofSeconds(1));
         CompletableFuture<Void> start = m.startAsync();
         scheduler.runReady();
@@ -308,8 +344,8 @@ class DefaultGroupMemberTest {
         assertThat(store.callsOf("claim")).containsExactly("claim t:0", "claim t:1");
         assertThat(store.callsOf("registerMember")).as("still registered").isEmpty();
         assertThat(m.assignment()).containsExactly(T0, T1);
-        assertThat(listener.events).containsExactly("lost [t:0, t:1]", "assigned {t:0=OptionalLong.empty, "
-                + "t:1=OptionalLong.empty}");
+        assertThat(listener.events)
+                .containsExactly("lost [t:0, t:1]", "assigned {t:0=OptionalLong.empty, " + "t:1=OptionalLong.empty}");
     }
 
     @Test
@@ -344,8 +380,9 @@ class DefaultGroupMemberTest {
         session.reconnectInNewSession();
         scheduler.runReady();
         assertThat(m.assignment()).isEmpty();
-        assertThat(scheduler.delays()).last().satisfies(d -> assertThat(d).isBetween(RetryDelays.MIN_MS,
-                RetryDelays.MAX_MS));
+        assertThat(scheduler.delays())
+                .last()
+                .satisfies(d -> assertThat(d).isBetween(RetryDelays.MIN_MS, RetryDelays.MAX_MS));
 
         scheduler.advance(RetryDelays.MAX_MS);
         assertThat(store.callsOf("registerMember")).hasSize(2);
@@ -491,7 +528,9 @@ class DefaultGroupMemberTest {
 
         assertThat(left).isCompleted();
         assertThat(store.held).as("said loudly, not hidden").containsOnlyKeys(T0);
-        assertThat(store.registered).as("the member node is removed all the same").isEmpty();
+        assertThat(store.registered)
+                .as("the member node is removed all the same")
+                .isEmpty();
     }
 
     @Test
@@ -512,7 +551,9 @@ class DefaultGroupMemberTest {
 
         assertThat(m.refresh(List.of(T0)).status(T0)).isEqualTo(Status.ADOPTED);
 
-        assertThat(m.seenOffset(T0)).as("seen deleted: a fresh start, not nothing seen").contains(OptionalLong.empty());
+        assertThat(m.seenOffset(T0))
+                .as("seen deleted: a fresh start, not nothing seen")
+                .contains(OptionalLong.empty());
     }
 
     @Test

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
 
-    private final PriorityQueue<Task> queue = new PriorityQueue<>(
-            (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
+    private final PriorityQueue<Task> queue =
+            new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.order, b.order));
     private final List<Long> delays = new ArrayList<>();
     private long now;
     private long seq;
@@ -103,13 +103,16 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
     @Override
     @SuppressWarnings("unchecked")
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
-        return (ScheduledFuture<V>) schedule(() -> {
-            try {
-                callable.call();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, delay, unit);
+        return (ScheduledFuture<V>) schedule(
+                () -> {
+                    try {
+                        callable.call();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                delay,
+                unit);
     }
 
     @Override

@@ -40,15 +40,26 @@ class MemberLifecycleTest {
                     assertThat(l.state()).isEqualTo(to);
                     made.add(from + "->" + to);
                 } else {
-                    assertThatThrownBy(() -> l.moveTo(to)).isInstanceOf(IllegalStateException.class)
+                    assertThatThrownBy(() -> l.moveTo(to))
+                            .isInstanceOf(IllegalStateException.class)
                             .hasMessage("member g/m: no transition " + from + " -> " + to);
-                    assertThat(l.state()).as("a refused transition changes nothing").isEqualTo(from);
+                    assertThat(l.state())
+                            .as("a refused transition changes nothing")
+                            .isEqualTo(from);
                 }
             }
         }
-        assertThat(made).containsExactlyInAnyOrder("LATENT->JOINING", "LATENT->CLOSED", "JOINING->REGISTERING",
-                "JOINING->LEAVING", "JOINING->CLOSED", "REGISTERING->JOINED", "REGISTERING->LEAVING",
-                "JOINED->LEAVING", "LEAVING->CLOSED");
+        assertThat(made)
+                .containsExactlyInAnyOrder(
+                        "LATENT->JOINING",
+                        "LATENT->CLOSED",
+                        "JOINING->REGISTERING",
+                        "JOINING->LEAVING",
+                        "JOINING->CLOSED",
+                        "REGISTERING->JOINED",
+                        "REGISTERING->LEAVING",
+                        "JOINED->LEAVING",
+                        "LEAVING->CLOSED");
     }
 
     @Test
@@ -65,7 +76,9 @@ class MemberLifecycleTest {
 
         assertThat(l.advance(MemberState.JOINING, MemberState.REGISTERING)).isFalse();
         assertThat(l.state()).isEqualTo(MemberState.LEAVING);
-        assertThat(l.holdsId()).as("the join took the id meanwhile: the leave must give it back").isTrue();
+        assertThat(l.holdsId())
+                .as("the join took the id meanwhile: the leave must give it back")
+                .isTrue();
         assertThat(l.advance(MemberState.REGISTERING, MemberState.JOINED)).isFalse();
         assertThat(l.state()).isEqualTo(MemberState.LEAVING);
     }
@@ -77,7 +90,8 @@ class MemberLifecycleTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("member g/m: no transition JOINED -> REGISTERING");
         assertThatThrownBy(() -> at(MemberState.JOINING).advance(MemberState.JOINING, MemberState.JOINED))
-                .as("not declared at all").isInstanceOf(IllegalStateException.class)
+                .as("not declared at all")
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("member g/m: no transition JOINING -> JOINED");
     }
 

@@ -36,10 +36,12 @@ final class MemberParts {
     final SerialExecutor lane = new SerialExecutor(scheduler, "member", log);
     /** Runs the user's callbacks: the member's own scheduler, or one of their own (a slow or frozen callback lane). */
     final ManualScheduler callbacks;
+
     final ListenerInvoker invoker;
     boolean running = true;
     /** Set by the committer when a commit or refresh loses partitions: the member then steps again. */
     int reconcileRequests;
+
     final Reconciler reconciler;
     final OffsetCommitter committer;
 
@@ -52,17 +54,27 @@ final class MemberParts {
         this.callbacks = callbacks == null ? scheduler : callbacks;
         invoker = new ListenerInvoker(listener, new SerialExecutor(this.callbacks, "callbacks", log));
         Reconciler[] self = new Reconciler[1];
-        committer = new OffsetCommitter(config, store, table, invoker, log, () -> self[0].generation(),
-                () -> reconcileRequests++);
-        reconciler = new Reconciler(config, store, table, invoker, committer, log, lane, scheduler,
-                () -> running, () -> store.session);
+        committer = new OffsetCommitter(
+                config, store, table, invoker, log, () -> self[0].generation(), () -> reconcileRequests++);
+        reconciler = new Reconciler(
+                config, store, table, invoker, committer, log, lane, scheduler, () -> running, () -> store.session);
         self[0] = reconciler;
     }
 
     static MemberConfig config(RebalanceListener listener) {
-        return new MemberConfig("g", "m", Optional.empty(), "host", Set.of("t"), Assignors.defaultAssignor(),
-                listener, (topics, onChange) -> Map.of("t", 3), Duration.ZERO, Duration.ofSeconds(30),
-                GroupMetrics.NOOP, Duration.ofSeconds(1));
+        return new MemberConfig(
+                "g",
+                "m",
+                Optional.empty(),
+                "host",
+                Set.of("t"),
+                Assignors.defaultAssignor(),
+                listener,
+                (topics, onChange) -> Map.of("t", 3),
+                Duration.ZERO,
+                Duration.ofSeconds(30),
+                GroupMetrics.NOOP,
+                Duration.ofSeconds(1));
     }
 
     /** Publishes a target and runs everything that follows until nothing is due. */
@@ -88,7 +100,7 @@ final class MemberParts {
     /** Records the user callbacks, in order; a revocation may run an action (e.g. hand over final offsets). */
     static final class Recorder implements RebalanceListener {
         final List<String> events = new ArrayList<>();
-        Consumer<SortedSet<TopicPartition>> onRevoked = p -> { };
+        Consumer<SortedSet<TopicPartition>> onRevoked = p -> {};
 
         @Override
         public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {

@@ -5,8 +5,8 @@ import static io.groupkeeper.internal.MemberParts.T1;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.spi.StoreException;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +38,10 @@ class OffsetCommitterTest {
         assertThat(r.status(T0)).isEqualTo(Status.COMMITTED);
         assertThat(m.store.callsOf("commit")).containsExactly("commit [t:0=5@" + version + "]");
         assertThat(m.store.stored(T0).offset()).hasValue(5);
-        assertThat(m.table.owned(T0)).get().extracting(PartitionTable.Entry::version).isEqualTo(version + 1);
+        assertThat(m.table.owned(T0))
+                .get()
+                .extracting(PartitionTable.Entry::version)
+                .isEqualTo(version + 1);
     }
 
     @Test
@@ -49,7 +52,9 @@ class OffsetCommitterTest {
 
         assertThat(r.allCommitted()).isTrue();
         assertThat(m.store.stored(T0).offset()).hasValue(9);
-        assertThat(m.store.callsOf("readIfOwned")).as("no read between own commits").isEmpty();
+        assertThat(m.store.callsOf("readIfOwned"))
+                .as("no read between own commits")
+                .isEmpty();
     }
 
     @Test
@@ -73,7 +78,8 @@ class OffsetCommitterTest {
     @Test
     void aClaimIsNotCommittableBeforeUserCodeWasToldOfIt() {
         owning(T0);
-        m.table.own(T1, m.store.stored(T1), new io.groupkeeper.spi.internal.Lease(m.store.session, 1)); // not announced yet
+        m.table.own(
+                T1, m.store.stored(T1), new io.groupkeeper.spi.internal.Lease(m.store.session, 1)); // not announced yet
 
         assertThat(m.committer.commit(Map.of(T1, 3L), Map.of()).status(T1)).isEqualTo(Status.NOT_OWNED);
         assertThat(m.store.calls).isEmpty();
@@ -89,7 +95,8 @@ class OffsetCommitterTest {
         assertThat(r.status(T0)).isEqualTo(Status.ADOPTED);
         assertThat(r.adoptedOffsets()).containsEntry(T0, OptionalLong.of(99));
         assertThat(m.store.stored(T0).offset()).hasValue(99);
-        assertThat(m.committer.commit(Map.of(T0, 100L), Map.of()).status(T0)).as("then at the adopted version")
+        assertThat(m.committer.commit(Map.of(T0, 100L), Map.of()).status(T0))
+                .as("then at the adopted version")
                 .isEqualTo(Status.COMMITTED);
     }
 
@@ -103,9 +110,12 @@ class OffsetCommitterTest {
 
         CommitResult r = m.committer.commit(Map.of(T0, 6L), Map.of());
 
-        assertThat(r.status(T0)).as("its own write read back: no reset to adopt").isEqualTo(Status.UNCHANGED);
+        assertThat(r.status(T0))
+                .as("its own write read back: no reset to adopt")
+                .isEqualTo(Status.UNCHANGED);
         assertThat(r.adoptedOffsets()).isEmpty();
-        assertThat(m.committer.commit(Map.of(T0, 6L), Map.of()).status(T0)).as("then at the version it wrote")
+        assertThat(m.committer.commit(Map.of(T0, 6L), Map.of()).status(T0))
+                .as("then at the version it wrote")
                 .isEqualTo(Status.COMMITTED);
         assertThat(m.store.stored(T0).offset()).hasValue(6);
     }
@@ -172,7 +182,9 @@ class OffsetCommitterTest {
     void aNegativeOffsetIsRefusedNamingThePartition() {
         owning(T0);
         assertThatThrownBy(() -> m.committer.commit(Map.of(T0, -1L), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("t:0").hasMessageContaining("-1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("t:0")
+                .hasMessageContaining("-1");
         assertThat(m.store.calls).isEmpty();
     }
 
@@ -182,7 +194,8 @@ class OffsetCommitterTest {
         assertThat(m.committer.commitOnRelease(Map.of(T0, 5L), Map.of())).isEmpty();
         m.table.beginRevocation(List.of(T0));
         assertThat(m.committer.commitOnRelease(Map.of(T0, 5L), Map.of(T0, 10L))).containsExactly(T0);
-        assertThat(m.table.get(T0).flatMap(PartitionTable::finalOffset)).get()
+        assertThat(m.table.get(T0).flatMap(PartitionTable::finalOffset))
+                .get()
                 .isEqualTo(new PartitionTable.FinalOffset(5, OptionalLong.of(10)));
     }
 
@@ -191,7 +204,9 @@ class OffsetCommitterTest {
         owning(T0);
         String done = "{\"from\":5,\"ranges\":[[7,8]]}";
 
-        assertThat(m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, done)).status(T0))
+        assertThat(m.committer
+                        .commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, done))
+                        .status(T0))
                 .isEqualTo(Status.COMMITTED);
         assertThat(m.store.stored(T0).done()).hasValue(done);
         assertThat(m.table.done(T0)).as("what this member last wrote").hasValue(done);
@@ -215,10 +230,13 @@ class OffsetCommitterTest {
     void aDoneValueThatIsNotAJsonObjectIsRefusedNamingThePartitionBeforeAnyWrite() {
         owning(T0);
         assertThatThrownBy(() -> m.committer.commit(Map.of(T0, 5L), Map.of(), Map.of(), Map.of(T0, "7,8")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("t:0").hasMessageContaining("7,8");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("t:0")
+                .hasMessageContaining("7,8");
         m.table.beginRevocation(List.of(T0));
         assertThatThrownBy(() -> m.committer.commitOnRelease(Map.of(T0, 5L), Map.of(), Map.of(T0, "[1]")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("t:0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("t:0");
         assertThat(m.store.calls).isEmpty();
         assertThat(m.table.get(T0).flatMap(PartitionTable::finalOffset)).isEmpty();
     }
@@ -227,7 +245,7 @@ class OffsetCommitterTest {
     void anOwnedPartitionsEditIsAnnouncedToUserCode() {
         owning(T0);
         m.store.writeOffset(T0, 50);
-        assertThat(m.committer.checkExternalEdit(T0, () -> { })).isTrue();
+        assertThat(m.committer.checkExternalEdit(T0, () -> {})).isTrue();
         m.settle();
         assertThat(m.listener.events).containsExactly("changed [t:0]");
     }
@@ -235,7 +253,7 @@ class OffsetCommitterTest {
     @Test
     void anUnchangedNodeIsNotAnnounced() {
         owning(T0);
-        assertThat(m.committer.checkExternalEdit(T0, () -> { })).isTrue();
+        assertThat(m.committer.checkExternalEdit(T0, () -> {})).isTrue();
         m.settle();
         assertThat(m.listener.events).isEmpty();
     }

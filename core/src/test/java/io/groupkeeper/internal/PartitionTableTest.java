@@ -30,12 +30,17 @@ class PartitionTableTest {
         assertThat(table.owned()).containsExactly(P0);
         assertThat(table.announced()).isEmpty();
         assertThat(table.fencingToken(P0)).isEmpty();
-        assertThat(table.committable(P0)).as("user code has not heard of the claim yet").isEmpty();
+        assertThat(table.committable(P0))
+                .as("user code has not heard of the claim yet")
+                .isEmpty();
         table.announce(P0, e);
         assertThat(table.announced()).containsExactly(P0);
         assertThat(table.fencingToken(P0)).hasValue(100);
         assertThat(table.fencingToken(P1)).isEmpty();
-        assertThat(table.committable(P0)).get().extracting(PartitionTable.Entry::version).isEqualTo(3L);
+        assertThat(table.committable(P0))
+                .get()
+                .extracting(PartitionTable.Entry::version)
+                .isEqualTo(3L);
     }
 
     @Test
@@ -43,10 +48,12 @@ class PartitionTableTest {
         PartitionTable table = new PartitionTable();
         table.want(P0);
         table.own(P0, offset(1), LEASE);
-        assertThatThrownBy(() -> table.own(P0, offset(2), LEASE)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> table.own(P0, offset(2), LEASE))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("OWNED -> OWNED");
         table.beginRevocation(List.of(P0));
-        assertThatThrownBy(() -> table.own(P0, offset(2), LEASE)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> table.own(P0, offset(2), LEASE))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("REVOKING -> OWNED");
     }
 
@@ -55,15 +62,19 @@ class PartitionTableTest {
         PartitionTable table = new PartitionTable();
         table.want(P0);
         PartitionTable.Entry owned = table.own(P0, offset(1), LEASE);
-        assertThatThrownBy(() -> table.forget(P0, owned, null, false)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> table.forget(P0, owned, null, false))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("needs a proof");
         assertThat(table.owned()).containsExactly(P0);
-        assertThat(table.forget(P0, owned, PartitionTable.Proof.RELEASED, false)).isTrue();
+        assertThat(table.forget(P0, owned, PartitionTable.Proof.RELEASED, false))
+                .isTrue();
         assertThat(table.get(P0)).isEmpty();
 
         table.want(P1);
         PartitionTable.Entry waiting = table.get(P1).orElseThrow();
-        assertThat(table.forget(P1, waiting, null, false)).as("a waiting partition holds nothing").isTrue();
+        assertThat(table.forget(P1, waiting, null, false))
+                .as("a waiting partition holds nothing")
+                .isTrue();
     }
 
     @Test
@@ -73,7 +84,8 @@ class PartitionTableTest {
         PartitionTable.Entry first = table.own(P0, offset(1), LEASE);
         table.stop(P0, 0);
         table.own(P0, offset(2), new Lease(7, 101)); // re-confirmed: a new entry
-        assertThat(table.forget(P0, first, PartitionTable.Proof.NOT_HELD, false)).isFalse();
+        assertThat(table.forget(P0, first, PartitionTable.Proof.NOT_HELD, false))
+                .isFalse();
         assertThat(table.owned()).containsExactly(P0);
         assertThat(table.committed(P0, first, 9, 0, 10)).isFalse();
     }
@@ -86,10 +98,14 @@ class PartitionTableTest {
         table.announce(P0, table.own(P0, offset(1), LEASE));
         table.own(P1, offset(1), LEASE);
         table.beginRevocation(List.of(P1));
-        assertThat(table.stopAllHeld()).as("only OWNED ones were being processed").containsExactly(P0);
+        assertThat(table.stopAllHeld())
+                .as("only OWNED ones were being processed")
+                .containsExactly(P0);
         assertThat(table.inState(PartitionState.STOPPED)).containsExactly(P0, P1);
         assertThat(table.committable(P0)).isEmpty();
-        assertThat(table.get(P0).orElseThrow().lease()).as("the lease is kept for the release").isEqualTo(LEASE);
+        assertThat(table.get(P0).orElseThrow().lease())
+                .as("the lease is kept for the release")
+                .isEqualTo(LEASE);
         assertThat(table.claimable(List.of(P0, P1))).containsExactly(P0, P1);
     }
 
@@ -101,10 +117,15 @@ class PartitionTableTest {
         PartitionTable.FinalOffset f = new PartitionTable.FinalOffset(42, OptionalLong.empty());
         assertThat(table.handOver(P0, f)).isFalse();
         table.beginRevocation(List.of(P0));
-        assertThat(table.committable(P0)).as("the revocation callback may still commit").isPresent();
-        assertThat(table.fencingToken(P0)).as("and write its batch under the claim's token").hasValue(100);
+        assertThat(table.committable(P0))
+                .as("the revocation callback may still commit")
+                .isPresent();
+        assertThat(table.fencingToken(P0))
+                .as("and write its batch under the claim's token")
+                .hasValue(100);
         assertThat(table.handOver(P0, f)).isTrue();
-        assertThat(table.revoking(List.of(P0)).get(P0)).extracting(PartitionTable::finalOffset)
+        assertThat(table.revoking(List.of(P0)).get(P0))
+                .extracting(PartitionTable::finalOffset)
                 .isEqualTo(java.util.Optional.of(f));
     }
 }

@@ -40,6 +40,7 @@ class RebalancerTest {
 
     /** Replica racks the metadata source reports, and how often the leader asked for them. */
     private io.groupkeeper.assignor.PartitionRacks replicaRacks = io.groupkeeper.assignor.PartitionRacks.empty();
+
     private int racksAsked;
 
     private Rebalancer leader() {
@@ -58,12 +59,22 @@ class RebalancerTest {
                 return replicaRacks;
             }
         };
-        MemberConfig config = new MemberConfig("g", "a", Optional.empty(), "host", Set.of("t"),
-                Assignors.defaultAssignor(), RebalanceListener.NOOP, metadata, settleDelay, Duration.ofSeconds(30),
-                GroupMetrics.NOOP, Duration.ofSeconds(1));
+        MemberConfig config = new MemberConfig(
+                "g",
+                "a",
+                Optional.empty(),
+                "host",
+                Set.of("t"),
+                Assignors.defaultAssignor(),
+                RebalanceListener.NOOP,
+                metadata,
+                settleDelay,
+                Duration.ofSeconds(30),
+                GroupMetrics.NOOP,
+                Duration.ofSeconds(1));
         LogContext log = new LogContext("g", "a");
-        return new Rebalancer(config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log),
-                scheduler);
+        return new Rebalancer(
+                config, store, scheduler.clock(), new SerialExecutor(scheduler, "rebalancer", log), scheduler);
     }
 
     private void elected() {
@@ -104,8 +115,9 @@ class RebalancerTest {
         } finally {
             logger.detachAppender(appender);
         }
-        assertThat(appender.list).extracting(e -> e.getMDCPropertyMap().get("group") + "/"
-                + e.getMDCPropertyMap().get("member") + " - " + e.getFormattedMessage())
+        assertThat(appender.list)
+                .extracting(e -> e.getMDCPropertyMap().get("group") + "/"
+                        + e.getMDCPropertyMap().get("member") + " - " + e.getFormattedMessage())
                 .contains("g/a - this member is the leader of its group", "g/a - this member is no longer the leader");
     }
 
@@ -124,23 +136,35 @@ class RebalancerTest {
         SortedSet<TopicPartition> union = new TreeSet<>(p.changed().get("a"));
         union.addAll(p.changed().get("b"));
         assertThat(union).isEqualTo(all());
-        assertThat(p.changed().get("a")).hasSize(2).doesNotContainAnyElementsOf(p.changed().get("b"));
+        assertThat(p.changed().get("a"))
+                .hasSize(2)
+                .doesNotContainAnyElementsOf(p.changed().get("b"));
     }
 
     @Test
     void replicaRacksAreAskedOnlyWhenSomeMemberHasARackAndReadAgainWithTheCounts() {
         replicaRacks = io.groupkeeper.assignor.PartitionRacks.of(Map.of(
-                new TopicPartition("t", 0), Set.of("r2"), new TopicPartition("t", 1), Set.of("r2"),
-                new TopicPartition("t", 2), Set.of("r1"), new TopicPartition("t", 3), Set.of("r1")));
+                new TopicPartition("t", 0),
+                Set.of("r2"),
+                new TopicPartition("t", 1),
+                Set.of("r2"),
+                new TopicPartition("t", 2),
+                Set.of("r1"),
+                new TopicPartition("t", 3),
+                Set.of("r1")));
         store.join("a", Optional.empty(), "t");
         elected();
         assertThat(racksAsked).as("no member has a rack").isZero();
 
         MemberInfo a = store.members.get("a");
-        store.members.put("a", new MemberInfo("a", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(),
-                Optional.of("r1")));
-        store.members.put("b", new MemberInfo("b", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(),
-                Optional.of("r2")));
+        store.members.put(
+                "a",
+                new MemberInfo(
+                        "a", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(), Optional.of("r1")));
+        store.members.put(
+                "b",
+                new MemberInfo(
+                        "b", Optional.empty(), a.host(), a.topics(), a.joinedAt(), a.assignor(), Optional.of("r2")));
         store.membersChanged();
         scheduler.runReady();
 
@@ -281,7 +305,9 @@ class RebalancerTest {
         scheduler.advance(RetryDelays.MAX_MS);
 
         assertThat(election.publishes).isEmpty();
-        assertThat(scheduler.delays()).as("no retry (a retry is what the WARN announced)").isEmpty();
+        assertThat(scheduler.delays())
+                .as("no retry (a retry is what the WARN announced)")
+                .isEmpty();
         assertThat(leader.isActive()).isFalse();
     }
 
@@ -324,8 +350,13 @@ class RebalancerTest {
     @Test
     void aDamagedTargetIsWrittenAgainEvenWhenUnchanged() {
         store.join("a", Optional.empty(), "t");
-        store.assignment = new AssignmentSnapshot(3, Optional.of("old"), Assignment.of(Map.of("a", all())),
-                new TreeSet<>(), 7, new TreeSet<>(Set.of("a")));
+        store.assignment = new AssignmentSnapshot(
+                3,
+                Optional.of("old"),
+                Assignment.of(Map.of("a", all())),
+                new TreeSet<>(),
+                7,
+                new TreeSet<>(Set.of("a")));
         election.version = 7;
         elected();
 
@@ -336,11 +367,13 @@ class RebalancerTest {
     @Test
     void aNewLeaderCarriesOnFromThePublishedGeneration() {
         store.join("a", Optional.empty(), "t");
-        store.assignment = new AssignmentSnapshot(5, Optional.of("old"), Assignment.of(Map.of("a", all())),
-                new TreeSet<>(), 9);
+        store.assignment =
+                new AssignmentSnapshot(5, Optional.of("old"), Assignment.of(Map.of("a", all())), new TreeSet<>(), 9);
         election.version = 9;
         elected();
 
-        assertThat(election.publishes).as("its target stands: no new generation").isEmpty();
+        assertThat(election.publishes)
+                .as("its target stands: no new generation")
+                .isEmpty();
     }
 }

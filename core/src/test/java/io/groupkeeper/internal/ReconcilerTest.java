@@ -114,8 +114,8 @@ class ReconcilerTest {
     void aFinalOffsetsDoneValueIsWrittenWithTheRelease() {
         owning(T0, T1);
         long version = m.store.stored(T1).version();
-        m.listener.onRevoked = revoked -> m.committer.commitOnRelease(Map.of(T1, 42L), Map.of(),
-                Map.of(T1, "{\"from\":42,\"ranges\":[[44,45]]}"));
+        m.listener.onRevoked = revoked -> m.committer.commitOnRelease(
+                Map.of(T1, 42L), Map.of(), Map.of(T1, "{\"from\":42,\"ranges\":[[44,45]]}"));
         m.target(2, T0);
 
         assertThat(m.store.callsOf("releaseAll"))
@@ -168,7 +168,9 @@ class ReconcilerTest {
         };
         m.target(2);
 
-        assertThat(m.store.stored(T1).offset()).as("I4: the edit is not overwritten").hasValue(7);
+        assertThat(m.store.stored(T1).offset())
+                .as("I4: the edit is not overwritten")
+                .hasValue(7);
         assertThat(m.store.held).isEmpty();
         assertThat(m.store.callsOf("release")).hasSize(2); // refused at the old version, then at the new one
         assertThat(m.state(T1)).isNull();
@@ -216,12 +218,14 @@ class ReconcilerTest {
 
         assertThat(m.state(T0)).isEqualTo(PartitionState.STOPPED);
         assertThat(m.state(T1)).isEqualTo(PartitionState.OWNED);
-        assertThat(m.scheduler.delays()).hasSize(1).allSatisfy(d -> assertThat(d).isBetween(50L, 2_000L));
+        assertThat(m.scheduler.delays())
+                .hasSize(1)
+                .allSatisfy(d -> assertThat(d).isBetween(50L, 2_000L));
 
         m.scheduler.advance(m.scheduler.delays().get(0));
         assertThat(m.state(T0)).isEqualTo(PartitionState.OWNED);
-        assertThat(m.listener.events).containsExactly("assigned {t:1=OptionalLong.empty}",
-                "assigned {t:0=OptionalLong.empty}");
+        assertThat(m.listener.events)
+                .containsExactly("assigned {t:1=OptionalLong.empty}", "assigned {t:0=OptionalLong.empty}");
     }
 
     @Test
@@ -238,8 +242,8 @@ class ReconcilerTest {
         assertThat(delays).hasSize(4);
         assertThat(delays.get(0)).isEqualTo(RetryDelays.MIN_MS);
         for (int i = 1; i < delays.size(); i++) {
-            assertThat(delays.get(i)).isBetween(RetryDelays.MIN_MS,
-                    Math.min(RetryDelays.MAX_MS, 3 * delays.get(i - 1)));
+            assertThat(delays.get(i))
+                    .isBetween(RetryDelays.MIN_MS, Math.min(RetryDelays.MAX_MS, 3 * delays.get(i - 1)));
         }
         assertThat(m.table.owned()).containsExactly(T0);
     }
@@ -323,7 +327,9 @@ class ReconcilerTest {
         slow.table.stopAllHeld(); // the connection was in doubt, back in the same session
 
         slow.step();
-        assertThat(slow.store.held).as("released before user code returned from its callback").containsKey(T0);
+        assertThat(slow.store.held)
+                .as("released before user code returned from its callback")
+                .containsKey(T0);
 
         slow.callbacks.runReady(); // user code returns from onPartitionsRevoked
         slow.settle();
@@ -360,8 +366,9 @@ class ReconcilerTest {
         m.store.takenBy(T1, "heir");
         m.scheduler.advance(RetryDelays.MAX_MS);
 
-        assertThat(m.store.stored(T1).offset()).as("the successor's offset stands").isNotEqualTo(
-                java.util.OptionalLong.of(42));
+        assertThat(m.store.stored(T1).offset())
+                .as("the successor's offset stands")
+                .isNotEqualTo(java.util.OptionalLong.of(42));
         assertThat(m.store.others).containsEntry(T1, "heir");
         assertThat(m.state(T1)).isNull();
     }
@@ -381,7 +388,9 @@ class ReconcilerTest {
         m.scheduler.advance(RetryDelays.MAX_MS);
 
         assertThat(m.store.callsOf("claim")).containsExactly("claim t:1");
-        assertThat(m.store.stored(T1).offset()).as("the operator's write stands").hasValue(5);
+        assertThat(m.store.stored(T1).offset())
+                .as("the operator's write stands")
+                .hasValue(5);
         assertThat(m.store.held).isEmpty();
         assertThat(m.state(T1)).isNull();
     }

@@ -55,8 +55,7 @@ final class ScriptedCoordinationStore implements CoordinationStore {
     }
 
     @Override
-    public void start() {
-    }
+    public void start() {}
 
     GroupStore groupStore(String groupId) {
         return group;
@@ -98,6 +97,5 @@ final class ScriptedCoordinationStore implements CoordinationStore {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

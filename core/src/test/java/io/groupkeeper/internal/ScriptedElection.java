@@ -14,9 +14,12 @@ import java.util.TreeSet;
 /** A won election whose publishes are recorded, version-checked and, when scripted, fail. */
 final class ScriptedElection implements LeaderElection {
 
-    record Publish(long expectedVersion, long generation, Map<String, SortedSet<TopicPartition>> changed,
-                   Set<String> removed, SortedSet<String> staticMembers) {
-    }
+    record Publish(
+            long expectedVersion,
+            long generation,
+            Map<String, SortedSet<TopicPartition>> changed,
+            Set<String> removed,
+            SortedSet<String> staticMembers) {}
 
     final List<Publish> publishes = new ArrayList<>();
     long version = -1;
@@ -25,8 +28,7 @@ final class ScriptedElection implements LeaderElection {
     Runnable duringNextPublish;
 
     @Override
-    public void start() {
-    }
+    public void start() {}
 
     @Override
     public boolean isLeader() {
@@ -34,9 +36,12 @@ final class ScriptedElection implements LeaderElection {
     }
 
     @Override
-    public long publish(long expectedVersion, long generation,
-                        Map<String, ? extends Set<TopicPartition>> changedTargets, Set<String> removedMembers,
-                        SortedSet<String> staticMembers) {
+    public long publish(
+            long expectedVersion,
+            long generation,
+            Map<String, ? extends Set<TopicPartition>> changedTargets,
+            Set<String> removedMembers,
+            SortedSet<String> staticMembers) {
         Runnable during = duringNextPublish;
         duringNextPublish = null;
         if (during != null) {
@@ -51,8 +56,8 @@ final class ScriptedElection implements LeaderElection {
         }
         Map<String, SortedSet<TopicPartition>> changed = new TreeMap<>();
         changedTargets.forEach((m, tps) -> changed.put(m, new TreeSet<>(tps)));
-        publishes.add(new Publish(expectedVersion, generation, changed, new TreeSet<>(removedMembers),
-                new TreeSet<>(staticMembers)));
+        publishes.add(new Publish(
+                expectedVersion, generation, changed, new TreeSet<>(removedMembers), new TreeSet<>(staticMembers)));
         return ++version;
     }
 
@@ -61,6 +66,5 @@ final class ScriptedElection implements LeaderElection {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
 }

@@ -44,6 +44,7 @@ final class ScriptedGroupStore implements GroupStore {
     final List<String> calls = new ArrayList<>();
     /** The store's current session; {@link #newSession} moves it on and drops this member's owner nodes. */
     long session = 1;
+
     private long zxid = 100;
     private Optional<TargetAssignment> target = Optional.empty();
     private Runnable targetHook;
@@ -55,6 +56,7 @@ final class ScriptedGroupStore implements GroupStore {
     private final Map<TopicPartition, Long> written = new HashMap<>();
     /** This member's owner nodes: partition to the session that holds it. */
     final Map<TopicPartition, Long> held = new HashMap<>();
+
     final Map<TopicPartition, String> others = new HashMap<>();
     final Map<TopicPartition, Runnable> claimHooks = new HashMap<>();
     private final Map<String, Deque<RuntimeException>> failures = new HashMap<>();
@@ -100,8 +102,10 @@ final class ScriptedGroupStore implements GroupStore {
     void writeOffset(TopicPartition tp, long offset) {
         OffsetSnapshot old = offsets.get(tp);
         long created = old == null ? ++zxid : old.created();
-        offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", old == null ? 0 : old.version() + 1,
-                List.of(), created));
+        offsets.put(
+                tp,
+                new OffsetSnapshot(
+                        OptionalLong.of(offset), "", old == null ? 0 : old.version() + 1, List.of(), created));
         written.put(tp, stored(tp).version());
     }
 
@@ -109,8 +113,15 @@ final class ScriptedGroupStore implements GroupStore {
     void writeOffset(TopicPartition tp, long offset, String done) {
         OffsetSnapshot old = offsets.get(tp);
         long created = old == null ? ++zxid : old.created();
-        offsets.put(tp, new OffsetSnapshot(OptionalLong.of(offset), "", old == null ? 0 : old.version() + 1,
-                List.of(), created, Optional.of(done)));
+        offsets.put(
+                tp,
+                new OffsetSnapshot(
+                        OptionalLong.of(offset),
+                        "",
+                        old == null ? 0 : old.version() + 1,
+                        List.of(),
+                        created,
+                        Optional.of(done)));
         written.put(tp, stored(tp).version());
     }
 
@@ -152,7 +163,9 @@ final class ScriptedGroupStore implements GroupStore {
     }
 
     List<String> callsOf(String method) {
-        return calls.stream().filter(c -> c.startsWith(method + " ") || c.equals(method)).toList();
+        return calls.stream()
+                .filter(c -> c.startsWith(method + " ") || c.equals(method))
+                .toList();
     }
 
     private void call(String method, Object args) {
@@ -226,14 +239,16 @@ final class ScriptedGroupStore implements GroupStore {
 
     /** The live members the leader reads; {@link #membersChanged} fires the hook it armed. */
     final Map<String, MemberInfo> members = new TreeMap<>();
+
     final List<String> memberProblems = new ArrayList<>();
     private Runnable membersHook;
     /** The published assignment, as the leader reads it first. */
     AssignmentSnapshot assignment = AssignmentSnapshot.empty();
 
     void join(String memberId, Optional<String> instanceId, String... topics) {
-        members.put(memberId, new MemberInfo(memberId, instanceId, "host", new TreeSet<>(List.of(topics)),
-                Instant.EPOCH, "sticky"));
+        members.put(
+                memberId,
+                new MemberInfo(memberId, instanceId, "host", new TreeSet<>(List.of(topics)), Instant.EPOCH, "sticky"));
     }
 
     void membersChanged() {
@@ -254,8 +269,7 @@ final class ScriptedGroupStore implements GroupStore {
     public LeaderElection election(String participantId, LeadershipListener listener) {
         return new LeaderElection() {
             @Override
-            public void start() {
-            }
+            public void start() {}
 
             @Override
             public boolean isLeader() {
@@ -263,15 +277,17 @@ final class ScriptedGroupStore implements GroupStore {
             }
 
             @Override
-            public long publish(long expectedVersion, long generation,
-                                Map<String, ? extends Set<TopicPartition>> changedTargets,
-                                Set<String> removedMembers, java.util.SortedSet<String> staticMembers) {
+            public long publish(
+                    long expectedVersion,
+                    long generation,
+                    Map<String, ? extends Set<TopicPartition>> changedTargets,
+                    Set<String> removedMembers,
+                    java.util.SortedSet<String> staticMembers) {
                 throw new StoreException("not the leader");
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
     }
 
@@ -312,8 +328,12 @@ final class ScriptedGroupStore implements GroupStore {
 
     @Override
     public CommitOutcome commit(String memberId, long generation, List<CommitRequest> requests) {
-        call("commit", requests.stream().map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion()
-                + r.done().map(d -> "+" + d).orElse("")).toList());
+        call(
+                "commit",
+                requests.stream()
+                        .map(r -> r.partition() + "=" + r.offset() + "@" + r.expectedVersion()
+                                + r.done().map(d -> "+" + d).orElse(""))
+                        .toList());
         Map<TopicPartition, Long> committed = new HashMap<>();
         Map<TopicPartition, Long> created = new HashMap<>();
         Set<TopicPartition> conflicted = new HashSet<>();
@@ -351,9 +371,15 @@ final class ScriptedGroupStore implements GroupStore {
 
     @Override
     public Set<TopicPartition> releaseAll(String memberId, long generation, List<ReleaseRequest> releases) {
-        call("releaseAll", releases.stream().map(r -> r.partition() + "@" + r.expectedVersion()
-                + r.finalCommit().map(c -> "+" + c.offset() + c.done().map(d -> "+" + d).orElse("")).orElse(""))
-                .toList());
+        call(
+                "releaseAll",
+                releases.stream()
+                        .map(r -> r.partition() + "@" + r.expectedVersion()
+                                + r.finalCommit()
+                                        .map(c -> "+" + c.offset()
+                                                + c.done().map(d -> "+" + d).orElse(""))
+                                        .orElse(""))
+                        .toList());
         Set<TopicPartition> released = new LinkedHashSet<>();
         for (ReleaseRequest r : releases) {
             TopicPartition tp = r.partition();

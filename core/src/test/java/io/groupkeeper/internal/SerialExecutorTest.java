@@ -32,15 +32,18 @@ class SerialExecutorTest {
         List<String> seen = new CopyOnWriteArrayList<>();
         CountDownLatch done = new CountDownLatch(1);
         lane.execute(() -> seen.add(MDC.get("group") + "/" + MDC.get("member")));
-        lane.execute(() -> pool.execute(() -> { // a task of the shared pool outside the lane: no member's context
-            seen.add(MDC.get("group") + "/" + MDC.get("member"));
-            done.countDown();
-        }));
+        lane.execute(() -> pool.execute(
+                () -> { // a task of the shared pool outside the lane: no member's context
+                    seen.add(MDC.get("group") + "/" + MDC.get("member"));
+                    done.countDown();
+                }));
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         MDC.put("group", "caller");
         // The lane is idle once the drain that ran the second task returns, which may be just after the pool task ran;
         // polled on this thread, since the caller's logging context is what is under test.
-        Awaitility.await().pollInSameThread().atMost(10, TimeUnit.SECONDS)
+        Awaitility.await()
+                .pollInSameThread()
+                .atMost(10, TimeUnit.SECONDS)
                 .until(() -> lane.runIfIdle(() -> seen.add(MDC.get("group") + "/" + MDC.get("member"))));
         assertThat(MDC.get("group")).as("the caller's context is restored").isEqualTo("caller");
         assertThat(MDC.get("member")).isNull();
@@ -62,7 +65,9 @@ class SerialExecutorTest {
         assertThat(ran).isTrue();
         assertThat(ranOn.get()).isSameAs(Thread.currentThread());
         assertThat(inLane).isTrue();
-        assertThat(lane.inLane()).as("not the lane any more once the task returned").isFalse();
+        assertThat(lane.inLane())
+                .as("not the lane any more once the task returned")
+                .isFalse();
     }
 
     @Test
@@ -99,7 +104,7 @@ class SerialExecutorTest {
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).containsExactly("first", "second", "third");
         // Idle again once the drain that ran them returns: then the next caller may run inline.
-        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> lane.runIfIdle(() -> { }));
+        Awaitility.await().atMost(10, TimeUnit.SECONDS).until(() -> lane.runIfIdle(() -> {}));
     }
 
     private static void await(CountDownLatch latch) {

@@ -20,37 +20,45 @@ class LagEvaluatorTest {
 
     @Test
     void keepingUpIsOk() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 40), at(1, 20, 40), at(2, 30, 40)),
-                OptionalLong.of(40), T0.plus(Duration.ofMinutes(2)));
+        PartitionStatus s = evaluator.evaluate(
+                List.of(at(0, 10, 40), at(1, 20, 40), at(2, 30, 40)),
+                OptionalLong.of(40),
+                T0.plus(Duration.ofMinutes(2)));
         assertThat(s.status()).isEqualTo(LagStatus.OK);
         assertThat(s.lag()).hasValue(10);
     }
 
     @Test
     void growingLagWarns() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 100), at(1, 20, 200), at(2, 30, 300)),
-                OptionalLong.of(300), T0.plus(Duration.ofMinutes(2)));
+        PartitionStatus s = evaluator.evaluate(
+                List.of(at(0, 10, 100), at(1, 20, 200), at(2, 30, 300)),
+                OptionalLong.of(300),
+                T0.plus(Duration.ofMinutes(2)));
         assertThat(s.status()).isEqualTo(LagStatus.WARN);
         assertThat(s.reason()).contains("lag grew from 90 to 270");
     }
 
     @Test
     void sameOffsetWithLagStalls() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 50), at(1, 10, 50), at(2, 10, 50)),
-                OptionalLong.of(50), T0.plus(Duration.ofMinutes(2)));
+        PartitionStatus s = evaluator.evaluate(
+                List.of(at(0, 10, 50), at(1, 10, 50), at(2, 10, 50)),
+                OptionalLong.of(50),
+                T0.plus(Duration.ofMinutes(2)));
         assertThat(s.status()).isEqualTo(LagStatus.STALL);
     }
 
     @Test
     void noCommitForLongerThanTheWindowWithLagStops() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 50)), OptionalLong.of(50), T0.plus(Duration.ofMinutes(6)));
+        PartitionStatus s =
+                evaluator.evaluate(List.of(at(0, 10, 50)), OptionalLong.of(50), T0.plus(Duration.ofMinutes(6)));
         assertThat(s.status()).isEqualTo(LagStatus.STOP);
         assertThat(s.reason()).contains("no commit since");
     }
 
     @Test
     void idleWithoutLagIsOkEvenWithoutRecentCommits() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 50, 50)), OptionalLong.of(50), T0.plus(Duration.ofHours(1)));
+        PartitionStatus s =
+                evaluator.evaluate(List.of(at(0, 50, 50)), OptionalLong.of(50), T0.plus(Duration.ofHours(1)));
         assertThat(s.status()).isEqualTo(LagStatus.OK);
     }
 
@@ -60,14 +68,14 @@ class LagEvaluatorTest {
         List<CommitSample> shards = List.of(
                 new CommitSample(10, OptionalLong.empty(), T0),
                 new CommitSample(20, OptionalLong.empty(), T0.plus(Duration.ofMinutes(1))));
-        PartitionStatus s = evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(),
-                T0.plus(Duration.ofMinutes(2)));
+        PartitionStatus s =
+                evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(), T0.plus(Duration.ofMinutes(2)));
         assertThat(s.status()).isEqualTo(LagStatus.OK);
         assertThat(s.lag()).isEmpty();
         assertThat(s.reason()).isEqualTo("2 commit(s) in the window, up to offset 20 (lag unknown: no log end)");
 
-        PartitionStatus quiet = evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(),
-                T0.plus(Duration.ofHours(1)));
+        PartitionStatus quiet =
+                evaluator.evaluate(shards, OptionalLong.of(20), OptionalLong.empty(), T0.plus(Duration.ofHours(1)));
         assertThat(quiet.reason()).isEqualTo("last commit at " + shards.get(1).at() + " (lag unknown: no log end)");
 
         PartitionStatus handSet = evaluator.evaluate(List.of(), OptionalLong.of(7), OptionalLong.empty(), T0);
@@ -76,16 +84,20 @@ class LagEvaluatorTest {
 
     @Test
     void offsetMovingBackRewinds() {
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 10, 50), at(1, 20, 50), at(2, 5, 50)),
-                OptionalLong.of(50), T0.plus(Duration.ofMinutes(2)));
+        PartitionStatus s = evaluator.evaluate(
+                List.of(at(0, 10, 50), at(1, 20, 50), at(2, 5, 50)),
+                OptionalLong.of(50),
+                T0.plus(Duration.ofMinutes(2)));
         assertThat(s.status()).isEqualTo(LagStatus.REWIND);
         assertThat(s.reason()).contains("from 20 to 5");
     }
 
     @Test
     void neverCommittedWithLagStops() {
-        assertThat(evaluator.evaluate(List.of(), OptionalLong.of(3), T0).status()).isEqualTo(LagStatus.STOP);
-        assertThat(evaluator.evaluate(List.of(), OptionalLong.empty(), T0).status()).isEqualTo(LagStatus.OK);
+        assertThat(evaluator.evaluate(List.of(), OptionalLong.of(3), T0).status())
+                .isEqualTo(LagStatus.STOP);
+        assertThat(evaluator.evaluate(List.of(), OptionalLong.empty(), T0).status())
+                .isEqualTo(LagStatus.OK);
     }
 
     @Test
@@ -98,11 +110,12 @@ class LagEvaluatorTest {
     @Test
     void aCommittedOffsetBelowTheHistorysLastIsARewindWithItsOwnLag() {
         // Caught up at 1000, then the node was set to 0 by hand, its history left as it was.
-        PartitionStatus s = evaluator.evaluate(List.of(at(0, 1000, 1000)), OptionalLong.of(0), OptionalLong.of(1000),
-                T0.plus(Duration.ofMinutes(1)));
+        PartitionStatus s = evaluator.evaluate(
+                List.of(at(0, 1000, 1000)), OptionalLong.of(0), OptionalLong.of(1000), T0.plus(Duration.ofMinutes(1)));
         assertThat(s.status()).isEqualTo(LagStatus.REWIND);
         assertThat(s.lag()).hasValue(1000);
-        assertThat(s.reason()).isEqualTo("offset moved back from 1000 to 0 (not in the commit history: an edit by hand?)");
+        assertThat(s.reason())
+                .isEqualTo("offset moved back from 1000 to 0 (not in the commit history: an edit by hand?)");
     }
 
     @Test
@@ -111,7 +124,14 @@ class LagEvaluatorTest {
         assertThat(s.status()).isEqualTo(LagStatus.STOP);
         assertThat(s.lag()).hasValue(58);
         assertThat(s.reason()).isEqualTo("offset 42 without a commit history (set by hand?), lag 58");
-        assertThat(evaluator.evaluate(List.of(at(0, 10, 50)), OptionalLong.of(30), OptionalLong.of(50),
-                T0.plus(Duration.ofMinutes(1))).lag()).as("from the offset, not the last sample").hasValue(20);
+        assertThat(evaluator
+                        .evaluate(
+                                List.of(at(0, 10, 50)),
+                                OptionalLong.of(30),
+                                OptionalLong.of(50),
+                                T0.plus(Duration.ofMinutes(1)))
+                        .lag())
+                .as("from the offset, not the last sample")
+                .hasValue(20);
     }
 }

@@ -40,13 +40,15 @@ class LagTimeRuleTest {
     void formatsWholeSeconds() {
         assertThat(LagTimeRule.format(Duration.ofMillis(999))).isEqualTo("0s");
         assertThat(LagTimeRule.format(Duration.ofSeconds(42))).isEqualTo("42s");
-        assertThat(LagTimeRule.format(Duration.ofSeconds(3 * 3600 + 2 * 60 + 5))).isEqualTo("3h2m5s");
+        assertThat(LagTimeRule.format(Duration.ofSeconds(3 * 3600 + 2 * 60 + 5)))
+                .isEqualTo("3h2m5s");
         assertThat(LagTimeRule.format(Duration.ofDays(2).plusSeconds(1))).isEqualTo("2d0h0m1s");
     }
 
     @Test
     void theMaximumMustBePositive() {
-        assertThatThrownBy(() -> new LagTimeRule(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new LagTimeRule(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maximum lag time must be positive, was PT0S");
     }
 }

@@ -7,8 +7,7 @@ import java.time.Duration;
 /** Argument checks whose messages name the option. */
 final class Checks {
 
-    private Checks() {
-    }
+    private Checks() {}
 
     static Duration positive(String option, Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {

@@ -12,8 +12,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 /** Directory helpers shared by the embedded servers. */
 final class Dirs {
 
-    private Dirs() {
-    }
+    private Dirs() {}
 
     static Path createTemp(String prefix) {
         try {

@@ -73,10 +73,20 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** Options that {@link EmbeddedKafka} manages itself and that {@link Builder#brokerProperty} must not set. */
     static final Set<String> MANAGED_PROPERTIES = Set.of(
-            "process.roles", "node.id", "broker.id", "listeners", "advertised.listeners",
-            "listener.security.protocol.map", "controller.listener.names", "inter.broker.listener.name",
-            "security.inter.broker.protocol", "controller.quorum.voters", "controller.quorum.bootstrap.servers",
-            "log.dirs", "log.dir", "metadata.log.dir");
+            "process.roles",
+            "node.id",
+            "broker.id",
+            "listeners",
+            "advertised.listeners",
+            "listener.security.protocol.map",
+            "controller.listener.names",
+            "inter.broker.listener.name",
+            "security.inter.broker.protocol",
+            "controller.quorum.voters",
+            "controller.quorum.bootstrap.servers",
+            "log.dirs",
+            "log.dir",
+            "metadata.log.dir");
 
     private static final int BIND_ATTEMPTS = 3;
 
@@ -98,7 +108,11 @@ public final class EmbeddedKafka implements AutoCloseable {
     private String clusterId;
     private State state = State.NEW;
 
-    private enum State { NEW, STARTED, CLOSED }
+    private enum State {
+        NEW,
+        STARTED,
+        CLOSED
+    }
 
     private EmbeddedKafka(Builder b) {
         this.requestedPort = b.port;
@@ -148,11 +162,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         Exception last = null;
         for (int attempt = 1; attempt <= attempts; attempt++) {
             int brokerCandidate = requestedPort != 0 ? requestedPort : freePortOtherThan(requestedControllerPort);
-            int controllerCandidate = requestedControllerPort != 0
-                    ? requestedControllerPort : freePortOtherThan(brokerCandidate);
+            int controllerCandidate =
+                    requestedControllerPort != 0 ? requestedControllerPort : freePortOtherThan(brokerCandidate);
             try {
-                Properties props = brokerConfig(brokerProperties, startTimeout, brokerCandidate,
-                        controllerCandidate, logDir().toString());
+                Properties props = brokerConfig(
+                        brokerProperties, startTimeout, brokerCandidate, controllerCandidate, logDir().toString());
                 KafkaConfig config = KafkaConfig.fromProps(props, false);
                 format(config);
                 server = new KafkaRaftServer(config, Time.SYSTEM);
@@ -161,15 +175,26 @@ public final class EmbeddedKafka implements AutoCloseable {
                 server.startup();
                 awaitBrokerReady();
                 state = State.STARTED;
-                LOG.info("Kafka started on {} (controller port {}, cluster {}) in {} ms (dir {})",
-                        bootstrapServers(), controllerPort, clusterId, (System.nanoTime() - t0) / 1_000_000, baseDir);
+                LOG.info(
+                        "Kafka started on {} (controller port {}, cluster {}) in {} ms (dir {})",
+                        bootstrapServers(),
+                        controllerPort,
+                        clusterId,
+                        (System.nanoTime() - t0) / 1_000_000,
+                        baseDir);
                 return this;
             } catch (Exception e) {
                 last = e;
                 stopServerQuietly();
                 boolean retry = attempt < attempts && isBindFailure(e);
-                LOG.warn("Kafka did not start on ports {}/{} (attempt {}/{}){}: {}", brokerCandidate,
-                        controllerCandidate, attempt, attempts, retry ? ", retrying" : "", e.toString());
+                LOG.warn(
+                        "Kafka did not start on ports {}/{} (attempt {}/{}){}: {}",
+                        brokerCandidate,
+                        controllerCandidate,
+                        attempt,
+                        attempts,
+                        retry ? ", retrying" : "",
+                        e.toString());
                 if (!retry) {
                     break;
                 }
@@ -187,8 +212,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         throw new EmbeddedServerException("Kafka did not start: " + last, last);
     }
 
-    static Properties brokerConfig(Map<String, String> overrides, Duration startTimeout, int brokerPort,
-            int ctrlPort, String logDir) {
+    static Properties brokerConfig(
+            Map<String, String> overrides, Duration startTimeout, int brokerPort, int ctrlPort, String logDir) {
         Properties p = singleReplicaDefaults();
         p.setProperty("server.max.startup.time.ms", Long.toString(startTimeout.toMillis()));
         p.putAll(overrides);
@@ -198,10 +223,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.setProperty("controller.quorum.voters", NODE_ID + "@" + Ports.LOOPBACK + ":" + ctrlPort);
         p.setProperty("controller.listener.names", CONTROLLER_LISTENER);
         p.setProperty("inter.broker.listener.name", BROKER_LISTENER);
-        p.setProperty("listener.security.protocol.map",
-                BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
-        p.setProperty("listeners", BROKER_LISTENER + "://" + Ports.LOOPBACK + ":" + brokerPort + ","
-                + CONTROLLER_LISTENER + "://" + Ports.LOOPBACK + ":" + ctrlPort);
+        p.setProperty(
+                "listener.security.protocol.map", BROKER_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        p.setProperty(
+                "listeners",
+                BROKER_LISTENER + "://" + Ports.LOOPBACK + ":" + brokerPort + "," + CONTROLLER_LISTENER + "://"
+                        + Ports.LOOPBACK + ":" + ctrlPort);
         p.setProperty("advertised.listeners", BROKER_LISTENER + "://" + Ports.LOOPBACK + ":" + brokerPort);
         p.setProperty("log.dirs", logDir);
         p.setProperty("metadata.log.dir", logDir);
@@ -266,8 +293,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             try {
                 var nodes = admin().describeCluster().nodes().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
                 if (!nodes.isEmpty()) {
-                    clusterId = admin().describeCluster().clusterId().get(remainingMillis(deadline),
-                            TimeUnit.MILLISECONDS);
+                    clusterId =
+                            admin().describeCluster().clusterId().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
                     return;
                 }
             } catch (ExecutionException e) {
@@ -358,12 +385,16 @@ public final class EmbeddedKafka implements AutoCloseable {
         long deadline = System.nanoTime() + operationTimeout.toNanos();
         try {
             admin().createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
-                    .all().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+                    .all()
+                    .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
             while (true) {
                 try {
-                    TopicDescription d = admin().describeTopics(List.of(name)).allTopicNames()
-                            .get(remainingMillis(deadline), TimeUnit.MILLISECONDS).get(name);
-                    if (d != null && d.partitions().size() == partitions
+                    TopicDescription d = admin().describeTopics(List.of(name))
+                            .allTopicNames()
+                            .get(remainingMillis(deadline), TimeUnit.MILLISECONDS)
+                            .get(name);
+                    if (d != null
+                            && d.partitions().size() == partitions
                             && d.partitions().stream().allMatch(EmbeddedKafka::hasLeader)
                             && answersListOffsets(name, partitions, deadline)) {
                         return;
@@ -503,8 +534,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         private boolean quietLogs = true;
         private IntSupplier freePorts = Ports::freePort;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Test seam: where automatic ports come from. */
         Builder freePorts(IntSupplier freePorts) {
@@ -581,8 +611,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             // Let Kafka validate the broker properties now (placeholder ports and directory), not at start().
             try {
-                KafkaConfig.fromProps(brokerConfig(brokerProperties, startTimeout, 1, 2,
-                        Path.of(System.getProperty("java.io.tmpdir"), "groupkeeper-kafka-validate").toString()),
+                KafkaConfig.fromProps(
+                        brokerConfig(
+                                brokerProperties,
+                                startTimeout,
+                                1,
+                                2,
+                                Path.of(System.getProperty("java.io.tmpdir"), "groupkeeper-kafka-validate")
+                                        .toString()),
                         false);
             } catch (ConfigException | IllegalArgumentException e) {
                 throw new IllegalArgumentException("invalid brokerProperty: " + e.getMessage(), e);

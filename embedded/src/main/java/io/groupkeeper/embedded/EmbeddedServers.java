@@ -58,8 +58,11 @@ public final class EmbeddedServers implements AutoCloseable {
             closeQuietly(e);
             throw e;
         }
-        LOG.info("embedded servers up in {} ms: zk={} bootstrap={}", (System.nanoTime() - t0) / 1_000_000,
-                zooKeeper.connectString(), kafka.bootstrapServers());
+        LOG.info(
+                "embedded servers up in {} ms: zk={} bootstrap={}",
+                (System.nanoTime() - t0) / 1_000_000,
+                zooKeeper.connectString(),
+                kafka.bootstrapServers());
         return this;
     }
 
@@ -115,8 +118,7 @@ public final class EmbeddedServers implements AutoCloseable {
         private EmbeddedZooKeeper.Builder zooKeeper = EmbeddedZooKeeper.builder();
         private EmbeddedKafka.Builder kafka = EmbeddedKafka.builder();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Replaces the ZooKeeper options, e.g. {@code zooKeeper(EmbeddedZooKeeper.builder().port(2181))}. */
         public Builder zooKeeper(EmbeddedZooKeeper.Builder zooKeeper) {

@@ -11,8 +11,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class EmbeddedServersMain {
 
-    private EmbeddedServersMain() {
-    }
+    private EmbeddedServersMain() {}
 
     public static void main(String[] args) throws InterruptedException {
         EmbeddedServers.Builder builder = EmbeddedServers.builder();
@@ -45,12 +44,15 @@ public final class EmbeddedServersMain {
         }
         long millis = (System.nanoTime() - t0) / 1_000_000;
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.out.println("stopping embedded servers");
-            servers.close();
-            System.out.println("stopped");
-            stopped.countDown();
-        }, "embedded-servers-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            System.out.println("stopping embedded servers");
+                            servers.close();
+                            System.out.println("stopped");
+                            stopped.countDown();
+                        },
+                        "embedded-servers-shutdown"));
         System.out.println("zk=" + servers.zkConnectString());
         System.out.println("bootstrap=" + servers.bootstrapServers());
         System.out.println("started in " + millis + " ms; press Ctrl-C to stop");

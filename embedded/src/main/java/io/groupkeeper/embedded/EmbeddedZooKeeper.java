@@ -56,7 +56,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private int port;
     private State state = State.NEW;
 
-    private enum State { NEW, STARTED, CLOSED }
+    private enum State {
+        NEW,
+        STARTED,
+        CLOSED
+    }
 
     private EmbeddedZooKeeper(Builder b) {
         this.requestedPort = b.port;
@@ -91,8 +95,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (requestedPort != 0 && !Ports.isFree(requestedPort)) {
             // Checked up front: ZooKeeper reports a bind failure only by never finishing start(timeout).
             state = State.CLOSED;
-            throw new EmbeddedServerException("ZooKeeper port " + requestedPort + " on " + Ports.LOOPBACK
-                    + " is already in use");
+            throw new EmbeddedServerException(
+                    "ZooKeeper port " + requestedPort + " on " + Ports.LOOPBACK + " is already in use");
         }
         long t0 = System.nanoTime();
         if (requestedDataDir != null) {
@@ -115,20 +119,29 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                 server.start(startTimeout.toMillis());
                 port = candidate;
                 state = State.STARTED;
-                LOG.info("ZooKeeper started on {} in {} ms (dir {})", connectString(),
-                        (System.nanoTime() - t0) / 1_000_000, baseDir);
+                LOG.info(
+                        "ZooKeeper started on {} in {} ms (dir {})",
+                        connectString(),
+                        (System.nanoTime() - t0) / 1_000_000,
+                        baseDir);
                 return this;
             } catch (Exception e) {
                 last = e;
                 closeServerQuietly();
-                LOG.warn("ZooKeeper did not start on port {} (attempt {}/{}): {}", candidate, attempt, attempts,
+                LOG.warn(
+                        "ZooKeeper did not start on port {} (attempt {}/{}): {}",
+                        candidate,
+                        attempt,
+                        attempts,
                         e.toString());
             }
         }
         state = State.CLOSED;
         deleteDirQuietly();
-        throw new EmbeddedServerException("ZooKeeper did not start"
-                + (requestedPort == 0 ? "" : " on port " + requestedPort) + " within " + startTimeout, last);
+        throw new EmbeddedServerException(
+                "ZooKeeper did not start" + (requestedPort == 0 ? "" : " on port " + requestedPort) + " within "
+                        + startTimeout,
+                last);
     }
 
     private Properties configuration(int clientPort) {
@@ -239,8 +252,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private boolean quietLogs = true;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Client port; 0 (the default) picks a free loopback port. */
         public Builder port(int port) {
@@ -269,8 +281,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             Checks.notBlank("property key", key);
             Objects.requireNonNull(value, () -> "property value for '" + key + "'");
             if (MANAGED_PROPERTIES.contains(key)) {
-                throw new IllegalArgumentException("property '" + key
-                        + "' is managed by EmbeddedZooKeeper; use port(...)/dataDir(...) instead");
+                throw new IllegalArgumentException(
+                        "property '" + key + "' is managed by EmbeddedZooKeeper; use port(...)/dataDir(...) instead");
             }
             properties.put(key, value);
             return this;

@@ -11,8 +11,7 @@ final class Ports {
 
     static final String LOOPBACK = "127.0.0.1";
 
-    private Ports() {
-    }
+    private Ports() {}
 
     /**
      * Asks the OS for a currently free loopback port. The port is released before it is returned, so another

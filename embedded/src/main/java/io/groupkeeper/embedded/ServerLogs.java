@@ -48,8 +48,7 @@ public final class ServerLogs {
 
     private static final Logger LOG = LoggerFactory.getLogger(ServerLogs.class);
 
-    private ServerLogs() {
-    }
+    private ServerLogs() {}
 
     /** Sets {@link #SERVER_LOGGERS} to WARN unless the application configured them; safe to call repeatedly. */
     public static void quiet() {

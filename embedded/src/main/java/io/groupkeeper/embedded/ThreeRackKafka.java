@@ -99,9 +99,12 @@ public final class ThreeRackKafka implements AutoCloseable {
         p.setProperty("controller.listener.names", "CONTROLLER");
         p.setProperty("inter.broker.listener.name", "PLAINTEXT");
         p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.setProperty("listeners", node == 1
-                ? "PLAINTEXT://" + Ports.LOOPBACK + ":" + port + ",CONTROLLER://" + Ports.LOOPBACK + ":" + controllerPort
-                : "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
+        p.setProperty(
+                "listeners",
+                node == 1
+                        ? "PLAINTEXT://" + Ports.LOOPBACK + ":" + port + ",CONTROLLER://" + Ports.LOOPBACK + ":"
+                                + controllerPort
+                        : "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
         p.setProperty("advertised.listeners", "PLAINTEXT://" + Ports.LOOPBACK + ":" + port);
         p.setProperty("log.dirs", logDir.toString());
         p.setProperty("metadata.log.dir", logDir.toString());
@@ -115,8 +118,8 @@ public final class ThreeRackKafka implements AutoCloseable {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REGISTER_TIMEOUT_SECONDS);
             while (admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() < RACKS.size()) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("three brokers did not register within "
-                            + REGISTER_TIMEOUT_SECONDS + " s");
+                    throw new IllegalStateException(
+                            "three brokers did not register within " + REGISTER_TIMEOUT_SECONDS + " s");
                 }
                 TimeUnit.MILLISECONDS.sleep(50);
             }
@@ -127,7 +130,10 @@ public final class ThreeRackKafka implements AutoCloseable {
     public String bootstrapServers() {
         StringBuilder b = new StringBuilder();
         for (int port : ports) {
-            b.append(b.length() == 0 ? "" : ",").append(Ports.LOOPBACK).append(':').append(port);
+            b.append(b.length() == 0 ? "" : ",")
+                    .append(Ports.LOOPBACK)
+                    .append(':')
+                    .append(port);
         }
         return b.toString();
     }

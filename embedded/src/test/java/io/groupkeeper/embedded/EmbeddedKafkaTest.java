@@ -78,7 +78,9 @@ class EmbeddedKafkaTest {
             producer.flush();
         }
 
-        List<TopicPartition> partitions = IntStream.range(0, 3).mapToObj(p -> new TopicPartition("orders", p)).toList();
+        List<TopicPartition> partitions = IntStream.range(0, 3)
+                .mapToObj(p -> new TopicPartition("orders", p))
+                .toList();
         Map<String, Object> consumerProps = kafka.clientProperties();
         consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<ConsumerRecord<String, String>> received = new ArrayList<>();
@@ -91,9 +93,13 @@ class EmbeddedKafkaTest {
                 return received.size() >= 10;
             });
         }
-        assertThat(received).extracting(ConsumerRecord::value)
-                .containsExactlyInAnyOrder(IntStream.range(0, 10).mapToObj(i -> "v" + i).toArray(String[]::new));
-        assertThat(received).allSatisfy(r -> assertThat(r.partition()).isEqualTo(Integer.parseInt(r.key().substring(1)) % 3));
+        assertThat(received)
+                .extracting(ConsumerRecord::value)
+                .containsExactlyInAnyOrder(
+                        IntStream.range(0, 10).mapToObj(i -> "v" + i).toArray(String[]::new));
+        assertThat(received)
+                .allSatisfy(r -> assertThat(r.partition())
+                        .isEqualTo(Integer.parseInt(r.key().substring(1)) % 3));
         assertThat(received).extracting(ConsumerRecord::partition).containsOnly(0, 1, 2);
     }
 
@@ -101,12 +107,17 @@ class EmbeddedKafkaTest {
     void brokerPropertyOverridesAndDefaultsReachTheBroker() throws Exception {
         try (Admin admin = Admin.create(kafka.clientProperties())) {
             ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, "1");
-            Config config = admin.describeConfigs(Set.of(broker)).all().get(10, TimeUnit.SECONDS).get(broker);
-            assertThat(config.get("group.consumer.heartbeat.interval.ms").value()).isEqualTo("1000");
+            Config config = admin.describeConfigs(Set.of(broker))
+                    .all()
+                    .get(10, TimeUnit.SECONDS)
+                    .get(broker);
+            assertThat(config.get("group.consumer.heartbeat.interval.ms").value())
+                    .isEqualTo("1000");
             assertThat(config.get("group.initial.rebalance.delay.ms").value()).isEqualTo("0");
             assertThat(config.get("auto.create.topics.enable").value()).isEqualTo("false");
             assertThat(config.get("offsets.topic.replication.factor").value()).isEqualTo("1");
-            assertThat(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS)).hasSize(1);
+            assertThat(admin.describeCluster().nodes().get(10, TimeUnit.SECONDS))
+                    .hasSize(1);
         }
     }
 
@@ -117,9 +128,11 @@ class EmbeddedKafkaTest {
                 .isInstanceOf(EmbeddedServerException.class)
                 .hasCauseInstanceOf(TopicExistsException.class);
         assertThatThrownBy(() -> kafka.createTopic("zero", 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("partitions");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("partitions");
         assertThatThrownBy(() -> kafka.createTopic(" ", 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("topic name");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("topic name");
     }
 
     @Test
@@ -129,7 +142,8 @@ class EmbeddedKafkaTest {
             AtomicInteger picks = new AtomicInteger();
             // The first "free" port handed out is already bound, as if another process won the race.
             IntSupplier racyPorts = () -> picks.getAndIncrement() == 0 ? taken.getLocalPort() : Ports.freePort();
-            try (EmbeddedKafka second = EmbeddedKafka.builder().freePorts(racyPorts).build().start()) {
+            try (EmbeddedKafka second =
+                    EmbeddedKafka.builder().freePorts(racyPorts).build().start()) {
                 assertThat(second.port()).isNotEqualTo(taken.getLocalPort());
                 assertThat(picks.get()).isGreaterThanOrEqualTo(4); // two ports per attempt
                 second.createTopic("after-retry", 1);
@@ -145,40 +159,62 @@ class EmbeddedKafkaTest {
         int controllerPort;
         try (EmbeddedKafka first = EmbeddedKafka.builder().logDir(dir).build().start()) {
             first.createTopic("kept", 1);
-            try (KafkaProducer<String, String> p = new KafkaProducer<>(first.clientProperties(),
-                    new StringSerializer(), new StringSerializer())) {
+            try (KafkaProducer<String, String> p =
+                    new KafkaProducer<>(first.clientProperties(), new StringSerializer(), new StringSerializer())) {
                 p.send(new ProducerRecord<>("kept", "k", "v")).get(30, TimeUnit.SECONDS);
             }
             clusterId = first.clusterId();
             port = first.port();
             controllerPort = first.controllerPort();
         }
-        try (EmbeddedKafka again = EmbeddedKafka.builder().logDir(dir).port(port).controllerPort(controllerPort)
-                .build().start();
-             Admin admin = Admin.create(again.clientProperties())) {
+        try (EmbeddedKafka again = EmbeddedKafka.builder()
+                        .logDir(dir)
+                        .port(port)
+                        .controllerPort(controllerPort)
+                        .build()
+                        .start();
+                Admin admin = Admin.create(again.clientProperties())) {
             assertThat(again.clusterId()).isEqualTo(clusterId);
             TopicPartition tp = new TopicPartition("kept", 0);
-            assertThat(admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
-                    .get(30, TimeUnit.SECONDS).get(tp).offset()).isEqualTo(1);
+            assertThat(admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                            .all()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(tp)
+                            .offset())
+                    .isEqualTo(1);
         }
     }
 
     @Test
     void rejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> EmbeddedKafka.builder().port(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port").hasMessageContaining("-1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("port")
+                .hasMessageContaining("-1");
         assertThatThrownBy(() -> EmbeddedKafka.builder().controllerPort(70_000))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("controllerPort");
-        assertThatThrownBy(() -> EmbeddedKafka.builder().port(19092).controllerPort(19092).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("controllerPort");
-        assertThatThrownBy(() -> EmbeddedKafka.builder().brokerProperty("listeners", "PLAINTEXT://:9092"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listeners");
-        assertThatThrownBy(() -> EmbeddedKafka.builder().brokerProperty("num.io.threads", "-1").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("num.io.threads");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("controllerPort");
         assertThatThrownBy(() -> EmbeddedKafka.builder()
-                        .brokerProperty("group.consumer.heartbeat.interval.ms", "100").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heartbeat");
+                        .port(19092)
+                        .controllerPort(19092)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("controllerPort");
+        assertThatThrownBy(() -> EmbeddedKafka.builder().brokerProperty("listeners", "PLAINTEXT://:9092"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("listeners");
+        assertThatThrownBy(() -> EmbeddedKafka.builder()
+                        .brokerProperty("num.io.threads", "-1")
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("num.io.threads");
+        assertThatThrownBy(() -> EmbeddedKafka.builder()
+                        .brokerProperty("group.consumer.heartbeat.interval.ms", "100")
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("heartbeat");
         assertThatThrownBy(() -> EmbeddedKafka.builder().startTimeout(Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("startTimeout");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("startTimeout");
     }
 }

@@ -35,12 +35,14 @@ class EmbeddedServersTest {
                         .isEqualTo("r" + round);
                 servers.kafka().createTopic("round-" + round, 2);
                 try (Admin admin = Admin.create(servers.kafka().clientProperties())) {
-                    assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).contains("round-" + round);
+                    assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS))
+                            .contains("round-" + round);
                 }
             } finally {
                 long c0 = System.nanoTime();
                 servers.close();
-                System.out.printf("[timing] EmbeddedServers round %d: start %d ms (zk+kafka), close %d ms%n",
+                System.out.printf(
+                        "[timing] EmbeddedServers round %d: start %d ms (zk+kafka), close %d ms%n",
                         round, startMillis, TestSupport.millisSince(c0));
             }
             servers.close(); // idempotent
@@ -73,11 +75,14 @@ class EmbeddedServersTest {
     @Test
     void builderRejectsBadOptionsNamingThem() {
         assertThatThrownBy(() -> EmbeddedServers.builder().zkPort(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("zkPort");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("zkPort");
         assertThatThrownBy(() -> EmbeddedServers.builder().kafkaPort(100_000))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kafkaPort");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kafkaPort");
         assertThatThrownBy(() -> EmbeddedServers.builder().brokerProperty("node.id", "7"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node.id");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("node.id");
     }
 
     /** Threads started since {@code before} must all be gone, except JVM-wide daemons the libraries keep. */
@@ -98,10 +103,11 @@ class EmbeddedServersTest {
         if (name.startsWith("awaitility")) {
             return true; // the test's own poller
         }
-        return t.isDaemon() && (name.startsWith("metrics-meter-tick-thread") // yammer default registry
-                || name.startsWith("process reaper")
-                || name.startsWith("Attach Listener")
-                || name.startsWith("Common-Cleaner")
-                || name.startsWith("ForkJoinPool"));
+        return t.isDaemon()
+                && (name.startsWith("metrics-meter-tick-thread") // yammer default registry
+                        || name.startsWith("process reaper")
+                        || name.startsWith("Attach Listener")
+                        || name.startsWith("Common-Cleaner")
+                        || name.startsWith("ForkJoinPool"));
     }
 }

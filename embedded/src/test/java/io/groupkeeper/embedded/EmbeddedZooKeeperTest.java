@@ -28,7 +28,8 @@ class EmbeddedZooKeeperTest {
             assertThat(zk.connectString()).isEqualTo("127.0.0.1:" + port);
             assertThat(zk.isRunning()).isTrue();
             assertThat(Ports.isFree(port)).isFalse();
-            assertThat(TestSupport.createAndRead(zk.connectString(), "/gk-embedded", "hello")).isEqualTo("hello");
+            assertThat(TestSupport.createAndRead(zk.connectString(), "/gk-embedded", "hello"))
+                    .isEqualTo("hello");
         } finally {
             long c0 = System.nanoTime();
             zk.close();
@@ -40,7 +41,8 @@ class EmbeddedZooKeeperTest {
         zk.close(); // idempotent
 
         // The same port can be used again at once.
-        try (EmbeddedZooKeeper again = EmbeddedZooKeeper.builder().port(port).build().start()) {
+        try (EmbeddedZooKeeper again =
+                EmbeddedZooKeeper.builder().port(port).build().start()) {
             assertThat(again.port()).isEqualTo(port);
             assertThat(TestSupport.read(again.connectString(), "/gk-embedded")).isNull();
         }
@@ -48,11 +50,13 @@ class EmbeddedZooKeeperTest {
 
     @Test
     void keepsAGivenDataDirAcrossRestarts(@TempDir Path dir) throws Exception {
-        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().dataDir(dir).build().start()) {
+        try (EmbeddedZooKeeper zk =
+                EmbeddedZooKeeper.builder().dataDir(dir).build().start()) {
             TestSupport.createAndRead(zk.connectString(), "/kept", "v1");
         }
         assertThat(dir).isDirectory();
-        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().dataDir(dir).build().start()) {
+        try (EmbeddedZooKeeper zk =
+                EmbeddedZooKeeper.builder().dataDir(dir).build().start()) {
             assertThat(TestSupport.read(zk.connectString(), "/kept")).isEqualTo("v1");
         }
         try (var files = Files.list(dir)) {
@@ -65,8 +69,10 @@ class EmbeddedZooKeeperTest {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0));
             long t0 = System.nanoTime();
-            EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().port(taken.getLocalPort()).build();
-            assertThatThrownBy(zk::start).isInstanceOf(EmbeddedServerException.class)
+            EmbeddedZooKeeper zk =
+                    EmbeddedZooKeeper.builder().port(taken.getLocalPort()).build();
+            assertThatThrownBy(zk::start)
+                    .isInstanceOf(EmbeddedServerException.class)
                     .hasMessageContaining(Integer.toString(taken.getLocalPort()))
                     .hasMessageContaining("in use");
             assertThat(TestSupport.millisSince(t0)).isLessThan(5_000);
@@ -76,7 +82,9 @@ class EmbeddedZooKeeperTest {
 
     @Test
     void extraPropertiesArePassedThrough() throws Exception {
-        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().property("maxSessionTimeout", "5000").build()
+        try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder()
+                .property("maxSessionTimeout", "5000")
+                .build()
                 .start()) {
             assertThat(TestSupport.createAndRead(zk.connectString(), "/p", "x")).isEqualTo("x");
         }
@@ -85,18 +93,25 @@ class EmbeddedZooKeeperTest {
     @Test
     void rejectsBadOptionsNamingThem(@TempDir Path tmp) throws Exception {
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().port(-1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port").hasMessageContaining("-1");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("port")
+                .hasMessageContaining("-1");
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().port(65_536))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("port");
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().startTimeout(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("startTimeout");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("startTimeout");
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().property("clientPort", "2181"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clientPort");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientPort");
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().property(" ", "x"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("property key");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("property key");
         Path file = Files.createFile(tmp.resolve("not-a-dir"));
         assertThatThrownBy(() -> EmbeddedZooKeeper.builder().dataDir(file).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("dataDir");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("dataDir");
     }
 
     @Test

@@ -20,9 +20,14 @@ class ServerLogsTest {
         assertThat(zkServer.isWarnEnabled()).isTrue();
 
         // logback-test.xml sets org.apache.kafka.snapshot to ERROR: an explicit level wins.
-        assertThat(LoggerFactory.getLogger("org.apache.kafka.snapshot.Snapshots").isWarnEnabled()).isFalse();
+        assertThat(LoggerFactory.getLogger("org.apache.kafka.snapshot.Snapshots")
+                        .isWarnEnabled())
+                .isFalse();
         // Client loggers keep the root level (INFO).
-        assertThat(LoggerFactory.getLogger("org.apache.kafka.clients.consumer.KafkaConsumer").isInfoEnabled()).isTrue();
-        assertThat(LoggerFactory.getLogger("org.apache.zookeeper.ClientCnxn").isInfoEnabled()).isTrue();
+        assertThat(LoggerFactory.getLogger("org.apache.kafka.clients.consumer.KafkaConsumer")
+                        .isInfoEnabled())
+                .isTrue();
+        assertThat(LoggerFactory.getLogger("org.apache.zookeeper.ClientCnxn").isInfoEnabled())
+                .isTrue();
     }
 }

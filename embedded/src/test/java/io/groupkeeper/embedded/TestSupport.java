@@ -12,8 +12,7 @@ import org.apache.zookeeper.CreateMode;
 
 final class TestSupport {
 
-    private TestSupport() {
-    }
+    private TestSupport() {}
 
     /** Connects a raw ZooKeeper client, creates {@code path} with {@code value} and reads it back. */
     static String createAndRead(String connectString, String path, String value) throws Exception {
@@ -31,7 +30,9 @@ final class TestSupport {
     }
 
     static Set<Thread> liveThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).collect(Collectors.toSet());
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .collect(Collectors.toSet());
     }
 
     static long millisSince(long nanos) {

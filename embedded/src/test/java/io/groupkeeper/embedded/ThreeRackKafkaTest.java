@@ -17,7 +17,7 @@ class ThreeRackKafkaTest {
     @Test
     void threeBrokersInOneClusterEachInItsRackHoldTheReplicasTheyAreGiven() throws Exception {
         try (ThreeRackKafka kafka = ThreeRackKafka.start();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+                Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             assertThat(kafka.bootstrapServers().split(",")).hasSize(3);
             Map<Integer, String> racks = new TreeMap<>();
             for (Node n : admin.describeCluster().nodes().get(10, TimeUnit.SECONDS)) {
@@ -26,9 +26,13 @@ class ThreeRackKafkaTest {
             assertThat(racks).isEqualTo(Map.of(1, "az-a", 2, "az-b", 3, "az-c"));
 
             admin.createTopics(List.of(new NewTopic("placed", Map.of(0, List.of(2, 3), 1, List.of(3, 1)))))
-                    .all().get(30, TimeUnit.SECONDS);
-            List<TopicPartitionInfo> partitions = admin.describeTopics(List.of("placed")).allTopicNames()
-                    .get(10, TimeUnit.SECONDS).get("placed").partitions();
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            List<TopicPartitionInfo> partitions = admin.describeTopics(List.of("placed"))
+                    .allTopicNames()
+                    .get(10, TimeUnit.SECONDS)
+                    .get("placed")
+                    .partitions();
             assertThat(partitions.get(0).replicas()).extracting(Node::rack).containsExactly("az-b", "az-c");
             assertThat(partitions.get(1).replicas()).extracting(Node::rack).containsExactly("az-c", "az-a");
         }

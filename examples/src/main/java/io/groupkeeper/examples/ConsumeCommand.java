@@ -15,17 +15,13 @@ import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.Ordering;
 import io.groupkeeper.kafka.container.Recovery;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -42,15 +38,19 @@ import picocli.CommandLine.Option;
  * SIGTERM / Ctrl-C leaves the group gracefully, committing its final offsets. Start several by hand and watch the
  * partitions split, move and resume.
  */
-@Command(name = "consume", mixinStandardHelpOptions = true,
-        description = {"Consumes as one member of a ZooKeeper-coordinated group; one JSON line per record:",
+@Command(
+        name = "consume",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Consumes as one member of a ZooKeeper-coordinated group; one JSON line per record:",
             "{\"group\",\"member\",\"topic\",\"partition\",\"offset\",\"key\",\"value\"}. SIGTERM: final commit, leave.",
             "With --events, record lines also carry \"at\" (epoch ms when the record was handed over) and membership",
             "events get lines of their own: {\"event\":\"started|assigned|revoked|lost\",\"group\",\"member\",",
             "\"partitions\":[{\"topic\",\"partition\"}],\"at\"} (printed on the polling thread, in order with the records).",
             "With --ordering key|unordered, --parallelism N > 1 or --handler-ms MS > 0 it runs a listener container:",
             "a record's line is printed when its handler has finished it (waiting MS ms), up to N at a time per member,",
-            "records of one key in offset order under key; SIGTERM: what is in flight finishes, final commit, leave."})
+            "records of one key in offset order under key; SIGTERM: what is in flight finishes, final commit, leave."
+        })
 final class ConsumeCommand implements Callable<Integer> {
 
     @Mixin
@@ -59,12 +59,16 @@ final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--topic", required = true, split = ",", description = "topic(s), comma separated")
     List<String> topics;
 
-    @Option(names = "--start", defaultValue = "latest",
+    @Option(
+            names = "--start",
+            defaultValue = "latest",
             description = "where partitions without a committed offset start: earliest, latest or an ISO-8601 instant "
                     + "(default: ${DEFAULT-VALUE})")
     String start;
 
-    @Option(names = "--out-of-range", defaultValue = "earliest",
+    @Option(
+            names = "--out-of-range",
+            defaultValue = "earliest",
             description = "committed offset outside the log: earliest, latest or fail (default: ${DEFAULT-VALUE})")
     String outOfRange;
 
@@ -77,29 +81,45 @@ final class ConsumeCommand implements Callable<Integer> {
     @Option(names = "--max-records", defaultValue = "-1", description = "stop (gracefully) after this many records")
     long maxRecords;
 
-    @Option(names = "--events", description = "also print membership events and processing times as JSON lines "
-            + "(for recorders such as the chaos test); the default output is unchanged")
+    @Option(
+            names = "--events",
+            description = "also print membership events and processing times as JSON lines "
+                    + "(for recorders such as the chaos test); the default output is unchanged")
     boolean events;
 
-    @Option(names = "--mirror-offsets", description = "also write every offset committed to ZooKeeper into Kafka's own "
-            + "group offsets (asynchronous; ZooKeeper stays the source of truth), so kafka-consumer-groups and other "
-            + "Kafka tools see the group")
+    @Option(
+            names = "--mirror-offsets",
+            description = "also write every offset committed to ZooKeeper into Kafka's own "
+                    + "group offsets (asynchronous; ZooKeeper stays the source of truth), so kafka-consumer-groups and other "
+                    + "Kafka tools see the group")
     boolean mirrorOffsets;
 
-    @Option(names = "--mirror-group", paramLabel = "KAFKA_GROUP",
-            description = "the Kafka group id the mirror writes under (default: the group's name; implies --mirror-offsets)")
+    @Option(
+            names = "--mirror-group",
+            paramLabel = "KAFKA_GROUP",
+            description =
+                    "the Kafka group id the mirror writes under (default: the group's name; implies --mirror-offsets)")
     String mirrorGroup;
 
-    @Option(names = "--ordering", defaultValue = "partition", paramLabel = "partition|key|unordered",
+    @Option(
+            names = "--ordering",
+            defaultValue = "partition",
+            paramLabel = "partition|key|unordered",
             description = "which records of a partition may be handled at once: partition (one at a time), key (one "
                     + "at a time per key, keys in parallel) or unordered (default: ${DEFAULT-VALUE})")
     String ordering;
 
-    @Option(names = "--parallelism", defaultValue = "1", paramLabel = "N",
+    @Option(
+            names = "--parallelism",
+            defaultValue = "1",
+            paramLabel = "N",
             description = "handler calls in flight per member, shared by its partitions (default: ${DEFAULT-VALUE})")
     int parallelism;
 
-    @Option(names = "--handler-ms", defaultValue = "0", paramLabel = "MS",
+    @Option(
+            names = "--handler-ms",
+            defaultValue = "0",
+            paramLabel = "MS",
             description = "the handler waits this long per record, as one that calls a database would "
                     + "(default: ${DEFAULT-VALUE})")
     long handlerMs;
@@ -114,8 +134,8 @@ final class ConsumeCommand implements Callable<Integer> {
             return 2;
         }
         if (parallelism < 1 || handlerMs < 0) {
-            System.err.println("error: --parallelism must be >= 1 and --handler-ms >= 0, were " + parallelism
-                    + " and " + handlerMs);
+            System.err.println("error: --parallelism must be >= 1 and --handler-ms >= 0, were " + parallelism + " and "
+                    + handlerMs);
             return 2;
         }
         if (order != Ordering.PARTITION || parallelism > 1 || handlerMs > 0) {
@@ -145,15 +165,21 @@ final class ConsumeCommand implements Callable<Integer> {
         ListenerContainer<String, String> container;
         try {
             ListenerContainerBuilder<String, String> b = ListenerContainer.<String, String>builder(keeper)
-                    .group(member.group).topics(topics)
+                    .group(member.group)
+                    .topics(topics)
                     .kafkaProperties(member.kafkaProperties)
                     .kafkaProperty("bootstrap.servers", member.bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
-                    .ordering(order).parallelism(parallelism)
-                    .errorPolicy(ErrorPolicy.builder().deserializationFailure(Recovery.SKIP)
-                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1))).thenSkip()).build())
+                    .ordering(order)
+                    .parallelism(parallelism)
+                    .errorPolicy(ErrorPolicy.builder()
+                            .deserializationFailure(Recovery.SKIP)
+                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
+                                    .thenSkip())
+                            .build())
                     .consumerOptions(c -> {
-                        c.startPosition(StartPosition.parse(start)).outOfRange(OutOfRangePolicy.parse(outOfRange))
+                        c.startPosition(StartPosition.parse(start))
+                                .outOfRange(OutOfRangePolicy.parse(outOfRange))
                                 .commitInterval(Duration.ofMillis(commitIntervalMs));
                         if (mirrorGroup != null) {
                             c.mirrorOffsetsToKafka(mirrorGroup);
@@ -166,9 +192,14 @@ final class ConsumeCommand implements Callable<Integer> {
                             Thread.sleep(handlerMs); // the handler's work, as the option says
                         }
                         String line = json.createObjectNode()
-                                .put("group", member.group).put("member", memberOf(r))
-                                .put("topic", r.topic()).put("partition", r.partition()).put("offset", r.offset())
-                                .put("key", r.key()).put("value", r.value()).toString();
+                                .put("group", member.group)
+                                .put("member", memberOf(r))
+                                .put("topic", r.topic())
+                                .put("partition", r.partition())
+                                .put("offset", r.offset())
+                                .put("key", r.key())
+                                .put("value", r.value())
+                                .toString();
                         synchronized (out) {
                             out.println(line);
                             out.flush();
@@ -199,8 +230,8 @@ final class ConsumeCommand implements Callable<Integer> {
         } finally {
             container.stop(Duration.ofSeconds(25)); // in flight finishes; final commit; the partitions are released
             keeper.close();
-            System.err.println("left group " + member.group + " after " + count.get()
-                    + " records; final offsets committed");
+            System.err.println(
+                    "left group " + member.group + " after " + count.get() + " records; final offsets committed");
             leave.left();
         }
         return 0;
@@ -236,7 +267,8 @@ final class ConsumeCommand implements Callable<Integer> {
         }
         try {
             CoordinatedConsumer.Builder<String, String> b = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(member.group).topics(topics)
+                    .group(member.group)
+                    .topics(topics)
                     .kafkaProperties(member.kafkaProperties)
                     .kafkaProperty("bootstrap.servers", member.bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
@@ -274,9 +306,13 @@ final class ConsumeCommand implements Callable<Integer> {
                 try {
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                         ObjectNode line = json.createObjectNode()
-                                .put("group", member.group).put("member", consumer.memberId())
-                                .put("topic", r.topic()).put("partition", r.partition()).put("offset", r.offset())
-                                .put("key", r.key()).put("value", r.value());
+                                .put("group", member.group)
+                                .put("member", consumer.memberId())
+                                .put("topic", r.topic())
+                                .put("partition", r.partition())
+                                .put("offset", r.offset())
+                                .put("key", r.key())
+                                .put("value", r.value());
                         if (events) {
                             line.put("at", System.currentTimeMillis());
                         }
@@ -303,8 +339,8 @@ final class ConsumeCommand implements Callable<Integer> {
     }
 
     /** Prints the consumer's membership events (on the polling thread, so in order with the records). */
-    private ConsumerRebalanceListener eventPrinter(PrintStream out, ObjectMapper json,
-                                                   AtomicReference<CoordinatedConsumer<String, String>> self) {
+    private ConsumerRebalanceListener eventPrinter(
+            PrintStream out, ObjectMapper json, AtomicReference<CoordinatedConsumer<String, String>> self) {
         return new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -323,9 +359,11 @@ final class ConsumeCommand implements Callable<Integer> {
         };
     }
 
-    private void printEvent(PrintStream out, ObjectMapper json, String event, String memberId,
-                            Collection<TopicPartition> partitions) {
-        ObjectNode line = json.createObjectNode().put("event", event).put("group", member.group)
+    private void printEvent(
+            PrintStream out, ObjectMapper json, String event, String memberId, Collection<TopicPartition> partitions) {
+        ObjectNode line = json.createObjectNode()
+                .put("event", event)
+                .put("group", member.group)
                 .put("member", memberId);
         ArrayNode list = line.putArray("partitions");
         partitions.forEach(tp -> list.addObject().put("topic", tp.topic()).put("partition", tp.partition()));

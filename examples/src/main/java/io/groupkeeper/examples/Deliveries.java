@@ -11,8 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /** Every record the consumers of one group handed to user code, in order: who got what. */
 final class Deliveries {
 
-    record Delivery(String consumer, int partition, long offset, String value) {
-    }
+    record Delivery(String consumer, int partition, long offset, String value) {}
 
     private final List<Delivery> all = new CopyOnWriteArrayList<>();
 

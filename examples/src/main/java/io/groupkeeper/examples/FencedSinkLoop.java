@@ -33,8 +33,11 @@ public final class FencedSinkLoop implements Runnable {
     private final List<StaleWriteException> refusals = new CopyOnWriteArrayList<>();
     private volatile boolean stop;
 
-    public FencedSinkLoop(CoordinatedConsumer<String, String> consumer, FencingTokens tokens,
-                          FencedSink<TopicPartition> sink, Processor processor) {
+    public FencedSinkLoop(
+            CoordinatedConsumer<String, String> consumer,
+            FencingTokens tokens,
+            FencedSink<TopicPartition> sink,
+            Processor processor) {
         this.consumer = consumer;
         this.tokens = tokens;
         this.sink = sink;

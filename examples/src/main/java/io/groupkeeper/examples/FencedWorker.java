@@ -32,12 +32,19 @@ public final class FencedWorker implements AutoCloseable {
     private volatile LongPredicate pauseWhen;
     private volatile long pausedAt = -1;
 
-    private FencedWorker(String name, GroupKeeper keeper, String group, String topic, String bootstrap,
-                         FencedSink<TopicPartition> sink) {
+    private FencedWorker(
+            String name,
+            GroupKeeper keeper,
+            String group,
+            String topic,
+            String bootstrap,
+            FencedSink<TopicPartition> sink) {
         this.name = name;
         this.keeper = keeper;
         this.tokens = new FencingTokens(sink);
-        this.consumer = CoordinatedConsumer.<String, String>builder(keeper).group(group).topics(topic)
+        this.consumer = CoordinatedConsumer.<String, String>builder(keeper)
+                .group(group)
+                .topics(topic)
                 .kafkaProperty("bootstrap.servers", bootstrap)
                 .kafkaProperty("max.poll.records", 20)
                 .deserializers(new StringDeserializer(), new StringDeserializer())
@@ -52,8 +59,13 @@ public final class FencedWorker implements AutoCloseable {
     }
 
     /** Joins {@code group} through {@code keeper} (started) and starts polling. */
-    public static FencedWorker start(String name, GroupKeeper keeper, String group, String topic, String bootstrap,
-                                     FencedSink<TopicPartition> sink) {
+    public static FencedWorker start(
+            String name,
+            GroupKeeper keeper,
+            String group,
+            String topic,
+            String bootstrap,
+            FencedSink<TopicPartition> sink) {
         FencedWorker w = new FencedWorker(name, keeper, group, topic, bootstrap, sink);
         w.consumer.start();
         w.thread.start();

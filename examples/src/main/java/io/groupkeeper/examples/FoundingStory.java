@@ -98,8 +98,9 @@ final class FoundingStory {
         out.println();
         out.println("Summary");
         summary.forEach(s -> out.println("  " + s));
-        out.printf("%s (%.1f s)%n", allHeld ? "Every step held." : "Some steps did NOT hold.",
-                (System.nanoTime() - t0) / 1e9);
+        out.printf(
+                "%s (%.1f s)%n",
+                allHeld ? "Every step held." : "Some steps did NOT hold.", (System.nanoTime() - t0) / 1e9);
         out.flush();
         return allHeld;
     }
@@ -125,22 +126,40 @@ final class FoundingStory {
             topic = "orders-" + run;
             billing = "billing-" + run;
             audit = "audit-" + run;
-            out.println("Using ZooKeeper " + zk + " and Kafka " + bootstrap + " (names of this run end in -" + run + ")");
+            out.println(
+                    "Using ZooKeeper " + zk + " and Kafka " + bootstrap + " (names of this run end in -" + run + ")");
         }
-        admin = Admin.create(Map.of("bootstrap.servers", bootstrap, "request.timeout.ms", 15_000,
-                "default.api.timeout.ms", 30_000));
+        admin = Admin.create(
+                Map.of("bootstrap.servers", bootstrap, "request.timeout.ms", 15_000, "default.api.timeout.ms", 30_000));
         // On a single broker acks=1 is as durable as acks=all, and it sidesteps a broker quirk right after topic
         // creation (an appended write answered NOT_LEADER_OR_FOLLOWER wedges an idempotent producer).
         boolean singleBroker;
         try {
-            singleBroker = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
+            singleBroker =
+                    admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
         } catch (Exception e) {
             throw new IllegalStateException("cannot reach Kafka at " + bootstrap + ": " + e, e);
         }
-        producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", singleBroker ? "1" : "all",
-                "enable.idempotence", !singleBroker, "max.in.flight.requests.per.connection", 1, "linger.ms", 0,
-                "max.block.ms", 30_000, "delivery.timeout.ms", 30_000, "request.timeout.ms", 10_000),
-                new StringSerializer(), new StringSerializer());
+        producer = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "acks",
+                        singleBroker ? "1" : "all",
+                        "enable.idempotence",
+                        !singleBroker,
+                        "max.in.flight.requests.per.connection",
+                        1,
+                        "linger.ms",
+                        0,
+                        "max.block.ms",
+                        30_000,
+                        "delivery.timeout.ms",
+                        30_000,
+                        "request.timeout.ms",
+                        10_000),
+                new StringSerializer(),
+                new StringSerializer());
         zkCli = CuratorFrameworkFactory.newClient(zk, 15_000, 10_000, new ExponentialBackoffRetry(100, 3));
         zkCli.start();
         try {
@@ -178,7 +197,9 @@ final class FoundingStory {
         if (servers != null) {
             servers.kafka().createTopic(topic, PARTITIONS);
         } else {
-            admin.createTopics(List.of(new NewTopic(topic, Optional.of(PARTITIONS), Optional.empty()))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, Optional.of(PARTITIONS), Optional.empty())))
+                    .all()
+                    .get();
         }
         awaitWritable();
         produce(30);
@@ -190,9 +211,14 @@ final class FoundingStory {
         for (int i = 1; i <= 3; i++) {
             startConsumer(billing, "billing-" + i, billingLog, OutOfRangePolicy.EARLIEST);
         }
-        await(() -> consumers.values().stream().allMatch(c -> c.consumer.assignment().size() == 1)
-                && new HashSet<>(owners(billing).values()).size() == 3, "the three consumers to split the partitions");
-        say("Three consumers joined %s (start position: earliest, so a new group reads what is already there;", billing);
+        await(
+                () -> consumers.values().stream()
+                                .allMatch(c -> c.consumer.assignment().size() == 1)
+                        && new HashSet<>(owners(billing).values()).size() == 3,
+                "the three consumers to split the partitions");
+        say(
+                "Three consumers joined %s (start position: earliest, so a new group reads what is already there;",
+                billing);
         say("the default is latest). ZooKeeper says who owns what (%s):", path(billing, "owners", null));
         owners(billing).forEach((p, m) -> say("  %s:%d -> %s", topic, p, nameOf(m)));
         await(() -> billingLog.size() >= 30, "billing to consume 30 orders");
@@ -201,21 +227,29 @@ final class FoundingStory {
             Set<Integer> parts = got.stream().map(Delivery::partition).collect(Collectors.toSet());
             say("%s consumed %d orders, all from partition %s.", name, got.size(), parts);
         }
-        check(billingLog.distinctValues().equals(new HashSet<>(produced)) && billingLog.repeats().isEmpty(),
+        check(
+                billingLog.distinctValues().equals(new HashSet<>(produced))
+                        && billingLog.repeats().isEmpty(),
                 "every order was consumed by exactly one member of " + billing);
-        check(consumers.values().stream().allMatch(c -> c.consumer.assignment().size() == 1),
+        check(
+                consumers.values().stream()
+                        .allMatch(c -> c.consumer.assignment().size() == 1),
                 "each consumer owns exactly one partition");
     }
 
     private void secondGroupGetsEverything() throws Exception {
         startConsumer(audit, "audit-1", auditLog, OutOfRangePolicy.EARLIEST);
         await(() -> auditLog.size() >= 30, "audit to consume 30 orders");
-        await(() -> committed(billing).equals(logEnds()) && committed(audit).equals(logEnds()),
+        await(
+                () -> committed(billing).equals(logEnds()) && committed(audit).equals(logEnds()),
                 "both groups to commit 10/10/10");
         say("audit-1, alone in group %s, consumed all %d orders too.", audit, auditLog.size());
-        say("Each group keeps its own offsets in ZooKeeper: %s %s, %s %s.", billing, committed(billing), audit,
-                committed(audit));
-        check(auditLog.distinctValues().equals(new HashSet<>(produced)) && auditLog.repeats().isEmpty(),
+        say(
+                "Each group keeps its own offsets in ZooKeeper: %s %s, %s %s.",
+                billing, committed(billing), audit, committed(audit));
+        check(
+                auditLog.distinctValues().equals(new HashSet<>(produced))
+                        && auditLog.repeats().isEmpty(),
                 "group " + audit + " got every order once");
         check(billingLog.size() == 30, "group " + billing + " got nothing twice because of " + audit);
     }
@@ -224,8 +258,7 @@ final class FoundingStory {
         StoryConsumer victim = consumers.get("billing-3");
         TopicPartition victimPartition = victim.consumer.assignment().iterator().next();
         int seenBefore = billingLog.of("billing-3").size();
-        say("Orders keep coming (30 more, one every 40 ms). billing-3 owns %s:%d.", topic,
-                victimPartition.partition());
+        say("Orders keep coming (30 more, one every 40 ms). billing-3 owns %s:%d.", topic, victimPartition.partition());
         Thread more = new Thread(() -> produceSlowly(30, 40), "producer");
         more.start();
         await(() -> billingLog.of("billing-3").size() >= seenBefore + 4, "billing-3 to get some new orders");
@@ -235,30 +268,57 @@ final class FoundingStory {
         long lastCommit = committed(billing).get(victimPartition.partition());
         victim.endSession();
         long crashedAt = System.nanoTime();
-        long lastSeen = billingLog.of("billing-3").stream().mapToLong(Delivery::offset).max().orElse(-1);
+        long lastSeen = billingLog.of("billing-3").stream()
+                .mapToLong(Delivery::offset)
+                .max()
+                .orElse(-1);
         say("billing-3 crashed: it died in the middle of a batch and its ZooKeeper session ended without a goodbye.");
-        say("  Its last commit for %s:%d was offset %d; it had processed up to offset %d, so %s.", topic,
-                victimPartition.partition(), lastCommit, lastSeen, lastSeen < lastCommit ? "nothing was uncommitted"
-                        : (lastSeen == lastCommit ? "offset " + lastSeen + " was" : "offsets " + lastCommit + ".."
-                        + lastSeen + " were") + " processed but not committed");
-        await(() -> owners(billing).size() == PARTITIONS && !owners(billing).containsValue(victim.memberId()),
+        say(
+                "  Its last commit for %s:%d was offset %d; it had processed up to offset %d, so %s.",
+                topic,
+                victimPartition.partition(),
+                lastCommit,
+                lastSeen,
+                lastSeen < lastCommit
+                        ? "nothing was uncommitted"
+                        : (lastSeen == lastCommit
+                                        ? "offset " + lastSeen + " was"
+                                        : "offsets " + lastCommit + ".." + lastSeen + " were")
+                                + " processed but not committed");
+        await(
+                () -> owners(billing).size() == PARTITIONS && !owners(billing).containsValue(victim.memberId()),
                 "the partition to move");
         String heir = nameOf(owners(billing).get(victimPartition.partition()));
-        say("  %s:%d moved to %s %d ms later.", topic, victimPartition.partition(), heir,
-                (System.nanoTime() - crashedAt) / 1_000_000);
+        say(
+                "  %s:%d moved to %s %d ms later.",
+                topic, victimPartition.partition(), heir, (System.nanoTime() - crashedAt) / 1_000_000);
         more.join();
         await(() -> billingLog.distinctValues().containsAll(produced), "billing to catch up");
 
         List<Delivery> repeats = billingLog.repeats();
-        boolean inWindow = repeats.stream().allMatch(d -> d.partition() == victimPartition.partition()
-                && d.offset() >= lastCommit && d.offset() <= lastSeen);
-        say("All %d orders reached %s; %s", produced.size(), billing, repeats.isEmpty()
-                ? "none twice (billing-3 had committed everything it processed)."
-                : repeats.size() + (repeats.size() == 1 ? " was delivered twice, offset " : " were delivered twice, "
-                        + "offsets ") + repeats.stream().map(Delivery::offset).sorted().map(String::valueOf)
-                        .collect(Collectors.joining(", ")) + ": exactly what billing-3 processed after its last commit.");
+        boolean inWindow = repeats.stream()
+                .allMatch(d -> d.partition() == victimPartition.partition()
+                        && d.offset() >= lastCommit
+                        && d.offset() <= lastSeen);
+        say(
+                "All %d orders reached %s; %s",
+                produced.size(),
+                billing,
+                repeats.isEmpty()
+                        ? "none twice (billing-3 had committed everything it processed)."
+                        : repeats.size()
+                                + (repeats.size() == 1
+                                        ? " was delivered twice, offset "
+                                        : " were delivered twice, " + "offsets ")
+                                + repeats.stream()
+                                        .map(Delivery::offset)
+                                        .sorted()
+                                        .map(String::valueOf)
+                                        .collect(Collectors.joining(", "))
+                                + ": exactly what billing-3 processed after its last commit.");
         check(billingLog.distinctValues().containsAll(produced), "no order was lost");
-        check(inWindow && repeats.size() == lastSeen + 1 - lastCommit,
+        check(
+                inWindow && repeats.size() == lastSeen + 1 - lastCommit,
                 "repeats come only from the crashed member's uncommitted window");
     }
 
@@ -279,13 +339,17 @@ final class FoundingStory {
         startConsumer(billing, "billing-4", billingLog, OutOfRangePolicy.LATEST);
         startConsumer(billing, "billing-5", billingLog, OutOfRangePolicy.LATEST);
         awaitOwners(billing, PARTITIONS);
-        await(() -> billingLog.of("billing-4").size() + billingLog.of("billing-5").size() >= 15,
+        await(
+                () -> billingLog.of("billing-4").size()
+                                + billingLog.of("billing-5").size()
+                        >= 15,
                 "the restarted group to consume");
         List<String> got = new ArrayList<>();
         billingLog.of("billing-4").forEach(d -> got.add(d.value()));
         billingLog.of("billing-5").forEach(d -> got.add(d.value()));
         say("Two new consumers, billing-4 and billing-5, resumed at %s and consumed %d orders.", stored, got.size());
-        check(new HashSet<>(got).equals(new HashSet<>(whileDown)) && got.size() == whileDown.size(),
+        check(
+                new HashSet<>(got).equals(new HashSet<>(whileDown)) && got.size() == whileDown.size(),
                 "the restarted group got exactly the 15 new orders: nothing lost, nothing old repeated");
     }
 
@@ -293,14 +357,18 @@ final class FoundingStory {
         await(() -> committed(billing).equals(logEnds()), "the group to commit");
         long end = logEnds().get(0);
         String node = path(billing, "offsets", 0);
-        say("An operator sets the offset of %s:0 by hand in ZooKeeper, beyond the log end (%d), while %s runs:",
+        say(
+                "An operator sets the offset of %s:0 by hand in ZooKeeper, beyond the log end (%d), while %s runs:",
                 topic, end, billing);
         say("  set %s 7000", node);
         zkCli.setData().forPath(node, "7000".getBytes(StandardCharsets.UTF_8));
         await(() -> committed(billing).get(0) == end, "the correction to be stored");
-        say("The owner adopted the edit (an operator's edit wins), found 7000 outside the log [0, %d] and applied", end);
-        say("outOfRange=latest: it continues at %d and stored %d in ZooKeeper (see the WARN on stderr).", end,
-                committed(billing).get(0));
+        say(
+                "The owner adopted the edit (an operator's edit wins), found 7000 outside the log [0, %d] and applied",
+                end);
+        say(
+                "outOfRange=latest: it continues at %d and stored %d in ZooKeeper (see the WARN on stderr).",
+                end, committed(billing).get(0));
         check(committed(billing).get(0) == end, "the corrected offset is persisted");
 
         int before = billingLog.size();
@@ -310,10 +378,13 @@ final class FoundingStory {
         }
         await(() -> billingLog.size() >= before + 5, "the new orders on partition 0");
         List<Delivery> after = billingLog.all().subList(before, billingLog.size());
-        say("5 new orders on %s:0 were consumed at offsets %s.", topic,
-                after.stream().map(Delivery::offset).collect(Collectors.toList()));
-        check(after.stream().map(Delivery::value).collect(Collectors.toList()).equals(fresh)
-                && after.get(0).offset() == end, "consumption continued exactly at the corrected offset");
+        say(
+                "5 new orders on %s:0 were consumed at offsets %s.",
+                topic, after.stream().map(Delivery::offset).collect(Collectors.toList()));
+        check(
+                after.stream().map(Delivery::value).collect(Collectors.toList()).equals(fresh)
+                        && after.get(0).offset() == end,
+                "consumption continued exactly at the corrected offset");
     }
 
     // ------------------------------------------------------------------ narration
@@ -363,8 +434,10 @@ final class FoundingStory {
     // ------------------------------------------------------------------ helpers
 
     private void startConsumer(String group, String name, Deliveries log, OutOfRangePolicy outOfRange) {
-        consumers.put(name, StoryConsumer.start(name, zk, namespace, bootstrap, group, topic,
-                StartPosition.earliest(), outOfRange, log));
+        consumers.put(
+                name,
+                StoryConsumer.start(
+                        name, zk, namespace, bootstrap, group, topic, StartPosition.earliest(), outOfRange, log));
     }
 
     private void produce(int count) throws Exception {
@@ -395,7 +468,8 @@ final class FoundingStory {
         int order = nextOrder++;
         String value = "order-" + order;
         produced.add(value);
-        producer.send(new ProducerRecord<>(topic, partition, "customer-" + order % 7, value)).get();
+        producer.send(new ProducerRecord<>(topic, partition, "customer-" + order % 7, value))
+                .get();
         return value;
     }
 
@@ -404,14 +478,16 @@ final class FoundingStory {
      * the broker accepts writes to it; producing into that moment can wedge an idempotent producer).
      */
     private void awaitWritable() throws Exception {
-        await(() -> {
-            try {
-                logEnds();
-                return producer.partitionsFor(topic).size() == PARTITIONS;
-            } catch (ExecutionException e) {
-                return false;
-            }
-        }, "the partitions of " + topic + " to accept writes");
+        await(
+                () -> {
+                    try {
+                        logEnds();
+                        return producer.partitionsFor(topic).size() == PARTITIONS;
+                    } catch (ExecutionException e) {
+                        return false;
+                    }
+                },
+                "the partitions of " + topic + " to accept writes");
     }
 
     private Map<Integer, Long> logEnds() throws Exception {
@@ -425,7 +501,8 @@ final class FoundingStory {
     }
 
     private String path(String group, String kind, Integer partition) {
-        return "/" + namespace + "/groups/" + group + "/" + kind + (partition == null ? "" : "/" + topic + "/" + partition);
+        return "/" + namespace + "/groups/" + group + "/" + kind
+                + (partition == null ? "" : "/" + topic + "/" + partition);
     }
 
     /** The group's stored offsets per partition, read from ZooKeeper as an operator would. */
@@ -471,7 +548,10 @@ final class FoundingStory {
     }
 
     private String nameOf(String memberId) {
-        return consumers.values().stream().filter(c -> c.memberId().equals(memberId)).map(c -> c.name).findFirst()
+        return consumers.values().stream()
+                .filter(c -> c.memberId().equals(memberId))
+                .map(c -> c.name)
+                .findFirst()
                 .orElse(memberId);
     }
 

@@ -15,14 +15,16 @@ final class GracefulLeave {
     private final Thread hook;
 
     private GracefulLeave(Runnable wake, String threadName) {
-        hook = new Thread(() -> {
-            wake.run();
-            try {
-                left.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, threadName);
+        hook = new Thread(
+                () -> {
+                    wake.run();
+                    try {
+                        left.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                threadName);
     }
 
     static GracefulLeave onShutdown(CoordinatedConsumer<?, ?> consumer, String threadName) {

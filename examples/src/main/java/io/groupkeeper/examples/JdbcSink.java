@@ -31,13 +31,16 @@ public final class JdbcSink implements AutoCloseable {
         this.user = user;
         this.password = password;
         this.group = group;
-        this.sink = FencedJdbcSink.builder(() -> DriverManager.getConnection(url, user, password)).group(group).build();
+        this.sink = FencedJdbcSink.builder(() -> DriverManager.getConnection(url, user, password))
+                .group(group)
+                .build();
     }
 
     /** Creates the positions table and {@code sink_records} if they do not exist. */
     public void createTables() throws SQLException {
         sink.createTable();
-        try (Connection c = DriverManager.getConnection(url, user, password); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url, user, password);
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS sink_records (group_id TEXT NOT NULL, topic TEXT NOT NULL, "
                     + "partition INT NOT NULL, record_offset BIGINT NOT NULL, record_key TEXT, record_value TEXT, "
                     + "fencing_token BIGINT NOT NULL)");

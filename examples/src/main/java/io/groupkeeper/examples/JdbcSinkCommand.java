@@ -5,18 +5,14 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.kafka.jdbc.FencedJdbcSink;
 import io.groupkeeper.kafka.jdbc.StaleTokenException;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,13 +30,17 @@ import picocli.CommandLine.Option;
  * docs/exactly-once.md). Run several; kill one with {@code kill -9} or stop it past the session timeout with
  * {@code kill -STOP}: every input record is in {@code sink_records} once.
  */
-@Command(name = "jdbc-sink", mixinStandardHelpOptions = true,
-        description = {"Stores every record of a topic into a JDBC database exactly once (tables sink_records and",
+@Command(
+        name = "jdbc-sink",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Stores every record of a topic into a JDBC database exactly once (tables sink_records and",
             "groupkeeper_sink_positions, created if missing): the data, the next offset and the partition's fencing token in one",
             "database transaction; a former owner's late write is refused. On assignment the consumer seeks to the",
             "database's next offset. SIGTERM: leave gracefully. Logs on stderr, one JSON line per stored batch on",
             "stdout: {\"member\",\"topic\",\"partition\",\"token\",\"stored\",\"skipped\",\"next\"}; a refused write",
-            "prints {\"member\",\"topic\",\"partition\",\"refused\":true,\"token\",\"current\"}."})
+            "prints {\"member\",\"topic\",\"partition\",\"refused\":true,\"token\",\"current\"}."
+        })
 final class JdbcSinkCommand implements Callable<Integer> {
 
     @Mixin
@@ -49,7 +49,10 @@ final class JdbcSinkCommand implements Callable<Integer> {
     @Option(names = "--topic", required = true, description = "the topic to store")
     String topic;
 
-    @Option(names = "--jdbc-url", required = true, paramLabel = "URL",
+    @Option(
+            names = "--jdbc-url",
+            required = true,
+            paramLabel = "URL",
             description = "e.g. jdbc:postgresql://127.0.0.1:5432/postgres")
     String jdbcUrl;
 
@@ -59,28 +62,34 @@ final class JdbcSinkCommand implements Callable<Integer> {
     @Option(names = "--jdbc-password", defaultValue = "", description = "default: none")
     String jdbcPassword;
 
-    @Option(names = "--start", defaultValue = "earliest",
+    @Option(
+            names = "--start",
+            defaultValue = "earliest",
             description = "where a partition the database has not seen starts: earliest, latest or an ISO-8601 "
                     + "instant (default: ${DEFAULT-VALUE})")
     String start;
 
-    @Option(names = "--work-us-per-record", defaultValue = "0",
+    @Option(
+            names = "--work-us-per-record",
+            defaultValue = "0",
             description = "simulated processing time per record, in microseconds, before a batch is stored (to watch "
                     + "a pause land in the middle of a batch; default: ${DEFAULT-VALUE})")
     long workMicrosPerRecord;
 
     /** Fencing tokens of the partitions opened in the database, taken at their assignment (see FencingTokens). */
     private final Map<TopicPartition, Long> tokens = new ConcurrentHashMap<>();
+
     private Opener opener;
 
     @Override
     public Integer call() throws Exception {
         try (JdbcSink sink = new JdbcSink(jdbcUrl, jdbcUser, jdbcPassword, member.group);
-             GroupKeeper keeper = member.startKeeper()) {
+                GroupKeeper keeper = member.startKeeper()) {
             sink.createTables();
             opener = new Opener(sink);
             CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(member.group).topics(topic)
+                    .group(member.group)
+                    .topics(topic)
                     .kafkaProperties(member.kafkaProperties)
                     .kafkaProperty("bootstrap.servers", member.bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
@@ -107,8 +116,8 @@ final class JdbcSinkCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void store(CoordinatedConsumer<String, String> consumer, JdbcSink sink,
-                       ConsumerRecords<String, String> records) {
+    private void store(
+            CoordinatedConsumer<String, String> consumer, JdbcSink sink, ConsumerRecords<String, String> records) {
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<String, String>> batch = records.records(tp);
             Long token = tokens.get(tp);
@@ -209,5 +218,4 @@ final class JdbcSinkCommand implements Callable<Integer> {
             partitions.forEach(tokens::remove);
         }
     }
-
 }

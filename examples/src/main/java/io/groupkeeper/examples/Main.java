@@ -10,14 +10,26 @@ import picocli.CommandLine.Option;
  * founding story end to end; {@code --zk Z --bootstrap B} replays it against running servers. Subcommands start
  * single producers and consumers by hand, and a non-Kafka example.
  */
-@Command(name = "groupkeeper-examples", mixinStandardHelpOptions = true, version = "groupkeeper examples 0.1.0",
+@Command(
+        name = "groupkeeper-examples",
+        mixinStandardHelpOptions = true,
+        version = "groupkeeper examples 0.1.0",
         description = {
             "Replays groupkeeper's founding story on real Kafka under ZooKeeper coordination, printing what happens.",
-            "With no options it starts ZooKeeper and Kafka in this process; exit code 0 only when every step held."},
-        subcommands = {ProduceCommand.class, ConsumeCommand.class, ShardedBatchExample.class, ZombieCommand.class,
-            JdbcSinkCommand.class, TransformCommand.class,
-            io.groupkeeper.examples.springswitch.SwitchFromSpringCommand.class},
-        footer = {"", "Examples:",
+            "With no options it starts ZooKeeper and Kafka in this process; exit code 0 only when every step held."
+        },
+        subcommands = {
+            ProduceCommand.class,
+            ConsumeCommand.class,
+            ShardedBatchExample.class,
+            ZombieCommand.class,
+            JdbcSinkCommand.class,
+            TransformCommand.class,
+            io.groupkeeper.examples.springswitch.SwitchFromSpringCommand.class
+        },
+        footer = {
+            "",
+            "Examples:",
             "  groupkeeper-examples                                   the story on in-process servers",
             "  groupkeeper-examples --zk 127.0.0.1:2181 --bootstrap 127.0.0.1:9092",
             "  groupkeeper-examples produce --bootstrap B --topic orders --count 100",
@@ -29,7 +41,8 @@ import picocli.CommandLine.Option;
             "  groupkeeper-examples transform --zk Z --bootstrap B --group G --from IN --to OUT",
             "                                                         exactly once into Kafka, in transactions",
             "  groupkeeper-examples switch-from-spring               a @KafkaListener service moved to the starter",
-            "                                                         while records keep coming: redelivered, lost"})
+            "                                                         while records keep coming: redelivered, lost"
+        })
 public final class Main implements Callable<Integer> {
 
     @Option(names = "--zk", paramLabel = "HOST:PORT", description = "ZooKeeper to use instead of an in-process one")
@@ -38,7 +51,9 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka to use instead of an in-process one")
     String bootstrap;
 
-    @Option(names = "--namespace", defaultValue = "groupkeeper",
+    @Option(
+            names = "--namespace",
+            defaultValue = "groupkeeper",
             description = "ZooKeeper root of groupkeeper's nodes (default: ${DEFAULT-VALUE})")
     String namespace;
 

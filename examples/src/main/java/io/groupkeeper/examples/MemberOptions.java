@@ -22,15 +22,22 @@ final class MemberOptions {
     @Option(names = "--group", required = true, description = "consumer group")
     String group;
 
-    @Option(names = "--namespace", defaultValue = "groupkeeper", description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--namespace",
+            defaultValue = "groupkeeper",
+            description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
     String namespace;
 
-    @Option(names = "--session-timeout-ms", defaultValue = "15000",
+    @Option(
+            names = "--session-timeout-ms",
+            defaultValue = "15000",
             description = "ZooKeeper session timeout: after a crash (kill -9) the partitions move on once it has "
                     + "passed (default: ${DEFAULT-VALUE})")
     long sessionTimeoutMs;
 
-    @Option(names = {"-X", "--kafka-property"}, paramLabel = "KEY=VALUE",
+    @Option(
+            names = {"-X", "--kafka-property"},
+            paramLabel = "KEY=VALUE",
             description = "any Kafka client property (security, SASL/SSL, fetch sizes ...; transform's producers "
                     + "take them too); repeatable")
     Map<String, String> kafkaProperties = new HashMap<>();
@@ -38,8 +45,12 @@ final class MemberOptions {
     /** A started keeper on the ZooKeeper these options name. */
     GroupKeeper startKeeper() {
         return GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
-                        .sessionTimeout(Duration.ofMillis(sessionTimeoutMs)).build())
-                .build().start();
+                .store(ZooKeeperStore.builder()
+                        .connectString(zk)
+                        .namespace(namespace)
+                        .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+                        .build())
+                .build()
+                .start();
     }
 }

@@ -34,18 +34,22 @@ public final class PlainJavaService implements AutoCloseable {
         keeper = GroupKeeper.builder()
                 .store(ZooKeeperStore.builder().connectString(zooKeeper).build())
                 .metrics(new MicrometerGroupMetrics(meters))
-                .build().start();
+                .build()
+                .start();
         try {
             container = ListenerContainer.<String, String>builder(keeper)
-                    .group("billing").topics("orders")
+                    .group("billing")
+                    .topics("orders")
                     .kafkaProperty("bootstrap.servers", bootstrap)
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .recordHandler(PlainJavaService::bill)
                     .errorPolicy(ErrorPolicy.builder()
-                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1))).thenStopPartition())
+                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
+                                    .thenStopPartition())
                             .build())
                     .metrics(new MicrometerContainerMetrics(meters))
-                    .build().start();
+                    .build()
+                    .start();
         } catch (RuntimeException e) {
             keeper.close();
             throw e;
@@ -72,10 +76,13 @@ public final class PlainJavaService implements AutoCloseable {
         MeterRegistry meters = new SimpleMeterRegistry(); // or a PrometheusMeterRegistry, to be scraped
         PlainJavaService service = new PlainJavaService(zooKeeper, bootstrap, meters);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> { // SIGTERM, Ctrl-C
-            service.close();
-            stopped.countDown();
-        }, "billing-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> { // SIGTERM, Ctrl-C
+                            service.close();
+                            stopped.countDown();
+                        },
+                        "billing-shutdown"));
         LOG.info("billing runs; SIGTERM or Ctrl-C stops it");
         stopped.await();
     }

@@ -22,7 +22,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** Produces numbered records to a topic (creating it if missing), to feed consumers started by hand. */
-@Command(name = "produce", mixinStandardHelpOptions = true,
+@Command(
+        name = "produce",
+        mixinStandardHelpOptions = true,
         description = "Produces COUNT records (key key-N, value PREFIX-<time>-N) to a topic, creating the topic if it"
                 + " is missing.")
 final class ProduceCommand implements Callable<Integer> {
@@ -36,17 +38,24 @@ final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--count", defaultValue = "10", description = "records to produce (default: ${DEFAULT-VALUE})")
     int count;
 
-    @Option(names = "--partitions", defaultValue = "3",
+    @Option(
+            names = "--partitions",
+            defaultValue = "3",
             description = "partitions when the topic is created here (default: ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--interval-ms", defaultValue = "0", description = "pause between records (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--interval-ms",
+            defaultValue = "0",
+            description = "pause between records (default: ${DEFAULT-VALUE})")
     long intervalMs;
 
     @Option(names = "--prefix", defaultValue = "record", description = "value prefix (default: ${DEFAULT-VALUE})")
     String prefix;
 
-    @Option(names = {"-X", "--kafka-property"}, paramLabel = "KEY=VALUE",
+    @Option(
+            names = {"-X", "--kafka-property"},
+            paramLabel = "KEY=VALUE",
             description = "any producer/admin property (security, SASL/SSL ...); repeatable")
     Map<String, String> kafkaProperties = new HashMap<>();
 
@@ -56,13 +65,17 @@ final class ProduceCommand implements Callable<Integer> {
         props.put("bootstrap.servers", bootstrap);
         boolean singleBroker;
         try (Admin admin = Admin.create(adminProps(props))) {
-            singleBroker = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
+            singleBroker =
+                    admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
             try {
-                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get();
+                admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+                        .all()
+                        .get();
                 System.err.println("created topic " + topic + " with " + partitions + " partitions");
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof TopicExistsException)) {
-                    System.err.println("error: cannot create topic " + topic + ": " + e.getCause().getMessage());
+                    System.err.println("error: cannot create topic " + topic + ": "
+                            + e.getCause().getMessage());
                     return 1;
                 }
             }
@@ -79,8 +92,8 @@ final class ProduceCommand implements Callable<Integer> {
         }
         props.putIfAbsent("acks", "all");
         long stamp = System.currentTimeMillis();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props, new StringSerializer(),
-                new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(props, new StringSerializer(), new StringSerializer())) {
             List<Future<?>> sent = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 sent.add(producer.send(new ProducerRecord<>(topic, "key-" + i, prefix + "-" + stamp + "-" + i)));

@@ -29,15 +29,22 @@ import picocli.CommandLine.Option;
  * commits the index of the next item after each one, so when a worker leaves in the middle, the shard's next owner
  * resumes exactly there. The same group, ownership and offset machinery as the Kafka adapter, on any partitioned work.
  */
-@Command(name = "batch", mixinStandardHelpOptions = true,
-        description = {"A non-Kafka example: N shards of a batch job split among workers through ZooKeeper.",
-            "A worker leaves and another joins mid-run; every item is processed exactly once. Exit 0 if so."})
+@Command(
+        name = "batch",
+        mixinStandardHelpOptions = true,
+        description = {
+            "A non-Kafka example: N shards of a batch job split among workers through ZooKeeper.",
+            "A worker leaves and another joins mid-run; every item is processed exactly once. Exit 0 if so."
+        })
 final class ShardedBatchExample implements Callable<Integer> {
 
     @Option(names = "--zk", paramLabel = "HOST:PORT", description = "ZooKeeper (default: one in this process)")
     String zk;
 
-    @Option(names = "--namespace", defaultValue = "groupkeeper", description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--namespace",
+            defaultValue = "groupkeeper",
+            description = "ZooKeeper root (default: ${DEFAULT-VALUE})")
     String namespace;
 
     @Option(names = "--shards", defaultValue = "8", description = "default: ${DEFAULT-VALUE}")
@@ -46,7 +53,10 @@ final class ShardedBatchExample implements Callable<Integer> {
     @Option(names = "--items", defaultValue = "40", description = "items per shard (default: ${DEFAULT-VALUE})")
     int items;
 
-    @Option(names = "--item-ms", defaultValue = "10", description = "simulated work per item (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--item-ms",
+            defaultValue = "10",
+            description = "simulated work per item (default: ${DEFAULT-VALUE})")
     long itemMillis;
 
     private final PrintStream out = System.out;
@@ -67,8 +77,9 @@ final class ShardedBatchExample implements Callable<Integer> {
         List<Worker> workers = new ArrayList<>();
         try (GroupKeeper registry = keeper(connect)) {
             registry.topics().ensureTopic(job, shards);
-            out.printf("Registered job %s with %d shards of %d items in ZooKeeper (/%s/topics/%s).%n", job, shards,
-                    items, namespace, job);
+            out.printf(
+                    "Registered job %s with %d shards of %d items in ZooKeeper (/%s/topics/%s).%n",
+                    job, shards, items, namespace, job);
 
             for (int i = 1; i <= 3; i++) {
                 workers.add(new Worker("worker-" + i, keeper(connect), group, job, processed).start());
@@ -77,7 +88,8 @@ final class ShardedBatchExample implements Callable<Integer> {
             printOwnership(workers);
 
             awaitProgress(processed, shards * items / 3);
-            out.println("A third of the work is done. worker-3 leaves (it finishes its current item, commits, releases).");
+            out.println(
+                    "A third of the work is done. worker-3 leaves (it finishes its current item, commits, releases).");
             workers.get(2).leave();
             awaitOwned(workers.subList(0, 2), shards);
             printOwnership(workers.subList(0, 2));
@@ -103,8 +115,9 @@ final class ShardedBatchExample implements Callable<Integer> {
                 out.printf("  %s processed %d items%n", w.name, w.done.get());
             }
             boolean held = once == shards * items && twice == 0 && never == 0;
-            out.printf("%d items: %d processed exactly once, %d more than once, %d never.%n", shards * items, once,
-                    twice, never);
+            out.printf(
+                    "%d items: %d processed exactly once, %d more than once, %d never.%n",
+                    shards * items, once, twice, never);
             out.println(held ? "Every item of every shard was processed exactly once." : "The promise did NOT hold.");
             return held ? 0 : 1;
         } finally {
@@ -119,14 +132,22 @@ final class ShardedBatchExample implements Callable<Integer> {
 
     private GroupKeeper keeper(String connect) {
         return GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(connect).namespace(namespace).build())
-                .build().start();
+                .store(ZooKeeperStore.builder()
+                        .connectString(connect)
+                        .namespace(namespace)
+                        .build())
+                .build()
+                .start();
     }
 
     private void printOwnership(List<Worker> workers) {
         for (Worker w : workers) {
-            out.printf("  %s owns shards %s%n", w.name, w.member.assignment().stream()
-                    .map(TopicPartition::partition).toList());
+            out.printf(
+                    "  %s owns shards %s%n",
+                    w.name,
+                    w.member.assignment().stream()
+                            .map(TopicPartition::partition)
+                            .toList());
         }
     }
 
@@ -180,34 +201,37 @@ final class ShardedBatchExample implements Callable<Integer> {
             this.job = job;
             this.keeper = keeper;
             this.processed = processed;
-            this.member = keeper.member(group).topics(job).listener(new RebalanceListener() {
-                @Override
-                public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> shards) {
-                    synchronized (lock) {
-                        shards.forEach((tp, offset) -> next.put(tp.partition(), (int) offset.orElse(0)));
-                    }
-                }
+            this.member = keeper.member(group)
+                    .topics(job)
+                    .listener(new RebalanceListener() {
+                        @Override
+                        public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> shards) {
+                            synchronized (lock) {
+                                shards.forEach((tp, offset) -> next.put(tp.partition(), (int) offset.orElse(0)));
+                            }
+                        }
 
-                @Override
-                public void onPartitionsRevoked(SortedSet<TopicPartition> shards) {
-                    synchronized (lock) { // waits for the item in progress; each item was committed already
-                        shards.forEach(tp -> next.remove(tp.partition()));
-                    }
-                }
+                        @Override
+                        public void onPartitionsRevoked(SortedSet<TopicPartition> shards) {
+                            synchronized (lock) { // waits for the item in progress; each item was committed already
+                                shards.forEach(tp -> next.remove(tp.partition()));
+                            }
+                        }
 
-                @Override
-                public void onPartitionsLost(SortedSet<TopicPartition> shards) {
-                    onPartitionsRevoked(shards);
-                }
+                        @Override
+                        public void onPartitionsLost(SortedSet<TopicPartition> shards) {
+                            onPartitionsRevoked(shards);
+                        }
 
-                @Override
-                public void onOffsetsChanged(SortedSet<TopicPartition> shards) {
-                    synchronized (lock) {
-                        CommitResult r = member.refresh(shards);
-                        r.adoptedOffsets().forEach((tp, o) -> next.put(tp.partition(), (int) o.orElse(0)));
-                    }
-                }
-            }).build();
+                        @Override
+                        public void onOffsetsChanged(SortedSet<TopicPartition> shards) {
+                            synchronized (lock) {
+                                CommitResult r = member.refresh(shards);
+                                r.adoptedOffsets().forEach((tp, o) -> next.put(tp.partition(), (int) o.orElse(0)));
+                            }
+                        }
+                    })
+                    .build();
             this.thread = new Thread(this::work, name);
             this.thread.setDaemon(true);
         }

@@ -31,8 +31,8 @@ final class StoryConsumer implements AutoCloseable {
     private volatile long crashRequested;
     private volatile boolean closed;
 
-    private StoryConsumer(String name, GroupKeeper keeper, CoordinatedConsumer<String, String> consumer,
-                          Deliveries deliveries) {
+    private StoryConsumer(
+            String name, GroupKeeper keeper, CoordinatedConsumer<String, String> consumer, Deliveries deliveries) {
         this.name = name;
         this.keeper = keeper;
         this.consumer = consumer;
@@ -41,15 +41,28 @@ final class StoryConsumer implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    static StoryConsumer start(String name, String zk, String namespace, String bootstrap, String group, String topic,
-                               StartPosition start, OutOfRangePolicy outOfRange, Deliveries deliveries) {
+    static StoryConsumer start(
+            String name,
+            String zk,
+            String namespace,
+            String bootstrap,
+            String group,
+            String topic,
+            StartPosition start,
+            OutOfRangePolicy outOfRange,
+            Deliveries deliveries) {
         GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(zk).namespace(namespace)
-                        .sessionTimeout(Duration.ofSeconds(10)).build())
-                .build().start();
+                .store(ZooKeeperStore.builder()
+                        .connectString(zk)
+                        .namespace(namespace)
+                        .sessionTimeout(Duration.ofSeconds(10))
+                        .build())
+                .build()
+                .start();
         try {
             CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(group).topics(topic)
+                    .group(group)
+                    .topics(topic)
                     .kafkaProperty("bootstrap.servers", bootstrap)
                     .kafkaProperty("client.id", group + "-" + name)
                     .deserializers(new StringDeserializer(), new StringDeserializer())

@@ -22,15 +22,19 @@ import picocli.CommandLine.Option;
  * session timeout with {@code kill -STOP}: the output, read with {@code isolation.level=read_committed}, holds every
  * input offset once.
  */
-@Command(name = "transform", mixinStandardHelpOptions = true,
-        description = {"Reads topic IN under coordination in the transactional mode and writes, for each input record,",
+@Command(
+        name = "transform",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Reads topic IN under coordination in the transactional mode and writes, for each input record,",
             "one record to OUT with the input's key and the value {\"topic\":\"IN\",\"partition\":P,\"offset\":O}.",
             "Outputs and input offsets commit in one Kafka transaction per input partition (one transactional",
             "producer per owned partition, transactional.id <prefix><group>/<topic>/<partition>, initialised when",
             "the partition is claimed: a former owner's open transaction is aborted and its producer fenced). Read",
             "OUT with isolation.level=read_committed: every input offset exactly once, through kill -9 and pauses",
             "past the session timeout. --group is also the Kafka group the input offsets commit under.",
-            "SIGTERM: commit and leave gracefully. Logs on stderr."})
+            "SIGTERM: commit and leave gracefully. Logs on stderr."
+        })
 final class TransformCommand implements Callable<Integer> {
 
     @Mixin
@@ -42,16 +46,22 @@ final class TransformCommand implements Callable<Integer> {
     @Option(names = "--to", required = true, paramLabel = "OUT", description = "the output topic")
     String to;
 
-    @Option(names = "--start", defaultValue = "earliest",
+    @Option(
+            names = "--start",
+            defaultValue = "earliest",
             description = "where a partition without a committed offset starts: earliest, latest or an ISO-8601 "
                     + "instant (default: ${DEFAULT-VALUE})")
     String start;
 
-    @Option(names = "--commit-interval-ms", defaultValue = "1000",
+    @Option(
+            names = "--commit-interval-ms",
+            defaultValue = "1000",
             description = "how often each partition's transaction commits (default: ${DEFAULT-VALUE})")
     long commitIntervalMs;
 
-    @Option(names = "--transactional-id-prefix", defaultValue = "groupkeeper/",
+    @Option(
+            names = "--transactional-id-prefix",
+            defaultValue = "groupkeeper/",
             description = "prefix of the per-partition transactional.id (default: ${DEFAULT-VALUE})")
     String transactionalIdPrefix;
 
@@ -59,11 +69,12 @@ final class TransformCommand implements Callable<Integer> {
     public Integer call() {
         try (GroupKeeper keeper = member.startKeeper()) {
             CoordinatedConsumer<String, String> consumer = CoordinatedConsumer.<String, String>builder(keeper)
-                    .group(member.group).topics(from)
+                    .group(member.group)
+                    .topics(from)
                     .kafkaProperties(member.kafkaProperties)
                     .kafkaProperty("bootstrap.servers", member.bootstrap)
-                    .kafkaProperty("isolation.level",
-                            member.kafkaProperties.getOrDefault("isolation.level", "read_committed"))
+                    .kafkaProperty(
+                            "isolation.level", member.kafkaProperties.getOrDefault("isolation.level", "read_committed"))
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .startPosition(StartPosition.parse(start))
                     .commitInterval(Duration.ofMillis(commitIntervalMs))
@@ -78,7 +89,8 @@ final class TransformCommand implements Callable<Integer> {
                 while (true) {
                     ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(500));
                     for (ConsumerRecord<String, String> r : records) {
-                        consumer.send(new TopicPartition(r.topic(), r.partition()),
+                        consumer.send(
+                                new TopicPartition(r.topic(), r.partition()),
                                 new ProducerRecord<>(to, r.key(), value(r)));
                     }
                 }

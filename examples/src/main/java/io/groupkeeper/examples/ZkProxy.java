@@ -116,26 +116,28 @@ public final class ZkProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to, String direction) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[16 * 1024];
-            try {
-                InputStream in = from.getInputStream();
-                OutputStream out = to.getOutputStream();
-                for (int n; (n = in.read(buf)) >= 0; ) {
-                    if (!partitioned) {
-                        out.write(buf, 0, n);
-                        out.flush();
-                    } // else: dropped on the floor, like packets into a partition
-                }
-            } catch (IOException e) {
-                // one side closed
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                open.remove(from);
-                open.remove(to);
-            }
-        }, "zkproxy-" + name + "-" + direction);
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[16 * 1024];
+                    try {
+                        InputStream in = from.getInputStream();
+                        OutputStream out = to.getOutputStream();
+                        for (int n; (n = in.read(buf)) >= 0; ) {
+                            if (!partitioned) {
+                                out.write(buf, 0, n);
+                                out.flush();
+                            } // else: dropped on the floor, like packets into a partition
+                        }
+                    } catch (IOException e) {
+                        // one side closed
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        open.remove(from);
+                        open.remove(to);
+                    }
+                },
+                "zkproxy-" + name + "-" + direction);
         t.setDaemon(true);
         t.start();
     }

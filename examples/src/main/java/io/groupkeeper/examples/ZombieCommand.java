@@ -24,9 +24,13 @@ import picocli.CommandLine.Command;
  * {@link FencedSink} refuses, while every write of {@code b} stands. The commit fence alone would have kept only
  * {@code a}'s offsets out, not that write. Exit 0 when the sink refused the zombie and kept the successor's writes.
  */
-@Command(name = "zombie", mixinStandardHelpOptions = true,
-        description = {"A cut-off member's late write is refused by a sink that checks fencing tokens.",
-            "Runs on ZooKeeper and Kafka started in this process (about 20 s). Exit 0 if the sink held."})
+@Command(
+        name = "zombie",
+        mixinStandardHelpOptions = true,
+        description = {
+            "A cut-off member's late write is refused by a sink that checks fencing tokens.",
+            "Runs on ZooKeeper and Kafka started in this process (about 20 s). Exit 0 if the sink held."
+        })
 final class ZombieCommand implements Callable<Integer> {
 
     private static final Duration SESSION = Duration.ofSeconds(6);
@@ -37,8 +41,11 @@ final class ZombieCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (EmbeddedServers servers = EmbeddedServers.startDefault();
-             ZkProxy network = new ZkProxy("a", Arrays.stream(servers.zkConnectString().split(","))
-                     .map(hp -> Integer.parseInt(hp.substring(hp.lastIndexOf(':') + 1))).toList())) {
+                ZkProxy network = new ZkProxy(
+                        "a",
+                        Arrays.stream(servers.zkConnectString().split(","))
+                                .map(hp -> Integer.parseInt(hp.substring(hp.lastIndexOf(':') + 1)))
+                                .toList())) {
             out.println("Started ZooKeeper " + servers.zkConnectString() + " and Kafka " + servers.bootstrapServers()
                     + " in this process.");
             String topic = "payments";
@@ -53,40 +60,58 @@ final class ZombieCommand implements Callable<Integer> {
 
     private boolean play(EmbeddedServers servers, ZkProxy network, TopicPartition tp, FencedSink<TopicPartition> sink)
             throws Exception {
-        FencedWorker a = FencedWorker.start("a", keeper(network.connectString(), true), "ledger-writers",
-                tp.topic(), servers.bootstrapServers(), sink);
+        FencedWorker a = FencedWorker.start(
+                "a",
+                keeper(network.connectString(), true),
+                "ledger-writers",
+                tp.topic(),
+                servers.bootstrapServers(),
+                sink);
         FencedWorker b = null;
         try {
             a.pauseAt(5);
             produce(servers.bootstrapServers(), tp.topic(), 10);
             await(() -> a.pausedAt() >= 0, "a to reach offset 5");
             long tokenOfA = a.tokens().of(tp).orElseThrow();
-            out.printf("a owns %s under fencing token %d, wrote offsets %s and is stuck in user code on offset 5.%n",
+            out.printf(
+                    "a owns %s under fencing token %d, wrote offsets %s and is stuck in user code on offset 5.%n",
                     tp, tokenOfA, a.processed());
 
             long cut = System.currentTimeMillis();
             network.partition();
-            out.printf("At that moment a's network to ZooKeeper goes, for longer than its %d s session.%n",
+            out.printf(
+                    "At that moment a's network to ZooKeeper goes, for longer than its %d s session.%n",
                     SESSION.toSeconds());
-            b = FencedWorker.start("b", keeper(servers.zkConnectString(), false), "ledger-writers", tp.topic(),
-                    servers.bootstrapServers(), sink);
+            b = FencedWorker.start(
+                    "b",
+                    keeper(servers.zkConnectString(), false),
+                    "ledger-writers",
+                    tp.topic(),
+                    servers.bootstrapServers(),
+                    sink);
             FencedWorker successor = b;
             await(() -> "b".equals(sink.contents(tp).get("5")), "b to take over and write offset 5");
             long tokenOfB = b.tokens().of(tp).orElseThrow();
-            out.printf("a's session expired; b took %s over %.1f s after the cut under token %d and wrote offsets"
-                    + " %s.%n", tp, (System.currentTimeMillis() - cut) / 1000.0, tokenOfB, b.processed());
+            out.printf(
+                    "a's session expired; b took %s over %.1f s after the cut under token %d and wrote offsets"
+                            + " %s.%n",
+                    tp, (System.currentTimeMillis() - cut) / 1000.0, tokenOfB, b.processed());
 
             a.resume();
             await(() -> !a.loop().refusals().isEmpty(), "the sink to answer a's late write");
             StaleWriteException refused = a.loop().refusals().get(0);
-            out.println("a's user code goes on and writes offset 5 under its old token. The sink: "
-                    + refused.getMessage());
+            out.println(
+                    "a's user code goes on and writes offset 5 under its old token. The sink: " + refused.getMessage());
 
-            boolean held = tokenOfB > tokenOfA && refused.staleToken() == tokenOfA
-                    && refused.currentToken() == tokenOfB && "b".equals(sink.contents(tp).get("5"))
+            boolean held = tokenOfB > tokenOfA
+                    && refused.staleToken() == tokenOfA
+                    && refused.currentToken() == tokenOfB
+                    && "b".equals(sink.contents(tp).get("5"))
                     && successor.loop().refusals().isEmpty();
-            out.println(held ? "The zombie's write was refused; every write of b stands."
-                    : "The sink did NOT hold: " + sink.contents(tp));
+            out.println(
+                    held
+                            ? "The zombie's write was refused; every write of b stands."
+                            : "The sink did NOT hold: " + sink.contents(tp));
             return held;
         } finally {
             network.heal();
@@ -98,7 +123,10 @@ final class ZombieCommand implements Callable<Integer> {
     }
 
     private static GroupKeeper keeper(String connect, boolean behindProxy) {
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(connect).sessionTimeout(SESSION).build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(connect)
+                .sessionTimeout(SESSION)
+                .build();
         if (behindProxy) {
             ZkProxy.keepBehind(store);
         }
@@ -106,8 +134,17 @@ final class ZombieCommand implements Callable<Integer> {
     }
 
     private static void produce(String bootstrap, String topic, int n) throws Exception {
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap,
-                "acks", "1", "enable.idempotence", false, "max.block.ms", 30_000), new StringSerializer(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "acks",
+                        "1",
+                        "enable.idempotence",
+                        false,
+                        "max.block.ms",
+                        30_000),
+                new StringSerializer(),
                 new StringSerializer())) {
             for (int i = 0; i < n; i++) {
                 p.send(new ProducerRecord<>(topic, 0, null, "payment-" + i)).get(30, TimeUnit.SECONDS);

@@ -53,14 +53,32 @@ import java.util.TreeSet;
 public final class ChaosChecker {
 
     /** The verdict, and the one summary line a run prints. */
-    public record Report(long seed, int faults, long records, long lost, long overlaps, long duplicates, long bound,
-                         long unexplained, long backwards, long unwritten, Zombies zombies, long keyOrderViolations,
-                         boolean keyOrderPromised, List<String> problems, List<String> notes) {
+    public record Report(
+            long seed,
+            int faults,
+            long records,
+            long lost,
+            long overlaps,
+            long duplicates,
+            long bound,
+            long unexplained,
+            long backwards,
+            long unwritten,
+            Zombies zombies,
+            long keyOrderViolations,
+            boolean keyOrderPromised,
+            List<String> problems,
+            List<String> notes) {
 
         public boolean ok() {
-            return lost == 0 && overlaps == 0 && backwards == 0 && unexplained == 0 && unwritten == 0
+            return lost == 0
+                    && overlaps == 0
+                    && backwards == 0
+                    && unexplained == 0
+                    && unwritten == 0
                     && duplicates <= bound
-                    && zombies.fencingViolations() == 0 && (!keyOrderPromised || keyOrderViolations == 0);
+                    && zombies.fencingViolations() == 0
+                    && (!keyOrderPromised || keyOrderViolations == 0);
         }
 
         public String summary() {
@@ -82,8 +100,7 @@ public final class ChaosChecker {
      * someone else had opened the partition and how many of those the fencing token refused; and the sink's
      * violations of the token's rule (a late write accepted, an owner refused, a token accepted out of order).
      */
-    public record Zombies(long overlapMillis, long records, long writes, long writesRefused, long fencingViolations) {
-    }
+    public record Zombies(long overlapMillis, long records, long writes, long writesRefused, long fencingViolations) {}
 
     /** A fault explains a loss that ends up to this long before it (the member's clock vs the injector's). */
     private static final long EXPLAIN_SLACK_MILLIS = 1_000;
@@ -137,8 +154,11 @@ public final class ChaosChecker {
         Map<String, List<Integer>> byMember = new HashMap<>();
         for (int i = 0; i < ordered.size(); i++) {
             Processed p = ordered.get(i);
-            byPartition.computeIfAbsent(key(p.group(), p.partition()), k -> new ArrayList<>()).add(i);
-            byMemberPartition.computeIfAbsent(key(p.group(), p.partition()) + "/" + p.member(), k -> new ArrayList<>())
+            byPartition
+                    .computeIfAbsent(key(p.group(), p.partition()), k -> new ArrayList<>())
+                    .add(i);
+            byMemberPartition
+                    .computeIfAbsent(key(p.group(), p.partition()) + "/" + p.member(), k -> new ArrayList<>())
                     .add(i);
             byMember.computeIfAbsent(p.member(), k -> new ArrayList<>()).add(i);
         }
@@ -160,8 +180,10 @@ public final class ChaosChecker {
                     }
                 }
                 if (missing > 0) {
-                    problems.add("lost", "group " + group + " partition " + e.getKey() + ": " + missing
-                            + " records never processed, first at offset " + firstMissing);
+                    problems.add(
+                            "lost",
+                            "group " + group + " partition " + e.getKey() + ": " + missing
+                                    + " records never processed, first at offset " + firstMissing);
                 }
                 lost += missing;
             }
@@ -172,13 +194,16 @@ public final class ChaosChecker {
         Map<String, List<Ownership>> ownedByPartition = new HashMap<>();
         Map<String, List<Ownership>> ownedByMemberPartition = new HashMap<>();
         for (Ownership o : ownerships) {
-            ownedByPartition.computeIfAbsent(key(o.group(), o.partition()), k -> new ArrayList<>()).add(o);
-            ownedByMemberPartition.computeIfAbsent(key(o.group(), o.partition()) + "/" + o.member(),
-                    k -> new ArrayList<>()).add(o);
+            ownedByPartition
+                    .computeIfAbsent(key(o.group(), o.partition()), k -> new ArrayList<>())
+                    .add(o);
+            ownedByMemberPartition
+                    .computeIfAbsent(key(o.group(), o.partition()) + "/" + o.member(), k -> new ArrayList<>())
+                    .add(o);
         }
         // zombie batches: their overlap is measured, not counted (outside the promise); nothing else is excused
-        ZombieOverlaps.Result zombies = ZombieOverlaps.measure(ownerships, faults, ordered, byMemberPartition,
-                explainMillis, EXPLAIN_SLACK_MILLIS);
+        ZombieOverlaps.Result zombies = ZombieOverlaps.measure(
+                ownerships, faults, ordered, byMemberPartition, explainMillis, EXPLAIN_SLACK_MILLIS);
         notes.addAll(zombies.notes());
         for (Ownership z : zombies.excused().keySet()) { // pairs with a zombie interval; the rest are swept below
             for (Ownership o : ownedByPartition.get(key(z.group(), z.partition()))) {
@@ -188,12 +213,16 @@ public final class ChaosChecker {
                 }
                 Ownership earlier = o.fromMillis() < z.fromMillis() ? o : z;
                 Ownership later = earlier == o ? z : o;
-                if (later.fromMillis() < earlier.toMillis() && later.fromMillis() >= earlier.fromMillis()
+                if (later.fromMillis() < earlier.toMillis()
+                        && later.fromMillis() >= earlier.fromMillis()
                         && !zombies.excuses(earlier, later)) {
                     overlaps++;
-                    problems.add("overlap", key(z.group(), z.partition()) + " owned by " + earlier.member() + " ["
-                            + earlier.fromMillis() + ", " + earlier.toMillis() + "] and " + later.member() + " from "
-                            + later.fromMillis());
+                    problems.add(
+                            "overlap",
+                            key(z.group(), z.partition()) + " owned by " + earlier.member() + " ["
+                                    + earlier.fromMillis() + ", " + earlier.toMillis() + "] and " + later.member()
+                                    + " from "
+                                    + later.fromMillis());
                 }
             }
         }
@@ -219,10 +248,14 @@ public final class ChaosChecker {
             list.sort(Comparator.comparingLong(Ownership::fromMillis));
             Ownership longest = null;
             for (Ownership cur : list) {
-                if (longest != null && cur.fromMillis() < longest.toMillis() && !cur.member().equals(longest.member())) {
+                if (longest != null
+                        && cur.fromMillis() < longest.toMillis()
+                        && !cur.member().equals(longest.member())) {
                     overlaps++;
-                    problems.add("overlap", e.getKey() + " owned by " + longest.member() + " [" + longest.fromMillis()
-                            + ", " + longest.toMillis() + "] and " + cur.member() + " from " + cur.fromMillis());
+                    problems.add(
+                            "overlap",
+                            e.getKey() + " owned by " + longest.member() + " [" + longest.fromMillis() + ", "
+                                    + longest.toMillis() + "] and " + cur.member() + " from " + cur.fromMillis());
                 }
                 if (longest == null || cur.toMillis() > longest.toMillis()) {
                     longest = cur;
@@ -230,13 +263,17 @@ public final class ChaosChecker {
             }
         }
         for (Processed p : ordered) {
-            boolean covered = ownedByMemberPartition
-                    .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of()).stream()
-                    .anyMatch(o -> o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis());
+            boolean covered =
+                    ownedByMemberPartition
+                            .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of())
+                            .stream()
+                            .anyMatch(o -> o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis());
             if (!covered) {
                 overlaps++;
-                problems.add("outside", key(p.group(), p.partition()) + " offset " + p.offset() + " processed by "
-                        + p.member() + " [" + p.atMillis() + ", " + p.doneMillis() + "] outside its ownership");
+                problems.add(
+                        "outside",
+                        key(p.group(), p.partition()) + " offset " + p.offset() + " processed by " + p.member() + " ["
+                                + p.atMillis() + ", " + p.doneMillis() + "] outside its ownership");
             }
         }
 
@@ -259,14 +296,17 @@ public final class ChaosChecker {
         }
         Map<String, List<CommittedSample>> samples = new HashMap<>();
         for (CommittedSample s : ledger.committedSamples()) {
-            samples.computeIfAbsent(key(s.group(), s.partition()), k -> new ArrayList<>()).add(s);
+            samples.computeIfAbsent(key(s.group(), s.partition()), k -> new ArrayList<>())
+                    .add(s);
         }
         samples.values().forEach(l -> l.sort(Comparator.comparingLong(CommittedSample::atMillis)));
         int unexplainedLosses = 0;
         for (Ownership o : ownerships) {
-            Optional<Fault> why = faults.stream().filter(f -> f.exposed().contains(o.member())
-                    && f.atMillis() - EXPLAIN_SLACK_MILLIS <= o.toMillis()
-                    && o.toMillis() <= f.atMillis() + explainMillis).findFirst();
+            Optional<Fault> why = faults.stream()
+                    .filter(f -> f.exposed().contains(o.member())
+                            && f.atMillis() - EXPLAIN_SLACK_MILLIS <= o.toMillis()
+                            && o.toMillis() <= f.atMillis() + explainMillis)
+                    .findFirst();
             if (why.isEmpty()) {
                 if (o.end() == End.REVOKED) {
                     continue; // a graceful revocation commits its final offsets: nothing of it may be replayed
@@ -281,9 +321,11 @@ public final class ChaosChecker {
             // its last commit happened before anyone else could take the partition: sample no later than that
             long handedOver = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
                     .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.fromMillis())
-                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
-            long committed = committedAt(samples.getOrDefault(key(o.group(), o.partition()), List.of()),
-                    Math.min(o.toMillis(), handedOver));
+                    .mapToLong(Ownership::fromMillis)
+                    .min()
+                    .orElse(Long.MAX_VALUE);
+            long committed = committedAt(
+                    samples.getOrDefault(key(o.group(), o.partition()), List.of()), Math.min(o.toMillis(), handedOver));
             for (int i : byMemberPartition.getOrDefault(key(o.group(), o.partition()) + "/" + o.member(), List.of())) {
                 Processed p = ordered.get(i);
                 if (p.atMillis() >= o.fromMillis() && p.atMillis() <= o.toMillis() && p.offset() >= committed) {
@@ -306,7 +348,9 @@ public final class ChaosChecker {
             }
             long next = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
                     .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.toMillis())
-                    .mapToLong(Ownership::fromMillis).min().orElse(Long.MAX_VALUE);
+                    .mapToLong(Ownership::fromMillis)
+                    .min()
+                    .orElse(Long.MAX_VALUE);
             if (o.notifiedMillis() > next) {
                 late++;
                 maxLate = Math.max(maxLate, o.notifiedMillis() - next);
@@ -329,7 +373,9 @@ public final class ChaosChecker {
         long unexplained = 0;
         Map<String, List<Reset>> resetsByPartition = new HashMap<>();
         for (Reset r : resets) {
-            resetsByPartition.computeIfAbsent(key(r.group(), r.partition()), k -> new ArrayList<>()).add(r);
+            resetsByPartition
+                    .computeIfAbsent(key(r.group(), r.partition()), k -> new ArrayList<>())
+                    .add(r);
         }
         for (Map.Entry<String, List<Integer>> e : byPartition.entrySet()) {
             List<Integer> indices = e.getValue();
@@ -342,8 +388,10 @@ public final class ChaosChecker {
                     // may start after others of the range (different lanes), and the old progress may still finish
                     // records of the range for the first time while the reset is planned and written; the range
                     // unknown: the target itself
-                    boolean inRange = r.from() == Long.MAX_VALUE ? p.offset() == r.offset()
-                            : p.offset() >= r.offset() && (p.offset() < r.from() || r.from() <= r.offset())
+                    boolean inRange = r.from() == Long.MAX_VALUE
+                            ? p.offset() == r.offset()
+                            : p.offset() >= r.offset()
+                                    && (p.offset() < r.from() || r.from() <= r.offset())
                                     && seenBefore.contains(p.offset()); // a reset to where it was clears the done set
                     seenBefore.add(p.offset());
                     if (p.atMillis() >= r.startedMillis() && inRange) {
@@ -361,12 +409,15 @@ public final class ChaosChecker {
                 List<Integer> earlier = since.computeIfAbsent(p.offset(), k -> new ArrayList<>());
                 if (!earlier.isEmpty()) {
                     duplicates++;
-                    if (earlier.stream().noneMatch(replayable::contains) && !zombies.lateIndices().contains(i)) {
+                    if (earlier.stream().noneMatch(replayable::contains)
+                            && !zombies.lateIndices().contains(i)) {
                         unexplained++;
                         Processed first = ordered.get(earlier.get(0));
-                        problems.add("unexplained", e.getKey() + " offset " + p.offset() + " processed again by "
-                                + p.member() + " at " + p.atMillis() + " (first by " + first.member() + " at "
-                                + first.atMillis() + "), not after a crash or loss of that member");
+                        problems.add(
+                                "unexplained",
+                                e.getKey() + " offset " + p.offset() + " processed again by "
+                                        + p.member() + " at " + p.atMillis() + " (first by " + first.member() + " at "
+                                        + first.atMillis() + "), not after a crash or loss of that member");
                     }
                 }
                 earlier.add(i);
@@ -386,8 +437,10 @@ public final class ChaosChecker {
                                     && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS);
                     if (!byReset) {
                         backwards++;
-                        problems.add("backwards", e.getKey() + ": committed offset moved back from " + b.offset()
-                                + " (at " + b.atMillis() + ") to " + s.offset() + " at " + s.atMillis());
+                        problems.add(
+                                "backwards",
+                                e.getKey() + ": committed offset moved back from " + b.offset() + " (at " + b.atMillis()
+                                        + ") to " + s.offset() + " at " + s.atMillis());
                     }
                 }
                 before = s;
@@ -399,8 +452,12 @@ public final class ChaosChecker {
         if (fencing.untokened() > 0) {
             notes.add("writes made with no fencing token (batch read under no claim, refused): " + fencing.untokened());
         }
-        Zombies z = new Zombies(zombies.longestMillis(), zombies.records(), fencing.lateWrites(),
-                fencing.lateRefused(), fencing.violations());
+        Zombies z = new Zombies(
+                zombies.longestMillis(),
+                zombies.records(),
+                fencing.lateWrites(),
+                fencing.lateRefused(),
+                fencing.violations());
         // every offset's effect landed: a write of it accepted by the sink (a group that wrote to it)
         long unwritten = unwritten(ledger.sinkOps(), groups, logEnd, problems);
         // per-key order within one claim
@@ -414,10 +471,14 @@ public final class ChaosChecker {
         }
         long outlived = 0; // records of a claim whose handler still ran when its member claimed the partition again
         for (Processed p : ordered) {
-            if (p.token() != ChaosLedger.SinkOp.NO_TOKEN && ownedByMemberPartition
-                    .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of()).stream()
-                    .anyMatch(o -> o.token() != ChaosLedger.SinkOp.NO_TOKEN && o.token() != p.token()
-                            && o.fromMillis() > p.atMillis() && o.fromMillis() < p.doneMillis())) {
+            if (p.token() != ChaosLedger.SinkOp.NO_TOKEN
+                    && ownedByMemberPartition
+                            .getOrDefault(key(p.group(), p.partition()) + "/" + p.member(), List.of())
+                            .stream()
+                            .anyMatch(o -> o.token() != ChaosLedger.SinkOp.NO_TOKEN
+                                    && o.token() != p.token()
+                                    && o.fromMillis() > p.atMillis()
+                                    && o.fromMillis() < p.doneMillis())) {
                 outlived++;
             }
         }
@@ -428,8 +489,22 @@ public final class ChaosChecker {
         if (keyOrder.excusedByReset() > 0) {
             notes.add("key-order pairs after a reset (the owner went back; not counted): " + keyOrder.excusedByReset());
         }
-        return new Report(seed, faults.size(), ordered.size(), lost, overlaps, duplicates, replayable.size(),
-                unexplained, backwards, unwritten, z, keyOrder.violations(), keyOrderPromised, problems.list(), notes);
+        return new Report(
+                seed,
+                faults.size(),
+                ordered.size(),
+                lost,
+                overlaps,
+                duplicates,
+                replayable.size(),
+                unexplained,
+                backwards,
+                unwritten,
+                z,
+                keyOrder.violations(),
+                keyOrderPromised,
+                problems.list(),
+                notes);
     }
 
     /**
@@ -438,15 +513,16 @@ public final class ChaosChecker {
      * it again — so this catches what <b>lost</b> cannot: an old claim's completion counted as done by the claim after
      * it (the offset skipped, committed, and its only write refused). Groups without sink writes are not judged.
      */
-    private static long unwritten(List<ChaosLedger.SinkOp> ops, Set<String> groups, Map<Integer, Long> logEnd,
-                                  Messages problems) {
+    private static long unwritten(
+            List<ChaosLedger.SinkOp> ops, Set<String> groups, Map<Integer, Long> logEnd, Messages problems) {
         Map<String, Set<Long>> accepted = new HashMap<>();
         Set<String> writing = new HashSet<>();
         for (ChaosLedger.SinkOp op : ops) {
             if (op.action() == ChaosLedger.SinkAction.WRITE) {
                 writing.add(op.group());
                 if (op.accepted()) {
-                    accepted.computeIfAbsent(key(op.group(), op.partition()), k -> new HashSet<>()).add(op.offset());
+                    accepted.computeIfAbsent(key(op.group(), op.partition()), k -> new HashSet<>())
+                            .add(op.offset());
                 }
             }
         }
@@ -466,8 +542,11 @@ public final class ChaosChecker {
                     }
                 }
                 if (missing > 0) {
-                    problems.add("unwritten", "group " + group + " partition " + e.getKey() + ": " + missing
-                            + " records never written to the sink under a valid token, first at offset " + first);
+                    problems.add(
+                            "unwritten",
+                            "group " + group + " partition " + e.getKey() + ": " + missing
+                                    + " records never written to the sink under a valid token, first at offset "
+                                    + first);
                 }
                 unwritten += missing;
             }

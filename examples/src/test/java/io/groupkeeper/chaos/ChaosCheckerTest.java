@@ -10,8 +10,8 @@ import io.groupkeeper.chaos.ChaosLedger.Processed;
 import io.groupkeeper.chaos.ChaosLedger.Reset;
 import io.groupkeeper.chaos.ChaosLedger.SinkAction;
 import io.groupkeeper.chaos.ChaosLedger.SinkOp;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +39,9 @@ class ChaosCheckerTest {
     void aCleanRunPasses() {
         ChaosChecker.Report r = checker.check(7, cleanRun(), Set.of("g"), Map.of(0, 10L));
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
-        assertThat(r.summary()).isEqualTo("chaos seed=7 faults=0 records=10 lost=0 overlaps=0 duplicates=0 (bound 0)"
-                + " key-order-violations=0 zombie-overlap-ms=0 zombie-records=0 zombie-writes-refused=0/0");
+        assertThat(r.summary())
+                .isEqualTo("chaos seed=7 faults=0 records=10 lost=0 overlaps=0 duplicates=0 (bound 0)"
+                        + " key-order-violations=0 zombie-overlap-ms=0 zombie-records=0 zombie-writes-refused=0/0");
     }
 
     @Test
@@ -57,7 +58,9 @@ class ChaosCheckerTest {
         l.processed(new Processed("g", 0, 3, "d", 50));
         ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
         assertThat(r.overlaps()).isEqualTo(2);
-        assertThat(r.problems()).anyMatch(p -> p.contains("owned by b")).anyMatch(p -> p.contains("outside its ownership"));
+        assertThat(r.problems())
+                .anyMatch(p -> p.contains("owned by b"))
+                .anyMatch(p -> p.contains("outside its ownership"));
     }
 
     @Test
@@ -77,7 +80,8 @@ class ChaosCheckerTest {
         reset.reset(new Reset("g", 0, 7, 170));
         reset.processed(new Processed("g", 0, 7, "b", 180));
         reset.processed(new Processed("g", 0, 8, "b", 181));
-        assertThat(checker.check(7, reset, Set.of("g"), Map.of(0, 10L)).duplicates()).isZero();
+        assertThat(checker.check(7, reset, Set.of("g"), Map.of(0, 10L)).duplicates())
+                .isZero();
     }
 
     @Test
@@ -165,7 +169,8 @@ class ChaosCheckerTest {
         ChaosLedger other = lossRun(3);
         other.fault(new Fault("zk-kill", "zk2", 95, false, Set.of("c")));
         other.fault(new Fault("expire", "a", -20_000, false, Set.of("a")));
-        assertThat(wide.check(7, other, Set.of("g"), Map.of(0, 10L)).unexplained()).isEqualTo(2);
+        assertThat(wide.check(7, other, Set.of("g"), Map.of(0, 10L)).unexplained())
+                .isEqualTo(2);
     }
 
     @Test
@@ -202,7 +207,8 @@ class ChaosCheckerTest {
         late.reset(new Reset("g", 0, 6, 215, 210));
         late.committed(new CommittedSample("g", 0, 12, 300));
         late.committed(new CommittedSample("g", 0, 11, 400)); // the reset was over before 12 was read: really backwards
-        assertThat(checker.check(7, late, Set.of("g"), Map.of(0, 10L)).backwards()).isEqualTo(1);
+        assertThat(checker.check(7, late, Set.of("g"), Map.of(0, 10L)).backwards())
+                .isEqualTo(1);
     }
 
     @Test
@@ -210,10 +216,12 @@ class ChaosCheckerTest {
         ChaosLedger l = cleanRun();
         l.processed(new Processed("g", 0, 4, "b", 120));
         l.committed(new CommittedSample("g", 0, 8, 250));
-        assertThat(checker.check(9, l, Set.of("g"), Map.of(0, 10L)).summary()).isEqualTo(
-                "chaos seed=9 faults=0 records=11 lost=0 overlaps=0 duplicates=1 (bound 0) key-order-violations=0 zombie-overlap-ms=0 "
-                        + "zombie-records=0 zombie-writes-refused=0/0 unexplained=1 backwards=1");
-        assertThat(List.of(checker.check(9, cleanRun(), Set.of("g"), Map.of(0, 10L)).summary()))
+        assertThat(checker.check(9, l, Set.of("g"), Map.of(0, 10L)).summary())
+                .isEqualTo(
+                        "chaos seed=9 faults=0 records=11 lost=0 overlaps=0 duplicates=1 (bound 0) key-order-violations=0 zombie-overlap-ms=0 "
+                                + "zombie-records=0 zombie-writes-refused=0/0 unexplained=1 backwards=1");
+        assertThat(List.of(checker.check(9, cleanRun(), Set.of("g"), Map.of(0, 10L))
+                        .summary()))
                 .allMatch(s -> !s.contains("unexplained") && !s.contains("backwards"));
     }
 
@@ -238,7 +246,8 @@ class ChaosCheckerTest {
         assertThat(r.duplicates()).isEqualTo(2);
         assertThat(r.bound()).isEqualTo(2); // committed 3 when b took over, not b's later 10
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
-        assertThat(r.notes()).anyMatch(n -> n.contains("a was told LOST at 250, 50 ms after the next owner started"))
+        assertThat(r.notes())
+                .anyMatch(n -> n.contains("a was told LOST at 250, 50 ms after the next owner started"))
                 .anyMatch(n -> n.startsWith("late notices: 1 "));
     }
 
@@ -289,8 +298,10 @@ class ChaosCheckerTest {
         assertThat(r.unexplained()).isZero();
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
         assertThat(r.summary()).contains(" zombie-overlap-ms=150 zombie-records=3 ");
-        assertThat(r.notes()).anyMatch(n -> n.equals("g/0: zombie a held it until 400, 150 ms after b started; 3 "
-                + "records processed after that")).noneMatch(n -> n.startsWith("late notices"));
+        assertThat(r.notes())
+                .anyMatch(n -> n.equals(
+                        "g/0: zombie a held it until 400, 150 ms after b started; 3 " + "records processed after that"))
+                .noneMatch(n -> n.startsWith("late notices"));
 
         // another partition of the zombie, not in its batch: let go before the fault, told only after the batch
         ChaosLedger other = zombieRun(Fault.ZOMBIE);
@@ -298,7 +309,8 @@ class ChaosCheckerTest {
         other.ownership(new Ownership("g", 1, "b", 250, 600));
         ChaosChecker.Report r2 = checker.check(7, other, Set.of("g"), Map.of(0, 10L));
         assertThat(r2.ok()).as(r2.problems().toString()).isTrue();
-        assertThat(r2.notes()).noneMatch(n -> n.startsWith("late notices"))
+        assertThat(r2.notes())
+                .noneMatch(n -> n.startsWith("late notices"))
                 .anyMatch(n -> n.equals("notices to zombies, late by definition (not counted above): 2"));
     }
 
@@ -314,7 +326,8 @@ class ChaosCheckerTest {
         // a zombie fault of another member excuses nothing either
         ChaosLedger other = zombieRun("expire(partition)");
         other.fault(new Fault(Fault.ZOMBIE, "c", 80, false, Set.of("c")));
-        assertThat(checker.check(7, other, Set.of("g"), Map.of(0, 10L)).overlaps()).isEqualTo(1);
+        assertThat(checker.check(7, other, Set.of("g"), Map.of(0, 10L)).overlaps())
+                .isEqualTo(1);
     }
 
     @Test
@@ -382,7 +395,8 @@ class ChaosCheckerTest {
         l.sink().write("g", 0, 4, "a", 10);
         ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of());
         assertThat(r.zombies().fencingViolations()).isEqualTo(3);
-        assertThat(r.problems()).anyMatch(p -> p.contains("the open of new owner b with token 5 was refused"))
+        assertThat(r.problems())
+                .anyMatch(p -> p.contains("the open of new owner b with token 5 was refused"))
                 .anyMatch(p -> p.contains("write of offset 3 by its owner b (token 5) refused"))
                 .anyMatch(p -> p.contains("late write of offset 4 by former owner a"));
         assertThat(r.ok()).isFalse();
@@ -448,7 +462,8 @@ class ChaosCheckerTest {
                     lane.add(p);
                 }
             }
-            java.util.List<Long> starts = new java.util.ArrayList<>(lane.stream().map(Processed::atMillis).toList());
+            java.util.List<Long> starts = new java.util.ArrayList<>(
+                    lane.stream().map(Processed::atMillis).toList());
             java.util.Collections.shuffle(starts, random);
             for (int i = 0; i < lane.size(); i++) {
                 Processed p = lane.get(i);
@@ -464,10 +479,14 @@ class ChaosCheckerTest {
 
     @Test
     void twoRecordsOfAKeyAtOnceAreAViolationEvenInOffsetOrderButTwoKeysAtOnceAreNot() {
-        ChaosChecker.Report r = checker.check(7, keyedRun(List.of(
-                new Processed("g", 0, 0, "a", 100, 110, "k"),
-                new Processed("g", 0, 1, "a", 105, 112, "k"),     // k's next began before k's previous ended
-                new Processed("g", 0, 2, "a", 100, 120, "other"))), Set.of("g"), Map.of(0, 3L));
+        ChaosChecker.Report r = checker.check(
+                7,
+                keyedRun(List.of(
+                        new Processed("g", 0, 0, "a", 100, 110, "k"),
+                        new Processed("g", 0, 1, "a", 105, 112, "k"), // k's next began before k's previous ended
+                        new Processed("g", 0, 2, "a", 100, 120, "other"))),
+                Set.of("g"),
+                Map.of(0, 3L));
         assertThat(r.keyOrderViolations()).isEqualTo(1);
         assertThat(r.problems()).anyMatch(p -> p.contains("offset 1 started at 105 before the end of offset 0"));
     }
@@ -489,13 +508,14 @@ class ChaosCheckerTest {
         ChaosLedger noReset = new ChaosLedger();
         l.ownerships().forEach(noReset::ownership);
         l.processed().forEach(noReset::processed);
-        assertThat(checker.check(7, noReset, Set.of("g"), Map.of()).keyOrderViolations()).isEqualTo(1);
+        assertThat(checker.check(7, noReset, Set.of("g"), Map.of()).keyOrderViolations())
+                .isEqualTo(1);
     }
 
     @Test
     void underUnorderedViolationsAreCountedButDoNotFailTheRun() {
-        ChaosLedger l = keyedRun(List.of(new Processed("g", 0, 1, "a", 100, 105, "k"),
-                new Processed("g", 0, 0, "a", 101, 106, "k")));
+        ChaosLedger l = keyedRun(
+                List.of(new Processed("g", 0, 1, "a", 100, 105, "k"), new Processed("g", 0, 0, "a", 101, 106, "k")));
         ChaosChecker.Report r = new ChaosChecker(1_000, 10_000, false).check(7, l, Set.of("g"), Map.of(0, 2L));
         assertThat(r.keyOrderViolations()).isEqualTo(1);
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
@@ -530,7 +550,9 @@ class ChaosCheckerTest {
         late.processed(new Processed("g", 0, 7, "b", 213));
         late.processed(new Processed("g", 0, 5, "b", 214));
         ChaosChecker.Report lateReport = checker.check(7, late, Set.of("g"), Map.of(0, 10L));
-        assertThat(lateReport.unexplained()).as(lateReport.problems().toString()).isZero();
+        assertThat(lateReport.unexplained())
+                .as(lateReport.problems().toString())
+                .isZero();
 
         // a reset to where the node already was (a new partition's 0 -> 0) still sends the owner back
         ChaosLedger same = new ChaosLedger();
@@ -543,13 +565,16 @@ class ChaosCheckerTest {
             same.processed(new Processed("g", 0, 2 - o, "b", 210 + o)); // replayed, in any lane order
         }
         ChaosChecker.Report sameReport = checker.check(7, same, Set.of("g"), Map.of(0, 3L));
-        assertThat(sameReport.unexplained()).as(sameReport.problems().toString()).isZero();
+        assertThat(sameReport.unexplained())
+                .as(sameReport.problems().toString())
+                .isZero();
 
         // an offset outside the reset's range [5, 10) does not mark the adoption: its repeat stays a duplicate
         ChaosLedger outside = cleanRun();
         outside.reset(new Reset("g", 0, 5, 205, 200, 8));
         outside.processed(new Processed("g", 0, 9, "b", 210));
-        assertThat(checker.check(7, outside, Set.of("g"), Map.of(0, 10L)).unexplained()).isEqualTo(1);
+        assertThat(checker.check(7, outside, Set.of("g"), Map.of(0, 10L)).unexplained())
+                .isEqualTo(1);
     }
 
     // ------------------------------------------------------------------ per claim: a member that claimed again
@@ -581,15 +606,19 @@ class ChaosCheckerTest {
         ChaosChecker.Report r = new ChaosChecker(10_000).check(7, reclaimedRun(430), Set.of("g"), Map.of(0, 5L));
         assertThat(r.keyOrderViolations()).as(r.problems().toString()).isZero();
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
-        assertThat(r.notes()).contains("records whose handler still ran when their member claimed the partition "
-                + "again (judged under their own claim): 1");
+        assertThat(r.notes())
+                .contains("records whose handler still ran when their member claimed the partition "
+                        + "again (judged under their own claim): 1");
 
         // records whose claim is not known are judged as before: all of a's records inside one interval
         ChaosLedger unknown = new ChaosLedger();
         reclaimedRun(430).ownerships().forEach(unknown::ownership);
-        reclaimedRun(430).processed().forEach(p -> unknown.processed(new Processed(p.group(), p.partition(),
-                p.offset(), p.member(), p.atMillis(), p.doneMillis(), p.key())));
-        assertThat(checker.check(7, unknown, Set.of("g"), Map.of(0, 5L)).keyOrderViolations()).isEqualTo(1);
+        reclaimedRun(430)
+                .processed()
+                .forEach(p -> unknown.processed(new Processed(
+                        p.group(), p.partition(), p.offset(), p.member(), p.atMillis(), p.doneMillis(), p.key())));
+        assertThat(checker.check(7, unknown, Set.of("g"), Map.of(0, 5L)).keyOrderViolations())
+                .isEqualTo(1);
     }
 
     @Test
@@ -598,8 +627,9 @@ class ChaosCheckerTest {
         ChaosChecker.Report r = new ChaosChecker(10_000).check(7, reclaimedRun(422), Set.of("g"), Map.of(0, 5L));
         assertThat(r.keyOrderViolations()).isEqualTo(1);
         assertThat(r.ok()).isFalse();
-        assertThat(r.problems()).anyMatch(p -> p.contains("offset 4 started at 422 before the end of offset 3 "
-                + "[420, 425] under token 30"));
+        assertThat(r.problems())
+                .anyMatch(p -> p.contains(
+                        "offset 4 started at 422 before the end of offset 3 " + "[420, 425] under token 30"));
     }
 
     @Test
@@ -625,7 +655,9 @@ class ChaosCheckerTest {
         alone.sink().open("g", 0, "a", 30);
         alone.sink().write("g", 0, 3, "a", 10);
         ChaosChecker.Report r2 = checker.check(7, alone, Set.of("g"), Map.of());
-        assertThat(r2.zombies().fencingViolations()).as(r2.problems().toString()).isZero();
+        assertThat(r2.zombies().fencingViolations())
+                .as(r2.problems().toString())
+                .isZero();
         assertThat(r2.zombies().writesRefused()).isEqualTo(1);
 
         // the mutation: a sink that ignored the token took the old claim's write
@@ -635,8 +667,9 @@ class ChaosCheckerTest {
         ignored.sinkOp(new SinkOp("g", 0, "a", SinkAction.WRITE, 3, 10, true, 30, 3, 20));
         ChaosChecker.Report r3 = checker.check(7, ignored, Set.of("g"), Map.of());
         assertThat(r3.zombies().fencingViolations()).isEqualTo(1);
-        assertThat(r3.problems()).anyMatch(p -> p.contains("late write of offset 3 by former owner a (token 10) "
-                + "accepted after another claim opened it"));
+        assertThat(r3.problems())
+                .anyMatch(p -> p.contains("late write of offset 3 by former owner a (token 10) "
+                        + "accepted after another claim opened it"));
         assertThat(r3.ok()).isFalse();
     }
 
@@ -670,17 +703,18 @@ class ChaosCheckerTest {
 
     @Test
     void anOffsetWhoseOnlyWriteWasAnOldClaimsRefusedOneIsUnwrittenThoughProcessed() {
-        ChaosChecker.Report r = new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(false), Set.of("g"),
-                Map.of(0, 5L));
+        ChaosChecker.Report r =
+                new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(false), Set.of("g"), Map.of(0, 5L));
         assertThat(r.lost()).isZero(); // every offset was processed: lost cannot see it
         assertThat(r.unwritten()).isEqualTo(1);
         assertThat(r.ok()).isFalse();
         assertThat(r.summary()).endsWith(" zombie-writes-refused=1/1 unwritten=1");
-        assertThat(r.problems()).anyMatch(p -> p.equals("group g partition 0: 1 records never written to the sink "
-                + "under a valid token, first at offset 3"));
+        assertThat(r.problems())
+                .anyMatch(p -> p.equals("group g partition 0: 1 records never written to the sink "
+                        + "under a valid token, first at offset 3"));
 
-        ChaosChecker.Report redone = new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(true), Set.of("g"),
-                Map.of(0, 5L));
+        ChaosChecker.Report redone =
+                new ChaosChecker(10_000).check(7, oldClaimsCompletionRun(true), Set.of("g"), Map.of(0, 5L));
         assertThat(redone.unwritten()).isZero();
         assertThat(redone.ok()).as(redone.problems().toString()).isTrue();
         assertThat(redone.summary()).endsWith(" zombie-writes-refused=1/1");

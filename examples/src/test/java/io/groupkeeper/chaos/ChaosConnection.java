@@ -26,8 +26,11 @@ final class ChaosConnection {
         this.proxy = new ZkProxy(name, config.zkPorts());
         // A member may be started while the ensemble elects a new leader (a JOIN right after a leader server was
         // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
-        this.store = ZooKeeperStore.builder().connectString(proxy.connectString())
-                .sessionTimeout(config.sessionTimeout()).connectionTimeout(Duration.ofSeconds(30)).build();
+        this.store = ZooKeeperStore.builder()
+                .connectString(proxy.connectString())
+                .sessionTimeout(config.sessionTimeout())
+                .connectionTimeout(Duration.ofSeconds(30))
+                .build();
         ZkProxy.keepBehind(store);
         this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
     }

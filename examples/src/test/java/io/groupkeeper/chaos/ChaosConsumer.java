@@ -46,6 +46,5 @@ interface ChaosConsumer {
     Optional<String> failure();
 
     /** Last resort when a run is torn down after a failure: no process may outlive the test. */
-    default void destroy() {
-    }
+    default void destroy() {}
 }

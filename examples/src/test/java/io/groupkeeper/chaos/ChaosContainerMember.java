@@ -136,18 +136,22 @@ final class ChaosContainerMember implements ChaosConsumer {
         this.store = zk.store;
         this.keeper = zk.keeper;
         this.container = ListenerContainer.<String, String>builder(keeper)
-                .group(group).topics(config.topic())
+                .group(group)
+                .topics(config.topic())
                 .kafkaProperty("bootstrap.servers", config.bootstrap())
                 .kafkaProperty("max.poll.records", config.maxPollRecords())
                 .kafkaProperty("fetch.max.wait.ms", 100)
                 .deserializers(new StringDeserializer(), new StringDeserializer())
-                .ordering(mode.ordering()).parallelism(mode.parallelism())
+                .ordering(mode.ordering())
+                .parallelism(mode.parallelism())
                 .pollTimeout(Duration.ofMillis(100))
                 .watchdog(Duration.ofSeconds(60)) // stalls and zombie batches are the faults, not stuck handlers
                 .stopDeadline(config.revocationTimeout())
                 // a live member's handler never throws: a failure stops its partition, visibly (the run cannot settle)
-                .errorPolicy(ErrorPolicy.builder().deserializationFailure(Recovery.SKIP)
-                        .otherwise(ErrorAction.stopPartition()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .deserializationFailure(Recovery.SKIP)
+                        .otherwise(ErrorAction.stopPartition())
+                        .build())
                 .consumerOptions(c -> c.startPosition(StartPosition.earliest())
                         .commitInterval(config.commitInterval())
                         .revocationTimeout(config.revocationTimeout())
@@ -164,8 +168,8 @@ final class ChaosContainerMember implements ChaosConsumer {
     }
 
     /** Connects, joins the group and starts the container. */
-    static ChaosContainerMember start(String group, String name, ChaosMember.Config config, Mode mode,
-                                      ChaosLedger ledger) throws IOException {
+    static ChaosContainerMember start(
+            String group, String name, ChaosMember.Config config, Mode mode, ChaosLedger ledger) throws IOException {
         ChaosContainerMember m = new ChaosContainerMember(group, name, config, mode, ledger);
         m.zk.start(m.container::start);
         m.watcher.start();
@@ -243,7 +247,8 @@ final class ChaosContainerMember implements ChaosConsumer {
                 synchronized (lock) {
                     if (!halted) {
                         for (Claim c : List.copyOf(current.values())) {
-                            if (!owned.contains(c.partition) && now - c.from > 50) { // the hook runs inside the assignment
+                            if (!owned.contains(c.partition)
+                                    && now - c.from > 50) { // the hook runs inside the assignment
                                 ended(c, now);
                             }
                         }
@@ -276,8 +281,8 @@ final class ChaosContainerMember implements ChaosConsumer {
                     notified = stoppedAt;
                 }
                 long to = Math.max(c.from, c.lastDone);
-                ledger.ownership(new Ownership(group, c.partition, name, c.from, to, end, Math.max(to, notified),
-                        c.token));
+                ledger.ownership(
+                        new Ownership(group, c.partition, name, c.from, to, end, Math.max(to, notified), c.token));
             }
             claims.clear();
             current.clear();

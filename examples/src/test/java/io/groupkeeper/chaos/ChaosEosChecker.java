@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
  */
 final class ChaosEosChecker {
 
-    private static final Pattern VALUE = Pattern.compile(
-            "\\{\"topic\":\"([^\"]+)\",\"partition\":(\\d+),\"offset\":(\\d+)}");
+    private static final Pattern VALUE =
+            Pattern.compile("\\{\"topic\":\"([^\"]+)\",\"partition\":(\\d+),\"offset\":(\\d+)}");
 
     /** The verdict; {@link #summary()} is the run's last line. */
     record Report(long seed, int faults, long inputs, long lost, long duplicates, long foreign, List<String> problems) {
@@ -35,16 +35,15 @@ final class ChaosEosChecker {
 
     private static final int MAX_PROBLEMS = 30;
 
-    private ChaosEosChecker() {
-    }
+    private ChaosEosChecker() {}
 
     /**
      * @param topic   the input topic
      * @param logEnds the input's log end per partition
      * @param outputs per group, every value its output topic holds for {@code read_committed} readers, in any order
      */
-    static Report check(long seed, int faults, String topic, Map<Integer, Long> logEnds,
-                        Map<String, List<String>> outputs) {
+    static Report check(
+            long seed, int faults, String topic, Map<Integer, Long> logEnds, Map<String, List<String>> outputs) {
         long inputs = 0;
         long lost = 0;
         long duplicates = 0;
@@ -79,8 +78,9 @@ final class ChaosEosChecker {
                         note(problems, g.getKey() + ": input " + e.getKey() + "/" + o + " is not in the output");
                     } else if (n > 1) {
                         duplicates += n - 1;
-                        note(problems, g.getKey() + ": input " + e.getKey() + "/" + o + " is in the output " + n
-                                + " times");
+                        note(
+                                problems,
+                                g.getKey() + ": input " + e.getKey() + "/" + o + " is in the output " + n + " times");
                     }
                 }
             }

@@ -42,13 +42,19 @@ class ChaosEosIT {
     void everyInputIsInTheOutputExactlyOnceThroughChaosAndKafkaRestarts() throws Exception {
         long seed = ChaosIT.seed();
         int faults = Integer.getInteger("chaos.faults", 200);
-        try (ChaosRun run = new ChaosRun(seed, ChaosRun.settings(faults, kinds(), new int[] {6, 3}, new int[] {4, 2},
-                new int[] {8, 4}, 800, 1_400), System.out, true)) {
-            ChaosEosChecker.Report report = run.runExactlyOnce((r, group, name) -> ChaosMember.start(group, name,
-                    r.memberConfig(), r.ledger()));
+        try (ChaosRun run = new ChaosRun(
+                seed,
+                ChaosRun.settings(faults, kinds(), new int[] {6, 3}, new int[] {4, 2}, new int[] {8, 4}, 800, 1_400),
+                System.out,
+                true)) {
+            ChaosEosChecker.Report report = run.runExactlyOnce(
+                    (r, group, name) -> ChaosMember.start(group, name, r.memberConfig(), r.ledger()));
             assertThat(report.faults()).isEqualTo(faults);
-            assertThat(report.ok()).as("%s (replay with -Dchaos.seed=%d)\n%s", report.summary(), seed,
-                    String.join("\n", report.problems())).isTrue();
+            assertThat(report.ok())
+                    .as(
+                            "%s (replay with -Dchaos.seed=%d)\n%s",
+                            report.summary(), seed, String.join("\n", report.problems()))
+                    .isTrue();
             assertThat(report.inputs()).isPositive();
         }
     }

@@ -33,7 +33,8 @@ class ChaosIT {
 
     static long seed() {
         String s = System.getProperty("chaos.seed");
-        return s == null || s.isBlank() ? java.util.concurrent.ThreadLocalRandom.current().nextLong(1_000_000)
+        return s == null || s.isBlank()
+                ? java.util.concurrent.ThreadLocalRandom.current().nextLong(1_000_000)
                 : Long.parseLong(s.trim());
     }
 
@@ -45,17 +46,31 @@ class ChaosIT {
     private static void run(int faults, long minGap, long gapSpread, Optional<ChaosContainerMember.Mode> mode)
             throws Exception {
         long seed = seed();
-        try (ChaosRun run = new ChaosRun(seed, ChaosRun.settings(faults, Kind.allFaults(), new int[] {6, 3},
-                new int[] {4, 2}, new int[] {8, 4}, minGap, gapSpread), System.out)) {
-            System.out.println("members: " + mode.map(m -> "listener containers, " + m)
-                    .orElse("the plain consumer loop (CoordinatedConsumer)"));
-            run.keyOrderPromised(mode.map(m -> m.ordering() != Ordering.UNORDERED).orElse(true));
+        try (ChaosRun run = new ChaosRun(
+                seed,
+                ChaosRun.settings(
+                        faults,
+                        Kind.allFaults(),
+                        new int[] {6, 3},
+                        new int[] {4, 2},
+                        new int[] {8, 4},
+                        minGap,
+                        gapSpread),
+                System.out)) {
+            System.out.println("members: "
+                    + mode.map(m -> "listener containers, " + m)
+                            .orElse("the plain consumer loop (CoordinatedConsumer)"));
+            run.keyOrderPromised(
+                    mode.map(m -> m.ordering() != Ordering.UNORDERED).orElse(true));
             ChaosChecker.Report report = run.run((r, group, name) -> mode.isPresent()
                     ? ChaosContainerMember.start(group, name, r.memberConfig(), mode.get(), r.ledger())
                     : ChaosMember.start(group, name, r.memberConfig(), r.ledger()));
             assertThat(report.faults()).isEqualTo(faults);
-            assertThat(report.ok()).as("%s (replay with -Dchaos.seed=%d)\n%s", report.summary(), seed,
-                    String.join("\n", report.problems())).isTrue();
+            assertThat(report.ok())
+                    .as(
+                            "%s (replay with -Dchaos.seed=%d)\n%s",
+                            report.summary(), seed, String.join("\n", report.problems()))
+                    .isTrue();
         }
     }
 
@@ -80,7 +95,11 @@ class ChaosIT {
     @Test
     @Tag("long")
     void keyOrderedContainers() throws Exception {
-        run(Integer.getInteger("chaos.faults", 200), 800, 1_400, Optional.of(ChaosContainerMember.Mode
-                .fromSystemProperties().orElse(new ChaosContainerMember.Mode(Ordering.KEY, 8, 5))));
+        run(
+                Integer.getInteger("chaos.faults", 200),
+                800,
+                1_400,
+                Optional.of(ChaosContainerMember.Mode.fromSystemProperties()
+                        .orElse(new ChaosContainerMember.Mode(Ordering.KEY, 8, 5))));
     }
 }

@@ -18,12 +18,19 @@ public final class ChaosLedger {
      * {@code token} is the fencing token of the claim it was processed under (the one its sink write carried;
      * {@link SinkOp#NO_TOKEN}: not known), so that the checks judge each claim of a member apart.
      */
-    public record Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis,
-                            String key, long token) {
+    public record Processed(
+            String group,
+            int partition,
+            long offset,
+            String member,
+            long atMillis,
+            long doneMillis,
+            String key,
+            long token) {
 
         /** A record whose claim was not recorded. */
-        public Processed(String group, int partition, long offset, String member, long atMillis, long doneMillis,
-                         String key) {
+        public Processed(
+                String group, int partition, long offset, String member, long atMillis, long doneMillis, String key) {
             this(group, partition, offset, member, atMillis, doneMillis, key, SinkOp.NO_TOKEN);
         }
 
@@ -59,12 +66,25 @@ public final class ChaosLedger {
      * ({@link SinkOp#NO_TOKEN}: not known, or the interval spans several claims): a record processed under another
      * known token is not of this interval.
      */
-    public record Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
-                            long notifiedMillis, long token) {
+    public record Ownership(
+            String group,
+            int partition,
+            String member,
+            long fromMillis,
+            long toMillis,
+            End end,
+            long notifiedMillis,
+            long token) {
 
         /** An interval whose claim was not recorded. */
-        public Ownership(String group, int partition, String member, long fromMillis, long toMillis, End end,
-                         long notifiedMillis) {
+        public Ownership(
+                String group,
+                int partition,
+                String member,
+                long fromMillis,
+                long toMillis,
+                End end,
+                long notifiedMillis) {
             this(group, partition, member, fromMillis, toMillis, end, notifiedMillis, SinkOp.NO_TOKEN);
         }
 
@@ -128,8 +148,7 @@ public final class ChaosLedger {
     }
 
     /** A committed offset read from the store at a moment. */
-    public record CommittedSample(String group, int partition, long offset, long atMillis) {
-    }
+    public record CommittedSample(String group, int partition, long offset, long atMillis) {}
 
     /** What a member asked of the run's fenced sink ({@link ChaosSink}). */
     public enum SinkAction {
@@ -145,8 +164,17 @@ public final class ChaosLedger {
      * claim), {@code accepted} the sink's verdict, {@code current} the highest token of the partition after it.
      * {@code offset} is the record's ({@code -1} for an open).
      */
-    public record SinkOp(String group, int partition, String member, SinkAction action, long offset, long token,
-                         boolean accepted, long current, long seq, long atMillis) {
+    public record SinkOp(
+            String group,
+            int partition,
+            String member,
+            SinkAction action,
+            long offset,
+            long token,
+            boolean accepted,
+            long current,
+            long seq,
+            long atMillis) {
 
         public static final long NO_TOKEN = -1;
     }

@@ -53,11 +53,24 @@ import org.apache.kafka.common.serialization.StringSerializer;
 final class ChaosMember implements ChaosConsumer {
 
     /** How a member is built. */
-    record Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
-                  Duration commitInterval, Duration revocationTimeout, int maxPollRecords, boolean transactional) {
+    record Config(
+            List<Integer> zkPorts,
+            String bootstrap,
+            String topic,
+            Duration sessionTimeout,
+            Duration commitInterval,
+            Duration revocationTimeout,
+            int maxPollRecords,
+            boolean transactional) {
 
-        Config(List<Integer> zkPorts, String bootstrap, String topic, Duration sessionTimeout,
-               Duration commitInterval, Duration revocationTimeout, int maxPollRecords) {
+        Config(
+                List<Integer> zkPorts,
+                String bootstrap,
+                String topic,
+                Duration sessionTimeout,
+                Duration commitInterval,
+                Duration revocationTimeout,
+                int maxPollRecords) {
             this(zkPorts, bootstrap, topic, sessionTimeout, commitInterval, revocationTimeout, maxPollRecords, false);
         }
     }
@@ -72,6 +85,7 @@ final class ChaosMember implements ChaosConsumer {
     private final ChaosLedger ledger;
     /** The output topic in the transactional mode ({@code transform}'s logic); null otherwise. */
     private final String output;
+
     private final ChaosConnection zk;
     private final ZkProxy proxy;
     private final ZooKeeperStore store;
@@ -95,6 +109,7 @@ final class ChaosMember implements ChaosConsumer {
     private final Map<Integer, Long> tokens = new ConcurrentHashMap<>();
     /** The partitions of the batch user code holds now. */
     private final java.util.Set<Integer> inHand = new java.util.HashSet<>();
+
     private volatile Throwable failure;
 
     private ChaosMember(String group, String name, Config config, ChaosLedger ledger) throws IOException {
@@ -107,7 +122,8 @@ final class ChaosMember implements ChaosConsumer {
         this.store = zk.store;
         this.keeper = zk.keeper;
         CoordinatedConsumer.Builder<String, String> builder = CoordinatedConsumer.<String, String>builder(keeper)
-                .group(group).topics(config.topic())
+                .group(group)
+                .topics(config.topic())
                 .kafkaProperty("bootstrap.servers", config.bootstrap())
                 .kafkaProperty("max.poll.records", config.maxPollRecords())
                 .kafkaProperty("fetch.max.wait.ms", 100)
@@ -163,12 +179,21 @@ final class ChaosMember implements ChaosConsumer {
                     // Unlike the example's loop, a refusal does not end the batch here: the run measures everything a
                     // zombie does after its successor started, and counts how much of it the token kept out.
                     if (output != null) { // the transform command's logic: one output per input, in its transaction
-                        consumer.send(new TopicPartition(r.topic(), r.partition()), new ProducerRecord<>(output,
-                                r.key(), ChaosEosChecker.value(r.topic(), r.partition(), r.offset())));
+                        consumer.send(
+                                new TopicPartition(r.topic(), r.partition()),
+                                new ProducerRecord<>(
+                                        output, r.key(), ChaosEosChecker.value(r.topic(), r.partition(), r.offset())));
                     }
                     ledger.sink().write(group, r.partition(), r.offset(), name, batchTokens.get(r.partition()));
-                    ledger.processed(new Processed(group, r.partition(), r.offset(), name, at,
-                            System.currentTimeMillis(), r.key(), batchTokens.get(r.partition())));
+                    ledger.processed(new Processed(
+                            group,
+                            r.partition(),
+                            r.offset(),
+                            name,
+                            at,
+                            System.currentTimeMillis(),
+                            r.key(),
+                            batchTokens.get(r.partition())));
                 }
             }
             if (!halt) {

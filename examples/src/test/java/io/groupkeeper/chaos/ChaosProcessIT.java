@@ -26,15 +26,20 @@ class ChaosProcessIT {
     void consumersAsSeparateProcessesKilledWithSigkill() throws Exception {
         long seed = ChaosIT.seed();
         int faults = Integer.getInteger("chaos.process.faults", 14);
-        EnumSet<Kind> kinds = EnumSet.of(Kind.LEAVE, Kind.CRASH, Kind.LEADER_KILL, Kind.ZK_KILL, Kind.RESET,
-                Kind.ADD_PARTITIONS);
+        EnumSet<Kind> kinds =
+                EnumSet.of(Kind.LEAVE, Kind.CRASH, Kind.LEADER_KILL, Kind.ZK_KILL, Kind.RESET, Kind.ADD_PARTITIONS);
         Path logs = Path.of("target", "chaos-processes", "seed-" + seed);
-        try (ChaosRun run = new ChaosRun(seed, ChaosRun.settings(faults, kinds, new int[] {4, 2}, new int[] {3, 1},
-                new int[] {5, 3}, 2_000, 2_000), System.out)) {
+        try (ChaosRun run = new ChaosRun(
+                seed,
+                ChaosRun.settings(faults, kinds, new int[] {4, 2}, new int[] {3, 1}, new int[] {5, 3}, 2_000, 2_000),
+                System.out)) {
             ChaosChecker.Report report = run.run((r, group, label) -> ConsumerProcess.start(r, group, label, logs));
             assertThat(report.faults()).isEqualTo(faults);
-            assertThat(report.ok()).as("%s (replay with -Dchaos.seed=%d)\n%s", report.summary(), seed,
-                    String.join("\n", report.problems())).isTrue();
+            assertThat(report.ok())
+                    .as(
+                            "%s (replay with -Dchaos.seed=%d)\n%s",
+                            report.summary(), seed, String.join("\n", report.problems()))
+                    .isTrue();
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.groupkeeper.chaos;
 
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.chaos.ChaosLedger.Fault;
@@ -14,6 +13,7 @@ import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.PartitionSelection;
 import io.groupkeeper.zkprotocol.admin.ResetPlan;
 import io.groupkeeper.zkprotocol.admin.ResetSpec;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -70,6 +70,7 @@ final class ChaosRun implements AutoCloseable {
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
     /** Longer than the longest stall the schedule injects (a zombie's: session timeout + 8.5 s); reliability.md. */
     static final Duration REVOCATION_TIMEOUT = Duration.ofSeconds(20);
+
     static final int MAX_POLL_RECORDS = 50;
     /** Partitions of each group's output topic in the transactional run. */
     static final int OUTPUT_PARTITIONS = 3;
@@ -85,6 +86,7 @@ final class ChaosRun implements AutoCloseable {
     private final boolean transactional;
     /** Whether the members promise per-key order (every ordering but {@code UNORDERED}). */
     private boolean keyOrderPromised = true;
+
     private final PrintStream out;
     private final ChaosLedger ledger = new ChaosLedger();
     private final AtomicInteger partitions = new AtomicInteger();
@@ -101,12 +103,14 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Integer> faultCounts = new TreeMap<>();
     /** Paces the schedule (never counted down: a timed wait on the schedule's gaps, not a synchronisation). */
     private final CountDownLatch pacer = new CountDownLatch(1);
+
     private final ZombieFault zombies = new ZombieFault();
 
     private TestingCluster cluster;
     private volatile EmbeddedKafka kafka;
     /** The broker's kept log directory, so that a {@link ChaosSchedule.Kind#KAFKA_RESTART} finds its data again. */
     private Path kafkaDir;
+
     private Admin kafkaAdmin;
     private GroupAdmin groupAdmin;
     private RecordProducer producer;
@@ -130,10 +134,16 @@ final class ChaosRun implements AutoCloseable {
     }
 
     /** Settings for a run of {@code faults} faults of {@code kinds}, with these group sizes. */
-    static Settings settings(int faults, Set<ChaosSchedule.Kind> kinds, int[] initial, int[] min, int[] max,
-                             long minGapMillis, long gapSpreadMillis) {
-        return new Settings(faults, SESSION_TIMEOUT.toMillis(), initial, min, max, 12, 24, minGapMillis,
-                gapSpreadMillis, kinds);
+    static Settings settings(
+            int faults,
+            Set<ChaosSchedule.Kind> kinds,
+            int[] initial,
+            int[] min,
+            int[] max,
+            long minGapMillis,
+            long gapSpreadMillis) {
+        return new Settings(
+                faults, SESSION_TIMEOUT.toMillis(), initial, min, max, 12, 24, minGapMillis, gapSpreadMillis, kinds);
     }
 
     /** Under {@code UNORDERED} the checker counts key-order violations but does not fail the run on them. */
@@ -159,10 +169,19 @@ final class ChaosRun implements AutoCloseable {
     }
 
     ChaosMember.Config memberConfig() {
-        List<Integer> ports = cluster.getInstances().stream().sorted(Comparator.comparingInt(InstanceSpec::getServerId))
-                .map(InstanceSpec::getPort).toList();
-        return new ChaosMember.Config(ports, bootstrap(), TOPIC, SESSION_TIMEOUT, COMMIT_INTERVAL, REVOCATION_TIMEOUT,
-                MAX_POLL_RECORDS, transactional);
+        List<Integer> ports = cluster.getInstances().stream()
+                .sorted(Comparator.comparingInt(InstanceSpec::getServerId))
+                .map(InstanceSpec::getPort)
+                .toList();
+        return new ChaosMember.Config(
+                ports,
+                bootstrap(),
+                TOPIC,
+                SESSION_TIMEOUT,
+                COMMIT_INTERVAL,
+                REVOCATION_TIMEOUT,
+                MAX_POLL_RECORDS,
+                transactional);
     }
 
     // ------------------------------------------------------------------ the run
@@ -191,8 +210,9 @@ final class ChaosRun implements AutoCloseable {
         log("ledger (at-least-once processing, information): " + ledgerReport.summary());
         Map<String, List<String>> outputs = readOutputs();
         ChaosEosChecker.Report report = ChaosEosChecker.check(seed, ledgerReport.faults(), TOPIC, logEnd, outputs);
-        log("outputs read with read_committed: " + outputs.values().stream().mapToInt(List::size).sum() + " records "
-                + "in " + outputs.size() + " topics; took " + (System.currentTimeMillis() - t0) / 1000 + " s");
+        log("outputs read with read_committed: "
+                + outputs.values().stream().mapToInt(List::size).sum() + " records " + "in " + outputs.size()
+                + " topics; took " + (System.currentTimeMillis() - t0) / 1000 + " s");
         report.problems().forEach(p -> log("problem: " + p));
         out.println(report.summary());
         out.flush();
@@ -204,8 +224,15 @@ final class ChaosRun implements AutoCloseable {
         Map<String, List<String>> outputs = new TreeMap<>();
         for (String group : GROUPS) {
             List<String> values = new ArrayList<>();
-            try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap(),
-                    "isolation.level", "read_committed", "enable.auto.commit", false), new StringDeserializer(),
+            try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                    Map.of(
+                            "bootstrap.servers",
+                            bootstrap(),
+                            "isolation.level",
+                            "read_committed",
+                            "enable.auto.commit",
+                            false),
+                    new StringDeserializer(),
                     new StringDeserializer())) {
                 List<TopicPartition> tps = new ArrayList<>();
                 for (int p = 0; p < OUTPUT_PARTITIONS; p++) {
@@ -214,11 +241,13 @@ final class ChaosRun implements AutoCloseable {
                 reader.assign(tps);
                 reader.seekToBeginning(tps);
                 // read_committed: the end offsets are the last stable offsets; an open transaction would hold them
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ZERO).until(() -> {
-                    reader.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
-                    Map<TopicPartition, Long> ends = reader.endOffsets(tps);
-                    return tps.stream().allMatch(tp -> reader.position(tp) >= ends.get(tp));
-                });
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ZERO)
+                        .until(() -> {
+                            reader.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+                            Map<TopicPartition, Long> ends = reader.endOffsets(tps);
+                            return tps.stream().allMatch(tp -> reader.position(tp) >= ends.get(tp));
+                        });
             }
             outputs.put(group, values);
         }
@@ -230,7 +259,8 @@ final class ChaosRun implements AutoCloseable {
         ChaosChecker checker = new ChaosChecker(COMMIT_INTERVAL.toMillis() + 500, 30_000, keyOrderPromised);
         ChaosChecker.Report report = checker.check(seed, ledger, new HashSet<>(GROUPS), logEnd);
         log("faults by kind " + faultCounts + "; produced " + producer.sent() + " (" + producer.failed()
-                + " sends failed), " + logEnd.size() + " partitions, " + ledger.ownerships().size()
+                + " sends failed), " + logEnd.size() + " partitions, "
+                + ledger.ownerships().size()
                 + " ownership intervals, " + ledger.committedSamples().size() + " committed-offset changes sampled; "
                 + "took " + (System.currentTimeMillis() - t0) / 1000 + " s");
         report.notes().forEach(n -> log("note: " + n));
@@ -246,7 +276,8 @@ final class ChaosRun implements AutoCloseable {
         long t0 = System.currentTimeMillis();
         startServers();
         sampler = new OffsetSampler(zkConnect(), GROUPS, TOPIC, partitions::get, ledger, 75).start();
-        producer = new RecordProducer(bootstrap(), TOPIC, partitions::get).keyed().start(3, 20);
+        producer =
+                new RecordProducer(bootstrap(), TOPIC, partitions::get).keyed().start(3, 20);
         for (int g = 0; g < GROUPS.size(); g++) {
             for (int i = 0; i < settings.initialSizes()[g]; i++) {
                 join(launcher, g);
@@ -275,8 +306,10 @@ final class ChaosRun implements AutoCloseable {
             cluster = new TestingCluster(3);
             cluster.start();
             try {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                        .until(() -> cluster.getInstances().stream().map(ChaosRun::mode)
+                await().atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(200))
+                        .until(() -> cluster.getInstances().stream()
+                                .map(ChaosRun::mode)
                                 .allMatch(m -> m.equals("leader") || m.equals("follower")));
                 break;
             } catch (ConditionTimeoutException e) {
@@ -299,7 +332,9 @@ final class ChaosRun implements AutoCloseable {
         kafka.createTopic(TOPIC, settings.partitions());
         partitions.set(settings.partitions());
         kafkaAdmin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
-        groupAdmin = ZooKeeperAdmin.builder().connectString(cluster.getConnectString()).build();
+        groupAdmin = ZooKeeperAdmin.builder()
+                .connectString(cluster.getConnectString())
+                .build();
         log("ZooKeeper ensemble " + cluster.getConnectString() + ", Kafka " + kafka.bootstrapServers());
     }
 
@@ -312,8 +347,12 @@ final class ChaosRun implements AutoCloseable {
             }
             case LEAVE -> {
                 ChaosConsumer c = remove(g, st.target());
-                fault(new Fault(c.supportsSessionFaults() ? "leave" : "leave(SIGTERM)", c.name(),
-                        System.currentTimeMillis(), false, Set.of()));
+                fault(new Fault(
+                        c.supportsSessionFaults() ? "leave" : "leave(SIGTERM)",
+                        c.name(),
+                        System.currentTimeMillis(),
+                        false,
+                        Set.of()));
                 c.leave();
                 leaving.add(c);
                 return c.name() + " leaves";
@@ -321,8 +360,13 @@ final class ChaosRun implements AutoCloseable {
             case CRASH -> {
                 ChaosConsumer c = remove(g, st.target());
                 long at = c.crash(st.abandon());
-                fault(new Fault(!c.supportsSessionFaults() ? "crash(SIGKILL)"
-                        : st.abandon() ? "crash(session times out)" : "crash", c.name(), at, true));
+                fault(new Fault(
+                        !c.supportsSessionFaults()
+                                ? "crash(SIGKILL)"
+                                : st.abandon() ? "crash(session times out)" : "crash",
+                        c.name(),
+                        at,
+                        true));
                 cleanUpLater(c);
                 return c.name() + " crashed";
             }
@@ -371,7 +415,9 @@ final class ChaosRun implements AutoCloseable {
             case ADD_PARTITIONS -> {
                 int n = partitions.get();
                 long at = System.currentTimeMillis();
-                kafkaAdmin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(n + st.amount()))).all()
+                kafkaAdmin
+                        .createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(n + st.amount())))
+                        .all()
                         .get(30, TimeUnit.SECONDS);
                 partitions.set(n + st.amount());
                 fault(new Fault("add-partitions", TOPIC, at, false, Set.of()));
@@ -399,7 +445,11 @@ final class ChaosRun implements AutoCloseable {
         long starting = System.currentTimeMillis();
         for (int attempt = 1; ; attempt++) {
             try {
-                kafka = EmbeddedKafka.builder().port(port).controllerPort(controllerPort).logDir(kafkaDir).build()
+                kafka = EmbeddedKafka.builder()
+                        .port(port)
+                        .controllerPort(controllerPort)
+                        .logDir(kafkaDir)
+                        .build()
                         .start();
                 break;
             } catch (RuntimeException e) { // a port taken meanwhile by another process on this machine
@@ -429,7 +479,8 @@ final class ChaosRun implements AutoCloseable {
 
     /** A member to leave or crash: not one holding a zombie batch (that would end it early), unless all do. */
     private ChaosConsumer remove(int g, int target) {
-        List<ChaosConsumer> members = live.get(g).stream().filter(m -> !zombies.inProgress(m)).toList();
+        List<ChaosConsumer> members =
+                live.get(g).stream().filter(m -> !zombies.inProgress(m)).toList();
         ChaosConsumer c = members.isEmpty() ? pick(g, target) : members.get(target % members.size());
         live.get(g).remove(c);
         return c;
@@ -447,9 +498,14 @@ final class ChaosRun implements AutoCloseable {
     /** The live member that leads the group; a leader that just died may take a moment to be replaced. */
     private Optional<ChaosConsumer> awaitLeader(int g) {
         try {
-            return Optional.of(await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
-                    .until(() -> live.get(g).stream().filter(c -> c.isLeader() && !zombies.inProgress(c)).findFirst(),
-                            Optional::isPresent).get());
+            return Optional.of(await().atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(
+                            () -> live.get(g).stream()
+                                    .filter(c -> c.isLeader() && !zombies.inProgress(c))
+                                    .findFirst(),
+                            Optional::isPresent)
+                    .get());
         } catch (ConditionTimeoutException e) {
             return Optional.empty();
         }
@@ -460,11 +516,14 @@ final class ChaosRun implements AutoCloseable {
         List<InstanceSpec> instances = new ArrayList<>(cluster.getInstances());
         instances.sort(Comparator.comparingInt(InstanceSpec::getServerId));
         Optional<Integer> port = c.zkServerPort();
-        InstanceSpec spec = instances.stream().filter(i -> port.isPresent() && i.getPort() == port.get()).findFirst()
+        InstanceSpec spec = instances.stream()
+                .filter(i -> port.isPresent() && i.getPort() == port.get())
+                .findFirst()
                 .orElse(instances.get(target % instances.size()));
         String killedMode = mode(spec);
         boolean leads = "leader".equals(killedMode);
-        boolean quorumGoes = everyoneExposed(killedMode,
+        boolean quorumGoes = everyoneExposed(
+                killedMode,
                 instances.stream().filter(i -> i != spec).map(ChaosRun::mode).toList());
         Set<String> exposed = new LinkedHashSet<>();
         for (List<ChaosConsumer> members : live.values()) {
@@ -480,8 +539,9 @@ final class ChaosRun implements AutoCloseable {
         fault(new Fault("zk-kill", "zk" + spec.getServerId(), System.currentTimeMillis(), false, exposed));
         cluster.killServer(spec);
         down = spec;
-        return "killed zk" + spec.getServerId() + (leads ? " (the ensemble's leader)"
-                : quorumGoes ? " (the others not a quorum without it)" : "") + ", the server of " + c.name()
+        return "killed zk" + spec.getServerId()
+                + (leads ? " (the ensemble's leader)" : quorumGoes ? " (the others not a quorum without it)" : "")
+                + ", the server of " + c.name()
                 + "; exposed " + exposed;
     }
 
@@ -492,7 +552,9 @@ final class ChaosRun implements AutoCloseable {
      * member's connection went in doubt).
      */
     static boolean everyoneExposed(String killed, List<String> others) {
-        long serving = others.stream().filter(m -> m.equals("leader") || m.equals("follower")).count();
+        long serving = others.stream()
+                .filter(m -> m.equals("leader") || m.equals("follower"))
+                .count();
         return "leader".equals(killed) || serving < (others.size() + 1) / 2 + 1;
     }
 
@@ -506,7 +568,10 @@ final class ChaosRun implements AutoCloseable {
             o.flush();
             InputStream in = s.getInputStream();
             String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-            return text.lines().filter(l -> l.startsWith("Mode: ")).map(l -> l.substring(6).trim()).findFirst()
+            return text.lines()
+                    .filter(l -> l.startsWith("Mode: "))
+                    .map(l -> l.substring(6).trim())
+                    .findFirst()
                     .orElse("?");
         } catch (Exception e) {
             return "?";
@@ -519,14 +584,20 @@ final class ChaosRun implements AutoCloseable {
         selected.forEach(p -> ps.add(p % n));
         long start = System.currentTimeMillis();
         try {
-            ResetPlan plan = groupAdmin.executeReset(group,
-                    PartitionSelection.builder().partitions(TOPIC, ps).build(), new ResetSpec.ShiftBy(-shift));
+            ResetPlan plan = groupAdmin.executeReset(
+                    group, PartitionSelection.builder().partitions(TOPIC, ps).build(), new ResetSpec.ShiftBy(-shift));
             long end = System.currentTimeMillis();
             List<String> done = new ArrayList<>();
             for (ResetPlan.Entry e : plan.writes()) {
-                ledger.reset(new Reset(group, e.partition().partition(), e.target().getAsLong(), end, start,
+                ledger.reset(new Reset(
+                        group,
+                        e.partition().partition(),
+                        e.target().getAsLong(),
+                        end,
+                        start,
                         e.current().orElse(Long.MAX_VALUE)));
-                done.add(e.partition().partition() + ":" + e.current().orElse(-1) + "->" + e.target().getAsLong());
+                done.add(e.partition().partition() + ":" + e.current().orElse(-1) + "->"
+                        + e.target().getAsLong());
             }
             fault(new Fault("reset", group, start, false, Set.of()));
             return group + " reset " + done + " in " + (end - start) + " ms (" + plan.attempts() + " plans)";
@@ -547,29 +618,34 @@ final class ChaosRun implements AutoCloseable {
         for (ChaosConsumer c : leaving) {
             c.awaitDone(Duration.ofSeconds(90));
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> live.values().stream().flatMap(List::stream)
-                .noneMatch(ChaosConsumer::isPartitioned)); // cut-offs heal by themselves within their duration
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> live.values().stream()
+                        .flatMap(List::stream)
+                        .noneMatch(ChaosConsumer::isPartitioned)); // cut-offs heal by themselves within their duration
         producer.stop();
         Map<Integer, Long> logEnd = logEnds();
-        log("producer stopped at " + logEnd.values().stream().mapToLong(Long::longValue).sum() + " records in "
-                + logEnd.size() + " partitions; waiting for every committed offset to reach its log end");
+        log("producer stopped at "
+                + logEnd.values().stream().mapToLong(Long::longValue).sum() + " records in " + logEnd.size()
+                + " partitions; waiting for every committed offset to reach its log end");
         try {
-            await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-                requireNoFailures();
-                Map<String, Long> committed = sampler.read();
-                List<String> behind = new ArrayList<>();
-                for (String group : GROUPS) {
-                    logEnd.forEach((p, end) -> {
-                        Long c = committed.get(group + "/" + p);
-                        if (c == null || c.longValue() != end) {
-                            behind.add(group + "/" + p + " " + c + "/" + end);
+            await().atMost(Duration.ofSeconds(180))
+                    .pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> {
+                        requireNoFailures();
+                        Map<String, Long> committed = sampler.read();
+                        List<String> behind = new ArrayList<>();
+                        for (String group : GROUPS) {
+                            logEnd.forEach((p, end) -> {
+                                Long c = committed.get(group + "/" + p);
+                                if (c == null || c.longValue() != end) {
+                                    behind.add(group + "/" + p + " " + c + "/" + end);
+                                }
+                            });
+                        }
+                        if (!behind.isEmpty()) {
+                            throw new AssertionError("not caught up: " + behind);
                         }
                     });
-                }
-                if (!behind.isEmpty()) {
-                    throw new AssertionError("not caught up: " + behind);
-                }
-            });
         } catch (ConditionTimeoutException e) {
             for (String group : GROUPS) {
                 log("stuck: " + describe(group));
@@ -599,11 +675,21 @@ final class ChaosRun implements AutoCloseable {
             GroupDescription d = groupAdmin.describe(group);
             StringBuilder s = new StringBuilder(group + " " + d.state() + " gen " + d.generation() + " leader "
                     + d.leader().orElse("-") + " members");
-            d.members().forEach(m -> s.append(' ').append(m.memberId()).append(m.owned()).append("->")
-                    .append(m.target()));
-            d.partitions().forEach(p -> s.append("\n    ").append(p.partition()).append(" owner ")
-                    .append(p.owner().orElse("-")).append(" target ").append(p.target().orElse("-"))
-                    .append(" committed ").append(p.committed()));
+            d.members()
+                    .forEach(m -> s.append(' ')
+                            .append(m.memberId())
+                            .append(m.owned())
+                            .append("->")
+                            .append(m.target()));
+            d.partitions()
+                    .forEach(p -> s.append("\n    ")
+                            .append(p.partition())
+                            .append(" owner ")
+                            .append(p.owner().orElse("-"))
+                            .append(" target ")
+                            .append(p.target().orElse("-"))
+                            .append(" committed ")
+                            .append(p.committed()));
             return s.toString();
         } catch (RuntimeException e) {
             return group + ": " + e;
@@ -616,7 +702,10 @@ final class ChaosRun implements AutoCloseable {
             request.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
         }
         Map<Integer, Long> ends = new TreeMap<>();
-        kafkaAdmin.listOffsets(request).all().get(30, TimeUnit.SECONDS)
+        kafkaAdmin
+                .listOffsets(request)
+                .all()
+                .get(30, TimeUnit.SECONDS)
                 .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
         return ends;
     }
@@ -626,7 +715,8 @@ final class ChaosRun implements AutoCloseable {
         await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
             for (String group : GROUPS) {
                 long owned = groupAdmin.describe(group).partitions().stream()
-                        .filter(p -> p.owner().isPresent() && p.partition().partition() < partitions.get()).count();
+                        .filter(p -> p.owner().isPresent() && p.partition().partition() < partitions.get())
+                        .count();
                 if (owned < partitions.get()) {
                     return false;
                 }
@@ -679,7 +769,8 @@ final class ChaosRun implements AutoCloseable {
         if (kafkaDir != null) {
             quietly(() -> {
                 try (var files = Files.walk(kafkaDir)) {
-                    files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                    files.sorted(Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
                 }
             });
         }

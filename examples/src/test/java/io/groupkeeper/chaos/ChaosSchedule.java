@@ -47,12 +47,19 @@ final class ChaosSchedule {
 
     /** What a step does; {@link #fault} kinds count as injected faults. */
     enum Kind {
-        LEAVE(true, 12), CRASH(true, 16), EXPIRE(true, 14), STALL(true, 7), ZOMBIE(true, 5), ZK_KILL(true, 12),
+        LEAVE(true, 12),
+        CRASH(true, 16),
+        EXPIRE(true, 14),
+        STALL(true, 7),
+        ZOMBIE(true, 5),
+        ZK_KILL(true, 12),
         LEADER_KILL(true, 12),
-        RESET(true, 16), ADD_PARTITIONS(true, 6),
+        RESET(true, 16),
+        ADD_PARTITIONS(true, 6),
         /** The Kafka broker stops and starts again on its log directory and ports (opt-in: not in allFaults). */
         KAFKA_RESTART(true, 8),
-        JOIN(false, 0), ZK_RESTART(false, 0);
+        JOIN(false, 0),
+        ZK_RESTART(false, 0);
 
         final boolean fault;
         final int weight;
@@ -87,27 +94,65 @@ final class ChaosSchedule {
      * @param partitions     the partitions a reset selects ({@code % partition count} at run time)
      * @param abandon        a crash whose session is left to time out (kill -9) rather than closed at once
      */
-    record Step(int index, long gapMillis, Kind kind, int group, int target, long durationMillis, int amount,
-                List<Integer> partitions, boolean abandon) {
+    record Step(
+            int index,
+            long gapMillis,
+            Kind kind,
+            int group,
+            int target,
+            long durationMillis,
+            int amount,
+            List<Integer> partitions,
+            boolean abandon) {
 
         String describe() {
             StringBuilder s = new StringBuilder(String.format("#%03d +%5d ms %-14s", index, gapMillis, kind));
             switch (kind) {
-                case LEAVE, JOIN, LEADER_KILL -> s.append(" group=").append(group).append(" target=").append(target);
-                case EXPIRE -> s.append(" group=").append(group).append(" target=").append(target).append(" cut-off=")
-                        .append(durationMillis).append("ms");
-                case CRASH -> s.append(" group=").append(group).append(" target=").append(target)
-                        .append(abandon ? " session=timeout" : " session=closed");
-                case STALL -> s.append(" group=").append(group).append(" target=").append(target).append(" for=")
-                        .append(durationMillis).append("ms");
-                case ZOMBIE -> s.append(" group=").append(group).append(" target=").append(target).append(" cut-off=")
-                        .append(durationMillis).append("ms stall=").append(durationMillis + amount).append("ms");
+                case LEAVE, JOIN, LEADER_KILL ->
+                    s.append(" group=").append(group).append(" target=").append(target);
+                case EXPIRE ->
+                    s.append(" group=")
+                            .append(group)
+                            .append(" target=")
+                            .append(target)
+                            .append(" cut-off=")
+                            .append(durationMillis)
+                            .append("ms");
+                case CRASH ->
+                    s.append(" group=")
+                            .append(group)
+                            .append(" target=")
+                            .append(target)
+                            .append(abandon ? " session=timeout" : " session=closed");
+                case STALL ->
+                    s.append(" group=")
+                            .append(group)
+                            .append(" target=")
+                            .append(target)
+                            .append(" for=")
+                            .append(durationMillis)
+                            .append("ms");
+                case ZOMBIE ->
+                    s.append(" group=")
+                            .append(group)
+                            .append(" target=")
+                            .append(target)
+                            .append(" cut-off=")
+                            .append(durationMillis)
+                            .append("ms stall=")
+                            .append(durationMillis + amount)
+                            .append("ms");
                 case ZK_KILL -> s.append(" server-of=").append(target);
                 case KAFKA_RESTART -> s.append(" down=").append(durationMillis).append("ms");
-                case RESET -> s.append(" group=").append(group).append(" partitions=").append(partitions)
-                        .append(" shift=-").append(amount);
+                case RESET ->
+                    s.append(" group=")
+                            .append(group)
+                            .append(" partitions=")
+                            .append(partitions)
+                            .append(" shift=-")
+                            .append(amount);
                 case ADD_PARTITIONS -> s.append(" +").append(amount);
-                case ZK_RESTART -> { }
+                case ZK_RESTART -> {}
             }
             return s.toString();
         }
@@ -125,12 +170,19 @@ final class ChaosSchedule {
      * @param gapSpreadMillis   pauses are {@code minGapMillis + [0, gapSpreadMillis)}
      * @param kinds             the kinds of fault to inject
      */
-    record Settings(int faults, long sessionTimeout, int[] initialSizes, int[] minSizes, int[] maxSizes,
-                    int partitions, int maxPartitions, long minGapMillis, long gapSpreadMillis, Set<Kind> kinds) {
-    }
+    record Settings(
+            int faults,
+            long sessionTimeout,
+            int[] initialSizes,
+            int[] minSizes,
+            int[] maxSizes,
+            int partitions,
+            int maxPartitions,
+            long minGapMillis,
+            long gapSpreadMillis,
+            Set<Kind> kinds) {}
 
-    private ChaosSchedule() {
-    }
+    private ChaosSchedule() {}
 
     static List<Step> generate(long seed, Settings s) {
         Random rnd = new Random(seed);
@@ -173,7 +225,8 @@ final class ChaosSchedule {
                     due.add(new long[] {at + 200 + rnd.nextInt(1_000), Kind.JOIN.ordinal(), g});
                 }
             }
-            boolean stallOk = at > stallWindowEnd && at - lastConnectionFault > s.sessionTimeout() + 2_000 && !zkDown[0];
+            boolean stallOk =
+                    at > stallWindowEnd && at - lastConnectionFault > s.sessionTimeout() + 2_000 && !zkDown[0];
             boolean connectionOk = at > stallWindowEnd;
             List<Kind> eligible = new ArrayList<>();
             for (Kind k : Kind.values()) {
@@ -282,8 +335,14 @@ final class ChaosSchedule {
     }
 
     /** Emits the recovery steps (joins, server restarts) due before {@code until}, in order. */
-    private static void emitDue(List<Step> steps, PriorityQueue<long[]> due, long until, long[] t, int[] size,
-                                int[] pendingJoins, boolean[] zkDown) {
+    private static void emitDue(
+            List<Step> steps,
+            PriorityQueue<long[]> due,
+            long until,
+            long[] t,
+            int[] size,
+            int[] pendingJoins,
+            boolean[] zkDown) {
         while (!due.isEmpty() && due.peek()[0] <= until) {
             long[] d = due.poll();
             Kind kind = Kind.values()[(int) d[1]];
@@ -316,8 +375,9 @@ final class ChaosSchedule {
 
     /** The schedule as printed before a run. */
     static String describe(long seed, List<Step> steps) {
-        StringBuilder s = new StringBuilder("chaos schedule seed=" + seed + " faults=" + faults(steps) + " steps="
-                + steps.size() + " planned=" + steps.stream().mapToLong(Step::gapMillis).sum() / 1000 + "s\n");
+        StringBuilder s = new StringBuilder(
+                "chaos schedule seed=" + seed + " faults=" + faults(steps) + " steps=" + steps.size() + " planned="
+                        + steps.stream().mapToLong(Step::gapMillis).sum() / 1000 + "s\n");
         steps.forEach(st -> s.append("  ").append(st.describe()).append('\n'));
         return s.toString();
     }

@@ -15,7 +15,16 @@ import org.junit.jupiter.api.Test;
 class ChaosScheduleTest {
 
     private static Settings settings(int faults) {
-        return new Settings(faults, 5_000, new int[] {6, 3}, new int[] {4, 2}, new int[] {8, 4}, 12, 24, 800, 1_600,
+        return new Settings(
+                faults,
+                5_000,
+                new int[] {6, 3},
+                new int[] {4, 2},
+                new int[] {8, 4},
+                12,
+                24,
+                800,
+                1_600,
                 Kind.allFaults());
     }
 
@@ -34,18 +43,30 @@ class ChaosScheduleTest {
             List<Step> steps = ChaosSchedule.generate(seed, settings(20));
             assertThat(ChaosSchedule.faults(steps)).isEqualTo(20);
             assertThat(steps.stream().map(Step::kind).filter(k -> k.fault).collect(Collectors.toSet()))
-                    .as("seed %d", seed).isEqualTo(Kind.allFaults());
+                    .as("seed %d", seed)
+                    .isEqualTo(Kind.allFaults());
         }
     }
 
     @Test
     void theTransactionalRunsKindsRestartKafkaNeverResetAndLeaveThePlainRunsSchedulesAsTheyWere() {
-        Settings eos = new Settings(20, 5_000, new int[] {6, 3}, new int[] {4, 2}, new int[] {8, 4}, 12, 24, 800,
-                1_400, ChaosEosIT.kinds());
+        Settings eos = new Settings(
+                20,
+                5_000,
+                new int[] {6, 3},
+                new int[] {4, 2},
+                new int[] {8, 4},
+                12,
+                24,
+                800,
+                1_400,
+                ChaosEosIT.kinds());
         for (long seed = 0; seed < 100; seed++) {
             List<Step> steps = ChaosSchedule.generate(seed, eos);
             assertThat(steps.stream().map(Step::kind).filter(k -> k.fault).collect(Collectors.toSet()))
-                    .as("seed %d", seed).isEqualTo(ChaosEosIT.kinds()).contains(Kind.KAFKA_RESTART)
+                    .as("seed %d", seed)
+                    .isEqualTo(ChaosEosIT.kinds())
+                    .contains(Kind.KAFKA_RESTART)
                     .doesNotContain(Kind.RESET);
             assertThat(steps.stream().filter(st -> st.kind() == Kind.KAFKA_RESTART))
                     .allSatisfy(st -> assertThat(st.durationMillis()).isBetween(500L, 3_000L));
@@ -70,14 +91,18 @@ class ChaosScheduleTest {
                     case JOIN -> size[st.group()]++;
                     case ADD_PARTITIONS -> partitions += st.amount();
                     case ZK_KILL -> {
-                        assertThat(zkDown).as("seed %d: one server down at a time", seed).isFalse();
+                        assertThat(zkDown)
+                                .as("seed %d: one server down at a time", seed)
+                                .isFalse();
                         zkDown = true;
                     }
                     case ZK_RESTART -> zkDown = false;
                     case STALL -> {
                         assertThat(st.durationMillis()).isGreaterThan(s.sessionTimeout());
                         assertThat(t - lastConnection).isGreaterThan(s.sessionTimeout() + 2_000);
-                        assertThat(t).as("seed %d: no stall during another", seed).isGreaterThan(stallEnd);
+                        assertThat(t)
+                                .as("seed %d: no stall during another", seed)
+                                .isGreaterThan(stallEnd);
                         assertThat(zkDown).isFalse();
                         stallEnd = t + st.durationMillis() + 2_000;
                     }
@@ -85,22 +110,27 @@ class ChaosScheduleTest {
                         // a cut-off past the session timeout and the server's tick, and a stall that outlasts it
                         assertThat(st.durationMillis()).isGreaterThan(s.sessionTimeout() + 2_000);
                         assertThat(st.amount()).isPositive();
-                        assertThat(t - lastConnection).as("seed %d: the zombie starts with a healthy session", seed)
+                        assertThat(t - lastConnection)
+                                .as("seed %d: the zombie starts with a healthy session", seed)
                                 .isGreaterThan(s.sessionTimeout() + 2_000);
-                        assertThat(t).as("seed %d: no zombie during a stall", seed).isGreaterThan(stallEnd);
+                        assertThat(t)
+                                .as("seed %d: no zombie during a stall", seed)
+                                .isGreaterThan(stallEnd);
                         assertThat(zkDown).isFalse();
                         lastConnection = t + st.durationMillis();
                         stallEnd = t + st.durationMillis() + 2_000; // until 2 s after the heal
                     }
-                    default -> { }
+                    default -> {}
                 }
                 if (st.kind() == Kind.EXPIRE || st.kind() == Kind.ZK_KILL) {
-                    assertThat(t).as("seed %d: no session or connection fault during a stall", seed)
+                    assertThat(t)
+                            .as("seed %d: no session or connection fault during a stall", seed)
                             .isGreaterThan(stallEnd);
                     lastConnection = t + st.durationMillis(); // a cut-off lasts; a server kill is an instant
                 }
                 if (st.kind() == Kind.EXPIRE) {
-                    assertThat(st.durationMillis()).as("cut off past the session timeout and the server's tick")
+                    assertThat(st.durationMillis())
+                            .as("cut off past the session timeout and the server's tick")
                             .isGreaterThan(s.sessionTimeout() + 2_000);
                 }
                 for (int g = 0; g < size.length; g++) {
@@ -108,7 +138,9 @@ class ChaosScheduleTest {
                 }
                 assertThat(partitions).isLessThanOrEqualTo(s.maxPartitions());
             }
-            assertThat(zkDown).as("seed %d: every server is back at the end", seed).isFalse();
+            assertThat(zkDown)
+                    .as("seed %d: every server is back at the end", seed)
+                    .isFalse();
         }
     }
 
@@ -116,14 +148,17 @@ class ChaosScheduleTest {
     void onlyTheEnabledKindsAreInjected() {
         Set<Kind> kinds = EnumSet.of(Kind.LEAVE, Kind.CRASH, Kind.RESET);
         Settings s = new Settings(30, 5_000, new int[] {4}, new int[] {3}, new int[] {5}, 12, 12, 500, 500, kinds);
-        assertThat(ChaosSchedule.generate(5, s)).allMatch(st -> !st.kind().fault || kinds.contains(st.kind()))
+        assertThat(ChaosSchedule.generate(5, s))
+                .allMatch(st -> !st.kind().fault || kinds.contains(st.kind()))
                 .allMatch(st -> st.group() == 0);
     }
 
     @Test
     void aServerKillExposesEveryoneWhenItLedOrTheOthersAreNoQuorumWithoutIt() {
-        assertThat(ChaosRun.everyoneExposed("follower", List.of("leader", "follower"))).isFalse();
-        assertThat(ChaosRun.everyoneExposed("leader", List.of("follower", "follower"))).isTrue();
+        assertThat(ChaosRun.everyoneExposed("follower", List.of("leader", "follower")))
+                .isFalse();
+        assertThat(ChaosRun.everyoneExposed("leader", List.of("follower", "follower")))
+                .isTrue();
         // one of the others restarted a moment ago and is not serving yet ("?": no answer, or looking)
         assertThat(ChaosRun.everyoneExposed("follower", List.of("leader", "?"))).isTrue();
         assertThat(ChaosRun.everyoneExposed("follower", List.of("?", "?"))).isTrue();

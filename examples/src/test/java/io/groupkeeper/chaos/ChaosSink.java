@@ -34,8 +34,8 @@ public final class ChaosSink {
         } catch (StaleWriteException e) {
             accepted = false;
         }
-        ledger.sinkOp(new SinkOp(group, partition, member, SinkAction.OPEN, -1, token, accepted,
-                current(sink, partition), ++seq, at));
+        ledger.sinkOp(new SinkOp(
+                group, partition, member, SinkAction.OPEN, -1, token, accepted, current(sink, partition), ++seq, at));
         return at;
     }
 
@@ -54,8 +54,17 @@ public final class ChaosSink {
                 accepted = false;
             }
         }
-        ledger.sinkOp(new SinkOp(group, partition, member, SinkAction.WRITE, offset, token, accepted,
-                current(sink, partition), ++seq, at));
+        ledger.sinkOp(new SinkOp(
+                group,
+                partition,
+                member,
+                SinkAction.WRITE,
+                offset,
+                token,
+                accepted,
+                current(sink, partition),
+                ++seq,
+                at));
         return accepted;
     }
 

@@ -52,10 +52,16 @@ final class ConsumerProcess implements ChaosConsumer {
     private volatile boolean stopping;
     /** When the process exited (noticed by the JDK's reaper within milliseconds). */
     private final java.util.concurrent.CompletableFuture<Long> exited;
+
     private volatile RuntimeException readerFailure;
 
-    private ConsumerProcess(String group, ChaosLedger ledger, Process process, Path stderr, Path stdout,
-                            Supplier<Optional<String>> leader) {
+    private ConsumerProcess(
+            String group,
+            ChaosLedger ledger,
+            Process process,
+            Path stderr,
+            Path stdout,
+            Supplier<Optional<String>> leader) {
         this.group = group;
         this.ledger = ledger;
         this.process = process;
@@ -73,25 +79,53 @@ final class ConsumerProcess implements ChaosConsumer {
         Path err = logDir.resolve(label + ".stderr");
         List<String> cmd = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1"));
         String extra = System.getProperty("chaos.child.jvmArgs", "").trim(); // e.g. a logback configuration
         if (!extra.isEmpty()) {
             cmd.addAll(Arrays.asList(extra.split("\\s+")));
         }
-        cmd.addAll(List.of("-cp", classpath(), "io.groupkeeper.examples.Main", "consume",
-                "--zk", run.zkConnect(), "--bootstrap", run.bootstrap(), "--group", group, "--topic", ChaosRun.TOPIC,
-                "--start", "earliest", "--events",
-                "--session-timeout-ms", Long.toString(ChaosRun.SESSION_TIMEOUT.toMillis()),
-                "--commit-interval-ms", Long.toString(ChaosRun.COMMIT_INTERVAL.toMillis()),
-                "-X", "max.poll.records=" + ChaosRun.MAX_POLL_RECORDS, "-X", "fetch.max.wait.ms=100"));
+        cmd.addAll(List.of(
+                "-cp",
+                classpath(),
+                "io.groupkeeper.examples.Main",
+                "consume",
+                "--zk",
+                run.zkConnect(),
+                "--bootstrap",
+                run.bootstrap(),
+                "--group",
+                group,
+                "--topic",
+                ChaosRun.TOPIC,
+                "--start",
+                "earliest",
+                "--events",
+                "--session-timeout-ms",
+                Long.toString(ChaosRun.SESSION_TIMEOUT.toMillis()),
+                "--commit-interval-ms",
+                Long.toString(ChaosRun.COMMIT_INTERVAL.toMillis()),
+                "-X",
+                "max.poll.records=" + ChaosRun.MAX_POLL_RECORDS,
+                "-X",
+                "fetch.max.wait.ms=100"));
         // stdout goes to a file that is read as it grows: a pipe read while the process exits lost its last lines
         // (the JDK drains a dead process's pipe into a buffer of its own), and those are the revocations of a
         // graceful leave.
         Path out = logDir.resolve(label + ".stdout");
-        Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(out.toFile())
-                .redirectInput(ProcessBuilder.Redirect.PIPE).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(err.toFile())
+                .redirectOutput(out.toFile())
+                .redirectInput(ProcessBuilder.Redirect.PIPE)
+                .start();
         p.getOutputStream().close();
-        ConsumerProcess c = new ConsumerProcess(group, run.ledger(), p, err, out,
+        ConsumerProcess c = new ConsumerProcess(
+                group,
+                run.ledger(),
+                p,
+                err,
+                out,
                 () -> run.groupAdmin().describe(group).leader());
         c.reader.start();
         try {
@@ -101,8 +135,8 @@ final class ConsumerProcess implements ChaosConsumer {
             throw e;
         }
         if (c.name == null) {
-            throw new IllegalStateException("consume process for " + group + " exited with " + p.exitValue() + ": "
-                    + c.stderrTail());
+            throw new IllegalStateException(
+                    "consume process for " + group + " exited with " + p.exitValue() + ": " + c.stderrTail());
         }
         return c;
     }
@@ -162,8 +196,13 @@ final class ConsumerProcess implements ChaosConsumer {
         } else if (n.has("offset") && n.has("at")) {
             long at = n.get("at").asLong();
             JsonNode key = n.get("key");
-            ledger.processed(new Processed(n.get("group").asText(), n.get("partition").asInt(),
-                    n.get("offset").asLong(), n.get("member").asText(), at, at,
+            ledger.processed(new Processed(
+                    n.get("group").asText(),
+                    n.get("partition").asInt(),
+                    n.get("offset").asLong(),
+                    n.get("member").asText(),
+                    at,
+                    at,
                     key == null || key.isNull() ? null : key.asText()));
         } else {
             badLines.incrementAndGet();
@@ -179,13 +218,14 @@ final class ConsumerProcess implements ChaosConsumer {
         switch (event) {
             case "started" -> name = member;
             case "assigned" -> partitions.forEach(p -> openSince.putIfAbsent(p, at));
-            case "revoked", "lost" -> partitions.forEach(p -> {
-                Long from = openSince.remove(p);
-                if (from != null) {
-                    ledger.ownership(new Ownership(group, p, member, from, at,
-                            event.equals("lost") ? End.LOST : End.REVOKED));
-                }
-            });
+            case "revoked", "lost" ->
+                partitions.forEach(p -> {
+                    Long from = openSince.remove(p);
+                    if (from != null) {
+                        ledger.ownership(new Ownership(
+                                group, p, member, from, at, event.equals("lost") ? End.LOST : End.REVOKED));
+                    }
+                });
             default -> badLines.incrementAndGet();
         }
     }
@@ -265,7 +305,9 @@ final class ConsumerProcess implements ChaosConsumer {
 
     @Override
     public boolean isLeader() {
-        return process.isAlive() && name != null && leader.get().map(name::equals).orElse(false);
+        return process.isAlive()
+                && name != null
+                && leader.get().map(name::equals).orElse(false);
     }
 
     @Override
@@ -291,8 +333,8 @@ final class ConsumerProcess implements ChaosConsumer {
             return Optional.of(name + ": reading its stdout failed: " + readerFailure);
         }
         if (!stopping && !process.isAlive()) {
-            return Optional.of(name + " (pid " + process.pid() + ") exited by itself with " + process.exitValue()
-                    + ": " + stderrTail());
+            return Optional.of(name + " (pid " + process.pid() + ") exited by itself with " + process.exitValue() + ": "
+                    + stderrTail());
         }
         return Optional.empty();
     }

@@ -47,8 +47,9 @@ class ContainerReclaimWhileHandlerRunsIT {
     void aHandlerOfAnOldClaimFinishingAfterItsMemberClaimedAgainIsFencedAndItsRecordDoneAgain() throws Exception {
         try (EmbeddedServers servers = EmbeddedServers.startDefault()) {
             servers.kafka().createTopic(TOPIC, 1);
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                    servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                    Map.of("bootstrap.servers", servers.bootstrapServers(), "acks", "1", "enable.idempotence", false),
+                    new StringSerializer(),
                     new StringSerializer())) {
                 for (int i = 0; i < RECORDS; i++) {
                     producer.send(new ProducerRecord<>(TOPIC, 0, "k", "v" + i)).get(); // one key: one lane
@@ -63,22 +64,31 @@ class ContainerReclaimWhileHandlerRunsIT {
             CountDownLatch release = new CountDownLatch(1);
             AtomicBoolean holding = new AtomicBoolean();
             try (ZkProxy network = new ZkProxy("m", List.of(zkPort))) {
-                ZooKeeperStore store = ZooKeeperStore.builder().connectString(network.connectString())
-                        .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofSeconds(30)).build();
+                ZooKeeperStore store = ZooKeeperStore.builder()
+                        .connectString(network.connectString())
+                        .sessionTimeout(Duration.ofSeconds(4))
+                        .connectionTimeout(Duration.ofSeconds(30))
+                        .build();
                 ZkProxy.keepBehind(store);
-                GroupKeeper keeper = GroupKeeper.builder().store(store).memberIds(() -> "m").build().start();
+                GroupKeeper keeper = GroupKeeper.builder()
+                        .store(store)
+                        .memberIds(() -> "m")
+                        .build()
+                        .start();
                 ListenerContainer<String, String> container = ListenerContainer.<String, String>builder(keeper)
-                        .group("g").topics(TOPIC)
+                        .group("g")
+                        .topics(TOPIC)
                         .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
                         .kafkaProperty("max.poll.records", 4)
                         .deserializers(new StringDeserializer(), new StringDeserializer())
-                        .ordering(Ordering.KEY).parallelism(2)
+                        .ordering(Ordering.KEY)
+                        .parallelism(2)
                         .pollTimeout(Duration.ofMillis(100))
                         .watchdog(Duration.ofSeconds(120))
-                        .consumerOptions(c -> c.startPosition(StartPosition.earliest())
-                                .commitInterval(Duration.ofMillis(100)))
-                        .onPartitionsAssigned((partitions, seeker) -> partitions.forEach(tp -> seeker
-                                .fencingToken(tp).ifPresent(t -> {
+                        .consumerOptions(
+                                c -> c.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(100)))
+                        .onPartitionsAssigned((partitions, seeker) ->
+                                partitions.forEach(tp -> seeker.fencingToken(tp).ifPresent(t -> {
                                     sink.open(tp.partition(), t);
                                     tokens.add(t);
                                 })))
@@ -98,11 +108,14 @@ class ContainerReclaimWhileHandlerRunsIT {
                         .build();
                 container.start();
                 try {
-                    assertThat(held.await(60, TimeUnit.SECONDS)).as("the handler of offset 5 holds").isTrue();
+                    assertThat(held.await(60, TimeUnit.SECONDS))
+                            .as("the handler of offset 5 holds")
+                            .isTrue();
                     long first = tokens.peek();
                     network.partition(); // past the session: it expires, the member loses the partition
-                    await().atMost(Duration.ofSeconds(60)).until(() -> container.workers().stream()
-                            .allMatch(w -> w.owned().isEmpty()));
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> container.workers().stream()
+                                    .allMatch(w -> w.owned().isEmpty()));
                     network.heal(); // a new session: the member claims the partition again
                     await().atMost(Duration.ofSeconds(60)).until(() -> tokens.size() >= 2);
                     long second = List.copyOf(tokens).get(tokens.size() - 1);
@@ -120,13 +133,17 @@ class ContainerReclaimWhileHandlerRunsIT {
                     assertThat(sink.contents(0)).containsEntry(Long.toString(HELD), Long.toString(second));
                     // its completion is not the new claim's: the offset node reaches the log end all the same, and
                     // nothing is replayed after the old handler ended
-                    try (OffsetSampler offsets = new OffsetSampler(servers.zkConnectString(), List.of("g"), TOPIC,
-                            () -> 1, new ChaosLedger(), 50).start()) {
-                        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    try (OffsetSampler offsets = new OffsetSampler(
+                                    servers.zkConnectString(), List.of("g"), TOPIC, () -> 1, new ChaosLedger(), 50)
+                            .start()) {
+                        await().atMost(Duration.ofSeconds(30))
+                                .ignoreExceptions()
                                 .until(() -> offsets.read().get("g/0") == RECORDS);
                     }
-                    assertThat(handled).as("the new claim did each record once: nothing replayed after the old "
-                            + "handler ended").filteredOn(h -> h.endsWith("@" + second)).doesNotHaveDuplicates();
+                    assertThat(handled)
+                            .as("the new claim did each record once: nothing replayed after the old " + "handler ended")
+                            .filteredOn(h -> h.endsWith("@" + second))
+                            .doesNotHaveDuplicates();
                     System.out.printf("claims %s; handled %s; refused %s%n", tokens, handled, refused);
                 } finally {
                     release.countDown();

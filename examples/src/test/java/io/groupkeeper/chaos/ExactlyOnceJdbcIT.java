@@ -59,7 +59,9 @@ class ExactlyOnceJdbcIT {
 
     @BeforeAll
     static void startPostgres() {
-        assumeTrue(PostgresServer.unavailable().isEmpty(), () -> PostgresServer.unavailable().orElse(""));
+        assumeTrue(
+                PostgresServer.unavailable().isEmpty(),
+                () -> PostgresServer.unavailable().orElse(""));
         pg = PostgresServer.start();
     }
 
@@ -79,7 +81,7 @@ class ExactlyOnceJdbcIT {
     void aFormerOwnersWriteIsRefusedWholeOnceTheNextOwnerHasOpened() throws Exception {
         TopicPartition tp = new TopicPartition("fenced", 0);
         try (JdbcSink former = new JdbcSink(pg.jdbcUrl(), pg.user(), "", "fence-test");
-             JdbcSink next = new JdbcSink(pg.jdbcUrl(), pg.user(), "", "fence-test")) {
+                JdbcSink next = new JdbcSink(pg.jdbcUrl(), pg.user(), "", "fence-test")) {
             former.createTables();
             assertThat(former.open(tp, 5)).isEmpty();
             assertThat(former.write(tp, 5, records(tp, 0, 10))).isEqualTo(new FencedJdbcSink.Written(10, 0, 10));
@@ -87,18 +89,24 @@ class ExactlyOnceJdbcIT {
 
             assertThatThrownBy(() -> former.write(tp, 5, records(tp, 10, 5))) // records the successor has not stored
                     .isInstanceOf(StaleTokenException.class)
-                    .hasMessageContaining("fenced at token 7").hasMessageContaining("carries 5");
+                    .hasMessageContaining("fenced at token 7")
+                    .hasMessageContaining("carries 5");
             assertThatThrownBy(() -> former.open(tp, 6)).isInstanceOf(StaleTokenException.class);
             assertThat(next.nextOffset(tp)).hasValue(10);
 
-            assertThat(next.write(tp, 7, records(tp, 8, 6))).as("8 and 9 are in already")
+            assertThat(next.write(tp, 7, records(tp, 8, 6)))
+                    .as("8 and 9 are in already")
                     .isEqualTo(new FencedJdbcSink.Written(4, 2, 14));
         }
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
-             Statement s = c.createStatement()) {
-            assertThat(strings(s, "SELECT record_offset || '@' || fencing_token FROM sink_records WHERE group_id = "
-                    + "'fence-test' ORDER BY record_offset")).containsExactly("0@5", "1@5", "2@5", "3@5", "4@5",
-                    "5@5", "6@5", "7@5", "8@5", "9@5", "10@7", "11@7", "12@7", "13@7");
+                Statement s = c.createStatement()) {
+            assertThat(strings(
+                            s,
+                            "SELECT record_offset || '@' || fencing_token FROM sink_records WHERE group_id = "
+                                    + "'fence-test' ORDER BY record_offset"))
+                    .containsExactly(
+                            "0@5", "1@5", "2@5", "3@5", "4@5", "5@5", "6@5", "7@5", "8@5", "9@5", "10@7", "11@7",
+                            "12@7", "13@7");
         }
     }
 
@@ -121,10 +129,10 @@ class ExactlyOnceJdbcIT {
         Files.createDirectories(logs);
         List<Process> processes = new ArrayList<>();
         try (EmbeddedServers servers = EmbeddedServers.startDefault();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
+                Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
             servers.kafka().createTopic(TOPIC, PARTITIONS);
-            try (RecordProducer producer = new RecordProducer(servers.bootstrapServers(), TOPIC, () -> PARTITIONS)
-                    .start(10, 10)) {
+            try (RecordProducer producer =
+                    new RecordProducer(servers.bootstrapServers(), TOPIC, () -> PARTITIONS).start(10, 10)) {
                 for (String name : List.of("a", "b", "c")) {
                     processes.add(sink(name, servers, logs));
                 }
@@ -136,10 +144,12 @@ class ExactlyOnceJdbcIT {
                 Map<Integer, Long> atKill = ExampleProcesses.logEnds(admin, TOPIC, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> storedPast(atKill));
 
-                ExampleProcesses.signal(b, "STOP"); // a pause past the session timeout, most likely with a batch in hand
+                ExampleProcesses.signal(
+                        b, "STOP"); // a pause past the session timeout, most likely with a batch in hand
                 Map<Integer, Long> atStop = ExampleProcesses.logEnds(admin, TOPIC, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> storedPast(atStop));
-                ExampleProcesses.signal(b, "CONT"); // the zombie goes on with what it held: its writes carry its old tokens
+                ExampleProcesses.signal(
+                        b, "CONT"); // the zombie goes on with what it held: its writes carry its old tokens
 
                 producer.stop();
             }
@@ -148,43 +158,74 @@ class ExactlyOnceJdbcIT {
 
             long expected = end.values().stream().mapToLong(Long::longValue).sum();
             try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
-                 Statement s = c.createStatement()) {
-                List<String> duplicates = strings(s, "SELECT partition || ':' || record_offset || ' x' || count(*) "
-                        + "FROM sink_records WHERE group_id = '" + GROUP + "' GROUP BY partition, record_offset HAVING count(*) > 1 ORDER BY 1 LIMIT 20");
+                    Statement s = c.createStatement()) {
+                List<String> duplicates = strings(
+                        s,
+                        "SELECT partition || ':' || record_offset || ' x' || count(*) "
+                                + "FROM sink_records WHERE group_id = '" + GROUP
+                                + "' GROUP BY partition, record_offset HAVING count(*) > 1 ORDER BY 1 LIMIT 20");
                 assertThat(duplicates).as("records stored more than once").isEmpty();
                 for (Map.Entry<Integer, Long> e : end.entrySet()) {
-                    List<String> range = strings(s, "SELECT count(DISTINCT record_offset) || ' ' || "
-                            + "coalesce(min(record_offset), -1) || ' ' || coalesce(max(record_offset), -1) "
-                            + "FROM sink_records WHERE group_id = '" + GROUP + "' AND partition = " + e.getKey());
-                    assertThat(range).as("partition %d: count, lowest and highest offset stored", e.getKey())
+                    List<String> range = strings(
+                            s,
+                            "SELECT count(DISTINCT record_offset) || ' ' || "
+                                    + "coalesce(min(record_offset), -1) || ' ' || coalesce(max(record_offset), -1) "
+                                    + "FROM sink_records WHERE group_id = '" + GROUP + "' AND partition = "
+                                    + e.getKey());
+                    assertThat(range)
+                            .as("partition %d: count, lowest and highest offset stored", e.getKey())
                             .containsExactly(e.getValue() + " 0 " + (e.getValue() - 1));
                 }
                 assertThat(strings(s, "SELECT count(*) FROM sink_records WHERE group_id = '" + GROUP + "'"))
                         .containsExactly(Long.toString(expected));
             }
             long refused = Files.readAllLines(logs.resolve("b.stdout")).stream()
-                    .filter(l -> l.contains("\"refused\":true")).count();
-            System.out.printf("exactly-once-jdbc: %d records stored once each over %d partitions; the paused "
-                    + "process had %d late write(s) refused%n", expected, PARTITIONS, refused);
+                    .filter(l -> l.contains("\"refused\":true"))
+                    .count();
+            System.out.printf(
+                    "exactly-once-jdbc: %d records stored once each over %d partitions; the paused "
+                            + "process had %d late write(s) refused%n",
+                    expected, PARTITIONS, refused);
         } finally {
             ExampleProcesses.stopAll(processes);
         }
     }
 
     private static Process sink(String name, EmbeddedServers servers, Path logs) throws IOException {
-        return ExampleProcesses.start("jdbc-sink", name, logs, List.of("--zk", servers.zkConnectString(), "--bootstrap",
-                servers.bootstrapServers(), "--group", GROUP, "--topic", TOPIC, "--jdbc-url", pg.jdbcUrl() + IDLE_IN_TRANSACTION, "--jdbc-user",
-                pg.user(), "--session-timeout-ms", Long.toString(SESSION.toMillis()), "--work-us-per-record", "500",
-                "-X", "max.poll.records=100", "-X", "fetch.max.wait.ms=100"));
+        return ExampleProcesses.start(
+                "jdbc-sink",
+                name,
+                logs,
+                List.of(
+                        "--zk",
+                        servers.zkConnectString(),
+                        "--bootstrap",
+                        servers.bootstrapServers(),
+                        "--group",
+                        GROUP,
+                        "--topic",
+                        TOPIC,
+                        "--jdbc-url",
+                        pg.jdbcUrl() + IDLE_IN_TRANSACTION,
+                        "--jdbc-user",
+                        pg.user(),
+                        "--session-timeout-ms",
+                        Long.toString(SESSION.toMillis()),
+                        "--work-us-per-record",
+                        "500",
+                        "-X",
+                        "max.poll.records=100",
+                        "-X",
+                        "fetch.max.wait.ms=100"));
     }
 
     /** Whether the database's next offset of every partition has reached {@code ends}. */
     private static boolean storedPast(Map<Integer, Long> ends) throws SQLException {
         Map<Integer, Long> next = new HashMap<>();
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT partition_id, next_offset FROM " + FencedJdbcSink.DEFAULT_TABLE + " WHERE group_id = '"
-                     + GROUP + "'")) {
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT partition_id, next_offset FROM " + FencedJdbcSink.DEFAULT_TABLE
+                        + " WHERE group_id = '" + GROUP + "'")) {
             while (rs.next()) {
                 next.put(rs.getInt(1), rs.getLong(2));
             }
@@ -194,8 +235,8 @@ class ExactlyOnceJdbcIT {
 
     private static long rows() {
         try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*) FROM sink_records WHERE group_id = '" + GROUP + "'")) {
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT count(*) FROM sink_records WHERE group_id = '" + GROUP + "'")) {
             return rs.next() ? rs.getLong(1) : 0;
         } catch (SQLException e) {
             return 0; // the tables are not created yet

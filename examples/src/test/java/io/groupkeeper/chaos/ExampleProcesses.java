@@ -18,23 +18,33 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class ExampleProcesses {
 
-    private ExampleProcesses() {
-    }
+    private ExampleProcesses() {}
 
     /** {@code java ... io.groupkeeper.examples.Main <command> <args>}, stdout and stderr in {@code logs/<name>.*}. */
     static Process start(String command, String name, Path logs, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", ConsumerProcess.classpath(), "io.groupkeeper.examples.Main", command));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                ConsumerProcess.classpath(),
+                "io.groupkeeper.examples.Main",
+                command));
         cmd.addAll(args);
-        Process p = new ProcessBuilder(cmd).redirectError(logs.resolve(name + ".stderr").toFile())
-                .redirectOutput(logs.resolve(name + ".stdout").toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectError(logs.resolve(name + ".stderr").toFile())
+                .redirectOutput(logs.resolve(name + ".stdout").toFile())
+                .start();
         p.getOutputStream().close();
         return p;
     }
 
     static void signal(Process p, String signal) throws IOException, InterruptedException {
-        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+        new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
     }
 
     /** Continues and stops (SIGTERM, then SIGKILL after 30 s) every process still alive. */
@@ -57,8 +67,10 @@ final class ExampleProcesses {
             spec.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
         Map<Integer, Long> ends = new HashMap<>();
-        admin.listOffsets(spec).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp.partition(),
-                info.offset()));
+        admin.listOffsets(spec)
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
         return ends;
     }
 }

@@ -35,16 +35,16 @@ final class FencingCheck {
      * @param untokened     writes made with no token
      * @param violations    late writes accepted, an owner's operations refused, operations accepted out of order
      */
-    record Result(long lateWrites, long lateRefused, long untokened, long violations, List<String> problems) {
-    }
+    record Result(long lateWrites, long lateRefused, long untokened, long violations, List<String> problems) {}
 
-    private FencingCheck() {
-    }
+    private FencingCheck() {}
 
     static Result judge(List<SinkOp> ops) {
         Map<String, List<SinkOp>> byPartition = new TreeMap<>();
         for (SinkOp op : ops) {
-            byPartition.computeIfAbsent(op.group() + "/" + op.partition(), k -> new ArrayList<>()).add(op);
+            byPartition
+                    .computeIfAbsent(op.group() + "/" + op.partition(), k -> new ArrayList<>())
+                    .add(op);
         }
         long lateWrites = 0;
         long lateRefused = 0;

@@ -26,13 +26,11 @@ import java.util.Map;
 final class KeyOrderCheck {
 
     /** The outcome: violations (fail the run where order is promised), pairs excused by a reset, messages. */
-    record Result(long violations, long excusedByReset, List<String> problems) {
-    }
+    record Result(long violations, long excusedByReset, List<String> problems) {}
 
     private static final int MAX_MESSAGES = 20;
 
-    private KeyOrderCheck() {
-    }
+    private KeyOrderCheck() {}
 
     /**
      * @param processed   every processing, sorted by start, ties in the ledger's (completion) order
@@ -41,11 +39,13 @@ final class KeyOrderCheck {
     static Result judge(List<Processed> processed, List<Ownership> ownerships, List<Reset> resets, long adoptMillis) {
         Map<String, List<Ownership>> owned = new HashMap<>();
         for (Ownership o : ownerships) {
-            owned.computeIfAbsent(o.group() + "/" + o.partition() + "/" + o.member(), k -> new ArrayList<>()).add(o);
+            owned.computeIfAbsent(o.group() + "/" + o.partition() + "/" + o.member(), k -> new ArrayList<>())
+                    .add(o);
         }
         Map<String, List<Reset>> resetsOf = new HashMap<>();
         for (Reset r : resets) {
-            resetsOf.computeIfAbsent(r.group() + "/" + r.partition(), k -> new ArrayList<>()).add(r);
+            resetsOf.computeIfAbsent(r.group() + "/" + r.partition(), k -> new ArrayList<>())
+                    .add(r);
         }
         // one sequence per (ownership, key), in the order given
         Map<Ownership, Map<String, List<Processed>>> lanes = new LinkedHashMap<>();
@@ -53,7 +53,8 @@ final class KeyOrderCheck {
             for (Ownership o : owned.getOrDefault(p.group() + "/" + p.partition() + "/" + p.member(), List.of())) {
                 if (o.sameClaim(p.token()) && o.fromMillis() <= p.atMillis() && p.doneMillis() <= o.toMillis()) {
                     lanes.computeIfAbsent(o, k -> new HashMap<>())
-                            .computeIfAbsent(p.key() == null ? "\u0000none" : p.key(), k -> new ArrayList<>()).add(p);
+                            .computeIfAbsent(p.key() == null ? "\u0000none" : p.key(), k -> new ArrayList<>())
+                            .add(p);
                     break;
                 }
             }
@@ -73,8 +74,10 @@ final class KeyOrderCheck {
                     if (!backwards && !concurrent) {
                         continue;
                     }
-                    boolean byReset = rs.stream().anyMatch(r -> r.startedMillis() <= next.atMillis()
-                            && r.atMillis() >= prev.atMillis() - adoptMillis && next.offset() >= r.offset());
+                    boolean byReset = rs.stream()
+                            .anyMatch(r -> r.startedMillis() <= next.atMillis()
+                                    && r.atMillis() >= prev.atMillis() - adoptMillis
+                                    && next.offset() >= r.offset());
                     if (byReset) {
                         excused++;
                         continue;

@@ -10,6 +10,7 @@ import io.groupkeeper.fixtures.RawZk;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * I3 across a connection loss that the session survives: the owner's offset-node watches are persistent (issue 19:
@@ -33,16 +33,18 @@ class OffsetEditWhileCutOffIT {
     void anEditMadeWhileTheOwnerIsCutOffReachesItWhenItReconnects() throws Exception {
         TopicPartition tp = new TopicPartition("edited", 0);
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.startDefault();
-             ZkProxy proxy = new ZkProxy("owner", List.of(zk.port()));
-             CuratorFramework operator = RawZk.connect(zk.connectString())) {
-            ZooKeeperStore store = ZooKeeperStore.builder().connectString(proxy.connectString()).sessionTimeout(SESSION)
+                ZkProxy proxy = new ZkProxy("owner", List.of(zk.port()));
+                CuratorFramework operator = RawZk.connect(zk.connectString())) {
+            ZooKeeperStore store = ZooKeeperStore.builder()
+                    .connectString(proxy.connectString())
+                    .sessionTimeout(SESSION)
                     .build();
             ZkProxy.keepBehind(store);
             try (store) {
                 store.start();
                 GroupStore group = GroupStores.of(store, "g");
                 group.ensureGroup("sticky");
-                assertThat(group.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+                assertThat(group.claim(tp, "m1", 1, () -> {})).isInstanceOf(ClaimResult.Claimed.class);
                 AtomicInteger heard = new AtomicInteger();
                 group.readOffset(tp, heard::incrementAndGet);
                 long session = store.sessionId();
@@ -50,11 +52,15 @@ class OffsetEditWhileCutOffIT {
                 proxy.partition(); // silent: the owner hears nothing until its client gives the connection up
                 await().atMost(SESSION).until(() -> !store.isConnected());
                 operator.setData().forPath(ZkLayout.offset("g", tp), "5".getBytes(StandardCharsets.UTF_8));
-                assertThat(heard.get()).as("nothing reaches a client that is cut off").isZero();
+                assertThat(heard.get())
+                        .as("nothing reaches a client that is cut off")
+                        .isZero();
                 proxy.heal();
 
                 await().atMost(Duration.ofSeconds(20)).until(() -> heard.get() > 0);
-                assertThat(store.sessionId()).as("the same session: nothing was re-claimed").isEqualTo(session);
+                assertThat(store.sessionId())
+                        .as("the same session: nothing was re-claimed")
+                        .isEqualTo(session);
                 assertThat(group.readOffset(tp, null).offset()).hasValue(5);
             }
         }

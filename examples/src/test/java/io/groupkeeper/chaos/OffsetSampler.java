@@ -40,8 +40,13 @@ final class OffsetSampler implements AutoCloseable {
     private volatile long rounds;
     private volatile long failedRounds;
 
-    OffsetSampler(String zkConnect, List<String> groups, String topic, IntSupplier partitions, ChaosLedger ledger,
-                  long periodMillis) {
+    OffsetSampler(
+            String zkConnect,
+            List<String> groups,
+            String topic,
+            IntSupplier partitions,
+            ChaosLedger ledger,
+            long periodMillis) {
         this.client = CuratorFrameworkFactory.newClient(zkConnect, 10_000, 5_000, new RetryNTimes(3, 100));
         this.groups = List.copyOf(groups);
         this.topic = topic;
@@ -66,8 +71,11 @@ final class OffsetSampler implements AutoCloseable {
                     read().forEach((key, offset) -> {
                         if (!offset.equals(last.put(key, offset))) {
                             int slash = key.lastIndexOf('/');
-                            ledger.committed(new CommittedSample(key.substring(0, slash),
-                                    Integer.parseInt(key.substring(slash + 1)), offset, System.currentTimeMillis()));
+                            ledger.committed(new CommittedSample(
+                                    key.substring(0, slash),
+                                    Integer.parseInt(key.substring(slash + 1)),
+                                    offset,
+                                    System.currentTimeMillis()));
                         }
                     });
                     rounds++;

@@ -28,8 +28,14 @@ class ReconnectAfterTargetChangeIT {
             ChaosLedger ledger = new ChaosLedger();
             // No records and no periodic commit during the test: no ZooKeeper call is in flight when m is cut off
             // (that is LossNoticeUnderPartitionIT's bug), so m notices at once and this test sees only the reconnect.
-            ChaosMember.Config config = new ChaosMember.Config(List.of(zkPort), servers.bootstrapServers(), "moved",
-                    SESSION, Duration.ofMinutes(5), Duration.ofSeconds(20), 50);
+            ChaosMember.Config config = new ChaosMember.Config(
+                    List.of(zkPort),
+                    servers.bootstrapServers(),
+                    "moved",
+                    SESSION,
+                    Duration.ofMinutes(5),
+                    Duration.ofSeconds(20),
+                    50);
             {
                 ChaosMember leader = ChaosMember.start("g", "leader", config, ledger); // the first member leads
                 await().atMost(Duration.ofSeconds(30)).until(() -> leader.owned() == 4);
@@ -40,14 +46,15 @@ class ReconnectAfterTargetChangeIT {
                 ChaosMember n1 = ChaosMember.start("g", "n1", config, ledger);
                 ChaosMember n2 = ChaosMember.start("g", "n2", config, ledger);
                 // m's client notices (read timeout: two thirds of the session timeout) and reports its partitions lost
-                await().atMost(SESSION).until(() -> ledger.ownerships().stream()
-                        .anyMatch(o -> o.member().equals("m") && o.end() == End.LOST));
+                await().atMost(SESSION)
+                        .until(() -> ledger.ownerships().stream()
+                                .anyMatch(o -> o.member().equals("m") && o.end() == End.LOST));
                 m.heal(); // back before the session can expire: same session, same owner nodes
 
                 try {
                     // four members, four partitions: each must end up with one, m's moved partition included
-                    await().atMost(Duration.ofSeconds(30)).until(() -> leader.owned() == 1 && m.owned() == 1
-                            && n1.owned() == 1 && n2.owned() == 1);
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> leader.owned() == 1 && m.owned() == 1 && n1.owned() == 1 && n2.owned() == 1);
                 } finally {
                     for (ChaosMember c : List.of(n2, n1, m, leader)) {
                         c.leave();

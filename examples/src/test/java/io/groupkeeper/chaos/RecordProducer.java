@@ -32,12 +32,24 @@ final class RecordProducer implements AutoCloseable {
     private volatile boolean keyed;
 
     RecordProducer(String bootstrap, String topic, IntSupplier partitions) {
-        this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.LINGER_MS_CONFIG, 5,
-                // Not idempotent: a retried batch may land twice, which is harmless here (the checker counts offsets),
-                // and a sequence-number mix-up after a leadership blip cannot wedge the producer for its 120 s timeout.
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), new StringSerializer(), new StringSerializer());
+        this.producer = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        bootstrap,
+                        ProducerConfig.ACKS_CONFIG,
+                        "all",
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        5,
+                        // Not idempotent: a retried batch may land twice, which is harmless here (the checker counts
+                        // offsets),
+                        // and a sequence-number mix-up after a leadership blip cannot wedge the producer for its 120 s
+                        // timeout.
+                        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                        false,
+                        ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                        30_000),
+                new StringSerializer(),
+                new StringSerializer());
         this.topic = topic;
         this.partitions = partitions;
     }
@@ -53,17 +65,23 @@ final class RecordProducer implements AutoCloseable {
 
     /** Sends {@code perTick} records every {@code tickMillis}. */
     RecordProducer start(int perTick, long tickMillis) {
-        ticker.scheduleAtFixedRate(() -> {
-            int n = partitions.getAsInt();
-            for (int i = 0; i < perTick; i++) {
-                long seq = sent.getAndIncrement();
-                producer.send(new ProducerRecord<>(topic, (int) (seq % n), keyed ? key(seq) : null, "r-" + seq), (md, e) -> {
-                    if (e != null) {
-                        failed.incrementAndGet();
+        ticker.scheduleAtFixedRate(
+                () -> {
+                    int n = partitions.getAsInt();
+                    for (int i = 0; i < perTick; i++) {
+                        long seq = sent.getAndIncrement();
+                        producer.send(
+                                new ProducerRecord<>(topic, (int) (seq % n), keyed ? key(seq) : null, "r-" + seq),
+                                (md, e) -> {
+                                    if (e != null) {
+                                        failed.incrementAndGet();
+                                    }
+                                });
                     }
-                });
-            }
-        }, 0, tickMillis, TimeUnit.MILLISECONDS);
+                },
+                0,
+                tickMillis,
+                TimeUnit.MILLISECONDS);
         return this;
     }
 

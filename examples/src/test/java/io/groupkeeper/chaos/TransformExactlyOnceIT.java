@@ -40,8 +40,8 @@ class TransformExactlyOnceIT {
     private static final int PARTITIONS = 4;
     private static final String GROUP = "orders-transform";
     private static final Duration SESSION = Duration.ofSeconds(4);
-    private static final Pattern VALUE = Pattern.compile(
-            "\\{\"topic\":\"" + IN + "\",\"partition\":(\\d+),\"offset\":(\\d+)}");
+    private static final Pattern VALUE =
+            Pattern.compile("\\{\"topic\":\"" + IN + "\",\"partition\":(\\d+),\"offset\":(\\d+)}");
 
     /** OUT read with read_committed, from the beginning: how often each input "partition/offset" was seen. */
     static final class CommittedOutput implements AutoCloseable {
@@ -50,8 +50,16 @@ class TransformExactlyOnceIT {
         final List<String> malformed = new ArrayList<>();
 
         CommittedOutput(String bootstrap) {
-            reader = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed",
-                    "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer());
+            reader = new KafkaConsumer<>(
+                    Map.of(
+                            "bootstrap.servers",
+                            bootstrap,
+                            "isolation.level",
+                            "read_committed",
+                            "auto.offset.reset",
+                            "earliest"),
+                    new StringDeserializer(),
+                    new StringDeserializer());
             TopicPartition tp = new TopicPartition(OUT, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));
@@ -96,27 +104,30 @@ class TransformExactlyOnceIT {
         Files.createDirectories(logs);
         List<Process> processes = new ArrayList<>();
         try (EmbeddedServers servers = EmbeddedServers.startDefault();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
+                Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
             servers.kafka().createTopic(IN, PARTITIONS);
             servers.kafka().createTopic(OUT, 1);
             try (CommittedOutput output = new CommittedOutput(servers.bootstrapServers());
-                 RecordProducer producer = new RecordProducer(servers.bootstrapServers(), IN, () -> PARTITIONS)
-                         .start(10, 10)) {
+                    RecordProducer producer =
+                            new RecordProducer(servers.bootstrapServers(), IN, () -> PARTITIONS).start(10, 10)) {
                 for (String name : List.of("a", "b", "c")) {
                     processes.add(transform(name, servers, logs));
                 }
                 Process a = processes.get(0);
                 Process b = processes.get(1);
-                await().atMost(Duration.ofSeconds(90)).until(() -> output.covers(Map.of()) && output.seen.size() >= 500);
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> output.covers(Map.of()) && output.seen.size() >= 500);
 
                 a.destroyForcibly(); // kill -9: open transactions, no final commit; the next owners abort them
                 Map<Integer, Long> atKill = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.covers(atKill));
 
-                ExampleProcesses.signal(b, "STOP"); // a pause past the session timeout, most likely with transactions open
+                ExampleProcesses.signal(
+                        b, "STOP"); // a pause past the session timeout, most likely with transactions open
                 Map<Integer, Long> atStop = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
                 await().atMost(Duration.ofSeconds(60)).until(() -> output.covers(atStop));
-                ExampleProcesses.signal(b, "CONT"); // the zombie goes on: its producers are fenced, its transactions aborted
+                ExampleProcesses.signal(
+                        b, "CONT"); // the zombie goes on: its producers are fenced, its transactions aborted
 
                 producer.stop();
                 Map<Integer, Long> end = ExampleProcesses.logEnds(admin, IN, PARTITIONS);
@@ -128,11 +139,16 @@ class TransformExactlyOnceIT {
                 long expected = end.values().stream().mapToLong(Long::longValue).sum();
                 assertThat(output.malformed).isEmpty();
                 assertThat(output.seen).hasSize((int) expected); // nothing beyond the log ends either
-                List<String> duplicates = output.seen.entrySet().stream().filter(e -> e.getValue() > 1)
-                        .map(e -> e.getKey() + " x" + e.getValue()).sorted().limit(20).toList();
+                List<String> duplicates = output.seen.entrySet().stream()
+                        .filter(e -> e.getValue() > 1)
+                        .map(e -> e.getKey() + " x" + e.getValue())
+                        .sorted()
+                        .limit(20)
+                        .toList();
                 assertThat(duplicates).as("inputs in the output more than once").isEmpty();
-                System.out.printf("transform-exactly-once: %d inputs over %d partitions, each once in %s "
-                        + "(read_committed)%n", expected, PARTITIONS, OUT);
+                System.out.printf(
+                        "transform-exactly-once: %d inputs over %d partitions, each once in %s " + "(read_committed)%n",
+                        expected, PARTITIONS, OUT);
             }
         } finally {
             ExampleProcesses.stopAll(processes);
@@ -140,10 +156,28 @@ class TransformExactlyOnceIT {
     }
 
     private static Process transform(String name, EmbeddedServers servers, Path logs) throws IOException {
-        return ExampleProcesses.start("transform", name, logs, List.of("--zk", servers.zkConnectString(), "--bootstrap",
-                servers.bootstrapServers(), "--group", GROUP, "--from", IN, "--to", OUT, "--session-timeout-ms",
-                Long.toString(SESSION.toMillis()), "--commit-interval-ms", "200", "-X", "max.poll.records=100",
-                "-X", "fetch.max.wait.ms=100"));
+        return ExampleProcesses.start(
+                "transform",
+                name,
+                logs,
+                List.of(
+                        "--zk",
+                        servers.zkConnectString(),
+                        "--bootstrap",
+                        servers.bootstrapServers(),
+                        "--group",
+                        GROUP,
+                        "--from",
+                        IN,
+                        "--to",
+                        OUT,
+                        "--session-timeout-ms",
+                        Long.toString(SESSION.toMillis()),
+                        "--commit-interval-ms",
+                        "200",
+                        "-X",
+                        "max.poll.records=100",
+                        "-X",
+                        "fetch.max.wait.ms=100"));
     }
-
 }

@@ -35,8 +35,13 @@ final class ZombieOverlaps {
      *                       polling thread was held by the batch, so the notice is late by construction
      * @param notes          one line per zombie interval
      */
-    record Result(Map<Ownership, Long> excused, long longestMillis, long records, Set<Integer> lateIndices,
-                  Set<Ownership> heldUp, List<String> notes) {
+    record Result(
+            Map<Ownership, Long> excused,
+            long longestMillis,
+            long records,
+            Set<Integer> lateIndices,
+            Set<Ownership> heldUp,
+            List<String> notes) {
 
         /** Whether {@code later} starting inside {@code earlier} (another member's) is a zombie's excused overlap. */
         boolean excuses(Ownership earlier, Ownership later) {
@@ -45,33 +50,46 @@ final class ZombieOverlaps {
         }
     }
 
-    private ZombieOverlaps() {
-    }
+    private ZombieOverlaps() {}
 
-    static Result measure(List<Ownership> ownerships, List<Fault> faults, List<Processed> ordered,
-                          Map<String, List<Integer>> byMemberPartition, long explainMillis, long slackMillis) {
+    static Result measure(
+            List<Ownership> ownerships,
+            List<Fault> faults,
+            List<Processed> ordered,
+            Map<String, List<Integer>> byMemberPartition,
+            long explainMillis,
+            long slackMillis) {
         Map<Ownership, Long> excused = new HashMap<>();
         Set<Ownership> heldUp = new HashSet<>();
         Set<Integer> late = new HashSet<>();
         List<String> notes = new ArrayList<>();
         long longest = 0;
         for (Ownership z : ownerships) {
-            if (faults.stream().anyMatch(f -> f.zombie() && f.member().equals(z.member())
-                    && z.fromMillis() <= f.atMillis() + slackMillis && z.notifiedMillis() >= f.atMillis()
-                    && z.notifiedMillis() <= f.atMillis() + explainMillis)) {
+            if (faults.stream()
+                    .anyMatch(f -> f.zombie()
+                            && f.member().equals(z.member())
+                            && z.fromMillis() <= f.atMillis() + slackMillis
+                            && z.notifiedMillis() >= f.atMillis()
+                            && z.notifiedMillis() <= f.atMillis() + explainMillis)) {
                 heldUp.add(z);
             }
-            Optional<Fault> hit = faults.stream().filter(f -> f.zombie() && f.member().equals(z.member())
-                    && z.fromMillis() <= f.atMillis() + slackMillis && z.toMillis() >= f.atMillis()
-                    && z.toMillis() <= f.atMillis() + explainMillis).findFirst();
+            Optional<Fault> hit = faults.stream()
+                    .filter(f -> f.zombie()
+                            && f.member().equals(z.member())
+                            && z.fromMillis() <= f.atMillis() + slackMillis
+                            && z.toMillis() >= f.atMillis()
+                            && z.toMillis() <= f.atMillis() + explainMillis)
+                    .findFirst();
             if (hit.isEmpty()) {
                 continue;
             }
             long faultAt = hit.get().atMillis();
             Optional<Ownership> successor = ownerships.stream()
-                    .filter(n -> n.group().equals(z.group()) && n.partition() == z.partition()
+                    .filter(n -> n.group().equals(z.group())
+                            && n.partition() == z.partition()
                             && !n.member().equals(z.member())
-                            && n.fromMillis() >= Math.max(z.fromMillis(), faultAt) && n.fromMillis() < z.toMillis())
+                            && n.fromMillis() >= Math.max(z.fromMillis(), faultAt)
+                            && n.fromMillis() < z.toMillis())
                     .min((x, y) -> Long.compare(x.fromMillis(), y.fromMillis()));
             if (successor.isEmpty()) {
                 // its batch was done before anyone took over: no overlap, judged as any interval
@@ -82,8 +100,8 @@ final class ZombieOverlaps {
             excused.put(z, faultAt);
             long from = successor.get().fromMillis();
             long records = 0;
-            for (int i : byMemberPartition.getOrDefault(z.group() + "/" + z.partition() + "/" + z.member(),
-                    List.of())) {
+            for (int i :
+                    byMemberPartition.getOrDefault(z.group() + "/" + z.partition() + "/" + z.member(), List.of())) {
                 Processed p = ordered.get(i);
                 if (p.atMillis() >= z.fromMillis() && p.atMillis() <= z.toMillis() && p.doneMillis() > from) {
                     late.add(i);
@@ -92,7 +110,8 @@ final class ZombieOverlaps {
             }
             longest = Math.max(longest, z.toMillis() - from);
             notes.add(z.group() + "/" + z.partition() + ": zombie " + z.member() + " held it until " + z.toMillis()
-                    + ", " + (z.toMillis() - from) + " ms after " + successor.get().member() + " started; "
+                    + ", " + (z.toMillis() - from) + " ms after "
+                    + successor.get().member() + " started; "
                     + records + " records processed after that");
         }
         return new Result(excused, longest, late.size(), late, heldUp, notes);

@@ -36,9 +36,9 @@ class ZombieWriteIT {
             int zkPort = Integer.parseInt(servers.zkConnectString().replaceAll(".*:", ""));
             FencedSink<TopicPartition> sink = new FencedSink<>();
             try (RecordProducer producer = new RecordProducer(servers.bootstrapServers(), TOPIC, () -> 1).start(2, 50);
-                 ZkProxy network = new ZkProxy("a", List.of(zkPort))) {
-                FencedWorker a = FencedWorker.start("a", keeper(network.connectString(), true), "g", TOPIC,
-                        servers.bootstrapServers(), sink);
+                    ZkProxy network = new ZkProxy("a", List.of(zkPort))) {
+                FencedWorker a = FencedWorker.start(
+                        "a", keeper(network.connectString(), true), "g", TOPIC, servers.bootstrapServers(), sink);
                 FencedWorker b = null;
                 try {
                     await().atMost(Duration.ofSeconds(60)).until(() -> a.loop().written() > 0);
@@ -50,34 +50,47 @@ class ZombieWriteIT {
                     long cut = System.currentTimeMillis();
                     network.partition(); // silent: a's session expires on the servers while its user code is held
 
-                    b = FencedWorker.start("b", keeper(servers.zkConnectString(), false), "g", TOPIC,
-                            servers.bootstrapServers(), sink);
+                    b = FencedWorker.start(
+                            "b",
+                            keeper(servers.zkConnectString(), false),
+                            "g",
+                            TOPIC,
+                            servers.bootstrapServers(),
+                            sink);
                     FencedWorker successor = b;
                     String held = Long.toString(a.pausedAt());
                     // b replays from a's last commit, which is below the record a holds
-                    await().atMost(Duration.ofSeconds(60)).until(() -> "b".equals(sink.contents(TP).get(held)));
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> "b".equals(sink.contents(TP).get(held)));
                     long tookOver = System.currentTimeMillis() - cut;
                     long tokenOfB = b.tokens().of(TP).orElseThrow();
                     assertThat(tokenOfB).as("the successor's token").isGreaterThan(tokenOfA);
 
                     a.resume(); // the zombie finishes its batch: it writes the record it held, under its old token
-                    await().atMost(Duration.ofSeconds(30)).until(() -> !a.loop().refusals().isEmpty());
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> !a.loop().refusals().isEmpty());
 
                     StaleWriteException refused = a.loop().refusals().get(0);
-                    System.out.printf("a (token %d) held offset %s when it was cut off; b (token %d) had written it "
-                            + "%d ms after the cut; a's late write: %s%n", tokenOfA, held, tokenOfB, tookOver,
-                            refused.getMessage());
+                    System.out.printf(
+                            "a (token %d) held offset %s when it was cut off; b (token %d) had written it "
+                                    + "%d ms after the cut; a's late write: %s%n",
+                            tokenOfA, held, tokenOfB, tookOver, refused.getMessage());
                     assertThat(refused.partition()).isEqualTo(TP.toString());
                     assertThat(refused.staleToken()).isEqualTo(tokenOfA);
                     assertThat(refused.currentToken()).isEqualTo(tokenOfB);
-                    assertThat(refused.getMessage()).contains(TP.toString(), Long.toString(tokenOfA),
-                            Long.toString(tokenOfB));
-                    assertThat(a.loop().written()).as("writes of a accepted after its pause").isEqualTo(writtenByA);
+                    assertThat(refused.getMessage())
+                            .contains(TP.toString(), Long.toString(tokenOfA), Long.toString(tokenOfB));
+                    assertThat(a.loop().written())
+                            .as("writes of a accepted after its pause")
+                            .isEqualTo(writtenByA);
                     assertThat(sink.contents(TP)).containsEntry(held, "b");
 
                     long writtenByB = b.loop().written();
-                    await().atMost(Duration.ofSeconds(30)).until(() -> successor.loop().written() > writtenByB);
-                    assertThat(b.loop().refusals()).as("writes of the successor refused").isEmpty();
+                    await().atMost(Duration.ofSeconds(30))
+                            .until(() -> successor.loop().written() > writtenByB);
+                    assertThat(b.loop().refusals())
+                            .as("writes of the successor refused")
+                            .isEmpty();
                     assertThat(sink.token(TP)).hasValue(tokenOfB);
                 } finally {
                     a.stop();
@@ -92,7 +105,10 @@ class ZombieWriteIT {
     }
 
     private static GroupKeeper keeper(String connect, boolean behindProxy) {
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(connect).sessionTimeout(SESSION).build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(connect)
+                .sessionTimeout(SESSION)
+                .build();
         if (behindProxy) {
             ZkProxy.keepBehind(store);
         }

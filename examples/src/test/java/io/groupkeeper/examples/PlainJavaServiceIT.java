@@ -21,19 +21,29 @@ class PlainJavaServiceIT {
         try (EmbeddedServers servers = EmbeddedServers.startDefault()) {
             servers.kafka().createTopic("orders", 2);
             SimpleMeterRegistry meters = new SimpleMeterRegistry();
-            try (PlainJavaService service = new PlainJavaService(servers.zkConnectString(), servers.bootstrapServers(),
-                         meters);
-                 KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                         servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
-                         new StringSerializer())) {
+            try (PlainJavaService service =
+                            new PlainJavaService(servers.zkConnectString(), servers.bootstrapServers(), meters);
+                    KafkaProducer<String, String> producer = new KafkaProducer<>(
+                            Map.of(
+                                    "bootstrap.servers",
+                                    servers.bootstrapServers(),
+                                    "acks",
+                                    "1",
+                                    "enable.idempotence",
+                                    false),
+                            new StringSerializer(),
+                            new StringSerializer())) {
                 // Its start position is the log end: keep producing until the first order is billed.
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
-                    producer.send(new ProducerRecord<>("orders", "k", "order-" + System.nanoTime())).get();
-                    Counter billed = meters.find("groupkeeper.container.records").tags("group", "billing", "topic",
-                            "orders").counter();
+                    producer.send(new ProducerRecord<>("orders", "k", "order-" + System.nanoTime()))
+                            .get();
+                    Counter billed = meters.find("groupkeeper.container.records")
+                            .tags("group", "billing", "topic", "orders")
+                            .counter();
                     return billed != null && billed.count() >= 1;
                 });
-                assertThat(meters.find("groupkeeper.member.partitions.owned").gauges()).as("the group's meters too")
+                assertThat(meters.find("groupkeeper.member.partitions.owned").gauges())
+                        .as("the group's meters too")
                         .isNotEmpty();
             }
         }

@@ -34,8 +34,7 @@ class ReadmeSnippetsTest {
     private static final Pattern TOP_LEVEL_TYPE =
             Pattern.compile("(?m)^(?:public\\s+)?(?:final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
 
-    record Snippet(int line, String code) {
-    }
+    record Snippet(int line, String code) {}
 
     static List<Snippet> snippets(String markdown) {
         List<Snippet> out = new ArrayList<>();
@@ -56,23 +55,32 @@ class ReadmeSnippetsTest {
         List<JavaFileObject> sources = new ArrayList<>();
         for (Snippet s : snippets) {
             Matcher type = TOP_LEVEL_TYPE.matcher(s.code());
-            assertThat(type.find()).as("README.md line %d: a snippet declares its class, so it compiles as written",
-                    s.line()).isTrue();
-            sources.add(new SimpleJavaFileObject(java.net.URI.create("string:///README.md-line-" + s.line() + "/"
-                    + type.group(1) + ".java"), JavaFileObject.Kind.SOURCE) {
-                @Override
-                public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                    return s.code();
-                }
-            });
+            assertThat(type.find())
+                    .as("README.md line %d: a snippet declares its class, so it compiles as written", s.line())
+                    .isTrue();
+            sources.add(
+                    new SimpleJavaFileObject(
+                            java.net.URI.create("string:///README.md-line-" + s.line() + "/" + type.group(1) + ".java"),
+                            JavaFileObject.Kind.SOURCE) {
+                        @Override
+                        public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                            return s.code();
+                        }
+                    });
         }
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         boolean ok;
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-                StandardCharsets.UTF_8)) {
-            List<String> options = List.of("-classpath", System.getProperty("java.class.path"), "-d", out.toString(),
-                    "-proc:none", "--release", "17");
+        try (StandardJavaFileManager files =
+                javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+            List<String> options = List.of(
+                    "-classpath",
+                    System.getProperty("java.class.path"),
+                    "-d",
+                    out.toString(),
+                    "-proc:none",
+                    "--release",
+                    "17");
             ok = javac.getTask(null, files, diagnostics, options, null, sources).call();
         }
         List<String> errors = new ArrayList<>();
@@ -89,9 +97,11 @@ class ReadmeSnippetsTest {
     @Test
     void thePlainJavaServiceListingIsTheExamplesSource() throws IOException {
         String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
-        String source = Files.readString(ROOT.resolve(
-                "examples/src/main/java/io/groupkeeper/examples/PlainJavaService.java"), StandardCharsets.UTF_8);
-        String withoutPackage = source.substring(source.indexOf('\n', source.indexOf("package ")) + 1).stripLeading();
+        String source = Files.readString(
+                ROOT.resolve("examples/src/main/java/io/groupkeeper/examples/PlainJavaService.java"),
+                StandardCharsets.UTF_8);
+        String withoutPackage = source.substring(source.indexOf('\n', source.indexOf("package ")) + 1)
+                .stripLeading();
         assertThat(snippets(readme)).extracting(Snippet::code).contains(withoutPackage);
     }
 
@@ -99,7 +109,8 @@ class ReadmeSnippetsTest {
     void theBomManagesMicrometerAtTheBuildsVersion() throws IOException {
         String parent = Files.readString(ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
         String bom = Files.readString(ROOT.resolve("bom/pom.xml"), StandardCharsets.UTF_8);
-        Matcher version = Pattern.compile("<micrometer.version>([^<]+)</micrometer.version>").matcher(parent);
+        Matcher version = Pattern.compile("<micrometer.version>([^<]+)</micrometer.version>")
+                .matcher(parent);
         assertThat(version.find()).isTrue();
         Matcher managed = Pattern.compile("<artifactId>micrometer-core</artifactId>\\s*<version>([^<]+)</version>")
                 .matcher(bom);

@@ -37,7 +37,9 @@ class SwitchFromSpringIT {
         assertThat(run.exit).as(run.output).isZero();
         Matcher counts = COUNTS.matcher(run.output);
         assertThat(counts.find()).as(run.output).isTrue();
-        assertThat(counts.group(1) + "/" + counts.group(2)).as("redelivered/lost").isEqualTo("0/0");
+        assertThat(counts.group(1) + "/" + counts.group(2))
+                .as("redelivered/lost")
+                .isEqualTo("0/0");
         Matcher deliveries = DELIVERIES.matcher(run.output);
         assertThat(deliveries.find()).as(run.output).isTrue();
         long inLog = Long.parseLong(deliveries.group(1));
@@ -46,8 +48,12 @@ class SwitchFromSpringIT {
         assertThat(spring).as("the Spring Kafka service received records").isPositive();
         assertThat(groupkeeper).as("the groupkeeper service received records").isPositive();
         assertThat(spring + groupkeeper).as("every record once").isEqualTo(inLog);
-        assertThat(run.output).contains("took over Kafka's committed offsets of group switch-it-group",
-                "switch-it-orders-0=", "switch-it-orders-1=", "switch-it-orders-2=");
+        assertThat(run.output)
+                .contains(
+                        "took over Kafka's committed offsets of group switch-it-group",
+                        "switch-it-orders-0=",
+                        "switch-it-orders-1=",
+                        "switch-it-orders-2=");
     }
 
     @Test
@@ -57,22 +63,40 @@ class SwitchFromSpringIT {
         assertThat(run.exit).as(run.output).isEqualTo(1);
         Matcher counts = COUNTS.matcher(run.output);
         assertThat(counts.find()).as(run.output).isTrue();
-        assertThat(Long.parseLong(counts.group(1))).as("redelivered: from earliest again").isPositive();
+        assertThat(Long.parseLong(counts.group(1)))
+                .as("redelivered: from earliest again")
+                .isPositive();
     }
 
-    private record Run(int exit, String output) {
-    }
+    private record Run(int exit, String output) {}
 
     private static Run run(Path work, List<String> extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath(),
-                "io.groupkeeper.examples.Main", "switch-from-spring", "--topic", "switch-it-orders",
-                "--group", "switch-it-group", "--spring-ms", "2000", "--after-ms", "1000",
-                "--work-dir", work.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                classpath(),
+                "io.groupkeeper.examples.Main",
+                "switch-from-spring",
+                "--topic",
+                "switch-it-orders",
+                "--group",
+                "switch-it-group",
+                "--spring-ms",
+                "2000",
+                "--after-ms",
+                "1000",
+                "--work-dir",
+                work.toString()));
         cmd.addAll(extra);
         Path out = work.resolve("command.out");
         Files.createDirectories(work);
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(out.toFile())
+                .start();
         p.getOutputStream().close();
         if (!p.waitFor(10, TimeUnit.MINUTES)) {
             p.destroyForcibly().waitFor();

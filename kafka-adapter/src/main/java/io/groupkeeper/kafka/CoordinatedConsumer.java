@@ -3,28 +3,28 @@ package io.groupkeeper.kafka;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.Names;
 import io.groupkeeper.kafka.internal.AdapterConfig;
+import io.groupkeeper.kafka.internal.ConsumerBuilds;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.Deserializer;
-import io.groupkeeper.kafka.internal.ConsumerBuilds;
-import io.groupkeeper.kafka.internal.TransactionalConfig;
-import java.util.OptionalLong;
-import java.util.concurrent.Future;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
@@ -113,8 +113,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
      *
      * @throws IllegalStateException if not in the transactional mode, or {@code input} is not owned
      */
-    default Future<RecordMetadata> send(
-            TopicPartition input, ProducerRecord<?, ?> output) {
+    default Future<RecordMetadata> send(TopicPartition input, ProducerRecord<?, ?> output) {
         throw new IllegalStateException("send() needs the transactional mode (Builder.transactional)");
     }
 
@@ -235,7 +234,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private OutOfRangePolicy outOfRange = OutOfRangePolicy.EARLIEST;
         private ConsumerRebalanceListener listener;
         private String instanceId;
-        private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> { };
+        private Consumer<GroupKeeper.MemberBuilder> memberOptions = m -> {};
         private boolean mirror;
         private String mirrorGroup;
         private Serializer<?> outputKeySerializer;
@@ -396,8 +395,7 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
          * {@link #mirrorOffsetsToKafka()} (this mode writes Kafka's group offsets itself). The producers take the
          * Kafka properties a producer knows, plus {@link #producerProperty}.
          */
-        public <KO, VO> Builder<K, V> transactional(Serializer<KO> keySerializer,
-                                                    Serializer<VO> valueSerializer) {
+        public <KO, VO> Builder<K, V> transactional(Serializer<KO> keySerializer, Serializer<VO> valueSerializer) {
             this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
             this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
             return this;
@@ -437,8 +435,9 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
         private TransactionalConfig transactionalConfig() {
             if (outputKeySerializer == null) {
                 if (!producerProperties.isEmpty()) {
-                    throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": producer properties "
-                            + producerProperties.keySet() + " are set but the transactional mode is not (transactional(...))");
+                    throw new IllegalStateException("CoordinatedConsumer for group " + groupId
+                            + ": producer properties " + producerProperties.keySet()
+                            + " are set but the transactional mode is not (transactional(...))");
                 }
                 return null;
             }
@@ -451,9 +450,11 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
             all.putAll(producerProperties);
             for (String forbidden : new String[] {"transactional.id", "key.serializer", "value.serializer"}) {
                 if (producerProperties.containsKey(forbidden)) {
-                    throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": producer property "
-                            + forbidden + "=" + producerProperties.get(forbidden) + " is not allowed in the transactional "
-                            + "mode (ids are derived per input partition; serializers are given to transactional(...))");
+                    throw new IllegalArgumentException(
+                            "CoordinatedConsumer for group " + groupId + ": producer property "
+                                    + forbidden + "=" + producerProperties.get(forbidden)
+                                    + " is not allowed in the transactional "
+                                    + "mode (ids are derived per input partition; serializers are given to transactional(...))");
                 }
             }
             Object idempotence = all.get("enable.idempotence");
@@ -462,12 +463,14 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
                         + "enable.idempotence=" + idempotence + " conflicts with the transactional mode (needs true)");
             }
             Object acks = all.get("acks");
-            if (acks != null && !acks.toString().trim().equalsIgnoreCase("all") && !acks.toString().trim().equals("-1")) {
+            if (acks != null
+                    && !acks.toString().trim().equalsIgnoreCase("all")
+                    && !acks.toString().trim().equals("-1")) {
                 throw new IllegalArgumentException("CoordinatedConsumer for group " + groupId + ": property acks="
                         + acks + " conflicts with the transactional mode (needs all)");
             }
-            return new TransactionalConfig(outputKeySerializer, outputValueSerializer,
-                    transactionalIdPrefix, Map.copyOf(producerProperties));
+            return new TransactionalConfig(
+                    outputKeySerializer, outputValueSerializer, transactionalIdPrefix, Map.copyOf(producerProperties));
         }
 
         /** Validates the options and creates the consumer (not started). */
@@ -490,30 +493,49 @@ public interface CoordinatedConsumer<K, V> extends AutoCloseable {
                 throw new IllegalStateException("CoordinatedConsumer: group is required");
             }
             if (topics.isEmpty()) {
-                throw new IllegalStateException("CoordinatedConsumer for group " + groupId + ": at least one topic is required");
+                throw new IllegalStateException(
+                        "CoordinatedConsumer for group " + groupId + ": at least one topic is required");
             }
             Object bootstrap = kafkaProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG);
             if (bootstrap == null || bootstrap.toString().isBlank()) {
-                throw new IllegalStateException("CoordinatedConsumer for group " + groupId
-                        + ": kafka property bootstrap.servers is required");
+                throw new IllegalStateException(
+                        "CoordinatedConsumer for group " + groupId + ": kafka property bootstrap.servers is required");
             }
-            requireManaged(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+            requireManaged(
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                    "false",
                     "offsets are committed to groupkeeper's store; see commitInterval()");
-            requireManaged(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
-                    "use startPosition() and outOfRange() instead");
+            requireManaged(
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none", "use startPosition() and outOfRange() instead");
             if (keyDeserializer == null && !kafkaProperties.containsKey(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG)) {
                 throw new IllegalStateException("CoordinatedConsumer for group " + groupId
                         + ": a key deserializer is required (deserializers(...) or kafka property key.deserializer)");
             }
-            if (valueDeserializer == null && !kafkaProperties.containsKey(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
-                throw new IllegalStateException("CoordinatedConsumer for group " + groupId
-                        + ": a value deserializer is required (deserializers(...) or kafka property value.deserializer)");
+            if (valueDeserializer == null
+                    && !kafkaProperties.containsKey(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
+                throw new IllegalStateException(
+                        "CoordinatedConsumer for group " + groupId
+                                + ": a value deserializer is required (deserializers(...) or kafka property value.deserializer)");
             }
-            return new AdapterConfig<>(keeper, groupId, Set.copyOf(topics),
-                    Map.copyOf(kafkaProperties), keyDeserializer, valueDeserializer, commitInterval,
-                    metadataRefreshInterval, revocationTimeout, kafkaTimeout, startPosition, outOfRange, listener,
-                    instanceId, memberOptions, mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null,
-                    transactionalConfig(), clientListener);
+            return new AdapterConfig<>(
+                    keeper,
+                    groupId,
+                    Set.copyOf(topics),
+                    Map.copyOf(kafkaProperties),
+                    keyDeserializer,
+                    valueDeserializer,
+                    commitInterval,
+                    metadataRefreshInterval,
+                    revocationTimeout,
+                    kafkaTimeout,
+                    startPosition,
+                    outOfRange,
+                    listener,
+                    instanceId,
+                    memberOptions,
+                    mirror ? (mirrorGroup == null ? groupId : mirrorGroup) : null,
+                    transactionalConfig(),
+                    clientListener);
         }
 
         private void requireManaged(String key, String value, String hint) {

@@ -12,17 +12,13 @@ import org.apache.kafka.clients.producer.Producer;
  */
 public interface KafkaClientListener {
 
-    KafkaClientListener NONE = new KafkaClientListener() { };
+    KafkaClientListener NONE = new KafkaClientListener() {};
 
-    default void consumerAdded(String clientId, Consumer<?, ?> consumer) {
-    }
+    default void consumerAdded(String clientId, Consumer<?, ?> consumer) {}
 
-    default void consumerRemoved(String clientId, Consumer<?, ?> consumer) {
-    }
+    default void consumerRemoved(String clientId, Consumer<?, ?> consumer) {}
 
-    default void producerAdded(String clientId, Producer<?, ?> producer) {
-    }
+    default void producerAdded(String clientId, Producer<?, ?> producer) {}
 
-    default void producerRemoved(String clientId, Producer<?, ?> producer) {
-    }
+    default void producerRemoved(String clientId, Producer<?, ?> producer) {}
 }

@@ -19,11 +19,14 @@ public class OffsetOutOfRangePolicyException extends GroupKeeperException {
     private final long logStartOffset;
     private final long logEndOffset;
 
-    public OffsetOutOfRangePolicyException(String groupId, TopicPartition partition, long offset, long logStartOffset,
-                                           long logEndOffset) {
+    public OffsetOutOfRangePolicyException(
+            String groupId, TopicPartition partition, long offset, long logStartOffset, long logEndOffset) {
         super("group " + groupId + ": offset " + offset + " of " + partition.topic() + ":" + partition.partition()
-                + " is " + (offset > logEndOffset ? "above the log end " + logEndOffset : "below the log start "
-                + logStartOffset) + " (log " + logStartOffset + ".." + logEndOffset + "); outOfRange=fail: the "
+                + " is "
+                + (offset > logEndOffset
+                        ? "above the log end " + logEndOffset
+                        : "below the log start " + logStartOffset)
+                + " (log " + logStartOffset + ".." + logEndOffset + "); outOfRange=fail: the "
                 + "partition is stopped until its stored offset is set inside the log (admin reset or hand edit)");
         this.groupId = groupId;
         this.partition = partition;

@@ -18,7 +18,11 @@ import java.util.Optional;
 public final class StartPosition {
 
     /** The three kinds of start. */
-    public enum Kind { EARLIEST, LATEST, TIMESTAMP }
+    public enum Kind {
+        EARLIEST,
+        LATEST,
+        TIMESTAMP
+    }
 
     private static final StartPosition EARLIEST = new StartPosition(Kind.EARLIEST, null);
     private static final StartPosition LATEST = new StartPosition(Kind.LATEST, null);

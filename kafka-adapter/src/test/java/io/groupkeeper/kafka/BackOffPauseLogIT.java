@@ -45,7 +45,10 @@ class BackOffPauseLogIT extends ContainerTestSupport {
             send(topic, 1, "broken");
             ErrorAction stop = ErrorAction.retry(1, Backoff.none()).thenStopPartition();
             ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                    .errorPolicy(ErrorPolicy.builder().on(NotDueYet.class, stop).otherwise(stop).build())
+                    .errorPolicy(ErrorPolicy.builder()
+                            .on(NotDueYet.class, stop)
+                            .otherwise(stop)
+                            .build())
                     .recordHandler(r -> {
                         if (r.value().equals("later") && !due.get()) {
                             throw new NotDueYet("retry of later is due in a while");
@@ -54,19 +57,24 @@ class BackOffPauseLogIT extends ContainerTestSupport {
                             throw new IllegalStateException("downstream refuses broken");
                         }
                         seen.records.add(r);
-                    }).build());
+                    })
+                    .build());
             TopicPartition p0 = new TopicPartition(topic, 0);
             TopicPartition p1 = new TopicPartition(topic, 1);
             await().atMost(WAIT).until(() -> c.stoppedPartitions().keySet().containsAll(List.of(p0, p1)));
 
             List<String> warnings = new java.util.ArrayList<>(warnings(handlerLog));
             warnings.addAll(warnings(partitionLog));
-            assertThat(warnings).as("the real failure: handler failed, partition stopped")
+            assertThat(warnings)
+                    .as("the real failure: handler failed, partition stopped")
                     .anySatisfy(w -> assertThat(w).contains("handler failed", "downstream refuses broken"))
                     .anySatisfy(w -> assertThat(w).contains("partition " + p1 + " stopped"));
-            assertThat(warnings).as("the scheduled pause: no WARN")
+            assertThat(warnings)
+                    .as("the scheduled pause: no WARN")
                     .noneSatisfy(w -> assertThat(w).containsAnyOf("NotDueYet", "due in a while", p0 + " stopped"));
-            assertThat(c.stoppedPartitions().get(p0).reason()).startsWith("back-off: ").contains("due in a while");
+            assertThat(c.stoppedPartitions().get(p0).reason())
+                    .startsWith("back-off: ")
+                    .contains("due in a while");
 
             due.set(true);
             assertThat(c.resume(p0)).isTrue();

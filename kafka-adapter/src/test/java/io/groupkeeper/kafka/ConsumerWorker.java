@@ -23,8 +23,7 @@ import org.apache.kafka.common.TopicPartition;
 final class ConsumerWorker implements AutoCloseable {
 
     /** One record as user code saw it. */
-    record Delivery(String consumer, String topic, int partition, long offset, String value) {
-    }
+    record Delivery(String consumer, String topic, int partition, long offset, String value) {}
 
     /** Everything every worker of a test received, in order, plus ownership intervals from the user listener. */
     static final class Deliveries {

@@ -37,7 +37,9 @@ class ContainerConnectionDoubtIT extends ContainerTestSupport {
         AtomicInteger assignments = new AtomicInteger();
         List<String> calls = new CopyOnWriteArrayList<>();
         List<OptionalLong> tokens = new CopyOnWriteArrayList<>();
-        started(container(keeper, group, topic).ordering(Ordering.PARTITION).parallelism(4)
+        started(container(keeper, group, topic)
+                .ordering(Ordering.PARTITION)
+                .parallelism(4)
                 .onPartitionsAssigned((partitions, seeker) -> {
                     assignments.incrementAndGet();
                     partitions.forEach(tp -> tokens.add(seeker.fencingToken(tp)));
@@ -50,30 +52,40 @@ class ContainerConnectionDoubtIT extends ContainerTestSupport {
                     try {
                         if (r.value().equals("5") && calls.indexOf("5") == calls.size() - 1) {
                             // the first call of 5 holds until the test lets it go (the partition's call in flight)
-                            assertThat(release.await(60, TimeUnit.SECONDS)).as("released").isTrue();
+                            assertThat(release.await(60, TimeUnit.SECONDS))
+                                    .as("released")
+                                    .isTrue();
                         }
                     } finally {
                         running.decrementAndGet();
                     }
-                }).build());
+                })
+                .build());
         awaitStored(group, topic, 0, 5); // 0..4 done and committed; 5 runs
         await().atMost(WAIT).until(() -> calls.contains("5"));
 
         // The member's connection drops and comes back with the same session: "connection in doubt; stopped processing
         // [t:0] without commit", then the same member claims the partition again and resumes from the stored 5.
-        ((ZooKeeperStore) keeper.store()).curator().getZookeeperClient().getZooKeeper().getTestable().closeSocket();
+        ((ZooKeeperStore) keeper.store())
+                .curator()
+                .getZookeeperClient()
+                .getZooKeeper()
+                .getTestable()
+                .closeSocket();
         await().atMost(WAIT).until(() -> assignments.get() == 2);
         assertThat(tokens.get(1)).as("the second claim's token").isNotEqualTo(tokens.get(0));
 
         // The first call of 5 still runs: nothing of the partition may start meanwhile (before: 5 again at once).
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> calls.size() == 6 && overlaps.get() == 0);
 
         release.countDown();
         await().atMost(WAIT).until(() -> calls.contains("9"));
         awaitStored(group, topic, 0, 10);
         assertThat(overlaps.get()).as("calls of the partition that overlapped").isZero();
-        assertThat(calls).as("5 runs again under the new claim, after the call of the lost one returned")
+        assertThat(calls)
+                .as("5 runs again under the new claim, after the call of the lost one returned")
                 .containsExactly("0", "1", "2", "3", "4", "5", "5", "6", "7", "8", "9");
     }
 }

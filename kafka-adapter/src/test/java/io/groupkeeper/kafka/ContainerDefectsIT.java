@@ -34,15 +34,18 @@ class ContainerDefectsIT extends ContainerTestSupport {
         AtomicInteger calls = new AtomicInteger();
         send(topic, 0, "a", "b");
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(2,
-                        Backoff.fixed(Duration.ofMillis(20))).thenDeadLetter()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(2, Backoff.fixed(Duration.ofMillis(20)))
+                                .thenDeadLetter())
+                        .build())
                 .recordHandler(r -> {
                     if (r.value().equals("a") && calls.incrementAndGet() == 1) {
                         Thread.currentThread().interrupt(); // as after catching an InterruptedException
                         throw new IllegalStateException("downstream call interrupted");
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
 
         awaitStored(group, topic, 0, 2); // the retry's backoff waited; both records done
         assertThat(seen.values()).containsExactly("a", "b");
@@ -59,9 +62,11 @@ class ContainerDefectsIT extends ContainerTestSupport {
         AtomicInteger poisonAttempts = new AtomicInteger();
         send(topic, 0, "a", "b", "poison", "c");
         started(container(keeper, group, topic)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(3,
-                        Backoff.fixed(Duration.ofMillis(10))).thenDeadLetter()).build())
-                .sleeper(d -> { })
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(10)))
+                                .thenDeadLetter())
+                        .build())
+                .sleeper(d -> {})
                 .batchHandler(batch -> {
                     if (calls.incrementAndGet() == 1) { // the first record fails once, transiently
                         throw new BatchFailedException(0, new IllegalStateException("transient"));
@@ -72,7 +77,8 @@ class ContainerDefectsIT extends ContainerTestSupport {
                             throw new BatchFailedException(i, new IllegalArgumentException("bad amount"));
                         }
                     }
-                }).build());
+                })
+                .build());
 
         ConsumerRecord<String, String> dead = readAll(topic + "-dlt", 1).get(0);
         assertThat(dead.value()).isEqualTo("poison");
@@ -92,16 +98,13 @@ class ContainerDefectsIT extends ContainerTestSupport {
         }
 
         @Override
-        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        }
+        public void onCommit(Map<TopicPartition, OffsetAndMetadata> offsets) {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
 
         @Override
-        public void configure(Map<String, ?> configs) {
-        }
+        public void configure(Map<String, ?> configs) {}
     }
 
     /** Defect 4: a consumer's interceptor.classes is not handed to the dead-letter producer. */
@@ -114,18 +117,23 @@ class ContainerDefectsIT extends ContainerTestSupport {
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
                 .kafkaProperty("interceptor.classes", CountingInterceptor.class.getName())
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.deadLetter())
+                        .build())
                 .recordHandler(r -> {
                     if (r.value().equals("poison")) {
                         throw new IllegalStateException("poison");
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
 
         assertThat(readAll(topic + "-dlt", 1).get(0).value()).isEqualTo("poison");
         awaitStored(group, topic, 0, 2);
         assertThat(seen.values()).containsExactly("b");
-        assertThat(CountingInterceptor.SEEN.get()).as("the consumer's interceptor runs").isGreaterThanOrEqualTo(2);
+        assertThat(CountingInterceptor.SEEN.get())
+                .as("the consumer's interceptor runs")
+                .isGreaterThanOrEqualTo(2);
         assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
     }
 
@@ -138,24 +146,35 @@ class ContainerDefectsIT extends ContainerTestSupport {
         String topic = newTopic(3);
         GroupKeeper keeper = newKeeper();
         ListenerContainer<String, String> c = started(ListenerContainer.<String, String>builder(keeper)
-                .group(newName("g")).topics(topic)
+                .group(newName("g"))
+                .topics(topic)
                 .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
-                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
+                .deserializers(
+                        new org.apache.kafka.common.serialization.StringDeserializer(),
                         new org.apache.kafka.common.serialization.StringDeserializer())
-                .recordHandler(r -> { }).build());
+                .recordHandler(r -> {})
+                .build());
         assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
-        assertThat(admin.describeTopics(java.util.List.of(topic + "-dlt")).allTopicNames().get()
-                .get(topic + "-dlt").partitions()).hasSize(3);
+        assertThat(admin.describeTopics(java.util.List.of(topic + "-dlt"))
+                        .allTopicNames()
+                        .get()
+                        .get(topic + "-dlt")
+                        .partitions())
+                .hasSize(3);
 
         ListenerContainer<String, String> named = ListenerContainer.<String, String>builder(keeper)
-                .group(newName("g")).topics(topic)
+                .group(newName("g"))
+                .topics(topic)
                 .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
-                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
+                .deserializers(
+                        new org.apache.kafka.common.serialization.StringDeserializer(),
                         new org.apache.kafka.common.serialization.StringDeserializer())
                 .deadLetterTopic(topic + "-failures")
-                .recordHandler(r -> { }).build();
+                .recordHandler(r -> {})
+                .build();
         toClose.add(named);
-        org.assertj.core.api.Assertions.assertThatThrownBy(named::start).isInstanceOf(IllegalStateException.class)
+        org.assertj.core.api.Assertions.assertThatThrownBy(named::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("dead-letter topic(s) [" + topic + "-failures] do not exist");
     }
 
@@ -189,8 +208,12 @@ class ContainerDefectsIT extends ContainerTestSupport {
         };
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
-                .deserializers(supplier, supplier).concurrency(2).recordHandler(seen.records::add).build());
-        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
+                .deserializers(supplier, supplier)
+                .concurrency(2)
+                .recordHandler(seen.records::add)
+                .build());
+        await().atMost(WAIT)
+                .until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
         for (int p = 0; p < 4; p++) {
             send(topic, p, "v" + p);
         }
@@ -210,7 +233,10 @@ class ContainerDefectsIT extends ContainerTestSupport {
         Tracking key = new Tracking();
         Tracking value = new Tracking();
         ListenerContainer<String, String> c = started(container(newKeeper(), newName("g"), topic)
-                .deserializers(key, value).concurrency(2).recordHandler(r -> { }).build());
+                .deserializers(key, value)
+                .concurrency(2)
+                .recordHandler(r -> {})
+                .build());
         assertThat(c.stop(Duration.ofSeconds(20))).isTrue();
         assertThat(key.closed).hasValue(1);
         assertThat(value.closed).hasValue(1);
@@ -229,25 +255,45 @@ class ContainerDefectsIT extends ContainerTestSupport {
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         var metrics = new io.groupkeeper.kafka.container.MicrometerContainerMetrics(registry);
         String clientId = newName("cid");
-        ListenerContainer<String, String> a = started(container(keeper, group, topic).id("a").instanceId("ia")
-                .kafkaProperty("client.id", clientId).concurrency(2).metrics(metrics).recordHandler(r -> { }).build());
-        ListenerContainer<String, String> b = started(container(keeper, group, topic).id("b").metrics(metrics)
-                .recordHandler(r -> { }).build());
+        ListenerContainer<String, String> a = started(container(keeper, group, topic)
+                .id("a")
+                .instanceId("ia")
+                .kafkaProperty("client.id", clientId)
+                .concurrency(2)
+                .metrics(metrics)
+                .recordHandler(r -> {})
+                .build());
+        ListenerContainer<String, String> b = started(container(keeper, group, topic)
+                .id("b")
+                .metrics(metrics)
+                .recordHandler(r -> {})
+                .build());
 
-        await().atMost(WAIT).until(() -> a.workers().stream().allMatch(w -> w.running() && !w.owned().isEmpty())
-                && b.workers().stream().allMatch(w -> w.running() && !w.owned().isEmpty()));
-        assertThat(a.workers()).extracting(io.groupkeeper.kafka.container.WorkerStatus::member)
+        await().atMost(WAIT)
+                .until(() -> a.workers().stream()
+                                .allMatch(w -> w.running() && !w.owned().isEmpty())
+                        && b.workers().stream()
+                                .allMatch(w -> w.running() && !w.owned().isEmpty()));
+        assertThat(a.workers())
+                .extracting(io.groupkeeper.kafka.container.WorkerStatus::member)
                 .containsExactlyInAnyOrder("ia-0", "ia-1"); // a static member's id is its instance id
         javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
         for (String id : java.util.List.of(clientId + "-0", clientId + "-1")) {
             assertThat(jmx.isRegistered(new javax.management.ObjectName("kafka.consumer:type=app-info,id=" + id)))
-                    .as("consumer client id " + id).isTrue();
+                    .as("consumer client id " + id)
+                    .isTrue();
         }
-        assertThat(registry.find("groupkeeper.container.handlers.stuck").tag("group", group).gauges()).hasSize(2);
+        assertThat(registry.find("groupkeeper.container.handlers.stuck")
+                        .tag("group", group)
+                        .gauges())
+                .hasSize(2);
 
         assertThat(b.stop(Duration.ofSeconds(20))).isTrue();
-        assertThat(registry.find("groupkeeper.container.handlers.stuck").tag("group", group).gauges())
-                .singleElement().satisfies(g -> assertThat(g.getId().getTag("listener")).isEqualTo("a"));
+        assertThat(registry.find("groupkeeper.container.handlers.stuck")
+                        .tag("group", group)
+                        .gauges())
+                .singleElement()
+                .satisfies(g -> assertThat(g.getId().getTag("listener")).isEqualTo("a"));
     }
 
     /** Defect 6: a stopped container starts again (new members) and consumes; one given instances says how to. */
@@ -258,9 +304,11 @@ class ContainerDefectsIT extends ContainerTestSupport {
         GroupKeeper keeper = newKeeper();
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                .deserializers(org.apache.kafka.common.serialization.StringDeserializer::new,
+                .deserializers(
+                        org.apache.kafka.common.serialization.StringDeserializer::new,
                         org.apache.kafka.common.serialization.StringDeserializer::new)
-                .recordHandler(seen.records::add).build());
+                .recordHandler(seen.records::add)
+                .build());
         send(topic, 0, "a");
         await().atMost(WAIT).until(() -> seen.records.size() == 1);
         assertThat(c.stop(Duration.ofSeconds(20))).isTrue();
@@ -273,10 +321,11 @@ class ContainerDefectsIT extends ContainerTestSupport {
         assertThat(seen.values()).containsExactly("a", "b");
         awaitStored(group, topic, 0, 2);
 
-        ListenerContainer<String, String> shared = started(container(keeper, newName("g"), topic)
-                .recordHandler(r -> { }).build());
+        ListenerContainer<String, String> shared = started(
+                container(keeper, newName("g"), topic).recordHandler(r -> {}).build());
         assertThat(shared.stop(Duration.ofSeconds(20))).isTrue();
-        org.assertj.core.api.Assertions.assertThatThrownBy(shared::start).isInstanceOf(IllegalStateException.class)
+        org.assertj.core.api.Assertions.assertThatThrownBy(shared::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("deserializers(Supplier, Supplier) to restart it");
     }
 
@@ -294,14 +343,20 @@ class ContainerDefectsIT extends ContainerTestSupport {
         try {
             send(topic, 0, "poison");
             ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
-                    .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                    .errorPolicy(ErrorPolicy.builder()
+                            .otherwise(ErrorAction.deadLetter())
+                            .build())
                     .recordHandler(r -> {
                         throw new IllegalStateException("poison");
-                    }).build());
+                    })
+                    .build());
             awaitStored(group, topic, 0, 1);
             String member = c.workers().get(0).member();
-            assertThat(warnings(log)).filteredOn(w -> w.contains("dead-lettered to " + topic + "-dlt")).singleElement()
-                    .satisfies(w -> assertThat(w).startsWith(group + "/" + member + " - " + topic + "-0@0 dead-lettered"));
+            assertThat(warnings(log))
+                    .filteredOn(w -> w.contains("dead-lettered to " + topic + "-dlt"))
+                    .singleElement()
+                    .satisfies(
+                            w -> assertThat(w).startsWith(group + "/" + member + " - " + topic + "-0@0 dead-lettered"));
         } finally {
             stopCapture(log, DISPATCHER);
         }
@@ -313,24 +368,29 @@ class ContainerDefectsIT extends ContainerTestSupport {
         String topic = newTopic(2);
         GroupKeeper keeper = newKeeper();
         java.util.Map<String, java.util.OptionalLong> tokens = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.List<java.util.OptionalLong> batchTokens = java.util.Collections.synchronizedList(
-                new java.util.ArrayList<>());
+        java.util.List<java.util.OptionalLong> batchTokens =
+                java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         send(topic, 0, "a", "b");
         send(topic, 1, "c");
-        started(container(keeper, newName("g"), topic).recordHandler(r -> {
-            assertThat(io.groupkeeper.kafka.container.HandlerContext.partition())
-                    .contains(new TopicPartition(r.topic(), r.partition()));
-            tokens.put(r.value(), io.groupkeeper.kafka.container.HandlerContext.fencingToken());
-        }).build());
-        started(container(keeper, newName("g"), topic).batchHandler(batch ->
-                batchTokens.add(io.groupkeeper.kafka.container.HandlerContext.fencingToken())).build());
+        started(container(keeper, newName("g"), topic)
+                .recordHandler(r -> {
+                    assertThat(io.groupkeeper.kafka.container.HandlerContext.partition())
+                            .contains(new TopicPartition(r.topic(), r.partition()));
+                    tokens.put(r.value(), io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+                })
+                .build());
+        started(container(keeper, newName("g"), topic)
+                .batchHandler(batch -> batchTokens.add(io.groupkeeper.kafka.container.HandlerContext.fencingToken()))
+                .build());
 
         await().atMost(WAIT).until(() -> tokens.size() == 3 && batchTokens.size() >= 2);
         assertThat(tokens.values()).allSatisfy(t -> assertThat(t.orElse(-1)).isPositive());
         assertThat(tokens.get("a")).isEqualTo(tokens.get("b")); // one ownership of partition 0
         assertThat(tokens.get("a")).isNotEqualTo(tokens.get("c")); // each claim has its own token
         assertThat(batchTokens).allSatisfy(t -> assertThat(t).isPresent());
-        assertThat(io.groupkeeper.kafka.container.HandlerContext.fencingToken()).as("outside a handler").isEmpty();
+        assertThat(io.groupkeeper.kafka.container.HandlerContext.fencingToken())
+                .as("outside a handler")
+                .isEmpty();
     }
 
     /**
@@ -369,21 +429,29 @@ class ContainerDefectsIT extends ContainerTestSupport {
                 n.decrementAndGet();
             }
         };
-        ErrorPolicy policy = ErrorPolicy.builder().otherwise(ErrorAction.retry(5, Backoff.fixed(step))
-                .thenDeadLetter()).build();
-        ListenerContainer<String, String> a = started(container(newKeeper(), group, topic).errorPolicy(policy)
-                .consumerOptions(b -> b.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+        ErrorPolicy policy = ErrorPolicy.builder()
+                .otherwise(ErrorAction.retry(5, Backoff.fixed(step)).thenDeadLetter())
+                .build();
+        ListenerContainer<String, String> a = started(container(newKeeper(), group, topic)
+                .errorPolicy(policy)
+                .consumerOptions(b -> b.startPosition(StartPosition.earliest())
+                        .commitInterval(Duration.ofMillis(200))
                         .revocationTimeout(Duration.ofSeconds(15)))
-                .recordHandler(handler).build());
+                .recordHandler(handler)
+                .build());
         await().atMost(WAIT).until(() -> failures.get() >= 2); // both partitions failing, waiting for their retries
 
-        ListenerContainer<String, String> b = started(container(newKeeper(), group, topic).errorPolicy(policy)
-                .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+        ListenerContainer<String, String> b = started(container(newKeeper(), group, topic)
+                .errorPolicy(policy)
+                .consumerOptions(o -> o.startPosition(StartPosition.earliest())
+                        .commitInterval(Duration.ofMillis(200))
                         .revocationTimeout(Duration.ofSeconds(15)))
-                .recordHandler(handler).build());
+                .recordHandler(handler)
+                .build());
         long joined = System.nanoTime();
-        await().atMost(WAIT).until(() -> b.workers().get(0).owned().size() == 1
-                && a.workers().get(0).owned().size() == 1);
+        await().atMost(WAIT)
+                .until(() -> b.workers().get(0).owned().size() == 1
+                        && a.workers().get(0).owned().size() == 1);
         Duration rebalance = Duration.ofNanos(System.nanoTime() - joined);
         System.out.println("rebalance during an outage: partition moved " + rebalance.toMillis()
                 + " ms after the second member joined (backoff step " + step.toMillis() + " ms)");
@@ -395,8 +463,12 @@ class ContainerDefectsIT extends ContainerTestSupport {
         awaitStored(group, topic, 1, 10);
         assertThat(seen.values()).doesNotHaveDuplicates().hasSize(20);
         assertThat(overlap).as("a partition handled by two members at once").isFalse();
-        assertThat(admin.listOffsets(java.util.Map.of(new TopicPartition(topic + "-dlt", 0),
-                org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get().values())
+        assertThat(admin.listOffsets(java.util.Map.of(
+                                new TopicPartition(topic + "-dlt", 0),
+                                org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                        .all()
+                        .get()
+                        .values())
                 .allSatisfy(o -> assertThat(o.offset()).as("dead letters").isZero());
     }
 }

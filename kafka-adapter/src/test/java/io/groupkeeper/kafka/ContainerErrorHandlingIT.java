@@ -55,8 +55,10 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         send(topic, 0, "b");
         started(container(keeper, group, topic)
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.exponential(Duration.ofMillis(100), 2,
-                                Duration.ofSeconds(1))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(
+                                        3, Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(1)))
+                                .thenDeadLetter())
+                        .build())
                 .sleeper(waits::add)
                 .recordHandler(r -> {
                     if (r.value().equals("poison")) {
@@ -64,7 +66,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
                         throw new IllegalStateException("cannot bill " + r.value());
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
 
         awaitStored(group, topic, 0, 3); // the position moved past the poison record
         assertThat(seen.values()).containsExactly("a", "b");
@@ -98,7 +101,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
                 .deserializers(new StringDeserializer(), jsonOnly())
                 .createDeadLetterTopics(true)
                 .sleeper(waits::add)
-                .recordHandler(seen.records::add).build());
+                .recordHandler(seen.records::add)
+                .build());
 
         awaitStored(group, topic, 0, 3);
         assertThat(seen.values()).containsExactly("{1}", "{2}");
@@ -120,16 +124,17 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         Seen seen = new Seen();
         AtomicBoolean fixed = new AtomicBoolean();
         send(topic, 0, "n1");
-        send(topic, 0, "not-a-number");  // NumberFormatException (an IllegalArgumentException): skipped
+        send(topic, 0, "not-a-number"); // NumberFormatException (an IllegalArgumentException): skipped
         send(topic, 0, "n2");
         send(topic, 1, "m1");
-        send(topic, 1, "broken");        // IllegalStateException (a RuntimeException): the partition stops
+        send(topic, 1, "broken"); // IllegalStateException (a RuntimeException): the partition stops
         send(topic, 1, "m2");
         ListenerContainer<String, String> c = started(container(keeper, group, topic)
                 .errorPolicy(ErrorPolicy.builder()
                         .on(RuntimeException.class, ErrorAction.stopPartition())
                         .on(IllegalArgumentException.class, ErrorAction.skip())
-                        .otherwise(ErrorAction.deadLetter()).build())
+                        .otherwise(ErrorAction.deadLetter())
+                        .build())
                 .createDeadLetterTopics(true)
                 .recordHandler(r -> {
                     if (r.value().equals("not-a-number")) {
@@ -139,7 +144,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
                         throw new IllegalStateException("downstream refuses " + r.value());
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
 
         TopicPartition p1 = new TopicPartition(topic, 1);
         awaitStored(group, topic, 0, 3);
@@ -147,9 +153,9 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         assertThat(c.stoppedPartitions().get(p1).offset()).isEqualTo(1);
         assertThat(c.stoppedPartitions().get(p1).reason()).contains("downstream refuses broken");
         await().atMost(WAIT).until(() -> c.pausedPartitions().contains(p1));
-        awaitStored(group, topic, 1, 1);               // committed up to the stopped record, not past it
+        awaitStored(group, topic, 1, 1); // committed up to the stopped record, not past it
         assertThat(c.workers().get(0).owned()).contains(p1); // still owned
-        send(topic, 0, "n3");                          // the other partition keeps flowing
+        send(topic, 0, "n3"); // the other partition keeps flowing
         awaitStored(group, topic, 0, 4);
         assertThat(seen.values()).containsExactlyInAnyOrder("n1", "n2", "m1", "n3");
 
@@ -165,10 +171,13 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
     void aMissingDeadLetterTopicFailsStartNamingIt() {
         String topic = newTopic(1);
         GroupKeeper keeper = newKeeper();
-        ListenerContainer<String, String> c = container(keeper, newName("g"), topic).createDeadLetterTopics(false)
-                .recordHandler(r -> { }).build();
+        ListenerContainer<String, String> c = container(keeper, newName("g"), topic)
+                .createDeadLetterTopics(false)
+                .recordHandler(r -> {})
+                .build();
         toClose.add(c);
-        assertThatThrownBy(c::start).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(c::start)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("dead-letter topic(s) [" + topic + "-dlt] do not exist")
                 .hasMessageContaining("createDeadLetterTopics");
         assertThat(c.state()).isEqualTo(io.groupkeeper.kafka.container.ContainerState.FAILED);
@@ -185,15 +194,19 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         String group = newName("g");
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
-                .createDeadLetterTopics(false).checkDeadLetterTopics(false)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .createDeadLetterTopics(false)
+                .checkDeadLetterTopics(false)
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.deadLetter())
+                        .build())
                 .deadLetterTimeout(Duration.ofSeconds(2))
                 .recordHandler(r -> {
                     if (r.value().startsWith("poison")) {
                         throw new IllegalStateException("cannot bill " + r.value());
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
         assertThat(admin.listTopics().names().get()).doesNotContain(dlt);
         send(topic, 0, "x1", "poison", "x2");
@@ -221,7 +234,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
             send(topic, 0, v);
         }
         started(container(keeper, group, topic)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(2, Backoff.none()).then(Recovery.DEAD_LETTER))
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(2, Backoff.none()).then(Recovery.DEAD_LETTER))
                         .build())
                 .createDeadLetterTopics(true)
                 .batchHandler(batch -> {
@@ -231,7 +245,8 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
                         }
                         handled.add(batch.get(i).value());
                     }
-                }).build());
+                })
+                .build());
 
         awaitStored(group, topic, 0, 5);
         // r0 and r1 are handled in the first call, then "bad" fails twice at the head of its batch; r3, r4 come after.
@@ -253,9 +268,12 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
                 .deserializers(new StringDeserializer(), jsonOnly())
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(100))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(100)))
+                                .thenDeadLetter())
+                        .build())
                 .sleeper(waits::add)
-                .batchHandler(batch -> batches.add(batch.stream().map(ConsumerRecord::value).toList()))
+                .batchHandler(batch ->
+                        batches.add(batch.stream().map(ConsumerRecord::value).toList()))
                 .build());
 
         awaitStored(group, topic, 0, 5);
@@ -277,14 +295,17 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         String group = newName("g");
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic) // creates the DLT
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.deadLetter())
+                        .build())
                 .deadLetterTimeout(Duration.ofSeconds(2))
                 .recordHandler(r -> {
                     if (r.value().startsWith("poison")) {
                         throw new IllegalStateException("cannot bill " + r.value());
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 2);
         // The dead-letter topic goes away after the start check (the broker does not auto-create topics).
         admin.deleteTopics(List.of(dlt)).all().get();
@@ -295,16 +316,17 @@ class ContainerErrorHandlingIT extends ContainerTestSupport {
         // Within a few dead-letter timeouts, not the producer's 60 s max.block.ms (twice).
         await().atMost(Duration.ofSeconds(12)).until(() -> c.stoppedPartitions().containsKey(p0));
         assertThat(c.stoppedPartitions().get(p0).offset()).isEqualTo(1);
-        assertThat(c.stoppedPartitions().get(p0).reason()).contains("dead-letter send to " + dlt)
+        assertThat(c.stoppedPartitions().get(p0).reason())
+                .contains("dead-letter send to " + dlt)
                 .contains("cannot bill poison");
-        awaitStored(group, topic, 0, 1);             // committed up to the record, not past it
+        awaitStored(group, topic, 0, 1); // committed up to the record, not past it
         send(topic, 1, "y1", "y2");
-        awaitStored(group, topic, 1, 2);             // the other partition flows
+        awaitStored(group, topic, 1, 2); // the other partition flows
         assertThat(storedOffset(group, topic, 0)).isEqualTo(OptionalLong.of(1));
         assertThat(seen.values()).containsExactly("x1", "y1", "y2");
         assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
 
-        servers.kafka().createTopic(dlt, 2);         // the topic is back: resume retries the record
+        servers.kafka().createTopic(dlt, 2); // the topic is back: resume retries the record
         awaitWritable(dlt, 2);
         assertThat(c.resume(p0)).isTrue();
         awaitStored(group, topic, 0, 3);

@@ -48,9 +48,12 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
 
     @BeforeAll
     static void startPostgres() {
-        assumeTrue(PostgresServer.unavailable().isEmpty(), () -> PostgresServer.unavailable().orElse(""));
+        assumeTrue(
+                PostgresServer.unavailable().isEmpty(),
+                () -> PostgresServer.unavailable().orElse(""));
         pg = PostgresServer.start();
-        try (Connection c = connect(); Statement s = c.createStatement()) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE sink_data (group_id TEXT NOT NULL, topic TEXT NOT NULL, partition_id INT NOT NULL, "
                     + "record_offset BIGINT NOT NULL, record_value TEXT, fencing_token BIGINT NOT NULL)");
         } catch (SQLException e) {
@@ -96,7 +99,9 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
     void aFormerOwnersWriteIsRefusedWholeOnceTheNextOwnerHasOpened() throws Exception {
         String group = newName("fence");
         TopicPartition tp = new TopicPartition("fenced", 0);
-        try (FencedJdbcSink sink = FencedJdbcSink.builder(ContainerJdbcSinkIT::connect).group(group).build()) {
+        try (FencedJdbcSink sink = FencedJdbcSink.builder(ContainerJdbcSinkIT::connect)
+                .group(group)
+                .build()) {
             sink.createTable();
             sink.createTable(); // exists: fine
             assertThat(sink.open(tp, 5)).isEmpty();
@@ -106,20 +111,29 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
 
             assertThatThrownBy(() -> sink.write(tp, 5, records(tp, 10, 5), rows(group)))
                     .isInstanceOf(StaleTokenException.class)
-                    .hasMessageContaining("fenced at token 7").hasMessageContaining("carries 5");
+                    .hasMessageContaining("fenced at token 7")
+                    .hasMessageContaining("carries 5");
             assertThatThrownBy(() -> sink.open(tp, 6)).isInstanceOf(StaleTokenException.class);
             assertThat(sink.nextOffset(tp)).hasValue(10);
 
-            assertThat(sink.write(tp, 7, records(tp, 8, 6), rows(group))).as("8 and 9 are in already")
+            assertThat(sink.write(tp, 7, records(tp, 8, 6), rows(group)))
+                    .as("8 and 9 are in already")
                     .isEqualTo(new FencedJdbcSink.Written(4, 2, 14));
         }
         assertThat(strings("SELECT record_offset || '@' || fencing_token FROM sink_data WHERE group_id = '" + group
-                + "' ORDER BY record_offset")).containsExactly("0@5", "1@5", "2@5", "3@5", "4@5", "5@5", "6@5", "7@5",
-                "8@5", "9@5", "10@7", "11@7", "12@7", "13@7");
-        assertThatThrownBy(() -> FencedJdbcSink.builder(ContainerJdbcSinkIT::connect).group("g").table("x; DROP"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'x; DROP'");
-        assertThatThrownBy(() -> FencedJdbcSink.builder(ContainerJdbcSinkIT::connect).build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("group is required");
+                        + "' ORDER BY record_offset"))
+                .containsExactly(
+                        "0@5", "1@5", "2@5", "3@5", "4@5", "5@5", "6@5", "7@5", "8@5", "9@5", "10@7", "11@7", "12@7",
+                        "13@7");
+        assertThatThrownBy(() -> FencedJdbcSink.builder(ContainerJdbcSinkIT::connect)
+                        .group("g")
+                        .table("x; DROP"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'x; DROP'");
+        assertThatThrownBy(() ->
+                        FencedJdbcSink.builder(ContainerJdbcSinkIT::connect).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("group is required");
     }
 
     /**
@@ -141,11 +155,13 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<OptionalLong> heldTokens = new CopyOnWriteArrayList<>();
-        try (FencedJdbcSink sink = FencedJdbcSink.builder(ContainerJdbcSinkIT::connect).group(group).build()) {
+        try (FencedJdbcSink sink = FencedJdbcSink.builder(ContainerJdbcSinkIT::connect)
+                .group(group)
+                .build()) {
             sink.createTable();
             GroupKeeper keeperA = newKeeper();
-            ListenerContainer<String, String> a = started(sinkContainer(keeperA, group, topic, sink, refused,
-                    records -> {
+            ListenerContainer<String, String> a =
+                    started(sinkContainer(keeperA, group, topic, sink, refused, records -> {
                         if (records.get(0).partition() == 0 && holding.compareAndSet(true, false)) {
                             heldTokens.add(HandlerContext.fencingToken());
                             held.countDown();
@@ -153,50 +169,64 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
                         }
                     }));
             assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
-            ListenerContainer<String, String> b = started(sinkContainer(newKeeper(), group, topic, sink, refused,
-                    records -> { }));
+            ListenerContainer<String, String> b =
+                    started(sinkContainer(newKeeper(), group, topic, sink, refused, records -> {}));
             String memberB = b.workers().get(0).member();
             // Expire a's session until b owns partition 0 (a rejoins at once with a new session; the assignor decides).
             for (int i = 0; i < 8 && !ownedBy(group, p0, memberB); i++) {
                 long before = ownerCzxid(group, p0);
                 expireSession((ZooKeeperStore) keeperA.store());
-                await().atMost(WAIT).ignoreExceptions().until(() -> ownerCzxid(group, p0) != before
-                        && ownerCzxid(group, p0) > 0);
+                await().atMost(WAIT)
+                        .ignoreExceptions()
+                        .until(() -> ownerCzxid(group, p0) != before && ownerCzxid(group, p0) > 0);
             }
             assertThat(ownedBy(group, p0, memberB)).as("partition 0 with b").isTrue();
             await().atMost(WAIT).until(() -> sink.nextOffset(p0).orElse(-1) == perPartition); // b stored it all
             release.countDown();
             await().atMost(WAIT).until(() -> !refused.isEmpty());
 
-            await().atMost(WAIT).until(() -> sink.nextOffset(new TopicPartition(topic, 1)).orElse(-1)
-                    == perPartition);
+            await().atMost(WAIT)
+                    .until(() -> sink.nextOffset(new TopicPartition(topic, 1)).orElse(-1) == perPartition);
             for (int p = 0; p < 2; p++) {
-                assertThat(strings("SELECT count(*) || ' ' || count(DISTINCT record_offset) || ' ' || min(record_offset)"
-                        + " || ' ' || max(record_offset) FROM sink_data WHERE group_id = '" + group
-                        + "' AND partition_id = " + p)).as("partition %d: rows, distinct offsets, lowest, highest", p)
+                assertThat(strings(
+                                "SELECT count(*) || ' ' || count(DISTINCT record_offset) || ' ' || min(record_offset)"
+                                        + " || ' ' || max(record_offset) FROM sink_data WHERE group_id = '" + group
+                                        + "' AND partition_id = " + p))
+                        .as("partition %d: rows, distinct offsets, lowest, highest", p)
                         .containsExactly(perPartition + " " + perPartition + " 0 " + (perPartition - 1));
             }
             long tokenA = heldTokens.get(0).orElseThrow();
             assertThat(refused).first().asString().contains(topic + "-0").contains("carries " + tokenA);
             assertThat(strings("SELECT count(*) FROM sink_data WHERE group_id = '" + group
-                    + "' AND partition_id = 0 AND fencing_token = " + tokenA)).as("rows of a's held batch")
+                            + "' AND partition_id = 0 AND fencing_token = " + tokenA))
+                    .as("rows of a's held batch")
                     .containsExactly("0");
-            System.out.printf("jdbc sink: %d records stored once each over 2 partitions; a's held batch (token %d) "
-                    + "refused: %s%n", 2 * perPartition, tokenA, refused);
+            System.out.printf(
+                    "jdbc sink: %d records stored once each over 2 partitions; a's held batch (token %d) "
+                            + "refused: %s%n",
+                    2 * perPartition, tokenA, refused);
             a.stop(Duration.ofSeconds(10));
         }
     }
 
     private ListenerContainer<String, String> sinkContainer(
-            GroupKeeper keeper, String group, String topic, FencedJdbcSink sink, List<String> refused,
+            GroupKeeper keeper,
+            String group,
+            String topic,
+            FencedJdbcSink sink,
+            List<String> refused,
             io.groupkeeper.kafka.container.BatchHandler<String, String> before) {
         return container(keeper, group, topic)
-                .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
-                        .metadataRefreshInterval(Duration.ofMillis(500)).revocationTimeout(Duration.ofSeconds(2)))
+                .consumerOptions(o -> o.startPosition(StartPosition.earliest())
+                        .commitInterval(Duration.ofMillis(200))
+                        .metadataRefreshInterval(Duration.ofMillis(500))
+                        .revocationTimeout(Duration.ofSeconds(2)))
                 .kafkaProperty("max.poll.records", 20)
                 .onPartitionsAssigned(sink.assignmentHook())
-                .errorPolicy(ErrorPolicy.builder().on(StaleTokenException.class, ErrorAction.skip())
-                        .otherwise(ErrorAction.retry(20, Backoff.fixed(Duration.ofMillis(200))).thenStopPartition())
+                .errorPolicy(ErrorPolicy.builder()
+                        .on(StaleTokenException.class, ErrorAction.skip())
+                        .otherwise(ErrorAction.retry(20, Backoff.fixed(Duration.ofMillis(200)))
+                                .thenStopPartition())
                         .build())
                 .batchHandler(records -> {
                     before.handle(records);
@@ -206,7 +236,8 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
                         refused.add(e.getMessage());
                         throw e;
                     }
-                }).build();
+                })
+                .build();
     }
 
     private static List<ConsumerRecord<String, String>> records(TopicPartition tp, long from, int count) {
@@ -219,7 +250,9 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
 
     private static List<String> strings(String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 out.add(rs.getString(1));
             }
@@ -230,8 +263,9 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
     /** Whether {@code member} owns the partition (its owner node names it). */
     private static boolean ownedBy(String group, TopicPartition tp, String member) throws Exception {
         try {
-            byte[] body = zk.curator().getData().forPath(ZkPaths.owner(group,
-                    io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
+            byte[] body = zk.curator()
+                    .getData()
+                    .forPath(ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
             return new String(body, StandardCharsets.UTF_8).contains("\"" + member + "\"");
         } catch (org.apache.zookeeper.KeeperException.NoNodeException e) {
             return false;
@@ -239,16 +273,18 @@ class ContainerJdbcSinkIT extends ContainerTestSupport {
     }
 
     private static long ownerCzxid(String group, TopicPartition tp) throws Exception {
-        org.apache.zookeeper.data.Stat s = zk.curator().checkExists().forPath(ZkPaths.owner(group,
-                io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
+        org.apache.zookeeper.data.Stat s = zk.curator()
+                .checkExists()
+                .forPath(ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
         return s == null ? -1 : s.getCzxid();
     }
 
     /** Expires a client's session on the server, as a long network partition would (the client then reconnects). */
     private static void expireSession(ZooKeeperStore store) throws Exception {
-        org.apache.zookeeper.ZooKeeper client = store.curator().getZookeeperClient().getZooKeeper();
-        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(servers.zkConnectString(),
-                10_000, e -> { }, client.getSessionId(), client.getSessionPasswd());
+        org.apache.zookeeper.ZooKeeper client =
+                store.curator().getZookeeperClient().getZooKeeper();
+        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(
+                servers.zkConnectString(), 10_000, e -> {}, client.getSessionId(), client.getSessionPasswd());
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }

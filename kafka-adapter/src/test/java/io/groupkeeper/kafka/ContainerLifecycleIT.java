@@ -37,14 +37,18 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         String group = newName("g");
         GroupKeeper keeper = newKeeper();
         Seen seen = new Seen();
-        ListenerContainer<String, String> c = started(container(keeper, group, topic).concurrency(2)
-                .recordHandler(seen.records::add).build());
-        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
+        ListenerContainer<String, String> c = started(container(keeper, group, topic)
+                .concurrency(2)
+                .recordHandler(seen.records::add)
+                .build());
+        await().atMost(WAIT)
+                .until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 2));
         List<String> values = produce(topic, 4, 200);
 
         await().atMost(WAIT).until(() -> seen.records.size() >= 200);
         assertThat(seen.values()).containsExactlyInAnyOrderElementsOf(values);
-        Set<String> threads = seen.records.stream().map(r -> r.topic() + r.partition()).collect(Collectors.toSet());
+        Set<String> threads =
+                seen.records.stream().map(r -> r.topic() + r.partition()).collect(Collectors.toSet());
         assertThat(threads).hasSize(4);
         Set<String> members = c.workers().stream().map(WorkerStatus::member).collect(Collectors.toSet());
         assertThat(members).hasSize(2);
@@ -59,7 +63,8 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         Seen seenA = new Seen();
         Seen seenB = new Seen();
         ListenerContainer<String, String> a = started(container(keeper, group, topic)
-                .recordHandler(seenA.records::add).build());
+                .recordHandler(seenA.records::add)
+                .build());
         await().atMost(WAIT).until(() -> a.workers().get(0).owned().size() == 4);
         List<String> first = produce(topic, 4, 40);
         await().atMost(WAIT).until(() -> seenA.records.size() == 40);
@@ -69,16 +74,18 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         List<String> second = produce(topic, 4, 40); // nothing of these reaches A while paused
 
         ListenerContainer<String, String> b = started(container(newKeeper(), group, topic)
-                .recordHandler(seenB.records::add).build());
-        await().atMost(WAIT).until(() -> a.workers().get(0).owned().size() == 2
-                && b.workers().get(0).owned().size() == 2);
+                .recordHandler(seenB.records::add)
+                .build());
+        await().atMost(WAIT)
+                .until(() -> a.workers().get(0).owned().size() == 2
+                        && b.workers().get(0).owned().size() == 2);
         Set<TopicPartition> keptByA = a.workers().get(0).owned();
         // B reads the moved partitions' records from where A stopped; A keeps its two paused and fetches nothing.
         await().atMost(WAIT).until(() -> seenB.records.size() == 20);
         assertThat(a.pausedPartitions()).isEqualTo(keptByA);
         assertThat(seenA.records).hasSize(40);
-        assertThat(seenB.records).allSatisfy(r -> assertThat(keptByA)
-                .doesNotContain(new TopicPartition(r.topic(), r.partition())));
+        assertThat(seenB.records)
+                .allSatisfy(r -> assertThat(keptByA).doesNotContain(new TopicPartition(r.topic(), r.partition())));
 
         a.resume();
         await().atMost(WAIT).until(() -> seenA.records.size() == 60);
@@ -96,8 +103,8 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         String group = newName("g");
         GroupKeeper keeper = newKeeper();
         Seen seen = new Seen();
-        ListenerContainer<String, String> c = started(container(keeper, group, topic)
-                .recordHandler(seen.records::add).build());
+        ListenerContainer<String, String> c = started(
+                container(keeper, group, topic).recordHandler(seen.records::add).build());
         await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 2);
         TopicPartition p0 = new TopicPartition(topic, 0);
         assertThat(c.pause(p0)).isTrue();
@@ -109,7 +116,10 @@ class ContainerLifecycleIT extends ContainerTestSupport {
 
         c.resume(p0);
         await().atMost(WAIT).until(() -> seen.records.size() == 20);
-        assertThat(seen.records.stream().map(r -> r.topic() + r.partition() + "@" + r.offset()).distinct()).hasSize(20);
+        assertThat(seen.records.stream()
+                        .map(r -> r.topic() + r.partition() + "@" + r.offset())
+                        .distinct())
+                .hasSize(20);
     }
 
     @Test
@@ -135,9 +145,11 @@ class ContainerLifecycleIT extends ContainerTestSupport {
                         slowHandler(release);
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> c.workers().get(0).owned().size() == 1);
-        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "slow")).get();
+        producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, "k", "slow"))
+                .get();
 
         await().atMost(WAIT).until(() -> reported.get() != null);
         StuckHandler stuck = reported.get();
@@ -145,9 +157,13 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(stuck.offset()).isZero();
         assertThat(stuck.running()).isGreaterThan(Duration.ofMillis(300));
         assertThat(stuck.stack()).anySatisfy(e -> assertThat(e.getMethodName()).isEqualTo("slowHandler"));
-        assertThat(registry.get("groupkeeper.container.handlers.stuck").tags("group", group).gauge().value())
+        assertThat(registry.get("groupkeeper.container.handlers.stuck")
+                        .tags("group", group)
+                        .gauge()
+                        .value())
                 .isEqualTo(1.0);
-        assertThat(registry.get("groupkeeper.container.handler.stuck").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("groupkeeper.container.handler.stuck").counter().count())
+                .isEqualTo(1.0);
         assertThat(c.stuckHandlers()).hasSize(1);
         assertThat(c.workers().get(0).owned()).containsExactly(new TopicPartition(topic, 0)); // not evicted
 
@@ -157,8 +173,14 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(seen.count("slow")).isEqualTo(1);
         // The worker counts a partition's records once their batch returned, a moment after the handler saw the last.
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(registry.get("groupkeeper.container.handlers.stuck").gauge().value()).isZero();
-            assertThat(registry.get("groupkeeper.container.records").tags("group", group).counter().count())
+            assertThat(registry.get("groupkeeper.container.handlers.stuck")
+                            .gauge()
+                            .value())
+                    .isZero();
+            assertThat(registry.get("groupkeeper.container.records")
+                            .tags("group", group)
+                            .counter()
+                            .count())
                     .isEqualTo(4.0);
         });
     }
@@ -176,14 +198,16 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         CountDownLatch inHandler = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         List<String> values = produce(topic, 2, 400);
-        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic).concurrency(2)
+        ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
+                .concurrency(2)
                 .recordHandler(r -> {
                     if (calls.incrementAndGet() == 51) { // exactly one call holds its worker, after 50 handled
                         inHandler.countDown();
                         release.await(60, TimeUnit.SECONDS);
                     }
                     first.records.add(r);
-                }).build());
+                })
+                .build());
         assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
 
         CompletableFuture<Boolean> stopped = CompletableFuture.supplyAsync(() -> c.stop(Duration.ofSeconds(30)));
@@ -194,13 +218,16 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(first.records.size()).isLessThan(400); // stopped mid-stream
 
         // What was committed is exactly what was handled, per partition: nothing lost, nothing to repeat.
-        Map<Integer, Long> handledPerPartition = first.records.stream()
-                .collect(Collectors.groupingBy(r -> r.partition(), Collectors.counting()));
+        Map<Integer, Long> handledPerPartition =
+                first.records.stream().collect(Collectors.groupingBy(r -> r.partition(), Collectors.counting()));
         for (int p = 0; p < 2; p++) {
-            assertThat(storedOffset(group, topic, p)).isEqualTo(OptionalLong.of(handledPerPartition.getOrDefault(p, 0L)));
+            assertThat(storedOffset(group, topic, p))
+                    .isEqualTo(OptionalLong.of(handledPerPartition.getOrDefault(p, 0L)));
         }
         Seen second = new Seen();
-        started(container(newKeeper(), group, topic).recordHandler(second.records::add).build());
+        started(container(newKeeper(), group, topic)
+                .recordHandler(second.records::add)
+                .build());
         await().atMost(WAIT).until(() -> first.records.size() + second.records.size() >= 400);
         Set<String> union = new HashSet<>(first.values());
         union.addAll(second.values());
@@ -236,15 +263,18 @@ class ContainerLifecycleIT extends ContainerTestSupport {
                         throw new FatalError("handler died on " + r.value());
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
 
         await().atMost(WAIT).until(() -> c.state() == ContainerState.FAILED);
         assertThat(c.failure()).containsInstanceOf(FatalError.class);
         // The state moves first, then the listener hears of it and the worker's thread ends.
         await().atMost(WAIT).until(() -> reported.get() != null);
         assertThat(reported.get()).isSameAs(c.failure().orElseThrow());
-        await().atMost(WAIT).untilAsserted(() ->
-                assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isFalse()));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(c.workers())
+                        .singleElement()
+                        .satisfies(w -> assertThat(w.running()).isFalse()));
         assertThat(seen.values()).containsExactly("a", "b");
         // The dead worker's consumer closed (final commit, partition released) before the state moved: the fatal
         // record and the ones fetched after it were not done, so the commit stops before them.
@@ -254,7 +284,9 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(c.state()).isEqualTo(ContainerState.FAILED); // a stop does not hide the failure
 
         Seen next = new Seen();
-        started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
+        started(container(newKeeper(), group, topic)
+                .recordHandler(next.records::add)
+                .build());
         awaitStored(group, topic, 0, 5);
         assertThat(next.values()).containsExactly("fatal", "c", "d"); // nothing lost, nothing repeated
     }
@@ -275,7 +307,8 @@ class ContainerLifecycleIT extends ContainerTestSupport {
                         overrunningHandler(release);
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
         var warnings = captureWarnings(io.groupkeeper.kafka.container.internal.DefaultListenerContainer.class);
         try {
@@ -285,16 +318,20 @@ class ContainerLifecycleIT extends ContainerTestSupport {
 
             assertThat(finished).isFalse();
             assertThat(took).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(10));
-            assertThat(warnings(warnings)).singleElement().satisfies(w -> assertThat(w)
-                    .contains("did not finish within the stop deadline of 1500 ms")
-                    .contains("overrunningHandler"));
+            assertThat(warnings(warnings))
+                    .singleElement()
+                    .satisfies(w -> assertThat(w)
+                            .contains("did not finish within the stop deadline of 1500 ms")
+                            .contains("overrunningHandler"));
         } finally {
             stopCapture(warnings, io.groupkeeper.kafka.container.internal.DefaultListenerContainer.class);
         }
         // Meanwhile: still STOPPING, the partition still owned by the busy worker, nothing committed past r2.
         assertThat(c.state()).isEqualTo(ContainerState.STOPPING);
         assertThat(ownerExists(group, topic, 0)).isTrue();
-        assertThat(c.workers()).singleElement().satisfies(w -> assertThat(w.running()).isTrue());
+        assertThat(c.workers())
+                .singleElement()
+                .satisfies(w -> assertThat(w.running()).isTrue());
         assertThat(storedOffset(group, topic, 0).orElse(0)).isLessThanOrEqualTo(3);
 
         release.countDown(); // the handler returns: the worker hands back r4.., commits and leaves
@@ -304,7 +341,9 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         assertThat(seen.values()).containsExactly("r0", "r1", "r2", "stuck");
 
         Seen next = new Seen();
-        started(container(newKeeper(), group, topic).recordHandler(next.records::add).build());
+        started(container(newKeeper(), group, topic)
+                .recordHandler(next.records::add)
+                .build());
         awaitStored(group, topic, 0, 7);
         assertThat(next.values()).containsExactly("r4", "r5", "r6");
     }
@@ -320,7 +359,9 @@ class ContainerLifecycleIT extends ContainerTestSupport {
         Seen seen = new Seen();
         Thread testThread = Thread.currentThread();
         ListenerContainer<String, String> c = container(newKeeper(), group, topic)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.deadLetter()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.deadLetter())
+                        .build())
                 .deadLetterTopics(source -> {
                     // build() checks the names on this thread; start() names them again, on its own, before it starts
                     // any worker: that call is held.
@@ -330,7 +371,8 @@ class ContainerLifecycleIT extends ContainerTestSupport {
                     }
                     return source + ".DLT";
                 })
-                .recordHandler(seen.records::add).build();
+                .recordHandler(seen.records::add)
+                .build();
         toClose.add(c);
         CompletableFuture<ListenerContainer<String, String>> starting = CompletableFuture.supplyAsync(c::start);
         assertThat(inStart.await(30, TimeUnit.SECONDS)).isTrue();

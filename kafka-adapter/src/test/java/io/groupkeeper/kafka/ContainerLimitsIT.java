@@ -36,21 +36,28 @@ class ContainerLimitsIT extends ContainerTestSupport {
         AtomicInteger attemptsOfFirst = new AtomicInteger();
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
-                .ordering(Ordering.UNORDERED).parallelism(4).maxSpan(5)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(10_000,
-                        Backoff.fixed(Duration.ofMillis(20))).thenStopPartition()).build())
+                .ordering(Ordering.UNORDERED)
+                .parallelism(4)
+                .maxSpan(5)
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(10_000, Backoff.fixed(Duration.ofMillis(20)))
+                                .thenStopPartition())
+                        .build())
                 .recordHandler(r -> {
                     if (r.offset() == 0 && failing.get()) {
                         attemptsOfFirst.incrementAndGet();
                         throw new IllegalStateException("not yet");
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         TopicPartition p0 = new TopicPartition(topic, 0);
         // offsets 1..4 lie within the span above the low-water mark 0; the record at 0 keeps failing meanwhile
         await().atMost(WAIT).until(() -> seen.records.size() == 4 && attemptsOfFirst.get() >= 20);
         assertThat(offsets(seen)).containsExactly(1L, 2L, 3L, 4L);
-        assertThat(c.workers().get(0).paused()).as("fetching paused at the end of the span").contains(p0);
+        assertThat(c.workers().get(0).paused())
+                .as("fetching paused at the end of the span")
+                .contains(p0);
 
         failing.set(false);
         await().atMost(WAIT).until(() -> seen.records.size() == 20);
@@ -66,13 +73,16 @@ class ContainerLimitsIT extends ContainerTestSupport {
         Seen seen = new Seen();
         ListenerContainer<String, String> c = started(container(newKeeper(), newName("g"), topic)
                 .kafkaProperty("max.poll.records", "2")
-                .ordering(Ordering.PARTITION).parallelism(2).maxBufferedRecords(6)
+                .ordering(Ordering.PARTITION)
+                .parallelism(2)
+                .maxBufferedRecords(6)
                 .recordHandler(r -> {
                     if (r.offset() == 0 && !release.await(60, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("not released");
                     }
                     seen.records.add(r);
-                }).build());
+                })
+                .build());
         TopicPartition p0 = new TopicPartition(topic, 0);
         // the record at 0 is held by its handler; what is fetched behind it stays held until the cap pauses fetching
         await().atMost(WAIT).until(() -> c.workers().get(0).paused().contains(p0));

@@ -25,8 +25,7 @@ import org.junit.jupiter.api.Test;
 class ContainerManualAckIT extends ContainerTestSupport {
 
     @Test
-    void onlyWhatIsAcknowledgedIsCommittedAndANackRedeliversAfterItsSleepWithoutCountingAsAFailure()
-            throws Exception {
+    void onlyWhatIsAcknowledgedIsCommittedAndANackRedeliversAfterItsSleepWithoutCountingAsAFailure() throws Exception {
         String topic = newTopic(1);
         String group = newName("g");
         GroupKeeper keeper = newKeeper();
@@ -35,7 +34,8 @@ class ContainerManualAckIT extends ContainerTestSupport {
         AtomicBoolean nacked = new AtomicBoolean();
         Map<String, Long> at = new ConcurrentHashMap<>();
         ErrorAction stop = ErrorAction.retry(1, Backoff.none()).thenStopPartition(); // a counted failure stops it
-        ListenerContainer<String, String> first = started(container(keeper, group, topic).manualAcks(true)
+        ListenerContainer<String, String> first = started(container(keeper, group, topic)
+                .manualAcks(true)
                 .errorPolicy(ErrorPolicy.builder().otherwise(stop).build())
                 .recordHandler(r -> {
                     seen.records.add(r);
@@ -45,26 +45,33 @@ class ContainerManualAckIT extends ContainerTestSupport {
                     } else if (!r.value().startsWith("skip")) {
                         HandlerContext.acknowledge();
                     }
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> seen.values().size() == 7);
         assertThat(seen.values()).containsExactly("ack-0", "ack-1", "skip-2", "ack-3", "nack-4", "nack-4", "skip-5");
-        assertThat(Duration.ofNanos(at.get("nack-4"))).as("redelivered after the nack's sleep")
+        assertThat(Duration.ofNanos(at.get("nack-4")))
+                .as("redelivered after the nack's sleep")
                 .isGreaterThanOrEqualTo(Duration.ofMillis(500));
         assertThat(first.stoppedPartitions()).as("a nack is no failure").isEmpty();
         awaitStored(group, topic, 0, 5); // nack-4 acknowledged at its second call; skip-5 never
         first.stop(Duration.ofSeconds(30));
-        assertThat(storedOffset(group, topic, 0)).as("the final commit too stops at the last ack")
+        assertThat(storedOffset(group, topic, 0))
+                .as("the final commit too stops at the last ack")
                 .isEqualTo(OptionalLong.of(5));
 
         Seen again = new Seen();
-        started(container(keeper, group, topic).manualAcks(true).recordHandler(r -> {
-            again.records.add(r);
-            HandlerContext.acknowledge();
-        }).build());
+        started(container(keeper, group, topic)
+                .manualAcks(true)
+                .recordHandler(r -> {
+                    again.records.add(r);
+                    HandlerContext.acknowledge();
+                })
+                .build());
         await().atMost(WAIT).until(() -> again.values().contains("skip-5"));
         awaitStored(group, topic, 0, 6);
-        assertThat(again.values()).as("after a restart: what was not acknowledged, and only that (skip-2 was "
-                + "committed with ack-3)").isEqualTo(List.of("skip-5"));
+        assertThat(again.values())
+                .as("after a restart: what was not acknowledged, and only that (skip-2 was " + "committed with ack-3)")
+                .isEqualTo(List.of("skip-5"));
     }
 
     @Test
@@ -73,17 +80,21 @@ class ContainerManualAckIT extends ContainerTestSupport {
         String group = newName("g");
         send(topic, 0, "one");
         Seen seen = new Seen();
-        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
-        started(container(newKeeper(), group, topic).recordHandler(r -> {
-            try {
-                HandlerContext.acknowledge();
-            } catch (IllegalStateException e) {
-                thrown.set(e);
-            }
-            seen.records.add(r);
-        }).build());
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        started(container(newKeeper(), group, topic)
+                .recordHandler(r -> {
+                    try {
+                        HandlerContext.acknowledge();
+                    } catch (IllegalStateException e) {
+                        thrown.set(e);
+                    }
+                    seen.records.add(r);
+                })
+                .build());
         await().atMost(WAIT).until(() -> seen.values().contains("one"));
-        assertThat(thrown.get()).hasMessageContaining("manual acknowledgements")
+        assertThat(thrown.get())
+                .hasMessageContaining("manual acknowledgements")
                 .hasMessageContaining("manualAcks(true)");
         awaitStored(group, topic, 0, 1);
     }

@@ -9,14 +9,14 @@ import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.HandlerContext;
 import io.groupkeeper.kafka.container.ListenerContainer;
-import io.groupkeeper.zkprotocol.internal.ZkPaths;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.status.LagStatus;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.zkprotocol.admin.GroupStatus;
 import io.groupkeeper.zkprotocol.admin.PartitionSelection;
 import io.groupkeeper.zkprotocol.admin.ResetSpec;
-import io.groupkeeper.status.LagStatus;
+import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
@@ -66,7 +66,8 @@ class ContainerOperatorIT extends ContainerTestSupport {
                     }
                     handlerTokens.add(HandlerContext.fencingToken());
                     handled.add(r.value());
-                }).build());
+                })
+                .build());
         assertThat(inHandler.await(30, TimeUnit.SECONDS)).isTrue();
         assertThat(hookTokens).hasSize(1);
         long first = hookTokens.get(0).orElseThrow();
@@ -82,10 +83,12 @@ class ContainerOperatorIT extends ContainerTestSupport {
         assertThat(second).as("the new claim's token").isGreaterThan(first);
         // The records come again under the new claim (the old claim's commits were fenced): they carry its token.
         await().atMost(WAIT).until(() -> handlerTokens.contains(OptionalLong.of(second)));
-        assertThat(handlerTokens.get(0)).as("the held call's token: the claim its record was fetched under")
+        assertThat(handlerTokens.get(0))
+                .as("the held call's token: the claim its record was fetched under")
                 .hasValue(first);
         int firstOfNew = handlerTokens.indexOf(OptionalLong.of(second));
-        assertThat(handlerTokens.subList(0, firstOfNew)).as("calls on records of the first fetch")
+        assertThat(handlerTokens.subList(0, firstOfNew))
+                .as("calls on records of the first fetch")
                 .containsOnly(OptionalLong.of(first));
     }
 
@@ -103,13 +106,16 @@ class ContainerOperatorIT extends ContainerTestSupport {
         List<String> handled = new CopyOnWriteArrayList<>();
         send(topic, 0, "a", "poison", "b");
         ListenerContainer<String, String> c = started(container(newKeeper(), group, topic)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.stopPartition()).build())
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.stopPartition())
+                        .build())
                 .recordHandler(r -> {
                     if (r.value().equals("poison")) {
                         throw new IllegalStateException("poison");
                     }
                     handled.add(r.value());
-                }).build());
+                })
+                .build());
         TopicPartition tp = new TopicPartition(topic, 0);
         await().atMost(WAIT).until(() -> c.stoppedPartitions().containsKey(tp));
         assertThat(c.stoppedPartitions().get(tp).offset()).isEqualTo(1);
@@ -117,33 +123,41 @@ class ContainerOperatorIT extends ContainerTestSupport {
         send(topic, 0, "c");
 
         var log = captureWarnings(WORKER);
-        try (GroupAdmin admin = ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
+        try (GroupAdmin admin =
+                ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
             // The stopped mark goes into the offset node with the next commit: STOP, saying why, lag 3.
-            await().atMost(WAIT).until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.STOP);
+            await().atMost(WAIT)
+                    .until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.STOP);
             GroupStatus stopped = admin.status(group, Duration.ofMinutes(5));
             assertThat(stopped.partitions()).singleElement().satisfies(r -> {
                 assertThat(r.logEnd()).hasValue(4);
                 assertThat(r.committed()).hasValue(1);
                 assertThat(r.status().lag()).hasValue(3);
-                assertThat(r.status().reason()).contains("stopped by its consumer at offset 1")
+                assertThat(r.status().reason())
+                        .contains("stopped by its consumer at offset 1")
                         .contains("IllegalStateException: poison");
             });
-            admin.executeReset(group, PartitionSelection.builder().partitions(topic, java.util.Set.of(0)).build(),
+            admin.executeReset(
+                    group,
+                    PartitionSelection.builder()
+                            .partitions(topic, java.util.Set.of(0))
+                            .build(),
                     new ResetSpec.ToOffset(2));
             await().atMost(WAIT).until(() -> handled.containsAll(List.of("a", "b", "c")));
             awaitStored(group, topic, 0, 4);
             assertThat(c.stoppedPartitions()).isEmpty();
             assertThat(c.pausedPartitions()).isEmpty();
             assertThat(handled).containsExactly("a", "b", "c");
-            assertThat(warnings(log)).anySatisfy(w -> assertThat(w).contains(topic + "-0 stopped at offset 1 resumes "
-                    + "from offset 2"));
+            assertThat(warnings(log))
+                    .anySatisfy(
+                            w -> assertThat(w).contains(topic + "-0 stopped at offset 1 resumes " + "from offset 2"));
             GroupStatus after = admin.status(group, Duration.ofMinutes(5));
             assertThat(after.partitions()).singleElement().satisfies(r -> {
                 assertThat(r.status().status()).isEqualTo(LagStatus.OK);
                 assertThat(r.committed()).hasValue(4);
             });
-            System.out.println("status while stopped: " + stopped.partitions() + "; after the reset: "
-                    + after.partitions());
+            System.out.println(
+                    "status while stopped: " + stopped.partitions() + "; after the reset: " + after.partitions());
         } finally {
             stopCapture(log, WORKER);
         }
@@ -163,19 +177,25 @@ class ContainerOperatorIT extends ContainerTestSupport {
         var log = captureWarnings(DISPATCHER);
         try {
             started(container(newKeeper(), newName("g"), topic)
-                    .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(2, Backoff.none()).thenSkip())
+                    .errorPolicy(ErrorPolicy.builder()
+                            .otherwise(ErrorAction.retry(2, Backoff.none()).thenSkip())
                             .build())
                     .recordHandler(r -> {
                         if (failedOnce.add(r.value())) {
                             throw new IllegalStateException("downstream unavailable");
                         }
                         handled.add(r.value());
-                    }).build());
+                    })
+                    .build());
             await().atMost(WAIT).until(() -> handled.size() == 5);
-            List<String> failures = warnings(log).stream().filter(w -> w.contains("handler failed")).toList();
-            assertThat(failures).singleElement().satisfies(w -> assertThat(w)
-                    .contains("handler failed at " + topic + "-0 offset 0 (attempt 1 of 2)")
-                    .contains("IllegalStateException: downstream unavailable"));
+            List<String> failures = warnings(log).stream()
+                    .filter(w -> w.contains("handler failed"))
+                    .toList();
+            assertThat(failures)
+                    .singleElement()
+                    .satisfies(w -> assertThat(w)
+                            .contains("handler failed at " + topic + "-0 offset 0 (attempt 1 of 2)")
+                            .contains("IllegalStateException: downstream unavailable"));
         } finally {
             stopCapture(log, DISPATCHER);
         }
@@ -199,18 +219,24 @@ class ContainerOperatorIT extends ContainerTestSupport {
                         throw new IllegalStateException("downstream refuses " + r.value());
                     }
                     handled.add(r.value());
-                }).build());
-        try (GroupAdmin admin = ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
-            await().atMost(WAIT).until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.WARN);
+                })
+                .build());
+        try (GroupAdmin admin =
+                ZooKeeperAdmin.builder().store(zk).logBounds(new AdminBounds()).build()) {
+            await().atMost(WAIT)
+                    .until(() -> admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.WARN);
             GroupStatus failing = admin.status(group, Duration.ofMinutes(5));
             assertThat(failing.partitions()).singleElement().satisfies(r -> {
                 assertThat(r.committed()).hasValue(4);
-                assertThat(r.status().reason()).contains("handler is failing: 4 records in a row not handled")
-                        .contains("the last at offset 3").contains("downstream refuses bad-4");
+                assertThat(r.status().reason())
+                        .contains("handler is failing: 4 records in a row not handled")
+                        .contains("the last at offset 3")
+                        .contains("downstream refuses bad-4");
             });
             send(topic, 0, "good");
-            await().atMost(WAIT).until(() -> handled.contains("good")
-                    && admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.OK);
+            await().atMost(WAIT)
+                    .until(() -> handled.contains("good")
+                            && admin.status(group, Duration.ofMinutes(5)).status() == LagStatus.OK);
             System.out.println("status while failing: " + failing.partitions());
         }
     }
@@ -221,7 +247,10 @@ class ContainerOperatorIT extends ContainerTestSupport {
         public java.util.Map<String, Integer> partitionCounts(java.util.Collection<String> topics) {
             try {
                 java.util.Map<String, Integer> out = new java.util.HashMap<>();
-                admin.describeTopics(topics).allTopicNames().get().forEach((t, d) -> out.put(t, d.partitions().size()));
+                admin.describeTopics(topics)
+                        .allTopicNames()
+                        .get()
+                        .forEach((t, d) -> out.put(t, d.partitions().size()));
                 return out;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -243,18 +272,23 @@ class ContainerOperatorIT extends ContainerTestSupport {
         @Override
         public java.util.Map<io.groupkeeper.TopicPartition, Long> offsetsForTimestamp(
                 java.util.Collection<io.groupkeeper.TopicPartition> partitions, java.time.Instant timestamp) {
-            return offsets(partitions, org.apache.kafka.clients.admin.OffsetSpec.forTimestamp(timestamp.toEpochMilli()));
+            return offsets(
+                    partitions, org.apache.kafka.clients.admin.OffsetSpec.forTimestamp(timestamp.toEpochMilli()));
         }
 
         private static java.util.Map<io.groupkeeper.TopicPartition, Long> offsets(
                 java.util.Collection<io.groupkeeper.TopicPartition> partitions,
                 org.apache.kafka.clients.admin.OffsetSpec spec) {
             try {
-                java.util.Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> query = new java.util.HashMap<>();
+                java.util.Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> query =
+                        new java.util.HashMap<>();
                 partitions.forEach(p -> query.put(new TopicPartition(p.topic(), p.partition()), spec));
                 java.util.Map<io.groupkeeper.TopicPartition, Long> out = new java.util.HashMap<>();
-                admin.listOffsets(query).all().get().forEach((k, v) ->
-                        out.put(io.groupkeeper.TopicPartition.of(k.topic(), k.partition()), v.offset()));
+                admin.listOffsets(query)
+                        .all()
+                        .get()
+                        .forEach((k, v) ->
+                                out.put(io.groupkeeper.TopicPartition.of(k.topic(), k.partition()), v.offset()));
                 return out;
             } catch (Exception e) {
                 throw new IllegalStateException(e);
@@ -274,9 +308,10 @@ class ContainerOperatorIT extends ContainerTestSupport {
 
     /** Expires a client's session on the server, as a long network partition would (the client then reconnects). */
     private static void expireSession(ZooKeeperStore store) throws Exception {
-        org.apache.zookeeper.ZooKeeper client = store.curator().getZookeeperClient().getZooKeeper();
-        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(servers.zkConnectString(),
-                10_000, e -> { }, client.getSessionId(), client.getSessionPasswd());
+        org.apache.zookeeper.ZooKeeper client =
+                store.curator().getZookeeperClient().getZooKeeper();
+        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(
+                servers.zkConnectString(), 10_000, e -> {}, client.getSessionId(), client.getSessionPasswd());
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }

@@ -74,16 +74,21 @@ class ContainerOrderingIT extends ContainerTestSupport {
         GroupKeeper keeper = newKeeper();
         PerKey seen = new PerKey();
         String group = newName("key-order");
-        started(container(keeper, group, topic).ordering(Ordering.KEY).parallelism(16)
+        started(container(keeper, group, topic)
+                .ordering(Ordering.KEY)
+                .parallelism(16)
                 .recordHandler(r -> {
                     seen.begin(r);
                     // Pacing the handler's processing time (random: completions come in random order), not a wait.
                     TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(3_000));
                     seen.end(r);
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> seen.done.get() >= 1_000);
         awaitStored(group, topic, 0, 1_000);
-        assertThat(seen.overlaps.get()).as("two records of one key at the same time").isZero();
+        assertThat(seen.overlaps.get())
+                .as("two records of one key at the same time")
+                .isZero();
         assertThat(seen.maxConcurrent.get()).as("keys ran in parallel").isGreaterThan(4);
         seen.started.forEach((key, offsets) -> {
             int k = Integer.parseInt(key.substring(3));
@@ -106,13 +111,16 @@ class ContainerOrderingIT extends ContainerTestSupport {
         AtomicInteger concurrent = new AtomicInteger();
         AtomicInteger maxConcurrent = new AtomicInteger();
         String group = newName("unordered");
-        started(container(keeper, group, topic).ordering(Ordering.UNORDERED).parallelism(8)
+        started(container(keeper, group, topic)
+                .ordering(Ordering.UNORDERED)
+                .parallelism(8)
                 .recordHandler(r -> {
                     maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
                     TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(1_000)); // pacing, not a wait
                     times.merge(r.partition() + "/" + r.offset(), 1, Integer::sum);
                     concurrent.decrementAndGet();
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> times.size() == 900);
         for (int p = 0; p < 3; p++) {
             awaitStored(group, topic, p, 300);
@@ -130,9 +138,13 @@ class ContainerOrderingIT extends ContainerTestSupport {
         AtomicInteger badAttempts = new AtomicInteger();
         List<Long> badOffsets = new CopyOnWriteArrayList<>();
         String group = newName("failing-key");
-        started(container(keeper, group, topic).ordering(Ordering.KEY).parallelism(4)
-                .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(1_000_000,
-                        Backoff.fixed(Duration.ofMillis(20))).thenSkip()).build())
+        started(container(keeper, group, topic)
+                .ordering(Ordering.KEY)
+                .parallelism(4)
+                .errorPolicy(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(1_000_000, Backoff.fixed(Duration.ofMillis(20)))
+                                .thenSkip())
+                        .build())
                 .recordHandler(r -> {
                     if (r.key().equals("key3")) {
                         badAttempts.incrementAndGet();
@@ -140,12 +152,16 @@ class ContainerOrderingIT extends ContainerTestSupport {
                         throw new IllegalStateException("key3 is down");
                     }
                     handled.merge(r.offset(), 1, Integer::sum);
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> handled.size() == 180 && badAttempts.get() >= 5);
         awaitStored(group, topic, 0, 3);
-        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> storedOffset(group, topic, 0)
-                .equals(OptionalLong.of(3)));
-        assertThat(badOffsets).as("the failing key's later records wait behind it").containsOnly(3L);
+        await().during(Duration.ofMillis(500))
+                .atMost(WAIT)
+                .until(() -> storedOffset(group, topic, 0).equals(OptionalLong.of(3)));
+        assertThat(badOffsets)
+                .as("the failing key's later records wait behind it")
+                .containsOnly(3L);
         assertThat(handled.values()).containsOnly(1);
     }
 
@@ -158,20 +174,28 @@ class ContainerOrderingIT extends ContainerTestSupport {
         toClose.add(later::shutdownNow);
         PerKey seen = new PerKey();
         String group = newName("async");
-        started(container(keeper, group, topic).ordering(Ordering.KEY).parallelism(64)
+        started(container(keeper, group, topic)
+                .ordering(Ordering.KEY)
+                .parallelism(64)
                 .asyncHandler(r -> {
                     seen.begin(r);
                     CompletableFuture<Void> f = new CompletableFuture<>();
-                    later.schedule(() -> {
-                        seen.end(r);
-                        f.complete(null);
-                    }, ThreadLocalRandom.current().nextInt(3), TimeUnit.MILLISECONDS);
+                    later.schedule(
+                            () -> {
+                                seen.end(r);
+                                f.complete(null);
+                            },
+                            ThreadLocalRandom.current().nextInt(3),
+                            TimeUnit.MILLISECONDS);
                     return f;
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> seen.done.get() >= 600);
         awaitStored(group, topic, 0, 600);
         assertThat(seen.overlaps.get()).isZero();
-        assertThat(seen.maxConcurrent.get()).as("keys in flight at once, on two threads").isGreaterThan(2);
+        assertThat(seen.maxConcurrent.get())
+                .as("keys in flight at once, on two threads")
+                .isGreaterThan(2);
         seen.started.forEach((key, offsets) -> assertThat(offsets).isSorted().doesNotHaveDuplicates());
         assertThat(seen.started.values().stream().mapToInt(List::size).sum()).isEqualTo(600);
     }
@@ -195,10 +219,16 @@ class ContainerOrderingIT extends ContainerTestSupport {
             handled.incrementAndGet();
         };
         ListenerContainer<String, String> first = started(container(newKeeper(), group, topic)
-                .ordering(Ordering.KEY).parallelism(8).recordHandler(handler).build());
+                .ordering(Ordering.KEY)
+                .parallelism(8)
+                .recordHandler(handler)
+                .build());
         await().atMost(WAIT).until(() -> handled.get() >= 300);
         ListenerContainer<String, String> second = started(container(newKeeper(), group, topic)
-                .ordering(Ordering.KEY).parallelism(8).recordHandler(handler).build());
+                .ordering(Ordering.KEY)
+                .parallelism(8)
+                .recordHandler(handler)
+                .build());
         await().atMost(WAIT).until(() -> !second.workers().get(0).owned().isEmpty());
         int atSecondHandover = handled.get() + 300;
         await().atMost(WAIT).until(() -> handled.get() >= atSecondHandover);

@@ -28,7 +28,8 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
         // that check before the containers had read them
         long base = System.currentTimeMillis() - 60_000;
         for (int i = 0; i < 10; i++) {
-            producer.send(new ProducerRecord<>(topic, 0, base + i * 1_000L, "k", "v" + i)).get();
+            producer.send(new ProducerRecord<>(topic, 0, base + i * 1_000L, "k", "v" + i))
+                    .get();
         }
         GroupKeeper keeper = newKeeper();
         Queue<String> byOffset = new ConcurrentLinkedQueue<>();
@@ -38,17 +39,20 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
                     assigned.add(List.copyOf(partitions));
                     seeker.seek(tp, 6); // as read from the application's own store
                 })
-                .recordHandler(r -> byOffset.add(r.value())).build());
+                .recordHandler(r -> byOffset.add(r.value()))
+                .build());
         Queue<String> byTime = new ConcurrentLinkedQueue<>();
         started(container(keeper, newName("from-time"), topic)
                 .onPartitionsAssigned((partitions, seeker) -> seeker.seekToTimestamp(tp, base + 3_500L))
-                .recordHandler(r -> byTime.add(r.value())).build());
+                .recordHandler(r -> byTime.add(r.value()))
+                .build());
 
         await().atMost(WAIT).until(() -> byOffset.size() == 4 && byTime.size() == 6);
         assertThat(byOffset).containsExactly("v6", "v7", "v8", "v9");
         assertThat(assigned).containsExactly(List.of(tp));
-        assertThat(byTime).as("the first record at or after the time").containsExactly("v4", "v5", "v6", "v7", "v8",
-                "v9");
+        assertThat(byTime)
+                .as("the first record at or after the time")
+                .containsExactly("v4", "v5", "v6", "v7", "v8", "v9");
     }
 
     /*
@@ -73,7 +77,8 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
                         (seen.isEmpty() ? before : idle).add(idleFor); // the handler runs on this thread too
                     }
                 })
-                .recordHandler(r -> seen.add(r.value())).build());
+                .recordHandler(r -> seen.add(r.value()))
+                .build());
         await().atMost(WAIT).until(() -> !before.isEmpty()); // quiet from the start: reported before any record
         send(topic, 0, "a");
 
@@ -104,7 +109,8 @@ class ContainerSeekAndIdleIT extends ContainerTestSupport {
                 .recordHandler(r -> {
                     started.countDown();
                     release.await();
-                }).build());
+                })
+                .build());
         await().atMost(WAIT).until(() -> !before.isEmpty()); // quiet from the start: reported before any record
         send(topic, 0, "a");
         assertThat(started.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

@@ -24,7 +24,8 @@ abstract class ContainerTestSupport extends KafkaTestSupport {
     /** String deserializers, earliest start, short commit interval, a producer that suits the single broker. */
     static ListenerContainerBuilder<String, String> container(GroupKeeper keeper, String group, String... topics) {
         return ListenerContainer.<String, String>builder(keeper)
-                .group(group).topics(topics)
+                .group(group)
+                .topics(topics)
                 .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
                 .deserializers(new StringDeserializer(), new StringDeserializer())
                 .deadLetterProducerProperty("acks", "1")
@@ -32,7 +33,8 @@ abstract class ContainerTestSupport extends KafkaTestSupport {
                 .createDeadLetterTopics(true)
                 .pollTimeout(Duration.ofMillis(200))
                 .consumerOptions(b -> b.startPosition(StartPosition.earliest())
-                        .commitInterval(Duration.ofMillis(200)).metadataRefreshInterval(Duration.ofMillis(500)));
+                        .commitInterval(Duration.ofMillis(200))
+                        .metadataRefreshInterval(Duration.ofMillis(500)));
     }
 
     <C extends ListenerContainer<?, ?>> C started(C container) {
@@ -43,10 +45,13 @@ abstract class ContainerTestSupport extends KafkaTestSupport {
 
     /** Reads {@code count} records of a topic from the beginning (all partitions). */
     static List<ConsumerRecord<String, String>> readAll(String topic, int count) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                servers.bootstrapServers()), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", servers.bootstrapServers()),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(10)).forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
+            c.partitionsFor(topic, Duration.ofSeconds(10))
+                    .forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
             c.assign(tps);
             c.seekToBeginning(tps);
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
@@ -61,14 +66,17 @@ abstract class ContainerTestSupport extends KafkaTestSupport {
     /** Sends each value, in order, to one partition (key {@code k-<value>}), each acknowledged before the next. */
     static void send(String topic, int partition, String... values) throws Exception {
         for (String value : values) {
-            producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value)).get();
+            producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value))
+                    .get();
         }
     }
 
     /** Whether the partition's owner node exists in ZooKeeper (a member owns it right now). */
     static boolean ownerExists(String group, String topic, int partition) throws Exception {
-        return zk.curator().checkExists()
-                .forPath(ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(topic, partition))) != null;
+        return zk.curator()
+                        .checkExists()
+                        .forPath(ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(topic, partition)))
+                != null;
     }
 
     static String header(ConsumerRecord<?, ?> r, String key) {

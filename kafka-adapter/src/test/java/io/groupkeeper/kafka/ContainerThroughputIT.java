@@ -32,17 +32,21 @@ class ContainerThroughputIT extends ContainerTestSupport {
         }
         AtomicInteger done = new AtomicInteger();
         long[] first = {0};
-        started(container(newKeeper(), newName("throughput"), topic).ordering(ordering).parallelism(64)
+        started(container(newKeeper(), newName("throughput"), topic)
+                .ordering(ordering)
+                .parallelism(64)
                 .recordHandler(r -> {
                     if (first[0] == 0) {
                         first[0] = System.nanoTime();
                     }
                     TimeUnit.MILLISECONDS.sleep(10); // the handler's work: what this measures
                     done.incrementAndGet();
-                }).build());
+                })
+                .build());
         await().atMost(Duration.ofMinutes(5)).until(() -> done.get() >= records);
         double perSecond = records / ((System.nanoTime() - first[0]) / 1e9);
-        System.out.printf("THROUGHPUT ordering=%s keys=%d records=%d workers=64 handler=10ms: %.0f records/s%n",
+        System.out.printf(
+                "THROUGHPUT ordering=%s keys=%d records=%d workers=64 handler=10ms: %.0f records/s%n",
                 ordering, keys, records, perSecond);
         return perSecond;
     }

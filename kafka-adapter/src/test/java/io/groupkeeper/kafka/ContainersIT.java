@@ -15,8 +15,8 @@ import org.testcontainers.utility.DockerImageName;
 class ContainersIT {
 
     @Container
-    static final GenericContainer<?> ZOOKEEPER = new GenericContainer<>(DockerImageName.parse("zookeeper:3.9"))
-            .withExposedPorts(2181);
+    static final GenericContainer<?> ZOOKEEPER =
+            new GenericContainer<>(DockerImageName.parse("zookeeper:3.9")).withExposedPorts(2181);
 
     @Container
     static final KafkaContainer KAFKA = new KafkaContainer(DockerImageName.parse("apache/kafka:4.0.0"));

@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
 class CoordinatedConsumerBuilderTest {
 
     private final GroupKeeper keeper = GroupKeeper.builder()
-            .store(ZooKeeperStore.builder().connectString("127.0.0.1:1").build()).build(); // never started
+            .store(ZooKeeperStore.builder().connectString("127.0.0.1:1").build())
+            .build(); // never started
 
     private CoordinatedConsumer.Builder<String, String> valid() {
         return CoordinatedConsumer.<String, String>builder(keeper)
-                .group("billing").topics("orders")
+                .group("billing")
+                .topics("orders")
                 .kafkaProperty("bootstrap.servers", "127.0.0.1:9092")
                 .deserializers(new StringDeserializer(), new StringDeserializer());
     }
@@ -27,8 +29,12 @@ class CoordinatedConsumerBuilderTest {
     @Test
     void aValidConfigurationBuilds() {
         assertThat(valid().build()).isNotNull();
-        assertThat(valid().kafkaProperty("enable.auto.commit", "false").kafkaProperty("auto.offset.reset", "none")
-                .kafkaProperty("security.protocol", "SASL_SSL").build().groupId()).isEqualTo("billing");
+        assertThat(valid().kafkaProperty("enable.auto.commit", "false")
+                        .kafkaProperty("auto.offset.reset", "none")
+                        .kafkaProperty("security.protocol", "SASL_SSL")
+                        .build()
+                        .groupId())
+                .isEqualTo("billing");
     }
 
     @Test
@@ -43,37 +49,55 @@ class CoordinatedConsumerBuilderTest {
 
     @Test
     void groupTopicsAndBootstrapAreRequired() {
-        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper).topics("orders")
-                .kafkaProperty("bootstrap.servers", "x:1").build())
+        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper)
+                        .topics("orders")
+                        .kafkaProperty("bootstrap.servers", "x:1")
+                        .build())
                 .hasMessageContaining("group is required");
-        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper).group("g")
-                .kafkaProperty("bootstrap.servers", "x:1").build())
+        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper)
+                        .group("g")
+                        .kafkaProperty("bootstrap.servers", "x:1")
+                        .build())
                 .hasMessageContaining("at least one topic");
-        assertThatThrownBy(() -> CoordinatedConsumer.<String, String>builder(keeper).group("g").topics("t")
-                .deserializers(new StringDeserializer(), new StringDeserializer()).build())
+        assertThatThrownBy(() -> CoordinatedConsumer.<String, String>builder(keeper)
+                        .group("g")
+                        .topics("t")
+                        .deserializers(new StringDeserializer(), new StringDeserializer())
+                        .build())
                 .hasMessageContaining("bootstrap.servers is required");
     }
 
     @Test
     void kafkaGroupOffsetSettingsThatWouldBypassGroupkeeperAreRefused() {
-        assertThatThrownBy(() -> valid().kafkaProperty("enable.auto.commit", "true").build())
+        assertThatThrownBy(() ->
+                        valid().kafkaProperty("enable.auto.commit", "true").build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("enable.auto.commit=true is not allowed");
-        assertThatThrownBy(() -> valid().kafkaProperty("auto.offset.reset", "earliest").build())
+        assertThatThrownBy(() ->
+                        valid().kafkaProperty("auto.offset.reset", "earliest").build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("auto.offset.reset=earliest").hasMessageContaining("startPosition()");
+                .hasMessageContaining("auto.offset.reset=earliest")
+                .hasMessageContaining("startPosition()");
     }
 
     @Test
     void deserializersComeAsInstancesOrAsClassProperties() {
-        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper).group("g").topics("t")
-                .kafkaProperty("bootstrap.servers", "x:1").build())
+        assertThatThrownBy(() -> CoordinatedConsumer.builder(keeper)
+                        .group("g")
+                        .topics("t")
+                        .kafkaProperty("bootstrap.servers", "x:1")
+                        .build())
                 .hasMessageContaining("key deserializer is required");
         Properties p = new Properties();
         p.setProperty("bootstrap.servers", "x:1");
         p.setProperty("key.deserializer", StringDeserializer.class.getName());
         p.setProperty("value.deserializer", StringDeserializer.class.getName());
-        assertThat(CoordinatedConsumer.builder(keeper).group("g").topics("t").kafkaProperties(p).build()).isNotNull();
+        assertThat(CoordinatedConsumer.builder(keeper)
+                        .group("g")
+                        .topics("t")
+                        .kafkaProperties(p)
+                        .build())
+                .isNotNull();
     }
 
     @Test

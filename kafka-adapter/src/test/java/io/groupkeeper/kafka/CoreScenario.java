@@ -28,29 +28,32 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class CoreScenario {
 
-    private CoreScenario() {
-    }
+    private CoreScenario() {}
 
     static void run(String zkConnect, String bootstrap) throws Exception {
         String topic = "core-" + System.nanoTime();
         List<AutoCloseable> open = new ArrayList<>();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
-             KafkaProducer<String, String> producer = new KafkaProducer<>(KafkaTestSupport.producerConfig(bootstrap),
-                     new StringSerializer(), new StringSerializer())) {
+                KafkaProducer<String, String> producer = new KafkaProducer<>(
+                        KafkaTestSupport.producerConfig(bootstrap), new StringSerializer(), new StringSerializer())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
             Map<TopicPartition, OffsetSpec> query = new HashMap<>();
             for (int p = 0; p < 3; p++) {
                 query.put(new TopicPartition(topic, p), OffsetSpec.latest());
             }
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            await().atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
                     .until(() -> admin.listOffsets(query).all().get().size() == 3);
             Deliveries inA = new Deliveries();
             Deliveries inB = new Deliveries();
             ConsumerWorker a1 = start("a1", zkConnect, bootstrap, "A-" + topic, topic, inA, open);
             ConsumerWorker a2 = start("a2", zkConnect, bootstrap, "A-" + topic, topic, inA, open);
             ConsumerWorker b1 = start("b1", zkConnect, bootstrap, "B-" + topic, topic, inB, open);
-            await().atMost(Duration.ofSeconds(60)).until(() -> a1.consumer.assignment().size()
-                    + a2.consumer.assignment().size() == 3 && b1.consumer.assignment().size() == 3);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> a1.consumer.assignment().size()
+                                            + a2.consumer.assignment().size()
+                                    == 3
+                            && b1.consumer.assignment().size() == 3);
 
             List<String> produced = new ArrayList<>(produce(producer, topic, 0, 150));
             await().atMost(Duration.ofSeconds(60)).until(() -> inA.all.size() >= 150 && inB.all.size() >= 150);
@@ -63,8 +66,8 @@ final class CoreScenario {
             more.start();
             a1.stop();
             more.join();
-            await().atMost(Duration.ofSeconds(60)).until(() -> inA.all.size() >= produced.size()
-                    && inB.all.size() >= produced.size());
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> inA.all.size() >= produced.size() && inB.all.size() >= produced.size());
             assertThat(inA.duplicates()).isEmpty();
             assertThat(inA.values()).containsExactlyInAnyOrderElementsOf(produced);
             assertThat(inB.values()).containsExactlyInAnyOrderElementsOf(produced);
@@ -76,20 +79,34 @@ final class CoreScenario {
         }
     }
 
-    private static ConsumerWorker start(String name, String zk, String bootstrap, String group, String topic,
-                                        Deliveries d, List<AutoCloseable> open) {
+    private static ConsumerWorker start(
+            String name,
+            String zk,
+            String bootstrap,
+            String group,
+            String topic,
+            Deliveries d,
+            List<AutoCloseable> open) {
         GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(zk).sessionTimeout(Duration.ofSeconds(6)).build())
-                .build().start();
+                .store(ZooKeeperStore.builder()
+                        .connectString(zk)
+                        .sessionTimeout(Duration.ofSeconds(6))
+                        .build())
+                .build()
+                .start();
         open.add(keeper);
-        ConsumerWorker w = new ConsumerWorker(name, CoordinatedConsumer.<String, String>builder(keeper)
-                .group(group).topics(topic)
-                .kafkaProperty("bootstrap.servers", bootstrap)
-                .deserializers(new StringDeserializer(), new StringDeserializer())
-                .startPosition(StartPosition.earliest())
-                .commitInterval(Duration.ofMillis(200))
-                .listener(d.listenerFor(name))
-                .build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                name,
+                CoordinatedConsumer.<String, String>builder(keeper)
+                        .group(group)
+                        .topics(topic)
+                        .kafkaProperty("bootstrap.servers", bootstrap)
+                        .deserializers(new StringDeserializer(), new StringDeserializer())
+                        .startPosition(StartPosition.earliest())
+                        .commitInterval(Duration.ofMillis(200))
+                        .listener(d.listenerFor(name))
+                        .build(),
+                d);
         open.add(w);
         return w.start();
     }

@@ -20,10 +20,13 @@ import org.junit.jupiter.api.Test;
 class GroupDeliveryIT extends KafkaTestSupport {
 
     private ConsumerWorker worker(String name, GroupKeeper keeper, String group, String topic, Deliveries d) {
-        ConsumerWorker w = new ConsumerWorker(name, consumer(keeper, group, topic)
-                .startPosition(StartPosition.earliest())
-                .listener(d.listenerFor(name))
-                .build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                name,
+                consumer(keeper, group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .listener(d.listenerFor(name))
+                        .build(),
+                d);
         toClose.add(w);
         return w.start();
     }
@@ -36,8 +39,10 @@ class GroupDeliveryIT extends KafkaTestSupport {
         ConsumerWorker a = worker("a", newKeeper(), group, topic, d);
         ConsumerWorker b = worker("b", newKeeper(), group, topic, d);
         ConsumerWorker c = worker("c", newKeeper(), group, topic, d);
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1 && b.consumer.assignment().size() == 1
-                && c.consumer.assignment().size() == 1);
+        await().atMost(WAIT)
+                .until(() -> a.consumer.assignment().size() == 1
+                        && b.consumer.assignment().size() == 1
+                        && c.consumer.assignment().size() == 1);
 
         List<String> produced = produce(topic, 3, 300);
 
@@ -66,7 +71,9 @@ class GroupDeliveryIT extends KafkaTestSupport {
         Deliveries d = new Deliveries();
         ConsumerWorker a = worker("a", newKeeper(), group, topic, d);
         ConsumerWorker b = worker("b", newKeeper(), group, topic, d);
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size() == 3);
+        await().atMost(WAIT)
+                .until(() ->
+                        a.consumer.assignment().size() + b.consumer.assignment().size() == 3);
         List<String> before = produce(topic, 3, 30);
         await().atMost(WAIT).until(() -> d.all.size() >= before.size());
         for (int p = 0; p < 3; p++) {
@@ -76,31 +83,39 @@ class GroupDeliveryIT extends KafkaTestSupport {
         ConsumerWorker c = worker("c", newKeeper(), group, topic, d);
         Map<Integer, Long> repairedAt = new HashMap<>();
         for (int p = 0; p < 3; p++) {
-            long end = admin.listOffsets(Map.of(new TopicPartition(topic, p),
-                    org.apache.kafka.clients.admin.OffsetSpec.latest())).all().get()
-                    .get(new TopicPartition(topic, p)).offset();
+            long end = admin.listOffsets(
+                            Map.of(new TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                    .all()
+                    .get()
+                    .get(new TopicPartition(topic, p))
+                    .offset();
             handEdit(group, topic, p, end); // the operator meant: continue from the log end
             repairedAt.put(p, end);
         }
         List<String> after = produce(topic, 3, 90);
         await().atMost(WAIT).untilAsserted(() -> assertThat(d.values()).containsAll(after));
         Set<String> afterSet = new HashSet<>(after);
-        assertThat(d.duplicates()).as("nothing produced after the repair is consumed twice")
+        assertThat(d.duplicates())
+                .as("nothing produced after the repair is consumed twice")
                 .noneMatch(afterSet::contains);
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size()
-                + c.consumer.assignment().size() == 3);
+        await().atMost(WAIT)
+                .until(() -> a.consumer.assignment().size()
+                                + b.consumer.assignment().size()
+                                + c.consumer.assignment().size()
+                        == 3);
         assertThat(c.consumer.assignment()).as("the newcomer got its share").isNotEmpty();
         for (int p = 0; p < 3; p++) {
             int partition = p;
-            await().atMost(WAIT).untilAsserted(() -> assertThat(storedOffset(group, topic, partition))
-                    .hasValue(repairedAt.get(partition) + 30));
+            await().atMost(WAIT)
+                    .untilAsserted(() ->
+                            assertThat(storedOffset(group, topic, partition)).hasValue(repairedAt.get(partition) + 30));
         }
         assertThat(d.overlaps).isEmpty();
     }
 
     private static void typo(String group, String topic, int partition) throws Exception {
-        String path = io.groupkeeper.zkprotocol.internal.ZkPaths.offset(group,
-                io.groupkeeper.TopicPartition.of(topic, partition));
+        String path = io.groupkeeper.zkprotocol.internal.ZkPaths.offset(
+                group, io.groupkeeper.TopicPartition.of(topic, partition));
         zk.curator().setData().forPath(path, "1200O".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
@@ -175,8 +190,11 @@ class GroupDeliveryIT extends KafkaTestSupport {
             assertThat(window).contains(x.offset());
         }
         // And a resumed exactly at b's last commit.
-        long firstByAOnBp = d.of("a").stream().filter(x -> x.partition() == bp.partition())
-                .mapToLong(Delivery::offset).min().orElseThrow();
+        long firstByAOnBp = d.of("a").stream()
+                .filter(x -> x.partition() == bp.partition())
+                .mapToLong(Delivery::offset)
+                .min()
+                .orElseThrow();
         assertThat(firstByAOnBp).isEqualTo(committedByB);
         assertThat(d.duplicates()).hasSize((int) (lastSeenByB + 1 - committedByB));
     }

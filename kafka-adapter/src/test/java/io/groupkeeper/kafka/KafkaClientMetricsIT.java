@@ -39,30 +39,46 @@ class KafkaClientMetricsIT extends ContainerTestSupport {
         String id = "groupkeeper/billing/" + group + "/";
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Queue<String> seen = new ConcurrentLinkedQueue<>();
-        ListenerContainer<String, String> c = started(transactional(group, in, out, seen).id("billing").concurrency(2)
-                .clientListener(MicrometerKafkaClientMetrics.forContainer(registry, "billing", group)).build());
-        await().atMost(WAIT).until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 1));
+        ListenerContainer<String, String> c = started(transactional(group, in, out, seen)
+                .id("billing")
+                .concurrency(2)
+                .clientListener(MicrometerKafkaClientMetrics.forContainer(registry, "billing", group))
+                .build());
+        await().atMost(WAIT)
+                .until(() -> c.workers().stream().allMatch(w -> w.owned().size() == 1));
         send(in, 0, "a", "b");
         send(in, 1, "c");
         await().atMost(WAIT).until(() -> seen.size() == 3);
 
         await().atMost(WAIT).untilAsserted(() -> {
-            var counters = registry.find(CONSUMED).tag("spring.id", v -> v.startsWith(id)).functionCounters();
-            Set<String> clients = counters.stream().map(m -> m.getId().getTag("client.id")).collect(Collectors.toSet());
+            var counters = registry.find(CONSUMED)
+                    .tag("spring.id", v -> v.startsWith(id))
+                    .functionCounters();
+            Set<String> clients =
+                    counters.stream().map(m -> m.getId().getTag("client.id")).collect(Collectors.toSet());
             assertThat(clients).as("one per worker, apart").hasSize(2);
-            assertThat(counters).allSatisfy(m -> assertThat(m.getId().getTag("spring.id"))
-                    .isEqualTo(id + m.getId().getTag("client.id")));
-            assertThat(counters.stream().mapToDouble(FunctionCounter::count).sum()).isEqualTo(3.0);
+            assertThat(counters)
+                    .allSatisfy(m -> assertThat(m.getId().getTag("spring.id"))
+                            .isEqualTo(id + m.getId().getTag("client.id")));
+            assertThat(counters.stream().mapToDouble(FunctionCounter::count).sum())
+                    .isEqualTo(3.0);
         });
-        assertThat(registry.find(CONSUMED).meters()).as("Spring Kafka's tag keys, no others")
-                .allSatisfy(m -> assertThat(m.getId().getTags()).extracting(t -> t.getKey())
+        assertThat(registry.find(CONSUMED).meters())
+                .as("Spring Kafka's tag keys, no others")
+                .allSatisfy(m -> assertThat(m.getId().getTags())
+                        .extracting(t -> t.getKey())
                         .containsExactlyInAnyOrder("client.id", "kafka.version", "spring.id"));
         // the transactional producers (one per owned input partition) and the dead-letter producer
-        assertThat(producerClientIds(registry, id)).hasSize(3).anyMatch(cid -> cid.endsWith("-dlt"))
-                .anyMatch(cid -> cid.endsWith("/" + in + "/0")).anyMatch(cid -> cid.endsWith("/" + in + "/1"));
+        assertThat(producerClientIds(registry, id))
+                .hasSize(3)
+                .anyMatch(cid -> cid.endsWith("-dlt"))
+                .anyMatch(cid -> cid.endsWith("/" + in + "/0"))
+                .anyMatch(cid -> cid.endsWith("/" + in + "/1"));
 
         c.close();
-        assertThat(registry.find(CONSUMED).meters()).as("removed with the closed clients").isEmpty();
+        assertThat(registry.find(CONSUMED).meters())
+                .as("removed with the closed clients")
+                .isEmpty();
         assertThat(registry.find(SENT).meters()).isEmpty();
     }
 
@@ -79,28 +95,44 @@ class KafkaClientMetricsIT extends ContainerTestSupport {
         Duration refresh = Duration.ofMillis(100);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         Queue<String> seen = new ConcurrentLinkedQueue<>();
-        ListenerContainer<String, String> c = started(transactional(group, in, out, seen).id("refresh")
+        ListenerContainer<String, String> c = started(transactional(group, in, out, seen)
+                .id("refresh")
                 .clientListener(MicrometerKafkaClientMetrics.forContainer(registry, "refresh", group, refresh))
                 .build());
         send(in, 0, "a");
         await().atMost(WAIT).until(() -> seen.size() == 1);
         // a producer's per-topic meters are registered late, by a refresh: the threads run, at the given interval
-        await().atMost(WAIT).until(() -> registry.find("kafka.producer.topic.record.send.total").tag("topic", out)
-                .tag("spring.id", v -> v.startsWith(id)).meter() != null);
-        Set<String> clients = registry.getMeters().stream().map(m -> m.getId().getTag("spring.id"))
-                .filter(v -> v != null && v.startsWith(id)).map(v -> v.substring(id.length()))
+        await().atMost(WAIT)
+                .until(() -> registry.find("kafka.producer.topic.record.send.total")
+                                .tag("topic", out)
+                                .tag("spring.id", v -> v.startsWith(id))
+                                .meter()
+                        != null);
+        Set<String> clients = registry.getMeters().stream()
+                .map(m -> m.getId().getTag("spring.id"))
+                .filter(v -> v != null && v.startsWith(id))
+                .map(v -> v.substring(id.length()))
                 .collect(Collectors.toSet());
-        assertThat(clients).as("the consumer, the partition's producer, the dead-letter producer").hasSize(3);
+        assertThat(clients)
+                .as("the consumer, the partition's producer, the dead-letter producer")
+                .hasSize(3);
         assertThat(refreshThreads(clients)).as("one refresh thread per client").hasSize(3);
 
         c.close(); // the worker stops, the partition's producer is released, the dead-letter producer closed
 
-        await().atMost(WAIT).untilAsserted(() -> assertThat(refreshThreads(clients)).as("refresh threads").isEmpty());
-        await().during(refresh.multipliedBy(10)).atMost(refresh.multipliedBy(30))
-                .untilAsserted(() -> assertThat(meters(registry, id)).as("meters after refreshes").isEmpty());
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(refreshThreads(clients))
+                        .as("refresh threads")
+                        .isEmpty());
+        await().during(refresh.multipliedBy(10))
+                .atMost(refresh.multipliedBy(30))
+                .untilAsserted(() -> assertThat(meters(registry, id))
+                        .as("meters after refreshes")
+                        .isEmpty());
     }
 
-    private ListenerContainerBuilder<String, String> transactional(String group, String in, String out, Queue<String> seen) {
+    private ListenerContainerBuilder<String, String> transactional(
+            String group, String in, String out, Queue<String> seen) {
         return container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .recordHandler(r -> {
@@ -111,16 +143,23 @@ class KafkaClientMetricsIT extends ContainerTestSupport {
 
     private static Set<String> producerClientIds(MeterRegistry registry, String id) {
         return registry.find(SENT).tag("spring.id", v -> v.startsWith(id)).functionCounters().stream()
-                .map(m -> m.getId().getTag("client.id")).collect(Collectors.toSet());
+                .map(m -> m.getId().getTag("client.id"))
+                .collect(Collectors.toSet());
     }
 
     private static List<Meter.Id> meters(MeterRegistry registry, String id) {
-        return registry.getMeters().stream().map(Meter::getId)
-                .filter(m -> m.getTag("spring.id") != null && m.getTag("spring.id").startsWith(id)).toList();
+        return registry.getMeters().stream()
+                .map(Meter::getId)
+                .filter(m ->
+                        m.getTag("spring.id") != null && m.getTag("spring.id").startsWith(id))
+                .toList();
     }
 
     private static List<String> refreshThreads(Set<String> clients) {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-                .filter(n -> n.startsWith(THREAD) && clients.contains(n.substring(THREAD.length()))).toList();
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .map(Thread::getName)
+                .filter(n -> n.startsWith(THREAD) && clients.contains(n.substring(THREAD.length())))
+                .toList();
     }
 }

@@ -12,8 +12,8 @@ import io.groupkeeper.fixtures.Keepers;
 import io.groupkeeper.fixtures.RawZk;
 import io.groupkeeper.fixtures.TestNames;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +49,8 @@ abstract class KafkaTestSupport {
     @BeforeAll
     static void startServers() {
         servers = EmbeddedServers.startDefault();
-        producer = new KafkaProducer<>(producerConfig(servers.bootstrapServers()), new StringSerializer(),
-                new StringSerializer());
+        producer = new KafkaProducer<>(
+                producerConfig(servers.bootstrapServers()), new StringSerializer(), new StringSerializer());
         admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()));
         zk = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
         zk.start();
@@ -62,9 +62,17 @@ abstract class KafkaTestSupport {
      * appended; the idempotent producer's retry then fails with OutOfOrderSequence until its delivery timeout).
      */
     static Map<String, Object> producerConfig(String bootstrap) {
-        return Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "1",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false, ProducerConfig.LINGER_MS_CONFIG, 0,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        return Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "1",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                false,
+                ProducerConfig.LINGER_MS_CONFIG,
+                0,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1);
     }
 
     @AfterAll
@@ -93,16 +101,25 @@ abstract class KafkaTestSupport {
 
     /** Waits until every partition's leader answers a ListOffsets (the topic accepts writes). */
     static void awaitWritable(String topic, int partitions) {
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> query = new java.util.HashMap<>();
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> query =
+                new java.util.HashMap<>();
         for (int p = 0; p < partitions; p++) {
-            query.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+            query.put(
+                    new org.apache.kafka.common.TopicPartition(topic, p),
+                    org.apache.kafka.clients.admin.OffsetSpec.latest());
         }
-        await().atMost(WAIT).ignoreExceptions().until(() -> admin.listOffsets(query).all().get().size() == partitions);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> admin.listOffsets(query).all().get().size() == partitions);
     }
 
     GroupKeeper newKeeper() {
-        return Keepers.started(ZooKeeperStore.builder().connectString(servers.zkConnectString())
-                .sessionTimeout(SESSION_TIMEOUT).build(), toClose);
+        return Keepers.started(
+                ZooKeeperStore.builder()
+                        .connectString(servers.zkConnectString())
+                        .sessionTimeout(SESSION_TIMEOUT)
+                        .build(),
+                toClose);
     }
 
     /** A builder with String deserializers, the embedded bootstrap and a short commit interval. */
@@ -139,7 +156,8 @@ abstract class KafkaTestSupport {
     static String produceAt(String topic, int partition, long timestamp) {
         String value = topic + "#" + TestNames.next();
         try {
-            producer.send(new ProducerRecord<>(topic, partition, timestamp, "k", value)).get();
+            producer.send(new ProducerRecord<>(topic, partition, timestamp, "k", value))
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException("produce to " + topic + " failed", e);
         }
@@ -149,12 +167,14 @@ abstract class KafkaTestSupport {
     /** The stored offset, read straight from ZooKeeper (empty: no node or no offset). */
     static OptionalLong storedOffset(String group, String topic, int partition) throws Exception {
         // zk.curator() works in the store's namespace, so the path is the store's own (no /groupkeeper prefix).
-        return RawZk.readOffset(zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)));
+        return RawZk.readOffset(
+                zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)));
     }
 
     /** An operator's hand edit in zkCli: {@code set .../offsets/<topic>/<p> <offset>} (creates the node if missing). */
     static void handEdit(String group, String topic, int partition, long offset) throws Exception {
-        RawZk.writeOffset(zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)), offset);
+        RawZk.writeOffset(
+                zk.curator(), ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition)), offset);
     }
 
     static void awaitAssigned(CoordinatedConsumer<?, ?> consumer, int partitions) {

@@ -10,7 +10,6 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,12 +43,14 @@ class KafkaUnreachableIT extends KafkaTestSupport {
         GroupKeeper keeper = newKeeper();
         String group = newName("g");
         CoordinatedConsumer<String, String> c = consumer(keeper, group, newName("t"))
-                .kafkaProperty("bootstrap.servers", bootstrap).build();
+                .kafkaProperty("bootstrap.servers", bootstrap)
+                .build();
 
         long startMs = timed(c::start);
         List<Long> polls = new ArrayList<>();
         for (int i = 0; i < 4; i++) { // long enough for the leader's partition-count question to be under way
-            polls.add(timed(() -> assertThat(c.poll(Duration.ofMillis(500)).isEmpty()).isTrue()));
+            polls.add(timed(
+                    () -> assertThat(c.poll(Duration.ofMillis(500)).isEmpty()).isTrue()));
         }
         long closeMs = timed(c::close);
 
@@ -67,11 +68,15 @@ class KafkaUnreachableIT extends KafkaTestSupport {
     void aMemberOnAClosedPortGivenPartitionsByItsLeaderPollsWithinItsTimeout() throws Exception {
         String topic = newTopic(2);
         String group = newName("g");
-        CoordinatedConsumer<String, String> leader = consumer(newKeeper(), group, topic).build().start();
+        CoordinatedConsumer<String, String> leader =
+                consumer(newKeeper(), group, topic).build().start();
         toClose.add(leader);
-        await().atMost(WAIT).until(() -> leader.poll(Duration.ofMillis(50)) != null && leader.assignment().size() == 2);
+        await().atMost(WAIT)
+                .until(() -> leader.poll(Duration.ofMillis(50)) != null
+                        && leader.assignment().size() == 2);
         CoordinatedConsumer<String, String> lost = consumer(newKeeper(), group, topic)
-                .kafkaProperty("bootstrap.servers", closedPort()).build();
+                .kafkaProperty("bootstrap.servers", closedPort())
+                .build();
         lost.start();
         List<Long> polls = new ArrayList<>();
         await().atMost(WAIT).until(() -> {
@@ -82,8 +87,10 @@ class KafkaUnreachableIT extends KafkaTestSupport {
         // The leader stored its start there: an operator removes that offset, so the member must look its start up
         // again, from a Kafka it cannot reach.
         org.apache.kafka.common.TopicPartition tp = lost.assignment().iterator().next();
-        zk.curator().delete().forPath(io.groupkeeper.zkprotocol.internal.ZkPaths.offset(group,
-                io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
+        zk.curator()
+                .delete()
+                .forPath(io.groupkeeper.zkprotocol.internal.ZkPaths.offset(
+                        group, io.groupkeeper.TopicPartition.of(tp.topic(), tp.partition())));
         for (int i = 0; i < 4; i++) {
             polls.add(timed(() -> lost.poll(Duration.ofMillis(500))));
         }

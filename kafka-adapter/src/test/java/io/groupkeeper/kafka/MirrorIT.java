@@ -34,8 +34,12 @@ class MirrorIT extends KafkaTestSupport {
 
     private GroupKeeper keeperWithMetrics() {
         GroupKeeper keeper = GroupKeeper.builder()
-                .store(ZooKeeperStore.builder().connectString(servers.zkConnectString()).build())
-                .metrics(new MicrometerGroupMetrics(registry)).build().start();
+                .store(ZooKeeperStore.builder()
+                        .connectString(servers.zkConnectString())
+                        .build())
+                .metrics(new MicrometerGroupMetrics(registry))
+                .build()
+                .start();
         toClose.add(keeper);
         return keeper;
     }
@@ -46,8 +50,14 @@ class MirrorIT extends KafkaTestSupport {
         String group = newName("mirrored");
         produce(topic, 2, 10); // 5 per partition
         Deliveries d = new Deliveries();
-        ConsumerWorker w = new ConsumerWorker("a", consumer(keeperWithMetrics(), group, topic)
-                .startPosition(StartPosition.earliest()).mirrorOffsetsToKafka().listener(d.listenerFor("a")).build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                "a",
+                consumer(keeperWithMetrics(), group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .mirrorOffsetsToKafka()
+                        .listener(d.listenerFor("a"))
+                        .build(),
+                d);
         toClose.add(w);
         w.start();
         await().atMost(WAIT).until(() -> d.all.size() == 10);
@@ -68,11 +78,17 @@ class MirrorIT extends KafkaTestSupport {
         produce(topic, 2, 4);
         await().atMost(WAIT).until(() -> d.all.size() == 14);
         w.close();
-        Map<String, Row> rows = ConsumerGroupsTool.describe(servers.bootstrapServers(), group).rows();
+        Map<String, Row> rows =
+                ConsumerGroupsTool.describe(servers.bootstrapServers(), group).rows();
         assertThat(rows.get(topic + ":0").currentOffset()).contains(7L);
         assertThat(rows.get(topic + ":1").currentOffset()).contains(7L);
-        assertThat(registry.get("groupkeeper.offsets.mirrored").tag("group", group).counter().count()).isPositive();
-        assertThat(registry.find("groupkeeper.offsets.mirror.failures").counter()).isNull();
+        assertThat(registry.get("groupkeeper.offsets.mirrored")
+                        .tag("group", group)
+                        .counter()
+                        .count())
+                .isPositive();
+        assertThat(registry.find("groupkeeper.offsets.mirror.failures").counter())
+                .isNull();
     }
 
     @Test
@@ -82,15 +98,25 @@ class MirrorIT extends KafkaTestSupport {
         String kafkaGroup = newName("ops-view");
         produce(topic, 1, 3);
         Deliveries d = new Deliveries();
-        ConsumerWorker w = new ConsumerWorker("a", consumer(keeperWithMetrics(), group, topic)
-                .startPosition(StartPosition.earliest()).mirrorOffsetsToKafka(kafkaGroup).build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                "a",
+                consumer(keeperWithMetrics(), group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .mirrorOffsetsToKafka(kafkaGroup)
+                        .build(),
+                d);
         toClose.add(w);
         w.start();
         await().atMost(WAIT).until(() -> d.all.size() == 3);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(),
-                kafkaGroup).rows().get(topic + ":0")).isNotNull()
-                .satisfies(r -> assertThat(r.currentOffset()).contains(3L)));
-        assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(), group).exists()).isFalse();
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(), kafkaGroup)
+                                .rows()
+                                .get(topic + ":0"))
+                        .isNotNull()
+                        .satisfies(r -> assertThat(r.currentOffset()).contains(3L)));
+        assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(), group)
+                        .exists())
+                .isFalse();
     }
 
     @Test
@@ -99,9 +125,14 @@ class MirrorIT extends KafkaTestSupport {
         String group = newName("refused");
         String busyKafkaGroup = newName("busy");
         // A Kafka group with a live member of its own: Kafka refuses offset changes from outside (UnknownMemberId).
-        KafkaConsumer<String, String> kafkaMember = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers.bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG, busyKafkaGroup), new StringDeserializer(), new StringDeserializer());
+        KafkaConsumer<String, String> kafkaMember = new KafkaConsumer<>(
+                Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        servers.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        busyKafkaGroup),
+                new StringDeserializer(),
+                new StringDeserializer());
         toClose.add(() -> kafkaMember.close(Duration.ofSeconds(5)));
         kafkaMember.subscribe(List.of(newTopic(1)));
         await().atMost(WAIT).pollInSameThread().until(() -> {
@@ -112,8 +143,13 @@ class MirrorIT extends KafkaTestSupport {
         ListAppender<ILoggingEvent> log = captureWarnings(OffsetMirror.class);
         try {
             Deliveries d = new Deliveries();
-            ConsumerWorker w = new ConsumerWorker("a", consumer(keeperWithMetrics(), group, topic)
-                    .startPosition(StartPosition.earliest()).mirrorOffsetsToKafka(busyKafkaGroup).build(), d);
+            ConsumerWorker w = new ConsumerWorker(
+                    "a",
+                    consumer(keeperWithMetrics(), group, topic)
+                            .startPosition(StartPosition.earliest())
+                            .mirrorOffsetsToKafka(busyKafkaGroup)
+                            .build(),
+                    d);
             toClose.add(w);
             w.start();
             for (int round = 1; round <= 3; round++) { // three commits, three refused mirror writes
@@ -124,18 +160,29 @@ class MirrorIT extends KafkaTestSupport {
                 int commits = round;
                 await().atMost(WAIT).until(() -> failures(group) >= commits);
             }
-            assertThat(warnings(log)).hasSize(1).first().asString()
+            assertThat(warnings(log))
+                    .hasSize(1)
+                    .first()
+                    .asString()
                     .contains("Kafka group " + busyKafkaGroup, "offsets in ZooKeeper are unaffected")
-                    .matches(line -> namesGroupAndMember(line, group), "the mirror thread's line names group and member");
-            assertThat(registry.find("groupkeeper.offsets.mirrored").tag("group", group).counter()).isNull();
+                    .matches(
+                            line -> namesGroupAndMember(line, group),
+                            "the mirror thread's line names group and member");
+            assertThat(registry.find("groupkeeper.offsets.mirrored")
+                            .tag("group", group)
+                            .counter())
+                    .isNull();
         } finally {
             stopCapture(log, OffsetMirror.class);
         }
     }
 
     private double failures(String group) {
-        return Optional.ofNullable(registry.find("groupkeeper.offsets.mirror.failures").tag("group", group).counter())
-                .map(Counter::count).orElse(0.0);
+        return Optional.ofNullable(registry.find("groupkeeper.offsets.mirror.failures")
+                        .tag("group", group)
+                        .counter())
+                .map(Counter::count)
+                .orElse(0.0);
     }
 
     @Test
@@ -144,12 +191,18 @@ class MirrorIT extends KafkaTestSupport {
         String group = newName("plain");
         produce(topic, 1, 2);
         Deliveries d = new Deliveries();
-        ConsumerWorker w = new ConsumerWorker("a", consumer(keeperWithMetrics(), group, topic)
-                .startPosition(StartPosition.earliest()).build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                "a",
+                consumer(keeperWithMetrics(), group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .build(),
+                d);
         toClose.add(w);
         w.start();
         await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).equals(OptionalLong.of(2)));
         w.close();
-        assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(), group).exists()).isFalse();
+        assertThat(ConsumerGroupsTool.describe(servers.bootstrapServers(), group)
+                        .exists())
+                .isFalse();
     }
 }

@@ -38,9 +38,10 @@ class OffsetPolicyIT extends KafkaTestSupport {
         stopCapture(log);
     }
 
-    private ConsumerWorker worker(String name, GroupKeeper keeper, CoordinatedConsumer.Builder<String, String> b,
-                                  Deliveries d) {
-        ConsumerWorker w = new ConsumerWorker(name, b.listener(d.listenerFor(name)).build(), d);
+    private ConsumerWorker worker(
+            String name, GroupKeeper keeper, CoordinatedConsumer.Builder<String, String> b, Deliveries d) {
+        ConsumerWorker w =
+                new ConsumerWorker(name, b.listener(d.listenerFor(name)).build(), d);
         toClose.add(w);
         return w.start();
     }
@@ -92,8 +93,11 @@ class OffsetPolicyIT extends KafkaTestSupport {
         produce(topic, 1, 5); // the log ends at 5: the group's "latest"
         Deliveries d = new Deliveries();
         GroupKeeper crashingKeeper = newKeeper();
-        ConsumerWorker a = worker("a", crashingKeeper, consumer(crashingKeeper, group, topic)
-                .commitInterval(Duration.ofHours(1)), d); // no periodic commit before the crash
+        ConsumerWorker a = worker(
+                "a",
+                crashingKeeper,
+                consumer(crashingKeeper, group, topic).commitInterval(Duration.ofHours(1)),
+                d); // no periodic commit before the crash
         awaitAssigned(a.consumer, 1);
         List<String> seenByA = produce(topic, 1, 3);
         await().atMost(WAIT).until(() -> d.of("a").size() == 3);
@@ -149,8 +153,10 @@ class OffsetPolicyIT extends KafkaTestSupport {
         String group = newName("g");
         List<String> records = produce(topic, 1, 10);
         GroupKeeper k = newKeeper();
-        CoordinatedConsumer<String, String> c = consumer(k, group, topic).startPosition(StartPosition.earliest())
-                .commitInterval(Duration.ofHours(1)).build();
+        CoordinatedConsumer<String, String> c = consumer(k, group, topic)
+                .startPosition(StartPosition.earliest())
+                .commitInterval(Duration.ofHours(1))
+                .build();
         toClose.add(c);
         c.start();
         List<ConsumerRecord<String, String>> got = new ArrayList<>();
@@ -171,19 +177,25 @@ class OffsetPolicyIT extends KafkaTestSupport {
         org.apache.curator.framework.CuratorFramework member = ((ZooKeeperStore) k.store()).curator();
         String gate = "/" + newName("gate");
         member.create().forPath(gate);
-        member.getData().usingWatcher((org.apache.zookeeper.Watcher) event -> {
-            held.countDown();
-            try {
-                release.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // holds the event thread
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }).forPath(gate);
+        member.getData()
+                .usingWatcher((org.apache.zookeeper.Watcher) event -> {
+                    held.countDown();
+                    try {
+                        release.await(
+                                WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // holds the event thread
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                })
+                .forPath(gate);
         List<ConsumerRecord<String, String>> after = new ArrayList<>();
         try (io.groupkeeper.zkprotocol.admin.GroupAdmin groupAdmin =
-                     io.groupkeeper.zookeeper.admin.ZooKeeperAdmin.builder().store(zk).build()) {
+                io.groupkeeper.zookeeper.admin.ZooKeeperAdmin.builder()
+                        .store(zk)
+                        .build()) {
             member.setData().forPath(gate, new byte[] {1});
-            assertThat(held.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(held.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
             groupAdmin.deleteOffsets(group, topic, true); // the owner is live: forced, it adopts "no offset"
             c.commitSync(); // 15 over 10: refused, the deletion adopted
         } finally {
@@ -194,7 +206,9 @@ class OffsetPolicyIT extends KafkaTestSupport {
             c.poll(Duration.ofMillis(100)).forEach(after::add);
             return after.size() >= 15;
         });
-        assertThat(after).extracting(ConsumerRecord::offset).as("a fresh start at the log start")
+        assertThat(after)
+                .extracting(ConsumerRecord::offset)
+                .as("a fresh start at the log start")
                 .startsWith(0L, 1L, 2L);
         assertThat(after.subList(0, 15)).extracting(ConsumerRecord::value).isEqualTo(records);
         c.commitSync();
@@ -212,7 +226,11 @@ class OffsetPolicyIT extends KafkaTestSupport {
         }
         GroupKeeper k = newKeeper();
         Deliveries d = new Deliveries();
-        worker("a", k, consumer(k, group, topic).startPosition(StartPosition.timestamp(Instant.ofEpochMilli(t0 + 5000))), d);
+        worker(
+                "a",
+                k,
+                consumer(k, group, topic).startPosition(StartPosition.timestamp(Instant.ofEpochMilli(t0 + 5000))),
+                d);
         await().atMost(WAIT).until(() -> d.all.size() >= 5);
         assertThat(d.values()).isEqualTo(values.subList(5, 10));
         assertThat(d.all.get(0).offset()).isEqualTo(5);
@@ -225,7 +243,7 @@ class OffsetPolicyIT extends KafkaTestSupport {
         String topic = newTopic(1);
         String group = newName("g");
         List<String> records = produce(topic, 1, 4); // the log ends at 4
-        handEdit(group, topic, 0, 6);                // the story: 6 stored when the log ended at 4
+        handEdit(group, topic, 0, 6); // the story: 6 stored when the log ended at 4
         GroupKeeper k = newKeeper();
         Deliveries d = new Deliveries();
         worker("a", k, consumer(k, group, topic).outOfRange(OutOfRangePolicy.EARLIEST), d);
@@ -234,8 +252,8 @@ class OffsetPolicyIT extends KafkaTestSupport {
         assertThat(d.values()).isEqualTo(records);
         List<String> warned = warningsAbout("offset 6 is above the log end 4");
         assertThat(warned).hasSize(1);
-        assertThat(warned.get(0)).contains(topic + ":0", "outOfRange=earliest", "corrected to 0",
-                "stored offset was 6");
+        assertThat(warned.get(0))
+                .contains(topic + ":0", "outOfRange=earliest", "corrected to 0", "stored offset was 6");
         assertThat(namesGroupAndMember(warned.get(0), group)).as(warned.get(0)).isTrue(); // the polling thread's line
         await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).orElse(-1) == 4);
     }
@@ -252,8 +270,12 @@ class OffsetPolicyIT extends KafkaTestSupport {
 
         await().atMost(WAIT).until(() -> storedOffset(group, topic, 0).orElse(-1) == 4);
         // The warning reports the stored correction: logged a moment after ZooKeeper has it.
-        await().atMost(WAIT).until(() -> !warningsAbout("offset 7000 is above the log end 4").isEmpty());
-        assertThat(warningsAbout("offset 7000 is above the log end 4")).singleElement().asString()
+        await().atMost(WAIT)
+                .until(() ->
+                        !warningsAbout("offset 7000 is above the log end 4").isEmpty());
+        assertThat(warningsAbout("offset 7000 is above the log end 4"))
+                .singleElement()
+                .asString()
                 .contains("outOfRange=latest", "corrected to 4", "stored offset was 7000");
         List<String> fresh = produce(topic, 1, 2);
         await().atMost(WAIT).until(() -> d.all.size() >= 2);
@@ -269,7 +291,8 @@ class OffsetPolicyIT extends KafkaTestSupport {
         handEdit(group, topic, 0, 7000);
         handEdit(group, topic, 1, 0);
         CoordinatedConsumer<String, String> c = consumer(newKeeper(), group, topic)
-                .outOfRange(OutOfRangePolicy.FAIL).build();
+                .outOfRange(OutOfRangePolicy.FAIL)
+                .build();
         toClose.add(c);
         c.start();
 
@@ -293,10 +316,13 @@ class OffsetPolicyIT extends KafkaTestSupport {
         assertThat(got).allMatch(r -> r.partition() == 1); // the other partition kept flowing
 
         // No crash loop: further polls are quiet, the partition stays owned and stopped, the stored offset untouched.
-        await().during(Duration.ofMillis(700)).atMost(Duration.ofSeconds(2)).pollInSameThread().until(() -> {
-            c.poll(Duration.ofMillis(50));
-            return true;
-        });
+        await().during(Duration.ofMillis(700))
+                .atMost(Duration.ofSeconds(2))
+                .pollInSameThread()
+                .until(() -> {
+                    c.poll(Duration.ofMillis(50));
+                    return true;
+                });
         assertThat(c.assignment()).contains(new TopicPartition(topic, 0));
         assertThat(storedOffset(group, topic, 0)).hasValue(7000);
 
@@ -305,8 +331,10 @@ class OffsetPolicyIT extends KafkaTestSupport {
             c.poll(Duration.ofMillis(100)).forEach(got::add);
             return got.size() == 6;
         });
-        assertThat(got.subList(4, 6)).extracting(ConsumerRecord::partition, ConsumerRecord::offset)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(0, 2L), org.assertj.core.groups.Tuple.tuple(0, 3L));
+        assertThat(got.subList(4, 6))
+                .extracting(ConsumerRecord::partition, ConsumerRecord::offset)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(0, 2L), org.assertj.core.groups.Tuple.tuple(0, 3L));
         assertThat(records).contains(got.get(4).value(), got.get(5).value());
     }
 
@@ -315,7 +343,9 @@ class OffsetPolicyIT extends KafkaTestSupport {
         String topic = newTopic(1);
         String group = newName("g");
         List<String> records = produce(topic, 1, 10);
-        admin.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(6))).all().get();
+        admin.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(6)))
+                .all()
+                .get();
         handEdit(group, topic, 0, 2);
         GroupKeeper k = newKeeper();
         Deliveries d = new Deliveries();
@@ -323,7 +353,9 @@ class OffsetPolicyIT extends KafkaTestSupport {
 
         await().atMost(WAIT).until(() -> d.all.size() >= 4);
         assertThat(d.values()).isEqualTo(records.subList(6, 10));
-        assertThat(warningsAbout("offset 2 is below the log start 6")).singleElement().asString()
+        assertThat(warningsAbout("offset 2 is below the log start 6"))
+                .singleElement()
+                .asString()
                 .contains("corrected to 6");
     }
 
@@ -333,7 +365,9 @@ class OffsetPolicyIT extends KafkaTestSupport {
         String group = newName("g");
         produce(topic, 1, 3);
         CoordinatedConsumer<String, String> c = consumer(newKeeper(), group, topic)
-                .startPosition(StartPosition.earliest()).outOfRange(OutOfRangePolicy.FAIL).build();
+                .startPosition(StartPosition.earliest())
+                .outOfRange(OutOfRangePolicy.FAIL)
+                .build();
         toClose.add(c);
         c.start();
         List<ConsumerRecord<String, String>> got = new ArrayList<>();
@@ -344,9 +378,11 @@ class OffsetPolicyIT extends KafkaTestSupport {
 
         handEdit(group, topic, 0, 50); // adopted (I4), then found outside the log
         assertThatThrownBy(() -> await().atMost(WAIT).pollInSameThread().until(() -> {
-            c.poll(Duration.ofMillis(100));
-            return false;
-        })).isInstanceOf(OffsetOutOfRangePolicyException.class).hasMessageContaining("offset 50 of " + topic + ":0");
+                    c.poll(Duration.ofMillis(100));
+                    return false;
+                }))
+                .isInstanceOf(OffsetOutOfRangePolicyException.class)
+                .hasMessageContaining("offset 50 of " + topic + ":0");
         assertThat(storedOffset(group, topic, 0)).hasValue(50);
         assertThat(c.assignment()).containsExactly(new TopicPartition(topic, 0));
     }

@@ -53,7 +53,7 @@ class PoisonOutputIT extends ContainerTestSupport {
         String out = newName("t");
         servers.kafka().createTopic(out, 1, Map.of("max.message.bytes", Integer.toString(MAX_REQUEST)));
         awaitWritable(out, 1);
-        runWithPoisonAt(5, out, b -> { });
+        runWithPoisonAt(5, out, b -> {});
     }
 
     /**
@@ -70,7 +70,9 @@ class PoisonOutputIT extends ContainerTestSupport {
         ListenerContainerBuilder<String, String> b = container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50)))
+                                .thenDeadLetter())
+                        .build())
                 .recordHandler(r -> {
                     calls.computeIfAbsent(r.offset(), o -> new AtomicInteger()).incrementAndGet();
                     String value = r.offset() == poison ? "x".repeat(10 * MAX_REQUEST) : TransactionalIT.json(r);
@@ -80,7 +82,9 @@ class PoisonOutputIT extends ContainerTestSupport {
         started(b.build());
 
         // Kafka's transactional offset passes the poison record: the partition did not loop
-        await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
+        await().atMost(WAIT)
+                .untilAsserted(() ->
+                        assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
         assertThat(calls.get(poison)).as("calls at the poison record").hasValue(3);
 
         // the other records' outputs committed once; nothing of the poison's
@@ -97,14 +101,17 @@ class PoisonOutputIT extends ContainerTestSupport {
         assertThat(header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
         assertThat(header(dead.get(0), "groupkeeper.dlt.exception.class"))
                 .isEqualTo(RecordTooLargeException.class.getName());
-        assertThat(calls.get(poison)).as("calls at the poison record, once everything is committed").hasValue(3);
+        assertThat(calls.get(poison))
+                .as("calls at the poison record, once everything is committed")
+                .hasValue(3);
     }
 
     /** Every record of partition 0 of {@code topic} a read_committed reader sees up to the last stable offset. */
     static List<ConsumerRecord<String, String>> readCommittedAll(String topic) {
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                servers.bootstrapServers(), "isolation.level", "read_committed"), new StringDeserializer(),
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", servers.bootstrapServers(), "isolation.level", "read_committed"),
+                new StringDeserializer(),
                 new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             reader.assign(List.of(tp));

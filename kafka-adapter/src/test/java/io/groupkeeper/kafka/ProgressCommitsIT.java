@@ -3,7 +3,6 @@ package io.groupkeeper.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.internal.ProgressCommits;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import java.nio.charset.StandardCharsets;
@@ -33,12 +32,16 @@ class ProgressCommitsIT extends KafkaTestSupport {
     }
 
     private static String node(String group, String topic, int partition) throws Exception {
-        return new String(zk.curator().getData().forPath(ZkPaths.offset(group,
-                io.groupkeeper.TopicPartition.of(topic, partition))), StandardCharsets.UTF_8);
+        return new String(
+                zk.curator()
+                        .getData()
+                        .forPath(ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, partition))),
+                StandardCharsets.UTF_8);
     }
 
     private CoordinatedConsumer<String, String> started(CoordinatedConsumer.Builder<String, String> b) {
-        CoordinatedConsumer<String, String> c = b.startPosition(StartPosition.earliest()).build();
+        CoordinatedConsumer<String, String> c =
+                b.startPosition(StartPosition.earliest()).build();
         toClose.add(c);
         return c.start();
     }
@@ -57,7 +60,8 @@ class ProgressCommitsIT extends KafkaTestSupport {
         String topic = newTopic(1);
         String group = newName("progress");
         produce(topic, 1, 10);
-        CoordinatedConsumer<String, String> c = started(consumer(newKeeper(), group, topic).mirrorOffsetsToKafka());
+        CoordinatedConsumer<String, String> c =
+                started(consumer(newKeeper(), group, topic).mirrorOffsetsToKafka());
         pollUntil(c, 10); // the position is 10; the container has finished 0..2, 5 and 6
         TopicPartition tp = new TopicPartition(topic, 0);
 
@@ -68,11 +72,16 @@ class ProgressCommitsIT extends KafkaTestSupport {
         assertThat(node(group, topic, 0)).contains("\"done\":" + done(3));
         await().atMost(WAIT).pollInSameThread().untilAsserted(() -> {
             c.poll(Duration.ofMillis(100)); // a commit sent before the mirror's producer was ready is sent again
-            OffsetAndMetadata inKafka = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+            OffsetAndMetadata inKafka = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata()
+                    .get()
                     .get(tp);
             assertThat(inKafka).isNotNull();
             assertThat(inKafka.offset()).as("the low-water mark").isEqualTo(3);
-            assertThat(inKafka.metadata()).doesNotContain("from").doesNotContain("ranges").doesNotContain("5");
+            assertThat(inKafka.metadata())
+                    .doesNotContain("from")
+                    .doesNotContain("ranges")
+                    .doesNotContain("5");
         });
 
         ((ProgressCommits) c).progress(tp, 7, Optional.empty()); // all done up to 7: nothing above it
@@ -91,13 +100,12 @@ class ProgressCommitsIT extends KafkaTestSupport {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                 // The container drains, then hands its final snapshot over before returning.
-                partitions.forEach(tp -> ((ProgressCommits) a[0]).progress(tp, 4 + tp.partition(),
-                        Optional.of(done(4 + tp.partition()))));
+                partitions.forEach(tp -> ((ProgressCommits) a[0])
+                        .progress(tp, 4 + tp.partition(), Optional.of(done(4 + tp.partition()))));
             }
 
             @Override
-            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            }
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
         }));
         pollUntil(a[0], 40);
 
@@ -106,8 +114,7 @@ class ProgressCommitsIT extends KafkaTestSupport {
         CoordinatedConsumer<String, String>[] b = new CoordinatedConsumer[1];
         b[0] = started(consumer(newKeeper(), group, topic).listener(new ConsumerRebalanceListener() {
             @Override
-            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            }
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {}
 
             @Override
             public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
@@ -128,8 +135,11 @@ class ProgressCommitsIT extends KafkaTestSupport {
         long mark = 4 + moved.partition();
         assertThat(offsetSeen).containsExactly(Map.entry(moved, OptionalLong.of(mark)));
         assertThat(doneSeen).containsExactly(Map.entry(moved, Optional.of(done(mark))));
-        assertThat(atB.get(0).offset()).as("fetching resumes at the low-water mark").isEqualTo(mark);
+        assertThat(atB.get(0).offset())
+                .as("fetching resumes at the low-water mark")
+                .isEqualTo(mark);
         assertThat(((ProgressCommits) b[0]).resumeDone(new TopicPartition(topic, 1 - moved.partition())))
-                .as("not owned").isEmpty();
+                .as("not owned")
+                .isEmpty();
     }
 }

@@ -54,19 +54,33 @@ class QueuedAssignmentIT extends KafkaTestSupport {
         List<String> records = produce(topic, 1, 10);
         GroupKeeper k = newKeeper();
         List<String> enqueued = new CopyOnWriteArrayList<>();
-        DefaultCoordinatedConsumer<String, String> c = new DefaultCoordinatedConsumer<>(new AdapterConfig<>(k, group,
-                Set.of(topic), Map.of("bootstrap.servers", servers.bootstrapServers()), new StringDeserializer(),
-                new StringDeserializer(), Duration.ofHours(1), Duration.ofMillis(500), Duration.ofSeconds(5),
-                Duration.ofSeconds(10), StartPosition.earliest(), OutOfRangePolicy.EARLIEST,
-                new ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-                    }
+        DefaultCoordinatedConsumer<String, String> c = new DefaultCoordinatedConsumer<>(
+                new AdapterConfig<>(
+                        k,
+                        group,
+                        Set.of(topic),
+                        Map.of("bootstrap.servers", servers.bootstrapServers()),
+                        new StringDeserializer(),
+                        new StringDeserializer(),
+                        Duration.ofHours(1),
+                        Duration.ofMillis(500),
+                        Duration.ofSeconds(5),
+                        Duration.ofSeconds(10),
+                        StartPosition.earliest(),
+                        OutOfRangePolicy.EARLIEST,
+                        new ConsumerRebalanceListener() {
+                            @Override
+                            public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {}
 
-                    @Override
-                    public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
-                    }
-                }, null, mb -> { }, null, null, new KafkaClientListener() { }), new EventsSeen(enqueued));
+                            @Override
+                            public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {}
+                        },
+                        null,
+                        mb -> {},
+                        null,
+                        null,
+                        new KafkaClientListener() {}),
+                new EventsSeen(enqueued));
         toClose.add(c);
         c.start();
         TopicPartition tp = new TopicPartition(topic, 0);
@@ -84,8 +98,9 @@ class QueuedAssignmentIT extends KafkaTestSupport {
         handEdit(group, topic, 0, 5);
         await().atMost(WAIT).until(() -> enqueued.contains("onOffsetsChanged"));
         expireSession((ZooKeeperStore) k.store());
-        await().atMost(WAIT).until(() -> enqueued.indexOf("onPartitionsAssigned") > enqueued.indexOf("onPartitionsLost")
-                && enqueued.contains("onPartitionsLost"));
+        await().atMost(WAIT)
+                .until(() -> enqueued.indexOf("onPartitionsAssigned") > enqueued.indexOf("onPartitionsLost")
+                        && enqueued.contains("onPartitionsLost"));
         assertThat(c.fencingToken(tp)).as("claimed again").isNotEqualTo(firstClaim);
         zk.curator().delete().forPath(ZkPaths.offset(group, io.groupkeeper.TopicPartition.of(topic, 0)));
 
@@ -94,7 +109,9 @@ class QueuedAssignmentIT extends KafkaTestSupport {
             c.poll(Duration.ofMillis(100)).forEach(after::add);
             return after.size() >= 5; // (from the announced 5 there are 5 records, from 0 ten)
         });
-        assertThat(after).extracting(ConsumerRecord::offset).as("a fresh start at the log start, not the announced 5")
+        assertThat(after)
+                .extracting(ConsumerRecord::offset)
+                .as("a fresh start at the log start, not the announced 5")
                 .startsWith(0L, 1L, 2L);
         await().atMost(WAIT).pollInSameThread().until(() -> {
             c.poll(Duration.ofMillis(100)).forEach(after::add);
@@ -106,9 +123,10 @@ class QueuedAssignmentIT extends KafkaTestSupport {
     }
 
     private static void expireSession(ZooKeeperStore store) throws Exception {
-        org.apache.zookeeper.ZooKeeper client = store.curator().getZookeeperClient().getZooKeeper();
-        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(servers.zkConnectString(),
-                10_000, e -> { }, client.getSessionId(), client.getSessionPasswd());
+        org.apache.zookeeper.ZooKeeper client =
+                store.curator().getZookeeperClient().getZooKeeper();
+        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(
+                servers.zkConnectString(), 10_000, e -> {}, client.getSessionId(), client.getSessionPasswd());
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }
@@ -127,16 +145,17 @@ class QueuedAssignmentIT extends KafkaTestSupport {
 
         @Override
         @SuppressWarnings("unchecked")
-        public <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys,
-                                              Deserializer<V> values) {
+        public <K, V> Consumer<K, V> consumer(
+                Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
             Consumer<K, V> real = REAL.consumer(properties, keys, values);
-            return (Consumer<K, V>) Proxy.newProxyInstance(Consumer.class.getClassLoader(),
-                    new Class<?>[] {Consumer.class}, (proxy, method, args) -> {
+            return (Consumer<K, V>) Proxy.newProxyInstance(
+                    Consumer.class.getClassLoader(), new Class<?>[] {Consumer.class}, (proxy, method, args) -> {
                         if (method.getName().equals("wakeup")) {
-                            StackWalker.getInstance().walk(s -> s
-                                    .filter(f -> f.getClassName().endsWith(".LaneBridge"))
-                                    .map(StackWalker.StackFrame::getMethodName)
-                                    .filter(n -> n.startsWith("on") || n.equals("stateChanged")).findFirst())
+                            StackWalker.getInstance()
+                                    .walk(s -> s.filter(f -> f.getClassName().endsWith(".LaneBridge"))
+                                            .map(StackWalker.StackFrame::getMethodName)
+                                            .filter(n -> n.startsWith("on") || n.equals("stateChanged"))
+                                            .findFirst())
                                     .ifPresent(enqueued::add);
                         }
                         try {
@@ -148,8 +167,8 @@ class QueuedAssignmentIT extends KafkaTestSupport {
         }
 
         @Override
-        public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
-                                                 Serializer<Object> values) {
+        public Producer<Object, Object> producer(
+                Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values) {
             return REAL.producer(properties, keys, values);
         }
 

@@ -25,17 +25,20 @@ import org.junit.jupiter.api.Test;
 class RebalanceIT extends KafkaTestSupport {
 
     private ConsumerWorker worker(String name, GroupKeeper keeper, String group, Deliveries d, String... topics) {
-        ConsumerWorker w = new ConsumerWorker(name, consumer(keeper, group, topics)
-                .startPosition(StartPosition.earliest())
-                .listener(d.listenerFor(name))
-                .build(), d);
+        ConsumerWorker w = new ConsumerWorker(
+                name,
+                consumer(keeper, group, topics)
+                        .startPosition(StartPosition.earliest())
+                        .listener(d.listenerFor(name))
+                        .build(),
+                d);
         toClose.add(w);
         return w.start();
     }
 
     /** A consumer polled by the test itself, so the test decides when its polling thread "comes back". */
-    private CoordinatedConsumer<String, String> manual(GroupKeeper keeper, String group, String topic,
-                                                      Duration revocationTimeout) {
+    private CoordinatedConsumer<String, String> manual(
+            GroupKeeper keeper, String group, String topic, Duration revocationTimeout) {
         CoordinatedConsumer<String, String> c = consumer(keeper, group, topic)
                 .startPosition(StartPosition.earliest())
                 .revocationTimeout(revocationTimeout)
@@ -60,30 +63,44 @@ class RebalanceIT extends KafkaTestSupport {
         String group = newName("g");
         GroupKeeper keeper = newKeeper();
         CoordinatedConsumer<String, String> c = consumer(keeper, group, topic)
-                .kafkaProperty("max.poll.records", "lots").build();
+                .kafkaProperty("max.poll.records", "lots")
+                .build();
         toClose.add(c);
-        assertThatThrownBy(c::start).isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
-                .hasMessageContaining("max.poll.records").hasMessageContaining("lots");
+        assertThatThrownBy(c::start)
+                .isInstanceOf(org.apache.kafka.common.config.ConfigException.class)
+                .hasMessageContaining("max.poll.records")
+                .hasMessageContaining("lots");
         String members = io.groupkeeper.zkprotocol.internal.ZkPaths.members(group);
         assertThat(zk.curator().checkExists().forPath(members) == null
-                || zk.curator().getChildren().forPath(members).isEmpty()).as("no member node under " + members).isTrue();
+                        || zk.curator().getChildren().forPath(members).isEmpty())
+                .as("no member node under " + members)
+                .isTrue();
 
         // A setting that only the KafkaConsumer itself rejects (an unresolvable bootstrap server) fails start() before
         // the member joins too: the consumer is built first. The group was never touched.
         String untouched = newName("g");
         CoordinatedConsumer<String, String> unresolvable = CoordinatedConsumer.<String, String>builder(keeper)
-                .group(untouched).topics(topic).kafkaProperty("bootstrap.servers", "no-such-host.invalid:9092")
-                .deserializers(new org.apache.kafka.common.serialization.StringDeserializer(),
-                        new org.apache.kafka.common.serialization.StringDeserializer()).build();
+                .group(untouched)
+                .topics(topic)
+                .kafkaProperty("bootstrap.servers", "no-such-host.invalid:9092")
+                .deserializers(
+                        new org.apache.kafka.common.serialization.StringDeserializer(),
+                        new org.apache.kafka.common.serialization.StringDeserializer())
+                .build();
         toClose.add(unresolvable);
-        assertThatThrownBy(unresolvable::start).isInstanceOf(org.apache.kafka.common.KafkaException.class)
-                .rootCause().hasMessageContaining("bootstrap.servers");
+        assertThatThrownBy(unresolvable::start)
+                .isInstanceOf(org.apache.kafka.common.KafkaException.class)
+                .rootCause()
+                .hasMessageContaining("bootstrap.servers");
         assertThat(zk.curator().checkExists().forPath(io.groupkeeper.zkprotocol.internal.ZkPaths.group(untouched)))
-                .as("the member never reached its group").isNull();
+                .as("the member never reached its group")
+                .isNull();
 
         // Deserializers named by class in the properties (no instances) pass the same check and join.
-        CoordinatedConsumer<String, String> good = CoordinatedConsumer.<String, String>builder(keeper).group(group)
-                .topics(topic).kafkaProperty("bootstrap.servers", servers.bootstrapServers())
+        CoordinatedConsumer<String, String> good = CoordinatedConsumer.<String, String>builder(keeper)
+                .group(group)
+                .topics(topic)
+                .kafkaProperty("bootstrap.servers", servers.bootstrapServers())
                 .kafkaProperty("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class)
                 .kafkaProperty("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class)
                 .build();
@@ -103,14 +120,20 @@ class RebalanceIT extends KafkaTestSupport {
         Deliveries d = new Deliveries();
         ConsumerWorker b = worker("b", newKeeper(), group, d, topic);
 
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> b.consumer.assignment().isEmpty());
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> b.consumer.assignment().isEmpty());
         assertThat(a.assignment()).hasSize(2);
 
         a.poll(Duration.ofMillis(100)); // the batch is done; the revocation is served inside this poll
         awaitAssigned(b.consumer, 1);
         TopicPartition moved = b.consumer.assignment().iterator().next();
-        long handedOver = batch.stream().filter(r -> r.partition() == moved.partition())
-                .mapToLong(ConsumerRecord::offset).max().orElseThrow() + 1;
+        long handedOver = batch.stream()
+                        .filter(r -> r.partition() == moved.partition())
+                        .mapToLong(ConsumerRecord::offset)
+                        .max()
+                        .orElseThrow()
+                + 1;
         produce(topic, 2, 10); // so b has something to read even if a's batch had reached the end
         await().atMost(WAIT).until(() -> !d.all.isEmpty());
         // b starts exactly at a's final commit: nothing a fetched but had not returned is lost, nothing repeated.
@@ -131,8 +154,9 @@ class RebalanceIT extends KafkaTestSupport {
             ConsumerWorker b = worker("b", newKeeper(), group, d, topic);
 
             awaitAssigned(b.consumer, 1); // without a polling again
-            assertThat(warnings(log)).anyMatch(w -> w.contains("waited 1000 ms for the polling thread")
-                    && w.startsWith(group + "/" + a.memberId() + " - "));
+            assertThat(warnings(log))
+                    .anyMatch(w -> w.contains("waited 1000 ms for the polling thread")
+                            && w.startsWith(group + "/" + a.memberId() + " - "));
             a.poll(Duration.ofMillis(200)); // a comes back and drops what it no longer owns, without an error
             assertThat(a.assignment()).hasSize(1).doesNotContainAnyElementsOf(b.consumer.assignment());
         } finally {
@@ -166,14 +190,15 @@ class RebalanceIT extends KafkaTestSupport {
         awaitAssigned(b.consumer, 1); // a's revocation gave up waiting for its polling thread
         TopicPartition moved = b.consumer.assignment().iterator().next();
         produce(topic, 2, 20); // 20..29
-        await().atMost(WAIT).until(() -> d.all.stream().anyMatch(r -> r.partition() == moved.partition()
-                && r.offset() == 29));
+        await().atMost(WAIT)
+                .until(() -> d.all.stream().anyMatch(r -> r.partition() == moved.partition() && r.offset() == 29));
         b.stop(); // graceful: its final commit is stored with the release
         assertThat(storedOffset(group, topic, moved.partition())).hasValue(30);
         String owner = ZkPaths.owner(group, io.groupkeeper.TopicPartition.of(topic, moved.partition()));
-        await().atMost(WAIT).until(() -> zk.curator().checkExists().forPath(owner) != null
-                && new String(zk.curator().getData().forPath(owner), java.nio.charset.StandardCharsets.UTF_8)
-                        .contains(a.memberId())); // a's member claimed it again; its thread has not heard yet
+        await().atMost(WAIT)
+                .until(() -> zk.curator().checkExists().forPath(owner) != null
+                        && new String(zk.curator().getData().forPath(owner), java.nio.charset.StandardCharsets.UTF_8)
+                                .contains(a.memberId())); // a's member claimed it again; its thread has not heard yet
         produce(topic, 2, 10); // 30..34
 
         List<ConsumerRecord<String, String>> next = new ArrayList<>();
@@ -182,8 +207,14 @@ class RebalanceIT extends KafkaTestSupport {
             return next.stream().anyMatch(r -> r.partition() == moved.partition());
         });
 
-        assertThat(storedOffset(group, topic, moved.partition())).as("the offset of record b handed over").hasValue(30);
-        assertThat(next.stream().filter(r -> r.partition() == moved.partition()).findFirst().orElseThrow().offset())
+        assertThat(storedOffset(group, topic, moved.partition()))
+                .as("the offset of record b handed over")
+                .hasValue(30);
+        assertThat(next.stream()
+                        .filter(r -> r.partition() == moved.partition())
+                        .findFirst()
+                        .orElseThrow()
+                        .offset())
                 .isEqualTo(30);
     }
 
@@ -195,22 +226,24 @@ class RebalanceIT extends KafkaTestSupport {
         List<TopicPartition> lostByB = new java.util.concurrent.CopyOnWriteArrayList<>();
         ConsumerWorker a = worker("a", newKeeper(), group, d, topic);
         GroupKeeper keeperB = newKeeper();
-        ConsumerWorker b = new ConsumerWorker("b", consumer(keeperB, group, topic)
-                .startPosition(StartPosition.earliest())
-                .listener(new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
-                    @Override
-                    public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {
-                    }
+        ConsumerWorker b = new ConsumerWorker(
+                "b",
+                consumer(keeperB, group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .listener(new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+                            @Override
+                            public void onPartitionsAssigned(java.util.Collection<TopicPartition> partitions) {}
 
-                    @Override
-                    public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {
-                    }
+                            @Override
+                            public void onPartitionsRevoked(java.util.Collection<TopicPartition> partitions) {}
 
-                    @Override
-                    public void onPartitionsLost(java.util.Collection<TopicPartition> partitions) {
-                        lostByB.addAll(partitions);
-                    }
-                }).build(), d);
+                            @Override
+                            public void onPartitionsLost(java.util.Collection<TopicPartition> partitions) {
+                                lostByB.addAll(partitions);
+                            }
+                        })
+                        .build(),
+                d);
         toClose.add(b);
         b.start();
         awaitAssigned(a.consumer, 1);
@@ -223,7 +256,9 @@ class RebalanceIT extends KafkaTestSupport {
         await().atMost(WAIT).until(() -> !lostByB.isEmpty());
         produced.addAll(produce(topic, 2, 100));
         // b re-registers with a new session and the group converges again.
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1 && b.consumer.assignment().size() == 1);
+        await().atMost(WAIT)
+                .until(() -> a.consumer.assignment().size() == 1
+                        && b.consumer.assignment().size() == 1);
         produced.addAll(produce(topic, 2, 100));
         await().atMost(WAIT).until(() -> new java.util.HashSet<>(d.values()).containsAll(produced));
         assertThat(a.failure()).isNull();
@@ -233,8 +268,8 @@ class RebalanceIT extends KafkaTestSupport {
     /** Expires a client's session on the server, as a long network partition would (the client then reconnects). */
     private static void expireSession(io.groupkeeper.zookeeper.ZooKeeperStore store) throws Exception {
         org.apache.zookeeper.ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
-        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(servers.zkConnectString(),
-                10_000, e -> { }, zk.getSessionId(), zk.getSessionPasswd());
+        org.apache.zookeeper.ZooKeeper imposter = new org.apache.zookeeper.ZooKeeper(
+                servers.zkConnectString(), 10_000, e -> {}, zk.getSessionId(), zk.getSessionPasswd());
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }
@@ -243,14 +278,17 @@ class RebalanceIT extends KafkaTestSupport {
     void aStaticMemberIsKnownByItsInstanceIdAndASecondProcessWithTheSameIdIsRefused() {
         String topic = newTopic(1);
         String group = newName("g");
-        CoordinatedConsumer<String, String> first = consumer(newKeeper(), group, topic).instanceId("billing-7").build();
+        CoordinatedConsumer<String, String> first =
+                consumer(newKeeper(), group, topic).instanceId("billing-7").build();
         toClose.add(first);
         first.start();
         assertThat(first.memberId()).isEqualTo("billing-7");
         // The twin waits for the id to be freed (a crashed predecessor's session expiring) before it gives up: one
         // second here instead of the default 30 s; the waiting itself is StaticMembershipIT's.
-        CoordinatedConsumer<String, String> twin = consumer(newKeeper(), group, topic).instanceId("billing-7")
-                .memberOptions(m -> m.registrationTimeout(java.time.Duration.ofSeconds(1))).build();
+        CoordinatedConsumer<String, String> twin = consumer(newKeeper(), group, topic)
+                .instanceId("billing-7")
+                .memberOptions(m -> m.registrationTimeout(java.time.Duration.ofSeconds(1)))
+                .build();
         toClose.add(twin);
         org.assertj.core.api.Assertions.assertThatThrownBy(twin::start)
                 .isInstanceOf(io.groupkeeper.spi.MemberIdInUseException.class)
@@ -265,11 +303,15 @@ class RebalanceIT extends KafkaTestSupport {
         Deliveries d = new Deliveries();
         ConsumerWorker a = worker("a", newKeeper(), group, d, topic);
         ConsumerWorker b = worker("b", newKeeper(), group, d, topic);
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size() == 2);
+        await().atMost(WAIT)
+                .until(() ->
+                        a.consumer.assignment().size() + b.consumer.assignment().size() == 2);
 
         admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get();
 
-        await().atMost(WAIT).until(() -> a.consumer.assignment().size() + b.consumer.assignment().size() == 3);
+        await().atMost(WAIT)
+                .until(() ->
+                        a.consumer.assignment().size() + b.consumer.assignment().size() == 3);
         List<String> produced = produce(topic, 3, 30);
         await().atMost(WAIT).until(() -> d.all.size() >= 30);
         assertThat(d.values()).containsExactlyInAnyOrderElementsOf(produced);
@@ -308,7 +350,9 @@ class RebalanceIT extends KafkaTestSupport {
             List<String> produced = produce(present, 2, 20);
             await().atMost(WAIT).until(() -> d.all.size() >= 20);
             assertThat(d.values()).containsExactlyInAnyOrderElementsOf(produced);
-            assertThat(warnings(log)).filteredOn(w -> w.contains("topic " + missing + " does not exist")).hasSize(1);
+            assertThat(warnings(log))
+                    .filteredOn(w -> w.contains("topic " + missing + " does not exist"))
+                    .hasSize(1);
 
             servers.kafka().createTopic(missing, 2);
 

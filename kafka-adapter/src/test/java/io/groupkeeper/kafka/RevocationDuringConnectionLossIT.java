@@ -1,6 +1,5 @@
 package io.groupkeeper.kafka;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
@@ -40,12 +39,19 @@ class RevocationDuringConnectionLossIT extends KafkaTestSupport {
 
     private ConsumerWorker joiner(String group, String topic) {
         Deliveries d = new Deliveries();
-        ConsumerWorker b = new ConsumerWorker("b", consumer(newKeeper(), group, topic)
-                .startPosition(StartPosition.earliest()).listener(d.listenerFor("b")).build(), d);
+        ConsumerWorker b = new ConsumerWorker(
+                "b",
+                consumer(newKeeper(), group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .listener(d.listenerFor("b"))
+                        .build(),
+                d);
         toClose.add(b);
         b.start();
         // b's partition waits for a's polling thread (the revocation handshake)
-        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> b.consumer.assignment().isEmpty());
+        await().during(Duration.ofSeconds(1))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> b.consumer.assignment().isEmpty());
         return b;
     }
 
@@ -53,11 +59,12 @@ class RevocationDuringConnectionLossIT extends KafkaTestSupport {
         return ((ZooKeeperStore) keeper.store()).curator().getZookeeperClient().getZooKeeper();
     }
 
-    @org.junit.jupiter.api.Disabled("Its premise does not hold reliably: after Testable.injectSessionExpiration the server "
-            + "sometimes deletes the old session's ephemeral nodes at once (seen 2026-11-29: the next owner claimed "
-            + "0.1 s before the client reported LOST), so the partition moves while the old polling thread is busy. "
-            + "That is a test-harness artefact, not the 6 s expiry the comment assumes; a network-partition proxy "
-            + "(as in the chaos run) is the faithful way to test this. Open item in issue 5's note.")
+    @org.junit.jupiter.api.Disabled(
+            "Its premise does not hold reliably: after Testable.injectSessionExpiration the server "
+                    + "sometimes deletes the old session's ephemeral nodes at once (seen 2026-11-29: the next owner claimed "
+                    + "0.1 s before the client reported LOST), so the partition moves while the old polling thread is busy. "
+                    + "That is a test-harness artefact, not the 6 s expiry the comment assumes; a network-partition proxy "
+                    + "(as in the chaos run) is the faithful way to test this. Open item in issue 5's note.")
     @Test
     void aSessionExpiryNoticedByTheClientDoesNotHandThePartitionToTheNextOwnerWhileTheOldOneIsStillProcessing()
             throws Exception {
@@ -90,7 +97,8 @@ class RevocationDuringConnectionLossIT extends KafkaTestSupport {
         fault.inject(handle(keeperA));
 
         // a's polling thread has not come back: nobody else may process its partitions yet.
-        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
+        await().during(Duration.ofSeconds(3))
+                .atMost(Duration.ofSeconds(4))
                 .until(() -> b.consumer.assignment().isEmpty());
 
         a.poll(Duration.ofMillis(100)); // back from user code: drops everything (lost), then the group moves on

@@ -41,7 +41,8 @@ class RevocationMeetsTypoIT extends KafkaTestSupport {
         List<TopicPartition> revoked = new CopyOnWriteArrayList<>();
         CoordinatedConsumer<String, String> a = consumer(newKeeper(), group, topic)
                 .startPosition(StartPosition.earliest())
-                .commitInterval(Duration.ofHours(1)) // nothing committed but the start: the revocation's commit is the one
+                .commitInterval(
+                        Duration.ofHours(1)) // nothing committed but the start: the revocation's commit is the one
                 .revocationTimeout(Duration.ofSeconds(30))
                 .kafkaProperty("max.poll.records", 5)
                 .listener(new ConsumerRebalanceListener() {
@@ -58,8 +59,7 @@ class RevocationMeetsTypoIT extends KafkaTestSupport {
                     }
 
                     @Override
-                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                    }
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
 
                     @Override
                     public void onPartitionsLost(Collection<TopicPartition> partitions) {
@@ -77,8 +77,13 @@ class RevocationMeetsTypoIT extends KafkaTestSupport {
         });
 
         Deliveries d = new Deliveries();
-        ConsumerWorker b = new ConsumerWorker("b", consumer(newKeeper(), group, topic)
-                .startPosition(StartPosition.earliest()).listener(d.listenerFor("b")).build(), d);
+        ConsumerWorker b = new ConsumerWorker(
+                "b",
+                consumer(newKeeper(), group, topic)
+                        .startPosition(StartPosition.earliest())
+                        .listener(d.listenerFor("b"))
+                        .build(),
+                d);
         toClose.add(b);
         b.start();
         await().atMost(WAIT).pollInSameThread().until(() -> {
@@ -93,19 +98,32 @@ class RevocationMeetsTypoIT extends KafkaTestSupport {
         handEdit(group, topic, moved.partition(), repairedTo);
         List<String> after = produce(topic, 2, 20); // round robin: record i goes to partition i % 2
         List<String> afterOfMoved = java.util.stream.IntStream.range(0, after.size())
-                .filter(i -> i % 2 == moved.partition()).mapToObj(after::get).toList();
+                .filter(i -> i % 2 == moved.partition())
+                .mapToObj(after::get)
+                .toList();
         await().atMost(WAIT).pollInSameThread().untilAsserted(() -> {
             a.poll(Duration.ofMillis(100)); // a keeps polling, as an application would
-            assertThat(b.consumer.assignment()).as("the heir owns the revoked partition").containsExactly(moved);
+            assertThat(b.consumer.assignment())
+                    .as("the heir owns the revoked partition")
+                    .containsExactly(moved);
             assertThat(d.values()).containsAll(afterOfMoved);
         });
-        List<Delivery> ofMoved = d.of("b").stream().filter(x -> x.partition() == moved.partition()).toList();
-        assertThat(ofMoved.get(0).offset()).as("the heir starts from the operator's repair").isEqualTo(repairedTo);
-        assertThat(ofMoved).extracting(Delivery::offset).as("from the repair to the log end, once each")
-                .containsExactlyElementsOf(java.util.stream.LongStream.range(repairedTo, 30).boxed().toList());
+        List<Delivery> ofMoved = d.of("b").stream()
+                .filter(x -> x.partition() == moved.partition())
+                .toList();
+        assertThat(ofMoved.get(0).offset())
+                .as("the heir starts from the operator's repair")
+                .isEqualTo(repairedTo);
+        assertThat(ofMoved)
+                .extracting(Delivery::offset)
+                .as("from the repair to the log end, once each")
+                .containsExactlyElementsOf(java.util.stream.LongStream.range(repairedTo, 30)
+                        .boxed()
+                        .toList());
         await().atMost(WAIT).pollInSameThread().untilAsserted(() -> {
             a.poll(Duration.ofMillis(100));
-            assertThat(storedOffset(group, topic, moved.partition())).as("the heir's commits follow the repair")
+            assertThat(storedOffset(group, topic, moved.partition()))
+                    .as("the heir's commits follow the repair")
                     .hasValue(30);
         });
     }

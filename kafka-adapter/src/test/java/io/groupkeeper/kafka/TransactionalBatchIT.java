@@ -38,7 +38,9 @@ class TransactionalBatchIT extends ContainerTestSupport {
         started(container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(2, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(2, Backoff.fixed(Duration.ofMillis(50)))
+                                .thenDeadLetter())
+                        .build())
                 .batchHandler(records -> {
                     calls.add(records.stream().map(ConsumerRecord::offset).toList());
                     TransactionalSender<String, String> sender = HandlerContext.sender();
@@ -49,16 +51,22 @@ class TransactionalBatchIT extends ContainerTestSupport {
                             throw new BatchFailedException(i, new IllegalArgumentException("poison at 3"));
                         }
                     }
-                }).build());
+                })
+                .build());
 
-        await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
+        await().atMost(WAIT)
+                .untilAsserted(() ->
+                        assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
         // the records before and after the one named: their outputs committed once; nothing of offset 3
         Map<String, Integer> seen = TransactionalIT.readCommitted(out, 5);
-        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/2", "0/4", "0/5")
+        assertThat(seen)
+                .containsOnlyKeys("0/0", "0/1", "0/2", "0/4", "0/5")
                 .allSatisfy((k, n) -> assertThat(n).as(k).isEqualTo(1));
         // only the record named is dead-lettered, once, after the policy's 2 attempts
         List<ConsumerRecord<String, String>> dead = PoisonOutputIT.readCommittedAll(in + "-dlt");
-        assertThat(dead).extracting(r -> header(r, "groupkeeper.dlt.original.offset")).containsExactly("3");
+        assertThat(dead)
+                .extracting(r -> header(r, "groupkeeper.dlt.original.offset"))
+                .containsExactly("3");
         assertThat(header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("2");
         assertThat(header(dead.get(0), "groupkeeper.dlt.exception.message")).isEqualTo("poison at 3");
         // the records before it ran again as a batch of their own on the last attempt
@@ -77,20 +85,27 @@ class TransactionalBatchIT extends ContainerTestSupport {
                 .transactional(new StringSerializer(), new StringSerializer())
                 .producerProperty("max.request.size", maxRequest)
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50)))
+                                .thenDeadLetter())
+                        .build())
                 .batchHandler(records -> {
                     calls.add(records.stream().map(ConsumerRecord::offset).toList());
                     TransactionalSender<String, String> sender = HandlerContext.sender();
                     for (ConsumerRecord<String, String> r : records) { // offset 2's output: ten times too large
-                        sender.send(out, r.key(), r.offset() == 2 ? "x".repeat(10 * maxRequest) : TransactionalIT.json(r));
+                        sender.send(
+                                out, r.key(), r.offset() == 2 ? "x".repeat(10 * maxRequest) : TransactionalIT.json(r));
                     }
-                }).build());
+                })
+                .build());
 
         // Kafka's transactional offset passes the batch: the aborts that rewound it to offset 0 did not loop
-        await().atMost(WAIT).untilAsserted(() -> assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
+        await().atMost(WAIT)
+                .untilAsserted(() ->
+                        assertThat(TransactionalIT.kafkaOffset(group, in, 0)).hasValue(6));
         // each of the batch's records dead-lettered once, after the batch's 3 attempts, naming the rejection
         List<ConsumerRecord<String, String>> dead = PoisonOutputIT.readCommittedAll(in + "-dlt");
-        assertThat(dead).extracting(r -> header(r, "groupkeeper.dlt.original.offset"))
+        assertThat(dead)
+                .extracting(r -> header(r, "groupkeeper.dlt.original.offset"))
                 .containsExactly("0", "1", "2", "3", "4", "5");
         assertThat(dead).allSatisfy(r -> {
             assertThat(header(r, "groupkeeper.dlt.attempts")).isEqualTo("3");

@@ -42,21 +42,28 @@ class TransactionalDoubtIT extends KafkaTestSupport {
         CountDownLatch hear = new CountDownLatch(1);
         toClose.add(() -> cluster.restartServer(aServer)); // then a reconnects and closes
         toClose.add(hear::countDown);
-        ZooKeeperStore aStore = ZooKeeperStore.builder().connectString(aServer.getConnectString())
-                .sessionTimeout(SESSION_TIMEOUT).build();
-        aStore.addConnectionListener(event -> { // the first listener: the member and the adapter hear after it
-            if (!event.isConnected()) {
-                try {
-                    hear.await(2, TimeUnit.MINUTES);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        });
+        ZooKeeperStore aStore = ZooKeeperStore.builder()
+                .connectString(aServer.getConnectString())
+                .sessionTimeout(SESSION_TIMEOUT)
+                .build();
+        aStore.addConnectionListener(
+                event -> { // the first listener: the member and the adapter hear after it
+                    if (!event.isConnected()) {
+                        try {
+                            hear.await(2, TimeUnit.MINUTES);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
         GroupKeeper aKeeper = Keepers.started(aStore, toClose);
         String bConnect = specs.get(1).getConnectString() + "," + specs.get(2).getConnectString();
-        GroupKeeper bKeeper = Keepers.started(ZooKeeperStore.builder().connectString(bConnect)
-                .sessionTimeout(SESSION_TIMEOUT).build(), toClose);
+        GroupKeeper bKeeper = Keepers.started(
+                ZooKeeperStore.builder()
+                        .connectString(bConnect)
+                        .sessionTimeout(SESSION_TIMEOUT)
+                        .build(),
+                toClose);
 
         String in = newTopic(1);
         String out = newTopic(1);
@@ -78,7 +85,9 @@ class TransactionalDoubtIT extends KafkaTestSupport {
         CoordinatedConsumer<String, String> b = txConsumer(bKeeper, group, in).build();
         toClose.add(b);
         b.start(); // owns the partition: a's session has ended
-        assertThat(TransactionalIT.consumeAndSend(b, out, 50)).as("where b starts").isEqualTo(100);
+        assertThat(TransactionalIT.consumeAndSend(b, out, 50))
+                .as("where b starts")
+                .isEqualTo(100);
         int epoch = producerEpoch(transactionalId); // b's transaction is open from 100
 
         for (int commitPoint = 0; commitPoint < 3; commitPoint++) {
@@ -88,13 +97,16 @@ class TransactionalDoubtIT extends KafkaTestSupport {
                 // ZooKeeper is out of reach: the store's part of the commit fails
             }
         }
-        assertThat(producerEpoch(transactionalId)).as("the producer epoch of " + transactionalId).isEqualTo(epoch);
+        assertThat(producerEpoch(transactionalId))
+                .as("the producer epoch of " + transactionalId)
+                .isEqualTo(epoch);
 
         b.commitSync(); // b's transaction was not aborted: it commits
         TransactionalIT.awaitKafkaOffset(group, in, 0, 150);
         Map<String, Integer> seen = TransactionalIT.readCommitted(out, 150);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(TransactionalIT.inputs(1, 150));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
         hear.countDown(); // a hears of its loss now, and closes without retrying a release it cannot make
     }
 
@@ -105,27 +117,37 @@ class TransactionalDoubtIT extends KafkaTestSupport {
     private static void endSession(ZooKeeperStore store, String connectString) throws Exception {
         ZooKeeper own = store.curator().getZookeeperClient().getZooKeeper();
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper other = new ZooKeeper(connectString, (int) SESSION_TIMEOUT.toMillis(), event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, own.getSessionId(), own.getSessionPasswd());
+        ZooKeeper other = new ZooKeeper(
+                connectString,
+                (int) SESSION_TIMEOUT.toMillis(),
+                event -> {
+                    if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                        connected.countDown();
+                    }
+                },
+                own.getSessionId(),
+                own.getSessionPasswd());
         try {
-            assertThat(connected.await(30, TimeUnit.SECONDS)).as("joined the session").isTrue();
+            assertThat(connected.await(30, TimeUnit.SECONDS))
+                    .as("joined the session")
+                    .isTrue();
         } finally {
             other.close();
         }
     }
 
-    private static CoordinatedConsumer.Builder<String, String> txConsumer(GroupKeeper keeper, String group,
-                                                                          String in) {
-        return consumer(keeper, group, in).startPosition(StartPosition.earliest())
-                .commitInterval(Duration.ofMinutes(5)).transactional(new StringSerializer(), new StringSerializer());
+    private static CoordinatedConsumer.Builder<String, String> txConsumer(GroupKeeper keeper, String group, String in) {
+        return consumer(keeper, group, in)
+                .startPosition(StartPosition.earliest())
+                .commitInterval(Duration.ofMinutes(5))
+                .transactional(new StringSerializer(), new StringSerializer());
     }
 
     /** The producer epoch the transaction coordinator holds for {@code transactionalId}. */
     private static int producerEpoch(String transactionalId) throws Exception {
-        return admin.describeTransactions(List.of(transactionalId)).description(transactionalId)
-                .get(20, TimeUnit.SECONDS).producerEpoch();
+        return admin.describeTransactions(List.of(transactionalId))
+                .description(transactionalId)
+                .get(20, TimeUnit.SECONDS)
+                .producerEpoch();
     }
 }

@@ -7,6 +7,12 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.ErrorAction;
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.HandlerContext;
+import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,12 +35,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import io.groupkeeper.kafka.container.ErrorAction;
-import io.groupkeeper.kafka.container.ErrorPolicy;
-import io.groupkeeper.kafka.container.HandlerContext;
-import io.groupkeeper.kafka.container.ListenerContainer;
-import io.groupkeeper.kafka.container.ListenerContainerBuilder;
-import io.groupkeeper.kafka.container.Backoff;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Test;
  */
 class TransactionalIT extends KafkaTestSupport {
 
-    private static final Pattern OUTPUT = Pattern.compile("\\{\"topic\":\"([^\"]+)\",\"partition\":(\\d+),\"offset\":(\\d+)}");
+    private static final Pattern OUTPUT =
+            Pattern.compile("\\{\"topic\":\"([^\"]+)\",\"partition\":(\\d+),\"offset\":(\\d+)}");
 
     /** A read-process-write loop on its own thread: one output per input, sent in the input partition's transaction. */
     final class Worker {
@@ -72,10 +73,13 @@ class TransactionalIT extends KafkaTestSupport {
                 while (!stop) {
                     ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
                     for (ConsumerRecord<String, String> r : records) {
-                        consumer.send(new TopicPartition(r.topic(), r.partition()),
+                        consumer.send(
+                                new TopicPartition(r.topic(), r.partition()),
                                 new ProducerRecord<>(out, r.key(), json(r)));
                         sent.incrementAndGet();
-                        sentPerPartition.computeIfAbsent(r.partition(), p -> new AtomicInteger()).incrementAndGet();
+                        sentPerPartition
+                                .computeIfAbsent(r.partition(), p -> new AtomicInteger())
+                                .incrementAndGet();
                     }
                     if (records.isEmpty()) {
                         continue;
@@ -138,9 +142,16 @@ class TransactionalIT extends KafkaTestSupport {
      */
     static Map<String, Integer> readCommitted(String out, int expected) {
         Map<String, Integer> seen = new HashMap<>();
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                servers.bootstrapServers(), "isolation.level", "read_committed", "auto.offset.reset", "earliest"),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        servers.bootstrapServers(),
+                        "isolation.level",
+                        "read_committed",
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(out, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));
@@ -180,7 +191,9 @@ class TransactionalIT extends KafkaTestSupport {
         OffsetAndMetadata o = admin.listConsumerGroupOffsets(
                         Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(tp))),
                         new ListConsumerGroupOffsetsOptions().requireStable(true))
-                .partitionsToOffsetAndMetadata(group).get(10, TimeUnit.SECONDS).get(tp);
+                .partitionsToOffsetAndMetadata(group)
+                .get(10, TimeUnit.SECONDS)
+                .get(tp);
         return o == null ? OptionalLong.empty() : OptionalLong.of(o.offset());
     }
 
@@ -211,7 +224,8 @@ class TransactionalIT extends KafkaTestSupport {
         // b repeats a's uncommitted batch, whose first outputs were aborted by b's initTransactions().
         Map<String, Integer> seen = readCommitted(out, 500);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 250));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
         assertThat(b.failure).isNull();
         // The ZooKeeper offsets follow Kafka's within a commit interval (groups describe, lag, the monitor).
         for (int p = 0; p < 2; p++) {
@@ -247,15 +261,18 @@ class TransactionalIT extends KafkaTestSupport {
             resume.countDown();
             await().atMost(WAIT).until(() -> gaveUp(log));
             // the polling thread's lines name group and member through the MDC, not in the message
-            assertThat(warnings(log)).filteredOn(w -> w.contains("was fenced") || w.contains("no longer owned"))
-                    .allSatisfy(w -> assertThat(namesGroupAndMember(w, group)).as(w).isTrue())
+            assertThat(warnings(log))
+                    .filteredOn(w -> w.contains("was fenced") || w.contains("no longer owned"))
+                    .allSatisfy(
+                            w -> assertThat(namesGroupAndMember(w, group)).as(w).isTrue())
                     .allSatisfy(w -> assertThat(w).doesNotContain(" - group "));
             await().atMost(WAIT).until(() -> a.consumer.assignment().size() == 1);
 
             produce(in, 2, 100);
             Map<String, Integer> seen = readCommitted(out, 300);
             assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 150));
-            assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+            assertThat(seen)
+                    .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
             assertThat(a.failure).isNull();
             assertThat(b.failure).isNull();
         } finally {
@@ -277,15 +294,21 @@ class TransactionalIT extends KafkaTestSupport {
         // a's producer is fenced although a still owns the partition by the store.
         ListAppender<ILoggingEvent> log = captureWarnings();
         try (org.apache.kafka.clients.producer.KafkaProducer<String, String> late =
-                     new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of("bootstrap.servers",
-                             servers.bootstrapServers(), "transactional.id", "groupkeeper/" + group + "/" + in + "/0"),
-                             new StringSerializer(), new StringSerializer())) {
+                new org.apache.kafka.clients.producer.KafkaProducer<>(
+                        Map.of(
+                                "bootstrap.servers",
+                                servers.bootstrapServers(),
+                                "transactional.id",
+                                "groupkeeper/" + group + "/" + in + "/0"),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             late.initTransactions();
             late.beginTransaction();
             late.send(new ProducerRecord<>(out, "zombie", "{\"topic\":\"" + in + "\",\"partition\":0,\"offset\":0}"));
             produce(in, 1, 100);
             await().atMost(WAIT).until(() -> warnings(log).stream().anyMatch(w -> w.contains("claimed again")));
-            await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(200));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(200));
             // ... and a's new claim fenced the late one in turn: its transaction never commits.
             assertThatThrownBy(late::commitTransaction).isInstanceOf(org.apache.kafka.common.KafkaException.class);
         } finally {
@@ -294,7 +317,8 @@ class TransactionalIT extends KafkaTestSupport {
         produce(in, 1, 100);
         Map<String, Integer> seen = readCommitted(out, 300);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 300));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
         assertThat(a.consumer.assignment()).hasSize(1);
         assertThat(a.failure).isNull();
     }
@@ -306,7 +330,8 @@ class TransactionalIT extends KafkaTestSupport {
         String group = newName("g");
         produce(in, 1, 100);
         // Commits its start at the claim (0), then only on commitSync() and close(): ZooKeeper held 0 at Kafka's 100.
-        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5))
                 .build();
         toClose.add(a);
         a.start();
@@ -318,7 +343,8 @@ class TransactionalIT extends KafkaTestSupport {
 
         produce(in, 1, 100);
         handEdit(group, in, 0, 150); // the operator skips 50 records while the group is stopped
-        CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in).build();
+        CoordinatedConsumer<String, String> b =
+                txConsumer(newKeeper(), group, in).build();
         toClose.add(b);
         b.start();
         long first = consumeAndSend(b, out, 50);
@@ -342,7 +368,8 @@ class TransactionalIT extends KafkaTestSupport {
         String out = newTopic(1);
         String group = newName("g");
         produce(in, 1, 60);
-        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in).commitInterval(Duration.ofMinutes(5))
+        CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
+                .commitInterval(Duration.ofMinutes(5))
                 .build();
         toClose.add(a);
         a.start();
@@ -357,7 +384,8 @@ class TransactionalIT extends KafkaTestSupport {
         assertThat(storedOffset(group, in, 0)).hasValue(0);
 
         produce(in, 1, 40);
-        CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in).build();
+        CoordinatedConsumer<String, String> b =
+                txConsumer(newKeeper(), group, in).build();
         toClose.add(b);
         b.start();
         assertThat(consumeAndSend(b, out, 40)).isEqualTo(60); // not the start position (earliest: 0)
@@ -366,7 +394,8 @@ class TransactionalIT extends KafkaTestSupport {
         b.close();
         Map<String, Integer> seen = readCommitted(out, 100);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 100));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     @Test
@@ -378,32 +407,49 @@ class TransactionalIT extends KafkaTestSupport {
         toClose.add(plain);
         plain.start();
         assertThatThrownBy(() -> plain.send(new TopicPartition(in, 0), new ProducerRecord<>(in, "v")))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("transactional mode");
         plain.close();
 
-        CoordinatedConsumer<String, String> tx = txConsumer(keeper, newName("g"), in).build();
+        CoordinatedConsumer<String, String> tx =
+                txConsumer(keeper, newName("g"), in).build();
         toClose.add(tx);
         tx.start();
         assertThatThrownBy(() -> tx.send(new TopicPartition(in, 7), new ProducerRecord<>(in, "v")))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("is not owned");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is not owned");
 
-        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("enable.idempotence", false).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("enable.idempotence=false");
-        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("acks", "1").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acks=1");
-        assertThatThrownBy(() -> txConsumer(keeper, group, in).producerProperty("transactional.id", "x").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("transactional.id=x");
-        assertThatThrownBy(() -> txConsumer(keeper, group, in).mirrorOffsetsToKafka().build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("exclude each other");
-        assertThatThrownBy(() -> consumer(keeper, group, in).producerProperty("linger.ms", 5).build())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("transactional mode is not");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in)
+                        .producerProperty("enable.idempotence", false)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("enable.idempotence=false");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in)
+                        .producerProperty("acks", "1")
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("acks=1");
+        assertThatThrownBy(() -> txConsumer(keeper, group, in)
+                        .producerProperty("transactional.id", "x")
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("transactional.id=x");
+        assertThatThrownBy(() ->
+                        txConsumer(keeper, group, in).mirrorOffsetsToKafka().build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> consumer(keeper, group, in)
+                        .producerProperty("linger.ms", 5)
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("transactional mode is not");
     }
 
     // ------------------------------------------------------------------ the listener container's transactional mode
 
     /** A transactional container whose handler sends one output per input through {@code HandlerContext.sender()}. */
-    private ListenerContainerBuilder<String, String> txContainer(GroupKeeper keeper, String group, String in,
-                                                                 String out) {
+    private ListenerContainerBuilder<String, String> txContainer(
+            GroupKeeper keeper, String group, String in, String out) {
         return ContainerTestSupport.container(keeper, group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .recordHandler(r -> HandlerContext.<String, String>sender().send(out, r.key(), json(r)));
@@ -424,11 +470,13 @@ class TransactionalIT extends KafkaTestSupport {
         String in = newTopic(2);
         String out = newTopic(1);
         String group = newName("g");
-        ListenerContainer<String, String> a = started(txContainer(newKeeper(), group, in, out).build());
+        ListenerContainer<String, String> a =
+                started(txContainer(newKeeper(), group, in, out).build());
         await().atMost(WAIT).until(() -> owned(a) == 2);
         produce(in, 2, 100);
         // b joins: a's revocation commits its open transaction, then releases; b's claim fences a's producer.
-        ListenerContainer<String, String> b = started(txContainer(newKeeper(), group, in, out).build());
+        ListenerContainer<String, String> b =
+                started(txContainer(newKeeper(), group, in, out).build());
         await().atMost(WAIT).until(() -> owned(a) == 1 && owned(b) == 1);
         produce(in, 2, 100);
         a.close(); // graceful: the final transaction, then the release
@@ -437,10 +485,13 @@ class TransactionalIT extends KafkaTestSupport {
 
         Map<String, Integer> seen = readCommitted(out, 300);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 150));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
         for (int p = 0; p < 2; p++) {
             int partition = p;
-            await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, partition)).hasValue(150));
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(kafkaOffset(group, in, partition)).hasValue(150));
         }
     }
 
@@ -454,26 +505,32 @@ class TransactionalIT extends KafkaTestSupport {
         started(ContainerTestSupport.container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
                 .errorPolicy(ErrorPolicy.builder()
-                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50))).thenDeadLetter()).build())
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(50)))
+                                .thenDeadLetter())
+                        .build())
                 .recordHandler(r -> {
                     HandlerContext.<String, String>sender().send(out, r.key(), json(r)); // sent, then it fails
                     if (r.offset() == 2) {
                         poisonAttempts.incrementAndGet();
                         throw new IllegalArgumentException("poison");
                     }
-                }).build());
+                })
+                .build());
         produce(in, 1, 5);
 
         // read_committed: offsets 0, 1, 3, 4 once, nothing of the three failed attempts at 2
         Map<String, Integer> seen = readCommitted(out, 4);
-        assertThat(seen).containsOnlyKeys("0/0", "0/1", "0/3", "0/4").allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
+        assertThat(seen)
+                .containsOnlyKeys("0/0", "0/1", "0/3", "0/4")
+                .allSatisfy((k, n) -> assertThat(n).isEqualTo(1));
         assertThat(poisonAttempts).hasValue(3);
         // read_uncommitted sees no trace of them either: a failed call's records were never sent
         List<ConsumerRecord<String, String>> raw = ContainerTestSupport.readAll(out, 4);
         assertThat(raw).extracting(ConsumerRecord::value).noneMatch(v -> v.contains("\"offset\":2"));
         // the dead letter commits with the position past it: read_committed sees it, and Kafka's offset is 5
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                servers.bootstrapServers(), "isolation.level", "read_committed"), new StringDeserializer(),
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", servers.bootstrapServers(), "isolation.level", "read_committed"),
+                new StringDeserializer(),
                 new StringDeserializer())) {
             List<TopicPartition> tps = List.of(new TopicPartition(dlt, 0));
             reader.assign(tps);
@@ -484,14 +541,20 @@ class TransactionalIT extends KafkaTestSupport {
                 return !dead.isEmpty();
             });
             assertThat(dead).hasSize(1);
-            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.original.offset")).isEqualTo("2");
-            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.attempts")).isEqualTo("3");
+            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.original.offset"))
+                    .isEqualTo("2");
+            assertThat(ContainerTestSupport.header(dead.get(0), "groupkeeper.dlt.attempts"))
+                    .isEqualTo("3");
         }
         // written in a transaction: the dead letter at 0, the transaction's commit marker at 1 (a plain send: end 1)
         TopicPartition dltPartition = new TopicPartition(dlt, 0);
         assertThat(admin.listOffsets(Map.of(dltPartition, org.apache.kafka.clients.admin.OffsetSpec.latest()))
-                .partitionResult(dltPartition).get(10, TimeUnit.SECONDS).offset()).isEqualTo(2);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(5));
+                        .partitionResult(dltPartition)
+                        .get(10, TimeUnit.SECONDS)
+                        .offset())
+                .isEqualTo(2);
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(kafkaOffset(group, in, 0)).hasValue(5));
     }
 
     @Test
@@ -506,7 +569,8 @@ class TransactionalIT extends KafkaTestSupport {
         // a (short revocation timeout) blocks in its handler at the first offset 10, with transactions open
         ListenerContainer<String, String> a = started(ContainerTestSupport.container(newKeeper(), group, in)
                 .transactional(new StringSerializer(), new StringSerializer())
-                .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(Duration.ofMillis(200))
+                .consumerOptions(o -> o.startPosition(StartPosition.earliest())
+                        .commitInterval(Duration.ofMillis(200))
                         .revocationTimeout(Duration.ofSeconds(1)))
                 .recordHandler(r -> {
                     HandlerContext.<String, String>sender().send(out, r.key(), json(r));
@@ -514,12 +578,14 @@ class TransactionalIT extends KafkaTestSupport {
                         holding.countDown();
                         resume.await();
                     }
-                }).build());
+                })
+                .build());
         assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
         ListAppender<ILoggingEvent> log = captureWarnings();
         try {
             // b joins; the revocation gives up waiting for a's handler after 1 s, b claims: a's producer is fenced
-            ListenerContainer<String, String> b = started(txContainer(newKeeper(), group, in, out).build());
+            ListenerContainer<String, String> b =
+                    started(txContainer(newKeeper(), group, in, out).build());
             await().atMost(WAIT).until(() -> owned(b) == 1);
             resume.countDown(); // a goes on as if it still owned the moved partition: its commit is refused
             await().atMost(WAIT).until(() -> gaveUp(log));
@@ -527,7 +593,8 @@ class TransactionalIT extends KafkaTestSupport {
             produce(in, 2, 10);
             Map<String, Integer> seen = readCommitted(out, 40);
             assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(2, 20));
-            assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+            assertThat(seen)
+                    .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
         } finally {
             stopCapture(log);
         }
@@ -551,8 +618,10 @@ class TransactionalIT extends KafkaTestSupport {
      * answer UNSTABLE_OFFSET_COMMIT (its markers are written after commitTransaction() returns), read as no offset.
      */
     static void awaitKafkaOffset(String group, String topic, int partition, long expected) {
-        await().atMost(WAIT).untilAsserted(() -> assertThat(kafkaOffset(group, topic, partition))
-                .as("Kafka's offset of %s/%d in group %s", topic, partition, group).hasValue(expected));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(kafkaOffset(group, topic, partition))
+                        .as("Kafka's offset of %s/%d in group %s", topic, partition, group)
+                        .hasValue(expected));
     }
 
     /** Outputs of input partition {@code partition} in {@code seen} (keys "partition/offset"). */
@@ -579,16 +648,21 @@ class TransactionalIT extends KafkaTestSupport {
         String group = newName("g");
         produce(in, 2, 200);
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
-                .commitInterval(Duration.ofMinutes(5)).revocationTimeout(Duration.ofSeconds(1)).build();
+                .commitInterval(Duration.ofMinutes(5))
+                .revocationTimeout(Duration.ofSeconds(1))
+                .build();
         toClose.add(a);
         a.start();
         TopicPartition p0 = new TopicPartition(in, 0);
         TopicPartition p1 = new TopicPartition(in, 1);
         // a owns both (announced on its lane, queued for its thread); its thread does not poll: busy
-        await().atMost(WAIT).until(() -> a.fencingToken(p0).isPresent() && a.fencingToken(p1).isPresent());
+        await().atMost(WAIT)
+                .until(() ->
+                        a.fencingToken(p0).isPresent() && a.fencingToken(p1).isPresent());
 
         CoordinatedConsumer<String, String> b = txConsumer(newKeeper(), group, in)
-                .commitInterval(Duration.ofMinutes(5)).build();
+                .commitInterval(Duration.ofMinutes(5))
+                .build();
         toClose.add(b);
         b.start();
         assertThat(consumeAndSend(b, out, 100)).isZero(); // a's revocation gave up after 1 s; b claimed
@@ -605,7 +679,9 @@ class TransactionalIT extends KafkaTestSupport {
             return a.assignment().size() == 1;
         });
         assertThat(a.assignment()).doesNotContain(new TopicPartition(in, moved));
-        assertThat(kafkaOffset(group, in, moved)).as("Kafka's offset of the moved partition").hasValue(100);
+        assertThat(kafkaOffset(group, in, moved))
+                .as("Kafka's offset of the moved partition")
+                .hasValue(100);
 
         b.commitSync(); // b was not fenced: its held batch commits
         awaitKafkaOffset(group, in, moved, 150);
@@ -616,7 +692,8 @@ class TransactionalIT extends KafkaTestSupport {
             expected.add(moved + "/" + o);
         }
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     /**
@@ -632,7 +709,8 @@ class TransactionalIT extends KafkaTestSupport {
         String group = newName("g");
         produce(in, 1, 100);
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
-                .commitInterval(Duration.ofMinutes(5)).build();
+                .commitInterval(Duration.ofMinutes(5))
+                .build();
         toClose.add(a);
         a.start();
         consumeAndSend(a, out, 100);
@@ -644,12 +722,18 @@ class TransactionalIT extends KafkaTestSupport {
 
         TopicPartition tp = new TopicPartition(in, 0);
         try (org.apache.kafka.clients.producer.KafkaProducer<String, String> late =
-                     new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of("bootstrap.servers",
-                             servers.bootstrapServers(), "transactional.id", "groupkeeper/" + group + "/" + in + "/0"),
-                             new StringSerializer(), new StringSerializer())) {
+                new org.apache.kafka.clients.producer.KafkaProducer<>(
+                        Map.of(
+                                "bootstrap.servers",
+                                servers.bootstrapServers(),
+                                "transactional.id",
+                                "groupkeeper/" + group + "/" + in + "/0"),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             late.initTransactions(); // fences a, aborts a's open transaction
             late.beginTransaction();
-            late.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(0, "groupkeeper:zk=-1")),
+            late.sendOffsetsToTransaction(
+                    Map.of(tp, new OffsetAndMetadata(0, "groupkeeper:zk=-1")),
                     new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(group));
             late.commitTransaction();
         }
@@ -661,7 +745,8 @@ class TransactionalIT extends KafkaTestSupport {
         awaitKafkaOffset(group, in, 0, 150);
         Map<String, Integer> seen = readCommitted(out, 150);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     /**
@@ -676,7 +761,8 @@ class TransactionalIT extends KafkaTestSupport {
         String group = newName("g");
         produce(in, 1, 100);
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
-                .commitInterval(Duration.ofMinutes(5)).build();
+                .commitInterval(Duration.ofMinutes(5))
+                .build();
         toClose.add(a);
         a.start();
         consumeAndSend(a, out, 100);
@@ -687,13 +773,15 @@ class TransactionalIT extends KafkaTestSupport {
         handEdit(group, in, 0, 20); // the operator's reset
         TopicPartition tp = new TopicPartition(in, 0);
         long[] first = {-1};
-        await().atMost(WAIT).until(() -> { // adopted: records from 20 come (no outputs sent for them)
-            ConsumerRecords<String, String> rs = a.poll(Duration.ofMillis(100));
-            if (!rs.isEmpty()) {
-                first[0] = rs.iterator().next().offset();
-            }
-            return first[0] >= 0;
-        });
+        await().atMost(WAIT)
+                .until(
+                        () -> { // adopted: records from 20 come (no outputs sent for them)
+                            ConsumerRecords<String, String> rs = a.poll(Duration.ofMillis(100));
+                            if (!rs.isEmpty()) {
+                                first[0] = rs.iterator().next().offset();
+                            }
+                            return first[0] >= 0;
+                        });
         assertThat(first[0]).isEqualTo(20);
         assertThat(a.abort(tp)).as("where the aborted transaction goes back to").isEqualTo(20);
         assertThat(consumeAndSend(a, out, 130)).isEqualTo(20);
@@ -720,7 +808,8 @@ class TransactionalIT extends KafkaTestSupport {
         String group = newName("g");
         produce(in, 1, 100);
         CoordinatedConsumer<String, String> a = txConsumer(newKeeper(), group, in)
-                .commitInterval(Duration.ofMinutes(5)).build();
+                .commitInterval(Duration.ofMinutes(5))
+                .build();
         toClose.add(a);
         a.start();
         consumeAndSend(a, out, 100);
@@ -729,10 +818,15 @@ class TransactionalIT extends KafkaTestSupport {
         assertThat(consumeAndSend(a, out, 50)).isEqualTo(100); // a's transaction open from 100
 
         String namespace = newName("tenant");
-        GroupKeeper other = io.groupkeeper.fixtures.Keepers.started(ZooKeeperStore.builder()
-                .connectString(servers.zkConnectString()).namespace(namespace).sessionTimeout(SESSION_TIMEOUT)
-                .build(), toClose);
-        CoordinatedConsumer<String, String> b = txConsumer(other, group, in).commitInterval(Duration.ofMinutes(5))
+        GroupKeeper other = io.groupkeeper.fixtures.Keepers.started(
+                ZooKeeperStore.builder()
+                        .connectString(servers.zkConnectString())
+                        .namespace(namespace)
+                        .sessionTimeout(SESSION_TIMEOUT)
+                        .build(),
+                toClose);
+        CoordinatedConsumer<String, String> b = txConsumer(other, group, in)
+                .commitInterval(Duration.ofMinutes(5))
                 .build();
         toClose.add(b);
         b.start();
@@ -745,7 +839,8 @@ class TransactionalIT extends KafkaTestSupport {
         awaitKafkaOffset(group, in, 0, 150);
         Map<String, Integer> seen = readCommitted(out, 150);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs(1, 150));
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
     }
 
     /**

@@ -15,5 +15,4 @@ import java.lang.annotation.Target;
 @Target(ElementType.PARAMETER)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-public @interface FencingToken {
-}
+public @interface FencingToken {}

@@ -3,14 +3,17 @@ package io.groupkeeper.spring;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.MicrometerContainerMetrics;
+import io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics;
 import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.metrics.MicrometerGroupMetrics;
 import io.groupkeeper.spring.internal.ContainerFactory;
 import io.groupkeeper.spring.internal.ListenerAnnotationProcessor;
+import io.groupkeeper.spring.internal.SpringKafkaSettings;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -18,12 +21,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import io.groupkeeper.kafka.container.MicrometerKafkaClientMetrics;
-import io.groupkeeper.spring.internal.SpringKafkaSettings;
-import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.core.env.Environment;
 
 /**
@@ -32,12 +32,14 @@ import org.springframework.core.env.Environment;
  * {@code spring.kafka.*}), Micrometer meters in the application's registry, and the {@code groupkeeper} health
  * contributor. Each bean backs off when the application defines its own.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-        "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+            "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+        })
 @ConditionalOnClass(GroupKeeper.class)
 @EnableConfigurationProperties(GroupKeeperProperties.class)
 public class GroupKeeperAutoConfiguration {
@@ -50,8 +52,10 @@ public class GroupKeeperAutoConfiguration {
             throw new IllegalStateException("groupkeeper.zookeeper.connect is required: the ZooKeeper servers, "
                     + "e.g. groupkeeper.zookeeper.connect=zk1:2181,zk2:2181");
         }
-        ZooKeeperStore.Builder b = ZooKeeperStore.builder().connectString(zk.getConnect())
-                .namespace(zk.getNamespace()).sessionTimeout(zk.getSessionTimeout())
+        ZooKeeperStore.Builder b = ZooKeeperStore.builder()
+                .connectString(zk.getConnect())
+                .namespace(zk.getNamespace())
+                .sessionTimeout(zk.getSessionTimeout())
                 .connectionTimeout(zk.getConnectionTimeout());
         GroupKeeperProperties.Digest digest = zk.getDigest();
         if (digest.getUsername() != null || digest.getPassword() != null) {
@@ -66,7 +70,10 @@ public class GroupKeeperAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public GroupKeeper groupKeeper(ZooKeeperStore store, ObjectProvider<GroupMetrics> metrics) {
-        return GroupKeeper.builder().store(store).metrics(metrics.getIfAvailable(() -> GroupMetrics.NOOP)).build()
+        return GroupKeeper.builder()
+                .store(store)
+                .metrics(metrics.getIfAvailable(() -> GroupMetrics.NOOP))
+                .build()
                 .start();
     }
 
@@ -78,22 +85,29 @@ public class GroupKeeperAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    GroupKeeperContainers groupKeeperContainers(GroupKeeper keeper, GroupKeeperProperties properties,
-                                                ObjectProvider<KafkaProperties> kafka,
-                                                ObjectProvider<ContainerMetrics> metrics,
-                                                ListenerAnnotationProcessor endpoints, BeanFactory beans,
-                                                ObjectProvider<ObservationRegistry> observations,
-                                                ApplicationEventPublisher events,
-                                                ObjectProvider<KafkaClientMetricsBinding> clientMetrics,
-                                                Environment environment) {
+    GroupKeeperContainers groupKeeperContainers(
+            GroupKeeper keeper,
+            GroupKeeperProperties properties,
+            ObjectProvider<KafkaProperties> kafka,
+            ObjectProvider<ContainerMetrics> metrics,
+            ListenerAnnotationProcessor endpoints,
+            BeanFactory beans,
+            ObjectProvider<ObservationRegistry> observations,
+            ApplicationEventPublisher events,
+            ObjectProvider<KafkaClientMetricsBinding> clientMetrics,
+            Environment environment) {
         KafkaClientMetricsBinding binding = clientMetrics.getIfAvailable();
-        ContainerFactory factory = new ContainerFactory(keeper, properties, kafka.getIfAvailable(KafkaProperties::new),
-                metrics.getIfAvailable(() -> ContainerMetrics.NONE), beans,
-                observations.getIfAvailable(() -> ObservationRegistry.NOOP), events,
+        ContainerFactory factory = new ContainerFactory(
+                keeper,
+                properties,
+                kafka.getIfAvailable(KafkaProperties::new),
+                metrics.getIfAvailable(() -> ContainerMetrics.NONE),
+                beans,
+                observations.getIfAvailable(() -> ObservationRegistry.NOOP),
+                events,
                 binding == null ? null : binding::forListener);
         if (beans instanceof ListableBeanFactory listable) {
-            factory.springKafka(new SpringKafkaSettings(listable, environment,
-                    properties.getSpringKafkaOnly()));
+            factory.springKafka(new SpringKafkaSettings(listable, environment, properties.getSpringKafkaOnly()));
         }
         return new GroupKeeperContainers(factory, endpoints);
     }
@@ -119,8 +133,7 @@ public class GroupKeeperAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         KafkaClientMetricsBinding groupKeeperKafkaClientMetrics(MeterRegistry registry) {
-            return (listenerId, group) -> MicrometerKafkaClientMetrics
-                    .forContainer(registry, listenerId, group);
+            return (listenerId, group) -> MicrometerKafkaClientMetrics.forContainer(registry, listenerId, group);
         }
     }
 

@@ -10,12 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * The listener containers of the {@code @GroupKeeperListener} methods, by listener id. A {@link SmartLifecycle} in a
@@ -53,8 +53,10 @@ public class GroupKeeperContainers implements SmartLifecycle {
         factory.retryTopics(endpoints.retryTopics()); // @RetryableTopic endpoints, if any
         List<String> springKafkaOnly = factory.checkSpringKafka(endpoints.endpoints()); // refuses what it would ignore
         if (!springKafkaOnly.isEmpty()) {
-            LOG.info("groupkeeper: {} configure(s) only Spring Kafka's own containers (groupkeeper.spring-kafka-only), "
-                    + "not @GroupKeeperListener methods", springKafkaOnly);
+            LOG.info(
+                    "groupkeeper: {} configure(s) only Spring Kafka's own containers (groupkeeper.spring-kafka-only), "
+                            + "not @GroupKeeperListener methods",
+                    springKafkaOnly);
         }
         for (ListenerEndpoint declared : endpoints.endpoints()) {
             ListenerEndpoint e = factory.resolveTopics(declared); // a topicPattern: the topics matching it now
@@ -73,8 +75,10 @@ public class GroupKeeperContainers implements SmartLifecycle {
                 started.add(c.getKey());
             } catch (RuntimeException ex) {
                 started.forEach(id -> containers.get(id).stop(factory.stopDeadline(byId.get(id))));
-                throw new IllegalStateException("groupkeeper listener '" + e.id() + "' (" + e.method()
-                        + ") failed to start: " + ex.getMessage(), ex);
+                throw new IllegalStateException(
+                        "groupkeeper listener '" + e.id() + "' (" + e.method() + ") failed to start: "
+                                + ex.getMessage(),
+                        ex);
             }
         }
         running = true;
@@ -86,8 +90,7 @@ public class GroupKeeperContainers implements SmartLifecycle {
                 t.setDaemon(true);
                 return t;
             });
-            patterns.scheduleWithFixedDelay(this::refreshPatterns, every, every,
-                    TimeUnit.MILLISECONDS);
+            patterns.scheduleWithFixedDelay(this::refreshPatterns, every, every, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -95,7 +98,9 @@ public class GroupKeeperContainers implements SmartLifecycle {
     private void refreshPatterns() {
         List<ListenerEndpoint> patterned;
         synchronized (this) {
-            patterned = byId.values().stream().filter(e -> !e.topicPattern().isEmpty()).toList();
+            patterned = byId.values().stream()
+                    .filter(e -> !e.topicPattern().isEmpty())
+                    .toList();
         }
         for (ListenerEndpoint e : patterned) {
             List<String> now = factory.patternTopics(e);
@@ -114,8 +119,12 @@ public class GroupKeeperContainers implements SmartLifecycle {
         if (!running || old == null || byId.get(e.id()) != e) {
             return;
         }
-        LOG.info("groupkeeper listener '{}': topicPattern '{}' now matches {} (was {}); restarting its container",
-                e.id(), e.topicPattern(), topics, e.topics());
+        LOG.info(
+                "groupkeeper listener '{}': topicPattern '{}' now matches {} (was {}); restarting its container",
+                e.id(),
+                e.topicPattern(),
+                topics,
+                e.topics());
         boolean wasRunning = old.state() == ContainerState.RUNNING || old.state() == ContainerState.STARTING;
         boolean paused = old.isPaused();
         old.stop(factory.stopDeadline(e));
@@ -143,7 +152,7 @@ public class GroupKeeperContainers implements SmartLifecycle {
 
     @Override
     public void stop() {
-        stop(() -> { });
+        stop(() -> {});
     }
 
     @Override

@@ -10,13 +10,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
-import java.util.Set;
 
 /**
  * The {@code groupkeeper} health contributor. DOWN when the ZooKeeper session is gone (the store heard LOST, or the
@@ -36,6 +36,7 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
     private final LongSupplier nanoTime;
     /** When the connection was last seen going away (nanoTime); 0 while connected. */
     private final AtomicLong suspendedAt = new AtomicLong();
+
     private volatile boolean lost;
 
     public GroupKeeperHealthIndicator(GroupKeeper keeper, GroupKeeperContainers containers) {
@@ -79,7 +80,8 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
         boolean failed = false;
         List<String> stopped = new ArrayList<>();
         Map<String, Object> listeners = new LinkedHashMap<>();
-        for (Map.Entry<String, ListenerContainer<?, ?>> e : containers.containers().entrySet()) {
+        for (Map.Entry<String, ListenerContainer<?, ?>> e :
+                containers.containers().entrySet()) {
             ListenerContainer<?, ?> c = e.getValue();
             ContainerState state = c.state();
             // Dead: failed, or running with no worker left consuming (never silently UP while nothing consumes).
@@ -126,7 +128,8 @@ public class GroupKeeperHealthIndicator implements HealthIndicator {
         d.put("members", members);
         if (!c.stoppedPartitions().isEmpty()) {
             Map<String, Object> s = new LinkedHashMap<>();
-            c.stoppedPartitions().forEach((tp, sp) -> s.put(tp.toString(), "at offset " + sp.offset() + ": " + sp.reason()));
+            c.stoppedPartitions()
+                    .forEach((tp, sp) -> s.put(tp.toString(), "at offset " + sp.offset() + ": " + sp.reason()));
             d.put("stoppedPartitions", s);
         }
         int stuck = c.stuckHandlers().size();

@@ -56,6 +56,7 @@ public class GroupKeeperProperties {
         private Duration sessionTimeout = Duration.ofSeconds(15);
         /** How long the start waits for the first connection. */
         private Duration connectionTimeout = Duration.ofSeconds(10);
+
         private final Digest digest = new Digest();
 
         public String getConnect() {
@@ -196,6 +197,7 @@ public class GroupKeeperProperties {
         private Integer maxBufferedRecords;
         /** Bytes held per partition before its fetching pauses. Default 64MB. */
         private DataSize maxBufferedBytes;
+
         private final Error error = new Error();
 
         public Integer getMaxSpan() {
@@ -237,6 +239,7 @@ public class GroupKeeperProperties {
         public void setParallelism(Integer parallelism) {
             this.parallelism = parallelism;
         }
+
         private final DeadLetter deadLetter = new DeadLetter();
 
         public Integer getConcurrency() {

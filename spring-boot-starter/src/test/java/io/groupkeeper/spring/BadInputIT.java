@@ -10,15 +10,15 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.core.io.ClassPathResource;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ClassPathResource;
 
 /** One clear error per bad input, at context start; and the configuration metadata IDEs complete from. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -26,8 +26,7 @@ class BadInputIT {
 
     static class TwoParameters {
         @GroupKeeperListener(group = "billing", topics = "orders")
-        void bill(ConsumerRecord<String, String> record, int attempt) {
-        }
+        void bill(ConsumerRecord<String, String> record, int attempt) {}
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -40,8 +39,7 @@ class BadInputIT {
 
     static class SenderWithoutTransactions {
         @GroupKeeperListener(group = "enrich", topics = "orders")
-        void enrich(String order, io.groupkeeper.kafka.container.TransactionalSender<String, String> out) {
-        }
+        void enrich(String order, io.groupkeeper.kafka.container.TransactionalSender<String, String> out) {}
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -52,20 +50,27 @@ class BadInputIT {
         }
     }
 
-    final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(GroupKeeperAutoConfiguration.class));
+    final ApplicationContextRunner runner =
+            new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(GroupKeeperAutoConfiguration.class));
 
     @Test
     void aMissingConnectStringNamesTheProperty() {
-        runner.run(ctx -> assertThat(ctx).hasFailed().getFailure()
-                .rootCause().hasMessageContaining("groupkeeper.zookeeper.connect is required"));
+        runner.run(ctx -> assertThat(ctx)
+                .hasFailed()
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("groupkeeper.zookeeper.connect is required"));
     }
 
     @Test
     void aListenerMethodWithAnUnsupportedSignatureFailsTheStartNamingTheMethod() {
         runner.withUserConfiguration(BadListener.class)
-                .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString())
-                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+                .withPropertyValues(
+                        "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString())
+                .run(ctx -> assertThat(ctx)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
                         .hasMessageContaining("@GroupKeeperListener method " + TwoParameters.class.getName()
                                 + ".bill(org.apache.kafka.clients.consumer.ConsumerRecord<java.lang.String, "
                                 + "java.lang.String>, int) has an unsupported signature: parameter 2 (int attempt): a "
@@ -75,9 +80,13 @@ class BadInputIT {
     @Test
     void aTransactionalSenderOnAListenerThatIsNotTransactionalFailsTheStartNamingTheMethod() {
         runner.withUserConfiguration(SenderListener.class)
-                .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
+                .withPropertyValues(
+                        "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
                         "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers())
-                .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+                .run(ctx -> assertThat(ctx)
+                        .hasFailed()
+                        .getFailure()
+                        .rootCause()
                         .hasMessageContaining(SenderWithoutTransactions.class.getName() + ".enrich(")
                         .hasMessageContaining("a TransactionalSender parameter needs a transactional listener"));
     }
@@ -86,14 +95,28 @@ class BadInputIT {
     @Test
     void theZeroConfigurationAppStartsAndCreatesTheDefaultDeadLetterTopic() throws Exception {
         String topic = SharedServers.topic(3);
-        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "app.topic", topic, "app.group", SharedServers.name("g"))).run();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+        try (var ctx = new SpringApplicationBuilder(TestApp.class)
+                        .web(WebApplicationType.NONE)
+                        .properties(Map.of(
+                                "groupkeeper.zookeeper.connect",
+                                SharedServers.get().zkConnectString(),
+                                "spring.kafka.bootstrap-servers",
+                                SharedServers.get().bootstrapServers(),
+                                "app.topic",
+                                topic,
+                                "app.group",
+                                SharedServers.name("g")))
+                        .run();
+                Admin admin = Admin.create(
+                        Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
             assertThat(ctx.isRunning()).isTrue();
-            assertThat(admin.describeTopics(List.of(topic + "-dlt")).allTopicNames().get(30, TimeUnit.SECONDS)
-                    .get(topic + "-dlt").partitions()).as("as many partitions as the source").hasSize(3);
+            assertThat(admin.describeTopics(List.of(topic + "-dlt"))
+                            .allTopicNames()
+                            .get(30, TimeUnit.SECONDS)
+                            .get(topic + "-dlt")
+                            .partitions())
+                    .as("as many partitions as the source")
+                    .hasSize(3);
         }
     }
 
@@ -105,21 +128,38 @@ class BadInputIT {
     @Test
     void springKafkaListenerSettingsApplyOrAreNamed(CapturedOutput output) {
         String topic = SharedServers.topic(2);
-        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.listener.concurrency", "3",
-                "spring.kafka.listener.ack-mode", "manual",
-                "groupkeeper.spring-kafka-only", "spring.kafka.listener.ack-mode",
-                "spring.kafka.listener.idle-event-interval", "30s",
-                "app.topic", topic, "app.group", SharedServers.name("g"))).run()) {
+        try (var ctx = new SpringApplicationBuilder(TestApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.listener.concurrency",
+                        "3",
+                        "spring.kafka.listener.ack-mode",
+                        "manual",
+                        "groupkeeper.spring-kafka-only",
+                        "spring.kafka.listener.ack-mode",
+                        "spring.kafka.listener.idle-event-interval",
+                        "30s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        SharedServers.name("g")))
+                .run()) {
             GroupKeeperContainers containers = ctx.getBean(GroupKeeperContainers.class);
-            assertThat(containers.container("audit").workers()).as("spring.kafka.listener.concurrency").hasSize(3);
-            assertThat(containers.container("billing").workers()).as("the annotation's own wins").hasSize(2);
+            assertThat(containers.container("audit").workers())
+                    .as("spring.kafka.listener.concurrency")
+                    .hasSize(3);
+            assertThat(containers.container("billing").workers())
+                    .as("the annotation's own wins")
+                    .hasSize(2);
         }
-        assertThat(output.getOut()).contains("[spring.kafka.listener.ack-mode] configure(s) only Spring Kafka's own "
-                + "containers");
-        assertThat(output.getOut()).as("idle-event-interval applies (ListenerIdleEvent)")
+        assertThat(output.getOut())
+                .contains("[spring.kafka.listener.ack-mode] configure(s) only Spring Kafka's own " + "containers");
+        assertThat(output.getOut())
+                .as("idle-event-interval applies (ListenerIdleEvent)")
                 .doesNotContain("idle-event-interval");
     }
 
@@ -127,17 +167,27 @@ class BadInputIT {
     void aNamedDeadLetterTopicThatDoesNotExistFailsTheStartNamingIt() {
         String topic = SharedServers.topic(1);
         Throwable failure = null;
-        try (var ctx = new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "groupkeeper.listener.dead-letter.topic", topic + "-failures",
-                "app.topic", topic, "app.group", SharedServers.name("g"))).run()) {
+        try (var ctx = new SpringApplicationBuilder(TestApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "groupkeeper.listener.dead-letter.topic",
+                        topic + "-failures",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        SharedServers.name("g")))
+                .run()) {
             assertThat(ctx.isRunning()).isFalse(); // not reached
         } catch (RuntimeException e) {
             failure = e;
         }
         assertThat(failure).isNotNull();
-        assertThat(failure).hasRootCauseInstanceOf(IllegalStateException.class)
+        assertThat(failure)
+                .hasRootCauseInstanceOf(IllegalStateException.class)
                 .hasStackTraceContaining("groupkeeper listener '")
                 .hasStackTraceContaining("dead-letter topic(s) [" + topic + "-failures] do not exist")
                 .hasStackTraceContaining("groupkeeper.listener.dead-letter.create-topics=true");
@@ -145,10 +195,17 @@ class BadInputIT {
 
     @Test
     void configurationMetadataDescribesTheProperties() throws Exception {
-        String json = new String(new ClassPathResource("META-INF/spring-configuration-metadata.json")
-                .getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(json).contains("\"groupkeeper.zookeeper.connect\"", "\"groupkeeper.listener.error.attempts\"",
-                "\"groupkeeper.listener.dead-letter.create-topics\"", "\"groupkeeper.zookeeper.digest.username\"",
-                "ZooKeeper servers");
+        String json = new String(
+                new ClassPathResource("META-INF/spring-configuration-metadata.json")
+                        .getInputStream()
+                        .readAllBytes(),
+                java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(json)
+                .contains(
+                        "\"groupkeeper.zookeeper.connect\"",
+                        "\"groupkeeper.listener.error.attempts\"",
+                        "\"groupkeeper.listener.dead-letter.create-topics\"",
+                        "\"groupkeeper.zookeeper.digest.username\"",
+                        "ZooKeeper servers");
     }
 }

@@ -11,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -58,7 +57,8 @@ class DifferentialIT {
     /** A record with a java.time.Instant, read by Spring Kafka's Jackson 3 converter over Boot's JsonMapper. */
     @Test
     void instantPayloadsObserveTheSameOnSpringKafkaAndOnTheStarter() {
-        List<String> values = List.of("{\"id\":\"e1\",\"at\":\"2026-12-07T05:00:00.250Z\"}",
+        List<String> values = List.of(
+                "{\"id\":\"e1\",\"at\":\"2026-12-07T05:00:00.250Z\"}",
                 "{\"id\":\"e2\",\"at\":1765083600.5,\"unknown\":1}");
         List<String> spring = InstantDifferential.run(false, values);
         List<String> groupkeeper = InstantDifferential.run(true, values);
@@ -79,9 +79,11 @@ class DifferentialIT {
             ManualAckDifferential.Observed spring = ManualAckDifferential.run(false, mode, values, 7);
             ManualAckDifferential.Observed groupkeeper = ManualAckDifferential.run(true, mode, values, 7);
             assertThat(groupkeeper).as(mode).isEqualTo(spring);
-            assertThat(spring.firstStart()).as("not vacuous: the nacked record twice").containsExactly("ack-0",
-                    "ack-1", "skip-2", "ack-3", "nack-4", "nack-4", "skip-5");
-            assertThat(spring.afterRestart()).as("not vacuous: only the last record again")
+            assertThat(spring.firstStart())
+                    .as("not vacuous: the nacked record twice")
+                    .containsExactly("ack-0", "ack-1", "skip-2", "ack-3", "nack-4", "nack-4", "skip-5");
+            assertThat(spring.afterRestart())
+                    .as("not vacuous: only the last record again")
                     .containsExactly("skip-5");
         }
     }
@@ -98,20 +100,28 @@ class DifferentialIT {
         Sample04Differential.Observed groupkeeper = Sample04Differential.run(false);
         assertThat(groupkeeper.calls()).as("calls per value: kind@topic").isEqualTo(spring.calls());
         assertThat(groupkeeper.topics()).as("retry and DLT topics").isEqualTo(spring.topics());
-        assertThat(groupkeeper.forwarded()).as("records of the retry and DLT topics").isEqualTo(spring.forwarded());
+        assertThat(groupkeeper.forwarded())
+                .as("records of the retry and DLT topics")
+                .isEqualTo(spring.forwarded());
         assertThat(groupkeeper.dltHeaders()).as("the DLT handler's headers").isEqualTo(spring.dltHeaders());
-        assertThat(spring.calls().get("fail-1")).as("not vacuous: 5 attempts then the DLT").hasSize(6);
+        assertThat(spring.calls().get("fail-1"))
+                .as("not vacuous: 5 attempts then the DLT")
+                .hasSize(6);
         for (Sample04Differential.Observed o : List.of(spring, groupkeeper)) {
             // Due times are epoch millis and the gaps are read on the monotonic clock: on a loaded machine the two
             // drift a few ms apart. An attempt that did not wait for its due time comes at once (gaps of a few ms),
             // far below these bounds.
-            o.gapsMs().values().forEach(g -> assertThat(g).as("attempt gaps ≥ 300, 600, 1000, 1000 ms")
-                    .hasSize(4).satisfies(x -> {
-                        assertThat(x.get(0)).isGreaterThanOrEqualTo(290);
-                        assertThat(x.get(1)).isGreaterThanOrEqualTo(590);
-                        assertThat(x.get(2)).isGreaterThanOrEqualTo(990);
-                        assertThat(x.get(3)).isGreaterThanOrEqualTo(990);
-                    }));
+            o.gapsMs()
+                    .values()
+                    .forEach(g -> assertThat(g)
+                            .as("attempt gaps ≥ 300, 600, 1000, 1000 ms")
+                            .hasSize(4)
+                            .satisfies(x -> {
+                                assertThat(x.get(0)).isGreaterThanOrEqualTo(290);
+                                assertThat(x.get(1)).isGreaterThanOrEqualTo(590);
+                                assertThat(x.get(2)).isGreaterThanOrEqualTo(990);
+                                assertThat(x.get(3)).isGreaterThanOrEqualTo(990);
+                            }));
         }
     }
 
@@ -124,29 +134,39 @@ class DifferentialIT {
         NoAutoCreateDifferential.Observed spring = NoAutoCreateDifferential.run(true);
         NoAutoCreateDifferential.Observed groupkeeper = NoAutoCreateDifferential.run(false);
         assertThat(groupkeeper.start()).as("the start").isEqualTo(spring.start());
-        assertThat(groupkeeper.topicsAfterStart()).as("retry and DLT topics after the start")
+        assertThat(groupkeeper.topicsAfterStart())
+                .as("retry and DLT topics after the start")
                 .isEqualTo(spring.topicsAfterStart());
         assertThat(groupkeeper.calls()).as("calls per value: kind@topic").isEqualTo(spring.calls());
         assertThat(groupkeeper.topicsAtEnd()).isEqualTo(spring.topicsAtEnd());
         assertThat(spring.start()).isEqualTo("started"); // not vacuous: Spring starts without the topics
         assertThat(spring.topicsAfterStart()).isEmpty();
-        assertThat(spring.calls().get("fail-1")).containsExactly("listen@<topic>", "listen@<topic>-retry",
-                "listen@<topic>-retry", "dlt@<topic>-dlt");
+        assertThat(spring.calls().get("fail-1"))
+                .containsExactly("listen@<topic>", "listen@<topic>-retry", "listen@<topic>-retry", "dlt@<topic>-dlt");
     }
 
-    record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {
-    }
+    record Observed(List<String> handled, Map<String, Integer> attempts, List<Map<String, String>> deadLetters) {}
 
     private static Observed run(Class<?> app) {
         String topic = SharedServers.topic(2);
         SharedServers.get().kafka().createTopic(topic + "-dlt", 2);
         String group = SharedServers.name("diff");
-        try (var ctx = new SpringApplicationBuilder(app).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", group)).run()) {
+        try (var ctx = new SpringApplicationBuilder(app)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        group))
+                .run()) {
             Sample01.Body body = ctx.getBean(Sample01.Body.class);
             List<String> values = List.of("a", "fail-1", "b", "c", "fail-2", "d");
             for (int i = 0; i < values.size(); i++) {
@@ -160,12 +180,22 @@ class DifferentialIT {
                 d.put("key", r.key());
                 d.put("dlt-partition", Integer.toString(r.partition()));
                 d.put("original-topic", text(r, "kafka_dlt-original-topic").replace(topic, "<topic>"));
-                d.put("original-partition", Integer.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-partition")).getInt()));
-                d.put("original-offset", Long.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-offset")).getLong()));
+                d.put(
+                        "original-partition",
+                        Integer.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-partition"))
+                                .getInt()));
+                d.put(
+                        "original-offset",
+                        Long.toString(ByteBuffer.wrap(bytes(r, "kafka_dlt-original-offset"))
+                                .getLong()));
                 d.put("original-timestamp-type", text(r, "kafka_dlt-original-timestamp-type"));
-                d.put("original-consumer-group", text(r, "kafka_dlt-original-consumer-group").replace(group, "<group>"));
+                d.put(
+                        "original-consumer-group",
+                        text(r, "kafka_dlt-original-consumer-group").replace(group, "<group>"));
                 d.put("exception-cause-fqcn", text(r, "kafka_dlt-exception-cause-fqcn"));
-                d.put("exception-message-ends", text(r, "kafka_dlt-exception-message").replaceAll(".*failed: ", ""));
+                d.put(
+                        "exception-message-ends",
+                        text(r, "kafka_dlt-exception-message").replaceAll(".*failed: ", ""));
                 d.put("has-stacktrace", Boolean.toString(bytes(r, "kafka_dlt-exception-stacktrace") != null));
                 dead.add(d);
             }
@@ -189,9 +219,16 @@ class DifferentialIT {
     }
 
     private static List<ConsumerRecord<String, String>> read(String topic, int n) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
-                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        SharedServers.name("reader"),
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {

@@ -23,10 +23,11 @@ class HealthConnectionTest {
     void aBlipShorterThanTheSessionTimeoutStaysUpAndALongerOneIsDown() {
         AtomicLong nanos = new AtomicLong(1_000);
         InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(new InMemoryZooKeeper())
-                .sessionTimeout(Duration.ofSeconds(10)).build();
+                .sessionTimeout(Duration.ofSeconds(10))
+                .build();
         try (GroupKeeper keeper = GroupKeeper.builder().store(store).build().start()) {
-            GroupKeeperHealthIndicator indicator = new GroupKeeperHealthIndicator(keeper,
-                    new GroupKeeperContainers(null, null), nanos::get);
+            GroupKeeperHealthIndicator indicator =
+                    new GroupKeeperHealthIndicator(keeper, new GroupKeeperContainers(null, null), nanos::get);
             assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 
             store.disconnect();
@@ -34,7 +35,9 @@ class HealthConnectionTest {
             nanos.addAndGet(Duration.ofSeconds(9).toNanos());
             Health blip = indicator.health();
             assertThat(blip.getStatus()).isEqualTo(Status.UP);
-            assertThat(zookeeper(blip)).containsEntry("connected", false).containsEntry("disconnectedForMs", 9_000L)
+            assertThat(zookeeper(blip))
+                    .containsEntry("connected", false)
+                    .containsEntry("disconnectedForMs", 9_000L)
                     .containsEntry("sessionLost", false);
 
             store.reconnect();

@@ -31,14 +31,24 @@ class HealthDownIT {
     static void servers(DynamicPropertyRegistry registry) {
         zooKeeper = EmbeddedZooKeeper.startDefault();
         String topic = SharedServers.topic(2);
-        Map.of("groupkeeper.zookeeper.connect", zooKeeper.connectString(),
-                "groupkeeper.zookeeper.session-timeout", "4s",
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "groupkeeper.listener.dead-letter.create-topics", "true",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic,
-                "app.group", SharedServers.name("g"),
-                "app.concurrency", "1").forEach((k, v) -> registry.add(k, () -> v));
+        Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        zooKeeper.connectString(),
+                        "groupkeeper.zookeeper.session-timeout",
+                        "4s",
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "groupkeeper.listener.dead-letter.create-topics",
+                        "true",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        SharedServers.name("g"),
+                        "app.concurrency",
+                        "1")
+                .forEach((k, v) -> registry.add(k, () -> v));
     }
 
     @AfterAll
@@ -50,13 +60,16 @@ class HealthDownIT {
 
     @Autowired
     HealthContributorRegistry health;
+
     @Autowired
     GroupKeeperContainers containers;
 
     @Test
     void healthIsDownOnceZooKeeperIsCut() {
         HealthIndicator indicator = (HealthIndicator) health.getContributor("groupkeeper");
-        await().atMost(WAIT).until(() -> containers.container("billing").workers().get(0).owned().size() == 2);
+        await().atMost(WAIT)
+                .until(() ->
+                        containers.container("billing").workers().get(0).owned().size() == 2);
         assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 
         zooKeeper.close();
@@ -74,20 +87,26 @@ class HealthDownIT {
     void healthIsDownWhenAListenersWorkerDied() {
         String topic = SharedServers.topic(1);
         try (ConfigurableApplicationContext app = SharedServers.startApp(topic, SharedServers.name("g"), Map.of())) {
-            HealthIndicator indicator = (HealthIndicator) app.getBean(HealthContributorRegistry.class)
-                    .getContributor("groupkeeper");
+            HealthIndicator indicator = (HealthIndicator)
+                    app.getBean(HealthContributorRegistry.class).getContributor("groupkeeper");
             await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.UP));
 
             SharedServers.send(topic, 0, "fatal-order");
 
             await().atMost(WAIT).until(() -> indicator.health().getStatus().equals(Status.DOWN));
-            Map<String, Object> listeners = (Map<String, Object>) indicator.health().getDetails().get("listeners");
-            assertThat((Map<String, Object>) listeners.get("billing")).containsEntry("state", "FAILED")
-                    .hasEntrySatisfying("failure", f -> assertThat(f.toString())
-                            .contains(TestApp.BillingCrash.class.getName()).contains("billing died on fatal-order"));
+            Map<String, Object> listeners =
+                    (Map<String, Object>) indicator.health().getDetails().get("listeners");
+            assertThat((Map<String, Object>) listeners.get("billing"))
+                    .containsEntry("state", "FAILED")
+                    .hasEntrySatisfying(
+                            "failure",
+                            f -> assertThat(f.toString())
+                                    .contains(TestApp.BillingCrash.class.getName())
+                                    .contains("billing died on fatal-order"));
             assertThat((Map<String, Object>) listeners.get("audit")).containsEntry("state", "RUNNING");
-            assertThat(indicator.health().getDetails().get("zookeeper")).asInstanceOf(
-                    org.assertj.core.api.InstanceOfAssertFactories.MAP).containsEntry("connected", true);
+            assertThat(indicator.health().getDetails().get("zookeeper"))
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("connected", true);
         }
     }
 }

@@ -31,16 +31,30 @@ class KafkaHandlerIT {
     void recordsAreRoutedByPayloadTypeAsSpringKafkaRoutesThem() throws Exception {
         String topic = SharedServers.topic(1);
         SharedServers.get().kafka().createTopic(topic + "-strict", 1);
-        try (var ctx = new SpringApplicationBuilder(HandlersApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "spring.kafka.consumer.value-deserializer", HandlersApp.TypedDeserializer.class.getName(),
-                "groupkeeper.listener.error.attempts", "1",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", SharedServers.name("handlers"))).run();
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                     SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+        try (var ctx = new SpringApplicationBuilder(HandlersApp.class)
+                        .web(WebApplicationType.NONE)
+                        .properties(Map.of(
+                                "groupkeeper.zookeeper.connect",
+                                SharedServers.get().zkConnectString(),
+                                "spring.kafka.bootstrap-servers",
+                                SharedServers.get().bootstrapServers(),
+                                "spring.kafka.consumer.auto-offset-reset",
+                                "earliest",
+                                "spring.kafka.consumer.value-deserializer",
+                                HandlersApp.TypedDeserializer.class.getName(),
+                                "groupkeeper.listener.error.attempts",
+                                "1",
+                                "groupkeeper.listener.stop-deadline",
+                                "5s",
+                                "app.topic",
+                                topic,
+                                "app.group",
+                                SharedServers.name("handlers")))
+                        .run();
+                KafkaProducer<String, String> producer = new KafkaProducer<>(
+                        Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             send(producer, topic, "foo", "a");
             send(producer, topic, "bar", "b");
             send(producer, topic, "int", "7");
@@ -50,16 +64,23 @@ class KafkaHandlerIT {
 
             HandlersApp.Multi multi = ctx.getBean(HandlersApp.Multi.class);
             await().atMost(WAIT).until(() -> multi.seen.size() >= 4);
-            assertThat(multi.seen).as("each to the method of its type; a String to the default")
+            assertThat(multi.seen)
+                    .as("each to the method of its type; a String to the default")
                     .containsExactly("foo:a", "bar:b@1", "int:7", "default:plain");
             HandlersApp.NoDefault strict = ctx.getBean(HandlersApp.NoDefault.class);
             await().atMost(WAIT).until(() -> strict.seen.size() >= 1);
-            assertThat(strict.seen).as("the record after the one no method takes").containsExactly("foo:d");
+            assertThat(strict.seen)
+                    .as("the record after the one no method takes")
+                    .containsExactly("foo:d");
 
             ConsumerRecord<String, String> dead = read(topic + "-strict-dlt");
             assertThat(dead.value()).isEqualTo("c");
-            assertThat(new String(dead.headers().lastHeader("kafka_dlt-exception-message").value(),
-                    StandardCharsets.UTF_8)).contains("No method found for class " + HandlersApp.Bar.class.getName());
+            assertThat(new String(
+                            dead.headers()
+                                    .lastHeader("kafka_dlt-exception-message")
+                                    .value(),
+                            StandardCharsets.UTF_8))
+                    .contains("No method found for class " + HandlersApp.Bar.class.getName());
         }
     }
 
@@ -73,9 +94,16 @@ class KafkaHandlerIT {
     }
 
     private static ConsumerRecord<String, String> read(String topic) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
-                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        SharedServers.name("reader"),
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {

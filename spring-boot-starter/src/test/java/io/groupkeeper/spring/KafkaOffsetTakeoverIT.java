@@ -35,9 +35,18 @@ class KafkaOffsetTakeoverIT {
         }
         TopicPartition p0 = new TopicPartition(topic, 0);
         TopicPartition p1 = new TopicPartition(topic, 1);
-        try (KafkaConsumer<String, String> before = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", group, "enable.auto.commit", false,
-                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> before = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        group,
+                        "enable.auto.commit",
+                        false,
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             before.assign(List.of(p0, p1));
             List<ConsumerRecord<String, String>> read = new ArrayList<>();
             await().atMost(WAIT).until(() -> {
@@ -51,11 +60,14 @@ class KafkaOffsetTakeoverIT {
             TestApp.Billing billing = ctx.getBean(TestApp.Billing.class);
             await().atMost(WAIT).until(() -> billing.seen.size() >= 3);
             SharedServers.send(topic, 0, "v8");
-            await().atMost(WAIT).until(() -> billing.seen.stream().anyMatch(r -> r.value().equals("v8")));
-            assertThat(billing.seen).extracting(ConsumerRecord::value).as("redelivered 0, lost 0")
+            await().atMost(WAIT)
+                    .until(() -> billing.seen.stream().anyMatch(r -> r.value().equals("v8")));
+            assertThat(billing.seen)
+                    .extracting(ConsumerRecord::value)
+                    .as("redelivered 0, lost 0")
                     .containsExactlyInAnyOrder("v6", "v5", "v7", "v8");
         }
-        assertThat(output.getOut()).contains("took over Kafka's committed offsets of group " + group,
-                topic + "-0=3", topic + "-1=2");
+        assertThat(output.getOut())
+                .contains("took over Kafka's committed offsets of group " + group, topic + "-0=3", topic + "-1=2");
     }
 }

@@ -49,28 +49,39 @@ class ListenerExtrasIT {
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
         Map.ofEntries(
-                Map.entry("management.endpoints.web.exposure.include", "metrics"),
-                Map.entry("groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString()),
-                Map.entry("spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers()),
-                Map.entry("groupkeeper.listener.start-position", "earliest"),
-                Map.entry("groupkeeper.listener.commit-interval", "200ms"),
-                Map.entry("groupkeeper.listener.error.attempts", "2"),
-                Map.entry("groupkeeper.listener.error.backoff", "10ms"),
-                Map.entry("groupkeeper.listener.dead-letter.create-topics", "true"),
-                Map.entry("groupkeeper.listener.stop-deadline", "5s"),
-                Map.entry("app.group", GROUP), Map.entry("app.in", IN), Map.entry("app.out", OUT),
-                Map.entry("app.quiet", QUIET), Map.entry("app.positioned", POSITIONED))
+                        Map.entry("management.endpoints.web.exposure.include", "metrics"),
+                        Map.entry(
+                                "groupkeeper.zookeeper.connect",
+                                SharedServers.get().zkConnectString()),
+                        Map.entry(
+                                "spring.kafka.bootstrap-servers",
+                                SharedServers.get().bootstrapServers()),
+                        Map.entry("groupkeeper.listener.start-position", "earliest"),
+                        Map.entry("groupkeeper.listener.commit-interval", "200ms"),
+                        Map.entry("groupkeeper.listener.error.attempts", "2"),
+                        Map.entry("groupkeeper.listener.error.backoff", "10ms"),
+                        Map.entry("groupkeeper.listener.dead-letter.create-topics", "true"),
+                        Map.entry("groupkeeper.listener.stop-deadline", "5s"),
+                        Map.entry("app.group", GROUP),
+                        Map.entry("app.in", IN),
+                        Map.entry("app.out", OUT),
+                        Map.entry("app.quiet", QUIET),
+                        Map.entry("app.positioned", POSITIONED))
                 .forEach((k, v) -> registry.add(k, () -> v));
     }
 
     @Autowired
     ExtrasApp.Enricher enricher;
+
     @Autowired
     ExtrasApp.Positioned positioned;
+
     @Autowired
     ExtrasApp.Quiet quiet;
+
     @Autowired
     MetricsEndpoint metrics;
+
     @Autowired
     MeterRegistry registry;
 
@@ -84,8 +95,13 @@ class ListenerExtrasIT {
         assertThat(enricher.poisonAttempts).hasValue(2);
         List<ConsumerRecord<String, String>> dead = readCommittedRecords(IN + "-dlt", 1);
         assertThat(dead).extracting(ConsumerRecord::value).containsExactly("poison-1");
-        assertThat(new String(dead.get(0).headers().lastHeader("groupkeeper.dlt.attempts").value(),
-                StandardCharsets.UTF_8)).isEqualTo("2");
+        assertThat(new String(
+                        dead.get(0)
+                                .headers()
+                                .lastHeader("groupkeeper.dlt.attempts")
+                                .value(),
+                        StandardCharsets.UTF_8))
+                .isEqualTo("2");
     }
 
     @Test
@@ -94,15 +110,21 @@ class ListenerExtrasIT {
         await().atMost(WAIT).untilAsserted(() -> {
             MetricsEndpoint.MetricDescriptor all = metrics.metric(consumed, List.of());
             assertThat(all).as("in /actuator/metrics").isNotNull();
-            assertThat(registry.find(consumed).tag("spring.id", clientOf("positioned", GROUP + "-positioned"))
-                    .functionCounters()).singleElement().satisfies(c -> assertThat(c.count())
-                            .isGreaterThanOrEqualTo(2.0)); // v3, v4
+            assertThat(registry.find(consumed)
+                            .tag("spring.id", clientOf("positioned", GROUP + "-positioned"))
+                            .functionCounters())
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.count()).isGreaterThanOrEqualTo(2.0)); // v3, v4
         });
-        assertThat(registry.find(consumed).tag("spring.id", clientOf("quiet", GROUP + "-quiet")).meters())
+        assertThat(registry.find(consumed)
+                        .tag("spring.id", clientOf("quiet", GROUP + "-quiet"))
+                        .meters())
                 .isNotEmpty();
         // the transactional listener's producers (one per owned input partition, and the dead-letter producer)
-        assertThat(registry.find("kafka.producer.record.send.total").tag("spring.id", clientOf("enrich", GROUP))
-                .meters()).isNotEmpty();
+        assertThat(registry.find("kafka.producer.record.send.total")
+                        .tag("spring.id", clientOf("enrich", GROUP))
+                        .meters())
+                .isNotEmpty();
     }
 
     /** The {@code spring.id} values of a listener's clients: {@code groupkeeper/<listener>/<group>/<client id>}. */
@@ -119,12 +141,20 @@ class ListenerExtrasIT {
 
     @Test
     void aQuietListenerPublishesIdleEvents() {
-        await().atMost(WAIT).until(() -> quiet.idle.stream().filter(e -> e.getListenerId().equals("quiet")).count() >= 2);
-        assertThat(quiet.idle).filteredOn(e -> e.getListenerId().equals("quiet")).allSatisfy(e -> {
-            assertThat(e.getGroup()).isEqualTo(GROUP + "-quiet");
-            assertThat(e.getIdleFor()).isGreaterThanOrEqualTo(Duration.ofMillis(300));
-        });
-        assertThat(quiet.idle).as("only the listener with an interval").allMatch(e -> e.getListenerId().equals("quiet"));
+        await().atMost(WAIT)
+                .until(() -> quiet.idle.stream()
+                                .filter(e -> e.getListenerId().equals("quiet"))
+                                .count()
+                        >= 2);
+        assertThat(quiet.idle)
+                .filteredOn(e -> e.getListenerId().equals("quiet"))
+                .allSatisfy(e -> {
+                    assertThat(e.getGroup()).isEqualTo(GROUP + "-quiet");
+                    assertThat(e.getIdleFor()).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+                });
+        assertThat(quiet.idle)
+                .as("only the listener with an interval")
+                .allMatch(e -> e.getListenerId().equals("quiet"));
     }
 
     static List<String> readCommitted(String topic, int count) {
@@ -135,16 +165,22 @@ class ListenerExtrasIT {
 
     /** Reads with read_committed until {@code count} records and the last stable offset are reached. */
     static List<ConsumerRecord<String, String>> readCommittedRecords(String topic, int count) {
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "isolation.level", "read_committed"),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "isolation.level",
+                        "read_committed"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {
                 reader.poll(Duration.ofMillis(100)).forEach(out::add);
-                return out.size() >= count && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
+                return out.size() >= count
+                        && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
             });
             return out;
         }

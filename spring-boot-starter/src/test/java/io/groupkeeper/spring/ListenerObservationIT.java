@@ -46,8 +46,7 @@ class ListenerObservationIT {
     static final String GROUP = SharedServers.name("traced");
     static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
-    record Payment(String id, long cents) {
-    }
+    record Payment(String id, long cents) {}
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
@@ -70,47 +69,71 @@ class ListenerObservationIT {
         @GroupKeeperListener(group = "${app.group}", topics = "${app.topic}")
         void pay(Payment payment, @Header(KafkaHeaders.OFFSET) long offset, @FencingToken long token) {
             tokens.add(token);
-            seen.add(payment.id() + "@" + offset + " trace " + tracer.currentSpan().context().traceId());
+            seen.add(payment.id() + "@" + offset + " trace "
+                    + tracer.currentSpan().context().traceId());
         }
     }
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        Map.of("management.endpoints.web.exposure.include", "metrics",
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.producer.acks", "1",
-                "spring.kafka.producer.properties.enable.idempotence", "false",
-                "groupkeeper.listener.start-position", "earliest",
-                "groupkeeper.listener.dead-letter.create-topics", "true",
-                "management.tracing.sampling.probability", "1.0",
-                "app.topic", TOPIC,
-                "app.group", GROUP).forEach((k, v) -> registry.add(k, () -> v));
+        Map.of(
+                        "management.endpoints.web.exposure.include",
+                        "metrics",
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.producer.acks",
+                        "1",
+                        "spring.kafka.producer.properties.enable.idempotence",
+                        "false",
+                        "groupkeeper.listener.start-position",
+                        "earliest",
+                        "groupkeeper.listener.dead-letter.create-topics",
+                        "true",
+                        "management.tracing.sampling.probability",
+                        "1.0",
+                        "app.topic",
+                        TOPIC,
+                        "app.group",
+                        GROUP)
+                .forEach((k, v) -> registry.add(k, () -> v));
     }
 
     @Autowired
     Payments payments;
+
     @Autowired
     MetricsEndpoint metrics;
 
-
     @Test
     void theRecordsTraceContinuesInTheHandlerTheTimerIsInActuatorAndANonJsonValueIsDeadLetteredRaw() throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "acks", "1", "enable.idempotence", false),
-                new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "acks",
+                        "1",
+                        "enable.idempotence",
+                        false),
+                new StringSerializer(),
+                new StringSerializer())) {
             producer.send(new ProducerRecord<>(TOPIC, 0, "k", "not json")).get();
-            ProducerRecord<String, String> traced = new ProducerRecord<>(TOPIC, 0, "k", "{\"id\":\"p-1\",\"cents\":250}");
-            traced.headers().add("traceparent", ("00-" + TRACE_ID + "-00f067aa0ba902b7-01")
-                    .getBytes(StandardCharsets.UTF_8));
+            ProducerRecord<String, String> traced =
+                    new ProducerRecord<>(TOPIC, 0, "k", "{\"id\":\"p-1\",\"cents\":250}");
+            traced.headers()
+                    .add("traceparent", ("00-" + TRACE_ID + "-00f067aa0ba902b7-01").getBytes(StandardCharsets.UTF_8));
             producer.send(traced).get();
         }
         await().atMost(WAIT).until(() -> !payments.seen.isEmpty());
         assertThat(payments.seen).containsExactly("p-1@1 trace " + TRACE_ID);
-        assertThat(payments.tokens).as("@FencingToken: the partition's token").singleElement()
+        assertThat(payments.tokens)
+                .as("@FencingToken: the partition's token")
+                .singleElement()
                 .satisfies(t -> assertThat(t).isPositive());
 
-        MetricsEndpoint.MetricDescriptor timer = metrics.metric("groupkeeper.listener",
+        MetricsEndpoint.MetricDescriptor timer = metrics.metric(
+                "groupkeeper.listener",
                 List.of("listener.id:payments.pay", "outcome:success", "topic:" + TOPIC, "group:" + GROUP));
         assertThat(timer).as("groupkeeper.listener in /actuator/metrics").isNotNull();
         assertThat(timer.getMeasurements()).anySatisfy(m -> {
@@ -118,8 +141,9 @@ class ListenerObservationIT {
             assertThat(m.getValue()).isEqualTo(1.0);
         });
 
-        try (KafkaConsumer<String, String> dlt = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "auto.offset.reset", "earliest"), new StringDeserializer(),
+        try (KafkaConsumer<String, String> dlt = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers(), "auto.offset.reset", "earliest"),
+                new StringDeserializer(),
                 new StringDeserializer())) {
             String deadLetters = deadLetterTopic();
             dlt.assign(List.of(new TopicPartition(deadLetters, 0)));
@@ -137,10 +161,12 @@ class ListenerObservationIT {
 
     /** The dead-letter topic the container created for {@link #TOPIC} (its name follows the configured convention). */
     private static String deadLetterTopic() throws Exception {
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of(
-                "bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
             return admin.listTopics().names().get().stream()
-                    .filter(t -> t.startsWith(TOPIC) && !t.equals(TOPIC)).findFirst().orElseThrow();
+                    .filter(t -> t.startsWith(TOPIC) && !t.equals(TOPIC))
+                    .findFirst()
+                    .orElseThrow();
         }
     }
 }

@@ -29,17 +29,22 @@ class ListenerOrderingIT {
         try (ConfigurableApplicationContext ctx = start(topic, "key")) {
             OrderingApp.Slow slow = ctx.getBean(OrderingApp.Slow.class);
             Map<String, List<String>> sent = send(topic, 16, 25);
-            await().atMost(WAIT).until(() -> slow.byKey.values().stream().mapToInt(List::size).sum() == 400);
+            await().atMost(WAIT)
+                    .until(() ->
+                            slow.byKey.values().stream().mapToInt(List::size).sum() == 400);
             assertThat(slow.byKey).as("each key's values in offset order").isEqualTo(sent);
             assertThat(slow.keyOverlaps).as("two records of one key at once").hasValue(0);
-            assertThat(slow.mostInFlight.get()).as("records of the one partition handled at once").isGreaterThan(1);
+            assertThat(slow.mostInFlight.get())
+                    .as("records of the one partition handled at once")
+                    .isGreaterThan(1);
         }
     }
 
     @Test
     void anOrderingThatIsNotOneOfTheThreeFailsTheStartNamingIt() {
         assertThatThrownBy(() -> start(SharedServers.topic(1), "by-key").close())
-                .rootCause().hasMessageContaining("ordering 'by-key' is not one of partition, key, unordered");
+                .rootCause()
+                .hasMessageContaining("ordering 'by-key' is not one of partition, key, unordered");
     }
 
     /** {@code groupkeeper.listener.max-span=3}: at most 3 records of the partition in flight, although 8 workers. */
@@ -49,16 +54,20 @@ class ListenerOrderingIT {
         try (ConfigurableApplicationContext ctx = start(topic, "key", Map.of("groupkeeper.listener.max-span", "3"))) {
             OrderingApp.Slow slow = ctx.getBean(OrderingApp.Slow.class);
             Map<String, List<String>> sent = send(topic, 16, 25);
-            await().atMost(WAIT).until(() -> slow.byKey.values().stream().mapToInt(List::size).sum() == 400);
+            await().atMost(WAIT)
+                    .until(() ->
+                            slow.byKey.values().stream().mapToInt(List::size).sum() == 400);
             assertThat(slow.byKey).isEqualTo(sent);
-            assertThat(slow.mostInFlight.get()).as("records of the one partition handled at once").isBetween(2, 3);
+            assertThat(slow.mostInFlight.get())
+                    .as("records of the one partition handled at once")
+                    .isBetween(2, 3);
         }
     }
 
     @Test
     void aProgressLimitOutOfRangeFailsTheStartNamingIt() {
-        assertThatThrownBy(() -> start(SharedServers.topic(1), "key",
-                Map.of("groupkeeper.listener.max-span", "262145")).close())
+        assertThatThrownBy(() -> start(SharedServers.topic(1), "key", Map.of("groupkeeper.listener.max-span", "262145"))
+                        .close())
                 .hasStackTraceContaining("maxSpan must be in 1..262144, was 262145")
                 .hasStackTraceContaining("groupkeeper.listener(s).max-span");
     }
@@ -69,20 +78,34 @@ class ListenerOrderingIT {
 
     private static ConfigurableApplicationContext start(String topic, String ordering, Map<String, Object> extra) {
         Map<String, Object> p = new java.util.HashMap<>(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", SharedServers.name("ordering"), "app.ordering", ordering));
+                "groupkeeper.zookeeper.connect",
+                SharedServers.get().zkConnectString(),
+                "spring.kafka.bootstrap-servers",
+                SharedServers.get().bootstrapServers(),
+                "spring.kafka.consumer.auto-offset-reset",
+                "earliest",
+                "groupkeeper.listener.stop-deadline",
+                "5s",
+                "app.topic",
+                topic,
+                "app.group",
+                SharedServers.name("ordering"),
+                "app.ordering",
+                ordering));
         p.putAll(extra);
-        return new SpringApplicationBuilder(OrderingApp.class).web(WebApplicationType.NONE).properties(p).run();
+        return new SpringApplicationBuilder(OrderingApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(p)
+                .run();
     }
 
     /** {@code keys} keys, {@code each} values per key, interleaved, all to partition 0; the values per key in order. */
     private static Map<String, List<String>> send(String topic, int keys, int each) throws Exception {
         Map<String, List<String>> sent = new java.util.HashMap<>();
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                new StringSerializer(),
+                new StringSerializer())) {
             for (int i = 0; i < each; i++) {
                 for (int k = 0; k < keys; k++) {
                     String key = "k" + k;

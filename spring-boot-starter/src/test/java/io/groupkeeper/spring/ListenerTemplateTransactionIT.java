@@ -31,24 +31,31 @@ class ListenerTemplateTransactionIT {
     void aTemplatesSendsInsideTheListenerCommitWithThePositionAndAFailedCallLeavesNone() {
         String in = SharedServers.topic(1);
         String out = SharedServers.topic(1);
-        try (var ctx = new SpringApplicationBuilder(TemplateTxApp.class).web(WebApplicationType.NONE).properties(
-                "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers(),
-                "spring.kafka.producer.transaction-id-prefix=tx.",
-                "spring.kafka.consumer.auto-offset-reset=earliest",
-                "groupkeeper.listener.commit-interval=200ms",
-                "groupkeeper.listener.error.attempts=2",
-                "groupkeeper.listener.error.backoff=10ms",
-                "groupkeeper.listener.stop-deadline=5s",
-                "app.in=" + in, "app.out=" + out, "app.group=" + SharedServers.name("tx")).run()) {
+        try (var ctx = new SpringApplicationBuilder(TemplateTxApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers(),
+                        "spring.kafka.producer.transaction-id-prefix=tx.",
+                        "spring.kafka.consumer.auto-offset-reset=earliest",
+                        "groupkeeper.listener.commit-interval=200ms",
+                        "groupkeeper.listener.error.attempts=2",
+                        "groupkeeper.listener.error.backoff=10ms",
+                        "groupkeeper.listener.stop-deadline=5s",
+                        "app.in=" + in,
+                        "app.out=" + out,
+                        "app.group=" + SharedServers.name("tx"))
+                .run()) {
             TemplateTxApp.Forwarder forwarder = ctx.getBean(TemplateTxApp.Forwarder.class);
             for (String v : List.of("a", "b", "fail-1", "c")) {
                 SharedServers.send(in, 0, v);
             }
             List<String> expected = List.of("A:a", "B:a", "A:b", "B:b", "A:c", "B:c");
-            assertThat(read(out, "read_committed", 6)).as("exactly once, none of the failed calls")
+            assertThat(read(out, "read_committed", 6))
+                    .as("exactly once, none of the failed calls")
                     .containsExactlyElementsOf(expected);
-            assertThat(read(out, "read_uncommitted", 6)).as("a failed call's sends never reach Kafka")
+            assertThat(read(out, "read_uncommitted", 6))
+                    .as("a failed call's sends never reach Kafka")
                     .containsExactlyElementsOf(expected);
             assertThat(forwarder.attempts.get("fail-1")).hasValue(2);
             assertThat(ListenerExtrasIT.readCommitted(in + "-dlt", 1)).containsExactly("fail-1");
@@ -72,16 +79,18 @@ class ListenerTemplateTransactionIT {
 
     /** Reads {@code topic} (one partition) from the beginning to its end, at least {@code count} records. */
     static List<String> read(String topic, String isolation, int count) {
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "isolation.level", isolation),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers(), "isolation.level", isolation),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));
             List<String> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {
                 reader.poll(Duration.ofMillis(100)).forEach(r -> out.add(((ConsumerRecord<String, String>) r).value()));
-                return out.size() >= count && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
+                return out.size() >= count
+                        && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
             });
             return out;
         }

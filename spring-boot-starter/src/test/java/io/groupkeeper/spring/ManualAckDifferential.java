@@ -16,11 +16,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
  */
 final class ManualAckDifferential {
 
-    private ManualAckDifferential() {
-    }
+    private ManualAckDifferential() {}
 
-    record Observed(List<String> firstStart, List<String> afterRestart) {
-    }
+    record Observed(List<String> firstStart, List<String> afterRestart) {}
 
     static Observed run(boolean onGroupKeeper, String ackMode, List<String> values, int expected) {
         Class<?> asWritten = AnnotationSwap.compile("manualacks.Listener", ManualAcks.LISTENER);
@@ -44,14 +42,18 @@ final class ManualAckDifferential {
         }
     }
 
-    private static org.springframework.context.ConfigurableApplicationContext start(Class<?> listener, String topic,
-                                                                                   String group, String ackMode) {
-        return new SpringApplicationBuilder(ManualAcks.class, listener).web(WebApplicationType.NONE)
-                .properties("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
+    private static org.springframework.context.ConfigurableApplicationContext start(
+            Class<?> listener, String topic, String group, String ackMode) {
+        return new SpringApplicationBuilder(ManualAcks.class, listener)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
                         "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers(),
                         "spring.kafka.consumer.auto-offset-reset=earliest",
                         "spring.kafka.listener.ack-mode=" + ackMode,
                         "groupkeeper.listener.stop-deadline=5s",
-                        "app.topic=" + topic, "app.group=" + group).run();
+                        "app.topic=" + topic,
+                        "app.group=" + group)
+                .run();
     }
 }

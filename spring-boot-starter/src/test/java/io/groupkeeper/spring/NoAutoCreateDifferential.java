@@ -26,38 +26,52 @@ final class NoAutoCreateDifferential {
 
     static final List<String> VALUES = List.of("a", "fail-1", "b");
 
-    private NoAutoCreateDifferential() {
-    }
+    private NoAutoCreateDifferential() {}
 
     /** {@code start}: "started", or the root cause of the failed start. */
-    record Observed(String start, List<String> topicsAfterStart, Map<String, List<String>> calls,
-                    List<String> topicsAtEnd) {
-    }
+    record Observed(
+            String start, List<String> topicsAfterStart, Map<String, List<String>> calls, List<String> topicsAtEnd) {}
 
     static Observed run(boolean onSpringKafka) {
         String topic = SharedServers.topic(1);
         String group = SharedServers.name("nac");
-        Class<?> listener = onSpringKafka ? NoAutoCreateListener.class
-                : AnnotationSwap.toGroupKeeper(NoAutoCreateListener.class);
+        Class<?> listener =
+                onSpringKafka ? NoAutoCreateListener.class : AnnotationSwap.toGroupKeeper(NoAutoCreateListener.class);
         ConfigurableApplicationContext ctx;
         try {
-            ctx = new SpringApplicationBuilder(Sample04.class).web(WebApplicationType.NONE)
+            ctx = new SpringApplicationBuilder(Sample04.class)
+                    .web(WebApplicationType.NONE)
                     .initializers(c -> ((GenericApplicationContext) c).registerBean("noAutoCreateListener", listener))
                     .properties(Map.of(
-                            "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                            "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                            "spring.kafka.consumer.auto-offset-reset", "earliest",
+                            "groupkeeper.zookeeper.connect",
+                            SharedServers.get().zkConnectString(),
+                            "spring.kafka.bootstrap-servers",
+                            SharedServers.get().bootstrapServers(),
+                            "spring.kafka.consumer.auto-offset-reset",
+                            "earliest",
                             // both sides' consumers notice the topics created after the start within a second
-                            "spring.kafka.consumer.properties.metadata.max.age.ms", "1000",
-                            "groupkeeper.listener.stop-deadline", "5s",
-                            "app.topic", topic, "app.group", group)).run();
+                            "spring.kafka.consumer.properties.metadata.max.age.ms",
+                            "1000",
+                            "groupkeeper.listener.stop-deadline",
+                            "5s",
+                            "app.topic",
+                            topic,
+                            "app.group",
+                            group))
+                    .run();
         } catch (RuntimeException e) {
             Throwable root = e;
             while (root.getCause() != null) {
                 root = root.getCause();
             }
-            return new Observed("failed: " + String.valueOf(root.getMessage()).replace(topic, "<topic>")
-                    .replace(group, "<group>"), topics(topic), Map.of(), topics(topic));
+            return new Observed(
+                    "failed: "
+                            + String.valueOf(root.getMessage())
+                                    .replace(topic, "<topic>")
+                                    .replace(group, "<group>"),
+                    topics(topic),
+                    Map.of(),
+                    topics(topic));
         }
         try (ctx) {
             List<String> afterStart = topics(topic);
@@ -67,8 +81,12 @@ final class NoAutoCreateDifferential {
             for (String v : VALUES) {
                 SharedServers.send(topic, 0, v);
             }
-            await().atMost(WAIT.plusSeconds(30)).until(() -> body.calls.stream().anyMatch(c -> c.kind().equals("dlt"))
-                    && body.calls.stream().filter(c -> c.kind().equals("listen")).count() == 2 + 3);
+            await().atMost(WAIT.plusSeconds(30))
+                    .until(() -> body.calls.stream().anyMatch(c -> c.kind().equals("dlt"))
+                            && body.calls.stream()
+                                            .filter(c -> c.kind().equals("listen"))
+                                            .count()
+                                    == 2 + 3);
             Map<String, List<String>> calls = new TreeMap<>();
             for (Sample04.Call c : body.calls) {
                 calls.computeIfAbsent(c.value(), v -> new ArrayList<>())
@@ -80,9 +98,13 @@ final class NoAutoCreateDifferential {
 
     /** The topics named {@code <topic>-...} that exist now. */
     private static List<String> topics(String topic) {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
-            return admin.listTopics().names().get().stream().filter(t -> t.startsWith(topic + "-"))
-                    .map(t -> t.replace(topic, "<topic>")).sorted().toList();
+        try (Admin admin =
+                Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+            return admin.listTopics().names().get().stream()
+                    .filter(t -> t.startsWith(topic + "-"))
+                    .map(t -> t.replace(topic, "<topic>"))
+                    .sorted()
+                    .toList();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -29,13 +29,24 @@ class RetryTopicIT {
     }
 
     private static ConfigurableApplicationContext start(String topic, String group, String delayMs) {
-        return new SpringApplicationBuilder(RetryApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "app.delay", delayMs,
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", group)).run();
+        return new SpringApplicationBuilder(RetryApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "app.delay",
+                        delayMs,
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        group))
+                .run();
     }
 
     @Test
@@ -50,14 +61,21 @@ class RetryTopicIT {
             SharedServers.send(topic, 0, "bad-1");
             await().atMost(WAIT).until(() -> slow.count("dlt", "bad-1") == 1);
             firstAttempt = slow.first("listen", "fail-1", 0);
-            assertThat(slow.count("listen", "ok-1")).as("the next record of the partition did not wait").isEqualTo(1);
-            assertThat(slow.count("listen", "fail-1")).as("its retry is not due yet (4 s)").isEqualTo(1);
-            assertThat(slow.count("listen", "bad-1")).as("excluded: no retry, DLT at once").isEqualTo(1);
+            assertThat(slow.count("listen", "ok-1"))
+                    .as("the next record of the partition did not wait")
+                    .isEqualTo(1);
+            assertThat(slow.count("listen", "fail-1"))
+                    .as("its retry is not due yet (4 s)")
+                    .isEqualTo(1);
+            assertThat(slow.count("listen", "bad-1"))
+                    .as("excluded: no retry, DLT at once")
+                    .isEqualTo(1);
             assertThat(slow.first("dlt", "bad-1", 0).topic()).isEqualTo(topic + "-dlt");
 
             long stopping = System.nanoTime();
             ctx.close(); // the retry container's partition is paused until the due time: the stop does not wait
-            assertThat(Duration.ofNanos(System.nanoTime() - stopping)).as("stop while a retry is pending")
+            assertThat(Duration.ofNanos(System.nanoTime() - stopping))
+                    .as("stop while a retry is pending")
                     .isLessThan(Duration.ofSeconds(4));
             assertThat(slow.count("listen", "fail-1")).isEqualTo(1);
         }
@@ -66,15 +84,16 @@ class RetryTopicIT {
             await().atMost(WAIT).until(() -> slow.count("dlt", "fail-1") == 1);
             RetryApp.Call retry = slow.first("listen", "fail-1", 0);
             assertThat(retry.topic()).isEqualTo(topic + "-retry");
-            assertThat(Duration.ofNanos(retry.nanos() - firstAttempt.nanos())).as("not before the 4 s delay")
+            assertThat(Duration.ofNanos(retry.nanos() - firstAttempt.nanos()))
+                    .as("not before the 4 s delay")
                     .isGreaterThanOrEqualTo(Duration.ofMillis(3_998)); // due times are epoch millis
             assertThat(slow.first("dlt", "fail-1", 0).topic()).isEqualTo(topic + "-dlt");
             assertThat(slow.count("listen", "ok-1")).as("not delivered again").isZero();
         }
         // each wait for the due time paused the retry partition (KafkaBackoffException): DEBUG, as Spring logs it
         assertThat(output.getOut().lines().filter(l -> l.contains(" WARN ")))
-                .as("no WARN for a scheduled retry").noneMatch(l -> l.contains("not ready for consumption")
-                        || l.contains(topic + "-retry-0 stopped"));
+                .as("no WARN for a scheduled retry")
+                .noneMatch(l -> l.contains("not ready for consumption") || l.contains(topic + "-retry-0 stopped"));
     }
 
     /**
@@ -87,27 +106,36 @@ class RetryTopicIT {
         String topic = SharedServers.topic(2);
         String group = SharedServers.name("rebalance");
         String retryId = group + "-retry";
-        org.apache.kafka.common.TopicPartition waiting = new org.apache.kafka.common.TopicPartition(topic + "-retry", 0);
+        org.apache.kafka.common.TopicPartition waiting =
+                new org.apache.kafka.common.TopicPartition(topic + "-retry", 0);
         try (var first = start(topic, group, "10000")) {
             RetryApp.Slow a = first.getBean(RetryApp.Slow.class);
             GroupKeeperContainers ca = first.getBean(GroupKeeperContainers.class);
             SharedServers.send(topic, 0, "fail-1");
-            await().atMost(WAIT).until(() -> ca.container(retryId).stoppedPartitions().containsKey(waiting));
+            await().atMost(WAIT)
+                    .until(() -> ca.container(retryId).stoppedPartitions().containsKey(waiting));
             RetryApp.Call firstAttempt = a.first("listen", "fail-1", 0);
             assertThat(owned(ca, retryId)).hasSize(2);
             try (var second = start(topic, group, "10000")) {
                 RetryApp.Slow b = second.getBean(RetryApp.Slow.class);
                 GroupKeeperContainers cb = second.getBean(GroupKeeperContainers.class);
-                await().atMost(WAIT).until(() -> owned(ca, retryId).size() == 1 && owned(cb, retryId).size() == 1);
+                await().atMost(WAIT)
+                        .until(() -> owned(ca, retryId).size() == 1
+                                && owned(cb, retryId).size() == 1);
                 long attemptsWhenBalanced = a.count("listen", "fail-1") + b.count("listen", "fail-1");
-                assertThat(attemptsWhenBalanced).as("rebalanced while the retry was pending").isEqualTo(1);
+                assertThat(attemptsWhenBalanced)
+                        .as("rebalanced while the retry was pending")
+                        .isEqualTo(1);
                 await().atMost(WAIT).until(() -> a.count("dlt", "fail-1") + b.count("dlt", "fail-1") == 1);
                 RetryApp.Slow owner = owned(ca, retryId).contains(waiting) ? a : b;
                 RetryApp.Call retry = owner.first("listen", "fail-1", owner == a ? 1 : 0);
                 assertThat(retry.topic()).isEqualTo(topic + "-retry");
-                assertThat(Duration.ofNanos(retry.nanos() - firstAttempt.nanos())).as("not before the 10 s delay")
+                assertThat(Duration.ofNanos(retry.nanos() - firstAttempt.nanos()))
+                        .as("not before the 10 s delay")
                         .isGreaterThanOrEqualTo(Duration.ofMillis(9_998)); // due times are epoch millis
-                assertThat(a.count("listen", "fail-1") + b.count("listen", "fail-1")).as("retried once").isEqualTo(2);
+                assertThat(a.count("listen", "fail-1") + b.count("listen", "fail-1"))
+                        .as("retried once")
+                        .isEqualTo(2);
             }
         }
     }
@@ -133,28 +161,41 @@ class RetryTopicIT {
             var acking = ctx.getBean(io.groupkeeper.spring.retryack.ManualAckRetryApp.Acking.class);
             SharedServers.send(topic, 0, "bad-1");
             SharedServers.send(topic, 0, "ok-1");
-            await().atMost(WAIT).until(() -> output.getOut().contains(firstDeadLetter)
-                    && acking.received.contains("ok-1"));
+            await().atMost(WAIT)
+                    .until(() -> output.getOut().contains(firstDeadLetter) && acking.received.contains("ok-1"));
         }
         try (var ctx = startManual(topic, group)) {
             SharedServers.send(topic, 0, "bad-2");
             await().atMost(WAIT).until(() -> output.getOut().contains(secondDeadLetter));
             var acking = ctx.getBean(io.groupkeeper.spring.retryack.ManualAckRetryApp.Acking.class);
-            assertThat(acking.received).as("the main topic: committed past bad-1 with ok-1").containsExactly("bad-2");
+            assertThat(acking.received)
+                    .as("the main topic: committed past bad-1 with ok-1")
+                    .containsExactly("bad-2");
         }
         assertThat(output.getOut().lines().filter(l -> l.contains(firstDeadLetter)))
-                .as("the first dead letter logged once: acknowledged by the default DLT handler").hasSize(1);
+                .as("the first dead letter logged once: acknowledged by the default DLT handler")
+                .hasSize(1);
     }
 
     private static ConfigurableApplicationContext startManual(String topic, String group) {
         return new SpringApplicationBuilder(io.groupkeeper.spring.retryack.ManualAckRetryApp.class)
-                .web(WebApplicationType.NONE).properties(Map.of(
-                        "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                        "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                        "spring.kafka.consumer.auto-offset-reset", "earliest",
-                        "spring.kafka.listener.ack-mode", "MANUAL",
-                        "groupkeeper.listener.stop-deadline", "5s",
-                        "app.topic", topic, "app.group", group)).run();
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "spring.kafka.listener.ack-mode",
+                        "MANUAL",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        group))
+                .run();
     }
 
     /** Boot's {@code spring.kafka.retry.topic.*} make a {@code RetryTopicConfiguration} bean: honoured as Spring does. */
@@ -162,37 +203,68 @@ class RetryTopicIT {
     void bootsRetryTopicPropertiesApplyAsToAKafkaListener() {
         String topic = SharedServers.topic(1);
         SharedServers.get().kafka().createTopic(topic + "-retry", 1); // Boot's bean does not create them (Spring's
-        SharedServers.get().kafka().createTopic(topic + "-dlt", 1);   // doNotAutoCreateRetryTopics): the user does
+        SharedServers.get().kafka().createTopic(topic + "-dlt", 1); // doNotAutoCreateRetryTopics): the user does
         try (var ctx = new SpringApplicationBuilder(io.groupkeeper.spring.retrybean.BeanFormApp.class)
-                .web(WebApplicationType.NONE).properties(Map.of(
-                        "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                        "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                        "spring.kafka.consumer.auto-offset-reset", "earliest",
-                        "groupkeeper.listener.stop-deadline", "5s",
-                        "spring.kafka.retry.topic.enabled", "true",
-                        "spring.kafka.retry.topic.attempts", "3",
-                        "spring.kafka.retry.topic.backoff.delay", "200ms",
-                        "app.topic", topic, "app.group", SharedServers.name("bean"))).run()) {
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "spring.kafka.retry.topic.enabled",
+                        "true",
+                        "spring.kafka.retry.topic.attempts",
+                        "3",
+                        "spring.kafka.retry.topic.backoff.delay",
+                        "200ms",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        SharedServers.name("bean")))
+                .run()) {
             var plain = ctx.getBean(io.groupkeeper.spring.retrybean.BeanFormApp.Plain.class);
             SharedServers.send(topic, 0, "fail-1");
             SharedServers.send(topic, 0, "ok-1");
-            await().atMost(WAIT).until(() -> plain.calls.stream().filter(c -> c.startsWith("fail-1@")).count() == 3);
-            assertThat(plain.calls).as("main topic, then Boot's retry topic (fixed delay: one topic, reused)")
+            await().atMost(WAIT)
+                    .until(() -> plain.calls.stream()
+                                    .filter(c -> c.startsWith("fail-1@"))
+                                    .count()
+                            == 3);
+            assertThat(plain.calls)
+                    .as("main topic, then Boot's retry topic (fixed delay: one topic, reused)")
                     .filteredOn(c -> c.startsWith("fail-1@"))
                     .containsExactly("fail-1@" + topic, "fail-1@" + topic + "-retry", "fail-1@" + topic + "-retry");
             assertThat(plain.calls).contains("ok-1@" + topic);
             var dead = read(topic + "-dlt");
-            assertThat(new String(dead.headers().lastHeader("kafka_exception-cause-fqcn").value(),
-                    java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(IllegalStateException.class.getName());
-            assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader("retry_topic-attempts").value()).getInt())
-                    .as("as Spring writes it: the attempts made + 1 (DifferentialIT: 6 after 5)").isEqualTo(4);
+            assertThat(new String(
+                            dead.headers()
+                                    .lastHeader("kafka_exception-cause-fqcn")
+                                    .value(),
+                            java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo(IllegalStateException.class.getName());
+            assertThat(java.nio.ByteBuffer.wrap(dead.headers()
+                                    .lastHeader("retry_topic-attempts")
+                                    .value())
+                            .getInt())
+                    .as("as Spring writes it: the attempts made + 1 (DifferentialIT: 6 after 5)")
+                    .isEqualTo(4);
         }
     }
 
     private static org.apache.kafka.clients.consumer.ConsumerRecord<String, String> read(String topic) {
-        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
-                "auto.offset.reset", "earliest"), new org.apache.kafka.common.serialization.StringDeserializer(),
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        SharedServers.name("reader"),
+                        "auto.offset.reset",
+                        "earliest"),
+                new org.apache.kafka.common.serialization.StringDeserializer(),
                 new org.apache.kafka.common.serialization.StringDeserializer())) {
             c.subscribe(java.util.List.of(topic));
             java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> out =

@@ -3,8 +3,8 @@ package io.groupkeeper.spring;
 import static io.groupkeeper.spring.SharedServers.WAIT;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.spring.differential.Sample03;
 import io.groupkeeper.spring.differential.AnnotationSwap;
+import io.groupkeeper.spring.differential.Sample03;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,11 +23,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
  */
 final class Sample03Differential {
 
-    record Observed(List<String> received1, List<String> received2, List<String> committedOutputs) {
-    }
+    record Observed(List<String> received1, List<String> received2, List<String> committedOutputs) {}
 
-    private Sample03Differential() {
-    }
+    private Sample03Differential() {}
 
     static Observed run(boolean onGroupKeeper, List<String> values) {
         Class<?> asWritten = AnnotationSwap.compile("sample03.Listener", Sample03.LISTENER);
@@ -40,9 +38,13 @@ final class Sample03Differential {
                 "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers(),
                 "spring.kafka.consumer.auto-offset-reset=earliest",
                 "groupkeeper.listener.stop-deadline=5s",
-                "app.topic2=" + topic2, "app.topic3=" + topic3, "app.group=" + SharedServers.name("s03-")));
-        try (var ctx = new SpringApplicationBuilder(Sample03.class, listener).web(WebApplicationType.NONE)
-                .properties(properties.toArray(String[]::new)).run()) {
+                "app.topic2=" + topic2,
+                "app.topic3=" + topic3,
+                "app.group=" + SharedServers.name("s03-")));
+        try (var ctx = new SpringApplicationBuilder(Sample03.class, listener)
+                .web(WebApplicationType.NONE)
+                .properties(properties.toArray(String[]::new))
+                .run()) {
             Sample03.Observed observed = ctx.getBean(Sample03.Observed.class);
             for (String v : values) {
                 SharedServers.send(topic2, 0, "{\"foo\":\"" + v + "\"}");
@@ -60,16 +62,22 @@ final class Sample03Differential {
     }
 
     private static List<String> readCommitted(String topic, int count) {
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "isolation.level", "read_committed"),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "isolation.level",
+                        "read_committed"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));
             List<String> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {
                 reader.poll(Duration.ofMillis(100)).forEach(r -> out.add(r.value()));
-                return out.size() >= count && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
+                return out.size() >= count
+                        && reader.position(tp) >= reader.endOffsets(List.of(tp)).get(tp);
             });
             return out;
         }

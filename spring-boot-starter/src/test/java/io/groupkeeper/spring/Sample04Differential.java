@@ -35,45 +35,67 @@ final class Sample04Differential {
     /** The values sent, in order, to partition 0 of a new 1-partition topic. */
     static final List<String> VALUES = List.of("a", "fail-1", "b", "fail-2", "c");
 
-    private Sample04Differential() {
-    }
+    private Sample04Differential() {}
 
     /**
      * What one run observes: the listener's and DLT handler's calls in order per value (kind@topic), the DLT
      * handler's decoded retry/original/exception headers per value, the retry and DLT topics that exist, every record
      * of them with its decoded headers, and per failing value the gaps between its attempts.
      */
-    record Observed(Map<String, List<String>> calls, Map<String, Map<String, String>> dltHeaders, List<String> topics,
-                    List<Map<String, String>> forwarded, Map<String, List<Long>> gapsMs) {
-    }
+    record Observed(
+            Map<String, List<String>> calls,
+            Map<String, Map<String, String>> dltHeaders,
+            List<String> topics,
+            List<Map<String, String>> forwarded,
+            Map<String, List<Long>> gapsMs) {}
 
     static Observed run(boolean onSpringKafka) {
         String topic = SharedServers.topic(1);
         String group = SharedServers.name("s04");
-        Class<?> listener = onSpringKafka ? Sample04Listener.class : AnnotationSwap.toGroupKeeper(Sample04Listener.class);
-        try (var ctx = new SpringApplicationBuilder(Sample04.class).web(WebApplicationType.NONE)
+        Class<?> listener =
+                onSpringKafka ? Sample04Listener.class : AnnotationSwap.toGroupKeeper(Sample04Listener.class);
+        try (var ctx = new SpringApplicationBuilder(Sample04.class)
+                .web(WebApplicationType.NONE)
                 .initializers(c -> ((GenericApplicationContext) c).registerBean("sample04Listener", listener))
                 .properties(Map.of(
-                        "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                        "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                        "spring.kafka.consumer.auto-offset-reset", "earliest",
-                        "groupkeeper.listener.stop-deadline", "5s",
-                        "app.topic", topic, "app.group", group)).run()) {
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        group))
+                .run()) {
             Sample04.Body body = ctx.getBean(Sample04.Body.class);
             for (String v : VALUES) {
                 SharedServers.send(topic, 0, v);
             }
-            await().atMost(WAIT.plusSeconds(30)).until(() -> body.calls.stream().filter(c -> c.kind().equals("dlt"))
-                    .count() == 2 && body.calls.stream().filter(c -> c.kind().equals("listen")).count() == 3 + 2 * 5);
+            await().atMost(WAIT.plusSeconds(30))
+                    .until(() -> body.calls.stream()
+                                            .filter(c -> c.kind().equals("dlt"))
+                                            .count()
+                                    == 2
+                            && body.calls.stream()
+                                            .filter(c -> c.kind().equals("listen"))
+                                            .count()
+                                    == 3 + 2 * 5);
             Map<String, List<String>> calls = new TreeMap<>();
             Map<String, List<Long>> times = new TreeMap<>();
             Map<String, Map<String, String>> dltHeaders = new TreeMap<>();
             for (Sample04.Call c : body.calls) {
-                calls.computeIfAbsent(c.value(), v -> new ArrayList<>()).add(c.kind() + "@" + c.topic().replace(topic, "<topic>"));
+                calls.computeIfAbsent(c.value(), v -> new ArrayList<>())
+                        .add(c.kind() + "@" + c.topic().replace(topic, "<topic>"));
                 times.computeIfAbsent(c.value(), v -> new ArrayList<>()).add(c.nanos());
                 if (c.kind().equals("dlt")) {
                     Map<String, String> h = new TreeMap<>();
-                    c.headers().forEach((k, v) -> h.put(k, v.replace(topic, "<topic>").replace(group, "<group>")));
+                    c.headers()
+                            .forEach((k, v) ->
+                                    h.put(k, v.replace(topic, "<topic>").replace(group, "<group>")));
                     dltHeaders.put(c.value(), h);
                 }
             }
@@ -88,9 +110,13 @@ final class Sample04Differential {
                 }
             });
             List<String> topics;
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
-                topics = admin.listTopics().names().get().stream().filter(t -> t.startsWith(topic + "-"))
-                        .map(t -> t.replace(topic, "<topic>")).sorted().toList();
+            try (Admin admin =
+                    Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
+                topics = admin.listTopics().names().get().stream()
+                        .filter(t -> t.startsWith(topic + "-"))
+                        .map(t -> t.replace(topic, "<topic>"))
+                        .sorted()
+                        .toList();
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -112,7 +138,8 @@ final class Sample04Differential {
                 }
             }
             forwarded.sort(Comparator.comparing((Map<String, String> m) -> m.get("topic"))
-                    .thenComparing(m -> m.get("value")).thenComparing(m -> m.getOrDefault("retry_topic-attempts", "")));
+                    .thenComparing(m -> m.get("value"))
+                    .thenComparing(m -> m.getOrDefault("retry_topic-attempts", "")));
             return new Observed(calls, dltHeaders, topics, forwarded, gaps);
         }
     }
@@ -127,7 +154,7 @@ final class Sample04Differential {
             return Long.toString(ByteBuffer.wrap(b).getLong());
         }
         if (k.equals("retry_topic-backoff-timestamp")) { // a BigInteger of epoch millis near the forward's own time
-            long due = new BigInteger(b).longValue();   // (the attempt gaps check the delays themselves)
+            long due = new BigInteger(b).longValue(); // (the attempt gaps check the delays themselves)
             return Math.abs(due - r.timestamp()) < 60_000 ? "epoch-millis" : "not-a-time:" + due;
         }
         if (k.endsWith("timestamp") || k.endsWith("-stacktrace")) {
@@ -137,11 +164,13 @@ final class Sample04Differential {
     }
 
     private static List<ConsumerRecord<String, String>> read(String topic) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "auto.offset.reset", "earliest"),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers(), "auto.offset.reset", "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic).stream()
-                    .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+                    .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition()))
+                    .toList();
             c.assign(parts);
             c.seekToBeginning(parts);
             Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts);

@@ -29,14 +29,26 @@ class SendToIT {
         SharedServers.get().kafka().createTopic(topic + "-replies", 1);
         SharedServers.get().kafka().createTopic(topic + "-asks", 1);
         SharedServers.get().kafka().createTopic(topic + "-answers", 1);
-        try (var ctx = new SpringApplicationBuilder(RepliesApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", SharedServers.name("replies"))).run();
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                     SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+        try (var ctx = new SpringApplicationBuilder(RepliesApp.class)
+                        .web(WebApplicationType.NONE)
+                        .properties(Map.of(
+                                "groupkeeper.zookeeper.connect",
+                                SharedServers.get().zkConnectString(),
+                                "spring.kafka.bootstrap-servers",
+                                SharedServers.get().bootstrapServers(),
+                                "spring.kafka.consumer.auto-offset-reset",
+                                "earliest",
+                                "groupkeeper.listener.stop-deadline",
+                                "5s",
+                                "app.topic",
+                                topic,
+                                "app.group",
+                                SharedServers.name("replies")))
+                        .run();
+                KafkaProducer<String, String> producer = new KafkaProducer<>(
+                        Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             ProducerRecord<String, String> ask = new ProducerRecord<>(topic, null, "k1", "abc");
             ask.headers().add("kafka_correlationId", new byte[] {1, 2, 3});
             producer.send(ask).get();
@@ -47,30 +59,48 @@ class SendToIT {
             producer.send(split).get();
 
             List<ConsumerRecord<String, String>> replies = read(topic + "-replies", 2);
-            assertThat(replies).extracting(ConsumerRecord::key, ConsumerRecord::value)
+            assertThat(replies)
+                    .extracting(ConsumerRecord::key, ConsumerRecord::value)
                     .as("the request's key; a null result sends nothing")
-                    .containsExactly(org.assertj.core.groups.Tuple.tuple("k1", "ABC"),
+                    .containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("k1", "ABC"),
                             org.assertj.core.groups.Tuple.tuple("k3", "DEF"));
-            assertThat(replies.get(0).headers().lastHeader("kafka_correlationId").value()).containsExactly(1, 2, 3);
-            assertThat(read(topic + "-answers", 2)).extracting(ConsumerRecord::value).as("to the kafka_replyTopic "
-                    + "header, a list split").containsExactly("x", "y");
+            assertThat(replies.get(0)
+                            .headers()
+                            .lastHeader("kafka_correlationId")
+                            .value())
+                    .containsExactly(1, 2, 3);
+            assertThat(read(topic + "-answers", 2))
+                    .extracting(ConsumerRecord::value)
+                    .as("to the kafka_replyTopic " + "header, a list split")
+                    .containsExactly("x", "y");
         }
     }
 
     private static List<ConsumerRecord<String, String>> read(String topic, int n) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
-                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        SharedServers.name("reader"),
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
                 return out.size() >= n;
             });
-            await().pollDelay(Duration.ofMillis(500)).atMost(WAIT).until(() -> { // nothing more (no reply to "none")
-                c.poll(Duration.ofMillis(100)).forEach(out::add);
-                return true;
-            });
+            await().pollDelay(Duration.ofMillis(500))
+                    .atMost(WAIT)
+                    .until(
+                            () -> { // nothing more (no reply to "none")
+                                c.poll(Duration.ofMillis(100)).forEach(out::add);
+                                return true;
+                            });
             return out;
         }
     }

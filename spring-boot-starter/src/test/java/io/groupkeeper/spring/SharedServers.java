@@ -25,14 +25,23 @@ final class SharedServers {
     private static EmbeddedServers servers;
     private static KafkaProducer<String, String> producer;
 
-    private SharedServers() {
-    }
+    private SharedServers() {}
 
     static synchronized EmbeddedServers get() {
         if (servers == null) {
             servers = EmbeddedServers.startDefault();
-            producer = new KafkaProducer<>(Map.of("bootstrap.servers", servers.bootstrapServers(), "acks", "1",
-                    "enable.idempotence", false, "linger.ms", 0), new StringSerializer(), new StringSerializer());
+            producer = new KafkaProducer<>(
+                    Map.of(
+                            "bootstrap.servers",
+                            servers.bootstrapServers(),
+                            "acks",
+                            "1",
+                            "enable.idempotence",
+                            false,
+                            "linger.ms",
+                            0),
+                    new StringSerializer(),
+                    new StringSerializer());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 producer.close(Duration.ofSeconds(2));
                 servers.close();
@@ -54,7 +63,9 @@ final class SharedServers {
             for (int p = 0; p < partitions; p++) {
                 q.put(new TopicPartition(t, p), OffsetSpec.latest());
             }
-            await().atMost(WAIT).ignoreExceptions().until(() -> admin.listOffsets(q).all().get().size() == partitions);
+            await().atMost(WAIT)
+                    .ignoreExceptions()
+                    .until(() -> admin.listOffsets(q).all().get().size() == partitions);
         }
         return t;
     }
@@ -77,12 +88,16 @@ final class SharedServers {
                 "app.group", group,
                 "app.concurrency", "1"));
         p.putAll(extra);
-        return new SpringApplicationBuilder(TestApp.class).web(WebApplicationType.NONE).properties(p).run();
+        return new SpringApplicationBuilder(TestApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(p)
+                .run();
     }
 
     static void send(String topic, Integer partition, String value) {
         try {
-            producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value)).get();
+            producer.send(new ProducerRecord<>(topic, partition, "k-" + value, value))
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException("produce to " + topic + " failed", e);
         }

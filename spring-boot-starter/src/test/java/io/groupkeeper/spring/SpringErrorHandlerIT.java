@@ -28,12 +28,22 @@ class SpringErrorHandlerIT {
     void aDefaultErrorHandlerBeanIsTheListenersErrorPolicy() {
         String topic = SharedServers.topic(1);
         SharedServers.get().kafka().createTopic(topic + "-valid", 1);
-        try (var ctx = new SpringApplicationBuilder(ErrorsApp.class).web(WebApplicationType.NONE).properties(Map.of(
-                "groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.topic", topic, "app.group", SharedServers.name("errors"))).run()) {
+        try (var ctx = new SpringApplicationBuilder(ErrorsApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.topic",
+                        topic,
+                        "app.group",
+                        SharedServers.name("errors")))
+                .run()) {
             ErrorsApp.Orders orders = ctx.getBean(ErrorsApp.Orders.class);
             SharedServers.send(topic, 0, "fail-1");
             SharedServers.send(topic, 0, "cast-1");
@@ -41,15 +51,25 @@ class SpringErrorHandlerIT {
             await().atMost(WAIT).until(() -> orders.done.contains("ok-1"));
             List<Long> fail = new ArrayList<>(orders.attempts.get("fail-1"));
             assertThat(fail).as("FixedBackOff(100, 1): 1 retry = 2 attempts").hasSize(2);
-            assertThat(Duration.ofNanos(fail.get(1) - fail.get(0))).as("100 ms apart")
+            assertThat(Duration.ofNanos(fail.get(1) - fail.get(0)))
+                    .as("100 ms apart")
                     .isGreaterThanOrEqualTo(Duration.ofMillis(100));
-            assertThat(orders.attempts.get("cast-1")).as("ClassCastException: not retryable, as in Spring").hasSize(1);
-            assertThat(orders.deliveryAttempts.get("fail-1")).as("@Header(DELIVERY_ATTEMPT)").containsExactly(1, 2);
+            assertThat(orders.attempts.get("cast-1"))
+                    .as("ClassCastException: not retryable, as in Spring")
+                    .hasSize(1);
+            assertThat(orders.deliveryAttempts.get("fail-1"))
+                    .as("@Header(DELIVERY_ATTEMPT)")
+                    .containsExactly(1, 2);
             assertThat(orders.deliveryAttempts.get("ok-1")).containsExactly(1);
             List<ConsumerRecord<String, String>> dead = read(topic + "-dlt", 2);
             assertThat(dead).extracting(ConsumerRecord::value).containsExactly("fail-1", "cast-1");
-            assertThat(new String(dead.get(0).headers().lastHeader("kafka_dlt-exception-fqcn").value(),
-                    StandardCharsets.UTF_8)).isEqualTo(IllegalStateException.class.getName());
+            assertThat(new String(
+                            dead.get(0)
+                                    .headers()
+                                    .lastHeader("kafka_dlt-exception-fqcn")
+                                    .value(),
+                            StandardCharsets.UTF_8))
+                    .isEqualTo(IllegalStateException.class.getName());
 
             // @Validated payloads with the registrar's validator (KafkaListenerConfigurer), as Spring Kafka validates
             ErrorsApp.Foos foos = ctx.getBean(ErrorsApp.Foos.class);
@@ -57,19 +77,31 @@ class SpringErrorHandlerIT {
             SharedServers.send(topic + "-valid", 0, "{\"bar\":5}");
             await().atMost(WAIT).until(() -> foos.seen.contains(5));
             assertThat(foos.calls).as("bar=42 never reached the method").containsExactly(5);
-            ConsumerRecord<String, String> invalid = read(topic + "-valid-dlt", 1).get(0);
+            ConsumerRecord<String, String> invalid =
+                    read(topic + "-valid-dlt", 1).get(0);
             assertThat(invalid.value()).isEqualTo("{\"bar\":42}");
-            assertThat(new String(invalid.headers().lastHeader("kafka_dlt-exception-fqcn").value(),
-                    StandardCharsets.UTF_8)).isEqualTo(
-                    org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException.class
+            assertThat(new String(
+                            invalid.headers()
+                                    .lastHeader("kafka_dlt-exception-fqcn")
+                                    .value(),
+                            StandardCharsets.UTF_8))
+                    .isEqualTo(org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException
+                            .class
                             .getName());
         }
     }
 
     private static List<ConsumerRecord<String, String>> read(String topic, int n) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers(), "group.id", SharedServers.name("reader"),
-                "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        SharedServers.get().bootstrapServers(),
+                        "group.id",
+                        SharedServers.name("reader"),
+                        "auto.offset.reset",
+                        "earliest"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             c.subscribe(List.of(topic));
             List<ConsumerRecord<String, String>> out = new ArrayList<>();
             await().atMost(WAIT).until(() -> {

@@ -30,11 +30,19 @@ class SpringIdleEventIntervalIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        Map.of("groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.listener.idle-event-interval", PROPERTY.toMillis() + "ms",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.group", GROUP, "app.quiet", QUIET)
+        Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.listener.idle-event-interval",
+                        PROPERTY.toMillis() + "ms",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.group",
+                        GROUP,
+                        "app.quiet",
+                        QUIET)
                 .forEach((k, v) -> registry.add(k, () -> v));
     }
 
@@ -55,12 +63,15 @@ class SpringIdleEventIntervalIT {
         await().atMost(WAIT).until(() -> !events("own").isEmpty());
         assertThat(events("own")).allSatisfy(e -> {
             assertThat(e.getGroup()).isEqualTo(GROUP + "-own");
-            assertThat(e.getIdleFor()).as("the annotation's interval, not the property's").isGreaterThanOrEqualTo(
-                    ANNOTATION);
+            assertThat(e.getIdleFor())
+                    .as("the annotation's interval, not the property's")
+                    .isGreaterThanOrEqualTo(ANNOTATION);
         });
     }
 
     private List<ListenerIdleEvent> events(String listener) {
-        return listeners.idle.stream().filter(e -> e.getListenerId().equals(listener)).toList();
+        return listeners.idle.stream()
+                .filter(e -> e.getListenerId().equals(listener))
+                .toList();
     }
 }

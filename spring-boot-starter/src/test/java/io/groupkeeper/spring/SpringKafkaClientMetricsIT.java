@@ -32,22 +32,32 @@ class SpringKafkaClientMetricsIT {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        Map.ofEntries(Map.entry("groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString()),
-                Map.entry("spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers()),
-                Map.entry("spring.kafka.consumer.auto-offset-reset", "earliest"),
-                Map.entry("groupkeeper.listener.start-position", "earliest"),
-                Map.entry("groupkeeper.listener.commit-interval", "200ms"),
-                Map.entry("groupkeeper.listener.stop-deadline", "5s"),
-                Map.entry("app.group", GROUP), Map.entry("app.in", IN), Map.entry("app.out", OUT))
+        Map.ofEntries(
+                        Map.entry(
+                                "groupkeeper.zookeeper.connect",
+                                SharedServers.get().zkConnectString()),
+                        Map.entry(
+                                "spring.kafka.bootstrap-servers",
+                                SharedServers.get().bootstrapServers()),
+                        Map.entry("spring.kafka.consumer.auto-offset-reset", "earliest"),
+                        Map.entry("groupkeeper.listener.start-position", "earliest"),
+                        Map.entry("groupkeeper.listener.commit-interval", "200ms"),
+                        Map.entry("groupkeeper.listener.stop-deadline", "5s"),
+                        Map.entry("app.group", GROUP),
+                        Map.entry("app.in", IN),
+                        Map.entry("app.out", OUT))
                 .forEach((k, v) -> registry.add(k, () -> v));
     }
 
     @Autowired
     KafkaTemplate<String, String> template;
+
     @Autowired
     ClientsApp.Forwarder forwarder;
+
     @Autowired
     ClientsApp.SpringSide springSide;
+
     @Autowired
     MeterRegistry registry;
 
@@ -61,19 +71,24 @@ class SpringKafkaClientMetricsIT {
         String gk = "groupkeeper/forward/" + GROUP + "/";
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(total("kafka.producer.record.send.total", "kafkaProducerFactory."))
-                    .as("the KafkaTemplate's producer, bound by Spring Kafka").isGreaterThanOrEqualTo(3.0);
+                    .as("the KafkaTemplate's producer, bound by Spring Kafka")
+                    .isGreaterThanOrEqualTo(3.0);
             assertThat(total("kafka.producer.record.send.total", gk))
-                    .as("the listener's transactional producer, bound by groupkeeper").isGreaterThanOrEqualTo(3.0);
+                    .as("the listener's transactional producer, bound by groupkeeper")
+                    .isGreaterThanOrEqualTo(3.0);
             assertThat(total("kafka.consumer.fetch.manager.records.consumed.total", "kafkaConsumerFactory."))
-                    .as("the @KafkaListener's consumer, bound by Spring Kafka").isGreaterThanOrEqualTo(3.0);
+                    .as("the @KafkaListener's consumer, bound by Spring Kafka")
+                    .isGreaterThanOrEqualTo(3.0);
             assertThat(total("kafka.consumer.fetch.manager.records.consumed.total", gk))
-                    .as("the @GroupKeeperListener's consumer, bound by groupkeeper").isGreaterThanOrEqualTo(3.0);
+                    .as("the @GroupKeeperListener's consumer, bound by groupkeeper")
+                    .isGreaterThanOrEqualTo(3.0);
         });
     }
 
     /** The sum of a counter over the clients whose {@code spring.id} starts so. */
     private double total(String name, String springIdPrefix) {
         return registry.find(name).tag("spring.id", v -> v.startsWith(springIdPrefix)).functionCounters().stream()
-                .mapToDouble(FunctionCounter::count).sum();
+                .mapToDouble(FunctionCounter::count)
+                .sum();
     }
 }

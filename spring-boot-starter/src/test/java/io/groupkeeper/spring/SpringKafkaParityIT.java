@@ -48,7 +48,10 @@ class SpringKafkaParityIT {
         p.put("app.topic", topic);
         p.put("app.group", group);
         p.put("app.late-topic", late);
-        ctx = new SpringApplicationBuilder(ParityApp.class).web(WebApplicationType.NONE).properties(p).run();
+        ctx = new SpringApplicationBuilder(ParityApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(p)
+                .run();
         admin = Admin.create(Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()));
     }
 
@@ -72,12 +75,16 @@ class SpringKafkaParityIT {
         SharedServers.send(topic, 1, "skip-0");
         SharedServers.send(topic, 1, "o-1");
         await().atMost(WAIT).until(() -> orders.seen.stream().anyMatch(o -> o.startsWith("o-1@")));
-        assertThat(orders.seen).contains("o-1@1:1 group " + group + " meta " + topic + "-1@1")
-                .as("the RecordFilterStrategy bean discarded skip-0").noneMatch(o -> o.startsWith("skip-"));
+        assertThat(orders.seen)
+                .contains("o-1@1:1 group " + group + " meta " + topic + "-1@1")
+                .as("the RecordFilterStrategy bean discarded skip-0")
+                .noneMatch(o -> o.startsWith("skip-"));
         assertThat(ctx.getBean(GroupKeeperContainers.class).containers())
-                .as("default id: <bean name>.<method name>").containsKey("parityApp.Orders.onOrder");
-        assertThat(orders.threads).as("thread named per listener").allMatch(
-                t -> t.startsWith("groupkeeper-parityApp.Orders.onOrder-"));
+                .as("default id: <bean name>.<method name>")
+                .containsKey("parityApp.Orders.onOrder");
+        assertThat(orders.threads)
+                .as("thread named per listener")
+                .allMatch(t -> t.startsWith("groupkeeper-parityApp.Orders.onOrder-"));
     }
 
     /** Spring's kafka_dlt-* headers; a listener of the dead-letter topic skips its own failures (no -dlt-dlt). */
@@ -87,8 +94,12 @@ class SpringKafkaParityIT {
         SharedServers.send(topic, 0, "poison-1");
         await().atMost(WAIT).until(() -> dead.attempts.get() >= 2);
         Map<String, Object> h = dead.seen.peek();
-        assertThat(h).containsEntry("value", "poison-1").containsEntry("topic", topic).containsEntry("partition", 0)
-                .containsEntry("offset", 0L).containsEntry("group", group)
+        assertThat(h)
+                .containsEntry("value", "poison-1")
+                .containsEntry("topic", topic)
+                .containsEntry("partition", 0)
+                .containsEntry("offset", 0L)
+                .containsEntry("group", group)
                 .containsEntry("fqcn", IllegalStateException.class.getName())
                 .containsEntry("causeFqcn", ArithmeticException.class.getName())
                 .containsEntry("message", "cannot take poison-1; root cause");
@@ -105,8 +116,11 @@ class SpringKafkaParityIT {
     @Test
     void theDeadLetterTopicOfALateTopicIsCreatedWithItsPartitionsWhenNeeded() throws Exception {
         assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(late, late + "-dlt");
-        assertThat(ctx.getBean(GroupKeeperContainers.class).container(group + "-late").group())
-                .as("an id without a group is the group, as @KafkaListener's idIsGroup").isEqualTo(group + "-late");
+        assertThat(ctx.getBean(GroupKeeperContainers.class)
+                        .container(group + "-late")
+                        .group())
+                .as("an id without a group is the group, as @KafkaListener's idIsGroup")
+                .isEqualTo(group + "-late");
         SharedServers.get().kafka().createTopic(late, 3);
         ParityApp.Late listener = ctx.getBean(ParityApp.Late.class);
         await().atMost(WAIT).ignoreExceptions().until(() -> {
@@ -114,8 +128,15 @@ class SpringKafkaParityIT {
             return listener.seen.contains("probe");
         });
         SharedServers.send(late, 2, "poison-late");
-        await().atMost(WAIT).ignoreExceptions().until(() -> admin.listTopics().names().get().contains(late + "-dlt"));
-        assertThat(admin.describeTopics(List.of(late + "-dlt")).allTopicNames().get(30, TimeUnit.SECONDS)
-                .get(late + "-dlt").partitions()).as("as many partitions as its source").hasSize(3);
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> admin.listTopics().names().get().contains(late + "-dlt"));
+        assertThat(admin.describeTopics(List.of(late + "-dlt"))
+                        .allTopicNames()
+                        .get(30, TimeUnit.SECONDS)
+                        .get(late + "-dlt")
+                        .partitions())
+                .as("as many partitions as its source")
+                .hasSize(3);
     }
 }

@@ -37,8 +37,7 @@ class SpringKafkaRefusalsIT {
 
     static class Plain {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -79,47 +78,40 @@ class SpringKafkaRefusalsIT {
     @RetryableTopic(attempts = "3") // on the class: Spring Kafka reads it for a class-level @KafkaListener only
     static class Retryable {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     static class RetryableFactory {
         @RetryableTopic(attempts = "3", listenerContainerFactory = "kafkaListenerContainerFactory")
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     @GroupKeeperListener(group = "refusals", topics = "orders")
     static class RetryableHandler { // a class-level listener's @KafkaHandler
         @RetryableTopic(attempts = "3")
         @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     static class RetryableWithPolicy {
         @RetryableTopic(attempts = "3")
         @GroupKeeperListener(group = "refusals", topics = "orders", deadLetterTopic = "orders-dead")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     static class RetryableBatch { // (on a method: honoured, DifferentialIT and RetryTopicIT)
         @RetryableTopic(attempts = "3")
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrders(java.util.List<String> orders) {
-        }
+        void onOrders(java.util.List<String> orders) {}
     }
 
     static class DltHandlerOnly {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
 
         @DltHandler
-        void dlt(String order) {
-        }
+        void dlt(String order) {}
     }
 
     @SendTo("replies")
@@ -138,108 +130,92 @@ class SpringKafkaRefusalsIT {
         }
     }
 
-    record Foo(String bar) {
-    }
+    record Foo(String bar) {}
 
     static class Converted {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(Foo foo) {
-        }
+        void onOrder(Foo foo) {}
     }
 
     static class Validated {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrders(@org.springframework.validation.annotation.Validated List<Foo> foos) {
-        }
+        void onOrders(@org.springframework.validation.annotation.Validated List<Foo> foos) {}
     }
 
     static class DeliveryAttempt {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrders(List<String> orders, @Header(KafkaHeaders.DELIVERY_ATTEMPT) int attempt) {
-        }
+        void onOrders(List<String> orders, @Header(KafkaHeaders.DELIVERY_ATTEMPT) int attempt) {}
     }
 
     static class RawData {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order, @Header(KafkaHeaders.NATIVE_HEADERS) Object headers) {
-        }
+        void onOrder(String order, @Header(KafkaHeaders.NATIVE_HEADERS) Object headers) {}
     }
 
     static class Both {
         @KafkaListener(id = "both", topics = "orders")
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     @KafkaListener(id = "classLevel", topics = "orders")
     static class ClassLevel {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     @GroupKeeperListener(group = "refusals", topics = "orders")
     static class ClassLevelWithoutHandlers {
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     @GroupKeeperListener(group = "refusals", topics = "orders")
     static class TwoDefaults {
         @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
-        void one(String order) {
-        }
+        void one(String order) {}
 
         @org.springframework.kafka.annotation.KafkaHandler(isDefault = true)
-        void two(Object order) {
-        }
+        void two(Object order) {}
     }
 
     @GroupKeeperListener(group = "refusals", topics = "orders")
     static class BatchHandler {
         @org.springframework.kafka.annotation.KafkaHandler
-        void many(java.util.List<String> orders) {
-        }
+        void many(java.util.List<String> orders) {}
     }
 
     static class HandlerWithoutClassLevel {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
 
         @org.springframework.kafka.annotation.KafkaHandler
-        void other(Integer n) {
-        }
+        void other(Integer n) {}
     }
 
     static class TopicsAndPattern {
         @GroupKeeperListener(group = "refusals", topics = "orders", topicPattern = "orders-.*")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     static class BadPattern {
         @GroupKeeperListener(group = "refusals", topicPattern = "orders-(")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     static class KafkaType {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(org.springframework.kafka.support.Acknowledgment ack, ConsumerRecord<String, String> r) {
-        }
+        void onOrder(org.springframework.kafka.support.Acknowledgment ack, ConsumerRecord<String, String> r) {}
     }
 
     static class SeekAware implements org.springframework.kafka.listener.ConsumerSeekAware {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrder(String order) {
-        }
+        void onOrder(String order) {}
     }
 
     final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, GroupKeeperAutoConfiguration.class))
-            .withPropertyValues("groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
+            .withPropertyValues(
+                    "groupkeeper.zookeeper.connect=" + SharedServers.get().zkConnectString(),
                     "spring.kafka.bootstrap-servers=" + SharedServers.get().bootstrapServers(),
                     "groupkeeper.listener.auto-startup=false");
 
@@ -250,15 +226,17 @@ class SpringKafkaRefusalsIT {
 
     @Test
     void anErrorHandlerARecovererAFilterAndAContainerFactoryOfTheApplicationAreEachNamed() {
-        runner.withUserConfiguration(ErrorHandlerApp.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("bean 'myFactory'")
-                .hasStackTraceContaining("bean 'myConsumerFactory'")
-                .hasStackTraceContaining("move the factory's settings there")
-                .hasStackTraceContaining("bean 'threadNames' (a thread-name supplier")
-                .hasStackTraceContaining("groupkeeper.spring-kafka-only")
-                .satisfies(t -> assertThat(stackTrace(t)).as("Boot's own factory is not the application's; the "
-                        + "filter is honoured on a String listener").doesNotContain("bean 'kafkaListenerContainerFactory'",
-                        "onlyOrders")));
+        runner.withUserConfiguration(ErrorHandlerApp.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("bean 'myFactory'")
+                        .hasStackTraceContaining("bean 'myConsumerFactory'")
+                        .hasStackTraceContaining("move the factory's settings there")
+                        .hasStackTraceContaining("bean 'threadNames' (a thread-name supplier")
+                        .hasStackTraceContaining("groupkeeper.spring-kafka-only")
+                        .satisfies(t -> assertThat(stackTrace(t))
+                                .as("Boot's own factory is not the application's; the "
+                                        + "filter is honoured on a String listener")
+                                .doesNotContain("bean 'kafkaListenerContainerFactory'", "onlyOrders")));
     }
 
     @Test
@@ -267,186 +245,232 @@ class SpringKafkaRefusalsIT {
                 .withPropertyValues("groupkeeper.spring-kafka-only=errorHandler,onlyOrders,myFactory,myConsumerFactory,"
                         + "threadNames")
                 .run(ctx -> assertThat(ctx).hasNotFailed());
-        assertThat(output.getOut()).contains("[myFactory, myConsumerFactory, threadNames] "
-                + "configure(s) only Spring Kafka's");
+        assertThat(output.getOut())
+                .contains("[myFactory, myConsumerFactory, threadNames] " + "configure(s) only Spring Kafka's");
     }
 
     @Test
     void retryableTopicOnTheClassOrABatchListenerOrWithAFactoryOrADeadLetterTopicIsRefused() {
-        runner.withBean(Retryable.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(Retryable.class.getName() + ".onOrder(java.lang.String): @RetryableTopic on "
-                        + "the class")
-                .hasStackTraceContaining("put it on a @GroupKeeperListener method"));
-        runner.withBean(RetryableBatch.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("onOrders(java.util.List<java.lang.String>): @RetryableTopic on a batch listener is not "
-                        + "supported"));
-        runner.withBean(RetryableFactory.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@RetryableTopic(listenerContainerFactory) configures Spring Kafka's "
-                        + "containers"));
-        runner.withBean(RetryableHandler.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@RetryableTopic on the class or on a class-level listener's @KafkaHandler "
-                        + "method is not supported"));
-        runner.withBean(RetryableWithPolicy.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("errorPolicy and deadLetterTopic do not apply beside retry topics"));
+        runner.withBean(Retryable.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(Retryable.class.getName()
+                                + ".onOrder(java.lang.String): @RetryableTopic on " + "the class")
+                        .hasStackTraceContaining("put it on a @GroupKeeperListener method"));
+        runner.withBean(RetryableBatch.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "onOrders(java.util.List<java.lang.String>): @RetryableTopic on a batch listener is not "
+                                        + "supported"));
+        runner.withBean(RetryableFactory.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "@RetryableTopic(listenerContainerFactory) configures Spring Kafka's " + "containers"));
+        runner.withBean(RetryableHandler.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "@RetryableTopic on the class or on a class-level listener's @KafkaHandler "
+                                        + "method is not supported"));
+        runner.withBean(RetryableWithPolicy.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("errorPolicy and deadLetterTopic do not apply beside retry topics"));
     }
 
     @Test
     void aDltHandlerIsRefused() {
-        runner.withBean(DltHandlerOnly.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("its class has a @DltHandler method (dlt)")
-                .hasStackTraceContaining("topics = \"<topic>-dlt\""));
+        runner.withBean(DltHandlerOnly.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("its class has a @DltHandler method (dlt)")
+                        .hasStackTraceContaining("topics = \"<topic>-dlt\""));
     }
 
     /** @SendTo on a record listener method is honoured (SendToIT); on the class or a batch listener refused. */
     @Test
     void sendToOnTheClassOrABatchListenerIsRefused() {
-        runner.withBean(ClassReplies.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(ClassReplies.class.getName() + ".onOrder(java.lang.String): @SendTo on the "
-                        + "class"));
-        runner.withBean(BatchReplies.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@SendTo on a batch listener is not supported yet"));
+        runner.withBean(ClassReplies.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(ClassReplies.class.getName()
+                                + ".onOrder(java.lang.String): @SendTo on the " + "class"));
+        runner.withBean(BatchReplies.class)
+                .run(ctx -> failure(ctx).hasStackTraceContaining("@SendTo on a batch listener is not supported yet"));
     }
 
     @Test
     void validatedOnABatchIsRefused() { // on a record payload it is honoured (SpringErrorHandlerIT)
-        runner.withBean(Validated.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(Validated.class.getName() + ".onOrders(")
-                .hasStackTraceContaining("@Valid / @Validated is supported on a record listener's payload parameter"));
+        runner.withBean(Validated.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(Validated.class.getName() + ".onOrders(")
+                        .hasStackTraceContaining(
+                                "@Valid / @Validated is supported on a record listener's payload parameter"));
     }
 
     /** DELIVERY_ATTEMPT is honoured on record listeners (SpringErrorHandlerIT); batch and synthetic headers not. */
     @Test
     void theDeliveryAttemptOfABatchAndSyntheticHeadersAreRefused() {
-        runner.withBean(DeliveryAttempt.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@Header(\"kafka_deliveryAttempt\") is for record listeners"));
-        runner.withBean(RawData.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@Header(\"kafka_nativeHeaders\") is not supported: take ConsumerRecord"));
+        runner.withBean(DeliveryAttempt.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("@Header(\"kafka_deliveryAttempt\") is for record listeners"));
+        runner.withBean(RawData.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "@Header(\"kafka_nativeHeaders\") is not supported: take ConsumerRecord"));
     }
 
     @Test
     void kafkaListenerBesideGroupKeeperListenerIsRefused() {
-        runner.withBean(Both.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(Both.class.getName() + ".onOrder(java.lang.String) is also annotated "
-                        + "@KafkaListener"));
-        runner.withBean(ClassLevel.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("is annotated @KafkaListener (class-level listener with @KafkaHandler"));
+        runner.withBean(Both.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(Both.class.getName() + ".onOrder(java.lang.String) is also annotated "
+                                + "@KafkaListener"));
+        runner.withBean(ClassLevel.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "is annotated @KafkaListener (class-level listener with @KafkaHandler"));
     }
 
     /** A class-level listener (KafkaHandlerIT) needs its @KafkaHandler methods, one default at most, no batches. */
     @Test
     void classLevelListenersOfAnotherShapeAreRefused() {
-        runner.withBean(ClassLevelWithoutHandlers.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("@GroupKeeperListener class " + ClassLevelWithoutHandlers.class.getName()
-                        + " has no @KafkaHandler method"));
-        runner.withBean(TwoDefaults.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("only one @KafkaHandler may be isDefault = true; found one and two"));
-        runner.withBean(BatchHandler.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(".many(java.util.List<java.lang.String>) must take a payload or a "
-                        + "Message<T>"));
-        runner.withBean(HandlerWithoutClassLevel.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("its class has a @KafkaHandler method (other), which is not called here: "
-                        + "annotate the class @GroupKeeperListener"));
+        runner.withBean(ClassLevelWithoutHandlers.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("@GroupKeeperListener class "
+                                + ClassLevelWithoutHandlers.class.getName() + " has no @KafkaHandler method"));
+        runner.withBean(TwoDefaults.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("only one @KafkaHandler may be isDefault = true; found one and two"));
+        runner.withBean(BatchHandler.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                ".many(java.util.List<java.lang.String>) must take a payload or a " + "Message<T>"));
+        runner.withBean(HandlerWithoutClassLevel.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "its class has a @KafkaHandler method (other), which is not called here: "
+                                        + "annotate the class @GroupKeeperListener"));
     }
 
     /** topicPattern is honoured (TopicPatternIT); beside topics, or not a regex, it is refused. */
     @Test
     void aTopicPatternBesideTopicsOrNotARegexIsRefused() {
-        runner.withBean(TopicsAndPattern.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining(TopicsAndPattern.class.getName() + ".onOrder(java.lang.String): topics and "
-                        + "topicPattern are both given"));
-        runner.withBean(BadPattern.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("topicPattern 'orders-(' is not a regular expression"));
+        runner.withBean(TopicsAndPattern.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(TopicsAndPattern.class.getName()
+                                + ".onOrder(java.lang.String): topics and " + "topicPattern are both given"));
+        runner.withBean(BadPattern.class)
+                .run(ctx ->
+                        failure(ctx).hasStackTraceContaining("topicPattern 'orders-(' is not a regular expression"));
     }
 
     /** Spring's filter sees the deserializer's values; a converted payload listener would hand it others. */
     @Test
     void aRecordFilterOnAListenerOfConvertedPayloadsIsRefused() {
         runner.withBean(Converted.class)
-                .withBean("onlyOrders", RecordFilterStrategy.class, () -> (RecordFilterStrategy<Object, Object>) r -> false)
+                .withBean("onlyOrders", RecordFilterStrategy.class, () ->
+                        (RecordFilterStrategy<Object, Object>) r -> false)
                 .run(ctx -> failure(ctx)
                         .hasStackTraceContaining(Converted.class.getName() + ".onOrder(")
-                        .hasStackTraceContaining("the RecordFilterStrategy bean would see this listener's converted "
-                                + "payloads"));
+                        .hasStackTraceContaining(
+                                "the RecordFilterStrategy bean would see this listener's converted " + "payloads"));
     }
 
     /** What a DefaultErrorHandler says that cannot be mapped onto the error policy fails the start, named. */
     @Test
     void anErrorHandlerThatCannotBeMappedIsRefused() {
-        runner.withBean(Plain.class).withBean("customDlt", DefaultErrorHandler.class, () -> new DefaultErrorHandler(
-                        new DeadLetterPublishingRecoverer(new KafkaTemplate<>(
-                                new org.springframework.kafka.core.DefaultKafkaProducerFactory<>(java.util.Map.of())),
-                                (r, e) -> new org.apache.kafka.common.TopicPartition("failures", 0)),
-                        new FixedBackOff(100, 1)))
+        runner.withBean(Plain.class)
+                .withBean(
+                        "customDlt",
+                        DefaultErrorHandler.class,
+                        () -> new DefaultErrorHandler(
+                                new DeadLetterPublishingRecoverer(
+                                        new KafkaTemplate<>(
+                                                new org.springframework.kafka.core.DefaultKafkaProducerFactory<>(
+                                                        java.util.Map.of())),
+                                        (r, e) -> new org.apache.kafka.common.TopicPartition("failures", 0)),
+                                new FixedBackOff(100, 1)))
                 .run(ctx -> failure(ctx)
                         .hasStackTraceContaining("bean 'customDlt' (" + DefaultErrorHandler.class.getName()
                                 + ") cannot be applied to @GroupKeeperListener methods: its recoverer has a destination "
                                 + "resolver of its own"));
-        runner.withBean(Plain.class).withBean("forever", DefaultErrorHandler.class,
+        runner.withBean(Plain.class)
+                .withBean(
+                        "forever",
+                        DefaultErrorHandler.class,
                         () -> new DefaultErrorHandler(new FixedBackOff(10, FixedBackOff.UNLIMITED_ATTEMPTS)))
-                .run(ctx -> failure(ctx).hasStackTraceContaining("bean 'forever'")
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("bean 'forever'")
                         .hasStackTraceContaining("its BackOff retries without end"));
-        runner.withBean(Plain.class).withBean("handler", DefaultErrorHandler.class,
-                        () -> new DefaultErrorHandler(new FixedBackOff(10, 1)))
+        runner.withBean(Plain.class)
+                .withBean("handler", DefaultErrorHandler.class, () -> new DefaultErrorHandler(new FixedBackOff(10, 1)))
                 .withPropertyValues("groupkeeper.listener.error.attempts=5")
-                .run(ctx -> failure(ctx).hasStackTraceContaining("both the error handler bean 'handler' and "
-                        + "groupkeeper.listener(s).error.* are set"));
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("both the error handler bean 'handler' and "
+                                + "groupkeeper.listener(s).error.* are set"));
     }
 
     @Test
     void aListenerBeanImplementingConsumerSeekAwareIsRefused() {
-        runner.withBean(SeekAware.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("its class implements Spring Kafka's ConsumerSeekAware")
-                .hasStackTraceContaining("GroupKeeperSeekAware"));
+        runner.withBean(SeekAware.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("its class implements Spring Kafka's ConsumerSeekAware")
+                        .hasStackTraceContaining("GroupKeeperSeekAware"));
     }
 
     @Test
     void anAcknowledgmentWithoutAManualAckModeIsRefused() {
-        runner.withBean(KafkaType.class).run(ctx -> failure(ctx)
-                .hasStackTraceContaining("an Acknowledgment parameter needs spring.kafka.listener.ack-mode=MANUAL or "
-                        + "MANUAL_IMMEDIATE")
-                .hasStackTraceContaining("No Acknowledgment available as an argument"));
+        runner.withBean(KafkaType.class)
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining(
+                                "an Acknowledgment parameter needs spring.kafka.listener.ack-mode=MANUAL or "
+                                        + "MANUAL_IMMEDIATE")
+                        .hasStackTraceContaining("No Acknowledgment available as an argument"));
     }
 
     @Test
     void aManualAckModeWithABatchListenerOrParallelismIsRefused() {
-        runner.withBean(BatchOrders.class).withPropertyValues("spring.kafka.listener.ack-mode=manual_immediate")
-                .run(ctx -> failure(ctx).hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL_IMMEDIATE is "
-                        + "honoured for record listeners only, and this one is a batch listener"));
-        runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=manual",
-                        "groupkeeper.listener.parallelism=4")
-                .run(ctx -> failure(ctx).hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL is honoured "
-                        + "for record listeners with ordering partition and parallelism 1 only")
+        runner.withBean(BatchOrders.class)
+                .withPropertyValues("spring.kafka.listener.ack-mode=manual_immediate")
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL_IMMEDIATE is "
+                                + "honoured for record listeners only, and this one is a batch listener"));
+        runner.withBean(Plain.class)
+                .withPropertyValues("spring.kafka.listener.ack-mode=manual", "groupkeeper.listener.parallelism=4")
+                .run(ctx -> failure(ctx)
+                        .hasStackTraceContaining("spring.kafka.listener.ack-mode=MANUAL is honoured "
+                                + "for record listeners with ordering partition and parallelism 1 only")
                         .hasStackTraceContaining("parallelism 4"));
     }
 
     static class BatchOrders {
         @GroupKeeperListener(group = "refusals", topics = "orders")
-        void onOrders(java.util.List<String> orders) {
-        }
+        void onOrders(java.util.List<String> orders) {}
     }
 
     @Test
     void listenerPropertiesTheApplicationSetAreNamed() {
-        runner.withBean(Plain.class).withPropertyValues("spring.kafka.listener.ack-mode=count",
-                        "spring.kafka.listener.poll-timeout=3s", "spring.kafka.consumer.enable-auto-commit=true",
+        runner.withBean(Plain.class)
+                .withPropertyValues(
+                        "spring.kafka.listener.ack-mode=count",
+                        "spring.kafka.listener.poll-timeout=3s",
+                        "spring.kafka.consumer.enable-auto-commit=true",
                         "spring.kafka.listener.immediate-stop=true",
                         "spring.kafka.listener.observation-enabled=false")
                 .run(ctx -> failure(ctx)
-                        .hasStackTraceContaining("spring.kafka.listener.ack-mode=count: offsets are committed by the "
-                                + "container")
+                        .hasStackTraceContaining(
+                                "spring.kafka.listener.ack-mode=count: offsets are committed by the " + "container")
                         .hasStackTraceContaining("spring.kafka.listener.poll-timeout=3s")
-                        .hasStackTraceContaining("spring.kafka.listener.immediate-stop=true: groupkeeper.listener"
-                                + ".stop-deadline")
+                        .hasStackTraceContaining(
+                                "spring.kafka.listener.immediate-stop=true: groupkeeper.listener" + ".stop-deadline")
                         .hasStackTraceContaining("spring.kafka.consumer.enable-auto-commit=true")
                         .hasStackTraceContaining("spring.kafka.listener.observation-enabled=false")
-                        .satisfies(t -> assertThat(stackTrace(t)).as("not set: Boot's defaults do not count")
+                        .satisfies(t -> assertThat(stackTrace(t))
+                                .as("not set: Boot's defaults do not count")
                                 .doesNotContain("idle-between-polls", "no-poll-threshold", "monitor-interval")));
     }
 
     /** Sample-03: transactions configured; honoured, a KafkaTemplate joins the listener's (ListenerTemplateTransactionIT). */
     @Test
     void aTransactionIdPrefixIsNotRefused() {
-        runner.withBean(Plain.class).withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-")
+        runner.withBean(Plain.class)
+                .withPropertyValues("spring.kafka.producer.transaction-id-prefix=tx-")
                 .run(ctx -> assertThat(ctx).hasNotFailed());
     }
 

@@ -71,12 +71,16 @@ class StarterIT {
 
     @Autowired
     TestApp.Billing billing;
+
     @Autowired
     TestApp.Audit audit;
+
     @Autowired
     GroupKeeperContainers containers;
+
     @Autowired
     HealthContributorRegistry health;
+
     @Autowired
     MeterRegistry meters;
 
@@ -91,10 +95,13 @@ class StarterIT {
     void twoApplicationContextsInOneGroupSplitThePartitionsAndEveryRecordIsConsumedOnce() {
         await().atMost(WAIT).until(() -> owned(containers).size() == 4);
         try (ConfigurableApplicationContext second = new SpringApplicationBuilder(TestApp.class)
-                .web(WebApplicationType.NONE).properties(properties()).run()) {
+                .web(WebApplicationType.NONE)
+                .properties(properties())
+                .run()) {
             GroupKeeperContainers other = second.getBean(GroupKeeperContainers.class);
             TestApp.Billing otherBilling = second.getBean(TestApp.Billing.class);
-            await().atMost(WAIT).until(() -> owned(containers).size() == 2 && owned(other).size() == 2);
+            await().atMost(WAIT)
+                    .until(() -> owned(containers).size() == 2 && owned(other).size() == 2);
             assertThat(owned(containers)).doesNotContainAnyElementsOf(owned(other));
 
             List<String> sent = new ArrayList<>();
@@ -108,11 +115,16 @@ class StarterIT {
             billing.seen.forEach(r -> all.add(r.value()));
             otherBilling.seen.forEach(r -> all.add(r.value()));
             assertThat(all).containsExactlyInAnyOrderElementsOf(sent);
-            assertThat(billing.seen).hasSize(50).allSatisfy(r -> assertThat(owned(containers))
-                    .contains(new TopicPartition(r.topic(), r.partition())));
+            assertThat(billing.seen)
+                    .hasSize(50)
+                    .allSatisfy(
+                            r -> assertThat(owned(containers)).contains(new TopicPartition(r.topic(), r.partition())));
             assertThat(otherBilling.seen).hasSize(50);
             // The batch listener is another group: it gets everything too.
-            await().atMost(WAIT).until(() -> audit.seen.size() + second.getBean(TestApp.Audit.class).seen.size() >= 100);
+            await().atMost(WAIT)
+                    .until(() -> audit.seen.size()
+                                    + second.getBean(TestApp.Audit.class).seen.size()
+                            >= 100);
         }
         await().atMost(WAIT).until(() -> owned(containers).size() == 4); // the second context left gracefully
     }
@@ -138,10 +150,16 @@ class StarterIT {
         assertThat(header(dead, DeadLetterHeaders.ATTEMPTS)).isEqualTo("2");
         // Spring for Apache Kafka's format (issue 45 item 4), beside the earlier one for this release
         assertThat(header(dead, DeadLetterHeaders.DLT_ORIGINAL_TOPIC)).isEqualTo(TOPIC);
-        assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader(DeadLetterHeaders.DLT_ORIGINAL_PARTITION).value())
-                .getInt()).isEqualTo(1);
-        assertThat(java.nio.ByteBuffer.wrap(dead.headers().lastHeader(DeadLetterHeaders.DLT_ORIGINAL_OFFSET).value())
-                .getLong()).isEqualTo(25L);
+        assertThat(java.nio.ByteBuffer.wrap(dead.headers()
+                                .lastHeader(DeadLetterHeaders.DLT_ORIGINAL_PARTITION)
+                                .value())
+                        .getInt())
+                .isEqualTo(1);
+        assertThat(java.nio.ByteBuffer.wrap(dead.headers()
+                                .lastHeader(DeadLetterHeaders.DLT_ORIGINAL_OFFSET)
+                                .value())
+                        .getLong())
+                .isEqualTo(25L);
         assertThat(header(dead, DeadLetterHeaders.DLT_EXCEPTION_FQCN)).isEqualTo(IllegalStateException.class.getName());
         assertThat(header(dead, DeadLetterHeaders.DLT_EXCEPTION_MESSAGE)).isEqualTo("cannot bill poison-pill");
         assertThat(header(dead, DeadLetterHeaders.DLT_ORIGINAL_CONSUMER_GROUP)).isEqualTo(GROUP);
@@ -154,27 +172,46 @@ class StarterIT {
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
                 Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()))) {
             await().atMost(WAIT).untilAsserted(() -> {
-                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> mirrored = admin
-                        .listConsumerGroupOffsets(GROUP + "-audit").partitionsToOffsetAndMetadata()
-                        .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> mirrored =
+                        admin.listConsumerGroupOffsets(GROUP + "-audit")
+                                .partitionsToOffsetAndMetadata()
+                                .get(30, java.util.concurrent.TimeUnit.SECONDS);
                 assertThat(mirrored).hasSize(4);
-                assertThat(mirrored.values().stream().mapToLong(o -> o.offset()).sum()).isGreaterThanOrEqualTo(100);
-                assertThat(mirrored.values()).allSatisfy(o -> assertThat(o.metadata()).isEqualTo("groupkeeper-mirror"));
+                assertThat(mirrored.values().stream().mapToLong(o -> o.offset()).sum())
+                        .isGreaterThanOrEqualTo(100);
+                assertThat(mirrored.values())
+                        .allSatisfy(o -> assertThat(o.metadata()).isEqualTo("groupkeeper-mirror"));
             });
-            assertThat(admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata()
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS)).as("billing does not mirror").isEmpty();
+            assertThat(admin.listConsumerGroupOffsets(GROUP)
+                            .partitionsToOffsetAndMetadata()
+                            .get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("billing does not mirror")
+                    .isEmpty();
         }
     }
 
     @Test
     @Order(3)
     void metersAreBoundToTheApplicationsRegistry() {
-        assertThat(meters.find("groupkeeper.member.partitions.owned").tags("group", GROUP).gauges()).hasSize(2);
-        assertThat(meters.get("groupkeeper.container.records").tags("group", GROUP).counter().count())
+        assertThat(meters.find("groupkeeper.member.partitions.owned")
+                        .tags("group", GROUP)
+                        .gauges())
+                .hasSize(2);
+        assertThat(meters.get("groupkeeper.container.records")
+                        .tags("group", GROUP)
+                        .counter()
+                        .count())
                 .isGreaterThanOrEqualTo(51.0);
-        assertThat(meters.get("groupkeeper.container.records.recovered").tags("group", GROUP, "recovery", "dead-letter")
-                .counter().count()).isEqualTo(1.0);
-        assertThat(meters.get("groupkeeper.container.handlers.stuck").tags("group", GROUP).gauge().value()).isZero();
+        assertThat(meters.get("groupkeeper.container.records.recovered")
+                        .tags("group", GROUP, "recovery", "dead-letter")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(meters.get("groupkeeper.container.handlers.stuck")
+                        .tags("group", GROUP)
+                        .gauge()
+                        .value())
+                .isZero();
     }
 
     @Test
@@ -183,18 +220,23 @@ class StarterIT {
         HealthIndicator indicator = (HealthIndicator) health.getContributor("groupkeeper");
         assertThat(indicator).isNotNull();
         // The second context's member may have led the group: wait until one of ours took over.
-        await().atMost(WAIT).until(() -> containers.container("billing").workers().stream().anyMatch(w -> w.leader()));
+        await().atMost(WAIT)
+                .until(() -> containers.container("billing").workers().stream().anyMatch(w -> w.leader()));
         var up = indicator.health();
         assertThat(up.getStatus()).isEqualTo(Status.UP);
         @SuppressWarnings("unchecked")
-        Map<String, Object> billingDetails = (Map<String, Object>) ((Map<String, Object>) up.getDetails()
-                .get("listeners")).get("billing");
+        Map<String, Object> billingDetails =
+                (Map<String, Object>) ((Map<String, Object>) up.getDetails().get("listeners")).get("billing");
         assertThat(billingDetails).containsEntry("group", GROUP).containsEntry("state", "RUNNING");
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> members = (List<Map<String, Object>>) billingDetails.get("members");
         assertThat(members).hasSize(2).allSatisfy(m -> assertThat(m).containsKeys("member", "leader", "partitions"));
-        assertThat(members.stream().filter(m -> Boolean.TRUE.equals(m.get("leader")))).hasSize(1);
-        assertThat(members.stream().mapToInt(m -> ((List<?>) m.get("partitions")).size()).sum()).isEqualTo(4);
+        assertThat(members.stream().filter(m -> Boolean.TRUE.equals(m.get("leader"))))
+                .hasSize(1);
+        assertThat(members.stream()
+                        .mapToInt(m -> ((List<?>) m.get("partitions")).size())
+                        .sum())
+                .isEqualTo(4);
 
         // Issue 36 defect 6: a listener stopped on purpose is said, not unhealthy; and it starts again.
         ListenerContainer<?, ?> c = containers.container("billing");
@@ -205,15 +247,20 @@ class StarterIT {
         assertThat(stopped.getDetails()).containsEntry("stoppedListeners", List.of("billing"));
         c.start();
         assertThat(c.state()).isEqualTo(ContainerState.RUNNING);
-        await().atMost(WAIT).until(() -> c.workers().stream().mapToInt(w -> w.owned().size()).sum() > 0);
+        await().atMost(WAIT)
+                .until(() ->
+                        c.workers().stream().mapToInt(w -> w.owned().size()).sum() > 0);
         assertThat(indicator.health().getDetails()).doesNotContainKey("stoppedListeners");
     }
 
     static ConsumerRecord<String, String> readOne(String topic) {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers",
-                SharedServers.get().bootstrapServers()), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(10)).forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
+            c.partitionsFor(topic, Duration.ofSeconds(10))
+                    .forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
             c.assign(tps);
             c.seekToBeginning(tps);
             List<ConsumerRecord<String, String>> out = new ArrayList<>();

@@ -28,8 +28,10 @@ class TopicPatternIT {
         SharedServers.get().kafka().createTopic(topic + "-b", 1);
         SharedServers.get().kafka().createTopic(topic + "-a-x", 1);
         try (var ctx = app(topic, topic + "-(a|b)").run();
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                     SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+                KafkaProducer<String, String> producer = new KafkaProducer<>(
+                        Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             producer.send(new ProducerRecord<>(topic, "k", "base")).get();
             producer.send(new ProducerRecord<>(topic + "-a", 0, "k", "a0")).get();
             producer.send(new ProducerRecord<>(topic + "-a", 1, "k", "a1")).get();
@@ -38,7 +40,8 @@ class TopicPatternIT {
             PatternApp.Matching m = ctx.getBean(PatternApp.Matching.class);
             await().atMost(WAIT).until(() -> m.seen.size() >= 3);
             await().pollDelay(java.time.Duration.ofMillis(500)).atMost(WAIT).until(() -> true);
-            assertThat(m.seen).as("the whole name matches: not the base topic, not -a-x")
+            assertThat(m.seen)
+                    .as("the whole name matches: not the base topic, not -a-x")
                     .containsExactlyInAnyOrder(topic + "-a:a0", topic + "-a:a1", topic + "-b:b");
         }
     }
@@ -48,10 +51,12 @@ class TopicPatternIT {
     void aMatchingTopicCreatedWhileRunningIsConsumedWithoutRedelivery() throws Exception {
         String topic = SharedServers.topic(1);
         SharedServers.get().kafka().createTopic(topic + "-a", 1);
-        try (var ctx = app(topic, topic + "-.*", Map.of(
-                "spring.kafka.consumer.properties.metadata.max.age.ms", "500")).run();
-             KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-                     SharedServers.get().bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+        try (var ctx = app(topic, topic + "-.*", Map.of("spring.kafka.consumer.properties.metadata.max.age.ms", "500"))
+                        .run();
+                KafkaProducer<String, String> producer = new KafkaProducer<>(
+                        Map.of("bootstrap.servers", SharedServers.get().bootstrapServers()),
+                        new StringSerializer(),
+                        new StringSerializer())) {
             PatternApp.Matching m = ctx.getBean(PatternApp.Matching.class);
             producer.send(new ProducerRecord<>(topic + "-a", "k", "a1")).get();
             await().atMost(WAIT).until(() -> m.seen.size() >= 1);
@@ -63,9 +68,11 @@ class TopicPatternIT {
             producer.send(new ProducerRecord<>(topic + "-a", "k", "a2")).get();
             await().atMost(WAIT).until(() -> m.seen.size() >= 3);
             await().pollDelay(java.time.Duration.ofMillis(500)).atMost(WAIT).until(() -> true);
-            assertThat(m.seen).as("the new topic from its start, the old one neither redelivered nor skipped")
+            assertThat(m.seen)
+                    .as("the new topic from its start, the old one neither redelivered nor skipped")
                     .containsExactly(topic + "-a:a1", topic + "-b:b1", topic + "-a:a2");
-            assertThat(ctx.getBean(GroupKeeperContainers.class).container("patternApp.Matching.on")).as("a new container")
+            assertThat(ctx.getBean(GroupKeeperContainers.class).container("patternApp.Matching.on"))
+                    .as("a new container")
                     .isNotSameAs(before);
             assertThat(ctx.getBean(GroupKeeperContainers.class).allRunning()).isTrue();
         }
@@ -84,11 +91,21 @@ class TopicPatternIT {
     }
 
     private static SpringApplicationBuilder app(String topic, String pattern, Map<String, Object> more) {
-        return new SpringApplicationBuilder(PatternApp.class).web(WebApplicationType.NONE).properties(more)
-                .properties(Map.of("groupkeeper.zookeeper.connect", SharedServers.get().zkConnectString(),
-                "spring.kafka.bootstrap-servers", SharedServers.get().bootstrapServers(),
-                "spring.kafka.consumer.auto-offset-reset", "earliest",
-                "groupkeeper.listener.stop-deadline", "5s",
-                "app.pattern", pattern, "app.group", SharedServers.name("pattern")));
+        return new SpringApplicationBuilder(PatternApp.class)
+                .web(WebApplicationType.NONE)
+                .properties(more)
+                .properties(Map.of(
+                        "groupkeeper.zookeeper.connect",
+                        SharedServers.get().zkConnectString(),
+                        "spring.kafka.bootstrap-servers",
+                        SharedServers.get().bootstrapServers(),
+                        "spring.kafka.consumer.auto-offset-reset",
+                        "earliest",
+                        "groupkeeper.listener.stop-deadline",
+                        "5s",
+                        "app.pattern",
+                        pattern,
+                        "app.group",
+                        SharedServers.name("pattern")));
     }
 }

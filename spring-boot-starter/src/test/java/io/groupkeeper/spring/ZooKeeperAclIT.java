@@ -27,7 +27,8 @@ class ZooKeeperAclIT {
 
     static CuratorFramework client(String digest) throws InterruptedException {
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
-                .connectString(SharedServers.get().zkConnectString()).retryPolicy(new RetryOneTime(100));
+                .connectString(SharedServers.get().zkConnectString())
+                .retryPolicy(new RetryOneTime(100));
         if (digest != null) {
             b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
         }
@@ -59,23 +60,33 @@ class ZooKeeperAclIT {
         String group = SharedServers.name("g");
         String namespace = SharedServers.name("acl");
         String groupPath = "/" + namespace + "/groups/" + group;
-        try (ConfigurableApplicationContext app = SharedServers.startApp(topic, group, Map.of(
-                "groupkeeper.zookeeper.namespace", namespace,
-                "groupkeeper.zookeeper.digest.username", "billing-app",
-                "groupkeeper.zookeeper.digest.password", "s3cret",
-                "groupkeeper.zookeeper.digest.world-readable", "false"));
-             CuratorFramework owner = client(CREDENTIALS);
-             CuratorFramework anonymous = client(null);
-             CuratorFramework intruder = client("mallory:guess")) {
+        try (ConfigurableApplicationContext app = SharedServers.startApp(
+                        topic,
+                        group,
+                        Map.of(
+                                "groupkeeper.zookeeper.namespace", namespace,
+                                "groupkeeper.zookeeper.digest.username", "billing-app",
+                                "groupkeeper.zookeeper.digest.password", "s3cret",
+                                "groupkeeper.zookeeper.digest.world-readable", "false"));
+                CuratorFramework owner = client(CREDENTIALS);
+                CuratorFramework anonymous = client(null);
+                CuratorFramework intruder = client("mallory:guess")) {
             GroupKeeperContainers containers = app.getBean(GroupKeeperContainers.class);
-            await().atMost(WAIT).until(() -> containers.container("billing").workers().get(0).owned().size() == 2);
+            await().atMost(WAIT)
+                    .until(() -> containers
+                                    .container("billing")
+                                    .workers()
+                                    .get(0)
+                                    .owned()
+                                    .size()
+                            == 2);
             String ownerNode = groupPath + "/owners/" + topic + "/0";
             String member = containers.container("billing").workers().get(0).member();
 
             List<String> nodes = tree(owner, groupPath);
             assertThat(nodes).contains(groupPath, groupPath + "/members/" + member, ownerNode);
-            List<ACL> expected = List.of(new ACL(ZooDefs.Perms.ALL,
-                    new Id("digest", DigestAuthenticationProvider.generateDigest(CREDENTIALS))));
+            List<ACL> expected = List.of(new ACL(
+                    ZooDefs.Perms.ALL, new Id("digest", DigestAuthenticationProvider.generateDigest(CREDENTIALS))));
             for (String node : nodes) {
                 try {
                     assertThat(owner.getACL().forPath(node)).as(node).isEqualTo(expected);

@@ -47,7 +47,11 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     /** The default of {@link Builder#maxTransactionBytes}. */
     public static final long DEFAULT_MAX_TRANSACTION_BYTES = 600;
 
-    private enum State { LATENT, STARTED, CLOSED }
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     static {
         GroupStores.register(InMemoryCoordinationStore.class, InMemoryCoordinationStore::groupStore);
@@ -59,6 +63,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
     private final MemClient client;
     /** What the store's requests go through: the client, or an instrument around it. */
     private final ZkPort port;
+
     private final Duration sessionTimeout;
     private final ZkTopicRegistry topics;
     private final Map<String, ZkGroupStore> groups = new ConcurrentHashMap<>();
@@ -84,8 +89,13 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
             ownedExecutor = null;
         }
         EventLane lane = new EventLane(executor);
-        this.client = new MemClient(zooKeeper.ensemble(), b.namespace, b.sessionTimeout, lane,
-                b.connectionLane ? new EventLane(executor) : lane, b.maxTransactionBytes);
+        this.client = new MemClient(
+                zooKeeper.ensemble(),
+                b.namespace,
+                b.sessionTimeout,
+                lane,
+                b.connectionLane ? new EventLane(executor) : lane,
+                b.maxTransactionBytes);
         this.port = b.instrument.apply(client);
         this.sessionTimeout = b.sessionTimeout;
         this.topics = new ZkTopicRegistry(port);
@@ -210,7 +220,7 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
      * at a {@code sync}, and never go backwards. A claim refused on the server is answered as usual.
      */
     public void landNextClaimLate(Duration catchUp) {
-        client.landNextClaimLate(catchUp, () -> { });
+        client.landNextClaimLate(catchUp, () -> {});
     }
 
     /**
@@ -260,8 +270,8 @@ public final class InMemoryCoordinationStore implements CoordinationStore {
         /** The root of all nodes, without slashes at either end; default {@code groupkeeper}. */
         public Builder namespace(String namespace) {
             if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")) {
-                throw new IllegalArgumentException("namespace must be a relative path like 'groupkeeper', was '"
-                        + namespace + "'");
+                throw new IllegalArgumentException(
+                        "namespace must be a relative path like 'groupkeeper', was '" + namespace + "'");
             }
             this.namespace = namespace;
             return this;

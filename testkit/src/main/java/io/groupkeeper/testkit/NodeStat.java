@@ -6,5 +6,4 @@ package io.groupkeeper.testkit;
  * children; {@code czxid} and {@code mzxid} are the ids of the transactions that created it and last wrote it, from
  * the ensemble's single zxid counter; {@code ephemeralOwner} is the owning session, 0 for a persistent node.
  */
-public record NodeStat(long czxid, long mzxid, int version, int cversion, long ephemeralOwner, int numChildren) {
-}
+public record NodeStat(long czxid, long mzxid, int version, int cversion, long ephemeralOwner, int numChildren) {}

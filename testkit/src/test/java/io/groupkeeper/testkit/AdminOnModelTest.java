@@ -10,8 +10,8 @@ import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.admin.AdminException;
 import io.groupkeeper.zkprotocol.admin.AdminLayout;
 import io.groupkeeper.zkprotocol.admin.AdminNodes;
-import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zkprotocol.admin.GroupDescription;
 import io.groupkeeper.zkprotocol.admin.OutcomeUnknownException;
 import io.groupkeeper.zkprotocol.admin.PartitionSelection;
 import io.groupkeeper.zkprotocol.admin.ResetPlan;
@@ -47,10 +47,12 @@ class AdminOnModelTest {
     @BeforeEach
     void start() {
         AtomicReference<ZkPort> p = new AtomicReference<>();
-        store = InMemoryCoordinationStore.builder(zk).instrument(client -> {
-            p.set(client);
-            return client;
-        }).build();
+        store = InMemoryCoordinationStore.builder(zk)
+                .instrument(client -> {
+                    p.set(client);
+                    return client;
+                })
+                .build();
         store.start();
         store.topics().ensureTopic("t", 3);
         port = p.get();
@@ -121,11 +123,14 @@ class AdminOnModelTest {
     @Test
     void deletesWhoseAnswerWasLostAreJudgedFromTheNodes() {
         store.failNextWrites(1, false);
-        assertThatThrownBy(() -> admin.deleteOffsets(G, "t", false)).isInstanceOf(AdminException.class)
-                .hasMessage("delete offsets of topic t in group g failed: ZooKeeper CONNECTIONLOSS; nothing was written");
+        assertThatThrownBy(() -> admin.deleteOffsets(G, "t", false))
+                .isInstanceOf(AdminException.class)
+                .hasMessage(
+                        "delete offsets of topic t in group g failed: ZooKeeper CONNECTIONLOSS; nothing was written");
         assertThat(stored(P0)).hasValue(10);
         store.failNextWrites(1, true);
-        assertThat(admin.deleteOffsets(G, "t", false).offsetsDeleted()).as("applied; only the answer was lost")
+        assertThat(admin.deleteOffsets(G, "t", false).offsetsDeleted())
+                .as("applied; only the answer was lost")
                 .hasSize(3);
         assertThat(stored(P0)).isEmpty();
         store.failNextWrites(1, true);
@@ -139,8 +144,13 @@ class AdminOnModelTest {
         zk.setData(ZkLayout.offset(G, P1), "{\"offset\":20,\"done\":{\"from\":20,\"bits\":\"Bw==\"}}");
         zk.setData(ZkLayout.offset(G, P2), "{\"offset\":30,\"done\":{\"from\":30,\"ranges\":[[30,31]]}}");
         GroupDescription d = admin.describe(G);
-        assertThat(d.partitions()).extracting(GroupDescription.Partition::doneAbove).containsExactly(2, 3, 0);
-        assertThat(d.problems()).singleElement().asString().contains(AdminLayout.offset(G, P2))
+        assertThat(d.partitions())
+                .extracting(GroupDescription.Partition::doneAbove)
+                .containsExactly(2, 3, 0);
+        assertThat(d.problems())
+                .singleElement()
+                .asString()
+                .contains(AdminLayout.offset(G, P2))
                 .contains("done value unreadable: range [30,31] is not above 'from' 30");
 
         admin.executeReset(G, PartitionSelection.parse(java.util.List.of("t:0")), new ResetSpec.ToOffset(10));
@@ -150,7 +160,8 @@ class AdminOnModelTest {
                 .doesNotContain("done");
         assertThat(new String(zk.data(ZkLayout.offset(G, P1)).orElseThrow(), java.nio.charset.StandardCharsets.UTF_8))
                 .doesNotContain("done");
-        assertThat(admin.describe(G).partitions()).extracting(GroupDescription.Partition::doneAbove)
+        assertThat(admin.describe(G).partitions())
+                .extracting(GroupDescription.Partition::doneAbove)
                 .containsExactly(0, 0, 0);
     }
 

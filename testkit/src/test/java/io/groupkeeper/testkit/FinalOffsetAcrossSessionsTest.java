@@ -7,6 +7,7 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.time.Duration;
 import java.util.Map;
 import java.util.SortedSet;
@@ -16,7 +17,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34, finding 4: a final offset handed over during a revocation whose release then failed (the connection
@@ -32,8 +32,10 @@ class FinalOffsetAcrossSessionsTest {
 
     private final InMemoryZooKeeper zk = new InMemoryZooKeeper();
     private final InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zk)
-            .sessionTimeout(Duration.ofSeconds(30)).build();
-    private final GroupKeeper keeper = GroupKeeper.builder().store(store).build().start();
+            .sessionTimeout(Duration.ofSeconds(30))
+            .build();
+    private final GroupKeeper keeper =
+            GroupKeeper.builder().store(store).build().start();
     private GroupKeeper later;
 
     @AfterEach
@@ -49,15 +51,19 @@ class FinalOffsetAcrossSessionsTest {
         keeper.topics().ensureTopic("t", 1);
         AtomicReference<GroupMember> self = new AtomicReference<>();
         AtomicBoolean revoked = new AtomicBoolean();
-        GroupMember member = keeper.member("g").topics("t").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                assertThat(self.get().commitOnRelease(Map.of(TP, 42L), Map.of())).containsExactly(TP);
-                store.disconnect(); // the release that follows fails
-                store.expireSession(); // and the session ends while the connection is gone
-                revoked.set(true);
-            }
-        }).build();
+        GroupMember member = keeper.member("g")
+                .topics("t")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        assertThat(self.get().commitOnRelease(Map.of(TP, 42L), Map.of()))
+                                .containsExactly(TP);
+                        store.disconnect(); // the release that follows fails
+                        store.expireSession(); // and the session ends while the connection is gone
+                        revoked.set(true);
+                    }
+                })
+                .build();
         self.set(member);
         member.start();
         await().until(() -> member.assignment().contains(TP));
@@ -68,18 +74,29 @@ class FinalOffsetAcrossSessionsTest {
         store.reconnect(); // LOST, then a new session
         closed.get(10, TimeUnit.SECONDS);
 
-        assertThat(GroupStores.of(keeper.store(), "g").readOffset(TP, null).offset()).as("the handed-over offset")
+        assertThat(GroupStores.of(keeper.store(), "g").readOffset(TP, null).offset())
+                .as("the handed-over offset")
                 .hasValue(42L);
-        assertThat(GroupStores.of(keeper.store(), "g").readOwner(TP)).as("released in the new session").isEmpty();
-        later = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+        assertThat(GroupStores.of(keeper.store(), "g").readOwner(TP))
+                .as("released in the new session")
+                .isEmpty();
+        later = GroupKeeper.builder()
+                .store(new InMemoryCoordinationStore(zk))
+                .build()
+                .start();
         AtomicReference<java.util.OptionalLong> startsAt = new AtomicReference<>();
-        GroupMember successor = later.member("g").topics("t").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(java.util.SortedMap<TopicPartition, java.util.OptionalLong> partitions) {
-                startsAt.set(partitions.get(TP));
-            }
-        }).build();
+        GroupMember successor = later.member("g")
+                .topics("t")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(
+                            java.util.SortedMap<TopicPartition, java.util.OptionalLong> partitions) {
+                        startsAt.set(partitions.get(TP));
+                    }
+                })
+                .build();
         successor.start();
-        await().untilAsserted(() -> assertThat(startsAt.get()).as("where the successor starts").hasValue(42L));
+        await().untilAsserted(() ->
+                assertThat(startsAt.get()).as("where the successor starts").hasValue(42L));
     }
 }

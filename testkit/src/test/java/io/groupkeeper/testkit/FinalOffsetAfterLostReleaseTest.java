@@ -46,25 +46,34 @@ class FinalOffsetAfterLostReleaseTest {
         first.topics().ensureTopic("t", 1);
         TopicPartition tp = new TopicPartition("t", 0);
         AtomicReference<GroupMember> self = new AtomicReference<>();
-        GroupMember old = first.member("g").topics("t").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                store.failNextWrites(1, applied); // the release that follows loses its connection
-                self.get().commitOnRelease(Map.of(tp, 42L), Map.of());
-            }
-        }).build();
+        GroupMember old = first.member("g")
+                .topics("t")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        store.failNextWrites(1, applied); // the release that follows loses its connection
+                        self.get().commitOnRelease(Map.of(tp, 42L), Map.of());
+                    }
+                })
+                .build();
         self.set(old);
         old.start();
         await().until(() -> old.assignment().contains(tp));
 
         Map<TopicPartition, OptionalLong> heard = new ConcurrentHashMap<>();
-        second = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
-        GroupMember heir = second.member("g").topics("t").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                heard.putAll(partitions);
-            }
-        }).build();
+        second = GroupKeeper.builder()
+                .store(new InMemoryCoordinationStore(zk))
+                .build()
+                .start();
+        GroupMember heir = second.member("g")
+                .topics("t")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        heard.putAll(partitions);
+                    }
+                })
+                .build();
         heir.start();
         old.close(); // revokes: the final offset is handed over, the release's transaction is lost
         await().until(() -> heard.containsKey(tp));

@@ -16,6 +16,7 @@ import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.CommitOutcome;
 import io.groupkeeper.spi.internal.CommitRequest;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.LeaderElection;
 import io.groupkeeper.spi.internal.LeadershipListener;
 import io.groupkeeper.spi.internal.MemberInfo;
@@ -39,7 +40,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The contract of the store SPI ({@link GroupStore}, {@link LeaderElection}, {@link CoordinationStore}), run against
@@ -137,8 +137,13 @@ public abstract class GroupStoreContract {
     }
 
     private static MemberInfo member(String memberId) {
-        return new MemberInfo(memberId, Optional.empty(), "host-of-" + memberId, new TreeSet<>(Set.of(TOPIC)),
-                Instant.parse("2026-12-01T00:00:00Z"), "sticky");
+        return new MemberInfo(
+                memberId,
+                Optional.empty(),
+                "host-of-" + memberId,
+                new TreeSet<>(Set.of(TOPIC)),
+                Instant.parse("2026-12-01T00:00:00Z"),
+                "sticky");
     }
 
     /** Expires the session and waits until the store has a new one. */
@@ -239,7 +244,9 @@ public abstract class GroupStoreContract {
         Registration held = first.join("sticky", member("m1"));
 
         assertThatThrownBy(() -> second.join("sticky", member("m1"))).isInstanceOf(MemberIdInUseException.class);
-        assertThat(second.isRegistered("m1")).as("registered, but by another session").isFalse();
+        assertThat(second.isRegistered("m1"))
+                .as("registered, but by another session")
+                .isFalse();
         assertThat(first.isRegistered("m1")).isTrue();
 
         held.close();
@@ -256,7 +263,9 @@ public abstract class GroupStoreContract {
         first.join("sticky", member("m1"));
 
         second.deregisterMember("m1");
-        assertThat(first.isRegistered("m1")).as("another session's node, untouched").isTrue();
+        assertThat(first.isRegistered("m1"))
+                .as("another session's node, untouched")
+                .isTrue();
         first.deregisterMember("m1");
         assertThat(first.isRegistered("m1")).isFalse();
         assertThat(first.readMembers(null).members()).isEmpty();
@@ -340,8 +349,8 @@ public abstract class GroupStoreContract {
         follower.start();
 
         long before = a.readAssignment().version();
-        long v1 = leader.publish(before, 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))), Set.of(),
-                new TreeSet<>(Set.of("m2")));
+        long v1 = leader.publish(
+                before, 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))), Set.of(), new TreeSet<>(Set.of("m2")));
         AssignmentSnapshot published = b.readAssignment();
         assertThat(published.generation()).isEqualTo(1);
         assertThat(published.leader()).hasValue("m1");
@@ -353,9 +362,13 @@ public abstract class GroupStoreContract {
 
         assertThatThrownBy(() -> follower.publish(v1, 2, Map.of("m2", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>()))
                 .isInstanceOf(StoreException.class);
-        assertThatThrownBy(() -> leader.publish(before, 2, Map.of("m1", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>()))
-                .as("stale version").isInstanceOf(StoreException.class);
-        assertThat(b.readAssignment().generation()).as("refused publishes wrote nothing").isEqualTo(1);
+        assertThatThrownBy(() ->
+                        leader.publish(before, 2, Map.of("m1", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>()))
+                .as("stale version")
+                .isInstanceOf(StoreException.class);
+        assertThat(b.readAssignment().generation())
+                .as("refused publishes wrote nothing")
+                .isEqualTo(1);
         assertThat(b.readAssignment().targets().partitionsOf("m1")).containsExactly(tp(0));
 
         long v2 = leader.publish(v1, 2, Map.of("m1", Set.of(tp(0), tp(1))), Set.of("m2"), new TreeSet<>());
@@ -375,15 +388,19 @@ public abstract class GroupStoreContract {
         Hook appeared = new Hook();
         assertThat(memberStore.readTarget("m2", appeared)).isEmpty();
 
-        long v1 = leader.publish(leaderStore.readAssignment().version(), 1, Map.of("m2", Set.of(tp(0))), Set.of(),
-                new TreeSet<>());
+        long v1 = leader.publish(
+                leaderStore.readAssignment().version(), 1, Map.of("m2", Set.of(tp(0))), Set.of(), new TreeSet<>());
         await().until(appeared::fired);
         Hook changed = new Hook();
-        assertThat(memberStore.readTarget("m2", changed)).hasValue(new TargetAssignment(1, new TreeSet<>(Set.of(tp(0)))));
+        assertThat(memberStore.readTarget("m2", changed))
+                .hasValue(new TargetAssignment(1, new TreeSet<>(Set.of(tp(0)))));
 
         leader.publish(v1, 2, Map.of("m2", Set.of(tp(0), tp(1))), Set.of(), new TreeSet<>());
         await().until(changed::fired);
-        assertThat(memberStore.readTarget("m2", null).map(TargetAssignment::partitions).orElseThrow())
+        assertThat(memberStore
+                        .readTarget("m2", null)
+                        .map(TargetAssignment::partitions)
+                        .orElseThrow())
                 .containsExactly(tp(0), tp(1));
         assertThat(appeared.runs()).as("one-shot").isEqualTo(1);
     }
@@ -394,14 +411,19 @@ public abstract class GroupStoreContract {
         GroupStore leaderStore = GroupStores.of(store(), group);
         leaderStore.ensureGroup("sticky");
         LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
-        leader.publish(leaderStore.readAssignment().version(), 1,
-                Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1)), "m3", Set.of(tp(2))), Set.of(), new TreeSet<>());
+        leader.publish(
+                leaderStore.readAssignment().version(),
+                1,
+                Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1)), "m3", Set.of(tp(2))),
+                Set.of(),
+                new TreeSet<>());
 
         writeTargetByHand(targetPath(group, "m2"), 1, Set.of(tp(0), tp(1)));
         writeGarbageByHand(targetPath(group, "m3"));
         AssignmentSnapshot read = GroupStores.of(store(), group).readAssignment();
         assertThat(read.damaged()).containsExactly("m1", "m2", "m3");
-        assertThat(read.targets().ownerByPartition().keySet()).as("each partition kept once")
+        assertThat(read.targets().ownerByPartition().keySet())
+                .as("each partition kept once")
                 .containsExactly(tp(0), tp(1));
     }
 
@@ -416,8 +438,12 @@ public abstract class GroupStoreContract {
         GroupStore leaderStore = GroupStores.of(store(), group);
         leaderStore.ensureGroup("sticky");
         LeaderElection leader = leaderOf(leaderStore, "m1", new Leadership());
-        leader.publish(leaderStore.readAssignment().version(), 1, Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))),
-                Set.of(), new TreeSet<>());
+        leader.publish(
+                leaderStore.readAssignment().version(),
+                1,
+                Map.of("m1", Set.of(tp(0)), "m2", Set.of(tp(1))),
+                Set.of(),
+                new TreeSet<>());
         assertThat(leaderStore.readAssignment().damaged()).isEmpty();
 
         writeTargetByHand(targetPath(group, "m2"), 1, Set.of(tp(0), tp(1)));
@@ -446,7 +472,8 @@ public abstract class GroupStoreContract {
             assertThat(o.currentSession()).isTrue();
         });
         assertThat(GroupStores.of(store(), group).readOwner(tp(0)).orElseThrow().currentSession())
-                .as("seen from another session").isFalse();
+                .as("seen from another session")
+                .isFalse();
     }
 
     @Test
@@ -462,11 +489,13 @@ public abstract class GroupStoreContract {
         Hook released = new Hook();
         assertThat(b.claim(tp(0), "m2", 2, released)).isEqualTo(new ClaimResult.Busy("m1"));
         assertThat(released.fired()).isFalse();
-        assertThat(a.release(tp(0), "m1", held.offset().version(), held.lease().session())).isTrue();
+        assertThat(a.release(tp(0), "m1", held.offset().version(), held.lease().session()))
+                .isTrue();
         await().until(released::fired);
 
         ClaimResult.Claimed taken = claimed(b, tp(0), "m2");
-        assertThat(taken.offset().version()).as("a change of hands moves the version")
+        assertThat(taken.offset().version())
+                .as("a change of hands moves the version")
                 .isGreaterThan(held.offset().version());
         assertThat(b.readOwner(tp(0)).orElseThrow().memberId()).isEqualTo("m2");
     }
@@ -519,21 +548,23 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed mine = claimed(g, tp(4), "m1"); // already this member's: re-confirmed
 
         Hook hook = new Hook();
-        Map<TopicPartition, CompletableFuture<ClaimResult>> results = g.claimAll(
-                List.of(tp(0), tp(1), tp(2), tp(3), tp(4)), "m1", 3, hook);
+        Map<TopicPartition, CompletableFuture<ClaimResult>> results =
+                g.claimAll(List.of(tp(0), tp(1), tp(2), tp(3), tp(4)), "m1", 3, hook);
 
         assertThat(results).containsOnlyKeys(tp(0), tp(1), tp(2), tp(3), tp(4));
         assertThat(results.values()).as("every claim done on return").allMatch(CompletableFuture::isDone);
         ClaimResult.Claimed free = (ClaimResult.Claimed) results.get(tp(0)).join();
         assertThat(free.offset().offset()).isEmpty();
-        assertThat(free.offset().version()).isEqualTo(g.readOffset(tp(0), null).version())
+        assertThat(free.offset().version())
+                .isEqualTo(g.readOffset(tp(0), null).version())
                 .isNotEqualTo(OffsetSnapshot.ABSENT);
         assertThat(free.lease().session()).isEqualTo(s.sessionId());
         ClaimResult.Claimed committed = (ClaimResult.Claimed) results.get(tp(1)).join();
         assertThat(committed.offset().offset()).hasValue(7);
         assertThat(results.get(tp(2)).join()).isEqualTo(new ClaimResult.Busy("m2"));
-        assertThat(results.get(tp(3)).join()).isInstanceOfSatisfying(ClaimResult.Blocked.class,
-                b -> assertThat(b.problem()).contains(offsetPath(group, tp(3))));
+        assertThat(results.get(tp(3)).join())
+                .isInstanceOfSatisfying(
+                        ClaimResult.Blocked.class, b -> assertThat(b.problem()).contains(offsetPath(group, tp(3))));
         ClaimResult.Claimed again = (ClaimResult.Claimed) results.get(tp(4)).join();
         assertThat(again.offset().version()).isGreaterThan(mine.offset().version());
         assertThat(again.lease().fencingToken()).isGreaterThan(mine.lease().fencingToken());
@@ -545,12 +576,17 @@ public abstract class GroupStoreContract {
         }
         assertThat(g.readOwner(tp(4)).orElseThrow().memberId()).isEqualTo("m1");
         assertThat(g.readOwner(tp(2)).orElseThrow().memberId()).isEqualTo("m2");
-        assertThat(g.readOwner(tp(3))).as("nothing taken where the offset node is corrupt").isEmpty();
+        assertThat(g.readOwner(tp(3)))
+                .as("nothing taken where the offset node is corrupt")
+                .isEmpty();
 
         assertThat(hook.fired()).isFalse();
-        assertThat(other.release(tp(2), "m2", held.offset().version(), held.lease().session())).isTrue();
+        assertThat(other.release(
+                        tp(2), "m2", held.offset().version(), held.lease().session()))
+                .isTrue();
         await().until(hook::fired);
-        assertThat(claimed(g, tp(2), "m1").offset().version()).isGreaterThan(held.offset().version());
+        assertThat(claimed(g, tp(2), "m1").offset().version())
+                .isGreaterThan(held.offset().version());
     }
 
     @Test
@@ -564,8 +600,11 @@ public abstract class GroupStoreContract {
         assertThat(again.offset().version()).isGreaterThan(first.offset().version());
         assertThat(again.lease().session()).isEqualTo(first.lease().session());
         assertThat(again.lease().fencingToken()).isGreaterThan(first.lease().fencingToken());
-        CommitOutcome stale = g.commit("m1", 1, List.of(commitOf(tp(0), 5, first.offset().version(),
-                first.lease().session())));
+        CommitOutcome stale = g.commit(
+                "m1",
+                1,
+                List.of(commitOf(
+                        tp(0), 5, first.offset().version(), first.lease().session())));
         assertThat(stale.conflicted()).containsExactly(tp(0));
         assertThat(storedOffset(g, tp(0))).isEmpty();
     }
@@ -577,11 +616,17 @@ public abstract class GroupStoreContract {
         GroupStore g = GroupStores.of(s, group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed before = claimed(g, tp(0), "m1");
-        g.commit("m1", 1, List.of(commitOf(tp(0), 10, before.offset().version(), before.lease().session())));
+        g.commit(
+                "m1",
+                1,
+                List.of(commitOf(
+                        tp(0), 10, before.offset().version(), before.lease().session())));
 
         expire(s);
         ClaimResult.Claimed after = claimed(g, tp(0), "m1");
-        assertThat(after.lease().session()).isEqualTo(s.sessionId()).isNotEqualTo(before.lease().session());
+        assertThat(after.lease().session())
+                .isEqualTo(s.sessionId())
+                .isNotEqualTo(before.lease().session());
         assertThat(after.offset().offset()).hasValue(10);
         assertThat(g.readOwner(tp(0)).orElseThrow().currentSession()).isTrue();
     }
@@ -598,8 +643,10 @@ public abstract class GroupStoreContract {
         Map<TopicPartition, Long> created = new java.util.HashMap<>();
         for (TopicPartition tp : List.of(tp(0), tp(1))) {
             ClaimResult.Claimed c = claimed(g, tp, "m1");
-            CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp, 10, c.offset().version(),
-                    c.lease().session())));
+            CommitOutcome out = g.commit(
+                    "m1",
+                    1,
+                    List.of(commitOf(tp, 10, c.offset().version(), c.lease().session())));
             seen.put(tp, out.committed().get(tp));
             created.put(tp, out.created().getOrDefault(tp, 0L));
         }
@@ -611,10 +658,12 @@ public abstract class GroupStoreContract {
 
         assertThat(edited.offset().offset()).hasValue(10);
         assertThat(g.unwrittenSince(tp(0), edited.offset(), seen.get(tp(0)), created.get(tp(0))))
-                .as("an operator's write of the same offset").isFalse();
+                .as("an operator's write of the same offset")
+                .isFalse();
         assertThat(untouched.offset().version()).as("a claim moves the version").isNotEqualTo(seen.get(tp(1)));
         assertThat(g.unwrittenSince(tp(1), untouched.offset(), seen.get(tp(1)), created.get(tp(1))))
-                .as("claims only since").isTrue();
+                .as("claims only since")
+                .isTrue();
     }
 
     // ------------------------------------------------------------------ commit
@@ -627,10 +676,13 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
 
-        CommitOutcome first = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), session)));
+        CommitOutcome first =
+                g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), session)));
         assertThat(first.conflicted()).isEmpty();
         long v = first.committed().get(tp(0));
-        assertThat(v).isEqualTo(g.readOffset(tp(0), null).version()).isGreaterThan(c.offset().version());
+        assertThat(v)
+                .isEqualTo(g.readOffset(tp(0), null).version())
+                .isGreaterThan(c.offset().version());
         assertThat(storedOffset(g, tp(0))).hasValue(10);
 
         setOffsetByHand(offsetPath(group, tp(0)), 99);
@@ -651,15 +703,21 @@ public abstract class GroupStoreContract {
         long absent = g.ownedVersion(tp(0), "m1", c0.lease().session()).orElseThrow();
         setOffsetByHand(offsetPath(group, tp(1)), 50); // and this one is fenced: the batch's failed operation is late
 
-        CommitOutcome out = g.commit("m1", 1, List.of(
-                commitOf(tp(0), 7, absent, c0.lease().session()),
-                commitOf(tp(1), 8, c1.offset().version(), c1.lease().session())));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(
+                        commitOf(tp(0), 7, absent, c0.lease().session()),
+                        commitOf(tp(1), 8, c1.offset().version(), c1.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(1));
         assertThat(out.committed()).containsOnlyKeys(tp(0));
         OffsetSnapshot now = g.readOffset(tp(0), null);
         assertThat(out.committed().get(tp(0))).isEqualTo(now.version());
-        assertThat(out.createdOf(tp(0))).as("the incarnation of the node the commit created")
-                .isEqualTo(now.created()).isNotZero().isNotEqualTo(c0.offset().created());
+        assertThat(out.createdOf(tp(0)))
+                .as("the incarnation of the node the commit created")
+                .isEqualTo(now.created())
+                .isNotZero()
+                .isNotEqualTo(c0.offset().created());
         assertThat(storedOffset(g, tp(0))).hasValue(7);
         assertThat(storedOffset(g, tp(1))).hasValue(50);
     }
@@ -673,8 +731,12 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
         setOffsetByHand(offsetPath(group, tp(0)), 50);
 
-        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 1, c0.offset().version(), c0.lease().session()),
-                commitOf(tp(1), 2, c1.offset().version(), c1.lease().session())));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(
+                        commitOf(tp(0), 1, c0.offset().version(), c0.lease().session()),
+                        commitOf(tp(1), 2, c1.offset().version(), c1.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(0));
         assertThat(out.committed()).containsOnlyKeys(tp(1));
         assertThat(storedOffset(g, tp(0))).hasValue(50);
@@ -689,17 +751,21 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         deleteByHand(ownerPath(group, tp(0)));
 
-        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(0));
         assertThat(storedOffset(g, tp(0))).isEmpty();
     }
 
     /** Mirrored by the in-memory store, which behaves as the ZooKeeper store does: fix both. */
     @Test
-    @Disabled("a precondition of the SPI, not enforced: ZooKeeper's multi can check a node's version but not whose"
-            + " ephemeral node it is, so a fenced write cannot tell a stranger that read the current version from the"
-            + " owner without one more read per commit and release (on the hot path of every handoff). The member only"
-            + " presents versions from its own claim, commit or readIfOwned; GroupStore's javadoc states the precondition")
+    @Disabled(
+            "a precondition of the SPI, not enforced: ZooKeeper's multi can check a node's version but not whose"
+                    + " ephemeral node it is, so a fenced write cannot tell a stranger that read the current version from the"
+                    + " owner without one more read per commit and release (on the hot path of every handoff). The member only"
+                    + " presents versions from its own claim, commit or readIfOwned; GroupStore's javadoc states the precondition")
     void aMemberThatDoesNotHoldThePartitionCannotCommitOrReleaseItEvenAtTheCurrentVersion() {
         String group = newGroup();
         GroupStore owner = GroupStores.of(store(), group);
@@ -713,7 +779,9 @@ public abstract class GroupStoreContract {
         assertThat(out.conflicted()).containsExactly(tp(0));
         assertThat(storedOffset(owner, tp(0))).isEmpty();
         other.release(tp(0), "m2", current, otherStore.sessionId());
-        assertThat(owner.readOwner(tp(0))).as("the owner's node survives a stranger's release").isPresent();
+        assertThat(owner.readOwner(tp(0)))
+                .as("the owner's node survives a stranger's release")
+                .isPresent();
     }
 
     @Test
@@ -725,7 +793,10 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
 
         expire(s);
-        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(0));
         assertThat(out.committed()).isEmpty();
         assertThat(g.readOffset(tp(0), null).version()).isEqualTo(c.offset().version());
@@ -744,16 +815,25 @@ public abstract class GroupStoreContract {
         deleteByHand(offsetPath(group, tp(0)));
         deleteByHand(fencePath(group, tp(0))); // the version the store reports rests on both nodes
         ClaimResult.Claimed fresh = claimed(g, tp(0), "m1");
-        assertThat(fresh.offset().version()).as("the node was created again: its version repeats")
+        assertThat(fresh.offset().version())
+                .as("the node was created again: its version repeats")
                 .isEqualTo(old.offset().version());
         assertThat(fresh.lease().session()).isNotEqualTo(old.lease().session());
 
-        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, old.offset().version(), old.lease().session())));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(commitOf(tp(0), 10, old.offset().version(), old.lease().session())));
         assertThat(out.conflicted()).containsExactly(tp(0));
         assertThat(storedOffset(g, tp(0))).isEmpty();
-        assertThat(g.release(tp(0), "m1", old.offset().version(), old.lease().session())).isFalse();
-        assertThat(g.releaseAll("m1", 1, List.of(finalCommit(tp(0), 10, old.offset().version(),
-                old.lease().session())))).isEmpty();
+        assertThat(g.release(tp(0), "m1", old.offset().version(), old.lease().session()))
+                .isFalse();
+        assertThat(g.releaseAll(
+                        "m1",
+                        1,
+                        List.of(finalCommit(
+                                tp(0), 10, old.offset().version(), old.lease().session()))))
+                .isEmpty();
         assertThat(g.readOwner(tp(0))).as("the old lease released nothing").isPresent();
         assertThat(g.readIfOwned(tp(0), "m1", old.lease().session())).isEmpty();
         assertThat(g.ownedVersion(tp(0), "m1", old.lease().session())).isEmpty();
@@ -778,13 +858,17 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         assertThat(c.offset().done()).as("a new node has none").isEmpty();
 
-        CommitOutcome out = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(),
-                c.lease().session(), DONE)));
+        CommitOutcome out = g.commit(
+                "m1",
+                1,
+                List.of(commitOf(tp(0), 10, c.offset().version(), c.lease().session(), DONE)));
         assertThat(out.committed()).containsOnlyKeys(tp(0));
         assertThat(g.readOffset(tp(0), null).done()).hasValue(DONE);
         String raw = new String(readByHand(offsetPath(group, tp(0))), StandardCharsets.UTF_8);
-        assertThat(raw).as("raw JSON beside the offset, not a string inside metadata")
-                .contains("\"done\":" + DONE).contains("\"metadata\":\"\"");
+        assertThat(raw)
+                .as("raw JSON beside the offset, not a string inside metadata")
+                .contains("\"done\":" + DONE)
+                .contains("\"metadata\":\"\"");
 
         long v = out.committed().get(tp(0));
         assertThat(g.release(tp(0), "m1", v, c.lease().session())).isTrue();
@@ -802,7 +886,8 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
         long v = g.commit("m1", 1, List.of(commitOf(tp(0), 10, c.offset().version(), session, DONE)))
-                .committed().get(tp(0));
+                .committed()
+                .get(tp(0));
 
         g.commit("m1", 1, List.of(commitOf(tp(0), 11, v, session)));
 
@@ -810,8 +895,10 @@ public abstract class GroupStoreContract {
         String raw = new String(readByHand(offsetPath(group, tp(0))), StandardCharsets.UTF_8);
         String at = raw.replaceAll(".*\"updatedAt\":\"([^\"]+)\".*", "$1");
         String firstAt = raw.replaceAll(".*\"history\":\\[\\[10,null,\"([^\"]+)\"\\].*", "$1");
-        assertThat(raw).isEqualTo("{\"offset\":11,\"metadata\":\"\",\"committedBy\":\"m1\",\"generation\":1,"
-                + "\"updatedAt\":\"" + at + "\",\"history\":[[10,null,\"" + firstAt + "\"],[11,null,\"" + at + "\"]]}");
+        assertThat(raw)
+                .isEqualTo(
+                        "{\"offset\":11,\"metadata\":\"\",\"committedBy\":\"m1\",\"generation\":1," + "\"updatedAt\":\""
+                                + at + "\",\"history\":[[10,null,\"" + firstAt + "\"],[11,null,\"" + at + "\"]]}");
     }
 
     @Test
@@ -822,10 +909,15 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         CommitRequest last = commitOf(tp(0), 10, c.offset().version(), c.lease().session(), DONE);
 
-        assertThat(g.releaseAll("m1", 1, List.of(new ReleaseRequest(tp(0), c.offset().version(),
-                c.lease().session(), Optional.of(last))))).containsExactly(tp(0));
+        assertThat(g.releaseAll(
+                        "m1",
+                        1,
+                        List.of(new ReleaseRequest(
+                                tp(0), c.offset().version(), c.lease().session(), Optional.of(last)))))
+                .containsExactly(tp(0));
 
-        assertThat(claimed(GroupStores.of(store(), group), tp(0), "m2").offset().done()).hasValue(DONE);
+        assertThat(claimed(GroupStores.of(store(), group), tp(0), "m2").offset().done())
+                .hasValue(DONE);
     }
 
     @Test
@@ -837,15 +929,34 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
         String huge = "{\"from\":10,\"bits\":\"" + "A".repeat(70 * 1024) + "\"}";
 
-        assertThatThrownBy(() -> g.commit("m1", 1, List.of(
-                commitOf(tp(1), 5, c1.offset().version(), c1.lease().session()),
-                commitOf(tp(0), 10, c0.offset().version(), c0.lease().session(), huge))))
+        assertThatThrownBy(() -> g.commit(
+                        "m1",
+                        1,
+                        List.of(
+                                commitOf(
+                                        tp(1),
+                                        5,
+                                        c1.offset().version(),
+                                        c1.lease().session()),
+                                commitOf(
+                                        tp(0),
+                                        10,
+                                        c0.offset().version(),
+                                        c0.lease().session(),
+                                        huge))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(tp(0).toString()).hasMessageContaining("over the limit of 65536 bytes");
+                .hasMessageContaining(tp(0).toString())
+                .hasMessageContaining("over the limit of 65536 bytes");
         assertThat(g.readOffset(tp(0), null).version()).isEqualTo(c0.offset().version());
-        assertThat(g.readOffset(tp(1), null).version()).as("the whole commit refused").isEqualTo(c1.offset().version());
-        assertThatThrownBy(() -> g.commit("m1", 1, List.of(commitOf(tp(0), 10, c0.offset().version(),
-                c0.lease().session(), "{\"from\":10")))).isInstanceOf(IllegalArgumentException.class)
+        assertThat(g.readOffset(tp(1), null).version())
+                .as("the whole commit refused")
+                .isEqualTo(c1.offset().version());
+        assertThatThrownBy(() -> g.commit(
+                        "m1",
+                        1,
+                        List.of(commitOf(
+                                tp(0), 10, c0.offset().version(), c0.lease().session(), "{\"from\":10"))))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("one JSON object");
     }
 
@@ -855,18 +966,23 @@ public abstract class GroupStoreContract {
         GroupStore g = GroupStores.of(store(), group);
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
-        writeByHand(offsetPath(group, tp(0)), "{\"offset\":42,\"metadata\":\"m\",\"committedBy\":\"old\","
-                + "\"generation\":3,\"updatedAt\":\"2026-12-01T00:00:00Z\"}");
+        writeByHand(
+                offsetPath(group, tp(0)),
+                "{\"offset\":42,\"metadata\":\"m\",\"committedBy\":\"old\","
+                        + "\"generation\":3,\"updatedAt\":\"2026-12-01T00:00:00Z\"}");
         OffsetSnapshot old = g.readOffset(tp(0), null);
         assertThat(old.offset()).hasValue(42);
         assertThat(old.done()).isEmpty();
 
-        writeByHand(offsetPath(group, tp(0)), "{\"offset\":43,\"metadata\":\"m\",\"later\":{\"x\":[1]},"
-                + "\"done\":\"not an object\"}");
+        writeByHand(
+                offsetPath(group, tp(0)),
+                "{\"offset\":43,\"metadata\":\"m\",\"later\":{\"x\":[1]}," + "\"done\":\"not an object\"}");
         OffsetSnapshot later = g.readOffset(tp(0), null);
         assertThat(later.offset()).hasValue(43);
         assertThat(later.metadata()).isEqualTo("m");
-        assertThat(later.done()).as("a done value that is not an object is none").isEmpty();
+        assertThat(later.done())
+                .as("a done value that is not an object is none")
+                .isEmpty();
         assertThat(c.offset().done()).isEmpty();
     }
 
@@ -878,16 +994,20 @@ public abstract class GroupStoreContract {
         g.ensureGroup("sticky");
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
 
-        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session() + 1)).isFalse();
+        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session() + 1))
+                .isFalse();
         setOffsetByHand(offsetPath(group, tp(0)), 3);
-        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session())).isFalse();
+        assertThat(g.release(tp(0), "m1", c.offset().version(), c.lease().session()))
+                .isFalse();
         assertThat(g.readOwner(tp(0))).isPresent();
 
         long moved = g.ownedVersion(tp(0), "m1", c.lease().session()).orElseThrow();
         assertThat(moved).isGreaterThan(c.offset().version());
         assertThat(g.release(tp(0), "m1", moved, c.lease().session())).isTrue();
         assertThat(g.readOwner(tp(0))).isEmpty();
-        assertThat(g.release(tp(0), "m1", moved, c.lease().session())).as("already released").isTrue();
+        assertThat(g.release(tp(0), "m1", moved, c.lease().session()))
+                .as("already released")
+                .isTrue();
         assertThat(storedOffset(g, tp(0))).as("a release writes no offset").hasValue(3);
     }
 
@@ -899,9 +1019,13 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c0 = claimed(g, tp(0), "m1");
         ClaimResult.Claimed c1 = claimed(g, tp(1), "m1");
 
-        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
-                finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
-                new ReleaseRequest(tp(1), c1.offset().version(), c1.lease().session(), Optional.empty())));
+        Set<TopicPartition> released = g.releaseAll(
+                "m1",
+                1,
+                List.of(
+                        finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
+                        new ReleaseRequest(
+                                tp(1), c1.offset().version(), c1.lease().session(), Optional.empty())));
         assertThat(released).containsExactlyInAnyOrder(tp(0), tp(1));
         assertThat(g.readOwner(tp(0))).isEmpty();
         assertThat(g.readOwner(tp(1))).isEmpty();
@@ -920,8 +1044,8 @@ public abstract class GroupStoreContract {
         assertThat(g.readOffset(tp(0), null).offset()).isEmpty();
         assertThat(absent).as("the fence node still stands").isNotEqualTo(OffsetSnapshot.ABSENT);
 
-        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
-                finalCommit(tp(0), 42, absent, c.lease().session())));
+        Set<TopicPartition> released = g.releaseAll(
+                "m1", 1, List.of(finalCommit(tp(0), 42, absent, c.lease().session())));
         assertThat(released).containsExactly(tp(0));
         assertThat(g.readOwner(tp(0))).isEmpty();
         assertThat(storedOffset(g, tp(0))).hasValue(42);
@@ -937,13 +1061,18 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c2 = claimed(g, tp(2), "m1");
         setOffsetByHand(offsetPath(group, tp(1)), 77);
 
-        Set<TopicPartition> released = g.releaseAll("m1", 1, List.of(
-                finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
-                finalCommit(tp(1), 11, c1.offset().version(), c1.lease().session()),
-                finalCommit(tp(2), 12, c2.offset().version(), c2.lease().session())));
+        Set<TopicPartition> released = g.releaseAll(
+                "m1",
+                1,
+                List.of(
+                        finalCommit(tp(0), 10, c0.offset().version(), c0.lease().session()),
+                        finalCommit(tp(1), 11, c1.offset().version(), c1.lease().session()),
+                        finalCommit(tp(2), 12, c2.offset().version(), c2.lease().session())));
         assertThat(released).containsExactlyInAnyOrder(tp(0), tp(2));
         assertThat(storedOffset(g, tp(0))).hasValue(10);
-        assertThat(storedOffset(g, tp(1))).as("the edit wins over the final commit").hasValue(77);
+        assertThat(storedOffset(g, tp(1)))
+                .as("the edit wins over the final commit")
+                .hasValue(77);
         assertThat(storedOffset(g, tp(2))).hasValue(12);
         assertThat(g.readOwner(tp(1)).orElseThrow().memberId()).isEqualTo("m1");
         assertThat(g.readOwner(tp(0))).isEmpty();
@@ -961,14 +1090,18 @@ public abstract class GroupStoreContract {
         ClaimResult.Claimed c = claimed(g, tp(0), "m1");
         long session = c.lease().session();
 
-        assertThat(g.readIfOwned(tp(0), "m1", session).orElseThrow().version()).isEqualTo(c.offset().version());
+        assertThat(g.readIfOwned(tp(0), "m1", session).orElseThrow().version())
+                .isEqualTo(c.offset().version());
         assertThat(g.ownedVersion(tp(0), "m1", session)).hasValue(c.offset().version());
         assertThat(g.readIfOwned(tp(0), "m2", session)).isEmpty();
         assertThat(g.ownedVersion(tp(0), "m2", session)).isEmpty();
         assertThat(g.ownedVersion(tp(1), "m1", session)).as("not claimed").isEmpty();
         CoordinationStore other = store();
-        assertThat(GroupStores.of(other, group).readIfOwned(tp(0), "m1", other.sessionId())).isEmpty();
-        assertThat(GroupStores.of(other, group).ownedVersion(tp(0), "m1", session)).as("not that store's session").isEmpty();
+        assertThat(GroupStores.of(other, group).readIfOwned(tp(0), "m1", other.sessionId()))
+                .isEmpty();
+        assertThat(GroupStores.of(other, group).ownedVersion(tp(0), "m1", session))
+                .as("not that store's session")
+                .isEmpty();
     }
 
     @Test
@@ -980,7 +1113,8 @@ public abstract class GroupStoreContract {
         long session = c.lease().session();
         writeGarbageByHand(offsetPath(group, tp(0)));
 
-        assertThatThrownBy(() -> g.readIfOwned(tp(0), "m1", session)).isInstanceOf(CorruptNodeException.class)
+        assertThatThrownBy(() -> g.readIfOwned(tp(0), "m1", session))
+                .isInstanceOf(CorruptNodeException.class)
                 .hasMessageContaining(offsetPath(group, tp(0)));
         long version = g.ownedVersion(tp(0), "m1", session).orElseThrow();
         assertThat(version).isGreaterThan(c.offset().version());
@@ -998,14 +1132,20 @@ public abstract class GroupStoreContract {
         a.ensureGroup("sticky");
 
         ClaimResult.Claimed first = claimed(a, tp(0), "m1");
-        assertThat(a.release(tp(0), "m1", first.offset().version(), first.lease().session())).isTrue();
+        assertThat(a.release(
+                        tp(0), "m1", first.offset().version(), first.lease().session()))
+                .isTrue();
         ClaimResult.Claimed second = claimed(b, tp(0), "m2");
-        assertThat(b.release(tp(0), "m2", second.offset().version(), second.lease().session())).isTrue();
+        assertThat(b.release(
+                        tp(0), "m2", second.offset().version(), second.lease().session()))
+                .isTrue();
         deleteByHand(offsetPath(group, tp(0)));
         deleteByHand(fencePath(group, tp(0)));
         ClaimResult.Claimed third = claimed(a, tp(0), "m1");
 
-        assertThat(third.offset().version()).as("version restarted").isEqualTo(first.offset().version());
+        assertThat(third.offset().version())
+                .as("version restarted")
+                .isEqualTo(first.offset().version());
         assertThat(second.lease().fencingToken()).isGreaterThan(first.lease().fencingToken());
         assertThat(third.lease().fencingToken()).isGreaterThan(second.lease().fencingToken());
     }
@@ -1029,7 +1169,8 @@ public abstract class GroupStoreContract {
             assertThat(s.isConnected()).isFalse();
             assertThatThrownBy(() -> g.readOffset(tp(0), null)).isInstanceOf(StoreException.class);
             assertThatThrownBy(() -> g.claim(tp(1), "m1", 1, new Hook())).isInstanceOf(StoreException.class);
-            assertThatThrownBy(() -> g.commit("m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session))))
+            assertThatThrownBy(() -> g.commit(
+                            "m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session))))
                     .isInstanceOf(StoreException.class);
         } finally {
             restoreConnection(s);
@@ -1039,7 +1180,8 @@ public abstract class GroupStoreContract {
         assertThat(s.isConnected()).isTrue();
         assertThat(s.sessionId()).isEqualTo(session);
         assertThat(g.readOwner(tp(0)).orElseThrow().currentSession()).isTrue();
-        assertThat(g.commit("m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session))).committed())
+        assertThat(g.commit("m1", 1, List.of(commitOf(tp(0), 1, c.offset().version(), session)))
+                        .committed())
                 .containsOnlyKeys(tp(0));
     }
 
@@ -1058,10 +1200,11 @@ public abstract class GroupStoreContract {
         await().until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION));
         // Up to the new session only: what the new session meets later is not this case's (under load a real
         // client's new connection was once reported LOST and RECONNECTED again right after, in that new session).
-        List<ConnectionEvent> untilNew = List.copyOf(events.subList(0,
-                events.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION) + 1));
+        List<ConnectionEvent> untilNew =
+                List.copyOf(events.subList(0, events.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION) + 1));
         assertThat(untilNew).contains(ConnectionEvent.LOST).doesNotContain(ConnectionEvent.RECONNECTED);
-        assertThat(untilNew.indexOf(ConnectionEvent.LOST)).isLessThan(untilNew.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION));
+        assertThat(untilNew.indexOf(ConnectionEvent.LOST))
+                .isLessThan(untilNew.indexOf(ConnectionEvent.RECONNECTED_NEW_SESSION));
         assertThat(s.sessionId()).isNotEqualTo(old).isNotZero();
         assertThat(g.readOwner(tp(0))).isEmpty();
         assertThat(g.isRegistered("m1")).isFalse();

@@ -10,12 +10,12 @@ import io.groupkeeper.spi.StoreException;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.CommitRequest;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /** What only the in-memory store offers: clock-driven expiry, writes whose outcome is unknown, a direct executor. */
 class InMemoryCoordinationStoreTest {
@@ -23,7 +23,9 @@ class InMemoryCoordinationStoreTest {
     private final ManualClock clock = new ManualClock();
     private final InMemoryZooKeeper zooKeeper = new InMemoryZooKeeper(clock);
     private final InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zooKeeper)
-            .sessionTimeout(Duration.ofSeconds(6)).eventExecutor(Runnable::run).build();
+            .sessionTimeout(Duration.ofSeconds(6))
+            .eventExecutor(Runnable::run)
+            .build();
     private final List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
     private final TopicPartition tp = new TopicPartition("t", 0);
 
@@ -44,17 +46,23 @@ class InMemoryCoordinationStoreTest {
     void aDisconnectLongerThanTheSessionTimeoutOnTheClockEndsInANewSession() {
         GroupStore g = started();
         long first = store.sessionId();
-        assertThat(g.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(g.claim(tp, "m1", 1, () -> {})).isInstanceOf(ClaimResult.Claimed.class);
 
         store.disconnect();
         clock.advance(Duration.ofSeconds(6));
         zooKeeper.expireDueSessions();
         assertThat(zooKeeper.isSessionAlive(first)).isFalse();
-        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0")).as("its ephemeral owner node went").isFalse();
+        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0"))
+                .as("its ephemeral owner node went")
+                .isFalse();
         store.reconnect();
 
-        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
-                ConnectionEvent.RECONNECTED_NEW_SESSION);
+        assertThat(events)
+                .containsExactly(
+                        ConnectionEvent.CONNECTED,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.LOST,
+                        ConnectionEvent.RECONNECTED_NEW_SESSION);
         assertThat(store.sessionId()).isNotEqualTo(first);
         assertThat(store.isConnected()).isTrue();
     }
@@ -62,26 +70,33 @@ class InMemoryCoordinationStoreTest {
     @Test
     void aCommitWhoseAnswerIsLostLandedAndTheNextOneIsFencedByIt() {
         GroupStore g = started();
-        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> {});
         long session = c.lease().session();
 
         store.failNextWrites(1, true);
-        assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), session))))
+        assertThatThrownBy(() -> g.commit(
+                        "m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), session))))
                 .isInstanceOf(StoreException.class);
         assertThat(g.readOffset(tp, null).offset()).as("applied on the server").hasValue(10);
-        assertThat(g.commit("m1", 1, List.of(new CommitRequest(tp, 11, c.offset().version(), session))).conflicted())
+        assertThat(g.commit(
+                                "m1",
+                                1,
+                                List.of(new CommitRequest(tp, 11, c.offset().version(), session)))
+                        .conflicted())
                 .containsExactly(tp);
     }
 
     @Test
     void aClaimWhoseAnswerIsLostIsReConfirmedByItsRetry() {
         GroupStore g = started();
-        // Claimed and released once: the topic's folders and the partition's fence node exist, the next write is the claim.
-        ClaimResult.Claimed first = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
-        assertThat(g.release(tp, "m1", first.offset().version(), first.lease().session())).isTrue();
+        // Claimed and released once: the topic's folders and the partition's fence node exist, the next write is the
+        // claim.
+        ClaimResult.Claimed first = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> {});
+        assertThat(g.release(tp, "m1", first.offset().version(), first.lease().session()))
+                .isTrue();
         long before = g.readOffset(tp, null).version();
         store.failNextWrites(1, true);
-        ClaimResult r = g.claim(tp, "m1", 1, () -> { });
+        ClaimResult r = g.claim(tp, "m1", 1, () -> {});
 
         assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
         assertThat(((ClaimResult.Claimed) r).offset().version())
@@ -94,35 +109,50 @@ class InMemoryCoordinationStoreTest {
     void aCommitInDoubtWhoseSessionExpiresLandedAndItsClaimWentWithTheSession() {
         GroupStore g = started();
         long first = store.sessionId();
-        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> { });
+        ClaimResult.Claimed c = (ClaimResult.Claimed) g.claim(tp, "m1", 1, () -> {});
 
         store.failNextWritesAndExpire(1, true);
-        assertThatThrownBy(() -> g.commit("m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), first))))
+        assertThatThrownBy(() -> g.commit(
+                        "m1", 1, List.of(new CommitRequest(tp, 10, c.offset().version(), first))))
                 .isInstanceOf(StoreException.class);
         assertThat(store.isConnected()).as("down until the session expires").isFalse();
         assertThat(events).endsWith(ConnectionEvent.SUSPENDED);
         clock.advance(Duration.ofSeconds(6));
         zooKeeper.expireDueSessions();
 
-        assertThat(g.readOffset(tp, null).offset()).as("applied on the server before the session ended").hasValue(10);
+        assertThat(g.readOffset(tp, null).offset())
+                .as("applied on the server before the session ended")
+                .hasValue(10);
         assertThat(zooKeeper.isSessionAlive(first)).isFalse();
-        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0")).as("the owner node went with the session")
+        assertThat(zooKeeper.exists(ZkLayout.GROUPS + "/g/owners/t/0"))
+                .as("the owner node went with the session")
                 .isFalse();
         assertThat(store.sessionId()).isNotEqualTo(first);
-        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
-                ConnectionEvent.RECONNECTED_NEW_SESSION);
+        assertThat(events)
+                .containsExactly(
+                        ConnectionEvent.CONNECTED,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.LOST,
+                        ConnectionEvent.RECONNECTED_NEW_SESSION);
     }
 
     @Test
     void aRegistrationLostWithItsSessionLeavesNothingAndOnlyTheFirstFailingWriteEndsTheSession() {
         GroupStore g = started();
         long first = store.sessionId();
-        io.groupkeeper.spi.internal.MemberInfo m1 = new io.groupkeeper.spi.internal.MemberInfo("m1", java.util.Optional.empty(), "h",
-                new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky");
+        io.groupkeeper.spi.internal.MemberInfo m1 = new io.groupkeeper.spi.internal.MemberInfo(
+                "m1",
+                java.util.Optional.empty(),
+                "h",
+                new java.util.TreeSet<>(java.util.Set.of("t")),
+                clock.instant(),
+                "sticky");
 
         store.failNextWritesAndExpire(2, false);
         assertThatThrownBy(() -> g.registerMember(m1)).isInstanceOf(StoreException.class);
-        assertThatThrownBy(() -> g.registerMember(m1)).as("not attempted while down").isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> g.registerMember(m1))
+                .as("not attempted while down")
+                .isInstanceOf(StoreException.class);
         clock.advance(Duration.ofSeconds(5));
         zooKeeper.expireDueSessions();
         assertThat(store.sessionId()).as("not expired before its timeout").isEqualTo(first);
@@ -133,32 +163,48 @@ class InMemoryCoordinationStoreTest {
 
         assertThat(g.isRegistered("m1")).isFalse();
         assertThat(second).isNotEqualTo(first);
-        assertThat(store.sessionId()).as("a plain connection loss keeps the session").isEqualTo(second);
-        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
-                ConnectionEvent.RECONNECTED_NEW_SESSION, ConnectionEvent.SUSPENDED, ConnectionEvent.RECONNECTED);
+        assertThat(store.sessionId())
+                .as("a plain connection loss keeps the session")
+                .isEqualTo(second);
+        assertThat(events)
+                .containsExactly(
+                        ConnectionEvent.CONNECTED,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.LOST,
+                        ConnectionEvent.RECONNECTED_NEW_SESSION,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.RECONNECTED);
     }
 
     @Test
     void aSilentCutReportsNothingUntilNoticedWhileTheSessionTimeoutRunsFromTheCut() {
         GroupStore g = started();
         long first = store.sessionId();
-        assertThat(g.claim(tp, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(g.claim(tp, "m1", 1, () -> {})).isInstanceOf(ClaimResult.Claimed.class);
 
         store.cutSilently();
-        assertThatThrownBy(() -> g.readOwner(tp)).as("requests do not get through").isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> g.readOwner(tp))
+                .as("requests do not get through")
+                .isInstanceOf(StoreException.class);
         clock.advance(Duration.ofSeconds(4)); // two thirds of the session timeout: the client notices
         assertThat(events).as("nothing noticed yet").containsExactly(ConnectionEvent.CONNECTED);
         store.noticeCut();
         assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
         clock.advance(Duration.ofSeconds(2));
         zooKeeper.expireDueSessions();
-        assertThat(zooKeeper.isSessionAlive(first)).as("expired a session timeout after the cut, not the notice")
+        assertThat(zooKeeper.isSessionAlive(first))
+                .as("expired a session timeout after the cut, not the notice")
                 .isFalse();
-        assertThat(events).as("Curator reports LOST a session timeout after SUSPENDED, or on reconnecting")
+        assertThat(events)
+                .as("Curator reports LOST a session timeout after SUSPENDED, or on reconnecting")
                 .containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED);
         store.reconnect();
-        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
-                ConnectionEvent.RECONNECTED_NEW_SESSION);
+        assertThat(events)
+                .containsExactly(
+                        ConnectionEvent.CONNECTED,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.LOST,
+                        ConnectionEvent.RECONNECTED_NEW_SESSION);
     }
 
     @Test
@@ -177,8 +223,12 @@ class InMemoryCoordinationStoreTest {
         zooKeeper.expireDueSessions();
         assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST);
         store.reconnect();
-        assertThat(events).containsExactly(ConnectionEvent.CONNECTED, ConnectionEvent.SUSPENDED, ConnectionEvent.LOST,
-                ConnectionEvent.RECONNECTED_NEW_SESSION);
+        assertThat(events)
+                .containsExactly(
+                        ConnectionEvent.CONNECTED,
+                        ConnectionEvent.SUSPENDED,
+                        ConnectionEvent.LOST,
+                        ConnectionEvent.RECONNECTED_NEW_SESSION);
     }
 
     @Test
@@ -198,8 +248,13 @@ class InMemoryCoordinationStoreTest {
     void aWriteThatFailsBeforeReachingTheServerChangesNothing() {
         GroupStore g = started();
         store.failNextWrites(1, false);
-        assertThatThrownBy(() -> g.registerMember(new io.groupkeeper.spi.internal.MemberInfo("m1", java.util.Optional.empty(),
-                "h", new java.util.TreeSet<>(java.util.Set.of("t")), clock.instant(), "sticky")))
+        assertThatThrownBy(() -> g.registerMember(new io.groupkeeper.spi.internal.MemberInfo(
+                        "m1",
+                        java.util.Optional.empty(),
+                        "h",
+                        new java.util.TreeSet<>(java.util.Set.of("t")),
+                        clock.instant(),
+                        "sticky")))
                 .isInstanceOf(StoreException.class);
         assertThat(g.isRegistered("m1")).isFalse();
         assertThat(zooKeeper.children(ZkLayout.GROUPS + "/g/members")).isEmpty();
@@ -210,15 +265,14 @@ class InMemoryCoordinationStoreTest {
         // As Curator's LeaderLatch, whose close deletes its node with a guaranteed delete: the keeper's session lives
         // on, so a latch node left behind would keep everyone else from leading for as long as it does.
         GroupStore g = started();
-        io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
-            @Override
-            public void isLeader() {
-            }
+        io.groupkeeper.spi.internal.LeaderElection e =
+                g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
+                    @Override
+                    public void isLeader() {}
 
-            @Override
-            public void notLeader() {
-            }
-        });
+                    @Override
+                    public void notLeader() {}
+                });
         e.start();
         assertThat(e.isLeader()).isTrue();
         String latches = ZkLayout.GROUPS + "/g/leader";
@@ -229,21 +283,22 @@ class InMemoryCoordinationStoreTest {
         e.close();
 
         assertThat(store.sessionId()).isEqualTo(session);
-        assertThat(zooKeeper.children(latches)).as("the latch node, deleted again once connected").isEmpty();
+        assertThat(zooKeeper.children(latches))
+                .as("the latch node, deleted again once connected")
+                .isEmpty();
     }
 
     @Test
     void aLeaderThatClosesWhileDisconnectedDeletesItsLatchNodeWhenTheConnectionReturns() {
         GroupStore g = started();
-        io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
-            @Override
-            public void isLeader() {
-            }
+        io.groupkeeper.spi.internal.LeaderElection e =
+                g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
+                    @Override
+                    public void isLeader() {}
 
-            @Override
-            public void notLeader() {
-            }
-        });
+                    @Override
+                    public void notLeader() {}
+                });
         e.start();
         String latches = ZkLayout.GROUPS + "/g/leader";
         store.disconnect();
@@ -251,7 +306,9 @@ class InMemoryCoordinationStoreTest {
         assertThat(zooKeeper.children(latches)).as("not connected: still there").hasSize(1);
 
         store.reconnect();
-        assertThat(zooKeeper.children(latches)).as("deleted once the connection is back in the same session").isEmpty();
+        assertThat(zooKeeper.children(latches))
+                .as("deleted once the connection is back in the same session")
+                .isEmpty();
     }
 
     @Test
@@ -259,30 +316,35 @@ class InMemoryCoordinationStoreTest {
         // Curator finds and deletes a protected node whose creation lost its answer; the model's close does too.
         java.util.Queue<Runnable> events = new java.util.ArrayDeque<>();
         InMemoryCoordinationStore queued = InMemoryCoordinationStore.builder(zooKeeper)
-                .sessionTimeout(Duration.ofSeconds(6)).eventExecutor(events::add).build();
+                .sessionTimeout(Duration.ofSeconds(6))
+                .eventExecutor(events::add)
+                .build();
         try {
             queued.start();
             GroupStore g = GroupStores.of(queued, "g");
             g.ensureGroup("sticky");
-            io.groupkeeper.spi.internal.LeaderElection e = g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
-                @Override
-                public void isLeader() {
-                }
+            io.groupkeeper.spi.internal.LeaderElection e =
+                    g.election("m1", new io.groupkeeper.spi.internal.LeadershipListener() {
+                        @Override
+                        public void isLeader() {}
 
-                @Override
-                public void notLeader() {
-                }
-            });
+                        @Override
+                        public void notLeader() {}
+                    });
             String latches = ZkLayout.GROUPS + "/g/leader";
             queued.failNextWrites(1, true);
             assertThatThrownBy(e::start).isInstanceOf(StoreException.class);
-            assertThat(zooKeeper.children(latches)).as("created; its answer lost").hasSize(1);
+            assertThat(zooKeeper.children(latches))
+                    .as("created; its answer lost")
+                    .hasSize(1);
 
             e.close(); // before the reconnection's event adopted it
             while (!events.isEmpty()) {
                 events.poll().run();
             }
-            assertThat(zooKeeper.children(latches)).as("deleted by the close, in a session that lives on").isEmpty();
+            assertThat(zooKeeper.children(latches))
+                    .as("deleted by the close, in a session that lives on")
+                    .isEmpty();
         } finally {
             queued.close();
         }

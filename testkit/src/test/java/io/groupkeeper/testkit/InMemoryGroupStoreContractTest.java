@@ -13,7 +13,8 @@ class InMemoryGroupStoreContractTest extends GroupStoreContract {
     @Override
     protected CoordinationStore newStore() {
         InMemoryCoordinationStore s = InMemoryCoordinationStore.builder(zooKeeper)
-                .sessionTimeout(Duration.ofSeconds(4)).build();
+                .sessionTimeout(Duration.ofSeconds(4))
+                .build();
         s.start();
         return s;
     }

@@ -1,7 +1,6 @@
 package io.groupkeeper.testkit;
 
 import io.groupkeeper.spi.CorruptNodeException;
-import io.groupkeeper.testkit.internal.Ensemble;
 import io.groupkeeper.testkit.internal.KeeperFailure;
 import io.groupkeeper.testkit.internal.Op;
 import io.groupkeeper.zkprotocol.internal.NodeCodec;
@@ -19,7 +18,12 @@ import java.util.regex.Pattern;
 public final class ModelTransactions {
 
     /** What one operation of an applied transaction did. */
-    public enum Kind { CREATE, SET, DELETE, CHECK }
+    public enum Kind {
+        CREATE,
+        SET,
+        DELETE,
+        CHECK
+    }
 
     /**
      * One operation: {@code version} is the expected version (-1: any; creates: -1); {@code offset} the offset an
@@ -27,9 +31,15 @@ public final class ModelTransactions {
      * ownerMember} the member id an owner body names; {@code committedBy} the member id an offset body names as its
      * writer (empty: none, as in the empty node a claim makes, or an operator's).
      */
-    public record Write(Kind kind, String path, int version, boolean ephemeral, OptionalLong offset, boolean corrupt,
-                        Optional<String> ownerMember, Optional<String> committedBy) {
-    }
+    public record Write(
+            Kind kind,
+            String path,
+            int version,
+            boolean ephemeral,
+            OptionalLong offset,
+            boolean corrupt,
+            Optional<String> ownerMember,
+            Optional<String> committedBy) {}
 
     /** Hears an applied transaction: the session that sent it (0: the operator, or an ending session's deletes). */
     @FunctionalInterface
@@ -40,13 +50,15 @@ public final class ModelTransactions {
     private static final Pattern OFFSET = Pattern.compile(".*/groups/[^/]+/offsets/[^/]+/\\d+");
     private static final Pattern OWNER = Pattern.compile(".*/groups/[^/]+/owners/[^/]+/\\d+");
 
-    private ModelTransactions() {
-    }
+    private ModelTransactions() {}
 
     /** Makes {@code listener} hear every transaction {@code zk} applies from now on. */
     public static void observe(InMemoryZooKeeper zk, Listener listener) {
-        zk.ensemble().observeTransactions((session, zxid, ops) ->
-                listener.applied(session, zxid, ops.stream().map(ModelTransactions::decode).toList()));
+        zk.ensemble()
+                .observeTransactions((session, zxid, ops) -> listener.applied(
+                        session,
+                        zxid,
+                        ops.stream().map(ModelTransactions::decode).toList()));
     }
 
     /** The member id the owner node at {@code path} names; empty if there is no such node or it names none. */
@@ -72,17 +84,31 @@ public final class ModelTransactions {
 
     private static Write decode(Op op) {
         if (op instanceof Op.Create c) {
-            return new Write(Kind.CREATE, c.path(), -1, c.ephemeral(), offsetOf(c.path(), c.data()),
-                    corrupt(c.path(), c.data()), memberOf(c.path(), c.data()), writerOf(c.path(), c.data()));
+            return new Write(
+                    Kind.CREATE,
+                    c.path(),
+                    -1,
+                    c.ephemeral(),
+                    offsetOf(c.path(), c.data()),
+                    corrupt(c.path(), c.data()),
+                    memberOf(c.path(), c.data()),
+                    writerOf(c.path(), c.data()));
         }
         if (op instanceof Op.SetData s) {
-            return new Write(Kind.SET, s.path(), s.version(), false, offsetOf(s.path(), s.data()),
-                    corrupt(s.path(), s.data()), memberOf(s.path(), s.data()), writerOf(s.path(), s.data()));
+            return new Write(
+                    Kind.SET,
+                    s.path(),
+                    s.version(),
+                    false,
+                    offsetOf(s.path(), s.data()),
+                    corrupt(s.path(), s.data()),
+                    memberOf(s.path(), s.data()),
+                    writerOf(s.path(), s.data()));
         }
         Kind kind = op instanceof Op.Delete ? Kind.DELETE : Kind.CHECK;
         int version = op instanceof Op.Delete d ? d.version() : ((Op.Check) op).version();
-        return new Write(kind, op.path(), version, false, OptionalLong.empty(), false, Optional.empty(),
-                Optional.empty());
+        return new Write(
+                kind, op.path(), version, false, OptionalLong.empty(), false, Optional.empty(), Optional.empty());
     }
 
     /** The member an offset body names as its writer; empty for another node, a body naming none, or a corrupt one. */

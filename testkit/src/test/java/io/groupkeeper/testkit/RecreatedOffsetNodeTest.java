@@ -40,7 +40,10 @@ class RecreatedOffsetNodeTest {
 
     /** A started member that owns {@code tp}, the group's only partition. */
     private GroupMember owner() {
-        keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+        keeper = GroupKeeper.builder()
+                .store(new InMemoryCoordinationStore(zk))
+                .build()
+                .start();
         keeper.topics().ensureTopic("t", 1);
         GroupMember m = keeper.member("g").topics("t").build();
         m.start();

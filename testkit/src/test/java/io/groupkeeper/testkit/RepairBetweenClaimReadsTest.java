@@ -9,6 +9,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zkprotocol.ZkPort;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
@@ -18,7 +19,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Commit 6644aea: the claim's slow path reads the offset node, finds it corrupt, undoes its own pipelined claim and
@@ -45,7 +45,9 @@ class RepairBetweenClaimReadsTest {
     }
 
     private InMemoryCoordinationStore store() {
-        return InMemoryCoordinationStore.builder(zk).instrument(p -> port = new RepairingPort(p)).build();
+        return InMemoryCoordinationStore.builder(zk)
+                .instrument(p -> port = new RepairingPort(p))
+                .build();
     }
 
     /** An operator's typo in the partition's offset node, made with its folders if missing. */
@@ -69,9 +71,11 @@ class RepairBetweenClaimReadsTest {
             group.ensureGroup("sticky");
             typo();
 
-            ClaimResult result = group.claim(TP, "m1", 1, () -> { });
+            ClaimResult result = group.claim(TP, "m1", 1, () -> {});
 
-            assertThat(port.repairs).as("the repair landed between the two reads").isEqualTo(1);
+            assertThat(port.repairs)
+                    .as("the repair landed between the two reads")
+                    .isEqualTo(1);
             assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
             assertThat(((ClaimResult.Claimed) result).offset().offset()).hasValue(REPAIRED);
             assertThat(zk.exists(ZkLayout.GROUPS + "/g/owners/t/0")).isTrue();
@@ -107,7 +111,10 @@ class RepairBetweenClaimReadsTest {
         @Override
         public Optional<ZkNode> read(String path, Runnable hook) {
             Optional<ZkNode> read = delegate.read(path, hook);
-            if (repairs == 0 && hook == null && path.equals(ZkPaths.offset("g", TP)) && read.isPresent()
+            if (repairs == 0
+                    && hook == null
+                    && path.equals(ZkPaths.offset("g", TP))
+                    && read.isPresent()
                     && new String(read.get().data(), StandardCharsets.UTF_8).startsWith("garbage:")) {
                 repairs++;
                 zk.setOffset(OFFSET, REPAIRED);

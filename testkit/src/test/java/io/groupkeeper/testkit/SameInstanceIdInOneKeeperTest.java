@@ -10,6 +10,7 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.MemberIdInUseException;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.time.Duration;
 import java.util.SortedSet;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34, finding 2: a static member still closing (its revocation callback running) and a new member with the same
@@ -32,7 +32,10 @@ class SameInstanceIdInOneKeeperTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
     private final InMemoryZooKeeper zk = new InMemoryZooKeeper();
-    private final GroupKeeper keeper = GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+    private final GroupKeeper keeper = GroupKeeper.builder()
+            .store(new InMemoryCoordinationStore(zk))
+            .build()
+            .start();
     private final CountDownLatch revocationMayReturn = new CountDownLatch(1);
 
     @AfterEach
@@ -44,22 +47,32 @@ class SameInstanceIdInOneKeeperTest {
     @Test
     void aSecondMemberWithTheIdIsRefusedWhileTheFirstIsStillClosing() {
         GroupMember first = closingSlowly();
-        GroupMember twin = keeper.member("g").topics("t").instanceId("worker-1")
-                .registrationTimeout(Duration.ofMillis(200)).build();
+        GroupMember twin = keeper.member("g")
+                .topics("t")
+                .instanceId("worker-1")
+                .registrationTimeout(Duration.ofMillis(200))
+                .build();
 
-        assertThatThrownBy(twin::start).isInstanceOf(MemberIdInUseException.class)
-                .hasMessageContaining("'worker-1'").hasMessageContaining("'g'")
+        assertThatThrownBy(twin::start)
+                .isInstanceOf(MemberIdInUseException.class)
+                .hasMessageContaining("'worker-1'")
+                .hasMessageContaining("'g'")
                 .hasMessageContaining("has not finished leaving");
         assertThat(twin.assignment()).isEmpty();
         assertThat(first.assignment()).as("the first still revoking").isEmpty();
-        assertThat(group().readOwner(TP)).as("the first's owner node, untouched").isPresent();
+        assertThat(group().readOwner(TP))
+                .as("the first's owner node, untouched")
+                .isPresent();
     }
 
     @Test
     void aMemberWithTheIdWaitsForTheFirstToLeaveAndKeepsItsNodes() throws Exception {
         GroupMember first = closingSlowly();
-        GroupMember next = keeper.member("g").topics("t").instanceId("worker-1")
-                .registrationTimeout(Duration.ofSeconds(20)).build();
+        GroupMember next = keeper.member("g")
+                .topics("t")
+                .instanceId("worker-1")
+                .registrationTimeout(Duration.ofSeconds(20))
+                .build();
         CompletableFuture<Void> started = next.startAsync();
 
         assertThat(started).as("waits while the first is closing").isNotDone();
@@ -76,17 +89,21 @@ class SameInstanceIdInOneKeeperTest {
     private GroupMember closingSlowly() {
         keeper.topics().ensureTopic("t", 1);
         AtomicBoolean revoking = new AtomicBoolean();
-        GroupMember first = keeper.member("g").topics("t").instanceId("worker-1").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                revoking.set(true);
-                try {
-                    revocationMayReturn.await(20, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }).build();
+        GroupMember first = keeper.member("g")
+                .topics("t")
+                .instanceId("worker-1")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        revoking.set(true);
+                        try {
+                            revocationMayReturn.await(20, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                })
+                .build();
         first.start();
         await().until(() -> first.assignment().contains(TP));
         first.closeAsync();

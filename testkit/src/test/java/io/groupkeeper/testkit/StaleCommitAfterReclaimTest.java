@@ -46,20 +46,24 @@ class StaleCommitAfterReclaimTest {
         CountDownLatch lossHeard = new CountDownLatch(1);
         CountDownLatch releaseCallbacks = new CountDownLatch(1);
         AtomicReference<OptionalLong> reassignedAt = new AtomicReference<>();
-        GroupMember m = keeper.member("g").topics("t").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
-                lossHeard.countDown();
-                await().atMost(10, TimeUnit.SECONDS).until(() -> releaseCallbacks.getCount() == 0); // user code busy
-            }
+        GroupMember m = keeper.member("g")
+                .topics("t")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+                        lossHeard.countDown();
+                        await().atMost(10, TimeUnit.SECONDS)
+                                .until(() -> releaseCallbacks.getCount() == 0); // user code busy
+                    }
 
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                if (lossHeard.getCount() == 0) {
-                    reassignedAt.set(partitions.get(tp));
-                }
-            }
-        }).build();
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        if (lossHeard.getCount() == 0) {
+                            reassignedAt.set(partitions.get(tp));
+                        }
+                    }
+                })
+                .build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
         assertThat(m.commit(Map.of(tp, 100L)).status(tp)).isEqualTo(CommitResult.Status.COMMITTED);
@@ -69,8 +73,10 @@ class StaleCommitAfterReclaimTest {
         zk.setOffset(ZkLayout.GROUPS + "/g/offsets/t/0", 500); // an operator's reset, meanwhile
         store.reconnect();
         // The member claims the partition again (its owner node is still there) while its callbacks are held up.
-        await().until(() -> zk.stat(ZkLayout.GROUPS + "/g/offsets/t/0").orElseThrow().version() > 2
-                && m.fencingToken(tp).isEmpty() && zk.exists(ZkLayout.GROUPS + "/g/owners/t/0"));
+        await().until(() ->
+                zk.stat(ZkLayout.GROUPS + "/g/offsets/t/0").orElseThrow().version() > 2
+                        && m.fencingToken(tp).isEmpty()
+                        && zk.exists(ZkLayout.GROUPS + "/g/owners/t/0"));
         CommitResult stale = m.commit(Map.of(tp, 283L)); // the processing thread, still on the old claim
         assertThat(stale.status(tp)).isEqualTo(CommitResult.Status.NOT_OWNED);
         assertThat(m.committed(tp)).hasValue(500L);

@@ -36,7 +36,10 @@ class UnitTestingWithoutServersExampleTest {
     }
 
     private static GroupKeeper keeper(InMemoryZooKeeper zk) {
-        return GroupKeeper.builder().store(new InMemoryCoordinationStore(zk)).build().start();
+        return GroupKeeper.builder()
+                .store(new InMemoryCoordinationStore(zk))
+                .build()
+                .start();
     }
 
     @AfterEach
@@ -54,7 +57,8 @@ class UnitTestingWithoutServersExampleTest {
         second = keeper(zooKeeper);
         first.topics().ensureTopic("orders", 4);
         StartPositions listener = new StartPositions();
-        GroupMember a = first.member("billing").topics("orders").listener(listener).build();
+        GroupMember a =
+                first.member("billing").topics("orders").listener(listener).build();
         GroupMember b = second.member("billing").topics("orders").build();
         a.start();
         b.start();
@@ -75,7 +79,8 @@ class UnitTestingWithoutServersExampleTest {
         second.close();
         first = keeper(zooKeeper);
         StartPositions restarted = new StartPositions();
-        GroupMember again = first.member("billing").topics("orders").listener(restarted).build();
+        GroupMember again =
+                first.member("billing").topics("orders").listener(restarted).build();
         again.start();
         await().until(() -> again.assignment().size() == 4 && restarted.startAt.size() == 4);
         assertThat(restarted.startAt.get(tp)).hasValue(42L);

@@ -14,8 +14,7 @@ public final class WireSize {
     /** The vector {@code [world:anyone, all]}: its length, then perms (int), scheme and id (strings). */
     private static final int OPEN_ACL_BYTES = 4 + 4 + string("world") + string("anyone");
 
-    private WireSize() {
-    }
+    private WireSize() {}
 
     /** The cost of {@code op}, whose path is {@code fullPath} on the server (the namespace included). */
     public static long of(String fullPath, ZkOp op) {

@@ -7,7 +7,15 @@ package io.groupkeeper.zkprotocol;
  */
 public record ZkEvent(Type type, String path, long zxid) {
 
-    public enum Type { CREATED, DELETED, DATA_CHANGED, CHILDREN_CHANGED, WATCH_REMOVED, CONNECTED, DISCONNECTED }
+    public enum Type {
+        CREATED,
+        DELETED,
+        DATA_CHANGED,
+        CHILDREN_CHANGED,
+        WATCH_REMOVED,
+        CONNECTED,
+        DISCONNECTED
+    }
 
     public boolean isConnectionEvent() {
         return type == Type.CONNECTED || type == Type.DISCONNECTED;

@@ -9,17 +9,13 @@ public sealed interface ZkOp {
     String path();
 
     /** Creates a node; a sequential one gets ZooKeeper's ten-digit suffix. */
-    record Create(String path, byte[] data, boolean ephemeral, boolean sequential) implements ZkOp {
-    }
+    record Create(String path, byte[] data, boolean ephemeral, boolean sequential) implements ZkOp {}
 
-    record SetData(String path, byte[] data, int version) implements ZkOp {
-    }
+    record SetData(String path, byte[] data, int version) implements ZkOp {}
 
-    record Delete(String path, int version) implements ZkOp {
-    }
+    record Delete(String path, int version) implements ZkOp {}
 
-    record Check(String path, int version) implements ZkOp {
-    }
+    record Check(String path, int version) implements ZkOp {}
 
     static ZkOp create(String path, byte[] data) {
         return new Create(path, data, false, false);

@@ -6,5 +6,4 @@ package io.groupkeeper.zkprotocol;
  * the changes of its children, {@code czxid}/{@code mzxid} the transactions that created it and last wrote it, {@code
  * ephemeralOwner} the owning session (0 for a persistent node).
  */
-public record ZkStat(int version, int cversion, long czxid, long mzxid, long ephemeralOwner, int numChildren) {
-}
+public record ZkStat(int version, int cversion, long czxid, long mzxid, long ephemeralOwner, int numChildren) {}

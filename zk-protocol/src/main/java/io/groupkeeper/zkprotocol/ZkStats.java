@@ -14,8 +14,7 @@ public final class ZkStats {
     private final AtomicLong watchEvents = new AtomicLong();
 
     /** Counts of a new client (or of a one-off reader such as the admin): all zero. */
-    public ZkStats() {
-    }
+    public ZkStats() {}
 
     public void read() {
         reads.incrementAndGet();

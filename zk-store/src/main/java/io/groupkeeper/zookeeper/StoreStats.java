@@ -13,7 +13,10 @@ package io.groupkeeper.zookeeper;
 public record StoreStats(long reads, long writes, long transactions, long watchEvents) {
 
     public StoreStats minus(StoreStats earlier) {
-        return new StoreStats(reads - earlier.reads, writes - earlier.writes, transactions - earlier.transactions,
+        return new StoreStats(
+                reads - earlier.reads,
+                writes - earlier.writes,
+                transactions - earlier.transactions,
                 watchEvents - earlier.watchEvents);
     }
 }

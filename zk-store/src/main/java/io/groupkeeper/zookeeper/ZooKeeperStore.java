@@ -90,7 +90,8 @@ public final class ZooKeeperStore implements CoordinationStore {
             cb.zkClientConfig(zkConfig);
         }
         if (b.digest != null) {
-            cb.authorization("digest", b.digest.getBytes(StandardCharsets.UTF_8)).aclProvider(aclProvider(b.worldReadable));
+            cb.authorization("digest", b.digest.getBytes(StandardCharsets.UTF_8))
+                    .aclProvider(aclProvider(b.worldReadable));
         }
         this.client = cb.build();
         retry.connectedWhen(() -> client.getZookeeperClient().isConnected());
@@ -107,7 +108,10 @@ public final class ZooKeeperStore implements CoordinationStore {
         lifecycle.start();
         ConnectString cs = config.parsed;
         try {
-            SessionOpener.open(client, cs, config.connectionTimeout,
+            SessionOpener.open(
+                    client,
+                    cs,
+                    config.connectionTimeout,
                     () -> client.getConnectionStateListenable().addListener(curatorListener));
         } catch (StoreException e) {
             close();
@@ -115,8 +119,12 @@ public final class ZooKeeperStore implements CoordinationStore {
         }
         zk.refreshSession();
         readNegotiatedTimeout();
-        LOG.info("connected to ZooKeeper {} (namespace /{}, session 0x{}, session timeout {} ms)", cs,
-                config.namespace, Long.toHexString(zk.sessionId()), negotiatedMs);
+        LOG.info(
+                "connected to ZooKeeper {} (namespace /{}, session 0x{}, session timeout {} ms)",
+                cs,
+                config.namespace,
+                Long.toHexString(zk.sessionId()),
+                negotiatedMs);
     }
 
     /** Reads the session timeout the server granted; a WARN when it is not the one asked for. */
@@ -134,9 +142,13 @@ public final class ZooKeeperStore implements CoordinationStore {
         negotiatedMs = granted;
         long asked = config.sessionTimeout.toMillis();
         if (granted != asked && granted != before) {
-            LOG.warn("ZooKeeper granted a session timeout of {} ms, not the {} ms asked for (a server bounds it to its "
-                    + "minSessionTimeout..maxSessionTimeout, by default 2 to 20 times its tickTime); sessionTimeout() "
-                    + "reports {} ms", granted, asked, granted);
+            LOG.warn(
+                    "ZooKeeper granted a session timeout of {} ms, not the {} ms asked for (a server bounds it to its "
+                            + "minSessionTimeout..maxSessionTimeout, by default 2 to 20 times its tickTime); sessionTimeout() "
+                            + "reports {} ms",
+                    granted,
+                    asked,
+                    granted);
         }
     }
 
@@ -151,7 +163,8 @@ public final class ZooKeeperStore implements CoordinationStore {
             }
             case SUSPENDED, READ_ONLY -> ConnectionEvent.SUSPENDED;
             case LOST -> ConnectionEvent.LOST;
-            case RECONNECTED -> zk.refreshSession() ? ConnectionEvent.RECONNECTED_NEW_SESSION : ConnectionEvent.RECONNECTED;
+            case RECONNECTED ->
+                zk.refreshSession() ? ConnectionEvent.RECONNECTED_NEW_SESSION : ConnectionEvent.RECONNECTED;
         };
         if (state.isConnected()) {
             readNegotiatedTimeout();
@@ -270,8 +283,7 @@ public final class ZooKeeperStore implements CoordinationStore {
         private boolean worldReadable = true;
         private final Map<String, String> clientProperties = new LinkedHashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * ZooKeeper servers, each {@code host:port}, e.g. {@code "zk1:2181,zk2:2181"}; a chroot ({@code /path} after
@@ -288,7 +300,10 @@ public final class ZooKeeperStore implements CoordinationStore {
 
         /** The root path of all nodes (several tenants may share one ensemble); default {@code groupkeeper}. */
         public Builder namespace(String namespace) {
-            if (namespace == null || namespace.isBlank() || namespace.startsWith("/") || namespace.endsWith("/")
+            if (namespace == null
+                    || namespace.isBlank()
+                    || namespace.startsWith("/")
+                    || namespace.endsWith("/")
                     || namespace.contains("//")) {
                 throw new IllegalArgumentException("ZooKeeperStore: namespace must be a relative path like "
                         + "'groupkeeper' or 'tenants/a', was '" + namespace + "'");

@@ -54,7 +54,11 @@ class CallbacksInFlightIT extends ZkTestSupport {
     }
 
     private GroupKeeper keeper(String memberId) {
-        GroupKeeper k = GroupKeeper.builder().store(newStore()).memberIds(() -> memberId).build().start();
+        GroupKeeper k = GroupKeeper.builder()
+                .store(newStore())
+                .memberIds(() -> memberId)
+                .build()
+                .start();
         toClose.add(k);
         return k;
     }
@@ -78,20 +82,30 @@ class CallbacksInFlightIT extends ZkTestSupport {
                 revoked.incrementAndGet();
             }
         };
-        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(listener).build();
+        GroupMember a = keeper("a")
+                .member(group)
+                .topics("t")
+                .assignor(new ToTheLast())
+                .listener(listener)
+                .build();
         a.start();
         assertThat(inAssigned.await(10, TimeUnit.SECONDS)).isTrue(); // a's callbacks lane is busy from here
-        GroupMember b = keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();
+        GroupMember b =
+                keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();
         b.start();
         // a's step took t:0 out of its assignment and began the revocation, whose callback waits behind the slow one.
         await().atMost(WAIT).until(() -> a.assignment().isEmpty() && a.generation() == b.generation());
 
         CompletableFuture<Void> closing = CompletableFuture.runAsync(a::close);
-        assertThat(closing).as("the close waits for the revocation it found on its way").isNotDone();
+        assertThat(closing)
+                .as("the close waits for the revocation it found on its way")
+                .isNotDone();
         release.countDown();
         closing.get(30, TimeUnit.SECONDS);
 
-        assertThat(revoked).as("a's user code was told before its close returned").hasValue(1);
+        assertThat(revoked)
+                .as("a's user code was told before its close returned")
+                .hasValue(1);
         await().atMost(WAIT).until(() -> b.assignment().contains(T0));
         assertThat(ownersInZk(group)).containsExactly(Map.entry(T0, b.memberId()));
     }
@@ -112,14 +126,22 @@ class CallbacksInFlightIT extends ZkTestSupport {
                 revoked.incrementAndGet();
             }
         };
-        GroupMember a = keeper("a").member(group).topics("t").assignor(new ToTheLast()).listener(listener).build();
+        GroupMember a = keeper("a")
+                .member(group)
+                .topics("t")
+                .assignor(new ToTheLast())
+                .listener(listener)
+                .build();
         a.start();
         await().atMost(WAIT).until(() -> a.assignment().contains(T0));
-        GroupMember b = keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();
+        GroupMember b =
+                keeper("b").member(group).topics("t").assignor(new ToTheLast()).build();
         b.start();
 
         await().atMost(WAIT).until(() -> b.assignment().contains(T0));
-        assertThat(revoked).as("the revocation after the failed callback was delivered").hasValue(1);
+        assertThat(revoked)
+                .as("the revocation after the failed callback was delivered")
+                .hasValue(1);
         assertThat(ownersInZk(group)).containsExactly(Map.entry(T0, b.memberId()));
         CompletableFuture.runAsync(a::close).get(30, TimeUnit.SECONDS);
     }

@@ -42,21 +42,27 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
             }
         };
         List<String> told = new CopyOnWriteArrayList<>();
-        GroupMember a = gkA.member(group).topics("blip").listener(new io.groupkeeper.RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(java.util.SortedMap<TopicPartition, java.util.OptionalLong> partitions) {
-                told.add("assigned " + partitions.keySet());
-            }
+        GroupMember a = gkA.member(group)
+                .topics("blip")
+                .listener(new io.groupkeeper.RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(
+                            java.util.SortedMap<TopicPartition, java.util.OptionalLong> partitions) {
+                        told.add("assigned " + partitions.keySet());
+                    }
 
-            @Override
-            public void onPartitionsRevoked(java.util.SortedSet<TopicPartition> partitions) {
-                told.add("revoked " + partitions);
-            }
-        }).build();
+                    @Override
+                    public void onPartitionsRevoked(java.util.SortedSet<TopicPartition> partitions) {
+                        told.add("revoked " + partitions);
+                    }
+                })
+                .build();
         a.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> ownersInZk(group).size() == 2);
         // The owner nodes are on the server a moment before the claim returns to a's thread and fires.
-        assertThat(suspendedTold.await(10, TimeUnit.SECONDS)).as("a claim landed and told a 'suspended'").isTrue();
+        assertThat(suspendedTold.await(10, TimeUnit.SECONDS))
+                .as("a claim landed and told a 'suspended'")
+                .isTrue();
         assertThat(a.assignment()).as("a suspended member owns nothing").isEmpty();
 
         // While a is cut off (as far as it knows), a second member joins; the leader (a, whose real session is fine)
@@ -68,7 +74,8 @@ class ClaimDuringConnectionLossIT extends ZkTestSupport {
 
         blipping.fire(ConnectionEvent.RECONNECTED);
         awaitBalanced(Map.of("blip", 2), a, b);
-        assertThat(ownersInZk(group)).containsOnlyKeys(new TopicPartition("blip", 0), new TopicPartition("blip", 1))
+        assertThat(ownersInZk(group))
+                .containsOnlyKeys(new TopicPartition("blip", 0), new TopicPartition("blip", 1))
                 .containsValues(a.memberId(), b.memberId());
         // a never told its user code of the claims that landed while it was suspended: nothing to revoke either. Its
         // one announcement may still be on its way: assignment() shows a partition while onPartitionsAssigned runs.

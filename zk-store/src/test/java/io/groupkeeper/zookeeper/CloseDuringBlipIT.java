@@ -43,28 +43,38 @@ class CloseDuringBlipIT extends ZkTestSupport {
     void aCloseThatMeetsABlipDuringItsRevocationLeavesNothingBehindOnceTheSessionIsBack() throws Exception {
         String group = newGroup();
         topic("blip", 2);
-        GroupKeeper keeper = Keepers.started(ZooKeeperStore.builder().connectString(connectString())
-                .sessionTimeout(LONG_SESSION).build(), toClose);
+        GroupKeeper keeper = Keepers.started(
+                ZooKeeperStore.builder()
+                        .connectString(connectString())
+                        .sessionTimeout(LONG_SESSION)
+                        .build(),
+                toClose);
         List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
         keeper.store().addConnectionListener(events::add);
         AtomicBoolean closing = new AtomicBoolean();
         AtomicReference<GroupMember> heirRef = new AtomicReference<>();
-        GroupMember leaving = keeper.member(group).topics("blip").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                if (closing.get()) { // the blip begins while the close revokes
-                    // Once the heir leads (the closing member gave its election up first): a blip that cuts a change
-                    // of leader short is another matter than this test's.
-                    await().atMost(Duration.ofSeconds(10)).until(() -> heirRef.get().isLeader());
-                    try {
-                        server.stop();
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+        GroupMember leaving = keeper.member(group)
+                .topics("blip")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        if (closing.get()) { // the blip begins while the close revokes
+                            // Once the heir leads (the closing member gave its election up first): a blip that cuts a
+                            // change
+                            // of leader short is another matter than this test's.
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() -> heirRef.get().isLeader());
+                            try {
+                                server.stop();
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() -> events.contains(ConnectionEvent.SUSPENDED));
+                        }
                     }
-                    await().atMost(Duration.ofSeconds(10)).until(() -> events.contains(ConnectionEvent.SUSPENDED));
-                }
-            }
-        }).build();
+                })
+                .build();
         GroupMember heir = keeper.member(group).topics("blip").build();
         heirRef.set(heir);
         leaving.start();
@@ -77,20 +87,26 @@ class CloseDuringBlipIT extends ZkTestSupport {
         CompletableFuture<Void> closed = CompletableFuture.runAsync(leaving::close);
         try {
             // The server comes back once the close returned (the bug) or after DOWN_MS, whichever is first.
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> closed.isDone()
-                    || System.nanoTime() - closeStarted >= TimeUnit.MILLISECONDS.toNanos(DOWN_MS));
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> closed.isDone()
+                            || System.nanoTime() - closeStarted >= TimeUnit.MILLISECONDS.toNanos(DOWN_MS));
         } finally {
             server.restart();
         }
         closed.get(30, TimeUnit.SECONDS);
 
-        assertThat(keeper.store().sessionId()).as("a blip: the session survived").isEqualTo(session);
-        assertThat(admin.getChildren().forPath(ZkLayout.members(group))).as("member nodes")
+        assertThat(keeper.store().sessionId())
+                .as("a blip: the session survived")
+                .isEqualTo(session);
+        assertThat(admin.getChildren().forPath(ZkLayout.members(group)))
+                .as("member nodes")
                 .containsExactly(heir.memberId());
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             assertThat(heir.assignment()).as("the heir's partitions").hasSize(2);
-            assertThat(ownersInZk(group)).as("owner nodes").containsOnlyKeys(
-                    new TopicPartition("blip", 0), new TopicPartition("blip", 1))
+            assertThat(ownersInZk(group))
+                    .as("owner nodes")
+                    .containsOnlyKeys(new TopicPartition("blip", 0), new TopicPartition("blip", 1))
                     .allSatisfy((tp, owner) -> assertThat(owner).isEqualTo(heir.memberId()));
         });
     }

@@ -30,28 +30,39 @@ class ConnectFailFastIT extends ZkTestSupport {
         String typo = "127.0.0.1/" + server.getPort();
         assertThatThrownBy(() -> ZooKeeperStore.builder().connectString(typo).build())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("ZooKeeperStore: connectString '" + typo + "' has '/" + server.getPort() + "' after the host: "
-                        + "ZooKeeper reads what follows a '/' as a chroot path, not as a port; write '127.0.0.1:"
-                        + server.getPort() + "' (host 127.0.0.1, port " + server.getPort() + ")");
+                .hasMessage(
+                        "ZooKeeperStore: connectString '" + typo + "' has '/" + server.getPort() + "' after the host: "
+                                + "ZooKeeper reads what follows a '/' as a chroot path, not as a port; write '127.0.0.1:"
+                                + server.getPort() + "' (host 127.0.0.1, port " + server.getPort() + ")");
     }
 
     @Test
     void serversWithoutAPortOrWithABadOneAreNamed() {
-        assertThatThrownBy(() -> ZooKeeperStore.builder().connectString("zk1:2181,zk2").build())
+        assertThatThrownBy(() ->
+                        ZooKeeperStore.builder().connectString("zk1:2181,zk2").build())
                 .hasMessage("ZooKeeperStore: connectString 'zk1:2181,zk2': server 'zk2' has no port (write zk2:2181)");
-        assertThatThrownBy(() -> ZooKeeperStore.builder().connectString("zk1:21x81").build())
+        assertThatThrownBy(() ->
+                        ZooKeeperStore.builder().connectString("zk1:21x81").build())
                 .hasMessageContaining("server 'zk1:21x81' has port '21x81', not a number from 1 to 65535");
-        assertThatThrownBy(() -> ZooKeeperStore.builder().connectString("zk1:2181,,zk2:2181").build())
+        assertThatThrownBy(() -> ZooKeeperStore.builder()
+                        .connectString("zk1:2181,,zk2:2181")
+                        .build())
                 .hasMessageContaining("has an empty server");
         // well-formed ones pass, IPv6 in brackets and a chroot included
-        ZooKeeperStore.builder().connectString("zk1:2181,[::1]:2181/apps").build().close();
+        ZooKeeperStore.builder()
+                .connectString("zk1:2181,[::1]:2181/apps")
+                .build()
+                .close();
     }
 
     @Test
     void aChrootThatDoesNotExistIsNamedAtStart() {
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(connectString() + "/no-such-chroot").build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(connectString() + "/no-such-chroot")
+                .build();
         long t0 = System.nanoTime();
-        assertThatThrownBy(store::start).isInstanceOf(StoreException.class)
+        assertThatThrownBy(store::start)
+                .isInstanceOf(StoreException.class)
                 .hasMessageStartingWith("the chroot /no-such-chroot of the connect string '" + connectString()
                         + "/no-such-chroot' does not exist in ZooKeeper")
                 .hasMessageContaining("namespace(\"no-such-chroot/groupkeeper\")");
@@ -60,8 +71,10 @@ class ConnectFailFastIT extends ZkTestSupport {
 
     @Test
     void aSessionTimeoutTooShortToConnectWithIsRefusedAtBuild() {
-        assertThatThrownBy(() -> ZooKeeperStore.builder().connectString(connectString())
-                .sessionTimeout(Duration.ofMillis(1)).build())
+        assertThatThrownBy(() -> ZooKeeperStore.builder()
+                        .connectString(connectString())
+                        .sessionTimeout(Duration.ofMillis(1))
+                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("ZooKeeperStore: sessionTimeout must be at least 1 s, was 1 ms (the ZooKeeper "
                         + "client gives each connection attempt sessionTimeout / number of servers");
@@ -71,16 +84,19 @@ class ConnectFailFastIT extends ZkTestSupport {
     void theGrantedSessionTimeoutIsReportedAndADifferentOneWarned() throws Exception {
         ListAppender<ILoggingEvent> log = capture(ZooKeeperStore.class.getName(), null);
         try {
-            ZooKeeperStore store = ZooKeeperStore.builder().connectString(connectString())
-                    .sessionTimeout(Duration.ofHours(1)).build();
+            ZooKeeperStore store = ZooKeeperStore.builder()
+                    .connectString(connectString())
+                    .sessionTimeout(Duration.ofHours(1))
+                    .build();
             toClose.add(store);
             store.start();
             int granted = store.curator().getZookeeperClient().getZooKeeper().getSessionTimeout();
             assertThat(granted).isLessThan(3_600_000);
             assertThat(store.sessionTimeout()).isEqualTo(Duration.ofMillis(granted));
-            assertThat(lines(log, Level.WARN)).containsExactly("ZooKeeper granted a session timeout of " + granted
-                    + " ms, not the 3600000 ms asked for (a server bounds it to its minSessionTimeout..maxSessionTimeout, "
-                    + "by default 2 to 20 times its tickTime); sessionTimeout() reports " + granted + " ms");
+            assertThat(lines(log, Level.WARN))
+                    .containsExactly("ZooKeeper granted a session timeout of " + granted
+                            + " ms, not the 3600000 ms asked for (a server bounds it to its minSessionTimeout..maxSessionTimeout, "
+                            + "by default 2 to 20 times its tickTime); sessionTimeout() reports " + granted + " ms");
         } finally {
             detach(ZooKeeperStore.class.getName(), log, null);
         }
@@ -88,8 +104,10 @@ class ConnectFailFastIT extends ZkTestSupport {
 
     @Test
     void aHostThatDoesNotResolveIsNamed() {
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString("zk-typo.invalid:2181").build();
-        assertThatThrownBy(store::start).isInstanceOf(StoreException.class)
+        ZooKeeperStore store =
+                ZooKeeperStore.builder().connectString("zk-typo.invalid:2181").build();
+        assertThatThrownBy(store::start)
+                .isInstanceOf(StoreException.class)
                 .hasMessage("cannot connect to ZooKeeper at zk-typo.invalid:2181: no server's host resolves "
                         + "(unknown host zk-typo.invalid)");
     }
@@ -105,15 +123,21 @@ class ConnectFailFastIT extends ZkTestSupport {
         ListAppender<ILoggingEvent> zkLog = capture("org.apache.zookeeper", Level.WARN);
         ListAppender<ILoggingEvent> log = capture(SessionOpener.class.getName(), null);
         try {
-            ZooKeeperStore store = ZooKeeperStore.builder().connectString(cs)
-                    .connectionTimeout(Duration.ofMillis(2_500)).build();
+            ZooKeeperStore store = ZooKeeperStore.builder()
+                    .connectString(cs)
+                    .connectionTimeout(Duration.ofMillis(2_500))
+                    .build();
             long t0 = System.nanoTime();
-            assertThatThrownBy(store::start).isInstanceOf(StoreException.class)
-                    .hasMessage("cannot connect to ZooKeeper at " + cs + " within 2500 ms: " + cs + ": Connection refused");
+            assertThatThrownBy(store::start)
+                    .isInstanceOf(StoreException.class)
+                    .hasMessage(
+                            "cannot connect to ZooKeeper at " + cs + " within 2500 ms: " + cs + ": Connection refused");
             assertThat(elapsedMs(t0)).isBetween(2_000L, 6_000L);
             List<String> warnings = lines(log, Level.WARN);
-            assertThat(warnings).hasSizeBetween(2, 3).allMatch(l -> l.startsWith("ZooKeeper at " + cs
-                    + " cannot be reached (" + cs + ": Connection refused); attempt "));
+            assertThat(warnings)
+                    .hasSizeBetween(2, 3)
+                    .allMatch(l -> l.startsWith(
+                            "ZooKeeper at " + cs + " cannot be reached (" + cs + ": Connection refused); attempt "));
             assertThat(log.list).allMatch(e -> e.getThrowableProxy() == null);
             assertThat(zkLog.list).as("the ZooKeeper client's lines").isEmpty();
         } finally {
@@ -130,7 +154,8 @@ class ConnectFailFastIT extends ZkTestSupport {
         }
         String cs = "127.0.0.1:" + closed;
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> ZooKeeperAdmin.source(cs, Duration.ofMillis(1_500))).isInstanceOf(AdminException.class)
+        assertThatThrownBy(() -> ZooKeeperAdmin.source(cs, Duration.ofMillis(1_500)))
+                .isInstanceOf(AdminException.class)
                 .hasMessage("cannot connect to ZooKeeper at " + cs + " within 1500 ms: " + cs + ": Connection refused");
         assertThat(elapsedMs(t0)).isLessThan(6_000L);
         assertThatThrownBy(() -> ZooKeeperAdmin.source("zk-typo.invalid:2181", Duration.ofSeconds(1)))
@@ -143,8 +168,9 @@ class ConnectFailFastIT extends ZkTestSupport {
                         + "' after the host");
         assertThatThrownBy(() -> ZooKeeperAdmin.source(connectString() + "/storm-typo", Duration.ofSeconds(5)))
                 .isInstanceOf(AdminException.class)
-                .hasMessage("the chroot /storm-typo of the connect string '" + connectString() + "/storm-typo' does not "
-                        + "exist in ZooKeeper: create it, or leave it out of the connect string");
+                .hasMessage(
+                        "the chroot /storm-typo of the connect string '" + connectString() + "/storm-typo' does not "
+                                + "exist in ZooKeeper: create it, or leave it out of the connect string");
     }
 
     private static long elapsedMs(long t0) {
@@ -172,7 +198,9 @@ class ConnectFailFastIT extends ZkTestSupport {
 
     private static List<String> lines(ListAppender<ILoggingEvent> appender, Level level) {
         synchronized (appender) {
-            return appender.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage)
+            return appender.list.stream()
+                    .filter(e -> e.getLevel() == level)
+                    .map(ILoggingEvent::getFormattedMessage)
                     .toList();
         }
     }

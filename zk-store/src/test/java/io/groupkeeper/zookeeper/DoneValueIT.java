@@ -56,10 +56,14 @@ class DoneValueIT extends ZkTestSupport {
 
         assertThat(withDone.allCommitted()).isTrue();
         assertThat(without.allCommitted()).isTrue();
-        assertThat(withDoneCost.transactions()).as("one transaction for three partitions").isEqualTo(1);
+        assertThat(withDoneCost.transactions())
+                .as("one transaction for three partitions")
+                .isEqualTo(1);
         assertThat(withDoneCost.transactions()).isEqualTo(withoutCost.transactions());
         assertThat(withDoneCost.writes()).isEqualTo(withoutCost.writes());
-        assertThat(m.done(offsets.keySet().iterator().next())).as("the last commit had none").isEmpty();
+        assertThat(m.done(offsets.keySet().iterator().next()))
+                .as("the last commit had none")
+                .isEmpty();
     }
 
     @Test
@@ -70,18 +74,22 @@ class DoneValueIT extends ZkTestSupport {
         TopicPartition p0 = new TopicPartition(topic, 0);
         TopicPartition p1 = new TopicPartition(topic, 1);
         AtomicReference<GroupMember> first = new AtomicReference<>();
-        GroupMember a = newKeeper().member(group).topics(topic).listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                Map<TopicPartition, Long> offsets = new TreeMap<>();
-                Map<TopicPartition, String> done = new TreeMap<>();
-                partitions.forEach(tp -> {
-                    offsets.put(tp, 40L + tp.partition());
-                    done.put(tp, done(40 + tp.partition()));
-                });
-                first.get().commitOnRelease(offsets, Map.of(), done);
-            }
-        }).build();
+        GroupMember a = newKeeper()
+                .member(group)
+                .topics(topic)
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        Map<TopicPartition, Long> offsets = new TreeMap<>();
+                        Map<TopicPartition, String> done = new TreeMap<>();
+                        partitions.forEach(tp -> {
+                            offsets.put(tp, 40L + tp.partition());
+                            done.put(tp, done(40 + tp.partition()));
+                        });
+                        first.get().commitOnRelease(offsets, Map.of(), done);
+                    }
+                })
+                .build();
         first.set(a);
         a.start();
         awaitBalanced(Map.of(topic, 2), a);
@@ -89,15 +97,19 @@ class DoneValueIT extends ZkTestSupport {
         Map<TopicPartition, Optional<String>> seen = new ConcurrentHashMap<>();
         Map<TopicPartition, OptionalLong> resumed = new ConcurrentHashMap<>();
         AtomicReference<GroupMember> second = new AtomicReference<>();
-        GroupMember b = newKeeper().member(group).topics(topic).listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                partitions.forEach((tp, offset) -> {
-                    resumed.put(tp, offset);
-                    seen.put(tp, second.get().done(tp)); // beside the offset it is told
-                });
-            }
-        }).build();
+        GroupMember b = newKeeper()
+                .member(group)
+                .topics(topic)
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        partitions.forEach((tp, offset) -> {
+                            resumed.put(tp, offset);
+                            seen.put(tp, second.get().done(tp)); // beside the offset it is told
+                        });
+                    }
+                })
+                .build();
         second.set(b);
         b.start();
         awaitBalanced(Map.of(topic, 2), a, b);

@@ -37,8 +37,10 @@ class EnsembleIT {
         List<GroupKeeper> keepers = new ArrayList<>();
         List<GroupMember> members = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            ZooKeeperStore store = ZooKeeperStore.builder().connectString(cluster.getConnectString())
-                    .sessionTimeout(Duration.ofSeconds(6)).build();
+            ZooKeeperStore store = ZooKeeperStore.builder()
+                    .connectString(cluster.getConnectString())
+                    .sessionTimeout(Duration.ofSeconds(6))
+                    .build();
             GroupKeeper gk = GroupKeeper.builder().store(store).build().start();
             toClose.add(gk);
             keepers.add(gk);
@@ -47,7 +49,11 @@ class EnsembleIT {
             }
         }
         for (int i = 0; i < 3; i++) {
-            GroupMember m = keepers.get(i).member("ensemble").topics("quorum").listener(rec.listenerFor("m" + i)).build();
+            GroupMember m = keepers.get(i)
+                    .member("ensemble")
+                    .topics("quorum")
+                    .listener(rec.listenerFor("m" + i))
+                    .build();
             m.start();
             members.add(m);
         }
@@ -58,7 +64,8 @@ class EnsembleIT {
         }
 
         ZooKeeperStore victimStore = (ZooKeeperStore) keepers.get(0).store();
-        InstanceSpec serverOfMember0 = cluster.findConnectionInstance(victimStore.curator().getZookeeperClient().getZooKeeper());
+        InstanceSpec serverOfMember0 = cluster.findConnectionInstance(
+                victimStore.curator().getZookeeperClient().getZooKeeper());
         assertThat(cluster.killServer(serverOfMember0)).isTrue();
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
@@ -66,7 +73,9 @@ class EnsembleIT {
             assertThat(victimStore.isConnected()).isTrue();
         });
         for (TopicPartition tp : committedBy0) {
-            assertThat(members.get(0).committed(tp)).as("committed offset of %s survives", tp).hasValue(1000L + tp.partition());
+            assertThat(members.get(0).committed(tp))
+                    .as("committed offset of %s survives", tp)
+                    .hasValue(1000L + tp.partition());
         }
         assertThat(rec.overlaps()).isEmpty();
     }

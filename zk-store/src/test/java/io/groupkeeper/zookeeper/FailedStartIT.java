@@ -45,12 +45,17 @@ class FailedStartIT extends ZkTestSupport {
         String node = ZkLayout.members(group) + "/" + ghost.memberId();
         // The node appears before the registration's reply reaches the hook that loses it: wait for both.
         await().atMost(Duration.ofSeconds(10)).until(() -> !armed.get());
-        assertThat(admin.checkExists().forPath(node)).as("the registration landed").isNotNull();
+        assertThat(admin.checkExists().forPath(node))
+                .as("the registration landed")
+                .isNotNull();
 
         lossy.fire(ConnectionEvent.RECONNECTED); // the connection is back in the same session
-        assertThatThrownBy(() -> start.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        assertThatThrownBy(() -> start.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(StoreException.class);
-        assertThat(admin.checkExists().forPath(node)).as("the failed start's member node").isNull();
+        assertThat(admin.checkExists().forPath(node))
+                .as("the failed start's member node")
+                .isNull();
 
         // The keeper's session lives on: a member that joins now gets the partition (no ghost counted by the leader).
         GroupMember next = keeper.member(group).topics("lost").build();

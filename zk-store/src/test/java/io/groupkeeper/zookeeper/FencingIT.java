@@ -3,8 +3,8 @@ package io.groupkeeper.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.CommitResult;
+import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
@@ -14,6 +14,7 @@ import io.groupkeeper.spi.internal.ClaimResult;
 import io.groupkeeper.spi.internal.CommitOutcome;
 import io.groupkeeper.spi.internal.CommitRequest;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,6 @@ import java.util.SortedSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /** I2 (fenced commits), I3 (offsets outlive members) and I4 (external edits win), on real ZooKeeper. */
 class FencingIT extends ZkTestSupport {
@@ -56,23 +56,32 @@ class FencingIT extends ZkTestSupport {
         GroupStore other = GroupStores.of(otherStore, group);
         zombie.ensureGroup("sticky");
 
-        ClaimResult.Claimed claimed = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
-        CommitOutcome first = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 10, claimed.offset().version(), claimed.lease().session())));
+        ClaimResult.Claimed claimed = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> {});
+        CommitOutcome first = zombie.commit(
+                "zombie",
+                1,
+                List.of(new CommitRequest(
+                        P0, 10, claimed.offset().version(), claimed.lease().session())));
         long zombieVersion = first.committed().get(P0);
-        assertThat(other.claim(P0, "heir", 2, () -> { })).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(other.claim(P0, "heir", 2, () -> {})).isInstanceOf(ClaimResult.Busy.class);
 
         expireSession(zombieStore);
-        await().atMost(Duration.ofSeconds(10)).until(() -> other.claim(P0, "heir", 2, () -> { }) instanceof ClaimResult.Claimed);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> other.claim(P0, "heir", 2, () -> {}) instanceof ClaimResult.Claimed);
         String afterClaim = read(offsetNode(group, P0));
 
         // The zombie's client reconnects with a new session and tries to commit with the version it remembers.
         await().atMost(Duration.ofSeconds(10)).until(zombieStore::isConnected);
-        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 99, zombieVersion, claimed.lease().session())));
+        CommitOutcome late = zombie.commit(
+                "zombie",
+                1,
+                List.of(new CommitRequest(P0, 99, zombieVersion, claimed.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
         assertThat(late.committed()).isEmpty();
         assertThat(read(offsetNode(group, P0))).isEqualTo(afterClaim).contains("\"offset\":10");
         assertThat(zombie.readIfOwned(P0, "zombie", claimed.lease().session())).isEmpty();
-        assertThat(zombie.release(P0, "zombie", zombieVersion, claimed.lease().session())).isFalse();
+        assertThat(zombie.release(P0, "zombie", zombieVersion, claimed.lease().session()))
+                .isFalse();
         assertThat(other.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
     }
 
@@ -94,25 +103,33 @@ class FencingIT extends ZkTestSupport {
         GroupStore heir = GroupStores.of(heirStore, group);
         zombie.ensureGroup("sticky");
 
-        ClaimResult.Claimed first = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> { });
+        ClaimResult.Claimed first = (ClaimResult.Claimed) zombie.claim(P0, "zombie", 1, () -> {});
         long remembered = first.offset().version();
         expireSession(zombieStore); // a pause longer than the session timeout
-        await().atMost(Duration.ofSeconds(10)).until(() -> zombieStore.isConnected() && heir.readOwner(P0).isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> zombieStore.isConnected() && heir.readOwner(P0).isEmpty());
         // An operator deletes the partition's offset node and its fence node (zkCli, or a script): the heir's claim
         // makes both again, and the version the store reports is where the zombie's was when it claimed.
         admin.delete().forPath(offsetNode(group, P0));
         admin.delete().forPath(fenceNode(group, P0));
-        ClaimResult.Claimed second = (ClaimResult.Claimed) heir.claim(P0, "heir", 2, () -> { });
+        ClaimResult.Claimed second = (ClaimResult.Claimed) heir.claim(P0, "heir", 2, () -> {});
         assertThat(second.offset().version()).as("the version came round again").isEqualTo(remembered);
         String before = read(offsetNode(group, P0));
 
         // The zombie, now on a new session and under another owner's node, tries its stale writes.
-        CommitOutcome late = zombie.commit("zombie", 1, List.of(new CommitRequest(P0, 3, remembered,
-                first.lease().session())));
+        CommitOutcome late = zombie.commit(
+                "zombie",
+                1,
+                List.of(new CommitRequest(P0, 3, remembered, first.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
-        assertThat(zombie.release(P0, "zombie", remembered, first.lease().session())).isFalse();
-        assertThat(zombie.releaseAll("zombie", 1, List.of(new io.groupkeeper.spi.internal.ReleaseRequest(P0, remembered,
-                first.lease().session(), java.util.Optional.empty())))).isEmpty();
+        assertThat(zombie.release(P0, "zombie", remembered, first.lease().session()))
+                .isFalse();
+        assertThat(zombie.releaseAll(
+                        "zombie",
+                        1,
+                        List.of(new io.groupkeeper.spi.internal.ReleaseRequest(
+                                P0, remembered, first.lease().session(), java.util.Optional.empty()))))
+                .isEmpty();
         assertThat(read(offsetNode(group, P0))).isEqualTo(before);
         assertThat(heir.readOwner(P0)).get().extracting(o -> o.memberId()).isEqualTo("heir");
     }
@@ -131,18 +148,22 @@ class FencingIT extends ZkTestSupport {
         GroupStore b = GroupStores.of(two, group);
         a.ensureGroup("sticky");
         List<Long> tokens = new java.util.ArrayList<>();
-        ClaimResult.Claimed c1 = (ClaimResult.Claimed) a.claim(P0, "a", 1, () -> { });
+        ClaimResult.Claimed c1 = (ClaimResult.Claimed) a.claim(P0, "a", 1, () -> {});
         tokens.add(c1.lease().fencingToken());
-        assertThat(a.release(P0, "a", c1.offset().version(), c1.lease().session())).isTrue();
-        ClaimResult.Claimed c2 = (ClaimResult.Claimed) b.claim(P0, "b", 2, () -> { });
+        assertThat(a.release(P0, "a", c1.offset().version(), c1.lease().session()))
+                .isTrue();
+        ClaimResult.Claimed c2 = (ClaimResult.Claimed) b.claim(P0, "b", 2, () -> {});
         tokens.add(c2.lease().fencingToken());
-        assertThat(b.release(P0, "b", c2.offset().version(), c2.lease().session())).isTrue();
+        assertThat(b.release(P0, "b", c2.offset().version(), c2.lease().session()))
+                .isTrue();
         admin.delete().forPath(offsetNode(group, P0));
         admin.delete().forPath(fenceNode(group, P0)); // the version the store reports rests on both nodes
-        ClaimResult.Claimed c3 = (ClaimResult.Claimed) a.claim(P0, "a", 3, () -> { });
+        ClaimResult.Claimed c3 = (ClaimResult.Claimed) a.claim(P0, "a", 3, () -> {});
         tokens.add(c3.lease().fencingToken());
         assertThat(tokens).isSorted().doesNotHaveDuplicates();
-        assertThat(c3.offset().version()).as("re-created node, version restarted").isEqualTo(c1.offset().version());
+        assertThat(c3.offset().version())
+                .as("re-created node, version restarted")
+                .isEqualTo(c1.offset().version());
     }
 
     @Test
@@ -153,10 +174,15 @@ class FencingIT extends ZkTestSupport {
         store.start();
         GroupStore g = GroupStores.of(store, group);
         g.ensureGroup("sticky");
-        ClaimResult.Claimed claimed = (ClaimResult.Claimed) g.claim(P0, "m", 1, () -> { });
+        ClaimResult.Claimed claimed = (ClaimResult.Claimed) g.claim(P0, "m", 1, () -> {});
         expireSession(store);
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.isConnected() && g.readOwner(P0).isEmpty());
-        CommitOutcome late = g.commit("m", 1, List.of(new CommitRequest(P0, 5, claimed.offset().version(), claimed.lease().session())));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.isConnected() && g.readOwner(P0).isEmpty());
+        CommitOutcome late = g.commit(
+                "m",
+                1,
+                List.of(new CommitRequest(
+                        P0, 5, claimed.offset().version(), claimed.lease().session())));
         assertThat(late.conflicted()).containsExactly(P0);
     }
 
@@ -178,7 +204,9 @@ class FencingIT extends ZkTestSupport {
         await().atMost(Duration.ofSeconds(15)).until(() -> heir.assignment().contains(P0));
         assertThat(heir.commit(Map.of(P0, 20L)).status(P0)).isEqualTo(Status.COMMITTED);
 
-        assertThat(zombie.assignment()).as("the zombie still believes it owns the partition").contains(P0);
+        assertThat(zombie.assignment())
+                .as("the zombie still believes it owns the partition")
+                .contains(P0);
         // Connected again (a new session): what stops the write is fencing, not a dead connection.
         await().atMost(Duration.ofSeconds(15)).until(() -> deaf.delegate().isConnected());
         CommitResult stale = zombie.commit(Map.of(P0, 15L));
@@ -210,12 +238,16 @@ class FencingIT extends ZkTestSupport {
         gk.close();
 
         Map<TopicPartition, OptionalLong> resumedAt = new ConcurrentHashMap<>();
-        GroupMember fresh = newKeeper().member(group).topics("durable").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                resumedAt.putAll(partitions);
-            }
-        }).build();
+        GroupMember fresh = newKeeper()
+                .member(group)
+                .topics("durable")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        resumedAt.putAll(partitions);
+                    }
+                })
+                .build();
         fresh.start();
         await().untilAsserted(() -> assertThat(resumedAt).hasSize(3));
         expected.forEach((tp, offset) -> assertThat(resumedAt.get(tp)).hasValue(offset));
@@ -227,12 +259,16 @@ class FencingIT extends ZkTestSupport {
         topic("edited", 1);
         TopicPartition tp = new TopicPartition("edited", 0);
         List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
-        GroupMember m = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
-            @Override
-            public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
-                notified.add(partitions);
-            }
-        }).build();
+        GroupMember m = newKeeper()
+                .member(group)
+                .topics("edited")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+                        notified.add(partitions);
+                    }
+                })
+                .build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
         assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
@@ -241,7 +277,8 @@ class FencingIT extends ZkTestSupport {
 
         // The operator's hand edit, exactly as in zkCli: set <path> 7
         admin.setData().forPath(offsetNode(group, tp), "7".getBytes(StandardCharsets.UTF_8));
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(notified).isNotEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(notified).isNotEmpty());
 
         // The member's processing thread had not seen the notification yet and commits its old position.
         CommitResult stale = m.commit(Map.of(tp, 43L));

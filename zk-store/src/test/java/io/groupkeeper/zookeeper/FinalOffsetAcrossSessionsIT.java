@@ -30,17 +30,20 @@ class FinalOffsetAcrossSessionsIT extends ZkTestSupport {
         TopicPartition tp = new TopicPartition("expiring", 0);
         GroupKeeper keeper = newKeeper();
         AtomicReference<GroupMember> self = new AtomicReference<>();
-        GroupMember member = keeper.member(group).topics("expiring").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                self.get().commitOnRelease(Map.of(tp, 42L), Map.of());
-                try {
-                    expireSession(storeOf(keeper));
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }).build();
+        GroupMember member = keeper.member(group)
+                .topics("expiring")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        self.get().commitOnRelease(Map.of(tp, 42L), Map.of());
+                        try {
+                            expireSession(storeOf(keeper));
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                })
+                .build();
         self.set(member);
         member.start();
         awaitBalanced(Map.of("expiring", 1), member);
@@ -52,13 +55,18 @@ class FinalOffsetAcrossSessionsIT extends ZkTestSupport {
         assertThat(keeper.store().sessionId()).as("a new session").isNotEqualTo(session);
         assertThat(ownersInZk(group)).as("released").isEmpty();
         AtomicReference<OptionalLong> startsAt = new AtomicReference<>();
-        GroupMember next = newKeeper().member(group).topics("expiring").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                startsAt.set(partitions.get(tp));
-            }
-        }).build();
+        GroupMember next = newKeeper()
+                .member(group)
+                .topics("expiring")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        startsAt.set(partitions.get(tp));
+                    }
+                })
+                .build();
         next.start();
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(startsAt.get()).hasValue(42L));
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(startsAt.get()).hasValue(42L));
     }
 }

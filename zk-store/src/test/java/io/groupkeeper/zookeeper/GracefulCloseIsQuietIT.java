@@ -59,12 +59,15 @@ class GracefulCloseIsQuietIT extends ZkTestSupport {
                 closes.add(closers.submit(m::close));
             }
             closers.shutdown();
-            assertThat(closers.awaitTermination(60, TimeUnit.SECONDS)).as("every member closed").isTrue();
+            assertThat(closers.awaitTermination(60, TimeUnit.SECONDS))
+                    .as("every member closed")
+                    .isTrue();
             for (Future<?> close : closes) {
                 close.get(); // a close that threw fails the test with its cause
             }
             assertThat(admin.getChildren().forPath(ZkLayout.group(group) + "/leader"))
-                    .as("no latch node left behind by the closed members").isEmpty();
+                    .as("no latch node left behind by the closed members")
+                    .isEmpty();
             keeper.close();
         } finally {
             curator.setLevel(curatorLevel);
@@ -75,6 +78,8 @@ class GracefulCloseIsQuietIT extends ZkTestSupport {
                 .filter(e -> e.getLevel().isGreaterOrEqual(Level.WARN))
                 .map(e -> e.getLevel() + " " + e.getLoggerName() + " - " + e.getFormattedMessage())
                 .collect(Collectors.toList());
-        assertThat(loud).as("WARN and ERROR lines logged while the group closed").isEmpty();
+        assertThat(loud)
+                .as("WARN and ERROR lines logged while the group closed")
+                .isEmpty();
     }
 }

@@ -69,7 +69,8 @@ class HandEditRegressionIT extends ZkTestSupport {
             Map<TopicPartition, Long> offsets = new TreeMap<>();
             m.assignment().forEach(tp -> offsets.put(tp, 200L + tp.partition()));
             CommitResult r = m.commit(offsets);
-            assertThat(r.statuses().values()).as("a corrupt node is never overwritten")
+            assertThat(r.statuses().values())
+                    .as("a corrupt node is never overwritten")
                     .containsOnly(CommitResult.Status.NOT_OWNED);
         }
         assertThat(a.assignment()).isEmpty();
@@ -111,10 +112,11 @@ class HandEditRegressionIT extends ZkTestSupport {
         }
         GroupMember b = member(group, topic, RebalanceListener.NOOP);
         // One of a's partitions moves to b: a releases it despite the corrupt node; b cannot take it until repair.
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(1));
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(1));
         topic(topic, 4);
-        SortedSet<TopicPartition> fresh = new TreeSet<>(List.of(new TopicPartition(topic, 2),
-                new TopicPartition(topic, 3)));
+        SortedSet<TopicPartition> fresh =
+                new TreeSet<>(List.of(new TopicPartition(topic, 2), new TopicPartition(topic, 3)));
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             SortedSet<TopicPartition> owned = new TreeSet<>(a.assignment());
             owned.addAll(b.assignment());
@@ -165,13 +167,16 @@ class HandEditRegressionIT extends ZkTestSupport {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             synchronized (answers) {
                 assertThat(answers).hasSize(1);
-                assertThat(answers.get(0).statuses().values()).as("a corrupt node is never overwritten")
+                assertThat(answers.get(0).statuses().values())
+                        .as("a corrupt node is never overwritten")
                         .containsOnly(CommitResult.Status.NOT_OWNED);
             }
         });
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(ownersInZk(group))
-                .as("the revoked partition's owner node released despite the corrupt node").hasSize(1)
-                .doesNotContainValue(b.memberId()));
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(ownersInZk(group))
+                        .as("the revoked partition's owner node released despite the corrupt node")
+                        .hasSize(1)
+                        .doesNotContainValue(b.memberId()));
         TopicPartition moved = revoked.get(0);
         admin.setData().forPath(offsetPath(group, topic, moved.partition()), utf8("5")); // the repair
         awaitBalanced(Map.of(topic, 2), a, b);
@@ -248,23 +253,31 @@ class HandEditRegressionIT extends ZkTestSupport {
         awaitBalanced(Map.of(topic, 4), b, c);
         String assignment = ZkLayout.GROUPS + "/" + group + "/assignment/";
         List<String> order = admin.getChildren().forPath(assignment.substring(0, assignment.length() - 1)).stream()
-                .filter(m -> m.equals(b.memberId()) || m.equals(c.memberId())).toList();
+                .filter(m -> m.equals(b.memberId()) || m.equals(c.memberId()))
+                .toList();
         GroupMember first = order.get(0).equals(b.memberId()) ? b : c;
         GroupMember second = first == b ? c : b;
         int stolen = first.assignment().first().partition();
         String secondTarget = assignment + second.memberId();
         String body = new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8);
-        String partitions = second.assignment().stream().map(tp -> String.valueOf(tp.partition()))
-                .reduce((x, y) -> x + "," + y).orElseThrow() + "," + stolen;
-        admin.setData().forPath(secondTarget, utf8(body.replaceAll("\"partitions\":\\{[^}]*}",
-                "\"partitions\":{\"" + topic + "\":[" + partitions + "]}")));
+        String partitions = second.assignment().stream()
+                        .map(tp -> String.valueOf(tp.partition()))
+                        .reduce((x, y) -> x + "," + y)
+                        .orElseThrow()
+                + "," + stolen;
+        admin.setData()
+                .forPath(
+                        secondTarget,
+                        utf8(body.replaceAll(
+                                "\"partitions\":\\{[^}]*}",
+                                "\"partitions\":{\"" + topic + "\":[" + partitions + "]}")));
         assertThat(targetPartitions(new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8)))
                 .contains(stolen);
         leader.close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String now = new String(admin.getData().forPath(secondTarget), StandardCharsets.UTF_8);
-            String firstNow = new String(admin.getData().forPath(assignment + first.memberId()),
-                    StandardCharsets.UTF_8);
+            String firstNow =
+                    new String(admin.getData().forPath(assignment + first.memberId()), StandardCharsets.UTF_8);
             assertThat(targetPartitions(now)).doesNotContainAnyElementsOf(targetPartitions(firstNow));
         });
         awaitBalanced(Map.of(topic, 4), b, c);

@@ -9,7 +9,6 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
-import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -30,9 +29,12 @@ class HandoffIT extends ZkTestSupport {
         topic("steady", 12);
         OwnershipRecorder rec = new OwnershipRecorder();
         GroupKeeper gk = newKeeper();
-        GroupMember a = gk.member(group).topics("steady").listener(rec.listenerFor("a")).build();
-        GroupMember b = gk.member(group).topics("steady").listener(rec.listenerFor("b")).build();
-        GroupMember c = gk.member(group).topics("steady").listener(rec.listenerFor("c")).build();
+        GroupMember a =
+                gk.member(group).topics("steady").listener(rec.listenerFor("a")).build();
+        GroupMember b =
+                gk.member(group).topics("steady").listener(rec.listenerFor("b")).build();
+        GroupMember c =
+                gk.member(group).topics("steady").listener(rec.listenerFor("c")).build();
         a.start();
         b.start();
         c.start();
@@ -40,10 +42,17 @@ class HandoffIT extends ZkTestSupport {
         rec.awaitTold("a", a);
         rec.awaitTold("b", b);
         rec.awaitTold("c", c);
-        Map<String, SortedSet<TopicPartition>> before = Map.of("a", a.assignment(), "b", b.assignment(), "c", c.assignment());
-        int eventsBefore = rec.events("a").size() + rec.events("b").size() + rec.events("c").size();
+        Map<String, SortedSet<TopicPartition>> before =
+                Map.of("a", a.assignment(), "b", b.assignment(), "c", c.assignment());
+        int eventsBefore = rec.events("a").size()
+                + rec.events("b").size()
+                + rec.events("c").size();
 
-        GroupMember d = newKeeper().member(group).topics("steady").listener(rec.listenerFor("d")).build();
+        GroupMember d = newKeeper()
+                .member(group)
+                .topics("steady")
+                .listener(rec.listenerFor("d"))
+                .build();
         d.start();
         awaitBalanced(Map.of("steady", 12), a, b, c, d);
 
@@ -57,10 +66,13 @@ class HandoffIT extends ZkTestSupport {
             assertThat(gaveUp).hasSize(1);
             assertThat(d.assignment()).containsAll(gaveUp);
             assertThat(rec.events(e.getKey())).contains("revoked " + gaveUp);
-            assertThat(rec.events(e.getKey()).stream().filter(s -> s.startsWith("lost"))).isEmpty();
+            assertThat(rec.events(e.getKey()).stream().filter(s -> s.startsWith("lost")))
+                    .isEmpty();
         }
         // Per member: one assignment at start, one revocation of the moved partition; nothing else touched.
-        int eventsAfter = rec.events("a").size() + rec.events("b").size() + rec.events("c").size();
+        int eventsAfter = rec.events("a").size()
+                + rec.events("b").size()
+                + rec.events("c").size();
         assertThat(eventsAfter - eventsBefore).isEqualTo(3);
         assertThat(rec.overlaps()).isEmpty();
     }
@@ -73,18 +85,23 @@ class HandoffIT extends ZkTestSupport {
         Map<TopicPartition, Long> finalCommits = new ConcurrentHashMap<>();
         Map<TopicPartition, OptionalLong> newOwnerStartedAt = new ConcurrentHashMap<>();
         GroupKeeper gk = newKeeper();
-        GroupMember old = gk.member(group).topics("handoff").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                // Final commit on revocation: no work is lost on handoff (Storm's KafkaSpout committed every 30 s,
-                // so stopping lost up to 30 s of progress).
-                for (TopicPartition tp : partitions) {
-                    long offset = 500 + tp.partition();
-                    assertThat(oldRef.get().commit(Map.of(tp, offset)).status(tp)).isEqualTo(Status.COMMITTED);
-                    finalCommits.put(tp, offset);
-                }
-            }
-        }).build();
+        GroupMember old = gk.member(group)
+                .topics("handoff")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        // Final commit on revocation: no work is lost on handoff (Storm's KafkaSpout committed every 30
+                        // s,
+                        // so stopping lost up to 30 s of progress).
+                        for (TopicPartition tp : partitions) {
+                            long offset = 500 + tp.partition();
+                            assertThat(oldRef.get().commit(Map.of(tp, offset)).status(tp))
+                                    .isEqualTo(Status.COMMITTED);
+                            finalCommits.put(tp, offset);
+                        }
+                    }
+                })
+                .build();
         oldRef.set(old);
         old.start();
         awaitBalanced(Map.of("handoff", 2), old);
@@ -110,19 +127,26 @@ class HandoffIT extends ZkTestSupport {
         AtomicReference<GroupMember> oldRef = new AtomicReference<>();
         Map<TopicPartition, SortedSet<TopicPartition>> taken = new ConcurrentHashMap<>();
         GroupKeeper oldKeeper = newKeeper();
-        GroupMember old = oldKeeper.member(group).topics("folded").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                for (TopicPartition tp : partitions) {
-                    taken.put(tp, oldRef.get().commitOnRelease(Map.of(tp, 700L + tp.partition()), Map.of(tp, 900L)));
-                }
-            }
-        }).build();
+        GroupMember old = oldKeeper
+                .member(group)
+                .topics("folded")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        for (TopicPartition tp : partitions) {
+                            taken.put(
+                                    tp,
+                                    oldRef.get().commitOnRelease(Map.of(tp, 700L + tp.partition()), Map.of(tp, 900L)));
+                        }
+                    }
+                })
+                .build();
         oldRef.set(old);
         old.start();
         awaitBalanced(Map.of("folded", 2, "elsewhere", 1), leader, old);
         assertThat(old.commitOnRelease(Map.of(new TopicPartition("folded", 0), 5L), Map.of()))
-                .as("refused outside a revocation").isEmpty();
+                .as("refused outside a revocation")
+                .isEmpty();
         assertThat(old.committed(new TopicPartition("folded", 0))).isEmpty();
 
         Map<TopicPartition, OptionalLong> heirStartedAt = new ConcurrentHashMap<>();
@@ -133,9 +157,12 @@ class HandoffIT extends ZkTestSupport {
         TopicPartition moved = heir.assignment().first();
         assertThat(taken.get(moved)).containsExactly(moved);
         assertThat(toldAt(heirStartedAt, moved)).hasValue(700L + moved.partition());
-        assertThat(stats.stats().minus(before).transactions()).as("commit and release in one").isEqualTo(1);
-        assertThat(new String(admin.getData().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/folded/"
-                + moved.partition()))).contains("900"); // the log end went with it, for lag status
+        assertThat(stats.stats().minus(before).transactions())
+                .as("commit and release in one")
+                .isEqualTo(1);
+        assertThat(new String(admin.getData()
+                        .forPath(ZkLayout.GROUPS + "/" + group + "/offsets/folded/" + moved.partition())))
+                .contains("900"); // the log end went with it, for lag status
     }
 
     /** An edit of the stored offset during the revocation wins over the handed-over offset; the handoff goes on. */
@@ -144,15 +171,20 @@ class HandoffIT extends ZkTestSupport {
         String group = newGroup();
         topic("edited", 2);
         AtomicReference<GroupMember> oldRef = new AtomicReference<>();
-        GroupMember old = newKeeper().member(group).topics("edited").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                for (TopicPartition tp : partitions) {
-                    oldRef.get().commitOnRelease(Map.of(tp, 800L), Map.of());
-                    touch(ZkLayout.GROUPS + "/" + group + "/offsets/edited/" + tp.partition()); // at this very moment
-                }
-            }
-        }).build();
+        GroupMember old = newKeeper()
+                .member(group)
+                .topics("edited")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        for (TopicPartition tp : partitions) {
+                            oldRef.get().commitOnRelease(Map.of(tp, 800L), Map.of());
+                            touch(ZkLayout.GROUPS + "/" + group + "/offsets/edited/"
+                                    + tp.partition()); // at this very moment
+                        }
+                    }
+                })
+                .build();
         oldRef.set(old);
         old.start();
         awaitBalanced(Map.of("edited", 2), old);
@@ -176,20 +208,26 @@ class HandoffIT extends ZkTestSupport {
         TopicPartition edited = new TopicPartition("pair", 0);
         TopicPartition untouched = new TopicPartition("pair", 1);
         AtomicReference<GroupMember> leaverRef = new AtomicReference<>();
-        GroupMember leaver = newKeeper().member(group).topics("pair").listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                Map<TopicPartition, Long> finals = new java.util.HashMap<>();
-                partitions.forEach(tp -> finals.put(tp, 900L + tp.partition()));
-                assertThat(leaverRef.get().commitOnRelease(finals, Map.of())).containsExactlyElementsOf(partitions);
-                touch(ZkLayout.GROUPS + "/" + group + "/offsets/pair/0");
-            }
-        }).build();
+        GroupMember leaver = newKeeper()
+                .member(group)
+                .topics("pair")
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                        Map<TopicPartition, Long> finals = new java.util.HashMap<>();
+                        partitions.forEach(tp -> finals.put(tp, 900L + tp.partition()));
+                        assertThat(leaverRef.get().commitOnRelease(finals, Map.of()))
+                                .containsExactlyElementsOf(partitions);
+                        touch(ZkLayout.GROUPS + "/" + group + "/offsets/pair/0");
+                    }
+                })
+                .build();
         leaverRef.set(leaver);
         leaver.start();
         awaitBalanced(Map.of("pair", 2), leaver);
         assertThat(leaver.commit(Map.of(edited, 40L, untouched, 41L)).statuses())
-                .containsValues(Status.COMMITTED).doesNotContainValue(Status.NOT_OWNED);
+                .containsValues(Status.COMMITTED)
+                .doesNotContainValue(Status.NOT_OWNED);
 
         leaver.close();
         assertThat(ownersInZk(group)).isEmpty();
@@ -219,12 +257,16 @@ class HandoffIT extends ZkTestSupport {
 
     /** Starts a new member of {@code group} on its own keeper that records the offsets it is assigned with. */
     private GroupMember startHeir(String group, String topic, Map<TopicPartition, OptionalLong> startedAt) {
-        GroupMember heir = newKeeper().member(group).topics(topic).listener(new RebalanceListener() {
-            @Override
-            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                startedAt.putAll(partitions);
-            }
-        }).build();
+        GroupMember heir = newKeeper()
+                .member(group)
+                .topics(topic)
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                        startedAt.putAll(partitions);
+                    }
+                })
+                .build();
         heir.start();
         return heir;
     }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 class HardeningIT extends ZkTestSupport {
 
     private static CuratorFramework client(String digest) throws InterruptedException {
-        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
                 .retryPolicy(new RetryOneTime(100));
         if (digest != null) {
             b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
@@ -35,8 +36,11 @@ class HardeningIT extends ZkTestSupport {
     }
 
     private GroupMember securedMember(String namespace, String group, boolean worldReadable) {
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(connectString()).namespace(namespace)
-                .digest("app:s3cret", worldReadable).build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(connectString())
+                .namespace(namespace)
+                .digest("app:s3cret", worldReadable)
+                .build();
         GroupKeeper gk = GroupKeeper.builder().store(store).build().start();
         toClose.add(gk);
         gk.topics().ensureTopic("secure", 1);
@@ -53,8 +57,10 @@ class HardeningIT extends ZkTestSupport {
         securedMember("secured", group, true);
         String offset = "/secured/groups/" + group + "/offsets/secure/0";
         String owner = "/secured/groups/" + group + "/owners/secure/0";
-        try (CuratorFramework anonymous = client(null); CuratorFramework intruder = client("mallory:guess")) {
-            assertThat(new String(anonymous.getData().forPath(offset), StandardCharsets.UTF_8)).contains("\"offset\":42");
+        try (CuratorFramework anonymous = client(null);
+                CuratorFramework intruder = client("mallory:guess")) {
+            assertThat(new String(anonymous.getData().forPath(offset), StandardCharsets.UTF_8))
+                    .contains("\"offset\":42");
             for (CuratorFramework c : new CuratorFramework[] {anonymous, intruder}) {
                 assertThatThrownBy(() -> c.setData().forPath(offset, "0".getBytes(StandardCharsets.UTF_8)))
                         .isInstanceOf(KeeperException.NoAuthException.class);
@@ -81,10 +87,20 @@ class HardeningIT extends ZkTestSupport {
     @Test
     void namespacesIsolateTenants() {
         String group = "same-name";
-        GroupKeeper a = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(connectString())
-                .namespace("tenants/a").build()).build().start();
-        GroupKeeper b = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(connectString())
-                .namespace("tenants/b").build()).build().start();
+        GroupKeeper a = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder()
+                        .connectString(connectString())
+                        .namespace("tenants/a")
+                        .build())
+                .build()
+                .start();
+        GroupKeeper b = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder()
+                        .connectString(connectString())
+                        .namespace("tenants/b")
+                        .build())
+                .build()
+                .start();
         toClose.add(a);
         toClose.add(b);
         a.topics().ensureTopic("t", 2);
@@ -129,7 +145,9 @@ class HardeningIT extends ZkTestSupport {
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             Set<String> leaked = liveThreads();
             leaked.removeAll(before);
-            assertThat(leaked).as("threads started by 40 open/close cycles still alive").isEmpty();
+            assertThat(leaked)
+                    .as("threads started by 40 open/close cycles still alive")
+                    .isEmpty();
         });
     }
 
@@ -137,8 +155,12 @@ class HardeningIT extends ZkTestSupport {
     void anUnreachableZooKeeperFailsStartWithoutLeakingThreads() {
         Set<String> before = liveThreads();
         for (int i = 0; i < 3; i++) {
-            GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString("127.0.0.1:1")
-                    .connectionTimeout(Duration.ofMillis(300)).build()).build();
+            GroupKeeper gk = GroupKeeper.builder()
+                    .store(ZooKeeperStore.builder()
+                            .connectString("127.0.0.1:1")
+                            .connectionTimeout(Duration.ofMillis(300))
+                            .build())
+                    .build();
             assertThatThrownBy(gk::start).hasMessageContaining("cannot connect to ZooKeeper at 127.0.0.1:1");
             gk.close();
         }
@@ -153,14 +175,18 @@ class HardeningIT extends ZkTestSupport {
         try (GroupKeeper gk = GroupKeeper.builder().store(newStore()).build().start()) {
             GroupMember m = gk.member(group).topics("cycle").build();
             m.start();
-            await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).until(() -> m.assignment().size() == 2);
+            await().pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(5))
+                    .until(() -> m.assignment().size() == 2);
             m.close();
         }
     }
 
     private static Set<String> liveThreads() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
                 .filter(t -> !t.getName().startsWith("awaitility"))
-                .map(t -> t.getName() + "#" + t.getId()).collect(Collectors.toSet());
+                .map(t -> t.getName() + "#" + t.getId())
+                .collect(Collectors.toSet());
     }
 }

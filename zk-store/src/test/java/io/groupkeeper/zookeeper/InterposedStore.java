@@ -29,12 +29,12 @@ final class InterposedStore implements CoordinationStore {
     private final ZooKeeperStore delegate;
     private final boolean deaf;
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
-    volatile Consumer<ClaimResult> afterClaim = r -> { };
+    volatile Consumer<ClaimResult> afterClaim = r -> {};
     /**
      * Runs after a member's registration ({@code join} or {@code registerMember}) reached ZooKeeper, before its caller
      * sees the result; it may throw (a reply lost).
      */
-    volatile Runnable afterRegistration = () -> { };
+    volatile Runnable afterRegistration = () -> {};
 
     private InterposedStore(ZooKeeperStore delegate, boolean deaf) {
         this.delegate = delegate;
@@ -66,8 +66,8 @@ final class InterposedStore implements CoordinationStore {
 
     GroupStore groupStore(String groupId) {
         GroupStore real = GroupStores.of(delegate, groupId);
-        return (GroupStore) Proxy.newProxyInstance(GroupStore.class.getClassLoader(), new Class<?>[] {GroupStore.class},
-                (proxy, method, args) -> {
+        return (GroupStore) Proxy.newProxyInstance(
+                GroupStore.class.getClassLoader(), new Class<?>[] {GroupStore.class}, (proxy, method, args) -> {
                     try {
                         Object result = method.invoke(real, args);
                         if (method.getName().equals("join") || method.getName().equals("registerMember")) {

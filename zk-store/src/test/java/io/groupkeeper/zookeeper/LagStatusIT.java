@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.OffsetSnapshot;
 import io.groupkeeper.status.LagEvaluator;
 import io.groupkeeper.status.LagStatus;
@@ -14,7 +15,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Each lag status from a real sequence of commits stored in ZooKeeper: the offset node keeps the last commits with
@@ -30,7 +30,10 @@ class LagStatusIT extends ZkTestSupport {
 
     private void start() {
         topic("status", 1);
-        store = ZooKeeperStore.builder().connectString(connectString()).clock(clock).build();
+        store = ZooKeeperStore.builder()
+                .connectString(connectString())
+                .clock(clock)
+                .build();
         GroupKeeper gk = GroupKeeper.builder().store(store).clock(clock).build().start();
         toClose.add(gk);
         member = gk.member(newGroup()).topics("status").build();
@@ -45,7 +48,9 @@ class LagStatusIT extends ZkTestSupport {
 
     private LagStatus status(long logEndNow) {
         OffsetSnapshot stored = GroupStores.of(store, member.groupId()).readOffset(tp, null);
-        return evaluator.evaluate(stored.history(), OptionalLong.of(logEndNow), clock.instant()).status();
+        return evaluator
+                .evaluate(stored.history(), OptionalLong.of(logEndNow), clock.instant())
+                .status();
     }
 
     @Test
@@ -106,7 +111,8 @@ class LagStatusIT extends ZkTestSupport {
         next.start();
         await().until(() -> next.assignment().contains(tp));
         next.commit(Map.of(tp, 16L));
-        OffsetSnapshot after = GroupStores.of(storeOf(newKeeper()), member.groupId()).readOffset(tp, null);
+        OffsetSnapshot after =
+                GroupStores.of(storeOf(newKeeper()), member.groupId()).readOffset(tp, null);
         assertThat(after.history()).hasSize(10);
         assertThat(after.history().get(8).offset()).isEqualTo(15);
         assertThat(after.history().get(9).offset()).isEqualTo(16);

@@ -36,7 +36,7 @@ class LeaderFailoverIT extends ZkTestSupport {
         long generationBefore = publishedGeneration(group);
 
         GroupMember d = startMember(newKeeper(), group, "lead", settle); // the leader schedules a rebalance ...
-        expireSession(storeOf(leaderKeeper));                            // ... and dies before publishing it
+        expireSession(storeOf(leaderKeeper)); // ... and dies before publishing it
         leaderKeeper.store().close();
 
         awaitBalanced(Map.of("lead", 8), b, c, d);
@@ -46,8 +46,7 @@ class LeaderFailoverIT extends ZkTestSupport {
 
     /** Members see only their own target's generation; the assignment node holds the group's. */
     private static long publishedGeneration(String group) throws Exception {
-        String json = new String(admin.getData().forPath(ZkLayout.assignment(group)),
-                StandardCharsets.UTF_8);
+        String json = new String(admin.getData().forPath(ZkLayout.assignment(group)), StandardCharsets.UTF_8);
         return Long.parseLong(json.replaceAll(".*\"generation\":(\\d+).*", "$1"));
     }
 
@@ -66,8 +65,11 @@ class LeaderFailoverIT extends ZkTestSupport {
         // generation, while c's target and the assignment node are from the old generation.
         String targetB = ZkLayout.GROUPS + "/" + group + "/assignment/" + b.memberId();
         long next = b.generation() + 1;
-        admin.setData().forPath(targetB, ("{\"generation\":" + next
-                + ",\"partitions\":{\"half\":[0,1,2,3,4,5]},\"static\":false}").getBytes(StandardCharsets.UTF_8));
+        admin.setData()
+                .forPath(
+                        targetB,
+                        ("{\"generation\":" + next + ",\"partitions\":{\"half\":[0,1,2,3,4,5]},\"static\":false}")
+                                .getBytes(StandardCharsets.UTF_8));
         expireSession(storeOf(leaderKeeper));
         leaderKeeper.store().close();
 

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.spi.internal.Registration;
-import io.groupkeeper.zookeeper.StoreStats;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The leader's view of the members (one persistent recursive watch on the members folder): a join costs the leader
@@ -36,12 +35,16 @@ class MemberViewIT extends ZkTestSupport {
     private final Runnable hook = fired::incrementAndGet;
     /** The leader's store, its clock the test's, and its view of the group. */
     private ZooKeeperStore leader;
+
     private GroupStore view;
 
     @BeforeEach
     void leaderWithAnEmptyGroup() {
-        leader = started(ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT)
-                .clock(clock).build());
+        leader = started(ZooKeeperStore.builder()
+                .connectString(connectString())
+                .sessionTimeout(SESSION_TIMEOUT)
+                .clock(clock)
+                .build());
         view = GroupStores.of(leader, group);
         view.ensureGroup("sticky");
     }
@@ -62,8 +65,8 @@ class MemberViewIT extends ZkTestSupport {
     }
 
     private static MemberInfo info(String memberId, String... topics) {
-        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of(topics)), Instant.now(),
-                "sticky");
+        return new MemberInfo(
+                memberId, Optional.empty(), "test", new TreeSet<>(Set.of(topics)), Instant.now(), "sticky");
     }
 
     @Test
@@ -75,19 +78,22 @@ class MemberViewIT extends ZkTestSupport {
         StoreStats before = leader.stats();
         Registration b = GroupStores.of(started(newStore()), group).join("sticky", info("b", "orders", "payments"));
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
-        assertThat(leader.stats().minus(before)).as("the join: one event, one read of the new node")
+        assertThat(leader.stats().minus(before))
+                .as("the join: one event, one read of the new node")
                 .isEqualTo(new StoreStats(1, 0, 0, 1));
         before = leader.stats();
         var members = view.readMembers(hook).members();
         assertThat(members).containsOnlyKeys("a", "b");
         assertThat(members.get("b").topics()).containsExactly("orders", "payments");
-        assertThat(leader.stats().minus(before)).as("the rebalance's read, from memory")
+        assertThat(leader.stats().minus(before))
+                .as("the rebalance's read, from memory")
                 .isEqualTo(new StoreStats(0, 0, 0, 0));
 
         b.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
-        assertThat(leader.stats().minus(before)).as("the leave: one event, nothing read")
+        assertThat(leader.stats().minus(before))
+                .as("the leave: one event, nothing read")
                 .isEqualTo(new StoreStats(0, 0, 0, 1));
         a.close();
     }
@@ -105,7 +111,8 @@ class MemberViewIT extends ZkTestSupport {
         StoreStats before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("a");
         assertThat(leader.stats().minus(before).reads())
-                .as("the watch added again, the folder listed, its one node read").isEqualTo(3);
+                .as("the watch added again, the folder listed, its one node read")
+                .isEqualTo(3);
 
         // Warm again: the next join is seen as before.
         Registration b = GroupStores.of(started(newStore()), group).join("sticky", info("b", "orders"));
@@ -129,7 +136,8 @@ class MemberViewIT extends ZkTestSupport {
         StoreStats before = leader.stats();
         Registration c = other.registerMember(info("c", "orders"));
         // The second join found no reader: the watch is removed (from the server, then from the client's registry).
-        await().atMost(Duration.ofSeconds(10)).until(() -> recursiveWatches(leader).isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> recursiveWatches(leader).isEmpty());
         assertThat(leader.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 1));
         StoreStats dropped = leader.stats();
         Registration d = other.registerMember(info("d", "orders"));

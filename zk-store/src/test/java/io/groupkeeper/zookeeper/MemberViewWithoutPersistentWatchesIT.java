@@ -3,12 +3,11 @@ package io.groupkeeper.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.spi.internal.Registration;
-import io.groupkeeper.zookeeper.StoreStats;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -18,7 +17,6 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * A server that refuses persistent watches (here {@code watchManagerName=WatchManagerOptimized}, which fails them; a
@@ -49,7 +47,9 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         AtomicInteger fired = new AtomicInteger();
         Runnable hook = fired::incrementAndGet;
         assertThat(view.readMembers(hook).members()).isEmpty();
-        assertThat(MemberViewIT.recursiveWatches(leader)).as("refused by the server").isEmpty();
+        assertThat(MemberViewIT.recursiveWatches(leader))
+                .as("refused by the server")
+                .isEmpty();
 
         ZooKeeperStore other = newStore();
         toClose.add(other);
@@ -58,7 +58,9 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 1);
         StoreStats before = leader.stats();
         assertThat(view.readMembers(hook).members()).containsOnlyKeys("b");
-        assertThat(leader.stats().minus(before).reads()).as("a listing and the new node").isEqualTo(2);
+        assertThat(leader.stats().minus(before).reads())
+                .as("a listing and the new node")
+                .isEqualTo(2);
         b.close();
         await().atMost(Duration.ofSeconds(10)).until(() -> fired.get() == 2);
         assertThat(view.readMembers(hook).members()).isEmpty();
@@ -84,24 +86,30 @@ class MemberViewWithoutPersistentWatchesIT extends ZkTestSupport {
         topic("fallback-edit", 1);
         java.util.List<java.util.SortedSet<io.groupkeeper.TopicPartition>> changed =
                 new java.util.concurrent.CopyOnWriteArrayList<>();
-        GroupMember a = newKeeper().member(group).topics("fallback-edit").listener(new io.groupkeeper.RebalanceListener() {
-            @Override
-            public void onOffsetsChanged(java.util.SortedSet<io.groupkeeper.TopicPartition> partitions) {
-                changed.add(partitions);
-            }
-        }).build();
+        GroupMember a = newKeeper()
+                .member(group)
+                .topics("fallback-edit")
+                .listener(new io.groupkeeper.RebalanceListener() {
+                    @Override
+                    public void onOffsetsChanged(java.util.SortedSet<io.groupkeeper.TopicPartition> partitions) {
+                        changed.add(partitions);
+                    }
+                })
+                .build();
         a.start();
         awaitBalanced(Map.of("fallback-edit", 1), a);
         io.groupkeeper.TopicPartition tp = new io.groupkeeper.TopicPartition("fallback-edit", 0);
         assertThat(a.commit(Map.of(tp, 3L)).allCommitted()).isTrue();
-        admin.setData().forPath(io.groupkeeper.fixtures.ZkLayout.offset(group, tp),
-                "9".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        admin.setData()
+                .forPath(
+                        io.groupkeeper.fixtures.ZkLayout.offset(group, tp),
+                        "9".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         await().atMost(Duration.ofSeconds(10)).until(() -> !changed.isEmpty());
         assertThat(changed.get(0)).containsExactly(tp);
     }
 
     private static MemberInfo info(String memberId) {
-        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of("fallback")), Instant.now(),
-                "sticky");
+        return new MemberInfo(
+                memberId, Optional.empty(), "test", new TreeSet<>(Set.of("fallback")), Instant.now(), "sticky");
     }
 }

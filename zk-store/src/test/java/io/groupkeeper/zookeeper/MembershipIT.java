@@ -7,10 +7,9 @@ import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.spi.internal.Registration;
-import io.groupkeeper.zookeeper.StoreStats;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +17,6 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /** Members join and leave; groups are independent; a member may subscribe to several topics. On real ZooKeeper. */
 class MembershipIT extends ZkTestSupport {
@@ -29,21 +27,26 @@ class MembershipIT extends ZkTestSupport {
         topic("orders", 6);
         OwnershipRecorder rec = new OwnershipRecorder();
         GroupKeeper gk = newKeeper();
-        GroupMember a = gk.member(group).topics("orders").listener(rec.listenerFor("a")).build();
+        GroupMember a =
+                gk.member(group).topics("orders").listener(rec.listenerFor("a")).build();
         a.start();
         awaitBalanced(Map.of("orders", 6), a);
 
-        GroupMember b = gk.member(group).topics("orders").listener(rec.listenerFor("b")).build();
+        GroupMember b =
+                gk.member(group).topics("orders").listener(rec.listenerFor("b")).build();
         b.start();
-        GroupMember c = newKeeper().member(group).topics("orders").listener(rec.listenerFor("c")).build();
+        GroupMember c = newKeeper()
+                .member(group)
+                .topics("orders")
+                .listener(rec.listenerFor("c"))
+                .build();
         c.start();
         awaitBalanced(Map.of("orders", 6), a, b, c);
         assertThat(ownersInZk(group)).hasSize(6);
 
         b.close();
         awaitBalanced(Map.of("orders", 6), a, c);
-        await().untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(6)
-                .doesNotContainValue(b.memberId()));
+        await().untilAsserted(() -> assertThat(ownersInZk(group)).hasSize(6).doesNotContainValue(b.memberId()));
         assertThat(rec.overlaps()).isEmpty();
     }
 
@@ -58,7 +61,8 @@ class MembershipIT extends ZkTestSupport {
         Registration first = GroupStores.of(store, group).join("sticky", info("first"));
         assertThat(admin.getChildren().forPath(ZkLayout.group(group)))
                 .contains("members", "leader", "owners", "offsets", "assignment");
-        assertThat(admin.checkExists().forPath(ZkLayout.GROUPS + "/" + group + "/members/first")).isNotNull();
+        assertThat(admin.checkExists().forPath(ZkLayout.GROUPS + "/" + group + "/members/first"))
+                .isNotNull();
         StoreStats before = store.stats();
         GroupStores.of(store, group).ensureGroup("sticky");
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 0, 0, 0));
@@ -66,8 +70,7 @@ class MembershipIT extends ZkTestSupport {
         before = store.stats();
         Registration second = GroupStores.of(store, group).join("sticky", info("second"));
         assertThat(store.stats().minus(before)).isEqualTo(new StoreStats(1, 1, 0, 0));
-        assertThat(admin.getChildren().forPath(ZkLayout.members(group)))
-                .containsExactlyInAnyOrder("first", "second");
+        assertThat(admin.getChildren().forPath(ZkLayout.members(group))).containsExactlyInAnyOrder("first", "second");
         // An offset, so the group stays when these two leave (one in which nothing was ever claimed or committed goes
         // with its last member: UnusedGroupIT).
         io.groupkeeper.fixtures.RawZk.writeOffset(admin, ZkLayout.GROUPS + "/" + group + "/offsets/mended/0", 0);
@@ -84,8 +87,8 @@ class MembershipIT extends ZkTestSupport {
     }
 
     private static MemberInfo info(String memberId) {
-        return new MemberInfo(memberId, Optional.empty(), "test", new TreeSet<>(Set.of("mended")), Instant.now(),
-                "sticky");
+        return new MemberInfo(
+                memberId, Optional.empty(), "test", new TreeSet<>(Set.of("mended")), Instant.now(), "sticky");
     }
 
     @Test
@@ -135,10 +138,18 @@ class MembershipIT extends ZkTestSupport {
         topic("crashy", 4);
         OwnershipRecorder rec = new OwnershipRecorder();
         GroupKeeper survivorKeeper = newKeeper();
-        GroupMember survivor = survivorKeeper.member(group).topics("crashy").listener(rec.listenerFor("s")).build();
+        GroupMember survivor = survivorKeeper
+                .member(group)
+                .topics("crashy")
+                .listener(rec.listenerFor("s"))
+                .build();
         survivor.start();
         GroupKeeper crashKeeper = newKeeper();
-        GroupMember victim = crashKeeper.member(group).topics("crashy").listener(rec.listenerFor("v")).build();
+        GroupMember victim = crashKeeper
+                .member(group)
+                .topics("crashy")
+                .listener(rec.listenerFor("v"))
+                .build();
         victim.start();
         awaitBalanced(Map.of("crashy", 4), survivor, victim);
         SortedSet<TopicPartition> victimHad = new TreeSet<>(victim.assignment());

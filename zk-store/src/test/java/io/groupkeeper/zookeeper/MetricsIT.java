@@ -22,7 +22,11 @@ class MetricsIT extends ZkTestSupport {
         String group = newGroup();
         topic("metered", 4);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        GroupKeeper gk = GroupKeeper.builder().store(newStore()).metrics(new MicrometerGroupMetrics(registry)).build().start();
+        GroupKeeper gk = GroupKeeper.builder()
+                .store(newStore())
+                .metrics(new MicrometerGroupMetrics(registry))
+                .build()
+                .start();
         toClose.add(gk);
         GroupMember a = gk.member(group).topics("metered").build();
         a.start();
@@ -31,33 +35,68 @@ class MetricsIT extends ZkTestSupport {
         b.start();
         awaitBalanced(Map.of("metered", 4), a, b);
 
-        assertThat(registry.get("groupkeeper.connection.state.changes").tag("state", "connected").counter().count())
+        assertThat(registry.get("groupkeeper.connection.state.changes")
+                        .tag("state", "connected")
+                        .counter()
+                        .count())
                 .isEqualTo(1.0);
-        assertThat(registry.get("groupkeeper.member.partitions.owned").tag("member", a.memberId()).gauge().value())
+        assertThat(registry.get("groupkeeper.member.partitions.owned")
+                        .tag("member", a.memberId())
+                        .gauge()
+                        .value())
                 .isEqualTo(2.0);
-        assertThat(registry.get("groupkeeper.member.generation").tag("member", b.memberId()).gauge().value())
-                .isEqualTo((double) b.generation()).isPositive();
+        assertThat(registry.get("groupkeeper.member.generation")
+                        .tag("member", b.memberId())
+                        .gauge()
+                        .value())
+                .isEqualTo((double) b.generation())
+                .isPositive();
         // a: one step taking 4, one giving up 2; b: one step taking 2.
-        assertThat(registry.get("groupkeeper.rebalance").tag("member", a.memberId()).timer().count()).isGreaterThanOrEqualTo(2);
-        assertThat(registry.get("groupkeeper.rebalance.partitions.moved").tag("member", a.memberId()).summary().totalAmount())
+        assertThat(registry.get("groupkeeper.rebalance")
+                        .tag("member", a.memberId())
+                        .timer()
+                        .count())
+                .isGreaterThanOrEqualTo(2);
+        assertThat(registry.get("groupkeeper.rebalance.partitions.moved")
+                        .tag("member", a.memberId())
+                        .summary()
+                        .totalAmount())
                 .isEqualTo(6.0);
-        assertThat(registry.get("groupkeeper.generations.published").tag("group", group).counter().count())
+        assertThat(registry.get("groupkeeper.generations.published")
+                        .tag("group", group)
+                        .counter()
+                        .count())
                 .isGreaterThanOrEqualTo(2.0);
 
         TopicPartition tp = a.assignment().first();
         assertThat(a.commit(Map.of(tp, 5L)).status(tp)).isEqualTo(Status.COMMITTED);
-        admin.setData().forPath(ZkLayout.offset(group, tp),
-                "50".getBytes(StandardCharsets.UTF_8));
+        admin.setData().forPath(ZkLayout.offset(group, tp), "50".getBytes(StandardCharsets.UTF_8));
         assertThat(a.commit(Map.of(tp, 6L)).status(tp)).isEqualTo(Status.ADOPTED);
-        assertThat(registry.get("groupkeeper.commit").tag("member", a.memberId()).timer().count()).isEqualTo(2);
-        assertThat(registry.get("groupkeeper.commit.partitions").tags("member", a.memberId(), "result", "committed")
-                .counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("groupkeeper.commit.partitions").tags("member", a.memberId(), "result", "adopted")
-                .counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("groupkeeper.commit")
+                        .tag("member", a.memberId())
+                        .timer()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get("groupkeeper.commit.partitions")
+                        .tags("member", a.memberId(), "result", "committed")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("groupkeeper.commit.partitions")
+                        .tags("member", a.memberId(), "result", "adopted")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
 
         b.close();
-        assertThat(registry.find("groupkeeper.member.partitions.owned").tag("member", b.memberId()).gauge()).isNull();
-        await().untilAsserted(() -> assertThat(
-                registry.get("groupkeeper.member.partitions.owned").tag("member", a.memberId()).gauge().value()).isEqualTo(4.0));
+        assertThat(registry.find("groupkeeper.member.partitions.owned")
+                        .tag("member", b.memberId())
+                        .gauge())
+                .isNull();
+        await().untilAsserted(() -> assertThat(registry.get("groupkeeper.member.partitions.owned")
+                        .tag("member", a.memberId())
+                        .gauge()
+                        .value())
+                .isEqualTo(4.0));
     }
 }

@@ -1,11 +1,9 @@
 package io.groupkeeper.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
-import io.groupkeeper.zookeeper.StoreStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +15,7 @@ import org.junit.jupiter.api.Test;
  */
 class NotificationCostIT extends ZkTestSupport {
 
-    record Cost(int members, StoreStats cost) {
-    }
+    record Cost(int members, StoreStats cost) {}
 
     /** Sticky (the default): a join moves few partitions, so few targets change. */
     @Test
@@ -39,18 +36,29 @@ class NotificationCostIT extends ZkTestSupport {
         }
         System.out.println("assignor " + assignor);
         System.out.println("members  watchEvents  writes  transactions  reads   (one member joins N)");
-        costs.forEach(c -> System.out.printf("%7d  %11d  %6d  %12d  %5d%n", c.members(), c.cost().watchEvents(),
-                c.cost().writes(), c.cost().transactions(), c.cost().reads()));
+        costs.forEach(c -> System.out.printf(
+                "%7d  %11d  %6d  %12d  %5d%n",
+                c.members(),
+                c.cost().watchEvents(),
+                c.cost().writes(),
+                c.cost().transactions(),
+                c.cost().reads()));
         for (Cost c : costs) {
             // Every event and write is attributable: the leader's membership event, one target per member that
             // gives up a partition, the joiner's claims and the releases it waits on. A herd would be ~N² events.
-            assertThat(c.cost().watchEvents()).as("watch events for N=%d", c.members()).isLessThanOrEqualTo(5L * c.members() + 10);
-            assertThat(c.cost().writes()).as("writes for N=%d", c.members()).isLessThanOrEqualTo(12L * c.members() + 20);
+            assertThat(c.cost().watchEvents())
+                    .as("watch events for N=%d", c.members())
+                    .isLessThanOrEqualTo(5L * c.members() + 10);
+            assertThat(c.cost().writes())
+                    .as("writes for N=%d", c.members())
+                    .isLessThanOrEqualTo(12L * c.members() + 20);
         }
         Cost small = costs.get(1);
         Cost large = costs.get(3);
-        assertThat((double) large.cost().watchEvents() / Math.max(1, small.cost().watchEvents()))
-                .as("4x members must not cost 16x events").isLessThan(6.0);
+        assertThat((double) large.cost().watchEvents()
+                        / Math.max(1, small.cost().watchEvents()))
+                .as("4x members must not cost 16x events")
+                .isLessThan(6.0);
     }
 
     private Cost measureJoin(int n, String assignor) {

@@ -38,12 +38,15 @@ class OwnCommitWatchIT extends ZkTestSupport {
         topic(topic, PARTITIONS);
         GroupKeeper gk = newKeeper();
         List<SortedSet<TopicPartition>> changed = new CopyOnWriteArrayList<>();
-        GroupMember m = gk.member(group).topics(topic).listener(new RebalanceListener() {
-            @Override
-            public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
-                changed.add(partitions);
-            }
-        }).build();
+        GroupMember m = gk.member(group)
+                .topics(topic)
+                .listener(new RebalanceListener() {
+                    @Override
+                    public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
+                        changed.add(partitions);
+                    }
+                })
+                .build();
         m.start();
         awaitBalanced(Map.of(topic, PARTITIONS), m);
         ZooKeeperStore store = storeOf(gk);
@@ -56,20 +59,29 @@ class OwnCommitWatchIT extends ZkTestSupport {
                 offsets.put(new TopicPartition(topic, p), offset);
             }
             CommitResult result = m.commit(offsets);
-            assertThat(result.allCommitted()).as("commit %d: %s", offset, result.statuses()).isTrue();
+            assertThat(result.allCommitted())
+                    .as("commit %d: %s", offset, result.statuses())
+                    .isTrue();
         }
         // zkCli: set .../offsets/<topic>/2 5. ZooKeeper delivers one session's events in order, so once the owner has
         // heard of this edit it has heard of every commit before it.
-        admin.setData().forPath(ZkLayout.GROUPS + "/" + group + "/offsets/" + topic + "/2",
-                "5".getBytes(StandardCharsets.UTF_8));
+        admin.setData()
+                .forPath(
+                        ZkLayout.GROUPS + "/" + group + "/offsets/" + topic + "/2",
+                        "5".getBytes(StandardCharsets.UTF_8));
         await().atMost(Duration.ofSeconds(10)).until(() -> !changed.isEmpty());
         StoreStats cost = store.stats().minus(before);
 
-        assertThat(changed).as("only the edited partition, once").containsExactly(
-                new TreeSet<>(Set.of(new TopicPartition(topic, 2))));
+        assertThat(changed)
+                .as("only the edited partition, once")
+                .containsExactly(new TreeSet<>(Set.of(new TopicPartition(topic, 2))));
         assertThat(cost.transactions()).as("one transaction per commit").isEqualTo(COMMITS);
         // One look at the edited node: its read and the partition's fence node's, sent together (one round trip).
-        assertThat(cost.reads()).as("reads: the owner's one look at the edited node, none for its own %d commits of %d"
-                + " partitions", COMMITS, PARTITIONS).isEqualTo(2);
+        assertThat(cost.reads())
+                .as(
+                        "reads: the owner's one look at the edited node, none for its own %d commits of %d"
+                                + " partitions",
+                        COMMITS, PARTITIONS)
+                .isEqualTo(2);
     }
 }

@@ -24,8 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class OwnershipRecorder {
 
-    record Interval(String member, TopicPartition tp, long start, long end) {
-    }
+    record Interval(String member, TopicPartition tp, long start, long end) {}
 
     private final List<Interval> closed = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, Map<TopicPartition, Long>> open = new ConcurrentHashMap<>();
@@ -100,7 +99,8 @@ final class OwnershipRecorder {
     }
 
     private void event(String member, String what) {
-        events.computeIfAbsent(member, m -> Collections.synchronizedList(new ArrayList<>())).add(what);
+        events.computeIfAbsent(member, m -> Collections.synchronizedList(new ArrayList<>()))
+                .add(what);
     }
 
     /** The partitions the member's listener was told it owns and not told it lost, right now. */

@@ -15,6 +15,7 @@ import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.fixtures.ZkLayout;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.spi.TopicMetadataSource;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.spi.internal.MembersSnapshot;
 import io.groupkeeper.spi.internal.Registration;
@@ -33,7 +34,6 @@ import java.util.UUID;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The member's rack in its member node: round trip, nodes written before racks existed (a rolling upgrade has both),
@@ -45,12 +45,19 @@ class RackMembersIT extends ZkTestSupport {
     private static final String PATH = "/groupkeeper/groups/g/members/m1";
 
     /** The member node exactly as members before racks wrote it. */
-    private static final String OLD_NODE = "{\"memberId\":\"old\",\"instanceId\":null,\"host\":\"h1\",\"topics\":[\"t\"],"
-            + "\"joinedAt\":\"2026-12-01T10:00:00Z\",\"assignor\":\"sticky\"}";
+    private static final String OLD_NODE =
+            "{\"memberId\":\"old\",\"instanceId\":null,\"host\":\"h1\",\"topics\":[\"t\"],"
+                    + "\"joinedAt\":\"2026-12-01T10:00:00Z\",\"assignor\":\"sticky\"}";
 
     private static MemberInfo info(String id, Optional<String> rack) {
-        return new MemberInfo(id, Optional.empty(), "h1", new TreeSet<>(Set.of("t")),
-                Instant.parse("2026-12-04T10:00:00Z"), "sticky", rack);
+        return new MemberInfo(
+                id,
+                Optional.empty(),
+                "h1",
+                new TreeSet<>(Set.of("t")),
+                Instant.parse("2026-12-04T10:00:00Z"),
+                "sticky",
+                rack);
     }
 
     @Test
@@ -69,14 +76,17 @@ class RackMembersIT extends ZkTestSupport {
         assertThat(old.memberId()).isEqualTo("old");
         assertThat(old.rack()).isEmpty();
         String withNull = OLD_NODE.replace("}", ",\"rack\":null}");
-        assertThat(NodeCodec.member(PATH, withNull.getBytes(StandardCharsets.UTF_8)).rack()).isEmpty();
+        assertThat(NodeCodec.member(PATH, withNull.getBytes(StandardCharsets.UTF_8))
+                        .rack())
+                .isEmpty();
     }
 
     @Test
     void aRackThatIsNotAStringIsOneClearErrorNamingTheNode() {
         for (String rack : new String[] {"7", "[\"a\"]", "{}"}) {
             byte[] bytes = OLD_NODE.replace("}", ",\"rack\":" + rack + "}").getBytes(StandardCharsets.UTF_8);
-            assertThatThrownBy(() -> NodeCodec.member(PATH, bytes)).as(rack)
+            assertThatThrownBy(() -> NodeCodec.member(PATH, bytes))
+                    .as(rack)
                     .isInstanceOf(CorruptNodeException.class)
                     .hasMessageStartingWith("corrupt node " + PATH + ": field 'rack'");
         }
@@ -96,14 +106,20 @@ class RackMembersIT extends ZkTestSupport {
                 assertThat(decoded.memberId()).as(rack).isEqualTo("old");
                 assertThat(decoded.topics()).as(rack).containsExactly("t");
                 assertThat(decoded.rack()).as(rack).isEmpty();
-                assertThat(NodeCodec.member(path, bytes).rack()).as("read again").isEmpty();
+                assertThat(NodeCodec.member(path, bytes).rack())
+                        .as("read again")
+                        .isEmpty();
             }
         } finally {
             logger.detachAppender(appender);
         }
-        List<String> warnings = appender.list.stream().filter(e -> e.getLevel() == Level.WARN)
-                .map(ILoggingEvent::getFormattedMessage).toList();
-        assertThat(warnings).as("one per value, not one per read").hasSize(4)
+        List<String> warnings = appender.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
+        assertThat(warnings)
+                .as("one per value, not one per read")
+                .hasSize(4)
                 .allSatisfy(w -> assertThat(w).contains(path, "rack"));
         assertThat(warnings.get(2)).contains("a\\u0007b");
     }
@@ -116,21 +132,29 @@ class RackMembersIT extends ZkTestSupport {
         store.start();
         Registration racked = GroupStores.of(store, group).join("sticky", info("new", Optional.of("b")));
         String members = ZkLayout.members(group);
-        admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/old", OLD_NODE.getBytes(StandardCharsets.UTF_8));
+        admin.create()
+                .withMode(CreateMode.EPHEMERAL)
+                .forPath(members + "/old", OLD_NODE.getBytes(StandardCharsets.UTF_8));
         String bad = OLD_NODE.replace("\"old\"", "\"bad\"").replace("}", ",\"rack\":42}");
         admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/bad", bad.getBytes(StandardCharsets.UTF_8));
         // A rack another version might accept and this one does not: the member stays in the group, without a rack.
-        String longer = OLD_NODE.replace("\"old\"", "\"longer\"").replace("}", ",\"rack\":\"" + "r".repeat(300) + "\"}");
-        admin.create().withMode(CreateMode.EPHEMERAL).forPath(members + "/longer", longer.getBytes(StandardCharsets.UTF_8));
+        String longer =
+                OLD_NODE.replace("\"old\"", "\"longer\"").replace("}", ",\"rack\":\"" + "r".repeat(300) + "\"}");
+        admin.create()
+                .withMode(CreateMode.EPHEMERAL)
+                .forPath(members + "/longer", longer.getBytes(StandardCharsets.UTF_8));
 
-        MembersSnapshot snapshot = GroupStores.of(store, group).readMembers(() -> { });
+        MembersSnapshot snapshot = GroupStores.of(store, group).readMembers(() -> {});
 
         assertThat(snapshot.members()).containsOnlyKeys("new", "old", "longer");
         assertThat(snapshot.members().get("longer").rack()).isEmpty();
         assertThat(snapshot.members().get("new").rack()).contains("b");
         assertThat(snapshot.members().get("old").rack()).isEmpty();
-        assertThat(snapshot.problems()).singleElement().asString()
-                .contains(members + "/bad").contains("field 'rack'");
+        assertThat(snapshot.problems())
+                .singleElement()
+                .asString()
+                .contains(members + "/bad")
+                .contains("field 'rack'");
         racked.close();
     }
 
@@ -155,16 +179,24 @@ class RackMembersIT extends ZkTestSupport {
             }
         };
         GroupKeeper gk = newKeeper();
-        GroupMember first = gk.member(group).topics("located").rack("a").metadata(metadata).build();
+        GroupMember first =
+                gk.member(group).topics("located").rack("a").metadata(metadata).build();
         first.start();
         awaitBalanced(Map.of("located", 4), first);
         // Rack-blind, the joiner would take the highest partitions (2 and 3): one of them in the wrong rack.
-        GroupMember second = newKeeper().member(group).topics("located").rack("b").metadata(metadata).build();
+        GroupMember second = newKeeper()
+                .member(group)
+                .topics("located")
+                .rack("b")
+                .metadata(metadata)
+                .build();
         second.start();
 
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            assertThat(first.assignment()).containsExactly(new TopicPartition("located", 0), new TopicPartition("located", 2));
-            assertThat(second.assignment()).containsExactly(new TopicPartition("located", 1), new TopicPartition("located", 3));
+            assertThat(first.assignment())
+                    .containsExactly(new TopicPartition("located", 0), new TopicPartition("located", 2));
+            assertThat(second.assignment())
+                    .containsExactly(new TopicPartition("located", 1), new TopicPartition("located", 3));
         });
     }
 }

@@ -8,6 +8,7 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ConnectionEvent;
+import io.groupkeeper.spi.internal.GroupStores;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,6 @@ import java.util.SortedSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * I7: a member that loses its connection stops processing (partitions reported lost, no commit) before its session
@@ -39,9 +39,12 @@ class SessionLossIT extends ZkTestSupport {
             TopicPartition tp = new TopicPartition("fast", 0);
             long t0 = System.nanoTime();
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.readOffset(tp, null))
-                    .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.release(tp, m.memberId(), 0, gk.store().sessionId()))
-                    .isInstanceOf(io.groupkeeper.spi.StoreException.class).hasMessageContaining("not connected");
+                    .isInstanceOf(io.groupkeeper.spi.StoreException.class)
+                    .hasMessageContaining("not connected");
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> store.release(tp, m.memberId(), 0, gk.store().sessionId()))
+                    .isInstanceOf(io.groupkeeper.spi.StoreException.class)
+                    .hasMessageContaining("not connected");
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
         } finally {
             server.restart();
@@ -56,12 +59,15 @@ class SessionLossIT extends ZkTestSupport {
         OwnershipRecorder rec = new OwnershipRecorder();
         AtomicLong lostAt = new AtomicLong();
         GroupKeeper gk = newKeeper();
-        GroupMember m = gk.member(group).topics("flaky").listener(rec.listenerFor("m", new RebalanceListener() {
-            @Override
-            public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
-                lostAt.compareAndSet(0, System.nanoTime());
-            }
-        })).build();
+        GroupMember m = gk.member(group)
+                .topics("flaky")
+                .listener(rec.listenerFor("m", new RebalanceListener() {
+                    @Override
+                    public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+                        lostAt.compareAndSet(0, System.nanoTime());
+                    }
+                }))
+                .build();
         m.start();
         awaitBalanced(Map.of("flaky", 4), m);
 
@@ -94,8 +100,11 @@ class SessionLossIT extends ZkTestSupport {
         server.restart();
         awaitBalanced(Map.of("flaky", 4), m);
         rec.awaitTold("m", m);
-        assertThat(rec.events("m")).containsSubsequence("assigned [flaky:0, flaky:1, flaky:2, flaky:3]",
-                "lost [flaky:0, flaky:1, flaky:2, flaky:3]", "assigned [flaky:0, flaky:1, flaky:2, flaky:3]");
+        assertThat(rec.events("m"))
+                .containsSubsequence(
+                        "assigned [flaky:0, flaky:1, flaky:2, flaky:3]",
+                        "lost [flaky:0, flaky:1, flaky:2, flaky:3]",
+                        "assigned [flaky:0, flaky:1, flaky:2, flaky:3]");
     }
 
     @Test
@@ -115,8 +124,9 @@ class SessionLossIT extends ZkTestSupport {
         server.stop();
         await().atMost(SESSION_TIMEOUT.multipliedBy(3)).until(() -> events.contains(ConnectionEvent.LOST));
         server.restart();
-        await().atMost(Duration.ofSeconds(30)).until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION)
-                || events.contains(ConnectionEvent.RECONNECTED));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> events.contains(ConnectionEvent.RECONNECTED_NEW_SESSION)
+                        || events.contains(ConnectionEvent.RECONNECTED));
         awaitBalanced(Map.of("outage", 4), a, b);
         assertThat(ownersInZk(group)).hasSize(4);
     }
@@ -145,7 +155,8 @@ class SessionLossIT extends ZkTestSupport {
 
         assertThat(gk.store().sessionId()).as("a blip: the session survived").isEqualTo(session);
         assertThat(ownersInZk(group)).as("the owner node released").isEmpty();
-        assertThat(admin.getChildren().forPath(io.groupkeeper.fixtures.ZkLayout.members(group))).isEmpty();
+        assertThat(admin.getChildren().forPath(io.groupkeeper.fixtures.ZkLayout.members(group)))
+                .isEmpty();
         GroupMember next = newKeeper().member(group).topics("doubt").build();
         next.start();
         awaitBalanced(Map.of("doubt", 1), next);

@@ -35,11 +35,15 @@ class UnregisteredTopicIT extends ZkTestSupport {
             GroupKeeper gk = newKeeper();
             GroupMember m = gk.member(group).topics(topic).build();
             m.start();
-            await().atMost(Duration.ofSeconds(10)).until(() -> !lines(log, Level.WARN).isEmpty());
-            assertThat(lines(log, Level.WARN)).containsExactly("topic " + topic + " is not registered ("
-                    + ZkLayout.ROOT + "/topics/" + topic + " does not exist): no partitions of it are assigned until it "
-                    + "is (TopicRegistry.ensureTopic(\"" + topic + "\", partitions)); the group's other topics are "
-                    + "unaffected");
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !lines(log, Level.WARN).isEmpty());
+            assertThat(lines(log, Level.WARN))
+                    .containsExactly("topic " + topic + " is not registered ("
+                            + ZkLayout.ROOT + "/topics/" + topic
+                            + " does not exist): no partitions of it are assigned until it "
+                            + "is (TopicRegistry.ensureTopic(\"" + topic
+                            + "\", partitions)); the group's other topics are "
+                            + "unaffected");
             assertThat(log.list.get(0).getMDCPropertyMap()).containsEntry("group", group);
             assertThat(m.assignment()).isEmpty();
 
@@ -54,7 +58,10 @@ class UnregisteredTopicIT extends ZkTestSupport {
 
     private static List<String> lines(ListAppender<ILoggingEvent> log, Level level) {
         synchronized (log) {
-            return log.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
+            return log.list.stream()
+                    .filter(e -> e.getLevel() == level)
+                    .map(ILoggingEvent::getFormattedMessage)
+                    .toList();
         }
     }
 }

@@ -47,10 +47,14 @@ class UnusedGroupIT extends ZkTestSupport {
         GroupKeeper gk = newKeeper();
         GroupMember m = gk.member(group).topics(typo).build();
         m.start();
-        assertThat(subtree(ZkLayout.group(group))).as("the group while its member runs").hasSizeGreaterThan(5);
+        assertThat(subtree(ZkLayout.group(group)))
+                .as("the group while its member runs")
+                .hasSizeGreaterThan(5);
         m.close();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(subtree(ZkLayout.group(group))).as("nodes left by the group").isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(subtree(ZkLayout.group(group)))
+                        .as("nodes left by the group")
+                        .isEmpty());
 
         // The next member of that group (same keeper) finds it made again.
         topic(typo, 1);
@@ -69,8 +73,10 @@ class UnusedGroupIT extends ZkTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> m.assignment().size() == 2);
         m.commit(Map.of(new TopicPartition("used", 0), 5L));
         m.close();
-        assertThat(subtree(ZkLayout.group(group))).contains(ZkLayout.GROUPS + "/" + group + "/offsets/used/0",
-                ZkLayout.GROUPS + "/" + group + "/fences/used/1");
+        assertThat(subtree(ZkLayout.group(group)))
+                .contains(
+                        ZkLayout.GROUPS + "/" + group + "/offsets/used/0",
+                        ZkLayout.GROUPS + "/" + group + "/fences/used/1");
     }
 
     @Test
@@ -84,7 +90,7 @@ class UnusedGroupIT extends ZkTestSupport {
         a.close();
         assertThat(admin.getChildren().forPath(ZkLayout.members(group))).containsExactly(b.memberId());
         b.close();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(subtree(ZkLayout.group(group))).isEmpty());
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(subtree(ZkLayout.group(group))).isEmpty());
     }
 }

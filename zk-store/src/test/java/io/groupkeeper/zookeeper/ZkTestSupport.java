@@ -58,7 +58,10 @@ abstract class ZkTestSupport {
     }
 
     ZooKeeperStore newStore() {
-        return ZooKeeperStore.builder().connectString(connectString()).sessionTimeout(SESSION_TIMEOUT).build();
+        return ZooKeeperStore.builder()
+                .connectString(connectString())
+                .sessionTimeout(SESSION_TIMEOUT)
+                .build();
     }
 
     GroupKeeper newKeeper() {
@@ -103,7 +106,9 @@ abstract class ZkTestSupport {
                 }
             });
             org.assertj.core.api.Assertions.assertThat(all).isEqualTo(expected);
-            org.assertj.core.api.Assertions.assertThat(total).as("no partition owned twice").isEqualTo(expected.size());
+            org.assertj.core.api.Assertions.assertThat(total)
+                    .as("no partition owned twice")
+                    .isEqualTo(expected.size());
             org.assertj.core.api.Assertions.assertThat(max - min).as("balanced").isLessThanOrEqualTo(1);
         });
     }
@@ -119,15 +124,18 @@ abstract class ZkTestSupport {
 
     /** Waits until the store saw no watch event, write or read between two polls 300 ms apart. */
     static void awaitQuiet(ZooKeeperStore store) {
-        java.util.concurrent.atomic.AtomicReference<StoreStats> last = new java.util.concurrent.atomic.AtomicReference<>(
-                store.stats());
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(300)).until(() -> {
-            StoreStats now = store.stats();
-            boolean quiet = now.watchEvents() == last.get().watchEvents() && now.writes() == last.get().writes()
-                    && now.reads() == last.get().reads();
-            last.set(now);
-            return quiet;
-        });
+        java.util.concurrent.atomic.AtomicReference<StoreStats> last =
+                new java.util.concurrent.atomic.AtomicReference<>(store.stats());
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    StoreStats now = store.stats();
+                    boolean quiet = now.watchEvents() == last.get().watchEvents()
+                            && now.writes() == last.get().writes()
+                            && now.reads() == last.get().reads();
+                    last.set(now);
+                    return quiet;
+                });
     }
 
     /** Expires a client's session on the server, as a long network partition would. */
@@ -135,7 +143,7 @@ abstract class ZkTestSupport {
         ZooKeeper zk = store.curator().getZookeeperClient().getZooKeeper();
         long id = zk.getSessionId();
         byte[] password = zk.getSessionPasswd();
-        ZooKeeper imposter = new ZooKeeper(server.getConnectString(), 10_000, e -> { }, id, password);
+        ZooKeeper imposter = new ZooKeeper(server.getConnectString(), 10_000, e -> {}, id, password);
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }

@@ -18,7 +18,6 @@ import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 /**
  * The store contract on real ZooKeeper: one curator-test server for the class; the operator's hand edits go through a
@@ -48,8 +47,10 @@ class ZooKeeperGroupStoreContractIT extends GroupStoreContract {
 
     @Override
     protected CoordinationStore newStore() {
-        ZooKeeperStore s = ZooKeeperStore.builder().connectString(server.getConnectString())
-                .sessionTimeout(SESSION_TIMEOUT).build();
+        ZooKeeperStore s = ZooKeeperStore.builder()
+                .connectString(server.getConnectString())
+                .sessionTimeout(SESSION_TIMEOUT)
+                .build();
         s.start();
         return s;
     }
@@ -58,8 +59,8 @@ class ZooKeeperGroupStoreContractIT extends GroupStoreContract {
     @Override
     protected void expireSession(CoordinationStore store) throws Exception {
         ZooKeeper zk = ((ZooKeeperStore) store).curator().getZookeeperClient().getZooKeeper();
-        ZooKeeper imposter = new ZooKeeper(server.getConnectString(), 10_000, e -> { }, zk.getSessionId(),
-                zk.getSessionPasswd());
+        ZooKeeper imposter =
+                new ZooKeeper(server.getConnectString(), 10_000, e -> {}, zk.getSessionId(), zk.getSessionPasswd());
         await().atMost(Duration.ofSeconds(10)).until(() -> imposter.getState().isConnected());
         imposter.close();
     }
@@ -104,11 +105,15 @@ class ZooKeeperGroupStoreContractIT extends GroupStoreContract {
 
     @Override
     protected void writeTargetByHand(String path, long generation, Set<TopicPartition> partitions) throws Exception {
-        Map<String, String> byTopic = new TreeMap<>(partitions.stream().collect(Collectors.groupingBy(
-                TopicPartition::topic, Collectors.mapping(tp -> Integer.toString(tp.partition()),
-                        Collectors.joining(",", "[", "]")))));
-        String body = byTopic.entrySet().stream().map(e -> "\"" + e.getKey() + "\":" + e.getValue())
-                .collect(Collectors.joining(",", "{\"generation\":" + generation + ",\"partitions\":{", "},\"static\":false}"));
+        Map<String, String> byTopic = new TreeMap<>(partitions.stream()
+                .collect(Collectors.groupingBy(
+                        TopicPartition::topic,
+                        Collectors.mapping(
+                                tp -> Integer.toString(tp.partition()), Collectors.joining(",", "[", "]")))));
+        String body = byTopic.entrySet().stream()
+                .map(e -> "\"" + e.getKey() + "\":" + e.getValue())
+                .collect(Collectors.joining(
+                        ",", "{\"generation\":" + generation + ",\"partitions\":{", "},\"static\":false}"));
         put(path, body);
     }
 

@@ -38,6 +38,7 @@ class ZooKeeperTlsIT {
 
     @TempDir
     Path dir;
+
     private Map<String, String> savedZkProperties;
     private ZooKeeperServerEmbedded server;
     private int port;
@@ -50,13 +51,51 @@ class ZooKeeperTlsIT {
         keyStore = dir.resolve("zk.p12");
         trustStore = dir.resolve("trust.p12");
         Path cert = dir.resolve("zk.crt");
-        keytool("-genkeypair", "-alias", "zk", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                "-dname", "CN=localhost", "-ext", "SAN=IP:127.0.0.1,DNS:localhost",
-                "-keystore", keyStore.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD, "-keypass", PASSWORD);
-        keytool("-exportcert", "-alias", "zk", "-keystore", keyStore.toString(), "-storepass", PASSWORD,
-                "-file", cert.toString());
-        keytool("-importcert", "-noprompt", "-alias", "zk", "-file", cert.toString(), "-keystore",
-                trustStore.toString(), "-storetype", "PKCS12", "-storepass", PASSWORD);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "zk",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-validity",
+                "2",
+                "-dname",
+                "CN=localhost",
+                "-ext",
+                "SAN=IP:127.0.0.1,DNS:localhost",
+                "-keystore",
+                keyStore.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD,
+                "-keypass",
+                PASSWORD);
+        keytool(
+                "-exportcert",
+                "-alias",
+                "zk",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass",
+                PASSWORD,
+                "-file",
+                cert.toString());
+        keytool(
+                "-importcert",
+                "-noprompt",
+                "-alias",
+                "zk",
+                "-file",
+                cert.toString(),
+                "-keystore",
+                trustStore.toString(),
+                "-storetype",
+                "PKCS12",
+                "-storepass",
+                PASSWORD);
 
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -74,8 +113,11 @@ class ZooKeeperTlsIT {
         p.setProperty("ssl.clientAuth", "none");
         p.setProperty("admin.enableServer", "false");
         Files.createDirectories(dir.resolve("server"));
-        server = ZooKeeperServerEmbedded.builder().baseDir(dir.resolve("server")).configuration(p)
-                .exitHandler(ExitHandler.LOG_ONLY).build();
+        server = ZooKeeperServerEmbedded.builder()
+                .baseDir(dir.resolve("server"))
+                .configuration(p)
+                .exitHandler(ExitHandler.LOG_ONLY)
+                .build();
         server.start(30_000);
     }
 
@@ -90,7 +132,8 @@ class ZooKeeperTlsIT {
 
     @Test
     void aStoreConfiguredForTlsWorksAndOneWithoutFailsWithOneClearError() {
-        ZooKeeperStore tls = ZooKeeperStore.builder().connectString("127.0.0.1:" + port)
+        ZooKeeperStore tls = ZooKeeperStore.builder()
+                .connectString("127.0.0.1:" + port)
                 .clientProperty("zookeeper.client.secure", "true")
                 .clientProperty("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty")
                 .clientProperty("zookeeper.ssl.trustStore.location", trustStore.toString())
@@ -100,22 +143,28 @@ class ZooKeeperTlsIT {
             keeper.topics().ensureTopic("secure", 3);
             GroupMember member = keeper.member("tls-group").topics("secure").build();
             member.start();
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(20))
                     .until(() -> member.assignment().size() == 3);
             assertThat(member.commit(Map.of(new TopicPartition("secure", 0), 42L))
-                    .status(new TopicPartition("secure", 0))).isEqualTo(io.groupkeeper.CommitResult.Status.COMMITTED);
+                            .status(new TopicPartition("secure", 0)))
+                    .isEqualTo(io.groupkeeper.CommitResult.Status.COMMITTED);
         }
 
-        ZooKeeperStore plain = ZooKeeperStore.builder().connectString("127.0.0.1:" + port)
-                .connectionTimeout(Duration.ofSeconds(2)).build();
-        assertThatThrownBy(plain::start).isInstanceOf(StoreException.class)
+        ZooKeeperStore plain = ZooKeeperStore.builder()
+                .connectString("127.0.0.1:" + port)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .build();
+        assertThatThrownBy(plain::start)
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("cannot connect to ZooKeeper at 127.0.0.1:" + port);
     }
 
     @Test
     void aClientPropertyMustBeAZooKeeperOne() {
         assertThatThrownBy(() -> ZooKeeperStore.builder().clientProperty("ssl.keyStore.location", "x"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'ssl.keyStore.location'")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'ssl.keyStore.location'")
                 .hasMessageContaining("zookeeper.");
     }
 
@@ -127,7 +176,9 @@ class ZooKeeperTlsIT {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("keytool " + String.join(" ", args) + ": " + output).isZero();
+        assertThat(p.exitValue())
+                .as("keytool " + String.join(" ", args) + ": " + output)
+                .isZero();
     }
 
     private static Map<String, String> zookeeperSystemProperties() {

@@ -1,5 +1,4 @@
 package io.groupkeeper.violation.internal;
 
 /** An internal type (for the deliberate violation {@code io.groupkeeper.violation.Leaky}). */
-public class Hidden {
-}
+public class Hidden {}

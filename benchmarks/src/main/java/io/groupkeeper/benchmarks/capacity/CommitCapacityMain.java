@@ -8,6 +8,7 @@ import io.groupkeeper.benchmarks.support.Machine;
 import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -24,7 +25,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.test.TestingCluster;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Commit capacity (issue 19 item 4): how many offsets per second fenced commits sustain with 1, 10 and 100 members
@@ -46,16 +46,21 @@ public final class CommitCapacityMain {
     private static final String TOPIC = "capacity";
 
     /** One committing member: {@code commitBatch} commits its batch once (called on its own thread). */
-    record Committer(Runnable commitBatch, Runnable close) {
-    }
+    record Committer(Runnable commitBatch, Runnable close) {}
 
     /** One cell of the table. */
-    public record Row(String system, int members, int partitionsPerMember, double seconds, long commits, long offsets,
-               double commitsPerSecond, double offsetsPerSecond, Stats latencyMs) {
-    }
+    public record Row(
+            String system,
+            int members,
+            int partitionsPerMember,
+            double seconds,
+            long commits,
+            long offsets,
+            double commitsPerSecond,
+            double offsetsPerSecond,
+            Stats latencyMs) {}
 
-    private CommitCapacityMain() {
-    }
+    private CommitCapacityMain() {}
 
     public static void main(String[] argv) throws Exception {
         run(argv, System.out);
@@ -63,8 +68,10 @@ public final class CommitCapacityMain {
     }
 
     public static List<Row> run(String[] argv, PrintStream out) throws Exception {
-        Args args = new Args(argv, Set.of(), Set.of("members", "partitions-per-member", "seconds", "warmup-seconds",
-                "zk-nodes", "systems", "out"));
+        Args args = new Args(
+                argv,
+                Set.of(),
+                Set.of("members", "partitions-per-member", "seconds", "warmup-seconds", "zk-nodes", "systems", "out"));
         List<Integer> memberCounts = new ArrayList<>();
         for (String m : args.get("members", "1,10,100").split(",")) {
             memberCounts.add(Integer.parseInt(m.trim()));
@@ -85,20 +92,28 @@ public final class CommitCapacityMain {
         doc.put("zkNodes", zkNodes);
         doc.put("partitionsPerMember", perMember);
         List<Row> rows = new ArrayList<>();
-        out.printf(Locale.ROOT, "commit capacity: members %s, %d partitions each, %d s measured after %d s, load %.2f%n",
-                memberCounts, perMember, measureMs / 1000, warmupMs / 1000, Machine.loadAverage());
+        out.printf(
+                Locale.ROOT,
+                "commit capacity: members %s, %d partitions each, %d s measured after %d s, load %.2f%n",
+                memberCounts,
+                perMember,
+                measureMs / 1000,
+                warmupMs / 1000,
+                Machine.loadAverage());
         if (systems.contains("zookeeper")) {
             try (TestingCluster cluster = new TestingCluster(zkNodes)) {
                 cluster.start();
                 String connect = cluster.getConnectString();
-                try (ZooKeeperStore setup = ZooKeeperStore.builder().connectString(connect).build()) {
+                try (ZooKeeperStore setup =
+                        ZooKeeperStore.builder().connectString(connect).build()) {
                     setup.start();
                     setup.topics().ensureTopic(TOPIC, partitions);
                 }
                 for (int n : memberCounts) {
                     String group = "capacity-" + n;
                     rows.add(measure("zookeeper-" + zkNodes, n, perMember, warmupMs, measureMs, out, m -> {
-                        ZooKeeperStore store = ZooKeeperStore.builder().connectString(connect).build();
+                        ZooKeeperStore store =
+                                ZooKeeperStore.builder().connectString(connect).build();
                         store.start();
                         GroupStore g = GroupStores.of(store, group);
                         g.ensureGroup("sticky");
@@ -113,14 +128,16 @@ public final class CommitCapacityMain {
         }
         if (systems.contains("kafka")) {
             // A topic of 1,000 partitions takes the single broker a while to lead: allow it more than the default 30 s.
-            try (EmbeddedKafka kafka = EmbeddedKafka.builder().operationTimeout(Duration.ofMinutes(5)).build()
+            try (EmbeddedKafka kafka = EmbeddedKafka.builder()
+                    .operationTimeout(Duration.ofMinutes(5))
+                    .build()
                     .start()) {
                 kafka.createTopic(TOPIC, partitions);
                 for (int n : memberCounts) {
                     String group = "capacity-" + n;
                     rows.add(measure("kafka", n, perMember, warmupMs, measureMs, out, m -> {
-                        KafkaOffsetCommitter c = new KafkaOffsetCommitter(kafka.clientProperties(), group, TOPIC,
-                                m * perMember, perMember);
+                        KafkaOffsetCommitter c = new KafkaOffsetCommitter(
+                                kafka.clientProperties(), group, TOPIC, m * perMember, perMember);
                         return new Committer(() -> c.commit(0, perMember), c::close);
                     }));
                 }
@@ -141,8 +158,15 @@ public final class CommitCapacityMain {
     }
 
     /** {@code members} threads commit back to back; counts only the {@code measureMs} after {@code warmupMs}. */
-    static Row measure(String system, int members, int perMember, long warmupMs, long measureMs, PrintStream out,
-                       CommitterFactory factory) throws Exception {
+    static Row measure(
+            String system,
+            int members,
+            int perMember,
+            long warmupMs,
+            long measureMs,
+            PrintStream out,
+            CommitterFactory factory)
+            throws Exception {
         List<Committer> committers = new ArrayList<>();
         for (int m = 0; m < members; m++) {
             committers.add(factory.create(m));
@@ -158,27 +182,29 @@ public final class CommitCapacityMain {
             int i = m;
             List<Double> lat = new ArrayList<>();
             latencies.add(lat);
-            Thread t = new Thread(() -> {
-                try {
-                    // One untimed commit first: Kafka's first commit finds the coordinator (and creates
-                    // __consumer_offsets); ZooKeeper's opens the session's path to the leader.
-                    committers.get(i).commitBatch().run();
-                    primed.countDown();
-                    while (!stop.get()) {
-                        long t0 = System.nanoTime();
-                        committers.get(i).commitBatch().run();
-                        if (counting.get()) {
-                            commits[i]++;
-                            lat.add((System.nanoTime() - t0) / 1e6);
+            Thread t = new Thread(
+                    () -> {
+                        try {
+                            // One untimed commit first: Kafka's first commit finds the coordinator (and creates
+                            // __consumer_offsets); ZooKeeper's opens the session's path to the leader.
+                            committers.get(i).commitBatch().run();
+                            primed.countDown();
+                            while (!stop.get()) {
+                                long t0 = System.nanoTime();
+                                committers.get(i).commitBatch().run();
+                                if (counting.get()) {
+                                    commits[i]++;
+                                    lat.add((System.nanoTime() - t0) / 1e6);
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failures.add(e);
+                            primed.countDown();
+                        } finally {
+                            done.countDown();
                         }
-                    }
-                } catch (Throwable e) {
-                    failures.add(e);
-                    primed.countDown();
-                } finally {
-                    done.countDown();
-                }
-            }, "committer-" + system + "-" + m);
+                    },
+                    "committer-" + system + "-" + m);
             t.setDaemon(true);
             t.start();
         }
@@ -193,29 +219,54 @@ public final class CommitCapacityMain {
         done.await();
         committers.forEach(c -> c.close().run());
         if (!failures.isEmpty()) {
-            throw new IllegalStateException(system + " with " + members + " members failed: " + failures.get(0),
-                    failures.get(0));
+            throw new IllegalStateException(
+                    system + " with " + members + " members failed: " + failures.get(0), failures.get(0));
         }
         long total = Arrays.stream(commits).sum();
         List<Double> all = new ArrayList<>();
         latencies.forEach(all::addAll);
-        Row row = new Row(system, members, perMember, seconds, total, total * perMember, total / seconds,
-                total * perMember / seconds, Stats.of(all));
-        out.printf(Locale.ROOT, "  %-12s %3d members: %8.0f commits/s, %9.0f offsets/s, commit latency p50 %.2f ms, p95 %.2f"
-                + " ms (load %.2f)%n", system, members, row.commitsPerSecond(), row.offsetsPerSecond(),
-                row.latencyMs().p50(), row.latencyMs().p95(), Machine.loadAverage());
+        Row row = new Row(
+                system,
+                members,
+                perMember,
+                seconds,
+                total,
+                total * perMember,
+                total / seconds,
+                total * perMember / seconds,
+                Stats.of(all));
+        out.printf(
+                Locale.ROOT,
+                "  %-12s %3d members: %8.0f commits/s, %9.0f offsets/s, commit latency p50 %.2f ms, p95 %.2f"
+                        + " ms (load %.2f)%n",
+                system,
+                members,
+                row.commitsPerSecond(),
+                row.offsetsPerSecond(),
+                row.latencyMs().p50(),
+                row.latencyMs().p95(),
+                Machine.loadAverage());
         return row;
     }
 
     static String table(List<Row> rows, int zkNodes) {
         StringBuilder b = new StringBuilder();
-        b.append("| system | members | partitions per member | commits/s | offsets/s | commit latency p50 / p95 ms |\n");
+        b.append(
+                "| system | members | partitions per member | commits/s | offsets/s | commit latency p50 / p95 ms |\n");
         b.append("|---|---|---|---|---|---|\n");
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.0f | %.2f / %.2f |%n",
-                    r.system().startsWith("zookeeper") ? "groupkeeper fenced commit, " + zkNodes + "-node ensemble"
-                            : "Kafka commitSync, 1 broker", r.members(), r.partitionsPerMember(), r.commitsPerSecond(),
-                    r.offsetsPerSecond(), r.latencyMs().p50(), r.latencyMs().p95()));
+            b.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %d | %.0f | %.0f | %.2f / %.2f |%n",
+                    r.system().startsWith("zookeeper")
+                            ? "groupkeeper fenced commit, " + zkNodes + "-node ensemble"
+                            : "Kafka commitSync, 1 broker",
+                    r.members(),
+                    r.partitionsPerMember(),
+                    r.commitsPerSecond(),
+                    r.offsetsPerSecond(),
+                    r.latencyMs().p50(),
+                    r.latencyMs().p95()));
         }
         return b.toString();
     }

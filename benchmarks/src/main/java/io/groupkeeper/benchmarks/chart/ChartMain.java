@@ -27,14 +27,11 @@ public final class ChartMain {
     static final String[] COLORS = {"#1b9e77", "#66a61e", "#d95f02", "#e6ab02", "#7570b3", "#e7298a", "#666666"};
     private static final int WIDTH = 1100;
 
-    record Bar(String label, double p50, double p95, String color, String note) {
-    }
+    record Bar(String label, double p50, double p95, String color, String note) {}
 
-    record Group(String title, List<Bar> bars) {
-    }
+    record Group(String title, List<Bar> bars) {}
 
-    private ChartMain() {
-    }
+    private ChartMain() {}
 
     public static void main(String[] argv) throws IOException {
         Args args = new Args(argv, Set.of(), Set.of("in", "out"));
@@ -62,9 +59,14 @@ public final class ChartMain {
         if (Files.exists(scale)) {
             y = scale(Json.read(scale), body, y + 20);
         }
-        svg.append(String.format(Locale.ROOT,
+        svg.append(String.format(
+                Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-                        + "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">%n", WIDTH, y + 10, WIDTH, y + 10));
+                        + "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">%n",
+                WIDTH,
+                y + 10,
+                WIDTH,
+                y + 10));
         svg.append(String.format("<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", WIDTH, y + 10));
         svg.append(body);
         svg.append("</svg>\n");
@@ -85,15 +87,24 @@ public final class ChartMain {
                 JsonNode total = s.path("scenarios").path(scenario).path("total");
                 if (!"measured".equals(s.path("status").asText())) {
                     if (doc.path("scenarios").toString().contains(scenario)) {
-                        bars.add(new Bar(s.path("label").asText(), Double.NaN, Double.NaN, color, s.path("status").asText()));
+                        bars.add(new Bar(
+                                s.path("label").asText(),
+                                Double.NaN,
+                                Double.NaN,
+                                color,
+                                s.path("status").asText()));
                     }
                     continue;
                 }
                 if (total.isMissingNode() || total.path("n").asInt() == 0) {
                     continue;
                 }
-                bars.add(new Bar(s.path("label").asText(), total.path("p50").asDouble(), total.path("p95").asDouble(),
-                        color, "n=" + total.path("n").asInt()));
+                bars.add(new Bar(
+                        s.path("label").asText(),
+                        total.path("p50").asDouble(),
+                        total.path("p95").asDouble(),
+                        color,
+                        "n=" + total.path("n").asInt()));
             }
             if (!bars.isEmpty()) {
                 String title = switch (scenario) {
@@ -109,11 +120,21 @@ public final class ChartMain {
             return y;
         }
         double rtt = doc.path("rttMs").asDouble(Double.NaN);
-        String sub = String.format(Locale.ROOT, "%s run, %s, %d cpus; p50 bar, p95 whisker, log scale; "
-                        + "dashed line: raw ZooKeeper write round trip (%.2f ms)", doc.path("mode").asText(),
-                doc.path("machine").path("date").asText().substring(0, 10), doc.path("machine").path("cpus").asInt(), rtt);
-        return logBars(svg, y, "Rebalance latency by system (ms until every partition is owned once and fetched)",
-                sub, groups, rtt);
+        String sub = String.format(
+                Locale.ROOT,
+                "%s run, %s, %d cpus; p50 bar, p95 whisker, log scale; "
+                        + "dashed line: raw ZooKeeper write round trip (%.2f ms)",
+                doc.path("mode").asText(),
+                doc.path("machine").path("date").asText().substring(0, 10),
+                doc.path("machine").path("cpus").asInt(),
+                rtt);
+        return logBars(
+                svg,
+                y,
+                "Rebalance latency by system (ms until every partition is owned once and fetched)",
+                sub,
+                groups,
+                rtt);
     }
 
     private static int scale(JsonNode doc, StringBuilder svg, int y) {
@@ -133,25 +154,41 @@ public final class ChartMain {
                 continue;
             }
             var st = Stats.of(totals);
-            String label = size.path("members").asInt() + " members x " + size.path("partitions").asInt() + " partitions";
-            bars.add(new Bar(label, st.p50(), st.p95(), COLORS[0], String.format(Locale.ROOT,
-                    "watch events %.0f, writes %.0f per join (p50)",
-                    Stats.of(events).p50(),
-                    Stats.of(writes).p50())));
+            String label = size.path("members").asInt() + " members x "
+                    + size.path("partitions").asInt() + " partitions";
+            bars.add(new Bar(
+                    label,
+                    st.p50(),
+                    st.p95(),
+                    COLORS[0],
+                    String.format(
+                            Locale.ROOT,
+                            "watch events %.0f, writes %.0f per join (p50)",
+                            Stats.of(events).p50(),
+                            Stats.of(writes).p50())));
         }
         if (bars.isEmpty()) {
             return y;
         }
-        double rtt = Math.min(doc.path("zkRoundTripMs").path("before").path("p50").asDouble(),
+        double rtt = Math.min(
+                doc.path("zkRoundTripMs").path("before").path("p50").asDouble(),
                 doc.path("zkRoundTripMs").path("after").path("p50").asDouble());
-        return logBars(svg, y, "groupkeeper: one member joins a group of N (ZooKeeper only, default settings)",
-                String.format(Locale.ROOT, "%s, %d cpus; p50 bar, p95 whisker, log scale; members share sessions",
-                        doc.path("machine").path("date").asText().substring(0, 10), doc.path("machine").path("cpus").asInt()),
-                List.of(new Group("join latency by group size", bars)), rtt);
+        return logBars(
+                svg,
+                y,
+                "groupkeeper: one member joins a group of N (ZooKeeper only, default settings)",
+                String.format(
+                        Locale.ROOT,
+                        "%s, %d cpus; p50 bar, p95 whisker, log scale; members share sessions",
+                        doc.path("machine").path("date").asText().substring(0, 10),
+                        doc.path("machine").path("cpus").asInt()),
+                List.of(new Group("join latency by group size", bars)),
+                rtt);
     }
 
     /** Horizontal bars on a log axis, grouped; returns the next free y. */
-    private static int logBars(StringBuilder svg, int y, String title, String subtitle, List<Group> groups, double rtt) {
+    private static int logBars(
+            StringBuilder svg, int y, String title, String subtitle, List<Group> groups, double rtt) {
         int left = 390;
         int right = WIDTH - 330;
         double min = Double.MAX_VALUE;
@@ -173,8 +210,8 @@ public final class ChartMain {
         }
         double lo = Math.pow(10, Math.floor(Math.log10(min)));
         double hi = Math.pow(10, Math.ceil(Math.log10(max)));
-        DoubleUnaryOperator x = v -> left + (Math.log10(v) - Math.log10(lo))
-                / (Math.log10(hi) - Math.log10(lo)) * (right - left);
+        DoubleUnaryOperator x =
+                v -> left + (Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) * (right - left);
 
         svg.append(text(10, y + 16, title, "font-size=\"15\" font-weight=\"bold\""));
         svg.append(text(10, y + 34, subtitle, "fill=\"#555\""));
@@ -189,35 +226,69 @@ public final class ChartMain {
                     svg.append(text(left + 4, y + 12, b.note(), "fill=\"#999\" font-style=\"italic\""));
                 } else {
                     double x50 = x.applyAsDouble(Math.max(b.p50(), lo));
-                    svg.append(String.format(Locale.ROOT,
-                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>%n", left, y + 1,
-                            Math.max(1, x50 - left), b.color()));
+                    svg.append(String.format(
+                            Locale.ROOT,
+                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"/>%n",
+                            left,
+                            y + 1,
+                            Math.max(1, x50 - left),
+                            b.color()));
                     if (!Double.isNaN(b.p95()) && b.p95() > b.p50()) {
                         double x95 = x.applyAsDouble(b.p95());
-                        svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-                                + "stroke=\"#333\"/><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>%n",
-                                x50, y + 8, x95, y + 8, x95, y + 3, x95, y + 13));
+                        svg.append(String.format(
+                                Locale.ROOT,
+                                "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                                        + "stroke=\"#333\"/><line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#333\"/>%n",
+                                x50,
+                                y + 8,
+                                x95,
+                                y + 8,
+                                x95,
+                                y + 3,
+                                x95,
+                                y + 13));
                     }
-                    svg.append(text((int) Math.max(x50, Double.isNaN(b.p95()) ? x50 : x.applyAsDouble(Math.max(b.p95(), b.p50()))) + 6,
-                            y + 12, formatMs(b.p50()) + " ms  (" + b.note() + ")", "fill=\"#333\""));
+                    svg.append(text(
+                            (int) Math.max(
+                                            x50,
+                                            Double.isNaN(b.p95()) ? x50 : x.applyAsDouble(Math.max(b.p95(), b.p50())))
+                                    + 6,
+                            y + 12,
+                            formatMs(b.p50()) + " ms  (" + b.note() + ")",
+                            "fill=\"#333\""));
                 }
                 y += 18;
             }
             y += 6;
         }
         // axis
-        svg.append(String.format("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>%n", left, y, right, y));
+        svg.append(
+                String.format("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999\"/>%n", left, y, right, y));
         for (double t = lo; t <= hi * 1.0001; t *= 10) {
             double tx = x.applyAsDouble(t);
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
-                    tx, top, tx, y));
-            svg.append(text((int) tx, y + 14, t >= 1000 ? formatMs(t / 1000) + " s" : formatMs(t) + " ms",
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n",
+                    tx,
+                    top,
+                    tx,
+                    y));
+            svg.append(text(
+                    (int) tx,
+                    y + 14,
+                    t >= 1000 ? formatMs(t / 1000) + " s" : formatMs(t) + " ms",
                     "text-anchor=\"middle\" fill=\"#555\""));
         }
         if (!Double.isNaN(rtt) && rtt >= lo) {
             double rx = x.applyAsDouble(rtt);
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
-                    + "stroke-dasharray=\"4,3\"/>%n", rx, top, rx, y));
+            svg.append(String.format(
+                    Locale.ROOT,
+                    "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" "
+                            + "stroke-dasharray=\"4,3\"/>%n",
+                    rx,
+                    top,
+                    rx,
+                    y));
             svg.append(text((int) rx + 3, y - 4, "ZooKeeper write RTT", "fill=\"#c00\" font-size=\"10\""));
         }
         return y + 24;

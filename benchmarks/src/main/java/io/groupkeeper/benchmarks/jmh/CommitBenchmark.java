@@ -4,6 +4,7 @@ import io.groupkeeper.benchmarks.support.FencedCommitter;
 import io.groupkeeper.embedded.EmbeddedZooKeeper;
 import io.groupkeeper.spi.internal.CommitOutcome;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -20,7 +21,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Fenced offset commit throughput through {@link GroupStore#commit} on a real in-process ZooKeeper

@@ -42,8 +42,8 @@ public class KafkaCommitBenchmark {
     public void setUp() {
         kafka = EmbeddedKafka.startDefault();
         kafka.createTopic("bench", CommitBenchmark.PARTITIONS);
-        consumer = new KafkaOffsetCommitter(kafka.clientProperties(), "commit-bench", "bench", 0,
-                CommitBenchmark.PARTITIONS);
+        consumer = new KafkaOffsetCommitter(
+                kafka.clientProperties(), "commit-bench", "bench", 0, CommitBenchmark.PARTITIONS);
     }
 
     @Benchmark

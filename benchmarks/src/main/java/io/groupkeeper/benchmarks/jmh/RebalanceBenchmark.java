@@ -64,7 +64,9 @@ import org.openjdk.jmh.annotations.Warmup;
 // benchmarks/HISTORY.md). The side-by-side's JIT-quiet warm-up needs up to ~100-150 repetitions too.
 @Warmup(iterations = 150)
 @Measurement(iterations = 30)
-@Fork(value = 1, jvmArgs = {"-Xms1g", "-Xmx1g"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xms1g", "-Xmx1g"})
 public class RebalanceBenchmark {
 
     private static final String TOPIC = "rebalance";
@@ -108,6 +110,7 @@ public class RebalanceBenchmark {
     private final List<SubjectMember> base = new ArrayList<>();
     /** The joiner, leaver or crash victim of the current invocation. */
     private SubjectMember extra;
+
     private Probe.Sample returned;
     private int sequence;
     private HostCpu trialStart;
@@ -118,8 +121,10 @@ public class RebalanceBenchmark {
         boolean crash = crash();
         zk = EmbeddedZooKeeper.startDefault();
         if (brokerLoad || !subject.equals("zookeeper")) {
-            kafka = EmbeddedKafka.builder().brokerProperties(KafkaNativeSubject.brokerProperties(sessionTimeoutMs))
-                    .build().start();
+            kafka = EmbeddedKafka.builder()
+                    .brokerProperties(KafkaNativeSubject.brokerProperties(sessionTimeoutMs))
+                    .build()
+                    .start();
             kafka.createTopic(TOPIC, partitions);
             producer = new RecordProducer(kafka, TOPIC, partitions, 5);
         }
@@ -230,7 +235,8 @@ public class RebalanceBenchmark {
             what = "not measured, " + e;
         }
         System.out.println(System.lineSeparator() + "raw ZooKeeper setData round trip (trial end): " + what
-                + System.lineSeparator() + "host CPU over the trial: " + HostCpu.now().since(trialStart).describe());
+                + System.lineSeparator() + "host CPU over the trial: "
+                + HostCpu.now().since(trialStart).describe());
     }
 
     private boolean crash() {

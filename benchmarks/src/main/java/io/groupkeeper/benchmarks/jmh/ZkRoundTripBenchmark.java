@@ -36,8 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class ZkRoundTripBenchmark {
 
-    private static final byte[] BODY = "{\"offset\":1234567890,\"metadata\":\"\",\"padding\":\"xxxxxxxxxxxxx\"}"
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY =
+            "{\"offset\":1234567890,\"metadata\":\"\",\"padding\":\"xxxxxxxxxxxxx\"}".getBytes(StandardCharsets.UTF_8);
 
     private EmbeddedZooKeeper zk;
     private CuratorFramework client;
@@ -64,9 +64,10 @@ public class ZkRoundTripBenchmark {
 
     @Benchmark
     public List<CuratorTransactionResult> multiCheckSet() throws Exception {
-        return client.transaction().forOperations(
-                client.transactionOp().check().forPath("/bench/owner"),
-                client.transactionOp().setData().forPath("/bench/rtt", BODY));
+        return client.transaction()
+                .forOperations(
+                        client.transactionOp().check().forPath("/bench/owner"),
+                        client.transactionOp().setData().forPath("/bench/rtt", BODY));
     }
 
     @TearDown(Level.Trial)

@@ -40,8 +40,7 @@ final class Contenders {
         add("gk-unordered", gk(Ordering.UNORDERED), null);
     }
 
-    private Contenders() {
-    }
+    private Contenders() {}
 
     private static void add(String name, Contender c, Tally.LaneOf lane) {
         ALL.put(name, c);
@@ -70,27 +69,29 @@ final class Contenders {
         AtomicBoolean running = new AtomicBoolean(true);
         for (int p = 0; p < setup.partitions(); p++) {
             TopicPartition tp = new TopicPartition(setup.topic(), p);
-            Thread t = new Thread(() -> {
-                try (KafkaConsumer<String, String> c = new KafkaConsumer<>(setup.consumerProps(group),
-                        new StringDeserializer(), new StringDeserializer())) {
-                    c.assign(List.of(tp));
-                    long nextCommit = System.nanoTime() + 1_000_000_000L;
-                    while (running.get()) {
-                        for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
-                            if (!running.get()) {
-                                break;
+            Thread t = new Thread(
+                    () -> {
+                        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                                setup.consumerProps(group), new StringDeserializer(), new StringDeserializer())) {
+                            c.assign(List.of(tp));
+                            long nextCommit = System.nanoTime() + 1_000_000_000L;
+                            while (running.get()) {
+                                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                                    if (!running.get()) {
+                                        break;
+                                    }
+                                    tally.handle(r);
+                                }
+                                if (System.nanoTime() - nextCommit >= 0) {
+                                    c.commitAsync();
+                                    nextCommit = System.nanoTime() + 1_000_000_000L;
+                                }
                             }
-                            tally.handle(r);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
                         }
-                        if (System.nanoTime() - nextCommit >= 0) {
-                            c.commitAsync();
-                            nextCommit = System.nanoTime() + 1_000_000_000L;
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "kafka-loop-" + p);
+                    },
+                    "kafka-loop-" + p);
             t.start();
             threads.add(t);
         }
@@ -107,8 +108,16 @@ final class Contenders {
      * kafka-clients 3.9.1 first on its class path: 0.5.3.3 fails on kafka-clients 4.4.
      */
     static Contender pc(String order) {
-        return (setup, group, tally) -> new RemoteInstance(setup.pcKafkaClients(), setup.pcLog(), tally,
-                List.of(setup.bootstrap(), setup.topic(), group, order, Integer.toString(setup.workers()),
+        return (setup, group, tally) -> new RemoteInstance(
+                setup.pcKafkaClients(),
+                setup.pcLog(),
+                tally,
+                List.of(
+                        setup.bootstrap(),
+                        setup.topic(),
+                        group,
+                        order,
+                        Integer.toString(setup.workers()),
                         Long.toString(setup.handlerMs())));
     }
 
@@ -119,22 +128,29 @@ final class Contenders {
      */
     static Contender gk(Ordering ordering) {
         return (setup, group, tally) -> {
-            ZooKeeperStore store = ZooKeeperStore.builder().connectString(setup.zkConnect()).build();
+            ZooKeeperStore store =
+                    ZooKeeperStore.builder().connectString(setup.zkConnect()).build();
             GroupKeeper keeper = GroupKeeper.builder().store(store).build().start();
             ListenerContainer<String, String> container;
             try {
                 container = ListenerContainer.<String, String>builder(keeper)
-                        .group(group).topics(setup.topic()).kafkaProperties(setup.fetchProps())
+                        .group(group)
+                        .topics(setup.topic())
+                        .kafkaProperties(setup.fetchProps())
                         .deserializers(new StringDeserializer(), new StringDeserializer())
                         .createDeadLetterTopics(true)
                         .consumerOptions(b -> b.startPosition(StartPosition.earliest()))
-                        .ordering(ordering).parallelism(setup.workers())
-                        .recordHandler(tally::handle).build().start();
+                        .ordering(ordering)
+                        .parallelism(setup.workers())
+                        .recordHandler(tally::handle)
+                        .build()
+                        .start();
             } catch (RuntimeException e) {
                 keeper.close();
                 throw e;
             }
-            DoneWatch done = new DoneWatch(setup.zkConnect(), store.namespace(), group, setup.topic(), setup.partitions());
+            DoneWatch done =
+                    new DoneWatch(setup.zkConnect(), store.namespace(), group, setup.topic(), setup.partitions());
             return new Instance() {
                 @Override
                 public StoreStats stats() {

@@ -24,21 +24,28 @@ final class DoneWatch implements AutoCloseable {
 
     /** @param namespace the store's ({@code ZooKeeperStore.namespace()}): the layout's paths lie under it */
     DoneWatch(String zkConnect, String namespace, String group, String topic, int partitions) {
-        zk = CuratorFrameworkFactory.builder().connectString(zkConnect).namespace(namespace).sessionTimeoutMs(15_000)
-                .connectionTimeoutMs(5_000).retryPolicy(new RetryOneTime(100)).build();
+        zk = CuratorFrameworkFactory.builder()
+                .connectString(zkConnect)
+                .namespace(namespace)
+                .sessionTimeoutMs(15_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100))
+                .build();
         zk.start();
-        thread = new Thread(() -> {
-            while (running) {
-                for (int p = 0; p < partitions && running; p++) {
-                    sample(AdminLayout.offset(group, new TopicPartition(topic, p)));
-                }
-                try {
-                    Thread.sleep(PACE_MS); // a fixed sampling pace, not synchronisation
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "done-watch-" + group);
+        thread = new Thread(
+                () -> {
+                    while (running) {
+                        for (int p = 0; p < partitions && running; p++) {
+                            sample(AdminLayout.offset(group, new TopicPartition(topic, p)));
+                        }
+                        try {
+                            Thread.sleep(PACE_MS); // a fixed sampling pace, not synchronisation
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "done-watch-" + group);
         thread.setDaemon(true);
         thread.start();
     }

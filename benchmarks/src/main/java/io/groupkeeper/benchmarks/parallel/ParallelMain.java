@@ -42,8 +42,7 @@ public final class ParallelMain {
 
     static final String CONTENDERS = String.join(",", Contenders.ALL.keySet());
 
-    private ParallelMain() {
-    }
+    private ParallelMain() {}
 
     public static void main(String[] argv) throws Exception {
         run(argv, System.out);
@@ -51,8 +50,22 @@ public final class ParallelMain {
 
     /** Runs the harness, printing to {@code out}; returns the written {@code parallel.json}. */
     public static Path run(String[] argv, PrintStream out) throws Exception {
-        Args args = new Args(argv, Set.of("quick"), Set.of("contenders", "partitions", "keys", "workers", "handler-ms",
-                "seconds", "rounds", "warmups", "scale-out", "scale-out-records", "out", "pc-kafka-clients"));
+        Args args = new Args(
+                argv,
+                Set.of("quick"),
+                Set.of(
+                        "contenders",
+                        "partitions",
+                        "keys",
+                        "workers",
+                        "handler-ms",
+                        "seconds",
+                        "rounds",
+                        "warmups",
+                        "scale-out",
+                        "scale-out-records",
+                        "out",
+                        "pc-kafka-clients"));
         boolean quick = args.flag("quick");
         String contenderSpec = args.get("contenders", CONTENDERS);
         List<String> contenders = contenderSpec.equals("none") ? List.of() : Contenders.parse(contenderSpec);
@@ -89,32 +102,47 @@ public final class ParallelMain {
         doc.put("workers", workers);
         doc.put("handlerMs", handlerMs);
         doc.put("windowSeconds", seconds);
-        doc.put("parallelConsumer", "0.5.3.3 in a JVM of its own (-Xmx512m) with " + pcJar.getFileName()
-                + " first on its class path (0.5.3.3 fails on kafka-clients 4.4), against the same broker; "
-                + "maxConcurrency = workers, commitMode PERIODIC_CONSUMER_ASYNCHRONOUS, other options its defaults");
-        doc.put("kafkaClients", AppInfoParser.getVersion()
-                + " (every other contender, in this JVM)");
+        doc.put(
+                "parallelConsumer",
+                "0.5.3.3 in a JVM of its own (-Xmx512m) with " + pcJar.getFileName()
+                        + " first on its class path (0.5.3.3 fails on kafka-clients 4.4), against the same broker; "
+                        + "maxConcurrency = workers, commitMode PERIODIC_CONSUMER_ASYNCHRONOUS, other options its defaults");
+        doc.put("kafkaClients", AppInfoParser.getVersion() + " (every other contender, in this JVM)");
         out.println("machine: " + doc.get("machine"));
         List<Map<String, Object>> lines = new ArrayList<>();
         List<Map<String, Object>> scaleLines = new ArrayList<>();
-        try (EmbeddedServers servers = EmbeddedServers.builder().quietLogs(true).build().start()) {
+        try (EmbeddedServers servers =
+                EmbeddedServers.builder().quietLogs(true).build().start()) {
             for (int partitions : contenders.isEmpty() ? List.<Integer>of() : partitionCounts) {
                 for (int keys : keyCounts) {
                     String topic = "in-p" + partitions + "-k" + keys;
                     servers.kafka().createTopic(topic, partitions);
                     produce(servers.bootstrapServers(), topic, perTopic, keys);
-                    Setup setup = new Setup(servers.bootstrapServers(), servers.zkConnectString(), topic, partitions,
-                            workers, handlerMs, pcJar, pcLog);
+                    Setup setup = new Setup(
+                            servers.bootstrapServers(),
+                            servers.zkConnectString(),
+                            topic,
+                            partitions,
+                            workers,
+                            handlerMs,
+                            pcJar,
+                            pcLog);
                     Map<String, List<Map<String, Object>>> perContender = new LinkedHashMap<>();
                     contenders.forEach(c -> perContender.put(c, new ArrayList<>()));
                     for (int round = 1 - warmups; round <= rounds; round++) {
                         List<String> order = new ArrayList<>(contenders);
                         Collections.rotate(order, Math.floorMod(round, order.size()));
                         for (String name : order) {
-                            Map<String, Object> r = measure(setup, name, topic + "-" + name + "-" + round, perTopic,
-                                    handlerMs, seconds);
-                            out.printf("round %d %s %-13s %,8.0f records/s  load %.2f%s%n", round, topic, name,
-                                    (double) r.get("rate"), Machine.loadAverage(), round <= 0 ? " (warm-up)" : "");
+                            Map<String, Object> r = measure(
+                                    setup, name, topic + "-" + name + "-" + round, perTopic, handlerMs, seconds);
+                            out.printf(
+                                    "round %d %s %-13s %,8.0f records/s  load %.2f%s%n",
+                                    round,
+                                    topic,
+                                    name,
+                                    (double) r.get("rate"),
+                                    Machine.loadAverage(),
+                                    round <= 0 ? " (warm-up)" : "");
                             if (round > 0) {
                                 perContender.get(name).add(r);
                             }
@@ -131,8 +159,15 @@ public final class ParallelMain {
                 String topic = "scale-out-p12-k10000";
                 servers.kafka().createTopic(topic, 12);
                 produce(servers.bootstrapServers(), topic, scaleRecords, 10_000);
-                Setup setup = new Setup(servers.bootstrapServers(), servers.zkConnectString(), topic, 12, workers,
-                        handlerMs, pcJar, pcLog);
+                Setup setup = new Setup(
+                        servers.bootstrapServers(),
+                        servers.zkConnectString(),
+                        topic,
+                        12,
+                        workers,
+                        handlerMs,
+                        pcJar,
+                        pcLog);
                 for (String name : scaleOut) {
                     Map<String, Object> line = ScaleOut.run(setup, name, scaleRecords, handlerMs, topic + "-" + name);
                     scaleLines.add(line);
@@ -160,9 +195,13 @@ public final class ParallelMain {
     private static Map<String, Object> doneValue(List<Map<String, Object>> lines, List<Map<String, Object>> scale) {
         int maxSpan = ProgressLimits.DEFAULT.maxSpan();
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("largestChars", Stream.concat(lines.stream(), scale.stream())
-                .filter(l -> l.containsKey("largestDoneChars")).mapToInt(l -> (Integer) l.get("largestDoneChars"))
-                .max().orElse(-1));
+        m.put(
+                "largestChars",
+                Stream.concat(lines.stream(), scale.stream())
+                        .filter(l -> l.containsKey("largestDoneChars"))
+                        .mapToInt(l -> (Integer) l.get("largestDoneChars"))
+                        .max()
+                        .orElse(-1));
         m.put("maxSpan", maxSpan);
         m.put("boundChars", ProgressCodec.maxEncodedLength(maxSpan));
         return m;
@@ -170,13 +209,17 @@ public final class ParallelMain {
 
     /** benchmarks/target/pc-lib/kafka-clients-3.9.1.jar, beside this class's jar or classes directory. */
     private static Path defaultPcKafkaClients() throws Exception {
-        Path here = Path.of(ParallelMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path here = Path.of(ParallelMain.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         return here.getParent().resolve("pc-lib").resolve("kafka-clients-3.9.1.jar");
     }
 
     /** One contender on one scenario, one round: records/s over the window and, for groupkeeper, ZooKeeper's part. */
-    private static Map<String, Object> measure(Setup setup, String name, String group, long records, int handlerMs,
-                                               int seconds) throws Exception {
+    private static Map<String, Object> measure(
+            Setup setup, String name, String group, long records, int handlerMs, int seconds) throws Exception {
         Tally tally = new Tally(handlerMs, records, Contenders.LANES.get(name), true);
         Map<String, Object> r = new LinkedHashMap<>();
         try (Instance instance = Contenders.ALL.get(name).start(setup, group, tally)) {
@@ -208,8 +251,8 @@ public final class ParallelMain {
         return r;
     }
 
-    private static Map<String, Object> aggregate(String name, int partitions, int keys,
-                                                 List<Map<String, Object>> rounds) {
+    private static Map<String, Object> aggregate(
+            String name, int partitions, int keys, List<Map<String, Object>> rounds) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("scenario", "p" + partitions + "-k" + keys);
         m.put("contender", name);
@@ -219,17 +262,37 @@ public final class ParallelMain {
         m.put("recordsPerSec", round(median(rates)));
         m.put("rounds", rates.stream().map(ParallelMain::round).toList());
         if (rounds.get(0).containsKey("zkTransactionsPerSec")) {
-            m.put("zkWritesPerSec", round2(median(rounds.stream().map(r -> (Double) r.get("zkWritesPerSec")).toList())));
-            m.put("zkTransactionsPerSec",
-                    round2(median(rounds.stream().map(r -> (Double) r.get("zkTransactionsPerSec")).toList())));
+            m.put(
+                    "zkWritesPerSec",
+                    round2(median(rounds.stream()
+                            .map(r -> (Double) r.get("zkWritesPerSec"))
+                            .toList())));
+            m.put(
+                    "zkTransactionsPerSec",
+                    round2(median(rounds.stream()
+                            .map(r -> (Double) r.get("zkTransactionsPerSec"))
+                            .toList())));
         }
         if (rounds.get(0).containsKey("largestDoneChars")) {
-            m.put("largestDoneChars", rounds.stream().mapToInt(r -> (Integer) r.get("largestDoneChars")).max()
-                    .orElse(0));
+            m.put(
+                    "largestDoneChars",
+                    rounds.stream()
+                            .mapToInt(r -> (Integer) r.get("largestDoneChars"))
+                            .max()
+                            .orElse(0));
         }
-        m.put("orderViolations", rounds.stream().mapToLong(r -> (Long) r.get("orderViolations")).sum());
-        m.put("maxInHandler", rounds.stream().mapToInt(r -> (Integer) r.get("maxInHandler")).max().orElse(0));
-        m.put("processedTwice", rounds.stream().mapToLong(r -> (Long) r.get("processedTwice")).sum());
+        m.put(
+                "orderViolations",
+                rounds.stream().mapToLong(r -> (Long) r.get("orderViolations")).sum());
+        m.put(
+                "maxInHandler",
+                rounds.stream()
+                        .mapToInt(r -> (Integer) r.get("maxInHandler"))
+                        .max()
+                        .orElse(0));
+        m.put(
+                "processedTwice",
+                rounds.stream().mapToLong(r -> (Long) r.get("processedTwice")).sum());
         return m;
     }
 
@@ -263,8 +326,19 @@ public final class ParallelMain {
     /** {@code records} records of 100 bytes, key {@code k<i mod keys>}, partitioned by key (Kafka's default). */
     private static void produce(String bootstrap, String topic, long records, int keys) throws Exception {
         String value = "v".repeat(100);
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", "1",
-                "enable.idempotence", false, "linger.ms", 5, "batch.size", 262144), new StringSerializer(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "acks",
+                        "1",
+                        "enable.idempotence",
+                        false,
+                        "linger.ms",
+                        5,
+                        "batch.size",
+                        262144),
+                new StringSerializer(),
                 new StringSerializer())) {
             List<Future<?>> pending = new ArrayList<>();
             for (long i = 0; i < records; i++) {

@@ -6,8 +6,8 @@ import io.confluent.parallelconsumer.ParallelConsumerOptions.ProcessingOrder;
 import io.confluent.parallelconsumer.ParallelStreamProcessor;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
-import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -29,8 +29,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class PcChild {
 
-    private PcChild() {
-    }
+    private PcChild() {}
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
@@ -39,14 +38,20 @@ public final class PcChild {
         ProcessingOrder order = ProcessingOrder.valueOf(args[3]);
         int workers = Integer.parseInt(args[4]);
         long handlerMs = Long.parseLong(args[5]);
-        PrintStream events = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
-                false, StandardCharsets.UTF_8);
+        PrintStream events = new PrintStream(
+                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
+                false,
+                StandardCharsets.UTF_8);
         Setup setup = new Setup(bootstrap, null, topic, 0, workers, handlerMs, null, null);
-        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(setup.consumerProps(group),
-                new StringDeserializer(), new StringDeserializer());
-        ParallelStreamProcessor<String, String> pc = ParallelStreamProcessor.createEosStreamProcessor(
-                ParallelConsumerOptions.<String, String>builder().consumer(consumer).ordering(order)
-                        .maxConcurrency(workers).commitMode(CommitMode.PERIODIC_CONSUMER_ASYNCHRONOUS).build());
+        KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(setup.consumerProps(group), new StringDeserializer(), new StringDeserializer());
+        ParallelStreamProcessor<String, String> pc =
+                ParallelStreamProcessor.createEosStreamProcessor(ParallelConsumerOptions.<String, String>builder()
+                        .consumer(consumer)
+                        .ordering(order)
+                        .maxConcurrency(workers)
+                        .commitMode(CommitMode.PERIODIC_CONSUMER_ASYNCHRONOUS)
+                        .build());
         pc.subscribe(List.of(topic));
         pc.poll(ctx -> {
             ConsumerRecord<String, String> r = ctx.getSingleConsumerRecord();
@@ -60,16 +65,18 @@ public final class PcChild {
             }
             events.println("#E " + r.partition() + " " + r.offset() + " " + r.key());
         });
-        Thread flusher = new Thread(() -> {
-            while (true) {
-                events.flush();
-                try {
-                    Thread.sleep(10);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "events-flusher");
+        Thread flusher = new Thread(
+                () -> {
+                    while (true) {
+                        events.flush();
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "events-flusher");
         flusher.setDaemon(true);
         flusher.start();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

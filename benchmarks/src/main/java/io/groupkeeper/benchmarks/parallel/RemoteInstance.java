@@ -25,11 +25,16 @@ final class RemoteInstance implements Instance {
 
     RemoteInstance(Path firstJar, Path log, Tally tally, List<String> childArgs) throws Exception {
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms256m", "-Xmx512m",
-                "-cp", firstJar + File.pathSeparator + System.getProperty("java.class.path"),
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms256m",
+                "-Xmx512m",
+                "-cp",
+                firstJar + File.pathSeparator + System.getProperty("java.class.path"),
                 PcChild.class.getName()));
         command.addAll(childArgs);
-        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
         stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         reader = new Thread(() -> read(tally), "pc-jvm-events");
         reader.setDaemon(true);
@@ -37,8 +42,8 @@ final class RemoteInstance implements Instance {
     }
 
     private void read(Tally tally) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader in =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {
                 if (line.length() < 4 || line.charAt(0) != '#') {
@@ -51,7 +56,7 @@ final class RemoteInstance implements Instance {
                     case "#S" -> tally.start(partition, offset, f[3]);
                     case "#E" -> tally.end(partition, offset, f[3], true);
                     case "#X" -> tally.end(partition, offset, f[3], false);
-                    default -> { }
+                    default -> {}
                 }
             }
         } catch (IOException e) {

@@ -17,8 +17,7 @@ final class ScaleOut {
 
     static final long QUIET_MS = 2_000;
 
-    private ScaleOut() {
-    }
+    private ScaleOut() {}
 
     static Map<String, Object> run(Setup setup, String name, long records, long handlerMs, String group)
             throws Exception {

@@ -10,8 +10,15 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
  * settings ({@code max.poll.records} 500, Kafka's fetch defaults, set explicitly; no auto commit; from the earliest),
  * the handler's wait, and for parallel-consumer's own JVM the kafka-clients jar to put first and where it logs.
  */
-record Setup(String bootstrap, String zkConnect, String topic, int partitions, int workers, long handlerMs,
-             Path pcKafkaClients, Path pcLog) {
+record Setup(
+        String bootstrap,
+        String zkConnect,
+        String topic,
+        int partitions,
+        int workers,
+        long handlerMs,
+        Path pcKafkaClients,
+        Path pcLog) {
 
     /** Kafka consumer properties for {@code group}. */
     Map<String, Object> consumerProps(String group) {

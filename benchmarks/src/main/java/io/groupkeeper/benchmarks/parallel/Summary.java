@@ -16,18 +16,20 @@ import java.util.Map;
  */
 final class Summary {
 
-    private Summary() {
-    }
+    private Summary() {}
 
-    static String line(List<Map<String, Object>> results, List<Map<String, Object>> scaleOut,
-                       Map<String, Object> done) {
+    static String line(
+            List<Map<String, Object>> results, List<Map<String, Object>> scaleOut, Map<String, Object> done) {
         Map<String, StringBuilder> perScenario = new LinkedHashMap<>();
         StringBuilder zk = new StringBuilder();
         String zkScenario = results.isEmpty() ? null : (String) results.get(0).get("scenario");
         for (Map<String, Object> r : results) {
             String scenario = (String) r.get("scenario");
-            perScenario.computeIfAbsent(scenario, s -> new StringBuilder(s))
-                    .append(' ').append(r.get("contender")).append('=')
+            perScenario
+                    .computeIfAbsent(scenario, s -> new StringBuilder(s))
+                    .append(' ')
+                    .append(r.get("contender"))
+                    .append('=')
                     .append(Math.round((Double) r.get("recordsPerSec")));
             if (scenario.equals(zkScenario) && r.containsKey("zkTransactionsPerSec")) {
                 zk.append(' ').append(r.get("contender")).append('=').append(r.get("zkTransactionsPerSec"));
@@ -53,8 +55,13 @@ final class Summary {
             s.append(sep).append("zk tx/s ").append(zkScenario).append(':').append(zk);
         }
         if ((Integer) done.get("largestChars") >= 0) {
-            s.append(" | done value: largest ").append(done.get("largestChars")).append(" chars, bound ")
-                    .append(done.get("boundChars")).append(" (max span ").append(done.get("maxSpan")).append(')');
+            s.append(" | done value: largest ")
+                    .append(done.get("largestChars"))
+                    .append(" chars, bound ")
+                    .append(done.get("boundChars"))
+                    .append(" (max span ")
+                    .append(done.get("maxSpan"))
+                    .append(')');
         }
         return s.toString();
     }

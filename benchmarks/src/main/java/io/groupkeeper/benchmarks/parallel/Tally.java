@@ -23,6 +23,7 @@ final class Tally {
     private final boolean checkOrder;
     /** Null for a run's tally; for an {@link #instance()} view, the tally it passes everything on to. */
     private final Tally parent;
+
     private final Map<Integer, BitSet> seen = new ConcurrentHashMap<>();
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
     private final AtomicLong processed = new AtomicLong();

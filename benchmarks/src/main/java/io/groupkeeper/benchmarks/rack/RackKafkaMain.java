@@ -41,14 +41,13 @@ public final class RackKafkaMain {
     private static final int MEMBERS = 6;
     private static final int PARTITIONS = 24;
 
-    private RackKafkaMain() {
-    }
+    private RackKafkaMain() {}
 
     public static void main(String[] args) throws Exception {
         System.out.println("machine: " + Machine.describe());
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().build().start();
-             ThreeRackKafka kafka = ThreeRackKafka.start();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+                ThreeRackKafka kafka = ThreeRackKafka.start();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             System.out.println("3 brokers up: " + kafka.bootstrapServers() + " racks az-a, az-b, az-c");
             Map<String, Map<Integer, List<Integer>>> layouts = new LinkedHashMap<>();
             Map<Integer, List<Integer>> roundRobin = new HashMap<>();
@@ -64,16 +63,23 @@ public final class RackKafkaMain {
             layouts.put("rf1-half-on-az-a", halfOnA);
             layouts.put("rf2-half-led-by-az-a", rf2);
             for (Map.Entry<String, Map<Integer, List<Integer>>> l : layouts.entrySet()) {
-                admin.createTopics(List.of(new NewTopic(l.getKey(), l.getValue()))).all().get(30, TimeUnit.SECONDS);
+                admin.createTopics(List.of(new NewTopic(l.getKey(), l.getValue())))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             try (GroupKeeper keeper = GroupKeeper.builder()
-                    .store(ZooKeeperStore.builder().connectString(zk.connectString()).build()).build().start()) {
+                    .store(ZooKeeperStore.builder()
+                            .connectString(zk.connectString())
+                            .build())
+                    .build()
+                    .start()) {
                 System.out.printf("%-22s %-6s %s%n", "topic", "racks", "same-rack share after each join (local/24)");
                 for (String topic : layouts.keySet()) {
                     Map<TopicPartition, Set<String>> racks = racks(admin, topic);
                     for (boolean aware : new boolean[] {false, true}) {
                         List<String> shares = run(keeper, kafka.bootstrapServers(), topic, racks, aware);
-                        System.out.printf("%-22s %-6s %s%n", topic, aware ? "aware" : "blind", String.join("  ", shares));
+                        System.out.printf(
+                                "%-22s %-6s %s%n", topic, aware ? "aware" : "blind", String.join("  ", shares));
                     }
                 }
             }
@@ -81,7 +87,10 @@ public final class RackKafkaMain {
     }
 
     private static Map<TopicPartition, Set<String>> racks(Admin admin, String topic) throws Exception {
-        TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        TopicDescription d = admin.describeTopics(List.of(topic))
+                .allTopicNames()
+                .get(30, TimeUnit.SECONDS)
+                .get(topic);
         Map<TopicPartition, Set<String>> racks = new HashMap<>();
         for (TopicPartitionInfo info : d.partitions()) {
             Set<String> set = new HashSet<>();
@@ -94,8 +103,9 @@ public final class RackKafkaMain {
     }
 
     /** One group of six members joining one at a time; the share after each join once the group is balanced. */
-    private static List<String> run(GroupKeeper keeper, String bootstrap, String topic,
-                                    Map<TopicPartition, Set<String>> racks, boolean aware) throws Exception {
+    private static List<String> run(
+            GroupKeeper keeper, String bootstrap, String topic, Map<TopicPartition, Set<String>> racks, boolean aware)
+            throws Exception {
         String group = topic + (aware ? "-aware" : "-blind");
         AtomicBoolean stop = new AtomicBoolean();
         List<Member> members = new ArrayList<>();
@@ -157,24 +167,36 @@ public final class RackKafkaMain {
         final CountDownLatch started = new CountDownLatch(1);
         /** Never counted down: a timed wait on it paces the balance check without a sleep. */
         final CountDownLatch pollTick = new CountDownLatch(1);
+
         volatile Set<TopicPartition> assignment = Set.of();
 
-        Member(GroupKeeper keeper, String bootstrap, String topic, String group, String rack, boolean aware,
-               AtomicBoolean stop) {
+        Member(
+                GroupKeeper keeper,
+                String bootstrap,
+                String topic,
+                String group,
+                String rack,
+                boolean aware,
+                AtomicBoolean stop) {
             this.rack = rack;
-            this.thread = new Thread(() -> {
-                CoordinatedConsumer.Builder<String, String> b = CoordinatedConsumer.<String, String>builder(keeper)
-                        .group(group).topics(topic).kafkaProperty("bootstrap.servers", bootstrap)
-                        .deserializers(new StringDeserializer(), new StringDeserializer());
-                Optional.of(rack).filter(r -> aware).ifPresent(r -> b.kafkaProperty("client.rack", r));
-                try (CoordinatedConsumer<String, String> c = b.build().start()) {
-                    started.countDown();
-                    while (!stop.get()) {
-                        c.poll(Duration.ofMillis(20));
-                        assignment = Set.copyOf(c.assignment());
-                    }
-                }
-            }, "member-" + group + "-" + rack);
+            this.thread = new Thread(
+                    () -> {
+                        CoordinatedConsumer.Builder<String, String> b = CoordinatedConsumer.<String, String>builder(
+                                        keeper)
+                                .group(group)
+                                .topics(topic)
+                                .kafkaProperty("bootstrap.servers", bootstrap)
+                                .deserializers(new StringDeserializer(), new StringDeserializer());
+                        Optional.of(rack).filter(r -> aware).ifPresent(r -> b.kafkaProperty("client.rack", r));
+                        try (CoordinatedConsumer<String, String> c = b.build().start()) {
+                            started.countDown();
+                            while (!stop.get()) {
+                                c.poll(Duration.ofMillis(20));
+                                assignment = Set.copyOf(c.assignment());
+                            }
+                        }
+                    },
+                    "member-" + group + "-" + rack);
             thread.start();
         }
 

@@ -36,8 +36,7 @@ public final class RackShareMain {
     private static final String[] RACKS = {"az-a", "az-b", "az-c"};
     private static final StickyAssignor STICKY = new StickyAssignor();
 
-    private RackShareMain() {
-    }
+    private RackShareMain() {}
 
     /** Replica racks of {@code partitions} partitions: partition p's replicas on brokers leader(p), leader(p)+1, .... */
     private static PartitionRacks layout(String topic, int partitions, int replication, boolean skewed) {
@@ -84,7 +83,8 @@ public final class RackShareMain {
         int moves = 0;
         for (Map.Entry<String, SortedSet<TopicPartition>> e : before.byMember().entrySet()) {
             for (TopicPartition tp : e.getValue()) {
-                if (after.byMember().containsKey(e.getKey()) && !after.partitionsOf(e.getKey()).contains(tp)) {
+                if (after.byMember().containsKey(e.getKey())
+                        && !after.partitionsOf(e.getKey()).contains(tp)) {
                     moves++;
                 }
             }
@@ -93,7 +93,8 @@ public final class RackShareMain {
     }
 
     /** Members join one by one, then m1 leaves, then m1 returns; outcome of each phase's final step. */
-    private static List<Outcome> scenario(String topic, int partitions, PartitionRacks racks, int members, boolean aware) {
+    private static List<Outcome> scenario(
+            String topic, int partitions, PartitionRacks racks, int members, boolean aware) {
         PartitionRacks given = aware ? racks : PartitionRacks.empty();
         Map<String, MemberSubscription> group = new TreeMap<>();
         Assignment current = Assignment.empty();
@@ -117,24 +118,27 @@ public final class RackShareMain {
 
     public static void main(String[] args) {
         System.out.println("machine: " + Machine.describe());
-        System.out.println("3 racks (az-a, az-b, az-c), one broker per rack, 6 members (two per rack), sticky assignor");
+        System.out.println(
+                "3 racks (az-a, az-b, az-c), one broker per rack, 6 members (two per rack), sticky assignor");
         System.out.println();
-        System.out.printf("%-34s %-10s %-26s %-26s %-26s%n", "layout", "racks", "formed (6 joins, moves)",
-                "m1 left (moves)", "m1 back (moves)");
+        System.out.printf(
+                "%-34s %-10s %-26s %-26s %-26s%n",
+                "layout", "racks", "formed (6 joins, moves)", "m1 left (moves)", "m1 back (moves)");
         int partitions = 24;
         Object[][] layouts = {
-                {"replication 1, leaders round-robin", 1, false},
-                {"replication 1, half on az-a", 1, true},
-                {"replication 2, leaders round-robin", 2, false},
-                {"replication 2, half led by az-a", 2, true},
-                {"replication 3", 3, false},
+            {"replication 1, leaders round-robin", 1, false},
+            {"replication 1, half on az-a", 1, true},
+            {"replication 2, leaders round-robin", 2, false},
+            {"replication 2, half led by az-a", 2, true},
+            {"replication 3", 3, false},
         };
         for (Object[] l : layouts) {
             PartitionRacks racks = layout("t", partitions, (Integer) l[1], (Boolean) l[2]);
             for (boolean aware : new boolean[] {false, true}) {
                 List<Outcome> o = scenario("t", partitions, racks, 6, aware);
-                System.out.printf("%-34s %-10s %-26s %-26s %-26s%n", l[0], aware ? "aware" : "blind",
-                        cell(o.get(0)), cell(o.get(1)), cell(o.get(2)));
+                System.out.printf(
+                        "%-34s %-10s %-26s %-26s %-26s%n",
+                        l[0], aware ? "aware" : "blind", cell(o.get(0)), cell(o.get(1)), cell(o.get(2)));
             }
         }
         System.out.println();
@@ -157,14 +161,20 @@ public final class RackShareMain {
             }
             PartitionRacks given = aware ? racks : PartitionRacks.empty();
             long t0 = System.nanoTime();
-            Assignment fresh = STICKY.assign(AssignmentInput.of(group, Map.of("big", partitions), Assignment.empty(), given));
+            Assignment fresh =
+                    STICKY.assign(AssignmentInput.of(group, Map.of("big", partitions), Assignment.empty(), given));
             long t1 = System.nanoTime();
             group.put("m" + members, member(members, "big", aware));
             Assignment joined = STICKY.assign(AssignmentInput.of(group, Map.of("big", partitions), fresh, given));
             long t2 = System.nanoTime();
-            System.out.printf("1,000 x 10,000 %-5s: fresh %7.1f ms (same-rack %5.1f %%), one join %7.1f ms (%d moves, "
-                            + "same-rack %5.1f %%)%n", aware ? "aware" : "blind", (t1 - t0) / 1e6,
-                    100.0 * local(fresh, group, racks) / partitions, (t2 - t1) / 1e6, moves(fresh, joined),
+            System.out.printf(
+                    "1,000 x 10,000 %-5s: fresh %7.1f ms (same-rack %5.1f %%), one join %7.1f ms (%d moves, "
+                            + "same-rack %5.1f %%)%n",
+                    aware ? "aware" : "blind",
+                    (t1 - t0) / 1e6,
+                    100.0 * local(fresh, group, racks) / partitions,
+                    (t2 - t1) / 1e6,
+                    moves(fresh, joined),
                     100.0 * local(joined, group, racks) / partitions);
         }
     }

@@ -68,22 +68,25 @@ public final class BlackholeProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    if (blackholed) {
-                        // Swallow everything from now on; keep the socket open so nobody sees a clean close.
-                        continue;
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[64 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            if (blackholed) {
+                                // Swallow everything from now on; keep the socket open so nobody sees a clean close.
+                                continue;
+                            }
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException e) {
+                        // connection ended
                     }
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // connection ended
-            }
-        }, "zk-proxy-pump");
+                },
+                "zk-proxy-pump");
         t.setDaemon(true);
         t.start();
     }

@@ -6,8 +6,8 @@ import io.groupkeeper.benchmarks.support.ZkActivity;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.metrics.GroupMetrics;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -118,14 +118,20 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("zookeeper", zkConnect);
         s.put("bootstrap", kafka.bootstrapServers());
-        s.put("adapter", "CoordinatedConsumer defaults: commitInterval 1 s, startPosition latest, outOfRange earliest, "
-                + "metadataRefresh 2 s, revocationTimeout 30 s");
+        s.put(
+                "adapter",
+                "CoordinatedConsumer defaults: commitInterval 1 s, startPosition latest, outOfRange earliest, "
+                        + "metadataRefresh 2 s, revocationTimeout 30 s");
         s.put("member", "sticky (default), settleDelay 0 (default), sessionTimeout 15 s (default)");
         s.put("crashScenarioSessionTimeoutMs", crashSessionTimeoutMs > 0 ? crashSessionTimeoutMs : "default");
-        s.put("kafkaConsumer", "Kafka defaults + bootstrap.servers, client.id, byte-array deserializers; adapter forces "
-                + "enable.auto.commit=false, auto.offset.reset=none");
+        s.put(
+                "kafkaConsumer",
+                "Kafka defaults + bootstrap.servers, client.id, byte-array deserializers; adapter forces "
+                        + "enable.auto.commit=false, auto.offset.reset=none");
         s.put("pollLoop", "poll(Duration.ofMillis(100)) in a loop");
-        s.put("sessions", "one GroupKeeper + ZooKeeper session per member; in scenario (c) each through a loopback proxy");
+        s.put(
+                "sessions",
+                "one GroupKeeper + ZooKeeper session per member; in scenario (c) each through a loopback proxy");
         return s;
     }
 
@@ -161,8 +167,8 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
             lastReleased.set(0);
             AtomicLong publishedAt = watch.nextPublish();
             AtomicLong membershipAt = watch.nextMembershipChange();
-            AtomicLong deleted = crashTarget == null ? new AtomicLong()
-                    : watch.memberDeleted(((Member) crashTarget).memberId());
+            AtomicLong deleted =
+                    crashTarget == null ? new AtomicLong() : watch.memberDeleted(((Member) crashTarget).memberId());
             return new EventMarks() {
                 @Override
                 public long publishedAt() {
@@ -258,11 +264,12 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
         private void run() {
             CoordinatedConsumer<byte[], byte[]> c;
             try {
-                // Only a member that may be crashed goes through a proxy: its two extra thread hops per round trip are a
+                // Only a member that may be crashed goes through a proxy: its two extra thread hops per round trip are
+                // a
                 // harness artefact that no deployment has.
                 proxy = crashScenario ? new BlackholeProxy(zkPort) : null;
-                ZooKeeperStore.Builder b = ZooKeeperStore.builder()
-                        .connectString(proxy != null ? proxy.connectString() : zkConnect);
+                ZooKeeperStore.Builder b =
+                        ZooKeeperStore.builder().connectString(proxy != null ? proxy.connectString() : zkConnect);
                 if (crashScenario && crashSessionTimeoutMs > 0) {
                     b.sessionTimeout(Duration.ofMillis(crashSessionTimeoutMs));
                 }
@@ -270,8 +277,8 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                 stores.add(store);
                 GroupMetrics metrics = new GroupMetrics() {
                     @Override
-                    public void rebalanced(String group, String member, long generation, int gained, int revoked,
-                                           long nanos) {
+                    public void rebalanced(
+                            String group, String member, long generation, int gained, int revoked, long nanos) {
                         if (gained > 0) {
                             lastZkGain.accumulateAndGet(System.nanoTime(), Math::max);
                         }
@@ -280,12 +287,19 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                         }
                     }
                 };
-                keeper = GroupKeeper.builder().store(store).metrics(metrics).build().start();
+                keeper = GroupKeeper.builder()
+                        .store(store)
+                        .metrics(metrics)
+                        .build()
+                        .start();
                 lastStartPhases.put("connected", System.nanoTime());
                 Map<String, Object> props = KafkaPollingMember.baseProperties(kafka.clientProperties(), groupId, name);
                 props.remove("group.id"); // the adapter does not use Kafka's groups
-                c = CoordinatedConsumer.<byte[], byte[]>builder(keeper).group(groupId).topics(topic)
-                        .kafkaProperties(props).listener(new ConsumerRebalanceListener() {
+                c = CoordinatedConsumer.<byte[], byte[]>builder(keeper)
+                        .group(groupId)
+                        .topics(topic)
+                        .kafkaProperties(props)
+                        .listener(new ConsumerRebalanceListener() {
                             @Override
                             public void onPartitionsRevoked(Collection<TopicPartition> ps) {
                                 lastRevoked.accumulateAndGet(System.nanoTime(), Math::max);
@@ -301,7 +315,8 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                             public void onPartitionsLost(Collection<TopicPartition> ps) {
                                 probe.revoked(name, numbers(ps));
                             }
-                        }).build();
+                        })
+                        .build();
                 consumer = c;
                 c.start();
                 lastStartPhases.put("started", System.nanoTime());
@@ -383,25 +398,27 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
                 CoordinatedConsumer<byte[], byte[]> c = consumer;
                 GroupKeeper k = keeper;
                 BlackholeProxy p = proxy;
-                Thread reaper = new Thread(() -> {
-                    if (p != null) {
-                        p.close(); // first: the dead member's ZooKeeper calls then fail fast instead of waiting
-                    }
-                    try {
-                        if (c != null) {
-                            c.close();
-                        }
-                    } catch (RuntimeException e) {
-                        // its session is gone
-                    }
-                    try {
-                        if (k != null) {
-                            k.close();
-                        }
-                    } catch (RuntimeException e) {
-                        // its session is gone
-                    }
-                }, "gkk-reaper-" + name);
+                Thread reaper = new Thread(
+                        () -> {
+                            if (p != null) {
+                                p.close(); // first: the dead member's ZooKeeper calls then fail fast instead of waiting
+                            }
+                            try {
+                                if (c != null) {
+                                    c.close();
+                                }
+                            } catch (RuntimeException e) {
+                                // its session is gone
+                            }
+                            try {
+                                if (k != null) {
+                                    k.close();
+                                }
+                            } catch (RuntimeException e) {
+                                // its session is gone
+                            }
+                        },
+                        "gkk-reaper-" + name);
                 reaper.setDaemon(true);
                 reaper.start();
             }
@@ -413,5 +430,4 @@ public final class GroupKeeperKafkaSubject implements RebalanceSubject {
             return out;
         }
     }
-
 }

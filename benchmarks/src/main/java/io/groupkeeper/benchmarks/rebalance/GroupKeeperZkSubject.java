@@ -6,8 +6,8 @@ import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.benchmarks.support.GenerationWatch;
 import io.groupkeeper.benchmarks.support.ZkActivity;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +60,8 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
         this.crashSessionTimeoutMs = crashSessionTimeoutMs;
         this.admin = CuratorFrameworkFactory.newClient(zkConnect, new RetryOneTime(100));
         admin.start();
-        try (ZooKeeperStore s = ZooKeeperStore.builder().connectString(zkConnect).build()) {
+        try (ZooKeeperStore s =
+                ZooKeeperStore.builder().connectString(zkConnect).build()) {
             s.start();
             s.topics().ensureTopic(topic, partitions);
         }
@@ -126,8 +127,8 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
             lastStartPhases.clear();
             AtomicLong publishedAt = watch.nextPublish();
             AtomicLong membershipAt = watch.nextMembershipChange();
-            AtomicLong deleted = crashTarget == null ? new AtomicLong()
-                    : watch.memberDeleted(((Member) crashTarget).memberId());
+            AtomicLong deleted =
+                    crashTarget == null ? new AtomicLong() : watch.memberDeleted(((Member) crashTarget).memberId());
             return new EventMarks() {
                 @Override
                 public long publishedAt() {
@@ -213,11 +214,12 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
 
         private void run() {
             try {
-                // Only a member that may be crashed goes through a proxy: its two extra thread hops per round trip are a
+                // Only a member that may be crashed goes through a proxy: its two extra thread hops per round trip are
+                // a
                 // harness artefact that no deployment has.
                 proxy = crashScenario ? new BlackholeProxy(zkPort) : null;
-                ZooKeeperStore.Builder b = ZooKeeperStore.builder()
-                        .connectString(proxy != null ? proxy.connectString() : zkConnect);
+                ZooKeeperStore.Builder b =
+                        ZooKeeperStore.builder().connectString(proxy != null ? proxy.connectString() : zkConnect);
                 if (crashScenario && crashSessionTimeoutMs > 0) {
                     b.sessionTimeout(Duration.ofMillis(crashSessionTimeoutMs));
                 }
@@ -225,22 +227,25 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
                 stores.add(store);
                 keeper = GroupKeeper.builder().store(store).build().start();
                 lastStartPhases.put("connected", System.nanoTime());
-                member = keeper.member(groupId).topics(topic).listener(new RebalanceListener() {
-                    @Override
-                    public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                        probe.assigned(name, numbers(partitions.keySet()));
-                    }
+                member = keeper.member(groupId)
+                        .topics(topic)
+                        .listener(new RebalanceListener() {
+                            @Override
+                            public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                                probe.assigned(name, numbers(partitions.keySet()));
+                            }
 
-                    @Override
-                    public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
-                        probe.revoked(name, numbers(partitions));
-                    }
+                            @Override
+                            public void onPartitionsRevoked(SortedSet<TopicPartition> partitions) {
+                                probe.revoked(name, numbers(partitions));
+                            }
 
-                    @Override
-                    public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
-                        probe.revoked(name, numbers(partitions));
-                    }
-                }).build();
+                            @Override
+                            public void onPartitionsLost(SortedSet<TopicPartition> partitions) {
+                                probe.revoked(name, numbers(partitions));
+                            }
+                        })
+                        .build();
                 synchronized (lock) {
                     memberId = member.memberId();
                     lock.notifyAll();
@@ -298,16 +303,18 @@ public final class GroupKeeperZkSubject implements RebalanceSubject {
             }
             if (crashed) {
                 // Release the dead member's client threads without delaying the harness.
-                Thread reaper = new Thread(() -> {
-                    try {
-                        keeper.close();
-                    } catch (RuntimeException e) {
-                        // its session is gone
-                    }
-                    if (proxy != null) {
-                        proxy.close();
-                    }
-                }, "gk-reaper-" + name);
+                Thread reaper = new Thread(
+                        () -> {
+                            try {
+                                keeper.close();
+                            } catch (RuntimeException e) {
+                                // its session is gone
+                            }
+                            if (proxy != null) {
+                                proxy.close();
+                            }
+                        },
+                        "gk-reaper-" + name);
                 reaper.setDaemon(true);
                 reaper.start();
             }

@@ -57,11 +57,18 @@ public record IdleTraffic(double seconds, int members, Map<String, Double> perMe
         StringBuilder kinds = new StringBuilder();
         perMemberPerSecond.forEach((k, v) -> {
             if (!k.equals(REQUESTS)) {
-                kinds.append(kinds.length() == 0 ? "" : ", ").append(k).append(' ')
+                kinds.append(kinds.length() == 0 ? "" : ", ")
+                        .append(k)
+                        .append(' ')
                         .append(String.format(Locale.ROOT, "%.2f", v));
             }
         });
-        return String.format(Locale.ROOT, "idle coordination traffic: %.2f requests/s per member [%s] over %.1f s,"
-                + " %d members", requestsPerMemberPerSecond(), kinds, seconds, members);
+        return String.format(
+                Locale.ROOT,
+                "idle coordination traffic: %.2f requests/s per member [%s] over %.1f s," + " %d members",
+                requestsPerMemberPerSecond(),
+                kinds,
+                seconds,
+                members);
     }
 }

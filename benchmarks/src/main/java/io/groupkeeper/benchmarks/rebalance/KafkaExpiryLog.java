@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
  */
 public final class KafkaExpiryLog extends AppenderBase<ILoggingEvent> {
 
-    private static final Pattern CLASSIC = Pattern.compile("Member (\\S+) in group (\\S+) has failed, removing it from the group");
-    private static final Pattern CONSUMER = Pattern.compile("\\[GroupId (\\S+)\\] Member (\\S+) fenced from the group because the member session expired");
+    private static final Pattern CLASSIC =
+            Pattern.compile("Member (\\S+) in group (\\S+) has failed, removing it from the group");
+    private static final Pattern CONSUMER = Pattern.compile(
+            "\\[GroupId (\\S+)\\] Member (\\S+) fenced from the group because the member session expired");
 
     /** group id -> nanoTime of the first expiry seen since {@link #clear}. */
     private static final Map<String, Long> EXPIRED = new ConcurrentHashMap<>();

@@ -79,8 +79,9 @@ public final class KafkaNativeSubject implements RebalanceSubject {
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("group.protocol", setting.protocol);
         s.put("clientOverrides", setting.clientOverrides());
-        s.put("groupConfig.consumer.heartbeat.interval.ms", setting.brokerHeartbeatMs > 0 ? setting.brokerHeartbeatMs
-                : "broker default");
+        s.put(
+                "groupConfig.consumer.heartbeat.interval.ms",
+                setting.brokerHeartbeatMs > 0 ? setting.brokerHeartbeatMs : "broker default");
         s.put("heartbeatMs", setting.heartbeatMs());
         s.put("crashScenarioSessionTimeoutMs", crashSessionTimeoutMs > 0 ? crashSessionTimeoutMs : "default");
         s.put("groupConfigNotes", groupConfigNotes);
@@ -94,11 +95,13 @@ public final class KafkaNativeSubject implements RebalanceSubject {
         }
         List<AlterConfigOp> ops = new ArrayList<>();
         if (setting.brokerHeartbeatMs > 0) {
-            ops.add(new AlterConfigOp(new ConfigEntry("consumer.heartbeat.interval.ms",
-                    Integer.toString(setting.brokerHeartbeatMs)), AlterConfigOp.OpType.SET));
+            ops.add(new AlterConfigOp(
+                    new ConfigEntry("consumer.heartbeat.interval.ms", Integer.toString(setting.brokerHeartbeatMs)),
+                    AlterConfigOp.OpType.SET));
         }
         if (crashScenario && crashSessionTimeoutMs > 0) {
-            ops.add(new AlterConfigOp(new ConfigEntry("consumer.session.timeout.ms", Long.toString(crashSessionTimeoutMs)),
+            ops.add(new AlterConfigOp(
+                    new ConfigEntry("consumer.session.timeout.ms", Long.toString(crashSessionTimeoutMs)),
                     AlterConfigOp.OpType.SET));
         }
         if (ops.isEmpty()) {
@@ -106,18 +109,26 @@ public final class KafkaNativeSubject implements RebalanceSubject {
         }
         ConfigResource group = new ConfigResource(ConfigResource.Type.GROUP, groupId);
         try {
-            admin.incrementalAlterConfigs(Map.of(group, (Collection<AlterConfigOp>) ops)).all().get(30, TimeUnit.SECONDS);
-            var described = admin.describeConfigs(List.of(group)).all().get(30, TimeUnit.SECONDS).get(group);
+            admin.incrementalAlterConfigs(Map.of(group, (Collection<AlterConfigOp>) ops))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            var described = admin.describeConfigs(List.of(group))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(group);
             for (AlterConfigOp op : ops) {
                 ConfigEntry e = described.get(op.configEntry().name());
                 if (e == null || !op.configEntry().value().equals(e.value())) {
-                    throw new IllegalStateException("group config " + op.configEntry().name() + " of " + groupId
-                            + " did not take: " + e);
+                    throw new IllegalStateException(
+                            "group config " + op.configEntry().name() + " of " + groupId + " did not take: " + e);
                 }
             }
             if (groupConfigNotes.isEmpty()) {
-                groupConfigNotes.add("verified by describeConfigs: " + ops.stream()
-                        .map(o -> o.configEntry().name() + "=" + o.configEntry().value()).toList());
+                groupConfigNotes.add("verified by describeConfigs: "
+                        + ops.stream()
+                                .map(o -> o.configEntry().name() + "="
+                                        + o.configEntry().value())
+                                .toList());
             }
         } catch (Exception e) {
             throw new IllegalStateException("cannot set group config of " + groupId + ": " + e, e);
@@ -133,10 +144,11 @@ public final class KafkaNativeSubject implements RebalanceSubject {
             props.put("session.timeout.ms", Long.toString(crashSessionTimeoutMs));
         }
         return new KafkaPollingMember(memberName, topic, probe, listener -> {
-            Consumer<byte[], byte[]> c = new KafkaConsumer<>(props);
-            c.subscribe(List.of(topic), listener);
-            return c;
-        }).start();
+                    Consumer<byte[], byte[]> c = new KafkaConsumer<>(props);
+                    c.subscribe(List.of(topic), listener);
+                    return c;
+                })
+                .start();
     }
 
     @Override
@@ -163,7 +175,8 @@ public final class KafkaNativeSubject implements RebalanceSubject {
     @Override
     public Map<String, Long> coordinationCounts() {
         Map<String, Long> byRequest = ServerCounters.kafkaRequests(ServerCounters.KAFKA_COORDINATOR_REQUESTS);
-        long heartbeats = byRequest.getOrDefault("Heartbeat", 0L) + byRequest.getOrDefault("ConsumerGroupHeartbeat", 0L);
+        long heartbeats =
+                byRequest.getOrDefault("Heartbeat", 0L) + byRequest.getOrDefault("ConsumerGroupHeartbeat", 0L);
         long commits = byRequest.getOrDefault("OffsetCommit", 0L);
         long all = byRequest.values().stream().mapToLong(Long::longValue).sum();
         Map<String, Long> m = new LinkedHashMap<>();

@@ -41,7 +41,11 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPollingMember.class);
 
-    private enum Command { NONE, LEAVE, CRASH }
+    private enum Command {
+        NONE,
+        LEAVE,
+        CRASH
+    }
 
     private final String name;
     private final String topic;
@@ -55,8 +59,11 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
      * {@code factory} builds and subscribes the consumer with the given listener (e.g.
      * {@code l -> { var c = new KafkaConsumer<>(props); c.subscribe(List.of(topic), l); return c; }}).
      */
-    public KafkaPollingMember(String name, String topic, Probe probe,
-                              Function<ConsumerRebalanceListener, Consumer<byte[], byte[]>> factory) {
+    public KafkaPollingMember(
+            String name,
+            String topic,
+            Probe probe,
+            Function<ConsumerRebalanceListener, Consumer<byte[], byte[]>> factory) {
         this.name = name;
         this.topic = topic;
         this.probe = probe;
@@ -214,15 +221,18 @@ public final class KafkaPollingMember implements RebalanceSubject.SubjectMember 
         Consumer<byte[], byte[]> c = consumer;
         if (!thaw.isEmpty() && c != null) {
             frozen = List.of();
-            Thread reaper = new Thread(() -> {
-                thaw.forEach(Thread::resume);
-                try {
-                    c.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
-                            .withTimeout(Duration.ofSeconds(5)));
-                } catch (RuntimeException e) {
-                    LOG.debug("member {}: close after crash: {}", name, e.toString());
-                }
-            }, "reaper-" + name);
+            Thread reaper = new Thread(
+                    () -> {
+                        thaw.forEach(Thread::resume);
+                        try {
+                            c.close(CloseOptions.groupMembershipOperation(
+                                            CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                                    .withTimeout(Duration.ofSeconds(5)));
+                        } catch (RuntimeException e) {
+                            LOG.debug("member {}: close after crash: {}", name, e.toString());
+                        }
+                    },
+                    "reaper-" + name);
             reaper.setDaemon(true);
             reaper.start();
         }

@@ -12,7 +12,6 @@ import java.util.Map;
  * {@code GroupCoordinatorConfig}); {@link #brokerMinHeartbeatMs()} is what the harness's broker allows.
  */
 public enum KafkaSetting {
-
     CLASSIC_DEFAULT("kafka-classic-default", "Kafka classic, defaults", "classic", 0, 0),
     CLASSIC_HB500("kafka-classic-hb500", "Kafka classic, heartbeat.interval.ms=500", "classic", 500, 0),
     CLASSIC_HB100("kafka-classic-hb100", "Kafka classic, heartbeat.interval.ms=100", "classic", 100, 0),
@@ -21,7 +20,8 @@ public enum KafkaSetting {
     CONSUMER_HB500("kafka-consumer-hb500", "Kafka consumer (KIP-848), heartbeat interval 500 ms", "consumer", 0, 500),
     CONSUMER_HB20("kafka-consumer-hb20", "Kafka consumer (KIP-848), heartbeat interval 20 ms", "consumer", 0, 20),
     /** KIP-848 at the lowest heartbeat interval the broker accepts (1 ms). */
-    CONSUMER_HB1("kafka-consumer-hb1", "Kafka consumer (KIP-848), heartbeat interval 1 ms (broker floor)", "consumer", 0, 1);
+    CONSUMER_HB1(
+            "kafka-consumer-hb1", "Kafka consumer (KIP-848), heartbeat interval 1 ms (broker floor)", "consumer", 0, 1);
 
     final String key;
     final String label;
@@ -58,7 +58,10 @@ public enum KafkaSetting {
 
     /** The broker's {@code group.consumer.min.heartbeat.interval.ms}: low enough for every setting. */
     static int brokerMinHeartbeatMs() {
-        return Arrays.stream(values()).filter(s -> s.brokerHeartbeatMs > 0).mapToInt(s -> s.brokerHeartbeatMs).min()
+        return Arrays.stream(values())
+                .filter(s -> s.brokerHeartbeatMs > 0)
+                .mapToInt(s -> s.brokerHeartbeatMs)
+                .min()
                 .orElse(5_000);
     }
 

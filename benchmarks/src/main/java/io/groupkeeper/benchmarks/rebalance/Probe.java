@@ -43,6 +43,7 @@ public final class Probe {
     private long lastChangeAt;
     /** The process's CPU time at the event and at the last change (for a finished rebalance: its end). */
     private long cpuAtEvent;
+
     private long cpuAtLastChange;
     private int overlaps;
     private int foreignDeliveries;
@@ -143,8 +144,10 @@ public final class Probe {
         if (!member.equals(owner[p])) {
             overlaps++;
             foreignDeliveries++;
-            note("partition " + p + " delivered to " + member + " while "
-                    + (owner[p] == null ? "nobody" : owner[p]) + " owned it by the callbacks", at);
+            note(
+                    "partition " + p + " delivered to " + member + " while " + (owner[p] == null ? "nobody" : owner[p])
+                            + " owned it by the callbacks",
+                    at);
             return;
         }
         if (fetchedAt[p] == 0) {
@@ -181,8 +184,7 @@ public final class Probe {
      * One measured rebalance; times in ms from the event. {@code cpuMs}: the CPU time the whole JVM used from the event
      * until the last change (NaN where the JVM does not say).
      */
-    public record Sample(double totalMs, double ownedMs, double fetchMs, int gains, int overlaps, double cpuMs) {
-    }
+    public record Sample(double totalMs, double ownedMs, double fetchMs, int gains, int overlaps, double cpuMs) {}
 
     /**
      * Waits until {@link #done()} has held for {@code guardMs} without any change; returns the sample, or null on
@@ -204,7 +206,8 @@ public final class Probe {
                 }
                 double totalMs = (fetched - eventAt) / 1e6;
                 double ownedMs = (owned - eventAt) / 1e6;
-                double cpuMs = cpuAtEvent < 0 || cpuAtLastChange < 0 ? Double.NaN : (cpuAtLastChange - cpuAtEvent) / 1e6;
+                double cpuMs =
+                        cpuAtEvent < 0 || cpuAtLastChange < 0 ? Double.NaN : (cpuAtLastChange - cpuAtEvent) / 1e6;
                 return new Sample(totalMs, ownedMs, totalMs - ownedMs, gainsSinceEvent, overlaps, cpuMs);
             }
             wait(Math.max(1, Math.min(20, (deadline - now) / 1_000_000L)));
@@ -227,8 +230,9 @@ public final class Probe {
     }
 
     public synchronized String describe() {
-        return "owners " + Arrays.toString(owner) + " fetched " + Arrays.stream(fetchedAt).filter(f -> f > 0).count()
-                + "/" + partitions + " live " + live + " overlaps " + overlaps;
+        return "owners " + Arrays.toString(owner) + " fetched "
+                + Arrays.stream(fetchedAt).filter(f -> f > 0).count() + "/" + partitions + " live " + live
+                + " overlaps " + overlaps;
     }
 
     public synchronized int overlaps() {

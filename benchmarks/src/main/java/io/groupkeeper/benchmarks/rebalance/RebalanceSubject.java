@@ -34,8 +34,7 @@ public interface RebalanceSubject extends AutoCloseable {
      * Called once for each new group before its first member starts. {@code crashScenario}: the group is used for
      * scenario (c), where the harness may shorten session timeouts (the measure starts at expiry detection).
      */
-    default void prepareGroup(String groupId, boolean crashScenario) {
-    }
+    default void prepareGroup(String groupId, boolean crashScenario) {}
 
     /**
      * Starts a member of {@code groupId} named {@code memberName} consuming the harness topic. Returns at once: the
@@ -81,8 +80,7 @@ public interface RebalanceSubject extends AutoCloseable {
     /** What a subject observed around one event; instants are {@link System#nanoTime()}, 0 when unknown. */
     interface EventMarks {
 
-        EventMarks NONE = new EventMarks() {
-        };
+        EventMarks NONE = new EventMarks() {};
 
         /** When the new target assignment was published (groupkeeper: the leader's write of the assignment node). */
         default long publishedAt() {

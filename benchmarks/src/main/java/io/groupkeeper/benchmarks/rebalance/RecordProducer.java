@@ -28,22 +28,24 @@ public final class RecordProducer implements AutoCloseable {
         props.put("client.id", "bench-producer");
         producer = new KafkaProducer<>(props);
         byte[] value = new byte[16];
-        thread = new Thread(() -> {
-            long next = System.nanoTime();
-            while (running) {
-                for (int p = 0; p < partitions; p++) {
-                    producer.send(new ProducerRecord<>(topic, p, null, value));
-                }
-                sent.addAndGet(partitions);
-                next += intervalMs * 1_000_000L;
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(wait);
-                } else {
-                    next = System.nanoTime();
-                }
-            }
-        }, "bench-producer");
+        thread = new Thread(
+                () -> {
+                    long next = System.nanoTime();
+                    while (running) {
+                        for (int p = 0; p < partitions; p++) {
+                            producer.send(new ProducerRecord<>(topic, p, null, value));
+                        }
+                        sent.addAndGet(partitions);
+                        next += intervalMs * 1_000_000L;
+                        long wait = next - System.nanoTime();
+                        if (wait > 0) {
+                            LockSupport.parkNanos(wait);
+                        } else {
+                            next = System.nanoTime();
+                        }
+                    }
+                },
+                "bench-producer");
         thread.setDaemon(true);
         thread.start();
     }

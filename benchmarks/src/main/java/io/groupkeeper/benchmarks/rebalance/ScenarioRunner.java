@@ -36,10 +36,14 @@ public final class ScenarioRunner {
     private static final long IDLE_SETTLE_MS = 1_000;
     /** Warm-up bounds of scenario (c): each of its repetitions waits out a session timeout. */
     private static final int CRASH_MIN_WARMUPS = 10;
+
     private static final int CRASH_MAX_WARMUPS = 150;
 
     public enum Scenario {
-        SCALE_OUT("a", "scale-out"), LEAVE("b", "leave"), CRASH("c", "crash"), COLD_START("d", "cold-start");
+        SCALE_OUT("a", "scale-out"),
+        LEAVE("b", "leave"),
+        CRASH("c", "crash"),
+        COLD_START("d", "cold-start");
 
         public final String letter;
         public final String key;
@@ -55,7 +59,8 @@ public final class ScenarioRunner {
                     return x;
                 }
             }
-            throw new IllegalArgumentException("unknown scenario " + s + " (a|b|c|d or scale-out|leave|crash|cold-start)");
+            throw new IllegalArgumentException(
+                    "unknown scenario " + s + " (a|b|c|d or scale-out|leave|crash|cold-start)");
         }
     }
 
@@ -67,10 +72,23 @@ public final class ScenarioRunner {
      * event (groupkeeper-zk only). {@code cpuMs}: CPU time the whole JVM used from the event until the rebalance
      * finished; {@code cpuBusy}: that as a share of all cores over the same time (close to 1: waiting for CPU).
      */
-    public record Rep(String scenario, int rep, double totalMs, double ownedMs, double fetchMs, double publishMs,
-                      double detectMs, String detectionSource, int gains, int overlaps, StoreStats zk,
-                      Map<String, Double> phasesMs, double jitMs, double windowMs, double cpuMs,
-                      double cpuBusy) {
+    public record Rep(
+            String scenario,
+            int rep,
+            double totalMs,
+            double ownedMs,
+            double fetchMs,
+            double publishMs,
+            double detectMs,
+            String detectionSource,
+            int gains,
+            int overlaps,
+            StoreStats zk,
+            Map<String, Double> phasesMs,
+            double jitMs,
+            double windowMs,
+            double cpuMs,
+            double cpuBusy) {
 
         /** The JIT's compile time during the repetition as a share of its wall time (event to settled + guard). */
         double jitShare() {
@@ -80,13 +98,18 @@ public final class ScenarioRunner {
 
     /** {@code warmups}: the least number of warm-up repetitions; {@code maxWarmups}: the most (see {@link WarmUp}). */
     /** {@code idleMs}: how long the settled group of 3 idles while its coordination traffic is counted (0: not). */
-    public record Config(int partitions, int reps, int warmups, int maxWarmups, long guardMs, long timeoutMs,
-                         long crashTimeoutMs, long idleMs) {
-    }
+    public record Config(
+            int partitions,
+            int reps,
+            int warmups,
+            int maxWarmups,
+            long guardMs,
+            long timeoutMs,
+            long crashTimeoutMs,
+            long idleMs) {}
 
     /** What a repetition started from: the members' ZooKeeper counters and the JIT's compile time. */
-    private record Before(long nanos, StoreStats zk, long jitMs) {
-    }
+    private record Before(long nanos, StoreStats zk, long jitMs) {}
 
     /**
      * When the warm-up of a scenario ends. One JVM holds ZooKeeper, the broker, the producer and every client on 2
@@ -140,7 +163,8 @@ public final class ScenarioRunner {
     private final Map<String, Object> overlapReports = new LinkedHashMap<>();
     private final Map<String, WarmUp> warmUps = new LinkedHashMap<>();
     private IdleTraffic idleTraffic;
-    private final String runTag = Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
+    private final String runTag =
+            Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 24));
 
     public ScenarioRunner(RebalanceSubject subject, Config config, PrintStream out) {
         this.subject = subject;
@@ -235,8 +259,8 @@ public final class ScenarioRunner {
             settle(probe, "4 members");
             // Each crash waits out a session timeout (10 s by default): its warm-up is bounded to 10-150 repetitions,
             // not the other scenarios' 150-250 (which would add ~25 min per subject to a full run).
-            WarmUp warm = new WarmUp(Math.min(config.warmups(), CRASH_MIN_WARMUPS),
-                    Math.min(config.maxWarmups(), CRASH_MAX_WARMUPS));
+            WarmUp warm = new WarmUp(
+                    Math.min(config.warmups(), CRASH_MIN_WARMUPS), Math.min(config.maxWarmups(), CRASH_MAX_WARMUPS));
             for (int i = 0; reps.size() < config.reps(); i++) {
                 boolean measured = warm.over();
                 SubjectMember victim = members.get(members.size() - 1);
@@ -247,8 +271,15 @@ public final class ScenarioRunner {
                 probe.arm(before.nanos(), live, subject.consumesRecords());
                 probe.kill(victim.name());
                 victim.crash();
-                Rep c = measure(Scenario.CRASH, i, measured, probe, marks, config.crashTimeoutMs(),
-                        "crash + session timeout (latest possible detection)", before,
+                Rep c = measure(
+                        Scenario.CRASH,
+                        i,
+                        measured,
+                        probe,
+                        marks,
+                        config.crashTimeoutMs(),
+                        "crash + session timeout (latest possible detection)",
+                        before,
                         config.timeoutMs() + config.crashTimeoutMs());
                 if (measured) {
                     reps.add(c);
@@ -288,8 +319,16 @@ public final class ScenarioRunner {
                 for (String n : names) {
                     members.add(subject.start(group, n, false, probe));
                 }
-                Rep d = measure(Scenario.COLD_START, i, measured, probe, RebalanceSubject.EventMarks.NONE, 0, "",
-                        before, config.timeoutMs());
+                Rep d = measure(
+                        Scenario.COLD_START,
+                        i,
+                        measured,
+                        probe,
+                        RebalanceSubject.EventMarks.NONE,
+                        0,
+                        "",
+                        before,
+                        config.timeoutMs());
                 if (measured) {
                     reps.add(d);
                 } else {
@@ -312,8 +351,17 @@ public final class ScenarioRunner {
         return new Before(System.nanoTime(), zk, jit);
     }
 
-    private Rep measure(Scenario s, int i, boolean measured, Probe probe, EventMarks marks, long sessionTimeoutMs,
-                        String fallbackSource, Before before, long timeoutMs) throws InterruptedException {
+    private Rep measure(
+            Scenario s,
+            int i,
+            boolean measured,
+            Probe probe,
+            EventMarks marks,
+            long sessionTimeoutMs,
+            String fallbackSource,
+            Before before,
+            long timeoutMs)
+            throws InterruptedException {
         long t = before.nanos();
         Probe.Sample sample = probe.await(config.guardMs(), timeoutMs);
         long jitAfter = Jit.compileMs();
@@ -339,17 +387,39 @@ public final class ScenarioRunner {
             shift = detectMs;
         }
         double publishMs = marks.publishedAt() == 0 ? Double.NaN : (marks.publishedAt() - t) / 1e6 - shift;
-        Rep rep = new Rep(s.key, i, sample.totalMs() - shift, Math.max(0, sample.ownedMs() - shift),
-                sample.fetchMs() + Math.min(0, sample.ownedMs() - shift), publishMs, detectMs, source,
-                sample.gains(), sample.overlaps(), zk, phasesMs(marks, t, shift), jitMs, windowMs, sample.cpuMs(),
+        Rep rep = new Rep(
+                s.key,
+                i,
+                sample.totalMs() - shift,
+                Math.max(0, sample.ownedMs() - shift),
+                sample.fetchMs() + Math.min(0, sample.ownedMs() - shift),
+                publishMs,
+                detectMs,
+                source,
+                sample.gains(),
+                sample.overlaps(),
+                zk,
+                phasesMs(marks, t, shift),
+                jitMs,
+                windowMs,
+                sample.cpuMs(),
                 sample.cpuMs() / (sample.totalMs() * CORES));
         StringBuilder phases = new StringBuilder();
         rep.phasesMs().forEach((k, v) -> phases.append(String.format(Locale.ROOT, ", %s %.1f", k, v)));
-        out.printf("    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; CPU %.0f%%; JIT %.0f ms in %.0f)%n", s.key,
-                measured ? "#" : "w", i, rep.totalMs(), rep.ownedMs(), rep.fetchMs(), phases,
+        out.printf(
+                "    %-10s %s%2d: %8.1f ms  (owned %.1f, fetch %.1f%s%s%s; CPU %.0f%%; JIT %.0f ms in %.0f)%n",
+                s.key,
+                measured ? "#" : "w",
+                i,
+                rep.totalMs(),
+                rep.ownedMs(),
+                rep.fetchMs(),
+                phases,
                 Double.isNaN(publishMs) ? "" : String.format(", publish %.1f", publishMs),
                 s == Scenario.CRASH ? String.format(", detected %.0f ms after crash", detectMs) : "",
-                100 * rep.cpuBusy(), jitMs, windowMs);
+                100 * rep.cpuBusy(),
+                jitMs,
+                windowMs);
         return rep;
     }
 

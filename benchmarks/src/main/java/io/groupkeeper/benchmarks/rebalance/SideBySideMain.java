@@ -54,8 +54,7 @@ public final class SideBySideMain {
 
     static final String TOPIC = "bench";
 
-    private SideBySideMain() {
-    }
+    private SideBySideMain() {}
 
     public static void main(String[] argv) throws Exception {
         Map<String, Object> result = run(argv, System.out);
@@ -63,9 +62,26 @@ public final class SideBySideMain {
     }
 
     public static Map<String, Object> run(String[] argv, PrintStream out) throws Exception {
-        Args args = new Args(argv, Set.of("quick", "no-kafka", "zk-jvm"), Set.of("scenarios", "settings", "reps", "gk-reps",
-                "warmups", "crash-session-timeout-ms", "producer-interval-ms", "out", "partitions", "timeout-ms", "gkk-reps",
-                "gkk-warmups", "gk-warmups", "max-warmups", "idle-ms", "zk-cpus"));
+        Args args = new Args(
+                argv,
+                Set.of("quick", "no-kafka", "zk-jvm"),
+                Set.of(
+                        "scenarios",
+                        "settings",
+                        "reps",
+                        "gk-reps",
+                        "warmups",
+                        "crash-session-timeout-ms",
+                        "producer-interval-ms",
+                        "out",
+                        "partitions",
+                        "timeout-ms",
+                        "gkk-reps",
+                        "gkk-warmups",
+                        "gk-warmups",
+                        "max-warmups",
+                        "idle-ms",
+                        "zk-cpus"));
         if (args.get("zk-cpus", null) != null && !args.flag("zk-jvm")) {
             throw new IllegalArgumentException("--zk-cpus pins the ZooKeeper JVM of --zk-jvm; add --zk-jvm");
         }
@@ -76,7 +92,9 @@ public final class SideBySideMain {
         }
         List<KafkaSetting> settings = new ArrayList<>();
         if (!args.flag("no-kafka")) {
-            String all = String.join(",", Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
+            String all = String.join(
+                    ",",
+                    Arrays.stream(KafkaSetting.values()).map(KafkaSetting::key).toList());
             // --quick runs Kafka at its fastest: classic at heartbeat.interval.ms 100 and 20 (issue 19). The slower
             // settings are heartbeat-bound (classic 500 ms: ~205 ms; KIP-848 500 ms: ~1.2 s; the defaults 2.7 s and
             // 5.6 s in every full run) and their warm-up alone would take most of the 3 minutes --quick has.
@@ -131,36 +149,61 @@ public final class SideBySideMain {
         double rttUsed = Double.NaN;
         EmbeddedKafka kafka = null;
         RecordProducer producer = null;
-        try (ZooKeeperServerProcess zk = args.flag("zk-jvm") ? ZooKeeperServerProcess.ownJvm(args.get("zk-cpus", null))
+        try (ZooKeeperServerProcess zk = args.flag("zk-jvm")
+                ? ZooKeeperServerProcess.ownJvm(args.get("zk-cpus", null))
                 : ZooKeeperServerProcess.inProcess()) {
             doc.put("zookeeper", zk.describe());
             if (!settings.isEmpty()) {
-                kafka = EmbeddedKafka.builder().brokerProperties(KafkaNativeSubject.brokerProperties(crashSessionMs))
-                        .build().start();
+                kafka = EmbeddedKafka.builder()
+                        .brokerProperties(KafkaNativeSubject.brokerProperties(crashSessionMs))
+                        .build()
+                        .start();
                 kafka.createTopic(TOPIC, partitions);
                 producer = new RecordProducer(kafka, TOPIC, partitions, producerIntervalMs);
                 doc.put("brokerOverrides", KafkaNativeSubject.brokerProperties(crashSessionMs));
             }
-            out.printf("side-by-side (%s): scenarios %s, %d partitions, %d cpus, load %.2f%n", quick ? "quick" : "full",
-                    scenarios.stream().map(s -> s.key).toList(), partitions, Runtime.getRuntime().availableProcessors(),
+            out.printf(
+                    "side-by-side (%s): scenarios %s, %d partitions, %d cpus, load %.2f%n",
+                    quick ? "quick" : "full",
+                    scenarios.stream().map(s -> s.key).toList(),
+                    partitions,
+                    Runtime.getRuntime().availableProcessors(),
                     Machine.loadAverage());
             out.println("ZooKeeper server: " + zk.describe());
             Stats rttBefore = ZkRoundTrip.measure(zk.connectString());
             out.println("raw ZooKeeper setData round trip (before): " + ZkRoundTrip.describe(rttBefore));
 
-            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(partitions, gkReps, gkWarmups, maxWarmups, 200, timeoutMs,
-                    crashSessionMs > 0 ? crashSessionMs : 15_000, idleMs);
-            try (GroupKeeperZkSubject gk = new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions,
-                    crashSessionMs)) {
+            ScenarioRunner.Config gkConfig = new ScenarioRunner.Config(
+                    partitions,
+                    gkReps,
+                    gkWarmups,
+                    maxWarmups,
+                    200,
+                    timeoutMs,
+                    crashSessionMs > 0 ? crashSessionMs : 15_000,
+                    idleMs);
+            try (GroupKeeperZkSubject gk =
+                    new GroupKeeperZkSubject(zk.connectString(), "bench-" + TOPIC, partitions, crashSessionMs)) {
                 subjects.add(runSubject(gk, gkConfig, scenarios, out));
             }
 
             if (kafka != null) {
                 if (GroupKeeperKafkaSubject.available()) {
-                    try (GroupKeeperKafkaSubject gkk = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC,
-                            crashSessionMs)) {
-                        subjects.add(runSubject(gkk, new ScenarioRunner.Config(partitions, gkkReps, gkkWarmups,
-                                maxWarmups, 300, timeoutMs, crashSessionMs > 0 ? crashSessionMs : 15_000, idleMs), scenarios, out));
+                    try (GroupKeeperKafkaSubject gkk =
+                            new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC, crashSessionMs)) {
+                        subjects.add(runSubject(
+                                gkk,
+                                new ScenarioRunner.Config(
+                                        partitions,
+                                        gkkReps,
+                                        gkkWarmups,
+                                        maxWarmups,
+                                        300,
+                                        timeoutMs,
+                                        crashSessionMs > 0 ? crashSessionMs : 15_000,
+                                        idleMs),
+                                scenarios,
+                                out));
                     }
                 } else {
                     GroupKeeperKafkaSubject pending = new GroupKeeperKafkaSubject(zk.connectString(), kafka, TOPIC);
@@ -171,8 +214,19 @@ public final class SideBySideMain {
                 }
                 for (KafkaSetting setting : settings) {
                     try (KafkaNativeSubject k = new KafkaNativeSubject(setting, kafka, TOPIC, crashSessionMs)) {
-                        subjects.add(runSubject(k, new ScenarioRunner.Config(partitions, kafkaReps, kafkaWarmups, kafkaMaxWarmups, 300,
-                                timeoutMs, crashSessionMs > 0 ? crashSessionMs : 45_000, idleMs), scenarios, out));
+                        subjects.add(runSubject(
+                                k,
+                                new ScenarioRunner.Config(
+                                        partitions,
+                                        kafkaReps,
+                                        kafkaWarmups,
+                                        kafkaMaxWarmups,
+                                        300,
+                                        timeoutMs,
+                                        crashSessionMs > 0 ? crashSessionMs : 45_000,
+                                        idleMs),
+                                scenarios,
+                                out));
                     }
                 }
             }
@@ -217,9 +271,11 @@ public final class SideBySideMain {
         return m;
     }
 
-    private static Map<String, Object> runSubject(RebalanceSubject subject, ScenarioRunner.Config config,
-                                                  List<Scenario> scenarios, PrintStream out) throws Exception {
-        out.printf("%s: %d repetitions per scenario, after %d to %d warm-up ones (until the JIT is quiet)%n",
+    private static Map<String, Object> runSubject(
+            RebalanceSubject subject, ScenarioRunner.Config config, List<Scenario> scenarios, PrintStream out)
+            throws Exception {
+        out.printf(
+                "%s: %d repetitions per scenario, after %d to %d warm-up ones (until the JIT is quiet)%n",
                 subject.label(), config.reps(), config.warmups(), config.maxWarmups());
         long t0 = System.nanoTime();
         HostCpu cpu0 = HostCpu.now();
@@ -245,7 +301,8 @@ public final class SideBySideMain {
             Map<String, Stats> phases = new LinkedHashMap<>();
             for (Rep rep : list) {
                 for (String k : rep.phasesMs().keySet()) {
-                    phases.computeIfAbsent(k, key -> stats(list, x -> x.phasesMs().getOrDefault(key, Double.NaN)));
+                    phases.computeIfAbsent(
+                            k, key -> stats(list, x -> x.phasesMs().getOrDefault(key, Double.NaN)));
                 }
             }
             if (!phases.isEmpty()) {
@@ -254,8 +311,13 @@ public final class SideBySideMain {
             if (phases.containsKey("membership")) {
                 // The ZooKeeper part of a handoff: from the membership event (member node created or deleted) until
                 // every partition is owned.
-                r.put("handoff", stats(list, x -> x.phasesMs().containsKey("membership")
-                        ? x.ownedMs() - x.phasesMs().get("membership") : Double.NaN));
+                r.put(
+                        "handoff",
+                        stats(
+                                list,
+                                x -> x.phasesMs().containsKey("membership")
+                                        ? x.ownedMs() - x.phasesMs().get("membership")
+                                        : Double.NaN));
             }
             r.put("overlaps", list.stream().mapToInt(Rep::overlaps).max().orElse(0));
             r.put("warmUp", runner.warmUp(s));
@@ -318,8 +380,7 @@ public final class SideBySideMain {
                     }
                     case "groupkeeper" -> gk = st.p50();
                     case "groupkeeper-zk" -> gkZk = st.p50();
-                    default -> {
-                    }
+                    default -> {}
                 }
             }
             if (bestKey == null && gk == null && gkZk == null) {
@@ -361,8 +422,16 @@ public final class SideBySideMain {
         out.println();
         out.println("Rebalance time, ms from the event until every partition is owned once and (Kafka) fetched; "
                 + "(c) from expiry detection");
-        out.printf("%-64s %-10s %3s  %-22s %10s %10s %11s %14s%n", "subject", "scenario", "n", "p50 / p95 / max",
-                "owned p50", "fetch p50", "publish p50", "idle req/s/mbr");
+        out.printf(
+                "%-64s %-10s %3s  %-22s %10s %10s %11s %14s%n",
+                "subject",
+                "scenario",
+                "n",
+                "p50 / p95 / max",
+                "owned p50",
+                "fetch p50",
+                "publish p50",
+                "idle req/s/mbr");
         for (Map<String, Object> subject : subjects) {
             if (!"measured".equals(subject.get("status"))) {
                 out.printf("%-64s %s%n", subject.get("label"), subject.get("status"));
@@ -373,12 +442,19 @@ public final class SideBySideMain {
                 if (total.isEmpty()) {
                     continue;
                 }
-                out.printf(Locale.ROOT, "%-64s %-10s %3d  %-22s %10s %10s %11s %14s%n", subject.get("label"), s.key,
-                        total.n(), total.summary(), Fmt.ms(scenarioStats(subject, s.key, "owned").p50()),
+                out.printf(
+                        Locale.ROOT,
+                        "%-64s %-10s %3d  %-22s %10s %10s %11s %14s%n",
+                        subject.get("label"),
+                        s.key,
+                        total.n(),
+                        total.summary(),
+                        Fmt.ms(scenarioStats(subject, s.key, "owned").p50()),
                         Fmt.ms(scenarioStats(subject, s.key, "fetch").p50()),
                         Fmt.ms(scenarioStats(subject, s.key, "publish").p50()),
                         subject.get("idleTraffic") instanceof IdleTraffic t && s == Scenario.SCALE_OUT
-                                ? String.format(Locale.ROOT, "%.2f", t.requestsPerMemberPerSecond()) : "");
+                                ? String.format(Locale.ROOT, "%.2f", t.requestsPerMemberPerSecond())
+                                : "");
             }
         }
     }
@@ -397,14 +473,25 @@ public final class SideBySideMain {
             }
             double zkPart = (Double) line.get("groupkeeperZkP50Ms");
             Object best = line.get("kafkaBestP50Ms");
-            out.printf(Locale.ROOT, "%s p50, groupkeeper ZooKeeper part only (no Kafka): %s ms = %s raw ZooKeeper write "
-                            + "round trips%s%n", s.key, Fmt.ms(zkPart), Fmt.ratio(zkPart / rtt),
-                    best == null ? "" : "; kafka-best (" + line.get("kafkaBestKey") + ") / ZooKeeper part = "
-                            + Fmt.ratio((Double) best / zkPart));
+            out.printf(
+                    Locale.ROOT,
+                    "%s p50, groupkeeper ZooKeeper part only (no Kafka): %s ms = %s raw ZooKeeper write "
+                            + "round trips%s%n",
+                    s.key,
+                    Fmt.ms(zkPart),
+                    Fmt.ratio(zkPart / rtt),
+                    best == null
+                            ? ""
+                            : "; kafka-best (" + line.get("kafkaBestKey") + ") / ZooKeeper part = "
+                                    + Fmt.ratio((Double) best / zkPart));
             Object handoff = line.get("groupkeeperZkHandoffP50Ms");
             if (handoff != null) {
-                out.printf(Locale.ROOT, "%s p50, groupkeeper handoff (membership event -> every partition owned): %s ms = %s"
-                        + " raw ZooKeeper write round trips%n", s.key, Fmt.ms((Double) handoff),
+                out.printf(
+                        Locale.ROOT,
+                        "%s p50, groupkeeper handoff (membership event -> every partition owned): %s ms = %s"
+                                + " raw ZooKeeper write round trips%n",
+                        s.key,
+                        Fmt.ms((Double) handoff),
                         Fmt.ratio((Double) handoff / rtt));
             }
         }
@@ -413,17 +500,23 @@ public final class SideBySideMain {
         Object best = a.get("kafkaBestP50Ms");
         Object ratio = a.get("ratioKafkaBestToGroupkeeper");
         if (a.get("ratioKafkaClassicHb100ToGroupkeeper") instanceof Double r100) {
-            out.printf(Locale.ROOT, "scale-out p50 against Kafka classic at heartbeat.interval.ms=100: %s ms, ratio=%s%n",
+            out.printf(
+                    Locale.ROOT,
+                    "scale-out p50 against Kafka classic at heartbeat.interval.ms=100: %s ms, ratio=%s%n",
                     Fmt.ms(((Map<String, Double>) a.get("kafkaP50MsBySetting")).get(KafkaSetting.CLASSIC_HB100.key())),
                     Fmt.ratio(r100));
         }
         if (a.get("kafkaBestKey") != null) {
             out.printf("kafka-best is %s%n", a.get("kafkaBestKey"));
         }
-        ((Map<String, Double>) summary.getOrDefault("idleRequestsPerMemberPerSecond", Map.of())).forEach((k, v) ->
-                out.printf(Locale.ROOT, "idle coordination traffic, %s: %.2f requests/s per member%n", k, v));
-        out.printf(Locale.ROOT, "scale-out p50: groupkeeper=%s kafka-best=%s ratio=%s%n",
-                gk == null ? "n/a" : Fmt.ms((Double) gk), best == null ? "n/a" : Fmt.ms((Double) best),
+        ((Map<String, Double>) summary.getOrDefault("idleRequestsPerMemberPerSecond", Map.of()))
+                .forEach((k, v) ->
+                        out.printf(Locale.ROOT, "idle coordination traffic, %s: %.2f requests/s per member%n", k, v));
+        out.printf(
+                Locale.ROOT,
+                "scale-out p50: groupkeeper=%s kafka-best=%s ratio=%s%n",
+                gk == null ? "n/a" : Fmt.ms((Double) gk),
+                best == null ? "n/a" : Fmt.ms((Double) best),
                 ratio == null ? "n/a" : Fmt.ratio((Double) ratio));
     }
 
@@ -440,11 +533,23 @@ public final class SideBySideMain {
                 @SuppressWarnings("unchecked")
                 List<Rep> reps = (List<Rep>) ((Map<String, Object>) v).get("reps");
                 for (Rep r : reps) {
-                    csv.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s%n",
-                            subject.get("key"), subject.get("system"), r.scenario(), r.rep(), r.totalMs(), r.ownedMs(),
-                            r.fetchMs(), r.publishMs(), r.detectMs(), r.overlaps(),
-                            r.zk() == null ? ",,," : r.zk().watchEvents() + "," + r.zk().writes() + ","
-                                    + r.zk().transactions() + "," + r.zk().reads()));
+                    csv.append(String.format(
+                            Locale.ROOT,
+                            "%s,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%s%n",
+                            subject.get("key"),
+                            subject.get("system"),
+                            r.scenario(),
+                            r.rep(),
+                            r.totalMs(),
+                            r.ownedMs(),
+                            r.fetchMs(),
+                            r.publishMs(),
+                            r.detectMs(),
+                            r.overlaps(),
+                            r.zk() == null
+                                    ? ",,,"
+                                    : r.zk().watchEvents() + "," + r.zk().writes() + "," + r.zk().transactions() + ","
+                                            + r.zk().reads()));
                 }
             }
         }

@@ -56,23 +56,31 @@ abstract class ZooKeeperServerProcess implements AutoCloseable {
         if (cpus != null) {
             cmd.addAll(List.of("taskset", "-c", cpus));
         }
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xms512m", "-Xmx512m",
-                "-cp", System.getProperty("java.class.path"), ZooKeeperServerProcess.class.getName()));
+        cmd.addAll(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xms512m",
+                "-Xmx512m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ZooKeeperServerProcess.class.getName()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String> ready = new CompletableFuture<>();
-        Thread drain = new Thread(() -> {
-            try {
-                for (String line; (line = out.readLine()) != null; ) {
-                    if (!ready.isDone() && line.startsWith(READY)) {
-                        ready.complete(line.substring(READY.length()).trim());
-                    } // the rest (the server's own log) is dropped: the pipe must not fill up
-                }
-                ready.completeExceptionally(new IOException("the ZooKeeper JVM ended before it served: " + cmd));
-            } catch (IOException e) {
-                ready.completeExceptionally(e);
-            }
-        }, "zk-jvm-output");
+        Thread drain = new Thread(
+                () -> {
+                    try {
+                        for (String line; (line = out.readLine()) != null; ) {
+                            if (!ready.isDone() && line.startsWith(READY)) {
+                                ready.complete(line.substring(READY.length()).trim());
+                            } // the rest (the server's own log) is dropped: the pipe must not fill up
+                        }
+                        ready.completeExceptionally(
+                                new IOException("the ZooKeeper JVM ended before it served: " + cmd));
+                    } catch (IOException e) {
+                        ready.completeExceptionally(e);
+                    }
+                },
+                "zk-jvm-output");
         drain.setDaemon(true);
         drain.start();
         String connect;

@@ -7,8 +7,8 @@ import io.groupkeeper.benchmarks.support.GenerationWatch;
 import io.groupkeeper.benchmarks.support.OwnershipTracker;
 import io.groupkeeper.benchmarks.support.Stats;
 import io.groupkeeper.benchmarks.support.ZkActivity;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,13 +43,18 @@ public final class ScaleHarness {
         }
     }
 
-    public record Config(String zkConnect, List<Size> sizes, int repetitions, int membersPerSession, long timeoutMs) {
-    }
+    public record Config(String zkConnect, List<Size> sizes, int repetitions, int membersPerSession, long timeoutMs) {}
 
     /** One join. Times in ms from {@code start()}; {@code moved}: partitions that changed owner. */
-    public record Join(double totalMs, double publishMs, double claimsMs, int moved, long watchEvents, long writes,
-                       long transactions, long reads) {
-    }
+    public record Join(
+            double totalMs,
+            double publishMs,
+            double claimsMs,
+            int moved,
+            long watchEvents,
+            long writes,
+            long transactions,
+            long reads) {}
 
     public record Result(Size size, int sessions, double setupMs, List<Join> joins, int overlaps) {
         public Stats total() {
@@ -65,7 +70,8 @@ public final class ScaleHarness {
         }
 
         public double median(ToDoubleFunction<Join> f) {
-            return Stats.of(joins.stream().map(j -> f.applyAsDouble(j)).toList()).p50();
+            return Stats.of(joins.stream().map(j -> f.applyAsDouble(j)).toList())
+                    .p50();
         }
     }
 
@@ -91,7 +97,8 @@ public final class ScaleHarness {
 
     private Result runSize(CuratorFramework admin, Size size) throws Exception {
         int sessions = Math.max(1, (size.members() + config.membersPerSession() - 1) / config.membersPerSession());
-        String tag = size.members() + "x" + size.partitions() + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 20));
+        String tag = size.members() + "x" + size.partitions() + "-"
+                + Integer.toHexString(ThreadLocalRandom.current().nextInt(1 << 20));
         String topic = "scale-" + tag;
         String group = "scale-" + tag;
         List<GroupKeeper> keepers = new ArrayList<>();
@@ -101,7 +108,9 @@ public final class ScaleHarness {
         ExecutorService starter = Executors.newFixedThreadPool(4);
         try {
             for (int s = 0; s < sessions; s++) {
-                ZooKeeperStore store = ZooKeeperStore.builder().connectString(config.zkConnect()).build();
+                ZooKeeperStore store = ZooKeeperStore.builder()
+                        .connectString(config.zkConnect())
+                        .build();
                 keepers.add(GroupKeeper.builder().store(store).build().start());
                 stores.add(store);
             }
@@ -113,8 +122,11 @@ public final class ScaleHarness {
             List<Future<?>> starts = new ArrayList<>();
             for (int i = 0; i < size.members(); i++) {
                 String name = "member-" + i;
-                GroupMember m = keepers.get(i % sessions).member(group).topics(topic)
-                        .listener(tracker.listenerFor(name)).build();
+                GroupMember m = keepers.get(i % sessions)
+                        .member(group)
+                        .topics(topic)
+                        .listener(tracker.listenerFor(name))
+                        .build();
                 members.add(m);
                 starts.add(starter.submit(m::start));
             }
@@ -122,26 +134,31 @@ public final class ScaleHarness {
                 f.get();
             }
             if (!tracker.awaitCompleteAndBalanced(config.timeoutMs())) {
-                throw new IllegalStateException(size + ": group did not converge in " + config.timeoutMs() + " ms: "
-                        + tracker.describe());
+                throw new IllegalStateException(
+                        size + ": group did not converge in " + config.timeoutMs() + " ms: " + tracker.describe());
             }
             double setupMs = Fmt.nanosToMs(System.nanoTime() - t0);
             activity.awaitQuiet(500, config.timeoutMs());
-            out.printf("  %s: %d members on %d sessions converged in %s ms; joining %d times%n", size, size.members(),
-                    sessions, Fmt.ms(setupMs), config.repetitions());
+            out.printf(
+                    "  %s: %d members on %d sessions converged in %s ms; joining %d times%n",
+                    size, size.members(), sessions, Fmt.ms(setupMs), config.repetitions());
 
             List<Join> joins = new ArrayList<>();
             for (int rep = 0; rep < config.repetitions(); rep++) {
                 String name = "joiner-" + rep;
-                GroupMember joiner = keepers.get(rep % sessions).member(group).topics(topic)
-                        .listener(tracker.listenerFor(name)).build();
+                GroupMember joiner = keepers.get(rep % sessions)
+                        .member(group)
+                        .topics(topic)
+                        .listener(tracker.listenerFor(name))
+                        .build();
                 String[] ownersBefore = tracker.owners();
                 StoreStats before = activity.snapshot();
                 AtomicLong published = watch.nextPublish();
                 long start = System.nanoTime();
                 joiner.start();
                 if (!tracker.awaitCompleteAndBalanced(config.timeoutMs()) || tracker.countOf(name) == 0) {
-                    throw new IllegalStateException(size + ": join " + rep + " did not converge: " + tracker.describe());
+                    throw new IllegalStateException(
+                            size + ": join " + rep + " did not converge: " + tracker.describe());
                 }
                 activity.awaitQuiet(300, config.timeoutMs());
                 long end = tracker.lastChangeNanos();
@@ -154,18 +171,34 @@ public final class ScaleHarness {
                     }
                 }
                 long pub = published.get() == 0 ? end : published.get();
-                Join j = new Join(Fmt.nanosToMs(end - start), Fmt.nanosToMs(pub - start), Fmt.nanosToMs(end - pub),
-                        moved, cost.watchEvents(), cost.writes(), cost.transactions(), cost.reads());
+                Join j = new Join(
+                        Fmt.nanosToMs(end - start),
+                        Fmt.nanosToMs(pub - start),
+                        Fmt.nanosToMs(end - pub),
+                        moved,
+                        cost.watchEvents(),
+                        cost.writes(),
+                        cost.transactions(),
+                        cost.reads());
                 joins.add(j);
-                out.printf("    join %d: %s ms (publish %s + claims %s), moved %d, watch events %d, writes %d, "
-                                + "transactions %d, reads %d%n", rep + 1, Fmt.ms(j.totalMs()), Fmt.ms(j.publishMs()),
-                        Fmt.ms(j.claimsMs()), j.moved(), j.watchEvents(), j.writes(), j.transactions(), j.reads());
+                out.printf(
+                        "    join %d: %s ms (publish %s + claims %s), moved %d, watch events %d, writes %d, "
+                                + "transactions %d, reads %d%n",
+                        rep + 1,
+                        Fmt.ms(j.totalMs()),
+                        Fmt.ms(j.publishMs()),
+                        Fmt.ms(j.claimsMs()),
+                        j.moved(),
+                        j.watchEvents(),
+                        j.writes(),
+                        j.transactions(),
+                        j.reads());
 
                 joiner.close();
                 tracker.forget(name);
                 if (!tracker.awaitCompleteAndBalanced(config.timeoutMs())) {
-                    throw new IllegalStateException(size + ": leave after join " + rep + " did not converge: "
-                            + tracker.describe());
+                    throw new IllegalStateException(
+                            size + ": leave after join " + rep + " did not converge: " + tracker.describe());
                 }
                 activity.awaitQuiet(300, config.timeoutMs());
             }

@@ -31,13 +31,14 @@ import java.util.Set;
  */
 public final class ScaleMain {
 
-    private ScaleMain() {
-    }
+    private ScaleMain() {}
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, Set.of("quick"), Set.of("sizes", "reps", "members-per-session", "out", "zk", "timeout-ms"));
+        Args args = new Args(
+                argv, Set.of("quick"), Set.of("sizes", "reps", "members-per-session", "out", "zk", "timeout-ms"));
         boolean quick = args.flag("quick");
-        List<Size> sizes = parseSizes(args.get("sizes", quick ? "10x100,100x1000" : "10x100,100x1000,100x10000,1000x10000"));
+        List<Size> sizes =
+                parseSizes(args.get("sizes", quick ? "10x100,100x1000" : "10x100,100x1000,100x10000,1000x10000"));
         int reps = args.getInt("reps", quick ? 3 : 5);
         int perSession = args.getInt("members-per-session", 100);
         Path out = args.path("out", "target/bench-results");
@@ -45,17 +46,20 @@ public final class ScaleMain {
         run(args.has("zk") ? args.get("zk", null) : null, sizes, reps, perSession, timeoutMs, out, System.out);
     }
 
-    public static List<Result> run(String zkConnect, List<Size> sizes, int reps, int perSession, long timeoutMs,
-                                   Path out, PrintStream console) throws Exception {
+    public static List<Result> run(
+            String zkConnect, List<Size> sizes, int reps, int perSession, long timeoutMs, Path out, PrintStream console)
+            throws Exception {
         Map<String, Object> machine = Machine.describe();
         EmbeddedZooKeeper zk = zkConnect == null ? EmbeddedZooKeeper.startDefault() : null;
         try {
             String connect = zkConnect != null ? zkConnect : zk.connectString();
-            console.printf("scale: one member joins N; groupkeeper defaults; ZooKeeper %s; %d cpus, load %.2f%n",
+            console.printf(
+                    "scale: one member joins N; groupkeeper defaults; ZooKeeper %s; %d cpus, load %.2f%n",
                     connect, Runtime.getRuntime().availableProcessors(), Machine.loadAverage());
             Stats rttBefore = ZkRoundTrip.measure(connect);
-            List<Result> results = new ScaleHarness(new ScaleHarness.Config(connect, sizes, reps, perSession, timeoutMs),
-                    console).run();
+            List<Result> results = new ScaleHarness(
+                            new ScaleHarness.Config(connect, sizes, reps, perSession, timeoutMs), console)
+                    .run();
             Stats rttAfter = ZkRoundTrip.measure(connect);
             double rtt = Math.min(rttBefore.p50(), rttAfter.p50());
             print(results, rtt, console);
@@ -84,10 +88,20 @@ public final class ScaleMain {
         console.println("members x partitions  sessions  joins  total p50/p95/max ms  publish p50  claims p50  in RTTs"
                 + "  moved  watchEvents  writes  txns  reads  (medians per join)");
         for (Result r : results) {
-            console.printf(Locale.ROOT, "%20s  %8d  %5d  %20s  %11s  %10s  %7s  %5.0f  %11.0f  %6.0f  %4.0f  %5.0f%n",
-                    r.size(), r.sessions(), r.joins().size(), r.total().summary(), Fmt.ms(r.publish().p50()),
-                    Fmt.ms(r.claims().p50()), Fmt.ratio(r.total().p50() / rttMs), r.median(Join::moved),
-                    r.median(Join::watchEvents), r.median(Join::writes), r.median(Join::transactions),
+            console.printf(
+                    Locale.ROOT,
+                    "%20s  %8d  %5d  %20s  %11s  %10s  %7s  %5.0f  %11.0f  %6.0f  %4.0f  %5.0f%n",
+                    r.size(),
+                    r.sessions(),
+                    r.joins().size(),
+                    r.total().summary(),
+                    Fmt.ms(r.publish().p50()),
+                    Fmt.ms(r.claims().p50()),
+                    Fmt.ratio(r.total().p50() / rttMs),
+                    r.median(Join::moved),
+                    r.median(Join::watchEvents),
+                    r.median(Join::writes),
+                    r.median(Join::transactions),
                     r.median(Join::reads));
         }
         int overlaps = results.stream().mapToInt(Result::overlaps).sum();
@@ -108,9 +122,21 @@ public final class ScaleMain {
         for (Result r : results) {
             for (int i = 0; i < r.joins().size(); i++) {
                 Join j = r.joins().get(i);
-                csv.append(String.format(Locale.ROOT, "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d%n",
-                        r.size().members(), r.size().partitions(), r.sessions(), i + 1, j.totalMs(), j.publishMs(),
-                        j.claimsMs(), j.moved(), j.watchEvents(), j.writes(), j.transactions(), j.reads()));
+                csv.append(String.format(
+                        Locale.ROOT,
+                        "%d,%d,%d,%d,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d%n",
+                        r.size().members(),
+                        r.size().partitions(),
+                        r.sessions(),
+                        i + 1,
+                        j.totalMs(),
+                        j.publishMs(),
+                        j.claimsMs(),
+                        j.moved(),
+                        j.watchEvents(),
+                        j.writes(),
+                        j.transactions(),
+                        j.reads()));
             }
         }
         Files.createDirectories(out);

@@ -41,8 +41,8 @@ public final class Args {
                 }
                 values.put(name, value);
             } else {
-                throw new IllegalArgumentException("unknown option --" + name + "; known: flags " + flags
-                        + ", options " + options);
+                throw new IllegalArgumentException(
+                        "unknown option --" + name + "; known: flags " + flags + ", options " + options);
             }
         }
     }

@@ -37,11 +37,11 @@ public final class FencedCommitter implements AutoCloseable {
         this.group = group;
         this.memberId = memberId;
         this.versions = new long[count];
-        this.registration = group.registerMember(new MemberInfo(memberId, Optional.empty(), "bench",
-                new TreeSet<>(Set.of(topic)), Instant.now(), "sticky"));
+        this.registration = group.registerMember(new MemberInfo(
+                memberId, Optional.empty(), "bench", new TreeSet<>(Set.of(topic)), Instant.now(), "sticky"));
         for (int i = 0; i < count; i++) {
             TopicPartition tp = new TopicPartition(topic, first + i);
-            ClaimResult r = group.claim(tp, memberId, GENERATION, () -> { });
+            ClaimResult r = group.claim(tp, memberId, GENERATION, () -> {});
             if (!(r instanceof ClaimResult.Claimed claimed)) {
                 throw new IllegalStateException("could not claim " + tp + ": " + r);
             }
@@ -63,7 +63,8 @@ public final class FencedCommitter implements AutoCloseable {
         if (!outcome.conflicted().isEmpty()) {
             throw new IllegalStateException("fenced commit refused for " + outcome.conflicted());
         }
-        outcome.committed().forEach((tp, v) -> versions[tp.partition() - partitions.get(0).partition()] = v);
+        outcome.committed()
+                .forEach((tp, v) -> versions[tp.partition() - partitions.get(0).partition()] = v);
         return outcome;
     }
 

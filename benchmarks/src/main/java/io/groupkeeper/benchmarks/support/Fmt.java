@@ -5,8 +5,7 @@ import java.util.Locale;
 /** Number formatting for tables: milliseconds with precision that fits their size. */
 public final class Fmt {
 
-    private Fmt() {
-    }
+    private Fmt() {}
 
     public static String ms(double ms) {
         if (Double.isNaN(ms)) {

@@ -54,7 +54,8 @@ public final class GenerationWatch {
     public AtomicLong nextMembershipChange() throws Exception {
         AtomicLong at = new AtomicLong();
         try {
-            admin.getChildren().usingWatcher(stampOn(EventType.NodeChildrenChanged, at))
+            admin.getChildren()
+                    .usingWatcher(stampOn(EventType.NodeChildrenChanged, at))
                     .forPath(groupPath + "/members");
         } catch (KeeperException.NoNodeException e) {
             // a new group

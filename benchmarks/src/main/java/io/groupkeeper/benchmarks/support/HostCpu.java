@@ -30,8 +30,10 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
      */
     public static final double NOISY_STEAL_PCT = 2.0;
 
-    private static final String NOISY_WARNING = String.format(Locale.ROOT,
-            " (noisy: steal above %.0f %%, compare only with figures of the same window)", NOISY_STEAL_PCT);
+    private static final String NOISY_WARNING = String.format(
+            Locale.ROOT,
+            " (noisy: steal above %.0f %%, compare only with figures of the same window)",
+            NOISY_STEAL_PCT);
 
     /** Now; all zero where there is no {@code /proc/stat} (then every {@link Share} is unknown). */
     public static HostCpu now() {
@@ -71,7 +73,9 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
         if (total <= 0) {
             return new Share(Double.NaN, Double.NaN, Double.NaN);
         }
-        return new Share(100.0 * (steal - earlier.steal) / total, 100.0 * (iowait - earlier.iowait) / total,
+        return new Share(
+                100.0 * (steal - earlier.steal) / total,
+                100.0 * (iowait - earlier.iowait) / total,
                 100.0 * (busy - earlier.busy) / total);
     }
 
@@ -91,8 +95,8 @@ public record HostCpu(long busy, long idle, long iowait, long steal) {
             if (Double.isNaN(stealPct)) {
                 return "unknown (no /proc/stat)";
             }
-            String shares = String.format(Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", tenths(stealPct),
-                    iowaitPct, busyPct);
+            String shares = String.format(
+                    Locale.ROOT, "steal %.1f %%, iowait %.1f %%, busy %.0f %%", tenths(stealPct), iowaitPct, busyPct);
             return noisy() ? shares + NOISY_WARNING : shares;
         }
 

@@ -16,8 +16,7 @@ public final class Jit {
     private static final CompilationMXBean BEAN = ManagementFactory.getCompilationMXBean();
     private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
 
-    private Jit() {
-    }
+    private Jit() {}
 
     /** Milliseconds the JIT has spent compiling since the JVM started, or -1 where the JVM does not say. */
     public static long compileMs() {

@@ -13,8 +13,7 @@ public final class Json {
 
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    private Json() {
-    }
+    private Json() {}
 
     public static void write(Path file, Object value) {
         try {

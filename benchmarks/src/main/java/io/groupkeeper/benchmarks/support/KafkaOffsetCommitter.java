@@ -22,7 +22,8 @@ public final class KafkaOffsetCommitter implements AutoCloseable {
     private long offset;
 
     /** {@code clientProperties}: the broker's client properties ({@code bootstrap.servers}). */
-    public KafkaOffsetCommitter(Map<String, Object> clientProperties, String groupId, String topic, int first, int count) {
+    public KafkaOffsetCommitter(
+            Map<String, Object> clientProperties, String groupId, String topic, int first, int count) {
         Map<String, Object> props = new HashMap<>(clientProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

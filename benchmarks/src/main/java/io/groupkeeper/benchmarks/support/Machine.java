@@ -11,8 +11,7 @@ import java.util.Map;
 /** What a result was measured on, recorded next to every result file. */
 public final class Machine {
 
-    private Machine() {
-    }
+    private Machine() {}
 
     public static Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -20,7 +19,9 @@ public final class Machine {
         m.put("cpus", Runtime.getRuntime().availableProcessors());
         m.put("memTotalGiB", memTotalGiB());
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-        m.put("jvmArguments", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        m.put(
+                "jvmArguments",
+                String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         m.put("maxHeapMiB", Runtime.getRuntime().maxMemory() / (1024 * 1024));
         m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
         m.put("loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());

@@ -159,7 +159,8 @@ public final class OwnershipTracker {
     }
 
     public synchronized String describe() {
-        return "owned " + owned + "/" + partitions + ", live " + live.size() + ", counts " + new TreeMap<>(counts)
-                .values().stream().mapToInt(Integer::intValue).summaryStatistics();
+        return "owned " + owned + "/" + partitions + ", live " + live.size() + ", counts "
+                + new TreeMap<>(counts)
+                        .values().stream().mapToInt(Integer::intValue).summaryStatistics();
     }
 }

@@ -16,21 +16,27 @@ import javax.management.ObjectName;
 public final class ServerCounters {
 
     /** Kafka's group-coordinator requests, by the name the broker's request metrics use. */
-    public static final Set<String> KAFKA_COORDINATOR_REQUESTS = Set.of("Heartbeat", "ConsumerGroupHeartbeat",
-            "OffsetCommit", "JoinGroup", "SyncGroup", "LeaveGroup", "OffsetFetch", "FindCoordinator",
+    public static final Set<String> KAFKA_COORDINATOR_REQUESTS = Set.of(
+            "Heartbeat",
+            "ConsumerGroupHeartbeat",
+            "OffsetCommit",
+            "JoinGroup",
+            "SyncGroup",
+            "LeaveGroup",
+            "OffsetFetch",
+            "FindCoordinator",
             "ConsumerGroupDescribe");
 
     private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
 
-    private ServerCounters() {
-    }
+    private ServerCounters() {}
 
     /** Requests the broker has handled so far, by request name, for the names in {@code requests}. */
     public static Map<String, Long> kafkaRequests(Set<String> requests) {
         Map<String, Long> counts = new LinkedHashMap<>();
         try {
-            for (ObjectName n : JMX.queryNames(new ObjectName(
-                    "kafka.network:type=RequestMetrics,name=RequestsPerSec,*"), null)) {
+            for (ObjectName n :
+                    JMX.queryNames(new ObjectName("kafka.network:type=RequestMetrics,name=RequestsPerSec,*"), null)) {
                 String request = n.getKeyProperty("request");
                 if (requests.contains(request)) {
                     counts.merge(request, ((Number) JMX.getAttribute(n, "Count")).longValue(), Long::sum);

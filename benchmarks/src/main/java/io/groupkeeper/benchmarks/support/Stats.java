@@ -24,8 +24,13 @@ public record Stats(int n, double p50, double p95, double max, double mean, doub
         for (double d : sorted) {
             sum += d;
         }
-        return new Stats(sorted.size(), rank(sorted, 0.50), rank(sorted, 0.95), sorted.get(sorted.size() - 1),
-                sum / sorted.size(), sorted.get(0));
+        return new Stats(
+                sorted.size(),
+                rank(sorted, 0.50),
+                rank(sorted, 0.95),
+                sorted.get(sorted.size() - 1),
+                sum / sorted.size(),
+                sorted.get(0));
     }
 
     /** Nearest rank: the smallest sample with at least {@code q} of the samples at or below it. */

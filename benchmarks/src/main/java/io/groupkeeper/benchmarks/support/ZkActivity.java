@@ -1,7 +1,7 @@
 package io.groupkeeper.benchmarks.support;
 
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zookeeper.StoreStats;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.util.Collection;
 import java.util.List;
 

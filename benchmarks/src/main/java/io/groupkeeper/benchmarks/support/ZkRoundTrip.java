@@ -17,11 +17,10 @@ import org.apache.zookeeper.KeeperException;
  */
 public final class ZkRoundTrip {
 
-    private static final byte[] BODY = "{\"offset\":1234567890,\"metadata\":\"\",\"padding\":\"xxxxxxxxxxxxx\"}"
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY =
+            "{\"offset\":1234567890,\"metadata\":\"\",\"padding\":\"xxxxxxxxxxxxx\"}".getBytes(StandardCharsets.UTF_8);
 
-    private ZkRoundTrip() {
-    }
+    private ZkRoundTrip() {}
 
     /** The harnesses' measurement: 50 unrecorded writes, then 200 recorded ones. */
     public static Stats measure(String connectString) {

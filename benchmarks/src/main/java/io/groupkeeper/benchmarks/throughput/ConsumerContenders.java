@@ -17,13 +17,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 final class ConsumerContenders {
 
-    private ConsumerContenders() {
-    }
+    private ConsumerContenders() {}
 
     /** {@code kafka-poll}: a plain KafkaConsumer, assign + seek to the start, poll, commitAsync once a second. */
     static Run.Result kafkaPoll(Run run) throws InterruptedException {
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(run.consumerProps(), new StringDeserializer(),
-                new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c =
+                new KafkaConsumer<>(run.consumerProps(), new StringDeserializer(), new StringDeserializer())) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int p = 0; p < run.partitions(); p++) {
                 tps.add(new TopicPartition(Run.IN, p));
@@ -47,10 +46,14 @@ final class ConsumerContenders {
     /** {@code coordinated-poll}: a CoordinatedConsumer poll loop (one member; its default 1 s fenced commits). */
     static Run.Result coordinatedPoll(Run run) throws InterruptedException {
         try (CoordinatedConsumer<String, String> c = CoordinatedConsumer.<String, String>builder(run.keeper())
-                .group(run.group()).topics(Run.IN).kafkaProperties(run.consumer())
+                .group(run.group())
+                .topics(Run.IN)
+                .kafkaProperties(run.consumer())
                 .kafkaProperty("bootstrap.servers", run.bootstrap())
                 .deserializers(new StringDeserializer(), new StringDeserializer())
-                .startPosition(StartPosition.earliest()).build().start()) {
+                .startPosition(StartPosition.earliest())
+                .build()
+                .start()) {
             while (run.sink().done.getCount() > 0) {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
                     run.sink().accept(r.value());
@@ -63,12 +66,16 @@ final class ConsumerContenders {
     /** {@code container}: the listener container, one worker, a record handler, the default error policy. */
     static Run.Result container(Run run) throws InterruptedException {
         try (ListenerContainer<String, String> c = ListenerContainer.<String, String>builder(run.keeper())
-                .group(run.group()).topics(Run.IN).kafkaProperties(run.consumer())
+                .group(run.group())
+                .topics(Run.IN)
+                .kafkaProperties(run.consumer())
                 .kafkaProperty("bootstrap.servers", run.bootstrap())
                 .deserializers(new StringDeserializer(), new StringDeserializer())
                 .createDeadLetterTopics(true)
                 .consumerOptions(b -> b.startPosition(StartPosition.earliest()))
-                .recordHandler(r -> run.sink().accept(r.value())).build().start()) {
+                .recordHandler(r -> run.sink().accept(r.value()))
+                .build()
+                .start()) {
             return run.consumed();
         }
     }

@@ -22,22 +22,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 final class EosContenders {
 
-    private EosContenders() {
-    }
+    private EosContenders() {}
 
     /** {@code gk-eos-poll} / {@code gk-eos-100ms}: CoordinatedConsumer's transactional mode, a poll loop. */
     static Contender coordinatedTransactional(Duration commitInterval) {
         return run -> {
             Map<TopicPartition, Long> ends = run.ends();
             CoordinatedConsumer.Builder<String, String> b = consumer(run, commitInterval)
-                    .kafkaProperty("isolation.level", "read_committed") // as the transform command and Spring's consumer
+                    .kafkaProperty(
+                            "isolation.level", "read_committed") // as the transform command and Spring's consumer
                     .transactional(new StringSerializer(), new StringSerializer());
             producerSettings(run).forEach(b::producerProperty);
             try (CoordinatedConsumer<String, String> c = b.build().start()) {
                 while (run.sink().done.getCount() > 0) {
                     for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
                         run.sink().accept(r.value());
-                        c.send(new TopicPartition(r.topic(), r.partition()),
+                        c.send(
+                                new TopicPartition(r.topic(), r.partition()),
                                 new ProducerRecord<>(Run.OUT, r.partition(), r.key(), Run.transform(r)));
                     }
                 }
@@ -54,9 +55,10 @@ final class EosContenders {
 
     /** {@code gk-plain}: CoordinatedConsumer, not transactional, one idempotent producer, commits every 100 ms. */
     static Run.Result coordinatedPlain(Run run) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(run.producerProps(), new StringSerializer(),
-                new StringSerializer());
-             CoordinatedConsumer<String, String> c = consumer(run, Duration.ofMillis(100)).build().start()) {
+        try (KafkaProducer<String, String> producer =
+                        new KafkaProducer<>(run.producerProps(), new StringSerializer(), new StringSerializer());
+                CoordinatedConsumer<String, String> c =
+                        consumer(run, Duration.ofMillis(100)).build().start()) {
             while (run.sink().done.getCount() > 0) {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
                     run.sink().accept(r.value());
@@ -77,17 +79,20 @@ final class EosContenders {
         return run -> {
             Map<TopicPartition, Long> ends = run.ends();
             ListenerContainerBuilder<String, String> b = ListenerContainer.<String, String>builder(run.keeper())
-                    .group(run.group()).topics(Run.IN).kafkaProperties(run.consumer())
+                    .group(run.group())
+                    .topics(Run.IN)
+                    .kafkaProperties(run.consumer())
                     .kafkaProperty("bootstrap.servers", run.bootstrap())
                     .kafkaProperty("isolation.level", "read_committed")
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .createDeadLetterTopics(true)
-                    .consumerOptions(o -> o.startPosition(StartPosition.earliest()).commitInterval(commitInterval))
+                    .consumerOptions(
+                            o -> o.startPosition(StartPosition.earliest()).commitInterval(commitInterval))
                     .transactional(new StringSerializer(), new StringSerializer())
                     .recordHandler(r -> {
                         run.sink().accept(r.value());
-                        HandlerContext.<String, String>sender().send(
-                                new ProducerRecord<>(Run.OUT, r.partition(), r.key(), Run.transform(r)));
+                        HandlerContext.<String, String>sender()
+                                .send(new ProducerRecord<>(Run.OUT, r.partition(), r.key(), Run.transform(r)));
                     });
             producerSettings(run).forEach(b::producerProperty);
             try (ListenerContainer<String, String> c = b.build().start()) {
@@ -98,10 +103,13 @@ final class EosContenders {
 
     private static CoordinatedConsumer.Builder<String, String> consumer(Run run, Duration commitInterval) {
         return CoordinatedConsumer.<String, String>builder(run.keeper())
-                .group(run.group()).topics(Run.IN).kafkaProperties(run.consumer())
+                .group(run.group())
+                .topics(Run.IN)
+                .kafkaProperties(run.consumer())
                 .kafkaProperty("bootstrap.servers", run.bootstrap())
                 .deserializers(new StringDeserializer(), new StringDeserializer())
-                .startPosition(StartPosition.earliest()).commitInterval(commitInterval);
+                .startPosition(StartPosition.earliest())
+                .commitInterval(commitInterval);
     }
 
     /** The producer settings but the servers (the transactional producers take those from the consumer's). */

@@ -21,15 +21,24 @@ import org.apache.kafka.common.TopicPartition;
  * @param consumer the consumer settings every contender gets ({@link ThroughputMain#consumerSettings})
  * @param producer producer settings over the common ones ({@code --producer-properties})
  */
-record Run(String bootstrap, String zkConnect, GroupKeeper keeper, Admin admin, String group, int records, int partitions,
-           Map<String, Object> consumer, Map<String, Object> producer, Sink sink, Footprint before) {
+record Run(
+        String bootstrap,
+        String zkConnect,
+        GroupKeeper keeper,
+        Admin admin,
+        String group,
+        int records,
+        int partitions,
+        Map<String, Object> consumer,
+        Map<String, Object> producer,
+        Sink sink,
+        Footprint before) {
 
     static final String IN = "in";
     static final String OUT = "out";
 
     /** One contender's figures. */
-    record Result(double rate, long heapBytes, int threads, int producers) {
-    }
+    record Result(double rate, long heapBytes, int threads, int producers) {}
 
     /** Heap reachable after a full GC, and live threads. */
     record Footprint(long heapBytes, int threads) {
@@ -37,8 +46,8 @@ record Run(String bootstrap, String zkConnect, GroupKeeper keeper, Admin admin, 
             for (int i = 0; i < 2; i++) {
                 System.gc();
             }
-            return new Footprint(ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(),
-                    Thread.activeCount());
+            return new Footprint(
+                    ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed(), Thread.activeCount());
         }
     }
 
@@ -64,10 +73,14 @@ record Run(String bootstrap, String zkConnect, GroupKeeper keeper, Admin admin, 
     /** The rate from the first record to {@code endNanos}; heap, threads and producers now against {@link #before}. */
     Result result(long endNanos) {
         int producers = (int) Thread.getAllStackTraces().keySet().stream() // one sender thread per producer
-                .filter(t -> t.isAlive() && t.getName().startsWith("kafka-producer-network-thread")).count();
+                .filter(t -> t.isAlive() && t.getName().startsWith("kafka-producer-network-thread"))
+                .count();
         Footprint after = Footprint.now();
-        return new Result((records - 1) / ((endNanos - sink.firstNanos) / 1e9), after.heapBytes() - before.heapBytes(),
-                after.threads() - before.threads(), producers);
+        return new Result(
+                (records - 1) / ((endNanos - sink.firstNanos) / 1e9),
+                after.heapBytes() - before.heapBytes(),
+                after.threads() - before.threads(),
+                producers);
     }
 
     /** The consuming contenders' result: the window from the first to the last record. */
@@ -94,11 +107,13 @@ record Run(String bootstrap, String zkConnect, GroupKeeper keeper, Admin admin, 
 
     /** True once Kafka's group offsets, read stable (no transaction pending), are at {@code ends}. */
     boolean offsetsAt(Map<TopicPartition, Long> ends) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group,
-                new ListConsumerGroupOffsetsOptions().requireStable(true)).partitionsToOffsetAndMetadata()
+        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
+                        group, new ListConsumerGroupOffsetsOptions().requireStable(true))
+                .partitionsToOffsetAndMetadata()
                 .get(60, TimeUnit.SECONDS);
-        return ends.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
-                && committed.get(e.getKey()).offset() >= e.getValue());
+        return ends.entrySet().stream()
+                .allMatch(e -> committed.get(e.getKey()) != null
+                        && committed.get(e.getKey()).offset() >= e.getValue());
     }
 
     /** Polls Kafka's group offsets (an outside state, at a fixed pace) until they reach {@code ends}; that instant. */

@@ -28,8 +28,7 @@ import org.springframework.kafka.listener.MessageListener;
  */
 final class SpringContainers {
 
-    private SpringContainers() {
-    }
+    private SpringContainers() {}
 
     private static Map<String, Object> props(Run run) {
         Map<String, Object> props = run.consumerProps();
@@ -48,7 +47,8 @@ final class SpringContainers {
         cp.setGroupId(run.group());
         commitEverySecond(cp);
         Sink sink = run.sink();
-        cp.setMessageListener((MessageListener<String, String>) (ConsumerRecord<String, String> r) -> sink.accept(r.value()));
+        cp.setMessageListener(
+                (MessageListener<String, String>) (ConsumerRecord<String, String> r) -> sink.accept(r.value()));
         ConcurrentMessageListenerContainer<String, String> c = new ConcurrentMessageListenerContainer<>(
                 new DefaultKafkaConsumerFactory<>(props(run), new StringDeserializer(), new StringDeserializer()), cp);
         c.setConcurrency(1);
@@ -76,8 +76,8 @@ final class SpringContainers {
         @Bean
         ConcurrentKafkaListenerContainerFactory<String, String> kafkaListenerContainerFactory(Run run) {
             ConcurrentKafkaListenerContainerFactory<String, String> f = new ConcurrentKafkaListenerContainerFactory<>();
-            f.setConsumerFactory(new DefaultKafkaConsumerFactory<>(props(run), new StringDeserializer(),
-                    new StringDeserializer()));
+            f.setConsumerFactory(
+                    new DefaultKafkaConsumerFactory<>(props(run), new StringDeserializer(), new StringDeserializer()));
             f.setConcurrency(1);
             commitEverySecond(f.getContainerProperties());
             return f;

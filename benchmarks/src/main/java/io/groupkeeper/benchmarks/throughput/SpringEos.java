@@ -29,8 +29,7 @@ import org.springframework.kafka.transaction.KafkaTransactionManager;
  */
 final class SpringEos {
 
-    private SpringEos() {
-    }
+    private SpringEos() {}
 
     static Run.Result batch(Run run) throws Exception {
         return run(run, true);
@@ -42,8 +41,8 @@ final class SpringEos {
 
     private static Run.Result run(Run run, boolean batch) throws Exception {
         Map<TopicPartition, Long> ends = run.ends();
-        DefaultKafkaProducerFactory<String, String> pf = new DefaultKafkaProducerFactory<>(run.producerProps(),
-                new StringSerializer(), new StringSerializer());
+        DefaultKafkaProducerFactory<String, String> pf =
+                new DefaultKafkaProducerFactory<>(run.producerProps(), new StringSerializer(), new StringSerializer());
         pf.setTransactionIdPrefix("spring-" + run.group() + "-");
         KafkaTemplate<String, String> template = new KafkaTemplate<>(pf);
         Map<String, Object> consumerProps = run.consumerProps();

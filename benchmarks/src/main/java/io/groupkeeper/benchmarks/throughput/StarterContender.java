@@ -22,8 +22,7 @@ import org.springframework.context.support.GenericApplicationContext;
  */
 final class StarterContender {
 
-    private StarterContender() {
-    }
+    private StarterContender() {}
 
     static Run.Result annotated(Run run) throws InterruptedException {
         Map<String, Object> p = new HashMap<>();
@@ -35,10 +34,17 @@ final class StarterContender {
         p.put("groupkeeper.listener.concurrency", "1");
         p.put("spring.main.banner-mode", "off");
         try (ConfigurableApplicationContext ctx = new SpringApplicationBuilder(App.class)
-                .web(WebApplicationType.NONE).bannerMode(Banner.Mode.OFF).logStartupInfo(false)
-                .initializers(c -> ((GenericApplicationContext) c).registerBean("benchRun", Run.class, () -> run,
-                        bd -> bd.setDestroyMethodName(""))) // the run is no resource of the context
-                .properties(p).run()) {
+                .web(WebApplicationType.NONE)
+                .bannerMode(Banner.Mode.OFF)
+                .logStartupInfo(false)
+                .initializers(c -> ((GenericApplicationContext) c)
+                        .registerBean(
+                                "benchRun",
+                                Run.class,
+                                () -> run,
+                                bd -> bd.setDestroyMethodName(""))) // the run is no resource of the context
+                .properties(p)
+                .run()) {
             return run.consumed();
         }
     }

@@ -49,11 +49,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ThroughputMain {
 
-    static final String CONSUME = "kafka-poll,coordinated-poll,container,spring-record,spring-annotated,"
-            + "starter-annotated";
+    static final String CONSUME =
+            "kafka-poll,coordinated-poll,container,spring-record,spring-annotated," + "starter-annotated";
     /** Without {@code spring-eos-record}: a transaction per record, ~20 records/s; name it with a small --records. */
-    static final String EOS = "gk-plain,gk-eos-poll,gk-eos-100ms,container-eos-poll,container-eos-100ms,"
-            + "spring-eos-batch";
+    static final String EOS =
+            "gk-plain,gk-eos-poll,gk-eos-100ms,container-eos-poll,container-eos-100ms," + "spring-eos-batch";
 
     /** Every contender by name. */
     static final Map<String, Contender> CONTENDERS = Map.ofEntries(
@@ -71,8 +71,7 @@ public final class ThroughputMain {
             Map.entry("spring-eos-batch", SpringEos::batch),
             Map.entry("spring-eos-record", SpringEos::record));
 
-    private ThroughputMain() {
-    }
+    private ThroughputMain() {}
 
     /** The consumer settings every contender gets (Kafka's defaults, set explicitly). */
     static Map<String, Object> consumerSettings(int maxPollRecords) {
@@ -94,16 +93,27 @@ public final class ThroughputMain {
         List<String> list = Arrays.asList(names.split(","));
         for (String name : list) {
             if (!CONTENDERS.containsKey(name)) {
-                throw new IllegalArgumentException("unknown contender " + name + "; known: " + new TreeMap<>(CONTENDERS)
-                        .keySet() + ", or consume, eos");
+                throw new IllegalArgumentException("unknown contender " + name + "; known: "
+                        + new TreeMap<>(CONTENDERS).keySet() + ", or consume, eos");
             }
         }
         return list;
     }
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, Set.of(), Set.of("contenders", "baseline", "records", "partitions", "rounds",
-                "warmups", "value-bytes", "max-poll-records", "producer-properties"));
+        Args args = new Args(
+                argv,
+                Set.of(),
+                Set.of(
+                        "contenders",
+                        "baseline",
+                        "records",
+                        "partitions",
+                        "rounds",
+                        "warmups",
+                        "value-bytes",
+                        "max-poll-records",
+                        "producer-properties"));
         List<String> contenders = contenders(args.get("contenders", "consume"));
         String baseline = args.get("baseline", contenders.get(0));
         int records = args.getInt("records", 1_000_000);
@@ -117,33 +127,54 @@ public final class ThroughputMain {
             throw new IllegalArgumentException("--baseline " + baseline + " is not among the contenders");
         }
         // the offset watch's UNSTABLE_OFFSET_COMMIT answers (a transaction pending) are the expected answer, not news
-        ((Logger) LoggerFactory.getLogger("org.apache.kafka.clients.admin"))
-                .setLevel(Level.ERROR);
+        ((Logger) LoggerFactory.getLogger("org.apache.kafka.clients.admin")).setLevel(Level.ERROR);
         System.out.println("machine: " + Machine.describe());
         System.out.println("consumer settings (every contender): " + new TreeMap<>(consumer) + ", concurrency 1");
         System.out.println("producer settings (every writing contender): linger.ms=5, batch.size=65536 "
                 + new TreeMap<>(producer));
-        try (EmbeddedServers servers = EmbeddedServers.builder().quietLogs(true).build().start();
-             Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
+        try (EmbeddedServers servers =
+                        EmbeddedServers.builder().quietLogs(true).build().start();
+                Admin admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrapServers()))) {
             servers.kafka().createTopic(Run.IN, partitions);
             servers.kafka().createTopic(Run.OUT, partitions);
             produce(servers.bootstrapServers(), partitions, records, valueBytes);
-            System.out.printf("topic %s: %d records of %d bytes on %d partitions%n", Run.IN, records, valueBytes,
-                    partitions);
+            System.out.printf(
+                    "topic %s: %d records of %d bytes on %d partitions%n", Run.IN, records, valueBytes, partitions);
             Map<String, List<Run.Result>> results = new LinkedHashMap<>();
             contenders.forEach(c -> results.put(c, new ArrayList<>()));
             try (GroupKeeper keeper = GroupKeeper.builder()
-                    .store(ZooKeeperStore.builder().connectString(servers.zkConnectString()).build()).build().start()) {
+                    .store(ZooKeeperStore.builder()
+                            .connectString(servers.zkConnectString())
+                            .build())
+                    .build()
+                    .start()) {
                 for (int round = 1 - warmups; round <= rounds; round++) { // rounds <= 0 warm the JIT up, not counted
                     List<String> order = new ArrayList<>(contenders);
                     Collections.rotate(order, Math.floorMod(round, order.size()));
                     for (String name : order) {
-                        Run run = new Run(servers.bootstrapServers(), servers.zkConnectString(), keeper, admin, name + "-" + round, records,
-                                partitions, consumer, producer, new Sink(records), Run.Footprint.now());
+                        Run run = new Run(
+                                servers.bootstrapServers(),
+                                servers.zkConnectString(),
+                                keeper,
+                                admin,
+                                name + "-" + round,
+                                records,
+                                partitions,
+                                consumer,
+                                producer,
+                                new Sink(records),
+                                Run.Footprint.now());
                         Run.Result r = CONTENDERS.get(name).run(run);
-                        System.out.printf("round %d %-19s %,10.0f records/s  heap +%,6.1f MiB  threads %+d  "
-                                        + "producers %d  load %.2f%s%n", round, name, r.rate(),
-                                r.heapBytes() / 1048576.0, r.threads(), r.producers(), Machine.loadAverage(),
+                        System.out.printf(
+                                "round %d %-19s %,10.0f records/s  heap +%,6.1f MiB  threads %+d  "
+                                        + "producers %d  load %.2f%s%n",
+                                round,
+                                name,
+                                r.rate(),
+                                r.heapBytes() / 1048576.0,
+                                r.threads(),
+                                r.producers(),
+                                Machine.loadAverage(),
                                 round <= 0 ? " (warm-up)" : "");
                         if (round > 0) {
                             results.get(name).add(r);
@@ -173,9 +204,16 @@ public final class ThroughputMain {
                 ratios.add(rs.get(i).rate() / base.get(i).rate());
             }
             Collections.sort(ratios);
-            System.out.printf("| %s | %,.0f (%,.0f–%,.0f) | %.2f (%.2f–%.2f) | %d | %.1f | %.0f |%n", e.getKey(),
-                    median(rates), rates.get(0), rates.get(rates.size() - 1), median(ratios), ratios.get(0),
-                    ratios.get(ratios.size() - 1), rs.get(0).producers(),
+            System.out.printf(
+                    "| %s | %,.0f (%,.0f–%,.0f) | %.2f (%.2f–%.2f) | %d | %.1f | %.0f |%n",
+                    e.getKey(),
+                    median(rates),
+                    rates.get(0),
+                    rates.get(rates.size() - 1),
+                    median(ratios),
+                    ratios.get(0),
+                    ratios.get(ratios.size() - 1),
+                    rs.get(0).producers(),
                     median(rs.stream().map(r -> r.heapBytes() / 1048576.0).toList()),
                     median(rs.stream().map(r -> (double) r.threads()).toList()));
         }
@@ -206,8 +244,19 @@ public final class ThroughputMain {
 
     private static void produce(String bootstrap, int partitions, int records, int valueBytes) throws Exception {
         String value = "v".repeat(valueBytes);
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", "1",
-                "enable.idempotence", false, "linger.ms", 5, "batch.size", 262144), new StringSerializer(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "acks",
+                        "1",
+                        "enable.idempotence",
+                        false,
+                        "linger.ms",
+                        5,
+                        "batch.size",
+                        262144),
+                new StringSerializer(),
                 new StringSerializer())) {
             List<Future<?>> pending = new ArrayList<>();
             for (int i = 0; i < records; i++) {

@@ -18,9 +18,12 @@ class HostCpuTest {
         assertThat(s.stealPct()).isCloseTo(100.0 * 345 / total, within(1e-9));
         assertThat(s.iowaitPct()).isCloseTo(100.0 * 4 / total, within(1e-9));
         assertThat(s.busyPct()).isCloseTo(100.0 * (3600 + 300 + 113) / total, within(1e-9));
-        assertThat(s.describe()).isEqualTo("steal 5.7 %, iowait 0.1 %, busy 66 %"
-                + " (noisy: steal above 2 %, compare only with figures of the same window)");
-        assertThat(s.toMap()).containsEntry("stealPct", 5.7).containsEntry("iowaitPct", 0.1)
+        assertThat(s.describe())
+                .isEqualTo("steal 5.7 %, iowait 0.1 %, busy 66 %"
+                        + " (noisy: steal above 2 %, compare only with figures of the same window)");
+        assertThat(s.toMap())
+                .containsEntry("stealPct", 5.7)
+                .containsEntry("iowaitPct", 0.1)
                 .containsEntry("noisy", true);
     }
 

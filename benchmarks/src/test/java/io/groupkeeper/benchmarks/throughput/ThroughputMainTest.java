@@ -15,14 +15,27 @@ class ThroughputMainTest {
 
     @Test
     void contenderSetsExpandAndEveryNameIsKnownAndAnUnknownNameFails() {
-        assertThat(ThroughputMain.contenders("consume")).containsExactly("kafka-poll", "coordinated-poll", "container",
-                "spring-record", "spring-annotated", "starter-annotated");
-        assertThat(ThroughputMain.contenders("eos")).containsExactly("gk-plain", "gk-eos-poll", "gk-eos-100ms",
-                "container-eos-poll", "container-eos-100ms", "spring-eos-batch");
+        assertThat(ThroughputMain.contenders("consume"))
+                .containsExactly(
+                        "kafka-poll",
+                        "coordinated-poll",
+                        "container",
+                        "spring-record",
+                        "spring-annotated",
+                        "starter-annotated");
+        assertThat(ThroughputMain.contenders("eos"))
+                .containsExactly(
+                        "gk-plain",
+                        "gk-eos-poll",
+                        "gk-eos-100ms",
+                        "container-eos-poll",
+                        "container-eos-100ms",
+                        "spring-eos-batch");
         assertThat(ThroughputMain.contenders("container,spring-eos-batch"))
                 .containsExactly("container", "spring-eos-batch");
-        assertThat(ThroughputMain.CONTENDERS.keySet()).containsExactlyInAnyOrderElementsOf(
-                List.of((ThroughputMain.CONSUME + "," + ThroughputMain.EOS + ",spring-eos-record").split(",")));
+        assertThat(ThroughputMain.CONTENDERS.keySet())
+                .containsExactlyInAnyOrderElementsOf(
+                        List.of((ThroughputMain.CONSUME + "," + ThroughputMain.EOS + ",spring-eos-record").split(",")));
         assertThatThrownBy(() -> ThroughputMain.contenders("container,spring-kafka"))
                 .hasMessageContaining("unknown contender spring-kafka");
     }
@@ -40,13 +53,25 @@ class ThroughputMainTest {
     @Tag("long") // ~1 min: servers, a Spring context, transactional producers
     void aTinyRunOfEveryContenderPrintsARowForEach() throws Exception {
         List<String> names = ThroughputMain.CONTENDERS.keySet().stream()
-                .filter(n -> !n.equals("spring-eos-record")).sorted().toList();
+                .filter(n -> !n.equals("spring-eos-record"))
+                .sorted()
+                .toList();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = System.out;
         System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
         try {
-            ThroughputMain.main(new String[] {"--contenders", String.join(",", names), "--baseline", "kafka-poll",
-                "--records", "2000", "--rounds", "1", "--warmups", "0"});
+            ThroughputMain.main(new String[] {
+                "--contenders",
+                String.join(",", names),
+                "--baseline",
+                "kafka-poll",
+                "--records",
+                "2000",
+                "--rounds",
+                "1",
+                "--warmups",
+                "0"
+            });
         } finally {
             System.setOut(out);
         }

@@ -53,11 +53,9 @@ import java.util.function.Supplier;
 public final class CachedLogBounds implements LogBounds, AutoCloseable {
 
     /** A timestamp answer and the log end it was checked against. */
-    private record Answer(Optional<Instant> at, long checkedUpTo) {
-    }
+    private record Answer(Optional<Instant> at, long checkedUpTo) {}
 
-    private record OffsetAt(TopicPartition partition, long offset) {
-    }
+    private record OffsetAt(TopicPartition partition, long offset) {}
 
     private final KafkaLogBounds kafka;
     private final Duration timeout;
@@ -71,6 +69,7 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
     private final AtomicReference<RuntimeException> lastFailure = new AtomicReference<>();
     /** Partitions whose log end was loaded in the current sample ({@link #beginSample}); none until one begins. */
     private final Set<TopicPartition> freshInSample = ConcurrentHashMap.newKeySet();
+
     private volatile boolean sampling;
     /** Log ends wanted by the timestamp look-up running now (its loader needs them). */
     private final ThreadLocal<Map<TopicPartition, Long>> endsForLookup = new ThreadLocal<>();
@@ -84,8 +83,11 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
             return t;
         });
         this.endRefreshes = new Coalescer<>(pool, this::loadLogEnds);
-        this.logEnds = Caffeine.newBuilder().ticker(ticker).executor(pool)
-                .refreshAfterWrite(refresh).expireAfterAccess(Duration.ofMinutes(10))
+        this.logEnds = Caffeine.newBuilder()
+                .ticker(ticker)
+                .executor(pool)
+                .refreshAfterWrite(refresh)
+                .expireAfterAccess(Duration.ofMinutes(10))
                 .buildAsync(new AsyncCacheLoader<TopicPartition, Long>() {
                     @Override
                     public CompletableFuture<? extends Long> asyncLoad(TopicPartition key, Executor executor) {
@@ -95,17 +97,23 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
                     @Override
                     public CompletableFuture<? extends Map<? extends TopicPartition, ? extends Long>> asyncLoadAll(
                             Set<? extends TopicPartition> keys, Executor executor) {
-                        return CompletableFuture.supplyAsync(() -> quietly(() -> loadLogEnds(List.copyOf(keys))), executor);
+                        return CompletableFuture.supplyAsync(
+                                () -> quietly(() -> loadLogEnds(List.copyOf(keys))), executor);
                     }
 
                     @Override
-                    public CompletableFuture<? extends Long> asyncReload(TopicPartition key, Long oldValue, Executor executor) {
+                    public CompletableFuture<? extends Long> asyncReload(
+                            TopicPartition key, Long oldValue, Executor executor) {
                         // A failed refresh keeps the old value (Kafka down: the last values are served).
                         return endRefreshes.load(key).exceptionally(failure -> oldValue);
                     }
                 });
-        this.timestamps = Caffeine.newBuilder().ticker(ticker).executor(pool).maximumSize(200_000)
-                .refreshAfterWrite(refresh).expireAfterAccess(Duration.ofMinutes(10))
+        this.timestamps = Caffeine.newBuilder()
+                .ticker(ticker)
+                .executor(pool)
+                .maximumSize(200_000)
+                .refreshAfterWrite(refresh)
+                .expireAfterAccess(Duration.ofMinutes(10))
                 .buildAsync(new AsyncCacheLoader<OffsetAt, Answer>() {
                     @Override
                     public CompletableFuture<? extends Answer> asyncLoad(OffsetAt key, Executor executor) {
@@ -120,7 +128,8 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
                     }
 
                     @Override
-                    public CompletableFuture<? extends Answer> asyncReload(OffsetAt key, Answer old, Executor executor) {
+                    public CompletableFuture<? extends Answer> asyncReload(
+                            OffsetAt key, Answer old, Executor executor) {
                         return CompletableFuture.completedFuture(old); // re-checked in recordTimestamps when stale
                     }
                 });
@@ -299,8 +308,10 @@ public final class CachedLogBounds implements LogBounds, AutoCloseable {
         try {
             return future.get(timeout.toMillis() * 2 + 5_000, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
-                    ? e.getCause().getCause() : e.getCause();
+            Throwable cause =
+                    e.getCause() instanceof CompletionException && e.getCause().getCause() != null
+                            ? e.getCause().getCause()
+                            : e.getCause();
             if (cause instanceof AdminException ae) {
                 throw ae;
             }

@@ -29,9 +29,11 @@ public final class KafkaGroupOffsets {
 
     /** The group's committed offsets (partitions without one are left out). */
     public SourceOffsets read(String kafkaGroup) {
-        Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets =
-                get(() -> admin.listConsumerGroupOffsets(kafkaGroup).partitionsToOffsetAndMetadata().get(
-                        timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS), "read offsets of consumer group " + kafkaGroup);
+        Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets = get(
+                () -> admin.listConsumerGroupOffsets(kafkaGroup)
+                        .partitionsToOffsetAndMetadata()
+                        .get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS),
+                "read offsets of consumer group " + kafkaGroup);
         SortedMap<TopicPartition, Long> out = new TreeMap<>();
         Map<TopicPartition, String> origins = new HashMap<>();
         offsets.forEach((ktp, om) -> {
@@ -47,10 +49,13 @@ public final class KafkaGroupOffsets {
     /** Writes offsets to the group in one request (Kafka refuses while the group has active members). */
     public void write(String kafkaGroup, Map<TopicPartition, Long> offsets) {
         Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> request = new HashMap<>();
-        offsets.forEach((tp, o) -> request.put(new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()),
-                new OffsetAndMetadata(o)));
-        get(() -> admin.alterConsumerGroupOffsets(kafkaGroup, request).all().get(timeout.toMillis() + 5_000,
-                TimeUnit.MILLISECONDS), "write offsets of consumer group " + kafkaGroup);
+        offsets.forEach((tp, o) -> request.put(
+                new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()), new OffsetAndMetadata(o)));
+        get(
+                () -> admin.alterConsumerGroupOffsets(kafkaGroup, request)
+                        .all()
+                        .get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS),
+                "write offsets of consumer group " + kafkaGroup);
     }
 
     private interface Call<T> {
@@ -61,14 +66,17 @@ public final class KafkaGroupOffsets {
         try {
             return call.call();
         } catch (ExecutionException e) {
-            throw new AdminException("Kafka at " + bootstrap + ": " + what + " failed: " + KafkaLogBounds.oneLine(e.getCause()), e.getCause());
+            throw new AdminException(
+                    "Kafka at " + bootstrap + ": " + what + " failed: " + KafkaLogBounds.oneLine(e.getCause()),
+                    e.getCause());
         } catch (TimeoutException e) {
             throw new AdminException("Kafka at " + bootstrap + ": " + what + " timed out");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AdminException("interrupted while asking Kafka at " + bootstrap);
         } catch (Exception e) {
-            throw new AdminException("Kafka at " + bootstrap + ": " + what + " failed: " + KafkaLogBounds.oneLine(e), e);
+            throw new AdminException(
+                    "Kafka at " + bootstrap + ": " + what + " failed: " + KafkaLogBounds.oneLine(e), e);
         }
     }
 }

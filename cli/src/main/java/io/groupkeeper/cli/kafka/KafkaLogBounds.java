@@ -35,6 +35,7 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
     private final Properties clientProperties;
     /** Created at the first timestamp look-up; guarded by {@code this}. */
     private RecordTimestamps timestamps;
+
     private boolean closed;
 
     public KafkaLogBounds(String bootstrap, Properties clientProperties, Duration timeout) {
@@ -76,10 +77,15 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         if (topics.isEmpty()) {
             return counts;
         }
-        Map<String, KafkaFuture<TopicDescription>> futures = admin.describeTopics(topics).topicNameValues();
+        Map<String, KafkaFuture<TopicDescription>> futures =
+                admin.describeTopics(topics).topicNameValues();
         for (Map.Entry<String, KafkaFuture<TopicDescription>> e : futures.entrySet()) {
             try {
-                counts.put(e.getKey(), get(e.getValue(), "describe topic " + e.getKey()).partitions().size());
+                counts.put(
+                        e.getKey(),
+                        get(e.getValue(), "describe topic " + e.getKey())
+                                .partitions()
+                                .size());
             } catch (UnknownTopic u) {
                 // absent from the result: unknown to Kafka
             }
@@ -107,8 +113,8 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
 
     @Override
     public Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> partitions, Instant timestamp) {
-        Map<TopicPartition, Long> all = list(partitions, OffsetSpec.forTimestamp(timestamp.toEpochMilli()),
-                "offsets for " + timestamp);
+        Map<TopicPartition, Long> all =
+                list(partitions, OffsetSpec.forTimestamp(timestamp.toEpochMilli()), "offsets for " + timestamp);
         all.values().removeIf(o -> o < 0); // no record at or after the time
         return all;
     }
@@ -122,8 +128,8 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
      * As {@link #recordTimestamps(Map)} with log ends already known (a partition without one is not answered). One
      * {@code KafkaConsumer} without a group reads one small fetch per partition; one look-up at a time.
      */
-    public synchronized Map<TopicPartition, Optional<Instant>> recordTimestamps(Map<TopicPartition, Long> offsets,
-                                                                             Map<TopicPartition, Long> logEnds) {
+    public synchronized Map<TopicPartition, Optional<Instant>> recordTimestamps(
+            Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
         if (closed) {
             throw new AdminException("Kafka at " + bootstrap + ": closed");
         }
@@ -157,8 +163,8 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         return list(partitions, spec, what, false);
     }
 
-    private Map<TopicPartition, Long> list(Collection<TopicPartition> partitions, OffsetSpec spec, String what,
-                                           boolean partial) {
+    private Map<TopicPartition, Long> list(
+            Collection<TopicPartition> partitions, OffsetSpec spec, String what, boolean partial) {
         Map<org.apache.kafka.common.TopicPartition, OffsetSpec> request = new HashMap<>();
         for (TopicPartition tp : partitions) {
             request.put(new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition()), spec);
@@ -171,7 +177,9 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
         AdminException failed = null;
         for (org.apache.kafka.common.TopicPartition ktp : request.keySet()) {
             try {
-                out.put(new TopicPartition(ktp.topic(), ktp.partition()), get(result.partitionResult(ktp), what + " of " + ktp).offset());
+                out.put(
+                        new TopicPartition(ktp.topic(), ktp.partition()),
+                        get(result.partitionResult(ktp), what + " of " + ktp).offset());
             } catch (UnknownTopic u) {
                 // absent
             } catch (AdminException e) {
@@ -197,7 +205,8 @@ public final class KafkaLogBounds implements LogBounds, AutoCloseable {
             }
             throw new AdminException("Kafka at " + bootstrap + ": " + what + " failed: " + oneLine(cause), cause);
         } catch (TimeoutException e) {
-            throw new AdminException("Kafka at " + bootstrap + ": " + what + " timed out after " + timeout.toMillis() + " ms");
+            throw new AdminException(
+                    "Kafka at " + bootstrap + ": " + what + " timed out after " + timeout.toMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AdminException("interrupted while asking Kafka at " + bootstrap);

@@ -37,7 +37,8 @@ final class RecordTimestamps implements AutoCloseable {
         Properties p = new Properties();
         Set<String> known = ConsumerConfig.configNames();
         if (clientProperties != null) {
-            clientProperties.stringPropertyNames().stream().filter(known::contains)
+            clientProperties.stringPropertyNames().stream()
+                    .filter(known::contains)
                     .forEach(k -> p.setProperty(k, clientProperties.getProperty(k)));
         }
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
@@ -57,8 +58,8 @@ final class RecordTimestamps implements AutoCloseable {
      * For each partition of {@code offsets} whose log end is known: the timestamp of the first data record at or after
      * the offset, or empty when none follows it. Partitions not answered within the timeout are absent.
      */
-    Map<TopicPartition, Optional<Instant>> firstRecordAtOrAfter(Map<TopicPartition, Long> offsets,
-                                                                Map<TopicPartition, Long> logEnds) {
+    Map<TopicPartition, Optional<Instant>> firstRecordAtOrAfter(
+            Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEnds) {
         Map<TopicPartition, Optional<Instant>> out = new HashMap<>();
         Map<org.apache.kafka.common.TopicPartition, TopicPartition> open = new HashMap<>();
         Map<org.apache.kafka.common.TopicPartition, Long> from = new HashMap<>();
@@ -71,7 +72,8 @@ final class RecordTimestamps implements AutoCloseable {
                 out.put(tp, Optional.empty());
                 return;
             }
-            org.apache.kafka.common.TopicPartition ktp = new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition());
+            org.apache.kafka.common.TopicPartition ktp =
+                    new org.apache.kafka.common.TopicPartition(tp.topic(), tp.partition());
             open.put(ktp, tp);
             from.put(ktp, offset);
         });
@@ -89,7 +91,8 @@ final class RecordTimestamps implements AutoCloseable {
                     org.apache.kafka.common.TopicPartition ktp = e.getKey();
                     long target = from.get(ktp);
                     Optional<ConsumerRecord<byte[], byte[]>> first = records.records(ktp).stream()
-                            .filter(r -> r.offset() >= target).findFirst();
+                            .filter(r -> r.offset() >= target)
+                            .findFirst();
                     if (first.isPresent()) {
                         long ts = first.get().timestamp();
                         if (ts >= 0) { // -1: no timestamp (old message format)
@@ -111,7 +114,6 @@ final class RecordTimestamps implements AutoCloseable {
         }
         return out;
     }
-
 
     @Override
     public void close() {

@@ -14,8 +14,14 @@ import java.util.OptionalDouble;
  * rebalances (generation changes) and commits (offset node writes) it has counted since it first saw the group, and
  * the commit rate between the last two samples.
  */
-record GroupSample(String group, Instant at, GroupDescription description, Optional<GroupStatus> status,
-                   long rebalances, long commits, double commitRate) {
+record GroupSample(
+        String group,
+        Instant at,
+        GroupDescription description,
+        Optional<GroupStatus> status,
+        long rebalances,
+        long commits,
+        double commitRate) {
 
     /** Partition status labels: Burrow's, plus CORRUPT for an offset node that cannot be read. */
     static final String CORRUPT = "CORRUPT";
@@ -31,7 +37,9 @@ record GroupSample(String group, Instant at, GroupDescription description, Optio
     /** Partition status labels by "topic:partition". */
     Map<String, String> partitionStatus() {
         Map<String, String> out = new HashMap<>();
-        status.ifPresent(s -> s.partitions().forEach(r -> out.put(r.partition().toString(), r.status().status().name())));
+        status.ifPresent(s -> s.partitions()
+                .forEach(r ->
+                        out.put(r.partition().toString(), r.status().status().name())));
         description.partitions().forEach(p -> {
             if (p.corrupt()) {
                 out.put(p.partition().toString(), CORRUPT);
@@ -43,7 +51,8 @@ record GroupSample(String group, Instant at, GroupDescription description, Optio
     /** Status reasons by "topic:partition". */
     Map<String, String> partitionReasons() {
         Map<String, String> out = new HashMap<>();
-        status.ifPresent(s -> s.partitions().forEach(r -> out.put(r.partition().toString(), r.status().reason())));
+        status.ifPresent(s -> s.partitions()
+                .forEach(r -> out.put(r.partition().toString(), r.status().reason())));
         description.partitions().forEach(p -> {
             if (p.corrupt()) {
                 out.put(p.partition().toString(), "offset node unreadable");
@@ -53,13 +62,17 @@ record GroupSample(String group, Instant at, GroupDescription description, Optio
     }
 
     long totalLag() {
-        return description.partitions().stream().filter(p -> p.lag().isPresent())
-                .mapToLong(p -> Math.max(0, p.lag().getAsLong())).sum();
+        return description.partitions().stream()
+                .filter(p -> p.lag().isPresent())
+                .mapToLong(p -> Math.max(0, p.lag().getAsLong()))
+                .sum();
     }
 
     OptionalDouble maxLagSeconds() {
-        return description.partitions().stream().filter(p -> p.lagTime().isPresent())
-                .mapToDouble(p -> p.lagTime().get().toMillis() / 1000.0).max();
+        return description.partitions().stream()
+                .filter(p -> p.lagTime().isPresent())
+                .mapToDouble(p -> p.lagTime().get().toMillis() / 1000.0)
+                .max();
     }
 
     static String[] statusLabels() {

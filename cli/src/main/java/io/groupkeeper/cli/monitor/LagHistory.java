@@ -12,8 +12,7 @@ import java.util.List;
 final class LagHistory {
 
     /** One sample; {@code lagSeconds} is NaN when unknown. */
-    record Point(Instant at, long lagRecords, double lagSeconds) {
-    }
+    record Point(Instant at, long lagRecords, double lagSeconds) {}
 
     private final Duration span;
     private final int capacity;

@@ -47,8 +47,13 @@ public final class Monitor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Monitor.class);
 
     /** How the monitor runs. */
-    public record Settings(String bind, int port, Duration interval, Duration statusWindow,
-                           Optional<Duration> maxLagTime, Duration history) {
+    public record Settings(
+            String bind,
+            int port,
+            Duration interval,
+            Duration statusWindow,
+            Optional<Duration> maxLagTime,
+            Duration history) {
         public Settings {
             Objects.requireNonNull(bind, "bind");
             if (port < 0 || port > 65535) {
@@ -68,8 +73,14 @@ public final class Monitor implements AutoCloseable {
     }
 
     /** What the HTTP side serves: the last sample of every group and whether the last sampling reached the servers. */
-    record State(Instant at, boolean zookeeperUp, boolean kafkaUp, boolean kafkaConfigured,
-                 SortedMap<String, GroupSample> groups, List<String> errors, long samples) {
+    record State(
+            Instant at,
+            boolean zookeeperUp,
+            boolean kafkaUp,
+            boolean kafkaConfigured,
+            SortedMap<String, GroupSample> groups,
+            List<String> errors,
+            long samples) {
         boolean up() {
             return zookeeperUp && (kafkaUp || !kafkaConfigured);
         }
@@ -96,8 +107,13 @@ public final class Monitor implements AutoCloseable {
      * @param admin  the admin that reads groups, with {@code kafka} as its log bounds when present
      * @param zkOnly an admin on the same store without log bounds (for groups first seen while Kafka is down)
      */
-    public Monitor(Settings settings, GroupAdmin admin, GroupAdmin zkOnly, Optional<CachedLogBounds> kafka,
-                   Clock clock, String namespace) {
+    public Monitor(
+            Settings settings,
+            GroupAdmin admin,
+            GroupAdmin zkOnly,
+            Optional<CachedLogBounds> kafka,
+            Clock clock,
+            String namespace) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.admin = Objects.requireNonNull(admin, "admin");
         this.zkOnly = Objects.requireNonNull(zkOnly, "zkOnly");
@@ -192,8 +208,8 @@ public final class Monitor implements AutoCloseable {
                     groups.put(g.group(), previous); // Kafka down: serve the last values
                     continue;
                 }
-                seen = (kafkaUp || kafka.isEmpty() ? admin : zkOnly).tryInspect(g.group(), settings.statusWindow(),
-                        settings.maxLagTime());
+                seen = (kafkaUp || kafka.isEmpty() ? admin : zkOnly)
+                        .tryInspect(g.group(), settings.statusWindow(), settings.maxLagTime());
                 if (seen.isEmpty()) {
                     continue; // deleted since listed
                 }
@@ -210,12 +226,18 @@ public final class Monitor implements AutoCloseable {
             }
         }
         histories.keySet().retainAll(groups.keySet());
-        publish(new State(now, true, kafkaUp, kafka.isPresent(), Collections.unmodifiableSortedMap(groups),
-                List.copyOf(errors), ++sampleCount));
+        publish(new State(
+                now,
+                true,
+                kafkaUp,
+                kafka.isPresent(),
+                Collections.unmodifiableSortedMap(groups),
+                List.copyOf(errors),
+                ++sampleCount));
     }
 
-    private GroupSample next(String group, Instant now, GroupAdmin.Inspection seen, GroupSample previous,
-                             boolean withKafka) {
+    private GroupSample next(
+            String group, Instant now, GroupAdmin.Inspection seen, GroupSample previous, boolean withKafka) {
         GroupDescription d = seen.description();
         long rebalances = 0;
         long commits = 0;
@@ -229,10 +251,12 @@ public final class Monitor implements AutoCloseable {
             double seconds = Duration.between(previous.at(), now).toMillis() / 1000.0;
             rate = seconds > 0 ? writeDelta / seconds : previous.commitRate();
         }
-        GroupSample sample = new GroupSample(group, now, d, withKafka ? Optional.of(seen.status()) : Optional.empty(),
-                rebalances, commits, rate);
-        histories.computeIfAbsent(group, k -> new LagHistory(settings.history(), settings.interval()))
-                .add(new LagHistory.Point(now, sample.totalLag(), sample.maxLagSeconds().orElse(Double.NaN)));
+        GroupSample sample = new GroupSample(
+                group, now, d, withKafka ? Optional.of(seen.status()) : Optional.empty(), rebalances, commits, rate);
+        histories
+                .computeIfAbsent(group, k -> new LagHistory(settings.history(), settings.interval()))
+                .add(new LagHistory.Point(
+                        now, sample.totalLag(), sample.maxLagSeconds().orElse(Double.NaN)));
         return sample;
     }
 

@@ -43,19 +43,23 @@ final class MonitorMetrics {
         }
     }
 
-    private record Series(Meter meter, Holder holder) {
-    }
+    private record Series(Meter meter, Holder holder) {}
 
     MonitorMetrics() {
         Gauge.builder("groupkeeper.monitor.up", up, Holder::get)
-                .description("1 if the last sample reached ZooKeeper and Kafka, 0 otherwise (values are then the last known)")
-                .strongReference(true).register(registry);
+                .description(
+                        "1 if the last sample reached ZooKeeper and Kafka, 0 otherwise (values are then the last known)")
+                .strongReference(true)
+                .register(registry);
         up.set(0);
-        Gauge.builder("groupkeeper.monitor.groups", groups, Holder::get).description("Groups under the namespace")
-                .strongReference(true).register(registry);
+        Gauge.builder("groupkeeper.monitor.groups", groups, Holder::get)
+                .description("Groups under the namespace")
+                .strongReference(true)
+                .register(registry);
         groups.set(0);
         FunctionCounter.builder("groupkeeper.monitor.samples", samples, Holder::get)
-                .description("Samples taken by the monitor").register(registry);
+                .description("Samples taken by the monitor")
+                .register(registry);
         samples.set(0);
     }
 
@@ -76,39 +80,90 @@ final class MonitorMetrics {
             Tags gt = Tags.of("group", g.group());
             GroupDescription d = g.description();
             gauge(seen, "groupkeeper.group.generation", "Published generation of the group", gt, d.generation());
-            gauge(seen, "groupkeeper.group.members", "Live members of the group", gt, d.members().size());
-            counter(seen, "groupkeeper.group.rebalances", "Generation changes the monitor has seen", gt, g.rebalances());
-            counter(seen, "groupkeeper.group.commits", "Offset node writes the monitor has seen (partition commits, "
-                    + "plus admin writes and the creation a first claim makes)", gt, g.commits());
-            gauge(seen, "groupkeeper.group.commit.rate", "Partition commits per second between the last two samples",
-                    gt, g.commitRate());
+            gauge(
+                    seen,
+                    "groupkeeper.group.members",
+                    "Live members of the group",
+                    gt,
+                    d.members().size());
+            counter(
+                    seen,
+                    "groupkeeper.group.rebalances",
+                    "Generation changes the monitor has seen",
+                    gt,
+                    g.rebalances());
+            counter(
+                    seen,
+                    "groupkeeper.group.commits",
+                    "Offset node writes the monitor has seen (partition commits, "
+                            + "plus admin writes and the creation a first claim makes)",
+                    gt,
+                    g.commits());
+            gauge(
+                    seen,
+                    "groupkeeper.group.commit.rate",
+                    "Partition commits per second between the last two samples",
+                    gt,
+                    g.commitRate());
             gauge(seen, "groupkeeper.group.lag.records", "Sum of the partitions' lag in records", gt, g.totalLag());
             String groupStatus = g.statusLabel();
             for (String s : STATUSES) {
-                gauge(seen, "groupkeeper.group.status", "1 for the group's current status (its worst partition's)",
-                        gt.and("status", s), s.equals(groupStatus) ? 1 : 0);
+                gauge(
+                        seen,
+                        "groupkeeper.group.status",
+                        "1 for the group's current status (its worst partition's)",
+                        gt.and("status", s),
+                        s.equals(groupStatus) ? 1 : 0);
             }
             Map<String, String> statuses = g.partitionStatus();
             for (GroupDescription.Partition p : d.partitions()) {
-                Tags pt = gt.and("topic", p.partition().topic(), "partition", String.valueOf(p.partition().partition()));
-                gauge(seen, "groupkeeper.lag.records", "Log end minus committed offset", pt,
+                Tags pt = gt.and(
+                        "topic",
+                        p.partition().topic(),
+                        "partition",
+                        String.valueOf(p.partition().partition()));
+                gauge(
+                        seen,
+                        "groupkeeper.lag.records",
+                        "Log end minus committed offset",
+                        pt,
                         p.lag().isPresent() ? p.lag().getAsLong() : Double.NaN);
-                gauge(seen, "groupkeeper.lag.seconds", "Now minus the timestamp of the next record to process; 0 when "
-                        + "caught up", pt, p.lagTime().map(t -> t.toMillis() / 1000.0).orElse(Double.NaN));
-                gauge(seen, "groupkeeper.committed.offset", "Committed offset (next to process)", pt,
+                gauge(
+                        seen,
+                        "groupkeeper.lag.seconds",
+                        "Now minus the timestamp of the next record to process; 0 when " + "caught up",
+                        pt,
+                        p.lagTime().map(t -> t.toMillis() / 1000.0).orElse(Double.NaN));
+                gauge(
+                        seen,
+                        "groupkeeper.committed.offset",
+                        "Committed offset (next to process)",
+                        pt,
                         p.committed().isPresent() ? p.committed().getAsLong() : Double.NaN);
-                gauge(seen, "groupkeeper.log.end.offset", "Log end offset", pt,
+                gauge(
+                        seen,
+                        "groupkeeper.log.end.offset",
+                        "Log end offset",
+                        pt,
                         p.logEnd().isPresent() ? p.logEnd().getAsLong() : Double.NaN);
                 String status = statuses.get(p.partition().toString());
                 if (status != null) {
                     for (String s : STATUSES) {
-                        gauge(seen, "groupkeeper.partition.status", "1 for the partition's current status", pt.and("status", s),
+                        gauge(
+                                seen,
+                                "groupkeeper.partition.status",
+                                "1 for the partition's current status",
+                                pt.and("status", s),
                                 s.equals(status) ? 1 : 0);
                     }
                 }
                 if (p.owner().isPresent()) {
-                    gauge(seen, "groupkeeper.partition.owned", "1 for the member that owns the partition now",
-                            pt.and("member", p.owner().get()), 1);
+                    gauge(
+                            seen,
+                            "groupkeeper.partition.owned",
+                            "1 for the member that owns the partition now",
+                            pt.and("member", p.owner().get()),
+                            1);
                 }
             }
         }
@@ -122,13 +177,28 @@ final class MonitorMetrics {
     }
 
     private void gauge(Set<String> seen, String name, String help, Tags tags, double value) {
-        holder(seen, name, tags, h -> Gauge.builder(name, h, Holder::get).description(help).tags(tags)
-                .strongReference(true).register(registry)).set(value);
+        holder(
+                        seen,
+                        name,
+                        tags,
+                        h -> Gauge.builder(name, h, Holder::get)
+                                .description(help)
+                                .tags(tags)
+                                .strongReference(true)
+                                .register(registry))
+                .set(value);
     }
 
     private void counter(Set<String> seen, String name, String help, Tags tags, double total) {
-        holder(seen, name, tags, h -> FunctionCounter.builder(name, h, Holder::get).description(help).tags(tags)
-                .register(registry)).set(total);
+        holder(
+                        seen,
+                        name,
+                        tags,
+                        h -> FunctionCounter.builder(name, h, Holder::get)
+                                .description(help)
+                                .tags(tags)
+                                .register(registry))
+                .set(total);
     }
 
     private Holder holder(Set<String> seen, String name, Tags tags, Function<Holder, Meter> create) {

@@ -66,7 +66,11 @@ final class MonitorServer {
             String path = ex.getRequestURI().getRawPath();
             if (path.equals("/metrics")) {
                 monitor.metrics().up(monitor.upNow()); // at scrape time: a stalled sampler publishes nothing
-                send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", monitor.metrics().scrape());
+                send(
+                        ex,
+                        200,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                        monitor.metrics().scrape());
             } else if (path.equals("/health")) {
                 health(ex);
             } else if (path.equals("/")) {
@@ -105,7 +109,8 @@ final class MonitorServer {
         n.put("lastSample", s.at().toString());
         n.put("stale", stale);
         n.put("samples", s.samples());
-        n.putArray("errors").addAll(s.errors().stream().map(JSON.getNodeFactory()::textNode).toList());
+        n.putArray("errors")
+                .addAll(s.errors().stream().map(JSON.getNodeFactory()::textNode).toList());
         send(ex, healthy ? 200 : 503, "application/json", JSON.writeValueAsString(n) + "\n");
     }
 

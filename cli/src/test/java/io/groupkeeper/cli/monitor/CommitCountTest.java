@@ -14,14 +14,34 @@ import org.junit.jupiter.api.Test;
 class CommitCountTest {
 
     private static GroupDescription.Partition p(String topic, int partition, long writes) {
-        return new GroupDescription.Partition(new TopicPartition(topic, partition), Optional.empty(), Optional.empty(),
-                OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), false, false, writes);
+        return new GroupDescription.Partition(
+                new TopicPartition(topic, partition),
+                Optional.empty(),
+                Optional.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                OptionalLong.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                false,
+                false,
+                writes);
     }
 
     private static GroupDescription group(GroupDescription.Partition... partitions) {
-        return new GroupDescription("g", GroupState.STABLE, Optional.empty(), "sticky", 1, Optional.empty(),
-                Optional.empty(), List.of(), List.of(partitions), Optional.empty(), List.of());
+        return new GroupDescription(
+                "g",
+                GroupState.STABLE,
+                Optional.empty(),
+                "sticky",
+                1,
+                Optional.empty(),
+                Optional.empty(),
+                List.of(),
+                List.of(partitions),
+                Optional.empty(),
+                List.of());
     }
 
     @Test

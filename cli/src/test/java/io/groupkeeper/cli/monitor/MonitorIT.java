@@ -1,6 +1,5 @@
 package io.groupkeeper.cli.monitor;
 
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,8 +10,9 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.cli.SharedServers;
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.fixtures.ManualClock;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +50,8 @@ class MonitorIT extends MonitorTestSupport {
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "1");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int part = 0; part < partitions; part++) {
                 for (int i = 0; i < perPartition; i++) {
                     producer.send(new ProducerRecord<>(topic, part, null, "r" + i));
@@ -70,7 +71,9 @@ class MonitorIT extends MonitorTestSupport {
         TopicPartition p0 = new TopicPartition(topic, 0);
         TopicPartition p1 = new TopicPartition(topic, 1);
         for (long o = 2; o <= 4; o++) {
-            assertThat(m.commit(Map.of(p0, o, p1, o + 6), Map.of(p0, 10L, p1, 10L)).allCommitted()).isTrue();
+            assertThat(m.commit(Map.of(p0, o, p1, o + 6), Map.of(p0, 10L, p1, 10L))
+                            .allCommitted())
+                    .isTrue();
         }
         return m;
     }
@@ -85,20 +88,29 @@ class MonitorIT extends MonitorTestSupport {
         String text = metrics(monitor);
         assertThat(value(text, "groupkeeper_monitor_up")).hasValue(1.0);
         assertThat(value(text, "groupkeeper_monitor_groups")).hasValue(1.0);
-        assertThat(value(text, "groupkeeper_lag_records", "group", group, "topic", topic, "partition", "0")).hasValue(6.0);
-        assertThat(value(text, "groupkeeper_lag_records", "group", group, "topic", topic, "partition", "1")).hasValue(0.0);
-        assertThat(value(text, "groupkeeper_lag_seconds", "group", group, "topic", topic, "partition", "1")).hasValue(0.0);
-        assertThat(value(text, "groupkeeper_lag_seconds", "group", group, "topic", topic, "partition", "0").getAsDouble())
+        assertThat(value(text, "groupkeeper_lag_records", "group", group, "topic", topic, "partition", "0"))
+                .hasValue(6.0);
+        assertThat(value(text, "groupkeeper_lag_records", "group", group, "topic", topic, "partition", "1"))
+                .hasValue(0.0);
+        assertThat(value(text, "groupkeeper_lag_seconds", "group", group, "topic", topic, "partition", "1"))
+                .hasValue(0.0);
+        assertThat(value(text, "groupkeeper_lag_seconds", "group", group, "topic", topic, "partition", "0")
+                        .getAsDouble())
                 .isGreaterThanOrEqualTo(0.0);
-        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "OK")).hasValue(1.0);
-        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "STOP")).hasValue(0.0);
-        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "CORRUPT")).hasValue(0.0);
+        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "OK"))
+                .hasValue(1.0);
+        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "STOP"))
+                .hasValue(0.0);
+        assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "CORRUPT"))
+                .hasValue(0.0);
         assertThat(value(text, "groupkeeper_partition_owned", "group", group, "partition", "0", "member", m.memberId()))
                 .hasValue(1.0);
         assertThat(value(text, "groupkeeper_group_generation", "group", group)).hasValue((double) m.generation());
         assertThat(value(text, "groupkeeper_group_members", "group", group)).hasValue(1.0);
-        assertThat(value(text, "groupkeeper_group_status", "group", group, "status", "OK")).hasValue(1.0);
-        assertThat(value(text, "groupkeeper_group_rebalances_total", "group", group)).hasValue(0.0);
+        assertThat(value(text, "groupkeeper_group_status", "group", group, "status", "OK"))
+                .hasValue(1.0);
+        assertThat(value(text, "groupkeeper_group_rebalances_total", "group", group))
+                .hasValue(0.0);
         assertThat(text).contains("# TYPE groupkeeper_group_commits_total counter");
 
         // Commits between samples: counted, and a rate.
@@ -106,25 +118,50 @@ class MonitorIT extends MonitorTestSupport {
         for (long o = 5; o <= 9; o++) {
             assertThat(m.commit(Map.of(p0, o), Map.of(p0, 10L)).allCommitted()).isTrue();
         }
-        await().atMost(WAIT).untilAsserted(() -> assertThat(value(metrics(monitor), "groupkeeper_group_commits_total",
-                "group", group).getAsDouble()).isGreaterThanOrEqualTo(5.0));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(value(metrics(monitor), "groupkeeper_lag_records",
-                "group", group, "partition", "0")).hasValue(1.0));
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(value(metrics(monitor), "groupkeeper_group_commits_total", "group", group)
+                                        .getAsDouble())
+                                .isGreaterThanOrEqualTo(5.0));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(
+                                value(metrics(monitor), "groupkeeper_lag_records", "group", group, "partition", "0"))
+                        .hasValue(1.0));
 
         // A second member: the generation moves, a rebalance is counted, and two members are live.
         long before = m.generation();
         GroupMember second = member(zk(), ns, group, topic, 2, "app-2");
-        await().atMost(WAIT).until(() -> second.assignment().size() == 1 && m.assignment().size() == 1);
+        await().atMost(WAIT)
+                .until(() -> second.assignment().size() == 1 && m.assignment().size() == 1);
         await().atMost(WAIT).untilAsserted(() -> {
             String t = metrics(monitor);
             assertThat(value(t, "groupkeeper_group_members", "group", group)).hasValue(2.0);
-            assertThat(value(t, "groupkeeper_group_generation", "group", group).getAsDouble()).isGreaterThan(before);
-            assertThat(value(t, "groupkeeper_group_rebalances_total", "group", group).getAsDouble()).isGreaterThanOrEqualTo(1.0);
+            assertThat(value(t, "groupkeeper_group_generation", "group", group).getAsDouble())
+                    .isGreaterThan(before);
+            assertThat(value(t, "groupkeeper_group_rebalances_total", "group", group)
+                            .getAsDouble())
+                    .isGreaterThanOrEqualTo(1.0);
             TopicPartition moved = second.assignment().iterator().next();
-            assertThat(value(t, "groupkeeper_partition_owned", "group", group, "partition",
-                    String.valueOf(moved.partition()), "member", second.memberId())).hasValue(1.0);
-            assertThat(value(t, "groupkeeper_partition_owned", "group", group, "partition",
-                    String.valueOf(moved.partition()), "member", m.memberId())).isEmpty(); // the old owner's series is gone
+            assertThat(value(
+                            t,
+                            "groupkeeper_partition_owned",
+                            "group",
+                            group,
+                            "partition",
+                            String.valueOf(moved.partition()),
+                            "member",
+                            second.memberId()))
+                    .hasValue(1.0);
+            assertThat(value(
+                            t,
+                            "groupkeeper_partition_owned",
+                            "group",
+                            group,
+                            "partition",
+                            String.valueOf(moved.partition()),
+                            "member",
+                            m.memberId()))
+                    .isEmpty(); // the old owner's series is gone
         });
 
         Response health = get(monitor, "/health");
@@ -136,16 +173,23 @@ class MonitorIT extends MonitorTestSupport {
         assertThat(get(monitor, "/metrics").contentType()).startsWith("text/plain");
 
         // The Grafana dashboard in docs/ asks only for series this exporter serves.
-        String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "grafana-dashboard.json"));
+        String dashboard =
+                java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "grafana-dashboard.json"));
         JsonNode panels = new ObjectMapper().readTree(dashboard).get("panels");
         java.util.Set<String> used = new java.util.TreeSet<>();
-        java.util.regex.Matcher names = java.util.regex.Pattern.compile("groupkeeper_[a-z_]+").matcher(dashboard);
+        java.util.regex.Matcher names =
+                java.util.regex.Pattern.compile("groupkeeper_[a-z_]+").matcher(dashboard);
         while (names.find()) {
             used.add(names.group());
         }
         assertThat(panels).hasSizeGreaterThanOrEqualTo(8);
-        assertThat(used).contains("groupkeeper_lag_records", "groupkeeper_lag_seconds", "groupkeeper_partition_status",
-                "groupkeeper_group_rebalances_total", "groupkeeper_group_commits_total");
+        assertThat(used)
+                .contains(
+                        "groupkeeper_lag_records",
+                        "groupkeeper_lag_seconds",
+                        "groupkeeper_partition_status",
+                        "groupkeeper_group_rebalances_total",
+                        "groupkeeper_group_commits_total");
         String served = metrics(monitor);
         assertThat(used).allSatisfy(name -> assertThat(served).containsPattern("(?m)^" + name + "[{ ]"));
     }
@@ -190,7 +234,8 @@ class MonitorIT extends MonitorTestSupport {
             clock.advance(Duration.ofHours(1));
             Response health = get(monitor, "/health");
             assertThat(health.status()).isEqualTo(503);
-            assertThat(new ObjectMapper().readTree(health.body()).get("stale").asBoolean()).isTrue();
+            assertThat(new ObjectMapper().readTree(health.body()).get("stale").asBoolean())
+                    .isTrue();
             assertThat(value(metrics(monitor), "groupkeeper_monitor_up")).hasValue(0.0);
         }
         await().atMost(WAIT).until(() -> get(monitor, "/health").status() == 200);
@@ -203,8 +248,11 @@ class MonitorIT extends MonitorTestSupport {
         String group = unique("typo");
         runningMember(ns, group, "app-1").close();
         ZooKeeperStore raw = store(zk(), ns);
-        raw.curator().setData().forPath("/groups/" + group + "/offsets/" + topic + "/1",
-                "{\"offset\": 4x".getBytes(StandardCharsets.UTF_8)); // a typo in zkCli
+        raw.curator()
+                .setData()
+                .forPath(
+                        "/groups/" + group + "/offsets/" + topic + "/1",
+                        "{\"offset\": 4x".getBytes(StandardCharsets.UTF_8)); // a typo in zkCli
         Monitor monitor = monitor(zk(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10));
 
         String text = metrics(monitor);
@@ -213,7 +261,8 @@ class MonitorIT extends MonitorTestSupport {
                 .hasValue(1.0);
         assertThat(value(text, "groupkeeper_partition_status", "group", group, "partition", "0", "status", "CORRUPT"))
                 .hasValue(0.0);
-        assertThat(value(text, "groupkeeper_group_status", "group", group, "status", "CORRUPT")).hasValue(1.0);
+        assertThat(value(text, "groupkeeper_group_status", "group", group, "status", "CORRUPT"))
+                .hasValue(1.0);
         Response page = get(monitor, "/group/" + group);
         assertThat(page.status()).isEqualTo(200);
         assertThat(page.body()).contains("CORRUPT", "offset node unreadable", "id=\"problems\"");
@@ -227,10 +276,12 @@ class MonitorIT extends MonitorTestSupport {
         runningMember(ns, kept, "app-1");
         runningMember(ns, gone, "app-2").close();
         Monitor monitor = monitor(zk(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10));
-        assertThat(value(metrics(monitor), "groupkeeper_group_members", "group", gone)).hasValue(0.0);
+        assertThat(value(metrics(monitor), "groupkeeper_group_members", "group", gone))
+                .hasValue(0.0);
         assertThat(get(monitor, "/").body()).contains("data-group=\"" + gone + "\"");
 
-        try (GroupAdmin admin = ZooKeeperAdmin.builder().connectString(zk()).namespace(ns).build()) {
+        try (GroupAdmin admin =
+                ZooKeeperAdmin.builder().connectString(zk()).namespace(ns).build()) {
             admin.deleteGroup(gone, false);
         }
         await().atMost(WAIT).untilAsserted(() -> {
@@ -256,19 +307,22 @@ class MonitorIT extends MonitorTestSupport {
             GroupMember m = member(zk(), ns, group, t, 1, "app-1");
             await().atMost(WAIT).until(() -> m.assignment().size() == 1);
             assertThat(m.commit(Map.of(new TopicPartition(t, 0), 3L), Map.of(new TopicPartition(t, 0), 7L))
-                    .allCommitted()).isTrue();
+                            .allCommitted())
+                    .isTrue();
             Monitor monitor = monitor(zk(), ns, own.bootstrapServers(), Duration.ofSeconds(1));
-            assertThat(value(metrics(monitor), "groupkeeper_lag_records", "group", group)).hasValue(4.0);
+            assertThat(value(metrics(monitor), "groupkeeper_lag_records", "group", group))
+                    .hasValue(4.0);
             assertThat(value(metrics(monitor), "groupkeeper_monitor_up")).hasValue(1.0);
 
             own.close();
-            await().atMost(WAIT).untilAsserted(() -> assertThat(value(metrics(monitor), "groupkeeper_monitor_up"))
-                    .hasValue(0.0));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(value(metrics(monitor), "groupkeeper_monitor_up"))
+                            .hasValue(0.0));
             long samples = monitor.state().samples();
             await().atMost(WAIT).until(() -> monitor.state().samples() > samples + 1); // sampling goes on
             String text = metrics(monitor);
             assertThat(value(text, "groupkeeper_monitor_up")).hasValue(0.0);
-            assertThat(value(text, "groupkeeper_lag_records", "group", group)).hasValue(4.0);          // last value
+            assertThat(value(text, "groupkeeper_lag_records", "group", group)).hasValue(4.0); // last value
             assertThat(value(text, "groupkeeper_group_members", "group", group)).hasValue(1.0);
             Response health = get(monitor, "/health");
             assertThat(health.status()).isEqualTo(200); // ZooKeeper is reachable
@@ -288,23 +342,38 @@ class MonitorIT extends MonitorTestSupport {
             String ns = unique("ns");
             String group = unique("zkdown");
             store(ownZk.getConnectString(), ns).topics().ensureTopic(topic, 2);
-            try (io.groupkeeper.GroupKeeper keeper = io.groupkeeper.GroupKeeper.builder().store(ZooKeeperStore.builder()
-                    .connectString(ownZk.getConnectString()).namespace(ns).build()).build().start()) {
+            try (io.groupkeeper.GroupKeeper keeper = io.groupkeeper.GroupKeeper.builder()
+                    .store(ZooKeeperStore.builder()
+                            .connectString(ownZk.getConnectString())
+                            .namespace(ns)
+                            .build())
+                    .build()
+                    .start()) {
                 GroupMember m = keeper.member(group).topics(topic).build(); // closed before the server stops
                 m.start();
                 await().atMost(WAIT).until(() -> m.assignment().size() == 2);
-                assertThat(m.commit(Map.of(new TopicPartition(topic, 0), 4L), Map.of()).allCommitted()).isTrue();
+                assertThat(m.commit(Map.of(new TopicPartition(topic, 0), 4L), Map.of())
+                                .allCommitted())
+                        .isTrue();
             }
-            Monitor monitor = monitor(ownZk.getConnectString(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10),
+            Monitor monitor = monitor(
+                    ownZk.getConnectString(),
+                    ns,
+                    SharedServers.bootstrap(),
+                    Duration.ofSeconds(10),
                     Duration.ofSeconds(1));
-            assertThat(value(metrics(monitor), "groupkeeper_lag_records", "group", group, "partition", "0")).hasValue(6.0);
+            assertThat(value(metrics(monitor), "groupkeeper_lag_records", "group", group, "partition", "0"))
+                    .hasValue(6.0);
             assertThat(get(monitor, "/health").status()).isEqualTo(200);
 
             ownZk.stop();
-            await().atMost(WAIT).untilAsserted(() -> assertThat(get(monitor, "/health").status()).isEqualTo(503));
+            await().atMost(WAIT)
+                    .untilAsserted(
+                            () -> assertThat(get(monitor, "/health").status()).isEqualTo(503));
             String text = metrics(monitor);
             assertThat(value(text, "groupkeeper_monitor_up")).hasValue(0.0);
-            assertThat(value(text, "groupkeeper_lag_records", "group", group, "partition", "0")).hasValue(6.0);
+            assertThat(value(text, "groupkeeper_lag_records", "group", group, "partition", "0"))
+                    .hasValue(6.0);
             JsonNode h = new ObjectMapper().readTree(get(monitor, "/health").body());
             assertThat(h.get("status").asText()).isEqualTo("DOWN");
             assertThat(h.get("zookeeper").asBoolean()).isFalse();
@@ -321,7 +390,8 @@ class MonitorIT extends MonitorTestSupport {
         runningMember(ns, group, "<script>alert('x')</script>&\"");
         Monitor monitor = monitor(zk(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10));
         String page = get(monitor, "/group/" + group).body();
-        assertThat(page).contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;")
+        assertThat(page)
+                .contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;")
                 .doesNotContain("<script>");
         assertThat(get(monitor, "/group/%3Cb%3E").body()).contains("&lt;b&gt;").doesNotContain("<b>");
     }
@@ -329,10 +399,13 @@ class MonitorIT extends MonitorTestSupport {
     @Test
     void onlyGetAndHead() throws Exception {
         Monitor monitor = monitor(zk(), unique("ns"), null, Duration.ofSeconds(1));
-        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + monitor.port() + "/metrics"))
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString("x")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create("http://127.0.0.1:" + monitor.port() + "/metrics"))
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("x"))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(405);
         OptionalDouble up = value(metrics(monitor), "groupkeeper_monitor_up");
         assertThat(up).hasValue(1.0); // without --bootstrap, up means ZooKeeper reachable

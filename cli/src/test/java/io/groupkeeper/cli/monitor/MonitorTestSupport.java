@@ -1,14 +1,14 @@
 package io.groupkeeper.cli.monitor;
 
-import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.GroupMember;
 import io.groupkeeper.cli.kafka.CachedLogBounds;
 import io.groupkeeper.cli.kafka.KafkaLogBounds;
 import io.groupkeeper.fixtures.Keepers;
 import io.groupkeeper.fixtures.TestNames;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zkprotocol.admin.GroupAdmin;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
+import io.groupkeeper.zookeeper.admin.ZooKeeperAdmin;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,7 +34,8 @@ import org.junit.jupiter.api.AfterEach;
 abstract class MonitorTestSupport {
 
     static final Duration INTERVAL = Duration.ofMillis(200);
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
     final List<AutoCloseable> toClose = new ArrayList<>();
@@ -58,7 +59,10 @@ abstract class MonitorTestSupport {
 
     /** As above; reads give up after {@code timeout} while ZooKeeper is unreachable. */
     ZooKeeperStore store(String zk, String namespace, Duration timeout) {
-        ZooKeeperStore s = ZooKeeperStore.builder().connectString(zk).namespace(namespace).connectionTimeout(timeout)
+        ZooKeeperStore s = ZooKeeperStore.builder()
+                .connectString(zk)
+                .namespace(namespace)
+                .connectionTimeout(timeout)
                 .build();
         s.start();
         toClose.add(s);
@@ -68,8 +72,8 @@ abstract class MonitorTestSupport {
     /** A started member of {@code group} on {@code namespace}, registered with the topic's partition count. */
     GroupMember member(String zk, String namespace, String group, String topic, int partitions, String host) {
         store(zk, namespace).topics().ensureTopic(topic, partitions);
-        GroupKeeper keeper = Keepers.started(ZooKeeperStore.builder().connectString(zk).namespace(namespace).build(),
-                toClose);
+        GroupKeeper keeper = Keepers.started(
+                ZooKeeperStore.builder().connectString(zk).namespace(namespace).build(), toClose);
         GroupMember m = keeper.member(group).topics(topic).host(host).build();
         m.start();
         return m;
@@ -85,27 +89,40 @@ abstract class MonitorTestSupport {
         return monitor(zk, namespace, bootstrap, kafkaTimeout, zkTimeout, Clock.systemUTC());
     }
 
-    Monitor monitor(String zk, String namespace, String bootstrap, Duration kafkaTimeout, Duration zkTimeout,
-                    Clock clock) throws IOException {
+    Monitor monitor(
+            String zk, String namespace, String bootstrap, Duration kafkaTimeout, Duration zkTimeout, Clock clock)
+            throws IOException {
         ZooKeeperStore s = store(zk, namespace, zkTimeout);
-        Optional<CachedLogBounds> kafka = bootstrap == null ? Optional.empty()
-                : Optional.of(new CachedLogBounds(new KafkaLogBounds(bootstrap, new Properties(), kafkaTimeout),
-                INTERVAL, kafkaTimeout));
+        Optional<CachedLogBounds> kafka = bootstrap == null
+                ? Optional.empty()
+                : Optional.of(new CachedLogBounds(
+                        new KafkaLogBounds(bootstrap, new Properties(), kafkaTimeout), INTERVAL, kafkaTimeout));
         kafka.ifPresent(k -> toClose.add(k));
-        GroupAdmin admin = ZooKeeperAdmin.builder().store(s).logBounds(kafka.orElse(null)).build();
-        Monitor m = new Monitor(new Monitor.Settings("127.0.0.1", 0, INTERVAL, Duration.ofMinutes(5), Optional.empty(),
-                Duration.ofHours(1)), admin, ZooKeeperAdmin.on(s), kafka, clock, admin.root());
+        GroupAdmin admin =
+                ZooKeeperAdmin.builder().store(s).logBounds(kafka.orElse(null)).build();
+        Monitor m = new Monitor(
+                new Monitor.Settings(
+                        "127.0.0.1", 0, INTERVAL, Duration.ofMinutes(5), Optional.empty(), Duration.ofHours(1)),
+                admin,
+                ZooKeeperAdmin.on(s),
+                kafka,
+                clock,
+                admin.root());
         toClose.add(m);
         return m.start();
     }
 
-    record Response(int status, String contentType, String body) {
-    }
+    record Response(int status, String contentType, String body) {}
 
     static Response get(Monitor m, String path) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port() + path))
-                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        return new Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+        HttpResponse<String> r = HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.port() + path))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new Response(
+                r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
     }
 
     static String metrics(Monitor m) throws Exception {

@@ -38,16 +38,27 @@ class StatusPageBrowserIT extends MonitorTestSupport {
 
     @BeforeAll
     static void openBrowser() throws Exception {
-        assumeTrue(CHROMIUM.canExecute() && CHROMEDRIVER.canExecute(), "no browser here: " + CHROMIUM + " and "
-                + CHROMEDRIVER + " are needed (apt-get install -y chromium chromium-driver)");
+        assumeTrue(
+                CHROMIUM.canExecute() && CHROMEDRIVER.canExecute(),
+                "no browser here: " + CHROMIUM + " and " + CHROMEDRIVER
+                        + " are needed (apt-get install -y chromium chromium-driver)");
         profile = Files.createTempDirectory("gk-chromium-");
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.getPath());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
                 "--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
-                .usingAnyFreePort().build();
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER)
+                .usingAnyFreePort()
+                .build();
         browser = new ChromeDriver(service, options);
         browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
     }
@@ -59,7 +70,8 @@ class StatusPageBrowserIT extends MonitorTestSupport {
         }
         if (profile != null) {
             try (var files = Files.walk(profile)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                files.sorted(java.util.Comparator.reverseOrder())
+                        .forEach(p -> p.toFile().delete());
             }
         }
     }
@@ -76,7 +88,8 @@ class StatusPageBrowserIT extends MonitorTestSupport {
         TopicPartition p0 = new TopicPartition(topic, 0);
         TopicPartition p1 = new TopicPartition(topic, 1);
         for (long o = 1; o <= 3; o++) {
-            assertThat(m.commit(Map.of(p0, o, p1, o), Map.of(p0, 10L, p1, 10L)).allCommitted()).isTrue();
+            assertThat(m.commit(Map.of(p0, o, p1, o), Map.of(p0, 10L, p1, 10L)).allCommitted())
+                    .isTrue();
         }
         Monitor monitor = monitor(SharedServers.zk(), ns, SharedServers.bootstrap(), Duration.ofSeconds(10));
         String base = "http://127.0.0.1:" + monitor.port();
@@ -96,7 +109,8 @@ class StatusPageBrowserIT extends MonitorTestSupport {
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
             if (!browser.getTitle().startsWith("group " + group)) {
                 browser.findElement(By.cssSelector("tr.group[data-group='" + group + "']"))
-                        .findElement(By.linkText(group)).click();
+                        .findElement(By.linkText(group))
+                        .click();
             }
             assertThat(browser.getTitle()).startsWith("group " + group);
             assertThat(browser.getCurrentUrl()).isEqualTo(base + "/group/" + group);
@@ -104,13 +118,15 @@ class StatusPageBrowserIT extends MonitorTestSupport {
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
             assertThat(browser.findElement(By.id("group-status")).getText()).isEqualTo("OK");
             assertThat(browser.findElement(By.id("members")).getText()).contains(m.memberId(), "app-1");
-            WebElement partition0 = browser.findElement(By.cssSelector("tr.partition[data-partition='" + topic + ":0']"));
+            WebElement partition0 =
+                    browser.findElement(By.cssSelector("tr.partition[data-partition='" + topic + ":0']"));
             assertThat(partition0.getText()).contains(m.memberId(), "3", "10", "7");
             assertThat(browser.findElement(By.id("lag-chart")).isDisplayed()).isTrue();
             // (a level line has an empty bounding box, which Selenium calls "not displayed": its points are checked)
             WebElement line = browser.findElement(By.cssSelector("svg#lag-chart polyline.lag-records"));
             String points = line.getDomAttribute("points");
-            assertThat(points.trim().split("\\s+")).hasSizeGreaterThanOrEqualTo(2)
+            assertThat(points.trim().split("\\s+"))
+                    .hasSizeGreaterThanOrEqualTo(2)
                     .allSatisfy(pt -> assertThat(pt).matches("\\d+(\\.\\d+)?,\\d+(\\.\\d+)?"));
         });
     }

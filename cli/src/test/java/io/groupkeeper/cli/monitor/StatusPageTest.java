@@ -14,7 +14,8 @@ class StatusPageTest {
 
     @Test
     void escapesTextAndAttributes() {
-        assertThat(StatusPage.esc("<a href=\"x\">'&'</a>")).isEqualTo("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assertThat(StatusPage.esc("<a href=\"x\">'&'</a>"))
+                .isEqualTo("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
         assertThat(StatusPage.url("a b/c")).isEqualTo("a%20b%2Fc");
     }
 
@@ -33,10 +34,15 @@ class StatusPageTest {
     @Test
     void theChartDrawsOnePointPerSampleScaledToTheLargestLag() {
         StringBuilder b = new StringBuilder();
-        StatusPage.chart(b, List.of(new LagHistory.Point(T, 0, 0), new LagHistory.Point(T.plusSeconds(30), 50, 10),
-                new LagHistory.Point(T.plusSeconds(60), 100, Double.NaN)), T.plusSeconds(60));
+        StatusPage.chart(
+                b,
+                List.of(
+                        new LagHistory.Point(T, 0, 0),
+                        new LagHistory.Point(T.plusSeconds(30), 50, 10),
+                        new LagHistory.Point(T.plusSeconds(60), 100, Double.NaN)),
+                T.plusSeconds(60));
         String svg = b.toString();
-        assertThat(svg).contains("points=\"4.0,176.0 360.0,90.0 716.0,4.0\"");   // records: 0, half, full height
+        assertThat(svg).contains("points=\"4.0,176.0 360.0,90.0 716.0,4.0\""); // records: 0, half, full height
         assertThat(svg).contains("class=\"lag-seconds\"").contains("points=\"4.0,176.0 360.0,4.0\""); // NaN skipped
         assertThat(svg).contains("lag, max 100 records", "3 sample(s)");
     }

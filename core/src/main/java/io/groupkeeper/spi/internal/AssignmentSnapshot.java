@@ -14,8 +14,13 @@ import java.util.TreeSet;
  * names too, as a generation published only in part can): the next publish must rewrite them even if their
  * computed target equals what {@code targets} shows for them.
  */
-public record AssignmentSnapshot(long generation, Optional<String> leader, Assignment targets,
-                                 SortedSet<String> staticMembers, long version, SortedSet<String> damaged) {
+public record AssignmentSnapshot(
+        long generation,
+        Optional<String> leader,
+        Assignment targets,
+        SortedSet<String> staticMembers,
+        long version,
+        SortedSet<String> damaged) {
 
     public static final long ABSENT = -1;
 
@@ -24,8 +29,12 @@ public record AssignmentSnapshot(long generation, Optional<String> leader, Assig
         damaged = Collections.unmodifiableSortedSet(new TreeSet<>(damaged));
     }
 
-    public AssignmentSnapshot(long generation, Optional<String> leader, Assignment targets,
-                              SortedSet<String> staticMembers, long version) {
+    public AssignmentSnapshot(
+            long generation,
+            Optional<String> leader,
+            Assignment targets,
+            SortedSet<String> staticMembers,
+            long version) {
         this(generation, leader, targets, staticMembers, version, new TreeSet<>());
     }
 

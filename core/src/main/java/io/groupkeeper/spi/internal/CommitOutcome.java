@@ -12,8 +12,8 @@ import java.util.Set;
  * <p>The incarnation matters when the commit created the node (after an operator deleted it): without it, a second
  * delete and re-creation that brings the version back to the same number would look like this member's own node.
  */
-public record CommitOutcome(Map<TopicPartition, Long> committed, Map<TopicPartition, Long> created,
-                            Set<TopicPartition> conflicted) {
+public record CommitOutcome(
+        Map<TopicPartition, Long> committed, Map<TopicPartition, Long> created, Set<TopicPartition> conflicted) {
 
     public CommitOutcome {
         committed = Map.copyOf(committed);

@@ -15,20 +15,31 @@ import java.util.OptionalLong;
  * store, which only checks that it is one JSON object). Empty: the node gets none, so a commit without it clears the
  * one stored.
  */
-public record CommitRequest(TopicPartition partition, long offset, long expectedVersion, long session,
-                            OptionalLong logEnd, String metadata, Optional<String> done) {
+public record CommitRequest(
+        TopicPartition partition,
+        long offset,
+        long expectedVersion,
+        long session,
+        OptionalLong logEnd,
+        String metadata,
+        Optional<String> done) {
 
     public CommitRequest(TopicPartition partition, long offset, long expectedVersion, long session) {
         this(partition, offset, expectedVersion, session, OptionalLong.empty(), "", Optional.empty());
     }
 
-    public CommitRequest(TopicPartition partition, long offset, long expectedVersion, long session,
-                         OptionalLong logEnd) {
+    public CommitRequest(
+            TopicPartition partition, long offset, long expectedVersion, long session, OptionalLong logEnd) {
         this(partition, offset, expectedVersion, session, logEnd, "");
     }
 
-    public CommitRequest(TopicPartition partition, long offset, long expectedVersion, long session,
-                         OptionalLong logEnd, String metadata) {
+    public CommitRequest(
+            TopicPartition partition,
+            long offset,
+            long expectedVersion,
+            long session,
+            OptionalLong logEnd,
+            String metadata) {
         this(partition, offset, expectedVersion, session, logEnd, metadata, Optional.empty());
     }
 

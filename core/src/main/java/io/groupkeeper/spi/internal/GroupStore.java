@@ -98,9 +98,8 @@ public interface GroupStore {
      * that takes over k partitions waits about one claim's latency rather than k of them. By default, one claim after
      * another.
      */
-    default Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(List<TopicPartition> partitions,
-                                                                        String memberId, long generation,
-                                                                        Runnable onChange) {
+    default Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(
+            List<TopicPartition> partitions, String memberId, long generation, Runnable onChange) {
         Map<TopicPartition, CompletableFuture<ClaimResult>> results = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
             try {

@@ -25,8 +25,12 @@ public interface LeaderElection extends AutoCloseable {
      * @param staticMembers the members (of {@code changedTargets}) that are static, recorded in their target
      * @return the published assignment's new version, to present as {@code expectedVersion} next time
      */
-    long publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
-                 Set<String> removedMembers, SortedSet<String> staticMembers);
+    long publish(
+            long expectedVersion,
+            long generation,
+            Map<String, ? extends Set<TopicPartition>> changedTargets,
+            Set<String> removedMembers,
+            SortedSet<String> staticMembers);
 
     @Override
     void close();

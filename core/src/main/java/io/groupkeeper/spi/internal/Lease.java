@@ -7,5 +7,4 @@ package io.groupkeeper.spi.internal;
  * (ZooKeeper: the claim transaction's zxid), so a downstream sink can refuse a writer whose token is older than one it
  * has already seen.
  */
-public record Lease(long session, long fencingToken) {
-}
+public record Lease(long session, long fencingToken) {}

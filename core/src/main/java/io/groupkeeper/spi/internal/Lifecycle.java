@@ -11,7 +11,11 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class Lifecycle {
 
-    public enum State { LATENT, STARTED, CLOSED }
+    public enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     private final String what;
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);

@@ -13,8 +13,14 @@ import java.util.TreeSet;
  * What a member publishes about itself in its ephemeral member node. {@code rack} is where it runs (Kafka's
  * {@code client.rack}), empty when not configured — and in the nodes of members older than racks.
  */
-public record MemberInfo(String memberId, Optional<String> instanceId, String host, SortedSet<String> topics,
-                         Instant joinedAt, String assignor, Optional<String> rack) {
+public record MemberInfo(
+        String memberId,
+        Optional<String> instanceId,
+        String host,
+        SortedSet<String> topics,
+        Instant joinedAt,
+        String assignor,
+        Optional<String> rack) {
 
     public MemberInfo {
         Names.requireValid("member id", memberId);
@@ -31,8 +37,13 @@ public record MemberInfo(String memberId, Optional<String> instanceId, String ho
     }
 
     /** A member without a rack. */
-    public MemberInfo(String memberId, Optional<String> instanceId, String host, SortedSet<String> topics,
-                      Instant joinedAt, String assignor) {
+    public MemberInfo(
+            String memberId,
+            Optional<String> instanceId,
+            String host,
+            SortedSet<String> topics,
+            Instant joinedAt,
+            String assignor) {
         this(memberId, instanceId, host, topics, joinedAt, assignor, Optional.empty());
     }
 

@@ -15,8 +15,13 @@ import java.util.OptionalLong;
  * another write. {@code done} is the node's {@code "done"} value as text (see {@link CommitRequest#done}), empty when
  * it has none.
  */
-public record OffsetSnapshot(OptionalLong offset, String metadata, long version, List<CommitSample> history,
-                             long created, Optional<String> done) {
+public record OffsetSnapshot(
+        OptionalLong offset,
+        String metadata,
+        long version,
+        List<CommitSample> history,
+        long created,
+        Optional<String> done) {
 
     public static final long ABSENT = -1;
 
@@ -25,8 +30,8 @@ public record OffsetSnapshot(OptionalLong offset, String metadata, long version,
         Objects.requireNonNull(done, "done");
     }
 
-    public OffsetSnapshot(OptionalLong offset, String metadata, long version, List<CommitSample> history,
-                          long created) {
+    public OffsetSnapshot(
+            OptionalLong offset, String metadata, long version, List<CommitSample> history, long created) {
         this(offset, metadata, version, history, created, Optional.empty());
     }
 

@@ -35,7 +35,8 @@ class LifecycleTest {
 
     @Test
     void requireStartedNamesTheState() {
-        assertThatThrownBy(() -> l.requireStarted("before use")).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> l.requireStarted("before use"))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessage("thing must be started before use (is latent)");
         l.start();
         l.requireStarted("before use");

@@ -33,14 +33,22 @@ public class BillingService {
         final AtomicLong cents = new AtomicLong();
 
         /** A value ends with its amount in cents after the last '-', e.g. {@code order-17-1250} (or is just {@code 1250}). */
-        @GroupKeeperListener(group = "${billing.group:billing}", topics = "${billing.topic:orders}",
+        @GroupKeeperListener(
+                group = "${billing.group:billing}",
+                topics = "${billing.topic:orders}",
                 concurrency = "${billing.concurrency:2}")
         void bill(ConsumerRecord<String, String> order) {
             String value = order.value().trim();
             long amount = Long.parseLong(value.substring(value.lastIndexOf('-') + 1)); // else dead-lettered at once
             cents.addAndGet(amount);
-            LOG.info("billed order {} ({}-{}@{}): {} cents; {} orders so far", order.key(), order.topic(),
-                    order.partition(), order.offset(), amount, billed.incrementAndGet());
+            LOG.info(
+                    "billed order {} ({}-{}@{}): {} cents; {} orders so far",
+                    order.key(),
+                    order.topic(),
+                    order.partition(),
+                    order.offset(),
+                    amount,
+                    billed.incrementAndGet());
         }
 
         public long billed() {

@@ -12,9 +12,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -42,13 +42,15 @@ class BillingServiceIT {
 
     @Autowired
     BillingService.Billing billing;
+
     @Autowired
     HealthContributorRegistry health;
 
     @Test
     void billsOrdersAndDeadLettersABadAmount() throws Exception {
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers",
-                servers.bootstrapServers(), "acks", "1", "enable.idempotence", false), new StringSerializer(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(
+                Map.of("bootstrap.servers", servers.bootstrapServers(), "acks", "1", "enable.idempotence", false),
+                new StringSerializer(),
                 new StringSerializer())) {
             p.send(new ProducerRecord<>("orders", 0, "o1", "order-1-1250")).get();
             p.send(new ProducerRecord<>("orders", 0, "o2", "twelve")).get();

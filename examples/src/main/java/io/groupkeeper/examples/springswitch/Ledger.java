@@ -19,8 +19,8 @@ public final class Ledger implements AutoCloseable {
 
     public Ledger(Path file) {
         try {
-            out = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
+            out = Files.newBufferedWriter(
+                    file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the ledger " + file, e);
         }

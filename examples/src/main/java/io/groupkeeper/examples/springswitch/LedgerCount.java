@@ -14,20 +14,23 @@ import org.apache.kafka.common.TopicPartition;
 /** Reads the services' ledgers and counts their deliveries against the topic's log. */
 final class LedgerCount {
 
-    private LedgerCount() {
-    }
+    private LedgerCount() {}
 
     /** One delivery: a record of the log, by partition and offset. */
-    record Delivery(int partition, long offset) {
-    }
+    record Delivery(int partition, long offset) {}
 
     /**
      * What the switch shows: the records of the log, the deliveries of each service, the records delivered more than
      * once ({@code redelivered}: deliveries beyond the first) and the records of the log neither service got
      * ({@code lost}).
      */
-    record Counts(long inLog, int springDeliveries, int groupkeeperDeliveries, long redelivered, long lost,
-                  List<Delivery> examples) {
+    record Counts(
+            long inLog,
+            int springDeliveries,
+            int groupkeeperDeliveries,
+            long redelivered,
+            long lost,
+            List<Delivery> examples) {
         String describe() {
             return "records in the log " + inLog + "; deliveries: spring-kafka service " + springDeliveries
                     + ", groupkeeper service " + groupkeeperDeliveries

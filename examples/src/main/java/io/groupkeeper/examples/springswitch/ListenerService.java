@@ -36,8 +36,8 @@ public class ListenerService {
             System.exit(2);
         }
         boolean onSpringKafka = args[0].equals("spring-kafka");
-        SpringApplication app = new SpringApplication(ListenerService.class,
-                onSpringKafka ? SpringKafkaBilling.class : GroupKeeperBilling.class);
+        SpringApplication app = new SpringApplication(
+                ListenerService.class, onSpringKafka ? SpringKafkaBilling.class : GroupKeeperBilling.class);
         app.setWebApplicationType(WebApplicationType.NONE);
         app.setBannerMode(Banner.Mode.OFF);
         Map<String, Object> defaults = new HashMap<>();

@@ -31,11 +31,15 @@ import picocli.CommandLine.Option;
  * up. Every delivery both services saw is in their ledgers; the command counts them against the topic's log:
  * {@code redelivered} = deliveries of a record beyond its first, {@code lost} = records of the log neither service got.
  */
-@Command(name = "switch-from-spring", mixinStandardHelpOptions = true,
-        description = {"Stops a Spring Boot service's @KafkaListener while records keep coming, starts the same listener"
-                + " on groupkeeper's starter (@GroupKeeperListener) on the same group, and counts what both received"
-                + " against the topic: prints redelivered=N lost=M.",
-            "With no --zk/--bootstrap it starts ZooKeeper and Kafka in this process. Exit code 0 only when both are 0."})
+@Command(
+        name = "switch-from-spring",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Stops a Spring Boot service's @KafkaListener while records keep coming, starts the same listener"
+                    + " on groupkeeper's starter (@GroupKeeperListener) on the same group, and counts what both received"
+                    + " against the topic: prints redelivered=N lost=M.",
+            "With no --zk/--bootstrap it starts ZooKeeper and Kafka in this process. Exit code 0 only when both are 0."
+        })
 public final class SwitchFromSpringCommand implements Callable<Integer> {
 
     private static final Duration PHASE_TIMEOUT = Duration.ofSeconds(180);
@@ -52,28 +56,48 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
     @Option(names = "--group", description = "the services' group (default: switch-billing-<time>)")
     String group;
 
-    @Option(names = "--partitions", defaultValue = "3", description = "partitions of the topic (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--partitions",
+            defaultValue = "3",
+            description = "partitions of the topic (default: ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--rate", defaultValue = "100", description = "records per second, produced throughout (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--rate",
+            defaultValue = "100",
+            description = "records per second, produced throughout (default: ${DEFAULT-VALUE})")
     int rate;
 
-    @Option(names = "--spring-ms", defaultValue = "5000",
-            description = "the Spring Kafka service runs this long after its first record, then is stopped (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--spring-ms",
+            defaultValue = "5000",
+            description =
+                    "the Spring Kafka service runs this long after its first record, then is stopped (default: ${DEFAULT-VALUE})")
     long springMs;
 
-    @Option(names = "--after-ms", defaultValue = "3000",
-            description = "production goes on this long after the groupkeeper service's first record (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--after-ms",
+            defaultValue = "3000",
+            description =
+                    "production goes on this long after the groupkeeper service's first record (default: ${DEFAULT-VALUE})")
     long afterMs;
 
-    @Option(names = "--service-property", paramLabel = "KEY=VALUE",
-            description = "a Spring property of both services, e.g. groupkeeper.listener.take-over-kafka-offsets=false; repeatable")
+    @Option(
+            names = "--service-property",
+            paramLabel = "KEY=VALUE",
+            description =
+                    "a Spring property of both services, e.g. groupkeeper.listener.take-over-kafka-offsets=false; repeatable")
     Map<String, String> serviceProperties = new java.util.LinkedHashMap<>();
 
-    @Option(names = "--work-dir", description = "where the ledgers and the services' logs go (default: a new temporary directory)")
+    @Option(
+            names = "--work-dir",
+            description = "where the ledgers and the services' logs go (default: a new temporary directory)")
     Path workDir;
 
-    @Option(names = "--service-classpath", hidden = true, description = "class path of the services' JVMs (default: this JVM's)")
+    @Option(
+            names = "--service-classpath",
+            hidden = true,
+            description = "class path of the services' JVMs (default: this JVM's)")
     String serviceClasspath;
 
     private final PrintStream out = System.out;
@@ -85,7 +109,8 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
             return 2;
         }
         if (partitions < 1 || rate < 1 || springMs < 0 || afterMs < 0) {
-            System.err.println("error: --partitions and --rate must be positive, --spring-ms and --after-ms not negative");
+            System.err.println(
+                    "error: --partitions and --rate must be positive, --spring-ms and --after-ms not negative");
             return 2;
         }
         long stamp = System.currentTimeMillis() % 1_000_000;
@@ -109,9 +134,11 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
     }
 
     private boolean run(Admin admin) throws Exception {
-        admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all()
+        admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
+                .all()
                 .get(60, TimeUnit.SECONDS);
-        boolean singleBroker = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
+        boolean singleBroker =
+                admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size() == 1;
         out.println("topic " + topic + " (" + partitions + " partitions), group " + group + ", " + rate
                 + " records/s produced throughout; ledgers and logs in " + workDir);
         Path springLedger = workDir.resolve("spring-kafka.ledger");
@@ -144,8 +171,11 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
                 producer.close();
                 out.println("producer stopped: " + producer.acknowledged() + " records acknowledged");
                 Map<TopicPartition, long[]> log = logRanges(admin);
-                if (!await(() -> LedgerCount.covers(log, LedgerCount.read(springLedger), LedgerCount.read(groupkeeperLedger)),
-                        groupkeeper, "groupkeeper")) {
+                if (!await(
+                        () -> LedgerCount.covers(
+                                log, LedgerCount.read(springLedger), LedgerCount.read(groupkeeperLedger)),
+                        groupkeeper,
+                        "groupkeeper")) {
                     out.println("the services did not receive every record within " + PHASE_TIMEOUT.toSeconds() + " s");
                 }
                 String takeover = takeoverLine();
@@ -156,8 +186,8 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
                 stop(groupkeeper);
             }
             out.println("groupkeeper service stopped");
-            LedgerCount.Counts counts = LedgerCount.count(logRanges(admin), LedgerCount.read(springLedger),
-                    LedgerCount.read(groupkeeperLedger));
+            LedgerCount.Counts counts = LedgerCount.count(
+                    logRanges(admin), LedgerCount.read(springLedger), LedgerCount.read(groupkeeperLedger));
             out.println(counts.describe());
             out.println("redelivered=" + counts.redelivered() + " lost=" + counts.lost());
             return counts.redelivered() == 0 && counts.lost() == 0;
@@ -165,17 +195,26 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
     }
 
     private Process startService(String side, Path ledger) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-cp", serviceClasspath != null ? serviceClasspath : System.getProperty("java.class.path"),
-                ListenerService.class.getName(), side,
-                "--app.topic=" + topic, "--app.group=" + group, "--app.ledger=" + ledger,
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                serviceClasspath != null ? serviceClasspath : System.getProperty("java.class.path"),
+                ListenerService.class.getName(),
+                side,
+                "--app.topic=" + topic,
+                "--app.group=" + group,
+                "--app.ledger=" + ledger,
                 "--spring.kafka.bootstrap-servers=" + bootstrap,
                 "--spring.kafka.consumer.auto-offset-reset=earliest",
                 "--groupkeeper.zookeeper.connect=" + zk,
                 "--logging.level.io.groupkeeper.spring=INFO"));
         serviceProperties.forEach((k, v) -> cmd.add("--" + k + "=" + v));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(workDir.resolve(side + ".log").toFile())
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(workDir.resolve(side + ".log").toFile())
                 .start();
     }
 
@@ -207,29 +246,37 @@ public final class SwitchFromSpringCommand implements Callable<Integer> {
 
     private Map<Integer, Long> committed(Admin admin) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
         Map<Integer, Long> byPartition = new TreeMap<>();
         offsets.forEach((tp, o) -> byPartition.put(tp.partition(), o == null ? -1 : o.offset()));
         return byPartition;
     }
 
     private Map<TopicPartition, long[]> logRanges(Admin admin) throws Exception {
-        Map<TopicPartition, OffsetSpec> earliest = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
-        Map<TopicPartition, OffsetSpec> latest = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        Map<TopicPartition, OffsetSpec> earliest =
+                new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        Map<TopicPartition, OffsetSpec> latest =
+                new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
         for (int p = 0; p < partitions; p++) {
             earliest.put(new TopicPartition(topic, p), OffsetSpec.earliest());
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
         var starts = admin.listOffsets(earliest).all().get(30, TimeUnit.SECONDS);
         var ends = admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS);
-        Map<TopicPartition, long[]> ranges = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
-        starts.forEach((tp, s) -> ranges.put(tp, new long[] {s.offset(), ends.get(tp).offset()}));
+        Map<TopicPartition, long[]> ranges =
+                new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        starts.forEach((tp, s) ->
+                ranges.put(tp, new long[] {s.offset(), ends.get(tp).offset()}));
         return ranges;
     }
 
     private String takeoverLine() throws IOException {
         Path log = workDir.resolve("groupkeeper.log");
-        return Files.readAllLines(log, StandardCharsets.UTF_8).stream().filter(l -> l.contains("took over Kafka's"))
-                .map(l -> l.substring(Math.max(0, l.indexOf("groupkeeper listener")))).findFirst().orElse(null);
+        return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.contains("took over Kafka's"))
+                .map(l -> l.substring(Math.max(0, l.indexOf("groupkeeper listener"))))
+                .findFirst()
+                .orElse(null);
     }
 }

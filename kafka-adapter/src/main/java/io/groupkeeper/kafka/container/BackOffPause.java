@@ -6,5 +6,4 @@ package io.groupkeeper.kafka.container;
  * exception (a retry topic's: stop the partition, which its caller resumes when the record is due), and it counts in
  * the handler-failure meter, but the container logs the call and the stopped partition at DEBUG, not WARN.
  */
-public interface BackOffPause {
-}
+public interface BackOffPause {}

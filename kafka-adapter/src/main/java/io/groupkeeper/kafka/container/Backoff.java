@@ -54,7 +54,8 @@ public final class Backoff {
 
     @Override
     public String toString() {
-        return multiplier == 1.0 ? "fixed " + initial.toMillis() + " ms"
+        return multiplier == 1.0
+                ? "fixed " + initial.toMillis() + " ms"
                 : "exponential " + initial.toMillis() + " ms x" + multiplier + " up to " + max.toMillis() + " ms";
     }
 }

@@ -64,6 +64,5 @@ public final class DeadLetterHeaders {
     /** The stack trace, cut to 8 KiB. Earlier format, dropped next release: use {@link #DLT_EXCEPTION_STACKTRACE}. */
     public static final String EXCEPTION_STACKTRACE = "groupkeeper.dlt.exception.stacktrace";
 
-    private DeadLetterHeaders() {
-    }
+    private DeadLetterHeaders() {}
 }

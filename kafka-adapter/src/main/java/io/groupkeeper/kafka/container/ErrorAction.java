@@ -71,8 +71,7 @@ public final class ErrorAction {
 
     @Override
     public String toString() {
-        return maxAttempts == 1 ? recovery.toString()
-                : maxAttempts + " attempts (" + backoff + "), then " + recovery;
+        return maxAttempts == 1 ? recovery.toString() : maxAttempts + " attempts (" + backoff + "), then " + recovery;
     }
 
     /** The first half of {@link ErrorAction#retry}. */

@@ -1,11 +1,11 @@
 package io.groupkeeper.kafka.container;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.time.Duration;
 
 /**
  * Rules from exception class to {@link ErrorAction}. The most specific rule wins: the one whose class is the nearest
@@ -69,7 +69,8 @@ public final class ErrorPolicy {
 
     /** Whether any outcome of this policy publishes to a dead-letter topic. */
     public boolean mayDeadLetter() {
-        return deserializationFailure == Recovery.DEAD_LETTER || otherwise.recovery() == Recovery.DEAD_LETTER
+        return deserializationFailure == Recovery.DEAD_LETTER
+                || otherwise.recovery() == Recovery.DEAD_LETTER
                 || rules.values().stream().anyMatch(a -> a.recovery() == Recovery.DEAD_LETTER);
     }
 
@@ -98,12 +99,11 @@ public final class ErrorPolicy {
 
     public static final class Builder {
         private final Map<Class<? extends Throwable>, ErrorAction> rules = new LinkedHashMap<>();
-        private ErrorAction otherwise = ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
-                .thenDeadLetter();
+        private ErrorAction otherwise =
+                ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1))).thenDeadLetter();
         private Recovery deserializationFailure = Recovery.DEAD_LETTER;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** A rule; declaring the same class twice fails. */
         public Builder on(Class<? extends Throwable> type, ErrorAction action) {

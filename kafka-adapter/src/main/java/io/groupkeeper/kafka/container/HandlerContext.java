@@ -1,10 +1,10 @@
 package io.groupkeeper.kafka.container;
 
 import io.groupkeeper.kafka.container.internal.CurrentRecord;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
-import java.time.Duration;
 
 /**
  * Asked from inside a {@link RecordHandler} or {@link BatchHandler} call (or a {@code @GroupKeeperListener} method), on
@@ -18,8 +18,7 @@ import java.time.Duration;
  */
 public final class HandlerContext {
 
-    private HandlerContext() {
-    }
+    private HandlerContext() {}
 
     /** The partition of the record (or batch) being handled on this thread. */
     public static Optional<TopicPartition> partition() {

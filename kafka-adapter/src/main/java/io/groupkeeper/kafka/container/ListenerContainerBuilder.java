@@ -3,9 +3,11 @@ package io.groupkeeper.kafka.container;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.Names;
 import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.container.internal.ContainerConfig;
 import io.groupkeeper.kafka.container.internal.DefaultListenerContainer;
 import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -17,8 +19,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
-import io.groupkeeper.kafka.KafkaClientListener;
-import io.groupkeeper.kafka.internal.TransactionalConfig;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
@@ -51,9 +51,11 @@ public final class ListenerContainerBuilder<K, V> {
     private Boolean createDeadLetterTopics;
     /** Whether start() looks for the dead-letter topics (false: a missing one fails at its first send). */
     private boolean checkDeadLetterTopics = true;
+
     private ProgressLimits limits = ProgressLimits.DEFAULT;
     /** Whether a limit was set (the paths without per-partition progress refuse it). */
     private boolean limitsSet;
+
     private Duration watchdogLimit = Duration.ofSeconds(30);
     private Duration pollTimeout = Duration.ofMillis(500);
     private Duration stopDeadline = Duration.ofSeconds(30);
@@ -61,8 +63,8 @@ public final class ListenerContainerBuilder<K, V> {
     private Sleeper sleeper;
     private Ticker ticker = Ticker.system();
     private ContainerMetrics metrics = ContainerMetrics.NONE;
-    private ContainerListener listener = new ContainerListener() { };
-    private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> { };
+    private ContainerListener listener = new ContainerListener() {};
+    private Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions = b -> {};
     private AssignmentHook assignmentHook;
     private Duration idleEventInterval;
     private Serializer<?> outputKeySerializer;
@@ -133,8 +135,8 @@ public final class ListenerContainerBuilder<K, V> {
      * One key and one value deserializer per worker, made by these suppliers (configured, as Kafka's consumer would
      * have configured them) when the worker is made, used by its thread only, and closed when it exits.
      */
-    public ListenerContainerBuilder<K, V> deserializers(Supplier<? extends Deserializer<K>> key,
-                                                        Supplier<? extends Deserializer<V>> value) {
+    public ListenerContainerBuilder<K, V> deserializers(
+            Supplier<? extends Deserializer<K>> key, Supplier<? extends Deserializer<V>> value) {
         this.keyDeserializer = Objects.requireNonNull(key, "key deserializer supplier");
         this.valueDeserializer = Objects.requireNonNull(value, "value deserializer supplier");
         this.sharedDeserializers = false;
@@ -221,8 +223,8 @@ public final class ListenerContainerBuilder<K, V> {
      */
     public ListenerContainerBuilder<K, V> maxBufferedRecords(int maxRecords) {
         if (maxRecords < 1) {
-            throw new IllegalArgumentException("maxBufferedRecords must be in 1.." + Integer.MAX_VALUE + ", was "
-                    + maxRecords);
+            throw new IllegalArgumentException(
+                    "maxBufferedRecords must be in 1.." + Integer.MAX_VALUE + ", was " + maxRecords);
         }
         this.limits = new ProgressLimits(limits.maxSpan(), maxRecords, limits.maxBytes());
         this.limitsSet = true;
@@ -235,8 +237,8 @@ public final class ListenerContainerBuilder<K, V> {
      */
     public ListenerContainerBuilder<K, V> maxBufferedBytes(long maxBytes) {
         if (maxBytes < 1) {
-            throw new IllegalArgumentException("maxBufferedBytes must be in 1.." + Long.MAX_VALUE + ", was "
-                    + maxBytes);
+            throw new IllegalArgumentException(
+                    "maxBufferedBytes must be in 1.." + Long.MAX_VALUE + ", was " + maxBytes);
         }
         this.limits = new ProgressLimits(limits.maxSpan(), limits.maxRecords(), maxBytes);
         this.limitsSet = true;
@@ -427,8 +429,7 @@ public final class ListenerContainerBuilder<K, V> {
      * serializers (shared by the workers, thread-safe then; not closed by the container) turn the handler's keys and
      * values into bytes.
      */
-    public ListenerContainerBuilder<K, V> transactional(Serializer<?> keySerializer,
-                                                        Serializer<?> valueSerializer) {
+    public ListenerContainerBuilder<K, V> transactional(Serializer<?> keySerializer, Serializer<?> valueSerializer) {
         this.outputKeySerializer = Objects.requireNonNull(keySerializer, "keySerializer");
         this.outputValueSerializer = Objects.requireNonNull(valueSerializer, "valueSerializer");
         return this;
@@ -482,7 +483,8 @@ public final class ListenerContainerBuilder<K, V> {
         if (topics.isEmpty()) {
             throw new IllegalStateException(what + ": at least one topic is required");
         }
-        int handlers = (recordHandler == null ? 0 : 1) + (batchHandler == null ? 0 : 1) + (asyncHandler == null ? 0 : 1);
+        int handlers =
+                (recordHandler == null ? 0 : 1) + (batchHandler == null ? 0 : 1) + (asyncHandler == null ? 0 : 1);
         if (handlers != 1) {
             throw new IllegalStateException(what + ": exactly one of recordHandler, batchHandler and asyncHandler is "
                     + "required, " + handlers + " given");
@@ -497,8 +499,8 @@ public final class ListenerContainerBuilder<K, V> {
             throw new IllegalStateException(what + ": the transactional mode commits a partition's outputs with its "
                     + "position in one Kafka transaction, sent from the consumer's own thread one call at a time, so "
                     + "it runs with ordering PARTITION, parallelism 1 and a record or batch handler only (was ordering "
-                    + ordering + ", parallelism " + parallelism + (asyncHandler != null ? ", an asynchronous handler"
-                    : "") + ")");
+                    + ordering + ", parallelism " + parallelism
+                    + (asyncHandler != null ? ", an asynchronous handler" : "") + ")");
         }
         if (limitsSet && (batchHandler != null || outputKeySerializer != null)) {
             throw new IllegalStateException(what + ": maxSpan, maxBufferedRecords and maxBufferedBytes bound the "
@@ -510,8 +512,10 @@ public final class ListenerContainerBuilder<K, V> {
             throw new IllegalStateException(what + ": manualAcks(true) commits a partition up to the last record its "
                     + "handler acknowledged, one record at a time on the worker's thread, so it runs with a record "
                     + "handler, ordering PARTITION, parallelism 1 and without the transactional mode only (was "
-                    + (batchHandler != null ? "a batch handler, " : asyncHandler != null ? "an asynchronous handler, "
-                    : "") + "ordering " + ordering + ", parallelism " + parallelism
+                    + (batchHandler != null
+                            ? "a batch handler, "
+                            : asyncHandler != null ? "an asynchronous handler, " : "")
+                    + "ordering " + ordering + ", parallelism " + parallelism
                     + (outputKeySerializer != null ? ", transactional" : "") + ")");
         }
         if (keyDeserializer == null) {
@@ -531,21 +535,54 @@ public final class ListenerContainerBuilder<K, V> {
                         + "; it must be a topic the container does not consume");
             }
         }
-        ContainerConfig<K, V> config = new ContainerConfig<>(keeper, group, Set.copyOf(topics), Map.copyOf(props),
-                Map.copyOf(deadLetterProducerProperties), keyDeserializer, valueDeserializer, sharedDeserializers,
-                id == null ? group : id, instanceId, concurrency,
-                recordHandler, batchHandler, errorPolicy, deadLetterTopic,
-                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed, checkDeadLetterTopics,
+        ContainerConfig<K, V> config = new ContainerConfig<>(
+                keeper,
+                group,
+                Set.copyOf(topics),
+                Map.copyOf(props),
+                Map.copyOf(deadLetterProducerProperties),
+                keyDeserializer,
+                valueDeserializer,
+                sharedDeserializers,
+                id == null ? group : id,
+                instanceId,
+                concurrency,
+                recordHandler,
+                batchHandler,
+                errorPolicy,
+                deadLetterTopic,
+                createDeadLetterTopics != null ? createDeadLetterTopics : !deadLetterTopicNamed,
+                checkDeadLetterTopics,
                 watchdogLimit,
-                pollTimeout, stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions,
-                assignmentHook, idleEventInterval, transactionalConfig(), Map.copyOf(producerProperties),
-                clientListener, ordering, parallelism, asyncHandler, limits, manualAcks);
+                pollTimeout,
+                stopDeadline,
+                deadLetterTimeout,
+                sleeper,
+                ticker,
+                metrics,
+                listener,
+                consumerOptions,
+                assignmentHook,
+                idleEventInterval,
+                transactionalConfig(),
+                Map.copyOf(producerProperties),
+                clientListener,
+                ordering,
+                parallelism,
+                asyncHandler,
+                limits,
+                manualAcks);
         return new DefaultListenerContainer<>(config); // validates the workers' consumers' configuration
     }
 
     private TransactionalConfig transactionalConfig() {
-        return outputKeySerializer == null ? null : new TransactionalConfig(
-                outputKeySerializer, outputValueSerializer, transactionalIdPrefix, Map.copyOf(producerProperties));
+        return outputKeySerializer == null
+                ? null
+                : new TransactionalConfig(
+                        outputKeySerializer,
+                        outputValueSerializer,
+                        transactionalIdPrefix,
+                        Map.copyOf(producerProperties));
     }
 
     private static Duration positive(String what, Duration d) {

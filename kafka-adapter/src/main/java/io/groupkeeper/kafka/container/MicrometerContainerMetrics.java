@@ -23,17 +23,28 @@ public final class MicrometerContainerMetrics implements ContainerMetrics {
     }
 
     @Override
-    public void containerStarted(String group, String listener, IntSupplier stuck, IntSupplier paused,
-                                 IntSupplier stopped) {
+    public void containerStarted(
+            String group, String listener, IntSupplier stuck, IntSupplier paused, IntSupplier stopped) {
         containerStopped(group, listener);
         Tags tags = Tags.of("group", group, "listener", listener);
-        gauges.put(key(group, listener), List.of(
-                gauge("groupkeeper.container.handlers.stuck", "Handler calls running longer than the watchdog limit",
-                        tags, stuck),
-                gauge("groupkeeper.container.partitions.paused", "Partitions paused (by the user or stopped)", tags,
-                        paused),
-                gauge("groupkeeper.container.partitions.stopped", "Partitions stopped by the error policy", tags,
-                        stopped)));
+        gauges.put(
+                key(group, listener),
+                List.of(
+                        gauge(
+                                "groupkeeper.container.handlers.stuck",
+                                "Handler calls running longer than the watchdog limit",
+                                tags,
+                                stuck),
+                        gauge(
+                                "groupkeeper.container.partitions.paused",
+                                "Partitions paused (by the user or stopped)",
+                                tags,
+                                paused),
+                        gauge(
+                                "groupkeeper.container.partitions.stopped",
+                                "Partitions stopped by the error policy",
+                                tags,
+                                stopped)));
     }
 
     private static String key(String group, String listener) {
@@ -41,8 +52,11 @@ public final class MicrometerContainerMetrics implements ContainerMetrics {
     }
 
     private Meter gauge(String name, String description, Tags tags, IntSupplier value) {
-        return Gauge.builder(name, value, s -> s.getAsInt()).description(description).tags(tags)
-                .strongReference(true).register(registry);
+        return Gauge.builder(name, value, s -> s.getAsInt())
+                .description(description)
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
     }
 
     @Override
@@ -55,29 +69,40 @@ public final class MicrometerContainerMetrics implements ContainerMetrics {
 
     @Override
     public void processed(String group, String topic, int count) {
-        processed.computeIfAbsent(group + '\u0000' + topic, k -> Counter.builder("groupkeeper.container.records")
-                .description("Records handled successfully").tags("group", group, "topic", topic)
-                .register(registry)).increment(count);
+        processed
+                .computeIfAbsent(
+                        group + '\u0000' + topic,
+                        k -> Counter.builder("groupkeeper.container.records")
+                                .description("Records handled successfully")
+                                .tags("group", group, "topic", topic)
+                                .register(registry))
+                .increment(count);
     }
 
     @Override
     public void handlerFailed(String group, String topic, Class<?> exception) {
-        Counter.builder("groupkeeper.container.handler.failures").description("Failed handler attempts")
+        Counter.builder("groupkeeper.container.handler.failures")
+                .description("Failed handler attempts")
                 .tags(Tags.of("group", group, "topic", topic, "exception", exception.getName()))
-                .register(registry).increment();
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void recovered(String group, String topic, Recovery recovery) {
         Counter.builder("groupkeeper.container.records.recovered")
                 .description("Records dead-lettered, skipped or stopped at after their last attempt")
-                .tags("group", group, "topic", topic, "recovery", recovery.toString()).register(registry).increment();
+                .tags("group", group, "topic", topic, "recovery", recovery.toString())
+                .register(registry)
+                .increment();
     }
 
     @Override
     public void handlerStuck(String group) {
         Counter.builder("groupkeeper.container.handler.stuck")
-                .description("Handler calls noticed running longer than the watchdog limit").tags("group", group)
-                .register(registry).increment();
+                .description("Handler calls noticed running longer than the watchdog limit")
+                .tags("group", group)
+                .register(registry)
+                .increment();
     }
 }

@@ -52,8 +52,8 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
      *                        too (none by default in Spring Boot), as Micrometer wants one set of keys per name
      * @param refreshInterval how often each client's refresh thread looks for metrics registered late
      */
-    public MicrometerKafkaClientMetrics(MeterRegistry registry, String id, Iterable<Tag> tags,
-                                        Duration refreshInterval) {
+    public MicrometerKafkaClientMetrics(
+            MeterRegistry registry, String id, Iterable<Tag> tags, Duration refreshInterval) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.id = Objects.requireNonNull(id, "id");
         this.tags = Tags.of(tags);
@@ -69,10 +69,10 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
     }
 
     /** As {@link #forContainer(MeterRegistry, String, String)}, refreshing each client's meters this often. */
-    public static MicrometerKafkaClientMetrics forContainer(MeterRegistry registry, String listenerId, String group,
-                                                            Duration refreshInterval) {
-        return new MicrometerKafkaClientMetrics(registry, "groupkeeper/" + listenerId + "/" + group, Tags.empty(),
-                refreshInterval);
+    public static MicrometerKafkaClientMetrics forContainer(
+            MeterRegistry registry, String listenerId, String group, Duration refreshInterval) {
+        return new MicrometerKafkaClientMetrics(
+                registry, "groupkeeper/" + listenerId + "/" + group, Tags.empty(), refreshInterval);
     }
 
     @Override
@@ -100,8 +100,8 @@ public final class MicrometerKafkaClientMetrics implements KafkaClientListener {
         return bound.size();
     }
 
-    private void bind(Object client, String clientId,
-                      BiFunction<Tags, ScheduledExecutorService, KafkaClientMetrics> metrics) {
+    private void bind(
+            Object client, String clientId, BiFunction<Tags, ScheduledExecutorService, KafkaClientMetrics> metrics) {
         ScheduledExecutorService refresh = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "groupkeeper-kafka-metrics-" + clientId);
             t.setDaemon(true);

@@ -26,7 +26,8 @@ public enum Recovery {
                 return r;
             }
         }
-        throw new IllegalArgumentException("unknown recovery '" + text + "': expected dead-letter, skip or stop-partition");
+        throw new IllegalArgumentException(
+                "unknown recovery '" + text + "': expected dead-letter, skip or stop-partition");
     }
 
     @Override

@@ -23,8 +23,7 @@ public final class ClientProperties {
             ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
 
-    private ClientProperties() {
-    }
+    private ClientProperties() {}
 
     /** For a producer: the producer's keys among {@code consumerProperties}, minus the consumer-only values above. */
     public static Map<String, Object> forProducer(Map<String, ?> consumerProperties) {

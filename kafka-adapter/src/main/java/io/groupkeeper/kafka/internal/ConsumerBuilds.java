@@ -14,8 +14,7 @@ public final class ConsumerBuilds {
 
     private static volatile Function<CoordinatedConsumer.Builder<?, ?>, AdapterConfig<?, ?>> configs;
 
-    private ConsumerBuilds() {
-    }
+    private ConsumerBuilds() {}
 
     /** Called once, by {@code CoordinatedConsumer.Builder}'s class initializer; later calls change nothing. */
     public static synchronized void configs(Function<CoordinatedConsumer.Builder<?, ?>, AdapterConfig<?, ?>> f) {
@@ -26,8 +25,8 @@ public final class ConsumerBuilds {
 
     /** {@code builder.build()}, on {@code clients}: the same validation, the same consumer. */
     @SuppressWarnings("unchecked")
-    public static <K, V> CoordinatedConsumer<K, V> build(CoordinatedConsumer.Builder<K, V> builder,
-                                                         KafkaClients clients) {
+    public static <K, V> CoordinatedConsumer<K, V> build(
+            CoordinatedConsumer.Builder<K, V> builder, KafkaClients clients) {
         if (clients == KafkaClients.REAL) {
             return builder.build();
         }

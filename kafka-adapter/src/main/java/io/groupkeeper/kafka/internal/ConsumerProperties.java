@@ -11,8 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
  */
 final class ConsumerProperties {
 
-    private ConsumerProperties() {
-    }
+    private ConsumerProperties() {}
 
     static Map<String, Object> of(AdapterConfig<?, ?> config, String memberId) {
         Map<String, Object> props = new LinkedHashMap<>(config.kafkaProperties());
@@ -29,10 +28,14 @@ final class ConsumerProperties {
     static void validate(AdapterConfig<?, ?> config) {
         Map<String, Object> props = of(config, "validation");
         if (config.keyDeserializer() != null) { // otherwise the properties must name one
-            props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, config.keyDeserializer().getClass());
+            props.put(
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                    config.keyDeserializer().getClass());
         }
         if (config.valueDeserializer() != null) {
-            props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, config.valueDeserializer().getClass());
+            props.put(
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                    config.valueDeserializer().getClass());
         }
         ConsumerConfig.configDef().parse(props); // (a ConsumerConfig would also log every value at INFO)
     }

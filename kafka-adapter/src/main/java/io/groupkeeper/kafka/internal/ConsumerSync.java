@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
@@ -31,6 +31,7 @@ final class ConsumerSync<K, V> implements PositionResolver.LogOffsets, PositionR
     private boolean wakeupTaken;
     /** While a {@code poll(timeout)} runs ({@link #within}): when it began and how long it may take (nanos). */
     private boolean bounded;
+
     private long boundStart;
     private long boundNanos;
     /** A log question gets at least this, even at the end of a poll's time (a poll(0) must still find its starts). */

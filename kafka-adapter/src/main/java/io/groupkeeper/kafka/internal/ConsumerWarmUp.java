@@ -12,10 +12,10 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.kafka.common.errors.TimeoutException;
 
 /**
  * Connects the {@code KafkaConsumer} to the brokers that lead the topics' partitions, so the first fetch after the
@@ -41,9 +41,11 @@ final class ConsumerWarmUp {
     private Duration asked = Duration.ZERO;
     /** Partition counts of the subscribed topics found, and those Kafka lacks. */
     private final Map<String, Integer> found = new HashMap<>();
+
     private final Set<String> notFound = new HashSet<>();
     /** The partitions of the topics found, once {@link #lookUpTopics} completed. */
     private List<TopicPartition> partitions;
+
     private boolean done;
 
     ConsumerWarmUp(Collection<String> topics, Object bootstrap) {
@@ -108,8 +110,11 @@ final class ConsumerWarmUp {
                 return; // cut short by the caller's poll timeout: poll() tries again while nothing is assigned
             }
             done = true;
-            LOG.warn("Kafka at {} cannot be reached: no answer to a metadata request within {} ms (is "
-                    + "bootstrap.servers right?)", bootstrap, asked.toMillis());
+            LOG.warn(
+                    "Kafka at {} cannot be reached: no answer to a metadata request within {} ms (is "
+                            + "bootstrap.servers right?)",
+                    bootstrap,
+                    asked.toMillis());
         } catch (KafkaException e) {
             failed(e);
         }

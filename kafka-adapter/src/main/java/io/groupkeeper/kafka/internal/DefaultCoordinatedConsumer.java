@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedSet;
@@ -18,19 +20,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.Objects;
-import java.util.Optional;
-import org.apache.kafka.common.errors.InterruptException;
 import org.slf4j.MDC;
 
 /**
@@ -71,7 +71,11 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     private final AdapterConfig<K, V> config;
     private final GroupKeeper keeper;
@@ -81,6 +85,7 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
     private final KafkaClients clients;
     /** Copies successful commits to Kafka's group offsets (opt-in); null when off. */
     private final OffsetMirror mirror;
+
     private final LaneBridge bridge;
     private final PollingThreadGuard guard;
     private final RebalanceListenerInvoker listener;
@@ -115,15 +120,24 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         this.config = config;
         this.keeper = config.keeper();
         this.group = config.groupId();
-        this.mirror = config.mirrors() ? new OffsetMirror(group, config.mirrorGroup(), config.kafkaProperties(),
-                keeper.metrics(), config.kafkaTimeout(), Duration.ofMinutes(1), System::nanoTime) : null;
+        this.mirror = config.mirrors()
+                ? new OffsetMirror(
+                        group,
+                        config.mirrorGroup(),
+                        config.kafkaProperties(),
+                        keeper.metrics(),
+                        config.kafkaTimeout(),
+                        Duration.ofMinutes(1),
+                        System::nanoTime)
+                : null;
         this.bridge = new LaneBridge(group, this::memberId, config.revocationTimeout(), clients);
         this.guard = new PollingThreadGuard(group, () -> {
             GroupMember m = member;
             return m == null ? null : m.memberId();
         });
         this.listener = new RebalanceListenerInvoker(config.listener(), group, this::memberId);
-        this.warmUp = new ConsumerWarmUp(config.topics(), config.kafkaProperties().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+        this.warmUp = new ConsumerWarmUp(
+                config.topics(), config.kafkaProperties().get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
         this.positions = new Positions(keeper.metrics(), group, this::memberId);
     }
 
@@ -149,7 +163,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 throw new IllegalStateException("consumer of group " + group + " already "
                         + state.name().toLowerCase());
             }
-            ConsumerProperties.validate(config); // a bad property fails here, before the group sees a member come and go
+            ConsumerProperties.validate(
+                    config); // a bad property fails here, before the group sees a member come and go
             GroupKeeper.MemberBuilder mb = keeper.member(group);
             // KIP-881: the consumer's client.rack is the member's rack (memberOptions may still set another).
             Object rack = config.kafkaProperties().get(ConsumerConfig.CLIENT_RACK_CONFIG);
@@ -158,14 +173,17 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                     mb.rack(rack.toString());
                 } catch (IllegalArgumentException e) {
                     // The member's own configuration: one clear error, before the group sees a member come and go.
-                    throw new IllegalArgumentException("client.rack \"" + rack + "\" cannot be the rack of a member "
-                            + "of group " + group + ": " + e.getMessage() + " (groupkeeper stores it in the member node; "
-                            + "Kafka itself puts no limit on client.rack)", e);
+                    throw new IllegalArgumentException(
+                            "client.rack \"" + rack + "\" cannot be the rack of a member "
+                                    + "of group " + group + ": " + e.getMessage()
+                                    + " (groupkeeper stores it in the member node; "
+                                    + "Kafka itself puts no limit on client.rack)",
+                            e);
                 }
             }
             config.memberOptions().accept(mb);
-            KafkaTopicMetadata md = new KafkaTopicMetadata(config.kafkaProperties(),
-                    config.metadataRefreshInterval(), config.kafkaTimeout(), group, clients);
+            KafkaTopicMetadata md = new KafkaTopicMetadata(
+                    config.kafkaProperties(), config.metadataRefreshInterval(), config.kafkaTimeout(), group, clients);
             mb.topics(config.topics()).listener(bridge).metadata(md);
             if (config.instanceId() != null) {
                 mb.instanceId(config.instanceId());
@@ -202,13 +220,35 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             }
             this.consumer = c;
             this.sync = new ConsumerSync<>(c, positions, config.kafkaTimeout());
-            this.resolver = new PositionResolver(group, config.startPosition(), config.outOfRange(),
-                    sync, clients::nanoTime);
-            this.txns = config.transactional() == null ? null : new KafkaTransactions(keeper.store().namespace(),
-                    group, config.transactional(), config.kafkaProperties(), config.kafkaTimeout(), positions, sync,
-                    m::fencingToken, m::refresh, keeper.store()::isConnected, config.clientListener(), clients);
-            this.committer = new PositionCommitter(group, m, positions, mirror, keeper.metrics(),
-                    config.commitInterval(), config.outOfRange(), clients::nanoTime, createdNanos, new Effects(), txns);
+            this.resolver =
+                    new PositionResolver(group, config.startPosition(), config.outOfRange(), sync, clients::nanoTime);
+            this.txns = config.transactional() == null
+                    ? null
+                    : new KafkaTransactions(
+                            keeper.store().namespace(),
+                            group,
+                            config.transactional(),
+                            config.kafkaProperties(),
+                            config.kafkaTimeout(),
+                            positions,
+                            sync,
+                            m::fencingToken,
+                            m::refresh,
+                            keeper.store()::isConnected,
+                            config.clientListener(),
+                            clients);
+            this.committer = new PositionCommitter(
+                    group,
+                    m,
+                    positions,
+                    mirror,
+                    keeper.metrics(),
+                    config.commitInterval(),
+                    config.outOfRange(),
+                    clients::nanoTime,
+                    createdNanos,
+                    new Effects(),
+                    txns);
             this.events = new LaneEvents(bridge, positions, resolver, committer, sync, listener);
             bridge.wakeUpWith(c::wakeup);
             keeper.store().addConnectionListener(bridge);
@@ -227,8 +267,12 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
                 throw e;
             }
             state = State.STARTED;
-            LOG.info("consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)", m.memberId(),
-                    new TreeSet<>(config.topics()), config.startPosition(), config.outOfRange(),
+            LOG.info(
+                    "consumer {} started (topics {}, start {}, outOfRange {}, commit every {} ms)",
+                    m.memberId(),
+                    new TreeSet<>(config.topics()),
+                    config.startPosition(),
+                    config.outOfRange(),
                     config.commitInterval().toMillis());
             return this;
         } finally {
@@ -294,8 +338,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
             try {
                 committer.commitFinalOnClose();
             } catch (RuntimeException e) {
-                LOG.warn("final commit on close failed (the next owner repeats from the last "
-                        + "commit): {}", e.toString());
+                LOG.warn(
+                        "final commit on close failed (the next owner repeats from the last " + "commit): {}",
+                        e.toString());
             }
             positions.owned().forEach(positions::remove);
             sync.sync();
@@ -663,8 +708,8 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
 
     private void requireStarted() {
         if (state != State.STARTED) {
-            throw new IllegalStateException("consumer of group " + group + " is " + state.name().toLowerCase()
-                    + (state == State.LATENT ? "; call start() first" : ""));
+            throw new IllegalStateException("consumer of group " + group + " is "
+                    + state.name().toLowerCase() + (state == State.LATENT ? "; call start() first" : ""));
         }
     }
 
@@ -694,7 +739,9 @@ public final class DefaultCoordinatedConsumer<K, V> implements CoordinatedConsum
         if (!left.isDone()) {
             LOG.warn("graceful leave incomplete: the member did not leave within {} s", LEAVE_WAIT.toSeconds());
         } else if (left.isCompletedExceptionally()) {
-            LOG.warn("graceful leave incomplete: {}", left.handle((ok, e) -> String.valueOf(e)).join());
+            LOG.warn(
+                    "graceful leave incomplete: {}",
+                    left.handle((ok, e) -> String.valueOf(e)).join());
         }
     }
 

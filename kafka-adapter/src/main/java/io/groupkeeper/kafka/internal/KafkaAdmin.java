@@ -3,16 +3,16 @@ package io.groupkeeper.kafka.internal;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
-import java.util.Set;
-import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The Admin calls the adapter makes ({@link KafkaClients#admin}): the topics' descriptions (partition counts, replica
@@ -28,8 +28,8 @@ public interface KafkaAdmin extends AutoCloseable {
      * {@code group}'s committed offsets of {@code partitions}, stable: the request waits (retries) while a transaction
      * that writes one of them is open. Partitions without an offset are absent or map to null.
      */
-    KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> stableGroupOffsets(String group,
-                                                                           Collection<TopicPartition> partitions);
+    KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> stableGroupOffsets(
+            String group, Collection<TopicPartition> partitions);
 
     /** {@code Admin.listTopics().names()} (the container's check of its dead-letter topics). */
     KafkaFuture<Set<String>> listTopicNames();
@@ -62,8 +62,8 @@ public interface KafkaAdmin extends AutoCloseable {
             }
 
             @Override
-            public Map<String, KafkaFuture<TopicDescription>> describeTopics(Collection<String> topics,
-                                                                            Duration timeout) {
+            public Map<String, KafkaFuture<TopicDescription>> describeTopics(
+                    Collection<String> topics, Duration timeout) {
                 return admin().describeTopics(topics, new DescribeTopicsOptions().timeoutMs((int) timeout.toMillis()))
                         .topicNameValues();
             }

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.internal;
 
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -16,7 +17,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
-import java.util.concurrent.CancellationException;
 
 /**
  * What the {@code CoordinatedConsumer} takes from outside groupkeeper: Kafka's clients (its consumer, the
@@ -33,8 +33,8 @@ public interface KafkaClients {
 
     <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values);
 
-    Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
-                                      Serializer<Object> values);
+    Producer<Object, Object> producer(
+            Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values);
 
     /** An Admin client with these properties (created when first needed by its user). */
     KafkaAdmin admin(Map<String, Object> properties);
@@ -75,18 +75,17 @@ public interface KafkaClients {
     /** The real ones. */
     final class Real implements KafkaClients {
 
-        private Real() {
-        }
+        private Real() {}
 
         @Override
-        public <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys,
-                                              Deserializer<V> values) {
+        public <K, V> Consumer<K, V> consumer(
+                Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
             return new KafkaConsumer<>(properties, keys, values);
         }
 
         @Override
-        public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
-                                                 Serializer<Object> values) {
+        public Producer<Object, Object> producer(
+                Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values) {
             return new KafkaProducer<>(properties, keys, values);
         }
 

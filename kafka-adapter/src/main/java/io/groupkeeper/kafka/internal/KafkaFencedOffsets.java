@@ -99,8 +99,8 @@ final class KafkaFencedOffsets implements FencedOffsets {
         public void write(long offset) {
             try {
                 producer.beginTransaction();
-                producer.sendOffsetsToTransaction(Map.of(tp, new OffsetAndMetadata(offset, METADATA)),
-                        new ConsumerGroupMetadata(kafkaGroup));
+                producer.sendOffsetsToTransaction(
+                        Map.of(tp, new OffsetAndMetadata(offset, METADATA)), new ConsumerGroupMetadata(kafkaGroup));
                 producer.commitTransaction();
             } catch (ProducerFencedException | InvalidProducerEpochException fenced) {
                 throw new Fenced(fenced);
@@ -132,10 +132,13 @@ final class KafkaFencedOffsets implements FencedOffsets {
                 a = admin;
             }
             ConsumerGroupDescription d = a.describeConsumerGroups(List.of(kafkaGroup))
-                    .describedGroups().get(kafkaGroup).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return d.members().isEmpty() ? null
+                    .describedGroups()
+                    .get(kafkaGroup)
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return d.members().isEmpty()
+                    ? null
                     : "the Kafka group has " + d.members().size() + " live member(s) of its own (" + d.groupState()
-                    + ")";
+                            + ")";
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

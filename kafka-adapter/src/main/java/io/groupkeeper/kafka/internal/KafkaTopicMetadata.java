@@ -1,13 +1,17 @@
 package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.GroupKeeperException;
+import io.groupkeeper.TopicPartition;
+import io.groupkeeper.assignor.MemberSubscription;
 import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.TopicMetadataSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +35,6 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.TopicPartition;
-import io.groupkeeper.assignor.MemberSubscription;
-import java.util.Comparator;
-import java.util.HashSet;
 
 /**
  * Partition counts from Kafka ({@code Admin.describeTopics}), for the group's rebalancer: a partition increase, or a
@@ -67,8 +67,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaTopicMetadata.class);
 
-    private record Armed(SortedSet<String> topics, SortedMap<String, Integer> counts, Runnable hook) {
-    }
+    private record Armed(SortedSet<String> topics, SortedMap<String, Integer> counts, Runnable hook) {}
 
     /** Replica racks as last handed to the leader for the armed topics (null: not asked since the hook was armed). */
     private PartitionRacks armedRacks;
@@ -84,6 +83,7 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
 
     /** Volatile: {@link #close} closes it without the lock, which a question in flight holds. */
     private volatile KafkaAdmin admin;
+
     private final KafkaClients clients;
     private ScheduledExecutorService timer;
     private Armed armed;
@@ -109,8 +109,12 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         this(kafkaProperties, refreshInterval, timeout, group, KafkaClients.REAL);
     }
 
-    KafkaTopicMetadata(Map<String, ?> kafkaProperties, Duration refreshInterval, Duration timeout, String group,
-                       KafkaClients clients) {
+    KafkaTopicMetadata(
+            Map<String, ?> kafkaProperties,
+            Duration refreshInterval,
+            Duration timeout,
+            String group,
+            KafkaClients clients) {
         this.clients = Objects.requireNonNull(clients, "clients");
         Objects.requireNonNull(kafkaProperties, "kafkaProperties");
         Set<String> known = AdminClientConfig.configNames();
@@ -166,8 +170,9 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         } catch (KafkaUnavailable e) {
             SortedSet<String> unknown = unknown(wanted);
             if (!unknown.isEmpty()) {
-                throw new GroupKeeperException("group " + group + ": cannot read partition counts of " + unknown + " from Kafka at "
-                        + adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getMessage());
+                throw new GroupKeeperException(
+                        "group " + group + ": cannot read partition counts of " + unknown + " from Kafka at "
+                                + adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG) + ": " + e.getMessage());
             }
             counts = known(wanted);
         }
@@ -400,8 +405,11 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
                         set.add(MemberSubscription.requireValidRack(rack));
                     } catch (IllegalArgumentException e) {
                         if (warnedRacks.add(replica.id() + "/" + rack)) {
-                            LOG.warn("broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "
-                                    + "its replicas count as having no rack", replica.id(), printable(rack),
+                            LOG.warn(
+                                    "broker {} has broker.rack \"{}\", which groupkeeper cannot use as a rack ({}); "
+                                            + "its replicas count as having no rack",
+                                    replica.id(),
+                                    printable(rack),
                                     e.getMessage());
                         }
                     }
@@ -446,8 +454,10 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         lastKnown.remove(topic);
         lastRacks.remove(topic);
         if (missing.add(topic)) {
-            LOG.warn("topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
-                    + "(the other topics are unaffected)", topic,
+            LOG.warn(
+                    "topic {} does not exist in Kafka at {}; no partitions of it are assigned until it is created "
+                            + "(the other topics are unaffected)",
+                    topic,
                     adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
         }
     }
@@ -455,8 +465,10 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
     private KafkaUnavailable unavailable(Throwable cause) {
         if (!warnedUnavailable && !closing) {
             warnedUnavailable = true;
-            LOG.warn("cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
-                    adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG), cause.toString());
+            LOG.warn(
+                    "cannot read topic metadata from Kafka at {}: {}; using the last known partition counts",
+                    adminConfig.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG),
+                    cause.toString());
         }
         return new KafkaUnavailable(cause.toString());
     }
@@ -473,7 +485,8 @@ public final class KafkaTopicMetadata implements TopicMetadataSource, AutoClosea
         closing = true;
         KafkaAdmin inFlight = admin;
         if (inFlight != null) {
-            // First, without the lock: a describeTopics in flight (it holds the lock) fails at once rather than after its
+            // First, without the lock: a describeTopics in flight (it holds the lock) fails at once rather than after
+            // its
             // timeout, which a Kafka that cannot be reached would make close() wait for.
             inFlight.close(Duration.ZERO);
         }

@@ -1,10 +1,13 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.CommitResult;
 import io.groupkeeper.TopicPartition;
+import io.groupkeeper.kafka.KafkaClientListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,9 +17,13 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
@@ -28,17 +35,10 @@ import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.CommitResult;
-import io.groupkeeper.kafka.KafkaClientListener;
-import java.util.Iterator;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
-import java.util.function.Function;
-import org.apache.kafka.common.header.Headers;
 
 /**
  * The transactional mode (docs/exactly-once.md): one transactional producer per owned input partition, its
@@ -97,6 +97,7 @@ final class KafkaTransactions implements AutoCloseable {
     private final String namespace;
     /** The Kafka group that receives the offsets ({@link TransactionalConfig#kafkaGroup}). */
     private final String kafkaGroup;
+
     private final TransactionalConfig config;
     private final Map<String, Object> producerBase;
     private final Map<String, Object> adminConfig;
@@ -111,30 +112,56 @@ final class KafkaTransactions implements AutoCloseable {
     private final BooleanSupplier storeConnected;
     /** A claim was deferred because the store was in doubt, and logged; cleared by the next claim that goes ahead. */
     private boolean deferredInDoubt;
+
     private final Map<TopicPartition, Txn> txns = new HashMap<>();
     /** Owned partitions whose claim failed (stopped until a retry succeeds). */
     private final Set<TopicPartition> unclaimed = new TreeSet<>();
+
     private final ExecutorService pool;
     private KafkaAdmin admin;
     private final KafkaClients clients;
     private final KafkaClientListener clientListener;
 
-    KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
-                      Duration timeout, Positions positions, PositionResolver.Seeker seeker,
-                      Function<TopicPartition, OptionalLong> tokens,
-                      Function<Collection<TopicPartition>, CommitResult> refresher,
-                      BooleanSupplier storeConnected,
-                      KafkaClientListener clientListener) {
-        this(namespace, group, config, kafkaProperties, timeout, positions, seeker, tokens, refresher, storeConnected,
-                clientListener, KafkaClients.REAL);
+    KafkaTransactions(
+            String namespace,
+            String group,
+            TransactionalConfig config,
+            Map<String, Object> kafkaProperties,
+            Duration timeout,
+            Positions positions,
+            PositionResolver.Seeker seeker,
+            Function<TopicPartition, OptionalLong> tokens,
+            Function<Collection<TopicPartition>, CommitResult> refresher,
+            BooleanSupplier storeConnected,
+            KafkaClientListener clientListener) {
+        this(
+                namespace,
+                group,
+                config,
+                kafkaProperties,
+                timeout,
+                positions,
+                seeker,
+                tokens,
+                refresher,
+                storeConnected,
+                clientListener,
+                KafkaClients.REAL);
     }
 
-    KafkaTransactions(String namespace, String group, TransactionalConfig config, Map<String, Object> kafkaProperties,
-                      Duration timeout, Positions positions, PositionResolver.Seeker seeker,
-                      Function<TopicPartition, OptionalLong> tokens,
-                      Function<Collection<TopicPartition>, CommitResult> refresher,
-                      BooleanSupplier storeConnected,
-                      KafkaClientListener clientListener, KafkaClients clients) {
+    KafkaTransactions(
+            String namespace,
+            String group,
+            TransactionalConfig config,
+            Map<String, Object> kafkaProperties,
+            Duration timeout,
+            Positions positions,
+            PositionResolver.Seeker seeker,
+            Function<TopicPartition, OptionalLong> tokens,
+            Function<Collection<TopicPartition>, CommitResult> refresher,
+            BooleanSupplier storeConnected,
+            KafkaClientListener clientListener,
+            KafkaClients clients) {
         this.clients = clients;
         this.tokens = tokens;
         this.refresher = refresher;
@@ -153,8 +180,8 @@ final class KafkaTransactions implements AutoCloseable {
     }
 
     /** The producers' properties: the consumer's that a producer knows, the user's producer properties, the mode's. */
-    static Map<String, Object> producerBase(Map<String, Object> kafkaProperties, TransactionalConfig config,
-                                            Duration timeout) {
+    static Map<String, Object> producerBase(
+            Map<String, Object> kafkaProperties, TransactionalConfig config, Duration timeout) {
         Set<String> known = ProducerConfig.configNames();
         Map<String, Object> props = new LinkedHashMap<>();
         kafkaProperties.forEach((k, v) -> {
@@ -171,12 +198,18 @@ final class KafkaTransactions implements AutoCloseable {
 
     /** Parses the producers' properties as {@code KafkaProducer} will (types, values, missing keys). */
     static void validate(AdapterConfig<?, ?> config) {
-        Map<String, Object> props = new HashMap<>(producerBase(config.kafkaProperties(), config.transactional(),
-                config.kafkaTimeout()));
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, config.transactional().transactionalId(
-                config.keeper().store().namespace(), config.groupId(), "validation", 0));
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, config.transactional().keySerializer().getClass());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, config.transactional().valueSerializer().getClass());
+        Map<String, Object> props =
+                new HashMap<>(producerBase(config.kafkaProperties(), config.transactional(), config.kafkaTimeout()));
+        props.put(
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                config.transactional()
+                        .transactionalId(config.keeper().store().namespace(), config.groupId(), "validation", 0));
+        props.put(
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                config.transactional().keySerializer().getClass());
+        props.put(
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                config.transactional().valueSerializer().getClass());
         ProducerConfig.configDef().parse(props); // (a ProducerConfig would also log every value at INFO)
     }
 
@@ -224,8 +257,10 @@ final class KafkaTransactions implements AutoCloseable {
         }
         if (inDoubt) {
             if (!deferred.isEmpty() && !deferredInDoubt) {
-                LOG.warn("the store's connection is in doubt; the claims of {} wait (no initTransactions(): it would "
-                        + "fence their owner if this member has lost them) until the store confirms them", deferred);
+                LOG.warn(
+                        "the store's connection is in doubt; the claims of {} wait (no initTransactions(): it would "
+                                + "fence their owner if this member has lost them) until the store confirms them",
+                        deferred);
                 deferredInDoubt = true;
             }
             return;
@@ -277,14 +312,22 @@ final class KafkaTransactions implements AutoCloseable {
             OffsetOfRecord.Winner w = OffsetOfRecord.decide(zk, kafka, k == null ? null : k.metadata());
             if (w == OffsetOfRecord.Winner.KAFKA) {
                 if (p.position != k.offset()) {
-                    LOG.info("Kafka's transactional offset {} of {} is the offset of record (ZooKeeper has {}, a "
-                            + "commit's ZooKeeper write did not land); continuing from {}", k.offset(), p.tp,
-                            zk.isPresent() ? zk.getAsLong() : "none", k.offset());
+                    LOG.info(
+                            "Kafka's transactional offset {} of {} is the offset of record (ZooKeeper has {}, a "
+                                    + "commit's ZooKeeper write did not land); continuing from {}",
+                            k.offset(),
+                            p.tp,
+                            zk.isPresent() ? zk.getAsLong() : "none",
+                            k.offset());
                 }
                 seeker.seek(p, k.offset());
             } else if (kafka.isPresent() && zk.isPresent()) {
-                LOG.info("ZooKeeper's offset {} of {} was changed by someone else (Kafka has {}); it wins and is "
-                        + "committed to Kafka now", zk.getAsLong(), p.tp, k.offset());
+                LOG.info(
+                        "ZooKeeper's offset {} of {} was changed by someone else (Kafka has {}); it wins and is "
+                                + "committed to Kafka now",
+                        zk.getAsLong(),
+                        p.tp,
+                        k.offset());
                 if (p.position != zk.getAsLong()) { // claimed again: not past records whose outputs were aborted
                     seeker.seek(p, zk.getAsLong());
                 }
@@ -295,8 +338,10 @@ final class KafkaTransactions implements AutoCloseable {
                     seeker.seek(p, zk.getAsLong());
                 }
             } else if (kafka.isPresent()) {
-                LOG.info("ZooKeeper's offset of {} was removed (Kafka has {}); starting from the start position",
-                        p.tp, k.offset());
+                LOG.info(
+                        "ZooKeeper's offset of {} was removed (Kafka has {}); starting from the start position",
+                        p.tp,
+                        k.offset());
             }
         }
     }
@@ -381,9 +426,9 @@ final class KafkaTransactions implements AutoCloseable {
         props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "groupkeeper-tx-" + transactionalId);
         @SuppressWarnings("unchecked")
-        Producer<Object, Object> producer = clients.producer(props,
-                (Serializer<Object>) unclosed(config.keySerializer()),
-                (Serializer<Object>) unclosed(config.valueSerializer()));
+        Producer<Object, Object> producer =
+                clients.producer(props, (Serializer<Object>) unclosed(config.keySerializer()), (Serializer<Object>)
+                        unclosed(config.valueSerializer()));
         String clientId = (String) props.get(ProducerConfig.CLIENT_ID_CONFIG);
         try {
             producer.initTransactions();
@@ -414,8 +459,8 @@ final class KafkaTransactions implements AutoCloseable {
         List<org.apache.kafka.common.TopicPartition> ktps = new ArrayList<>();
         ps.forEach(p -> ktps.add(p.ktp));
         try {
-            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out = admin().stableGroupOffsets(kafkaGroup, ktps)
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> out =
+                    admin().stableGroupOffsets(kafkaGroup, ktps).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> copy = new HashMap<>();
             out.forEach((k, v) -> {
                 if (v != null) {
@@ -427,10 +472,13 @@ final class KafkaTransactions implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new InterruptException(e);
         } catch (ExecutionException e) {
-            throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " failed", e.getCause());
+            throw new KafkaException(
+                    "group " + group + ": reading Kafka's offsets of " + ktps + " failed", e.getCause());
         } catch (TimeoutException e) {
-            throw new KafkaException("group " + group + ": reading Kafka's offsets of " + ktps + " timed out after "
-                    + timeout.toMillis() + " ms", e);
+            throw new KafkaException(
+                    "group " + group + ": reading Kafka's offsets of " + ktps + " timed out after " + timeout.toMillis()
+                            + " ms",
+                    e);
         }
     }
 
@@ -518,8 +566,11 @@ final class KafkaTransactions implements AutoCloseable {
             }
             if (unsettled(t)) {
                 if (!t.held) {
-                    LOG.warn("{} has {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper answers "
-                            + "again (its offset stays at Kafka's {} meanwhile)", p.tp, t.unconfirmed.size(),
+                    LOG.warn(
+                            "{} has {} ZooKeeper writes of unknown outcome; no Kafka commit until ZooKeeper answers "
+                                    + "again (its offset stays at Kafka's {} meanwhile)",
+                            p.tp,
+                            t.unconfirmed.size(),
                             t.kafkaOffset);
                 }
                 t.held = true;
@@ -527,8 +578,10 @@ final class KafkaTransactions implements AutoCloseable {
             }
             t.held = false;
             if (!stillOwns(p)) { // another claim since (maybe another owner's): commit nothing for this one
-                LOG.warn("{} is no longer owned under the claim it was assigned with (another owner's claim fences "
-                        + "producer {}); its open transaction is aborted and the partition dropped", p.tp,
+                LOG.warn(
+                        "{} is no longer owned under the claim it was assigned with (another owner's claim fences "
+                                + "producer {}); its open transaction is aborted and the partition dropped",
+                        p.tp,
                         t.transactionalId);
                 if (t.open) {
                     abortQuietly(t);
@@ -550,18 +603,27 @@ final class KafkaTransactions implements AutoCloseable {
                 t.open = false;
                 t.kafkaOffset = target;
                 t.base = target;
-            } catch (ProducerFencedException | InvalidProducerEpochException | TransactionalIdAuthorizationException e) {
+            } catch (ProducerFencedException
+                    | InvalidProducerEpochException
+                    | TransactionalIdAuthorizationException e) {
                 closeQuietly(t, Duration.ZERO);
                 if (stillOwns(p)) {
                     // Still ours by the store: a former owner's claim that was under way when it lost the partition
                     // (paused in initTransactions) completed after ours. Claim again: that fences it in turn.
-                    LOG.warn("this member's producer {} of {} was fenced although the member still owns the partition "
-                            + "(a former owner's late claim); its open transaction is aborted and the partition claimed "
-                            + "again: {}", t.transactionalId, p.tp, e.toString());
+                    LOG.warn(
+                            "this member's producer {} of {} was fenced although the member still owns the partition "
+                                    + "(a former owner's late claim); its open transaction is aborted and the partition claimed "
+                                    + "again: {}",
+                            t.transactionalId,
+                            p.tp,
+                            e.toString());
                     reclaim.add(p);
                 } else {
-                    LOG.warn("this member's producer {} of {} was fenced (another owner claimed the partition); its "
-                            + "open transaction is aborted and the partition dropped: {}", t.transactionalId, p.tp,
+                    LOG.warn(
+                            "this member's producer {} of {} was fenced (another owner claimed the partition); its "
+                                    + "open transaction is aborted and the partition dropped: {}",
+                            t.transactionalId,
+                            p.tp,
                             e.toString());
                     txns.remove(p.tp);
                     fenced.add(p.tp);
@@ -569,8 +631,12 @@ final class KafkaTransactions implements AutoCloseable {
             } catch (InterruptException e) {
                 throw e;
             } catch (KafkaException e) {
-                LOG.warn("the transaction of producer {} of {} failed; aborted, continuing from the offset of record: "
-                        + "{}", t.transactionalId, p.tp, e.toString());
+                LOG.warn(
+                        "the transaction of producer {} of {} failed; aborted, continuing from the offset of record: "
+                                + "{}",
+                        t.transactionalId,
+                        p.tp,
+                        e.toString());
                 abortQuietly(t);
                 rewind(p, t); // (the claim below seeks to the offset of record)
                 if (stillOwns(p)) {
@@ -624,8 +690,11 @@ final class KafkaTransactions implements AutoCloseable {
                 stop(p, "aborting the transaction of producer " + t.transactionalId + " failed", e);
                 return p.position;
             }
-            LOG.info("a send from {} into the transaction of producer {} failed; aborted, continuing from {}", input,
-                    t.transactionalId, t.base >= 0 ? t.base : p.position);
+            LOG.info(
+                    "a send from {} into the transaction of producer {} failed; aborted, continuing from {}",
+                    input,
+                    t.transactionalId,
+                    t.base >= 0 ? t.base : p.position);
         }
         rewind(p, t);
         return p.position;
@@ -765,8 +834,10 @@ final class KafkaTransactions implements AutoCloseable {
         try {
             t.producer.abortTransaction();
         } catch (RuntimeException e) {
-            LOG.debug("aborting the transaction of {} failed (the next initTransactions() aborts it): {}",
-                    t.transactionalId, e.toString());
+            LOG.debug(
+                    "aborting the transaction of {} failed (the next initTransactions() aborts it): {}",
+                    t.transactionalId,
+                    e.toString());
         }
         t.open = false;
     }

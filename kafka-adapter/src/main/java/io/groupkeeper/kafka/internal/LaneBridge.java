@@ -5,6 +5,8 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.ConnectionEvent;
 import io.groupkeeper.spi.ConnectionListener;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -13,13 +15,11 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.errors.InterruptException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.function.Function;
 
 /**
  * Where the member's lane meets the polling thread ({@code KafkaConsumer} is single-threaded). The lane's
@@ -43,8 +43,7 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     private static final Logger LOG = LoggerFactory.getLogger(DefaultCoordinatedConsumer.class);
     private static final long REVOKE_CHECK_MS = 50;
 
-    sealed interface Event permits Assigned, Revoked, Lost, OffsetsChanged, ConnectionDown, Nudge {
-    }
+    sealed interface Event permits Assigned, Revoked, Lost, OffsetsChanged, ConnectionDown, Nudge {}
 
     /**
      * {@code tokens}: each partition's fencing token when the member announced it (empty: not owned any more by then;
@@ -53,25 +52,19 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
      * and claimed by another owner, since.
      */
     record Assigned(SortedMap<TopicPartition, OptionalLong> partitions, Map<TopicPartition, OptionalLong> tokens)
-            implements Event {
-    }
+            implements Event {}
 
     /** Served (completed) by the polling thread; the lane waits for that. */
-    record Revoked(SortedSet<TopicPartition> partitions, CompletableFuture<Void> served) implements Event {
-    }
+    record Revoked(SortedSet<TopicPartition> partitions, CompletableFuture<Void> served) implements Event {}
 
-    record Lost(SortedSet<TopicPartition> partitions) implements Event {
-    }
+    record Lost(SortedSet<TopicPartition> partitions) implements Event {}
 
-    record OffsetsChanged(SortedSet<TopicPartition> partitions) implements Event {
-    }
+    record OffsetsChanged(SortedSet<TopicPartition> partitions) implements Event {}
 
-    record ConnectionDown() implements Event {
-    }
+    record ConnectionDown() implements Event {}
 
     /** Wakes a polling thread that waits for events (nothing assigned) after the user's {@code wakeup()}. */
-    record Nudge() implements Event {
-    }
+    record Nudge() implements Event {}
 
     private final LinkedBlockingDeque<Event> events = new LinkedBlockingDeque<>();
     private final String group;
@@ -80,9 +73,10 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
     /** The member's fencing token of a partition (empty: not owned); null until a member is bound. */
     private volatile Function<TopicPartition, OptionalLong> tokens;
     /** Interrupts the polling thread's blocking {@code KafkaConsumer} call ({@code wakeup()}), once there is one. */
-    private volatile Runnable wakeup = () -> { };
+    private volatile Runnable wakeup = () -> {};
     /** False once the polling thread hands over nothing more: revocations need not wait, other events are dropped. */
     private volatile boolean serving = true;
+
     private volatile boolean connectionDown;
 
     /** The clock and waits of the lane's wait for the polling thread. */
@@ -176,13 +170,17 @@ final class LaneBridge implements RebalanceListener, ConnectionListener {
                 // Keep waiting: the release that follows would go through on reconnection (same or new session)
                 // while the polling thread may still be processing these partitions. It drops them at its next call.
                 warnedConnectionDown = true;
-                LOG.warn("store connection down while revoking {}; still waiting for the polling "
-                        + "thread before releasing them", r.partitions());
+                LOG.warn(
+                        "store connection down while revoking {}; still waiting for the polling "
+                                + "thread before releasing them",
+                        r.partitions());
             }
             if (clients.nanoTime() - deadline > 0) {
-                LOG.warn("revocation of {} waited {} ms for the polling thread (no poll() or "
+                LOG.warn(
+                        "revocation of {} waited {} ms for the polling thread (no poll() or "
                                 + "commitSync() in that time); releasing without a final commit: the next owner repeats "
-                                + "from the last committed offsets", r.partitions(),
+                                + "from the last committed offsets",
+                        r.partitions(),
                         revocationTimeout.toMillis());
                 return;
             }

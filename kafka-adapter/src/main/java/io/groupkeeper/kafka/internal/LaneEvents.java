@@ -36,8 +36,13 @@ final class LaneEvents {
     private final RebalanceListenerInvoker listener;
     private boolean serving;
 
-    LaneEvents(LaneBridge bridge, Positions positions, PositionResolver resolver, PositionCommitter committer,
-               ConsumerSync<?, ?> sync, RebalanceListenerInvoker listener) {
+    LaneEvents(
+            LaneBridge bridge,
+            Positions positions,
+            PositionResolver resolver,
+            PositionCommitter committer,
+            ConsumerSync<?, ?> sync,
+            RebalanceListenerInvoker listener) {
         this.bridge = bridge;
         this.positions = positions;
         this.resolver = resolver;
@@ -102,8 +107,10 @@ final class LaneEvents {
             }
         });
         if (!stale.isEmpty()) {
-            LOG.info("the queued assignment of {} is stale (revoked or lost, and maybe claimed by another owner, "
-                    + "before this thread served it); not claimed", stale);
+            LOG.info(
+                    "the queued assignment of {} is stale (revoked or lost, and maybe claimed by another owner, "
+                            + "before this thread served it); not claimed",
+                    stale);
         }
         return out;
     }
@@ -157,8 +164,11 @@ final class LaneEvents {
             return announced; // (nothing seen: no longer owned; the loss queued behind this drops it)
         }
         OptionalLong now = seen.get();
-        LOG.info("{} was assigned at {} and its stored offset changed externally to {} before this thread served "
-                + "the assignment; starting from {}", tp, announced.isPresent() ? announced.getAsLong() : "none",
+        LOG.info(
+                "{} was assigned at {} and its stored offset changed externally to {} before this thread served "
+                        + "the assignment; starting from {}",
+                tp,
+                announced.isPresent() ? announced.getAsLong() : "none",
                 now.isPresent() ? now.getAsLong() : "none (deleted)",
                 now.isPresent() ? now.getAsLong() : "the start position");
         return now;
@@ -181,8 +191,10 @@ final class LaneEvents {
         try {
             committer.commitFinal(mine);
         } catch (RuntimeException e) {
-            LOG.warn("final commit of revoked {} failed (the next owner repeats from the last "
-                    + "commit): {}", revoked, e.toString());
+            LOG.warn(
+                    "final commit of revoked {} failed (the next owner repeats from the last " + "commit): {}",
+                    revoked,
+                    e.toString());
         }
         mine.forEach(p -> positions.remove(p.tp));
         sync.sync();

@@ -67,6 +67,7 @@ public final class OffsetMirror implements AutoCloseable {
     private long clock;
     /** The fence of every partition this member holds (gained and not yet released or lost). */
     private final Map<TopicPartition, Fence> fences = new HashMap<>();
+
     private Map<TopicPartition, Write> pending = new LinkedHashMap<>();
     private boolean drainQueued;
     private int tasks;
@@ -84,6 +85,7 @@ public final class OffsetMirror implements AutoCloseable {
         int generation;
         /** The clock at which {@link #generation}'s producer was ready (under the lock). */
         long readyAt = Long.MAX_VALUE;
+
         boolean initQueued;
         boolean gone;
         /** Its last committed offset needs a new commit to reach Kafka (see {@link #owed}). */
@@ -95,13 +97,24 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /** An offset to write with the producer {@code generation} of {@code fence}, or not at all. */
-    private record Write(Fence fence, int generation, long offset) {
-    }
+    private record Write(Fence fence, int generation, long offset) {}
 
-    OffsetMirror(String group, String kafkaGroup, Map<String, ?> kafkaProperties, GroupMetrics metrics,
-                 Duration timeout, Duration warnInterval, LongSupplier nanoTime) {
-        this(group, kafkaGroup, new KafkaFencedOffsets(group, kafkaGroup, kafkaProperties, timeout), metrics,
-                warnInterval, nanoTime, Executors.newSingleThreadExecutor(r -> {
+    OffsetMirror(
+            String group,
+            String kafkaGroup,
+            Map<String, ?> kafkaProperties,
+            GroupMetrics metrics,
+            Duration timeout,
+            Duration warnInterval,
+            LongSupplier nanoTime) {
+        this(
+                group,
+                kafkaGroup,
+                new KafkaFencedOffsets(group, kafkaGroup, kafkaProperties, timeout),
+                metrics,
+                warnInterval,
+                nanoTime,
+                Executors.newSingleThreadExecutor(r -> {
                     Thread t = new Thread(r, "groupkeeper-mirror-" + group);
                     t.setDaemon(true);
                     return t;
@@ -109,8 +122,14 @@ public final class OffsetMirror implements AutoCloseable {
     }
 
     /** {@code thread} runs the tasks in the order given, one at a time; shut down on close if an ExecutorService. */
-    OffsetMirror(String group, String kafkaGroup, FencedOffsets kafka, GroupMetrics metrics, Duration warnInterval,
-                 LongSupplier nanoTime, Executor thread) {
+    OffsetMirror(
+            String group,
+            String kafkaGroup,
+            FencedOffsets kafka,
+            GroupMetrics metrics,
+            Duration warnInterval,
+            LongSupplier nanoTime,
+            Executor thread) {
         this.group = Objects.requireNonNull(group, "group");
         this.kafkaGroup = Objects.requireNonNull(kafkaGroup, "kafkaGroup");
         this.kafka = Objects.requireNonNull(kafka, "kafka");
@@ -178,8 +197,10 @@ public final class OffsetMirror implements AutoCloseable {
                 if (f.producer == null && !f.initQueued) {
                     queueInitLocked(f); // its initialisation failed: try again
                 }
-                LOG.debug("partition {}: offset {} not mirrored: its producer was not ready before the "
-                        + "commit", tp, o);
+                LOG.debug(
+                        "partition {}: offset {} not mirrored: its producer was not ready before the " + "commit",
+                        tp,
+                        o);
             });
             if (!pending.isEmpty() && !drainQueued) {
                 drainQueued = true;
@@ -387,8 +408,10 @@ public final class OffsetMirror implements AutoCloseable {
         String busy = kafka.liveMembers();
         if (busy != null) {
             metrics.offsetMirrorFailed(group, batch.size());
-            warn(batch.size(), "mirroring " + batch.size() + " offset(s) to Kafka group " + kafkaGroup + " refused: "
-                    + busy, null);
+            warn(
+                    batch.size(),
+                    "mirroring " + batch.size() + " offset(s) to Kafka group " + kafkaGroup + " refused: " + busy,
+                    null);
             requeue(batch);
             return;
         }
@@ -430,7 +453,9 @@ public final class OffsetMirror implements AutoCloseable {
         }
         if (!failed.isEmpty()) {
             metrics.offsetMirrorFailed(group, failed.size());
-            warn(failed.size(), "mirroring " + failed.size() + " offset(s) to Kafka group " + kafkaGroup + " failed",
+            warn(
+                    failed.size(),
+                    "mirroring " + failed.size() + " offset(s) to Kafka group " + kafkaGroup + " failed",
                     lastFailure);
             Map<TopicPartition, Write> retry = new LinkedHashMap<>();
             failed.forEach((tp, w) -> {
@@ -482,10 +507,13 @@ public final class OffsetMirror implements AutoCloseable {
             suppressed = failuresSinceWarn;
             failuresSinceWarn = 0;
         }
-        LOG.warn("{} (offsets in ZooKeeper are unaffected; retried with the next commit){}{}", what,
+        LOG.warn(
+                "{} (offsets in ZooKeeper are unaffected; retried with the next commit){}{}",
+                what,
                 suppressed > 0 ? "; " + suppressed + " more failure(s) since the last warning" : "",
-                failure == null ? "" : ": " + failure
-                        + (failure.getCause() != null ? " (" + failure.getCause() + ")" : ""));
+                failure == null
+                        ? ""
+                        : ": " + failure + (failure.getCause() != null ? " (" + failure.getCause() + ")" : ""));
     }
 
     /** Writes what is pending and waits up to 5 s for it; then closes the clients. Never throws. */

@@ -25,12 +25,15 @@ final class OffsetOfRecord {
     static final String PREFIX = "groupkeeper:zk=";
     /** Bounds the metadata (the broker's offset.metadata.max.bytes is 4096 by default). */
     static final int MAX_CANDIDATES = 64;
+
     private static final Pattern LIST = Pattern.compile("-?[0-9]+(,-?[0-9]+)*");
 
-    enum Winner { ZOOKEEPER, KAFKA }
-
-    private OffsetOfRecord() {
+    enum Winner {
+        ZOOKEEPER,
+        KAFKA
     }
+
+    private OffsetOfRecord() {}
 
     /** The metadata of a Kafka commit made while ZooKeeper may hold any of {@code zkCandidates} (-1: no offset). */
     static String metadata(Set<Long> zkCandidates) {
@@ -69,7 +72,6 @@ final class OffsetOfRecord {
         if (zk.isPresent() && zk.getAsLong() == kafka.getAsLong()) {
             return Winner.KAFKA;
         }
-        return candidates(metadata).contains(zk.isPresent() ? zk.getAsLong() : -1L) ? Winner.KAFKA
-                : Winner.ZOOKEEPER;
+        return candidates(metadata).contains(zk.isPresent() ? zk.getAsLong() : -1L) ? Winner.KAFKA : Winner.ZOOKEEPER;
     }
 }

@@ -23,6 +23,7 @@ final class OwnedPartition {
     String committedMetadata = "";
     /** The stored offset and done value it was assigned (or adopted) with ({@link ProgressCommits}). */
     OptionalLong resumeOffset = OptionalLong.empty();
+
     Optional<String> resumeDone = Optional.empty();
     /** The offset to commit instead of {@link #position}, -1: the position ({@link ProgressCommits#progress}). */
     long progressOffset = -1;
@@ -70,8 +71,11 @@ final class OwnedPartition {
 
     /** What it commits differs from what the store holds. */
     boolean dirty() {
-        return active() && (committed.isEmpty() || committed.getAsLong() != commitOffset()
-                || !metadata.equals(committedMetadata) || !done.equals(committedDone));
+        return active()
+                && (committed.isEmpty()
+                        || committed.getAsLong() != commitOffset()
+                        || !metadata.equals(committedMetadata)
+                        || !done.equals(committedDone));
     }
 
     /** Active and behind: worth a commit even when unchanged, so lag status can tell STALL from STOP. */

@@ -8,8 +8,7 @@ import java.util.List;
 /** Conversions between groupkeeper's and Kafka's {@code TopicPartition}. */
 final class Partitions {
 
-    private Partitions() {
-    }
+    private Partitions() {}
 
     static TopicPartition gk(org.apache.kafka.common.TopicPartition ktp) {
         return new TopicPartition(ktp.topic(), ktp.partition());

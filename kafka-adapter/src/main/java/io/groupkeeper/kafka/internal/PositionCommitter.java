@@ -6,11 +6,14 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import io.groupkeeper.metrics.GroupMetrics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -18,9 +21,6 @@ import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.ArrayList;
-import java.util.Optional;
-import java.util.Set;
 
 /**
  * What of the {@link Positions} is committed to the group's store, and when: changed positions every commit interval
@@ -55,6 +55,7 @@ final class PositionCommitter {
     private final Positions positions;
     /** Null when offsets are not mirrored to Kafka. */
     private final OffsetMirror mirror;
+
     private final GroupMetrics metrics;
     private final Duration interval;
     private final OutOfRangePolicy outOfRange;
@@ -62,21 +63,39 @@ final class PositionCommitter {
     private final Effects effects;
     /** The transactional mode's producers; null when off. */
     private final KafkaTransactions txns;
+
     private long lastPeriodicNanos;
     private long periodicCommits;
     private boolean failing;
 
     /** {@code since}: when the commit interval starts to count (the consumer's creation). */
-    PositionCommitter(String group, GroupMember member, Positions positions, OffsetMirror mirror,
-                      GroupMetrics metrics, Duration interval, OutOfRangePolicy outOfRange, LongSupplier nanoTime,
-                      long since, Effects effects) {
+    PositionCommitter(
+            String group,
+            GroupMember member,
+            Positions positions,
+            OffsetMirror mirror,
+            GroupMetrics metrics,
+            Duration interval,
+            OutOfRangePolicy outOfRange,
+            LongSupplier nanoTime,
+            long since,
+            Effects effects) {
         this(group, member, positions, mirror, metrics, interval, outOfRange, nanoTime, since, effects, null);
     }
 
     /** As above, in the transactional mode when {@code txns} is not null (Kafka commits before each store write). */
-    PositionCommitter(String group, GroupMember member, Positions positions, OffsetMirror mirror,
-                      GroupMetrics metrics, Duration interval, OutOfRangePolicy outOfRange, LongSupplier nanoTime,
-                      long since, Effects effects, KafkaTransactions txns) {
+    PositionCommitter(
+            String group,
+            GroupMember member,
+            Positions positions,
+            OffsetMirror mirror,
+            GroupMetrics metrics,
+            Duration interval,
+            OutOfRangePolicy outOfRange,
+            LongSupplier nanoTime,
+            long since,
+            Effects effects,
+            KafkaTransactions txns) {
         this.txns = txns;
         this.group = group;
         this.member = member;
@@ -154,11 +173,15 @@ final class PositionCommitter {
             }
             long mark = mark();
             zkWriting(offsets);
-            SortedSet<TopicPartition> taken = done.isEmpty() ? member.commitOnRelease(offsets, logEnds)
+            SortedSet<TopicPartition> taken = done.isEmpty()
+                    ? member.commitOnRelease(offsets, logEnds)
                     : member.commitOnRelease(offsets, logEnds, done);
             if (mirror != null) { // (no allocation on the revocation path when the mirror is off)
-                mirror(offsets.entrySet().stream().filter(e -> taken.contains(e.getKey()))
-                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)), mark);
+                mirror(
+                        offsets.entrySet().stream()
+                                .filter(e -> taken.contains(e.getKey()))
+                                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
+                        mark);
             }
             commit(revoked.stream().filter(p -> !taken.contains(p.tp)).toList(), false);
         } finally {
@@ -198,8 +221,10 @@ final class PositionCommitter {
         try {
             result = member.commit(c.corrected());
         } catch (RuntimeException ce) {
-            LOG.warn("could not store the corrected offsets {} yet (retrying with the next "
-                    + "commit): {}", c.corrected(), ce.toString());
+            LOG.warn(
+                    "could not store the corrected offsets {} yet (retrying with the next " + "commit): {}",
+                    c.corrected(),
+                    ce.toString());
         }
         for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
             TopicPartition tp = e.getKey();
@@ -212,13 +237,24 @@ final class PositionCommitter {
                 OptionalLong stored = p.committed;
                 p.committed = OptionalLong.of(e.getValue());
                 p.committedDone = Optional.empty(); // (written without one)
-                LOG.warn("partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
-                                + "(stored offset was {})", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
-                        e.getValue(), stored.isPresent() ? stored.getAsLong() : "none");
+                LOG.warn(
+                        "partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
+                                + "(stored offset was {})",
+                        tp,
+                        c.bad().get(tp),
+                        c.why().get(tp),
+                        outOfRange,
+                        e.getValue(),
+                        stored.isPresent() ? stored.getAsLong() : "none");
                 metrics.offsetCorrected(group, tp, outOfRange.name().toLowerCase());
             } else if (p != null && status == null) {
-                LOG.warn("partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
-                        + "with the next commit)", tp, c.bad().get(tp), c.why().get(tp), outOfRange,
+                LOG.warn(
+                        "partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
+                                + "with the next commit)",
+                        tp,
+                        c.bad().get(tp),
+                        c.why().get(tp),
+                        outOfRange,
                         e.getValue());
             }
         }
@@ -236,15 +272,18 @@ final class PositionCommitter {
      */
     void storeStarts(Collection<OwnedPartition> started) {
         List<OwnedPartition> owed = started.stream()
-                .filter(p -> p.committed.isEmpty() && positions.get(p.tp) == p).toList();
+                .filter(p -> p.committed.isEmpty() && positions.get(p.tp) == p)
+                .toList();
         if (owed.isEmpty()) {
             return;
         }
         try {
             commit(owed, false);
         } catch (RuntimeException e) {
-            LOG.warn("could not store the start positions of {} yet (retrying with the next commit): {}",
-                    owed.stream().map(p -> p.tp).toList(), e.toString());
+            LOG.warn(
+                    "could not store the start positions of {} yet (retrying with the next commit): {}",
+                    owed.stream().map(p -> p.tp).toList(),
+                    e.toString());
         }
     }
 
@@ -286,7 +325,8 @@ final class PositionCommitter {
                 }
             }
             Map<TopicPartition, String> done = doneOf(offsets.keySet());
-            CommitResult result = !done.isEmpty() ? member.commit(offsets, logEnds, metadata, done)
+            CommitResult result = !done.isEmpty()
+                    ? member.commit(offsets, logEnds, metadata, done)
                     : metadata.isEmpty() ? member.commit(offsets, logEnds) : member.commit(offsets, logEnds, metadata);
             if (txns != null) {
                 txns.zkSettled(offsets.keySet());
@@ -308,8 +348,12 @@ final class PositionCommitter {
             if (now.isEmpty() || now.getAsLong() == p.token) {
                 return false; // (not owned at all: the member refuses the commit, NOT_OWNED)
             }
-            LOG.debug("{} was claimed again since it was assigned (token {} -> {}); its position {} is not committed",
-                    tp, p.token, now.getAsLong(), offsets.get(tp));
+            LOG.debug(
+                    "{} was claimed again since it was assigned (token {} -> {}); its position {} is not committed",
+                    tp,
+                    p.token,
+                    now.getAsLong(),
+                    offsets.get(tp));
             logEnds.remove(tp);
             return true;
         });
@@ -377,8 +421,11 @@ final class PositionCommitter {
      * What a commit of {@code which} writes: the positions of dirty partitions (with {@code lagging}, also of lagging
      * ones whose position did not move) into {@code offsets}, and their log ends, where known, into {@code logEnds}.
      */
-    static void collect(Collection<OwnedPartition> which, boolean lagging, Map<TopicPartition, Long> offsets,
-                        Map<TopicPartition, Long> logEnds) {
+    static void collect(
+            Collection<OwnedPartition> which,
+            boolean lagging,
+            Map<TopicPartition, Long> offsets,
+            Map<TopicPartition, Long> logEnds) {
         for (OwnedPartition p : which) {
             if (p.dirty() || (lagging && p.lagging())) {
                 offsets.put(p.tp, p.commitOffset());
@@ -398,8 +445,12 @@ final class PositionCommitter {
      * As above; {@code metadata} and {@code done}: what the commit wrote as each partition's offset metadata (absent:
      * "") and done value (absent: none).
      */
-    private void apply(CommitResult result, Map<TopicPartition, Long> attempted, long mark,
-                       Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+    private void apply(
+            CommitResult result,
+            Map<TopicPartition, Long> attempted,
+            long mark,
+            Map<TopicPartition, String> metadata,
+            Map<TopicPartition, String> done) {
         SortedSet<TopicPartition> notOwned = new TreeSet<>();
         Map<TopicPartition, Long> committed = mirror == null ? Map.of() : new TreeMap<>();
         result.statuses().forEach((tp, status) -> {
@@ -424,8 +475,7 @@ final class PositionCommitter {
                     effects.adopt(p, stored);
                 }
                 case NOT_OWNED -> notOwned.add(tp);
-                case UNCHANGED -> {
-                }
+                case UNCHANGED -> {}
             }
         });
         mirror(committed, mark);

@@ -61,8 +61,10 @@ final class PositionResolver {
     }
 
     /** Positions corrected by the policy, to be stored; {@code bad} and {@code why} are for the log line. */
-    record Corrections(SortedMap<io.groupkeeper.TopicPartition, Long> corrected,
-                       Map<io.groupkeeper.TopicPartition, Long> bad, Map<io.groupkeeper.TopicPartition, String> why) {
+    record Corrections(
+            SortedMap<io.groupkeeper.TopicPartition, Long> corrected,
+            Map<io.groupkeeper.TopicPartition, Long> bad,
+            Map<io.groupkeeper.TopicPartition, String> why) {
         boolean isEmpty() {
             return corrected.isEmpty();
         }
@@ -80,10 +82,11 @@ final class PositionResolver {
      * time of 0: {@code System.nanoTime()} may be negative, so only differences of its values compare.
      */
     private boolean dueNow = true;
+
     private long retryAtNanos;
 
-    PositionResolver(String group, StartPosition start, OutOfRangePolicy policy,
-                     LogOffsets log, LongSupplier nanoTime) {
+    PositionResolver(
+            String group, StartPosition start, OutOfRangePolicy policy, LogOffsets log, LongSupplier nanoTime) {
         this.group = group;
         this.start = start;
         this.policy = policy;
@@ -218,8 +221,7 @@ final class PositionResolver {
         } catch (InterruptException ie) {
             throw ie;
         } catch (KafkaException ke) {
-            LOG.warn("offsets of {} are out of range but the log bounds cannot be read: {}",
-                    ktps, ke.toString());
+            LOG.warn("offsets of {} are out of range but the log bounds cannot be read: {}", ktps, ke.toString());
             return out;
         }
         for (OwnedPartition p : affected) {

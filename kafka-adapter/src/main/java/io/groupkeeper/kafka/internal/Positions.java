@@ -34,6 +34,7 @@ final class Positions {
     private final Set<TopicPartition> touched = new HashSet<>();
     /** Owned partitions paused by the user; forgotten when the partition is. */
     private final Set<org.apache.kafka.common.TopicPartition> paused = new HashSet<>();
+
     private volatile Set<org.apache.kafka.common.TopicPartition> assignmentView = Set.of();
     private volatile Set<org.apache.kafka.common.TopicPartition> pausedView = Set.of();
 

@@ -1,15 +1,15 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.kafka.OffsetsAdoptedListener;
 import java.util.Collection;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.kafka.OffsetsAdoptedListener;
-import java.util.Map;
-import java.util.OptionalLong;
 
 /**
  * Calls the user's {@link ConsumerRebalanceListener} (if any) on the polling thread, as Kafka does; what it throws is

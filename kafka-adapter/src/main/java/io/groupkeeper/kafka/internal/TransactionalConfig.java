@@ -1,15 +1,18 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.spi.CoordinationStore;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serializer;
-import io.groupkeeper.spi.CoordinationStore;
 
 /**
  * The transactional mode's options (see {@code CoordinatedConsumer.Builder#transactional}): the output serializers,
  * the prefix of the per-partition {@code transactional.id}s, and producer properties on top of the consumer's.
  */
-public record TransactionalConfig(Serializer<?> keySerializer, Serializer<?> valueSerializer, String idPrefix,
-                                  Map<String, Object> producerProperties) {
+public record TransactionalConfig(
+        Serializer<?> keySerializer,
+        Serializer<?> valueSerializer,
+        String idPrefix,
+        Map<String, Object> producerProperties) {
 
     /**
      * The {@code transactional.id} of input partition {@code topic}/{@code partition} of {@code group} in the store's
@@ -31,7 +34,6 @@ public record TransactionalConfig(Serializer<?> keySerializer, Serializer<?> val
     }
 
     private static String scoped(String namespace, String group) {
-        return CoordinationStore.DEFAULT_NAMESPACE.equals(namespace) ? group
-                : namespace + "/" + group;
+        return CoordinationStore.DEFAULT_NAMESPACE.equals(namespace) ? group : namespace + "/" + group;
     }
 }

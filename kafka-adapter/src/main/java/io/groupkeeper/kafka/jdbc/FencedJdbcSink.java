@@ -84,8 +84,7 @@ public final class FencedJdbcSink implements AutoCloseable {
     }
 
     /** What one {@link #write} did: records stored, records skipped (stored before), the next offset now. */
-    public record Written(int stored, int skipped, long nextOffset) {
-    }
+    public record Written(int stored, int skipped, long nextOffset) {}
 
     private static final int INSERT_RACES = 3;
 
@@ -145,8 +144,9 @@ public final class FencedJdbcSink implements AutoCloseable {
      *
      * @throws StaleTokenException if a higher token is stored: nothing of this write lands
      */
-    public <R> Written write(TopicPartition tp, long token, List<R> records, ToLongFunction<R> offsetOf,
-                             RowWriter<R> rows) throws SQLException {
+    public <R> Written write(
+            TopicPartition tp, long token, List<R> records, ToLongFunction<R> offsetOf, RowWriter<R> rows)
+            throws SQLException {
         Objects.requireNonNull(rows, "rows");
         return step(c -> {
             long[] row = lockRow(c, tp, token);
@@ -171,8 +171,9 @@ public final class FencedJdbcSink implements AutoCloseable {
     }
 
     /** {@link #write(TopicPartition, long, List, ToLongFunction, RowWriter)} for Kafka records. */
-    public <K, V> Written write(TopicPartition tp, long token, List<ConsumerRecord<K, V>> records,
-                                RowWriter<ConsumerRecord<K, V>> rows) throws SQLException {
+    public <K, V> Written write(
+            TopicPartition tp, long token, List<ConsumerRecord<K, V>> records, RowWriter<ConsumerRecord<K, V>> rows)
+            throws SQLException {
         return write(tp, token, records, ConsumerRecord::offset, rows);
     }
 
@@ -185,8 +186,9 @@ public final class FencedJdbcSink implements AutoCloseable {
      */
     public <K, V> Written writeHandled(List<ConsumerRecord<K, V>> records, RowWriter<ConsumerRecord<K, V>> rows)
             throws SQLException {
-        TopicPartition tp = HandlerContext.partition().orElseThrow(() -> new IllegalStateException(
-                "FencedJdbcSink.writeHandled is for a listener container's handler call, on its thread"));
+        TopicPartition tp = HandlerContext.partition()
+                .orElseThrow(() -> new IllegalStateException(
+                        "FencedJdbcSink.writeHandled is for a listener container's handler call, on its thread"));
         OptionalLong token = HandlerContext.fencingToken();
         if (token.isEmpty()) {
             throw new StaleTokenException(tp, token, -1);
@@ -216,8 +218,8 @@ public final class FencedJdbcSink implements AutoCloseable {
     /** The stored next offset of {@code tp} (empty: nothing stored), read in a transaction of its own. */
     public OptionalLong nextOffset(TopicPartition tp) throws SQLException {
         return step(c -> {
-            try (PreparedStatement q = c.prepareStatement("SELECT next_offset FROM " + table
-                    + " WHERE group_id = ? AND topic = ? AND partition_id = ?")) {
+            try (PreparedStatement q = c.prepareStatement(
+                    "SELECT next_offset FROM " + table + " WHERE group_id = ? AND topic = ? AND partition_id = ?")) {
                 bind(q, tp);
                 try (ResultSet rs = q.executeQuery()) {
                     return rs.next() && rs.getLong(1) >= 0 ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();

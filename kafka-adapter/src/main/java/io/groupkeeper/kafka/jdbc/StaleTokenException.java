@@ -17,11 +17,14 @@ public final class StaleTokenException extends RuntimeException {
     private final long currentToken;
 
     public StaleTokenException(TopicPartition partition, OptionalLong staleToken, long currentToken) {
-        super(staleToken.isEmpty()
-                ? "write to " + partition + " refused: the writer holds no claim of the partition (it was lost before "
-                        + "its records were handed out); its current owner stores them"
-                : "stale writer refused: " + partition + " is fenced at token " + currentToken + ", this step carries "
-                        + staleToken.getAsLong() + " (a former owner that has not noticed the partition moved on)");
+        super(
+                staleToken.isEmpty()
+                        ? "write to " + partition
+                                + " refused: the writer holds no claim of the partition (it was lost before "
+                                + "its records were handed out); its current owner stores them"
+                        : "stale writer refused: " + partition + " is fenced at token " + currentToken
+                                + ", this step carries " + staleToken.getAsLong()
+                                + " (a former owner that has not noticed the partition moved on)");
         this.partition = partition;
         this.staleToken = staleToken;
         this.currentToken = currentToken;

@@ -26,13 +26,19 @@ class ErrorPolicyTest {
         assertThat(p.actionFor(new IllegalStateException()).recovery()).isEqualTo(Recovery.STOP_PARTITION);
         assertThat(p.actionFor(new Exception("checked")).recovery()).isEqualTo(Recovery.DEAD_LETTER);
         // UncheckedIOException is a RuntimeException itself: its own class hierarchy matches before its cause.
-        assertThat(p.actionFor(new UncheckedIOException(new IOException())).recovery()).isEqualTo(Recovery.STOP_PARTITION);
+        assertThat(p.actionFor(new UncheckedIOException(new IOException())).recovery())
+                .isEqualTo(Recovery.STOP_PARTITION);
         assertThat(p.actionFor(new Exception(new IOException())).maxAttempts()).isEqualTo(5);
         assertThat(p.mayDeadLetter()).isTrue();
-        assertThat(ErrorPolicy.builder().otherwise(ErrorAction.skip()).deserializationFailure(Recovery.SKIP).build()
-                .mayDeadLetter()).isFalse();
-        assertThatThrownBy(() -> ErrorPolicy.builder().on(IOException.class, ErrorAction.skip())
-                .on(IOException.class, ErrorAction.deadLetter()))
+        assertThat(ErrorPolicy.builder()
+                        .otherwise(ErrorAction.skip())
+                        .deserializationFailure(Recovery.SKIP)
+                        .build()
+                        .mayDeadLetter())
+                .isFalse();
+        assertThatThrownBy(() -> ErrorPolicy.builder()
+                        .on(IOException.class, ErrorAction.skip())
+                        .on(IOException.class, ErrorAction.deadLetter()))
                 .hasMessageContaining("java.io.IOException has two rules");
         assertThat(Recovery.parse("stop-partition")).isEqualTo(Recovery.STOP_PARTITION);
         assertThatThrownBy(() -> Recovery.parse("retry")).hasMessageContaining("unknown recovery 'retry'");
@@ -59,22 +65,36 @@ class ErrorPolicyTest {
                 getClass().getClassLoader(), new Class<?>[] {CoordinationStore.class}, (proxy, m, a) -> null);
         GroupKeeper keeper = GroupKeeper.builder().store(unused).build();
         ListenerContainerBuilder<String, String> ok = ListenerContainer.<String, String>builder(keeper)
-                .group("billing").topics("orders").kafkaProperty("bootstrap.servers", "127.0.0.1:9")
+                .group("billing")
+                .topics("orders")
+                .kafkaProperty("bootstrap.servers", "127.0.0.1:9")
                 .deserializers(new StringDeserializer(), new StringDeserializer());
-        assertThatThrownBy(ok::build).hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
-        ok.recordHandler(r -> { });
-        assertThatThrownBy(() -> ok.batchHandler(b -> { }).build())
+        assertThatThrownBy(ok::build)
                 .hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
-        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper).group("billing").topics("orders")
-                .recordHandler(r -> { }).deserializers(new StringDeserializer(), new StringDeserializer()).build())
+        ok.recordHandler(r -> {});
+        assertThatThrownBy(() -> ok.batchHandler(b -> {}).build())
+                .hasMessageContaining("exactly one of recordHandler, batchHandler and asyncHandler");
+        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper)
+                        .group("billing")
+                        .topics("orders")
+                        .recordHandler(r -> {})
+                        .deserializers(new StringDeserializer(), new StringDeserializer())
+                        .build())
                 .hasMessageContaining("bootstrap.servers is required");
-        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper).group("billing")
-                .topics("orders", "orders.DLT").kafkaProperty("bootstrap.servers", "x:1").recordHandler(r -> { })
-                .deserializers(new StringDeserializer(), new StringDeserializer()).deadLetterTopic("orders.DLT").build())
+        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper)
+                        .group("billing")
+                        .topics("orders", "orders.DLT")
+                        .kafkaProperty("bootstrap.servers", "x:1")
+                        .recordHandler(r -> {})
+                        .deserializers(new StringDeserializer(), new StringDeserializer())
+                        .deadLetterTopic("orders.DLT")
+                        .build())
                 .hasMessageContaining("it must be a topic the container does not consume");
         assertThatThrownBy(() -> ok.concurrency(0)).hasMessageContaining("concurrency must be >= 1");
         assertThatThrownBy(() -> ok.watchdog(Duration.ZERO)).hasMessageContaining("watchdog must be positive");
-        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper).topics("orders").build())
+        assertThatThrownBy(() -> ListenerContainer.<String, String>builder(keeper)
+                        .topics("orders")
+                        .build())
                 .hasMessageContaining("group is required");
     }
 }

@@ -30,8 +30,7 @@ public final class KafkaOffsetsModel {
     }
 
     /** Kafka's offset of a partition, the store commit it mirrors and the member that wrote it. */
-    private record Shown(long offset, long commit, String member) {
-    }
+    private record Shown(long offset, long commit, String member) {}
 
     private final Random random;
     private final ScheduledExecutorService broker;
@@ -43,8 +42,8 @@ public final class KafkaOffsetsModel {
     private long rejected;
 
     /** {@code broker} runs the late landings; {@code violations} hears each backwards move. */
-    public KafkaOffsetsModel(long seed, ScheduledExecutorService broker, Consumer<String> violations,
-                             CommitOf commitOf) {
+    public KafkaOffsetsModel(
+            long seed, ScheduledExecutorService broker, Consumer<String> violations, CommitOf commitOf) {
         this.random = new Random(seed * 41 + 11);
         this.broker = broker;
         this.violations = violations;
@@ -71,8 +70,8 @@ public final class KafkaOffsetsModel {
 
     /** Member {@code member}'s offset mirror over this Kafka, its one thread's tasks run by {@code thread}. */
     public MirrorAccess mirror(String group, String member, Executor thread) {
-        return new MirrorAccess(new OffsetMirror(group, group, new Fenced(member), GroupMetrics.NOOP,
-                Duration.ofMinutes(1), () -> 0L, thread));
+        return new MirrorAccess(new OffsetMirror(
+                group, group, new Fenced(member), GroupMetrics.NOOP, Duration.ofMinutes(1), () -> 0L, thread));
     }
 
     /** One member's {@link FencedOffsets}: its writers, tagged with the member. */
@@ -98,7 +97,9 @@ public final class KafkaOffsetsModel {
                             throw new FencedOffsets.Fenced(new IllegalStateException("model: producer fenced"));
                         }
                     } else if (fate < 17) { // the client gives up (its abort fails too); the write lands later
-                        broker.schedule(() -> land(tp, epoch, offset, member), 1 + random.nextInt(3_000),
+                        broker.schedule(
+                                () -> land(tp, epoch, offset, member),
+                                1 + random.nextInt(3_000),
                                 TimeUnit.MILLISECONDS);
                         throw new Failed(new IllegalStateException("model: commit timed out"), false);
                     } else { // rolled back
@@ -107,8 +108,7 @@ public final class KafkaOffsetsModel {
                 }
 
                 @Override
-                public void close(Duration wait) {
-                }
+                public void close(Duration wait) {}
             };
         }
 
@@ -118,8 +118,7 @@ public final class KafkaOffsetsModel {
         }
 
         @Override
-        public void close(Duration wait) {
-        }
+        public void close(Duration wait) {}
     }
 
     /** Applies a write of {@code epoch}: false if a later writer of {@code tp} was opened (rejected). */

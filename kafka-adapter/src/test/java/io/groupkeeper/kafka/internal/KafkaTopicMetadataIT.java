@@ -21,13 +21,14 @@ class KafkaTopicMetadataIT extends BrokerTestSupport {
     void countsAnsweredFromTheConsumersLookUpAreCheckedAndCorrectedWithinARefresh() {
         String topic = "t-" + UUID.randomUUID();
         kafka.createTopic(topic, 2);
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(kafka.clientProperties(), Duration.ofMillis(100),
-                Duration.ofSeconds(10), "group " + topic)) {
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(
+                kafka.clientProperties(), Duration.ofMillis(100), Duration.ofSeconds(10), "group " + topic)) {
             // what the consumer reported is out of date already: one partition was added after its look-up
             md.watch(List.of(topic), Map.of(topic, 1), Set.of());
             AtomicBoolean changed = new AtomicBoolean();
 
-            assertThat(md.partitionCounts(List.of(topic), () -> changed.set(true))).isEqualTo(Map.of(topic, 1));
+            assertThat(md.partitionCounts(List.of(topic), () -> changed.set(true)))
+                    .isEqualTo(Map.of(topic, 1));
 
             await().atMost(Duration.ofSeconds(20)).untilTrue(changed);
             assertThat(md.partitionCounts(List.of(topic), null)).isEqualTo(Map.of(topic, 2));

@@ -35,12 +35,14 @@ class KafkaTopicMetadataTest {
     @Test
     void topicsTheConsumerFoundNeedNoCheckAndServeAsTheLastKnownCounts() {
         String owner = "group " + UUID.randomUUID();
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
-                owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200), owner)) {
             md.watch(List.of("a", "b"), Map.of("a", 3, "b", 1), Set.of());
 
             assertThat(md.missingTopics()).isEmpty();
-            assertThat(pollingThreadOf(owner)).as("no timer, so no Admin client either").isFalse();
+            assertThat(pollingThreadOf(owner))
+                    .as("no timer, so no Admin client either")
+                    .isFalse();
             // Kafka unreachable now: the counts the consumer reported are what the group goes on with.
             assertThat(md.partitionCounts(List.of("a", "b"), null)).isEqualTo(Map.of("a", 3, "b", 1));
         }
@@ -49,20 +51,22 @@ class KafkaTopicMetadataTest {
     @Test
     void replicaRacksFromAnUnreachableKafkaAreNoneAndTheAssignmentGoesOnWithoutRacks() {
         String owner = "group " + UUID.randomUUID();
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
-                owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200), owner)) {
             md.watch(List.of("a"), Map.of("a", 3), Set.of());
 
             assertThat(md.partitionRacks(List.of("a"))).isEqualTo(io.groupkeeper.assignor.PartitionRacks.empty());
-            assertThat(md.partitionCounts(List.of("a"), null)).as("counts unaffected").isEqualTo(Map.of("a", 3));
+            assertThat(md.partitionCounts(List.of("a"), null))
+                    .as("counts unaffected")
+                    .isEqualTo(Map.of("a", 3));
         }
     }
 
     @Test
     void aTopicTheConsumerDidNotFindIsMissingAtOnceAndCheckedUntilItAppears() {
         String owner = "group " + UUID.randomUUID();
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
-                owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200), owner)) {
             md.watch(List.of("a", "gone"), Map.of("a", 3), Set.of("gone"));
 
             assertThat(md.missingTopics()).containsExactly("gone");
@@ -73,8 +77,8 @@ class KafkaTopicMetadataTest {
     @Test
     void topicsNobodyAskedAboutYetAreChecked() {
         String owner = "group " + UUID.randomUUID();
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
-                owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200), owner)) {
             md.watch(List.of("a", "b"), Map.of("a", 3), Set.of());
 
             assertThat(md.missingTopics()).isEmpty();
@@ -86,14 +90,15 @@ class KafkaTopicMetadataTest {
     void aLeadersFirstCountsComeFromWhatTheConsumerFoundWithoutAnAdminClient() {
         String owner = "group " + UUID.randomUUID();
         String clientId = "md-" + UUID.randomUUID();
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1),
-                Duration.ofMillis(200), owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1), Duration.ofMillis(200), owner)) {
             // Found topics only: a missing one would have the timer check Kafka at once, by design.
             md.watch(List.of("a", "b"), Map.of("a", 3, "b", 1), Set.of());
 
             // the rebalancer's first call as leader, with its hook (checked a refresh interval later)
-            assertThat(md.partitionCounts(List.of("a", "b"), () -> { })).isEqualTo(Map.of("a", 3, "b", 1));
-            assertThat(adminClientThread(clientId)).as("the leader published without creating an Admin client")
+            assertThat(md.partitionCounts(List.of("a", "b"), () -> {})).isEqualTo(Map.of("a", 3, "b", 1));
+            assertThat(adminClientThread(clientId))
+                    .as("the leader published without creating an Admin client")
                     .isFalse();
         }
     }
@@ -103,17 +108,19 @@ class KafkaTopicMetadataTest {
         String owner = "group " + UUID.randomUUID();
         String clientId = "md-" + UUID.randomUUID();
         // A long timeout: a call that did not wait would go to the unreachable Kafka and fail only after it.
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1),
-                Duration.ofSeconds(30), owner)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(unreachable(clientId), Duration.ofMinutes(1), Duration.ofSeconds(30), owner)) {
             md.expectLookUp();
             CompletableFuture<Map<String, Integer>> counts = new CompletableFuture<>();
-            Thread leader = new Thread(() -> {
-                try {
-                    counts.complete(md.partitionCounts(List.of("a"), null));
-                } catch (RuntimeException e) {
-                    counts.completeExceptionally(e);
-                }
-            }, "rebalancer");
+            Thread leader = new Thread(
+                    () -> {
+                        try {
+                            counts.complete(md.partitionCounts(List.of("a"), null));
+                        } catch (RuntimeException e) {
+                            counts.completeExceptionally(e);
+                        }
+                    },
+                    "rebalancer");
             leader.start();
             await().atMost(Duration.ofSeconds(10)).until(() -> leader.getState() == Thread.State.TIMED_WAITING);
 
@@ -130,28 +137,34 @@ class KafkaTopicMetadataTest {
         Node good = new Node(1, "h1", 9092, "r1");
         Node tooLong = new Node(2, "h2", 9092, longRack);
         Node control = new Node(3, "h3", 9092, "a\u0007b");
-        TopicDescription d = new TopicDescription("t", false, List.of(
-                new TopicPartitionInfo(0, good, List.of(good, tooLong), List.of(good)),
-                new TopicPartitionInfo(1, tooLong, List.of(tooLong, control), List.of(tooLong)),
-                new TopicPartitionInfo(2, control, List.of(control, good), List.of(control))));
+        TopicDescription d = new TopicDescription(
+                "t",
+                false,
+                List.of(
+                        new TopicPartitionInfo(0, good, List.of(good, tooLong), List.of(good)),
+                        new TopicPartitionInfo(1, tooLong, List.of(tooLong, control), List.of(tooLong)),
+                        new TopicPartitionInfo(2, control, List.of(control, good), List.of(control))));
         Logger logger = (Logger) LoggerFactory.getLogger(KafkaTopicMetadata.class);
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200),
-                "group racks")) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMinutes(1), Duration.ofMillis(200), "group racks")) {
             md.rememberRacks("t", d);
             md.rememberRacks("t", d); // the periodic check describes the topic again: no second warning
 
             // Without the filter, PartitionRacks.of throws on the leader and every rebalance fails.
-            assertThat(md.partitionRacks(List.of("t"))).isEqualTo(PartitionRacks.of(Map.of(
-                    new TopicPartition("t", 0), Set.of("r1"),
-                    new TopicPartition("t", 2), Set.of("r1"))));
+            assertThat(md.partitionRacks(List.of("t")))
+                    .isEqualTo(PartitionRacks.of(Map.of(
+                            new TopicPartition("t", 0), Set.of("r1"),
+                            new TopicPartition("t", 2), Set.of("r1"))));
         } finally {
             logger.detachAppender(appender);
         }
-        List<String> warnings = appender.list.stream().filter(e -> e.getLevel() == Level.WARN)
-                .map(ILoggingEvent::getFormattedMessage).toList();
+        List<String> warnings = appender.list.stream()
+                .filter(e -> e.getLevel() == Level.WARN)
+                .map(ILoggingEvent::getFormattedMessage)
+                .toList();
         assertThat(warnings).hasSize(2);
         assertThat(warnings.get(0)).contains("broker 2", longRack);
         assertThat(warnings.get(1)).contains("broker 3", "a\\u0007b").doesNotContain("\u0007");
@@ -168,24 +181,28 @@ class KafkaTopicMetadataTest {
         ListAppender<ILoggingEvent> appender = new ListAppender<>();
         appender.start();
         logger.addAppender(appender);
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(UNREACHABLE, Duration.ofMillis(50), Duration.ofMillis(200),
-                group)) {
+        try (KafkaTopicMetadata md =
+                new KafkaTopicMetadata(UNREACHABLE, Duration.ofMillis(50), Duration.ofMillis(200), group)) {
             md.watch(List.of("gone"), Map.of(), Set.of("gone")); // a missing topic: the timer checks Kafka
-            await().atMost(Duration.ofSeconds(10)).until(() -> unreadable(appender).isPresent());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> unreadable(appender).isPresent());
         } finally {
             logger.detachAppender(appender);
         }
         ILoggingEvent line = unreadable(appender).orElseThrow();
         assertThat(line.getThreadName()).isEqualTo("groupkeeper-kafka-metadata " + group);
-        assertThat(line.getMDCPropertyMap()).containsEntry(LogContext.GROUP, group)
+        assertThat(line.getMDCPropertyMap())
+                .containsEntry(LogContext.GROUP, group)
                 .doesNotContainKey(LogContext.MEMBER);
-        assertThat(line.getFormattedMessage()).startsWith("cannot read topic metadata from Kafka at 127.0.0.1:1")
+        assertThat(line.getFormattedMessage())
+                .startsWith("cannot read topic metadata from Kafka at 127.0.0.1:1")
                 .doesNotContain(group);
     }
 
     private static Optional<ILoggingEvent> unreadable(ListAppender<ILoggingEvent> appender) {
         synchronized (appender) {
-            return appender.list.stream().filter(e -> e.getFormattedMessage().contains("cannot read topic metadata"))
+            return appender.list.stream()
+                    .filter(e -> e.getFormattedMessage().contains("cannot read topic metadata"))
                     .findFirst();
         }
     }

@@ -51,7 +51,8 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     static void createInputTopic() throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic("in", 1, (short) 1)))
-                    .all().get(30, TimeUnit.SECONDS);
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
         }
     }
 
@@ -64,22 +65,38 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     }
 
     /** With the member's {@code refresh} and the store's connection state as given. */
-    private KafkaTransactions transactions(Positions positions,
-                                           Function<Collection<TopicPartition>, CommitResult> refresher,
-                                           BooleanSupplier storeConnected) {
-        KafkaTransactions txns = new KafkaTransactions("groupkeeper", group, new TransactionalConfig(
-                new StringSerializer(), new StringSerializer(), "groupkeeper/", Map.of()),
-                Map.of("bootstrap.servers", kafka.bootstrapServers()), Duration.ofSeconds(20), positions,
-                (p, offset) -> positions.position(p, offset), tp -> OptionalLong.of(7), refresher,
-                storeConnected, new KafkaClientListener() {
-                });
+    private KafkaTransactions transactions(
+            Positions positions,
+            Function<Collection<TopicPartition>, CommitResult> refresher,
+            BooleanSupplier storeConnected) {
+        KafkaTransactions txns = new KafkaTransactions(
+                "groupkeeper",
+                group,
+                new TransactionalConfig(new StringSerializer(), new StringSerializer(), "groupkeeper/", Map.of()),
+                Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                Duration.ofSeconds(20),
+                positions,
+                (p, offset) -> positions.position(p, offset),
+                tp -> OptionalLong.of(7),
+                refresher,
+                storeConnected,
+                new KafkaClientListener() {});
         toClose.add(txns);
         return txns;
     }
 
     private PositionCommitter committer(KafkaTransactions txns) {
-        return new PositionCommitter(group, member, positions, null, gauges, Duration.ofSeconds(1),
-                OutOfRangePolicy.EARLIEST, System::nanoTime, 0, new PositionCommitter.Effects() {
+        return new PositionCommitter(
+                group,
+                member,
+                positions,
+                null,
+                gauges,
+                Duration.ofSeconds(1),
+                OutOfRangePolicy.EARLIEST,
+                System::nanoTime,
+                0,
+                new PositionCommitter.Effects() {
                     @Override
                     public void adopt(OwnedPartition p, OptionalLong stored) {
                         effects.add("adopt " + p.tp + " " + stored);
@@ -89,7 +106,8 @@ class KafkaTransactionsIT extends BrokerTestSupport {
                     public void dropped(SortedSet<TopicPartition> partitions) {
                         effects.add("drop " + partitions);
                     }
-                }, txns);
+                },
+                txns);
     }
 
     private OwnedPartition claimed(KafkaTransactions txns, long stored) {
@@ -106,7 +124,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
      */
     private OffsetAndMetadata kafkaOffset() {
         OffsetAndMetadata[] out = new OffsetAndMetadata[1];
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
                 .until(() -> (out[0] = readKafkaOffset()) != null);
         return out[0];
     }
@@ -114,9 +134,12 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     private OffsetAndMetadata readKafkaOffset() throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
             org.apache.kafka.common.TopicPartition ktp = new org.apache.kafka.common.TopicPartition("in", 0);
-            return admin.listConsumerGroupOffsets(Map.of(group, new ListConsumerGroupOffsetsSpec()
-                            .topicPartitions(List.of(ktp))), new ListConsumerGroupOffsetsOptions().requireStable(true))
-                    .partitionsToOffsetAndMetadata(group).get(20, TimeUnit.SECONDS).get(ktp);
+            return admin.listConsumerGroupOffsets(
+                            Map.of(group, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(ktp))),
+                            new ListConsumerGroupOffsetsOptions().requireStable(true))
+                    .partitionsToOffsetAndMetadata(group)
+                    .get(20, TimeUnit.SECONDS)
+                    .get(ktp);
         }
     }
 
@@ -181,7 +204,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
         }
         assertThat(cutOff.producing()).isEmpty();
         assertThat(q.failed).as("stopped: not fetched while the claim waits").isTrue();
-        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+        assertThat(producerEpoch())
+                .as("the producer epoch of " + transactionalId())
+                .isEqualTo(epoch);
         positions.position(p, 120);
         committer.commitAll(); // the owner was not fenced: it commits
         assertThat(effects).isEmpty();
@@ -212,7 +237,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
         AtomicInteger asked = new AtomicInteger();
         Positions cutOffPositions = new Positions(gauges, group, () -> "m2");
         PositionCommitterTest.ScriptedMember cutOffMember = new PositionCommitterTest.ScriptedMember();
-        KafkaTransactions cutOff = transactions(cutOffPositions, cutOffMember::refresh,
+        KafkaTransactions cutOff = transactions(
+                cutOffPositions,
+                cutOffMember::refresh,
                 () -> asked.incrementAndGet() == 1); // connected at the claim's check, then not
         OwnedPartition q = cutOffPositions.add(A0, OptionalLong.of(0));
         q.token = 7;
@@ -220,7 +247,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
 
         assertThat(cutOff.producing()).isEmpty();
         assertThat(q.failed).as("stopped: not fetched while the claim waits").isTrue();
-        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+        assertThat(producerEpoch())
+                .as("the producer epoch of " + transactionalId())
+                .isEqualTo(epoch);
         positions.position(p, 120);
         committer.commitAll(); // the owner was not fenced: it commits
         assertThat(effects).isEmpty();
@@ -244,10 +273,13 @@ class KafkaTransactionsIT extends BrokerTestSupport {
         Positions stalePositions = new Positions(gauges, group, () -> "m2");
         PositionCommitterTest.ScriptedMember staleMember = new PositionCommitterTest.ScriptedMember();
         AtomicInteger reads = new AtomicInteger();
-        KafkaTransactions failing = transactions(stalePositions, tps -> {
-            reads.incrementAndGet();
-            throw new IllegalStateException("ZooKeeper: refresh not attempted: not connected");
-        }, () -> true);
+        KafkaTransactions failing = transactions(
+                stalePositions,
+                tps -> {
+                    reads.incrementAndGet();
+                    throw new IllegalStateException("ZooKeeper: refresh not attempted: not connected");
+                },
+                () -> true);
         OwnedPartition q = stalePositions.add(A0, OptionalLong.of(0));
         q.token = 7;
         failing.claim(List.of(q));
@@ -255,7 +287,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
         failing.retryClaims();
         assertThat(reads).hasValue(3);
         assertThat(failing.producing()).isEmpty();
-        assertThat(producerEpoch()).as("the producer epoch of " + transactionalId()).isEqualTo(epoch);
+        assertThat(producerEpoch())
+                .as("the producer epoch of " + transactionalId())
+                .isEqualTo(epoch);
 
         staleMember.refreshAnswer.put(A0, Status.NOT_OWNED);
         Positions otherPositions = new Positions(gauges, group, () -> "m3");
@@ -278,8 +312,10 @@ class KafkaTransactionsIT extends BrokerTestSupport {
     /** The producer epoch the transaction coordinator holds for in-0's transactional id. */
     private int producerEpoch() throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            return admin.describeTransactions(List.of(transactionalId())).description(transactionalId())
-                    .get(20, TimeUnit.SECONDS).producerEpoch();
+            return admin.describeTransactions(List.of(transactionalId()))
+                    .description(transactionalId())
+                    .get(20, TimeUnit.SECONDS)
+                    .producerEpoch();
         }
     }
 
@@ -344,7 +380,8 @@ class KafkaTransactionsIT extends BrokerTestSupport {
 
         assertThat(txns.producing()).containsExactly(A0);
         assertThat(q.committed).isEmpty();
-        assertThat(q.unresolved()).as("position " + q.position + ": a fresh start, resolved from the start position")
+        assertThat(q.unresolved())
+                .as("position " + q.position + ": a fresh start, resolved from the start position")
                 .isTrue();
     }
 
@@ -370,7 +407,9 @@ class KafkaTransactionsIT extends BrokerTestSupport {
         // every ZooKeeper write sent before Kafka's last commit is named by it (ZooKeeper may hold any of them)
         List<Long> written = new ArrayList<>();
         member.commits.forEach(c -> written.add(c.get(A0)));
-        assertThat(named).containsAll(written.stream().filter(v -> v < k.offset()).toList()).contains(0L);
+        assertThat(named)
+                .containsAll(written.stream().filter(v -> v < k.offset()).toList())
+                .contains(0L);
         assertThat(named).hasSizeLessThanOrEqualTo(OffsetOfRecord.MAX_CANDIDATES);
         assertThat(k.offset()).isLessThan(n);
         // held back: ZooKeeper is written Kafka's offset, not the position

@@ -37,8 +37,14 @@ class OffsetMirrorIT extends BrokerTestSupport {
     };
 
     private OffsetMirror mirror(String kafkaGroup) {
-        return new OffsetMirror("g", kafkaGroup, kafka.clientProperties(), metrics, Duration.ofSeconds(10),
-                Duration.ofMinutes(1), System::nanoTime);
+        return new OffsetMirror(
+                "g",
+                kafkaGroup,
+                kafka.clientProperties(),
+                metrics,
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(1),
+                System::nanoTime);
     }
 
     /**
@@ -52,7 +58,8 @@ class OffsetMirrorIT extends BrokerTestSupport {
         String kafkaGroup = "g-" + UUID.randomUUID();
         kafka.createTopic(topic, 1);
         io.groupkeeper.TopicPartition p0 = new io.groupkeeper.TopicPartition(topic, 0);
-        try (OffsetMirror previous = mirror(kafkaGroup); OffsetMirror next = mirror(kafkaGroup)) {
+        try (OffsetMirror previous = mirror(kafkaGroup);
+                OffsetMirror next = mirror(kafkaGroup)) {
             previous.gained(List.of(p0));
             await().atMost(Duration.ofSeconds(30)).until(() -> previous.ready(p0));
             previous.offer(Map.of(p0, 10L), previous.mark());
@@ -69,7 +76,9 @@ class OffsetMirrorIT extends BrokerTestSupport {
             previous.offer(Map.of(p0, 15L), previous.mark() - 1);
             previous.released(List.of(p0));
             await().atMost(Duration.ofSeconds(30)).until(() -> failed.get() > failedBefore && previous.idle());
-            assertThat(stored(kafkaGroup, topic)).as("Kafka's offset after the late write").isEqualTo(20L);
+            assertThat(stored(kafkaGroup, topic))
+                    .as("Kafka's offset after the late write")
+                    .isEqualTo(20L);
 
             next.offer(Map.of(p0, 30L), next.mark()); // the owner is not disturbed
             await().atMost(Duration.ofSeconds(30)).until(() -> stored(kafkaGroup, topic) == 30L);
@@ -87,7 +96,8 @@ class OffsetMirrorIT extends BrokerTestSupport {
             m.offer(Map.of(p0, 3L), before);
             m.offer(Map.of(new io.groupkeeper.TopicPartition(topic, 1), 3L), m.mark());
             await().atMost(Duration.ofSeconds(30)).until(() -> m.ready(p0) && m.idle());
-            assertThat(m.owed()).as("committed again to be mirrored; a partition never gained is not")
+            assertThat(m.owed())
+                    .as("committed again to be mirrored; a partition never gained is not")
                     .containsExactly(p0);
             m.offer(Map.of(p0, 3L), m.mark());
             await().atMost(Duration.ofSeconds(30)).until(() -> mirrored.get() == 1 && m.idle());
@@ -106,7 +116,8 @@ class OffsetMirrorIT extends BrokerTestSupport {
         Map<String, Object> props = new HashMap<>(kafka.clientProperties());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, kafkaGroup);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false); // its own commits would hide the mirror's
-        KafkaConsumer<String, String> member = new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
+        KafkaConsumer<String, String> member =
+                new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer());
         member.subscribe(List.of(topic));
         await().atMost(Duration.ofSeconds(30)).pollInSameThread().until(() -> {
             member.poll(Duration.ofMillis(100));
@@ -126,7 +137,8 @@ class OffsetMirrorIT extends BrokerTestSupport {
 
             try (Admin admin = Admin.create(kafka.clientProperties())) {
                 Map<TopicPartition, OffsetAndMetadata> stored = admin.listConsumerGroupOffsets(kafkaGroup)
-                        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                        .partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
                 assertThat(stored).containsOnlyKeys(new TopicPartition(topic, 1));
                 assertThat(stored.get(new TopicPartition(topic, 1)).offset()).isEqualTo(7);
             }
@@ -137,8 +149,10 @@ class OffsetMirrorIT extends BrokerTestSupport {
 
     private long stored(String kafkaGroup, String topic) throws Exception {
         try (Admin admin = Admin.create(kafka.clientProperties())) {
-            OffsetAndMetadata o = admin.listConsumerGroupOffsets(kafkaGroup).partitionsToOffsetAndMetadata()
-                    .get(30, TimeUnit.SECONDS).get(new TopicPartition(topic, 0));
+            OffsetAndMetadata o = admin.listConsumerGroupOffsets(kafkaGroup)
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(new TopicPartition(topic, 0));
             return o == null ? -1 : o.offset();
         }
     }

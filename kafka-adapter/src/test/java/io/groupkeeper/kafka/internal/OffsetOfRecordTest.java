@@ -26,35 +26,43 @@ class OffsetOfRecordTest {
         assertThat(OffsetOfRecord.candidates(meta(40, 55))).containsExactly(40L, 55L);
         assertThat(OffsetOfRecord.candidates(meta(-1))).containsExactly(-1L);
         for (String foreign : new String[] {null, "", "groupkeeper-mirror", "groupkeeper:zk=", "groupkeeper:zk=1,x"}) {
-            assertThat(OffsetOfRecord.candidates(foreign)).as(String.valueOf(foreign)).isEmpty();
+            assertThat(OffsetOfRecord.candidates(foreign))
+                    .as(String.valueOf(foreign))
+                    .isEmpty();
         }
     }
 
     @Test
     void kafkaWinsWhereZooKeeperMissedTheWriteAfterTheKafkaCommit() {
         // Committed 100 to Kafka while ZooKeeper held 60, then died before writing 100 to ZooKeeper.
-        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.of(100), meta(60))).isEqualTo(Winner.KAFKA);
+        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.of(100), meta(60)))
+                .isEqualTo(Winner.KAFKA);
         // ... or while a write of 80 had an unknown outcome and did land.
         assertThat(OffsetOfRecord.decide(OptionalLong.of(80), OptionalLong.of(100), meta(60, 80)))
                 .isEqualTo(Winner.KAFKA);
         // ... or the first commit ever: ZooKeeper had no offset.
-        assertThat(OffsetOfRecord.decide(OptionalLong.empty(), OptionalLong.of(100), meta(-1))).isEqualTo(Winner.KAFKA);
+        assertThat(OffsetOfRecord.decide(OptionalLong.empty(), OptionalLong.of(100), meta(-1)))
+                .isEqualTo(Winner.KAFKA);
         // Both agree.
-        assertThat(OffsetOfRecord.decide(OptionalLong.of(100), OptionalLong.of(100), meta(60))).isEqualTo(Winner.KAFKA);
+        assertThat(OffsetOfRecord.decide(OptionalLong.of(100), OptionalLong.of(100), meta(60)))
+                .isEqualTo(Winner.KAFKA);
     }
 
     @Test
     void zooKeeperWinsWhereSomebodyElseChangedIt() {
         for (long reset : List.of(0L, 40L, 150L)) { // a rewind, a skip forward
             assertThat(OffsetOfRecord.decide(OptionalLong.of(reset), OptionalLong.of(100), meta(60)))
-                    .as("reset to %d", reset).isEqualTo(Winner.ZOOKEEPER);
+                    .as("reset to %d", reset)
+                    .isEqualTo(Winner.ZOOKEEPER);
         }
         // The offset node removed (start position again).
         assertThat(OffsetOfRecord.decide(OptionalLong.empty(), OptionalLong.of(100), meta(60)))
                 .isEqualTo(Winner.ZOOKEEPER);
         // Kafka's offset not written by this mode (e.g. kafka-consumer-groups --reset-offsets): ZooKeeper decides.
-        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.of(100), "")).isEqualTo(Winner.ZOOKEEPER);
+        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.of(100), ""))
+                .isEqualTo(Winner.ZOOKEEPER);
         // Nothing in Kafka yet.
-        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.empty(), null)).isEqualTo(Winner.ZOOKEEPER);
+        assertThat(OffsetOfRecord.decide(OptionalLong.of(60), OptionalLong.empty(), null))
+                .isEqualTo(Winner.ZOOKEEPER);
     }
 }

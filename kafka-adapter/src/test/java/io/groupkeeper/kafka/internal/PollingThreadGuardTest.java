@@ -16,7 +16,8 @@ class PollingThreadGuardTest {
         guard.enter(); // the user's listener calling commitSync() inside poll()
         guard.exit();
 
-        assertThat(fromAnotherThread()).isInstanceOf(ConcurrentModificationException.class)
+        assertThat(fromAnotherThread())
+                .isInstanceOf(ConcurrentModificationException.class)
                 .hasMessageContaining("group g");
 
         guard.exit();
@@ -25,13 +26,14 @@ class PollingThreadGuardTest {
 
     private Throwable fromAnotherThread() {
         return CompletableFuture.supplyAsync(() -> {
-            try {
-                guard.enter();
-                guard.exit();
-                return null;
-            } catch (RuntimeException e) {
-                return (Throwable) e;
-            }
-        }).join();
+                    try {
+                        guard.enter();
+                        guard.exit();
+                        return null;
+                    } catch (RuntimeException e) {
+                        return (Throwable) e;
+                    }
+                })
+                .join();
     }
 }

@@ -32,8 +32,16 @@ class PositionCommitterTest {
     private final Positions positions = new Positions(gauges, "g", () -> "m1");
     private final ScriptedMember member = new ScriptedMember();
     private final List<String> effects = new ArrayList<>();
-    private final PositionCommitter committer = new PositionCommitter("g", member, positions, null,
-            new PositionsTest.Gauges(), Duration.ofSeconds(1), OutOfRangePolicy.EARLIEST, now::get, 0,
+    private final PositionCommitter committer = new PositionCommitter(
+            "g",
+            member,
+            positions,
+            null,
+            new PositionsTest.Gauges(),
+            Duration.ofSeconds(1),
+            OutOfRangePolicy.EARLIEST,
+            now::get,
+            0,
             new PositionCommitter.Effects() {
                 @Override
                 public void adopt(OwnedPartition p, OptionalLong stored) {
@@ -147,8 +155,10 @@ class PositionCommitterTest {
         }
         assertThat(member.commits).hasSize(PositionCommitter.STATUS_HEARTBEAT_INTERVALS);
         assertThat(member.commits.subList(0, 9)).allSatisfy(c -> assertThat(c).containsOnlyKeys(A0));
-        assertThat(member.commits.get(9)).as("the tenth: the stuck one too, so it shows as STALL, not STOP")
-                .containsOnlyKeys(A0, A1).containsEntry(A1, 5L);
+        assertThat(member.commits.get(9))
+                .as("the tenth: the stuck one too, so it shows as STALL, not STOP")
+                .containsOnlyKeys(A0, A1)
+                .containsEntry(A1, 5L);
     }
 
     @Test
@@ -164,7 +174,9 @@ class PositionCommitterTest {
         assertThat(effects).containsExactly("adopt " + A0 + " OptionalLong[40]", "drop [" + A1 + "]");
         assertThat(positions.get(A0).committed).as("not what was attempted").hasValue(0);
         assertThat(positions.get(A1)).isNull();
-        assertThat(gauges.live).as("the refused partition's lag gauge goes with it").containsOnlyKeys("g/m1/a-0");
+        assertThat(gauges.live)
+                .as("the refused partition's lag gauge goes with it")
+                .containsOnlyKeys("g/m1/a-0");
     }
 
     @Test
@@ -187,8 +199,8 @@ class PositionCommitterTest {
         p.position = 25;
         TreeMap<TopicPartition, Long> corrected = new TreeMap<>(Map.of(A0, 25L));
 
-        committer.storeCorrections(new PositionResolver.Corrections(corrected, Map.of(A0, 7000L),
-                Map.of(A0, "above the log end 25 (log 0..25)")));
+        committer.storeCorrections(new PositionResolver.Corrections(
+                corrected, Map.of(A0, 7000L), Map.of(A0, "above the log end 25 (log 0..25)")));
 
         assertThat(member.commits).containsExactly(Map.of(A0, 25L));
         assertThat(p.committed).hasValue(25);
@@ -212,7 +224,9 @@ class PositionCommitterTest {
 
         p.done = java.util.Optional.of("{\"from\":12,\"ranges\":[[14,21]]}");
         committer.commitAll();
-        assertThat(member.commits).as("only the done value changed: still written").hasSize(2);
+        assertThat(member.commits)
+                .as("only the done value changed: still written")
+                .hasSize(2);
     }
 
     @Test
@@ -237,8 +251,8 @@ class PositionCommitterTest {
         p.progressOffset = 7000;
         p.done = java.util.Optional.of("{\"from\":7000,\"ranges\":[[7002,7002]]}");
 
-        committer.storeCorrections(new PositionResolver.Corrections(new TreeMap<>(Map.of(A0, 25L)),
-                Map.of(A0, 7000L), Map.of(A0, "above the log end 25 (log 0..25)")));
+        committer.storeCorrections(new PositionResolver.Corrections(
+                new TreeMap<>(Map.of(A0, 25L)), Map.of(A0, 7000L), Map.of(A0, "above the log end 25 (log 0..25)")));
 
         assertThat(p.commitOffset()).isEqualTo(25);
         assertThat(p.done).isEmpty();
@@ -257,25 +271,31 @@ class PositionCommitterTest {
         final Map<TopicPartition, Status> answer = new HashMap<>();
         /** What {@code refresh} answers (UNCHANGED unless told otherwise). */
         final Map<TopicPartition, Status> refreshAnswer = new HashMap<>();
+
         final Map<TopicPartition, OptionalLong> adopted = new HashMap<>();
         final SortedSet<TopicPartition> takenOnRelease = new TreeSet<>();
         /** The done values of the commits and final commits that had any. */
         final List<Map<TopicPartition, String>> done = new ArrayList<>();
+
         final List<Map<TopicPartition, String>> doneOnRelease = new ArrayList<>();
         /** The fencing tokens of the member's claims now (absent: empty). */
         final Map<TopicPartition, Long> tokens = new HashMap<>();
 
         @Override
-        public CommitResult commit(Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets,
-                                   Map<TopicPartition, String> metadata, Map<TopicPartition, String> done) {
+        public CommitResult commit(
+                Map<TopicPartition, Long> offsets,
+                Map<TopicPartition, Long> logEndOffsets,
+                Map<TopicPartition, String> metadata,
+                Map<TopicPartition, String> done) {
             this.done.add(Map.copyOf(done));
             return commit(offsets, logEndOffsets);
         }
 
         @Override
-        public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                                         Map<TopicPartition, Long> logEndOffsets,
-                                                         Map<TopicPartition, String> done) {
+        public SortedSet<TopicPartition> commitOnRelease(
+                Map<TopicPartition, Long> offsets,
+                Map<TopicPartition, Long> logEndOffsets,
+                Map<TopicPartition, String> done) {
             doneOnRelease.add(Map.copyOf(done));
             return commitOnRelease(offsets, logEndOffsets);
         }
@@ -298,8 +318,8 @@ class PositionCommitterTest {
         }
 
         @Override
-        public SortedSet<TopicPartition> commitOnRelease(Map<TopicPartition, Long> offsets,
-                                                         Map<TopicPartition, Long> logEndOffsets) {
+        public SortedSet<TopicPartition> commitOnRelease(
+                Map<TopicPartition, Long> offsets, Map<TopicPartition, Long> logEndOffsets) {
             onRelease.add(Map.copyOf(offsets));
             SortedSet<TopicPartition> taken = new TreeSet<>(offsets.keySet());
             taken.retainAll(takenOnRelease);
@@ -324,8 +344,7 @@ class PositionCommitterTest {
         }
 
         @Override
-        public void start() {
-        }
+        public void start() {}
 
         @Override
         public SortedSet<TopicPartition> assignment() {
@@ -354,7 +373,6 @@ class PositionCommitterTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

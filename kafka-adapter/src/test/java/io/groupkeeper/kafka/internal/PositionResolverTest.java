@@ -46,15 +46,18 @@ class PositionResolverTest {
     void anOffsetBelowTheStartIsCorrectedByTheSameRule() {
         assertThat(PositionResolver.decide(OutOfRangePolicy.EARLIEST, 3, 10, 20))
                 .isEqualTo(new Decision(Decision.Kind.CORRECT, 10, "below the log start 10 (log 10..20)"));
-        assertThat(PositionResolver.decide(OutOfRangePolicy.LATEST, 3, 10, 20).offset()).isEqualTo(20);
+        assertThat(PositionResolver.decide(OutOfRangePolicy.LATEST, 3, 10, 20).offset())
+                .isEqualTo(20);
     }
 
     @Test
     void anOffsetInsideTheLogAfterAllIsTriedAgainAndFailStopsOnlyWhatIsOutside() {
-        assertThat(PositionResolver.decide(OutOfRangePolicy.FAIL, 20, 10, 20).kind()).isEqualTo(Decision.Kind.RETRY);
+        assertThat(PositionResolver.decide(OutOfRangePolicy.FAIL, 20, 10, 20).kind())
+                .isEqualTo(Decision.Kind.RETRY);
         assertThat(PositionResolver.decide(OutOfRangePolicy.LATEST, 10, 10, 20))
                 .isEqualTo(new Decision(Decision.Kind.RETRY, 10, ""));
-        assertThat(PositionResolver.decide(OutOfRangePolicy.FAIL, 21, 10, 20).kind()).isEqualTo(Decision.Kind.FAIL);
+        assertThat(PositionResolver.decide(OutOfRangePolicy.FAIL, 21, 10, 20).kind())
+                .isEqualTo(Decision.Kind.FAIL);
     }
 
     // ------------------------------------------------------------------ out of range, applied
@@ -82,8 +85,9 @@ class PositionResolverTest {
         OwnedPartition p = positions.add(A0, OptionalLong.of(6));
         PositionResolver resolver = resolver(StartPosition.latest(), OutOfRangePolicy.FAIL);
 
-        PositionResolver.Corrections c = resolver.outOfRange(outOfRange(Map.of(K0, 6L)), positions,
-                (x, o) -> { throw new AssertionError("no seek"); });
+        PositionResolver.Corrections c = resolver.outOfRange(outOfRange(Map.of(K0, 6L)), positions, (x, o) -> {
+            throw new AssertionError("no seek");
+        });
 
         assertThat(c.isEmpty()).isTrue();
         assertThat(p.failed).isTrue();
@@ -99,8 +103,9 @@ class PositionResolverTest {
     void partitionsNoLongerFetchedAreLeftAlone() {
         positions.add(A0, OptionalLong.empty()); // unresolved: not fetched
         PositionResolver.Corrections c = resolver(StartPosition.latest(), OutOfRangePolicy.EARLIEST)
-                .outOfRange(outOfRange(Map.of(K0, 6L, K1, 6L)), positions,
-                        (x, o) -> { throw new AssertionError("no seek"); });
+                .outOfRange(outOfRange(Map.of(K0, 6L, K1, 6L)), positions, (x, o) -> {
+                    throw new AssertionError("no seek");
+                });
 
         assertThat(c.isEmpty()).isTrue();
         assertThat(log.asked).as("the log bounds are not even asked for").isZero();

@@ -28,12 +28,16 @@ class PositionsTest {
         assertThat(stored.active()).isTrue();
         assertThat(stored.dirty()).isFalse();
         assertThat(fresh.unresolved()).isTrue();
-        assertThat(fresh.dirty()).as("nothing to commit before it has a position").isFalse();
+        assertThat(fresh.dirty())
+                .as("nothing to commit before it has a position")
+                .isFalse();
         assertThat(positions.unresolved()).containsExactly(fresh);
         assertThat(positions.activePositions()).isEqualTo(Map.of(ktp(A0), 42L));
 
         positions.position(fresh, 7);
-        assertThat(fresh.dirty()).as("a resolved start is committed, so a successor does not skip ahead").isTrue();
+        assertThat(fresh.dirty())
+                .as("a resolved start is committed, so a successor does not skip ahead")
+                .isTrue();
         assertThat(positions.activePositions()).containsEntry(ktp(A1), 7L);
     }
 

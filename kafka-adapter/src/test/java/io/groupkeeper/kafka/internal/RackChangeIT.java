@@ -51,22 +51,34 @@ class RackChangeIT {
         String topic = "moving";
         // partition 0 on broker 1 (az-a), partition 1 on broker 3 (az-c)
         admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(1), 1, List.of(3)))))
-                .all().get(30, TimeUnit.SECONDS);
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(Map.of("bootstrap.servers", cluster.bootstrapServers()),
-                Duration.ofMillis(200), Duration.ofSeconds(10), "rack change test")) {
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(
+                Map.of("bootstrap.servers", cluster.bootstrapServers()),
+                Duration.ofMillis(200),
+                Duration.ofSeconds(10),
+                "rack change test")) {
             AtomicBoolean changed = new AtomicBoolean();
-            assertThat(md.partitionCounts(List.of(topic), () -> changed.set(true))).isEqualTo(Map.of(topic, 2));
-            assertThat(md.partitionRacks(List.of(topic))).isEqualTo(PartitionRacks.of(Map.of(
-                    new TopicPartition(topic, 0), Set.of("az-a"), new TopicPartition(topic, 1), Set.of("az-c"))));
+            assertThat(md.partitionCounts(List.of(topic), () -> changed.set(true)))
+                    .isEqualTo(Map.of(topic, 2));
+            assertThat(md.partitionRacks(List.of(topic)))
+                    .isEqualTo(PartitionRacks.of(Map.of(
+                            new TopicPartition(topic, 0),
+                            Set.of("az-a"),
+                            new TopicPartition(topic, 1),
+                            Set.of("az-c"))));
 
-            admin.alterPartitionReassignments(Map.of(new org.apache.kafka.common.TopicPartition(topic, 0),
-                    Optional.of(new NewPartitionReassignment(List.of(2))))).all().get(30, TimeUnit.SECONDS);
+            admin.alterPartitionReassignments(Map.of(
+                            new org.apache.kafka.common.TopicPartition(topic, 0),
+                            Optional.of(new NewPartitionReassignment(List.of(2)))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
 
             // The first change seen may be mid-reassignment (replicas on both brokers): the hook fires either way.
             await().atMost(Duration.ofSeconds(30)).untilTrue(changed);
             // As the leader does on each run: re-arm with the counts, read the racks; they settle on the new rack.
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                assertThat(md.partitionCounts(List.of(topic), () -> { })).isEqualTo(Map.of(topic, 2));
+                assertThat(md.partitionCounts(List.of(topic), () -> {})).isEqualTo(Map.of(topic, 2));
                 assertThat(md.partitionRacks(List.of(topic)).racksOf(topic, 0)).containsExactly("az-b");
             });
         }

@@ -9,6 +9,7 @@ import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.PartitionRacks;
 import io.groupkeeper.embedded.EmbeddedServers;
 import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.MemberInfo;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.time.Duration;
@@ -22,7 +23,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * {@code client.rack} on a real broker with {@code broker.rack}: the consumer's rack reaches its member node, and the
@@ -37,7 +37,11 @@ class RackIT {
 
     @BeforeAll
     static void start() {
-        servers = EmbeddedServers.builder().brokerProperty("broker.rack", "r1").quietLogs(true).build().start();
+        servers = EmbeddedServers.builder()
+                .brokerProperty("broker.rack", "r1")
+                .quietLogs(true)
+                .build()
+                .start();
     }
 
     @AfterAll
@@ -48,11 +52,15 @@ class RackIT {
         servers.close();
     }
 
-    private static CoordinatedConsumer<String, String> consumer(GroupKeeper keeper, String group, String topic, String rack) {
+    private static CoordinatedConsumer<String, String> consumer(
+            GroupKeeper keeper, String group, String topic, String rack) {
         CoordinatedConsumer<String, String> c = CoordinatedConsumer.<String, String>builder(keeper)
-                .group(group).topics(topic).kafkaProperties(servers.kafka().clientProperties())
+                .group(group)
+                .topics(topic)
+                .kafkaProperties(servers.kafka().clientProperties())
                 .kafkaProperty("client.rack", rack)
-                .deserializers(new StringDeserializer(), new StringDeserializer()).build();
+                .deserializers(new StringDeserializer(), new StringDeserializer())
+                .build();
         toClose.add(c);
         return c.start();
     }
@@ -62,7 +70,9 @@ class RackIT {
         String topic = "racked";
         String group = "rack-group";
         servers.kafka().createTopic(topic, 4);
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(servers.zkConnectString())
+                .build();
         GroupKeeper keeper = GroupKeeper.builder().store(store).build().start();
         toClose.add(keeper);
         CoordinatedConsumer<String, String> local = consumer(keeper, group, topic, "r1");
@@ -74,12 +84,13 @@ class RackIT {
             assertThat(local.assignment()).hasSize(2);
             assertThat(remote.assignment()).hasSize(2);
         });
-        Map<String, MemberInfo> members = GroupStores.of(store, group).readMembers(() -> { }).members();
+        Map<String, MemberInfo> members =
+                GroupStores.of(store, group).readMembers(() -> {}).members();
         assertThat(members.values().stream().map(m -> m.rack().orElse("-")).collect(Collectors.toSet()))
                 .isEqualTo(Set.of("r1", "r2"));
 
-        try (KafkaTopicMetadata md = new KafkaTopicMetadata(servers.kafka().clientProperties(), Duration.ofSeconds(1),
-                Duration.ofSeconds(10), "rack test")) {
+        try (KafkaTopicMetadata md = new KafkaTopicMetadata(
+                servers.kafka().clientProperties(), Duration.ofSeconds(1), Duration.ofSeconds(10), "rack test")) {
             PartitionRacks racks = md.partitionRacks(List.of(topic));
             Map<TopicPartition, Set<String>> expected = new TreeMap<>();
             for (int p = 0; p < 4; p++) {
@@ -94,7 +105,9 @@ class RackIT {
         String topic = "long-rack";
         String group = "long-rack-group";
         servers.kafka().createTopic(topic, 1);
-        ZooKeeperStore store = ZooKeeperStore.builder().connectString(servers.zkConnectString()).build();
+        ZooKeeperStore store = ZooKeeperStore.builder()
+                .connectString(servers.zkConnectString())
+                .build();
         GroupKeeper keeper = GroupKeeper.builder().store(store).build().start();
         toClose.add(keeper);
         String rack = "r".repeat(256);
@@ -103,6 +116,6 @@ class RackIT {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("client.rack \"" + rack + "\"")
                 .hasMessageContaining("at most 255 characters");
-        assertThat(GroupStores.of(store, group).readMembers(() -> { }).members()).isEmpty();
+        assertThat(GroupStores.of(store, group).readMembers(() -> {}).members()).isEmpty();
     }
 }

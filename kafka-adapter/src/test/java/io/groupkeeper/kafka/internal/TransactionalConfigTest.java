@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 /** The transactional mode's names in Kafka: the producers' transactional ids and the group receiving the offsets. */
 class TransactionalConfigTest {
 
-    private final TransactionalConfig config = new TransactionalConfig(new StringSerializer(), new StringSerializer(),
-            "groupkeeper/", Map.of());
+    private final TransactionalConfig config =
+            new TransactionalConfig(new StringSerializer(), new StringSerializer(), "groupkeeper/", Map.of());
 
     @Test
     void theDefaultNamespaceKeepsTheIdsAndTheKafkaGroupOfDeploymentsBeforeNamespacesCounted() {
@@ -24,7 +24,8 @@ class TransactionalConfigTest {
         String b = config.transactionalId("tenant-b", "orders", "in", 3);
         assertThat(a).isEqualTo("groupkeeper/tenant-a/orders/in/3");
         assertThat(b).isNotEqualTo(a).isNotEqualTo(config.transactionalId("groupkeeper", "orders", "in", 3));
-        assertThat(TransactionalConfig.kafkaGroup("tenant-a", "orders")).isEqualTo("tenant-a/orders")
+        assertThat(TransactionalConfig.kafkaGroup("tenant-a", "orders"))
+                .isEqualTo("tenant-a/orders")
                 .isNotEqualTo(TransactionalConfig.kafkaGroup("tenant-b", "orders"))
                 .isNotEqualTo(TransactionalConfig.kafkaGroup("groupkeeper", "orders"));
         // A nested namespace: read from the right (partition, topic, group: no '/' in them), the rest is the namespace.

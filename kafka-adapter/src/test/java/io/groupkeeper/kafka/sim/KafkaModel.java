@@ -56,23 +56,29 @@ public final class KafkaModel {
 
     /** Hears what the checkers need: each committed group offset (with the one before), each committed output. */
     public interface Observer {
-        default void groupOffsetCommitted(String group, TopicPartition tp, long offset, Long before, String by) {
-        }
+        default void groupOffsetCommitted(String group, TopicPartition tp, long offset, Long before, String by) {}
 
-        default void outputCommitted(TopicPartition out, Object key, Object value) {
-        }
+        default void outputCommitted(TopicPartition out, Object key, Object value) {}
     }
 
     /**
      * The faults the model makes, as shares of the requests (0: never): timeouts before and after landing, rejected
      * sends, and slow requests (a round trip of up to {@code maxLatencyMillis}; the others answer at once).
      */
-    public record Faults(double timeoutBeforeLanding, double timeoutAfterLanding, double rejectedSend, double slow,
-                         long maxLatencyMillis) {
+    public record Faults(
+            double timeoutBeforeLanding,
+            double timeoutAfterLanding,
+            double rejectedSend,
+            double slow,
+            long maxLatencyMillis) {
         public static final Faults NONE = new Faults(0, 0, 0, 0, 0);
     }
 
-    public enum TxnState { OPEN, COMMITTED, ABORTED }
+    public enum TxnState {
+        OPEN,
+        COMMITTED,
+        ABORTED
+    }
 
     /** One record of a log: its value, when it was appended, and the transaction it belongs to (null: none). */
     public record Entry(TopicPartition tp, long offset, Object key, Object value, long timestamp, Txn txn) {
@@ -284,9 +290,10 @@ public final class KafkaModel {
         txn.state = TxnState.COMMITTED;
         visible();
         txn.offsets.forEach((group, offsets) -> offsets.forEach((tp, o) -> {
-            OffsetAndMetadata before = groups.computeIfAbsent(group, g -> new HashMap<>()).put(tp, o);
-            observers.forEach(obs -> obs.groupOffsetCommitted(group, tp, o.offset(),
-                    before == null ? null : before.offset(), transactionalId));
+            OffsetAndMetadata before =
+                    groups.computeIfAbsent(group, g -> new HashMap<>()).put(tp, o);
+            observers.forEach(obs -> obs.groupOffsetCommitted(
+                    group, tp, o.offset(), before == null ? null : before.offset(), transactionalId));
         }));
         for (Entry e : txn.outputs) {
             observers.forEach(obs -> obs.outputCommitted(e.tp(), e.key(), e.value()));

@@ -92,9 +92,10 @@ class KafkaModelContractIT {
 
             @Override
             public void append(TopicPartition tp, String value) {
-                try (KafkaProducer<String, String> p = new KafkaProducer<>(properties(), new StringSerializer(),
-                        new StringSerializer())) {
-                    p.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value)).get(10, TimeUnit.SECONDS);
+                try (KafkaProducer<String, String> p =
+                        new KafkaProducer<>(properties(), new StringSerializer(), new StringSerializer())) {
+                    p.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value))
+                            .get(10, TimeUnit.SECONDS);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -103,31 +104,35 @@ class KafkaModelContractIT {
     }
 
     private static Side model() {
-        KafkaModel kafka = new KafkaModel(new Random(1), new KafkaModel.Time() {
-            @Override
-            public long millis() {
-                return 0;
-            }
+        KafkaModel kafka = new KafkaModel(
+                new Random(1),
+                new KafkaModel.Time() {
+                    @Override
+                    public long millis() {
+                        return 0;
+                    }
 
-            @Override
-            public void sleep(long millis) {
-            }
-        }, KafkaModel.Faults.NONE);
+                    @Override
+                    public void sleep(long millis) {}
+                },
+                KafkaModel.Faults.NONE);
         return new Side() {
             @Override
             public KafkaClients clients() {
                 return new KafkaClients() {
                     @Override
-                    public <K, V> Consumer<K, V> consumer(Map<String, Object> properties,
-                                                          org.apache.kafka.common.serialization.Deserializer<K> keys,
-                                                          org.apache.kafka.common.serialization.Deserializer<V> values) {
+                    public <K, V> Consumer<K, V> consumer(
+                            Map<String, Object> properties,
+                            org.apache.kafka.common.serialization.Deserializer<K> keys,
+                            org.apache.kafka.common.serialization.Deserializer<V> values) {
                         return new ModelConsumer<>(kafka, 500);
                     }
 
                     @Override
-                    public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
-                                                             Serializer<Object> values) {
-                        return new ModelProducer(kafka, (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
+                    public Producer<Object, Object> producer(
+                            Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values) {
+                        return new ModelProducer(
+                                kafka, (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG));
                     }
 
                     @Override
@@ -241,8 +246,8 @@ class KafkaModelContractIT {
 
     private static String stableRead(KafkaAdmin admin, String group, TopicPartition tp) {
         try {
-            Map<TopicPartition, OffsetAndMetadata> m = admin.stableGroupOffsets(group, List.of(tp))
-                    .get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetAndMetadata> m =
+                    admin.stableGroupOffsets(group, List.of(tp)).get(10, TimeUnit.SECONDS);
             OffsetAndMetadata o = m.get(tp);
             return o == null ? "none" : String.valueOf(o.offset());
         } catch (Exception e) {
@@ -256,8 +261,8 @@ class KafkaModelContractIT {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<String> values = new ArrayList<>();
-        try (Consumer<String, String> c = side.clients().consumer(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (Consumer<String, String> c =
+                side.clients().consumer(props, new StringDeserializer(), new StringDeserializer())) {
             c.assign(List.of(tp));
             c.seek(tp, 0);
             long end = c.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
@@ -281,15 +286,17 @@ class KafkaModelContractIT {
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<String> seen = new ArrayList<>();
-        try (Consumer<String, String> c = side.clients().consumer(props, new StringDeserializer(),
-                new StringDeserializer())) {
+        try (Consumer<String, String> c =
+                side.clients().consumer(props, new StringDeserializer(), new StringDeserializer())) {
             c.assign(List.of(tp));
-            seen.add("end " + c.endOffsets(List.of(tp)).get(tp) + ", start " + c.beginningOffsets(List.of(tp)).get(tp));
+            seen.add("end " + c.endOffsets(List.of(tp)).get(tp) + ", start "
+                    + c.beginningOffsets(List.of(tp)).get(tp));
             c.seek(tp, 3);
             List<Long> offsets = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
             while (offsets.size() < 7 && System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200)).records(tp)) {
+                for (ConsumerRecord<String, String> r :
+                        c.poll(Duration.ofMillis(200)).records(tp)) {
                     offsets.add(r.offset());
                 }
             }
@@ -300,11 +307,12 @@ class KafkaModelContractIT {
             c.resume(List.of(tp));
             c.seek(tp, 25);
             assertThatThrownBy(() -> {
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-                while (System.nanoTime() < until) {
-                    c.poll(Duration.ofMillis(200));
-                }
-            }).isInstanceOf(OffsetOutOfRangeException.class);
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                        while (System.nanoTime() < until) {
+                            c.poll(Duration.ofMillis(200));
+                        }
+                    })
+                    .isInstanceOf(OffsetOutOfRangeException.class);
             seen.add("out of range at 25");
             assertThatThrownBy(() -> c.seek(new TopicPartition(tp.topic(), 7), 0))
                     .isInstanceOf(IllegalStateException.class);

@@ -50,8 +50,8 @@ public final class ModelAdmin implements KafkaAdmin {
     }
 
     @Override
-    public KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> stableGroupOffsets(String group,
-                                                                                  Collection<TopicPartition> partitions) {
+    public KafkaFuture<Map<TopicPartition, OffsetAndMetadata>> stableGroupOffsets(
+            String group, Collection<TopicPartition> partitions) {
         kafka.roundTrip();
         if (kafka.timesOutBeforeLanding()) {
             return failed(new TimeoutException("model: listing the offsets of group " + group + " timed out"));
@@ -74,8 +74,8 @@ public final class ModelAdmin implements KafkaAdmin {
         kafka.roundTrip();
         for (org.apache.kafka.clients.admin.NewTopic t : topics) {
             if (kafka.partitions(t.name()).isPresent()) {
-                return failed(new org.apache.kafka.common.errors.TopicExistsException("model: topic " + t.name()
-                        + " exists"));
+                return failed(new org.apache.kafka.common.errors.TopicExistsException(
+                        "model: topic " + t.name() + " exists"));
             }
         }
         topics.forEach(t -> kafka.createTopic(t.name(), t.numPartitions() > 0 ? t.numPartitions() : 1));
@@ -89,6 +89,5 @@ public final class ModelAdmin implements KafkaAdmin {
     }
 
     @Override
-    public void close(Duration timeout) {
-    }
+    public void close(Duration timeout) {}
 }

@@ -41,10 +41,12 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
     private boolean wakeup;
     /** Completed by {@link #wakeup()}: ends a poll's wait. */
     private java.util.concurrent.CompletableFuture<Void> woken = new java.util.concurrent.CompletableFuture<>();
+
     private boolean closed;
 
     /** Applied to keys and values the model holds as bytes ({@code byte[]}); others are returned as they are. */
     private org.apache.kafka.common.serialization.Deserializer<K> keys;
+
     private org.apache.kafka.common.serialization.Deserializer<V> values;
 
     public ModelConsumer(KafkaModel kafka, int maxPollRecords) {
@@ -54,8 +56,11 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
     }
 
     /** A consumer that deserializes what the model holds as bytes (the listener container's records). */
-    public ModelConsumer(KafkaModel kafka, int maxPollRecords, org.apache.kafka.common.serialization.Deserializer<K> keys,
-                         org.apache.kafka.common.serialization.Deserializer<V> values) {
+    public ModelConsumer(
+            KafkaModel kafka,
+            int maxPollRecords,
+            org.apache.kafka.common.serialization.Deserializer<K> keys,
+            org.apache.kafka.common.serialization.Deserializer<V> values) {
         this(kafka, maxPollRecords);
         this.keys = keys;
         this.values = values;
@@ -269,8 +274,8 @@ public final class ModelConsumer<K, V> extends MockConsumer<K, V> {
     }
 
     @Override
-    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(Map<TopicPartition, Long> timestamps,
-                                                                   Duration timeout) {
+    public Map<TopicPartition, OffsetAndTimestamp> offsetsForTimes(
+            Map<TopicPartition, Long> timestamps, Duration timeout) {
         requireOpen();
         takeWakeup();
         Map<TopicPartition, OffsetAndTimestamp> out = new HashMap<>();

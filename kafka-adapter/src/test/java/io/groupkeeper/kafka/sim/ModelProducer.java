@@ -37,6 +37,7 @@ public final class ModelProducer implements Producer<Object, Object> {
     private boolean abortableError;
     /** A commit that timed out: only commitTransaction() may be called (again). */
     private boolean commitMustRetry;
+
     private boolean fenced;
     private boolean closed;
 
@@ -57,7 +58,8 @@ public final class ModelProducer implements Producer<Object, Object> {
         }
         int e = kafka.initTransactions(transactionalId);
         if (kafka.timesOutAfterLanding()) { // the epoch moved at the broker, this client never heard of it
-            throw new TimeoutException("model: initTransactions() of " + transactionalId + " timed out after it landed");
+            throw new TimeoutException(
+                    "model: initTransactions() of " + transactionalId + " timed out after it landed");
         }
         epoch = e;
     }
@@ -97,11 +99,17 @@ public final class ModelProducer implements Producer<Object, Object> {
         KafkaModel.Txn txn = fenced ? null : kafka.transaction(transactionalId, epoch);
         if (txn == null) {
             fenced = true;
-            fail(f, callback, new ProducerFencedException("model: producer " + transactionalId + " epoch " + epoch
-                    + " is fenced"));
+            fail(
+                    f,
+                    callback,
+                    new ProducerFencedException(
+                            "model: producer " + transactionalId + " epoch " + epoch + " is fenced"));
         } else if (kafka.rejectsSend()) {
             abortableError = true;
-            fail(f, callback, new RecordTooLargeException("model: the broker rejected an output of " + transactionalId));
+            fail(
+                    f,
+                    callback,
+                    new RecordTooLargeException("model: the broker rejected an output of " + transactionalId));
         } else {
             KafkaModel.Entry e = kafka.appendTransactional(txn, tp, record.key(), record.value());
             RecordMetadata md = new RecordMetadata(tp, e.offset(), 0, e.timestamp(), -1, -1);
@@ -121,8 +129,8 @@ public final class ModelProducer implements Producer<Object, Object> {
     }
 
     @Override
-    public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
-                                         ConsumerGroupMetadata groupMetadata) {
+    public void sendOffsetsToTransaction(
+            Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
         requireUsable();
         requireInTransaction("sendOffsetsToTransaction");
         kafka.roundTrip();
@@ -134,10 +142,12 @@ public final class ModelProducer implements Producer<Object, Object> {
         if (kafka.timesOutBeforeLanding()) {
             throw new TimeoutException("model: sendOffsetsToTransaction() of " + transactionalId + " timed out");
         }
-        txn.offsets.computeIfAbsent(groupMetadata.groupId(), g -> new java.util.HashMap<>()).putAll(offsets);
+        txn.offsets
+                .computeIfAbsent(groupMetadata.groupId(), g -> new java.util.HashMap<>())
+                .putAll(offsets);
         if (kafka.timesOutAfterLanding()) {
-            throw new TimeoutException("model: sendOffsetsToTransaction() of " + transactionalId
-                    + " timed out after it landed");
+            throw new TimeoutException(
+                    "model: sendOffsetsToTransaction() of " + transactionalId + " timed out after it landed");
         }
     }
 
@@ -149,8 +159,8 @@ public final class ModelProducer implements Producer<Object, Object> {
         }
         requireInTransaction("commitTransaction");
         if (abortableError) {
-            throw new KafkaException("model: cannot commit the transaction of " + transactionalId + ": a send failed; "
-                    + "abort it");
+            throw new KafkaException(
+                    "model: cannot commit the transaction of " + transactionalId + ": a send failed; " + "abort it");
         }
         kafka.roundTrip();
         if (kafka.fenced(transactionalId, epoch)) {
@@ -164,8 +174,8 @@ public final class ModelProducer implements Producer<Object, Object> {
         kafka.commit(transactionalId, epoch);
         if (kafka.timesOutAfterLanding()) {
             commitMustRetry = true; // a retry finds it committed
-            throw new TimeoutException("model: commitTransaction() of " + transactionalId + " timed out after it "
-                    + "landed");
+            throw new TimeoutException(
+                    "model: commitTransaction() of " + transactionalId + " timed out after it " + "landed");
         }
         commitMustRetry = false;
         inTransaction = false;
@@ -219,8 +229,7 @@ public final class ModelProducer implements Producer<Object, Object> {
     }
 
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
     public List<PartitionInfo> partitionsFor(String topic) {
@@ -233,12 +242,10 @@ public final class ModelProducer implements Producer<Object, Object> {
     }
 
     @Override
-    public void registerMetricForSubscription(KafkaMetric metric) {
-    }
+    public void registerMetricForSubscription(KafkaMetric metric) {}
 
     @Override
-    public void unregisterMetricFromSubscription(KafkaMetric metric) {
-    }
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {}
 
     @Override
     public Uuid clientInstanceId(Duration timeout) {

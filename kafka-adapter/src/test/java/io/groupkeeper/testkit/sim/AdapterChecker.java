@@ -42,6 +42,7 @@ final class AdapterChecker {
     private final List<String> violations = new ArrayList<>();
     /** The session of the operator's raw writes. */
     private static final long OPERATOR = 0;
+
     private final Map<Integer, Long> logEnd = new HashMap<>();
     /** Per input partition: the records processed (at least once) or whose output was committed (transactional). */
     private final Map<Integer, BitSet> done = new HashMap<>();
@@ -51,6 +52,7 @@ final class AdapterChecker {
     private final Map<Integer, BitSet> owed = new HashMap<>();
     /** Per input record ("p:offset"): outputs committed, and the resets that rewound over it. */
     private final Map<String, Integer> outputs = new HashMap<>();
+
     private final Map<String, Integer> rewinds = new HashMap<>();
     /** Per offset node path: the value it holds (as the applied transactions tell it). */
     private final Map<String, Long> zkOffsets = new HashMap<>();
@@ -73,6 +75,7 @@ final class AdapterChecker {
     private final Map<Integer, BitSet> receivedPastPendingEnd = new HashMap<>();
     /** Per member and input partition ("m:p"): the offset of the last record its user code received. */
     private final Map<String, Long> lastReceived = new HashMap<>();
+
     private long resets;
     /** Per member and input partition ("m:p"): the last record its user code received since it was last assigned it. */
     private final Map<String, Long> lastInOwnership = new HashMap<>();
@@ -80,6 +83,7 @@ final class AdapterChecker {
     private final Map<String, java.util.OptionalLong> tokens = new HashMap<>();
     /** Per input partition: a graceful close's handover being judged ({@link #closing}). */
     private final Map<Integer, Handover> handovers = new HashMap<>();
+
     private long handoversJudged;
 
     /**
@@ -260,7 +264,8 @@ final class AdapterChecker {
             return false;
         }
         return zk.stat(ZkLayout.fence(group, new TopicPartition(topic, partition)))
-                .map(s -> s.mzxid() == token.getAsLong()).orElse(false);
+                .map(s -> s.mzxid() == token.getAsLong())
+                .orElse(false);
     }
 
     /**
@@ -355,8 +360,8 @@ final class AdapterChecker {
     KafkaModel.Observer kafkaObserver() {
         return new KafkaModel.Observer() {
             @Override
-            public void groupOffsetCommitted(String g, org.apache.kafka.common.TopicPartition tp, long offset,
-                                             Long before, String by) {
+            public void groupOffsetCommitted(
+                    String g, org.apache.kafka.common.TopicPartition tp, long offset, Long before, String by) {
                 if (!g.equals(group) || !tp.topic().equals(topic)) {
                     return;
                 }
@@ -369,8 +374,10 @@ final class AdapterChecker {
                     }
                     if (taken == resets.size()) {
                         violation("Kafka's offset of record of " + tp + " moved backwards from " + before + " to "
-                                + offset + " (by " + by + ")" + (resets.isEmpty() ? " with no operator reset since"
-                                : ", below the operator's resets since to " + resets));
+                                + offset + " (by " + by + ")"
+                                + (resets.isEmpty()
+                                        ? " with no operator reset since"
+                                        : ", below the operator's resets since to " + resets));
                         resets.clear();
                     } else {
                         resets.subList(0, taken + 1).clear();
@@ -434,7 +441,9 @@ final class AdapterChecker {
         StringBuilder out = new StringBuilder();
         for (ModelTransactions.Write w : writes) {
             if (w.kind() == ModelTransactions.Kind.CHECK && w.path().contains("/fences/")) {
-                out.append(", fence ").append(w.path().substring(w.path().indexOf("/fences/") + 8)).append(" at ")
+                out.append(", fence ")
+                        .append(w.path().substring(w.path().indexOf("/fences/") + 8))
+                        .append(" at ")
                         .append(w.version());
             }
         }

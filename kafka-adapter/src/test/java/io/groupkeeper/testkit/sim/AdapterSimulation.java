@@ -57,10 +57,21 @@ final class AdapterSimulation {
     static final KafkaModel.Faults KAFKA_FAULTS = new KafkaModel.Faults(0.02, 0.02, 0.01, 0.2, 300);
 
     /** One schedule's outcome. */
-    record Result(long seed, boolean transactional, List<Fault> plan, long steps, List<String> violations, long hash,
-                  String tail, long resets, long landedLate, long abortedByInit, long done, long outputs,
-                  long handovers) implements ScheduleOutcome {
-    }
+    record Result(
+            long seed,
+            boolean transactional,
+            List<Fault> plan,
+            long steps,
+            List<String> violations,
+            long hash,
+            String tail,
+            long resets,
+            long landedLate,
+            long abortedByInit,
+            long done,
+            long outputs,
+            long handovers)
+            implements ScheduleOutcome {}
 
     private final boolean transactional;
     private final KafkaWorld<Member> world;
@@ -75,17 +86,20 @@ final class AdapterSimulation {
         this.world = new KafkaWorld<>(seed, plan, false, KAFKA_FAULTS, this::member);
         this.checker = new AdapterChecker(world.zk, GROUP, TOPIC, transactional, world.log);
         world.kafka.observe(checker.kafkaObserver());
-        world.kafka.observe(new KafkaModel.Observer() { // which of Kafka's commits is a closing member's final transaction
-            @Override
-            public void groupOffsetCommitted(String g, org.apache.kafka.common.TopicPartition tp, long offset,
-                                             Long before, String by) {
-                for (Member m : world.members) {
-                    if (m.closing && m.proc.mainTag.equals(world.scheduler.running()) && tp.topic().equals(TOPIC)) {
-                        checker.closerCommitted(m.id, tp.partition(), offset);
+        world.kafka.observe(
+                new KafkaModel.Observer() { // which of Kafka's commits is a closing member's final transaction
+                    @Override
+                    public void groupOffsetCommitted(
+                            String g, org.apache.kafka.common.TopicPartition tp, long offset, Long before, String by) {
+                        for (Member m : world.members) {
+                            if (m.closing
+                                    && m.proc.mainTag.equals(world.scheduler.running())
+                                    && tp.topic().equals(TOPIC)) {
+                                checker.closerCommitted(m.id, tp.partition(), offset);
+                            }
+                        }
                     }
-                }
-            }
-        });
+                });
     }
 
     static Result run(long seed, boolean transactional, int faults) {
@@ -102,26 +116,42 @@ final class AdapterSimulation {
     }
 
     private Result runBounded() {
-        world.runBounded(checker, () -> {
-            world.kafka.createTopic(TOPIC, world.partitions);
-            world.kafka.createTopic(OUT, 1);
-            world.join();
-            world.join();
-            world.join();
-        }, tp -> world.kafka.append(tp, null, "v"), this::apply, () -> List.copyOf(corrupt).forEach(this::repair));
-        return new Result(world.seed, transactional, world.plan, world.scheduler.steps(),
-                List.copyOf(checker.violations()), world.log.hash(), world.log.tail(), checker.resets(),
-                world.kafka.landedLate(), world.kafka.abortedByInit(), checker.doneRecords(), checker.outputs(),
+        world.runBounded(
+                checker,
+                () -> {
+                    world.kafka.createTopic(TOPIC, world.partitions);
+                    world.kafka.createTopic(OUT, 1);
+                    world.join();
+                    world.join();
+                    world.join();
+                },
+                tp -> world.kafka.append(tp, null, "v"),
+                this::apply,
+                () -> List.copyOf(corrupt).forEach(this::repair));
+        return new Result(
+                world.seed,
+                transactional,
+                world.plan,
+                world.scheduler.steps(),
+                List.copyOf(checker.violations()),
+                world.log.hash(),
+                world.log.tail(),
+                checker.resets(),
+                world.kafka.landedLate(),
+                world.kafka.abortedByInit(),
+                checker.doneRecords(),
+                checker.outputs(),
                 checker.handoversJudged());
     }
 
     private Member member(String id, String processTag) {
-        return new Member(id, new WorldProcess(world, processTag, "poll", id, new io.groupkeeper.metrics.GroupMetrics() {
-            @Override
-            public void memberClosed(String group, String member) {
-                left.add(member);
-            }
-        }));
+        return new Member(
+                id, new WorldProcess(world, processTag, "poll", id, new io.groupkeeper.metrics.GroupMetrics() {
+                    @Override
+                    public void memberClosed(String group, String member) {
+                        left.add(member);
+                    }
+                }));
     }
 
     // ------------------------------------------------------------------ the operator's faults
@@ -135,8 +165,8 @@ final class AdapterSimulation {
                     // A value the last Kafka commit's metadata names (not its offset): a claim cannot tell it from
                     // the committer's own write and Kafka's offset wins (docs/exactly-once.md, "What remains
                     // ambiguous"; seed 138: an edit of t-4 to 20 after its owner crashed).
-                    world.log.event("(operator's write of t-" + partition + " to " + value + " skipped: Kafka's metadata "
-                            + "names it)");
+                    world.log.event("(operator's write of t-" + partition + " to " + value
+                            + " skipped: Kafka's metadata " + "names it)");
                     return true;
                 }
                 world.zk.setOffset(offsetPath(partition), value);
@@ -155,7 +185,8 @@ final class AdapterSimulation {
                     // "No offset" is what the last Kafka commit's metadata names (committed while ZooKeeper held
                     // none): a claim cannot tell the deletion from that and Kafka's offset wins (docs/exactly-once.md,
                     // "What remains ambiguous"), as for an edit to a value the metadata names.
-                    world.log.event("(operator's delete of t-" + partition + " skipped: Kafka's metadata names no offset)");
+                    world.log.event(
+                            "(operator's delete of t-" + partition + " skipped: Kafka's metadata names no offset)");
                     return true;
                 }
                 if (world.zk.exists(offsetPath(partition))) {
@@ -173,8 +204,8 @@ final class AdapterSimulation {
 
     /** Whether {@code value} is in the partition's last Kafka commit's {@code groupkeeper:zk=} values and not its offset. */
     private boolean namedByKafkasMetadata(int partition, long value) {
-        java.util.Optional<org.apache.kafka.clients.consumer.OffsetAndMetadata> k = world.kafka.committed(GROUP,
-                new org.apache.kafka.common.TopicPartition(TOPIC, partition));
+        java.util.Optional<org.apache.kafka.clients.consumer.OffsetAndMetadata> k =
+                world.kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition));
         if (k.isEmpty() || k.get().offset() == value || k.get().metadata() == null) {
             return false;
         }
@@ -211,12 +242,14 @@ final class AdapterSimulation {
                 value--;
             }
             if (value < 0) {
-                value = world.kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition))
-                        .orElseThrow().offset();
+                value = world.kafka
+                        .committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition))
+                        .orElseThrow()
+                        .offset();
             }
             if (value != asked) {
-                world.log.event("(operator's repair of t-" + partition + " to " + asked + " made " + value + ": Kafka's "
-                        + "metadata names " + asked + ")");
+                world.log.event("(operator's repair of t-" + partition + " to " + asked + " made " + value
+                        + ": Kafka's " + "metadata names " + asked + ")");
             }
             world.zk.setOffset(offsetPath(partition), value);
             checker.reset(partition, value);
@@ -236,13 +269,23 @@ final class AdapterSimulation {
         Member(String id, WorldProcess proc) {
             super(id, proc);
             this.poller = world.scheduler.executor(proc.mainTag);
-            AdapterConfig<String, String> config = new AdapterConfig<>(proc.keeper, GROUP, Set.of(TOPIC),
-                    Map.of("bootstrap.servers", "model:9092", "max.poll.records", "40"), new StringDeserializer(),
-                    new StringDeserializer(), COMMIT_INTERVAL, Duration.ofSeconds(5), REVOCATION_TIMEOUT,
-                    Duration.ofSeconds(5), StartPosition.earliest(), OutOfRangePolicy.EARLIEST,
+            AdapterConfig<String, String> config = new AdapterConfig<>(
+                    proc.keeper,
+                    GROUP,
+                    Set.of(TOPIC),
+                    Map.of("bootstrap.servers", "model:9092", "max.poll.records", "40"),
+                    new StringDeserializer(),
+                    new StringDeserializer(),
+                    COMMIT_INTERVAL,
+                    Duration.ofSeconds(5),
+                    REVOCATION_TIMEOUT,
+                    Duration.ofSeconds(5),
+                    StartPosition.earliest(),
+                    OutOfRangePolicy.EARLIEST,
                     new ConsumerRebalanceListener() {
                         @Override
-                        public void onPartitionsRevoked(java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
+                        public void onPartitionsRevoked(
+                                java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
                             checker.detail(id + " revoked " + p);
                         }
 
@@ -250,12 +293,17 @@ final class AdapterSimulation {
                         public void onPartitionsAssigned(
                                 java.util.Collection<org.apache.kafka.common.TopicPartition> p) {
                             checker.detail(id + " assigned " + p);
-                            p.forEach(tp -> checker.assigned(id, Member.this.consumer.fencingToken(tp), tp.partition()));
+                            p.forEach(
+                                    tp -> checker.assigned(id, Member.this.consumer.fencingToken(tp), tp.partition()));
                         }
-                    }, null, mb -> { }, null,
-                    transactional ? new TransactionalConfig(new StringSerializer(), new StringSerializer(), "sim-",
-                            Map.of()) : null,
-                    new KafkaClientListener() { });
+                    },
+                    null,
+                    mb -> {},
+                    null,
+                    transactional
+                            ? new TransactionalConfig(new StringSerializer(), new StringSerializer(), "sim-", Map.of())
+                            : null,
+                    new KafkaClientListener() {});
             this.consumer = new DefaultCoordinatedConsumer<>(config, proc.clients(checker.violations()));
         }
 
@@ -312,8 +360,12 @@ final class AdapterSimulation {
         /** A graceful close on the polling thread: the final commit, the releases with it, the leave. */
         private void close() {
             world.log.event(id + " closes");
-            checker.closing(id, proc.store.sessionId(),
-                    consumer.assignment().stream().map(org.apache.kafka.common.TopicPartition::partition).toList());
+            checker.closing(
+                    id,
+                    proc.store.sessionId(),
+                    consumer.assignment().stream()
+                            .map(org.apache.kafka.common.TopicPartition::partition)
+                            .toList());
             closing = true;
             try {
                 consumer.close();
@@ -339,12 +391,13 @@ final class AdapterSimulation {
                         checker.processed(tp.partition(), r.offset());
                         continue;
                     }
-                    Future<RecordMetadata> sent = consumer.send(tp, new ProducerRecord<>(OUT, 0,
-                            tp.partition() + ":" + r.offset(), r.value()));
+                    Future<RecordMetadata> sent = consumer.send(
+                            tp, new ProducerRecord<>(OUT, 0, tp.partition() + ":" + r.offset(), r.value()));
                     if (rejected(sent)) { // the container's path: abort, the records come again
                         long at = consumer.abort(tp);
                         checker.aborted(id, tp.partition(), at);
-                        world.log.event(id + " output of " + tp + "@" + r.offset() + " rejected; aborted, back at " + at);
+                        world.log.event(
+                                id + " output of " + tp + "@" + r.offset() + " rejected; aborted, back at " + at);
                         break;
                     }
                 }

@@ -363,14 +363,16 @@ class AdapterSimulationTest {
     }
 
     static void runSchedules(boolean transactional) {
-        new SeededSchedules<AdapterSimulation.Result>("adapterSimulation", "adapter simulation",
-                transactional ? "transactional" : "at least once")
-                .count("records", AdapterSimulation.Result::done).count("outputs", AdapterSimulation.Result::outputs)
+        new SeededSchedules<AdapterSimulation.Result>(
+                        "adapterSimulation", "adapter simulation", transactional ? "transactional" : "at least once")
+                .count("records", AdapterSimulation.Result::done)
+                .count("outputs", AdapterSimulation.Result::outputs)
                 .count("resets", AdapterSimulation.Result::resets)
                 .count("landedLate", AdapterSimulation.Result::landedLate)
                 .count("abortedByInit", AdapterSimulation.Result::abortedByInit)
                 .count("closes", AdapterSimulation.Result::handovers)
-                .run(transactional ? DEFAULT_TRANSACTIONAL_SCHEDULES : DEFAULT_SCHEDULES,
+                .run(
+                        transactional ? DEFAULT_TRANSACTIONAL_SCHEDULES : DEFAULT_SCHEDULES,
                         seed -> AdapterSimulation.run(seed, transactional, FAULTS),
                         r -> plan -> new AdapterSimulation(r.seed(), r.transactional(), plan).run());
     }

@@ -58,9 +58,11 @@ final class ContainerChecker {
      * point (seed 34, KEY).
      */
     static final long RESET_OVERLAP_MS = 5_000;
+
     private final java.util.function.LongSupplier now;
     /** Per member, partition and lane ("m:p:lane"). */
     private final Map<String, Lane> lanes = new HashMap<>();
+
     private long handled;
     private long deadLettered;
 
@@ -68,6 +70,7 @@ final class ContainerChecker {
     private static final class Lane {
         /** The ownership of the last record started: its claim's token, else "h" and the hook's count. */
         String epoch = "";
+
         long last = -1;
         /** The resets of the partition this lane has used up (a backward move each). */
         int resetsUsed;
@@ -77,8 +80,14 @@ final class ContainerChecker {
         final Map<Long, int[]> inFlight = new HashMap<>();
     }
 
-    ContainerChecker(InMemoryZooKeeper zk, String group, String topic, Ordering ordering, AdapterChecker checker,
-                     SimLog log, java.util.function.LongSupplier now) {
+    ContainerChecker(
+            InMemoryZooKeeper zk,
+            String group,
+            String topic,
+            Ordering ordering,
+            AdapterChecker checker,
+            SimLog log,
+            java.util.function.LongSupplier now) {
         this.now = now;
         this.zk = zk;
         this.group = group;
@@ -120,7 +129,8 @@ final class ContainerChecker {
             return;
         }
         String lane = ordering == Ordering.KEY ? String.valueOf(key) : "";
-        String epoch = token.isPresent() ? String.valueOf(token.getAsLong())
+        String epoch = token.isPresent()
+                ? String.valueOf(token.getAsLong())
                 : "h" + epochs.getOrDefault(member + ":" + partition, 0);
         Lane l = lanes.computeIfAbsent(member + ":" + partition + ":" + lane, x -> new Lane());
         if (!l.epoch.equals(epoch)) { // a new ownership: its order judged afresh (what still runs is not forgotten)
@@ -128,8 +138,8 @@ final class ContainerChecker {
             l.last = -1;
             l.resetsUsed = resets.getOrDefault(partition, 0);
         }
-        String what = ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition
-                : topic + "-" + partition;
+        String what =
+                ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition : topic + "-" + partition;
         if (offset < l.last) {
             int resetsNow = resets.getOrDefault(partition, 0);
             if (resetsNow > l.resetsUsed) {
@@ -211,8 +221,11 @@ final class ContainerChecker {
         }
         String prefix = io.groupkeeper.fixtures.ZkLayout.offsets(group) + "/";
         for (ModelTransactions.Write w : writes) {
-            if (!w.path().startsWith(prefix) || w.offset().isEmpty() || w.corrupt()
-                    || w.kind() == ModelTransactions.Kind.CHECK || w.kind() == ModelTransactions.Kind.DELETE) {
+            if (!w.path().startsWith(prefix)
+                    || w.offset().isEmpty()
+                    || w.corrupt()
+                    || w.kind() == ModelTransactions.Kind.CHECK
+                    || w.kind() == ModelTransactions.Kind.DELETE) {
                 continue;
             }
             int partition = Integer.parseInt(w.path().substring(w.path().lastIndexOf('/') + 1));

@@ -42,7 +42,9 @@ final class ContainerSimulation {
 
     /** The container's ordering and parallelism in a schedule. */
     enum Mode {
-        PARTITION(Ordering.PARTITION, 4), KEY(Ordering.KEY, 4), UNORDERED(Ordering.UNORDERED, 4);
+        PARTITION(Ordering.PARTITION, 4),
+        KEY(Ordering.KEY, 4),
+        UNORDERED(Ordering.UNORDERED, 4);
 
         final Ordering ordering;
         final int parallelism;
@@ -68,9 +70,19 @@ final class ContainerSimulation {
     static final KafkaModel.Faults KAFKA_FAULTS = new KafkaModel.Faults(0, 0, 0, 0.2, 300);
 
     /** One schedule's outcome. */
-    record Result(long seed, Mode mode, List<Fault> plan, long steps, List<String> violations, long hash, String tail,
-                  long resets, long done, long deadLettered, long handled) implements ScheduleOutcome {
-    }
+    record Result(
+            long seed,
+            Mode mode,
+            List<Fault> plan,
+            long steps,
+            List<String> violations,
+            long hash,
+            String tail,
+            long resets,
+            long done,
+            long deadLettered,
+            long handled)
+            implements ScheduleOutcome {}
 
     private final Mode mode;
     private final KafkaWorld<Member> world;
@@ -82,8 +94,8 @@ final class ContainerSimulation {
         this.mode = mode;
         this.world = new KafkaWorld<>(seed, plan, true, KAFKA_FAULTS, this::member);
         this.checker = new AdapterChecker(world.zk, GROUP, TOPIC, false, world.log);
-        this.order = new ContainerChecker(world.zk, GROUP, TOPIC, mode.ordering, checker, world.log,
-                world.clock::millis);
+        this.order =
+                new ContainerChecker(world.zk, GROUP, TOPIC, mode.ordering, checker, world.log, world.clock::millis);
         this.handlerTimes = new Random(seed * 13 + 5);
     }
 
@@ -101,14 +113,28 @@ final class ContainerSimulation {
     }
 
     private Result runBounded() {
-        world.runBounded(checker, () -> {
-            world.kafka.createTopic(TOPIC, world.partitions);
-            world.join();
-            world.join();
-            world.join();
-        }, this::produce, this::apply, () -> { });
-        return new Result(world.seed, mode, world.plan, world.scheduler.steps(), List.copyOf(checker.violations()),
-                world.log.hash(), world.log.tail(), checker.resets(), checker.doneRecords(), order.deadLettered(),
+        world.runBounded(
+                checker,
+                () -> {
+                    world.kafka.createTopic(TOPIC, world.partitions);
+                    world.join();
+                    world.join();
+                    world.join();
+                },
+                this::produce,
+                this::apply,
+                () -> {});
+        return new Result(
+                world.seed,
+                mode,
+                world.plan,
+                world.scheduler.steps(),
+                List.copyOf(checker.violations()),
+                world.log.hash(),
+                world.log.tail(),
+                checker.resets(),
+                checker.doneRecords(),
+                order.deadLettered(),
                 order.handled());
     }
 
@@ -126,7 +152,9 @@ final class ContainerSimulation {
     /** One record: a poison one in {@link #POISON_ONE_IN}, one of {@link #KEYS} keys, as a broker holds them. */
     private void produce(org.apache.kafka.common.TopicPartition tp) {
         String value = world.produce.nextInt(POISON_ONE_IN) == 0 ? "poison" : "v";
-        world.kafka.append(tp, ("k" + world.produce.nextInt(KEYS)).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        world.kafka.append(
+                tp,
+                ("k" + world.produce.nextInt(KEYS)).getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 value.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
@@ -157,21 +185,26 @@ final class ContainerSimulation {
             this.ctl = world.scheduler.executor(proc.mainTag);
             this.clients = proc.clients(checker.violations()).threads(this::thread);
             ListenerContainer<String, String> built = ListenerContainer.<String, String>builder(proc.keeper)
-                    .group(GROUP).topics(TOPIC)
+                    .group(GROUP)
+                    .topics(TOPIC)
                     .kafkaProperties(Map.of("bootstrap.servers", "model:9092", "max.poll.records", "40"))
                     .deserializers(new StringDeserializer(), new StringDeserializer())
-                    .ordering(mode.ordering).parallelism(parallelism())
+                    .ordering(mode.ordering)
+                    .parallelism(parallelism())
                     .recordHandler(this::handle)
-                    .errorPolicy(ErrorPolicy.builder().otherwise(ErrorAction.retry(3, Backoff.fixed(
-                            Duration.ofMillis(20))).thenDeadLetter()).build())
-                    .deadLetterTopic(DLT).createDeadLetterTopics(true)
-                    .pollTimeout(Duration.ofMillis(100)).stopDeadline(Duration.ofSeconds(2))
+                    .errorPolicy(ErrorPolicy.builder()
+                            .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(20)))
+                                    .thenDeadLetter())
+                            .build())
+                    .deadLetterTopic(DLT)
+                    .createDeadLetterTopics(true)
+                    .pollTimeout(Duration.ofMillis(100))
+                    .stopDeadline(Duration.ofSeconds(2))
                     .watchdog(Duration.ofSeconds(5))
                     .ticker(() -> world.clock.millis() * 1_000_000L)
                     .listener(new ContainerListener() {
                         @Override
-                        public void deadLettered(ConsumerRecord<byte[], byte[]> record, String topic,
-                                                 Throwable cause) {
+                        public void deadLettered(ConsumerRecord<byte[], byte[]> record, String topic, Throwable cause) {
                             if (!proc.crashed) {
                                 order.deadLettered(id, record.partition(), record.offset());
                             }
@@ -184,9 +217,12 @@ final class ContainerSimulation {
                             order.assigned(id, tp.partition());
                         });
                     })
-                    .consumerOptions(b -> b.commitInterval(COMMIT_INTERVAL).revocationTimeout(REVOCATION_TIMEOUT)
-                            .metadataRefreshInterval(Duration.ofSeconds(5)).kafkaTimeout(Duration.ofSeconds(5))
-                            .startPosition(StartPosition.earliest()).outOfRange(OutOfRangePolicy.EARLIEST))
+                    .consumerOptions(b -> b.commitInterval(COMMIT_INTERVAL)
+                            .revocationTimeout(REVOCATION_TIMEOUT)
+                            .metadataRefreshInterval(Duration.ofSeconds(5))
+                            .kafkaTimeout(Duration.ofSeconds(5))
+                            .startPosition(StartPosition.earliest())
+                            .outOfRange(OutOfRangePolicy.EARLIEST))
                     .build();
             this.container = ((DefaultListenerContainer<String, String>) built).on(clients);
         }
@@ -240,7 +276,11 @@ final class ContainerSimulation {
             if (proc.crashed) {
                 throw new IllegalStateException("crashed");
             }
-            order.started(id, r.partition(), r.key(), r.offset(),
+            order.started(
+                    id,
+                    r.partition(),
+                    r.key(),
+                    r.offset(),
                     io.groupkeeper.kafka.container.HandlerContext.fencingToken());
             boolean ok = false;
             try {
@@ -249,8 +289,8 @@ final class ContainerSimulation {
                     clients.sleepUntil(new CompletableFuture<>(), ms);
                 }
                 if ("poison".equals(r.value())) {
-                    throw new IllegalArgumentException("poison record " + r.topic() + "-" + r.partition() + "@"
-                            + r.offset());
+                    throw new IllegalArgumentException(
+                            "poison record " + r.topic() + "-" + r.partition() + "@" + r.offset());
                 }
                 ok = true;
             } finally {

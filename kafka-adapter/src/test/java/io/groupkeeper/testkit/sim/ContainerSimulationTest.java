@@ -20,6 +20,7 @@ class ContainerSimulationTest {
 
     /** Schedules of each ordering by default (PARTITION: parallelism 1, then 4). */
     static final int DEFAULT_SCHEDULES = 2;
+
     static final int FAULTS = Integer.getInteger("groupkeeper.containerSimulation.faults", 14);
     private static Level before;
 
@@ -57,8 +58,8 @@ class ContainerSimulationTest {
      */
     @Test
     void seed10ExcusesARecordStillRunningWhenAResetRestartsItsPartition() {
-        for (ContainerSimulation.Mode mode : new ContainerSimulation.Mode[] {ContainerSimulation.Mode.PARTITION,
-                ContainerSimulation.Mode.KEY}) {
+        for (ContainerSimulation.Mode mode :
+                new ContainerSimulation.Mode[] {ContainerSimulation.Mode.PARTITION, ContainerSimulation.Mode.KEY}) {
             ContainerSimulation.Result r = ContainerSimulation.run(10, mode, FAULTS);
 
             assertThat(r.violations()).as(mode + "\n" + r.tail()).isEmpty();
@@ -96,19 +97,23 @@ class ContainerSimulationTest {
             for (long seed : pinned[i]) {
                 ContainerSimulation.Result r = ContainerSimulation.run(seed, modes[i], FAULTS);
 
-                assertThat(r.violations()).as(modes[i] + " seed " + seed + "\n" + r.tail()).isEmpty();
+                assertThat(r.violations())
+                        .as(modes[i] + " seed " + seed + "\n" + r.tail())
+                        .isEmpty();
             }
         }
     }
 
     static void runSchedules(ContainerSimulation.Mode mode, int byDefault) {
-        long handled = new SeededSchedules<ContainerSimulation.Result>("containerSimulation", "container simulation",
-                mode)
+        long handled = new SeededSchedules<ContainerSimulation.Result>(
+                        "containerSimulation", "container simulation", mode)
                 .count("records", ContainerSimulation.Result::done)
                 .count("handled", ContainerSimulation.Result::handled)
                 .count("deadLettered", ContainerSimulation.Result::deadLettered)
                 .count("resets", ContainerSimulation.Result::resets)
-                .run(byDefault, seed -> ContainerSimulation.run(seed, mode, FAULTS),
+                .run(
+                        byDefault,
+                        seed -> ContainerSimulation.run(seed, mode, FAULTS),
                         r -> plan -> new ContainerSimulation(r.seed(), r.mode(), plan).run())
                 .get("handled");
         assertThat(handled).as("records handled").isPositive();

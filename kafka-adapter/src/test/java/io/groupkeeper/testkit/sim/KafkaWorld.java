@@ -87,6 +87,7 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
     boolean producing = true;
     /** The records' draws (how many per partition, what a simulation draws for each). */
     final Random produce;
+
     private final Set<Long> exclusiveHangs = new HashSet<>();
     private final BiFunction<String, String, M> newMember;
     private int nextId;
@@ -95,8 +96,12 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
      * {@code pollsWait}: the model's clock ({@link SimKafkaClients#time}); {@code newMember}: a member of the given id on
      * a new process of the given tag.
      */
-    KafkaWorld(long seed, List<Fault> plan, boolean pollsWait, KafkaModel.Faults faults,
-               BiFunction<String, String, M> newMember) {
+    KafkaWorld(
+            long seed,
+            List<Fault> plan,
+            boolean pollsWait,
+            KafkaModel.Faults faults,
+            BiFunction<String, String, M> newMember) {
         this.seed = seed;
         this.plan = plan;
         this.newMember = newMember;
@@ -107,7 +112,8 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         zk.lagFollowers(2, new Random(seed * 17 + 3), 5);
         zk.simulatedThreads(scheduler.threads());
-        this.kafka = new KafkaModel(new Random(seed * 7 + 1), SimKafkaClients.time(scheduler, clock, pollsWait), faults);
+        this.kafka =
+                new KafkaModel(new Random(seed * 7 + 1), SimKafkaClients.time(scheduler, clock, pollsWait), faults);
     }
 
     static List<Fault> plan(long seed, int faults) {
@@ -135,7 +141,8 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
         }
         Set<Long> hangs = new HashSet<>(exclusiveHangs);
         if (!hangs.add(contended.hang) || hangs.size() > 50) {
-            throw new IllegalStateException("seed " + seed + ": hang " + contended.hang + " contended again", contended);
+            throw new IllegalStateException(
+                    "seed " + seed + ": hang " + contended.hang + " contended again", contended);
         }
         return again.apply(hangs);
     }
@@ -146,8 +153,8 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
      * the world leaves to the simulation), healing at {@link #RUN_MS} ({@code heal} first); then until {@code checker}
      * sees every partition caught up, or settled at the end.
      */
-    void runBounded(AdapterChecker checker, Runnable start, Consumer<TopicPartition> record, OwnFaults own,
-                    Runnable heal) {
+    void runBounded(
+            AdapterChecker checker, Runnable start, Consumer<TopicPartition> record, OwnFaults own, Runnable heal) {
         Instant begin = clock.instant();
         scheduler.runAs("sim", start);
         sim.schedule(() -> produce(checker, record), 50, TimeUnit.MILLISECONDS);
@@ -224,7 +231,8 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
                 }
             }
             case CRASH -> crash(m);
-            case LEADER_CRASH -> crash(live.stream().filter(Member::leads).findFirst().orElse(null));
+            case LEADER_CRASH ->
+                crash(live.stream().filter(Member::leads).findFirst().orElse(null));
             case EXPIRE -> {
                 if (m != null) {
                     m.proc.store.expireSession();
@@ -257,8 +265,8 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
                     m.proc.store.failNextWrites(1 + (int) (f.value() % 3), f.value() % 2 == 0);
                 }
             }
-            case PUBLISH_CUT -> live.stream().filter(Member::leads).findFirst()
-                    .ifPresent(l -> l.proc.store.cutNextPublish());
+            case PUBLISH_CUT ->
+                live.stream().filter(Member::leads).findFirst().ifPresent(l -> l.proc.store.cutNextPublish());
             default -> {
                 if (!own.apply(f, partition)) {
                     log.event("(not simulated here: " + f.kind() + ")");

@@ -37,11 +37,11 @@ class MirrorSimulationTest {
         before = gk.getLevel();
         gk.setLevel(Level.OFF);
         Simulation.mirrorKafka = world -> {
-            KafkaOffsetsModel kafka = new KafkaOffsetsModel(world.seed(), world.broker(), world.violations(),
-                    world.commits()::commit);
+            KafkaOffsetsModel kafka =
+                    new KafkaOffsetsModel(world.seed(), world.broker(), world.violations(), world.commits()::commit);
             last.set(kafka);
-            return (member, thread) -> mirror(kafka.mirror(Simulation.GROUP, member,
-                    new SerialTasks(thread, kafka::latencyMillis)));
+            return (member, thread) ->
+                    mirror(kafka.mirror(Simulation.GROUP, member, new SerialTasks(thread, kafka::latencyMillis)));
         };
     }
 

@@ -74,24 +74,47 @@ final class SeededSchedules<R extends ScheduleOutcome> {
             }
             if (r.failed()) {
                 R shortest = Boolean.parseBoolean(System.getProperty(property("shrink"), "true"))
-                        ? shrink(r, replay.apply(r)) : r;
+                        ? shrink(r, replay.apply(r))
+                        : r;
                 assertThat(r.violations())
-                        .as("%s (%s) seed %d: replay with -D%s=%d -D%s=1\nshortest failing plan (%d of %d faults): "
+                        .as(
+                                "%s (%s) seed %d: replay with -D%s=%d -D%s=1\nshortest failing plan (%d of %d faults): "
                                         + "%s\n%s\ntrace of the shortest:\n%s",
-                                title, mode, seed, property("seed"), seed, property("schedules"),
-                                shortest.plan().size(), r.plan().size(), shortest.plan(), shortest.violations(),
+                                title,
+                                mode,
+                                seed,
+                                property("seed"),
+                                seed,
+                                property("schedules"),
+                                shortest.plan().size(),
+                                r.plan().size(),
+                                shortest.plan(),
+                                shortest.violations(),
                                 shortest.tail())
                         .isEmpty();
             }
         }
-        StringBuilder line = new StringBuilder().append(title).append(" (").append(mode).append(") seed=")
-                .append(first).append(" schedules=").append(schedules).append(" steps=").append(steps);
+        StringBuilder line = new StringBuilder()
+                .append(title)
+                .append(" (")
+                .append(mode)
+                .append(") seed=")
+                .append(first)
+                .append(" schedules=")
+                .append(schedules)
+                .append(" steps=")
+                .append(steps);
         sums.forEach((c, sum) -> line.append(' ').append(c).append('=').append(sum));
-        line.append(" violations=").append(failing.size()).append(" in ")
-                .append((System.nanoTime() - started) / 1_000_000).append(" ms");
+        line.append(" violations=")
+                .append(failing.size())
+                .append(" in ")
+                .append((System.nanoTime() - started) / 1_000_000)
+                .append(" ms");
         System.out.println(line);
         failing.forEach(f -> System.out.println(title + " (" + mode + ") failing seed " + f));
-        assertThat(failing).as("failing seeds (-D%s=true)", property("keepGoing")).isEmpty();
+        assertThat(failing)
+                .as("failing seeds (-D%s=true)", property("keepGoing"))
+                .isEmpty();
         return sums;
     }
 

@@ -41,8 +41,8 @@ class SeededSchedulesTest {
 
     @Test
     void shrinkKeepsOnlyTheFaultsTheFailureNeeds() {
-        Made failing = new Made(7, plan(Fault.Kind.JOIN, Fault.Kind.CRASH, Fault.Kind.LEAVE, Fault.Kind.EXPIRE,
-                Fault.Kind.GROW));
+        Made failing = new Made(
+                7, plan(Fault.Kind.JOIN, Fault.Kind.CRASH, Fault.Kind.LEAVE, Fault.Kind.EXPIRE, Fault.Kind.GROW));
 
         Made shortest = SeededSchedules.shrink(failing, p -> new Made(7, p));
 
@@ -54,8 +54,14 @@ class SeededSchedulesTest {
         SeededSchedules<Made> runs = new SeededSchedules<>("seededSchedulesTest", "made simulation", "mode");
         Function<Made, Function<List<Fault>, Made>> replay = r -> p -> new Made(r.seed(), p);
 
-        assertThatThrownBy(() -> runs.run(3, seed -> new Made(seed, seed == 2
-                ? plan(Fault.Kind.CRASH, Fault.Kind.JOIN, Fault.Kind.EXPIRE) : plan(Fault.Kind.JOIN)), replay))
+        assertThatThrownBy(() -> runs.run(
+                        3,
+                        seed -> new Made(
+                                seed,
+                                seed == 2
+                                        ? plan(Fault.Kind.CRASH, Fault.Kind.JOIN, Fault.Kind.EXPIRE)
+                                        : plan(Fault.Kind.JOIN)),
+                        replay))
                 .hasMessageContaining("made simulation (mode) seed 2: replay with -Dgroupkeeper.seededSchedulesTest"
                         + ".seed=2 -Dgroupkeeper.seededSchedulesTest.schedules=1")
                 .hasMessageContaining("shortest failing plan (2 of 3 faults)");
@@ -64,7 +70,8 @@ class SeededSchedulesTest {
     @Test
     void passingSeedsSumTheirCountersInOrder() {
         SeededSchedules<Made> runs = new SeededSchedules<Made>("seededSchedulesTest", "made simulation", "mode")
-                .count("faults", r -> r.plan().size()).count("seeds", r -> 1);
+                .count("faults", r -> r.plan().size())
+                .count("seeds", r -> 1);
 
         assertThat(runs.run(4, seed -> new Made(seed, plan(Fault.Kind.JOIN, Fault.Kind.GROW)), r -> p -> r))
                 .containsExactly(java.util.Map.entry("faults", 8L), java.util.Map.entry("seeds", 4L));

@@ -48,8 +48,13 @@ final class SimKafkaClients implements KafkaClients {
     private java.util.function.Function<String, String> threads;
 
     /** For a member: {@code storeConnected} is its store's; a transactional claim while it is false is reported. */
-    SimKafkaClients(KafkaModel kafka, SimScheduler scheduler, ManualClock clock, String timerTag,
-                    java.util.function.BooleanSupplier storeConnected, java.util.function.Consumer<String> violations) {
+    SimKafkaClients(
+            KafkaModel kafka,
+            SimScheduler scheduler,
+            ManualClock clock,
+            String timerTag,
+            java.util.function.BooleanSupplier storeConnected,
+            java.util.function.Consumer<String> violations) {
         this.kafka = kafka;
         this.scheduler = scheduler;
         this.clock = clock;
@@ -59,14 +64,15 @@ final class SimKafkaClients implements KafkaClients {
     }
 
     @Override
-    public <K, V> Consumer<K, V> consumer(Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
+    public <K, V> Consumer<K, V> consumer(
+            Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
         Object max = properties.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
         return new ModelConsumer<>(kafka, max == null ? 500 : Integer.parseInt(max.toString()), keys, values);
     }
 
     @Override
-    public Producer<Object, Object> producer(Map<String, Object> properties, Serializer<Object> keys,
-                                             Serializer<Object> values) {
+    public Producer<Object, Object> producer(
+            Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values) {
         String id = (String) properties.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
         if (id != null && !storeConnected.getAsBoolean()) {
             violations.accept(clock.millis() + " " + timerTag + ": a transactional claim (initTransactions() of " + id
@@ -101,7 +107,8 @@ final class SimKafkaClients implements KafkaClients {
     @Override
     public void start(Thread thread) {
         if (threads == null) {
-            throw new IllegalStateException("a thread of its own (" + thread.getName() + ") in a simulation without them");
+            throw new IllegalStateException(
+                    "a thread of its own (" + thread.getName() + ") in a simulation without them");
         }
         scheduler.executor(threads.apply(thread.getName())).execute(thread::run);
     }
@@ -246,9 +253,11 @@ final class SimKafkaClients implements KafkaClients {
                     + scheduler.running() + "): its process must be carried");
         }
         CompletableFuture<Void> timer = new CompletableFuture<>();
-        ScheduledFuture<?> t = millis < 0 ? null
-                : scheduler.executor(scheduler.running()).schedule(() -> timer.complete(null), millis,
-                        TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> t = millis < 0
+                ? null
+                : scheduler
+                        .executor(scheduler.running())
+                        .schedule(() -> timer.complete(null), millis, TimeUnit.MILLISECONDS);
         threads.await(CompletableFuture.anyOf(f, timer), false);
         if (t != null) {
             t.cancel(false);

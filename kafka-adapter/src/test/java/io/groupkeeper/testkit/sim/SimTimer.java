@@ -30,11 +30,14 @@ final class SimTimer extends FlagExecutor implements ScheduledExecutorService {
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        return view.schedule(() -> {
-            if (!shutdown) {
-                command.run();
-            }
-        }, delay, unit);
+        return view.schedule(
+                () -> {
+                    if (!shutdown) {
+                        command.run();
+                    }
+                },
+                delay,
+                unit);
     }
 
     @Override
@@ -49,15 +52,17 @@ final class SimTimer extends FlagExecutor implements ScheduledExecutorService {
 
     @Override
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-        return view.schedule(() -> {
-            if (!shutdown) {
-                try {
-                    command.run();
-                } finally {
-                    scheduleWithFixedDelay(command, delay, delay, unit);
-                }
-            }
-        }, initialDelay, unit);
+        return view.schedule(
+                () -> {
+                    if (!shutdown) {
+                        try {
+                            command.run();
+                        } finally {
+                            scheduleWithFixedDelay(command, delay, delay, unit);
+                        }
+                    }
+                },
+                initialDelay,
+                unit);
     }
-
 }

@@ -17,6 +17,7 @@ final class WorldProcess {
     final String tag;
     /** The thread the simulation drives its member on (the adapter's polling thread, the container's control one). */
     final String mainTag;
+
     final String timerTag;
     final InMemoryCoordinationStore store;
     final GroupKeeper keeper;
@@ -36,11 +37,13 @@ final class WorldProcess {
         register(mainTag);
         register(timerTag);
         world.scheduler.carry(tag); // its threads wait (the start, revocations, drains, handlers) as simulated threads
-        this.store = InMemoryCoordinationStore.builder(world.zk).sessionTimeout(KafkaWorld.SESSION_TIMEOUT)
-                .eventExecutor(world.scheduler.eventExecutor(tag)).build();
+        this.store = InMemoryCoordinationStore.builder(world.zk)
+                .sessionTimeout(KafkaWorld.SESSION_TIMEOUT)
+                .eventExecutor(world.scheduler.eventExecutor(tag))
+                .build();
         ScheduledExecutorService internal = world.scheduler.executor(tag);
-        GroupKeeper.Builder keeper = GroupKeeper.builder().store(store).clock(world.zk.clock())
-                .executors(internal, internal);
+        GroupKeeper.Builder keeper =
+                GroupKeeper.builder().store(store).clock(world.zk.clock()).executors(internal, internal);
         if (metrics != null) {
             keeper.metrics(metrics);
         }
@@ -96,11 +99,14 @@ final class WorldProcess {
     /** One of its threads is slow for {@code millis}. */
     void stall(String thread, long millis) {
         world.scheduler.freeze(thread);
-        world.sim.schedule(() -> {
-            if (!paused && !crashed) {
-                world.scheduler.unfreeze(thread);
-            }
-        }, millis, TimeUnit.MILLISECONDS);
+        world.sim.schedule(
+                () -> {
+                    if (!paused && !crashed) {
+                        world.scheduler.unfreeze(thread);
+                    }
+                },
+                millis,
+                TimeUnit.MILLISECONDS);
     }
 
     void reconnect() {

@@ -1,52 +1,52 @@
 package io.groupkeeper.spring.internal;
 
 import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.BatchHandler;
-import io.groupkeeper.kafka.container.RecordHandler;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
+import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.Ordering;
+import io.groupkeeper.kafka.container.RecordHandler;
 import io.groupkeeper.kafka.container.Recovery;
-import io.groupkeeper.kafka.KafkaClientListener;
-import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.spring.GroupKeeperProperties;
+import io.groupkeeper.spring.GroupKeeperProperties.Listener;
 import io.groupkeeper.spring.GroupKeeperSeekAware;
 import io.groupkeeper.spring.ListenerIdleEvent;
-import io.groupkeeper.spring.GroupKeeperProperties.Listener;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
-import org.springframework.beans.BeanUtils;
-import org.springframework.beans.factory.BeanFactory;
-import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
-import org.springframework.util.ClassUtils;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Locale;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiFunction;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.BeanUtils;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.adapter.RecordFilterStrategy;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -55,7 +55,6 @@ import org.springframework.util.unit.DataSize;
  * {@code spring.kafka.*} (consumer properties for the workers, producer properties for dead letters).
  */
 public final class ContainerFactory {
-
 
     private final GroupKeeper keeper;
     private final GroupKeeperProperties properties;
@@ -66,12 +65,18 @@ public final class ContainerFactory {
     private final ApplicationEventPublisher events;
     /** The Kafka client metrics of a listener (id, group); null without a meter registry. */
     private final BiFunction<String, String, KafkaClientListener> clientMetrics;
+
     private SpringKafkaSettings springKafka;
 
-    public ContainerFactory(GroupKeeper keeper, GroupKeeperProperties properties, KafkaProperties kafka,
-                            ContainerMetrics metrics, BeanFactory beans, ObservationRegistry observations,
-                            ApplicationEventPublisher events,
-                            BiFunction<String, String, KafkaClientListener> clientMetrics) {
+    public ContainerFactory(
+            GroupKeeper keeper,
+            GroupKeeperProperties properties,
+            KafkaProperties kafka,
+            ContainerMetrics metrics,
+            BeanFactory beans,
+            ObservationRegistry observations,
+            ApplicationEventPublisher events,
+            BiFunction<String, String, KafkaClientListener> clientMetrics) {
         this.keeper = keeper;
         this.events = events;
         this.clientMetrics = clientMetrics;
@@ -122,7 +127,9 @@ public final class ContainerFactory {
         if (!e.autoStartup().isBlank()) {
             return Boolean.parseBoolean(e.autoStartup().trim());
         }
-        return first(own(e).getAutoStartup(), properties.getListener().getAutoStartup(),
+        return first(
+                own(e).getAutoStartup(),
+                properties.getListener().getAutoStartup(),
                 kafka.getListener().isAutoStartup());
     }
 
@@ -139,8 +146,8 @@ public final class ContainerFactory {
         try {
             return TopicPatterns.matching(e, kafka.buildConsumerProperties(), Duration.ofSeconds(30));
         } catch (RuntimeException ex) {
-            LoggerFactory.getLogger(ContainerFactory.class).warn("groupkeeper listener '{}': {}", e.id(),
-                    ex.getMessage());
+            LoggerFactory.getLogger(ContainerFactory.class)
+                    .warn("groupkeeper listener '{}': {}", e.id(), ex.getMessage());
             return null;
         }
     }
@@ -156,49 +163,61 @@ public final class ContainerFactory {
     }
 
     public ListenerContainer<Object, Object> create(ListenerEndpoint declared) {
-        ListenerEndpoint e = declared.topicPattern().isEmpty() || !declared.topics().isEmpty() ? declared
-                : resolveTopics(declared);
+        ListenerEndpoint e =
+                declared.topicPattern().isEmpty() || !declared.topics().isEmpty() ? declared : resolveTopics(declared);
         Listener own = own(e);
         Listener all = properties.getListener();
         String where = "groupkeeper listener '" + e.id() + "' (" + e.method() + ")";
 
         Map<String, Object> consumer = new LinkedHashMap<>(kafka.buildConsumerProperties());
         if (kafka.getListener().getClientId() != null) { // Spring Kafka's listener client id: each worker adds -<n>
-            consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, kafka.getListener().getClientId());
+            consumer.putIfAbsent(
+                    ConsumerConfig.CLIENT_ID_CONFIG, kafka.getListener().getClientId());
         }
         // One key and one value deserializer per worker (closed with it); the classes are resolved now, failing fast.
         Class<?> keyType = deserializerClass(consumer.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG), true);
         Class<?> valueType = deserializerClass(consumer.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG), false);
         Map<String, Object> deserializerConfig = Collections.unmodifiableMap(new LinkedHashMap<>(consumer));
         consumer.remove(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG); // offsets are groupkeeper's
-        consumer.remove(ConsumerConfig.GROUP_ID_CONFIG);            // the group is the annotation's
+        consumer.remove(ConsumerConfig.GROUP_ID_CONFIG); // the group is the annotation's
         Object reset = consumer.remove(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG);
-        String start = first(own.getStartPosition(), all.getStartPosition(),
+        String start = first(
+                own.getStartPosition(),
+                all.getStartPosition(),
                 reset == null || "none".equals(reset.toString()) ? "latest" : reset.toString());
 
         ListenerContainerBuilder<Object, Object> b = ListenerContainer.builder(keeper)
-                .id(e.id()).group(e.group()).topics(e.topics())
+                .id(e.id())
+                .group(e.group())
+                .topics(e.topics())
                 .kafkaProperties(consumer)
-                .deserializers(() -> retryable(e, deserializer(keyType, deserializerConfig, true), true),
-                        () -> e.method().valueDeserializer(retryable(e, deserializer(valueType, deserializerConfig, false),
-                                false), payloadJson()))
+                .deserializers(
+                        () -> retryable(e, deserializer(keyType, deserializerConfig, true), true),
+                        () -> e.method()
+                                .valueDeserializer(
+                                        retryable(e, deserializer(valueType, deserializerConfig, false), false),
+                                        payloadJson()))
                 .concurrency(concurrency(e, own, all, where))
                 .errorPolicy(errorPolicy(e, own, all, where))
                 .watchdog(first(own.getWatchdog(), all.getWatchdog(), Duration.ofSeconds(30)))
                 .stopDeadline(stopDeadline(e))
                 .metrics(metrics);
         producerProperties().forEach((k, v) -> {
-            if (!k.equals(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG) && !k.equals(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)
-                    && !k.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG) && v != null) {
+            if (!k.equals(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG)
+                    && !k.equals(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG)
+                    && !k.equals(ProducerConfig.TRANSACTIONAL_ID_CONFIG)
+                    && v != null) {
                 b.deadLetterProducerProperty(k, v);
             }
         });
-        String fixedTopic = !e.deadLetterTopic().isBlank() ? e.deadLetterTopic()
+        String fixedTopic = !e.deadLetterTopic().isBlank()
+                ? e.deadLetterTopic()
                 : first(own.getDeadLetter().getTopic(), all.getDeadLetter().getTopic(), null);
         if (fixedTopic != null) {
             b.deadLetterTopic(fixedTopic); // named: must exist unless create-topics=true
         } else {
-            String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix());
+            String suffix =
+                    first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix());
             if (suffix != null) { // named by a suffix of the user's: must exist unless create-topics=true
                 b.deadLetterTopics((Function<String, String>) t -> t + suffix);
             } // else the container's default, <topic>-dlt, created at start if missing
@@ -207,7 +226,8 @@ public final class ContainerFactory {
         if (instanceId != null && !instanceId.isBlank()) {
             b.instanceId(instanceId);
         }
-        Boolean create = first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics());
+        Boolean create =
+                first(own.getDeadLetter().getCreateTopics(), all.getDeadLetter().getCreateTopics());
         if (create != null) {
             b.createDeadLetterTopics(create);
         }
@@ -230,8 +250,7 @@ public final class ContainerFactory {
             b.onPartitionsAssigned((partitions, seeker) -> seekAware.onPartitionsAssigned(e.id(), partitions, seeker));
         }
         Duration idle = idleEventInterval(e, own, all, where);
-        AtomicReference<ListenerContainer<Object, Object>> self =
-                new AtomicReference<>();
+        AtomicReference<ListenerContainer<Object, Object>> self = new AtomicReference<>();
         if (idle != null && events != null) {
             b.idleEventInterval(idle).listener(new ContainerListener() {
                 @Override
@@ -242,8 +261,8 @@ public final class ContainerFactory {
         }
         if (e.method().sendTo() != null) { // Boot's reply template: the application's one KafkaTemplate
             @SuppressWarnings("unchecked")
-            KafkaTemplate<Object, Object> template = beans.getBeanProvider(
-                    KafkaTemplate.class).getIfUnique();
+            KafkaTemplate<Object, Object> template =
+                    beans.getBeanProvider(KafkaTemplate.class).getIfUnique();
             if (template == null) {
                 throw new IllegalStateException(where + ": @SendTo needs one KafkaTemplate bean to send the replies "
                         + "with (Spring Boot's, from spring.kafka.producer.*)");
@@ -254,32 +273,38 @@ public final class ContainerFactory {
             e.method().validateWith(springKafka.validator()); // @Valid payloads, as Spring Kafka's registrar validates
         }
         ListenerObservation observation = new ListenerObservation(observations, e.group(), e.id());
-        RecordFilterStrategy<Object, Object> filter =
-                springKafka == null ? null : springKafka.recordFilter();
+        RecordFilterStrategy<Object, Object> filter = springKafka == null ? null : springKafka.recordFilter();
         if (filter != null && !e.method().valuesAsDeserialized(valueType, payloadJson())) {
             throw new IllegalStateException(where + ": the RecordFilterStrategy bean would see this listener's "
                     + "converted payloads, not the deserializer's values as in Spring Kafka: filter in the method, "
                     + "or take ConsumerRecord<K, V> (or list the bean in groupkeeper.spring-kafka-only)");
         }
         if (e.method().batch()) {
-            BatchHandler<Object, Object> raw = tx ? templates.wrap(e.method().batchHandler()) : e.method().batchHandler();
+            BatchHandler<Object, Object> raw =
+                    tx ? templates.wrap(e.method().batchHandler()) : e.method().batchHandler();
             BatchHandler<Object, Object> observed = observation.observe(raw);
-            b.batchHandler(filter == null ? observed : records -> { // Spring's FilteringBatchMessageListenerAdapter
-                List<ConsumerRecord<Object, Object>> kept = filter.filterBatch(new ArrayList<>(records));
-                if (!kept.isEmpty()) {
-                    observed.handle(kept);
-                } else if (!filter.ignoreEmptyBatch()) {
-                    raw.handle(kept);
-                }
-            });
+            b.batchHandler(
+                    filter == null
+                            ? observed
+                            : records -> { // Spring's FilteringBatchMessageListenerAdapter
+                                List<ConsumerRecord<Object, Object>> kept =
+                                        filter.filterBatch(new ArrayList<>(records));
+                                if (!kept.isEmpty()) {
+                                    observed.handle(kept);
+                                } else if (!filter.ignoreEmptyBatch()) {
+                                    raw.handle(kept);
+                                }
+                            });
         } else {
-            RecordHandler<Object, Object> observed = observation.observe(tx ? templates.wrap(e.method().recordHandler())
-                    : e.method().recordHandler());
-            RecordHandler<Object, Object> handler = filter == null ? observed : r -> { // true: discard, as Spring's
-                if (!filter.filter(r)) {
-                    observed.handle(r);
-                }
-            };
+            RecordHandler<Object, Object> observed = observation.observe(
+                    tx ? templates.wrap(e.method().recordHandler()) : e.method().recordHandler());
+            RecordHandler<Object, Object> handler = filter == null
+                    ? observed
+                    : r -> { // true: discard, as Spring's
+                        if (!filter.filter(r)) {
+                            observed.handle(r);
+                        }
+                    };
             boolean retryTopic = retryTopics != null && retryTopics.handles(e.id()); // @RetryableTopic (RetryTopics)
             b.recordHandler(retryTopic ? retryTopics.handler(e, handler, self) : handler);
             if (retryTopic) {
@@ -293,14 +318,16 @@ public final class ContainerFactory {
             container = b.build(); // validated: only now talk to Kafka
         } catch (IllegalStateException ex) {
             if (manual != null && ex.getMessage() != null && ex.getMessage().contains("manualAcks(true)")) {
-                throw new IllegalStateException(where + ": spring.kafka.listener.ack-mode=" + manual + " is honoured "
-                        + "for record listeners with ordering partition and parallelism 1 only: " + ex.getMessage(), ex);
+                throw new IllegalStateException(
+                        where + ": spring.kafka.listener.ack-mode=" + manual + " is honoured "
+                                + "for record listeners with ordering partition and parallelism 1 only: "
+                                + ex.getMessage(),
+                        ex);
             }
             throw ex;
         }
         if (first(own.getTakeOverKafkaOffsets(), all.getTakeOverKafkaOffsets(), true)) {
-            ZooKeeperStore store = beans.getBeanProvider(
-                    ZooKeeperStore.class).getIfAvailable();
+            ZooKeeperStore store = beans.getBeanProvider(ZooKeeperStore.class).getIfAvailable();
             if (store != null) { // (an application's own GroupKeeper on another store: nothing to take over into)
                 KafkaOffsetTakeover.takeOver(store, e.id(), e.group(), e.topics(), consumer, Duration.ofSeconds(30));
             }
@@ -316,8 +343,8 @@ public final class ContainerFactory {
      * in Spring Kafka). An {@code Acknowledgment} parameter without them is refused: Spring Kafka would fail each of its
      * records. Returns the mode, or null.
      */
-    private String manualAcks(ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, boolean tx,
-                              String where) {
+    private String manualAcks(
+            ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, boolean tx, String where) {
         String mode = springKafka == null ? null : springKafka.manualAckMode();
         if (mode == null) {
             if (e.method().takesAcknowledgment()) {
@@ -347,11 +374,15 @@ public final class ContainerFactory {
      * The transactional mode: the annotation's {@code transactional}, else the properties; serializers and producer
      * properties from {@code spring.kafka.producer.*}. A {@code TransactionalSender} parameter needs it.
      */
-    private boolean transactional(ListenerEndpoint e, Listener own, Listener all, String where,
-                                  ListenerContainerBuilder<Object, Object> b) {
+    private boolean transactional(
+            ListenerEndpoint e, Listener own, Listener all, String where, ListenerContainerBuilder<Object, Object> b) {
         // with spring.kafka.producer.transaction-id-prefix, Boot makes every @KafkaListener container transactional
-        boolean tx = !e.transactional().isBlank() ? Boolean.parseBoolean(e.transactional().trim())
-                : first(own.getTransactional(), all.getTransactional(), kafka.getProducer().getTransactionIdPrefix() != null);
+        boolean tx = !e.transactional().isBlank()
+                ? Boolean.parseBoolean(e.transactional().trim())
+                : first(
+                        own.getTransactional(),
+                        all.getTransactional(),
+                        kafka.getProducer().getTransactionIdPrefix() != null);
         if (!tx) {
             if (e.method().takesSender()) {
                 throw new IllegalStateException(where + ": a TransactionalSender parameter needs a transactional "
@@ -383,13 +414,13 @@ public final class ContainerFactory {
 
     /** The JSON mapper of payload conversion: the application's where it has one ({@link PayloadJson#select}). */
     private synchronized PayloadJson payloadJson() {
-        return payloadJson != null ? payloadJson
-                : (payloadJson = PayloadJson.select((ListableBeanFactory) beans));
+        return payloadJson != null ? payloadJson : (payloadJson = PayloadJson.select((ListableBeanFactory) beans));
     }
 
     private synchronized ListenerTransactionTemplates templates() {
-        return templates != null ? templates : (templates = ListenerTransactionTemplates.of(
-                (ListableBeanFactory) beans));
+        return templates != null
+                ? templates
+                : (templates = ListenerTransactionTemplates.of((ListableBeanFactory) beans));
     }
 
     /**
@@ -417,9 +448,11 @@ public final class ContainerFactory {
         String property = "spring.kafka.producer." + (isKey ? "key" : "value") + "-serializer";
         Class<?> type;
         try {
-            type = configured == null ? StringSerializer.class
-                    : configured instanceof Class<?> c ? c
-                    : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
+            type = configured == null
+                    ? StringSerializer.class
+                    : configured instanceof Class<?> c
+                            ? c
+                            : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
         } catch (ClassNotFoundException ex) {
             throw new IllegalStateException(property + ": class " + configured + " not found", ex);
         }
@@ -440,7 +473,10 @@ public final class ContainerFactory {
                         + "' is not a duration (e.g. 30s, PT1M)");
             }
         }
-        return first(own.getIdleEventInterval(), all.getIdleEventInterval(), kafka.getListener().getIdleEventInterval());
+        return first(
+                own.getIdleEventInterval(),
+                all.getIdleEventInterval(),
+                kafka.getListener().getIdleEventInterval());
     }
 
     private Listener own(ListenerEndpoint e) {
@@ -455,22 +491,23 @@ public final class ContainerFactory {
                 throw new IllegalStateException(where + ": concurrency '" + e.concurrency() + "' is not a number");
             }
         }
-        return first(own.getConcurrency(), all.getConcurrency(), kafka.getListener().getConcurrency(), 1);
+        return first(
+                own.getConcurrency(), all.getConcurrency(), kafka.getListener().getConcurrency(), 1);
     }
 
     /**
      * Sets the ordering, the parallelism and the progress limits only where given, so that batch and transactional
      * listeners keep theirs.
      */
-    private static void ordering(ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, Listener own,
-                                 Listener all, String where) {
+    private static void ordering(
+            ListenerContainerBuilder<Object, Object> b, ListenerEndpoint e, Listener own, Listener all, String where) {
         String ordering = e.ordering().isBlank() ? first(own.getOrdering(), all.getOrdering()) : e.ordering();
         if (ordering != null) {
             try {
                 b.ordering(Ordering.valueOf(ordering.trim().toUpperCase(Locale.ROOT)));
             } catch (IllegalArgumentException ex) {
-                throw new IllegalStateException(where + ": ordering '" + ordering + "' is not one of partition, key, "
-                        + "unordered");
+                throw new IllegalStateException(
+                        where + ": ordering '" + ordering + "' is not one of partition, key, " + "unordered");
             }
         }
         Integer parallelism = first(own.getParallelism(), all.getParallelism());
@@ -503,8 +540,10 @@ public final class ContainerFactory {
                 b.maxBufferedBytes(maxBytes.toBytes());
             }
         } catch (IllegalArgumentException ex) {
-            throw new IllegalStateException(where + ": " + ex.getMessage() + " (groupkeeper.listener(s).max-span / "
-                    + "max-buffered-records / max-buffered-bytes)", ex);
+            throw new IllegalStateException(
+                    where + ": " + ex.getMessage() + " (groupkeeper.listener(s).max-span / "
+                            + "max-buffered-records / max-buffered-bytes)",
+                    ex);
         }
     }
 
@@ -522,11 +561,16 @@ public final class ContainerFactory {
         }
         if (fromSpring != null) { // the application's DefaultErrorHandler, as Boot gives it to every @KafkaListener
             for (GroupKeeperProperties.Error set : List.of(o, a)) {
-                if (set.getAttempts() != null || set.getBackoff() != null || set.getBackoffMultiplier() != null
-                        || set.getMaxBackoff() != null || set.getRecovery() != null || set.getRules() != null
+                if (set.getAttempts() != null
+                        || set.getBackoff() != null
+                        || set.getBackoffMultiplier() != null
+                        || set.getMaxBackoff() != null
+                        || set.getRecovery() != null
+                        || set.getRules() != null
                         || set.getDeserializationFailure() != null) {
                     throw new IllegalStateException(where + ": both the error handler bean '"
-                            + springKafka.errorHandlerBean() + "' and groupkeeper.listener(s).error.* are set; keep one "
+                            + springKafka.errorHandlerBean()
+                            + "' and groupkeeper.listener(s).error.* are set; keep one "
                             + "(or list the bean in groupkeeper.spring-kafka-only)");
                 }
             }
@@ -535,26 +579,29 @@ public final class ContainerFactory {
         int attempts = first(o.getAttempts(), a.getAttempts(), 3);
         Duration backoff = first(o.getBackoff(), a.getBackoff(), Duration.ofSeconds(1));
         double multiplier = first(o.getBackoffMultiplier(), a.getBackoffMultiplier(), 1.0);
-        Duration max = first(o.getMaxBackoff(), a.getMaxBackoff(),
-                Duration.ofNanos((long) (backoff.toNanos() * Math.pow(multiplier, Math.max(0, attempts - 2)))));
+        Duration max = first(o.getMaxBackoff(), a.getMaxBackoff(), Duration.ofNanos((long)
+                (backoff.toNanos() * Math.pow(multiplier, Math.max(0, attempts - 2)))));
         // A listener of dead-letter topics only (default names): its failures are logged and skipped, as Spring's
         // DefaultErrorHandler without a recoverer does, not dead-lettered again into <topic>-dlt-dlt (unless asked).
         String recoveryDefault = readsDeadLettersOnly(e, own, all) ? "skip" : "dead-letter";
         Recovery recovery = Recovery.parse(first(o.getRecovery(), a.getRecovery(), recoveryDefault));
         ErrorPolicy.Builder p = ErrorPolicy.builder()
-                .otherwise(ErrorAction.retry(attempts, Backoff.exponential(backoff, multiplier, max)).then(recovery))
-                .deserializationFailure(Recovery.parse(first(o.getDeserializationFailure(),
-                        a.getDeserializationFailure(), recoveryDefault)));
+                .otherwise(ErrorAction.retry(attempts, Backoff.exponential(backoff, multiplier, max))
+                        .then(recovery))
+                .deserializationFailure(Recovery.parse(
+                        first(o.getDeserializationFailure(), a.getDeserializationFailure(), recoveryDefault)));
         List<GroupKeeperProperties.Rule> rules = first(o.getRules(), a.getRules(), List.of());
         // an invalid @Valid payload is not retried (Spring: MethodArgumentResolutionException is not retryable)
-        Class<? extends Throwable> invalid = org.springframework.messaging.handler.invocation
-                .MethodArgumentResolutionException.class;
+        Class<? extends Throwable> invalid =
+                org.springframework.messaging.handler.invocation.MethodArgumentResolutionException.class;
         if (rules.stream().noneMatch(r -> invalid.getName().equals(r.getException()))) {
             p.on(invalid, ErrorAction.retry(1, Backoff.none()).then(recovery));
         }
         for (GroupKeeperProperties.Rule r : rules) {
-            p.on(exceptionClass(r.getException(), where), ErrorAction.retry(r.getAttempts(),
-                    Backoff.fixed(r.getBackoff())).then(Recovery.parse(r.getRecovery())));
+            p.on(
+                    exceptionClass(r.getException(), where),
+                    ErrorAction.retry(r.getAttempts(), Backoff.fixed(r.getBackoff()))
+                            .then(Recovery.parse(r.getRecovery())));
         }
         return p.build();
     }
@@ -564,11 +611,13 @@ public final class ContainerFactory {
      * {@code <x><suffix>} with {@code dead-letter.suffix}) and no dead-letter topic is named for it.
      */
     private boolean readsDeadLettersOnly(ListenerEndpoint e, Listener own, Listener all) {
-        if (!e.deadLetterTopic().isBlank() || own.getDeadLetter().getTopic() != null
+        if (!e.deadLetterTopic().isBlank()
+                || own.getDeadLetter().getTopic() != null
                 || all.getDeadLetter().getTopic() != null) {
             return false;
         }
-        String suffix = first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), "-dlt");
+        String suffix =
+                first(own.getDeadLetter().getSuffix(), all.getDeadLetter().getSuffix(), "-dlt");
         return e.topics().stream().allMatch(t -> t.endsWith(suffix));
     }
 
@@ -600,12 +649,16 @@ public final class ContainerFactory {
     private static Class<?> deserializerClass(Object configured, boolean isKey) {
         Class<?> type;
         try {
-            type = configured == null ? StringDeserializer.class
-                    : configured instanceof Class<?> c ? c
-                    : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
+            type = configured == null
+                    ? StringDeserializer.class
+                    : configured instanceof Class<?> c
+                            ? c
+                            : ClassUtils.forName(configured.toString().trim(), ContainerFactory.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value")
-                    + "-deserializer: class " + configured + " not found", e);
+            throw new IllegalStateException(
+                    "spring.kafka.consumer." + (isKey ? "key" : "value") + "-deserializer: class " + configured
+                            + " not found",
+                    e);
         }
         if (!Deserializer.class.isAssignableFrom(type)) {
             throw new IllegalStateException("spring.kafka.consumer." + (isKey ? "key" : "value") + "-deserializer: "

@@ -4,25 +4,25 @@ import io.groupkeeper.spring.GroupKeeperListener;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.LinkedHashMap;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
-import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.kafka.annotation.KafkaHandler;
-import java.util.Comparator;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import org.springframework.messaging.handler.annotation.SendTo;
 
 /**
@@ -54,9 +54,10 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
         Class<?> target = AopUtils.getTargetClass(bean);
-        MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<GroupKeeperListener>) m ->
-                        AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class))
-                .keySet().forEach(m -> SpringKafkaAnnotations.refuse(target, m));
+        MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<GroupKeeperListener>)
+                        m -> AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class))
+                .keySet()
+                .forEach(m -> SpringKafkaAnnotations.refuse(target, m));
         if (AnnotatedElementUtils.hasAnnotation(target, GroupKeeperListener.class)) {
             kafkaHandlers(target).forEach(m -> SpringKafkaAnnotations.refuse(target, m));
         }
@@ -66,9 +67,9 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
         Class<?> target = AopUtils.getTargetClass(bean);
-        Map<Method, GroupKeeperListener> found = MethodIntrospector.selectMethods(target,
-                (MethodIntrospector.MetadataLookup<GroupKeeperListener>) m ->
-                        AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class));
+        Map<Method, GroupKeeperListener> found =
+                MethodIntrospector.selectMethods(target, (MethodIntrospector.MetadataLookup<GroupKeeperListener>)
+                        m -> AnnotatedElementUtils.findMergedAnnotation(m, GroupKeeperListener.class));
         for (Map.Entry<Method, GroupKeeperListener> e : found.entrySet()) {
             Method invocable = AopUtils.selectInvocableMethod(e.getKey(), bean.getClass());
             SpringKafkaAnnotations.refuse(target, e.getKey());
@@ -94,7 +95,13 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
                 }
             }
             String group = group(onClass, "class " + target.getName());
-            register(onClass, bean, beanName, beanName, "class " + target.getName(), group,
+            register(
+                    onClass,
+                    bean,
+                    beanName,
+                    beanName,
+                    "class " + target.getName(),
+                    group,
                     ListenerMethod.handlers(bean, target, invocables, defaultMethod, group, this::resolve));
         }
         return bean;
@@ -102,26 +109,29 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
 
     /** The class's {@code @KafkaHandler} methods, in declaration order. */
     private static List<Method> kafkaHandlers(Class<?> target) {
-        List<Method> found = new ArrayList<>(MethodIntrospector.selectMethods(target,
-                (MethodIntrospector.MetadataLookup<KafkaHandler>) m ->
-                        AnnotatedElementUtils.findMergedAnnotation(m, KafkaHandler.class)).keySet());
+        List<Method> found = new ArrayList<>(MethodIntrospector.selectMethods(
+                        target, (MethodIntrospector.MetadataLookup<KafkaHandler>)
+                                m -> AnnotatedElementUtils.findMergedAnnotation(m, KafkaHandler.class))
+                .keySet());
         found.sort(Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
         return found;
     }
 
-    private synchronized void register(GroupKeeperListener a, Object bean, String beanName, Method invocable,
-                                       Method declared) {
+    private synchronized void register(
+            GroupKeeperListener a, Object bean, String beanName, Method invocable, Method declared) {
         String where = ListenerMethod.describe(declared);
         String group = group(a, "method " + where);
         ListenerMethod method = ListenerMethod.of(bean, invocable, group);
-        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(
-                declared, SendTo.class);
+        SendTo sendTo = AnnotatedElementUtils.findMergedAnnotation(declared, SendTo.class);
         if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
             method.sendTo(sendTo.value().length == 0 ? "" : resolve(sendTo.value()[0]));
         }
         register(a, bean, beanName, beanName + "." + declared.getName(), "method " + where, group, method);
         if (RetryTopics.mayApply(beanFactory, declared)) { // retry-topic and DLT endpoints, named as Spring's
-            ListenerEndpoint main = endpoints.values().stream().filter(x -> x.method() == method).findFirst().orElseThrow();
+            ListenerEndpoint main = endpoints.values().stream()
+                    .filter(x -> x.method() == method)
+                    .findFirst()
+                    .orElseThrow();
             for (ListenerEndpoint extra : retryTopics().expand(main, bean, invocable, declared)) {
                 ListenerEndpoint previous = endpoints.putIfAbsent(extra.id(), extra);
                 if (previous != null) {
@@ -157,20 +167,29 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         return group;
     }
 
-    private synchronized void register(GroupKeeperListener a, Object bean, String beanName, String defaultId,
-                                       String where, String group, ListenerMethod method) {
+    private synchronized void register(
+            GroupKeeperListener a,
+            Object bean,
+            String beanName,
+            String defaultId,
+            String where,
+            String group,
+            ListenerMethod method) {
         List<String> topics = new ArrayList<>();
         for (String t : a.topics()) {
             Object value = evaluate(t);
             if (value instanceof String text) {
-                Arrays.stream(text.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(topics::add);
+                Arrays.stream(text.split(","))
+                        .map(String::trim)
+                        .filter(s -> !s.isEmpty())
+                        .forEach(topics::add);
             } else if (value instanceof String[] array) {
                 Arrays.stream(array).map(String::trim).filter(s -> !s.isEmpty()).forEach(topics::add);
             } else if (value instanceof Iterable<?> many) {
                 many.forEach(v -> topics.add(String.valueOf(v).trim()));
             } else if (value != null) {
-                throw new IllegalStateException("@GroupKeeperListener " + where + ": topics entry '" + t
-                        + "' gives a " + value.getClass().getName() + "; expected text, a String[] or a collection");
+                throw new IllegalStateException("@GroupKeeperListener " + where + ": topics entry '" + t + "' gives a "
+                        + value.getClass().getName() + "; expected text, a String[] or a collection");
             }
         }
         String topicPattern = resolve(a.topicPattern());
@@ -182,19 +201,30 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
             try {
                 Pattern.compile(topicPattern);
             } catch (PatternSyntaxException ex) {
-                throw new IllegalStateException("@GroupKeeperListener " + where + ": topicPattern '" + topicPattern
-                        + "' is not a regular expression: " + ex.getDescription(), ex);
+                throw new IllegalStateException(
+                        "@GroupKeeperListener " + where + ": topicPattern '" + topicPattern
+                                + "' is not a regular expression: " + ex.getDescription(),
+                        ex);
             }
         } else if (topics.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener " + where + ": at least one topic is required "
                     + "(topics, or topicPattern)");
         }
         String id = a.id().isBlank() ? defaultId : resolve(a.id());
-        ListenerEndpoint endpoint = new ListenerEndpoint(id, group, List.copyOf(topics), topicPattern,
+        ListenerEndpoint endpoint = new ListenerEndpoint(
+                id,
+                group,
+                List.copyOf(topics),
+                topicPattern,
                 resolve(a.concurrency()),
-                resolve(a.errorPolicy()), resolve(a.deadLetterTopic()), resolve(a.autoStartup()),
-                resolve(a.transactional()), resolve(a.idleEventInterval()), resolve(a.ordering()),
-                resolve(a.parallelism()), method);
+                resolve(a.errorPolicy()),
+                resolve(a.deadLetterTopic()),
+                resolve(a.autoStartup()),
+                resolve(a.transactional()),
+                resolve(a.idleEventInterval()),
+                resolve(a.ordering()),
+                resolve(a.parallelism()),
+                method);
         ListenerEndpoint previous = endpoints.putIfAbsent(id, endpoint);
         if (previous != null) {
             throw new IllegalStateException("@GroupKeeperListener id '" + id + "' is used by " + previous.method()
@@ -215,7 +245,8 @@ public final class ListenerAnnotationProcessor implements BeanPostProcessor, Env
         }
         String resolved = beanFactory.resolveEmbeddedValue(value);
         BeanExpressionResolver resolver = beanFactory.getBeanExpressionResolver();
-        return resolver == null || resolved == null ? resolved
+        return resolver == null || resolved == null
+                ? resolved
                 : resolver.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
     }
 

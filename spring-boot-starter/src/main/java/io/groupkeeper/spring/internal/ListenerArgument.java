@@ -1,26 +1,26 @@
 package io.groupkeeper.spring.internal;
 
+import io.groupkeeper.kafka.container.HandlerContext;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.core.convert.TypeDescriptor;
 import org.springframework.core.convert.support.DefaultConversionService;
-import org.springframework.kafka.support.KafkaHeaders;
-import org.springframework.messaging.support.MessageBuilder;
-import io.groupkeeper.kafka.container.HandlerContext;
-import java.time.Duration;
-import java.util.OptionalLong;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
 import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.kafka.support.KafkaHeaders;
 import org.springframework.kafka.support.KafkaNull;
 import org.springframework.messaging.MessageHeaders;
+import org.springframework.messaging.support.MessageBuilder;
 
 /**
  * How one parameter of a {@code @GroupKeeperListener} method gets its value from the records of one call: a single
@@ -39,23 +39,22 @@ sealed interface ListenerArgument {
      * {@code HandlerContext.acknowledge()} and {@code nack(Duration)} for the record of this call.
      */
     record Ack() implements ListenerArgument {
-        static final Acknowledgment INSTANCE =
-                new Acknowledgment() {
-                    @Override
-                    public void acknowledge() {
-                        HandlerContext.acknowledge();
-                    }
+        static final Acknowledgment INSTANCE = new Acknowledgment() {
+            @Override
+            public void acknowledge() {
+                HandlerContext.acknowledge();
+            }
 
-                    @Override
-                    public void nack(Duration sleep) {
-                        HandlerContext.nack(sleep);
-                    }
+            @Override
+            public void nack(Duration sleep) {
+                HandlerContext.nack(sleep);
+            }
 
-                    @Override
-                    public String toString() {
-                        return "Acknowledgment of the groupkeeper container's current record";
-                    }
-                };
+            @Override
+            public String toString() {
+                return "Acknowledgment of the groupkeeper container's current record";
+            }
+        };
 
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
@@ -89,8 +88,9 @@ sealed interface ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
             ConsumerRecord<Object, Object> r = records.get(0);
-            return MessageBuilder.withPayload(r.value() == null ? KafkaNull.INSTANCE
-                    : r.value()).copyHeaders(AllHeaders.of(r, group)).build();
+            return MessageBuilder.withPayload(r.value() == null ? KafkaNull.INSTANCE : r.value())
+                    .copyHeaders(AllHeaders.of(r, group))
+                    .build();
         }
     }
 
@@ -100,8 +100,15 @@ sealed interface ListenerArgument {
      * converted to the parameter's type. For a batch, a {@code List} parameter gets one value per record, a single one
      * the first record's.
      */
-    record HeaderValue(String name, String group, TypeDescriptor target, boolean list, boolean required,
-                       String defaultValue, String where) implements ListenerArgument {
+    record HeaderValue(
+            String name,
+            String group,
+            TypeDescriptor target,
+            boolean list,
+            boolean required,
+            String defaultValue,
+            String where)
+            implements ListenerArgument {
         @Override
         public Object resolve(List<ConsumerRecord<Object, Object>> records) {
             if (!list) {
@@ -131,8 +138,8 @@ sealed interface ListenerArgument {
                 if (defaultValue != null) {
                     raw = defaultValue;
                 } else if (required && !KafkaHeaders.RECEIVED_KEY.equals(name)) {
-                    throw new MissingHeaderException(where + ": the record at " + r.topic() + "-" + r.partition()
-                            + "@" + r.offset() + " has no header '" + name + "' (required)");
+                    throw new MissingHeaderException(where + ": the record at " + r.topic() + "-" + r.partition() + "@"
+                            + r.offset() + " has no header '" + name + "' (required)");
                 } else {
                     return null;
                 }
@@ -184,8 +191,13 @@ sealed interface ListenerArgument {
             ConsumerRecord<Object, Object> r = records.get(0);
             return new ConsumerRecordMetadata(
                     new RecordMetadata(
-                            new TopicPartition(r.topic(), r.partition()), r.offset(), 0,
-                            r.timestamp(), r.serializedKeySize(), r.serializedValueSize()), r.timestampType());
+                            new TopicPartition(r.topic(), r.partition()),
+                            r.offset(),
+                            0,
+                            r.timestamp(),
+                            r.serializedKeySize(),
+                            r.serializedValueSize()),
+                    r.timestampType());
         }
     }
 
@@ -198,8 +210,8 @@ sealed interface ListenerArgument {
                 return token;
             }
             ConsumerRecord<Object, Object> r = records.get(0);
-            return token.orElseThrow(() -> new IllegalStateException(where + ": no fencing token for " + r.topic()
-                    + "-" + r.partition() + ": this member no longer owns the partition"));
+            return token.orElseThrow(() -> new IllegalStateException(where + ": no fencing token for " + r.topic() + "-"
+                    + r.partition() + ": this member no longer owns the partition"));
         }
     }
 

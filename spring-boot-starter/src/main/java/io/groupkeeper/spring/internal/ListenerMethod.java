@@ -5,45 +5,45 @@ import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.RecordHandler;
 import io.groupkeeper.kafka.container.TransactionalSender;
 import io.groupkeeper.spring.FencingToken;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.adapter.ConsumerRecordMetadata;
+import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.support.KafkaHeaders;
+import org.springframework.kafka.support.KafkaNull;
 import org.springframework.messaging.Message;
 import org.springframework.messaging.MessageHeaders;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.messaging.handler.annotation.Headers;
 import org.springframework.messaging.handler.annotation.Payload;
-import org.springframework.messaging.handler.annotation.ValueConstants;
-import org.springframework.util.ReflectionUtils;
-import java.lang.annotation.Annotation;
-import java.util.LinkedHashMap;
-import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.springframework.aop.support.AopUtils;
-import org.springframework.kafka.KafkaException;
-import org.springframework.kafka.support.Acknowledgment;
-import org.springframework.kafka.support.KafkaNull;
 import org.springframework.messaging.handler.annotation.SendTo;
+import org.springframework.messaging.handler.annotation.ValueConstants;
 import org.springframework.messaging.handler.annotation.support.MethodArgumentNotValidException;
 import org.springframework.messaging.support.MessageBuilder;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import org.springframework.validation.BeanPropertyBindingResult;
 import org.springframework.validation.SmartValidator;
 import org.springframework.validation.Validator;
@@ -82,14 +82,22 @@ public final class ListenerMethod {
 
     /** For a class-level listener: its {@code @KafkaHandler} methods and the default one (or null); else null. */
     private final List<ListenerMethod> handlers;
+
     private final ListenerMethod defaultHandler;
 
-    private ListenerMethod(Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments) {
+    private ListenerMethod(
+            Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments) {
         this(bean, method, batch, payload, arguments, null, null);
     }
 
-    private ListenerMethod(Object bean, Method method, boolean batch, JavaType payload, List<ListenerArgument> arguments,
-                           List<ListenerMethod> handlers, ListenerMethod defaultHandler) {
+    private ListenerMethod(
+            Object bean,
+            Method method,
+            boolean batch,
+            JavaType payload,
+            List<ListenerArgument> arguments,
+            List<ListenerMethod> handlers,
+            ListenerMethod defaultHandler) {
         this.handlers = handlers;
         this.defaultHandler = defaultHandler;
         this.bean = bean;
@@ -108,23 +116,30 @@ public final class ListenerMethod {
         String dataParameter = null;
         for (int i = 0; i < parameters.length; i++) { // first the data parameter: it decides record or batch
             Parameter p = parameters[i];
-            if (p.isAnnotationPresent(Header.class) || p.isAnnotationPresent(Headers.class)
-                    || p.isAnnotationPresent(FencingToken.class) || p.getType() == TransactionalSender.class
-                    || p.getType() == MessageHeaders.class || p.getType() == ConsumerRecordMetadata.class
+            if (p.isAnnotationPresent(Header.class)
+                    || p.isAnnotationPresent(Headers.class)
+                    || p.isAnnotationPresent(FencingToken.class)
+                    || p.getType() == TransactionalSender.class
+                    || p.getType() == MessageHeaders.class
+                    || p.getType() == ConsumerRecordMetadata.class
                     || p.getType() == Acknowledgment.class) {
                 continue;
             }
             Data d = data(p, name, where(p, i)); // first: an unsupported type is named as such
             if (dataParameter != null) {
-                throw unsupported(name, where(p, i), "a second data parameter after " + dataParameter
-                        + " (annotate headers with @Header)");
+                throw unsupported(
+                        name,
+                        where(p, i),
+                        "a second data parameter after " + dataParameter + " (annotate headers with @Header)");
             }
             dataParameter = where(p, i);
             data = d;
         }
         if (data == null) {
-            throw unsupported(name, "its parameters", "no data parameter: take the record, the payload, a Message or "
-                    + "a List of records or payloads");
+            throw unsupported(
+                    name,
+                    "its parameters",
+                    "no data parameter: take the record, the payload, a Message or " + "a List of records or payloads");
         }
         List<ListenerArgument> arguments = new ArrayList<>();
         Validated validated = null;
@@ -132,28 +147,33 @@ public final class ListenerMethod {
             Parameter p = parameters[i];
             Header header = p.getAnnotation(Header.class);
             if (header != null) {
-                arguments.add(header(header, p, new MethodParameter(method, i), data.batch, group,
-                        name + " " + where(p, i)));
+                arguments.add(
+                        header(header, p, new MethodParameter(method, i), data.batch, group, name + " " + where(p, i)));
             } else if (p.isAnnotationPresent(FencingToken.class)) {
                 if (p.getType() != long.class && p.getType() != Long.class && p.getType() != OptionalLong.class) {
                     throw unsupported(name, where(p, i), "@FencingToken takes a long or an OptionalLong");
                 }
-                arguments.add(new ListenerArgument.Token(p.getType() == OptionalLong.class,
-                        name + " " + where(p, i)));
+                arguments.add(new ListenerArgument.Token(p.getType() == OptionalLong.class, name + " " + where(p, i)));
             } else if (p.getType() == TransactionalSender.class) {
                 arguments.add(new ListenerArgument.Sender());
             } else if (p.getType() == MessageHeaders.class) { // with or without @Headers, as Spring resolves it
                 arguments.add(new ListenerArgument.SpringHeaders(group));
             } else if (p.getType() == Acknowledgment.class) {
                 if (data.batch) {
-                    throw unsupported(name, where(p, i), "Acknowledgment is supported on record listeners only (a "
-                            + "batch listener's acknowledgements are not): take one record, or drop the parameter");
+                    throw unsupported(
+                            name,
+                            where(p, i),
+                            "Acknowledgment is supported on record listeners only (a "
+                                    + "batch listener's acknowledgements are not): take one record, or drop the parameter");
                 }
                 arguments.add(new ListenerArgument.Ack()); // needs ack-mode MANUAL(_IMMEDIATE): ContainerFactory
             } else if (p.getType() == ConsumerRecordMetadata.class) {
                 if (data.batch) {
-                    throw unsupported(name, where(p, i), "ConsumerRecordMetadata is for record listeners; a batch "
-                            + "listener takes List<ConsumerRecord<K, V>>");
+                    throw unsupported(
+                            name,
+                            where(p, i),
+                            "ConsumerRecordMetadata is for record listeners; a batch "
+                                    + "listener takes List<ConsumerRecord<K, V>>");
                 }
                 arguments.add(new ListenerArgument.Metadata());
             } else if (p.isAnnotationPresent(Headers.class)) {
@@ -166,8 +186,11 @@ public final class ListenerMethod {
                 Object[] hints = validationHints(p);
                 if (hints != null) {
                     if (data.batch || data.records || data.message) {
-                        throw unsupported(name, where(p, i), "@Valid / @Validated is supported on a record listener's "
-                                + "payload parameter (as Spring Kafka validates the payload)");
+                        throw unsupported(
+                                name,
+                                where(p, i),
+                                "@Valid / @Validated is supported on a record listener's "
+                                        + "payload parameter (as Spring Kafka validates the payload)");
                     }
                     validated = new Validated(i, hints, new MethodParameter(method, i));
                 }
@@ -175,8 +198,10 @@ public final class ListenerMethod {
         }
         for (int i = 0; i < parameters.length; i++) { // @Valid elsewhere than on the payload
             if (validationHints(parameters[i]) != null && (validated == null || validated.index() != i)) {
-                throw unsupported(name, where(parameters[i], i), "@Valid / @Validated is supported on the payload "
-                        + "parameter only");
+                throw unsupported(
+                        name,
+                        where(parameters[i], i),
+                        "@Valid / @Validated is supported on the payload " + "parameter only");
             }
         }
         ListenerMethod m = new ListenerMethod(bean, method, data.batch, data.payload, List.copyOf(arguments));
@@ -191,8 +216,8 @@ public final class ListenerMethod {
      * {@code KafkaException("No method found for <class>")}, handled by the error policy. {@code methods} are
      * invocable on {@code bean}; {@code defaultMethod} is one of them or null.
      */
-    static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
-                                   String group) {
+    static ListenerMethod handlers(
+            Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod, String group) {
         return handlers(bean, beanClass, methods, defaultMethod, group, UnaryOperator.identity());
     }
 
@@ -201,20 +226,26 @@ public final class ListenerMethod {
      * {@code DelegatingInvocableHandler} honours it: that method's result is sent to its topic ({@code resolve}d as
      * placeholders and SpEL; none: the record's {@code kafka_replyTopic}), as a record listener's ({@link SendToReplies}).
      */
-    static ListenerMethod handlers(Object bean, Class<?> beanClass, List<Method> methods, Method defaultMethod,
-                                   String group, UnaryOperator<String> resolve) {
+    static ListenerMethod handlers(
+            Object bean,
+            Class<?> beanClass,
+            List<Method> methods,
+            Method defaultMethod,
+            String group,
+            UnaryOperator<String> resolve) {
         List<ListenerMethod> handlers = new ArrayList<>();
         ListenerMethod defaultHandler = null;
         for (Method m : methods) {
             ListenerMethod h = of(bean, m, group);
-            if (h.batch || h.payload.getRawClass() == ConsumerRecord.class
+            if (h.batch
+                    || h.payload.getRawClass() == ConsumerRecord.class
                     || h.arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Records)) {
                 throw new IllegalStateException("@GroupKeeperListener class " + beanClass.getName() + ": @KafkaHandler "
                         + "method " + describe(m) + " must take a payload or a Message<T> (records are routed by "
                         + "payload type); a batch or a ConsumerRecord needs a @GroupKeeperListener method");
             }
-            SendTo sendTo = org.springframework.core.annotation
-                    .AnnotatedElementUtils.findMergedAnnotation(m, SendTo.class);
+            SendTo sendTo =
+                    org.springframework.core.annotation.AnnotatedElementUtils.findMergedAnnotation(m, SendTo.class);
             if (sendTo != null) { // Spring takes the first value; none: the record's kafka_replyTopic header
                 h.sendTo(sendTo.value().length == 0 ? "" : resolve.apply(sendTo.value()[0]));
             }
@@ -228,8 +259,14 @@ public final class ListenerMethod {
                     + "@KafkaHandler method: annotate the methods that take the records @KafkaHandler (one "
                     + "isDefault = true for what no other takes), or put @GroupKeeperListener on a method");
         }
-        return new ListenerMethod(bean, methods.get(0), false, PayloadDeserializer.JSON.constructType(Object.class),
-                List.of(), List.copyOf(handlers), defaultHandler);
+        return new ListenerMethod(
+                bean,
+                methods.get(0),
+                false,
+                PayloadDeserializer.JSON.constructType(Object.class),
+                List.of(),
+                List.copyOf(handlers),
+                defaultHandler);
     }
 
     /** Spring's {@code findHandlerForPayload}: the one matching method, a match beside the default wins over it. */
@@ -237,12 +274,11 @@ public final class ListenerMethod {
         Class<?> type = value == null ? KafkaNull.class : value.getClass();
         ListenerMethod result = null;
         for (ListenerMethod h : handlers) {
-            if (ClassUtils.resolvePrimitiveIfNecessary(h.payload.getRawClass())
-                    .isAssignableFrom(type)) {
+            if (ClassUtils.resolvePrimitiveIfNecessary(h.payload.getRawClass()).isAssignableFrom(type)) {
                 if (result != null && result != defaultHandler) {
                     if (h != defaultHandler) {
-                        throw new KafkaException("Ambiguous methods for payload type: "
-                                + type + ": " + result.method.getName() + " and " + h.method.getName());
+                        throw new KafkaException("Ambiguous methods for payload type: " + type + ": "
+                                + result.method.getName() + " and " + h.method.getName());
                     }
                     continue;
                 }
@@ -259,15 +295,14 @@ public final class ListenerMethod {
     }
 
     /** The payload parameter to validate, with its hints (validation groups). */
-    private record Validated(int index, Object[] hints, MethodParameter parameter) {
-    }
+    private record Validated(int index, Object[] hints, MethodParameter parameter) {}
 
     private Validated validated;
     /** Per partition: the offset of the last call and how many calls it had (the container retries on one thread). */
-    private final Map<TopicPartition, long[]> attempts =
-            new ConcurrentHashMap<>();
+    private final Map<TopicPartition, long[]> attempts = new ConcurrentHashMap<>();
     /** The delivery attempt of the record being handled on this thread (Spring Kafka's kafka_deliveryAttempt). */
     static final ThreadLocal<Integer> ATTEMPT = new ThreadLocal<>();
+
     private volatile Validator validator;
 
     /**
@@ -298,8 +333,7 @@ public final class ListenerMethod {
         }
         if (errors.hasErrors()) {
             throw new MethodArgumentNotValidException(
-                    MessageBuilder.withPayload(target).build(), v.parameter(),
-                    errors);
+                    MessageBuilder.withPayload(target).build(), v.parameter(), errors);
         }
     }
 
@@ -323,8 +357,7 @@ public final class ListenerMethod {
      */
     private static Object[] validationHints(Parameter p) {
         for (Annotation a : p.getAnnotations()) {
-            Object[] hints = ValidationAnnotationUtils
-                    .determineValidationHints(a);
+            Object[] hints = ValidationAnnotationUtils.determineValidationHints(a);
             if (hints != null) {
                 return hints;
             }
@@ -337,29 +370,37 @@ public final class ListenerMethod {
      * always present, so a method would fail every record here).
      */
     private static final Map<String, String> UNSUPPORTED_HEADERS = Map.of(
-            KafkaHeaders.ACKNOWLEDGMENT, "take an Acknowledgment parameter (with spring.kafka.listener.ack-mode=MANUAL)",
+            KafkaHeaders.ACKNOWLEDGMENT,
+                    "take an Acknowledgment parameter (with spring.kafka.listener.ack-mode=MANUAL)",
             KafkaHeaders.CONSUMER, "the Consumer is the container's; seek with GroupKeeperSeekAware",
             KafkaHeaders.RAW_DATA, "take ConsumerRecord<K, V> as the data parameter",
             KafkaHeaders.NATIVE_HEADERS, "take ConsumerRecord<K, V> and read record.headers()",
             KafkaHeaders.BATCH_CONVERTED_HEADERS, "take List<ConsumerRecord<K, V>> and read each record's headers()",
             KafkaHeaders.LISTENER_INFO, "@GroupKeeperListener has no info attribute",
-            KafkaHeaders.CONVERSION_FAILURES, "a value that does not convert is dead-lettered as a deserialization "
-                    + "failure",
+            KafkaHeaders.CONVERSION_FAILURES,
+                    "a value that does not convert is dead-lettered as a deserialization " + "failure",
             KafkaHeaders.RECORD_METADATA, "take ConsumerRecordMetadata or ConsumerRecord<K, V>");
 
     private static Data data(Parameter p, String name, String where) {
         Class<?> type = p.getType();
         Type generic = p.getParameterizedType();
         Payload payloadAnnotation = p.getAnnotation(Payload.class);
-        if (payloadAnnotation != null && !(payloadAnnotation.value().isEmpty()
-                && payloadAnnotation.expression().isEmpty())) {
-            throw unsupported(name, where, "@Payload with an expression is not supported; take the payload and "
-                    + "compute from it in the method");
+        if (payloadAnnotation != null
+                && !(payloadAnnotation.value().isEmpty()
+                        && payloadAnnotation.expression().isEmpty())) {
+            throw unsupported(
+                    name,
+                    where,
+                    "@Payload with an expression is not supported; take the payload and "
+                            + "compute from it in the method");
         }
         String springKafka = type.getName();
         if (springKafka.equals("org.apache.kafka.clients.consumer.Consumer")) {
-            throw unsupported(name, where, type.getSimpleName() + " is not supported: offsets are committed by the "
-                    + "container (groupkeeper.listener.commit-interval)");
+            throw unsupported(
+                    name,
+                    where,
+                    type.getSimpleName() + " is not supported: offsets are committed by the "
+                            + "container (groupkeeper.listener.commit-interval)");
         }
         if (type == ConsumerRecords.class) {
             throw unsupported(name, where, "ConsumerRecords is not supported; take a List");
@@ -376,18 +417,28 @@ public final class ListenerMethod {
                 return new Data(true, true, false, PayloadDeserializer.JSON.constructType(Object.class));
             }
             if (element.getRawClass() == Message.class) {
-                throw unsupported(name, where, "List<Message<T>> is not supported; take List<T> or "
-                        + "List<ConsumerRecord<K, V>>");
+                throw unsupported(
+                        name,
+                        where,
+                        "List<Message<T>> is not supported; take List<T> or " + "List<ConsumerRecord<K, V>>");
             }
             return new Data(true, false, false, element);
         }
         if (springKafka.startsWith("org.springframework.") || springKafka.startsWith("org.apache.kafka.")) {
-            throw unsupported(name, where, type.getName() + " is not a parameter kind @GroupKeeperListener resolves "
-                    + "(it would be read as a JSON payload)");
+            throw unsupported(
+                    name,
+                    where,
+                    type.getName() + " is not a parameter kind @GroupKeeperListener resolves "
+                            + "(it would be read as a JSON payload)");
         }
-        return new Data(false, false, false, PayloadDeserializer.JSON.constructType(
-                ClassUtils.resolvePrimitiveIfNecessary(type) == type ? generic
-                        : ClassUtils.resolvePrimitiveIfNecessary(type)));
+        return new Data(
+                false,
+                false,
+                false,
+                PayloadDeserializer.JSON.constructType(
+                        ClassUtils.resolvePrimitiveIfNecessary(type) == type
+                                ? generic
+                                : ClassUtils.resolvePrimitiveIfNecessary(type)));
     }
 
     private static JavaType typeArgument(Type generic, String name, String where, String of) {
@@ -397,8 +448,8 @@ public final class ListenerMethod {
         return PayloadDeserializer.JSON.constructType(p.getActualTypeArguments()[0]);
     }
 
-    private static ListenerArgument header(Header h, Parameter p, MethodParameter mp, boolean batch, String group,
-                                           String where) {
+    private static ListenerArgument header(
+            Header h, Parameter p, MethodParameter mp, boolean batch, String group, String where) {
         String name = !h.name().isEmpty() ? h.name() : h.value();
         if (name.isEmpty()) {
             throw new IllegalStateException("@GroupKeeperListener method " + where + ": @Header needs a name");
@@ -450,7 +501,8 @@ public final class ListenerMethod {
 
     /** The same, reading JSON with {@code json} (the application's mapper, {@link PayloadJson#select}). */
     Deserializer<Object> valueDeserializer(Deserializer<Object> configured, PayloadJson json) {
-        return PayloadDeserializer.passThrough(payload) ? configured
+        return PayloadDeserializer.passThrough(payload)
+                ? configured
                 : new PayloadDeserializer(configured, payload, json);
     }
 
@@ -467,10 +519,8 @@ public final class ListenerMethod {
     boolean valuesAsDeserialized(Class<?> valueDeserializer, PayloadJson json) {
         Class<?> raw = payload.getRawClass();
         return PayloadDeserializer.passThrough(payload)
-                || raw == String.class && !json.jsonStrings()
-                && valueDeserializer == StringDeserializer.class
-                || raw == byte[].class
-                && valueDeserializer == ByteArrayDeserializer.class;
+                || raw == String.class && !json.jsonStrings() && valueDeserializer == StringDeserializer.class
+                || raw == byte[].class && valueDeserializer == ByteArrayDeserializer.class;
     }
 
     RecordHandler<Object, Object> recordHandler() {
@@ -488,8 +538,10 @@ public final class ListenerMethod {
         }
         if (!batch) { // the delivery attempt of this record (1, 2, ... while the error policy retries it)
             ConsumerRecord<Object, Object> r = records.get(0);
-            long[] last = attempts.compute(new TopicPartition(r.topic(), r.partition()),
-                    (tp, was) -> was != null && was[0] == r.offset() ? new long[] {r.offset(), was[1] + 1}
+            long[] last = attempts.compute(
+                    new TopicPartition(r.topic(), r.partition()),
+                    (tp, was) -> was != null && was[0] == r.offset()
+                            ? new long[] {r.offset(), was[1] + 1}
                             : new long[] {r.offset(), 1});
             ATTEMPT.set((int) last[1]);
         }
@@ -519,13 +571,15 @@ public final class ListenerMethod {
 
     /** {@code @SendTo}'s topic as resolved at start ("" = the record's reply-topic header), or null without it. */
     private volatile String sendTo;
+
     private volatile SendToReplies replies;
 
     void sendTo(String topic) {
         if (handlers != null) {
-            throw new IllegalStateException("@GroupKeeperListener class " + bean.getClass().getName() + ": @SendTo on "
-                    + "a class-level listener is not supported: put the method in a @GroupKeeperListener method with "
-                    + "@SendTo");
+            throw new IllegalStateException(
+                    "@GroupKeeperListener class " + bean.getClass().getName() + ": @SendTo on "
+                            + "a class-level listener is not supported: put the method in a @GroupKeeperListener method with "
+                            + "@SendTo");
         }
         if (batch) {
             throw new IllegalStateException("@GroupKeeperListener method " + describe(method) + ": @SendTo on a batch "
@@ -556,13 +610,15 @@ public final class ListenerMethod {
 
     /** Whether a parameter takes the transactional sender (the listener must be transactional). */
     public boolean takesSender() {
-        return handlers != null ? handlers.stream().anyMatch(ListenerMethod::takesSender)
+        return handlers != null
+                ? handlers.stream().anyMatch(ListenerMethod::takesSender)
                 : arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Sender);
     }
 
     /** Whether a parameter takes Spring Kafka's {@code Acknowledgment} (the ack mode must be manual). */
     boolean takesAcknowledgment() {
-        return handlers != null ? handlers.stream().anyMatch(ListenerMethod::takesAcknowledgment)
+        return handlers != null
+                ? handlers.stream().anyMatch(ListenerMethod::takesAcknowledgment)
                 : arguments.stream().anyMatch(a -> a instanceof ListenerArgument.Ack);
     }
 
@@ -573,7 +629,8 @@ public final class ListenerMethod {
 
     @Override
     public String toString() {
-        return handlers != null ? AopUtils.getTargetClass(bean).getName()
-                + " (@KafkaHandler methods)" : describe(method);
+        return handlers != null
+                ? AopUtils.getTargetClass(bean).getName() + " (@KafkaHandler methods)"
+                : describe(method);
     }
 }

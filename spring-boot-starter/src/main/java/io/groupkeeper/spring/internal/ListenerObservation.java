@@ -58,8 +58,11 @@ final class ListenerObservation {
         context.setRemoteServiceName("kafka");
         Observation observation = Observation.createNotStarted(NAME, () -> context, registry)
                 .contextualName(carrier.topic() + " receive")
-                .lowCardinalityKeyValues(KeyValues.of(KeyValue.of("group", group), KeyValue.of("topic", carrier.topic()),
-                        KeyValue.of("listener.id", listenerId), KeyValue.of("batch", Boolean.toString(batch))))
+                .lowCardinalityKeyValues(KeyValues.of(
+                        KeyValue.of("group", group),
+                        KeyValue.of("topic", carrier.topic()),
+                        KeyValue.of("listener.id", listenerId),
+                        KeyValue.of("batch", Boolean.toString(batch))))
                 .highCardinalityKeyValue("partition", Integer.toString(carrier.partition()))
                 .highCardinalityKeyValue("offset", Long.toString(carrier.offset()))
                 .start();

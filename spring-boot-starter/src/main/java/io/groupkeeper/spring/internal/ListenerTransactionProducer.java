@@ -73,15 +73,13 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
         try {
             callback.onCompletion(metadata, failure);
         } catch (RuntimeException e) {
-            LoggerFactory.getLogger(ListenerTransactionProducer.class)
-                    .warn("a KafkaTemplate callback failed", e);
+            LoggerFactory.getLogger(ListenerTransactionProducer.class).warn("a KafkaTemplate callback failed", e);
         }
     }
 
     /** Nothing to flush: the records go into the transaction when the listener call returns. */
     @Override
-    public void flush() {
-    }
+    public void flush() {}
 
     @Override
     public void initTransactions() {
@@ -94,8 +92,8 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
     }
 
     @Override
-    public void sendOffsetsToTransaction(Map<TopicPartition, OffsetAndMetadata> offsets,
-                                         ConsumerGroupMetadata groupMetadata) {
+    public void sendOffsetsToTransaction(
+            Map<TopicPartition, OffsetAndMetadata> offsets, ConsumerGroupMetadata groupMetadata) {
         throw owned("sendOffsetsToTransaction");
     }
 
@@ -117,8 +115,8 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
 
     @Override
     public List<PartitionInfo> partitionsFor(String topic) {
-        throw new UnsupportedOperationException("partitionsFor inside a transactional @GroupKeeperListener call: "
-                + "use an Admin client");
+        throw new UnsupportedOperationException(
+                "partitionsFor inside a transactional @GroupKeeperListener call: " + "use an Admin client");
     }
 
     @Override
@@ -127,12 +125,10 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
     }
 
     @Override
-    public void registerMetricForSubscription(KafkaMetric metric) {
-    }
+    public void registerMetricForSubscription(KafkaMetric metric) {}
 
     @Override
-    public void unregisterMetricFromSubscription(KafkaMetric metric) {
-    }
+    public void unregisterMetricFromSubscription(KafkaMetric metric) {}
 
     @Override
     public Uuid clientInstanceId(Duration timeout) {
@@ -141,12 +137,10 @@ final class ListenerTransactionProducer<K, V> implements Producer<K, V> {
 
     /** The container owns the producer: a template's close after its transaction is a no-op. */
     @Override
-    public void close() {
-    }
+    public void close() {}
 
     @Override
-    public void close(Duration timeout) {
-    }
+    public void close(Duration timeout) {}
 
     private static Executor callbacks() {
         ThreadPoolExecutor e = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {

@@ -36,12 +36,14 @@ final class ListenerTransactionTemplates {
     /** The application's transaction-capable producer factories (none: the handlers are returned unchanged). */
     static ListenerTransactionTemplates of(ListableBeanFactory beans) {
         Set<ProducerFactory<?, ?>> found = new LinkedHashSet<>();
-        for (KafkaTemplate<?, ?> t : beans.getBeansOfType(KafkaTemplate.class, false, true).values()) {
+        for (KafkaTemplate<?, ?> t :
+                beans.getBeansOfType(KafkaTemplate.class, false, true).values()) {
             if (t.isTransactional()) {
                 found.add(t.getProducerFactory());
             }
         }
-        for (ProducerFactory<?, ?> f : beans.getBeansOfType(ProducerFactory.class, false, true).values()) {
+        for (ProducerFactory<?, ?> f :
+                beans.getBeansOfType(ProducerFactory.class, false, true).values()) {
             if (f.transactionCapable()) {
                 found.add(f);
             }
@@ -82,8 +84,8 @@ final class ListenerTransactionTemplates {
         List<ProducerFactory<?, ?>> bound = new ArrayList<>(factories.size());
         for (ProducerFactory<?, ?> f : factories) {
             if (!TransactionSynchronizationManager.hasResource(f)) {
-                TransactionSynchronizationManager.bindResource(f,
-                        new KafkaResourceHolder<>(new ListenerTransactionProducer<>(), Duration.ZERO));
+                TransactionSynchronizationManager.bindResource(
+                        f, new KafkaResourceHolder<>(new ListenerTransactionProducer<>(), Duration.ZERO));
                 bound.add(f);
             }
         }

@@ -1,15 +1,15 @@
 package io.groupkeeper.spring.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import java.nio.ByteBuffer;
 
 /**
  * The configured value deserializer, followed by a conversion into the payload type a listener method declares: as is
@@ -20,8 +20,8 @@ import java.nio.ByteBuffer;
  */
 final class PayloadDeserializer implements Deserializer<Object> {
 
-    static final ObjectMapper JSON = new ObjectMapper().findAndRegisterModules()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    static final ObjectMapper JSON =
+            new ObjectMapper().findAndRegisterModules().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private final Deserializer<Object> inner;
     private final JavaType target;
@@ -84,13 +84,16 @@ final class PayloadDeserializer implements Deserializer<Object> {
                 return reader.read(bytes);
             }
         } catch (Exception e) {
-            throw new SerializationException("a value of topic " + topic + " is not JSON for " + target
-                    + " (read by " + json + "): " + (e instanceof JsonProcessingException j
-                    ? j.getOriginalMessage() : e.getMessage()), e);
+            throw new SerializationException(
+                    "a value of topic " + topic + " is not JSON for " + target
+                            + " (read by " + json + "): "
+                            + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
+                    e);
         }
-        throw new SerializationException("a value of topic " + topic + " is a " + value.getClass().getName()
-                + ", which the listener's " + target + " cannot be made from (set spring.kafka.consumer"
-                + ".value-deserializer to one that produces text, bytes or the type itself)");
+        throw new SerializationException(
+                "a value of topic " + topic + " is a " + value.getClass().getName()
+                        + ", which the listener's " + target + " cannot be made from (set spring.kafka.consumer"
+                        + ".value-deserializer to one that produces text, bytes or the type itself)");
     }
 
     @Override

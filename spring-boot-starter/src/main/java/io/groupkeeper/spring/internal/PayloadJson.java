@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.lang.reflect.Method;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.util.ClassUtils;
-import org.springframework.util.ReflectionUtils;
 import org.springframework.kafka.support.converter.BatchMessageConverter;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -62,7 +62,8 @@ abstract class PayloadJson {
         Object converter = jsonConverter(beans);
         if (converter != null) {
             Object mapper = mapperOf(converter);
-            String what = "the mapper of the JSON converter bean (" + converter.getClass().getSimpleName() + ")";
+            String what = "the mapper of the JSON converter bean ("
+                    + converter.getClass().getSimpleName() + ")";
             if (mapper instanceof ObjectMapper m) {
                 return new Jackson2(m, true, what);
             }
@@ -81,14 +82,15 @@ abstract class PayloadJson {
 
     /** The application's one JSON record converter (or the record converter of its one batch converter), or null. */
     private static Object jsonConverter(ListableBeanFactory beans) {
-        var record = beans.getBeanProvider(RecordMessageConverter.class)
-                .getIfUnique();
+        var record = beans.getBeanProvider(RecordMessageConverter.class).getIfUnique();
         if (record == null) {
-            var batch = beans.getBeanProvider(BatchMessageConverter.class)
-                    .getIfUnique();
+            var batch = beans.getBeanProvider(BatchMessageConverter.class).getIfUnique();
             record = batch == null ? null : batch.getRecordMessageConverter();
         }
-        return record != null && SpringKafkaSettings.isJsonConverter(record.getClass().getName()) ? record : null;
+        return record != null
+                        && SpringKafkaSettings.isJsonConverter(record.getClass().getName())
+                ? record
+                : null;
     }
 
     /** The converter's mapper: Spring Kafka's protected {@code getObjectMapper()} / {@code getJsonMapper()}. */

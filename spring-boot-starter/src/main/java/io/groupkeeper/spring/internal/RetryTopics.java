@@ -1,23 +1,29 @@
 package io.groupkeeper.spring.internal;
 
+import io.groupkeeper.kafka.container.BackOffPause;
 import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.HandlerContext;
 import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.RecordHandler;
 import io.groupkeeper.kafka.container.Recovery;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
@@ -28,6 +34,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.kafka.annotation.RetryTopicConfigurationProvider;
 import org.springframework.kafka.annotation.RetryableTopic;
 import org.springframework.kafka.annotation.RetryableTopicAnnotationProcessor;
 import org.springframework.kafka.config.KafkaListenerContainerFactory;
@@ -46,13 +53,6 @@ import org.springframework.kafka.retrytopic.RetryTopicComponentFactory;
 import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
 import org.springframework.kafka.retrytopic.RetryTopicConfigurer;
 import org.springframework.kafka.retrytopic.RetryTopicHeaders;
-import io.groupkeeper.kafka.container.BackOffPause;
-import io.groupkeeper.kafka.container.HandlerContext;
-import java.lang.reflect.Proxy;
-import java.util.LinkedHashMap;
-import java.util.concurrent.Executors;
-import org.apache.kafka.clients.consumer.Consumer;
-import org.springframework.kafka.annotation.RetryTopicConfigurationProvider;
 import org.springframework.kafka.support.KafkaUtils;
 
 /**
@@ -74,8 +74,7 @@ public final class RetryTopics {
     private static final long MAX_BACKOFF_MS = Duration.ofDays(1).toMillis();
 
     /** A retry-topic endpoint: its main listener, whether it is the DLT's, the dead-letter topic of its topics. */
-    private record Role(String mainId, boolean dlt, Map<String, String> dltOfTopic, boolean autoCreate) {
-    }
+    private record Role(String mainId, boolean dlt, Map<String, String> dltOfTopic, boolean autoCreate) {}
 
     private final ConfigurableListableBeanFactory beans;
     private final DestinationTopicResolver resolver;
@@ -86,16 +85,18 @@ public final class RetryTopics {
 
     RetryTopics(ConfigurableListableBeanFactory beans) {
         this.beans = beans;
-        RetryTopicComponentFactory f = beans.getBeanProvider(RetryTopicComponentFactory.class)
-                .getIfUnique(RetryTopicComponentFactory::new);
+        RetryTopicComponentFactory f =
+                beans.getBeanProvider(RetryTopicComponentFactory.class).getIfUnique(RetryTopicComponentFactory::new);
         this.resolver = f.destinationTopicResolver();
         this.recoverers = f.deadLetterPublishingRecovererFactory(resolver);
         KafkaConsumerBackoffManager unused = context -> { // Spring's containers only; ours pause themselves
             throw new UnsupportedOperationException("not used by groupkeeper containers");
         };
-        this.configurer = f.retryTopicConfigurer(f.destinationTopicProcessor(resolver),
+        this.configurer = f.retryTopicConfigurer(
+                f.destinationTopicProcessor(resolver),
                 f.listenerContainerFactoryConfigurer(unused, recoverers, f.internalRetryTopicClock()),
-                f.listenerContainerFactoryResolver(beans), f.retryTopicNamesProviderFactory());
+                f.listenerContainerFactoryResolver(beans),
+                f.retryTopicNamesProviderFactory());
         this.configurer.setBeanFactory(beans);
     }
 
@@ -104,8 +105,9 @@ public final class RetryTopics {
      * application has {@code RetryTopicConfiguration} beans (Boot makes one for {@code spring.kafka.retry.topic.*}).
      */
     static boolean mayApply(ConfigurableListableBeanFactory beans, Method declared) {
-        return beans != null && (AnnotatedElementUtils.hasAnnotation(declared, RetryableTopic.class)
-                || beans.getBeanNamesForType(RetryTopicConfiguration.class, false, false).length > 0);
+        return beans != null
+                && (AnnotatedElementUtils.hasAnnotation(declared, RetryableTopic.class)
+                        || beans.getBeanNamesForType(RetryTopicConfiguration.class, false, false).length > 0);
     }
 
     /**
@@ -121,14 +123,16 @@ public final class RetryTopics {
         RetryTopicConfiguration config = annotation != null
                 ? new RetryableTopicAnnotationProcessor(beans, beans.getBeanExpressionResolver(), context)
                         .processAnnotation(topics, declared, annotation, bean)
-                : new RetryTopicConfigurationProvider(beans,
-                        beans.getBeanExpressionResolver(), context).findRetryConfigurationFor(topics, declared, null, bean);
+                : new RetryTopicConfigurationProvider(beans, beans.getBeanExpressionResolver(), context)
+                        .findRetryConfigurationFor(topics, declared, null, bean);
         if (config == null) {
             return List.of();
         }
-        String where = "@GroupKeeperListener method " + ListenerMethod.describe(declared) + (annotation != null ? ""
-                : " (retry topics from a RetryTopicConfiguration bean for its topics, e.g. Boot's for "
-                + "spring.kafka.retry.topic.enabled=true)");
+        String where = "@GroupKeeperListener method " + ListenerMethod.describe(declared)
+                + (annotation != null
+                        ? ""
+                        : " (retry topics from a RetryTopicConfiguration bean for its topics, e.g. Boot's for "
+                                + "spring.kafka.retry.topic.enabled=true)");
         if (!main.topicPattern().isEmpty()) {
             throw new IllegalStateException(where + ": @RetryableTopic with topicPattern is not supported (Spring "
                     + "Kafka needs the topics to name the retry topics): list the topics");
@@ -137,17 +141,19 @@ public final class RetryTopics {
             throw new IllegalStateException(where + ": @RetryableTopic on a batch listener is not supported (nor by "
                     + "Spring Kafka): take one record");
         }
-        if (!main.transactional().isBlank() && Boolean.parseBoolean(main.transactional().trim())) {
-            throw new IllegalStateException(where + ": @RetryableTopic on a transactional listener is not supported: "
-                    + "remove one of them");
+        if (!main.transactional().isBlank()
+                && Boolean.parseBoolean(main.transactional().trim())) {
+            throw new IllegalStateException(
+                    where + ": @RetryableTopic on a transactional listener is not supported: " + "remove one of them");
         }
         if (!main.errorPolicy().isBlank() || !main.deadLetterTopic().isBlank()) {
-            throw new IllegalStateException(where + ": errorPolicy and deadLetterTopic do not apply beside retry topics "
-                    + "(Spring's resolver routes each failure, to the DLT last): remove them, or the retry topics");
+            throw new IllegalStateException(
+                    where + ": errorPolicy and deadLetterTopic do not apply beside retry topics "
+                            + "(Spring's resolver routes each failure, to the DLT last): remove them, or the retry topics");
         }
         if (main.method().sendTo() != null) {
-            throw new IllegalStateException(where + ": @RetryableTopic beside @SendTo is not supported: send the "
-                    + "reply in the method");
+            throw new IllegalStateException(
+                    where + ": @RetryableTopic beside @SendTo is not supported: send the " + "reply in the method");
         }
         if (annotation != null && !annotation.listenerContainerFactory().isBlank()) {
             throw new IllegalStateException(where + ": @RetryableTopic(listenerContainerFactory) configures Spring "
@@ -172,8 +178,8 @@ public final class RetryTopics {
             ep.setMethod(invocable);
         };
         try {
-            configurer.processMainAndRetryListeners(fill, mainEndpoint, config, registrar, null,
-                    "kafkaListenerContainerFactory");
+            configurer.processMainAndRetryListeners(
+                    fill, mainEndpoint, config, registrar, null, "kafkaListenerContainerFactory");
         } catch (RuntimeException ex) {
             throw new IllegalStateException(where + ": @RetryableTopic: " + ex.getMessage(), ex);
         }
@@ -192,11 +198,15 @@ public final class RetryTopics {
                 continue;
             }
             List<String> epTopics = List.copyOf(ep.getTopics());
-            boolean dlt = resolver.getDestinationTopicByName(main.id(), epTopics.get(0)).isDltTopic();
+            boolean dlt = resolver.getDestinationTopicByName(main.id(), epTopics.get(0))
+                    .isDltTopic();
             String group = ep.getGroupId() != null ? ep.getGroupId() : ep.getId();
             Method m = ep.getMethod();
             ListenerMethod method;
-            if (m == null || m.getDeclaringClass().getName().endsWith("RetryTopicConfigurer$LoggingDltListenerHandlerMethod")) {
+            if (m == null
+                    || m.getDeclaringClass()
+                            .getName()
+                            .endsWith("RetryTopicConfigurer$LoggingDltListenerHandlerMethod")) {
                 // Spring's default DLT handler (it takes an Acknowledgment): logged as Spring logs it
                 DltLogger logger = new DltLogger();
                 method = ListenerMethod.of(logger, DltLogger.METHOD, group);
@@ -212,12 +222,24 @@ public final class RetryTopics {
                 }
             }
             roles.put(ep.getId(), new Role(main.id(), dlt, dlts, autoCreate));
-            extra.add(new ListenerEndpoint(ep.getId(), group, epTopics, "",
-                    ep.getConcurrency() != null ? ep.getConcurrency().toString() : main.concurrency(), "", "",
-                    ep.getAutoStartup() != null ? ep.getAutoStartup().toString() : main.autoStartup(), "",
-                    main.idleEventInterval(), "", "", method)); // retries wait by pausing partitions: PARTITION order
+            extra.add(new ListenerEndpoint(
+                    ep.getId(),
+                    group,
+                    epTopics,
+                    "",
+                    ep.getConcurrency() != null ? ep.getConcurrency().toString() : main.concurrency(),
+                    "",
+                    "",
+                    ep.getAutoStartup() != null ? ep.getAutoStartup().toString() : main.autoStartup(),
+                    "",
+                    main.idleEventInterval(),
+                    "",
+                    "",
+                    method)); // retries wait by pausing partitions: PARTITION order
         }
-        LOG.info("groupkeeper listener '{}': @RetryableTopic endpoints {}", main.id(),
+        LOG.info(
+                "groupkeeper listener '{}': @RetryableTopic endpoints {}",
+                main.id(),
                 extra.stream().map(e -> e.id() + "=" + e.topics()).toList());
         return extra;
     }
@@ -252,8 +274,10 @@ public final class RetryTopics {
      * The handler of a retry-topic endpoint: not before the record's due time; a failure forwarded by Spring's
      * recoverer to the next retry topic or the DLT (what it resolves), or dropped where Spring's resolver says so.
      */
-    RecordHandler<Object, Object> handler(ListenerEndpoint e, RecordHandler<Object, Object> delegate,
-                                          AtomicReference<ListenerContainer<Object, Object>> self) {
+    RecordHandler<Object, Object> handler(
+            ListenerEndpoint e,
+            RecordHandler<Object, Object> delegate,
+            AtomicReference<ListenerContainer<Object, Object>> self) {
         Role role = roles.get(e.id());
         DeadLetterPublishingRecoverer recoverer = recoverers.create(role.mainId());
         String methodText = e.method().toString();
@@ -265,18 +289,27 @@ public final class RetryTopics {
                 if (wait > 0 && wait <= MAX_BACKOFF_MS) {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     resumeAt(self, tp, wait, 0);
-                    throw new NotDueYet(String.format("Partition %s from topic %s is not ready for "
-                            + "consumption, backing off for approx. %s millis.", tp.partition(), tp.topic(), wait),
-                            tp, e.id(), dueAt);
+                    throw new NotDueYet(
+                            String.format(
+                                    "Partition %s from topic %s is not ready for "
+                                            + "consumption, backing off for approx. %s millis.",
+                                    tp.partition(), tp.topic(), wait),
+                            tp,
+                            e.id(),
+                            dueAt);
                 }
             }
             try {
                 delegate.handle(r);
             } catch (Exception ex) {
                 // the exception as Spring's container hands it to its error handler's recoverer
-                Exception failed = new ListenerExecutionFailedException("Listener failed", e.group(),
-                        new TimestampedException(new ListenerExecutionFailedException("Listener method '"
-                                + methodText + "' threw exception", ex), Instant.now()));
+                Exception failed = new ListenerExecutionFailedException(
+                        "Listener failed",
+                        e.group(),
+                        new TimestampedException(
+                                new ListenerExecutionFailedException(
+                                        "Listener method '" + methodText + "' threw exception", ex),
+                                Instant.now()));
                 recoverer.accept(SpringSideValues.asDeserialized(r), partitionsOnly(role.mainId()), failed);
             }
         };
@@ -292,9 +325,13 @@ public final class RetryTopics {
     void customize(ListenerEndpoint e, ListenerContainerBuilder<Object, Object> b) {
         Role role = roles.get(e.id());
         b.errorPolicy(ErrorPolicy.builder()
-                .on(KafkaBackoffException.class, ErrorAction.retry(1, Backoff.none()).thenStopPartition())
-                .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1))).thenStopPartition())
-                .deserializationFailure(role.dlt() || role.dltOfTopic().isEmpty() ? Recovery.SKIP : Recovery.DEAD_LETTER)
+                .on(
+                        KafkaBackoffException.class,
+                        ErrorAction.retry(1, Backoff.none()).thenStopPartition())
+                .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
+                        .thenStopPartition())
+                .deserializationFailure(
+                        role.dlt() || role.dltOfTopic().isEmpty() ? Recovery.SKIP : Recovery.DEAD_LETTER)
                 .build());
         if (!role.dlt() && !role.dltOfTopic().isEmpty()) {
             Map<String, String> dlts = role.dltOfTopic();
@@ -313,10 +350,13 @@ public final class RetryTopics {
      */
     private Consumer<?, ?> partitionsOnly(String mainId) {
         return (Consumer<?, ?>) Proxy.newProxyInstance(
-                RetryTopics.class.getClassLoader(), new Class<?>[] {Consumer.class},
+                RetryTopics.class.getClassLoader(),
+                new Class<?>[] {Consumer.class},
                 (proxy, m, args) -> switch (m.getName()) {
-                    case "partitionsFor" -> resolver.getDestinationTopicByName(mainId, (String) args[0])
-                            .getKafkaOperations().partitionsFor((String) args[0]);
+                    case "partitionsFor" ->
+                        resolver.getDestinationTopicByName(mainId, (String) args[0])
+                                .getKafkaOperations()
+                                .partitionsFor((String) args[0]);
                     case "toString" -> "partitions of " + mainId + "'s retry topics";
                     case "hashCode" -> System.identityHashCode(proxy);
                     case "equals" -> proxy == args[0];
@@ -324,19 +364,24 @@ public final class RetryTopics {
                 });
     }
 
-    private void resumeAt(AtomicReference<ListenerContainer<Object, Object>> self, TopicPartition tp, long waitMs,
-                          int tries) {
-        scheduler().schedule(() -> {
-            ListenerContainer<Object, Object> c = self.get();
-            if (c == null) {
-                return;
-            }
-            if (c.stoppedPartitions().containsKey(tp)) {
-                c.resume(tp);
-            } else if (tries < 100) { // the worker stops it right after the handler threw: look again shortly
-                resumeAt(self, tp, 20, tries + 1);
-            }
-        }, waitMs, TimeUnit.MILLISECONDS);
+    private void resumeAt(
+            AtomicReference<ListenerContainer<Object, Object>> self, TopicPartition tp, long waitMs, int tries) {
+        scheduler()
+                .schedule(
+                        () -> {
+                            ListenerContainer<Object, Object> c = self.get();
+                            if (c == null) {
+                                return;
+                            }
+                            if (c.stoppedPartitions().containsKey(tp)) {
+                                c.resume(tp);
+                            } else if (tries
+                                    < 100) { // the worker stops it right after the handler threw: look again shortly
+                                resumeAt(self, tp, 20, tries + 1);
+                            }
+                        },
+                        waitMs,
+                        TimeUnit.MILLISECONDS);
     }
 
     private ScheduledExecutorService scheduler() {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -18,7 +19,6 @@ import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
-import java.util.function.BiConsumer;
 
 /**
  * An application's {@code DefaultErrorHandler} bean as groupkeeper's {@link ErrorPolicy}, with Spring's meaning: its
@@ -37,8 +37,7 @@ final class SpringErrorHandlerPolicy {
 
     private static final int MAX_RETRIES = 1000;
 
-    private SpringErrorHandlerPolicy() {
-    }
+    private SpringErrorHandlerPolicy() {}
 
     static ErrorPolicy from(CommonErrorHandler handler, String beanName) {
         String what = "bean '" + beanName + "' (" + handler.getClass().getName() + ")";
@@ -49,7 +48,8 @@ final class SpringErrorHandlerPolicy {
         if (!(field(tracker, "retryListeners", what) instanceof List<?> listeners) || !listeners.isEmpty()) {
             throw refuse(what, "retry listeners are not supported");
         }
-        Object trackerFunction = field(tracker, "backOffFunction", what); // Spring's own: classification, then the user's
+        Object trackerFunction =
+                field(tracker, "backOffFunction", what); // Spring's own: classification, then the user's
         if (trackerFunction != null && trackerFunction != field(handler, "noRetriesForClassified", what)
                 || !isOwnLambda(field(handler, "userBackOffFunction", what), "FailedRecordProcessor")) {
             throw refuse(what, "a back-off function is not supported; give the handler one BackOff");
@@ -63,7 +63,8 @@ final class SpringErrorHandlerPolicy {
                 (Map<Class<? extends Throwable>, Boolean>) invoke(matcher, "getEntries", what);
         boolean retryByDefault = (Boolean) field(matcher, "defaultMatch", what);
         ErrorAction noRetry = ErrorAction.retry(1, Backoff.none()).then(recovery);
-        ErrorPolicy.Builder p = ErrorPolicy.builder().otherwise(retryByDefault ? retry : noRetry)
+        ErrorPolicy.Builder p = ErrorPolicy.builder()
+                .otherwise(retryByDefault ? retry : noRetry)
                 .deserializationFailure(recovery);
         entries.forEach((type, retryable) -> p.on(type, retryable ? retry : noRetry));
         return p.build();
@@ -75,9 +76,11 @@ final class SpringErrorHandlerPolicy {
         List<Long> intervals = new ArrayList<>();
         for (long next = execution.nextBackOff(); next != BackOffExecution.STOP; next = execution.nextBackOff()) {
             if (intervals.size() == MAX_RETRIES) {
-                throw refuse(what, "its BackOff retries without end (or more than " + MAX_RETRIES + " times); give "
-                        + "it a limit (FixedBackOff(interval, maxAttempts), ExponentialBackOff.setMaxAttempts / "
-                        + "setMaxElapsedTime)");
+                throw refuse(
+                        what,
+                        "its BackOff retries without end (or more than " + MAX_RETRIES + " times); give "
+                                + "it a limit (FixedBackOff(interval, maxAttempts), ExponentialBackOff.setMaxAttempts / "
+                                + "setMaxElapsedTime)");
             }
             intervals.add(next);
         }
@@ -89,8 +92,12 @@ final class SpringErrorHandlerPolicy {
             return ErrorAction.retry(attempts, Backoff.fixed(Duration.ofMillis(intervals.get(0))));
         }
         if (backOff instanceof ExponentialBackOff e) {
-            return ErrorAction.retry(attempts, Backoff.exponential(Duration.ofMillis(intervals.get(0)), e.getMultiplier(),
-                    Duration.ofMillis(e.getMaxInterval())));
+            return ErrorAction.retry(
+                    attempts,
+                    Backoff.exponential(
+                            Duration.ofMillis(intervals.get(0)),
+                            e.getMultiplier(),
+                            Duration.ofMillis(e.getMaxInterval())));
         }
         throw refuse(what, "its BackOff " + backOff.getClass().getName() + " is neither fixed nor exponential");
     }
@@ -103,9 +110,11 @@ final class SpringErrorHandlerPolicy {
             Object resolver = field(dlpr, "destinationResolver", what);
             Object standard = staticField(DeadLetterPublishingRecoverer.class, "DEFAULT_DESTINATION_RESOLVER", what);
             if (resolver != standard) {
-                throw refuse(what, "its recoverer has a destination resolver of its own: name the dead-letter topic "
-                        + "with @GroupKeeperListener(deadLetterTopic) or groupkeeper.listener.dead-letter.*, or give "
-                        + "an ErrorPolicy bean");
+                throw refuse(
+                        what,
+                        "its recoverer has a destination resolver of its own: name the dead-letter topic "
+                                + "with @GroupKeeperListener(deadLetterTopic) or groupkeeper.listener.dead-letter.*, or give "
+                                + "an ErrorPolicy bean");
             }
             return Recovery.DEAD_LETTER;
         }
@@ -116,8 +125,8 @@ final class SpringErrorHandlerPolicy {
     }
 
     private static boolean isOwnLambda(Object o, String springClass) {
-        return o != null && o.getClass().getName().startsWith(
-                "org.springframework.kafka.listener." + springClass + "$$Lambda");
+        return o != null
+                && o.getClass().getName().startsWith("org.springframework.kafka.listener." + springClass + "$$Lambda");
     }
 
     /** Whether Spring's wrapper lambda holds an application recoverer (a BiConsumer) rather than its logger. */

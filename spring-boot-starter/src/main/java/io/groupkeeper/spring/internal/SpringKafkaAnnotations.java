@@ -1,6 +1,8 @@
 package io.groupkeeper.spring.internal;
 
+import io.groupkeeper.spring.GroupKeeperListener;
 import java.lang.annotation.Annotation;
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.DltHandler;
@@ -8,11 +10,9 @@ import org.springframework.kafka.annotation.KafkaHandler;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.annotation.KafkaListeners;
 import org.springframework.kafka.annotation.RetryableTopic;
+import org.springframework.kafka.listener.ConsumerSeekAware;
 import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.util.ReflectionUtils;
-import io.groupkeeper.spring.GroupKeeperListener;
-import java.lang.reflect.AnnotatedElement;
-import org.springframework.kafka.listener.ConsumerSeekAware;
 
 /**
  * Spring for Apache Kafka's annotations beside a {@code @GroupKeeperListener} method, which this starter does not
@@ -20,14 +20,15 @@ import org.springframework.kafka.listener.ConsumerSeekAware;
  */
 final class SpringKafkaAnnotations {
 
-    private SpringKafkaAnnotations() {
-    }
+    private SpringKafkaAnnotations() {}
 
     /** Throws naming the first Spring Kafka annotation on {@code method} or its class that would be ignored. */
     static void refuse(Class<?> beanClass, Method method) {
         boolean classLevel = has(beanClass, GroupKeeperListener.class);
-        String where = (classLevel ? "@GroupKeeperListener class " + beanClass.getName() + ", method "
-                : "@GroupKeeperListener method ") + ListenerMethod.describe(method);
+        String where = (classLevel
+                        ? "@GroupKeeperListener class " + beanClass.getName() + ", method "
+                        : "@GroupKeeperListener method ")
+                + ListenerMethod.describe(method);
         if (has(method, KafkaListener.class) || has(method, KafkaListeners.class)) {
             throw new IllegalStateException(where + " is also annotated @KafkaListener: Spring Kafka would consume "
                     + "the same records in its own container. Remove @KafkaListener (its groupId is the group, its "
@@ -45,8 +46,8 @@ final class SpringKafkaAnnotations {
                     + "@KafkaHandler method is not supported: put it on a @GroupKeeperListener method");
         }
         boolean[] retryable = {false}; // a @DltHandler is used by the class's @RetryableTopic methods (Spring's rule)
-        ReflectionUtils.doWithMethods(beanClass, m -> retryable[0] |= has(m, RetryableTopic.class)
-                && has(m, GroupKeeperListener.class));
+        ReflectionUtils.doWithMethods(
+                beanClass, m -> retryable[0] |= has(m, RetryableTopic.class) && has(m, GroupKeeperListener.class));
         if (has(beanClass, SendTo.class)) { // (on the method it is honoured: SendToReplies)
             throw new IllegalStateException(where + ": @SendTo on the class (for @KafkaHandler methods) is not "
                     + "supported: put it on the @GroupKeeperListener method");
@@ -73,9 +74,10 @@ final class SpringKafkaAnnotations {
                     + "\"<topic>-dlt\") instead (a listener of dead-letter topics only skips its own failures)");
         }
         if (kafkaHandler[0] != null && !classLevel) { // (with ours on the class they are its handlers)
-            throw new IllegalStateException(where + ": its class has a @KafkaHandler method (" + kafkaHandler[0]
-                    .getName() + "), which is not called here: annotate the class @GroupKeeperListener (a class-level listener routing "
-                    + "by payload type to its @KafkaHandler methods), or use @GroupKeeperListener methods only");
+            throw new IllegalStateException(
+                    where + ": its class has a @KafkaHandler method (" + kafkaHandler[0].getName()
+                            + "), which is not called here: annotate the class @GroupKeeperListener (a class-level listener routing "
+                            + "by payload type to its @KafkaHandler methods), or use @GroupKeeperListener methods only");
         }
     }
 

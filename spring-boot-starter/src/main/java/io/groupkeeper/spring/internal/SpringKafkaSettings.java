@@ -1,24 +1,24 @@
 package io.groupkeeper.spring.internal;
 
+import io.groupkeeper.kafka.container.ErrorPolicy;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.MethodMetadata;
-import io.groupkeeper.kafka.container.ErrorPolicy;
-import java.lang.reflect.Field;
-import java.util.Collection;
-import java.util.Locale;
-import java.util.function.Function;
-import org.springframework.core.ResolvableType;
 import org.springframework.kafka.annotation.KafkaListenerConfigurer;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistrar;
 import org.springframework.kafka.listener.CommonErrorHandler;
@@ -46,27 +46,42 @@ public final class SpringKafkaSettings {
         String errors = "groupkeeper.listener.error.* (attempts, backoff, backoff-multiplier, max-backoff, rules per "
                 + "exception class, recovery) or an ErrorPolicy bean named in @GroupKeeperListener(errorPolicy)";
         BEAN_TYPES.put("org.springframework.kafka.listener.KafkaListenerErrorHandler", errors);
-        BEAN_TYPES.put("org.springframework.kafka.listener.AfterRollbackProcessor", "the error policy, which also "
-                + "applies to transactional listeners (groupkeeper.listener.error.*)");
-        BEAN_TYPES.put("org.springframework.kafka.listener.RecordInterceptor", "do it in the method, or observe "
-                + "calls through the groupkeeper.listener Observation");
-        BEAN_TYPES.put("org.springframework.kafka.listener.BatchInterceptor", "do it in the method, or observe "
-                + "calls through the groupkeeper.listener Observation");
-        BEAN_TYPES.put("org.springframework.kafka.listener.ConsumerAwareRebalanceListener", "a bean implementing "
-                + "GroupKeeperSeekAware (told of gained partitions) or a ContainerListener");
-        BEAN_TYPES.put("org.springframework.kafka.support.converter.RecordMessageConverter", "the parameter's type "
-                + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
-        BEAN_TYPES.put("org.springframework.kafka.support.converter.BatchMessageConverter", "the parameter's type "
-                + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
-        BEAN_TYPES.put("org.springframework.kafka.transaction.KafkaAwareTransactionManager", "listeners are "
-                + "transactional with spring.kafka.producer.transaction-id-prefix (Boot's transaction manager) or "
-                + "@GroupKeeperListener(transactional = \"true\"), their transaction is the container's");
-        BEAN_TYPES.put("org.springframework.kafka.config.ContainerCustomizer", "groupkeeper.listener.* and "
-                + "groupkeeper.listeners.<id>.*");
-        BEAN_TYPES.put("org.springframework.kafka.config.AbstractKafkaListenerContainerFactory", "groupkeeper.listener"
-                + ".* and groupkeeper.listeners.<id>.*; Kafka client settings in spring.kafka.consumer.*");
-        BEAN_TYPES.put("org.springframework.kafka.core.ConsumerFactory", "the listeners' consumers are configured "
-                + "from spring.kafka.consumer.* (deserializers, properties): move the factory's settings there");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.listener.AfterRollbackProcessor",
+                "the error policy, which also " + "applies to transactional listeners (groupkeeper.listener.error.*)");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.listener.RecordInterceptor",
+                "do it in the method, or observe " + "calls through the groupkeeper.listener Observation");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.listener.BatchInterceptor",
+                "do it in the method, or observe " + "calls through the groupkeeper.listener Observation");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.listener.ConsumerAwareRebalanceListener",
+                "a bean implementing " + "GroupKeeperSeekAware (told of gained partitions) or a ContainerListener");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.support.converter.RecordMessageConverter",
+                "the parameter's type "
+                        + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.support.converter.BatchMessageConverter",
+                "the parameter's type "
+                        + "decides the conversion (JSON by Jackson), after spring.kafka.consumer.value-deserializer");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.transaction.KafkaAwareTransactionManager",
+                "listeners are "
+                        + "transactional with spring.kafka.producer.transaction-id-prefix (Boot's transaction manager) or "
+                        + "@GroupKeeperListener(transactional = \"true\"), their transaction is the container's");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.config.ContainerCustomizer",
+                "groupkeeper.listener.* and " + "groupkeeper.listeners.<id>.*");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.config.AbstractKafkaListenerContainerFactory",
+                "groupkeeper.listener"
+                        + ".* and groupkeeper.listeners.<id>.*; Kafka client settings in spring.kafka.consumer.*");
+        BEAN_TYPES.put(
+                "org.springframework.kafka.core.ConsumerFactory",
+                "the listeners' consumers are configured "
+                        + "from spring.kafka.consumer.* (deserializers, properties): move the factory's settings there");
     }
 
     /**
@@ -121,7 +136,8 @@ public final class SpringKafkaSettings {
             return null;
         }
         String v = binder.bind("spring.kafka.listener.ack-mode", String.class)
-                .map(m -> m.trim().toUpperCase(Locale.ROOT).replace('-', '_')).orElse("");
+                .map(m -> m.trim().toUpperCase(Locale.ROOT).replace('-', '_'))
+                .orElse("");
         return v.equals("MANUAL") || v.equals("MANUAL_IMMEDIATE") ? v : null;
     }
 
@@ -146,36 +162,58 @@ public final class SpringKafkaSettings {
         set.put("spring.kafka.listener.idle-between-polls", watchdog);
         set.put("spring.kafka.listener.no-poll-threshold", watchdog);
         set.put("spring.kafka.listener.monitor-interval", watchdog);
-        set.put("spring.kafka.listener.idle-partition-event-interval", "no per-partition idle events: "
-                + "groupkeeper.listener.idle-event-interval publishes ListenerIdleEvent per consumer");
+        set.put(
+                "spring.kafka.listener.idle-partition-event-interval",
+                "no per-partition idle events: "
+                        + "groupkeeper.listener.idle-event-interval publishes ListenerIdleEvent per consumer");
         set.put("spring.kafka.listener.immediate-stop", "groupkeeper.listener.stop-deadline");
-        set.put("spring.kafka.listener.log-container-config", "the containers' configuration is logged at INFO on start");
+        set.put(
+                "spring.kafka.listener.log-container-config",
+                "the containers' configuration is logged at INFO on start");
         set.put("spring.kafka.listener.missing-topics-fatal", "a listener of a missing topic waits for it");
         set.put("spring.kafka.listener.change-consumer-thread-name", "the workers' threads are named by the container");
-        set.put("spring.kafka.listener.auth-exception-retry-interval", "an authentication or authorization failure "
-                + "fails the listener (health DOWN)");
+        set.put(
+                "spring.kafka.listener.auth-exception-retry-interval",
+                "an authentication or authorization failure " + "fails the listener (health DOWN)");
         if (manualAckMode() != null) { // honoured (ContainerFactory: manual acknowledgements, Acknowledgment)
             set.remove("spring.kafka.listener.ack-mode");
         }
         for (Map.Entry<String, String> e : set.entrySet()) {
             if (binder.bind(e.getKey(), Bindable.of(String.class)).isBound()) {
-                add(e.getKey() + "=" + binder.bind(e.getKey(), String.class).get() + ": " + e.getValue(), e.getKey(),
-                        found, acknowledged);
+                add(
+                        e.getKey() + "=" + binder.bind(e.getKey(), String.class).get() + ": " + e.getValue(),
+                        e.getKey(),
+                        found,
+                        acknowledged);
             }
         }
-        if (binder.bind("spring.kafka.listener.type", String.class).map(v -> v.equalsIgnoreCase("batch")).orElse(false)
+        if (binder.bind("spring.kafka.listener.type", String.class)
+                        .map(v -> v.equalsIgnoreCase("batch"))
+                        .orElse(false)
                 && endpoints.stream().anyMatch(e -> !e.method().batch())) {
-            add("spring.kafka.listener.type=batch: a method with a List data parameter is a batch listener, the "
-                    + "others take one record", "spring.kafka.listener.type", found, acknowledged);
+            add(
+                    "spring.kafka.listener.type=batch: a method with a List data parameter is a batch listener, the "
+                            + "others take one record",
+                    "spring.kafka.listener.type",
+                    found,
+                    acknowledged);
         }
-        if (!binder.bind("spring.kafka.listener.observation-enabled", Boolean.class).orElse(true)) {
-            add("spring.kafka.listener.observation-enabled=false: every call of a @GroupKeeperListener method is "
-                    + "observed (groupkeeper.listener) when the application has an ObservationRegistry",
-                    "spring.kafka.listener.observation-enabled", found, acknowledged);
+        if (!binder.bind("spring.kafka.listener.observation-enabled", Boolean.class)
+                .orElse(true)) {
+            add(
+                    "spring.kafka.listener.observation-enabled=false: every call of a @GroupKeeperListener method is "
+                            + "observed (groupkeeper.listener) when the application has an ObservationRegistry",
+                    "spring.kafka.listener.observation-enabled",
+                    found,
+                    acknowledged);
         }
-        if (binder.bind("spring.kafka.consumer.enable-auto-commit", Boolean.class).orElse(false)) {
-            add("spring.kafka.consumer.enable-auto-commit=true: " + commit + " and fenced in ZooKeeper",
-                    "spring.kafka.consumer.enable-auto-commit", found, acknowledged);
+        if (binder.bind("spring.kafka.consumer.enable-auto-commit", Boolean.class)
+                .orElse(false)) {
+            add(
+                    "spring.kafka.consumer.enable-auto-commit=true: " + commit + " and fenced in ZooKeeper",
+                    "spring.kafka.consumer.enable-auto-commit",
+                    found,
+                    acknowledged);
         }
         // spring.kafka.retry.topic.*: Boot's RetryTopicConfiguration bean, honoured (RetryTopics)
     }
@@ -200,8 +238,8 @@ public final class SpringKafkaSettings {
                 if (jsonBatchConverter(name)) {
                     continue; // sample-03's BatchMessagingMessageConverter(JsonMessageConverter): JSON per record
                 }
-                String described = "bean '" + name + "' (" + typeOf(name) + ", a " + type.getSimpleName() + "): "
-                        + t.getValue();
+                String described =
+                        "bean '" + name + "' (" + typeOf(name) + ", a " + type.getSimpleName() + "): " + t.getValue();
                 add(described, name, found, acknowledged);
             }
         }
@@ -210,12 +248,12 @@ public final class SpringKafkaSettings {
     /** A {@code BatchMessagingMessageConverter} whose record converter is one of the JSON converters. */
     private boolean jsonBatchConverter(String name) {
         Class<?> actual = beans.getType(name, false);
-        if (actual == null || !"org.springframework.kafka.support.converter.BatchMessagingMessageConverter"
-                .equals(actual.getName())) {
+        if (actual == null
+                || !"org.springframework.kafka.support.converter.BatchMessagingMessageConverter"
+                        .equals(actual.getName())) {
             return false;
         }
-        Object record = ((BatchMessagingMessageConverter)
-                beans.getBean(name)).getRecordMessageConverter();
+        Object record = ((BatchMessagingMessageConverter) beans.getBean(name)).getRecordMessageConverter();
         return record != null && JSON_CONVERTERS.contains(record.getClass().getName());
     }
 
@@ -224,15 +262,21 @@ public final class SpringKafkaSettings {
         Class<?> container;
         try {
             container = ClassUtils.forName(
-                    "org.springframework.kafka.listener.MessageListenerContainer", SpringKafkaSettings.class.getClassLoader());
+                    "org.springframework.kafka.listener.MessageListenerContainer",
+                    SpringKafkaSettings.class.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             return;
         }
-        for (String name : beans.getBeanNamesForType(ResolvableType.forClassWithGenerics(
-                Function.class, container, String.class), true, false)) {
+        for (String name : beans.getBeanNamesForType(
+                ResolvableType.forClassWithGenerics(Function.class, container, String.class), true, false)) {
             if (!definedByBoot(name)) {
-                add("bean '" + name + "' (a thread-name supplier of Spring Kafka's containers): the workers' threads "
-                        + "are named groupkeeper-<listener id>-<n>", name, found, acknowledged);
+                add(
+                        "bean '" + name
+                                + "' (a thread-name supplier of Spring Kafka's containers): the workers' threads "
+                                + "are named groupkeeper-<listener id>-<n>",
+                        name,
+                        found,
+                        acknowledged);
             }
         }
     }
@@ -244,8 +288,7 @@ public final class SpringKafkaSettings {
      */
     @SuppressWarnings("unchecked")
     RecordFilterStrategy<Object, Object> recordFilter() {
-        String[] names = beans.getBeanNamesForType(
-                RecordFilterStrategy.class, true, false);
+        String[] names = beans.getBeanNamesForType(RecordFilterStrategy.class, true, false);
         if (names.length != 1 || springKafkaOnly.contains(names[0])) {
             return null;
         }
@@ -254,8 +297,7 @@ public final class SpringKafkaSettings {
 
     private ErrorPolicyHolder errorPolicy; // resolved once
 
-    private record ErrorPolicyHolder(ErrorPolicy policy, String beanName) {
-    }
+    private record ErrorPolicyHolder(ErrorPolicy policy, String beanName) {}
 
     /**
      * The application's {@code CommonErrorHandler} as an error policy (Boot gives its one such bean to every
@@ -264,13 +306,13 @@ public final class SpringKafkaSettings {
      */
     synchronized ErrorPolicy errorHandlerPolicy() {
         if (errorPolicy == null) {
-            String[] names = beans.getBeanNamesForType(CommonErrorHandler.class,
-                    true, false);
+            String[] names = beans.getBeanNamesForType(CommonErrorHandler.class, true, false);
             if (names.length != 1 || springKafkaOnly.contains(names[0])) {
                 errorPolicy = new ErrorPolicyHolder(null, null);
             } else {
-                errorPolicy = new ErrorPolicyHolder(SpringErrorHandlerPolicy.from(beans.getBean(names[0],
-                        CommonErrorHandler.class), names[0]), names[0]);
+                errorPolicy = new ErrorPolicyHolder(
+                        SpringErrorHandlerPolicy.from(beans.getBean(names[0], CommonErrorHandler.class), names[0]),
+                        names[0]);
             }
         }
         return errorPolicy.policy();
@@ -294,19 +336,17 @@ public final class SpringKafkaSettings {
             return validator;
         }
         configured = true;
-        for (String name : beans.getBeanNamesForType(KafkaListenerConfigurer.class,
-                true, false)) {
+        for (String name : beans.getBeanNamesForType(KafkaListenerConfigurer.class, true, false)) {
             if (springKafkaOnly.contains(name)) {
                 continue;
             }
-            KafkaListenerEndpointRegistrar registrar =
-                    new KafkaListenerEndpointRegistrar();
-            beans.getBean(name, KafkaListenerConfigurer.class)
-                    .configureKafkaListeners(registrar);
+            KafkaListenerEndpointRegistrar registrar = new KafkaListenerEndpointRegistrar();
+            beans.getBean(name, KafkaListenerConfigurer.class).configureKafkaListeners(registrar);
             boolean onlyValidator = registrar.getEndpointRegistry() == null
                     && registrar.getMessageHandlerMethodFactory() == null
                     && registrar.getCustomMethodArgumentResolvers().isEmpty()
-                    && isEmpty(registrar, "endpointDescriptors") && isEmpty(registrar, "containerFactory")
+                    && isEmpty(registrar, "endpointDescriptors")
+                    && isEmpty(registrar, "containerFactory")
                     && isEmpty(registrar, "containerFactoryBeanName");
             if (!onlyValidator) {
                 throw new IllegalStateException(message(List.of("bean '" + name + "' (a KafkaListenerConfigurer) "

@@ -15,11 +15,10 @@ import org.apache.kafka.common.serialization.Deserializer;
  */
 final class SpringSideValues {
 
-    private static final ThreadLocal<Object[]> KEY = new ThreadLocal<>();   // {headers, key}
+    private static final ThreadLocal<Object[]> KEY = new ThreadLocal<>(); // {headers, key}
     private static final ThreadLocal<Object[]> VALUE = new ThreadLocal<>(); // {headers, value}
 
-    private SpringSideValues() {
-    }
+    private SpringSideValues() {}
 
     /** The deserializer, remembering what it gave on this thread. */
     static Deserializer<Object> capture(Deserializer<Object> delegate, boolean isKey) {
@@ -63,11 +62,20 @@ final class SpringSideValues {
         Object[] k = KEY.get();
         Object[] v = VALUE.get();
         if (k == null || v == null || k[0] != handled.headers() || v[0] != handled.headers()) {
-            throw new IllegalStateException("the deserialized values of " + handled.topic() + "-"
-                    + handled.partition() + "@" + handled.offset() + " are not at hand on this thread");
+            throw new IllegalStateException("the deserialized values of " + handled.topic() + "-" + handled.partition()
+                    + "@" + handled.offset() + " are not at hand on this thread");
         }
-        return new ConsumerRecord<>(handled.topic(), handled.partition(), handled.offset(), handled.timestamp(),
-                handled.timestampType(), handled.serializedKeySize(), handled.serializedValueSize(), k[1], v[1],
-                handled.headers(), handled.leaderEpoch());
+        return new ConsumerRecord<>(
+                handled.topic(),
+                handled.partition(),
+                handled.offset(),
+                handled.timestamp(),
+                handled.timestampType(),
+                handled.serializedKeySize(),
+                handled.serializedValueSize(),
+                k[1],
+                v[1],
+                handled.headers(),
+                handled.leaderEpoch());
     }
 }

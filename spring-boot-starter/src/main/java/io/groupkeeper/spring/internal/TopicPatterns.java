@@ -21,13 +21,14 @@ final class TopicPatterns {
 
     private static final String DLT = "-dlt";
 
-    private TopicPatterns() {
-    }
+    private TopicPatterns() {}
 
     /** Kafka's {@code metadata.max.age.ms} of the consumer settings (default 5 minutes, as Kafka's). */
     static Duration interval(Map<String, Object> consumerProperties) {
         Object v = consumerProperties.get("metadata.max.age.ms");
-        return v == null ? Duration.ofMinutes(5) : Duration.ofMillis(Long.parseLong(v.toString().trim()));
+        return v == null
+                ? Duration.ofMinutes(5)
+                : Duration.ofMillis(Long.parseLong(v.toString().trim()));
     }
 
     /** The endpoint with its topics: those matching its pattern now (sorted), or as given without a pattern. */
@@ -54,16 +55,24 @@ final class TopicPatterns {
             names = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("groupkeeper listener '" + e.id() + "': interrupted listing topics for "
-                    + "topicPattern '" + e.topicPattern() + "'", ie);
+            throw new IllegalStateException(
+                    "groupkeeper listener '" + e.id() + "': interrupted listing topics for " + "topicPattern '"
+                            + e.topicPattern() + "'",
+                    ie);
         } catch (Exception ex) {
-            throw new IllegalStateException("groupkeeper listener '" + e.id() + "': cannot list Kafka's topics for "
-                    + "topicPattern '" + e.topicPattern() + "' within " + timeout + ": " + ex, ex);
+            throw new IllegalStateException(
+                    "groupkeeper listener '" + e.id() + "': cannot list Kafka's topics for " + "topicPattern '"
+                            + e.topicPattern() + "' within " + timeout + ": " + ex,
+                    ex);
         }
-        List<String> all = names.stream().filter(n -> pattern.matcher(n).matches()).sorted().toList();
+        List<String> all = names.stream()
+                .filter(n -> pattern.matcher(n).matches())
+                .sorted()
+                .toList();
         // not the dead-letter topics of matching topics (the container creates <topic>-dlt: a pattern would grow)
-        List<String> matching = all.stream().filter(n -> !(n.endsWith(DLT) && all.contains(
-                n.substring(0, n.length() - DLT.length())))).toList();
+        List<String> matching = all.stream()
+                .filter(n -> !(n.endsWith(DLT) && all.contains(n.substring(0, n.length() - DLT.length()))))
+                .toList();
         if (matching.isEmpty()) {
             throw new IllegalStateException("groupkeeper listener '" + e.id() + "': topicPattern '"
                     + e.topicPattern() + "' matches no topic in Kafka; the pattern is evaluated at start (a topic "

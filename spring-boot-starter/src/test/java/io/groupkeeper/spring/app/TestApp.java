@@ -21,7 +21,10 @@ public class TestApp {
         public final Queue<ConsumerRecord<String, String>> seen = new ConcurrentLinkedQueue<>();
         public final AtomicInteger poisonAttempts = new AtomicInteger();
 
-        @GroupKeeperListener(id = "billing", group = "${app.group}", topics = "${app.topic}",
+        @GroupKeeperListener(
+                id = "billing",
+                group = "${app.group}",
+                topics = "${app.topic}",
                 concurrency = "${app.concurrency:2}")
         void bill(ConsumerRecord<String, String> order) {
             if (order.value().startsWith("fatal")) {

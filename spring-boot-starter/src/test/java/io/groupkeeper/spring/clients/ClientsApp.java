@@ -22,6 +22,7 @@ public class ClientsApp {
     @Component
     public static class Forwarder {
         public final Queue<String> seen = new ConcurrentLinkedQueue<>();
+
         @Value("${app.out}")
         String out;
 

@@ -33,8 +33,7 @@ public final class AnnotationSwap {
     private static final String FROM = Type.getDescriptor(KafkaListener.class);
     private static final String TO = Type.getDescriptor(GroupKeeperListener.class);
 
-    private AnnotationSwap() {
-    }
+    private AnnotationSwap() {}
 
     /** {@code listener} with its {@code @KafkaListener} methods annotated {@code @GroupKeeperListener} instead. */
     public static Class<?> toGroupKeeper(Class<?> listener) {
@@ -47,33 +46,39 @@ public final class AnnotationSwap {
         }
         ClassWriter out = new ClassWriter(0);
         int[] swapped = {0};
-        new ClassReader(original).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION, out) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                             String[] exceptions) {
-                return new MethodVisitor(SpringAsmInfo.ASM_VERSION,
-                        super.visitMethod(access, name, descriptor, signature, exceptions)) {
-                    @Override
-                    public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
-                        if (!FROM.equals(desc)) {
-                            return super.visitAnnotation(desc, visible);
-                        }
-                        swapped[0]++;
-                        return new AnnotationVisitor(SpringAsmInfo.ASM_VERSION, super.visitAnnotation(TO, visible)) {
+        new ClassReader(original)
+                .accept(
+                        new ClassVisitor(SpringAsmInfo.ASM_VERSION, out) {
                             @Override
-                            public void visit(String attribute, Object value) {
-                                super.visit("groupId".equals(attribute) ? "group" : attribute, value);
-                            }
+                            public MethodVisitor visitMethod(
+                                    int access, String name, String descriptor, String signature, String[] exceptions) {
+                                return new MethodVisitor(
+                                        SpringAsmInfo.ASM_VERSION,
+                                        super.visitMethod(access, name, descriptor, signature, exceptions)) {
+                                    @Override
+                                    public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
+                                        if (!FROM.equals(desc)) {
+                                            return super.visitAnnotation(desc, visible);
+                                        }
+                                        swapped[0]++;
+                                        return new AnnotationVisitor(
+                                                SpringAsmInfo.ASM_VERSION, super.visitAnnotation(TO, visible)) {
+                                            @Override
+                                            public void visit(String attribute, Object value) {
+                                                super.visit("groupId".equals(attribute) ? "group" : attribute, value);
+                                            }
 
-                            @Override
-                            public AnnotationVisitor visitArray(String attribute) {
-                                return super.visitArray("groupId".equals(attribute) ? "group" : attribute);
+                                            @Override
+                                            public AnnotationVisitor visitArray(String attribute) {
+                                                return super.visitArray(
+                                                        "groupId".equals(attribute) ? "group" : attribute);
+                                            }
+                                        };
+                                    }
+                                };
                             }
-                        };
-                    }
-                };
-            }
-        }, 0);
+                        },
+                        0);
         if (swapped[0] == 0) {
             throw new IllegalStateException(listener + " has no @KafkaListener method");
         }
@@ -113,13 +118,22 @@ public final class AnnotationSwap {
             String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
             ByteArrayOutputStream errors = new ByteArrayOutputStream();
-            int rc = javac.run(null, null, errors, "-parameters", "-proc:none", "-cp", classpath, "-d", dir.toString(),
+            int rc = javac.run(
+                    null,
+                    null,
+                    errors,
+                    "-parameters",
+                    "-proc:none",
+                    "-cp",
+                    classpath,
+                    "-d",
+                    dir.toString(),
                     file.toString());
             if (rc != 0) {
                 throw new IllegalStateException("the listener source does not compile:\n" + errors + "\n" + source);
             }
-            URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
-                    AnnotationSwap.class.getClassLoader());
+            URLClassLoader loader =
+                    new URLClassLoader(new URL[] {dir.toUri().toURL()}, AnnotationSwap.class.getClassLoader());
             return loader.loadClass(className);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -42,8 +42,7 @@ public class InstantPayloads {
             """;
 
     /** The payload: an id and a time. */
-    public record Event(String id, Instant at) {
-    }
+    public record Event(String id, Instant at) {}
 
     @Bean
     RecordMessageConverter converter(JsonMapper mapper) {

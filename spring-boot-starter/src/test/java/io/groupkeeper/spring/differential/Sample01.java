@@ -30,8 +30,7 @@ public class Sample01 {
     }
 
     /** sample-01's payload type. */
-    public record Foo(String foo) {
-    }
+    public record Foo(String foo) {}
 
     @Bean
     Body body() {

@@ -3,8 +3,8 @@ package io.groupkeeper.spring.differential;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.support.converter.BatchMessagingMessageConverter;
 import org.springframework.kafka.support.converter.JsonMessageConverter;
 import org.springframework.kafka.support.converter.RecordMessageConverter;
@@ -27,7 +27,8 @@ public class Sample03 {
         "spring.kafka.producer.transaction-id-prefix=tx.",
         "spring.kafka.consumer.value-deserializer=org.apache.kafka.common.serialization.ByteArrayDeserializer",
         "spring.kafka.consumer.properties.isolation.level=read_committed",
-        "spring.kafka.listener.type=batch"};
+        "spring.kafka.listener.type=batch"
+    };
 
     public static final String LISTENER = """
             package sample03;
@@ -92,8 +93,7 @@ public class Sample03 {
     public static class Foo2 {
         private String foo;
 
-        public Foo2() {
-        }
+        public Foo2() {}
 
         public Foo2(String foo) {
             this.foo = foo;

@@ -40,8 +40,7 @@ public class ErrorsApp {
         });
     }
 
-    public record Foo(int bar) {
-    }
+    public record Foo(int bar) {}
 
     @Component
     public static class Foos {
@@ -59,15 +58,20 @@ public class ErrorsApp {
     public static class Orders {
         /** Per value, the nanoTime of each attempt. */
         public final Map<String, Queue<Long>> attempts = new ConcurrentHashMap<>();
+
         public final Queue<String> done = new ConcurrentLinkedQueue<>();
         /** Per value, the kafka_deliveryAttempt of each call. */
         public final Map<String, Queue<Integer>> deliveryAttempts = new ConcurrentHashMap<>();
 
         @GroupKeeperListener(group = "${app.group}", topics = "${app.topic}")
-        void onOrder(String order,
-                     @org.springframework.messaging.handler.annotation.Header(
-                             org.springframework.kafka.support.KafkaHeaders.DELIVERY_ATTEMPT) int attempt) {
-            deliveryAttempts.computeIfAbsent(order, k -> new ConcurrentLinkedQueue<>()).add(attempt);
+        void onOrder(
+                String order,
+                @org.springframework.messaging.handler.annotation.Header(
+                                org.springframework.kafka.support.KafkaHeaders.DELIVERY_ATTEMPT)
+                        int attempt) {
+            deliveryAttempts
+                    .computeIfAbsent(order, k -> new ConcurrentLinkedQueue<>())
+                    .add(attempt);
             attempts.computeIfAbsent(order, k -> new ConcurrentLinkedQueue<>()).add(System.nanoTime());
             if (order.startsWith("fail")) {
                 throw new IllegalStateException("cannot take " + order);

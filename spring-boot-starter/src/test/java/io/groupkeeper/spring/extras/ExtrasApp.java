@@ -29,6 +29,7 @@ public class ExtrasApp {
     @Component
     public static class Enricher {
         public final AtomicInteger poisonAttempts = new AtomicInteger();
+
         @Value("${app.out}")
         String out;
 
@@ -54,8 +55,8 @@ public class ExtrasApp {
         }
 
         @Override
-        public void onPartitionsAssigned(String listenerId, Collection<TopicPartition> partitions,
-                                         AssignmentHook.Seeker seeker) {
+        public void onPartitionsAssigned(
+                String listenerId, Collection<TopicPartition> partitions, AssignmentHook.Seeker seeker) {
             partitions.forEach(tp -> {
                 assigned.add(listenerId + ":" + tp);
                 seeker.seek(tp, 3);
@@ -68,10 +69,12 @@ public class ExtrasApp {
     public static class Quiet {
         public final Queue<ListenerIdleEvent> idle = new ConcurrentLinkedQueue<>();
 
-        @GroupKeeperListener(id = "quiet", group = "${app.group}-quiet", topics = "${app.quiet}",
+        @GroupKeeperListener(
+                id = "quiet",
+                group = "${app.group}-quiet",
+                topics = "${app.quiet}",
                 idleEventInterval = "300ms")
-        void handle(List<String> values) {
-        }
+        void handle(List<String> values) {}
 
         @EventListener
         void onIdle(ListenerIdleEvent event) {

@@ -19,11 +19,9 @@ import org.springframework.stereotype.Component;
 @SpringBootApplication
 public class HandlersApp {
 
-    public record Foo(String name) {
-    }
+    public record Foo(String name) {}
 
-    public record Bar(String name) {
-    }
+    public record Bar(String name) {}
 
     /** As Spring Kafka's JsonDeserializer with type headers: the value's class from the record's {@code type} header. */
     public static class TypedDeserializer implements Deserializer<Object> {

@@ -21,13 +21,14 @@ public class IdleApp {
         public final Queue<ListenerIdleEvent> idle = new ConcurrentLinkedQueue<>();
 
         @GroupKeeperListener(id = "plain", group = "${app.group}", topics = "${app.quiet}")
-        void plain(List<String> values) {
-        }
+        void plain(List<String> values) {}
 
-        @GroupKeeperListener(id = "own", group = "${app.group}-own", topics = "${app.quiet}",
+        @GroupKeeperListener(
+                id = "own",
+                group = "${app.group}-own",
+                topics = "${app.quiet}",
                 idleEventInterval = "1500ms")
-        void own(List<String> values) {
-        }
+        void own(List<String> values) {}
 
         @EventListener
         void onIdle(ListenerIdleEvent event) {

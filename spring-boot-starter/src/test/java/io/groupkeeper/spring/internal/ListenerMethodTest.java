@@ -27,18 +27,20 @@ import org.springframework.messaging.handler.annotation.Payload;
 /** Listener signatures as Spring Kafka users write them, resolved without servers. */
 class ListenerMethodTest {
 
-    record Order(String id, int amount) {
-    }
+    record Order(String id, int amount) {}
 
     /** Listener methods of every supported shape; each records what it received. */
     static final class Listeners {
         final List<Object> calls = new ArrayList<>();
 
-        void jsonWithHeaders(Order order, @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
-                             @Header(KafkaHeaders.OFFSET) long offset, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
-                             @Header(KafkaHeaders.RECEIVED_KEY) String key,
-                             @Header(KafkaHeaders.RECEIVED_TIMESTAMP) long timestamp,
-                             @Header(KafkaHeaders.GROUP_ID) String group) {
+        void jsonWithHeaders(
+                Order order,
+                @Header(KafkaHeaders.RECEIVED_PARTITION) int partition,
+                @Header(KafkaHeaders.OFFSET) long offset,
+                @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
+                @Header(KafkaHeaders.RECEIVED_KEY) String key,
+                @Header(KafkaHeaders.RECEIVED_TIMESTAMP) long timestamp,
+                @Header(KafkaHeaders.GROUP_ID) String group) {
             calls.add(List.of(order, partition, offset, topic, key, timestamp, group));
         }
 
@@ -46,9 +48,12 @@ class ListenerMethodTest {
             calls.add(List.of(trace, value));
         }
 
-        void optionalHeader(String value, @Header(name = "missing", required = false) String missing,
-                            @Header(name = "also-missing", defaultValue = "7") int defaulted) {
-            calls.add(Optional.ofNullable(missing).map(Object.class::cast).orElse("absent") + "/" + defaulted + "/" + value);
+        void optionalHeader(
+                String value,
+                @Header(name = "missing", required = false) String missing,
+                @Header(name = "also-missing", defaultValue = "7") int defaulted) {
+            calls.add(Optional.ofNullable(missing).map(Object.class::cast).orElse("absent") + "/" + defaulted + "/"
+                    + value);
         }
 
         void bytes(byte[] value, @Header("trace") byte[] trace) {
@@ -64,12 +69,14 @@ class ListenerMethodTest {
         }
 
         void all(String value, @Headers Map<String, Object> headers) {
-            calls.add(headers.get(KafkaHeaders.RECEIVED_PARTITION) + "/" + new String((byte[]) headers.get("trace"),
-                    StandardCharsets.UTF_8));
+            calls.add(headers.get(KafkaHeaders.RECEIVED_PARTITION) + "/"
+                    + new String((byte[]) headers.get("trace"), StandardCharsets.UTF_8));
         }
 
-        void batch(List<Order> orders, @Header(KafkaHeaders.OFFSET) List<Long> offsets,
-                   @Header(KafkaHeaders.RECEIVED_PARTITION) int partition) {
+        void batch(
+                List<Order> orders,
+                @Header(KafkaHeaders.OFFSET) List<Long> offsets,
+                @Header(KafkaHeaders.RECEIVED_PARTITION) int partition) {
             calls.add(List.of(orders, offsets, partition));
         }
 
@@ -77,26 +84,19 @@ class ListenerMethodTest {
             calls.add(records.size());
         }
 
-        void twoPayloads(String a, String b) {
-        }
+        void twoPayloads(String a, String b) {}
 
-        void acknowledging(String value, Acknowledgment ack) {
-        }
+        void acknowledging(String value, Acknowledgment ack) {}
 
-        void acknowledgingBatch(List<String> values, Acknowledgment ack) {
-        }
+        void acknowledgingBatch(List<String> values, Acknowledgment ack) {}
 
-        void records(ConsumerRecords<String, String> all) {
-        }
+        void records(ConsumerRecords<String, String> all) {}
 
-        void nothing(@Header(KafkaHeaders.OFFSET) long offset) {
-        }
+        void nothing(@Header(KafkaHeaders.OFFSET) long offset) {}
 
-        void rawList(@SuppressWarnings("rawtypes") List values) {
-        }
+        void rawList(@SuppressWarnings("rawtypes") List values) {}
 
-        void tokenAsText(String value, @io.groupkeeper.spring.FencingToken String token) {
-        }
+        void tokenAsText(String value, @io.groupkeeper.spring.FencingToken String token) {}
 
         void tokenOutsideAHandler(String value, @io.groupkeeper.spring.FencingToken java.util.OptionalLong token) {
             calls.add(token);
@@ -115,16 +115,26 @@ class ListenerMethodTest {
     }
 
     /** A record as the container hands it over: the value through the method's value deserializer. */
-    private static ConsumerRecord<Object, Object> record(ListenerMethod m, int partition, long offset, String key,
-                                                         String value, String trace) {
+    private static ConsumerRecord<Object, Object> record(
+            ListenerMethod m, int partition, long offset, String key, String value, String trace) {
         RecordHeaders headers = new RecordHeaders();
         if (trace != null) {
             headers.add("trace", trace.getBytes(StandardCharsets.UTF_8));
         }
         Deserializer<Object> values = m.valueDeserializer(stringDeserializer());
         Object v = values.deserialize("orders", headers, value.getBytes(StandardCharsets.UTF_8));
-        return new ConsumerRecord<>("orders", partition, offset, 1_700_000_000_000L, TimestampType.CREATE_TIME, 0, 0, key,
-                v, headers, Optional.empty());
+        return new ConsumerRecord<>(
+                "orders",
+                partition,
+                offset,
+                1_700_000_000_000L,
+                TimestampType.CREATE_TIME,
+                0,
+                0,
+                key,
+                v,
+                headers,
+                Optional.empty());
     }
 
     @SuppressWarnings("unchecked")
@@ -137,8 +147,8 @@ class ListenerMethodTest {
         ListenerMethod m = method("jsonWithHeaders");
         assertThat(m.batch()).isFalse();
         m.recordHandler().handle(record(m, 3, 42, "k1", "{\"id\":\"o-1\",\"amount\":5,\"extra\":true}", null));
-        assertThat(listeners.calls).containsExactly(List.of(new Order("o-1", 5), 3, 42L, "orders", "k1",
-                1_700_000_000_000L, "billing"));
+        assertThat(listeners.calls)
+                .containsExactly(List.of(new Order("o-1", 5), 3, 42L, "orders", "k1", 1_700_000_000_000L, "billing"));
     }
 
     @Test
@@ -160,7 +170,8 @@ class ListenerMethodTest {
         ListenerMethod m = method("payloadAnnotatedAfterHeader");
         assertThatThrownBy(() -> m.recordHandler().handle(record(m, 2, 9, null, "v", null)))
                 .isInstanceOf(ListenerArgument.MissingHeaderException.class)
-                .hasMessageContaining("orders-2@9").hasMessageContaining("'trace'");
+                .hasMessageContaining("orders-2@9")
+                .hasMessageContaining("'trace'");
         assertThat(listeners.calls).isEmpty();
     }
 
@@ -186,10 +197,12 @@ class ListenerMethodTest {
     void aBatchOfPayloadsWithAListHeaderAndAScalarOne() throws Exception {
         ListenerMethod m = method("batch");
         assertThat(m.batch()).isTrue();
-        m.batchHandler().handle(List.of(record(m, 1, 10, null, "{\"id\":\"a\",\"amount\":1}", null),
-                record(m, 1, 11, null, "{\"id\":\"b\",\"amount\":2}", null)));
-        assertThat(listeners.calls).containsExactly(List.of(List.of(new Order("a", 1), new Order("b", 2)),
-                List.of(10L, 11L), 1));
+        m.batchHandler()
+                .handle(List.of(
+                        record(m, 1, 10, null, "{\"id\":\"a\",\"amount\":1}", null),
+                        record(m, 1, 11, null, "{\"id\":\"b\",\"amount\":2}", null)));
+        assertThat(listeners.calls)
+                .containsExactly(List.of(List.of(new Order("a", 1), new Order("b", 2)), List.of(10L, 11L), 1));
 
         ListenerMethod records = method("batchOfRecords");
         assertThat(records.batch()).isTrue();
@@ -202,7 +215,8 @@ class ListenerMethodTest {
         ListenerMethod m = method("jsonWithHeaders");
         assertThatThrownBy(() -> record(m, 0, 1, null, "not json", null))
                 .isInstanceOf(SerializationException.class)
-                .hasMessageContaining("topic orders").hasMessageContaining(Order.class.getName());
+                .hasMessageContaining("topic orders")
+                .hasMessageContaining(Order.class.getName());
     }
 
     @Test
@@ -215,12 +229,16 @@ class ListenerMethodTest {
 
     @Test
     void unsupportedSignaturesFailNamingTheMethodAndTheParameter() {
-        assertThatThrownBy(() -> method("twoPayloads")).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> method("twoPayloads"))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("twoPayloads(java.lang.String, java.lang.String)")
-                .hasMessageContaining("parameter 2").hasMessageContaining("a second data parameter");
-        assertThat(method("acknowledging").takesAcknowledgment()).as("the ack mode decides (ContainerFactory)")
+                .hasMessageContaining("parameter 2")
+                .hasMessageContaining("a second data parameter");
+        assertThat(method("acknowledging").takesAcknowledgment())
+                .as("the ack mode decides (ContainerFactory)")
                 .isTrue();
-        assertThatThrownBy(() -> method("acknowledgingBatch")).hasMessageContaining("parameter 2")
+        assertThatThrownBy(() -> method("acknowledgingBatch"))
+                .hasMessageContaining("parameter 2")
                 .hasMessageContaining("Acknowledgment is supported on record listeners only");
         assertThatThrownBy(() -> method("records")).hasMessageContaining("ConsumerRecords is not supported");
         assertThatThrownBy(() -> method("nothing")).hasMessageContaining("no data parameter");

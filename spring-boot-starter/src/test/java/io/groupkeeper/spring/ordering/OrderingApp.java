@@ -23,14 +23,18 @@ public class OrderingApp {
         public final AtomicInteger keyOverlaps = new AtomicInteger();
         private final Map<String, AtomicInteger> busyKeys = new ConcurrentHashMap<>();
 
-        @GroupKeeperListener(group = "${app.group}", topics = "${app.topic}", ordering = "${app.ordering:key}",
+        @GroupKeeperListener(
+                group = "${app.group}",
+                topics = "${app.topic}",
+                ordering = "${app.ordering:key}",
                 parallelism = "8")
         void handle(ConsumerRecord<String, String> record) {
             AtomicInteger busy = busyKeys.computeIfAbsent(record.key(), k -> new AtomicInteger());
             if (busy.incrementAndGet() > 1) {
                 keyOverlaps.incrementAndGet(); // another record of this key is being handled: key order broken
             }
-            byKey.computeIfAbsent(record.key(), k -> new CopyOnWriteArrayList<>()).add(record.value());
+            byKey.computeIfAbsent(record.key(), k -> new CopyOnWriteArrayList<>())
+                    .add(record.value());
             mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             LockSupport.parkNanos(5_000_000); // the handler's work: 5 ms (what the workers run in parallel)
             inFlight.decrementAndGet();

@@ -53,23 +53,42 @@ public class ParityApp {
         public final AtomicInteger attempts = new AtomicInteger();
 
         @GroupKeeperListener(group = "${app.group}-dlt", topics = "${app.topic}-dlt")
-        void onDeadLetter(String value, @Header(KafkaHeaders.DLT_ORIGINAL_TOPIC) String topic,
-                          @Header(KafkaHeaders.DLT_ORIGINAL_PARTITION) byte[] partition,
-                          @Header(KafkaHeaders.DLT_ORIGINAL_OFFSET) byte[] offset,
-                          @Header(KafkaHeaders.DLT_ORIGINAL_TIMESTAMP) byte[] timestamp,
-                          @Header(KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP) String group,
-                          @Header(KafkaHeaders.DLT_EXCEPTION_FQCN) String fqcn,
-                          @Header(KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN) String causeFqcn,
-                          @Header(KafkaHeaders.DLT_EXCEPTION_MESSAGE) String message,
-                          @Header(KafkaHeaders.DLT_EXCEPTION_STACKTRACE) String stackTrace) {
+        void onDeadLetter(
+                String value,
+                @Header(KafkaHeaders.DLT_ORIGINAL_TOPIC) String topic,
+                @Header(KafkaHeaders.DLT_ORIGINAL_PARTITION) byte[] partition,
+                @Header(KafkaHeaders.DLT_ORIGINAL_OFFSET) byte[] offset,
+                @Header(KafkaHeaders.DLT_ORIGINAL_TIMESTAMP) byte[] timestamp,
+                @Header(KafkaHeaders.DLT_ORIGINAL_CONSUMER_GROUP) String group,
+                @Header(KafkaHeaders.DLT_EXCEPTION_FQCN) String fqcn,
+                @Header(KafkaHeaders.DLT_EXCEPTION_CAUSE_FQCN) String causeFqcn,
+                @Header(KafkaHeaders.DLT_EXCEPTION_MESSAGE) String message,
+                @Header(KafkaHeaders.DLT_EXCEPTION_STACKTRACE) String stackTrace) {
             if (attempts.incrementAndGet() == 1) {
-                seen.add(Map.of("value", value, "topic", topic, "partition", ByteBuffer.wrap(partition).getInt(),
-                        "offset", ByteBuffer.wrap(offset).getLong(), "timestamp", ByteBuffer.wrap(timestamp).getLong(),
-                        "group", group, "fqcn", fqcn, "causeFqcn", causeFqcn, "message", message,
-                        "stackTrace", stackTrace));
+                seen.add(Map.of(
+                        "value",
+                        value,
+                        "topic",
+                        topic,
+                        "partition",
+                        ByteBuffer.wrap(partition).getInt(),
+                        "offset",
+                        ByteBuffer.wrap(offset).getLong(),
+                        "timestamp",
+                        ByteBuffer.wrap(timestamp).getLong(),
+                        "group",
+                        group,
+                        "fqcn",
+                        fqcn,
+                        "causeFqcn",
+                        causeFqcn,
+                        "message",
+                        message,
+                        "stackTrace",
+                        stackTrace));
             }
-            throw new IllegalStateException("a dead letter fails too: " + new String(value.getBytes(
-                    StandardCharsets.UTF_8), StandardCharsets.UTF_8));
+            throw new IllegalStateException("a dead letter fails too: "
+                    + new String(value.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8));
         }
     }
 

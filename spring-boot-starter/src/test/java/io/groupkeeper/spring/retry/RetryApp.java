@@ -16,14 +16,16 @@ import org.springframework.stereotype.Component;
 public class RetryApp {
 
     /** One call: listen or dlt, the value, the topic, when (nanoTime). */
-    public record Call(String kind, String value, String topic, long nanos) {
-    }
+    public record Call(String kind, String value, String topic, long nanos) {}
 
     @Component
     public static class Slow {
         public final Queue<Call> calls = new ConcurrentLinkedQueue<>();
 
-        @RetryableTopic(attempts = "2", backOff = @BackOff(delayString = "${app.delay:4000}"), numPartitions = "2",
+        @RetryableTopic(
+                attempts = "2",
+                backOff = @BackOff(delayString = "${app.delay:4000}"),
+                numPartitions = "2",
                 exclude = IllegalArgumentException.class)
         @GroupKeeperListener(id = "${app.group}", topics = "${app.topic}")
         public void listen(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic) {
@@ -42,11 +44,16 @@ public class RetryApp {
         }
 
         public long count(String kind, String value) {
-            return calls.stream().filter(c -> c.kind().equals(kind) && c.value().equals(value)).count();
+            return calls.stream()
+                    .filter(c -> c.kind().equals(kind) && c.value().equals(value))
+                    .count();
         }
 
         public Call first(String kind, String value, int n) {
-            return calls.stream().filter(c -> c.kind().equals(kind) && c.value().equals(value)).skip(n).findFirst()
+            return calls.stream()
+                    .filter(c -> c.kind().equals(kind) && c.value().equals(value))
+                    .skip(n)
+                    .findFirst()
                     .orElseThrow();
         }
     }

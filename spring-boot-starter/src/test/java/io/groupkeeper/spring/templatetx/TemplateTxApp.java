@@ -26,6 +26,7 @@ public class TemplateTxApp {
         public final Queue<CompletableFuture<SendResult<String, String>>> sent = new ConcurrentLinkedQueue<>();
         public final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
         private final KafkaTemplate<String, String> template;
+
         @Value("${app.out}")
         String out;
 

@@ -17,8 +17,7 @@ import java.util.Map;
 final class DataTree {
 
     /** A change the watch registry turns into notifications. */
-    record Change(WatchEvent.Type type, String path, long zxid) {
-    }
+    record Change(WatchEvent.Type type, String path, long zxid) {}
 
     private final Map<String, Node> nodes = new HashMap<>();
 

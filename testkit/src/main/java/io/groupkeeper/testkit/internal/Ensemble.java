@@ -56,8 +56,7 @@ public final class Ensemble {
     }
 
     /** A node's data with its stat. */
-    public record Read(byte[] data, NodeStat stat) {
-    }
+    public record Read(byte[] data, NodeStat stat) {}
 
     private static final class Session {
         final long id;
@@ -73,6 +72,7 @@ public final class Ensemble {
          * notices; once it notices, the connection is gone and they with it.
          */
         boolean silent;
+
         final Set<Runnable> buffered = Collections.newSetFromMap(new IdentityHashMap<>());
         /** A transaction of this session that landed late ({@link #multiLandingLate}): its reads lag behind it. */
         Hold hold;
@@ -97,6 +97,7 @@ public final class Ensemble {
         final Instant until;
         /** The latest transaction of the session that landed late meanwhile: the follower has it once caught up. */
         long last;
+
         final List<Pending> pending = new ArrayList<>();
 
         Hold(long zxid, DataTree before, Instant until) {
@@ -108,8 +109,7 @@ public final class Ensemble {
     }
 
     /** A notification (of {@code zxid}) a lagging follower will send once it has caught up. */
-    private record Pending(Runnable call, boolean persistent, long zxid) {
-    }
+    private record Pending(Runnable call, boolean persistent, long zxid) {}
 
     @FunctionalInterface
     private interface Body<T> {
@@ -121,13 +121,14 @@ public final class Ensemble {
     private final WatchRegistry watches = new WatchRegistry();
     private final Map<Long, Session> sessions = new HashMap<>();
     private long zxid;
-    private volatile TransactionObserver observer = (session, zxid, ops) -> { };
+    private volatile TransactionObserver observer = (session, zxid, ops) -> {};
     private long nextSession = 0x1000000000000L;
     // Guarded by this; emptied by every operation on its way out.
     private final Set<EventLane> toKick = new LinkedHashSet<>();
     private final List<Session> toNotify = new ArrayList<>();
     /** Follower lag for client reads ({@link #lagFollowers}); null: every read sees every committed write. */
     private Followers followers;
+
     private final List<Runnable> tickers = new CopyOnWriteArrayList<>();
     private volatile SimulatedThreads threads = SimulatedThreads.NONE;
 
@@ -225,7 +226,8 @@ public final class Ensemble {
     private void watch(long session, String path, Watcher w, DataTree seen, boolean children) {
         WatchEvent.Type missed = null;
         if (seen != tree) {
-            missed = children ? Followers.missedChildren(seen.get(path), tree.get(path))
+            missed = children
+                    ? Followers.missedChildren(seen.get(path), tree.get(path))
                     : Followers.missedData(seen.get(path), tree.get(path));
         }
         if (missed == null) {
@@ -318,7 +320,8 @@ public final class Ensemble {
     private void expireDueLocked() {
         Instant now = clock.instant();
         List<Session> due = sessions.values().stream()
-                .filter(s -> !s.connected && !now.isBefore(s.disconnectedAt.plus(s.timeout))).toList();
+                .filter(s -> !s.connected && !now.isBefore(s.disconnectedAt.plus(s.timeout)))
+                .toList();
         for (Session s : due) {
             sessions.remove(s.id);
             endLocked(s);
@@ -609,7 +612,8 @@ public final class Ensemble {
         }
         Runnable call = () -> reg.watcher().process(delivery.event());
         if (s.hold != null && delivery.event().zxid() >= s.hold.zxid) {
-            s.hold.pending.add(new Pending(call, delivery.persistent(), delivery.event().zxid())); // not applied there yet
+            s.hold.pending.add(
+                    new Pending(call, delivery.persistent(), delivery.event().zxid())); // not applied there yet
             return;
         }
         saw(s.id, delivery.event().zxid()); // a follower notifies once it applied the change

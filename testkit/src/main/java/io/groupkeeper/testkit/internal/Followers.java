@@ -17,8 +17,7 @@ import java.util.Random;
  */
 final class Followers {
 
-    private record Entry(long zxid, long session, List<Op> ops) {
-    }
+    private record Entry(long zxid, long session, List<Op> ops) {}
 
     private final Random random;
     private final int maxLag;
@@ -76,8 +75,9 @@ final class Followers {
                 try {
                     trees[f].multi(e.ops(), e.session(), e.zxid(), new ArrayList<>());
                 } catch (KeeperFailure failure) {
-                    throw new IllegalStateException("follower " + f + " cannot apply transaction " + e.zxid()
-                            + " that the leader applied", failure);
+                    throw new IllegalStateException(
+                            "follower " + f + " cannot apply transaction " + e.zxid() + " that the leader applied",
+                            failure);
                 }
             }
         }

@@ -9,7 +9,15 @@ public final class KeeperFailure extends Exception {
     private static final long serialVersionUID = 1L;
 
     /** The subset of ZooKeeper's result codes the model produces. */
-    public enum Code { NONODE, NODEEXISTS, BADVERSION, NOTEMPTY, NOCHILDRENFOREPHEMERALS, SESSIONEXPIRED, CONNECTIONLOSS }
+    public enum Code {
+        NONODE,
+        NODEEXISTS,
+        BADVERSION,
+        NOTEMPTY,
+        NOCHILDRENFOREPHEMERALS,
+        SESSIONEXPIRED,
+        CONNECTIONLOSS
+    }
 
     private final Code code;
     private final String path;

@@ -72,12 +72,14 @@ public final class MemClient implements ZkPort {
     private final EventLane lane;
     /** Where connection listeners run: {@link #lane} itself, or a lane of their own (Curator's state thread). */
     private final EventLane stateLane;
+
     private final List<ConnectionListener> listeners = new CopyOnWriteArrayList<>();
     private final ZkStats stats = new ZkStats();
     private final long transactionLimit;
     /** The model's watcher of each persistent watcher of the store, and the session it was added in. */
     private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers =
             Collections.synchronizedMap(new LinkedHashMap<>()); // in order: runs are reproducible
+
     private final Map<Consumer<ZkEvent>, Long> persistentSessions = new ConcurrentHashMap<>();
     private final Set<Long> pastSessions = ConcurrentHashMap.newKeySet();
     private volatile long session;
@@ -96,12 +98,13 @@ public final class MemClient implements ZkPort {
     private CompletableFuture<Boolean> cut;
     /** When SUSPENDED was reported; a LOST deferred until a session timeout after it (as Curator), or null. */
     private Instant suspendedAt;
+
     private Instant lostDue;
     private final Runnable ticker = this::checkLostDue;
     private final WriteFaults faults = new WriteFaults();
 
-    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
-                     long transactionLimit) {
+    public MemClient(
+            Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane, long transactionLimit) {
         this(ensemble, namespace, sessionTimeout, lane, lane, transactionLimit);
     }
 
@@ -111,8 +114,13 @@ public final class MemClient implements ZkPort {
      * thread of its own while ZooKeeper's event thread delivers watches (and the persistent watchers' own
      * disconnected/connected events, which stay on {@code lane}).
      */
-    public MemClient(Ensemble ensemble, String namespace, Duration sessionTimeout, EventLane lane,
-                     EventLane stateLane, long transactionLimit) {
+    public MemClient(
+            Ensemble ensemble,
+            String namespace,
+            Duration sessionTimeout,
+            EventLane lane,
+            EventLane stateLane,
+            long transactionLimit) {
         this.stateLane = stateLane;
         this.transactionLimit = transactionLimit;
         this.ensemble = ensemble;
@@ -573,13 +581,15 @@ public final class MemClient implements ZkPort {
 
     @Override
     public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
-        return background(() -> {
-            try {
-                return CompletableFuture.completedFuture(readIfPresentWatching(path, hook));
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }, () -> CompletableFuture.failedFuture(lost("read " + abs(path))));
+        return background(
+                () -> {
+                    try {
+                        return CompletableFuture.completedFuture(readIfPresentWatching(path, hook));
+                    } catch (RuntimeException e) {
+                        return CompletableFuture.failedFuture(e);
+                    }
+                },
+                () -> CompletableFuture.failedFuture(lost("read " + abs(path))));
     }
 
     @Override
@@ -613,17 +623,19 @@ public final class MemClient implements ZkPort {
 
     @Override
     public CompletableFuture<List<String>> childrenAsync(String path) {
-        return background(() -> {
-            try {
-                requireConnected("list " + abs(path));
-                stats.read();
-                return CompletableFuture.completedFuture(ensemble.getChildren(session, abs(path), null));
-            } catch (KeeperFailure e) {
-                return CompletableFuture.failedFuture(zkFailure(e));
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }, () -> CompletableFuture.failedFuture(new ZkFailure(ZkCode.CONNECTIONLOSS, path)));
+        return background(
+                () -> {
+                    try {
+                        requireConnected("list " + abs(path));
+                        stats.read();
+                        return CompletableFuture.completedFuture(ensemble.getChildren(session, abs(path), null));
+                    } catch (KeeperFailure e) {
+                        return CompletableFuture.failedFuture(zkFailure(e));
+                    } catch (RuntimeException e) {
+                        return CompletableFuture.failedFuture(e);
+                    }
+                },
+                () -> CompletableFuture.failedFuture(new ZkFailure(ZkCode.CONNECTIONLOSS, path)));
     }
 
     /** The client's next reads see every write committed before it (with follower lag on; else they do anyway). */
@@ -749,14 +761,19 @@ public final class MemClient implements ZkPort {
         for (int i = 0; i < results.size(); i++) {
             Op op = ops.get(i);
             boolean hasStat = op instanceof Op.SetData || op instanceof Op.Create; // as ZooKeeper's results
-            out.add(new ZkResult(relative(results.get(i).path()), hasStat ? stat(results.get(i).stat()) : null));
+            out.add(new ZkResult(
+                    relative(results.get(i).path()),
+                    hasStat ? stat(results.get(i).stat()) : null));
         }
         return out;
     }
 
     @Override
     public List<ZkResult> multi(List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(PortTranslation::op).toList());
+        awaitWrite(
+                "transaction of " + ops.size() + " operations",
+                session,
+                ops.stream().map(PortTranslation::op).toList());
         stats.transaction(ops.size());
         if (faults.publishCut(ops)) {
             throw connectionLoss(); // the leader loses its connection between its transactions
@@ -770,7 +787,10 @@ public final class MemClient implements ZkPort {
      */
     @Override
     public List<ZkResult> multiInSession(long session, List<ZkOp> ops) throws ZkFailure {
-        awaitWrite("transaction of " + ops.size() + " operations", session, ops.stream().map(PortTranslation::op).toList());
+        awaitWrite(
+                "transaction of " + ops.size() + " operations",
+                session,
+                ops.stream().map(PortTranslation::op).toList());
         if (session == 0 || session != handleSession()) {
             throw new ZkFailure(ZkCode.SESSIONEXPIRED, null);
         }
@@ -875,8 +895,8 @@ public final class MemClient implements ZkPort {
      * send} if the network returned first, else by {@code lost}. Stages derived from the answer hold the threads that
      * wait for them ({@link HeldFuture}).
      */
-    private <T> CompletableFuture<T> background(Supplier<CompletableFuture<T>> send,
-                                                Supplier<CompletableFuture<T>> lost) {
+    private <T> CompletableFuture<T> background(
+            Supplier<CompletableFuture<T>> send, Supplier<CompletableFuture<T>> lost) {
         SimulatedThreads threads = ensemble.threads();
         CompletableFuture<Boolean> held = heldBy();
         if (held == null || !threads.canWait()) {
@@ -904,5 +924,4 @@ public final class MemClient implements ZkPort {
             throw new StoreException("in-memory ZooKeeper: " + what + " not attempted: not connected");
         }
     }
-
 }

@@ -23,7 +23,11 @@ import java.util.Optional;
  */
 final class MemLatch implements ZkLatch {
 
-    private enum State { LATENT, STARTED, CLOSED }
+    private enum State {
+        LATENT,
+        STARTED,
+        CLOSED
+    }
 
     private final MemClient zk;
     private final String folder;
@@ -69,7 +73,8 @@ final class MemLatch implements ZkLatch {
             // prefix is that one, adopted instead of a second node (which would wait for the first for ever).
             created = ownNode();
             if (created == null) {
-                created = zk.write(new ZkOp.Create(latchPrefix, body, true, true)).path();
+                created =
+                        zk.write(new ZkOp.Create(latchPrefix, body, true, true)).path();
             }
         } catch (ZkFailure e) {
             throw ZkFailure.toStore("join leader election under " + zk.abs(folder), e);
@@ -183,8 +188,7 @@ final class MemLatch implements ZkLatch {
                     // disconnected again: the next reconnection looks again
                 }
             }
-            default -> {
-            }
+            default -> {}
         }
     }
 
@@ -257,7 +261,8 @@ final class MemLatch implements ZkLatch {
         }
         ConnectionListener[] retry = new ConnectionListener[1];
         retry[0] = event -> {
-            if (event == ConnectionEvent.RECONNECTED || event == ConnectionEvent.RECONNECTED_NEW_SESSION
+            if (event == ConnectionEvent.RECONNECTED
+                    || event == ConnectionEvent.RECONNECTED_NEW_SESSION
                     || event == ConnectionEvent.LOST) {
                 zk.removeListener(retry[0]);
                 deleteGuaranteed(path, session);

@@ -21,16 +21,12 @@ public sealed interface Op {
         }
     }
 
-    record SetData(String path, byte[] data, int version) implements Op {
-    }
+    record SetData(String path, byte[] data, int version) implements Op {}
 
-    record Delete(String path, int version) implements Op {
-    }
+    record Delete(String path, int version) implements Op {}
 
-    record Check(String path, int version) implements Op {
-    }
+    record Check(String path, int version) implements Op {}
 
     /** What one applied operation yields: the path (the created name, for a sequential node) and the node's stat. */
-    record Result(String path, NodeStat stat) {
-    }
+    record Result(String path, NodeStat stat) {}
 }

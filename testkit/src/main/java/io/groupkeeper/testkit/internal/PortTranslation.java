@@ -16,12 +16,12 @@ import io.groupkeeper.zkprotocol.ZkStat;
  */
 final class PortTranslation {
 
-    private PortTranslation() {
-    }
+    private PortTranslation() {}
 
     static ZkStat stat(NodeStat s) {
-        return s == null ? null : new ZkStat(s.version(), s.cversion(), s.czxid(), s.mzxid(), s.ephemeralOwner(),
-                s.numChildren());
+        return s == null
+                ? null
+                : new ZkStat(s.version(), s.cversion(), s.czxid(), s.mzxid(), s.ephemeralOwner(), s.numChildren());
     }
 
     static ZkNode node(Ensemble.Read r) {

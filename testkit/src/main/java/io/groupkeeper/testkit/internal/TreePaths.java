@@ -6,8 +6,7 @@ package io.groupkeeper.testkit.internal;
  */
 final class TreePaths {
 
-    private TreePaths() {
-    }
+    private TreePaths() {}
 
     /** The parent of an absolute path ({@code /} for a top-level node). */
     static String parent(String path) {

@@ -6,5 +6,10 @@ package io.groupkeeper.testkit.internal;
  */
 public record WatchEvent(Type type, String path, long zxid) {
 
-    public enum Type { NODE_CREATED, NODE_DELETED, NODE_DATA_CHANGED, NODE_CHILDREN_CHANGED }
+    public enum Type {
+        NODE_CREATED,
+        NODE_DELETED,
+        NODE_DATA_CHANGED,
+        NODE_CHILDREN_CHANGED
+    }
 }

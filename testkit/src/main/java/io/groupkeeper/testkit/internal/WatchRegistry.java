@@ -18,8 +18,7 @@ import java.util.function.BiConsumer;
 final class WatchRegistry {
 
     /** A watch: the session it belongs to and the watcher to call. */
-    record Registration(long session, Watcher watcher) {
-    }
+    record Registration(long session, Watcher watcher) {}
 
     private final Map<String, Set<Registration>> data = new HashMap<>();
     private final Map<String, Set<Registration>> children = new HashMap<>();
@@ -76,15 +75,27 @@ final class WatchRegistry {
         switch (change.type()) {
             case NODE_CREATED -> {
                 fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_CREATED, path, change.zxid()), false, out);
-                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()), false, out);
+                fire(
+                        children.remove(parent),
+                        new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()),
+                        false,
+                        out);
             }
             case NODE_DATA_CHANGED ->
-                    fire(data.remove(path), new WatchEvent(WatchEvent.Type.NODE_DATA_CHANGED, path, change.zxid()), false, out);
+                fire(
+                        data.remove(path),
+                        new WatchEvent(WatchEvent.Type.NODE_DATA_CHANGED, path, change.zxid()),
+                        false,
+                        out);
             case NODE_DELETED -> {
                 WatchEvent deleted = new WatchEvent(WatchEvent.Type.NODE_DELETED, path, change.zxid());
                 fire(data.remove(path), deleted, false, out);
                 fire(children.remove(path), deleted, false, out);
-                fire(children.remove(parent), new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()), false, out);
+                fire(
+                        children.remove(parent),
+                        new WatchEvent(WatchEvent.Type.NODE_CHILDREN_CHANGED, parent, change.zxid()),
+                        false,
+                        out);
             }
             default -> throw new IllegalArgumentException(change.toString());
         }
@@ -105,11 +116,10 @@ final class WatchRegistry {
     }
 
     /** One notification to hand to a session. */
-    record Delivery(WatchEvent event, boolean persistent) {
-    }
+    record Delivery(WatchEvent event, boolean persistent) {}
 
-    private static void fire(Set<Registration> regs, WatchEvent event, boolean persistent,
-                             Map<Registration, Delivery> out) {
+    private static void fire(
+            Set<Registration> regs, WatchEvent event, boolean persistent, Map<Registration, Delivery> out) {
         if (regs != null) {
             regs.forEach(r -> out.putIfAbsent(r, new Delivery(event, persistent)));
         }

@@ -13,17 +13,16 @@ import java.util.List;
 final class WriteFaults {
 
     /** A write that fails with a lost connection: applied first or not; the first also outliving its session. */
-    record Failure(boolean afterApply, boolean sessionExpires) {
-    }
+    record Failure(boolean afterApply, boolean sessionExpires) {}
 
     /** A claim that lands late: how long the follower stays behind, whether the connection stays down, who is told. */
-    record LateClaim(Duration catchUp, boolean staysDown, Runnable landed) {
-    }
+    record LateClaim(Duration catchUp, boolean staysDown, Runnable landed) {}
 
     private int failingWrites;
     private boolean failingAfterApply;
     /** Whether the next failing write also sees its session expire before the client hears how it went. */
     private boolean failingExpires;
+
     private LateClaim lateClaim;
     private boolean cutPublish;
     /** With a publish cut armed: the assignment body the publish under way writes (its transactions share it). */
@@ -72,7 +71,9 @@ final class WriteFaults {
 
     /** Whether {@code ops} is a claim: it creates an owner node (ephemeral, in an {@code owners} folder). */
     private static boolean claims(List<Op> ops) {
-        return ops.stream().anyMatch(op -> op instanceof Op.Create c && c.ephemeral() && c.path().contains("/owners/"));
+        return ops.stream()
+                .anyMatch(op ->
+                        op instanceof Op.Create c && c.ephemeral() && c.path().contains("/owners/"));
     }
 
     /**
@@ -80,8 +81,11 @@ final class WriteFaults {
      * latch node and end with the same assignment body (one generation); another publish writes another generation.
      */
     synchronized boolean publishCut(List<ZkOp> ops) {
-        if (!cutPublish || ops.size() < 2 || !(ops.get(0) instanceof ZkOp.Check check)
-                || !check.path().contains("/leader/") || !(ops.get(ops.size() - 1) instanceof ZkOp.SetData head)) {
+        if (!cutPublish
+                || ops.size() < 2
+                || !(ops.get(0) instanceof ZkOp.Check check)
+                || !check.path().contains("/leader/")
+                || !(ops.get(ops.size() - 1) instanceof ZkOp.SetData head)) {
             return false;
         }
         if (publishUnderWay != null && Arrays.equals(publishUnderWay, head.data())) {

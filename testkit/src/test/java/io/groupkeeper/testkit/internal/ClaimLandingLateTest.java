@@ -37,8 +37,8 @@ class ClaimLandingLateTest {
 
     private final ManualClock clock = new ManualClock();
     private final Ensemble ensemble = new Ensemble(clock);
-    private final MemClient client = new MemClient(ensemble, "groupkeeper", Duration.ofSeconds(10),
-            new EventLane(Runnable::run), 900 * 1024);
+    private final MemClient client =
+            new MemClient(ensemble, "groupkeeper", Duration.ofSeconds(10), new EventLane(Runnable::run), 900 * 1024);
     private final List<ConnectionEvent> events = new CopyOnWriteArrayList<>();
     private final AtomicInteger landed = new AtomicInteger();
 
@@ -57,9 +57,10 @@ class ClaimLandingLateTest {
     /** A claim transaction as the store sends it, on the client's session; it must lose its answer. */
     private void claimLosingItsAnswer() {
         long session = client.sessionId();
-        assertThatThrownBy(() -> client.multiInSession(session, List.of(ZkOp.createEphemeral(OWNER, new byte[0]),
-                ZkOp.set(FENCE, new byte[0], -1))))
-                .isInstanceOfSatisfying(ZkFailure.class, f -> assertThat(f.code()).isEqualTo(ZkCode.CONNECTIONLOSS));
+        assertThatThrownBy(() -> client.multiInSession(
+                        session, List.of(ZkOp.createEphemeral(OWNER, new byte[0]), ZkOp.set(FENCE, new byte[0], -1))))
+                .isInstanceOfSatisfying(
+                        ZkFailure.class, f -> assertThat(f.code()).isEqualTo(ZkCode.CONNECTIONLOSS));
         assertThat(landed).as("told once it landed").hasValue(1);
         assertThat(client.sessionId()).as("back in the same session").isEqualTo(session);
         assertThat(client.isConnected()).isTrue();
@@ -76,16 +77,22 @@ class ClaimLandingLateTest {
 
         claimLosingItsAnswer();
         assertThat(atTheLeader(OWNER)).as("the claim landed").isTrue();
-        assertThat(client.exists(OWNER, null)).as("missed by the lagging follower").isEmpty();
+        assertThat(client.exists(OWNER, null))
+                .as("missed by the lagging follower")
+                .isEmpty();
         assertThat(client.read(OWNER, null)).isEmpty();
         assertThat(client.children(folder, null)).isEmpty();
         clock.advance(Duration.ofMillis(999));
         assertThat(client.exists(OWNER, null)).as("still behind at 999 ms").isEmpty();
-        assertThat(notified).as("no notification of the claim before the follower has it").hasValue(0);
+        assertThat(notified)
+                .as("no notification of the claim before the follower has it")
+                .hasValue(0);
 
         clock.advance(Duration.ofMillis(1));
         assertThat(client.exists(OWNER, null)).as("caught up after 1 s").isPresent();
-        assertThat(notified).as("the child watch fires once the follower has applied the claim").hasValue(1);
+        assertThat(notified)
+                .as("the child watch fires once the follower has applied the claim")
+                .hasValue(1);
         for (int i = 0; i < 50; i++) {
             assertThat(client.exists(OWNER, null)).as("never backwards").isPresent();
         }
@@ -110,12 +117,15 @@ class ClaimLandingLateTest {
      */
     @Test
     void withLaggingFollowersTheSessionStillNeverGoesBackwards() throws Exception {
-        ensemble.lagFollowers(2, new Random(7) {
-            @Override
-            public int nextInt(int bound) {
-                return 0; // no step of its own: a follower is exactly at what the session must see
-            }
-        }, 5);
+        ensemble.lagFollowers(
+                2,
+                new Random(7) {
+                    @Override
+                    public int nextInt(int bound) {
+                        return 0; // no step of its own: a follower is exactly at what the session must see
+                    }
+                },
+                5);
         start();
         String other = ZkPaths.offset(GROUP, new TopicPartition("t", 1));
         client.ensurePath(other.substring(0, other.lastIndexOf('/')), null);
@@ -131,7 +141,9 @@ class ClaimLandingLateTest {
         }
         clock.advance(Duration.ofMillis(1_000));
         for (int i = 0; i < 20; i++) {
-            assertThat(client.exists(OWNER, null)).as("caught up, and never behind it again").isPresent();
+            assertThat(client.exists(OWNER, null))
+                    .as("caught up, and never behind it again")
+                    .isPresent();
         }
     }
 
@@ -142,12 +154,15 @@ class ClaimLandingLateTest {
      */
     @Test
     void afterTheCatchUpTheSessionNeverReadsBehindANotificationItWasHeldBack() throws Exception {
-        ensemble.lagFollowers(2, new Random(7) {
-            @Override
-            public int nextInt(int bound) {
-                return 0;
-            }
-        }, 5);
+        ensemble.lagFollowers(
+                2,
+                new Random(7) {
+                    @Override
+                    public int nextInt(int bound) {
+                        return 0;
+                    }
+                },
+                5);
         start();
         String other = ZkPaths.offset(GROUP, new TopicPartition("t", 1));
         client.ensurePath(other.substring(0, other.lastIndexOf('/')), null);
@@ -161,20 +176,23 @@ class ClaimLandingLateTest {
         clock.advance(Duration.ofMillis(1_000));
         assertThat(client.exists(OWNER, null)).isPresent();
         assertThat(created).as("sent with the catch-up").hasValue(1);
-        assertThat(client.exists(other, null)).as("not behind the notification it had").isPresent();
+        assertThat(client.exists(other, null))
+                .as("not behind the notification it had")
+                .isPresent();
     }
 
     @Test
     void aClaimTheServerRefusesIsAnsweredAndTheFaultWaitsForTheNextClaim() throws Exception {
         start();
-        MemClient other = new MemClient(ensemble, "groupkeeper", Duration.ofSeconds(10), new EventLane(Runnable::run),
-                900 * 1024);
+        MemClient other = new MemClient(
+                ensemble, "groupkeeper", Duration.ofSeconds(10), new EventLane(Runnable::run), 900 * 1024);
         other.start();
         other.multiInSession(other.sessionId(), List.of(ZkOp.createEphemeral(OWNER, new byte[0])));
         client.landNextClaimLate(Duration.ofMillis(1_000), landed::incrementAndGet);
-        assertThatThrownBy(() -> client.multiInSession(client.sessionId(),
-                List.of(ZkOp.createEphemeral(OWNER, new byte[0]))))
-                .isInstanceOfSatisfying(ZkFailure.class, f -> assertThat(f.code()).isEqualTo(ZkCode.NODEEXISTS));
+        assertThatThrownBy(() ->
+                        client.multiInSession(client.sessionId(), List.of(ZkOp.createEphemeral(OWNER, new byte[0]))))
+                .isInstanceOfSatisfying(
+                        ZkFailure.class, f -> assertThat(f.code()).isEqualTo(ZkCode.NODEEXISTS));
         assertThat(landed).hasValue(0);
         other.close();
         assertThat(atTheLeader(OWNER)).isFalse();
@@ -196,12 +214,16 @@ class ClaimLandingLateTest {
         store.ensureGroup("sticky");
         long session = client.sessionId();
         client.landNextClaimLate(Duration.ofMillis(1_000), () -> client.failNextWrites(100, false));
-        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> {})).isInstanceOf(StoreException.class);
         client.failNextWrites(0, false);
         assertThat(client.sessionId()).isEqualTo(session);
-        assertThat(client.exists(OWNER, null)).as("the follower has not applied the claim").isEmpty();
+        assertThat(client.exists(OWNER, null))
+                .as("the follower has not applied the claim")
+                .isEmpty();
 
-        assertThat(store.ownedVersion(TP, "m1", session)).as("held, after a sync").isPresent();
+        assertThat(store.ownedVersion(TP, "m1", session))
+                .as("held, after a sync")
+                .isPresent();
         assertThat(store.readIfOwned(TP, "m1", session)).isPresent();
     }
 
@@ -221,9 +243,12 @@ class ClaimLandingLateTest {
         client.ensurePath(ZkPaths.offset(GROUP, TP), "1200O".getBytes(StandardCharsets.UTF_8));
         client.landNextClaimLate(Duration.ofMillis(1_000), landed::incrementAndGet);
 
-        ClaimResult result = store.claimAll(List.of(TP), "m1", 1, () -> { }).get(TP).join();
+        ClaimResult result =
+                store.claimAll(List.of(TP), "m1", 1, () -> {}).get(TP).join();
         assertThat(landed).as("the pipelined claim landed late").hasValue(1);
         assertThat(result).isInstanceOf(ClaimResult.Blocked.class);
-        assertThat(atTheLeader(OWNER)).as("its owner node undone, not left to block the next owner").isFalse();
+        assertThat(atTheLeader(OWNER))
+                .as("its owner node undone, not left to block the next owner")
+                .isFalse();
     }
 }

@@ -18,12 +18,13 @@ class ConnectionLaneTest {
     private final Ensemble ensemble = new Ensemble(new ManualClock());
     /** The executor's tasks, run only when the test says which. */
     private final List<Runnable> tasks = new ArrayList<>();
+
     private final List<String> heard = new CopyOnWriteArrayList<>();
 
     private MemClient client(boolean ownLane) {
         EventLane lane = new EventLane(tasks::add);
-        MemClient c = new MemClient(ensemble, "groupkeeper", Duration.ofSeconds(6), lane,
-                ownLane ? new EventLane(tasks::add) : lane, 1000);
+        MemClient c = new MemClient(
+                ensemble, "groupkeeper", Duration.ofSeconds(6), lane, ownLane ? new EventLane(tasks::add) : lane, 1000);
         c.addListener(e -> heard.add(e.name()));
         c.start();
         drain();

@@ -39,7 +39,9 @@ class EnsembleTest {
         NodeStat again = ensemble.exists(0, "/a", null);
         assertThat(again.version()).isZero();
         assertThat(again.czxid()).isGreaterThan(written.mzxid());
-        assertThat(ensemble.exists(0, "/", null).cversion()).as("two creations, one deletion").isEqualTo(3);
+        assertThat(ensemble.exists(0, "/", null).cversion())
+                .as("two creations, one deletion")
+                .isEqualTo(3);
     }
 
     @Test
@@ -47,8 +49,12 @@ class EnsembleTest {
         ensemble.multi(0, List.of(Op.Create.persistent("/a", b("x"))));
         long zxid = ensemble.lastZxid();
 
-        assertThatThrownBy(() -> ensemble.multi(0, List.of(Op.Create.persistent("/b", b("new")),
-                new Op.SetData("/a", b("changed"), 0), new Op.Check("/a", 0))))
+        assertThatThrownBy(() -> ensemble.multi(
+                        0,
+                        List.of(
+                                Op.Create.persistent("/b", b("new")),
+                                new Op.SetData("/a", b("changed"), 0),
+                                new Op.Check("/a", 0))))
                 .isInstanceOfSatisfying(KeeperFailure.class, e -> {
                     assertThat(e.code()).isEqualTo(Code.BADVERSION);
                     assertThat(e.failedOp()).isEqualTo(2);
@@ -58,22 +64,28 @@ class EnsembleTest {
         assertThat(ensemble.exists(0, "/a", null).version()).isZero();
         assertThat(ensemble.lastZxid()).isEqualTo(zxid);
 
-        List<Op.Result> results = ensemble.multi(0, List.of(Op.Create.persistent("/b", b("new")),
-                new Op.SetData("/a", b("changed"), 0)));
-        assertThat(results.get(0).stat().czxid()).isEqualTo(results.get(1).stat().mzxid()).isEqualTo(zxid + 1);
+        List<Op.Result> results =
+                ensemble.multi(0, List.of(Op.Create.persistent("/b", b("new")), new Op.SetData("/a", b("changed"), 0)));
+        assertThat(results.get(0).stat().czxid())
+                .isEqualTo(results.get(1).stat().mzxid())
+                .isEqualTo(zxid + 1);
     }
 
     @Test
     void sequentialNodesTakeTheirNumberFromTheParentsChildVersion() throws Exception {
         ensemble.multi(0, List.of(Op.Create.persistent("/l", null)));
         long s = session();
-        String first = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("a"), true, true))).get(0).path();
-        String second = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("b"), true, true))).get(0).path();
+        String first = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("a"), true, true)))
+                .get(0)
+                .path();
+        String second = ensemble.multi(s, List.of(new Op.Create("/l/n-", b("b"), true, true)))
+                .get(0)
+                .path();
         assertThat(first).isEqualTo("/l/n-0000000000");
         assertThat(second).isEqualTo("/l/n-0000000001");
         assertThatThrownBy(() -> ensemble.multi(s, List.of(Op.Create.persistent(first + "/child", null))))
-                .isInstanceOfSatisfying(KeeperFailure.class,
-                        e -> assertThat(e.code()).isEqualTo(Code.NOCHILDRENFOREPHEMERALS));
+                .isInstanceOfSatisfying(
+                        KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.NOCHILDRENFOREPHEMERALS));
     }
 
     @Test
@@ -88,10 +100,13 @@ class EnsembleTest {
         ensemble.multi(0, List.of(new Op.SetData("/f/a", b("2"), -1)));
         ensemble.multi(0, List.of(Op.Create.persistent("/f/b", b("1"))));
 
-        assertThat(events).containsExactly(
-                "exists:NODE_CREATED:/f/a", "children:NODE_CHILDREN_CHANGED:/f", "recursive:NODE_CREATED:/f/a",
-                "recursive:NODE_DATA_CHANGED:/f/a",
-                "recursive:NODE_CREATED:/f/b");
+        assertThat(events)
+                .containsExactly(
+                        "exists:NODE_CREATED:/f/a",
+                        "children:NODE_CHILDREN_CHANGED:/f",
+                        "recursive:NODE_CREATED:/f/a",
+                        "recursive:NODE_DATA_CHANGED:/f/a",
+                        "recursive:NODE_CREATED:/f/b");
     }
 
     @Test
@@ -107,7 +122,8 @@ class EnsembleTest {
         assertThat(events).containsExactly("other:NODE_DELETED:/owners/0");
         assertThat(expired).containsExactly(owner);
         assertThatThrownBy(() -> ensemble.exists(owner, "/owners", null))
-                .isInstanceOfSatisfying(KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.SESSIONEXPIRED));
+                .isInstanceOfSatisfying(
+                        KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.SESSIONEXPIRED));
     }
 
     @Test
@@ -117,7 +133,8 @@ class EnsembleTest {
         ensemble.getData(s, "/n", recorder("held"));
         ensemble.disconnect(s);
         assertThatThrownBy(() -> ensemble.exists(s, "/n", null))
-                .isInstanceOfSatisfying(KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.CONNECTIONLOSS));
+                .isInstanceOfSatisfying(
+                        KeeperFailure.class, e -> assertThat(e.code()).isEqualTo(Code.CONNECTIONLOSS));
         ensemble.multi(0, List.of(new Op.SetData("/n", b("1"), -1)));
         assertThat(events).as("held while disconnected").isEmpty();
 

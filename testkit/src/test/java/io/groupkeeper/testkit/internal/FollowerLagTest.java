@@ -29,7 +29,7 @@ class FollowerLagTest {
     private final List<String> events = new ArrayList<>();
 
     private long session() {
-        return ensemble.openSession(Duration.ofSeconds(4), new EventLane(Runnable::run), id -> { });
+        return ensemble.openSession(Duration.ofSeconds(4), new EventLane(Runnable::run), id -> {});
     }
 
     private static byte[] b(String s) {
@@ -43,9 +43,12 @@ class FollowerLagTest {
         long reader = session();
         ensemble.multi(writer, List.of(Op.Create.persistent("/a", b("1"))));
 
-        assertThat(ensemble.getData(writer, "/a", null).data()).as("its own write").isEqualTo(b("1"));
+        assertThat(ensemble.getData(writer, "/a", null).data())
+                .as("its own write")
+                .isEqualTo(b("1"));
         ensemble.multi(writer, List.of(new Op.SetData("/a", b("2"), 0)));
-        assertThat(ensemble.getData(reader, "/a", null).data()).as("a follower behind the latest write")
+        assertThat(ensemble.getData(reader, "/a", null).data())
+                .as("a follower behind the latest write")
                 .isEqualTo(b("1"));
         ensemble.sync(reader);
         assertThat(ensemble.getData(reader, "/a", null).data()).isEqualTo(b("2"));
@@ -57,9 +60,14 @@ class FollowerLagTest {
         long reader = session();
         int last = -1;
         for (int i = 0; i < 50; i++) {
-            ensemble.multi(0, List.of(i == 0 ? Op.Create.persistent("/n", b("0"))
-                    : new Op.SetData("/n", b(Integer.toString(i)), -1)));
-            int seen = Integer.parseInt(new String(ensemble.getData(reader, "/n", null).data(), StandardCharsets.UTF_8));
+            ensemble.multi(
+                    0,
+                    List.of(
+                            i == 0
+                                    ? Op.Create.persistent("/n", b("0"))
+                                    : new Op.SetData("/n", b(Integer.toString(i)), -1)));
+            int seen = Integer.parseInt(
+                    new String(ensemble.getData(reader, "/n", null).data(), StandardCharsets.UTF_8));
             assertThat(seen).as("at most 3 transactions behind").isGreaterThanOrEqualTo(i - 3);
             assertThat(seen).as("never backwards").isGreaterThanOrEqualTo(last);
             last = seen;
@@ -72,7 +80,9 @@ class FollowerLagTest {
         long reader = session();
         ensemble.multi(0, List.of(Op.Create.persistent("/a", b("1"))));
 
-        assertThat(ensemble.exists(reader, "/a", e -> events.add(e.type() + " " + e.path()))).as("stale").isNull();
+        assertThat(ensemble.exists(reader, "/a", e -> events.add(e.type() + " " + e.path())))
+                .as("stale")
+                .isNull();
         assertThat(events).containsExactly("NODE_CREATED /a");
         assertThat(ensemble.exists(reader, "/a", null)).isNotNull();
     }
@@ -89,7 +99,9 @@ class FollowerLagTest {
 
         assertThat(events).containsExactly("NODE_DATA_CHANGED /a");
         assertThat(ensemble.getData(reader, "/a", null).data()).isEqualTo(b("2"));
-        assertThat(ensemble.exists(reader, "/b", null)).as("and what came before it").isNotNull();
+        assertThat(ensemble.exists(reader, "/b", null))
+                .as("and what came before it")
+                .isNotNull();
     }
 
     @Test
@@ -101,7 +113,9 @@ class FollowerLagTest {
 
         assertThatThrownBy(() -> ensemble.multi(writer, List.of(new Op.SetData("/a", b("x"), 0))))
                 .isInstanceOf(KeeperFailure.class);
-        assertThat(ensemble.getData(writer, "/a", null).stat().version()).as("the version that refused it").isEqualTo(1);
+        assertThat(ensemble.getData(writer, "/a", null).stat().version())
+                .as("the version that refused it")
+                .isEqualTo(1);
     }
 
     @Test

@@ -36,8 +36,12 @@ class LaggingReadAfterLostClaimTest {
     private static final String GROUP = "g";
     private static final TopicPartition TP = new TopicPartition("t", 0);
 
-    private final MemClient client = new MemClient(new Ensemble(Clock.systemUTC()), "groupkeeper",
-            Duration.ofSeconds(10), new EventLane(Runnable::run), 900 * 1024);
+    private final MemClient client = new MemClient(
+            new Ensemble(Clock.systemUTC()),
+            "groupkeeper",
+            Duration.ofSeconds(10),
+            new EventLane(Runnable::run),
+            900 * 1024);
     private final LaggingPort port = new LaggingPort(client);
     private final ZkGroupStore store = new ZkGroupStore(port, GROUP, Clock.systemUTC());
 
@@ -47,14 +51,20 @@ class LaggingReadAfterLostClaimTest {
         store.ensureGroup("sticky");
         long session = port.handleSession();
         port.loseTheNextAnswer();
-        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
-        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim landed").isPresent();
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> {})).isInstanceOf(StoreException.class);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null))
+                .as("the claim landed")
+                .isPresent();
 
         port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
         OptionalLong owned = store.ownedVersion(TP, "m1", session);
-        assertThat(owned).as("held: the owner node of the lost answer's claim, seen after a sync").isPresent();
+        assertThat(owned)
+                .as("held: the owner node of the lost answer's claim, seen after a sync")
+                .isPresent();
         assertThat(port.syncs).isEqualTo(1);
-        assertThat(store.readIfOwned(TP, "m1", session)).as("the doubt is settled once").isPresent();
+        assertThat(store.readIfOwned(TP, "m1", session))
+                .as("the doubt is settled once")
+                .isPresent();
         assertThat(port.syncs).isEqualTo(1);
     }
 
@@ -70,16 +80,25 @@ class LaggingReadAfterLostClaimTest {
         long newSession = port.handleSession();
         long oldSession = newSession - 1;
         port.loseTheNextAnswer();
-        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
-        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim landed").isPresent();
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> {})).isInstanceOf(StoreException.class);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null))
+                .as("the claim landed")
+                .isPresent();
 
         port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
-        assertThat(store.ownedVersion(TP, "m1", oldSession)).as("not held in the session the member counts").isEmpty();
-        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the landed claim's owner node removed").isEmpty();
+        assertThat(store.ownedVersion(TP, "m1", oldSession))
+                .as("not held in the session the member counts")
+                .isEmpty();
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null))
+                .as("the landed claim's owner node removed")
+                .isEmpty();
         assertThat(port.syncs).isEqualTo(1);
-        assertThat(store.claim(TP, "m2", 2, () -> { })).as("the next owner is not blocked")
+        assertThat(store.claim(TP, "m2", 2, () -> {}))
+                .as("the next owner is not blocked")
                 .isInstanceOf(ClaimResult.Claimed.class);
-        assertThat(store.readIfOwned(TP, "m1", oldSession)).as("the doubt is settled once").isEmpty();
+        assertThat(store.readIfOwned(TP, "m1", oldSession))
+                .as("the doubt is settled once")
+                .isEmpty();
         assertThat(port.syncs).isEqualTo(1);
     }
 
@@ -94,19 +113,26 @@ class LaggingReadAfterLostClaimTest {
         store.ensureGroup("sticky");
         long newSession = port.handleSession();
         port.loseTheNextAnswer();
-        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> { })).isInstanceOf(StoreException.class);
+        assertThatThrownBy(() -> store.claim(TP, "m1", 1, () -> {})).isInstanceOf(StoreException.class);
         port.reconnectToALaggingServer(ZkPaths.owner(GROUP, TP));
-        int fenceBefore = client.exists(ZkPaths.fence(GROUP, TP), null).orElseThrow().version();
+        int fenceBefore =
+                client.exists(ZkPaths.fence(GROUP, TP), null).orElseThrow().version();
         ClaimResult[] reclaimed = new ClaimResult[1];
-        port.beforeTheNextDelete(() -> reclaimed[0] = store.claim(TP, "m1", 2, () -> { }));
+        port.beforeTheNextDelete(() -> reclaimed[0] = store.claim(TP, "m1", 2, () -> {}));
 
         assertThat(store.ownedVersion(TP, "m1", newSession - 1)).isEmpty();
-        assertThat(reclaimed[0]).as("the claim ran between the undo's reads and its delete")
+        assertThat(reclaimed[0])
+                .as("the claim ran between the undo's reads and its delete")
                 .isInstanceOf(ClaimResult.Claimed.class);
         assertThat(client.exists(ZkPaths.fence(GROUP, TP), null).orElseThrow().version())
-                .as("the re-confirmation moved the fence").isGreaterThan(fenceBefore);
-        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null)).as("the claim's node stays").isPresent();
-        assertThat(store.ownedVersion(TP, "m1", newSession)).as("held in the session the claim counts").isPresent();
+                .as("the re-confirmation moved the fence")
+                .isGreaterThan(fenceBefore);
+        assertThat(client.exists(ZkPaths.owner(GROUP, TP), null))
+                .as("the claim's node stays")
+                .isPresent();
+        assertThat(store.ownedVersion(TP, "m1", newSession))
+                .as("held in the session the claim counts")
+                .isPresent();
     }
 
     @Test
@@ -114,10 +140,12 @@ class LaggingReadAfterLostClaimTest {
         client.start();
         store.ensureGroup("sticky");
         long session = port.handleSession();
-        assertThat(store.claim(TP, "m1", 1, () -> { })).isInstanceOf(ClaimResult.Claimed.class);
+        assertThat(store.claim(TP, "m1", 1, () -> {})).isInstanceOf(ClaimResult.Claimed.class);
         assertThat(store.ownedVersion(TP, "m1", session)).isPresent();
         assertThat(store.readIfOwned(TP, "m1", session)).isPresent();
-        assertThat(port.syncs).as("round trips unchanged when nothing is in doubt").isZero();
+        assertThat(port.syncs)
+                .as("round trips unchanged when nothing is in doubt")
+                .isZero();
     }
 
     /** The model's port, with a lost answer, a closed gate until the reconnection, and a server that lags behind. */

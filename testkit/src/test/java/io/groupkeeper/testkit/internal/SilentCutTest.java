@@ -16,7 +16,7 @@ class SilentCutTest {
 
     private final Ensemble ensemble = new Ensemble(new ManualClock());
     private final List<String> events = new ArrayList<>();
-    private final long session = ensemble.openSession(Duration.ofSeconds(6), new EventLane(Runnable::run), id -> { });
+    private final long session = ensemble.openSession(Duration.ofSeconds(6), new EventLane(Runnable::run), id -> {});
 
     private void watchAndCreateWhileCut() throws Exception {
         ensemble.addPersistentWatch(session, "/a", e -> events.add(e.type() + " " + e.path()), false);

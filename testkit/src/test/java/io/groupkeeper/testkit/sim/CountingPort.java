@@ -26,8 +26,7 @@ import java.util.function.Supplier;
 final class CountingPort extends ForwardingZkPort {
 
     /** One read: the step it was sent at and the step its answer arrived at. */
-    record Read(Step sent, Step answered) {
-    }
+    record Read(Step sent, Step answered) {}
 
     /**
      * The steps at which paths were last written, and at which nodes were created, across one world; and every read,
@@ -122,7 +121,8 @@ final class CountingPort extends ForwardingZkPort {
     @Override
     public CompletableFuture<Optional<ZkNode>> readAsync(String path, Runnable hook) {
         ledger.read(name, path, RoundTrips.now());
-        return DepthFuture.of(delegate.readAsync(path, heard(path, hook)), RoundTrips.now().after(false));
+        return DepthFuture.of(
+                delegate.readAsync(path, heard(path, hook)), RoundTrips.now().after(false));
     }
 
     @Override
@@ -191,8 +191,8 @@ final class CountingPort extends ForwardingZkPort {
 
     @Override
     public void addPersistentWatch(String path, boolean recursive, Consumer<ZkEvent> watcher) throws ZkFailure {
-        Consumer<ZkEvent> heard = e -> RoundTrips.run(e.path() == null ? RoundTrips.now()
-                : ledger.writtenAt(e.path()), () -> watcher.accept(e));
+        Consumer<ZkEvent> heard = e -> RoundTrips.run(
+                e.path() == null ? RoundTrips.now() : ledger.writtenAt(e.path()), () -> watcher.accept(e));
         watchers.put(watcher, heard);
         Step after = RoundTrips.now().after(false);
         try {

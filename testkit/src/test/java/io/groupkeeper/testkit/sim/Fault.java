@@ -74,7 +74,14 @@ record Fault(Kind kind, long atMillis, int member, int partition, long value, lo
 
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT, "%6d ms %-12s member#%d partition#%d value=%d for %d ms", atMillis,
-                kind, member, partition, value, durationMillis);
+        return String.format(
+                java.util.Locale.ROOT,
+                "%6d ms %-12s member#%d partition#%d value=%d for %d ms",
+                atMillis,
+                kind,
+                member,
+                partition,
+                value,
+                durationMillis);
     }
 }

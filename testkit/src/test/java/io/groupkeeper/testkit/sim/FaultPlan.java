@@ -20,19 +20,21 @@ import java.util.Set;
 final class FaultPlan {
 
     /** The kinds that are drawn only when switched on ({@code all}: every one of them). */
-    static final Set<Fault.Kind> EXTRA = EnumSet.of(Fault.Kind.CLOSE_IN_BLIP, Fault.Kind.RESTART_IN_PLACE,
-            Fault.Kind.JOIN_LOST_REPLY, Fault.Kind.CLAIM_LANDS_LATE);
+    static final Set<Fault.Kind> EXTRA = EnumSet.of(
+            Fault.Kind.CLOSE_IN_BLIP,
+            Fault.Kind.RESTART_IN_PLACE,
+            Fault.Kind.JOIN_LOST_REPLY,
+            Fault.Kind.CLAIM_LANDS_LATE);
 
     /**
      * The extra kinds there were before {@link Fault.Kind#CLAIM_LANDS_LATE} (2026-12-06): what the unkindest run and
      * the seeds pinned from runs with every extra kind draw from, so that their schedules stay the ones recorded in
      * docs/invariants.md (a fourth kind in the draw changes every schedule).
      */
-    static final Set<Fault.Kind> EXTRA_BEFORE_LATE_CLAIMS = EnumSet.of(Fault.Kind.CLOSE_IN_BLIP,
-            Fault.Kind.RESTART_IN_PLACE, Fault.Kind.JOIN_LOST_REPLY);
+    static final Set<Fault.Kind> EXTRA_BEFORE_LATE_CLAIMS =
+            EnumSet.of(Fault.Kind.CLOSE_IN_BLIP, Fault.Kind.RESTART_IN_PLACE, Fault.Kind.JOIN_LOST_REPLY);
 
-    private FaultPlan() {
-    }
+    private FaultPlan() {}
 
     /** The extra kinds switched on by {@code groupkeeper.simulation.faults}. */
     static Set<Fault.Kind> extraKinds() {
@@ -42,10 +44,11 @@ final class FaultPlan {
             on.addAll(EXTRA);
         } else if (!spec.isEmpty()) {
             for (String name : spec.split(",")) {
-                Fault.Kind k = Fault.Kind.valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+                Fault.Kind k =
+                        Fault.Kind.valueOf(name.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
                 if (!EXTRA.contains(k)) {
-                    throw new IllegalArgumentException("groupkeeper.simulation.faults: " + k + " is always on; extra "
-                            + "kinds are " + EXTRA);
+                    throw new IllegalArgumentException(
+                            "groupkeeper.simulation.faults: " + k + " is always on; extra " + "kinds are " + EXTRA);
                 }
                 on.add(k);
             }
@@ -53,10 +56,11 @@ final class FaultPlan {
         return on;
     }
 
-    static List<Fault> generate(long seed, int faults, long runMillis, long sessionTimeoutMillis,
-                                Set<Fault.Kind> extra) {
+    static List<Fault> generate(
+            long seed, int faults, long runMillis, long sessionTimeoutMillis, Set<Fault.Kind> extra) {
         Random r = new Random(seed ^ 0x5DEECE66DL);
-        Fault.Kind[] kinds = Arrays.stream(Fault.Kind.values()).filter(k -> !EXTRA.contains(k) || extra.contains(k))
+        Fault.Kind[] kinds = Arrays.stream(Fault.Kind.values())
+                .filter(k -> !EXTRA.contains(k) || extra.contains(k))
                 .toArray(Fault.Kind[]::new);
         List<Fault> plan = new ArrayList<>();
         for (int i = 0; i < faults; i++) {

@@ -7,6 +7,7 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.spi.internal.OwnerInfo;
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
@@ -23,7 +24,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * Issue 34 item 7, the ZooKeeper part of a handoff counted instead of timed: a fourth member joins three on a
@@ -62,7 +62,8 @@ class HandoffCountTest {
     void aFourthMemberJoiningThreeTakesItsPartitionsInCountedRoundTrips() {
         scheduler.runAs("sim", () -> {
             InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zk)
-                    .eventExecutor(scheduler.executor("admin")).build();
+                    .eventExecutor(scheduler.executor("admin"))
+                    .build();
             store.start();
             store.topics().ensureTopic(TOPIC, PARTITIONS);
             admin = GroupStores.of(store, GROUP);
@@ -78,7 +79,9 @@ class HandoffCountTest {
         Map<TopicPartition, String> after = owners();
 
         Step joined = ledger.created.get(ZkPaths.member(GROUP, "m4"));
-        assertThat(joined).as("the new member node was created through a counting port").isNotNull();
+        assertThat(joined)
+                .as("the new member node was created through a counting port")
+                .isNotNull();
         Step owned = joined;
         int moved = 0;
         for (Map.Entry<TopicPartition, String> e : after.entrySet()) {
@@ -90,21 +93,35 @@ class HandoffCountTest {
         }
         long trips = owned.trips() - joined.trips();
         long writes = owned.writes() - joined.writes();
-        System.out.printf("handoff round-trips=%d writes=%d (%d partitions moved to the fourth member)%n", trips,
-                writes, moved);
-        assertThat(moved).as("the sticky assignor moves three partitions to the newcomer").isEqualTo(3);
+        System.out.printf(
+                "handoff round-trips=%d writes=%d (%d partitions moved to the fourth member)%n", trips, writes, moved);
+        assertThat(moved)
+                .as("the sticky assignor moves three partitions to the newcomer")
+                .isEqualTo(3);
         assertThat(after.values()).containsOnly("m1", "m2", "m3", "m4");
-        assertThat(trips).as("sequential store round trips of the handoff").isLessThanOrEqualTo(ROUND_TRIPS_OF_RECORD)
+        assertThat(trips)
+                .as("sequential store round trips of the handoff")
+                .isLessThanOrEqualTo(ROUND_TRIPS_OF_RECORD)
                 .isGreaterThanOrEqualTo(2);
     }
 
     private void join(String id) {
         InMemoryCoordinationStore store = InMemoryCoordinationStore.builder(zk)
-                .eventExecutor(scheduler.executor(id)).instrument(port -> new CountingPort(port, ledger, id)).build();
+                .eventExecutor(scheduler.executor(id))
+                .instrument(port -> new CountingPort(port, ledger, id))
+                .build();
         ScheduledExecutorService internal = scheduler.executor(id);
-        GroupKeeper keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
-                .memberIds(() -> id).build().start();
-        GroupMember member = keeper.member(GROUP).topics(TOPIC).host("sim").listener(new RebalanceListener() { })
+        GroupKeeper keeper = GroupKeeper.builder()
+                .store(store)
+                .clock(zk.clock())
+                .executors(internal, internal)
+                .memberIds(() -> id)
+                .build()
+                .start();
+        GroupMember member = keeper.member(GROUP)
+                .topics(TOPIC)
+                .host("sim")
+                .listener(new RebalanceListener() {})
                 .build();
         members.add(member);
         member.startAsync();
@@ -138,8 +155,9 @@ class HandoffCountTest {
             return false;
         }
         int each = PARTITIONS / size;
-        return members.stream().allMatch(m -> m.assignment().size() == each
-                && owners.values().stream().filter(m.memberId()::equals).count() == each);
+        return members.stream()
+                .allMatch(m -> m.assignment().size() == each
+                        && owners.values().stream().filter(m.memberId()::equals).count() == each);
     }
 
     /** The owner node of every partition, read by an uninstrumented store. */
@@ -157,7 +175,9 @@ class HandoffCountTest {
     private void runUntil(BooleanSupplier done) {
         Instant end = clock.instant().plus(Duration.ofSeconds(60));
         while (!done.getAsBoolean()) {
-            assertThat(scheduler.runNext(end)).as("the group settles within a minute of simulated time").isTrue();
+            assertThat(scheduler.runNext(end))
+                    .as("the group settles within a minute of simulated time")
+                    .isTrue();
         }
     }
 }

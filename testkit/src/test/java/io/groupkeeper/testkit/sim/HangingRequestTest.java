@@ -3,7 +3,6 @@ package io.groupkeeper.testkit.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
-import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkNode;
 import io.groupkeeper.zkprotocol.ZkOp;
@@ -89,11 +88,13 @@ class HangingRequestTest {
         runFor(100);
 
         assertThat(read).isCompletedExceptionally();
-        assertThat(trace).contains("write failed CONNECTIONLOSS")
+        assertThat(trace)
+                .contains("write failed CONNECTIONLOSS")
                 .anySatisfy(line -> assertThat(line).startsWith("read failed").contains("CONNECTIONLOSS"));
         assertThat(ticks).isGreaterThan(before);
         scheduler.runAs("sim", store::reconnect);
-        assertThat(new String(data(), StandardCharsets.UTF_8)).as("the write the cut held was never sent")
+        assertThat(new String(data(), StandardCharsets.UTF_8))
+                .as("the write the cut held was never sent")
                 .isEqualTo("v0");
     }
 
@@ -110,8 +111,9 @@ class HangingRequestTest {
         scheduler.runAs("sim", store::reconnect);
 
         assertThat(trace).contains("write failed CONNECTIONLOSS");
-        assertThat(new String(data(), StandardCharsets.UTF_8)).as("applied, though its caller was told the connection "
-                + "was lost").isEqualTo("v1");
+        assertThat(new String(data(), StandardCharsets.UTF_8))
+                .as("applied, though its caller was told the connection " + "was lost")
+                .isEqualTo("v1");
     }
 
     @Test
@@ -121,9 +123,12 @@ class HangingRequestTest {
         scheduler.runAs("sim", store::reconnect);
         runFor(100);
 
-        assertThat(trace).contains("write answered")
+        assertThat(trace)
+                .contains("write answered")
                 .anySatisfy(line -> assertThat(line).startsWith("read answered v"));
-        assertThat(new String(data(), StandardCharsets.UTF_8)).as("the held write was sent").isEqualTo("v1");
+        assertThat(new String(data(), StandardCharsets.UTF_8))
+                .as("the held write was sent")
+                .isEqualTo("v1");
     }
 
     private byte[] data() {

@@ -47,14 +47,19 @@ class HangingWithALockTest {
                 lock.unlock();
             }
         });
-        scheduler.executor("p").schedule(() -> {
-            lock.lock(); // a lane that needs the committer's lock, without a timeout
-            try {
-                trace.add("lane has the lock");
-            } finally {
-                lock.unlock();
-            }
-        }, 10, TimeUnit.MILLISECONDS);
+        scheduler
+                .executor("p")
+                .schedule(
+                        () -> {
+                            lock.lock(); // a lane that needs the committer's lock, without a timeout
+                            try {
+                                trace.add("lane has the lock");
+                            } finally {
+                                lock.unlock();
+                            }
+                        },
+                        10,
+                        TimeUnit.MILLISECONDS);
     }
 
     @AfterEach
@@ -64,8 +69,9 @@ class HangingWithALockTest {
 
     @Test
     void aThreadThatBlocksOnTheLockOfAHangingThreadGivesTheWorldUp() {
-        assertThatThrownBy(() -> runFor(1_000)).isInstanceOfSatisfying(SimThreads.Contended.class,
-                c -> assertThat(c.hang).isZero());
+        assertThatThrownBy(() -> runFor(1_000))
+                .isInstanceOfSatisfying(
+                        SimThreads.Contended.class, c -> assertThat(c.hang).isZero());
         assertThat(trace).isEmpty();
     }
 
@@ -73,7 +79,9 @@ class HangingWithALockTest {
     void aHangMadeExclusiveHoldsItsProcessUntilItHasItsAnswer() {
         scheduler.threads().exclusiveHangs(Set.of(0L));
         runFor(1_000);
-        assertThat(trace).as("the lane waits, held by the scheduler rather than by the lock").isEmpty();
+        assertThat(trace)
+                .as("the lane waits, held by the scheduler rather than by the lock")
+                .isEmpty();
 
         scheduler.runAs("sim", store::noticeCut);
         runFor(100);

@@ -25,8 +25,11 @@ final class OneProcess implements AutoCloseable {
         scheduler = new SimScheduler(clock, new Random(seed), zk::expireDueSessions);
         zk.simulatedThreads(scheduler.threads());
         ZkPort[] instrumented = new ZkPort[1];
-        store = InMemoryCoordinationStore.builder(zk).sessionTimeout(Duration.ofSeconds(3))
-                .eventExecutor(scheduler.eventExecutor("p")).instrument(p -> instrumented[0] = p).build();
+        store = InMemoryCoordinationStore.builder(zk)
+                .sessionTimeout(Duration.ofSeconds(3))
+                .eventExecutor(scheduler.eventExecutor("p"))
+                .instrument(p -> instrumented[0] = p)
+                .build();
         store.start();
         port = instrumented[0];
         scheduler.belongs("p/app", "p");

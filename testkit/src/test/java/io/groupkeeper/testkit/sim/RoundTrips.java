@@ -32,8 +32,7 @@ final class RoundTrips {
 
     private static final ThreadLocal<Step> NOW = ThreadLocal.withInitial(() -> Step.ZERO);
 
-    private RoundTrips() {
-    }
+    private RoundTrips() {}
 
     static Step now() {
         return NOW.get();

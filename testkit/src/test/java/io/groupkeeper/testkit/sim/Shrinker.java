@@ -10,8 +10,7 @@ import java.util.List;
  */
 final class Shrinker {
 
-    private Shrinker() {
-    }
+    private Shrinker() {}
 
     static Simulation.Result shrink(Simulation.Result failing) {
         Simulation.Result best = failing;
@@ -21,7 +20,9 @@ final class Shrinker {
             for (int i = 0; i < best.plan().size(); i++) {
                 List<Fault> fewer = new ArrayList<>(best.plan());
                 fewer.remove(i);
-                Simulation.Result r = new Simulation(best.seed(), fewer).silentCuts(best.silentCuts()).run();
+                Simulation.Result r = new Simulation(best.seed(), fewer)
+                        .silentCuts(best.silentCuts())
+                        .run();
                 if (r.failed()) {
                     best = r;
                     progress = true;

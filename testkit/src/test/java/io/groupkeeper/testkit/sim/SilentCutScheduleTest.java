@@ -23,7 +23,9 @@ class SilentCutScheduleTest {
                 first = r;
             }
         }
-        assertThat(first).as("a schedule among the first 60 in which a request hung").isNotNull();
+        assertThat(first)
+                .as("a schedule among the first 60 in which a request hung")
+                .isNotNull();
 
         Simulation again = simulation(seed);
         Simulation.Result second = again.run();
@@ -35,8 +37,12 @@ class SilentCutScheduleTest {
     }
 
     private static Simulation simulation(long seed) {
-        List<Fault> plan = FaultPlan.generate(seed, SimulationTest.FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds());
+        List<Fault> plan = FaultPlan.generate(
+                seed,
+                SimulationTest.FAULTS,
+                Simulation.RUN_MS,
+                Simulation.SESSION_TIMEOUT.toMillis(),
+                FaultPlan.extraKinds());
         return new Simulation(seed, plan).silentCuts(true);
     }
 }

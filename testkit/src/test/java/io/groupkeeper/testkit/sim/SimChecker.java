@@ -66,6 +66,7 @@ final class SimChecker {
      * {@link #tooLate}): the store must then hold them, as it must hold a commit.
      */
     private final Map<TopicPartition, HandOver> handOvers = new HashMap<>();
+
     private Collection<SimMember> members = List.of();
     private java.util.function.Function<String, java.util.Set<TopicPartition>> targets = id -> java.util.Set.of();
     private long zombieRecords;
@@ -74,6 +75,7 @@ final class SimChecker {
      * checker did before seed 72775 ({@link #zombieBoundFromClaimEnd}: a test shows that rule's false I7).
      */
     private boolean boundPerResumption = true;
+
     private java.util.function.LongSupplier adminSession = () -> -1;
     /** Who holds each owner node, as the applied transactions tell it: path to session. */
     private final Map<String, Long> ownerSessions = new HashMap<>();
@@ -88,7 +90,6 @@ final class SimChecker {
     private final Map<String, Long> claimReadAt = new HashMap<>();
     /** What each process's user code last said it writes: the operator writes of the partition it had seen. */
     private final Map<SimProcess, Map<TopicPartition, Integer>> writing = new HashMap<>();
-
 
     SimChecker(InMemoryZooKeeper zk, String group, SimLog log) {
         this.zk = zk;
@@ -145,7 +146,7 @@ final class SimChecker {
         this.also = also;
     }
 
-    private ModelTransactions.Listener also = (session, zxid, writes) -> { };
+    private ModelTransactions.Listener also = (session, zxid, writes) -> {};
 
     // ------------------------------------------------------------------ the log
 
@@ -237,7 +238,9 @@ final class SimChecker {
         }
         Optional<NodeStat> offset = zk.stat(offsetPath(tp));
         return owner.get().czxid() < written
-                && offset.isPresent() && offset.get().mzxid() == written && offsetValues.containsKey(offsetPath(tp));
+                && offset.isPresent()
+                && offset.get().mzxid() == written
+                && offsetValues.containsKey(offsetPath(tp));
     }
 
     /**
@@ -265,7 +268,8 @@ final class SimChecker {
                 }
                 return read.whenComplete((node, failed) -> {
                     if (node != null && node.isPresent()) {
-                        claimReadAt.put(claimRead(session, abs), node.get().stat().mzxid());
+                        claimReadAt.put(
+                                claimRead(session, abs), node.get().stat().mzxid());
                     }
                 });
             }
@@ -284,9 +288,10 @@ final class SimChecker {
                 continue;
             }
             String offset = offsetsPrefix() + w.path().substring(fencesPrefix().length());
-            boolean checked = writes.stream().anyMatch(o -> o.path().equals(offset)
-                    && (o.kind() == ModelTransactions.Kind.CHECK && o.version() >= 0
-                    || o.kind() == ModelTransactions.Kind.CREATE));
+            boolean checked = writes.stream()
+                    .anyMatch(o -> o.path().equals(offset)
+                            && (o.kind() == ModelTransactions.Kind.CHECK && o.version() >= 0
+                                    || o.kind() == ModelTransactions.Kind.CREATE));
             if (checked) {
                 claimReadAt.put(claimRead(session, offset), zxid - 1);
             } else {
@@ -313,7 +318,7 @@ final class SimChecker {
         void processed(SimMember m, TopicPartition tp, long offset, SimMember.Processing p);
     }
 
-    private Processed processedToo = (m, tp, offset, p) -> { };
+    private Processed processedToo = (m, tp, offset, p) -> {};
 
     void alsoProcessed(Processed also) {
         this.processedToo = also;
@@ -333,8 +338,8 @@ final class SimChecker {
             p.zombieRecords++;
             if (p.zombieRecords > SimMember.MAX_RECORDS_PER_POLL) {
                 violation("I7: " + m.id + "'s user code processed " + p.zombieRecords + " records of " + tp
-                        + " after its claim's session ended" + (boundPerResumption ? ", since its process last resumed"
-                        : "") + " (a zombie's bound: one "
+                        + " after its claim's session ended"
+                        + (boundPerResumption ? ", since its process last resumed" : "") + " (a zombie's bound: one "
                         + "poll, " + SimMember.MAX_RECORDS_PER_POLL + " records)");
                 log.event("VIOLATION I7 " + tp);
             }
@@ -372,16 +377,22 @@ final class SimChecker {
     /** Whether {@code m} holds {@code tp}'s owner node: in its process's current session, naming it. */
     private boolean holds(SimMember m, TopicPartition tp) {
         Optional<NodeStat> owner = zk.stat(ownerPath(tp));
-        return owner.isPresent() && owner.get().ephemeralOwner() == m.sessionId()
-                && ModelTransactions.ownerMember(zk, ownerPath(tp)).filter(m.id::equals).isPresent();
+        return owner.isPresent()
+                && owner.get().ephemeralOwner() == m.sessionId()
+                && ModelTransactions.ownerMember(zk, ownerPath(tp))
+                        .filter(m.id::equals)
+                        .isPresent();
     }
 
     void committed(SimMember m, TopicPartition tp, long offset, SimMember.Processing p) {
         if (!holds(m, tp)) {
             Optional<NodeStat> owner = zk.stat(ownerPath(tp));
             violation("I2: a commit of " + tp + " at " + offset + " by " + m.id + " landed while "
-                    + (owner.isEmpty() ? "nobody" : "session 0x" + Long.toHexString(owner.get().ephemeralOwner())
-                    + " (" + ModelTransactions.ownerMember(zk, ownerPath(tp)).orElse("?") + ")")
+                    + (owner.isEmpty()
+                            ? "nobody"
+                            : "session 0x" + Long.toHexString(owner.get().ephemeralOwner()) + " ("
+                                    + ModelTransactions.ownerMember(zk, ownerPath(tp))
+                                            .orElse("?") + ")")
                     + " held its owner node");
         }
         if (p != null && p.seenEdits < edits(tp)) {
@@ -435,8 +446,8 @@ final class SimChecker {
                 if (w.kind() == ModelTransactions.Kind.CREATE) {
                     tooLate(w.path(), session);
                     ownerSessions.put(w.path(), session);
-                    w.ownerMember().ifPresentOrElse(id -> ownerMembers.put(w.path(), id),
-                            () -> ownerMembers.remove(w.path()));
+                    w.ownerMember()
+                            .ifPresentOrElse(id -> ownerMembers.put(w.path(), id), () -> ownerMembers.remove(w.path()));
                 } else if (w.kind() == ModelTransactions.Kind.DELETE) {
                     releaseLanded(w.path(), session, before.get(w.path()), membersBefore.get(w.path()), writes);
                     ownerSessions.remove(w.path());
@@ -447,8 +458,8 @@ final class SimChecker {
         Map<String, Long> valuesBefore = new HashMap<>(offsetValues);
         for (ModelTransactions.Write w : writes) {
             if (w.path().startsWith(offsetsPrefix())) {
-                if (w.kind() == ModelTransactions.Kind.DELETE || w.offset().isEmpty()
-                        && w.kind() != ModelTransactions.Kind.CHECK) {
+                if (w.kind() == ModelTransactions.Kind.DELETE
+                        || w.offset().isEmpty() && w.kind() != ModelTransactions.Kind.CHECK) {
                     offsetValues.remove(w.path());
                 } else if (w.offset().isPresent()) {
                     offsetValues.put(w.path(), w.offset().getAsLong());
@@ -458,7 +469,8 @@ final class SimChecker {
         if (session == 0 || session == adminSession.getAsLong()) {
             for (ModelTransactions.Write w : writes) {
                 TopicPartition tp = w.path().startsWith(offsetsPrefix()) && w.kind() != ModelTransactions.Kind.CHECK
-                        ? partitionOf(w.path()) : null;
+                        ? partitionOf(w.path())
+                        : null;
                 if (tp != null) {
                     operatorWriteZxid.put(tp, zxid);
                 }
@@ -479,7 +491,8 @@ final class SimChecker {
             long held = before.containsKey(owner) ? before.get(owner) : ownerSessions.getOrDefault(owner, 0L);
             if (held != session && ownerSessions.getOrDefault(owner, 0L) != session) {
                 violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote " + tp
-                        + "'s offset node" + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
+                        + "'s offset node"
+                        + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
                         + " while " + (held == 0 ? "nobody" : "session 0x" + Long.toHexString(held))
                         + " held its owner node");
                 log.event("VIOLATION I2 " + tp);
@@ -491,7 +504,8 @@ final class SimChecker {
                 String heldBy = membersBefore.containsKey(owner) ? membersBefore.get(owner) : ownerMembers.get(owner);
                 if (!writer.equals(heldBy) && !writer.equals(ownerMembers.get(owner))) {
                     violation("I2: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
-                            + tp + "'s offset node" + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
+                            + tp + "'s offset node"
+                            + (w.offset().isPresent() ? " (" + w.offset().getAsLong() + ")" : "")
                             + " for " + writer + " while " + (heldBy == null ? "no member" : heldBy)
                             + " held its owner node");
                     log.event("VIOLATION I2 " + tp);
@@ -510,13 +524,17 @@ final class SimChecker {
                 }
             }
             if (w.offset().isPresent()) {
-                Integer seen = members.stream().map(m -> m.proc).filter(p -> p.sessionId() == session).findFirst()
-                        .map(p -> writing.getOrDefault(p, Map.of()).get(tp)).orElse(null);
+                Integer seen = members.stream()
+                        .map(m -> m.proc)
+                        .filter(p -> p.sessionId() == session)
+                        .findFirst()
+                        .map(p -> writing.getOrDefault(p, Map.of()).get(tp))
+                        .orElse(null);
                 Long was = valuesBefore.get(w.path());
                 boolean overwrites = was == null || was != w.offset().getAsLong();
                 if (seen != null && seen < edits(tp) && overwrites) {
-                    violation("I4: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote "
-                            + tp + "=" + w.offset().getAsLong() + " prepared before an operator write it never saw");
+                    violation("I4: transaction " + zxid + " of session 0x" + Long.toHexString(session) + " wrote " + tp
+                            + "=" + w.offset().getAsLong() + " prepared before an operator write it never saw");
                     log.event("VIOLATION I4 " + tp);
                 }
             }
@@ -527,8 +545,7 @@ final class SimChecker {
      * A final offset handed over by {@code member} (of {@code proc}) in {@code session}; {@code landed}: a release of
      * that member's owner node has been applied since (in that session or, re-claimed to hand it over, in a later one).
      */
-    private record HandOver(SimProcess proc, String member, long session, long offset, boolean landed) {
-    }
+    private record HandOver(SimProcess proc, String member, long session, long offset, boolean landed) {}
 
     /**
      * The owner node at {@code ownerPath}, held by {@code holder} in session {@code heldIn}, was deleted by a
@@ -537,15 +554,21 @@ final class SimChecker {
      * offset node; a member clearing its node of an ended session sends from another). A final offset that member
      * handed over is judged from now on: the release carried it, or should have.
      */
-    private void releaseLanded(String ownerPath, long session, Long heldIn, String holder,
-                               List<ModelTransactions.Write> writes) {
-        if (session == 0 || session == adminSession.getAsLong() || heldIn == null || heldIn != session
+    private void releaseLanded(
+            String ownerPath, long session, Long heldIn, String holder, List<ModelTransactions.Write> writes) {
+        if (session == 0
+                || session == adminSession.getAsLong()
+                || heldIn == null
+                || heldIn != session
                 || holder == null) {
             return;
         }
-        handOvers.replaceAll((tp, h) -> ownerPath(tp).equals(ownerPath) && h.member().equals(holder) && !h.landed()
-                && writes.stream().anyMatch(w -> w.path().equals(offsetPath(tp)))
-                ? new HandOver(h.proc(), h.member(), h.session(), h.offset(), true) : h);
+        handOvers.replaceAll((tp, h) -> ownerPath(tp).equals(ownerPath)
+                        && h.member().equals(holder)
+                        && !h.landed()
+                        && writes.stream().anyMatch(w -> w.path().equals(offsetPath(tp)))
+                ? new HandOver(h.proc(), h.member(), h.session(), h.offset(), true)
+                : h);
     }
 
     /**
@@ -558,7 +581,8 @@ final class SimChecker {
     private void tooLate(String ownerPath, long session) {
         handOvers.entrySet().removeIf(e -> {
             HandOver h = e.getValue();
-            boolean late = ownerPath(e.getKey()).equals(ownerPath) && session != h.session()
+            boolean late = ownerPath(e.getKey()).equals(ownerPath)
+                    && session != h.session()
                     && !zk.isSessionAlive(h.session())
                     && !(h.proc().store.isConnected() && h.proc().sessionId() != h.session());
             if (late) {
@@ -576,9 +600,10 @@ final class SimChecker {
     /** Whether {@code writes} check {@code tp}'s fence node at a version, or create it. */
     private boolean fenced(List<ModelTransactions.Write> writes, TopicPartition tp) {
         String fence = ZkLayout.fence(group, tp);
-        return writes.stream().anyMatch(w -> w.path().equals(fence)
-                && (w.kind() == ModelTransactions.Kind.CHECK && w.version() >= 0
-                || w.kind() == ModelTransactions.Kind.CREATE));
+        return writes.stream()
+                .anyMatch(w -> w.path().equals(fence)
+                        && (w.kind() == ModelTransactions.Kind.CHECK && w.version() >= 0
+                                || w.kind() == ModelTransactions.Kind.CREATE));
     }
 
     private String offsetsPrefix() {
@@ -614,9 +639,11 @@ final class SimChecker {
     // ------------------------------------------------------------------ once settled
 
     /** Whether the group looks settled (checked without recording anything): the run may end early. */
-    boolean looksSettled(int partitions, String topic,
-                         java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
-                         java.util.Set<TopicPartition> excluded) {
+    boolean looksSettled(
+            int partitions,
+            String topic,
+            java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
+            java.util.Set<TopicPartition> excluded) {
         int before = violations.size();
         List<String> saved = new ArrayList<>(violations);
         settled(partitions, topic, committed, excluded);
@@ -630,8 +657,11 @@ final class SimChecker {
      * The settled group's checks; partitions in {@code excluded} (offset nodes still corrupt) must only not be processed,
      * and balance is not judged while there are any (a stopped partition is targeted but not owned).
      */
-    void settled(int partitions, String topic, java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
-                 java.util.Set<TopicPartition> excluded) {
+    void settled(
+            int partitions,
+            String topic,
+            java.util.function.Function<TopicPartition, java.util.OptionalLong> committed,
+            java.util.Set<TopicPartition> excluded) {
         List<SimMember> live = members.stream().filter(SimMember::alive).toList();
         if (live.isEmpty()) {
             violation("I6: no live member at the end");
@@ -709,7 +739,9 @@ final class SimChecker {
             if (!liveIds.contains(name)) {
                 String path = ZkLayout.members(group) + "/" + name;
                 violation("left behind: member node " + path + " of a member that is not live, in session 0x"
-                        + zk.stat(path).map(st -> Long.toHexString(st.ephemeralOwner())).orElse("?"));
+                        + zk.stat(path)
+                                .map(st -> Long.toHexString(st.ephemeralOwner()))
+                                .orElse("?"));
             }
         }
         for (String p : zk.children(ZkLayout.owners(group) + "/" + topic)) {
@@ -719,10 +751,13 @@ final class SimChecker {
             }
             String path = ownerPath(tp);
             Optional<String> who = ModelTransactions.ownerMember(zk, path);
-            boolean owned = live.stream().anyMatch(m -> holds(m, tp) && m.assignment().contains(tp));
+            boolean owned =
+                    live.stream().anyMatch(m -> holds(m, tp) && m.assignment().contains(tp));
             if (!owned) {
                 violation("left behind: owner node " + path + " (" + who.orElse("?") + ", session 0x"
-                        + zk.stat(path).map(st -> Long.toHexString(st.ephemeralOwner())).orElse("?")
+                        + zk.stat(path)
+                                .map(st -> Long.toHexString(st.ephemeralOwner()))
+                                .orElse("?")
                         + ") held by no live member that owns " + tp);
             }
         }

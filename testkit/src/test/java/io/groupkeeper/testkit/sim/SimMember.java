@@ -34,6 +34,7 @@ final class SimMember implements RebalanceListener {
          * process last resumed ({@link SimProcess#resumptions} then: {@code zombieResumption}).
          */
         final long since;
+
         long zombieRecords;
         int zombieResumption = -1;
 
@@ -58,14 +59,24 @@ final class SimMember implements RebalanceListener {
     private int polls;
     /** The adapter's offset mirror, driven as the adapter drives it ({@link SimMirror}); null: no mirror. */
     private final SimMirror mirror;
+
     private final StoreCommits commits;
     final String mirrorTag;
     boolean left;
     boolean leaving;
 
-    SimMember(String id, int incarnation, boolean instanceId, SimProcess proc, SimScheduler scheduler,
-              SimChecker checker, SimLog log, String group, String topic, SimMirror.Kafka kafka,
-              StoreCommits commits) {
+    SimMember(
+            String id,
+            int incarnation,
+            boolean instanceId,
+            SimProcess proc,
+            SimScheduler scheduler,
+            SimChecker checker,
+            SimLog log,
+            String group,
+            String topic,
+            SimMirror.Kafka kafka,
+            StoreCommits commits) {
         this.id = id;
         this.proc = proc;
         this.appTag = id + "/app" + incarnation;
@@ -238,8 +249,10 @@ final class SimMember implements RebalanceListener {
             Processing p = sent.get(tp);
             Processing now = processing.get(tp);
             boolean current = p != null && now == p;
-            if (p != null && now != null && now != p && (status == CommitResult.Status.NOT_OWNED
-                    || status == CommitResult.Status.ADOPTED)) {
+            if (p != null
+                    && now != null
+                    && now != p
+                    && (status == CommitResult.Status.NOT_OWNED || status == CommitResult.Status.ADOPTED)) {
                 log.event(id + " ignores " + status + " of " + tp + ": about the claim it was sent under, assigned "
                         + "again since");
             }
@@ -263,7 +276,7 @@ final class SimMember implements RebalanceListener {
                         processing.remove(tp);
                     }
                 }
-                default -> { }
+                default -> {}
             }
         });
     }
@@ -275,9 +288,13 @@ final class SimMember implements RebalanceListener {
         SortedSet<TopicPartition> fresh = new TreeSet<>();
         partitions.forEach((tp, offset) -> {
             long start = offset.isPresent() ? offset.getAsLong() : checker.logEnd(tp); // start position: latest
-            processing.put(tp, new Processing(start, checker.claimSession(this, tp),
-                    checker.editsSeenAtStart(this, tp, offset.isEmpty()),
-                    scheduler.now().toEpochMilli()));
+            processing.put(
+                    tp,
+                    new Processing(
+                            start,
+                            checker.claimSession(this, tp),
+                            checker.editsSeenAtStart(this, tp, offset.isEmpty()),
+                            scheduler.now().toEpochMilli()));
             checker.started(this, tp, start, offset.isEmpty());
             if (offset.isEmpty()) {
                 fresh.add(tp);

@@ -38,7 +38,9 @@ interface SimMirror {
      * What a world gives its Kafka: its seed, an executor for Kafka's own late work (a write landing after its sender
      * gave up), where violations go, and which store commit a member's offset came from.
      */
-    record World(long seed, java.util.concurrent.ScheduledExecutorService broker,
-                 java.util.function.Consumer<String> violations, StoreCommits commits) {
-    }
+    record World(
+            long seed,
+            java.util.concurrent.ScheduledExecutorService broker,
+            java.util.function.Consumer<String> violations,
+            StoreCommits commits) {}
 }

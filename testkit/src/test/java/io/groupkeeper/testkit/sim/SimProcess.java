@@ -47,24 +47,38 @@ final class SimProcess {
     int resumptions;
     /** Whether a {@code WRITE_FAILS} struck this process: plain joins then keep off its keeper. */
     boolean writesFailed;
+
     private String nextMemberId;
 
     /** {@code instrument}: what the store's requests go through (the checker's {@link SimChecker#claimReads}). */
-    SimProcess(String tag, InMemoryZooKeeper zk, SimScheduler scheduler, Duration sessionTimeout,
-               java.util.function.UnaryOperator<io.groupkeeper.zkprotocol.ZkPort> instrument) {
+    SimProcess(
+            String tag,
+            InMemoryZooKeeper zk,
+            SimScheduler scheduler,
+            Duration sessionTimeout,
+            java.util.function.UnaryOperator<io.groupkeeper.zkprotocol.ZkPort> instrument) {
         this.tag = tag;
-        this.store = InMemoryCoordinationStore.builder(zk).sessionTimeout(sessionTimeout)
-                .eventExecutor(scheduler.eventExecutor(tag)).connectionLane(CONNECTION_LANE).instrument(instrument)
+        this.store = InMemoryCoordinationStore.builder(zk)
+                .sessionTimeout(sessionTimeout)
+                .eventExecutor(scheduler.eventExecutor(tag))
+                .connectionLane(CONNECTION_LANE)
+                .instrument(instrument)
                 .build();
         ScheduledExecutorService internal = scheduler.executor(tag);
-        this.keeper = GroupKeeper.builder().store(store).clock(zk.clock()).executors(internal, internal)
-                .memberIds(() -> nextMemberId).build().start();
+        this.keeper = GroupKeeper.builder()
+                .store(store)
+                .clock(zk.clock())
+                .executors(internal, internal)
+                .memberIds(() -> nextMemberId)
+                .build()
+                .start();
     }
 
     /** A member of this keeper; {@code instanceId}: a static member (its id is the instance id). */
     GroupMember member(String id, boolean instanceId, String group, String topic, RebalanceListener listener) {
         nextMemberId = id;
-        GroupKeeper.MemberBuilder b = keeper.member(group).topics(topic).host("sim").listener(listener);
+        GroupKeeper.MemberBuilder b =
+                keeper.member(group).topics(topic).host("sim").listener(listener);
         if (instanceId) {
             b.instanceId(id).staticGracePeriod(Duration.ZERO);
         }

@@ -3,12 +3,11 @@ package io.groupkeeper.testkit.sim;
 /** Prints the shrunk schedule and trace of one seed: {@code java ... SimReplay <seed>} (a debugging aid). */
 final class SimReplay {
 
-    private SimReplay() {
-    }
+    private SimReplay() {}
 
     public static void main(String[] args) {
-        ch.qos.logback.classic.Logger gk = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger("io.groupkeeper");
+        ch.qos.logback.classic.Logger gk =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.groupkeeper");
         gk.setLevel(ch.qos.logback.classic.Level.OFF);
         Simulation.Result r = Simulation.run(Long.parseLong(args[0]), SimulationTest.FAULTS);
         if (r.failed()) {

@@ -54,9 +54,12 @@ import java.util.function.IntSupplier;
 final class SimResets {
 
     /** One transaction the admin sent: its operations, the offsets its nodes held on the leader, whether it landed. */
-    private record Sent(List<ZkOp> ops, Map<TopicPartition, OptionalLong> before, Map<TopicPartition, Long> ends,
-                        Set<TopicPartition> existed, boolean landed) {
-    }
+    private record Sent(
+            List<ZkOp> ops,
+            Map<TopicPartition, OptionalLong> before,
+            Map<TopicPartition, Long> ends,
+            Set<TopicPartition> existed,
+            boolean landed) {}
 
     /** A reset that landed on a partition: the operator writes counted then, its value, whether processing resumed. */
     private static final class Landed {
@@ -82,6 +85,7 @@ final class SimResets {
     private final java.util.concurrent.ScheduledExecutorService operator;
     /** The operator's resets whose transaction does not travel: not carried (a carrier's hand-offs cost wall time). */
     private final java.util.concurrent.ScheduledExecutorService operatorAtOnce;
+
     private final java.util.concurrent.ScheduledExecutorService network;
     private final List<Sent> sent = new ArrayList<>();
     /** Whether a reset is under way (its transaction in flight): a second one waits for none, it is left out. */
@@ -90,6 +94,7 @@ final class SimResets {
     private long flight;
     /** Whether the next transaction's answer is lost ({@code landsFirst}: after it landed); the admin's store. */
     private boolean loseNext;
+
     private boolean landsFirst;
     private InMemoryCoordinationStore store;
     /**
@@ -97,6 +102,7 @@ final class SimResets {
      * log bounds are read when it prepares, not again at each attempt).
      */
     private Map<TopicPartition, Long> planned = Map.of();
+
     private final Map<TopicPartition, Landed> landed = new HashMap<>();
     private GroupAdmin admin;
     /**
@@ -104,10 +110,17 @@ final class SimResets {
      * read (the first transaction then conflicts and the plan is made again over the unreadable body) is repaired by
      * the reset, so the run must not count the node corrupt any longer (seed 5804).
      */
-    private java.util.function.Consumer<TopicPartition> overwrote = tp -> { };
+    private java.util.function.Consumer<TopicPartition> overwrote = tp -> {};
 
-    SimResets(InMemoryZooKeeper zk, ManualClock clock, SimChecker checker, SimLog log, String group, String topic,
-              IntSupplier partitions, SimScheduler scheduler) {
+    SimResets(
+            InMemoryZooKeeper zk,
+            ManualClock clock,
+            SimChecker checker,
+            SimLog log,
+            String group,
+            String topic,
+            IntSupplier partitions,
+            SimScheduler scheduler) {
         this.scheduler = scheduler;
         scheduler.carry("operator"); // its tasks may wait for an answer while the rest of the world runs
         this.operator = scheduler.executor("operator");
@@ -136,7 +149,9 @@ final class SimResets {
                 // The offset nodes as the admin read them for this plan (no time passed since): a partition whose node
                 // did not exist cannot be guarded by the plan's transaction (ZooKeeper has no check of absence).
                 Set<TopicPartition> existed = new java.util.TreeSet<>();
-                ends.keySet().stream().filter(tp -> zk.exists(checker.offsetPath(tp))).forEach(existed::add);
+                ends.keySet().stream()
+                        .filter(tp -> zk.exists(checker.offsetPath(tp)))
+                        .forEach(existed::add);
                 travel();
                 Map<TopicPartition, OptionalLong> before = new TreeMap<>();
                 ends.keySet().forEach(tp -> before.put(tp, ModelTransactions.offsetAt(zk, checker.offsetPath(tp))));
@@ -166,7 +181,11 @@ final class SimResets {
                 }
             }
         };
-        admin = GroupAdmin.builder().port(recording).clock(clock).logBounds(new SimLogBounds()).build();
+        admin = GroupAdmin.builder()
+                .port(recording)
+                .clock(clock)
+                .logBounds(new SimLogBounds())
+                .build();
         return session;
     }
 
@@ -220,9 +239,11 @@ final class SimResets {
         if (one && corrupt.contains(tp)) {
             return; // an absolute reset repairs a typo; the run repairs its typos itself
         }
-        ResetSpec spec = one ? new ResetSpec.ToOffset(Math.max(0, checker.logEnd(tp) - 1 - f.value() % 40))
+        ResetSpec spec = one
+                ? new ResetSpec.ToOffset(Math.max(0, checker.logEnd(tp) - 1 - f.value() % 40))
                 : new ResetSpec.ShiftBy((shape == 2 ? -1 : 1) * (1 + f.value() % 40));
-        PartitionSelection selection = one ? PartitionSelection.parse(List.of(tp.topic() + ":" + tp.partition()))
+        PartitionSelection selection = one
+                ? PartitionSelection.parse(List.of(tp.topic() + ":" + tp.partition()))
                 : PartitionSelection.allTopics();
         boolean lose = f.member() / 4 % 3 == 0;
         this.store = store;
@@ -252,8 +273,9 @@ final class SimResets {
         } finally {
             loseNext = false;
         }
-        log.event("operator " + what + (lose ? " (its first answer lost, " + (landsFirst ? "landed" : "not landed")
-                + ")" : "") + ": " + outcome);
+        log.event("operator " + what
+                + (lose ? " (its first answer lost, " + (landsFirst ? "landed" : "not landed") + ")" : "") + ": "
+                + outcome);
         judge(what, one ? tp : null, spec, plan, refused);
     }
 
@@ -273,8 +295,8 @@ final class SimResets {
             Set<TopicPartition> planned = new java.util.TreeSet<>();
             plan.writes().forEach(e -> planned.add(e.partition()));
             if (!planned.equals(written.keySet())) {
-                checker.report("the admin reported the " + what + " executed for " + planned + ", but " + written
-                        + " landed");
+                checker.report(
+                        "the admin reported the " + what + " executed for " + planned + ", but " + written + " landed");
             }
         }
         for (Sent s : in) {
@@ -282,8 +304,8 @@ final class SimResets {
             Map<TopicPartition, Long> got = offsets(s.ops());
             if (!expected.equals(got)) {
                 checker.report("the " + what + " landed as " + got + ", but what it asks of the offsets it replaced ("
-                        + s.before() + ") is " + expected + (expected.keySet().equals(got.keySet()) ? ""
-                        : ": half applied"));
+                        + s.before() + ") is " + expected
+                        + (expected.keySet().equals(got.keySet()) ? "" : ": half applied"));
             }
         }
     }
@@ -292,8 +314,12 @@ final class SimResets {
      * What {@code spec} asks of the offsets {@code before} (a shift skips a partition without one, and one whose node
      * appeared after the admin read it), clamped into the log as it ended when the admin planned ({@code ends}).
      */
-    private Map<TopicPartition, Long> expected(TopicPartition only, ResetSpec spec, Map<TopicPartition, OptionalLong> before,
-                                              Map<TopicPartition, Long> ends, Set<TopicPartition> existed) {
+    private Map<TopicPartition, Long> expected(
+            TopicPartition only,
+            ResetSpec spec,
+            Map<TopicPartition, OptionalLong> before,
+            Map<TopicPartition, Long> ends,
+            Set<TopicPartition> existed) {
         Map<TopicPartition, Long> out = new TreeMap<>();
         Collection<TopicPartition> all = only != null ? List.of(only) : before.keySet();
         for (TopicPartition tp : all) {
@@ -314,7 +340,8 @@ final class SimResets {
         for (ZkOp op : ops) {
             byte[] data = op instanceof ZkOp.SetData s ? s.data() : op instanceof ZkOp.Create c ? c.data() : null;
             if (data != null && op.path().startsWith(prefix)) {
-                TopicPartition tp = new TopicPartition(topic, Integer.parseInt(op.path().substring(prefix.length())));
+                TopicPartition tp =
+                        new TopicPartition(topic, Integer.parseInt(op.path().substring(prefix.length())));
                 AdminNodes.offset(op.path(), data).offset().ifPresent(o -> out.put(tp, o));
             }
         }

@@ -39,6 +39,7 @@ final class SimScheduler {
         boolean event;
         /** The round trips that led to its submission: it runs on from there ({@link RoundTrips}). */
         final RoundTrips.Step step = RoundTrips.now();
+
         volatile boolean cancelled;
 
         Task(String tag, long due, Runnable body) {
@@ -62,6 +63,7 @@ final class SimScheduler {
     private final Set<String> carried = new HashSet<>();
     /** Per process: a carrier hanging with a lock held; the process's other tasks wait for it ({@link SimThreads.Hold}). */
     private final Map<String, SimThreads.Hold> exclusive = new HashMap<>();
+
     private final SimThreads threads = new SimThreads(this::resume, this::exclusive);
 
     SimScheduler(ManualClock clock, Random random, Runnable onTimeAdvanced) {
@@ -223,10 +225,13 @@ final class SimScheduler {
 
         @Override
         public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-            return schedule(() -> {
-                command.run();
-                return null;
-            }, delay, unit);
+            return schedule(
+                    () -> {
+                        command.run();
+                        return null;
+                    },
+                    delay,
+                    unit);
         }
 
         @Override
@@ -243,13 +248,13 @@ final class SimScheduler {
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        public ScheduledFuture<?> scheduleWithFixedDelay(
+                Runnable command, long initialDelay, long delay, TimeUnit unit) {
             throw new UnsupportedOperationException("not simulated");
         }
 
         @Override
-        public void shutdown() {
-        }
+        public void shutdown() {}
 
         @Override
         public List<Runnable> shutdownNow() {

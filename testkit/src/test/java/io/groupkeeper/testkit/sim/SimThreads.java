@@ -63,6 +63,7 @@ final class SimThreads implements SimulatedThreads {
         private Runnable work;
         /** The tag of the task it carries. */
         String tag;
+
         private boolean abandoned;
         private Throwable failure;
         /** While it hangs: the number of its hang (a lock another carrier blocks on is looked for among these). */
@@ -81,11 +82,13 @@ final class SimThreads implements SimulatedThreads {
     private final List<Carrier> all = new ArrayList<>();
     /** The hangs (numbered from 0 in the order they happen) that hold their process's other tasks. */
     private final java.util.Set<Long> exclusiveHangs = new java.util.HashSet<>();
+
     private final List<Carrier> parked = new ArrayList<>();
     /** Queues a task of {@code tag} that hands the carrier control again ({@link #handTo}). */
     private final BiConsumer<String, Carrier> resume;
     /** Holds (a hold) or releases (null) the other tasks of the tag's process. */
     private final BiConsumer<String, Hold> exclusive;
+
     private int made;
     private long heldWithLocks;
     private long hangs;
@@ -96,8 +99,7 @@ final class SimThreads implements SimulatedThreads {
      * A carrier hanging with a lock held: its process's other tasks wait, except (when its answer comes through the
      * client's event executor) the store's events.
      */
-    record Hold(Carrier carrier, boolean viaEvents) {
-    }
+    record Hold(Carrier carrier, boolean viaEvents) {}
 
     SimThreads(BiConsumer<String, Carrier> resume, BiConsumer<String, Hold> exclusive) {
         this.resume = resume;
@@ -149,7 +151,9 @@ final class SimThreads implements SimulatedThreads {
             } else if (System.nanoTime() - stuckSince > TimeUnit.MILLISECONDS.toNanos(STUCK_MILLIS)) {
                 throw new IllegalStateException("a simulated thread of " + c.tag + " is blocked outside a request a "
                         + "silent cut holds (on a lock or a future that no simulated thread will release):\n\t"
-                        + Arrays.stream(c.thread.getStackTrace()).limit(40).map(String::valueOf)
+                        + Arrays.stream(c.thread.getStackTrace())
+                                .limit(40)
+                                .map(String::valueOf)
                                 .collect(Collectors.joining("\n\t")));
             }
         }
@@ -255,8 +259,11 @@ final class SimThreads implements SimulatedThreads {
     private static long lockOwner(Thread t) {
         try {
             Object info = threadInfo(t.getId(), false);
-            return info == null ? -1 : (long) Class.forName("java.lang.management.ThreadInfo")
-                    .getMethod("getLockOwnerId").invoke(info);
+            return info == null
+                    ? -1
+                    : (long) Class.forName("java.lang.management.ThreadInfo")
+                            .getMethod("getLockOwnerId")
+                            .invoke(info);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot tell who holds the lock a simulated thread waits for", e);
         }
@@ -268,7 +275,8 @@ final class SimThreads implements SimulatedThreads {
         Class<?> bean = Class.forName("java.lang.management.ThreadMXBean");
         Object mx = factory.getMethod("getThreadMXBean").invoke(null);
         return ((Object[]) bean.getMethod("getThreadInfo", long[].class, boolean.class, boolean.class)
-                .invoke(mx, new long[] {id}, locks, locks))[0];
+                        .invoke(mx, new long[] {id}, locks, locks))
+                [0];
     }
 
     /** How many exclusive hangs held a lock (their process's other threads waited meanwhile). */

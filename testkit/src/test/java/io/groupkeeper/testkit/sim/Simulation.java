@@ -2,6 +2,7 @@ package io.groupkeeper.testkit.sim;
 
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.internal.GroupStore;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.testkit.InMemoryCoordinationStore;
 import io.groupkeeper.testkit.InMemoryZooKeeper;
 import io.groupkeeper.testkit.ManualClock;
@@ -14,7 +15,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * One simulated schedule: the real member, leader and store code (the in-memory store over a model of ZooKeeper) of a
@@ -66,13 +66,19 @@ final class Simulation {
             new java.util.concurrent.ConcurrentHashMap<>();
 
     /** A schedule that is running: its seed, when it began (wall clock) and how far it got. */
-    record Running(long seed, long startedNanos, SimScheduler scheduler, ManualClock clock) {
-    }
+    record Running(long seed, long startedNanos, SimScheduler scheduler, ManualClock clock) {}
 
     /** What one schedule did. */
     /** One schedule's outcome; {@code silentCuts}: whether it ran with them (a shrink or replay runs the same way). */
-    record Result(long seed, List<Fault> plan, long steps, List<String> violations, long zombieRecords, long hash,
-                  String tail, boolean silentCuts) {
+    record Result(
+            long seed,
+            List<Fault> plan,
+            long steps,
+            List<String> violations,
+            long zombieRecords,
+            long hash,
+            String tail,
+            boolean silentCuts) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -89,9 +95,11 @@ final class Simulation {
     private final List<SimProcess> processes = new ArrayList<>();
     /** The extra fault kinds of this run ({@link FaultPlan#extraKinds()}); static members if a restart is among them. */
     private final Set<Fault.Kind> extra;
+
     private final Set<TopicPartition> corrupt = new LinkedHashSet<>();
     /** Typos the heal does not repair (one in three): repaired only once the rest of the group has settled. */
     private final Set<TopicPartition> lingering = new LinkedHashSet<>();
+
     private final Random produce;
     private final ScheduledExecutorService simExecutor;
     private InMemoryCoordinationStore admin;
@@ -103,6 +111,7 @@ final class Simulation {
     private boolean producing = true;
     /** Whether the faults are over ({@link #heal}): a failed start then leaving no one live is replaced. */
     private boolean healed;
+
     private long maxSteps = MAX_STEPS;
     private boolean silentCuts = SILENT_CUTS;
     /** Resets as raw writes of the offset node, as before they ran the shipped admin ({@link #rawResets}). */
@@ -116,6 +125,7 @@ final class Simulation {
     static volatile java.util.function.Function<SimMirror.World, SimMirror.Kafka> mirrorKafka;
     /** This world's Kafka (null: its members do not mirror) and the store commits its checks compare. */
     private final SimMirror.Kafka kafka;
+
     private final StoreCommits commits;
     /** The operator's resets, run by the shipped admin on the admin's session, and their checks. */
     private final SimResets resets;
@@ -132,12 +142,13 @@ final class Simulation {
         this.checker.members(members);
         this.resets = new SimResets(zk, clock, checker, log, GROUP, TOPIC, () -> partitions, scheduler);
         this.checker.alsoProcessed(resets::processed);
-        this.resets.onOverwrite(tp -> { // an absolute reset over a typo repairs it (seed 5804)
-            if (corrupt.remove(tp)) {
-                lingering.remove(tp);
-                log.event("the reset of " + tp + " wrote over its typo: repaired");
-            }
-        });
+        this.resets.onOverwrite(
+                tp -> { // an absolute reset over a typo repairs it (seed 5804)
+                    if (corrupt.remove(tp)) {
+                        lingering.remove(tp);
+                        log.event("the reset of " + tp + " wrote over its typo: repaired");
+                    }
+                });
         this.simExecutor = scheduler.executor("sim");
         this.partitions = 3 + (int) Math.floorMod(seed, 4);
         if (FOLLOWER_LAG) {
@@ -145,7 +156,9 @@ final class Simulation {
         }
         zk.simulatedThreads(scheduler.threads());
         scheduler.threads().lands(new Random(seed * 13 + 5));
-        this.extra = plan.stream().map(Fault::kind).filter(FaultPlan.EXTRA::contains)
+        this.extra = plan.stream()
+                .map(Fault::kind)
+                .filter(FaultPlan.EXTRA::contains)
                 .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(Fault.Kind.class)));
         this.extra.addAll(FaultPlan.extraKinds());
         java.util.function.Function<SimMirror.World, SimMirror.Kafka> mirrors = mirrorKafka;
@@ -153,7 +166,8 @@ final class Simulation {
         if (commits != null) {
             checker.alsoObserve(commits::applied);
         }
-        this.kafka = mirrors == null ? null
+        this.kafka = mirrors == null
+                ? null
                 : mirrors.apply(new SimMirror.World(seed, scheduler.executor("kafka"), checker::report, commits));
     }
 
@@ -201,8 +215,10 @@ final class Simulation {
     }
 
     static Result run(long seed, int faults) {
-        return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(),
-                FaultPlan.extraKinds())).run();
+        return new Simulation(
+                        seed,
+                        FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds()))
+                .run();
     }
 
     /**
@@ -211,8 +227,12 @@ final class Simulation {
      * that these schedules stay the ones recorded.
      */
     static Result runUnkindest(long seed, int faults) {
-        return new Simulation(seed, FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(),
-                FaultPlan.EXTRA_BEFORE_LATE_CLAIMS)).silentCuts(true).run();
+        return new Simulation(
+                        seed,
+                        FaultPlan.generate(
+                                seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA_BEFORE_LATE_CLAIMS))
+                .silentCuts(true)
+                .run();
     }
 
     /**
@@ -233,9 +253,13 @@ final class Simulation {
         }
         Set<Long> hangs = new java.util.HashSet<>(exclusiveHangs);
         if (!hangs.add(contended.hang) || hangs.size() > 50) {
-            throw new IllegalStateException("seed " + seed + ": hang " + contended.hang + " contended again", contended);
+            throw new IllegalStateException(
+                    "seed " + seed + ": hang " + contended.hang + " contended again", contended);
         }
-        rerun = new Simulation(seed, plan).maxSteps(maxSteps).silentCuts(silentCuts).exclusiveHangs(hangs);
+        rerun = new Simulation(seed, plan)
+                .maxSteps(maxSteps)
+                .silentCuts(silentCuts)
+                .exclusiveHangs(hangs);
         rerun.rawResets = rawResets;
         return rerun.run();
     }
@@ -243,12 +267,17 @@ final class Simulation {
     private Result runBounded() {
         Instant start = clock.instant();
         scheduler.runAs("sim", () -> {
-            admin = InMemoryCoordinationStore.builder(zk).sessionTimeout(SESSION_TIMEOUT)
-                    .eventExecutor(scheduler.executor("admin")).instrument(resets::port).build();
+            admin = InMemoryCoordinationStore.builder(zk)
+                    .sessionTimeout(SESSION_TIMEOUT)
+                    .eventExecutor(scheduler.executor("admin"))
+                    .instrument(resets::port)
+                    .build();
             admin.start();
             admin.topics().ensureTopic(TOPIC, partitions);
             adminGroup = GroupStores.of(admin, GROUP);
-            checker.targets(id -> adminGroup.readTarget(id, null).map(t -> (Set<TopicPartition>) t.partitions())
+            checker.targets(id -> adminGroup
+                    .readTarget(id, null)
+                    .map(t -> (Set<TopicPartition>) t.partitions())
                     .orElse(Set.of()));
             checker.admin(admin::sessionId);
             // Half the seeds start with two members sharing one keeper.
@@ -274,8 +303,15 @@ final class Simulation {
         if (checker.violations().isEmpty()) {
             scheduler.runAs("sim", () -> checker.settled(partitions, TOPIC, this::committed, Set.of()));
         }
-        return new Result(seed, plan, scheduler.steps(), List.copyOf(checker.violations()), checker.zombieRecords(),
-                log.hash(), log.tail(), silentCuts);
+        return new Result(
+                seed,
+                plan,
+                scheduler.steps(),
+                List.copyOf(checker.violations()),
+                checker.zombieRecords(),
+                log.hash(),
+                log.tail(),
+                silentCuts);
     }
 
     /** Runs until the group looks settled around {@code excluded} (checked every simulated half second) or {@code end}. */
@@ -331,8 +367,18 @@ final class Simulation {
     }
 
     private SimProcess join(String id, SimProcess proc) {
-        SimMember m = new SimMember(id, ++incarnations, extra.contains(Fault.Kind.RESTART_IN_PLACE), proc,
-                scheduler, checker, log, GROUP, TOPIC, kafka, commits);
+        SimMember m = new SimMember(
+                id,
+                ++incarnations,
+                extra.contains(Fault.Kind.RESTART_IN_PLACE),
+                proc,
+                scheduler,
+                checker,
+                log,
+                GROUP,
+                TOPIC,
+                kafka,
+                commits);
         members.add(m);
         log.event(m.id + " joins" + (proc.members.size() > 1 ? " " + proc.tag + "'s keeper" : ""));
         m.start(() -> {
@@ -345,8 +391,13 @@ final class Simulation {
 
     /** Running processes another member may join (at most three members on one keeper). */
     private List<SimProcess> hosts() {
-        return processes.stream().filter(p -> p.alive() && !p.liveMembers().isEmpty() && p.members.size() < 3
-                && !scheduler.isFrozen(p.tag) && !p.silentCut).toList();
+        return processes.stream()
+                .filter(p -> p.alive()
+                        && !p.liveMembers().isEmpty()
+                        && p.members.size() < 3
+                        && !scheduler.isFrozen(p.tag)
+                        && !p.silentCut)
+                .toList();
     }
 
     private List<SimMember> live() {
@@ -355,8 +406,10 @@ final class Simulation {
 
     /** Live members not paused or cut off right now: the ones most faults may pick. */
     private List<SimMember> available() {
-        return live().stream().filter(m -> !scheduler.isFrozen(m.proc.tag) && !scheduler.isFrozen(m.appTag)
-                && m.proc.store.isConnected()).toList();
+        return live().stream()
+                .filter(m ->
+                        !scheduler.isFrozen(m.proc.tag) && !scheduler.isFrozen(m.appTag) && m.proc.store.isConnected())
+                .toList();
     }
 
     /**
@@ -375,15 +428,19 @@ final class Simulation {
         SimMember m = candidates.isEmpty() ? null : candidates.get(f.member() % candidates.size());
         TopicPartition tp = new TopicPartition(TOPIC, f.partition() % partitions);
         String path = checker.offsetPath(tp);
-        String doubt = m == null || available().contains(m) ? ""
-                : scheduler.isFrozen(m.proc.tag) ? " (paused)" : !m.proc.store.isConnected() ? " (cut off)" : " (stalled)";
+        String doubt = m == null || available().contains(m)
+                ? ""
+                : scheduler.isFrozen(m.proc.tag)
+                        ? " (paused)"
+                        : !m.proc.store.isConnected() ? " (cut off)" : " (stalled)";
         log.event("fault " + f.kind() + (m == null ? "" : " " + m.id + doubt) + " " + tp);
         switch (f.kind()) {
             case JOIN -> {
                 if (live().size() < MAX_MEMBERS) {
                     // One join in three shares the keeper of a running process (at most three members on one).
                     // Not a keeper whose writes were made to fail: see JOIN_LOST_REPLY.
-                    List<SimProcess> hosts = hosts().stream().filter(p -> !p.writesFailed).toList();
+                    List<SimProcess> hosts =
+                            hosts().stream().filter(p -> !p.writesFailed).toList();
                     join(f.value() % 3 == 0 && !hosts.isEmpty() ? hosts.get(f.member() % hosts.size()) : null);
                 }
             }
@@ -402,8 +459,12 @@ final class Simulation {
                 }
             }
             case CRASH -> crash(m == null ? null : m.proc);
-            case LEADER_CRASH -> crash(candidates.stream().filter(SimMember::isLeader).findFirst().map(l -> l.proc)
-                    .orElse(null));
+            case LEADER_CRASH ->
+                crash(candidates.stream()
+                        .filter(SimMember::isLeader)
+                        .findFirst()
+                        .map(l -> l.proc)
+                        .orElse(null));
             case EXPIRE -> {
                 if (m != null) {
                     m.proc.lastUnwarnedAt = clock.millis();
@@ -446,7 +507,9 @@ final class Simulation {
                     boolean join = f.value() % 2 == 0;
                     boolean staysDown = f.value() / 2 % 2 == 0;
                     long down = staysDown ? 100 + f.value() / 4 % 800 : 0;
-                    p.store.landNextClaimLate(java.time.Duration.ofMillis(down + f.durationMillis()), staysDown,
+                    p.store.landNextClaimLate(
+                            java.time.Duration.ofMillis(down + f.durationMillis()),
+                            staysDown,
                             () -> simExecutor.execute(() -> {
                                 if (staysDown) {
                                     cut(p, down);
@@ -466,11 +529,14 @@ final class Simulation {
             case STALL -> {
                 if (m != null) {
                     scheduler.freeze(m.appTag);
-                    simExecutor.schedule(() -> { // not while its whole process is paused
-                        if (!scheduler.isFrozen(m.proc.tag)) {
-                            scheduler.unfreeze(m.appTag);
-                        }
-                    }, f.durationMillis(), TimeUnit.MILLISECONDS);
+                    simExecutor.schedule(
+                            () -> { // not while its whole process is paused
+                                if (!scheduler.isFrozen(m.proc.tag)) {
+                                    scheduler.unfreeze(m.appTag);
+                                }
+                            },
+                            f.durationMillis(),
+                            TimeUnit.MILLISECONDS);
                 }
             }
             case RESET, EDIT -> {
@@ -478,7 +544,8 @@ final class Simulation {
                     resets.reset(f, tp, corrupt, admin); // the shipped admin's reset, lost replies included
                 } else if (!corrupt.contains(tp)) {
                     long end = checker.logEnd(tp);
-                    long value = f.kind() == Fault.Kind.RESET ? Math.max(0, end - 1 - f.value() % 40)
+                    long value = f.kind() == Fault.Kind.RESET
+                            ? Math.max(0, end - 1 - f.value() % 40)
                             : f.value() % (end + 1);
                     zk.setOffset(path, value);
                     checker.external(tp, f.kind().name().toLowerCase(), value);
@@ -516,8 +583,11 @@ final class Simulation {
                     }
                 }
             }
-            case PUBLISH_CUT -> candidates.stream().filter(SimMember::isLeader).findFirst()
-                    .ifPresent(l -> l.proc.store.cutNextPublish());
+            case PUBLISH_CUT ->
+                candidates.stream()
+                        .filter(SimMember::isLeader)
+                        .findFirst()
+                        .ifPresent(l -> l.proc.store.cutNextPublish());
             case GROW -> {
                 if (partitions < MAX_PARTITIONS) {
                     partitions = Math.min(MAX_PARTITIONS, partitions + 1 + (int) (f.value() % 2));

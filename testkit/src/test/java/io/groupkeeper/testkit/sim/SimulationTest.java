@@ -67,12 +67,14 @@ class SimulationTest {
      */
     @Test
     void unkindestSchedulesKeepEveryInvariant() {
-        int schedules = Integer.getInteger("groupkeeper.simulation.unkindestSchedules",
+        int schedules = Integer.getInteger(
+                "groupkeeper.simulation.unkindestSchedules",
                 Integer.getInteger("groupkeeper.simulation.schedules", 1_000));
         runSchedules("unkindest simulation", schedules, seed -> Simulation.runUnkindest(seed, FAULTS));
     }
 
-    private static void runSchedules(String name, int schedules, java.util.function.LongFunction<Simulation.Result> run) {
+    private static void runSchedules(
+            String name, int schedules, java.util.function.LongFunction<Simulation.Result> run) {
         long first = Long.getLong("groupkeeper.simulation.seed", 1L);
         long started = System.nanoTime();
         // Schedules are independent worlds: run them on every core, stop at the first (lowest) failing seed.
@@ -83,35 +85,53 @@ class SimulationTest {
                 new java.util.concurrent.ConcurrentSkipListMap<>();
         java.util.concurrent.atomic.AtomicBoolean abort = new java.util.concurrent.atomic.AtomicBoolean();
         watched(abort, WALL_SECONDS, () -> {
-            java.util.stream.LongStream.range(first, first + schedules).parallel().forEach(seed -> {
-                if (abort.get() || !failures.isEmpty() && failures.firstKey() < seed) {
-                    return;
-                }
-                Simulation.Result r = run.apply(seed);
-                ranCount.incrementAndGet();
-                steps.addAndGet(r.steps());
-                zombies.addAndGet(r.zombieRecords());
-                if (r.failed()) {
-                    failures.put(seed, r);
-                }
-            });
+            java.util.stream.LongStream.range(first, first + schedules)
+                    .parallel()
+                    .forEach(seed -> {
+                        if (abort.get() || !failures.isEmpty() && failures.firstKey() < seed) {
+                            return;
+                        }
+                        Simulation.Result r = run.apply(seed);
+                        ranCount.incrementAndGet();
+                        steps.addAndGet(r.steps());
+                        zombies.addAndGet(r.zombieRecords());
+                        if (r.failed()) {
+                            failures.put(seed, r);
+                        }
+                    });
             return null;
         });
         int ran = ranCount.get();
-        Simulation.Result failed = failures.isEmpty() ? null : failures.firstEntry().getValue();
+        Simulation.Result failed =
+                failures.isEmpty() ? null : failures.firstEntry().getValue();
         double seconds = (System.nanoTime() - started) / 1e9;
-        System.out.printf(java.util.Locale.ROOT, "%s: %d schedules in %.1f s (%.0f/s), %d zombie records%n",
-                name, ran, seconds, ran / seconds, zombies.get());
-        System.out.printf("%s seed=%d schedules=%d steps=%d faults=%d violations=%d%n", name, first, ran, steps.get(),
-                (long) ran * FAULTS, failed == null ? 0 : failed.violations().size());
+        System.out.printf(
+                java.util.Locale.ROOT,
+                "%s: %d schedules in %.1f s (%.0f/s), %d zombie records%n",
+                name,
+                ran,
+                seconds,
+                ran / seconds,
+                zombies.get());
+        System.out.printf(
+                "%s seed=%d schedules=%d steps=%d faults=%d violations=%d%n",
+                name,
+                first,
+                ran,
+                steps.get(),
+                (long) ran * FAULTS,
+                failed == null ? 0 : failed.violations().size());
         if (failed != null) {
             Simulation.Result shortest = watched(abort, WALL_SECONDS, () -> Shrinker.shrink(failed));
-            String report = "seed " + failed.seed() + " violates: " + failed.violations().get(0)
-                    + "\nshortest failing schedule (" + shortest.plan().size() + " of " + failed.plan().size()
+            String report = "seed " + failed.seed() + " violates: "
+                    + failed.violations().get(0)
+                    + "\nshortest failing schedule (" + shortest.plan().size() + " of "
+                    + failed.plan().size()
                     + " faults), " + shortest.violations().get(0) + ":\n"
                     + shortest.plan().stream().map(Fault::toString).collect(Collectors.joining("\n"))
                     + "\nits trace ends:\n" + shortest.tail()
-                    + "\nreplay: -Dgroupkeeper.simulation.seed=" + failed.seed() + " -Dgroupkeeper.simulation.schedules=1"
+                    + "\nreplay: -Dgroupkeeper.simulation.seed=" + failed.seed()
+                    + " -Dgroupkeeper.simulation.schedules=1"
                     + (failed.silentCuts() ? " -Dtest=SimulationTest#unkindestSchedulesKeepEveryInvariant" : "");
             assertThat(failed.violations()).as(report).isEmpty();
         }
@@ -122,16 +142,18 @@ class SimulationTest {
      * that has run for {@code wallSeconds} fails the test with its seed and its thread's stack (the thread is
      * interrupted and the other schedules stop), so a simulator that cannot move fails instead of hanging.
      */
-    static <T> T watched(java.util.concurrent.atomic.AtomicBoolean abort, long wallSeconds,
-                         java.util.function.Supplier<T> work) {
+    static <T> T watched(
+            java.util.concurrent.atomic.AtomicBoolean abort, long wallSeconds, java.util.function.Supplier<T> work) {
         java.util.concurrent.CompletableFuture<T> done = new java.util.concurrent.CompletableFuture<>();
-        Thread runner = new Thread(() -> {
-            try {
-                done.complete(work.get());
-            } catch (Throwable t) {
-                done.completeExceptionally(t);
-            }
-        }, "simulation");
+        Thread runner = new Thread(
+                () -> {
+                    try {
+                        done.complete(work.get());
+                    } catch (Throwable t) {
+                        done.completeExceptionally(t);
+                    }
+                },
+                "simulation");
         runner.setDaemon(true);
         runner.start();
         long bound = java.util.concurrent.TimeUnit.SECONDS.toNanos(wallSeconds);
@@ -147,10 +169,13 @@ class SimulationTest {
                         StackTraceElement[] stack = r.getKey().getStackTrace();
                         r.getKey().interrupt();
                         throw new AssertionError("seed " + run.seed() + " ran for more than " + wallSeconds
-                                + " s of wall time and stopped moving (" + run.scheduler().steps() + " steps, simulated "
+                                + " s of wall time and stopped moving ("
+                                + run.scheduler().steps() + " steps, simulated "
                                 + run.clock().instant() + "): its thread is blocked in the code under test, which the "
                                 + "scheduler's one thread would have to release. Where it stands:\n\t"
-                                + java.util.Arrays.stream(stack).limit(40).map(String::valueOf)
+                                + java.util.Arrays.stream(stack)
+                                        .limit(40)
+                                        .map(String::valueOf)
                                         .collect(Collectors.joining("\n\t"))
                                 + "\nreplay: -Dgroupkeeper.simulation.seed=" + run.seed()
                                 + " -Dgroupkeeper.simulation.schedules=1 (-Dgroupkeeper.simulation.wallSeconds=N)");
@@ -184,21 +209,32 @@ class SimulationTest {
      */
     @Test
     void aZombiePausedAgainBeforeItHeardMayPollOnceAfterEachResumption() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
-                && SimProcess.CONNECTION_LANE, "the interleaving of seed 43 as found");
-        java.util.List<Fault> doublePause = java.util.List.of(new Fault(Fault.Kind.PAUSE, 3_000, 0, 0, 0, 5_000),
-                new Fault(Fault.Kind.PAUSE, 8_000, 0, 0, 0, 3_500));
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 43 as found");
+        java.util.List<Fault> doublePause = java.util.List.of(
+                new Fault(Fault.Kind.PAUSE, 3_000, 0, 0, 0, 5_000), new Fault(Fault.Kind.PAUSE, 8_000, 0, 0, 0, 3_500));
 
-        Simulation.Result fromClaimEnd = new Simulation(43, doublePause).zombieBoundFromClaimEnd().run();
-        assertThat(fromClaimEnd.violations()).first().asString()
+        Simulation.Result fromClaimEnd =
+                new Simulation(43, doublePause).zombieBoundFromClaimEnd().run();
+        assertThat(fromClaimEnd.violations())
+                .first()
+                .asString()
                 .startsWith("I7: m1's user code processed 41 records of t:0 after its claim's session ended (");
 
         Simulation.Result perResumption = new Simulation(43, doublePause).run();
         assertThat(perResumption.violations()).isEmpty();
-        java.util.List<String> events = perResumption.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        java.util.List<String> events = perResumption
+                .tail()
+                .lines()
+                .map(l -> l.substring(l.indexOf(' ') + 1))
+                .toList();
         int second = events.lastIndexOf("fault PAUSE m1 t:0");
-        assertThat(events.indexOf("fault PAUSE m1 t:0")).as("both pauses strike m1").isLessThan(second);
-        assertThat(events.subList(0, second)).as("m1 is not told of its loss before the second pause")
+        assertThat(events.indexOf("fault PAUSE m1 t:0"))
+                .as("both pauses strike m1")
+                .isLessThan(second);
+        assertThat(events.subList(0, second))
+                .as("m1 is not told of its loss before the second pause")
                 .noneMatch(e -> e.startsWith("m1 lost"));
         assertThat(events.subList(second, events.size())).as("but after it").anyMatch(e -> e.startsWith("m1 lost"));
     }
@@ -209,18 +245,27 @@ class SimulationTest {
         java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean abort = new java.util.concurrent.atomic.AtomicBoolean();
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> watched(abort, 1, () -> {
-            Simulation.RUNNING.put(Thread.currentThread(), new Simulation.Running(4242, System.nanoTime(),
-                    new SimScheduler(new io.groupkeeper.testkit.ManualClock(), new java.util.Random(1), () -> { }),
-                    new io.groupkeeper.testkit.ManualClock()));
-            try {
-                never.await(); // what a lane asleep in the code under test looks like from here
-                return null;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException("interrupted by the watchdog", e);
-            } finally {
-                Simulation.RUNNING.remove(Thread.currentThread());
-            }
-        })).isInstanceOf(AssertionError.class).hasMessageContaining("seed 4242 ran for more than 1 s")
+                    Simulation.RUNNING.put(
+                            Thread.currentThread(),
+                            new Simulation.Running(
+                                    4242,
+                                    System.nanoTime(),
+                                    new SimScheduler(
+                                            new io.groupkeeper.testkit.ManualClock(),
+                                            new java.util.Random(1),
+                                            () -> {}),
+                                    new io.groupkeeper.testkit.ManualClock()));
+                    try {
+                        never.await(); // what a lane asleep in the code under test looks like from here
+                        return null;
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException("interrupted by the watchdog", e);
+                    } finally {
+                        Simulation.RUNNING.remove(Thread.currentThread());
+                    }
+                }))
+                .isInstanceOf(AssertionError.class)
+                .hasMessageContaining("seed 4242 ran for more than 1 s")
                 .hasMessageContaining("CountDownLatch.await")
                 .hasMessageContaining("-Dgroupkeeper.simulation.seed=4242");
         assertThat(abort).as("the other schedules stop").isTrue();
@@ -228,8 +273,16 @@ class SimulationTest {
 
     @Test
     void aScheduleThatKeepsSteppingPastTheBoundFailsWithItsSeed() {
-        Simulation.Result r = new Simulation(1, FaultPlan.generate(1, FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds())).maxSteps(100).run();
+        Simulation.Result r = new Simulation(
+                        1,
+                        FaultPlan.generate(
+                                1,
+                                FAULTS,
+                                Simulation.RUN_MS,
+                                Simulation.SESSION_TIMEOUT.toMillis(),
+                                FaultPlan.extraKinds()))
+                .maxSteps(100)
+                .run();
         assertThat(r.violations()).singleElement().asString().startsWith("simulator: more than 100 steps");
     }
 
@@ -240,8 +293,9 @@ class SimulationTest {
      */
     @Test
     void aStoppedPartitionIsReleasedOnlyOnceItsLossCallbackReturned() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
-                && SimProcess.CONNECTION_LANE, "the interleaving of seed 29590 as found");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 29590 as found");
         Simulation.Result r = Simulation.run(29590, FAULTS);
         assertThat(r.violations()).isEmpty();
     }
@@ -254,8 +308,9 @@ class SimulationTest {
      */
     @Test
     void aStartAdoptedFromAnOperatorsDeletionIsStoredAtOnce() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG
-                && SimProcess.CONNECTION_LANE, "the interleavings of seeds 12740 and 63289 as found");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty() && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+                "the interleavings of seeds 12740 and 63289 as found");
         assertThat(Simulation.run(12740, FAULTS).violations()).isEmpty();
         assertThat(Simulation.run(63289, FAULTS).violations()).isEmpty();
     }
@@ -271,9 +326,12 @@ class SimulationTest {
     void aStartThatFailsAfterTheHealLeavingNoOneLiveIsReplaced() {
         Simulation.Result r = withBothSwitchesAsFound(9856);
         assertThat(r.violations()).isEmpty();
-        java.util.List<String> events = r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        java.util.List<String> events =
+                r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
         int failed = events.indexOf("heal: no live member after a failed start");
-        assertThat(failed).as("m3's start fails after the heal and the heal looks again").isPositive();
+        assertThat(failed)
+                .as("m3's start fails after the heal and the heal looks again")
+                .isPositive();
         assertThat(events.get(failed - 1)).startsWith("m3 failed to start: ").contains("not connected");
         assertThat(events.get(failed + 1)).isEqualTo("m4 joins");
     }
@@ -317,7 +375,8 @@ class SimulationTest {
     void aResetJustAfterAFirstClaimIsAdoptedNotFoundByTheClaim() {
         Simulation.Result r = withBothSwitchesAsFound(86237);
         assertThat(r.violations()).isEmpty();
-        java.util.List<String> events = r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        java.util.List<String> events =
+                r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
         int reset = events.indexOf("operator reset t:7 -> 0");
         assertThat(reset).as("the reset of t:7").isNotNegative();
         assertThat(events.subList(reset, events.size()))
@@ -337,12 +396,15 @@ class SimulationTest {
      */
     @Test
     void aResetLandingAfterAClaimsReadLeavesTheFinalOffsetOfThatClaimUnowed() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE
-                && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Simulation.FOLLOWER_LAG
+                        && SimProcess.CONNECTION_LANE
+                        && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
                 "the interleaving of seed 52919 as found");
         Simulation.Result r = Simulation.runUnkindest(52919, FAULTS);
         assertThat(r.violations()).isEmpty();
-        java.util.List<String> events = r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
+        java.util.List<String> events =
+                r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)).toList();
         int reset = events.indexOf("operator reset t:5 -> 18");
         assertThat(reset).as("the reset of t:5").isNotNegative();
         assertThat(events.subList(reset, events.size()))
@@ -360,8 +422,10 @@ class SimulationTest {
      */
     @Test
     void aZombiesStartFromAClaimThatNoLongerHoldsIsNotJudgedAgainstLaterHandOvers() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE
-                && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Simulation.FOLLOWER_LAG
+                        && SimProcess.CONNECTION_LANE
+                        && FaultPlan.EXTRA_BEFORE_LATE_CLAIMS.containsAll(FaultPlan.extraKinds()),
                 "the interleaving of seed 105338 as found");
         Simulation.Result r = Simulation.runUnkindest(105338, FAULTS);
         assertThat(r.violations()).isEmpty();
@@ -427,15 +491,22 @@ class SimulationTest {
      */
     @Test
     void aHandOverWhoseReleaseNeverLandedLetsTheHeirRepeatFromTheLastStoredOffset() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
-                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the interleaving of seed 7486 as found");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty()
+                        && !Simulation.SILENT_CUTS
+                        && Simulation.FOLLOWER_LAG
+                        && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 7486 as found");
         assertThat(Simulation.run(7486, FAULTS).violations()).isEmpty();
         // Its shortest schedule (writes failing on m1, expiring its session in doubt; a join; a deletion), whose trace
         // shows the repeat.
-        java.util.List<Fault> shortest = FaultPlan.generate(7486, FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds()).stream()
-                .filter(f -> java.util.Set.of(7095L, 7128L, 9481L).contains(f.atMillis())).toList();
-        assertThat(shortest).extracting(Fault::kind)
+        java.util.List<Fault> shortest = FaultPlan.generate(
+                        7486, FAULTS, Simulation.RUN_MS, Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.extraKinds())
+                .stream()
+                .filter(f -> java.util.Set.of(7095L, 7128L, 9481L).contains(f.atMillis()))
+                .toList();
+        assertThat(shortest)
+                .extracting(Fault::kind)
                 .containsExactly(Fault.Kind.WRITE_FAILS, Fault.Kind.JOIN, Fault.Kind.DELETE);
         Simulation.Result r = new Simulation(7486, shortest).silentCuts(false).run();
         assertThat(r.violations()).isEmpty();
@@ -455,8 +526,12 @@ class SimulationTest {
      */
     @Test
     void aLostResetIsNotTakenForAppliedByAnOwnersCommitOfItsTargetAtItsInstant() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
-                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the interleaving of seed 10088 as found");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty()
+                        && !Simulation.SILENT_CUTS
+                        && Simulation.FOLLOWER_LAG
+                        && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 10088 as found");
         Simulation.Result r = Simulation.run(10088, FAULTS);
         assertThat(r.violations()).isEmpty();
         assertThat(r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)))
@@ -474,8 +549,12 @@ class SimulationTest {
      */
     @Test
     void aConflictingResetIsNotTakenForAppliedByAnOwnersCommitOfItsTargetAtItsInstant() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FaultPlan.extraKinds().isEmpty() && !Simulation.SILENT_CUTS
-                && Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE, "the interleaving of seed 57385 as found");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                FaultPlan.extraKinds().isEmpty()
+                        && !Simulation.SILENT_CUTS
+                        && Simulation.FOLLOWER_LAG
+                        && SimProcess.CONNECTION_LANE,
+                "the interleaving of seed 57385 as found");
         Simulation.Result r = Simulation.run(57385, FAULTS);
         assertThat(r.violations()).isEmpty();
         assertThat(r.tail().lines().map(l -> l.substring(l.indexOf(' ') + 1)))
@@ -488,11 +567,20 @@ class SimulationTest {
      * on the simulator it was found with (its resets raw writes, as before they ran the shipped admin).
      */
     private static Simulation.Result withBothSwitchesAsFound(long seed) {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
                 "the interleaving of seed " + seed + " as found");
-        return new Simulation(seed, FaultPlan.generate(seed, FAULTS, Simulation.RUN_MS,
-                Simulation.SESSION_TIMEOUT.toMillis(), FaultPlan.EXTRA_BEFORE_LATE_CLAIMS)).silentCuts(true)
-                .rawResets().run();
+        return new Simulation(
+                        seed,
+                        FaultPlan.generate(
+                                seed,
+                                FAULTS,
+                                Simulation.RUN_MS,
+                                Simulation.SESSION_TIMEOUT.toMillis(),
+                                FaultPlan.EXTRA_BEFORE_LATE_CLAIMS))
+                .silentCuts(true)
+                .rawResets()
+                .run();
     }
 
     /**
@@ -509,13 +597,21 @@ class SimulationTest {
      */
     @Test
     void aClaimThatLandedLateIsFoundOrRemovedInWhicheverSessionItLanded() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Simulation.FOLLOWER_LAG && SimProcess.CONNECTION_LANE,
                 "the interleavings of seeds 31, 178 and 931 as found");
         java.util.List<String> violations = new java.util.ArrayList<>();
         for (long seed : new long[] {31, 178, 931}) {
-            Simulation.Result r = new Simulation(seed, FaultPlan.generate(seed, FAULTS, Simulation.RUN_MS,
-                    Simulation.SESSION_TIMEOUT.toMillis(), java.util.EnumSet.of(Fault.Kind.CLAIM_LANDS_LATE)))
-                    .silentCuts(false).run();
+            Simulation.Result r = new Simulation(
+                            seed,
+                            FaultPlan.generate(
+                                    seed,
+                                    FAULTS,
+                                    Simulation.RUN_MS,
+                                    Simulation.SESSION_TIMEOUT.toMillis(),
+                                    java.util.EnumSet.of(Fault.Kind.CLAIM_LANDS_LATE)))
+                    .silentCuts(false)
+                    .run();
             assertThat(r.tail()).as("seed %d: a claim landed late", seed).contains(" landed late; then ");
             r.violations().stream().limit(1).forEach(v -> violations.add("seed " + seed + ": " + v));
         }
@@ -528,6 +624,8 @@ class SimulationTest {
         Simulation.Result b = Simulation.run(42, FAULTS);
         assertThat(b.steps()).isEqualTo(a.steps());
         assertThat(b.hash()).isEqualTo(a.hash());
-        assertThat(Simulation.run(43, FAULTS).hash()).as("another seed, another schedule").isNotEqualTo(a.hash());
+        assertThat(Simulation.run(43, FAULTS).hash())
+                .as("another seed, another schedule")
+                .isNotEqualTo(a.hash());
     }
 }

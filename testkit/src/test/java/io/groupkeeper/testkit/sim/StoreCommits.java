@@ -14,17 +14,16 @@ import java.util.Map;
  */
 final class StoreCommits {
 
-    private record Write(long zxid, long session, long offset) {
-    }
+    private record Write(long zxid, long session, long offset) {}
 
-    private record Key(String member, TopicPartition tp, long offset) {
-    }
+    private record Key(String member, TopicPartition tp, long offset) {}
 
     private final java.util.function.Function<TopicPartition, String> pathOf;
     private final Map<String, List<Write>> writes = new HashMap<>();
     private final Map<Key, Long> commits = new HashMap<>();
     /** Final offsets handed over, the session whose release is to write them. */
     private final Map<Key, Long> handOvers = new HashMap<>();
+
     private long lastZxid;
 
     StoreCommits(java.util.function.Function<TopicPartition, String> pathOf) {

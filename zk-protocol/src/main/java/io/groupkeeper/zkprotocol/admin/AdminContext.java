@@ -8,12 +8,12 @@ import io.groupkeeper.zkprotocol.ZkPort;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.List;
 
 /**
  * What the admin's pieces share: the session port, the batched reader, the log bounds, the clock, the limits, and the
@@ -84,8 +84,10 @@ final class AdminContext {
         if (e.code() == ZkCode.NOAUTH) {
             return new AdminException(what + " refused by ZooKeeper", AdminException.Remedy.CREDENTIALS, null, e);
         }
-        return new AdminException(what + " failed: ZooKeeper " + e.code()
-                + (e.path() != null ? " " + e.path() : "") + "; nothing was written", e);
+        return new AdminException(
+                what + " failed: ZooKeeper " + e.code() + (e.path() != null ? " " + e.path() : "")
+                        + "; nothing was written",
+                e);
     }
 
     /**
@@ -116,7 +118,9 @@ final class AdminContext {
         SortedMap<TopicPartition, Long> out = new TreeMap<>();
         nodes.forEach((tp, n) -> {
             if (topic == null || tp.topic().equals(topic)) {
-                n.body().flatMap(b -> b.offset().isPresent() ? Optional.of(b.offset().getAsLong()) : Optional.empty())
+                n.body()
+                        .flatMap(b ->
+                                b.offset().isPresent() ? Optional.of(b.offset().getAsLong()) : Optional.empty())
                         .ifPresent(o -> out.put(tp, o));
             }
         });
@@ -124,7 +128,13 @@ final class AdminContext {
     }
 
     static String topicsOf(Collection<TopicPartition> partitions) {
-        return String.join(", ", partitions.stream().map(TopicPartition::topic).distinct().sorted().toList());
+        return String.join(
+                ", ",
+                partitions.stream()
+                        .map(TopicPartition::topic)
+                        .distinct()
+                        .sorted()
+                        .toList());
     }
 
     /** A node's body as an operator would recognise it, shortened to one line. */

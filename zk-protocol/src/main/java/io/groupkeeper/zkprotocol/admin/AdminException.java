@@ -36,7 +36,8 @@ public class AdminException extends GroupKeeperException {
         /** No source offsets where they were looked for; check where. */
         CHECK_SOURCE_LOCATION(" (check the root path and the spout id)"),
         /** ZooKeeper refused for want of credentials: the nodes have ACLs. */
-        CREDENTIALS(": not authorized (the group's nodes have ACLs); pass the digest credentials they were created with");
+        CREDENTIALS(
+                ": not authorized (the group's nodes have ACLs); pass the digest credentials they were created with");
 
         private final String words;
 

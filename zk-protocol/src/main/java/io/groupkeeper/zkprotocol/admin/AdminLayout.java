@@ -14,8 +14,7 @@ public final class AdminLayout {
     /** The groups' folder. */
     public static final String GROUPS = ZkPaths.GROUPS;
 
-    private AdminLayout() {
-    }
+    private AdminLayout() {}
 
     public static String topic(String topic) {
         return ZkPaths.topic(topic);

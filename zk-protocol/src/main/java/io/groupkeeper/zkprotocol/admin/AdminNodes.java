@@ -26,20 +26,16 @@ public final class AdminNodes {
     /** The most one transaction may cost by default, below ZooKeeper's default {@code jute.maxbuffer} of 1 MiB. */
     public static final int MAX_TRANSACTION_BYTES = TransactionBatcher.MAX_TRANSACTION_BYTES;
 
-    private AdminNodes() {
-    }
+    private AdminNodes() {}
 
     /** A group node: when it was created and its assignor. */
-    public record Group(Instant createdAt, String assignor) {
-    }
+    public record Group(Instant createdAt, String assignor) {}
 
     /** The assignment node: the generation last published and who published it. */
-    public record Assignment(long generation, Optional<String> leader) {
-    }
+    public record Assignment(long generation, Optional<String> leader) {}
 
     /** An owner node: the member holding the partition, the generation of its claim and since when. */
-    public record Owner(String memberId, long generation, Instant since) {
-    }
+    public record Owner(String memberId, long generation, Instant since) {}
 
     /**
      * An offset node: the next offset to process (empty: nothing committed), its metadata, who wrote it in which
@@ -47,8 +43,14 @@ public final class AdminNodes {
      * (what is processed above the offset, as JSON text; read it with {@link DoneValue}). The admin's writes build
      * their bodies without a done value, so a reset or an import clears it (I4).
      */
-    public record Offset(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                         Optional<Instant> updatedAt, List<CommitSample> history, Optional<String> done) {
+    public record Offset(
+            OptionalLong offset,
+            String metadata,
+            Optional<String> committedBy,
+            long generation,
+            Optional<Instant> updatedAt,
+            List<CommitSample> history,
+            Optional<String> done) {
 
         public Offset {
             history = List.copyOf(history);
@@ -56,8 +58,13 @@ public final class AdminNodes {
         }
 
         /** An offset node without a done value. */
-        public Offset(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                      Optional<Instant> updatedAt, List<CommitSample> history) {
+        public Offset(
+                OptionalLong offset,
+                String metadata,
+                Optional<String> committedBy,
+                long generation,
+                Optional<Instant> updatedAt,
+                List<CommitSample> history) {
             this(offset, metadata, committedBy, generation, updatedAt, history, Optional.empty());
         }
 
@@ -67,8 +74,8 @@ public final class AdminNodes {
         }
 
         private static Offset of(NodeCodec.OffsetBody b) {
-            return new Offset(b.offset(), b.metadata(), b.committedBy(), b.generation(), b.updatedAt(), b.history(),
-                    b.done());
+            return new Offset(
+                    b.offset(), b.metadata(), b.committedBy(), b.generation(), b.updatedAt(), b.history(), b.done());
         }
     }
 
@@ -107,8 +114,14 @@ public final class AdminNodes {
 
     /** An offset node's body as the store writes it. */
     public static byte[] encode(Offset offset) {
-        return NodeCodec.offset(new NodeCodec.OffsetBody(offset.offset(), offset.metadata(), offset.committedBy(),
-                offset.generation(), offset.updatedAt(), offset.history(), offset.done()));
+        return NodeCodec.offset(new NodeCodec.OffsetBody(
+                offset.offset(),
+                offset.metadata(),
+                offset.committedBy(),
+                offset.generation(),
+                offset.updatedAt(),
+                offset.history(),
+                offset.done()));
     }
 
     /** A registered topic's partition count. */

@@ -15,8 +15,12 @@ import java.util.TreeMap;
  * @param offsetsDeleted the committed offsets that were deleted (empty for partitions with a null offset)
  * @param liveMembers    live members at the time (non-empty only with {@code force})
  */
-public record DeleteResult(String group, String what, int nodesDeleted, SortedMap<TopicPartition, Long> offsetsDeleted,
-                           List<String> liveMembers) {
+public record DeleteResult(
+        String group,
+        String what,
+        int nodesDeleted,
+        SortedMap<TopicPartition, Long> offsetsDeleted,
+        List<String> liveMembers) {
 
     public DeleteResult {
         offsetsDeleted = Collections.unmodifiableSortedMap(new TreeMap<>(offsetsDeleted));

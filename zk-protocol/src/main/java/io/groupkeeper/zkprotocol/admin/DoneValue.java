@@ -37,11 +37,9 @@ public final class DoneValue {
     /** Twice the longest value any progress encodes to ({@code ProgressCodec.maxEncodedLength(MAX_SPAN)}: 44,271). */
     public static final int MAX_LENGTH = 2 * 44_271;
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
-    private DoneValue() {
-    }
+    private DoneValue() {}
 
     /**
      * How many offsets above {@code committed} the value {@code done} records as done; 0 when it was written with
@@ -55,8 +53,7 @@ public final class DoneValue {
     }
 
     /** A value as read: the low-water mark it was written with and the offsets done above it. */
-    record Read(long from, Set<Long> done) {
-    }
+    record Read(long from, Set<Long> done) {}
 
     /** A value, checked by the rules above. */
     static Read read(String text) {
@@ -68,7 +65,8 @@ public final class DoneValue {
         }
         JsonNode n;
         try {
-            n = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            n = JSON.reader()
+                    .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .readTree(text);
         } catch (JsonProcessingException e) {
             throw problem("not JSON: " + e.getOriginalMessage());
@@ -107,8 +105,10 @@ public final class DoneValue {
                 throw problem("range " + r + " ends before it starts");
             }
             if (first <= after) {
-                throw problem("range " + r + (after == from ? " is not above 'from' " + from
-                        : " is not after the range before it (ascending, disjoint)"));
+                throw problem("range " + r
+                        + (after == from
+                                ? " is not above 'from' " + from
+                                : " is not after the range before it (ascending, disjoint)"));
             }
             withinSpan(from, last);
             for (long o = first; o <= last; o++) {
@@ -170,8 +170,8 @@ public final class DoneValue {
 
     private static void withinSpan(long from, long offset) {
         if (offset - from >= MAX_SPAN || offset - from < 0) {
-            throw problem("offset " + offset + " is outside 'from' .. 'from' + " + (MAX_SPAN - 1) + " (" + from
-                    + ".." + (from + MAX_SPAN - 1) + ")");
+            throw problem("offset " + offset + " is outside 'from' .. 'from' + " + (MAX_SPAN - 1) + " (" + from + ".."
+                    + (from + MAX_SPAN - 1) + ")");
         }
     }
 

@@ -49,7 +49,6 @@ import java.util.Optional;
  */
 public final class GroupAdmin implements AutoCloseable {
 
-
     /** Default limit of one transaction's size, below ZooKeeper's default jute.maxbuffer of 1 MiB. */
     public static final int DEFAULT_MAX_TRANSACTION_BYTES = AdminNodes.MAX_TRANSACTION_BYTES;
     /** Default number of plans tried when concurrent commits keep invalidating them. */
@@ -64,8 +63,8 @@ public final class GroupAdmin implements AutoCloseable {
 
     private GroupAdmin(Builder b) {
         this.onClose = b.onClose;
-        this.ctx = new AdminContext(b.port, Optional.ofNullable(b.logBounds), b.clock, b.maxTransactionBytes,
-                b.maxAttempts);
+        this.ctx = new AdminContext(
+                b.port, Optional.ofNullable(b.logBounds), b.clock, b.maxTransactionBytes, b.maxAttempts);
         this.inspector = new GroupInspector(ctx);
         this.planner = new ResetPlanner(ctx);
         this.writer = new PlanWriter(ctx);
@@ -133,8 +132,7 @@ public final class GroupAdmin implements AutoCloseable {
     }
 
     /** A group's description and status, read together. */
-    public record Inspection(GroupDescription description, GroupStatus status) {
-    }
+    public record Inspection(GroupDescription description, GroupStatus status) {}
 
     // ================================================================== reset
 
@@ -234,14 +232,13 @@ public final class GroupAdmin implements AutoCloseable {
      */
     public static final class Builder {
         private ZkPort port;
-        private Runnable onClose = () -> { };
+        private Runnable onClose = () -> {};
         private LogBounds logBounds;
         private Clock clock = Clock.systemUTC();
         private int maxTransactionBytes = DEFAULT_MAX_TRANSACTION_BYTES;
         private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The session the admin reads and writes through: paths relative to its namespace. */
         public Builder port(ZkPort port) {

@@ -38,8 +38,7 @@ final class GroupDeleter {
      * One attempt's transaction, the result it has once it lands, and how to tell from a fresh read that it landed
      * (after a lost reply; a deletion is idempotent, so that is all the operator needs to know).
      */
-    private record Deletion(List<ZkOp> ops, DeleteResult result, BooleanSupplier landed) {
-    }
+    private record Deletion(List<ZkOp> ops, DeleteResult result, BooleanSupplier landed) {}
 
     /** How one attempt is built from a fresh read (it may refuse, with an {@link AdminException}). */
     @FunctionalInterface
@@ -53,18 +52,30 @@ final class GroupDeleter {
             // Counted from the member nodes as listed, not as decoded: a live member whose node this version cannot
             // read (a newer one in a rolling upgrade) is live all the same.
             if (!v.memberNodes.isEmpty() && !force) {
-                throw new AdminException("group " + group + " has " + v.memberNodes.size() + " live member(s) ("
-                        + String.join(", ", v.memberNodes) + "); stop them first", AdminException.Remedy.FORCE, null);
+                throw new AdminException(
+                        "group " + group + " has " + v.memberNodes.size() + " live member(s) ("
+                                + String.join(", ", v.memberNodes) + "); stop them first",
+                        AdminException.Remedy.FORCE,
+                        null);
             }
             List<String> nodes = subtree(AdminLayout.group(group));
             List<ZkOp> ops = new ArrayList<>();
             for (int i = nodes.size() - 1; i >= 0; i--) { // children before parents
                 ops.add(ZkOp.delete(nodes.get(i), -1));
             }
-            ctx.requireFits(ctx.bytes(ops), "deleting group " + group + " (" + nodes.size() + " nodes)",
+            ctx.requireFits(
+                    ctx.bytes(ops),
+                    "deleting group " + group + " (" + nodes.size() + " nodes)",
                     AdminException.Remedy.DELETE_OFFSETS_FIRST);
-            return new Deletion(ops, new DeleteResult(group, "group", nodes.size(), AdminContext.committed(v.offsets, null),
-                    new ArrayList<>(v.memberNodes)), () -> {
+            return new Deletion(
+                    ops,
+                    new DeleteResult(
+                            group,
+                            "group",
+                            nodes.size(),
+                            AdminContext.committed(v.offsets, null),
+                            new ArrayList<>(v.memberNodes)),
+                    () -> {
                         // Gone, or made again since (live members re-create their election node: a shell of the group).
                         GroupView now = GroupView.read(ctx.reader, group);
                         return !now.exists || now.createdZxid != v.createdZxid;
@@ -84,7 +95,9 @@ final class GroupDeleter {
             });
             if (nodes.isEmpty()) {
                 throw new AdminException("group " + group + " has no offsets for topic '" + topic + "'"
-                        + (v.offsets.isEmpty() ? "" : " (it has offsets for " + AdminContext.topicsOf(v.offsets.keySet()) + ")"));
+                        + (v.offsets.isEmpty()
+                                ? ""
+                                : " (it has offsets for " + AdminContext.topicsOf(v.offsets.keySet()) + ")"));
             }
             // Live, or about to be: an owner node; a live member that subscribes (it claims the topic's partitions at
             // its next generation); a target while the group has members (a static member inside its grace period,
@@ -107,24 +120,38 @@ final class GroupDeleter {
                 v.targets.forEach((m, partitions) -> {
                     if (partitions.stream().anyMatch(tp -> tp.topic().equals(topic)) && holders.add(m)) {
                         owners.add("the current generation assigns it to " + m
-                                + (v.members.containsKey(m) ? "" : " (not connected now: a static member's grace period?)"));
+                                + (v.members.containsKey(m)
+                                        ? ""
+                                        : " (not connected now: a static member's grace period?)"));
                     }
                 });
             }
             if (!owners.isEmpty() && !force) {
-                throw new AdminException("topic " + topic + " of group " + group + " is in use ("
-                        + String.join("; ", owners) + "); stop them first", AdminException.Remedy.FORCE, null);
+                throw new AdminException(
+                        "topic " + topic + " of group " + group + " is in use (" + String.join("; ", owners)
+                                + "); stop them first",
+                        AdminException.Remedy.FORCE,
+                        null);
             }
             List<ZkOp> ops = new ArrayList<>();
             for (Map.Entry<TopicPartition, GroupView.OffsetNode> e : nodes.entrySet()) {
                 // Cleared, not deleted: a deleted node comes back at version 0, where an owner's remembered
                 // version may be; a cleared one moves on, so every fenced write prepared before it fails.
-                ops.add(ZkOp.set(AdminLayout.offset(group, e.getKey()), AdminNodes.encode(AdminNodes.Offset.none()),
+                ops.add(ZkOp.set(
+                        AdminLayout.offset(group, e.getKey()),
+                        AdminNodes.encode(AdminNodes.Offset.none()),
                         e.getValue().version()));
             }
             ctx.requireFits(ctx.bytes(ops), "deleting " + nodes.size() + " offsets of topic " + topic, null);
-            return new Deletion(ops, new DeleteResult(group, "offsets of topic " + topic, nodes.size(),
-                    AdminContext.committed(nodes, topic), new ArrayList<>(holders)), () -> cleared(group, nodes.keySet()));
+            return new Deletion(
+                    ops,
+                    new DeleteResult(
+                            group,
+                            "offsets of topic " + topic,
+                            nodes.size(),
+                            AdminContext.committed(nodes, topic),
+                            new ArrayList<>(holders)),
+                    () -> cleared(group, nodes.keySet()));
         });
     }
 
@@ -167,8 +194,10 @@ final class GroupDeleter {
         try {
             landed = d.landed().getAsBoolean();
         } catch (RuntimeException readFailed) {
-            throw new AdminException(what + " failed: " + reason + " after the transaction was sent, and reading again "
-                    + "failed too, so whether it applied is unknown; a delete is safe to run again", e);
+            throw new AdminException(
+                    what + " failed: " + reason + " after the transaction was sent, and reading again "
+                            + "failed too, so whether it applied is unknown; a delete is safe to run again",
+                    e);
         }
         if (landed) {
             return d.result(); // applied; only its reply was lost
@@ -192,8 +221,9 @@ final class GroupDeleter {
         while (!level.isEmpty()) {
             all.addAll(level);
             List<String> next = new ArrayList<>();
-            ctx.reader.children(level).forEach((parent, children) ->
-                    children.orElse(List.of()).forEach(c -> next.add(parent + "/" + c)));
+            ctx.reader
+                    .children(level)
+                    .forEach((parent, children) -> children.orElse(List.of()).forEach(c -> next.add(parent + "/" + c)));
             level = next;
         }
         return all;

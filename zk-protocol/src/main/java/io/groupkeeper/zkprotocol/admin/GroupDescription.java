@@ -25,10 +25,18 @@ import java.util.SortedSet;
  * @param logBounds  where log ends came from; empty when not available (then log ends and lags are empty)
  * @param problems   nodes that could not be read (corrupt bodies), named with their paths
  */
-public record GroupDescription(String group, GroupState state, Optional<Instant> createdAt, String assignor,
-                               long generation, Optional<String> leader, Optional<String> publishedBy,
-                               List<Member> members, List<Partition> partitions, Optional<String> logBounds,
-                               List<String> problems) {
+public record GroupDescription(
+        String group,
+        GroupState state,
+        Optional<Instant> createdAt,
+        String assignor,
+        long generation,
+        Optional<String> leader,
+        Optional<String> publishedBy,
+        List<Member> members,
+        List<Partition> partitions,
+        Optional<String> logBounds,
+        List<String> problems) {
 
     public GroupDescription {
         members = List.copyOf(members);
@@ -43,9 +51,15 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      * @param owned  the partitions it owns now (owner nodes)
      * @param target the partitions the current generation gives it
      */
-    public record Member(String memberId, Optional<String> instanceId, String host, Optional<String> rack,
-                         SortedSet<String> topics, Optional<Instant> joinedAt, SortedSet<TopicPartition> owned, SortedSet<TopicPartition> target) {
-    }
+    public record Member(
+            String memberId,
+            Optional<String> instanceId,
+            String host,
+            Optional<String> rack,
+            SortedSet<String> topics,
+            Optional<Instant> joinedAt,
+            SortedSet<TopicPartition> owned,
+            SortedSet<TopicPartition> target) {}
 
     /**
      * One partition.
@@ -74,18 +88,49 @@ public record GroupDescription(String group, GroupState state, Optional<Instant>
      *                    or one written with another offset (an admin reset or hand edit cleared it), or one that
      *                    cannot be read (named in {@link GroupDescription#problems})
      */
-    public record Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
-                            OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
-                            Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
-                            boolean caughtUp, boolean corrupt, long offsetWrites, int doneAbove) {
+    public record Partition(
+            TopicPartition partition,
+            Optional<String> owner,
+            Optional<String> target,
+            OptionalLong committed,
+            OptionalLong logEnd,
+            OptionalLong lag,
+            Optional<String> committedBy,
+            Optional<Instant> updatedAt,
+            Optional<Duration> lagTime,
+            boolean caughtUp,
+            boolean corrupt,
+            long offsetWrites,
+            int doneAbove) {
 
         /** A partition with nothing recorded as done above its committed offset. */
-        public Partition(TopicPartition partition, Optional<String> owner, Optional<String> target,
-                         OptionalLong committed, OptionalLong logEnd, OptionalLong lag,
-                         Optional<String> committedBy, Optional<Instant> updatedAt, Optional<Duration> lagTime,
-                         boolean caughtUp, boolean corrupt, long offsetWrites) {
-            this(partition, owner, target, committed, logEnd, lag, committedBy, updatedAt, lagTime, caughtUp, corrupt,
-                    offsetWrites, 0);
+        public Partition(
+                TopicPartition partition,
+                Optional<String> owner,
+                Optional<String> target,
+                OptionalLong committed,
+                OptionalLong logEnd,
+                OptionalLong lag,
+                Optional<String> committedBy,
+                Optional<Instant> updatedAt,
+                Optional<Duration> lagTime,
+                boolean caughtUp,
+                boolean corrupt,
+                long offsetWrites) {
+            this(
+                    partition,
+                    owner,
+                    target,
+                    committed,
+                    logEnd,
+                    lag,
+                    committedBy,
+                    updatedAt,
+                    lagTime,
+                    caughtUp,
+                    corrupt,
+                    offsetWrites,
+                    0);
         }
     }
 }

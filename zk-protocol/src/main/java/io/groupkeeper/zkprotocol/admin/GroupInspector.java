@@ -46,8 +46,13 @@ final class GroupInspector {
             if (!v.exists) {
                 continue; // deleted meanwhile
             }
-            out.add(new GroupSummary(group, v.state(), v.members.size(), v.generation, v.electedLeader, v.topics(),
-                    (int) v.offsets.values().stream().filter(o -> o.body().map(b -> b.offset().isPresent()).orElse(false)).count()));
+            out.add(new GroupSummary(
+                    group, v.state(), v.members.size(), v.generation, v.electedLeader, v.topics(), (int)
+                            v.offsets.values().stream()
+                                    .filter(o -> o.body()
+                                            .map(b -> b.offset().isPresent())
+                                            .orElse(false))
+                                    .count()));
         }
         return out;
     }
@@ -104,26 +109,32 @@ final class GroupInspector {
         List<GroupStatus.Row> rows = new ArrayList<>();
         for (GroupDescription.Partition p : d.partitions()) {
             GroupView.OffsetNode node = v.offsets.get(p.partition());
-            List<CommitSample> history = node == null ? List.of()
+            List<CommitSample> history = node == null
+                    ? List.of()
                     : node.body().map(AdminNodes.Offset::history).orElse(List.of());
             OptionalLong logEnd = p.caughtUp() && p.committed().isPresent() ? p.committed() : p.logEnd();
             PartitionStatus s = evaluator.evaluate(history, p.committed(), logEnd, now);
             if (p.caughtUp() && s.status() != LagStatus.REWIND && s.status() != LagStatus.OK) {
                 // Nothing left to consume (a hand-set offset without commit history would otherwise read as STOP).
-                s = new PartitionStatus(LagStatus.OK, OptionalLong.of(0), p.lag().orElse(0) > 0
-                        ? "caught up (only transaction markers follow the committed offset)" : "caught up");
+                s = new PartitionStatus(
+                        LagStatus.OK,
+                        OptionalLong.of(0),
+                        p.lag().orElse(0) > 0
+                                ? "caught up (only transaction markers follow the committed offset)"
+                                : "caught up");
             }
             if (timeRule.isPresent()) {
                 s = timeRule.get().apply(s, p.lagTime());
             }
-            Optional<String> mark = node == null ? Optional.empty()
-                    : node.body().flatMap(b -> StoppedMark.read(b.metadata()));
+            Optional<String> mark =
+                    node == null ? Optional.empty() : node.body().flatMap(b -> StoppedMark.read(b.metadata()));
             if (mark.isPresent() && s.status() != LagStatus.REWIND) {
-                // Its consumer keeps it stopped (an error policy's stop): STOP whatever the history says, until it runs.
+                // Its consumer keeps it stopped (an error policy's stop): STOP whatever the history says, until it
+                // runs.
                 s = new PartitionStatus(LagStatus.STOP, s.lag(), "stopped by its consumer " + mark.get());
             }
-            Optional<String> failing = node == null ? Optional.empty()
-                    : node.body().flatMap(b -> FailingMark.read(b.metadata()));
+            Optional<String> failing =
+                    node == null ? Optional.empty() : node.body().flatMap(b -> FailingMark.read(b.metadata()));
             if (failing.isPresent() && (s.status() == LagStatus.OK || s.status() == LagStatus.WARN)) {
                 // Moving on, but by recovering every record (dead letters, skips): at least WARN, saying so.
                 s = new PartitionStatus(LagStatus.WARN, s.lag(), "its consumer's handler is failing: " + failing.get());
@@ -137,7 +148,8 @@ final class GroupInspector {
     private GroupDescription describe(GroupView v) {
         String group = v.group;
         SortedSet<String> topics = v.topics();
-        Map<String, Integer> kafkaCounts = ctx.bounds.map(b -> b.partitionCounts(topics)).orElse(Map.of());
+        Map<String, Integer> kafkaCounts =
+                ctx.bounds.map(b -> b.partitionCounts(topics)).orElse(Map.of());
         SortedSet<TopicPartition> partitions = new TreeSet<>();
         partitions.addAll(v.offsets.keySet());
         partitions.addAll(v.owners.keySet());
@@ -148,20 +160,24 @@ final class GroupInspector {
                 partitions.add(new TopicPartition(t, p));
             }
         }
-        List<TopicPartition> inLog = partitions.stream().filter(tp -> kafkaCounts.containsKey(tp.topic())
-                && tp.partition() < kafkaCounts.get(tp.topic())).toList();
-        Map<TopicPartition, Long> logEnds = ctx.bounds.isPresent() && !inLog.isEmpty() ? ctx.bounds.get().latest(inLog) : Map.of();
+        List<TopicPartition> inLog = partitions.stream()
+                .filter(tp -> kafkaCounts.containsKey(tp.topic()) && tp.partition() < kafkaCounts.get(tp.topic()))
+                .toList();
+        Map<TopicPartition, Long> logEnds =
+                ctx.bounds.isPresent() && !inLog.isEmpty() ? ctx.bounds.get().latest(inLog) : Map.of();
         Map<TopicPartition, Long> behind = new HashMap<>();
         for (TopicPartition tp : partitions) {
-            OptionalLong c = Optional.ofNullable(v.offsets.get(tp)).flatMap(GroupView.OffsetNode::body)
-                    .map(AdminNodes.Offset::offset).orElse(OptionalLong.empty());
+            OptionalLong c = Optional.ofNullable(v.offsets.get(tp))
+                    .flatMap(GroupView.OffsetNode::body)
+                    .map(AdminNodes.Offset::offset)
+                    .orElse(OptionalLong.empty());
             Long end = logEnds.get(tp);
             if (c.isPresent() && end != null && c.getAsLong() < end) {
                 behind.put(tp, c.getAsLong());
             }
         }
-        Map<TopicPartition, Optional<Instant>> nextRecordAt = ctx.bounds.isPresent() && !behind.isEmpty()
-                ? ctx.bounds.get().recordTimestamps(behind) : Map.of();
+        Map<TopicPartition, Optional<Instant>> nextRecordAt =
+                ctx.bounds.isPresent() && !behind.isEmpty() ? ctx.bounds.get().recordTimestamps(behind) : Map.of();
         Instant now = ctx.clock.instant();
 
         List<GroupDescription.Member> members = new ArrayList<>();
@@ -172,8 +188,15 @@ final class GroupInspector {
                     owned.add(tp);
                 }
             });
-            members.add(new GroupDescription.Member(id, info.instanceId(), info.host(), info.rack(), info.topics(),
-                    Optional.of(info.joinedAt()), owned, v.targets.getOrDefault(id, new TreeSet<>())));
+            members.add(new GroupDescription.Member(
+                    id,
+                    info.instanceId(),
+                    info.host(),
+                    info.rack(),
+                    info.topics(),
+                    Optional.of(info.joinedAt()),
+                    owned,
+                    v.targets.getOrDefault(id, new TreeSet<>())));
         });
         List<GroupDescription.Partition> rows = new ArrayList<>();
         List<String> problems = new ArrayList<>(v.problems);
@@ -184,7 +207,8 @@ final class GroupInspector {
             Long end = logEnds.get(tp);
             OptionalLong logEnd = end == null ? OptionalLong.empty() : OptionalLong.of(end);
             OptionalLong lag = committed.isPresent() && logEnd.isPresent()
-                    ? OptionalLong.of(logEnd.getAsLong() - committed.getAsLong()) : OptionalLong.empty();
+                    ? OptionalLong.of(logEnd.getAsLong() - committed.getAsLong())
+                    : OptionalLong.empty();
             boolean caughtUp = false;
             Optional<Duration> lagTime = Optional.empty();
             if (committed.isPresent() && logEnd.isPresent()) {
@@ -208,14 +232,33 @@ final class GroupInspector {
                     problems.add(AdminLayout.offset(group, tp) + ": " + e.getMessage() + " (counted as none)");
                 }
             }
-            rows.add(new GroupDescription.Partition(tp, Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
-                    v.targetOf(tp), committed, logEnd, lag, body.flatMap(AdminNodes.Offset::committedBy),
-                    body.flatMap(AdminNodes.Offset::updatedAt), lagTime, caughtUp, corrupt, node == null ? -1 : node.version(),
+            rows.add(new GroupDescription.Partition(
+                    tp,
+                    Optional.ofNullable(v.owners.get(tp)).map(o -> o.memberId()),
+                    v.targetOf(tp),
+                    committed,
+                    logEnd,
+                    lag,
+                    body.flatMap(AdminNodes.Offset::committedBy),
+                    body.flatMap(AdminNodes.Offset::updatedAt),
+                    lagTime,
+                    caughtUp,
+                    corrupt,
+                    node == null ? -1 : node.version(),
                     doneAbove));
         }
-        return new GroupDescription(group, v.state(), v.body.map(AdminNodes.Group::createdAt),
-                v.body.map(AdminNodes.Group::assignor).orElse(""), v.generation, v.electedLeader, v.publishedBy,
-                members, rows, ctx.bounds.map(LogBounds::describe), problems);
+        return new GroupDescription(
+                group,
+                v.state(),
+                v.body.map(AdminNodes.Group::createdAt),
+                v.body.map(AdminNodes.Group::assignor).orElse(""),
+                v.generation,
+                v.electedLeader,
+                v.publishedBy,
+                members,
+                rows,
+                ctx.bounds.map(LogBounds::describe),
+                problems);
     }
 
     /** The group's committed offsets (partitions with no committed offset are left out). */
@@ -225,8 +268,9 @@ final class GroupInspector {
         Map<TopicPartition, String> origins = new HashMap<>();
         v.offsets.forEach((tp, node) -> {
             if (node.body().isEmpty()) {
-                throw new AdminException("cannot export group " + group + ": offset node " + ctx.zk.abs(AdminLayout.offset(group, tp))
-                        + " is unreadable: " + AdminContext.abbreviate(node.raw()) + " (fix or delete it)");
+                throw new AdminException(
+                        "cannot export group " + group + ": offset node " + ctx.zk.abs(AdminLayout.offset(group, tp))
+                                + " is unreadable: " + AdminContext.abbreviate(node.raw()) + " (fix or delete it)");
             }
             node.body().get().offset().ifPresent(o -> {
                 offsets.put(tp, o);
@@ -235,5 +279,4 @@ final class GroupInspector {
         });
         return new SourceOffsets("group " + group, offsets, origins);
     }
-
 }

@@ -20,7 +20,10 @@ public record GroupStatus(String group, LagStatus status, Duration window, boole
     }
 
     /** One partition's status, with what it was judged on. */
-    public record Row(TopicPartition partition, Optional<String> owner, OptionalLong committed, OptionalLong logEnd,
-                      PartitionStatus status) {
-    }
+    public record Row(
+            TopicPartition partition,
+            Optional<String> owner,
+            OptionalLong committed,
+            OptionalLong logEnd,
+            PartitionStatus status) {}
 }

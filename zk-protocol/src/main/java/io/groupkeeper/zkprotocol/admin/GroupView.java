@@ -27,17 +27,18 @@ import java.util.TreeSet;
 final class GroupView {
 
     /** An offset node: its decoded body (empty if corrupt) and version. */
-    record OffsetNode(Optional<AdminNodes.Offset> body, int version, byte[] raw) {
-    }
+    record OffsetNode(Optional<AdminNodes.Offset> body, int version, byte[] raw) {}
 
     final String group;
     final boolean exists;
     Optional<AdminNodes.Group> body = Optional.empty();
     /** The group node's creation zxid (0 when it does not exist): a group deleted and made again has another. */
     long createdZxid;
+
     final SortedMap<String, MemberInfo> members = new TreeMap<>();
     /** Every child of the members folder, decodable or not: the live sessions. */
     final SortedSet<String> memberNodes = new TreeSet<>();
+
     long generation;
     Optional<String> publishedBy = Optional.empty();
     final SortedMap<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
@@ -64,7 +65,8 @@ final class GroupView {
         GroupView v = new GroupView(group, true);
         v.createdZxid = head.get(groupPath).get().stat().czxid();
         try {
-            v.body = Optional.of(AdminNodes.group(zk.abs(groupPath), head.get(groupPath).get().data()));
+            v.body = Optional.of(AdminNodes.group(
+                    zk.abs(groupPath), head.get(groupPath).get().data()));
         } catch (CorruptNodeException e) {
             v.problems.add(e.getMessage());
         }
@@ -79,8 +81,12 @@ final class GroupView {
         });
 
         // Round trip 2: the folders' children.
-        Map<String, Optional<List<String>>> folders = zk.children(List.of(AdminLayout.members(group),
-                AdminLayout.assignment(group), AdminLayout.leader(group), AdminLayout.owners(group), AdminLayout.offsets(group)));
+        Map<String, Optional<List<String>>> folders = zk.children(List.of(
+                AdminLayout.members(group),
+                AdminLayout.assignment(group),
+                AdminLayout.leader(group),
+                AdminLayout.owners(group),
+                AdminLayout.offsets(group)));
         List<String> memberIds = valid(folders.get(AdminLayout.members(group)));
         v.memberNodes.addAll(folders.get(AdminLayout.members(group)).orElse(List.of()));
         List<String> targetIds = valid(folders.get(AdminLayout.assignment(group)));
@@ -121,7 +127,8 @@ final class GroupView {
                 }
             });
         }
-        firstLatch.flatMap(l -> data.get(AdminLayout.leader(group) + "/" + l))
+        firstLatch
+                .flatMap(l -> data.get(AdminLayout.leader(group) + "/" + l))
                 .map(n -> new String(n.data(), StandardCharsets.UTF_8).trim())
                 .filter(Names::isValid)
                 .ifPresent(id -> v.electedLeader = Optional.of(id));
@@ -154,7 +161,8 @@ final class GroupView {
                 v.problems.add(e.getMessage());
             }
         }));
-        offsetPaths.forEach((path, tp) -> nodes.get(path).ifPresent(n -> v.offsets.put(tp, decode(zk, path, n, v.problems))));
+        offsetPaths.forEach((path, tp) ->
+                nodes.get(path).ifPresent(n -> v.offsets.put(tp, decode(zk, path, n, v.problems))));
         for (String t : topicsSoFar) {
             nodes.get(AdminLayout.topic(t)).ifPresent(n -> {
                 try {
@@ -169,7 +177,10 @@ final class GroupView {
 
     static OffsetNode decode(ZkReader zk, String path, ZkNode n, List<String> problems) {
         try {
-            return new OffsetNode(Optional.of(AdminNodes.offset(zk.abs(path), n.data())), n.stat().version(), n.data());
+            return new OffsetNode(
+                    Optional.of(AdminNodes.offset(zk.abs(path), n.data())),
+                    n.stat().version(),
+                    n.data());
         } catch (CorruptNodeException e) {
             if (problems != null) {
                 problems.add(e.getMessage());
@@ -201,11 +212,12 @@ final class GroupView {
                 known.add(tp.partition());
             }
         }
-        targets.values().forEach(s -> s.forEach(tp -> {
-            if (tp.topic().equals(topic)) {
-                known.add(tp.partition());
-            }
-        }));
+        targets.values()
+                .forEach(s -> s.forEach(tp -> {
+                    if (tp.topic().equals(topic)) {
+                        known.add(tp.partition());
+                    }
+                }));
         return known;
     }
 

@@ -17,8 +17,7 @@ import java.util.TreeMap;
  */
 public final class KafkaZkOffsets {
 
-    private KafkaZkOffsets() {
-    }
+    private KafkaZkOffsets() {}
 
     /** Reads every offset of {@code kafkaGroup}; {@code topicFilter}, if present, keeps only that topic. */
     public static SourceOffsets read(ZkSource zk, String kafkaGroup, Optional<String> topicFilter) {
@@ -29,8 +28,8 @@ public final class KafkaZkOffsets {
         ZkReader r = zk.reader();
         Optional<List<String>> topics = r.children(List.of(base)).get(base);
         if (topics.isEmpty()) {
-            throw new AdminException("no offsets of Kafka consumer group '" + kafkaGroup + "' at " + zk.connectString() + " "
-                    + base);
+            throw new AdminException(
+                    "no offsets of Kafka consumer group '" + kafkaGroup + "' at " + zk.connectString() + " " + base);
         }
         List<String> folders = new ArrayList<>();
         for (String t : topics.get()) {
@@ -56,14 +55,17 @@ public final class KafkaZkOffsets {
             try {
                 p = Integer.parseInt(partition);
             } catch (NumberFormatException e) {
-                throw new AdminException("Kafka offset node " + path + ": '" + partition + "' is not a partition number");
+                throw new AdminException(
+                        "Kafka offset node " + path + ": '" + partition + "' is not a partition number");
             }
-            String text = node.get().data() == null ? "" : new String(node.get().data(), StandardCharsets.UTF_8).strip();
+            String text =
+                    node.get().data() == null ? "" : new String(node.get().data(), StandardCharsets.UTF_8).strip();
             long offset;
             try {
                 offset = Long.parseLong(text);
             } catch (NumberFormatException e) {
-                throw new AdminException("Kafka offset node " + path + " is not a number: " + StormKafkaOffsets.abbreviate(node.get().data()));
+                throw new AdminException("Kafka offset node " + path + " is not a number: "
+                        + StormKafkaOffsets.abbreviate(node.get().data()));
             }
             if (offset < 0 || p < 0) {
                 throw new AdminException("Kafka offset node " + path + ": offset must be >= 0, was " + offset);
@@ -73,8 +75,9 @@ public final class KafkaZkOffsets {
             origins.put(tp, path);
         });
         if (offsets.isEmpty()) {
-            throw new AdminException("no offsets" + topicFilter.map(f -> " of topic " + f).orElse("") + " of Kafka consumer group '"
-                    + kafkaGroup + "' at " + zk.connectString() + " " + base);
+            throw new AdminException(
+                    "no offsets" + topicFilter.map(f -> " of topic " + f).orElse("") + " of Kafka consumer group '"
+                            + kafkaGroup + "' at " + zk.connectString() + " " + base);
         }
         return new SourceOffsets("kafka-zk " + zk.connectString() + " " + base, offsets, origins);
     }

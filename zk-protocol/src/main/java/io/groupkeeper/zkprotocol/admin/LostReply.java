@@ -3,6 +3,8 @@ package io.groupkeeper.zkprotocol.admin;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.CorruptNodeException;
 import io.groupkeeper.status.CommitSample;
+import io.groupkeeper.zkprotocol.ZkCode;
+import io.groupkeeper.zkprotocol.ZkFailure;
 import io.groupkeeper.zkprotocol.ZkNode;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -10,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
-import io.groupkeeper.zkprotocol.ZkCode;
-import io.groupkeeper.zkprotocol.ZkFailure;
 
 /**
  * Tells, after a plan's transaction lost its reply (the connection dropped, the session ended, the call timed out),
@@ -25,7 +25,11 @@ import io.groupkeeper.zkprotocol.ZkFailure;
  */
 final class LostReply {
 
-    enum Outcome { APPLIED, NOT_APPLIED, UNKNOWN }
+    enum Outcome {
+        APPLIED,
+        NOT_APPLIED,
+        UNKNOWN
+    }
 
     /**
      * Lost replies are told from definite refusals (an ACL, an unimplemented or malformed request), after which nothing
@@ -39,8 +43,7 @@ final class LostReply {
         };
     }
 
-    private LostReply() {
-    }
+    private LostReply() {}
 
     /**
      * {@code bodies}: the body the plan wrote to each partition's offset node; {@code sample}: the instant of the plan's
@@ -48,8 +51,12 @@ final class LostReply {
      * behind the one that took the write and is synced first (after a reply that came back, such as a conflict, the
      * session's order already puts the read behind it).
      */
-    static Outcome of(AdminContext ctx, ResetPlan plan, Map<TopicPartition, byte[]> bodies, PlanWriter.Sample sample,
-                      boolean replyLost) {
+    static Outcome of(
+            AdminContext ctx,
+            ResetPlan plan,
+            Map<TopicPartition, byte[]> bodies,
+            PlanWriter.Sample sample,
+            boolean replyLost) {
         try {
             Map<String, ResetPlan.Entry> byPath = new LinkedHashMap<>();
             plan.writes().forEach(e -> byPath.put(AdminLayout.offset(plan.group(), e.partition()), e));
@@ -63,7 +70,10 @@ final class LostReply {
             for (Map.Entry<String, ResetPlan.Entry> e : byPath.entrySet()) {
                 Optional<ZkNode> node = now.get(e.getKey());
                 long expected = e.getValue().expectedVersion();
-                if (expected >= 0 && node != null && node.isPresent() && node.get().stat().version() == expected) {
+                if (expected >= 0
+                        && node != null
+                        && node.isPresent()
+                        && node.get().stat().version() == expected) {
                     return Outcome.NOT_APPLIED;
                 }
             }
@@ -84,10 +94,17 @@ final class LostReply {
         }
     }
 
-    private static Outcome judge(AdminContext ctx, String path, ResetPlan.Entry e, Optional<ZkNode> node, byte[] written,
-                                 PlanWriter.Sample sample) {
+    private static Outcome judge(
+            AdminContext ctx,
+            String path,
+            ResetPlan.Entry e,
+            Optional<ZkNode> node,
+            byte[] written,
+            PlanWriter.Sample sample) {
         if (node == null || node.isEmpty()) {
-            return e.expectedVersion() < 0 ? Outcome.NOT_APPLIED : Outcome.UNKNOWN; // deleted since: no trace either way
+            return e.expectedVersion() < 0
+                    ? Outcome.NOT_APPLIED
+                    : Outcome.UNKNOWN; // deleted since: no trace either way
         }
         ZkNode n = node.get();
         if (Arrays.equals(n.data(), written) || holdsSample(ctx, path, n, e, sample)) {
@@ -100,16 +117,21 @@ final class LostReply {
     }
 
     /** Whether the node's history holds the plan's sample more often than the node as the plan read it did. */
-    private static boolean holdsSample(AdminContext ctx, String path, ZkNode n, ResetPlan.Entry e,
-                                       PlanWriter.Sample sample) {
+    private static boolean holdsSample(
+            AdminContext ctx, String path, ZkNode n, ResetPlan.Entry e, PlanWriter.Sample sample) {
         if (e.target().isEmpty()) {
             return false;
         }
         try {
             long target = e.target().getAsLong();
             Predicate<CommitSample> plans = s -> s.at().equals(sample.at()) && s.offset() == target;
-            long before = sample.read().getOrDefault(e.partition(), List.of()).stream().filter(plans).count();
-            return AdminNodes.offset(ctx.zk.abs(path), n.data()).history().stream().filter(plans).count() > before;
+            long before = sample.read().getOrDefault(e.partition(), List.of()).stream()
+                    .filter(plans)
+                    .count();
+            return AdminNodes.offset(ctx.zk.abs(path), n.data()).history().stream()
+                            .filter(plans)
+                            .count()
+                    > before;
         } catch (CorruptNodeException corrupt) {
             return false;
         }

@@ -36,14 +36,17 @@ import java.util.TreeMap;
  */
 public final class OffsetsFile {
 
-    public enum Format { CSV, JSON }
+    public enum Format {
+        CSV,
+        JSON
+    }
 
     // A key given twice in one entry ("offset":3,"offset":9) is an error naming its line, not last-one-wins.
-    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private OffsetsFile() {
-    }
+    private OffsetsFile() {}
 
     /** Reads and parses a file; the format is JSON if the first non-blank character is '{' or '[', else CSV. */
     public static SourceOffsets read(Path file) {
@@ -53,8 +56,8 @@ public final class OffsetsFile {
         } catch (MalformedInputException e) {
             throw new AdminException("cannot read " + file + ": not UTF-8 text");
         } catch (IOException e) {
-            throw new AdminException("cannot read " + file + ": " + (e instanceof NoSuchFileException
-                    ? "no such file" : e.getMessage()));
+            throw new AdminException("cannot read " + file + ": "
+                    + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()));
         }
         return parse(file.toString(), content);
     }
@@ -82,17 +85,30 @@ public final class OffsetsFile {
 
     public static String toCsv(SortedMap<TopicPartition, Long> offsets) {
         StringBuilder sb = new StringBuilder();
-        offsets.forEach((tp, o) -> sb.append(tp.topic()).append(',').append(tp.partition()).append(',').append(o).append('\n'));
+        offsets.forEach((tp, o) -> sb.append(tp.topic())
+                .append(',')
+                .append(tp.partition())
+                .append(',')
+                .append(o)
+                .append('\n'));
         return sb.toString();
     }
 
     public static String toJson(String group, SortedMap<TopicPartition, Long> offsets) {
         // Names are letters, digits, '.', '_' and '-': nothing to escape. One entry per line, so errors name a line.
-        StringBuilder sb = new StringBuilder("{\"group\":\"").append(Names.requireValid("group id", group)).append("\",\"offsets\":[\n");
+        StringBuilder sb = new StringBuilder("{\"group\":\"")
+                .append(Names.requireValid("group id", group))
+                .append("\",\"offsets\":[\n");
         int i = 0;
         for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
-            sb.append("  {\"topic\":\"").append(e.getKey().topic()).append("\",\"partition\":").append(e.getKey().partition())
-                    .append(",\"offset\":").append(e.getValue()).append('}').append(++i < offsets.size() ? ",\n" : "\n");
+            sb.append("  {\"topic\":\"")
+                    .append(e.getKey().topic())
+                    .append("\",\"partition\":")
+                    .append(e.getKey().partition())
+                    .append(",\"offset\":")
+                    .append(e.getValue())
+                    .append('}')
+                    .append(++i < offsets.size() ? ",\n" : "\n");
         }
         return sb.append("]}\n").toString();
     }
@@ -118,7 +134,10 @@ public final class OffsetsFile {
             }
             String[] f = row.split(",", -1);
             if (f.length != 3) {
-                throw bad(name, line, "expected topic,partition,offset, found " + f.length + " field(s): '" + abbreviate(row) + "'");
+                throw bad(
+                        name,
+                        line,
+                        "expected topic,partition,offset, found " + f.length + " field(s): '" + abbreviate(row) + "'");
             }
             String topic = f[0].strip();
             if (!Names.isValid(topic)) {
@@ -183,8 +202,13 @@ public final class OffsetsFile {
         return new SourceOffsets(name, offsets, origins, group);
     }
 
-    private static void readEntries(String name, JsonParser p, SortedMap<TopicPartition, Long> offsets,
-                                    Map<TopicPartition, String> origins, Map<TopicPartition, Integer> lines) throws IOException {
+    private static void readEntries(
+            String name,
+            JsonParser p,
+            SortedMap<TopicPartition, Long> offsets,
+            Map<TopicPartition, String> origins,
+            Map<TopicPartition, Integer> lines)
+            throws IOException {
         if (p.currentToken() != JsonToken.START_ARRAY) {
             throw bad(name, line(p), "\"offsets\" must be an array");
         }
@@ -192,7 +216,8 @@ public final class OffsetsFile {
         while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
             int line = line(p);
             if (t != JsonToken.START_OBJECT) {
-                throw bad(name, line, "expected {\"topic\":...,\"partition\":...,\"offset\":...}, found " + p.getText());
+                throw bad(
+                        name, line, "expected {\"topic\":...,\"partition\":...,\"offset\":...}, found " + p.getText());
             }
             String topic = null;
             Long partition = null;
@@ -245,8 +270,14 @@ public final class OffsetsFile {
 
     // ------------------------------------------------------------------ helpers
 
-    private static void add(String name, int line, TopicPartition tp, long offset, SortedMap<TopicPartition, Long> offsets,
-                            Map<TopicPartition, String> origins, Map<TopicPartition, Integer> lines) {
+    private static void add(
+            String name,
+            int line,
+            TopicPartition tp,
+            long offset,
+            SortedMap<TopicPartition, Long> offsets,
+            Map<TopicPartition, String> origins,
+            Map<TopicPartition, Integer> lines) {
         Integer first = lines.putIfAbsent(tp, line);
         if (first != null) {
             throw bad(name, line, tp + " appears twice (first on line " + first + ")");

@@ -2,7 +2,6 @@ package io.groupkeeper.zkprotocol.admin;
 
 import io.groupkeeper.Names;
 import java.util.Collections;
-import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -83,8 +82,7 @@ public final class PartitionSelection {
     public static final class Builder {
         private final SortedMap<String, Optional<SortedSet<Integer>>> topics = new TreeMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The whole topic. */
         public Builder topic(String topic) {

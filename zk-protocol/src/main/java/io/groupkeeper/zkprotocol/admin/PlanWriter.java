@@ -56,7 +56,8 @@ final class PlanWriter {
             requireFits(p, plan, ops);
             if (plan.createsGroup()) {
                 try {
-                    ctx.zk.ensurePath(AdminLayout.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
+                    ctx.zk.ensurePath(
+                            AdminLayout.GROUPS, new byte[0]); // a structural, empty parent; harmless on its own
                 } catch (StoreException e) {
                     throw new AdminException(e.getMessage(), e);
                 }
@@ -93,14 +94,23 @@ final class PlanWriter {
      * The transaction was sent and its reply lost: never planned again (a relative reset would apply twice), but
      * judged from the nodes themselves.
      */
-    private ResetPlan afterLostReply(String what, ResetPlan plan, Map<TopicPartition, byte[]> bodies, Sample sample,
-                                     int attempt, Exception e, String reason) {
+    private ResetPlan afterLostReply(
+            String what,
+            ResetPlan plan,
+            Map<TopicPartition, byte[]> bodies,
+            Sample sample,
+            int attempt,
+            Exception e,
+            String reason) {
         return switch (LostReply.of(ctx, plan, bodies, sample, true)) {
             case APPLIED -> plan.asExecuted(attempt); // our own write: its reply was lost, or the client sent it twice
             case NOT_APPLIED -> throw new AdminException(what + " failed: " + reason + "; nothing was written", e);
-            case UNKNOWN -> throw new OutcomeUnknownException(what + ": " + reason + " after the transaction was sent, "
-                    + "and the offset nodes do not tell whether it was applied; look at the offsets (export them, or "
-                    + "plan again without executing) before running it again", e);
+            case UNKNOWN ->
+                throw new OutcomeUnknownException(
+                        what + ": " + reason + " after the transaction was sent, "
+                                + "and the offset nodes do not tell whether it was applied; look at the offsets (export them, or "
+                                + "plan again without executing) before running it again",
+                        e);
         };
     }
 
@@ -109,28 +119,35 @@ final class PlanWriter {
     }
 
     private void requireFits(ResetPlanner.Planning p, ResetPlan plan, List<ZkOp> ops) {
-        ctx.requireFits(ctx.bytes(ops), p.op.name() + " of " + plan.writes().size()
-                        + " partitions of group " + p.view.group + (p.selection == null ? "" : " (" + p.selection + ")"),
+        ctx.requireFits(
+                ctx.bytes(ops),
+                p.op.name() + " of " + plan.writes().size() + " partitions of group " + p.view.group
+                        + (p.selection == null ? "" : " (" + p.selection + ")"),
                 AdminException.Remedy.SELECT_FEWER);
     }
 
     private Map<TopicPartition, byte[]> bodies(ResetPlan plan, ResetPlanner.Fresh fresh, Instant now) {
         Map<TopicPartition, byte[]> bodies = new LinkedHashMap<>();
-        String by = plan.operation().startsWith("migrate ") ? "admin:migrate:" + plan.operation().substring(8)
+        String by = plan.operation().startsWith("migrate ")
+                ? "admin:migrate:" + plan.operation().substring(8)
                 : "admin:" + plan.operation();
         for (ResetPlan.Entry e : plan.writes()) {
-            Optional<AdminNodes.Offset> stored = fresh.offsets().getOrDefault(e.partition(), Optional.empty())
+            Optional<AdminNodes.Offset> stored = fresh.offsets()
+                    .getOrDefault(e.partition(), Optional.empty())
                     .flatMap(GroupView.OffsetNode::body);
             long generation = stored.map(AdminNodes.Offset::generation).orElse(0L);
             // Keep the commit history, with the reset as its newest sample: lag status then shows REWIND (or the jump).
             List<CommitSample> history = stored.map(AdminNodes.Offset::history).orElse(List.of());
             if (e.target().isPresent()) {
-                history = AdminNodes.append(history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(),
-                        marked(now)));
+                history = AdminNodes.append(
+                        history, new CommitSample(e.target().getAsLong(), OptionalLong.empty(), marked(now)));
             }
-            // No done value: what a consumer recorded as done above the old offset does not hold above the new one (I4).
-            bodies.put(e.partition(), AdminNodes.encode(new AdminNodes.Offset(e.target(), "", Optional.of(by), generation,
-                    Optional.of(now), history)));
+            // No done value: what a consumer recorded as done above the old offset does not hold above the new one
+            // (I4).
+            bodies.put(
+                    e.partition(),
+                    AdminNodes.encode(new AdminNodes.Offset(
+                            e.target(), "", Optional.of(by), generation, Optional.of(now), history)));
         }
         return bodies;
     }
@@ -150,15 +167,19 @@ final class PlanWriter {
     static final long SAMPLE_MARK = 1;
 
     /** The plan's sample's instant, and each written node's commit history as the plan read it. */
-    record Sample(Instant at, Map<TopicPartition, List<CommitSample>> read) {
-    }
+    record Sample(Instant at, Map<TopicPartition, List<CommitSample>> read) {}
 
     /** The commit history of each partition the plan writes, as the plan read it (empty where it read none). */
     private static Map<TopicPartition, List<CommitSample>> histories(ResetPlan plan, ResetPlanner.Fresh fresh) {
         Map<TopicPartition, List<CommitSample>> out = new LinkedHashMap<>();
         for (ResetPlan.Entry e : plan.writes()) {
-            out.put(e.partition(), fresh.offsets().getOrDefault(e.partition(), Optional.empty())
-                    .flatMap(GroupView.OffsetNode::body).map(AdminNodes.Offset::history).orElse(List.of()));
+            out.put(
+                    e.partition(),
+                    fresh.offsets()
+                            .getOrDefault(e.partition(), Optional.empty())
+                            .flatMap(GroupView.OffsetNode::body)
+                            .map(AdminNodes.Offset::history)
+                            .orElse(List.of()));
         }
         return out;
     }

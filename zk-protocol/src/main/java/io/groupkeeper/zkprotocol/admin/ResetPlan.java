@@ -26,12 +26,24 @@ import java.util.TreeSet;
  * @param createsFolders folders the transaction creates because they do not exist yet (e.g. the
  *                       {@code offsets/<topic>} folder of a topic the group never committed), as paths below the namespace
  */
-public record ResetPlan(String group, String operation, String spec, boolean createsGroup, List<Entry> entries,
-                        List<String> notes, Optional<String> logBounds, boolean executed, int attempts,
-                        SortedSet<String> createsFolders) {
+public record ResetPlan(
+        String group,
+        String operation,
+        String spec,
+        boolean createsGroup,
+        List<Entry> entries,
+        List<String> notes,
+        Optional<String> logBounds,
+        boolean executed,
+        int attempts,
+        SortedSet<String> createsFolders) {
 
     /** How a target was corrected to fit the log. */
-    public enum Clamp { NONE, LOG_START, LOG_END }
+    public enum Clamp {
+        NONE,
+        LOG_START,
+        LOG_END
+    }
 
     /**
      * One partition of the plan.
@@ -47,9 +59,17 @@ public record ResetPlan(String group, String operation, String spec, boolean cre
      * @param note            a remark for the operator, or ""
      * @param expectedVersion the offset node's version the write is conditioned on; -1: the node is created
      */
-    public record Entry(TopicPartition partition, OptionalLong current, OptionalLong requested, OptionalLong target,
-                        Clamp clamp, OptionalLong logStart, OptionalLong logEnd, Optional<String> owner, String note,
-                        int expectedVersion) {
+    public record Entry(
+            TopicPartition partition,
+            OptionalLong current,
+            OptionalLong requested,
+            OptionalLong target,
+            Clamp clamp,
+            OptionalLong logStart,
+            OptionalLong logEnd,
+            Optional<String> owner,
+            String note,
+            int expectedVersion) {
 
         public Entry {
             Objects.requireNonNull(partition, "partition");
@@ -74,7 +94,7 @@ public record ResetPlan(String group, String operation, String spec, boolean cre
     }
 
     ResetPlan asExecuted(int attempts) {
-        return new ResetPlan(group, operation, spec, createsGroup, entries, notes, logBounds, true, attempts,
-                createsFolders);
+        return new ResetPlan(
+                group, operation, spec, createsGroup, entries, notes, logBounds, true, attempts, createsFolders);
     }
 }

@@ -43,9 +43,11 @@ final class ResetPlanner {
     }
 
     /** The offset nodes of the planned partitions (and the group's topic folders), read right before writing. */
-    record Fresh(Map<TopicPartition, Optional<GroupView.OffsetNode>> offsets, SortedSet<String> offsetFolders,
-                         SortedSet<String> ownerFolders, boolean groupExists) {
-    }
+    record Fresh(
+            Map<TopicPartition, Optional<GroupView.OffsetNode>> offsets,
+            SortedSet<String> offsetFolders,
+            SortedSet<String> ownerFolders,
+            boolean groupExists) {}
 
     /** Everything about a plan that does not depend on the offsets stored now (read once, reused per attempt). */
     final class Planning {
@@ -54,6 +56,7 @@ final class ResetPlanner {
         final ResetSpec spec;
         /** As the caller gave it; null for all of an offsets spec's partitions. */
         final PartitionSelection selection;
+
         final SortedSet<TopicPartition> selected = new TreeSet<>();
         final Map<String, Integer> kafkaCounts;
         final Map<TopicPartition, Long> start = new HashMap<>();
@@ -61,8 +64,12 @@ final class ResetPlanner {
         final Map<TopicPartition, Long> byTime = new HashMap<>();
         final List<String> notes = new ArrayList<>();
 
-        Planning(GroupView view, Operation op, ResetSpec spec, PartitionSelection selection,
-                 Map<String, Integer> kafkaCounts) {
+        Planning(
+                GroupView view,
+                Operation op,
+                ResetSpec spec,
+                PartitionSelection selection,
+                Map<String, Integer> kafkaCounts) {
             this.view = view;
             this.op = op;
             this.spec = spec;
@@ -98,30 +105,47 @@ final class ResetPlanner {
             if (createsGroup) {
                 planNotes.add(0, "group " + view.group + " does not exist yet; it is created with the offsets");
             }
-            long live = entries.stream().filter(e -> e.writes() && e.owner().isPresent()).count();
+            long live = entries.stream()
+                    .filter(e -> e.writes() && e.owner().isPresent())
+                    .count();
             if (live > 0) {
-                planNotes.add(live + " partition(s) have a live owner; each owner adopts its new offset at once "
-                        + "(offset watch) and at the latest at its next commit, which is refused, never overwriting it");
+                planNotes.add(
+                        live + " partition(s) have a live owner; each owner adopts its new offset at once "
+                                + "(offset watch) and at the latest at its next commit, which is refused, never overwriting it");
             }
-            String described = spec.source().filter(s -> op != Operation.RESET).map(s -> "from " + s.source())
+            String described = spec.source()
+                    .filter(s -> op != Operation.RESET)
+                    .map(s -> "from " + s.source())
                     .orElse(spec.describe());
-            return new ResetPlan(view.group, op.name, described, createsGroup, entries, planNotes,
-                    ctx.bounds.map(LogBounds::describe), false, attempt, folders);
+            return new ResetPlan(
+                    view.group,
+                    op.name,
+                    described,
+                    createsGroup,
+                    entries,
+                    planNotes,
+                    ctx.bounds.map(LogBounds::describe),
+                    false,
+                    attempt,
+                    folders);
         }
 
         private ResetPlan.Entry entry(TopicPartition tp, Optional<GroupView.OffsetNode> node) {
             int version = node.map(GroupView.OffsetNode::version).orElse(-1);
             boolean corrupt = node.isPresent() && node.get().body().isEmpty();
-            OptionalLong current = node.flatMap(GroupView.OffsetNode::body).map(AdminNodes.Offset::offset).orElse(OptionalLong.empty());
+            OptionalLong current = node.flatMap(GroupView.OffsetNode::body)
+                    .map(AdminNodes.Offset::offset)
+                    .orElse(OptionalLong.empty());
             OptionalLong logStart = opt(start.get(tp));
             OptionalLong logEnd = opt(end.get(tp));
             Optional<String> owner = Optional.ofNullable(view.owners.get(tp)).map(o -> o.memberId());
             List<String> note = new ArrayList<>();
             if (corrupt) {
-                note.add("current body unreadable: " + AdminContext.abbreviate(node.get().raw()));
+                note.add("current body unreadable: "
+                        + AdminContext.abbreviate(node.get().raw()));
             }
-            ResetSpec.Request request = spec.request(tp, new ResetSpec.Position(current, logStart, logEnd,
-                    opt(byTime.get(tp)), ctx.bounds.isPresent()));
+            ResetSpec.Request request = spec.request(
+                    tp, new ResetSpec.Position(current, logStart, logEnd, opt(byTime.get(tp)), ctx.bounds.isPresent()));
             request.note().ifPresent(note::add);
             OptionalLong requested = request.offset();
             OptionalLong target = requested;
@@ -140,15 +164,17 @@ final class ResetPlanner {
                     target = OptionalLong.of(0);
                     clamp = ResetPlan.Clamp.LOG_START;
                     note.add("clamped from " + r + " to 0");
-                } else if (!op.clamp && logStart.isPresent() && logEnd.isPresent()
+                } else if (!op.clamp
+                        && logStart.isPresent()
+                        && logEnd.isPresent()
                         && (r < logStart.getAsLong() || r > logEnd.getAsLong())) {
-                    note.add("outside the log [" + logStart.getAsLong() + ", " + logEnd.getAsLong() + "]; written as given");
+                    note.add("outside the log [" + logStart.getAsLong() + ", " + logEnd.getAsLong()
+                            + "]; written as given");
                 }
             }
-            return new ResetPlan.Entry(tp, current, requested, target, clamp, logStart, logEnd, owner,
-                    String.join("; ", note), version);
+            return new ResetPlan.Entry(
+                    tp, current, requested, target, clamp, logStart, logEnd, owner, String.join("; ", note), version);
         }
-
     }
 
     /** Validates the request and reads what a plan needs beyond the offsets (once per operation). */
@@ -156,8 +182,8 @@ final class ResetPlanner {
         Names.requireValid("group id", group);
         Objects.requireNonNull(spec, "spec");
         if (selection == null && spec.source().isEmpty()) {
-            throw new IllegalArgumentException("a partition selection is required (only offsets given per partition "
-                    + "may go without)");
+            throw new IllegalArgumentException(
+                    "a partition selection is required (only offsets given per partition " + "may go without)");
         }
         GroupView v = GroupView.read(ctx.reader, group);
         if (!v.exists && !op.mayCreateGroup) {
@@ -177,7 +203,8 @@ final class ResetPlanner {
         }
         readRegistry(v, topics);
         Map<String, Integer> kafkaCounts = ctx.bounds.isPresent() && !topics.isEmpty()
-                ? Map.copyOf(ctx.bounds.get().partitionCounts(topics)) : Map.of();
+                ? Map.copyOf(ctx.bounds.get().partitionCounts(topics))
+                : Map.of();
         Planning p = new Planning(v, op, spec, selection, kafkaCounts);
 
         // Which partitions, each validated against what is known of its topic.
@@ -188,14 +215,20 @@ final class ResetPlanner {
                     ignored++;
                     continue;
                 }
-                requireKnown(v, tp, kafkaCounts, " (" + Optional.ofNullable(source.origins().get(tp)).orElse(source.source()) + ")");
+                requireKnown(
+                        v,
+                        tp,
+                        kafkaCounts,
+                        " (" + Optional.ofNullable(source.origins().get(tp)).orElse(source.source()) + ")");
                 p.selected.add(tp);
             }
             if (ignored > 0) {
-                p.notes.add(ignored + " entries of " + source.source() + " are outside " + selection + " and are ignored");
+                p.notes.add(
+                        ignored + " entries of " + source.source() + " are outside " + selection + " and are ignored");
             }
             if (p.selected.isEmpty()) {
-                throw new AdminException(source.source() + " has no offsets" + (ignored > 0 ? " for " + selection : ""));
+                throw new AdminException(
+                        source.source() + " has no offsets" + (ignored > 0 ? " for " + selection : ""));
             }
         } else if (selection.isAllTopics()) {
             for (String t : topics) {
@@ -214,11 +247,15 @@ final class ResetPlanner {
                     known.forEach(i -> p.selected.add(new TopicPartition(t, i)));
                 } else {
                     p.notes.add("topic " + t + " skipped: its partition count is unknown (not in the topic registry"
-                            + (ctx.bounds.isPresent() ? ", not in " + ctx.bounds.get().describe() : "; pass --bootstrap") + ")");
+                            + (ctx.bounds.isPresent()
+                                    ? ", not in " + ctx.bounds.get().describe()
+                                    : "; pass --bootstrap")
+                            + ")");
                 }
             }
         } else {
-            for (Map.Entry<String, Optional<SortedSet<Integer>>> e : selection.topics().entrySet()) {
+            for (Map.Entry<String, Optional<SortedSet<Integer>>> e :
+                    selection.topics().entrySet()) {
                 String t = e.getKey();
                 requireKnownTopic(v, t, kafkaCounts, "");
                 if (e.getValue().isPresent()) {
@@ -236,10 +273,15 @@ final class ResetPlanner {
                     } else {
                         SortedSet<Integer> known = v.knownPartitions(t);
                         if (known.isEmpty()) {
-                            throw new AdminException("the partitions of topic '" + t + "' are unknown (not in the topic "
-                                    + "registry" + ctx.bounds.map(b -> ", not in " + b.describe()).orElse("") + ")",
-                                    ctx.bounds.isPresent() ? AdminException.Remedy.NAME_PARTITIONS
-                                            : AdminException.Remedy.NAME_PARTITIONS_OR_LOG_BOUNDS, t);
+                            throw new AdminException(
+                                    "the partitions of topic '" + t + "' are unknown (not in the topic " + "registry"
+                                            + ctx.bounds
+                                                    .map(b -> ", not in " + b.describe())
+                                                    .orElse("") + ")",
+                                    ctx.bounds.isPresent()
+                                            ? AdminException.Remedy.NAME_PARTITIONS
+                                            : AdminException.Remedy.NAME_PARTITIONS_OR_LOG_BOUNDS,
+                                    t);
                         }
                         known.forEach(i -> p.selected.add(new TopicPartition(t, i)));
                     }
@@ -247,11 +289,14 @@ final class ResetPlanner {
             }
         }
         if (p.selected.isEmpty()) {
-            throw new AdminException("nothing to " + op.name + " in group " + group + " for " + (selection == null ? "" : selection));
+            throw new AdminException(
+                    "nothing to " + op.name + " in group " + group + " for " + (selection == null ? "" : selection));
         }
 
         // Log bounds, for the partitions of topics the log knows.
-        List<TopicPartition> inLog = p.selected.stream().filter(tp -> kafkaCounts.containsKey(tp.topic())).toList();
+        List<TopicPartition> inLog = p.selected.stream()
+                .filter(tp -> kafkaCounts.containsKey(tp.topic()))
+                .toList();
         if (ctx.bounds.isPresent() && !inLog.isEmpty()) {
             p.start.putAll(ctx.bounds.get().earliest(inLog));
             p.end.putAll(ctx.bounds.get().latest(inLog));
@@ -263,7 +308,8 @@ final class ResetPlanner {
                     if (ctx.bounds.isEmpty()) {
                         throw new AdminException(detail, AdminException.Remedy.LOG_BOUNDS, null);
                     }
-                    throw new AdminException(detail + ": topic " + tp.topic() + " is not in " + ctx.bounds.get().describe());
+                    throw new AdminException(detail + ": topic " + tp.topic() + " is not in "
+                            + ctx.bounds.get().describe());
                 }
             }
         }
@@ -276,20 +322,29 @@ final class ResetPlanner {
             p.notes.add("log bounds unknown (no --bootstrap): targets are not clamped to the log");
         } else if (ctx.bounds.isPresent() && inLog.size() < p.selected.size()) {
             p.notes.add("topics not in " + ctx.bounds.get().describe() + " have no log bounds: "
-                    + AdminContext.topicsOf(p.selected.stream().filter(tp -> !kafkaCounts.containsKey(tp.topic())).toList()));
+                    + AdminContext.topicsOf(p.selected.stream()
+                            .filter(tp -> !kafkaCounts.containsKey(tp.topic()))
+                            .toList()));
         }
         return p;
     }
 
     private void readRegistry(GroupView v, Collection<String> topics) {
-        List<String> missing = topics.stream().filter(t -> !v.registry.containsKey(t)).map(AdminLayout::topic).toList();
-        ctx.reader.data(missing).forEach((path, node) -> node.ifPresent(n -> {
-            try {
-                v.registry.put(path.substring(AdminLayout.TOPICS.length() + 1), AdminNodes.topicPartitions(ctx.zk.abs(path), n.data()));
-            } catch (RuntimeException e) {
-                v.problems.add(e.getMessage());
-            }
-        }));
+        List<String> missing = topics.stream()
+                .filter(t -> !v.registry.containsKey(t))
+                .map(AdminLayout::topic)
+                .toList();
+        ctx.reader
+                .data(missing)
+                .forEach((path, node) -> node.ifPresent(n -> {
+                    try {
+                        v.registry.put(
+                                path.substring(AdminLayout.TOPICS.length() + 1),
+                                AdminNodes.topicPartitions(ctx.zk.abs(path), n.data()));
+                    } catch (RuntimeException e) {
+                        v.problems.add(e.getMessage());
+                    }
+                }));
     }
 
     /** The partition count of a topic: from the log (Kafka) if it knows the topic, else the topic registry. */
@@ -299,17 +354,21 @@ final class ResetPlanner {
     }
 
     private String countSource(String topic, Map<String, Integer> kafkaCounts) {
-        return kafkaCounts.containsKey(topic) ? "in " + ctx.bounds.map(LogBounds::describe).orElse("the log") : "in the topic registry";
+        return kafkaCounts.containsKey(topic)
+                ? "in " + ctx.bounds.map(LogBounds::describe).orElse("the log")
+                : "in the topic registry";
     }
 
     private void requireKnownTopic(GroupView v, String topic, Map<String, Integer> kafkaCounts, String where) {
-        boolean known = count(topic, kafkaCounts, v).isPresent() || !v.knownPartitions(topic).isEmpty()
+        boolean known = count(topic, kafkaCounts, v).isPresent()
+                || !v.knownPartitions(topic).isEmpty()
                 || v.subscribes(topic);
         if (!known) {
             String detail = "unknown topic '" + topic + "'" + where + ": not in "
                     + (ctx.bounds.isPresent() ? ctx.bounds.get().describe() + ", not in " : "")
                     + "the topic registry, and group " + v.group + " has no offsets, owners or members for it";
-            throw ctx.bounds.isEmpty() ? new AdminException(detail, AdminException.Remedy.LOOK_UP_IN_LOG, topic)
+            throw ctx.bounds.isEmpty()
+                    ? new AdminException(detail, AdminException.Remedy.LOOK_UP_IN_LOG, topic)
                     : new AdminException(detail);
         }
     }
@@ -325,7 +384,8 @@ final class ResetPlanner {
         } else if (!v.knownPartitions(tp.topic()).contains(tp.partition())) {
             String detail = "unknown partition " + tp + where + ": group " + v.group
                     + " has no offset, owner or target for it and the partition count of " + tp.topic() + " is unknown";
-            throw ctx.bounds.isEmpty() ? new AdminException(detail, AdminException.Remedy.COUNT_FROM_LOG, tp.topic())
+            throw ctx.bounds.isEmpty()
+                    ? new AdminException(detail, AdminException.Remedy.COUNT_FROM_LOG, tp.topic())
                     : new AdminException(detail);
         }
     }
@@ -333,17 +393,23 @@ final class ResetPlanner {
     /** The offset nodes of the planned partitions and the group's topic folders, read right before writing. */
     Fresh readFresh(Planning p) {
         String g = p.view.group;
-        Map<String, Optional<List<String>>> folders = ctx.reader.children(List.of(AdminLayout.offsets(g), AdminLayout.owners(g)));
+        Map<String, Optional<List<String>>> folders =
+                ctx.reader.children(List.of(AdminLayout.offsets(g), AdminLayout.owners(g)));
         boolean groupExists = ctx.reader.data(AdminLayout.group(g)).isPresent();
         Map<String, TopicPartition> paths = new LinkedHashMap<>();
         p.selected.forEach(tp -> paths.put(AdminLayout.offset(g, tp), tp));
         Map<TopicPartition, Optional<GroupView.OffsetNode>> offsets = new HashMap<>();
         if (groupExists) {
-            ctx.reader.data(paths.keySet()).forEach((path, node) ->
-                    offsets.put(paths.get(path), node.map(n -> GroupView.decode(ctx.reader, path, n, null))));
+            ctx.reader
+                    .data(paths.keySet())
+                    .forEach((path, node) ->
+                            offsets.put(paths.get(path), node.map(n -> GroupView.decode(ctx.reader, path, n, null))));
         }
-        return new Fresh(offsets, new TreeSet<>(folders.get(AdminLayout.offsets(g)).orElse(List.of())),
-                new TreeSet<>(folders.get(AdminLayout.owners(g)).orElse(List.of())), groupExists);
+        return new Fresh(
+                offsets,
+                new TreeSet<>(folders.get(AdminLayout.offsets(g)).orElse(List.of())),
+                new TreeSet<>(folders.get(AdminLayout.owners(g)).orElse(List.of())),
+                groupExists);
     }
 
     private static OptionalLong opt(Long v) {

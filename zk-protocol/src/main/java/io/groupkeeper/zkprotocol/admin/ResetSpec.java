@@ -42,9 +42,12 @@ public sealed interface ResetSpec {
      * What is known of one partition when its target is computed: the committed offset, the log's bounds, the offset
      * at the spec's {@link #time} (from the log's time index), and whether the admin has log bounds at all.
      */
-    record Position(OptionalLong committed, OptionalLong logStart, OptionalLong logEnd, OptionalLong atTime,
-                    boolean logKnown) {
-    }
+    record Position(
+            OptionalLong committed,
+            OptionalLong logStart,
+            OptionalLong logEnd,
+            OptionalLong atTime,
+            boolean logKnown) {}
 
     /** A spec's requested offset for one partition, before clamping (empty: the partition is skipped), and why. */
     record Request(OptionalLong offset, Optional<String> note) {
@@ -62,16 +65,38 @@ public sealed interface ResetSpec {
 
     /** The log start. */
     record ToEarliest() implements ResetSpec {
-        @Override public String describe() { return "--to-earliest"; }
-        @Override public boolean needsLog() { return true; }
-        @Override public Request request(TopicPartition tp, Position at) { return Request.of(at.logStart()); }
+        @Override
+        public String describe() {
+            return "--to-earliest";
+        }
+
+        @Override
+        public boolean needsLog() {
+            return true;
+        }
+
+        @Override
+        public Request request(TopicPartition tp, Position at) {
+            return Request.of(at.logStart());
+        }
     }
 
     /** The log end (the next offset to be written). */
     record ToLatest() implements ResetSpec {
-        @Override public String describe() { return "--to-latest"; }
-        @Override public boolean needsLog() { return true; }
-        @Override public Request request(TopicPartition tp, Position at) { return Request.of(at.logEnd()); }
+        @Override
+        public String describe() {
+            return "--to-latest";
+        }
+
+        @Override
+        public boolean needsLog() {
+            return true;
+        }
+
+        @Override
+        public Request request(TopicPartition tp, Position at) {
+            return Request.of(at.logEnd());
+        }
     }
 
     /**
@@ -79,7 +104,10 @@ public sealed interface ResetSpec {
      * from its committed offset). Partitions without one go to the log end if known, else are skipped.
      */
     record ToCurrent() implements ResetSpec {
-        @Override public String describe() { return "--to-current"; }
+        @Override
+        public String describe() {
+            return "--to-current";
+        }
 
         @Override
         public Request request(TopicPartition tp, Position at) {
@@ -89,8 +117,9 @@ public sealed interface ResetSpec {
             if (at.logEnd().isPresent()) {
                 return Request.of(at.logEnd(), "no committed offset: log end");
             }
-            return Request.of(OptionalLong.empty(), "skipped: no committed offset"
-                    + (at.logKnown() ? "" : " (log end unknown: no --bootstrap)"));
+            return Request.of(
+                    OptionalLong.empty(),
+                    "skipped: no committed offset" + (at.logKnown() ? "" : " (log end unknown: no --bootstrap)"));
         }
     }
 
@@ -101,13 +130,23 @@ public sealed interface ResetSpec {
             }
         }
 
-        @Override public String describe() { return "--to-offset " + offset; }
-        @Override public Request request(TopicPartition tp, Position at) { return Request.of(OptionalLong.of(offset)); }
+        @Override
+        public String describe() {
+            return "--to-offset " + offset;
+        }
+
+        @Override
+        public Request request(TopicPartition tp, Position at) {
+            return Request.of(OptionalLong.of(offset));
+        }
     }
 
     /** The committed offset plus {@code delta} (negative moves back). Partitions without a committed offset are skipped. */
     record ShiftBy(long delta) implements ResetSpec {
-        @Override public String describe() { return "--shift-by " + (delta >= 0 ? "+" : "") + delta; }
+        @Override
+        public String describe() {
+            return "--shift-by " + (delta >= 0 ? "+" : "") + delta;
+        }
 
         @Override
         public Request request(TopicPartition tp, Position at) {
@@ -132,10 +171,25 @@ public sealed interface ResetSpec {
             Objects.requireNonNull(timestamp, "timestamp");
         }
 
-        @Override public String describe() { return "--to-datetime " + timestamp; }
-        @Override public boolean needsLog() { return true; }
-        @Override public Optional<Instant> time(Clock clock) { return Optional.of(timestamp); }
-        @Override public Request request(TopicPartition tp, Position at) { return atTime(at); }
+        @Override
+        public String describe() {
+            return "--to-datetime " + timestamp;
+        }
+
+        @Override
+        public boolean needsLog() {
+            return true;
+        }
+
+        @Override
+        public Optional<Instant> time(Clock clock) {
+            return Optional.of(timestamp);
+        }
+
+        @Override
+        public Request request(TopicPartition tp, Position at) {
+            return atTime(at);
+        }
     }
 
     /** As {@link ToDatetime} for {@code now - duration} (resolved when planning; the plan names the instant). */
@@ -147,11 +201,30 @@ public sealed interface ResetSpec {
             }
         }
 
-        @Override public String describe() { return "--by-duration " + duration; }
-        @Override public boolean needsLog() { return true; }
-        @Override public Optional<Instant> time(Clock clock) { return Optional.of(clock.instant().minus(duration)); }
-        @Override public Optional<String> describeTime(Instant at) { return Optional.of(describe() + ": records from " + at + " on"); }
-        @Override public Request request(TopicPartition tp, Position at) { return atTime(at); }
+        @Override
+        public String describe() {
+            return "--by-duration " + duration;
+        }
+
+        @Override
+        public boolean needsLog() {
+            return true;
+        }
+
+        @Override
+        public Optional<Instant> time(Clock clock) {
+            return Optional.of(clock.instant().minus(duration));
+        }
+
+        @Override
+        public Optional<String> describeTime(Instant at) {
+            return Optional.of(describe() + ": records from " + at + " on");
+        }
+
+        @Override
+        public Request request(TopicPartition tp, Position at) {
+            return atTime(at);
+        }
     }
 
     /** The offsets of a file or another system, per partition; partitions not listed are not touched. */
@@ -160,8 +233,15 @@ public sealed interface ResetSpec {
             Objects.requireNonNull(offsets, "offsets");
         }
 
-        @Override public String describe() { return "--from-file " + offsets.source(); }
-        @Override public Optional<SourceOffsets> source() { return Optional.of(offsets); }
+        @Override
+        public String describe() {
+            return "--from-file " + offsets.source();
+        }
+
+        @Override
+        public Optional<SourceOffsets> source() {
+            return Optional.of(offsets);
+        }
 
         @Override
         public Request request(TopicPartition tp, Position at) {

@@ -18,8 +18,11 @@ import java.util.TreeMap;
  * @param origins where each entry came from; may lack entries
  * @param group   the group the offsets were exported from, where the source says (a JSON export's {@code "group"})
  */
-public record SourceOffsets(String source, SortedMap<TopicPartition, Long> offsets, Map<TopicPartition, String> origins,
-                            Optional<String> group) {
+public record SourceOffsets(
+        String source,
+        SortedMap<TopicPartition, Long> offsets,
+        Map<TopicPartition, String> origins,
+        Optional<String> group) {
 
     public SourceOffsets {
         Objects.requireNonNull(source, "source");

@@ -30,8 +30,7 @@ public final class StormKafkaOffsets {
     private static final Pattern PARTITION = Pattern.compile("partition_(\\d+)");
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private StormKafkaOffsets() {
-    }
+    private StormKafkaOffsets() {}
 
     /**
      * Reads every partition node of one spout. {@code topicFilter}, if present, keeps only that topic.
@@ -47,8 +46,10 @@ public final class StormKafkaOffsets {
         ZkReader r = zk.reader();
         Optional<List<String>> children = r.children(List.of(base)).get(base);
         if (children.isEmpty()) {
-            throw new AdminException("no Storm KafkaSpout offsets at " + zk.connectString() + " " + base,
-                    AdminException.Remedy.CHECK_SOURCE_LOCATION, null);
+            throw new AdminException(
+                    "no Storm KafkaSpout offsets at " + zk.connectString() + " " + base,
+                    AdminException.Remedy.CHECK_SOURCE_LOCATION,
+                    null);
         }
         // Flat layout: partition_N directly below the spout; topic layout: <topic>/partition_N.
         Map<String, String> nodeTopicFolder = new HashMap<>();
@@ -86,14 +87,15 @@ public final class StormKafkaOffsets {
             }
             JsonNode p = body.get("partition");
             if (p != null && !p.isNull() && (!p.isIntegralNumber() || p.asLong() != partitionFromName)) {
-                throw new AdminException("Storm node " + path + ": \"partition\" is " + p + " but the node is partition_" + partitionFromName);
+                throw new AdminException("Storm node " + path + ": \"partition\" is " + p
+                        + " but the node is partition_" + partitionFromName);
             }
             String folderTopic = nodeTopicFolder.get(path);
             JsonNode t = body.get("topic");
             String bodyTopic = t != null && t.isTextual() ? t.asText() : null;
             if (folderTopic != null && bodyTopic != null && !folderTopic.equals(bodyTopic)) {
-                throw new AdminException("Storm node " + path + ": \"topic\" is '" + bodyTopic + "' but the node lies under topic '"
-                        + folderTopic + "'");
+                throw new AdminException("Storm node " + path + ": \"topic\" is '" + bodyTopic
+                        + "' but the node lies under topic '" + folderTopic + "'");
             }
             String topic = folderTopic != null ? folderTopic : bodyTopic;
             if (topic == null) {
@@ -113,8 +115,8 @@ public final class StormKafkaOffsets {
             offsets.put(tp, off.asLong());
         });
         if (offsets.isEmpty()) {
-            throw new AdminException("no Storm KafkaSpout partition nodes" + topicFilter.map(f -> " of topic " + f).orElse("")
-                    + " under " + zk.connectString() + " " + base);
+            throw new AdminException("no Storm KafkaSpout partition nodes"
+                    + topicFilter.map(f -> " of topic " + f).orElse("") + " under " + zk.connectString() + " " + base);
         }
         return new SourceOffsets("storm-kafka " + zk.connectString() + " " + base, offsets, origins);
     }

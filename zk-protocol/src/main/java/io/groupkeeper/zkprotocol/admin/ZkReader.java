@@ -55,8 +55,11 @@ final class ZkReader {
 
     private RuntimeException refused(ZkFailure e) {
         if (e.code() == ZkCode.NOAUTH) {
-            return new AdminException("read of " + (e.path() == null ? "a node" : e.path()) + " refused by ZooKeeper",
-                    AdminException.Remedy.CREDENTIALS, null, e);
+            return new AdminException(
+                    "read of " + (e.path() == null ? "a node" : e.path()) + " refused by ZooKeeper",
+                    AdminException.Remedy.CREDENTIALS,
+                    null,
+                    e);
         }
         return ZkFailure.toStore("read", e);
     }

@@ -37,7 +37,9 @@ final class ChildWatchMemberView implements MemberView {
         synchronized (this) {
             members.keySet().retainAll(children);
             problems.keySet().retainAll(children);
-            children.stream().filter(c -> !members.containsKey(c) && !problems.containsKey(c)).forEach(unknown::add);
+            children.stream()
+                    .filter(c -> !members.containsKey(c) && !problems.containsKey(c))
+                    .forEach(unknown::add);
         }
         Map<String, MemberInfo> read = new TreeMap<>();
         Map<String, String> unreadable = new TreeMap<>();

@@ -54,7 +54,11 @@ public final class GroupNodes {
 
     /** The four empty folders, then the assignment node (which has a body). */
     public List<String> children() {
-        return List.of(ZkPaths.members(group), ZkPaths.leader(group), ZkPaths.owners(group), ZkPaths.offsets(group),
+        return List.of(
+                ZkPaths.members(group),
+                ZkPaths.leader(group),
+                ZkPaths.owners(group),
+                ZkPaths.offsets(group),
                 ZkPaths.assignment(group));
     }
 
@@ -115,8 +119,8 @@ public final class GroupNodes {
         String root = ZkPaths.group(group);
         List<String> all = new ArrayList<>();
         List<String> level = List.of(root);
-        Set<String> keepers = Set.of(ZkPaths.members(group), ZkPaths.owners(group), ZkPaths.offsets(group),
-                ZkPaths.fences(group));
+        Set<String> keepers =
+                Set.of(ZkPaths.members(group), ZkPaths.owners(group), ZkPaths.offsets(group), ZkPaths.fences(group));
         while (!level.isEmpty()) {
             List<String> next = new ArrayList<>();
             for (String path : level) {

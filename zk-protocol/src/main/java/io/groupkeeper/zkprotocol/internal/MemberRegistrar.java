@@ -81,7 +81,8 @@ final class MemberRegistrar {
 
     /** Whether {@code memberId}'s node exists in this client's current session. */
     boolean isRegistered(String memberId) {
-        return zk.exists(ZkPaths.member(group, memberId), null).map(s -> zk.isCurrentSession(s.ephemeralOwner()))
+        return zk.exists(ZkPaths.member(group, memberId), null)
+                .map(s -> zk.isCurrentSession(s.ephemeralOwner()))
                 .orElse(false);
     }
 }

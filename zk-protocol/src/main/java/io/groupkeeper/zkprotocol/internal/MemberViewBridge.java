@@ -33,8 +33,10 @@ final class MemberViewBridge implements MemberView {
             try {
                 return persistent.read(onChange);
             } catch (PersistentWatchMemberView.Refused e) {
-                LOG.warn("ZooKeeper refused a persistent watch ({}): the leader of {} lists the members on every change",
-                        e.code(), nodes.zk.abs(nodes.parent));
+                LOG.warn(
+                        "ZooKeeper refused a persistent watch ({}): the leader of {} lists the members on every change",
+                        e.code(),
+                        nodes.zk.abs(nodes.parent));
                 unsupported = true;
             }
         }

@@ -49,22 +49,17 @@ public final class NodeCodec {
     /** Offset nodes larger than this are not offsets; refuse before parsing, and never write one. */
     public static final int MAX_BODY = 64 * 1024;
 
-    private NodeCodec() {
-    }
+    private NodeCodec() {}
 
     // ------------------------------------------------------------------ bodies
 
-    public record GroupBody(Instant createdAt, String assignor) {
-    }
+    public record GroupBody(Instant createdAt, String assignor) {}
 
-    public record AssignmentBody(long generation, Optional<String> leader, Instant updatedAt, int members) {
-    }
+    public record AssignmentBody(long generation, Optional<String> leader, Instant updatedAt, int members) {}
 
-    public record TargetBody(long generation, SortedSet<TopicPartition> partitions, boolean isStatic) {
-    }
+    public record TargetBody(long generation, SortedSet<TopicPartition> partitions, boolean isStatic) {}
 
-    public record OwnerBody(String memberId, long generation, Instant since) {
-    }
+    public record OwnerBody(String memberId, long generation, Instant since) {}
 
     /** How many recent commits an offset node keeps for lag status. */
     public static final int HISTORY = 10;
@@ -74,28 +69,43 @@ public final class NodeCodec {
      * beside {@code offset} (field {@code "done"}, last; absent when empty, so the body is then what it was before done
      * values existed) and read back as compact JSON text.
      */
-    public record OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                             Optional<Instant> updatedAt, List<CommitSample> history, Optional<String> done) {
+    public record OffsetBody(
+            OptionalLong offset,
+            String metadata,
+            Optional<String> committedBy,
+            long generation,
+            Optional<Instant> updatedAt,
+            List<CommitSample> history,
+            Optional<String> done) {
         public OffsetBody {
-            history = history.size() <= HISTORY ? List.copyOf(history)
+            history = history.size() <= HISTORY
+                    ? List.copyOf(history)
                     : List.copyOf(history.subList(history.size() - HISTORY, history.size()));
             Objects.requireNonNull(done, "done");
         }
 
-        public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                          Optional<Instant> updatedAt, List<CommitSample> history) {
+        public OffsetBody(
+                OptionalLong offset,
+                String metadata,
+                Optional<String> committedBy,
+                long generation,
+                Optional<Instant> updatedAt,
+                List<CommitSample> history) {
             this(offset, metadata, committedBy, generation, updatedAt, history, Optional.empty());
         }
 
-        public OffsetBody(OptionalLong offset, String metadata, Optional<String> committedBy, long generation,
-                          Optional<Instant> updatedAt) {
+        public OffsetBody(
+                OptionalLong offset,
+                String metadata,
+                Optional<String> committedBy,
+                long generation,
+                Optional<Instant> updatedAt) {
             this(offset, metadata, committedBy, generation, updatedAt, List.of());
         }
 
         public static OffsetBody none() {
             return new OffsetBody(OptionalLong.empty(), "", Optional.empty(), 0, Optional.empty());
         }
-
     }
 
     /** {@code history} with one more sample appended; the body keeps the last {@link #HISTORY}. */
@@ -208,7 +218,8 @@ public final class NodeCodec {
         byte[] body = bytes(n);
         if (body.length > MAX_BODY) {
             throw new IllegalArgumentException("offset node body of " + body.length + " bytes is over the limit of "
-                    + MAX_BODY + " bytes (its done value takes " + b.done().map(String::length).orElse(0)
+                    + MAX_BODY + " bytes (its done value takes "
+                    + b.done().map(String::length).orElse(0)
                     + " characters); not written");
         }
         return body;
@@ -218,7 +229,8 @@ public final class NodeCodec {
     private static JsonNode doneValue(String done) {
         JsonNode v;
         try {
-            v = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            v = JSON.reader()
+                    .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                     .readTree(done);
         } catch (IOException e) {
             v = null;
@@ -298,7 +310,8 @@ public final class NodeCodec {
             }
             for (JsonNode v : e.getValue()) {
                 if (!v.canConvertToInt() || !v.isIntegralNumber() || v.asInt() < 0) {
-                    throw new CorruptNodeException(path, "partition of topic '" + topic + "' must be an integer >= 0, was " + v);
+                    throw new CorruptNodeException(
+                            path, "partition of topic '" + topic + "' must be an integer >= 0, was " + v);
                 }
                 partitions.add(new TopicPartition(topic, v.asInt()));
             }
@@ -341,15 +354,24 @@ public final class NodeCodec {
         }
         String metadata = n.path("metadata").isTextual() ? n.get("metadata").asText() : "";
         Optional<String> committedBy = n.path("committedBy").isTextual()
-                ? Optional.of(n.get("committedBy").asText()) : Optional.empty();
-        long generation = n.path("generation").canConvertToLong() ? Math.max(0, n.get("generation").asLong()) : 0;
+                ? Optional.of(n.get("committedBy").asText())
+                : Optional.empty();
+        long generation = n.path("generation").canConvertToLong()
+                ? Math.max(0, n.get("generation").asLong())
+                : 0;
         Optional<Instant> updatedAt = Optional.empty();
         if (n.path("updatedAt").isTextual()) {
             updatedAt = Optional.of(instant(path, n, "updatedAt"));
         }
         // Auxiliary too: a "done" that is not an object (a hand edit gone wrong) reads as none, the records run again.
         JsonNode done = n.get("done");
-        return new OffsetBody(offset, metadata, committedBy, generation, updatedAt, history(n.get("history")),
+        return new OffsetBody(
+                offset,
+                metadata,
+                committedBy,
+                generation,
+                updatedAt,
+                history(n.get("history")),
                 done != null && done.isObject() ? Optional.of(done.toString()) : Optional.empty());
     }
 
@@ -360,11 +382,17 @@ public final class NodeCodec {
             return samples;
         }
         for (JsonNode e : h) {
-            if (e.isArray() && e.size() == 3 && e.get(0).canConvertToLong() && e.get(0).asLong() >= 0
+            if (e.isArray()
+                    && e.size() == 3
+                    && e.get(0).canConvertToLong()
+                    && e.get(0).asLong() >= 0
                     && e.get(2).isTextual()) {
                 try {
-                    OptionalLong logEnd = e.get(1).canConvertToLong() ? OptionalLong.of(e.get(1).asLong()) : OptionalLong.empty();
-                    samples.add(new CommitSample(e.get(0).asLong(), logEnd, Instant.parse(e.get(2).asText())));
+                    OptionalLong logEnd = e.get(1).canConvertToLong()
+                            ? OptionalLong.of(e.get(1).asLong())
+                            : OptionalLong.empty();
+                    samples.add(new CommitSample(
+                            e.get(0).asLong(), logEnd, Instant.parse(e.get(2).asText())));
                 } catch (DateTimeParseException ignored) {
                     // skip this entry
                 }
@@ -407,11 +435,12 @@ public final class NodeCodec {
         try {
             n = JSON.readTree(data);
         } catch (IOException e) {
-            throw new CorruptNodeException(path, "not JSON: '" + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
+            throw new CorruptNodeException(
+                    path, "not JSON: '" + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
         }
         if (n == null || !n.isObject()) {
-            throw new CorruptNodeException(path, "expected a JSON object, was '"
-                    + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
+            throw new CorruptNodeException(
+                    path, "expected a JSON object, was '" + abbreviate(new String(data, StandardCharsets.UTF_8)) + "'");
         }
         return n;
     }
@@ -438,8 +467,11 @@ public final class NodeCodec {
                     printable.appendCodePoint(c);
                 }
             });
-            LOG.warn("member node {} has rack \"{}\", which is not a rack ({}); the member is read as having no rack",
-                    path, printable, problem);
+            LOG.warn(
+                    "member node {} has rack \"{}\", which is not a rack ({}); the member is read as having no rack",
+                    path,
+                    printable,
+                    problem);
         }
     }
 
@@ -473,7 +505,8 @@ public final class NodeCodec {
 
     private static String name(String path, String value, String field) {
         if (!Names.isValid(value)) {
-            throw new CorruptNodeException(path, "field '" + field + "' holds an invalid name '" + abbreviate(value) + "'");
+            throw new CorruptNodeException(
+                    path, "field '" + field + "' holds an invalid name '" + abbreviate(value) + "'");
         }
         return value;
     }

@@ -44,6 +44,7 @@ final class OffsetWatches {
     private static final class Watched {
         /** The session the persistent watch was added in; 0 while it has none. */
         long session;
+
         final List<Runnable> hooks = new ArrayList<>();
         int commitsInFlight;
         /** Transaction ids of this store's commits of the node whose events have not come yet. */

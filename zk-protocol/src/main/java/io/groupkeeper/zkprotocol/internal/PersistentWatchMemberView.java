@@ -58,11 +58,13 @@ final class PersistentWatchMemberView implements MemberView {
     private final Set<Runnable> hooks = new LinkedHashSet<>();
     /** The watch is armed in {@link #session} and the maps hold the folder's state. */
     private boolean warm;
+
     private long session;
     /** The watch was added (this session or an earlier one) and not removed. */
     private boolean watching;
     /** Changes seen so far; a cold read that saw it move may have missed one. */
     private long changes;
+
     private long lastReadMillis;
 
     /** The server refused the persistent watch (before 3.6, or an optimized watch manager); nothing is armed. */
@@ -123,8 +125,7 @@ final class PersistentWatchMemberView implements MemberView {
             members.putAll(loaded);
             problems.clear();
             problems.putAll(loadedProblems);
-            warm = watching && changes == startedWith && sessionId == zk.sessionId()
-                    && zk.isConnected();
+            warm = watching && changes == startedWith && sessionId == zk.sessionId() && zk.isConnected();
             session = sessionId;
             return snapshot();
         }

@@ -1,10 +1,10 @@
 package io.groupkeeper.zkprotocol.internal;
 
+import io.groupkeeper.zkprotocol.ZkOp;
+import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import io.groupkeeper.zkprotocol.ZkOp;
-import io.groupkeeper.zkprotocol.ZkPort;
 import java.util.function.ToLongFunction;
 
 /**
@@ -101,6 +101,7 @@ public final class TransactionBatcher {
         private final List<ZkOp> ops = new ArrayList<>();
         /** Per request, the index of its last operation. */
         private final List<Integer> lastOps = new ArrayList<>();
+
         private long bytes;
 
         void add(R request, List<ZkOp> requestOps, long cost) {

@@ -45,7 +45,6 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -129,10 +128,11 @@ public final class ZkGroupStore implements GroupStore {
     public Registration join(String assignor, MemberInfo info) {
         CompletableFuture<Boolean> complete;
         try {
-            complete = zk.childrenAsync(ZkPaths.group(group)).handle((children, failed) -> failed == null
-                    && nodes.isComplete(children));
+            complete = zk.childrenAsync(ZkPaths.group(group))
+                    .handle((children, failed) -> failed == null && nodes.isComplete(children));
         } catch (RuntimeException e) {
-            complete = CompletableFuture.completedFuture(false); // checked again below, synchronously, with a clear error
+            complete =
+                    CompletableFuture.completedFuture(false); // checked again below, synchronously, with a clear error
         }
         Registration registration = null;
         RuntimeException failure = null;
@@ -255,7 +255,8 @@ public final class ZkGroupStore implements GroupStore {
         if (cached != null && cached.version() == version) {
             return cached;
         }
-        NodeCodec.AssignmentBody body = NodeCodec.assignment(zk.abs(path), head.get().data());
+        NodeCodec.AssignmentBody body =
+                NodeCodec.assignment(zk.abs(path), head.get().data());
         Map<String, SortedSet<TopicPartition>> targets = new TreeMap<>();
         SortedSet<String> statics = new TreeSet<>();
         Map<TopicPartition, String> namedBy = new HashMap<>();
@@ -289,8 +290,8 @@ public final class ZkGroupStore implements GroupStore {
                 statics.add(member);
             }
         }
-        AssignmentSnapshot snapshot = new AssignmentSnapshot(body.generation(), body.leader(), Assignment.of(targets),
-                statics, version, damaged);
+        AssignmentSnapshot snapshot = new AssignmentSnapshot(
+                body.generation(), body.leader(), Assignment.of(targets), statics, version, damaged);
         cachedAssignment = snapshot;
         return snapshot;
     }
@@ -333,7 +334,9 @@ public final class ZkGroupStore implements GroupStore {
             Optional<ZkNode> offsetRead = zk.read(offsetPath, null);
             OffsetBody offset;
             try {
-                offset = offsetRead.isEmpty() ? OffsetBody.none() : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
+                offset = offsetRead.isEmpty()
+                        ? OffsetBody.none()
+                        : NodeCodec.offset(zk.abs(offsetPath), offsetRead.get().data());
             } catch (CorruptNodeException e) {
                 // A pipelined claim may have landed before its read saw this. If its answer was lost, the client may
                 // read from a server that has not applied it yet: sync first, or the undo misses the owner node and
@@ -398,7 +401,8 @@ public final class ZkGroupStore implements GroupStore {
                 }
                 if (memberId.equals(holder) && zk.isPastSession(ownerStat.ephemeralOwner())) {
                     // Our own node from an expired session: remove it, conditioned on the offset not having moved.
-                    zk.multi(List.of(offsetVersion >= 0
+                    zk.multi(List.of(
+                            offsetVersion >= 0
                                     ? ZkOp.check(offsetPath, offsetVersion)
                                     : ZkOp.create(offsetPath, NodeCodec.offset(offset)),
                             ZkOp.delete(ownerPath, ownerStat.version())));
@@ -456,13 +460,20 @@ public final class ZkGroupStore implements GroupStore {
         String ownerPath = ZkPaths.owner(group, tp);
         Optional<ZkNode> fence = zk.read(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> owner = zk.read(ownerPath, null);
-        if (fence.isEmpty() || owner.isEmpty() || session == 0 || owner.get().stat().ephemeralOwner() != session
+        if (fence.isEmpty()
+                || owner.isEmpty()
+                || session == 0
+                || owner.get().stat().ephemeralOwner() != session
                 || !memberId.equals(holderOf(ownerPath, owner.get().data()))) {
             return;
         }
         try {
-            zk.multiInSession(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.get().stat().version()),
-                    ZkOp.delete(ownerPath, owner.get().stat().version())));
+            zk.multiInSession(
+                    session,
+                    List.of(
+                            ZkOp.check(
+                                    ZkPaths.fence(group, tp), fence.get().stat().version()),
+                            ZkOp.delete(ownerPath, owner.get().stat().version())));
         } catch (ZkFailure e) {
             // NONODE: gone already; BADVERSION: a later claim moved the fence, the node is its; SESSIONEXPIRED: gone.
             if (e.code() != ZkCode.NONODE && e.code() != ZkCode.BADVERSION && e.code() != ZkCode.SESSIONEXPIRED) {
@@ -481,9 +492,8 @@ public final class ZkGroupStore implements GroupStore {
      * member's own owner node, a failure) is made again by {@link #claim} on the calling thread.
      */
     @Override
-    public Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(List<TopicPartition> partitions,
-                                                                        String memberId, long generation,
-                                                                        Runnable onChange) {
+    public Map<TopicPartition, CompletableFuture<ClaimResult>> claimAll(
+            List<TopicPartition> partitions, String memberId, long generation, Runnable onChange) {
         Map<TopicPartition, CompletableFuture<Optional<ClaimResult>>> sent = new LinkedHashMap<>();
         for (TopicPartition tp : partitions) {
             sent.put(tp, pipelinedClaim(tp, memberId, generation, onChange));
@@ -492,8 +502,10 @@ public final class ZkGroupStore implements GroupStore {
         sent.forEach((tp, claim) -> {
             Optional<ClaimResult> settled = claim.join(); // never exceptional: see pipelinedClaim
             try {
-                results.put(tp, CompletableFuture.completedFuture(settled.isPresent() ? settled.get()
-                        : claim(tp, memberId, generation, onChange)));
+                results.put(
+                        tp,
+                        CompletableFuture.completedFuture(
+                                settled.isPresent() ? settled.get() : claim(tp, memberId, generation, onChange)));
             } catch (RuntimeException e) {
                 results.put(tp, CompletableFuture.failedFuture(e));
             }
@@ -511,25 +523,34 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     /** One claim of {@link #claimAll}: its outcome, or empty for {@link #claim} to settle it. */
-    private CompletableFuture<Optional<ClaimResult>> pipelinedClaim(TopicPartition tp, String memberId,
-                                                                   long generation, Runnable onChange) {
+    private CompletableFuture<Optional<ClaimResult>> pipelinedClaim(
+            TopicPartition tp, String memberId, long generation, Runnable onChange) {
         String ownerPath = ZkPaths.owner(group, tp);
         String fencePath = ZkPaths.fence(group, tp);
         try {
             nodes.ensureTopicFolders(zk, tp.topic());
             long session = zk.handleSession();
             byte[] claimBody = NodeCodec.owner(new OwnerBody(memberId, generation, clock.instant()));
-            return sendClaim(tp, session, List.of(ZkOp.createEphemeral(ownerPath, claimBody),
-                    ZkOp.set(fencePath, claimBody, -1))).thenCompose(sent -> {
+            return sendClaim(
+                            tp,
+                            session,
+                            List.of(ZkOp.createEphemeral(ownerPath, claimBody), ZkOp.set(fencePath, claimBody, -1)))
+                    .thenCompose(sent -> {
                         ZkPort.Transaction tx = sent.tx();
                         if (tx.code() == ZkCode.NONODE && tx.failedOp() == 1) {
                             // The partition's first claim ever: no fence node yet. Make it in the claim.
-                            return sendClaim(tp, session, List.of(ZkOp.createEphemeral(ownerPath, claimBody),
-                                    ZkOp.create(fencePath, claimBody), ZkOp.set(fencePath, claimBody, 0)))
+                            return sendClaim(
+                                            tp,
+                                            session,
+                                            List.of(
+                                                    ZkOp.createEphemeral(ownerPath, claimBody),
+                                                    ZkOp.create(fencePath, claimBody),
+                                                    ZkOp.set(fencePath, claimBody, 0)))
                                     .thenCompose(again -> settle(tp, again, session, memberId, onChange));
                         }
                         return settle(tp, sent, session, memberId, onChange);
-                    }).exceptionally(e -> Optional.empty());
+                    })
+                    .exceptionally(e -> Optional.empty());
         } catch (Exception e) { // a folder that could not be made, an operation that could not be built
             return CompletableFuture.completedFuture(Optional.empty());
         }
@@ -545,15 +566,22 @@ public final class ZkGroupStore implements GroupStore {
         try {
             String offsetPath = ZkPaths.offset(group, tp);
             byte[] none = NodeCodec.offset(OffsetBody.none());
-            return zk.multiInSessionAsync(session, List.of(ZkOp.check(ZkPaths.fence(group, tp), fence.stat().version()),
-                    ZkOp.create(offsetPath, none), ZkOp.set(offsetPath, none, 0))).thenApply(tx -> {
+            return zk.multiInSessionAsync(
+                            session,
+                            List.of(
+                                    ZkOp.check(
+                                            ZkPaths.fence(group, tp),
+                                            fence.stat().version()),
+                                    ZkOp.create(offsetPath, none),
+                                    ZkOp.set(offsetPath, none, 0)))
+                    .thenApply(tx -> {
                         if (!tx.ok()) {
                             claimsInDoubt.noteIfLost(tp, session, tx.code());
                             return Optional.<ClaimResult>empty();
                         }
                         ZkStat offset = tx.results().get(2).stat();
-                        return Optional.of(claimed(tp, OffsetBody.none(), offset.version(), offset.czxid(), fence,
-                                session));
+                        return Optional.of(
+                                claimed(tp, OffsetBody.none(), offset.version(), offset.czxid(), fence, session));
                     });
         } catch (Exception e) {
             return CompletableFuture.completedFuture(Optional.empty());
@@ -561,8 +589,7 @@ public final class ZkGroupStore implements GroupStore {
     }
 
     /** A claim transaction and the read of the offset node sent right behind it. */
-    private record SentClaim(ZkPort.Transaction tx, CompletableFuture<Optional<ZkNode>> offset, int fenceOp) {
-    }
+    private record SentClaim(ZkPort.Transaction tx, CompletableFuture<Optional<ZkNode>> offset, int fenceOp) {}
 
     private CompletableFuture<SentClaim> sendClaim(TopicPartition tp, long session, List<ZkOp> ops) {
         CompletableFuture<ZkPort.Transaction> tx = zk.multiInSessionAsync(session, ops);
@@ -570,8 +597,8 @@ public final class ZkGroupStore implements GroupStore {
         return tx.thenApply(t -> new SentClaim(t, offset, ops.size() - 1)); // the fence's set is the last operation
     }
 
-    private CompletableFuture<Optional<ClaimResult>> settle(TopicPartition tp, SentClaim sent, long session,
-                                                            String memberId, Runnable onChange) {
+    private CompletableFuture<Optional<ClaimResult>> settle(
+            TopicPartition tp, SentClaim sent, long session, String memberId, Runnable onChange) {
         ZkPort.Transaction tx = sent.tx();
         if (tx.ok()) {
             // The fence moved: the offset read behind it is what this claim starts from.
@@ -585,10 +612,16 @@ public final class ZkGroupStore implements GroupStore {
                 try {
                     offset = NodeCodec.offset(zk.abs(offsetPath), read.get().data());
                 } catch (CorruptNodeException e) {
-                    return CompletableFuture.completedFuture(Optional.<ClaimResult>empty()); // claim() undoes it, blocked
+                    return CompletableFuture.completedFuture(
+                            Optional.<ClaimResult>empty()); // claim() undoes it, blocked
                 }
-                return CompletableFuture.completedFuture(Optional.of(claimed(tp, offset,
-                        read.get().stat().version(), read.get().stat().czxid(), fence, session)));
+                return CompletableFuture.completedFuture(Optional.of(claimed(
+                        tp,
+                        offset,
+                        read.get().stat().version(),
+                        read.get().stat().czxid(),
+                        fence,
+                        session)));
             });
         }
         if (tx.code() == ZkCode.NODEEXISTS && tx.failedOp() == 0) {
@@ -632,25 +665,36 @@ public final class ZkGroupStore implements GroupStore {
      * A claim that landed: {@code fence} is the result of its fence write (its version and zxid: the claim's fencing
      * token), {@code offsetRead} the offset node it starts from.
      */
-    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, Optional<ZkNode> offsetRead,
-                                List<ZkResult> results, long session) {
+    private ClaimResult claimed(
+            TopicPartition tp, OffsetBody offset, Optional<ZkNode> offsetRead, List<ZkResult> results, long session) {
         ZkResult last = results.get(results.size() - 1);
         if (offsetRead.isEmpty() && last.stat() != null) { // the claim created the offset node: its stat is the last
             return claimed(tp, offset, last.stat().version(), last.stat().czxid(), results.get(1), session);
         }
-        return claimed(tp, offset, offsetRead.map(r -> r.stat().version()).orElse(-1),
-                offsetRead.map(r -> r.stat().czxid()).orElse(0L), results.get(1), session);
+        return claimed(
+                tp,
+                offset,
+                offsetRead.map(r -> r.stat().version()).orElse(-1),
+                offsetRead.map(r -> r.stat().czxid()).orElse(0L),
+                results.get(1),
+                session);
     }
 
-    private ClaimResult claimed(TopicPartition tp, OffsetBody offset, int offsetVersion, long created, ZkResult fence,
-                                long session) {
+    private ClaimResult claimed(
+            TopicPartition tp, OffsetBody offset, int offsetVersion, long created, ZkResult fence, long session) {
         claimsInDoubt.settled(tp);
         histories.set(tp, offset.history());
         if (fence.stat() == null) {
             throw new IllegalStateException("claim transaction of " + tp + " wrote its fence with " + fence);
         }
-        return new ClaimResult.Claimed(new OffsetSnapshot(offset.offset(), offset.metadata(),
-                version(fence.stat().version(), offsetVersion), offset.history(), created, offset.done()),
+        return new ClaimResult.Claimed(
+                new OffsetSnapshot(
+                        offset.offset(),
+                        offset.metadata(),
+                        version(fence.stat().version(), offsetVersion),
+                        offset.history(),
+                        created,
+                        offset.done()),
                 new Lease(session, fence.stat().mzxid()));
     }
 
@@ -682,7 +726,9 @@ public final class ZkGroupStore implements GroupStore {
      */
     private ZkOp fenceCheck(TopicPartition tp, long version) {
         int fence = fenceVersion(version);
-        return fence >= 0 ? ZkOp.check(ZkPaths.fence(group, tp), fence) : ZkOp.create(ZkPaths.fence(group, tp), new byte[0]);
+        return fence >= 0
+                ? ZkOp.check(ZkPaths.fence(group, tp), fence)
+                : ZkOp.create(ZkPaths.fence(group, tp), new byte[0]);
     }
 
     @Override
@@ -718,7 +764,9 @@ public final class ZkGroupStore implements GroupStore {
                     List<ZkOp> ops = new ArrayList<>();
                     ops.add(ZkOp.check(ZkPaths.owner(group, r.partition()), -1));
                     ops.add(fenceCheck(r.partition(), r.expectedVersion()));
-                    ops.addAll(rewriteOffset(ZkPaths.offset(group, r.partition()), bodies.get(r.partition()),
+                    ops.addAll(rewriteOffset(
+                            ZkPaths.offset(group, r.partition()),
+                            bodies.get(r.partition()),
                             offsetVersion(r.expectedVersion())));
                     return ops;
                 });
@@ -736,8 +784,11 @@ public final class ZkGroupStore implements GroupStore {
                     if (last.stat() == null) {
                         throw new IllegalStateException("commit transaction of " + tp + " ended with " + last);
                     }
-                    committed.put(tp, version(Math.max(0, fenceVersion(sent.get(i).expectedVersion())),
-                            last.stat().version()));
+                    committed.put(
+                            tp,
+                            version(
+                                    Math.max(0, fenceVersion(sent.get(i).expectedVersion())),
+                                    last.stat().version()));
                     created.put(tp, last.stat().czxid());
                     writtenBy.put(tp, last.stat().mzxid());
                     histories.set(tp, written.get(tp));
@@ -757,8 +808,8 @@ public final class ZkGroupStore implements GroupStore {
                 conflicted.add(bad.partition());
                 pending.remove(bad);
             } finally {
-                sent.forEach(r -> offsetWatches.committed(ZkPaths.offset(group, r.partition()),
-                        writtenBy.getOrDefault(r.partition(), 0L)));
+                sent.forEach(r -> offsetWatches.committed(
+                        ZkPaths.offset(group, r.partition()), writtenBy.getOrDefault(r.partition(), 0L)));
             }
         }
         return new CommitOutcome(committed, created, conflicted);
@@ -769,8 +820,14 @@ public final class ZkGroupStore implements GroupStore {
      * recent-commit history.
      */
     private OffsetBody committedBody(String memberId, long generation, CommitRequest r, Instant now) {
-        return new OffsetBody(OptionalLong.of(r.offset()), r.metadata(), Optional.of(memberId), generation,
-                Optional.of(now), histories.next(r.partition(), r.offset(), r.logEnd(), now), r.done());
+        return new OffsetBody(
+                OptionalLong.of(r.offset()),
+                r.metadata(),
+                Optional.of(memberId),
+                generation,
+                Optional.of(now),
+                histories.next(r.partition(), r.offset(), r.logEnd(), now),
+                r.done());
     }
 
     /**
@@ -784,8 +841,13 @@ public final class ZkGroupStore implements GroupStore {
             return NodeCodec.offset(body);
         } catch (IllegalArgumentException e) {
             LOG.warn("final commit of {}: {}; written without its done value", c.partition(), e.getMessage());
-            return NodeCodec.offset(new OffsetBody(body.offset(), body.metadata(), body.committedBy(),
-                    body.generation(), body.updatedAt(), body.history()));
+            return NodeCodec.offset(new OffsetBody(
+                    body.offset(),
+                    body.metadata(),
+                    body.committedBy(),
+                    body.generation(),
+                    body.updatedAt(),
+                    body.history()));
         }
     }
 
@@ -795,13 +857,17 @@ public final class ZkGroupStore implements GroupStore {
         Instant now = clock.instant();
         long session = zk.handleSession();
         // Prepared under another session: left to the caller, whose release() refuses them too.
-        List<ReleaseRequest> pending = new ArrayList<>(releases.stream().filter(r -> r.session() == session).toList());
+        List<ReleaseRequest> pending = new ArrayList<>(
+                releases.stream().filter(r -> r.session() == session).toList());
         while (!pending.isEmpty()) {
             TransactionBatcher.Batch<ReleaseRequest> batch;
             try {
                 batch = batcher.next(pending, 0, r -> {
-                    byte[] body = r.finalCommit().map(c -> finalBody(memberId, generation, c, now)).orElse(null);
-                    return List.of(fenceCheck(r.partition(), r.expectedVersion()),
+                    byte[] body = r.finalCommit()
+                            .map(c -> finalBody(memberId, generation, c, now))
+                            .orElse(null);
+                    return List.of(
+                            fenceCheck(r.partition(), r.expectedVersion()),
                             fenceOffset(r.partition(), r.expectedVersion(), body),
                             ZkOp.delete(ZkPaths.owner(group, r.partition()), -1));
                 });
@@ -848,17 +914,19 @@ public final class ZkGroupStore implements GroupStore {
         if (offsetVersion < 0) {
             return ZkOp.create(offsetPath, body != null ? body : NodeCodec.offset(OffsetBody.none()));
         }
-        return body == null
-                ? ZkOp.check(offsetPath, offsetVersion)
-                : ZkOp.set(offsetPath, body, offsetVersion);
+        return body == null ? ZkOp.check(offsetPath, offsetVersion) : ZkOp.set(offsetPath, body, offsetVersion);
     }
 
     @Override
     public boolean release(TopicPartition tp, String memberId, long expectedVersion, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
         try {
-            zk.multiInSession(session, List.of(fenceCheck(tp, expectedVersion), fenceOffset(tp, expectedVersion, null),
-                    ZkOp.delete(ownerPath, -1)));
+            zk.multiInSession(
+                    session,
+                    List.of(
+                            fenceCheck(tp, expectedVersion),
+                            fenceOffset(tp, expectedVersion, null),
+                            ZkOp.delete(ownerPath, -1)));
             return true;
         } catch (ZkFailure e) {
             int failed = e.failedOp();
@@ -878,17 +946,25 @@ public final class ZkGroupStore implements GroupStore {
         String path = ZkPaths.offset(group, tp);
         // The fence first, sent in the background and answered before the offset read behind it.
         CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
-        // The watch before the read, so no change falls in between; a one-shot one if the server has no persistent ones.
+        // The watch before the read, so no change falls in between; a one-shot one if the server has no persistent
+        // ones.
         boolean armed = onChange != null && offsetWatches.arm(path, onChange);
         Optional<ZkNode> read = zk.read(path, armed ? null : onChange);
-        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
+        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp))
+                .map(f -> f.stat().version())
+                .orElse(-1);
         if (read.isEmpty()) {
             return new OffsetSnapshot(OptionalLong.empty(), "", version(fenceVersion, -1), List.of(), 0);
         }
         OffsetBody body = NodeCodec.offset(zk.abs(path), read.get().data());
         histories.refresh(tp, body.history());
-        return new OffsetSnapshot(body.offset(), body.metadata(), version(fenceVersion, read.get().stat().version()),
-                body.history(), read.get().stat().czxid(), body.done());
+        return new OffsetSnapshot(
+                body.offset(),
+                body.metadata(),
+                version(fenceVersion, read.get().stat().version()),
+                body.history(),
+                read.get().stat().czxid(),
+                body.done());
     }
 
     private Optional<ZkNode> awaitRead(CompletableFuture<Optional<ZkNode>> read, String path) {
@@ -919,11 +995,14 @@ public final class ZkGroupStore implements GroupStore {
         claimsInDoubt.syncIfInDoubt(tp, session, doubt -> undoOwnClaim(tp, memberId, doubt));
         CompletableFuture<Optional<ZkNode>> fence = zk.readAsync(ZkPaths.fence(group, tp), null);
         Optional<ZkNode> offset = zk.read(ZkPaths.offset(group, tp), null); // before owner: see claim()
-        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp)).map(f -> f.stat().version()).orElse(-1);
+        int fenceVersion = awaitRead(fence, ZkPaths.fence(group, tp))
+                .map(f -> f.stat().version())
+                .orElse(-1);
         if (!holds(tp, memberId, session)) {
             return OptionalLong.empty();
         }
-        return OptionalLong.of(version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
+        return OptionalLong.of(
+                version(fenceVersion, offset.map(r -> r.stat().version()).orElse(-1)));
     }
 
     /**
@@ -932,7 +1011,8 @@ public final class ZkGroupStore implements GroupStore {
      */
     @Override
     public boolean unwrittenSince(TopicPartition tp, OffsetSnapshot claimed, long version, long created) {
-        return version != OffsetSnapshot.ABSENT && offsetVersion(claimed.version()) == offsetVersion(version)
+        return version != OffsetSnapshot.ABSENT
+                && offsetVersion(claimed.version()) == offsetVersion(version)
                 && (claimed.created() == 0 || created == 0 || claimed.created() == created);
     }
 
@@ -940,7 +1020,9 @@ public final class ZkGroupStore implements GroupStore {
     private boolean holds(TopicPartition tp, String memberId, long session) {
         String ownerPath = ZkPaths.owner(group, tp);
         Optional<ZkNode> owner = zk.read(ownerPath, null);
-        return owner.isPresent() && session != 0 && session == zk.handleSession()
+        return owner.isPresent()
+                && session != 0
+                && session == zk.handleSession()
                 && owner.get().stat().ephemeralOwner() == session
                 && memberId.equals(holderOf(ownerPath, owner.get().data()));
     }
@@ -953,7 +1035,10 @@ public final class ZkGroupStore implements GroupStore {
             return Optional.empty();
         }
         OwnerBody body = NodeCodec.owner(zk.abs(path), owner.get().data());
-        return Optional.of(new OwnerInfo(body.memberId(), body.generation(), body.since(),
+        return Optional.of(new OwnerInfo(
+                body.memberId(),
+                body.generation(),
+                body.since(),
                 zk.isCurrentSession(owner.get().stat().ephemeralOwner())));
     }
 }

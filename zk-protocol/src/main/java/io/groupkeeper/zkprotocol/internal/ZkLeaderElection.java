@@ -67,8 +67,12 @@ final class ZkLeaderElection implements LeaderElection {
     }
 
     @Override
-    public long publish(long expectedVersion, long generation, Map<String, ? extends Set<TopicPartition>> changedTargets,
-                        Set<String> removedMembers, SortedSet<String> staticMembers) {
+    public long publish(
+            long expectedVersion,
+            long generation,
+            Map<String, ? extends Set<TopicPartition>> changedTargets,
+            Set<String> removedMembers,
+            SortedSet<String> staticMembers) {
         String group = store.groupId();
         String latchPath = latch.ourPath();
         if (!latch.hasLeadership() || latchPath == null) {
@@ -76,7 +80,8 @@ final class ZkLeaderElection implements LeaderElection {
         }
         AssignmentSnapshot before = store.cached();
         Set<String> existing = before != null && before.version() == expectedVersion
-                ? before.targets().byMember().keySet() : null;
+                ? before.targets().byMember().keySet()
+                : null;
         String assignmentPath = ZkPaths.assignment(group);
         try {
             // One request per target written or deleted; each transaction also checks the latch node and sets the
@@ -85,20 +90,22 @@ final class ZkLeaderElection implements LeaderElection {
             // snapshot it read before.
             List<ZkOp> writes = new ArrayList<>();
             for (Map.Entry<String, ? extends Set<TopicPartition>> e : changedTargets.entrySet()) {
-                byte[] body = NodeCodec.target(new NodeCodec.TargetBody(generation, new TreeSet<>(e.getValue()),
-                        staticMembers.contains(e.getKey())));
+                byte[] body = NodeCodec.target(new NodeCodec.TargetBody(
+                        generation, new TreeSet<>(e.getValue()), staticMembers.contains(e.getKey())));
                 String path = ZkPaths.target(group, e.getKey());
-                boolean exists = existing != null ? existing.contains(e.getKey()) : zk.exists(path, null).isPresent();
+                boolean exists = existing != null
+                        ? existing.contains(e.getKey())
+                        : zk.exists(path, null).isPresent();
                 writes.add(exists ? ZkOp.set(path, body, -1) : ZkOp.create(path, body));
             }
             for (String removed : removedMembers) {
                 writes.add(ZkOp.delete(ZkPaths.target(group, removed), -1));
             }
-            byte[] assignmentBody = NodeCodec.assignment(new NodeCodec.AssignmentBody(generation,
-                    Optional.of(participantId), clock.instant(), changedTargets.size()));
+            byte[] assignmentBody = NodeCodec.assignment(new NodeCodec.AssignmentBody(
+                    generation, Optional.of(participantId), clock.instant(), changedTargets.size()));
             ZkOp latchCheck = ZkOp.check(latchPath, -1);
-            long fixed = batcher.bytes(List.of(latchCheck, ZkOp.set(assignmentPath, assignmentBody,
-                    (int) expectedVersion)));
+            long fixed =
+                    batcher.bytes(List.of(latchCheck, ZkOp.set(assignmentPath, assignmentBody, (int) expectedVersion)));
             int version = (int) expectedVersion;
             for (TransactionBatcher.Batch<ZkOp> batch : batcher.split(writes, fixed, List::of)) {
                 List<ZkOp> ops = new ArrayList<>();
@@ -114,9 +121,11 @@ final class ZkLeaderElection implements LeaderElection {
             return version;
         } catch (ZkFailure e) {
             store.remember(null);
-            throw new StoreException("publish of generation " + generation + " for group " + group
-                    + " refused (" + e.code() + " at operation " + e.failedOp()
-                    + "): leadership lost or another leader published", e);
+            throw new StoreException(
+                    "publish of generation " + generation + " for group " + group
+                            + " refused (" + e.code() + " at operation " + e.failedOp()
+                            + "): leadership lost or another leader published",
+                    e);
         } catch (StoreException e) {
             store.remember(null);
             throw e;
@@ -126,10 +135,15 @@ final class ZkLeaderElection implements LeaderElection {
         }
     }
 
-    private AssignmentSnapshot next(AssignmentSnapshot before, long generation,
-                                    Map<String, ? extends Set<TopicPartition>> changed, Set<String> removed,
-                                    SortedSet<String> staticMembers, int version) {
-        SortedMap<String, Set<TopicPartition>> targets = new TreeMap<>(before.targets().byMember());
+    private AssignmentSnapshot next(
+            AssignmentSnapshot before,
+            long generation,
+            Map<String, ? extends Set<TopicPartition>> changed,
+            Set<String> removed,
+            SortedSet<String> staticMembers,
+            int version) {
+        SortedMap<String, Set<TopicPartition>> targets =
+                new TreeMap<>(before.targets().byMember());
         targets.keySet().removeAll(removed);
         targets.putAll(changed);
         SortedSet<String> statics = new TreeSet<>(before.staticMembers());

@@ -12,8 +12,7 @@ public final class ZkPaths {
     public static final String TOPICS = "/topics";
     public static final String GROUPS = "/groups";
 
-    private ZkPaths() {
-    }
+    private ZkPaths() {}
 
     public static String topic(String topic) {
         return TOPICS + "/" + Names.requireValid("topic", topic);

@@ -50,9 +50,12 @@ public final class ZkTopicRegistry implements TopicRegistry {
                     LOG.error("topic registry: ignoring {}", e.getMessage());
                 }
             } else if (warnedMissing.add(topic)) {
-                LOG.warn("topic {} is not registered ({} does not exist): no partitions of it are assigned until it "
-                        + "is (TopicRegistry.ensureTopic(\"{}\", partitions)); the group's other topics are unaffected",
-                        topic, zk.abs(path), topic);
+                LOG.warn(
+                        "topic {} is not registered ({} does not exist): no partitions of it are assigned until it "
+                                + "is (TopicRegistry.ensureTopic(\"{}\", partitions)); the group's other topics are unaffected",
+                        topic,
+                        zk.abs(path),
+                        topic);
             }
         }
         return counts;
@@ -80,7 +83,8 @@ public final class ZkTopicRegistry implements TopicRegistry {
                     throw new IllegalArgumentException("topic " + topic + " has " + current
                             + " partitions; lowering the count to " + partitions + " is refused");
                 }
-                zk.write(ZkOp.set(path, NodeCodec.topic(partitions), read.get().stat().version()));
+                zk.write(ZkOp.set(
+                        path, NodeCodec.topic(partitions), read.get().stat().version()));
                 return;
             } catch (ZkFailure e) {
                 if (e.code() != ZkCode.NODEEXISTS && e.code() != ZkCode.BADVERSION) {

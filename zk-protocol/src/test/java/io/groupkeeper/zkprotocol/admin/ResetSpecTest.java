@@ -19,8 +19,8 @@ class ResetSpecTest {
     private static final TopicPartition TP = new TopicPartition("t", 0);
     private static final OptionalLong NONE = OptionalLong.empty();
 
-    private static ResetSpec.Position at(OptionalLong committed, OptionalLong start, OptionalLong end, OptionalLong atTime,
-                                         boolean logKnown) {
+    private static ResetSpec.Position at(
+            OptionalLong committed, OptionalLong start, OptionalLong end, OptionalLong atTime, boolean logKnown) {
         return new ResetSpec.Position(committed, start, end, atTime, logKnown);
     }
 
@@ -39,22 +39,31 @@ class ResetSpecTest {
     @Test
     void currentFallsBackToTheLogEndAndOtherwiseSkips() {
         ResetSpec spec = new ResetSpec.ToCurrent();
-        assertThat(spec.request(TP, at(of(5), of(2), of(9), NONE, true)).offset()).isEqualTo(of(5));
+        assertThat(spec.request(TP, at(of(5), of(2), of(9), NONE, true)).offset())
+                .isEqualTo(of(5));
         assertThat(spec.request(TP, at(NONE, of(2), of(9), NONE, true)))
                 .isEqualTo(new ResetSpec.Request(of(9), Optional.of("no committed offset: log end")));
         ResetSpec.Request skipped = spec.request(TP, at(NONE, NONE, NONE, NONE, false));
         assertThat(skipped.offset()).isEmpty();
-        assertThat(skipped.note()).hasValueSatisfying(n -> assertThat(n).startsWith("skipped: no committed offset")
-                .contains("log end unknown"));
+        assertThat(skipped.note())
+                .hasValueSatisfying(n ->
+                        assertThat(n).startsWith("skipped: no committed offset").contains("log end unknown"));
         assertThat(spec.request(TP, at(NONE, NONE, NONE, NONE, true)).note()).hasValue("skipped: no committed offset");
     }
 
     @Test
     void shiftMovesTheCommittedOffsetSaturatingAndSkipsWithoutOne() {
-        assertThat(new ResetSpec.ShiftBy(-3).request(TP, at(of(5), NONE, NONE, NONE, false)).offset()).isEqualTo(of(2));
-        assertThat(new ResetSpec.ShiftBy(Long.MAX_VALUE).request(TP, at(of(5), NONE, NONE, NONE, false)).offset())
+        assertThat(new ResetSpec.ShiftBy(-3)
+                        .request(TP, at(of(5), NONE, NONE, NONE, false))
+                        .offset())
+                .isEqualTo(of(2));
+        assertThat(new ResetSpec.ShiftBy(Long.MAX_VALUE)
+                        .request(TP, at(of(5), NONE, NONE, NONE, false))
+                        .offset())
                 .isEqualTo(of(Long.MAX_VALUE));
-        assertThat(new ResetSpec.ShiftBy(Long.MIN_VALUE).request(TP, at(of(-5), NONE, NONE, NONE, false)).offset())
+        assertThat(new ResetSpec.ShiftBy(Long.MIN_VALUE)
+                        .request(TP, at(of(-5), NONE, NONE, NONE, false))
+                        .offset())
                 .isEqualTo(of(Long.MIN_VALUE));
         assertThat(new ResetSpec.ShiftBy(1).request(TP, at(NONE, of(0), of(9), NONE, true)))
                 .isEqualTo(new ResetSpec.Request(NONE, Optional.of("skipped: no committed offset to shift")));
@@ -71,7 +80,8 @@ class ResetSpecTest {
         assertThat(datetime.time(clock)).hasValue(Instant.parse("2026-01-01T00:00:00Z"));
         assertThat(datetime.describeTime(Instant.EPOCH)).isEmpty();
         for (ResetSpec spec : new ResetSpec[] {byDuration, datetime}) {
-            assertThat(spec.request(TP, at(of(1), of(0), of(9), of(4), true)).offset()).isEqualTo(of(4));
+            assertThat(spec.request(TP, at(of(1), of(0), of(9), of(4), true)).offset())
+                    .isEqualTo(of(4));
             assertThat(spec.request(TP, at(of(1), of(0), of(9), NONE, true)))
                     .isEqualTo(new ResetSpec.Request(of(9), Optional.of("no record at or after that time: log end")));
         }
@@ -83,8 +93,11 @@ class ResetSpecTest {
         Map<TopicPartition, Long> offsets = new TreeMap<>(Map.of(TP, 42L));
         ResetSpec spec = new ResetSpec.FromOffsets(new SourceOffsets("f.csv", new TreeMap<>(offsets), Map.of()));
         assertThat(spec.source()).isPresent();
-        assertThat(spec.request(TP, at(of(1), of(0), of(9), NONE, true)).offset()).isEqualTo(of(42));
-        assertThat(spec.request(new TopicPartition("t", 1), at(of(1), of(0), of(9), NONE, true)).offset()).isEmpty();
+        assertThat(spec.request(TP, at(of(1), of(0), of(9), NONE, true)).offset())
+                .isEqualTo(of(42));
+        assertThat(spec.request(new TopicPartition("t", 1), at(of(1), of(0), of(9), NONE, true))
+                        .offset())
+                .isEmpty();
         assertThat(new ResetSpec.ToLatest().source()).isEmpty();
     }
 }

@@ -31,8 +31,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  */
 public final class ZooKeeperAdmin {
 
-    private ZooKeeperAdmin() {
-    }
+    private ZooKeeperAdmin() {}
 
     public static Builder builder() {
         return new Builder();
@@ -59,11 +58,14 @@ public final class ZooKeeperAdmin {
         } catch (IllegalArgumentException e) {
             throw new AdminException(e.getMessage().replaceFirst("^ZooKeeperStore: ", ""));
         }
-        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString)
-                .connectionTimeoutMs((int) timeout.toMillis()).sessionTimeoutMs(30_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 3, 1_000)).build();
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .connectionTimeoutMs((int) timeout.toMillis())
+                .sessionTimeoutMs(30_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3, 1_000))
+                .build();
         try {
-            SessionOpener.open(c, cs, timeout, () -> { });
+            SessionOpener.open(c, cs, timeout, () -> {});
         } catch (StoreException e) {
             c.close();
             throw new AdminException(e.getMessage());
@@ -73,8 +75,10 @@ public final class ZooKeeperAdmin {
 
     /** A source read through an existing client (not closed with the source); paths relative to its namespace, if any. */
     public static ZkSource source(CuratorFramework client) {
-        return ZkSource.over(new ZkSession(client, new ZkStats()), client.getZookeeperClient().getCurrentConnectionString(),
-                () -> { });
+        return ZkSource.over(
+                new ZkSession(client, new ZkStats()),
+                client.getZookeeperClient().getCurrentConnectionString(),
+                () -> {});
     }
 
     /**
@@ -86,12 +90,12 @@ public final class ZooKeeperAdmin {
         private ZooKeeperStore store;
         /** The admin's own store, when it has one: its builder checks each connection setting as it is given. */
         private final ZooKeeperStore.Builder own = ZooKeeperStore.builder();
+
         private boolean connects;
         private UnaryOperator<ZkPort> instrument = UnaryOperator.identity();
         private final GroupAdmin.Builder admin = GroupAdmin.builder();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Use this started store (not closed by the admin). Excludes {@link #connectString}. */
         public Builder store(ZooKeeperStore store) {
@@ -162,7 +166,8 @@ public final class ZooKeeperAdmin {
         public GroupAdmin build() {
             if (store != null) {
                 if (connects) {
-                    throw new IllegalStateException("ZooKeeperAdmin: give either store(...) or connectString(...), not both");
+                    throw new IllegalStateException(
+                            "ZooKeeperAdmin: give either store(...) or connectString(...), not both");
                 }
                 return admin.port(port(store)).build();
             }

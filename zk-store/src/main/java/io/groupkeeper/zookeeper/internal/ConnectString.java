@@ -95,8 +95,8 @@ public final class ConnectString {
             port = entry.substring(colon + 1);
         }
         if (host.isBlank()) {
-            throw new IllegalArgumentException("ZooKeeperStore: connectString '" + raw + "': server '" + entry
-                    + "' has no host");
+            throw new IllegalArgumentException(
+                    "ZooKeeperStore: connectString '" + raw + "': server '" + entry + "' has no host");
         }
         int p;
         try {

@@ -41,7 +41,6 @@ final class CuratorLatch implements ZkLatch {
     private static final String LOCK_NAME = "latch-";
     private static final LockInternalsSorter SORTER = StandardLockInternalsDriver::standardFixForSorting;
 
-
     private final WatcherRemoveCuratorFramework client;
     private final String folder;
     private final String id;
@@ -122,7 +121,9 @@ final class CuratorLatch implements ZkLatch {
         setLeadership(false);
         setNode(null);
         try {
-            client.create().creatingParentContainersIfNeeded().withProtection()
+            client.create()
+                    .creatingParentContainersIfNeeded()
+                    .withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .inBackground((c, event) -> created(event))
                     .forPath(ZKPaths.makePath(folder, LOCK_NAME), id.getBytes(StandardCharsets.UTF_8));
@@ -135,8 +136,12 @@ final class CuratorLatch implements ZkLatch {
         synchronized (lock) {
             if (event.getResultCode() != KeeperException.Code.OK.intValue()) {
                 if (state.isStarted()) {
-                    LOG.error("leader latch {} of {}: creating the participant node failed ({}); joining again on "
-                            + "reconnection", folder, id, KeeperException.Code.get(event.getResultCode()));
+                    LOG.error(
+                            "leader latch {} of {}: creating the participant node failed ({}); joining again on "
+                                    + "reconnection",
+                            folder,
+                            id,
+                            KeeperException.Code.get(event.getResultCode()));
                 }
                 return;
             }
@@ -178,8 +183,12 @@ final class CuratorLatch implements ZkLatch {
         int index = path == null ? -1 : sorted.indexOf(ZKPaths.getNodeFromPath(path));
         if (index < 0) {
             // While started, the node is gone only with the session that held it (expired) or by a hand delete.
-            LOG.warn("leader latch {} of {}: participant node {} is gone (session expired or node deleted); joining "
-                    + "the election again", folder, id, path);
+            LOG.warn(
+                    "leader latch {} of {}: participant node {} is gone (session expired or node deleted); joining "
+                            + "the election again",
+                    folder,
+                    id,
+                    path);
             join();
         } else if (index == 0) {
             setLeadership(true);
@@ -195,15 +204,18 @@ final class CuratorLatch implements ZkLatch {
                 }
             };
             try {
-                client.getData().usingWatcher(watcher).inBackground((c, event) -> {
-                    if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
-                        synchronized (lock) {
-                            if (state.isStarted()) {
-                                readChildren(); // the predecessor went before the watch was set
+                client.getData()
+                        .usingWatcher(watcher)
+                        .inBackground((c, event) -> {
+                            if (event.getResultCode() == KeeperException.Code.NONODE.intValue()) {
+                                synchronized (lock) {
+                                    if (state.isStarted()) {
+                                        readChildren(); // the predecessor went before the watch was set
+                                    }
+                                }
                             }
-                        }
-                    }
-                }).forPath(predecessor);
+                        })
+                        .forPath(predecessor);
             } catch (Exception e) {
                 LOG.error("leader latch {} of {}: watching {} failed: {}", folder, id, predecessor, e.toString());
             }
@@ -223,7 +235,7 @@ final class CuratorLatch implements ZkLatch {
                     }
                 }
                 case LOST -> setLeadership(false);
-                default -> { }
+                default -> {}
             }
         }
     }

@@ -20,8 +20,7 @@ public final class SessionOpener {
 
     private static final Logger LOG = LoggerFactory.getLogger(SessionOpener.class);
 
-    private SessionOpener() {
-    }
+    private SessionOpener() {}
 
     /**
      * Starts {@code client} (built on {@code cs}) and waits up to {@code timeout} for a session; {@code beforeStart} runs
@@ -33,11 +32,17 @@ public final class SessionOpener {
         List<ConnectString.Server> unresolved = cs.unresolved();
         if (unresolved.size() == cs.servers().size()) {
             throw new StoreException("cannot connect to ZooKeeper at " + cs + ": no server's host resolves "
-                    + "(unknown host " + String.join(", ", unresolved.stream().map(ConnectString.Server::host).toList())
+                    + "(unknown host "
+                    + String.join(
+                            ", ",
+                            unresolved.stream().map(ConnectString.Server::host).toList())
                     + ")");
         }
         if (!unresolved.isEmpty()) {
-            LOG.warn("ZooKeeper servers {} of {} do not resolve (unknown host); connecting to the others", unresolved, cs);
+            LOG.warn(
+                    "ZooKeeper servers {} of {} do not resolve (unknown host); connecting to the others",
+                    unresolved,
+                    cs);
         }
         awaitReachable(cs, timeout, deadline);
         beforeStart.run();
@@ -67,10 +72,14 @@ public final class SessionOpener {
             }
             long left = remainingMs(deadline);
             if (left <= 0) {
-                throw new StoreException("cannot connect to ZooKeeper at " + cs + " within " + timeout.toMillis()
-                        + " ms: " + why);
+                throw new StoreException(
+                        "cannot connect to ZooKeeper at " + cs + " within " + timeout.toMillis() + " ms: " + why);
             }
-            LOG.warn("ZooKeeper at {} cannot be reached ({}); attempt {}, trying again for {} ms more", cs, why, attempt,
+            LOG.warn(
+                    "ZooKeeper at {} cannot be reached ({}); attempt {}, trying again for {} ms more",
+                    cs,
+                    why,
+                    attempt,
                     left);
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.min(1_000, left)));
             if (Thread.currentThread().isInterrupted()) {
@@ -94,7 +103,8 @@ public final class SessionOpener {
             String namespace = client.getNamespace();
             throw new StoreException("the chroot " + cs.chroot() + " of the connect string '" + cs + "' does not exist "
                     + "in ZooKeeper: create it, or leave it out of the connect string"
-                    + (namespace == null || namespace.isEmpty() ? ""
+                    + (namespace == null || namespace.isEmpty()
+                            ? ""
                             : " and use namespace(\"" + cs.chroot().substring(1) + "/" + namespace + "\")"));
         }
     }

@@ -28,8 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -65,6 +65,7 @@ public final class ZkSession implements ZkPort {
      * connection can hold back the next ones until then (see {@link #requireConnected}); the store's does.
      */
     private final boolean tracksConnections;
+
     private final LostConnectionGate gate = new LostConnectionGate();
     /** The ZooKeeper watcher of each persistent watcher the store added, to remove it again. */
     private final Map<Consumer<ZkEvent>, Watcher> persistentWatchers = new ConcurrentHashMap<>();
@@ -202,7 +203,10 @@ public final class ZkSession implements ZkPort {
         try {
             Stat stat = new Stat();
             stats.read();
-            byte[] data = client.getData().storingStatIn(stat).usingWatcher(watcher(hook)).forPath(path);
+            byte[] data = client.getData()
+                    .storingStatIn(stat)
+                    .usingWatcher(watcher(hook))
+                    .forPath(path);
             return Optional.of(new ZkNode(data, stat(stat)));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
@@ -213,14 +217,17 @@ public final class ZkSession implements ZkPort {
 
     @Override
     public Optional<ZkStat> exists(String path, Runnable hook) {
-        return Optional.ofNullable(exists(path, hook == null ? null : watcher(hook))).map(ZkWire::stat);
+        return Optional.ofNullable(exists(path, hook == null ? null : watcher(hook)))
+                .map(ZkWire::stat);
     }
 
     public Stat exists(String path, Watcher w) {
         long sentIn = enter("check " + abs(path));
         try {
             stats.read();
-            return w == null ? client.checkExists().forPath(path) : client.checkExists().usingWatcher(w).forPath(path);
+            return w == null
+                    ? client.checkExists().forPath(path)
+                    : client.checkExists().usingWatcher(w).forPath(path);
         } catch (Exception e) {
             throw failure("check " + abs(path), noteLoss(sentIn, e));
         }
@@ -231,7 +238,8 @@ public final class ZkSession implements ZkPort {
         long sentIn = enter("list " + abs(path));
         try {
             stats.read();
-            return hook == null ? client.getChildren().forPath(path)
+            return hook == null
+                    ? client.getChildren().forPath(path)
                     : client.getChildren().usingWatcher(watcher(hook)).forPath(path);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
@@ -246,14 +254,16 @@ public final class ZkSession implements ZkPort {
         try {
             enter("list " + abs(path));
             stats.read();
-            client.getChildren().inBackground((c, event) -> {
-                KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                if (code == KeeperException.Code.OK) {
-                    done.complete(event.getChildren());
-                } else {
-                    done.completeExceptionally(new ZkFailure(code(code), abs(path)));
-                }
-            }).forPath(path);
+            client.getChildren()
+                    .inBackground((c, event) -> {
+                        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+                        if (code == KeeperException.Code.OK) {
+                            done.complete(event.getChildren());
+                        } else {
+                            done.completeExceptionally(new ZkFailure(code(code), abs(path)));
+                        }
+                    })
+                    .forPath(path);
         } catch (Exception e) {
             done.completeExceptionally(failure("list " + abs(path), e));
         }
@@ -279,8 +289,11 @@ public final class ZkSession implements ZkPort {
             List<OpResult> results = readMulti(chunk, true);
             for (int i = 0; i < chunk.size(); i++) {
                 OpResult r = results.get(i);
-                out.put(chunk.get(i), r instanceof OpResult.GetDataResult d
-                        ? Optional.of(new ZkNode(d.getData(), stat(d.getStat()))) : missing(chunk.get(i), r));
+                out.put(
+                        chunk.get(i),
+                        r instanceof OpResult.GetDataResult d
+                                ? Optional.of(new ZkNode(d.getData(), stat(d.getStat())))
+                                : missing(chunk.get(i), r));
             }
         }
         return out;
@@ -363,7 +376,8 @@ public final class ZkSession implements ZkPort {
                     byte[] bytes = client.getData().storingStatIn(stat).forPath(p);
                     results.add(new OpResult.GetDataResult(bytes, stat));
                 } else {
-                    results.add(new OpResult.GetChildrenResult(client.getChildren().forPath(p)));
+                    results.add(
+                            new OpResult.GetChildrenResult(client.getChildren().forPath(p)));
                 }
             } catch (KeeperException e) {
                 results.add(new OpResult.ErrorResult(e.code().intValue()));
@@ -397,7 +411,10 @@ public final class ZkSession implements ZkPort {
             stats.read();
             if (client.checkExists().forPath(path) == null) {
                 stats.write(1);
-                client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT).forPath(path, data);
+                client.create()
+                        .creatingParentsIfNeeded()
+                        .withMode(CreateMode.PERSISTENT)
+                        .forPath(path, data);
             }
         } catch (KeeperException.NodeExistsException e) {
             // created concurrently: fine
@@ -416,8 +433,9 @@ public final class ZkSession implements ZkPort {
                 return new ZkResult(created, null);
             }
             if (op instanceof ZkOp.SetData set) {
-                return new ZkResult(set.path(), stat(client.setData().withVersion(set.version()).forPath(set.path(),
-                        set.data())));
+                return new ZkResult(
+                        set.path(),
+                        stat(client.setData().withVersion(set.version()).forPath(set.path(), set.data())));
             }
             if (op instanceof ZkOp.Delete d) {
                 client.delete().withVersion(d.version()).forPath(d.path());
@@ -436,8 +454,12 @@ public final class ZkSession implements ZkPort {
         enter("create " + abs(path));
         stats.write(1);
         try {
-            return new ZkResult(client.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT)
-                    .forPath(path, data), null);
+            return new ZkResult(
+                    client.create()
+                            .creatingParentsIfNeeded()
+                            .withMode(CreateMode.PERSISTENT)
+                            .forPath(path, data),
+                    null);
         } catch (KeeperException e) {
             throw zkFailure(e);
         } catch (Exception e) {
@@ -452,7 +474,8 @@ public final class ZkSession implements ZkPort {
         stats.transaction(ops.size());
         try {
             List<ZkResult> out = new ArrayList<>();
-            for (CuratorTransactionResult r : client.transaction().forOperations(ops.stream().map(this::op).toList())) {
+            for (CuratorTransactionResult r : client.transaction()
+                    .forOperations(ops.stream().map(this::op).toList())) {
                 out.add(new ZkResult(r.getResultPath(), r.getResultStat() == null ? null : stat(r.getResultStat())));
             }
             return out;
@@ -503,14 +526,19 @@ public final class ZkSession implements ZkPort {
                 return done;
             }
             stats.transaction(ops.size());
-            handle.multi(ops.stream().map(o -> op(o).get()).toList(), (rc, path, ctx, results) -> {
-                KeeperException.Code code = KeeperException.Code.get(rc);
-                if (code == KeeperException.Code.CONNECTIONLOSS) {
-                    noteLoss(sentIn, KeeperException.create(code));
-                }
-                done.complete(new Transaction(code(code), failedOp(results),
-                        code == KeeperException.Code.OK ? results(results) : null));
-            }, null);
+            handle.multi(
+                    ops.stream().map(o -> op(o).get()).toList(),
+                    (rc, path, ctx, results) -> {
+                        KeeperException.Code code = KeeperException.Code.get(rc);
+                        if (code == KeeperException.Code.CONNECTIONLOSS) {
+                            noteLoss(sentIn, KeeperException.create(code));
+                        }
+                        done.complete(new Transaction(
+                                code(code),
+                                failedOp(results),
+                                code == KeeperException.Code.OK ? results(results) : null));
+                    },
+                    null);
         } catch (Exception e) {
             done.completeExceptionally(failure("transaction of " + ops.size() + " operations", e));
         }
@@ -525,17 +553,21 @@ public final class ZkSession implements ZkPort {
             long sentIn = enter("read " + full);
             ZooKeeper handle = client.getZookeeperClient().getZooKeeper();
             stats.read();
-            handle.getData(full, hook == null ? null : watcher(hook), (rc, p, ctx, data, stat) -> {
-                KeeperException.Code code = KeeperException.Code.get(rc);
-                if (code == KeeperException.Code.OK) {
-                    done.complete(Optional.of(new ZkNode(data, stat(stat))));
-                } else if (code == KeeperException.Code.NONODE) {
-                    done.complete(Optional.empty());
-                } else {
-                    done.completeExceptionally(failure("read " + full, noteLoss(sentIn, KeeperException.create(code,
-                            full))));
-                }
-            }, null);
+            handle.getData(
+                    full,
+                    hook == null ? null : watcher(hook),
+                    (rc, p, ctx, data, stat) -> {
+                        KeeperException.Code code = KeeperException.Code.get(rc);
+                        if (code == KeeperException.Code.OK) {
+                            done.complete(Optional.of(new ZkNode(data, stat(stat))));
+                        } else if (code == KeeperException.Code.NONODE) {
+                            done.complete(Optional.empty());
+                        } else {
+                            done.completeExceptionally(
+                                    failure("read " + full, noteLoss(sentIn, KeeperException.create(code, full))));
+                        }
+                    },
+                    null);
         } catch (Exception e) {
             done.completeExceptionally(failure("read " + full, e));
         }
@@ -556,8 +588,9 @@ public final class ZkSession implements ZkPort {
         Watcher w = persistentWatchers.computeIfAbsent(watcher, c -> event -> c.accept(event(event)));
         try {
             stats.read();
-            client.getZookeeperClient().getZooKeeper().addWatch(full, w,
-                    recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT);
+            client.getZookeeperClient()
+                    .getZooKeeper()
+                    .addWatch(full, w, recursive ? AddWatchMode.PERSISTENT_RECURSIVE : AddWatchMode.PERSISTENT);
         } catch (KeeperException.UnimplementedException | KeeperException.MarshallingErrorException e) {
             throw zkFailure(e); // before 3.6 the server does not know the request; WatchManagerOptimized fails it
         } catch (Exception e) {
@@ -572,9 +605,15 @@ public final class ZkSession implements ZkPort {
             return;
         }
         try {
-            client.getZookeeperClient().getZooKeeper().removeWatches(abs(path), w,
-                    recursive ? Watcher.WatcherType.PersistentRecursive : Watcher.WatcherType.Persistent, false,
-                    (rc, p, ctx) -> { }, null);
+            client.getZookeeperClient()
+                    .getZooKeeper()
+                    .removeWatches(
+                            abs(path),
+                            w,
+                            recursive ? Watcher.WatcherType.PersistentRecursive : Watcher.WatcherType.Persistent,
+                            false,
+                            (rc, p, ctx) -> {},
+                            null);
         } catch (Exception e) {
             // the client is closing: its watches go with it
         }
@@ -582,8 +621,10 @@ public final class ZkSession implements ZkPort {
 
     private ZkEvent event(WatchedEvent event) {
         ZkEvent.Type type = switch (event.getType()) {
-            case None -> event.getState() == Watcher.Event.KeeperState.SyncConnected ? ZkEvent.Type.CONNECTED
-                    : ZkEvent.Type.DISCONNECTED;
+            case None ->
+                event.getState() == Watcher.Event.KeeperState.SyncConnected
+                        ? ZkEvent.Type.CONNECTED
+                        : ZkEvent.Type.DISCONNECTED;
             case NodeCreated -> ZkEvent.Type.CREATED;
             case NodeDeleted -> ZkEvent.Type.DELETED;
             case NodeDataChanged -> ZkEvent.Type.DATA_CHANGED;
@@ -670,7 +711,10 @@ public final class ZkSession implements ZkPort {
             if (op instanceof ZkOp.Delete d) {
                 return client.transactionOp().delete().withVersion(d.version()).forPath(d.path());
             }
-            return client.transactionOp().check().withVersion(((ZkOp.Check) op).version()).forPath(op.path());
+            return client.transactionOp()
+                    .check()
+                    .withVersion(((ZkOp.Check) op).version())
+                    .forPath(op.path());
         } catch (Exception e) {
             throw failure("prepare " + op, e); // Curator's op builders declare Exception
         }

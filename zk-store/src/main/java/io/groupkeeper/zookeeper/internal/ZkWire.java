@@ -24,12 +24,11 @@ import org.apache.zookeeper.data.Stat;
  */
 public final class ZkWire {
 
-    private ZkWire() {
-    }
+    private ZkWire() {}
 
     public static ZkStat stat(Stat s) {
-        return new ZkStat(s.getVersion(), s.getCversion(), s.getCzxid(), s.getMzxid(), s.getEphemeralOwner(),
-                s.getNumChildren());
+        return new ZkStat(
+                s.getVersion(), s.getCversion(), s.getCzxid(), s.getMzxid(), s.getEphemeralOwner(), s.getNumChildren());
     }
 
     static CreateMode mode(ZkOp.Create c) {
@@ -87,7 +86,8 @@ public final class ZkWire {
         if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }
-        String detail = e instanceof KeeperException ke ? ke.code() + (ke.getPath() != null ? " " + ke.getPath() : "")
+        String detail = e instanceof KeeperException ke
+                ? ke.code() + (ke.getPath() != null ? " " + ke.getPath() : "")
                 : e instanceof ZkFailure f ? f.code() + (f.path() != null ? " " + f.path() : "") : e.toString();
         return new StoreException("ZooKeeper: " + what + " failed: " + detail, e);
     }
@@ -124,4 +124,5 @@ public final class ZkWire {
         public void write(byte[] b, int off, int len) {
             count += len;
         }
-    }}
+    }
+}

@@ -9,6 +9,7 @@ import io.groupkeeper.GroupMember;
 import io.groupkeeper.RebalanceListener;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.fixtures.ZkLayout;
+import io.groupkeeper.spi.internal.GroupStores;
 import io.groupkeeper.testkit.ForwardingZkPort;
 import io.groupkeeper.zkprotocol.ZkCode;
 import io.groupkeeper.zkprotocol.ZkFailure;
@@ -24,8 +25,8 @@ import io.groupkeeper.zkprotocol.admin.PartitionSelection;
 import io.groupkeeper.zkprotocol.admin.ResetPlan;
 import io.groupkeeper.zkprotocol.admin.ResetSpec;
 import io.groupkeeper.zkprotocol.admin.SourceOffsets;
-import io.groupkeeper.zookeeper.ZooKeeperStore;
 import io.groupkeeper.zkprotocol.internal.NodeCodec;
+import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,7 +47,6 @@ import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import io.groupkeeper.spi.internal.GroupStores;
 
 /**
  * The admin (zk-protocol's, over the session port) on a real ZooKeeper through zk-store's Curator session:
@@ -87,15 +87,32 @@ class GroupAdminIT {
             counts.put(topic, partitions);
         }
 
-        @Override public Map<String, Integer> partitionCounts(Collection<String> topics) {
+        @Override
+        public Map<String, Integer> partitionCounts(Collection<String> topics) {
             Map<String, Integer> m = new HashMap<>(counts);
             m.keySet().retainAll(topics);
             return m;
         }
-        @Override public Map<TopicPartition, Long> earliest(Collection<TopicPartition> ps) { return all(ps, start); }
-        @Override public Map<TopicPartition, Long> latest(Collection<TopicPartition> ps) { return all(ps, end); }
-        @Override public Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> ps, Instant t) { return Map.of(); }
-        @Override public String describe() { return "fixed bounds"; }
+
+        @Override
+        public Map<TopicPartition, Long> earliest(Collection<TopicPartition> ps) {
+            return all(ps, start);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> latest(Collection<TopicPartition> ps) {
+            return all(ps, end);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> offsetsForTimestamp(Collection<TopicPartition> ps, Instant t) {
+            return Map.of();
+        }
+
+        @Override
+        public String describe() {
+            return "fixed bounds";
+        }
 
         private static Map<TopicPartition, Long> all(Collection<TopicPartition> ps, long v) {
             Map<TopicPartition, Long> m = new HashMap<>();
@@ -165,7 +182,9 @@ class GroupAdminIT {
     }
 
     private static void registerTopic(String topic, int partitions) {
-        try (ZooKeeperStore s = ZooKeeperStore.builder().connectString(server.getConnectString()).build()) {
+        try (ZooKeeperStore s = ZooKeeperStore.builder()
+                .connectString(server.getConnectString())
+                .build()) {
             s.start();
             if (s.topics().partitionCount(topic).orElse(0) < partitions) {
                 s.topics().ensureTopic(topic, partitions);
@@ -176,7 +195,10 @@ class GroupAdminIT {
     /** Simulates a member's commit: a plain body written with a version bump. */
     private static void commitBehindTheAdminsBack(String group, TopicPartition tp, long offset) {
         try {
-            raw.setData().forPath(offsetPath(group, tp), ("{\"offset\":" + offset + ",\"committedBy\":\"m-1\"}").getBytes(StandardCharsets.UTF_8));
+            raw.setData()
+                    .forPath(
+                            offsetPath(group, tp),
+                            ("{\"offset\":" + offset + ",\"committedBy\":\"m-1\"}").getBytes(StandardCharsets.UTF_8));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -196,9 +218,11 @@ class GroupAdminIT {
         AtomicInteger interleaved = new AtomicInteger();
         // Every attempt: a member commits partition 2 between the admin's read and its write.
         try (GroupAdmin a = beforeWrite(() -> {
-            interleaved.incrementAndGet();
-            commitBehindTheAdminsBack(g, p2, 31 + interleaved.get());
-        }).maxAttempts(3).build()) {
+                    interleaved.incrementAndGet();
+                    commitBehindTheAdminsBack(g, p2, 31 + interleaved.get());
+                })
+                .maxAttempts(3)
+                .build()) {
             assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ToOffset(0)))
                     .isInstanceOf(AdminException.class)
                     .hasMessageContaining("changed under each of 3 attempts")
@@ -227,10 +251,19 @@ class GroupAdminIT {
         try {
             NodeCodec.OffsetBody b = NodeCodec.offset("test", raw.getData().forPath(offsetPath(group, tp)));
             long next = b.offset().getAsLong() + delta;
-            raw.setData().forPath(offsetPath(group, tp), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(next),
-                    "", java.util.Optional.of("m-1"), b.generation(), java.util.Optional.of(Instant.now()),
-                    NodeCodec.append(b.history(), new io.groupkeeper.status.CommitSample(next, OptionalLong.empty(),
-                            Instant.now())))));
+            raw.setData()
+                    .forPath(
+                            offsetPath(group, tp),
+                            NodeCodec.offset(new NodeCodec.OffsetBody(
+                                    OptionalLong.of(next),
+                                    "",
+                                    java.util.Optional.of("m-1"),
+                                    b.generation(),
+                                    java.util.Optional.of(Instant.now()),
+                                    NodeCodec.append(
+                                            b.history(),
+                                            new io.groupkeeper.status.CommitSample(
+                                                    next, OptionalLong.empty(), Instant.now())))));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -243,7 +276,8 @@ class GroupAdminIT {
         try (GroupAdmin a = admin().build()) {
             a.executeImport(g, offsets("t", 10, 20));
         }
-        try (GroupAdmin a = admin(sentThenLost(() -> ownerCommitsKeepingHistory(g, p0, 3))).build()) {
+        try (GroupAdmin a =
+                admin(sentThenLost(() -> ownerCommitsKeepingHistory(g, p0, 3))).build()) {
             ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100));
             assertThat(plan.executed()).isTrue();
             assertThat(plan.attempts()).isEqualTo(1);
@@ -283,12 +317,21 @@ class GroupAdminIT {
             a.executeImport(g, offsets("t", 10));
         }
         Instant at = Instant.parse("2026-12-01T00:00:10.319Z");
-        raw.setData().forPath(offsetPath(g, p0), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(42), "",
-                java.util.Optional.of("m-1"), 1, java.util.Optional.of(at), List.of(
-                        new io.groupkeeper.status.CommitSample(42, OptionalLong.empty(), at)))));
+        raw.setData()
+                .forPath(
+                        offsetPath(g, p0),
+                        NodeCodec.offset(new NodeCodec.OffsetBody(
+                                OptionalLong.of(42),
+                                "",
+                                java.util.Optional.of("m-1"),
+                                1,
+                                java.util.Optional.of(at),
+                                List.of(new io.groupkeeper.status.CommitSample(42, OptionalLong.empty(), at)))));
         int v0 = version(g, p0);
-        try (GroupAdmin a = admin(LOST_BEFORE_SENT).clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC))
-                .logBounds(new FixedBounds(0, 42, "t", 1)).build()) {
+        try (GroupAdmin a = admin(LOST_BEFORE_SENT)
+                .clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC))
+                .logBounds(new FixedBounds(0, 42, "t", 1))
+                .build()) {
             assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(22)))
                     .isInstanceOf(AdminException.class)
                     .isNotInstanceOf(OutcomeUnknownException.class)
@@ -313,15 +356,19 @@ class GroupAdminIT {
         Instant at = Instant.parse("2026-12-01T00:00:13.354Z");
         AtomicInteger sent = new AtomicInteger();
         try (GroupAdmin a = admin((session, ops) -> {
-            if (sent.incrementAndGet() == 1) {
-                ownerCommitsAt(g, p0, 42, at);
-            }
-            return session.multi(ops);
-        }).clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC)).logBounds(new FixedBounds(0, 42, "t", 1))
+                    if (sent.incrementAndGet() == 1) {
+                        ownerCommitsAt(g, p0, 42, at);
+                    }
+                    return session.multi(ops);
+                })
+                .clock(java.time.Clock.fixed(at, java.time.ZoneOffset.UTC))
+                .logBounds(new FixedBounds(0, 42, "t", 1))
                 .build()) {
             ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100));
             assertThat(plan.executed()).isTrue();
-            assertThat(plan.attempts()).as("the first attempt conflicted and wrote nothing").isEqualTo(2);
+            assertThat(plan.attempts())
+                    .as("the first attempt conflicted and wrote nothing")
+                    .isEqualTo(2);
         }
         assertThat(sent).hasValue(2);
         NodeCodec.OffsetBody stored = NodeCodec.offset("test", raw.getData().forPath(offsetPath(g, p0)));
@@ -333,9 +380,19 @@ class GroupAdminIT {
     private static void ownerCommitsAt(String group, TopicPartition tp, long offset, Instant at) {
         try {
             NodeCodec.OffsetBody b = NodeCodec.offset("test", raw.getData().forPath(offsetPath(group, tp)));
-            raw.setData().forPath(offsetPath(group, tp), NodeCodec.offset(new NodeCodec.OffsetBody(OptionalLong.of(offset),
-                    "", java.util.Optional.of("m-1"), b.generation(), java.util.Optional.of(at), NodeCodec.append(
-                            b.history(), new io.groupkeeper.status.CommitSample(offset, OptionalLong.empty(), at)))));
+            raw.setData()
+                    .forPath(
+                            offsetPath(group, tp),
+                            NodeCodec.offset(new NodeCodec.OffsetBody(
+                                    OptionalLong.of(offset),
+                                    "",
+                                    java.util.Optional.of("m-1"),
+                                    b.generation(),
+                                    java.util.Optional.of(at),
+                                    NodeCodec.append(
+                                            b.history(),
+                                            new io.groupkeeper.status.CommitSample(
+                                                    offset, OptionalLong.empty(), at)))));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -350,9 +407,10 @@ class GroupAdminIT {
             a.executeImport(g, offsets("t", 10, 20));
         }
         try (GroupAdmin a = admin(sentThenLost(() -> {
-            commitBehindTheAdminsBack(g, p0, 500);
-            commitBehindTheAdminsBack(g, p1, 600);
-        })).build()) {
+                    commitBehindTheAdminsBack(g, p0, 500);
+                    commitBehindTheAdminsBack(g, p1, 600);
+                }))
+                .build()) {
             assertThatThrownBy(() -> a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(100)))
                     .isInstanceOf(OutcomeUnknownException.class)
                     .hasMessageStartingWith("reset of group " + g + ": ZooKeeper CONNECTIONLOSS after the transaction "
@@ -368,13 +426,15 @@ class GroupAdminIT {
             a.executeImport(g, offsets("t", 10, 20));
         }
         try (GroupAdmin a = admin(LOST_BEFORE_SENT).build()) {
-            assertThatThrownBy(() -> a.deleteOffsets(g, "t", false)).isInstanceOf(AdminException.class)
-                    .hasMessage("delete offsets of topic t in group " + g + " failed: ZooKeeper CONNECTIONLOSS; nothing "
-                            + "was written");
+            assertThatThrownBy(() -> a.deleteOffsets(g, "t", false))
+                    .isInstanceOf(AdminException.class)
+                    .hasMessage("delete offsets of topic t in group " + g
+                            + " failed: ZooKeeper CONNECTIONLOSS; nothing " + "was written");
         }
         assertThat(stored(g, new TopicPartition("t", 0))).hasValue(10);
-        try (GroupAdmin a = admin(sentThenLost(() -> { })).build()) {
-            assertThat(a.deleteOffsets(g, "t", false).offsetsDeleted()).as("applied; only the reply was lost")
+        try (GroupAdmin a = admin(sentThenLost(() -> {})).build()) {
+            assertThat(a.deleteOffsets(g, "t", false).offsetsDeleted())
+                    .as("applied; only the reply was lost")
                     .hasSize(2);
             assertThat(stored(g, new TopicPartition("t", 0))).isEmpty();
             assertThat(a.deleteGroup(g, false).what()).isEqualTo("group");
@@ -391,10 +451,11 @@ class GroupAdminIT {
         }
         AtomicInteger calls = new AtomicInteger();
         try (GroupAdmin a = beforeWrite(() -> {
-            if (calls.incrementAndGet() == 1) {
-                commitBehindTheAdminsBack(g, p0, 77);
-            }
-        }).build()) {
+                    if (calls.incrementAndGet() == 1) {
+                        commitBehindTheAdminsBack(g, p0, 77);
+                    }
+                })
+                .build()) {
             ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(5));
             assertThat(plan.executed()).isTrue();
             assertThat(plan.attempts()).isEqualTo(2);
@@ -422,10 +483,12 @@ class GroupAdminIT {
         raw.setData().forPath(offsetPath(g, p1), AdminNodes.encode(AdminNodes.Offset.none()));
         AtomicInteger calls = new AtomicInteger();
         try (GroupAdmin a = beforeWrite(() -> {
-            if (calls.incrementAndGet() == 1) {
-                commitBehindTheAdminsBack(g, p1, 50); // the first commit, between the plan (p1 skipped) and the write
-            }
-        }).build()) {
+                    if (calls.incrementAndGet() == 1) {
+                        commitBehindTheAdminsBack(
+                                g, p1, 50); // the first commit, between the plan (p1 skipped) and the write
+                    }
+                })
+                .build()) {
             ResetPlan plan = a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(5));
             assertThat(plan.attempts()).isEqualTo(2);
         }
@@ -437,7 +500,9 @@ class GroupAdminIT {
     void anImportOfATopicNobodyKnowsIsRefused() {
         SortedMap<TopicPartition, Long> m = new TreeMap<>(Map.of(new TopicPartition("nowhere", 0), 1L));
         try (GroupAdmin a = admin().build()) {
-            assertThatThrownBy(() -> a.planImport(newGroup(), new SourceOffsets("f.csv", m, Map.of(new TopicPartition("nowhere", 0), "line 1 of f.csv"))))
+            assertThatThrownBy(() -> a.planImport(
+                            newGroup(),
+                            new SourceOffsets("f.csv", m, Map.of(new TopicPartition("nowhere", 0), "line 1 of f.csv"))))
                     .isInstanceOf(AdminException.class)
                     .hasMessageStartingWith("unknown topic 'nowhere' (line 1 of f.csv): not in the topic registry");
         }
@@ -449,22 +514,33 @@ class GroupAdminIT {
         try (GroupAdmin a = admin().build()) {
             ResetPlan dry = a.planImport(g, offsets("imported", 5, 6, 7));
             assertThat(dry.createsGroup()).isTrue();
-            assertThat(raw.checkExists().forPath(ZkLayout.group(g))).as("dry run writes nothing").isNull();
+            assertThat(raw.checkExists().forPath(ZkLayout.group(g)))
+                    .as("dry run writes nothing")
+                    .isNull();
             ResetPlan done = a.executeImport(g, offsets("imported", 5, 6, 7));
             assertThat(done.executed()).isTrue();
         }
         for (String child : new String[] {"members", "leader", "owners", "offsets", "assignment", "owners/imported"}) {
-            assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/" + child)).as(child).isNotNull();
+            assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/" + child))
+                    .as(child)
+                    .isNotNull();
         }
         Map<TopicPartition, OptionalLong> startedAt = new ConcurrentHashMap<>();
-        try (GroupKeeper gk = GroupKeeper.builder().store(ZooKeeperStore.builder().connectString(server.getConnectString()).build())
-                .build().start()) {
-            GroupMember m = gk.member(g).topics("imported").listener(new RebalanceListener() {
-                @Override
-                public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
-                    startedAt.putAll(partitions);
-                }
-            }).build();
+        try (GroupKeeper gk = GroupKeeper.builder()
+                .store(ZooKeeperStore.builder()
+                        .connectString(server.getConnectString())
+                        .build())
+                .build()
+                .start()) {
+            GroupMember m = gk.member(g)
+                    .topics("imported")
+                    .listener(new RebalanceListener() {
+                        @Override
+                        public void onPartitionsAssigned(SortedMap<TopicPartition, OptionalLong> partitions) {
+                            startedAt.putAll(partitions);
+                        }
+                    })
+                    .build();
             m.start();
             await().atMost(Duration.ofSeconds(20)).until(() -> startedAt.size() == 3);
         }
@@ -481,7 +557,8 @@ class GroupAdminIT {
         try (GroupAdmin a = admin().logBounds(new FixedBounds(15, 25, "c", 3)).build()) {
             ResetPlan plan = a.planReset(g, PartitionSelection.allTopics(), new ResetSpec.ToCurrent());
             assertThat(plan.entries()).extracting(e -> e.target().getAsLong()).containsExactly(15L, 20L, 25L);
-            assertThat(plan.entries()).extracting(ResetPlan.Entry::clamp)
+            assertThat(plan.entries())
+                    .extracting(ResetPlan.Entry::clamp)
                     .containsExactly(ResetPlan.Clamp.LOG_START, ResetPlan.Clamp.NONE, ResetPlan.Clamp.LOG_END);
             assertThat(plan.entries().get(0).note()).isEqualTo("clamped from 10 to log start 15");
             assertThat(plan.entries().get(2).note()).isEqualTo("clamped from 30 to log end 25");
@@ -499,11 +576,17 @@ class GroupAdminIT {
         try (GroupAdmin a = admin().build()) {
             a.executeImport(g, offsets("k", 10, 20));
             raw.setData().forPath(offsetPath(g, p0), "garbage".getBytes(StandardCharsets.UTF_8));
-            assertThat(a.describe(g).problems()).singleElement().asString().contains(offsetPath(g, p0)).contains("garbage");
+            assertThat(a.describe(g).problems())
+                    .singleElement()
+                    .asString()
+                    .contains(offsetPath(g, p0))
+                    .contains("garbage");
             ResetPlan shift = a.planReset(g, PartitionSelection.allTopics(), new ResetSpec.ShiftBy(1));
             assertThat(shift.entries().get(0).writes()).isFalse();
             assertThat(shift.entries().get(0).note()).contains("unreadable").contains("skipped");
-            assertThatThrownBy(() -> a.exportOffsets(g)).isInstanceOf(AdminException.class).hasMessageContaining("unreadable");
+            assertThatThrownBy(() -> a.exportOffsets(g))
+                    .isInstanceOf(AdminException.class)
+                    .hasMessageContaining("unreadable");
             a.executeReset(g, PartitionSelection.allTopics(), new ResetSpec.ToOffset(3));
         }
         assertThat(stored(g, p0)).hasValue(3);
@@ -512,23 +595,31 @@ class GroupAdminIT {
     @Test
     void aPlanThatDoesNotFitOneTransactionIsRefusedAndOneThatFitsIsWrittenWhole() throws Exception {
         String g = newGroup();
-        try (ZooKeeperStore s = ZooKeeperStore.builder().connectString(server.getConnectString()).build()) {
+        try (ZooKeeperStore s = ZooKeeperStore.builder()
+                .connectString(server.getConnectString())
+                .build()) {
             s.start();
             s.topics().ensureTopic("huge", 6000);
             s.topics().ensureTopic("big", 3000);
             GroupStores.of(s, g).ensureGroup("sticky");
         }
         try (GroupAdmin a = admin().build()) {
-            assertThatThrownBy(() -> a.planReset(g, PartitionSelection.builder().topic("huge").build(), new ResetSpec.ToOffset(0)))
+            assertThatThrownBy(() -> a.planReset(
+                            g, PartitionSelection.builder().topic("huge").build(), new ResetSpec.ToOffset(0)))
                     .isInstanceOf(AdminException.class)
                     .hasMessageContaining("6000 partitions")
                     .hasMessageContaining("more than the 900 KiB that fit one ZooKeeper transaction")
                     .hasMessageContaining("--topic");
-            ResetPlan big = a.executeReset(g, PartitionSelection.builder().topic("big").build(), new ResetSpec.ToOffset(9));
+            ResetPlan big =
+                    a.executeReset(g, PartitionSelection.builder().topic("big").build(), new ResetSpec.ToOffset(9));
             assertThat(big.writes()).hasSize(3000);
             SourceOffsets exported = a.exportOffsets(g);
-            assertThat(exported.offsets()).hasSize(3000).allSatisfy((tp, o) -> assertThat(o).isEqualTo(9L));
+            assertThat(exported.offsets())
+                    .hasSize(3000)
+                    .allSatisfy((tp, o) -> assertThat(o).isEqualTo(9L));
         }
-        assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/offsets/huge")).as("nothing written").isNull();
+        assertThat(raw.checkExists().forPath(ZkLayout.GROUPS + "/" + g + "/offsets/huge"))
+                .as("nothing written")
+                .isNull();
     }
 }

@@ -23,11 +23,15 @@ class ConnectionLaneIT {
     @Test
     void watchNotificationsAndConnectionStatesRunOnDifferentThreads() throws Exception {
         try (TestingServer server = new TestingServer(true);
-             CuratorFramework client = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
-                     .sessionTimeoutMs(4_000).connectionTimeoutMs(2_000).retryPolicy(new RetryOneTime(100))
-                     .namespace("lane").build();
-             CuratorFramework admin = CuratorFrameworkFactory.newClient(server.getConnectString(),
-                     new RetryOneTime(100))) {
+                CuratorFramework client = CuratorFrameworkFactory.builder()
+                        .connectString(server.getConnectString())
+                        .sessionTimeoutMs(4_000)
+                        .connectionTimeoutMs(2_000)
+                        .retryPolicy(new RetryOneTime(100))
+                        .namespace("lane")
+                        .build();
+                CuratorFramework admin =
+                        CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
             AtomicReference<Thread> watchThread = new AtomicReference<>();
             AtomicReference<Thread> stateThread = new AtomicReference<>();
             client.getConnectionStateListenable().addListener((c, state) -> {
@@ -41,7 +45,8 @@ class ConnectionLaneIT {
             admin.blockUntilConnected();
             ZkSession port = new ZkSession(client, new ZkStats());
 
-            assertThat(port.read("/x", () -> watchThread.set(Thread.currentThread()))).isEmpty();
+            assertThat(port.read("/x", () -> watchThread.set(Thread.currentThread())))
+                    .isEmpty();
             admin.create().creatingParentsIfNeeded().forPath("/lane/x");
             await().atMost(Duration.ofSeconds(10)).until(() -> watchThread.get() != null);
             server.stop();

@@ -24,8 +24,11 @@ class GroupNodesIT {
     @BeforeAll
     static void start() throws Exception {
         server = new TestingServer(true);
-        client = CuratorFrameworkFactory.builder().connectString(server.getConnectString()).namespace("gn")
-                .retryPolicy(new RetryOneTime(100)).build();
+        client = CuratorFrameworkFactory.builder()
+                .connectString(server.getConnectString())
+                .namespace("gn")
+                .retryPolicy(new RetryOneTime(100))
+                .build();
         client.start();
         client.blockUntilConnected();
     }
@@ -39,9 +42,12 @@ class GroupNodesIT {
     @Test
     void aListingIsCompleteOnlyWithAllFiveChildren() {
         GroupNodes g = new GroupNodes("g");
-        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets", "assignment"))).isTrue();
-        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets", "assignment", "extra"))).isTrue();
-        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets"))).isFalse();
+        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets", "assignment")))
+                .isTrue();
+        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets", "assignment", "extra")))
+                .isTrue();
+        assertThat(g.isComplete(List.of("members", "leader", "owners", "offsets")))
+                .isFalse();
         assertThat(g.isComplete(List.of())).isFalse();
     }
 
@@ -50,22 +56,34 @@ class GroupNodesIT {
         ZkSession zk = new ZkSession(client, new ZkStats());
         GroupNodes g = new GroupNodes("fresh");
         g.ensure(zk, "sticky", Instant.parse("2026-12-01T00:00:00Z"));
-        assertThat(g.isComplete(client.getChildren().forPath(ZkPaths.group("fresh")))).isTrue();
-        assertThat(NodeCodec.assignment("a", client.getData().forPath(ZkPaths.assignment("fresh"))).generation()).isZero();
+        assertThat(g.isComplete(client.getChildren().forPath(ZkPaths.group("fresh"))))
+                .isTrue();
+        assertThat(NodeCodec.assignment("a", client.getData().forPath(ZkPaths.assignment("fresh")))
+                        .generation())
+                .isZero();
 
         client.delete().forPath(ZkPaths.owners("fresh")); // a folder deleted by hand
         long before = zk.stats().transactions();
         g.ensure(zk, "sticky", Instant.now());
-        assertThat(g.isComplete(client.getChildren().forPath(ZkPaths.group("fresh")))).isTrue();
+        assertThat(g.isComplete(client.getChildren().forPath(ZkPaths.group("fresh"))))
+                .isTrue();
         assertThat(zk.stats().transactions()).as("filled in, not created again").isEqualTo(before);
     }
 
     @Test
     void creationOpsAreTheGroupNodeAndItsFiveChildren() throws Exception {
         ZkSession zk = new ZkSession(client, new ZkStats());
-        List<String> paths = new GroupNodes("g").creation("sticky", Instant.now()).stream()
-                .map(op -> zk.op(op).get().getPath()).toList();
-        assertThat(paths).containsExactly("/gn/groups/g", "/gn/groups/g/members", "/gn/groups/g/leader",
-                "/gn/groups/g/owners", "/gn/groups/g/offsets", "/gn/groups/g/assignment");
+        List<String> paths = new GroupNodes("g")
+                .creation("sticky", Instant.now()).stream()
+                        .map(op -> zk.op(op).get().getPath())
+                        .toList();
+        assertThat(paths)
+                .containsExactly(
+                        "/gn/groups/g",
+                        "/gn/groups/g/members",
+                        "/gn/groups/g/leader",
+                        "/gn/groups/g/owners",
+                        "/gn/groups/g/offsets",
+                        "/gn/groups/g/assignment");
     }
 }

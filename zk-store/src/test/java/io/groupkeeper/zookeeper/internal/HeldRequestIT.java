@@ -41,14 +41,19 @@ class HeldRequestIT {
     @BeforeEach
     void connectThroughTheProxy() throws Exception {
         server = new TestingServer(true);
-        try (CuratorFramework admin = CuratorFrameworkFactory.newClient(server.getConnectString(),
-                new RetryOneTime(100))) {
+        try (CuratorFramework admin =
+                CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
             admin.start();
             admin.create().creatingParentsIfNeeded().forPath("/held/x", "v0".getBytes(StandardCharsets.UTF_8));
         }
         proxy = new StallingProxy(server.getPort());
-        client = CuratorFrameworkFactory.builder().connectString(proxy.connectString()).sessionTimeoutMs(SESSION_MS)
-                .connectionTimeoutMs(3_000).retryPolicy(new RetryOneTime(100)).namespace("held").build();
+        client = CuratorFrameworkFactory.builder()
+                .connectString(proxy.connectString())
+                .sessionTimeoutMs(SESSION_MS)
+                .connectionTimeoutMs(3_000)
+                .retryPolicy(new RetryOneTime(100))
+                .namespace("held")
+                .build();
         client.getConnectionStateListenable().addListener((c, state) -> states.add(state));
         client.start();
         client.blockUntilConnected();
@@ -72,7 +77,9 @@ class HeldRequestIT {
         proxy.flow();
 
         await().atMost(Duration.ofSeconds(10)).until(read::isDone);
-        assertThat(read.join()).map(n -> new String(n.data(), StandardCharsets.UTF_8)).contains("v0");
+        assertThat(read.join())
+                .map(n -> new String(n.data(), StandardCharsets.UTF_8))
+                .contains("v0");
         assertThat(states).as("nothing noticed").doesNotContain(ConnectionState.SUSPENDED);
     }
 

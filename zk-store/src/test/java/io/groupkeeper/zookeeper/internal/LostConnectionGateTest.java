@@ -15,7 +15,9 @@ class LostConnectionGateTest {
         assertThat(sentIn).isNotNegative();
 
         gate.lost(sentIn);
-        assertThat(gate.enter()).as("held back: the handle may still say CONNECTED").isNegative();
+        assertThat(gate.enter())
+                .as("held back: the handle may still say CONNECTED")
+                .isNegative();
 
         gate.connected();
         assertThat(gate.enter()).isGreaterThan(sentIn);

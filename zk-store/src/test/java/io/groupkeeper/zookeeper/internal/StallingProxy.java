@@ -67,23 +67,25 @@ final class StallingProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[16 * 1024];
-            try {
-                InputStream in = from.getInputStream();
-                OutputStream out = to.getOutputStream();
-                for (int n; (n = in.read(buf)) >= 0; ) {
-                    awaitFlow(); // held, not dropped
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-            } catch (IOException | InterruptedException e) {
-                // one side closed
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "stalling-proxy-pump");
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[16 * 1024];
+                    try {
+                        InputStream in = from.getInputStream();
+                        OutputStream out = to.getOutputStream();
+                        for (int n; (n = in.read(buf)) >= 0; ) {
+                            awaitFlow(); // held, not dropped
+                            out.write(buf, 0, n);
+                            out.flush();
+                        }
+                    } catch (IOException | InterruptedException e) {
+                        // one side closed
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                    }
+                },
+                "stalling-proxy-pump");
         t.setDaemon(true);
         t.start();
     }

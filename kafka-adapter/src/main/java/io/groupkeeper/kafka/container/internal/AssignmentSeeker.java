@@ -5,19 +5,19 @@ import io.groupkeeper.kafka.OffsetsAdoptedListener;
 import io.groupkeeper.kafka.container.AssignmentHook;
 import io.groupkeeper.kafka.internal.ClientProperties;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.function.Consumer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import java.time.Duration;
 
 /**
  * A worker's consumer's rebalance listener: keeps the fencing token of each claim served to the worker (taken when the
@@ -30,6 +30,7 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
 
     /** Null: no hook. */
     private final AssignmentHook hook;
+
     private final Map<String, Object> kafkaProperties;
     private final Consumer<Map<TopicPartition, OptionalLong>> adopted;
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
@@ -56,8 +57,10 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
     /** The token of each owned partition's claim, as served to this worker (polling thread only). */
     private final Map<TopicPartition, OptionalLong> tokens = new HashMap<>();
 
-    AssignmentSeeker(AssignmentHook hook, Map<String, Object> kafkaProperties,
-                     Consumer<Map<TopicPartition, OptionalLong>> adopted) {
+    AssignmentSeeker(
+            AssignmentHook hook,
+            Map<String, Object> kafkaProperties,
+            Consumer<Map<TopicPartition, OptionalLong>> adopted) {
         this.hook = hook;
         this.kafkaProperties = kafkaProperties;
         this.adopted = adopted;
@@ -134,18 +137,24 @@ final class AssignmentSeeker implements OffsetsAdoptedListener, AssignmentHook.S
         }
         long offset;
         try {
-            offset = admin.listOffsets(Map.of(partition, OffsetSpec.forTimestamp(timestampMillis))).partitionResult(
-                    partition).get(30, TimeUnit.SECONDS).offset();
+            offset = admin.listOffsets(Map.of(partition, OffsetSpec.forTimestamp(timestampMillis)))
+                    .partitionResult(partition)
+                    .get(30, TimeUnit.SECONDS)
+                    .offset();
             if (offset < 0) { // no record at or after it: the log end
-                offset = admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
-                        .get(30, TimeUnit.SECONDS).offset();
+                offset = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                        .partitionResult(partition)
+                        .get(30, TimeUnit.SECONDS)
+                        .offset();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new KafkaException("seek of " + partition + " to time " + timestampMillis + " interrupted", e);
         } catch (ExecutionException | TimeoutException e) {
-            throw new KafkaException("seek of " + partition + " to time " + timestampMillis + ": Kafka did not answer "
-                    + "the offset for that time: " + e, e);
+            throw new KafkaException(
+                    "seek of " + partition + " to time " + timestampMillis + ": Kafka did not answer "
+                            + "the offset for that time: " + e,
+                    e);
         }
         consumer.seek(partition, offset);
     }

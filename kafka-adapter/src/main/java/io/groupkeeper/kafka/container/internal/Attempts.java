@@ -27,8 +27,7 @@ final class Attempts {
      * allows, when an abort rewound the partition before the record could be recovered; it is recovered when the
      * partition comes back to it. {@code token}: the fencing token of the claim it was made under.
      */
-    record Entry(long offset, long last, int made, Throwable exhausted, OptionalLong token) {
-    }
+    record Entry(long offset, long last, int made, Throwable exhausted, OptionalLong token) {}
 
     private static final Entry NONE = new Entry(-1, -1, 0, null, OptionalLong.empty());
 

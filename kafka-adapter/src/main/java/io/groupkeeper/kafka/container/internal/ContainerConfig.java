@@ -2,14 +2,19 @@ package io.groupkeeper.kafka.container.internal;
 
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.CoordinatedConsumer;
+import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.container.AssignmentHook;
+import io.groupkeeper.kafka.container.AsyncRecordHandler;
 import io.groupkeeper.kafka.container.BatchHandler;
 import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.ErrorPolicy;
+import io.groupkeeper.kafka.container.Ordering;
 import io.groupkeeper.kafka.container.RecordHandler;
 import io.groupkeeper.kafka.container.Sleeper;
 import io.groupkeeper.kafka.container.Ticker;
+import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
+import io.groupkeeper.kafka.internal.TransactionalConfig;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -17,11 +22,6 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Deserializer;
-import io.groupkeeper.kafka.KafkaClientListener;
-import io.groupkeeper.kafka.container.AsyncRecordHandler;
-import io.groupkeeper.kafka.container.Ordering;
-import io.groupkeeper.kafka.container.internal.progress.ProgressLimits;
-import io.groupkeeper.kafka.internal.TransactionalConfig;
 
 /**
  * A container's validated options (built by {@code ListenerContainerBuilder}); {@code sleeper} null = default. The
@@ -35,53 +35,118 @@ import io.groupkeeper.kafka.internal.TransactionalConfig;
  * and {@code limits} (span and buffer caps of each partition's progress) are docs/parallel.md's. {@code manualAcks}:
  * a partition's committed position is its last record acknowledged ({@code HandlerContext.acknowledge()}) + 1.
  */
-public record ContainerConfig<K, V>(GroupKeeper keeper, String group, Set<String> topics,
-                                    Map<String, Object> kafkaProperties,
-                                    Map<String, Object> deadLetterProducerProperties,
-                                    Supplier<? extends Deserializer<K>> keyDeserializer,
-                                    Supplier<? extends Deserializer<V>> valueDeserializer,
-                                    boolean sharedDeserializers, String id, String instanceId,
-                                    int concurrency, RecordHandler<K, V> recordHandler,
-                                    BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
-                                    Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,
-                                    boolean checkDeadLetterTopics,
-                                    Duration watchdogLimit, Duration pollTimeout, Duration stopDeadline,
-                                    Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
-                                    ContainerMetrics metrics, ContainerListener listener,
-                                    Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
-                                    AssignmentHook assignmentHook, Duration idleEventInterval,
-                                    TransactionalConfig transactional,
-                                    Map<String, Object> producerProperties,
-                                    KafkaClientListener clientListener,
-                                    Ordering ordering, int parallelism,
-                                    AsyncRecordHandler<K, V> asyncHandler,
-                                    ProgressLimits limits,
-                                    boolean manualAcks) {
+public record ContainerConfig<K, V>(
+        GroupKeeper keeper,
+        String group,
+        Set<String> topics,
+        Map<String, Object> kafkaProperties,
+        Map<String, Object> deadLetterProducerProperties,
+        Supplier<? extends Deserializer<K>> keyDeserializer,
+        Supplier<? extends Deserializer<V>> valueDeserializer,
+        boolean sharedDeserializers,
+        String id,
+        String instanceId,
+        int concurrency,
+        RecordHandler<K, V> recordHandler,
+        BatchHandler<K, V> batchHandler,
+        ErrorPolicy errorPolicy,
+        Function<String, String> deadLetterTopic,
+        boolean createDeadLetterTopics,
+        boolean checkDeadLetterTopics,
+        Duration watchdogLimit,
+        Duration pollTimeout,
+        Duration stopDeadline,
+        Duration deadLetterTimeout,
+        Sleeper sleeper,
+        Ticker ticker,
+        ContainerMetrics metrics,
+        ContainerListener listener,
+        Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
+        AssignmentHook assignmentHook,
+        Duration idleEventInterval,
+        TransactionalConfig transactional,
+        Map<String, Object> producerProperties,
+        KafkaClientListener clientListener,
+        Ordering ordering,
+        int parallelism,
+        AsyncRecordHandler<K, V> asyncHandler,
+        ProgressLimits limits,
+        boolean manualAcks) {
 
     /** Without manual acknowledgements (every record done is committed). */
-    public ContainerConfig(GroupKeeper keeper, String group, Set<String> topics, Map<String, Object> kafkaProperties,
-                           Map<String, Object> deadLetterProducerProperties,
-                           Supplier<? extends Deserializer<K>> keyDeserializer,
-                           Supplier<? extends Deserializer<V>> valueDeserializer, boolean sharedDeserializers,
-                           String id, String instanceId, int concurrency, RecordHandler<K, V> recordHandler,
-                           BatchHandler<K, V> batchHandler, ErrorPolicy errorPolicy,
-                           Function<String, String> deadLetterTopic, boolean createDeadLetterTopics,
-                           boolean checkDeadLetterTopics, Duration watchdogLimit, Duration pollTimeout,
-                           Duration stopDeadline, Duration deadLetterTimeout, Sleeper sleeper, Ticker ticker,
-                           ContainerMetrics metrics, ContainerListener listener,
-                           Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions, AssignmentHook assignmentHook,
-                           Duration idleEventInterval, TransactionalConfig transactional,
-                           Map<String, Object> producerProperties,
-                           KafkaClientListener clientListener,
-                           Ordering ordering, int parallelism,
-                           AsyncRecordHandler<K, V> asyncHandler,
-                           ProgressLimits limits) {
-        this(keeper, group, topics, kafkaProperties, deadLetterProducerProperties, keyDeserializer, valueDeserializer,
-                sharedDeserializers, id, instanceId, concurrency, recordHandler, batchHandler, errorPolicy,
-                deadLetterTopic, createDeadLetterTopics, checkDeadLetterTopics, watchdogLimit, pollTimeout,
-                stopDeadline, deadLetterTimeout, sleeper, ticker, metrics, listener, consumerOptions, assignmentHook,
-                idleEventInterval, transactional, producerProperties, clientListener, ordering, parallelism,
-                asyncHandler, limits, false);
+    public ContainerConfig(
+            GroupKeeper keeper,
+            String group,
+            Set<String> topics,
+            Map<String, Object> kafkaProperties,
+            Map<String, Object> deadLetterProducerProperties,
+            Supplier<? extends Deserializer<K>> keyDeserializer,
+            Supplier<? extends Deserializer<V>> valueDeserializer,
+            boolean sharedDeserializers,
+            String id,
+            String instanceId,
+            int concurrency,
+            RecordHandler<K, V> recordHandler,
+            BatchHandler<K, V> batchHandler,
+            ErrorPolicy errorPolicy,
+            Function<String, String> deadLetterTopic,
+            boolean createDeadLetterTopics,
+            boolean checkDeadLetterTopics,
+            Duration watchdogLimit,
+            Duration pollTimeout,
+            Duration stopDeadline,
+            Duration deadLetterTimeout,
+            Sleeper sleeper,
+            Ticker ticker,
+            ContainerMetrics metrics,
+            ContainerListener listener,
+            Consumer<CoordinatedConsumer.Builder<?, ?>> consumerOptions,
+            AssignmentHook assignmentHook,
+            Duration idleEventInterval,
+            TransactionalConfig transactional,
+            Map<String, Object> producerProperties,
+            KafkaClientListener clientListener,
+            Ordering ordering,
+            int parallelism,
+            AsyncRecordHandler<K, V> asyncHandler,
+            ProgressLimits limits) {
+        this(
+                keeper,
+                group,
+                topics,
+                kafkaProperties,
+                deadLetterProducerProperties,
+                keyDeserializer,
+                valueDeserializer,
+                sharedDeserializers,
+                id,
+                instanceId,
+                concurrency,
+                recordHandler,
+                batchHandler,
+                errorPolicy,
+                deadLetterTopic,
+                createDeadLetterTopics,
+                checkDeadLetterTopics,
+                watchdogLimit,
+                pollTimeout,
+                stopDeadline,
+                deadLetterTimeout,
+                sleeper,
+                ticker,
+                metrics,
+                listener,
+                consumerOptions,
+                assignmentHook,
+                idleEventInterval,
+                transactional,
+                producerProperties,
+                clientListener,
+                ordering,
+                parallelism,
+                asyncHandler,
+                limits,
+                false);
     }
 
     /**

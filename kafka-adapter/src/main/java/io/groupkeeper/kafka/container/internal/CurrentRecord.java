@@ -1,12 +1,12 @@
 package io.groupkeeper.kafka.container.internal;
 
+import io.groupkeeper.kafka.container.TransactionalSender;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
-import io.groupkeeper.kafka.container.TransactionalSender;
-import java.time.Duration;
-import java.util.Objects;
 
 /**
  * What the handler call running on this thread is about: the partition being handled and the fencing token of the
@@ -26,10 +26,12 @@ public final class CurrentRecord {
     private final Function<TopicPartition, OptionalLong> tokens;
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
+
     private TopicPartition partition;
     private OptionalLong token = OptionalLong.empty();
     /** The call is of a container with manual acknowledgements; what its handler said about its record. */
     private boolean manualAcks;
+
     private boolean acknowledged;
     private Duration nack;
 
@@ -131,8 +133,8 @@ public final class CurrentRecord {
     private static CurrentRecord manualCall(String what) {
         CurrentRecord c = CURRENT.get();
         if (c == null || c.partition == null) {
-            throw new IllegalStateException("HandlerContext." + what + " is for the thread of a handler call, during "
-                    + "it");
+            throw new IllegalStateException(
+                    "HandlerContext." + what + " is for the thread of a handler call, during " + "it");
         }
         if (!c.manualAcks) {
             throw new IllegalStateException("HandlerContext." + what + " needs a container with manual "

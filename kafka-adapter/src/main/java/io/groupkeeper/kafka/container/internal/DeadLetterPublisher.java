@@ -1,5 +1,6 @@
 package io.groupkeeper.kafka.container.internal;
 
+import io.groupkeeper.kafka.KafkaClientListener;
 import io.groupkeeper.kafka.container.DeadLetterHeaders;
 import io.groupkeeper.kafka.internal.ClientProperties;
 import io.groupkeeper.kafka.internal.KafkaAdmin;
@@ -19,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -29,17 +31,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import io.groupkeeper.kafka.KafkaClientListener;
-import java.util.concurrent.Future;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes failed records, raw, to their dead-letter topic and waits for the broker's acknowledgement; checks (or
@@ -94,7 +94,8 @@ final class DeadLetterPublisher implements AutoCloseable {
         // The producer blocks in send() and partitionsFor() while it has no metadata of the topic (deleted, or not
         // visible to these credentials), up to max.block.ms (60 s by default): bounded here by the dead-letter timeout.
         long maxBlock = props.containsKey(ProducerConfig.MAX_BLOCK_MS_CONFIG)
-                ? Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString()) : 60_000L;
+                ? Long.parseLong(props.get(ProducerConfig.MAX_BLOCK_MS_CONFIG).toString())
+                : 60_000L;
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(maxBlock, timeout.toMillis()));
         this.producer = clients.producer(props, bytesSerializer(), bytesSerializer());
         this.clientId = String.valueOf(props.get(ProducerConfig.CLIENT_ID_CONFIG));
@@ -116,8 +117,10 @@ final class DeadLetterPublisher implements AutoCloseable {
         Map<String, String> dltOf = new LinkedHashMap<>();
         config.topics().forEach(t -> dltOf.put(t, config.deadLetterTopic().apply(t)));
         if (!config.checkDeadLetterTopics()) {
-            LOG.info("dead-letter topic(s) {} not checked at start (checkDeadLetterTopics false): a missing one fails "
-                    + "when a record is dead-lettered there", new TreeSet<>(dltOf.values()));
+            LOG.info(
+                    "dead-letter topic(s) {} not checked at start (checkDeadLetterTopics false): a missing one fails "
+                            + "when a record is dead-lettered there",
+                    new TreeSet<>(dltOf.values()));
             return Set.of();
         }
         Map<String, Object> props = ClientProperties.forAdmin(config.kafkaProperties());
@@ -132,7 +135,8 @@ final class DeadLetterPublisher implements AutoCloseable {
             }
             if (!config.createDeadLetterTopics()) {
                 throw new IllegalStateException("group " + config.group() + ": dead-letter topic(s) " + missing
-                        + " do not exist; the error policy publishes failed records of " + new TreeSet<>(config.topics())
+                        + " do not exist; the error policy publishes failed records of "
+                        + new TreeSet<>(config.topics())
                         + " there. Create them, or enable createDeadLetterTopics "
                         + "(groupkeeper.listener.dead-letter.create-topics=true in the Spring Boot starter)");
             }
@@ -140,8 +144,9 @@ final class DeadLetterPublisher implements AutoCloseable {
             sources.retainAll(existing);
             Map<String, TopicDescription> described = new HashMap<>();
             if (!sources.isEmpty()) {
-                for (Map.Entry<String, KafkaFuture<TopicDescription>> e
-                        : admin.describeTopics(sources, Duration.ofMillis(timeoutMs)).entrySet()) {
+                for (Map.Entry<String, KafkaFuture<TopicDescription>> e : admin.describeTopics(
+                                sources, Duration.ofMillis(timeoutMs))
+                        .entrySet()) {
                     described.put(e.getKey(), e.getValue().get(timeoutMs, TimeUnit.MILLISECONDS));
                 }
             }
@@ -154,7 +159,8 @@ final class DeadLetterPublisher implements AutoCloseable {
                         later.add(dlt);
                         return;
                     }
-                    int partitions = Math.max(create.containsKey(dlt) ? create.get(dlt).numPartitions() : 1,
+                    int partitions = Math.max(
+                            create.containsKey(dlt) ? create.get(dlt).numPartitions() : 1,
                             d.partitions().size());
                     create.put(dlt, new NewTopic(dlt, Optional.of(partitions), Optional.empty()));
                 }
@@ -171,8 +177,10 @@ final class DeadLetterPublisher implements AutoCloseable {
                 LOG.info("created dead-letter topic(s) {}", create.keySet());
             }
             if (!later.isEmpty()) {
-                LOG.info("dead-letter topic(s) {} not created yet: their source topic does not exist; created with "
-                        + "its partition count when its first failed record is dead-lettered", later);
+                LOG.info(
+                        "dead-letter topic(s) {} not created yet: their source topic does not exist; created with "
+                                + "its partition count when its first failed record is dead-lettered",
+                        later);
             }
             return later;
         } catch (InterruptedException e) {
@@ -180,8 +188,10 @@ final class DeadLetterPublisher implements AutoCloseable {
             throw new IllegalStateException("group " + config.group() + ": interrupted checking dead-letter topics", e);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new IllegalStateException("group " + config.group() + ": cannot check the dead-letter topics "
-                    + new TreeSet<>(dltOf.values()) + ": " + cause, cause);
+            throw new IllegalStateException(
+                    "group " + config.group() + ": cannot check the dead-letter topics " + new TreeSet<>(dltOf.values())
+                            + ": " + cause,
+                    cause);
         }
     }
 
@@ -195,8 +205,11 @@ final class DeadLetterPublisher implements AutoCloseable {
      * The same, sent by {@code send} (the transactional mode: into the input partition's transaction, acknowledged
      * when written, visible when the transaction commits).
      */
-    String publish(ConsumerRecord<ByteBuffer, ByteBuffer> record, Throwable failure, int attempts,
-                   Function<ProducerRecord<byte[], byte[]>, Future<?>> send)
+    String publish(
+            ConsumerRecord<ByteBuffer, ByteBuffer> record,
+            Throwable failure,
+            int attempts,
+            Function<ProducerRecord<byte[], byte[]>, Future<?>> send)
             throws DeadLetterException, InterruptedException {
         String topic = topicOf.apply(record.topic());
         if (!deferred.isEmpty() && deferred.contains(topic)) {
@@ -213,8 +226,8 @@ final class DeadLetterPublisher implements AutoCloseable {
         } catch (ExecutionException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
-            throw new DeadLetterException("send to " + topic + " not acknowledged within " + timeout.toMillis()
-                    + " ms", e);
+            throw new DeadLetterException(
+                    "send to " + topic + " not acknowledged within " + timeout.toMillis() + " ms", e);
         } catch (KafkaException | IllegalStateException e) {
             throw new DeadLetterException("send to " + topic + " failed: " + e, e);
         }
@@ -230,22 +243,35 @@ final class DeadLetterPublisher implements AutoCloseable {
         for (Header h : record.headers()) {
             headers.add(h);
         }
-        for (String h : List.of(DeadLetterHeaders.DLT_EXCEPTION_FQCN, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN,
-                DeadLetterHeaders.DLT_EXCEPTION_MESSAGE, DeadLetterHeaders.DLT_EXCEPTION_STACKTRACE)) {
+        for (String h : List.of(
+                DeadLetterHeaders.DLT_EXCEPTION_FQCN,
+                DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN,
+                DeadLetterHeaders.DLT_EXCEPTION_MESSAGE,
+                DeadLetterHeaders.DLT_EXCEPTION_STACKTRACE)) {
             headers.remove(h);
         }
         add(headers, DeadLetterHeaders.DLT_ORIGINAL_TOPIC, record.topic());
-        headers.add(DeadLetterHeaders.DLT_ORIGINAL_PARTITION,
+        headers.add(
+                DeadLetterHeaders.DLT_ORIGINAL_PARTITION,
                 ByteBuffer.allocate(Integer.BYTES).putInt(record.partition()).array());
-        headers.add(DeadLetterHeaders.DLT_ORIGINAL_OFFSET, ByteBuffer.allocate(Long.BYTES).putLong(record.offset()).array());
-        headers.add(DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP,
+        headers.add(
+                DeadLetterHeaders.DLT_ORIGINAL_OFFSET,
+                ByteBuffer.allocate(Long.BYTES).putLong(record.offset()).array());
+        headers.add(
+                DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP,
                 ByteBuffer.allocate(Long.BYTES).putLong(record.timestamp()).array());
-        add(headers, DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE, record.timestampType().toString());
+        add(
+                headers,
+                DeadLetterHeaders.DLT_ORIGINAL_TIMESTAMP_TYPE,
+                record.timestampType().toString());
         add(headers, DeadLetterHeaders.DLT_ORIGINAL_CONSUMER_GROUP, group);
         add(headers, DeadLetterHeaders.DLT_EXCEPTION_FQCN, failure.getClass().getName());
         // Always, as Spring's: its exception is the listener wrapper, so its root cause is at least the method's own
         Throwable cause = rootCause(failure);
-        add(headers, DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN, cause.getClass().getName());
+        add(
+                headers,
+                DeadLetterHeaders.DLT_EXCEPTION_CAUSE_FQCN,
+                cause.getClass().getName());
         String message = message(failure, cause);
         if (message != null) {
             add(headers, DeadLetterHeaders.DLT_EXCEPTION_MESSAGE, message);
@@ -283,8 +309,8 @@ final class DeadLetterPublisher implements AutoCloseable {
     }
 
     /** Creates a dead-letter topic deferred at start, with its source's partition count (the source exists now). */
-    private synchronized void createDeferred(String topic, String source) throws DeadLetterException,
-            InterruptedException {
+    private synchronized void createDeferred(String topic, String source)
+            throws DeadLetterException, InterruptedException {
         if (!deferred.contains(topic)) {
             return;
         }
@@ -292,8 +318,11 @@ final class DeadLetterPublisher implements AutoCloseable {
         props.put(AdminClientConfig.CLIENT_ID_CONFIG, "groupkeeper-" + group + "-dlt-create");
         long timeoutMs = Math.max(1000, timeout.toMillis());
         try (KafkaAdmin admin = clients.admin(props)) {
-            int partitions = admin.describeTopics(List.of(source), Duration.ofMillis(timeoutMs)).get(source)
-                    .get(timeoutMs, TimeUnit.MILLISECONDS).partitions().size();
+            int partitions = admin.describeTopics(List.of(source), Duration.ofMillis(timeoutMs))
+                    .get(source)
+                    .get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .partitions()
+                    .size();
             try {
                 admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty())))
                         .get(timeoutMs, TimeUnit.MILLISECONDS);
@@ -333,8 +362,17 @@ final class DeadLetterPublisher implements AutoCloseable {
 
     /** The record with its key and value as byte arrays (for {@code ContainerListener.deadLettered}). */
     static ConsumerRecord<byte[], byte[]> bytes(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
-        return new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(), r.timestampType(),
-                r.serializedKeySize(), r.serializedValueSize(), bytes(r.key()), bytes(r.value()), r.headers(),
+        return new ConsumerRecord<>(
+                r.topic(),
+                r.partition(),
+                r.offset(),
+                r.timestamp(),
+                r.timestampType(),
+                r.serializedKeySize(),
+                r.serializedValueSize(),
+                bytes(r.key()),
+                bytes(r.value()),
+                r.headers(),
                 r.leaderEpoch());
     }
 

@@ -5,24 +5,24 @@ import io.groupkeeper.kafka.container.ListenerContainer;
 import io.groupkeeper.kafka.container.StoppedPartition;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.WorkerStatus;
-import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.kafka.internal.KafkaClients;
+import io.groupkeeper.log.internal.LogContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 
 /** The {@link ListenerContainer}: its workers, the shared dead-letter publisher and watchdog, and the lifecycle. */
 public final class DefaultListenerContainer<K, V> implements ListenerContainer<K, V> {
@@ -89,8 +89,14 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     LOG.info("container stopped while it was starting");
                     return this;
                 }
-                watchdog = new Watchdog(config.group(), config.watchdogLimit(), config.ticker(), config.metrics(),
-                        config.listener(), this::memberOf, clients);
+                watchdog = new Watchdog(
+                        config.group(),
+                        config.watchdogLimit(),
+                        config.ticker(),
+                        config.metrics(),
+                        config.listener(),
+                        this::memberOf,
+                        clients);
                 for (int i = 0; i < config.concurrency(); i++) {
                     Worker<K, V> w = new Worker<>(this, config, i, publisher, clients);
                     workers.add(w);
@@ -103,20 +109,28 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                 awaitStarted(w).join();
             }
         } catch (RuntimeException e) {
-            RuntimeException cause = e instanceof CompletionException ce && ce.getCause() instanceof RuntimeException re
-                    ? re : e;
+            RuntimeException cause =
+                    e instanceof CompletionException ce && ce.getCause() instanceof RuntimeException re ? re : e;
             failure.set(cause);
             stop(config.stopDeadline());
             state.set(ContainerState.FAILED);
             closeShared();
             throw cause;
         }
-        config.metrics().containerStarted(config.group(), config.id(), () -> watchdog.stuckCount(),
-                () -> pausedPartitions().size(), () -> stoppedPartitions().size());
+        config.metrics()
+                .containerStarted(
+                        config.group(),
+                        config.id(),
+                        () -> watchdog.stuckCount(),
+                        () -> pausedPartitions().size(),
+                        () -> stoppedPartitions().size());
         if (!state.compareAndSet(ContainerState.STARTING, ContainerState.RUNNING)) {
             LOG.warn("container is {} right after start", state.get());
         }
-        LOG.info("container started: {} worker(s) on {}, error policy: {}", config.concurrency(), config.topics(),
+        LOG.info(
+                "container started: {} worker(s) on {}, error policy: {}",
+                config.concurrency(),
+                config.topics(),
                 config.errorPolicy());
         return this;
     }
@@ -147,8 +161,9 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
             }
         }
         if (sharedDeserializersClosed) {
-            throw new IllegalStateException("container of group " + config.group() + " closed the deserializer "
-                    + "instances it was given when it stopped; give it deserializers(Supplier, Supplier) to restart it");
+            throw new IllegalStateException(
+                    "container of group " + config.group() + " closed the deserializer "
+                            + "instances it was given when it stopped; give it deserializers(Supplier, Supplier) to restart it");
         }
         if (!state.compareAndSet(was, ContainerState.STARTING)) {
             throw new IllegalStateException("container of group " + config.group() + " is " + state.get()
@@ -190,9 +205,12 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
                     for (StackTraceElement e : w.thread().getStackTrace()) {
                         trace.append("\n\tat ").append(e);
                     }
-                    LOG.warn("worker {} did not finish within the stop deadline of {} ms; it commits and "
+                    LOG.warn(
+                            "worker {} did not finish within the stop deadline of {} ms; it commits and "
                                     + "leaves when its handler returns (nothing it has not processed is committed):{}",
-                            w.thread().getName(), deadline.toMillis(), trace);
+                            w.thread().getName(),
+                            deadline.toMillis(),
+                            trace);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -221,8 +239,10 @@ public final class DefaultListenerContainer<K, V> implements ListenerContainer<K
         if (running.decrementAndGet() == 0) {
             closeShared();
             if (stopRequested) {
-                state.updateAndGet(s -> s == ContainerState.STARTING || s == ContainerState.STOPPING
-                        || s == ContainerState.RUNNING ? ContainerState.STOPPED : s);
+                state.updateAndGet(
+                        s -> s == ContainerState.STARTING || s == ContainerState.STOPPING || s == ContainerState.RUNNING
+                                ? ContainerState.STOPPED
+                                : s);
                 LOG.info("container stopped");
             }
         }

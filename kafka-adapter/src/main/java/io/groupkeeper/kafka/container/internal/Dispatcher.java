@@ -90,8 +90,14 @@ final class Dispatcher<K, V> {
     /** The rate-limited WARN of failed handler calls. */
     private final FailureLog failures;
 
-    Dispatcher(ContainerConfig<K, V> config, DeadLetterPublisher publisher, InFlight inFlight, Control control,
-               Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer, TransactionalOutput output) {
+    Dispatcher(
+            ContainerConfig<K, V> config,
+            DeadLetterPublisher publisher,
+            InFlight inFlight,
+            Control control,
+            Deserializer<K> keyDeserializer,
+            Deserializer<V> valueDeserializer,
+            TransactionalOutput output) {
         this.config = config;
         this.output = output;
         this.keyDeserializer = keyDeserializer;
@@ -110,7 +116,8 @@ final class Dispatcher<K, V> {
 
     // ------------------------------------------------------------------ records
 
-    private long oneByOne(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+    private long oneByOne(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records)
+            throws InterruptedException {
         for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
             if (control.hold(tp) || !handle(tp, raw)) {
                 if (rewoundTo >= 0) {
@@ -135,7 +142,8 @@ final class Dispatcher<K, V> {
             return recover(raw, e, 0, config.errorPolicy().deserializationFailure());
         }
         Attempts.Entry prior = control.attempts(tp, raw.offset());
-        if (prior.exhausted() != null) { // its last attempt was aborted behind it: recovered now, in the new transaction
+        if (prior.exhausted()
+                != null) { // its last attempt was aborted behind it: recovered now, in the new transaction
             return recoverAfterAbort(tp, raw, prior);
         }
         for (int attempt = prior.made() + 1; ; attempt++) {
@@ -176,8 +184,15 @@ final class Dispatcher<K, V> {
             }
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
-                LOG.debug("{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}", raw.topic(), raw.partition(),
-                        raw.offset(), attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
+                LOG.debug(
+                        "{}-{}@{} failed (attempt {} of {}), retrying in {} ms: {}",
+                        raw.topic(),
+                        raw.partition(),
+                        raw.offset(),
+                        attempt,
+                        action.maxAttempts(),
+                        delay.toMillis(),
+                        failure.toString());
                 if (control.retryLater(tp, delay)) {
                     control.failed(tp, raw.offset(), raw.offset(), attempt, null);
                     return false; // handed back; the worker polls meanwhile and brings the record back when due
@@ -200,14 +215,22 @@ final class Dispatcher<K, V> {
      * back to the record, and the last one's failure if the policy allows no more (then the record is recovered
      * there, in the new transaction, after the records before it were done again).
      */
-    private void afterAbort(TopicPartition tp, long offset, long last, int attempt, ErrorAction action,
-                            Throwable failure) throws InterruptedException {
+    private void afterAbort(
+            TopicPartition tp, long offset, long last, int attempt, ErrorAction action, Throwable failure)
+            throws InterruptedException {
         boolean more = attempt < action.maxAttempts();
         control.failed(tp, offset, last, attempt, more ? null : failure);
         if (more) {
             Duration delay = action.backoff().delayAfter(attempt);
-            LOG.debug("{}@{} failed in its output (attempt {} of {}); its transaction was aborted, retrying in {} ms: "
-                    + "{}", tp, offset, attempt, action.maxAttempts(), delay.toMillis(), failure.toString());
+            LOG.debug(
+                    "{}@{} failed in its output (attempt {} of {}); its transaction was aborted, retrying in {} ms: "
+                            + "{}",
+                    tp,
+                    offset,
+                    attempt,
+                    action.maxAttempts(),
+                    delay.toMillis(),
+                    failure.toString());
             if (!control.retryLater(tp, delay)) {
                 control.backoff(delay); // (stopping: handed back all the same)
             }
@@ -215,9 +238,13 @@ final class Dispatcher<K, V> {
     }
 
     /** The record whose attempts an abort used up, back after the rewind: recovered without another attempt. */
-    private boolean recoverAfterAbort(TopicPartition tp, ConsumerRecord<ByteBuffer, ByteBuffer> raw,
-                                      Attempts.Entry prior) throws InterruptedException {
-        boolean done = recover(raw, prior.exhausted(), prior.made(),
+    private boolean recoverAfterAbort(
+            TopicPartition tp, ConsumerRecord<ByteBuffer, ByteBuffer> raw, Attempts.Entry prior)
+            throws InterruptedException {
+        boolean done = recover(
+                raw,
+                prior.exhausted(),
+                prior.made(),
                 config.errorPolicy().actionFor(prior.exhausted()).recovery());
         control.done(tp, raw.offset());
         return done;
@@ -225,7 +252,8 @@ final class Dispatcher<K, V> {
 
     // ------------------------------------------------------------------ batches
 
-    private long batches(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records) throws InterruptedException {
+    private long batches(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> records)
+            throws InterruptedException {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = new ArrayList<>();
         List<ConsumerRecord<K, V>> batch = new ArrayList<>();
         for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : records) {
@@ -242,8 +270,12 @@ final class Dispatcher<K, V> {
             }
             raws.clear();
             batch.clear();
-            if (control.hold(tp) || !recover(raw, lastDeserializationFailure, 0,
-                    config.errorPolicy().deserializationFailure())) {
+            if (control.hold(tp)
+                    || !recover(
+                            raw,
+                            lastDeserializationFailure,
+                            0,
+                            config.errorPolicy().deserializationFailure())) {
                 return raw.offset();
             }
             position = raw.offset() + 1;
@@ -262,8 +294,9 @@ final class Dispatcher<K, V> {
         }
     }
 
-    private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws,
-                       List<ConsumerRecord<K, V>> batch) throws InterruptedException {
+    private long batch(
+            TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws, List<ConsumerRecord<K, V>> batch)
+            throws InterruptedException {
         if (raws.isEmpty()) {
             return -1;
         }
@@ -276,15 +309,22 @@ final class Dispatcher<K, V> {
         while (n < raws.size() && raws.get(n).offset() <= prior.last()) {
             n++;
         }
-        long notDone = recoverEach(raws.subList(0, n), prior.exhausted(), prior.made(),
+        long notDone = recoverEach(
+                raws.subList(0, n),
+                prior.exhausted(),
+                prior.made(),
                 config.errorPolicy().actionFor(prior.exhausted()).recovery());
         control.done(tp, raws.get(0).offset());
         return notDone >= 0 ? notDone : batch(tp, raws.subList(n, raws.size()), batch.subList(n, batch.size()), 0);
     }
 
     /** A batch (its records from {@code rawList}) after {@code attemptsMade} failed attempts at it. */
-    private long batch(TopicPartition tp, List<ConsumerRecord<ByteBuffer, ByteBuffer>> rawList,
-                       List<ConsumerRecord<K, V>> batchList, int attemptsMade) throws InterruptedException {
+    private long batch(
+            TopicPartition tp,
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> rawList,
+            List<ConsumerRecord<K, V>> batchList,
+            int attemptsMade)
+            throws InterruptedException {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws = rawList;
         List<ConsumerRecord<K, V>> batch = batchList;
         int attempt = attemptsMade;
@@ -314,9 +354,11 @@ final class Dispatcher<K, V> {
                 logEnd();
                 clearInterrupt(tp, first);
             }
-            Throwable cause = failure instanceof OutputFailed of ? of.failure.cause
+            Throwable cause = failure instanceof OutputFailed of
+                    ? of.failure.cause
                     : failure instanceof BatchFailedException bfe && (output != null || bfe.index() < raws.size())
-                    ? bfe.getCause() : failure;
+                            ? bfe.getCause()
+                            : failure;
             if (failure instanceof OutputFailed of && of.failure.resumeAt >= 0 && of.failure.first != first) {
                 earlierOutputFailed(tp, of.failure); // an earlier batch's output failed after its call returned
                 position = of.failure.resumeAt;
@@ -358,7 +400,8 @@ final class Dispatcher<K, V> {
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
                 if (control.retryLater(tp, delay)) { // the worker polls meanwhile, the batch comes back when due
-                    control.failed(tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
+                    control.failed(
+                            tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
                     return raws.get(0).offset();
                 }
                 if (!control.backoff(delay)) {
@@ -380,8 +423,9 @@ final class Dispatcher<K, V> {
     }
 
     /** Recovers each of {@code raws}; returns -1, or where the partition is handed back (one was not recovered). */
-    private long recoverEach(List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws, Throwable cause, int attempts,
-                             Recovery recovery) throws InterruptedException {
+    private long recoverEach(
+            List<ConsumerRecord<ByteBuffer, ByteBuffer>> raws, Throwable cause, int attempts, Recovery recovery)
+            throws InterruptedException {
         for (ConsumerRecord<ByteBuffer, ByteBuffer> raw : raws) {
             if (!recover(raw, cause, attempts, recovery)) {
                 long at = rewoundTo >= 0 ? rewoundTo : raw.offset();
@@ -479,9 +523,12 @@ final class Dispatcher<K, V> {
         if (Thread.interrupted()) {
             if (!interruptLogged) {
                 interruptLogged = true;
-                LOG.warn("the handler returned from {} at offset {} with the thread's interrupt "
-                        + "flag set; cleared (the container's workers stop through stop(), not interrupts; logged "
-                        + "once per worker)", tp, offset);
+                LOG.warn(
+                        "the handler returned from {} at offset {} with the thread's interrupt "
+                                + "flag set; cleared (the container's workers stop through stop(), not interrupts; logged "
+                                + "once per worker)",
+                        tp,
+                        offset);
             }
         }
     }
@@ -491,13 +538,17 @@ final class Dispatcher<K, V> {
     private void logEnd() {
         if (inFlight.end() >= 0) {
             long ms = (config.ticker().nanoTime() - inFlight.reportedSince) / 1_000_000;
-            LOG.info("handler on {} at offset {} finished after about {} ms (reported by the "
-                    + "watchdog)", inFlight.partition(), inFlight.offset(), ms);
+            LOG.info(
+                    "handler on {} at offset {} finished after about {} ms (reported by the " + "watchdog)",
+                    inFlight.partition(),
+                    inFlight.offset(),
+                    ms);
         }
     }
 
     /** After the last attempt: true when the record is done (dead letter acknowledged, or skipped). */
-    private boolean recover(ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int attempts, Recovery recovery)
+    private boolean recover(
+            ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int attempts, Recovery recovery)
             throws InterruptedException {
         TopicPartition tp = new TopicPartition(raw.topic(), raw.partition());
         String what = raw.topic() + "-" + raw.partition() + "@" + raw.offset();
@@ -516,10 +567,10 @@ final class Dispatcher<K, V> {
             }
             case DEAD_LETTER -> {
                 try {
-                    String topic = output == null ? publisher.publish(raw, failure, attempts)
+                    String topic = output == null
+                            ? publisher.publish(raw, failure, attempts)
                             : publisher.publish(raw, failure, attempts, r -> output.sendNow(tp, r));
-                    LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after,
-                            failure.toString());
+                    LOG.warn("{} dead-lettered to {} {}: {}", what, topic, after, failure.toString());
                     config.metrics().recovered(config.group(), raw.topic(), recovery);
                     control.outcome(tp, raw.offset(), failure);
                     try {
@@ -535,9 +586,10 @@ final class Dispatcher<K, V> {
                             rewoundTo = at;
                         }
                     }
-                    control.stopPartition(tp, rewoundTo >= 0 ? rewoundTo : raw.offset(),
-                            "dead-letter " + e.getMessage() + "; record failed with "
-                            + failure);
+                    control.stopPartition(
+                            tp,
+                            rewoundTo >= 0 ? rewoundTo : raw.offset(),
+                            "dead-letter " + e.getMessage() + "; record failed with " + failure);
                     config.metrics().recovered(config.group(), raw.topic(), Recovery.STOP_PARTITION);
                     return false;
                 }

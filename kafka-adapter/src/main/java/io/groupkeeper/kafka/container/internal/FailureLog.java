@@ -1,10 +1,10 @@
 package io.groupkeeper.kafka.container.internal;
 
+import io.groupkeeper.kafka.container.BackOffPause;
 import io.groupkeeper.kafka.container.Ticker;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.kafka.container.BackOffPause;
 
 /**
  * The WARN for failed handler calls, rate-limited per worker: the first failure logs at once, later ones at most once
@@ -39,9 +39,16 @@ final class FailureLog {
             suppressed++;
             return;
         }
-        String since = suppressed == 0 ? "" : " (" + suppressed + " more failed handler calls since the last such line)";
-        LOG.warn("handler failed at {} offset {} (attempt {} of {}): {}{}", tp, offset, attempt, max,
-                failure.toString(), since);
+        String since =
+                suppressed == 0 ? "" : " (" + suppressed + " more failed handler calls since the last such line)";
+        LOG.warn(
+                "handler failed at {} offset {} (attempt {} of {}): {}{}",
+                tp,
+                offset,
+                attempt,
+                max,
+                failure.toString(),
+                since);
         logged = true;
         lastNanos = now;
         suppressed = 0;

@@ -28,6 +28,7 @@ final class InFlight {
     private long state;
     /** Where the current call started (plain: published by the release-store of {@link #state}). */
     private TopicPartition partition;
+
     private long offset;
     /** The thread's {@link CurrentRecord}, kept for its calls (the thread's own: not read by the watchdog). */
     private CurrentRecord currentRecord;
@@ -37,6 +38,7 @@ final class InFlight {
     long sampledSince;
     /** The state of the call last reported (each call is reported once), and when the watchdog first saw it. */
     volatile long reportedState = -1;
+
     volatile long reportedSince;
 
     InFlight(Thread thread) {

@@ -11,11 +11,10 @@ import org.apache.kafka.common.serialization.Deserializer;
  */
 final class InPlaceDeserializer {
 
-    private InPlaceDeserializer() {
-    }
+    private InPlaceDeserializer() {}
 
-    static <K, V> ConsumerRecord<K, V> deserialize(Deserializer<K> keys, Deserializer<V> values,
-                                                   ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
+    static <K, V> ConsumerRecord<K, V> deserialize(
+            Deserializer<K> keys, Deserializer<V> values, ConsumerRecord<ByteBuffer, ByteBuffer> raw) {
         ByteBuffer k = raw.key();
         ByteBuffer v = raw.value();
         int kp = k == null ? 0 : k.position();
@@ -33,7 +32,17 @@ final class InPlaceDeserializer {
                 v.position(vp);
             }
         }
-        return new ConsumerRecord<>(raw.topic(), raw.partition(), raw.offset(), raw.timestamp(), raw.timestampType(),
-                raw.serializedKeySize(), raw.serializedValueSize(), key, value, raw.headers(), raw.leaderEpoch());
+        return new ConsumerRecord<>(
+                raw.topic(),
+                raw.partition(),
+                raw.offset(),
+                raw.timestamp(),
+                raw.timestampType(),
+                raw.serializedKeySize(),
+                raw.serializedValueSize(),
+                key,
+                value,
+                raw.headers(),
+                raw.leaderEpoch());
     }
 }

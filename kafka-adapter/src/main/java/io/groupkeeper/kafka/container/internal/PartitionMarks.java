@@ -20,8 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionMarks {
 
     /** How many records in a row of a partition were recovered instead of handled, and the last of them. */
-    private record Failing(int records, long offset, String failure) {
-    }
+    private record Failing(int records, long offset, String failure) {}
 
     private final Map<TopicPartition, Failing> failing = new HashMap<>();
     /** The mark each partition's offset metadata carries now. */
@@ -40,8 +39,10 @@ final class PartitionMarks {
     }
 
     /** Makes the owned partitions' metadata what their state says (a stopped mark wins over a failing one). */
-    void apply(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, Set<TopicPartition> owned,
-               Map<TopicPartition, StoppedPartition> stopped) {
+    void apply(
+            CoordinatedConsumer<ByteBuffer, ByteBuffer> c,
+            Set<TopicPartition> owned,
+            Map<TopicPartition, StoppedPartition> stopped) {
         if (stopped.isEmpty() && marked.isEmpty() && failing.isEmpty()) {
             return;
         }

@@ -5,9 +5,11 @@ import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.Recovery;
 import io.groupkeeper.kafka.container.internal.progress.Fetched;
 import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
+import io.groupkeeper.kafka.container.internal.progress.Ordering;
 import io.groupkeeper.kafka.container.internal.progress.OwnedPartitions;
 import io.groupkeeper.kafka.container.internal.progress.PartitionProgress;
 import io.groupkeeper.kafka.container.internal.progress.Ticket;
+import io.groupkeeper.kafka.internal.KafkaClients;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +26,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -31,9 +34,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.kafka.container.internal.progress.Ordering;
-import io.groupkeeper.kafka.internal.KafkaClients;
-import java.util.function.BiConsumer;
 
 /**
  * The record path of one worker (one member): every owned partition's {@link PartitionProgress} (through
@@ -87,12 +87,21 @@ final class ProgressDispatch<K, V> {
         long token(TopicPartition tp);
     }
 
-    private enum Kind { HANDLED, FAILED, RECOVERED, NOT_RECOVERED, FATAL }
+    private enum Kind {
+        HANDLED,
+        FAILED,
+        RECOVERED,
+        NOT_RECOVERED,
+        FATAL
+    }
 
     /** A ticket back from a handler call or a dead letter. */
-    private record Outcome(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> ticket, Kind kind,
-                           Throwable failure, String reason) {
-    }
+    private record Outcome(
+            TopicPartition tp,
+            Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> ticket,
+            Kind kind,
+            Throwable failure,
+            String reason) {}
 
     private final ContainerConfig<K, V> config;
     private final DeadLetterPublisher publisher;
@@ -105,6 +114,7 @@ final class ProgressDispatch<K, V> {
     private final InFlight inlineSlot;
     /** The slot of each of {@code work}'s threads (set by the thread factory). */
     private final ThreadLocal<InFlight> workSlot;
+
     private final AsyncRecordHandler<K, V> asyncHandler;
     private final int capacity;
     private final OwnedPartitions<TopicPartition, ConsumerRecord<ByteBuffer, ByteBuffer>> owned;
@@ -117,9 +127,11 @@ final class ProgressDispatch<K, V> {
      * worker, across its ownerships too (docs/parallel.md, "Ownership").
      */
     private final Map<TopicPartition, Integer> stale = new HashMap<>();
+
     private volatile boolean polling;
     /** The last {@link #pump} stopped at its inline budget with records ready: the next poll does not wait. */
     private boolean more;
+
     private final AtomicBoolean woken = new AtomicBoolean();
     /**
      * Attempts made before a partition stopped at a record (STOP_PARTITION): after a resume the policy counts afresh,
@@ -130,18 +142,19 @@ final class ProgressDispatch<K, V> {
     private final Map<String, int[]> processed = new HashMap<>();
     /** The tickets of one {@link #pump} round and their partitions, before they start (reused: polling thread). */
     private final List<TopicPartition> startPartitions = new ArrayList<>();
+
     private final List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> startTickets = new ArrayList<>();
-    private final BiConsumer<TopicPartition, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>>
-            toStart = (tp, t) -> {
-                startPartitions.add(tp);
-                startTickets.add(t);
-            };
+    private final BiConsumer<TopicPartition, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> toStart = (tp, t) -> {
+        startPartitions.add(tp);
+        startTickets.add(t);
+    };
     /**
      * The token of the last handler call: one {@code OptionalLong} per ownership, not per record. Read and written by
      * whichever thread makes the call, unsynchronized on purpose: an {@code OptionalLong} is immutable (final fields),
      * so a thread sees either one that is whole or another, and checks its value.
      */
     private OptionalLong lastToken = OptionalLong.empty();
+
     private final FailureLog failures;
     /**
      * Manual acknowledgements: per partition, the position to commit (last record acknowledged + 1, or where its
@@ -151,17 +164,38 @@ final class ProgressDispatch<K, V> {
     /** The clock and the waits of the drains ({@code REAL} but in the simulator). */
     private final KafkaClients clients;
 
-    ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
-                     Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
-                     ThreadLocal<InFlight> workSlot) {
-        this(config, publisher, keyDeserializer, valueDeserializer, control, work, inlineSlot, workSlot,
+    ProgressDispatch(
+            ContainerConfig<K, V> config,
+            DeadLetterPublisher publisher,
+            Deserializer<K> keyDeserializer,
+            Deserializer<V> valueDeserializer,
+            Control control,
+            Executor work,
+            InFlight inlineSlot,
+            ThreadLocal<InFlight> workSlot) {
+        this(
+                config,
+                publisher,
+                keyDeserializer,
+                valueDeserializer,
+                control,
+                work,
+                inlineSlot,
+                workSlot,
                 KafkaClients.REAL);
     }
 
     /** {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation). */
-    ProgressDispatch(ContainerConfig<K, V> config, DeadLetterPublisher publisher, Deserializer<K> keyDeserializer,
-                     Deserializer<V> valueDeserializer, Control control, Executor work, InFlight inlineSlot,
-                     ThreadLocal<InFlight> workSlot, KafkaClients clients) {
+    ProgressDispatch(
+            ContainerConfig<K, V> config,
+            DeadLetterPublisher publisher,
+            Deserializer<K> keyDeserializer,
+            Deserializer<V> valueDeserializer,
+            Control control,
+            Executor work,
+            InFlight inlineSlot,
+            ThreadLocal<InFlight> workSlot,
+            KafkaClients clients) {
         this.clients = clients;
         this.config = config;
         this.publisher = publisher;
@@ -173,9 +207,7 @@ final class ProgressDispatch<K, V> {
         this.workSlot = workSlot;
         this.asyncHandler = config.asyncHandler();
         this.capacity = config.parallelism();
-        this.owned = new OwnedPartitions<>(
-                Ordering.valueOf(config.ordering().name()),
-                config.limits());
+        this.owned = new OwnedPartitions<>(Ordering.valueOf(config.ordering().name()), config.limits());
         this.failures = new FailureLog(config.ticker());
         this.acked = config.manualAcks() ? new HashMap<>() : null;
     }
@@ -191,8 +223,11 @@ final class ProgressDispatch<K, V> {
             }
             List<Fetched<ConsumerRecord<ByteBuffer, ByteBuffer>>> fs = new ArrayList<>(list.size());
             for (ConsumerRecord<ByteBuffer, ByteBuffer> r : list) {
-                fs.add(new Fetched<>(r.offset(), r.key(), Math.max(0, r.serializedKeySize())
-                        + Math.max(0, r.serializedValueSize()), r));
+                fs.add(new Fetched<>(
+                        r.offset(),
+                        r.key(),
+                        Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize()),
+                        r));
             }
             long first = list.get(0).offset();
             Optional<PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>>> p = owned.get(tp);
@@ -201,7 +236,10 @@ final class ProgressDispatch<K, V> {
                     p.get().append(fs);
                     continue;
                 } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
-                    LOG.info("{} fetched again from offset {}: its progress restarts there ({})", tp, first,
+                    LOG.info(
+                            "{} fetched again from offset {}: its progress restarts there ({})",
+                            tp,
+                            first,
                             e.getMessage());
                     forget(tp);
                 }
@@ -326,8 +364,12 @@ final class ProgressDispatch<K, V> {
             long left = deadline - clients.nanoTime();
             Outcome o = left > 0 ? clients.poll(outcomes, left) : null;
             if (o == null) {
-                LOG.warn("{} record(s) of revoked {} still in flight after {} ms; released without them (the next "
-                        + "owner runs them again)", inFlight(mine), mine, timeout.toMillis());
+                LOG.warn(
+                        "{} record(s) of revoked {} still in flight after {} ms; released without them (the next "
+                                + "owner runs them again)",
+                        inFlight(mine),
+                        mine,
+                        timeout.toMillis());
                 break;
             }
             apply(o);
@@ -389,8 +431,10 @@ final class ProgressDispatch<K, V> {
         if (from != null) {
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.assigned(tp, control.token(tp), from);
             if (p.droppedOnResume() > 0) {
-                LOG.info("{} offset(s) of {} recorded as done beyond this member's span run again",
-                        p.droppedOnResume(), tp);
+                LOG.info(
+                        "{} offset(s) of {} recorded as done beyond this member's span run again",
+                        p.droppedOnResume(),
+                        tp);
             }
             started(tp, from.lowWater());
             commit(tp, p.snapshot());
@@ -410,8 +454,11 @@ final class ProgressDispatch<K, V> {
             long left = deadline - clients.nanoTime();
             Outcome o = left > 0 ? clients.poll(outcomes, left) : null;
             if (o == null) {
-                LOG.warn("{} record(s) still in flight after the stop deadline of {} ms; committed below them (the "
-                        + "next owner runs them again)", outstanding, timeout.toMillis());
+                LOG.warn(
+                        "{} record(s) still in flight after the stop deadline of {} ms; committed below them (the "
+                                + "next owner runs them again)",
+                        outstanding,
+                        timeout.toMillis());
                 break;
             }
             apply(o);
@@ -490,11 +537,14 @@ final class ProgressDispatch<K, V> {
             processed.computeIfAbsent(tp.topic(), x -> new int[1])[0] += handled;
         }
         if (failure != null) { // the record that failed: its ticket, as dispatched
-            List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> one = p.dispatch(1, config.ticker().nanoTime());
+            List<Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>>> one =
+                    p.dispatch(1, config.ticker().nanoTime());
             Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t = one.isEmpty() ? null : one.get(0);
             if (t == null || t.offset() != failed) {
-                throw new IllegalStateException(tp + ": the record at offset " + failed + " failed inline, but its "
-                        + "progress hands out " + t, failure);
+                throw new IllegalStateException(
+                        tp + ": the record at offset " + failed + " failed inline, but its " + "progress hands out "
+                                + t,
+                        failure);
             }
             if (undeserializable) {
                 recover(tp, t, failure, 0, config.errorPolicy().deserializationFailure());
@@ -507,8 +557,8 @@ final class ProgressDispatch<K, V> {
     }
 
     /** An inline call of {@link #runInline}: returns null when handled, else what the handler threw. */
-    private Throwable callInline(TopicPartition tp, long offset, ConsumerRecord<K, V> record, CurrentRecord current,
-                                 OptionalLong token) {
+    private Throwable callInline(
+            TopicPartition tp, long offset, ConsumerRecord<K, V> record, CurrentRecord current, OptionalLong token) {
         InFlight slot = inlineSlot;
         if (slot != null) {
             slot.begin(tp, offset);
@@ -531,8 +581,11 @@ final class ProgressDispatch<K, V> {
     }
 
     /** A handler call, on the polling thread or a work thread; returns its outcome. */
-    private Outcome call(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
-                         ConsumerRecord<K, V> record, InFlight slot) {
+    private Outcome call(
+            TopicPartition tp,
+            Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+            ConsumerRecord<K, V> record,
+            InFlight slot) {
         Outcome o;
         if (slot != null) {
             slot.begin(tp, t.offset());
@@ -564,17 +617,19 @@ final class ProgressDispatch<K, V> {
         current.set(null, null);
         if (slot != null && slot.end() >= 0) {
             long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
-            LOG.info("handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp, offset,
-                    ms);
+            LOG.info(
+                    "handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp, offset, ms);
         }
         if (Thread.interrupted()) { // the handler's (the container stops through stop(), not interrupts)
-            LOG.debug("the handler returned from {} at offset {} with the thread's interrupt flag set; cleared", tp,
+            LOG.debug(
+                    "the handler returned from {} at offset {} with the thread's interrupt flag set; cleared",
+                    tp,
                     offset);
         }
     }
 
-    private void callAsync(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
-                           ConsumerRecord<K, V> record) {
+    private void callAsync(
+            TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, ConsumerRecord<K, V> record) {
         CompletionStage<Void> stage;
         CurrentRecord.handling(tp, token(t));
         try {
@@ -594,9 +649,12 @@ final class ProgressDispatch<K, V> {
         }
         stage.whenComplete((v, e) -> {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            enqueue(cause == null ? new Outcome(tp, t, Kind.HANDLED, null, null)
-                    : cause instanceof Error err ? new Outcome(tp, t, Kind.FATAL, err, null)
-                    : new Outcome(tp, t, Kind.FAILED, cause, null));
+            enqueue(
+                    cause == null
+                            ? new Outcome(tp, t, Kind.HANDLED, null, null)
+                            : cause instanceof Error err
+                                    ? new Outcome(tp, t, Kind.FATAL, err, null)
+                                    : new Outcome(tp, t, Kind.FAILED, cause, null));
         });
     }
 
@@ -700,8 +758,14 @@ final class ProgressDispatch<K, V> {
         failures.failed(tp, t.offset(), attempt, action.maxAttempts(), cause);
         if (attempt < action.maxAttempts()) {
             Duration delay = action.backoff().delayAfter(attempt);
-            LOG.debug("{}@{} failed (attempt {} of {}), retrying in {} ms: {}", tp, t.offset(), attempt,
-                    action.maxAttempts(), delay.toMillis(), cause.toString());
+            LOG.debug(
+                    "{}@{} failed (attempt {} of {}), retrying in {} ms: {}",
+                    tp,
+                    t.offset(),
+                    attempt,
+                    action.maxAttempts(),
+                    delay.toMillis(),
+                    cause.toString());
             if (config.sleeper() != null && !delay.isZero()) {
                 config.sleeper().sleep(delay); // the test seam: waited in place
                 delay = Duration.ZERO;
@@ -713,14 +777,19 @@ final class ProgressDispatch<K, V> {
     }
 
     /** After the last attempt ({@code attempts} 0: the record does not deserialize). */
-    private void recover(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Throwable cause,
-                         int attempts, Recovery recovery) throws InterruptedException {
+    private void recover(
+            TopicPartition tp,
+            Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+            Throwable cause,
+            int attempts,
+            Recovery recovery)
+            throws InterruptedException {
         ConsumerRecord<ByteBuffer, ByteBuffer> raw = t.record();
         String after = attempts == 0 ? "it does not deserialize" : "after " + attempts + " attempt(s)";
         switch (recovery) {
             case SKIP -> {
-                LOG.warn("skipped {}-{}@{} {}: {}", raw.topic(), raw.partition(), raw.offset(), after,
-                        cause.toString());
+                LOG.warn(
+                        "skipped {}-{}@{} {}: {}", raw.topic(), raw.partition(), raw.offset(), after, cause.toString());
                 if (complete(tp, t)) {
                     config.metrics().recovered(config.group(), tp.topic(), Recovery.SKIP);
                     control.outcome(tp, t.offset(), cause);
@@ -743,13 +812,23 @@ final class ProgressDispatch<K, V> {
     }
 
     /** Publishes the dead letter (polling or work thread); its outcome goes to the queue. */
-    private void deadLetter(TopicPartition tp, Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t, Throwable cause,
-                            int attempts, String after) {
+    private void deadLetter(
+            TopicPartition tp,
+            Ticket<ConsumerRecord<ByteBuffer, ByteBuffer>> t,
+            Throwable cause,
+            int attempts,
+            String after) {
         ConsumerRecord<ByteBuffer, ByteBuffer> raw = t.record();
         Outcome o;
         try {
             String topic = publisher.publish(raw, cause, attempts);
-            LOG.warn("{}-{}@{} dead-lettered to {} {}: {}", raw.topic(), raw.partition(), raw.offset(), topic, after,
+            LOG.warn(
+                    "{}-{}@{} dead-lettered to {} {}: {}",
+                    raw.topic(),
+                    raw.partition(),
+                    raw.offset(),
+                    topic,
+                    after,
                     cause.toString());
             try {
                 config.listener().deadLettered(DeadLetterPublisher.bytes(raw), topic, cause);
@@ -758,8 +837,12 @@ final class ProgressDispatch<K, V> {
             }
             o = new Outcome(tp, t, Kind.RECOVERED, cause, null);
         } catch (DeadLetterPublisher.DeadLetterException e) {
-            o = new Outcome(tp, t, Kind.NOT_RECOVERED, cause, "dead-letter " + e.getMessage()
-                    + "; record failed with " + cause);
+            o = new Outcome(
+                    tp,
+                    t,
+                    Kind.NOT_RECOVERED,
+                    cause,
+                    "dead-letter " + e.getMessage() + "; record failed with " + cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             o = new Outcome(tp, t, Kind.NOT_RECOVERED, cause, "dead-letter interrupted; record failed with " + cause);

@@ -5,8 +5,9 @@ import io.groupkeeper.kafka.container.TransactionalSender;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -16,7 +17,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
-import java.util.Iterator;
 
 /**
  * One worker's {@link TransactionalSender}: serializes at once and holds the records of the handler call in progress;
@@ -31,6 +31,7 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     private final List<Pending> pending = new ArrayList<>();
     /** Per input partition: the outputs flushed into its transaction and not known to be written yet. */
     private final Map<TopicPartition, ArrayDeque<Sent>> sent = new HashMap<>();
+
     private CoordinatedConsumer<?, ?> consumer;
     private boolean inCall;
     /** See {@link #takeEarlierFailure}. */
@@ -61,8 +62,8 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
         }
         byte[] key = keySerializer.serialize(record.topic(), record.headers(), record.key());
         byte[] value = valueSerializer.serialize(record.topic(), record.headers(), record.value());
-        Pending p = new Pending(new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(), key, value,
-                record.headers()));
+        Pending p = new Pending(new ProducerRecord<>(
+                record.topic(), record.partition(), record.timestamp(), key, value, record.headers()));
         pending.add(p);
         return p;
     }
@@ -228,8 +229,7 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
         }
     }
 
-    private record Sent(long first, long last, Future<RecordMetadata> future) {
-    }
+    private record Sent(long first, long last, Future<RecordMetadata> future) {}
 
     /** The call failed: its records are dropped (nothing, once flushed). */
     void discard() {

@@ -4,6 +4,7 @@ import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.StuckHandler;
 import io.groupkeeper.kafka.container.Ticker;
+import io.groupkeeper.kafka.internal.KafkaClients;
 import io.groupkeeper.log.internal.LogContext;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import io.groupkeeper.kafka.internal.KafkaClients;
 
 /**
  * Reports handler calls that run longer than the limit: one WARN with the worker thread's stack per call, a counter
@@ -39,14 +39,25 @@ final class Watchdog implements AutoCloseable {
     private final List<InFlight> slots = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService timer;
 
-    Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
-             Function<InFlight, String> memberOf) {
+    Watchdog(
+            String group,
+            Duration limit,
+            Ticker ticker,
+            ContainerMetrics metrics,
+            ContainerListener listener,
+            Function<InFlight, String> memberOf) {
         this(group, limit, ticker, metrics, listener, memberOf, KafkaClients.REAL);
     }
 
     /** {@code clients}: where its timer thread comes from ({@code REAL} but in the simulator). */
-    Watchdog(String group, Duration limit, Ticker ticker, ContainerMetrics metrics, ContainerListener listener,
-             Function<InFlight, String> memberOf, KafkaClients clients) {
+    Watchdog(
+            String group,
+            Duration limit,
+            Ticker ticker,
+            ContainerMetrics metrics,
+            ContainerListener listener,
+            Function<InFlight, String> memberOf,
+            KafkaClients clients) {
         this.group = group;
         this.limitNanos = limit.toNanos();
         this.ticker = ticker;
@@ -54,7 +65,8 @@ final class Watchdog implements AutoCloseable {
         this.listener = listener;
         this.memberOf = memberOf;
         this.timer = clients.timer("groupkeeper-watchdog-" + group); // one daemon thread
-        long period = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(limitNanos / 4, TimeUnit.SECONDS.toNanos(1)));
+        long period =
+                Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(limitNanos / 4, TimeUnit.SECONDS.toNanos(1)));
         timer.scheduleWithFixedDelay(this::check, period, period, TimeUnit.NANOSECONDS);
     }
 
@@ -98,8 +110,8 @@ final class Watchdog implements AutoCloseable {
 
     private void report(InFlight s, TopicPartition partition, long offset, Duration running) {
         StackTraceElement[] stack = s.thread.getStackTrace();
-        StuckHandler stuck = new StuckHandler(group, memberOf.apply(s), s.thread.getName(), partition, offset,
-                running, Arrays.asList(stack));
+        StuckHandler stuck = new StuckHandler(
+                group, memberOf.apply(s), s.thread.getName(), partition, offset, running, Arrays.asList(stack));
         StringBuilder trace = new StringBuilder();
         for (StackTraceElement e : stack) {
             trace.append("\n\tat ").append(e);
@@ -109,11 +121,22 @@ final class Watchdog implements AutoCloseable {
         }
     }
 
-    private void reportLogged(StuckHandler stuck, InFlight s, TopicPartition partition, long offset, Duration running,
-                              StringBuilder trace) {
-        LOG.warn("handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
-                        + "the partition stays owned and is not evicted. Thread {}:{}", partition, offset,
-                running.toMillis(), Duration.ofNanos(limitNanos).toMillis(), s.thread.getName(), trace);
+    private void reportLogged(
+            StuckHandler stuck,
+            InFlight s,
+            TopicPartition partition,
+            long offset,
+            Duration running,
+            StringBuilder trace) {
+        LOG.warn(
+                "handler on {} at offset {} has been running for {} ms (watchdog limit {} ms); "
+                        + "the partition stays owned and is not evicted. Thread {}:{}",
+                partition,
+                offset,
+                running.toMillis(),
+                Duration.ofNanos(limitNanos).toMillis(),
+                s.thread.getName(),
+                trace);
         metrics.handlerStuck(group);
         try {
             listener.handlerStuck(stuck);
@@ -138,8 +161,14 @@ final class Watchdog implements AutoCloseable {
             if (s.state() != state) {
                 continue; // the call ended meanwhile: partition and offset may already be the next call's
             }
-            out.add(new StuckHandler(group, memberOf.apply(s), s.thread.getName(), partition, offset,
-                    Duration.ofNanos(now - since), List.of()));
+            out.add(new StuckHandler(
+                    group,
+                    memberOf.apply(s),
+                    s.thread.getName(),
+                    partition,
+                    offset,
+                    Duration.ofNanos(now - since),
+                    List.of()));
         }
         return out;
     }

@@ -7,20 +7,29 @@ import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
 import io.groupkeeper.kafka.container.internal.progress.ProgressCodec;
 import io.groupkeeper.kafka.container.internal.progress.ProgressFormatException;
+import io.groupkeeper.kafka.internal.ConsumerBuilds;
+import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
+import io.groupkeeper.kafka.internal.KafkaClients;
 import io.groupkeeper.kafka.internal.ProgressCommits;
 import io.groupkeeper.log.internal.LogContext;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
@@ -31,15 +40,6 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
-import io.groupkeeper.kafka.internal.ConsumerBuilds;
-import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
-import io.groupkeeper.kafka.internal.KafkaClients;
-import java.util.Collection;
-import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.event.Level;
 
 /**
@@ -68,6 +68,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final ProgressDispatch<K, V> progress;
     /** The threads of handler calls and dead letters beside the polling thread; null when none. */
     private final ExecutorService pool;
+
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     final CompletableFuture<Void> started = new CompletableFuture<>();
@@ -75,13 +76,16 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     final CompletableFuture<Void> exited = new CompletableFuture<>();
     /** Kafka's clients, the threads and the waits ({@code REAL} but in the simulator). */
     private final KafkaClients clients;
+
     private volatile CoordinatedConsumer<ByteBuffer, ByteBuffer> consumer;
     private volatile boolean stopping;
     /** The loop has ended: the progress's final marks are set (closing revokes without draining). */
     private volatile boolean exiting;
+
     private final Object stopSignal = new Object();
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
+
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
     /**
      * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
@@ -98,31 +102,40 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final PartitionMarks marks = new PartitionMarks();
     /** When the worker last fetched a record, and when it last reported being idle (ticker nanos). */
     private long lastRecordNanos;
+
     private long lastIdleReportNanos;
 
-    Worker(DefaultListenerContainer<K, V> container, ContainerConfig<K, V> config, int index,
-           DeadLetterPublisher publisher, KafkaClients clients) {
+    Worker(
+            DefaultListenerContainer<K, V> container,
+            ContainerConfig<K, V> config,
+            int index,
+            DeadLetterPublisher publisher,
+            KafkaClients clients) {
         this.container = container;
         this.clients = clients;
         this.config = config;
         this.index = index;
         this.thread = new Thread(this, "groupkeeper-" + config.id() + "-" + index); // per listener (id: default group)
         this.inFlight = new InFlight(thread);
-        this.keyDeserializer = Objects.requireNonNull(config.keyDeserializer().get(),
-                "the key deserializer supplier returned null");
-        this.valueDeserializer = Objects.requireNonNull(config.valueDeserializer().get(),
-                "the value deserializer supplier returned null");
-        this.output = config.transactional() == null ? null : new TransactionalOutput(
-                config.transactional().keySerializer(), config.transactional().valueSerializer(), thread);
-        this.dispatcher = new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer,
-                output);
+        this.keyDeserializer =
+                Objects.requireNonNull(config.keyDeserializer().get(), "the key deserializer supplier returned null");
+        this.valueDeserializer = Objects.requireNonNull(
+                config.valueDeserializer().get(), "the value deserializer supplier returned null");
+        this.output = config.transactional() == null
+                ? null
+                : new TransactionalOutput(
+                        config.transactional().keySerializer(),
+                        config.transactional().valueSerializer(),
+                        thread);
+        this.dispatcher =
+                new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer, output);
         this.seeker = new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties(), this::adopted);
         if (config.usesProgress()) {
             ThreadLocal<InFlight> slots = new ThreadLocal<>();
             int threads = config.asyncHandler() != null ? 1 : config.parallelism() > 1 ? config.parallelism() : 0;
             this.pool = threads == 0 ? null : clients.pool(threads, workThreads(container, slots));
-            this.progress = new ProgressDispatch<>(config, publisher, keyDeserializer, valueDeserializer, this, pool,
-                    inFlight, slots, clients);
+            this.progress = new ProgressDispatch<>(
+                    config, publisher, keyDeserializer, valueDeserializer, this, pool, inFlight, slots, clients);
             seeker.ownership(new ProgressOwnership());
         } else {
             this.pool = null;
@@ -131,18 +144,19 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     }
 
     /** The work threads {@code <worker's name>-w<n>}, each with its watchdog slot. */
-    private ThreadFactory workThreads(DefaultListenerContainer<K, V> container,
-                                                           ThreadLocal<InFlight> slots) {
+    private ThreadFactory workThreads(DefaultListenerContainer<K, V> container, ThreadLocal<InFlight> slots) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread[] t = new Thread[1];
-            t[0] = new Thread(() -> {
-                InFlight slot = new InFlight(t[0]);
-                slots.set(slot);
-                container.watch(slot);
-                LogContext.enter(config.group(), thread.getName());
-                r.run();
-            }, thread.getName() + "-w" + n.getAndIncrement());
+            t[0] = new Thread(
+                    () -> {
+                        InFlight slot = new InFlight(t[0]);
+                        slots.set(slot);
+                        container.watch(slot);
+                        LogContext.enter(config.group(), thread.getName());
+                        r.run();
+                    },
+                    thread.getName() + "-w" + n.getAndIncrement());
             return t[0];
         };
     }
@@ -163,8 +177,8 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
      * the container's own. The container's {@code build()} validates one ({@link #validate}), so a bad setting fails
      * there and not in a worker.
      */
-    static CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> consumerBuilder(ContainerConfig<?, ?> config, int index,
-                                                                              AssignmentSeeker seeker) {
+    static CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> consumerBuilder(
+            ContainerConfig<?, ?> config, int index, AssignmentSeeker seeker) {
         CoordinatedConsumer.Builder<ByteBuffer, ByteBuffer> b = CoordinatedConsumer.builder(config.keeper());
         config.consumerOptions().accept(b);
         if (seeker != null) {
@@ -178,7 +192,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                     .transactionalIdPrefix(config.transactional().idPrefix());
         }
         config.producerProperties().forEach(b::producerProperty); // (without the mode: refused by the validation)
-        return b.group(config.group()).topics(config.topics()).kafkaProperties(kafkaProperties(config, index))
+        return b.group(config.group())
+                .topics(config.topics())
+                .kafkaProperties(kafkaProperties(config, index))
                 .clientListener(config.clientListener())
                 .deserializers(new ByteBufferDeserializer(), new ByteBufferDeserializer());
     }
@@ -204,7 +220,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         try {
             d.close();
         } catch (RuntimeException e) {
-            LOG.warn("closing the {} deserializer {} failed: {}", which, d.getClass().getName(), e.toString());
+            LOG.warn(
+                    "closing the {} deserializer {} failed: {}",
+                    which,
+                    d.getClass().getName(),
+                    e.toString());
         }
     }
 
@@ -293,13 +313,19 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         } catch (InterruptedException e) {
             if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
                 failure = e;
-                LOG.error("worker {} (member {}) interrupted; its consumer closes and leaves the group",
-                        thread.getName(), c.memberId(), e);
+                LOG.error(
+                        "worker {} (member {}) interrupted; its consumer closes and leaves the group",
+                        thread.getName(),
+                        c.memberId(),
+                        e);
             }
         } catch (RuntimeException | Error e) {
             failure = e;
-            LOG.error("worker {} (member {}) failed; its consumer closes and leaves the group",
-                    thread.getName(), c.memberId(), e);
+            LOG.error(
+                    "worker {} (member {}) failed; its consumer closes and leaves the group",
+                    thread.getName(),
+                    c.memberId(),
+                    e);
         } finally {
             exiting = true; // a revocation on close drains nothing more: what ran came back, or its time is up
             if (pool != null) {
@@ -373,15 +399,23 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
      * Before a dying worker's consumer closes: seeks the partition in dispatch back to just past its last record done,
      * the partitions of this poll not reached yet to their first record, and those already to be handed back there.
      */
-    private void handBackAfterFailure(CoordinatedConsumer<ByteBuffer, ByteBuffer> c,
-                                      ConsumerRecords<ByteBuffer, ByteBuffer> records, Set<TopicPartition> pending,
-                                      TopicPartition failed, Map<TopicPartition, Long> handBack, Throwable failure) {
+    private void handBackAfterFailure(
+            CoordinatedConsumer<ByteBuffer, ByteBuffer> c,
+            ConsumerRecords<ByteBuffer, ByteBuffer> records,
+            Set<TopicPartition> pending,
+            TopicPartition failed,
+            Map<TopicPartition, Long> handBack,
+            Throwable failure) {
         Map<TopicPartition, Long> seeks = new HashMap<>();
         if (handBack != null) {
             seeks.putAll(handBack);
         }
         for (TopicPartition tp : pending) {
-            seeks.put(tp, tp.equals(failed) ? dispatcher.position : records.records(tp).get(0).offset());
+            seeks.put(
+                    tp,
+                    tp.equals(failed)
+                            ? dispatcher.position
+                            : records.records(tp).get(0).offset());
         }
         seeks.forEach((tp, offset) -> {
             try {
@@ -459,7 +493,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
 
     @Override
     public boolean hold(TopicPartition tp) {
-        return stopping || container.pausedAll() || (!userPaused.isEmpty() && userPaused.contains(tp))
+        return stopping
+                || container.pausedAll()
+                || (!userPaused.isEmpty() && userPaused.contains(tp))
                 || (!stopped.isEmpty() && stopped.containsKey(tp));
     }
 
@@ -526,9 +562,12 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
             }
             StoppedPartition s = stopped.remove(tp);
             if (s != null) {
-                LOG.warn("partition {} stopped at offset {} resumes from offset {}: its stored offset was changed "
-                        + "(an operator's reset)", tp, s.offset(), offset.isPresent() ? offset.getAsLong()
-                        : "none (the start position)");
+                LOG.warn(
+                        "partition {} stopped at offset {} resumes from offset {}: its stored offset was changed "
+                                + "(an operator's reset)",
+                        tp,
+                        s.offset(),
+                        offset.isPresent() ? offset.getAsLong() : "none (the start position)");
             }
         });
     }
@@ -543,7 +582,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         StoppedPartition s = new StoppedPartition(tp, offset, reason);
         stopped.put(tp, s);
         LOG.atLevel(FailureLog.isBackOff(reason) ? Level.DEBUG : Level.WARN)
-                .log("partition {} stopped at offset {} (paused, still owned; resume it to retry): {}", tp, offset, reason);
+                .log(
+                        "partition {} stopped at offset {} (paused, still owned; resume it to retry): {}",
+                        tp,
+                        offset,
+                        reason);
         try {
             config.listener().partitionStopped(s);
         } catch (RuntimeException e) {
@@ -569,8 +612,12 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         try {
             return ProgressCodec.resume(offset.getAsLong(), done);
         } catch (ProgressFormatException e) {
-            LOG.warn("the done value beside offset {} of {} does not read ({}); resuming from the offset alone (what "
-                    + "it named runs again)", offset.getAsLong(), tp, e.getMessage());
+            LOG.warn(
+                    "the done value beside offset {} of {} does not read ({}); resuming from the offset alone (what "
+                            + "it named runs again)",
+                    offset.getAsLong(),
+                    tp,
+                    e.getMessage());
             return OffsetProgress.at(offset.getAsLong());
         }
     }
@@ -594,10 +641,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
 
         @Override
         public void revoking(Collection<TopicPartition> partitions) {
-            Duration rt = ((DefaultCoordinatedConsumer<?, ?>) consumer)
-                    .revocationTimeout();
-            Duration drain = rt.minus(rt.dividedBy(2).compareTo(Duration.ofSeconds(2)) < 0 ? rt.dividedBy(2)
-                    : Duration.ofSeconds(2)); // the final commit still fits in the revocation timeout
+            Duration rt = ((DefaultCoordinatedConsumer<?, ?>) consumer).revocationTimeout();
+            Duration drain = rt.minus(
+                    rt.dividedBy(2).compareTo(Duration.ofSeconds(2)) < 0
+                            ? rt.dividedBy(2)
+                            : Duration.ofSeconds(2)); // the final commit still fits in the revocation timeout
             try {
                 progress.revoking(partitions, exiting ? Duration.ZERO : drain, Worker.this::hold);
             } catch (InterruptedException e) {
@@ -654,8 +702,14 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     WorkerStatus status() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         boolean running = !exited.isDone() && c != null;
-        return c == null ? new WorkerStatus(config.group(), thread.getName(), false, Set.of(), Set.of(), false)
-                : new WorkerStatus(config.group(), c.memberId(), running && c.isLeader(),
-                running ? c.assignment() : Set.of(), running ? c.paused() : Set.of(), running);
+        return c == null
+                ? new WorkerStatus(config.group(), thread.getName(), false, Set.of(), Set.of(), false)
+                : new WorkerStatus(
+                        config.group(),
+                        c.memberId(),
+                        running && c.isLeader(),
+                        running ? c.assignment() : Set.of(),
+                        running ? c.paused() : Set.of(),
+                        running);
     }
 }

@@ -43,6 +43,7 @@ class ProgressDispatchAllocationTest {
     private static final int POLL = 500;
     /** Bytes per record through the container's inline path, at most. */
     static final long BOUND = 140;
+
     private static final Predicate<TopicPartition> NONE_HELD = tp -> false;
 
     private final com.sun.management.ThreadMXBean mx =
@@ -54,21 +55,60 @@ class ProgressDispatchAllocationTest {
         for (int run = 0; run < 3; run++) {
             least = Math.min(least, throughDispatch(polls()));
         }
-        assertThat(least).as("bytes allocated per record through ProgressDispatch").isLessThanOrEqualTo(BOUND);
+        assertThat(least)
+                .as("bytes allocated per record through ProgressDispatch")
+                .isLessThanOrEqualTo(BOUND);
     }
 
     private long throughDispatch(List<ConsumerRecords<ByteBuffer, ByteBuffer>> polls) throws Exception {
         int[] handled = new int[1];
         Supplier<Deserializer<String>> constant = Constant::new;
-        ContainerConfig<String, String> config = new ContainerConfig<>(null, "g", Set.of("t"), Map.of(), Map.of(),
-                constant, constant, false, "g", null, 1, r -> handled[0]++, null, ErrorPolicy.defaults(),
-                t -> t + "-dlt", false, true, Duration.ofSeconds(30), Duration.ofMillis(500), Duration.ofSeconds(30),
-                Duration.ofSeconds(30), null, Ticker.system(), ContainerMetrics.NONE, new ContainerListener() { },
-                b -> { }, null, null, null, Map.of(), io.groupkeeper.kafka.KafkaClientListener.NONE,
-                Ordering.PARTITION, 1, null, ProgressLimits.DEFAULT);
+        ContainerConfig<String, String> config = new ContainerConfig<>(
+                null,
+                "g",
+                Set.of("t"),
+                Map.of(),
+                Map.of(),
+                constant,
+                constant,
+                false,
+                "g",
+                null,
+                1,
+                r -> handled[0]++,
+                null,
+                ErrorPolicy.defaults(),
+                t -> t + "-dlt",
+                false,
+                true,
+                Duration.ofSeconds(30),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(30),
+                null,
+                Ticker.system(),
+                ContainerMetrics.NONE,
+                new ContainerListener() {},
+                b -> {},
+                null,
+                null,
+                null,
+                Map.of(),
+                io.groupkeeper.kafka.KafkaClientListener.NONE,
+                Ordering.PARTITION,
+                1,
+                null,
+                ProgressLimits.DEFAULT);
         Control control = new Control();
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config, null, new Constant(), new Constant(),
-                control, null, new InFlight(Thread.currentThread()), new ThreadLocal<>());
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config,
+                null,
+                new Constant(),
+                new Constant(),
+                control,
+                null,
+                new InFlight(Thread.currentThread()),
+                new ThreadLocal<>());
         long before = allocated();
         for (ConsumerRecords<ByteBuffer, ByteBuffer> poll : polls) {
             d.fetched(poll);
@@ -76,14 +116,19 @@ class ProgressDispatchAllocationTest {
         }
         long bytes = allocated() - before;
         assertThat(handled[0]).isEqualTo(RECORDS);
-        assertThat(control.lowWater).containsOnly(Map.entry(0, (long) RECORDS / PARTITIONS),
-                Map.entry(1, (long) RECORDS / PARTITIONS), Map.entry(2, (long) RECORDS / PARTITIONS),
-                Map.entry(3, (long) RECORDS / PARTITIONS));
+        assertThat(control.lowWater)
+                .containsOnly(
+                        Map.entry(0, (long) RECORDS / PARTITIONS),
+                        Map.entry(1, (long) RECORDS / PARTITIONS),
+                        Map.entry(2, (long) RECORDS / PARTITIONS),
+                        Map.entry(3, (long) RECORDS / PARTITIONS));
         return bytes / RECORDS;
     }
 
     private long allocated() {
-        assertThat(mx.isThreadAllocatedMemorySupported()).as("this JVM counts a thread's allocations").isTrue();
+        assertThat(mx.isThreadAllocatedMemorySupported())
+                .as("this JVM counts a thread's allocations")
+                .isTrue();
         mx.setThreadAllocatedMemoryEnabled(true);
         return mx.getCurrentThreadAllocatedBytes();
     }
@@ -132,16 +177,13 @@ class ProgressDispatchAllocationTest {
         }
 
         @Override
-        public void stopPartition(TopicPartition tp, long offset, String reason) {
-        }
+        public void stopPartition(TopicPartition tp, long offset, String reason) {}
 
         @Override
-        public void outcome(TopicPartition tp, long offset, Throwable failure) {
-        }
+        public void outcome(TopicPartition tp, long offset, Throwable failure) {}
 
         @Override
-        public void wakeup() {
-        }
+        public void wakeup() {}
 
         @Override
         public long token(TopicPartition tp) {

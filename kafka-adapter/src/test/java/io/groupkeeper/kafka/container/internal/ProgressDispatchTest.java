@@ -70,10 +70,15 @@ class ProgressDispatchTest {
     void partitionOrderingWithParallelismOneRunsEachRecordOnThePollingThreadInOffsetOrder() throws Exception {
         List<Long> seen = new ArrayList<>();
         Set<Thread> threads = new HashSet<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> {
-            seen.add(r.offset());
-            threads.add(Thread.currentThread());
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                1,
+                r -> {
+                    seen.add(r.offset());
+                    threads.add(Thread.currentThread());
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a", "b", "a", "c", "b"));
         d.pump(NONE_HELD);
         assertThat(seen).containsExactly(0L, 1L, 2L, 3L, 4L);
@@ -85,14 +90,15 @@ class ProgressDispatchTest {
     @Test
     void inlineCallsStopAtTheBudgetSoThePollingThreadPollsAgain() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> calls.incrementAndGet(),
-                ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d =
+                dispatch(Ordering.PARTITION, 1, r -> calls.incrementAndGet(), ErrorPolicy.defaults(), null);
         String[] keys = new String[ProgressDispatch.INLINE_BUDGET + 10];
         java.util.Arrays.fill(keys, "k");
         d.fetched(records(P0, 0, keys));
         d.pump(NONE_HELD);
         assertThat(calls.get()).isEqualTo(ProgressDispatch.INLINE_BUDGET);
-        assertThat(d.enterPoll(Duration.ofSeconds(5), NONE_HELD)).as("records are ready: the poll must not wait")
+        assertThat(d.enterPoll(Duration.ofSeconds(5), NONE_HELD))
+                .as("records are ready: the poll must not wait")
                 .isEqualTo(Duration.ZERO);
         d.leftPoll();
         d.pump(NONE_HELD);
@@ -105,16 +111,22 @@ class ProgressDispatchTest {
     void inlineRunsStopAtAPartitionAHandlerHoldsAndTakeTheOtherPartitionsInTurn() throws Exception {
         Set<TopicPartition> paused = new HashSet<>();
         List<String> seen = new ArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> {
-            seen.add(r.partition() + "@" + r.offset());
-            if (r.partition() == 0 && r.offset() == 1) {
-                paused.add(P0); // as ListenerContainer.pause(tp) from the handler
-            }
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                1,
+                r -> {
+                    seen.add(r.partition() + "@" + r.offset());
+                    if (r.partition() == 0 && r.offset() == 1) {
+                        paused.add(P0); // as ListenerContainer.pause(tp) from the handler
+                    }
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a", "b", "c", "d"));
         d.fetched(records(P1, 0, "a", "b"));
         d.pump(paused::contains);
-        assertThat(seen).as("P0 held after its handler paused it; P1 goes on")
+        assertThat(seen)
+                .as("P0 held after its handler paused it; P1 goes on")
                 .containsExactly("0@0", "0@1", "1@0", "1@1");
         assertThat(control.commits).containsEntry(P0, 2L).containsEntry(P1, 2L);
         paused.clear();
@@ -128,14 +140,26 @@ class ProgressDispatchTest {
     void aRecordThatFailsInAnInlineRunGoesTheErrorPolicysWayAndTheRunGoesOnAfterIt() throws Exception {
         List<Long> handled = new ArrayList<>();
         AtomicInteger attempts = new AtomicInteger();
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.PARTITION, 1, r -> {
-            if (r.offset() == 2 && attempts.incrementAndGet() < 3) {
-                throw new IllegalStateException("not yet");
-            }
-            handled.add(r.offset());
-        }, null, ErrorPolicy.builder().deserializationFailure(Recovery.SKIP)
-                .otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip()).build(), ProgressLimits.DEFAULT,
-                null), null, new StringDeserializer(), new Deserializer<>() {
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config(
+                        Ordering.PARTITION,
+                        1,
+                        r -> {
+                            if (r.offset() == 2 && attempts.incrementAndGet() < 3) {
+                                throw new IllegalStateException("not yet");
+                            }
+                            handled.add(r.offset());
+                        },
+                        null,
+                        ErrorPolicy.builder()
+                                .deserializationFailure(Recovery.SKIP)
+                                .otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip())
+                                .build(),
+                        ProgressLimits.DEFAULT,
+                        null),
+                null,
+                new StringDeserializer(),
+                new Deserializer<>() {
                     @Override
                     public String deserialize(String topic, byte[] data) {
                         String s = new String(data, StandardCharsets.UTF_8);
@@ -144,7 +168,11 @@ class ProgressDispatchTest {
                         }
                         return s;
                     }
-                }, control, null, new InFlight(Thread.currentThread()), new ThreadLocal<>());
+                },
+                control,
+                null,
+                new InFlight(Thread.currentThread()),
+                new ThreadLocal<>());
         d.fetched(records(P0, 0, "a", "x", "b", "c"));
         pumpUntil(d, () -> Long.valueOf(4).equals(control.commits.get(P0)));
         assertThat(handled).containsExactly(0L, 2L, 3L);
@@ -161,17 +189,26 @@ class ProgressDispatchTest {
         AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger concurrent = new AtomicInteger();
         AtomicInteger maxConcurrent = new AtomicInteger();
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 8, r -> {
-            if (running.computeIfAbsent(r.key(), k -> new AtomicInteger()).incrementAndGet() > 1) {
-                overlaps.incrementAndGet();
-            }
-            maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
-            started.computeIfAbsent(r.key(), k -> new CopyOnWriteArrayList<>()).add(r.offset());
-            // Pacing the handler's processing time (random, so that completions come in random order): not a wait.
-            TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(2_000));
-            concurrent.decrementAndGet();
-            running.get(r.key()).decrementAndGet();
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.KEY,
+                8,
+                r -> {
+                    if (running.computeIfAbsent(r.key(), k -> new AtomicInteger())
+                                    .incrementAndGet()
+                            > 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    maxConcurrent.accumulateAndGet(concurrent.incrementAndGet(), Math::max);
+                    started.computeIfAbsent(r.key(), k -> new CopyOnWriteArrayList<>())
+                            .add(r.offset());
+                    // Pacing the handler's processing time (random, so that completions come in random order): not a
+                    // wait.
+                    TimeUnit.MICROSECONDS.sleep(ThreadLocalRandom.current().nextInt(2_000));
+                    concurrent.decrementAndGet();
+                    running.get(r.key()).decrementAndGet();
+                },
+                ErrorPolicy.defaults(),
+                null);
         String[] keys = new String[400];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = "k" + (i * 7 % 11);
@@ -179,7 +216,9 @@ class ProgressDispatchTest {
         d.fetched(records(P0, 0, keys));
         pumpUntil(d, () -> Long.valueOf(400).equals(control.commits.get(P0)));
         assertThat(control.marks.get(P0)).as("the committed mark only grows").isSorted();
-        assertThat(overlaps.get()).as("records of one key running at the same time").isZero();
+        assertThat(overlaps.get())
+                .as("records of one key running at the same time")
+                .isZero();
         assertThat(maxConcurrent.get()).as("keys in parallel").isGreaterThan(1);
         for (var e : started.entrySet()) {
             List<Long> expected = new ArrayList<>();
@@ -188,19 +227,29 @@ class ProgressDispatchTest {
                     expected.add((long) i);
                 }
             }
-            assertThat(e.getValue()).as("key %s in offset order, each once", e.getKey()).isEqualTo(expected);
+            assertThat(e.getValue())
+                    .as("key %s in offset order, each once", e.getKey())
+                    .isEqualTo(expected);
         }
     }
 
     @Test
     void unorderedRunsRecordsOfOneKeyInParallel() throws Exception {
         CountDownLatch allIn = new CountDownLatch(4);
-        ProgressDispatch<String, String> d = dispatch(Ordering.UNORDERED, 4, r -> {
-            allIn.countDown();
-            if (!allIn.await(10, TimeUnit.SECONDS)) { // four records of one key at the same time, or none passes
-                throw new IllegalStateException("not four at once");
-            }
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(1, Backoff.none()).thenSkip()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.UNORDERED,
+                4,
+                r -> {
+                    allIn.countDown();
+                    if (!allIn.await(
+                            10, TimeUnit.SECONDS)) { // four records of one key at the same time, or none passes
+                        throw new IllegalStateException("not four at once");
+                    }
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(1, Backoff.none()).thenSkip())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "same", "same", "same", "same"));
         pumpUntil(d, () -> Long.valueOf(4).equals(control.commits.get(P0)));
         assertThat(control.outcomes.values()).containsOnly("handled");
@@ -210,17 +259,27 @@ class ProgressDispatchTest {
     void partitionOrderingWithParallelismRunsDifferentPartitionsInParallelAndEachInOrder() throws Exception {
         CountDownLatch both = new CountDownLatch(2);
         Map<Integer, List<Long>> seen = new ConcurrentHashMap<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 2, r -> {
-            seen.computeIfAbsent(r.partition(), p -> new CopyOnWriteArrayList<>()).add(r.offset());
-            both.countDown();
-            if (!both.await(10, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("partitions not in parallel");
-            }
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(1, Backoff.none()).thenSkip()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                2,
+                r -> {
+                    seen.computeIfAbsent(r.partition(), p -> new CopyOnWriteArrayList<>())
+                            .add(r.offset());
+                    both.countDown();
+                    if (!both.await(10, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("partitions not in parallel");
+                    }
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(1, Backoff.none()).thenSkip())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "a", "b", "c"));
         d.fetched(records(P1, 0, "a", "b", "c"));
-        pumpUntil(d, () -> Long.valueOf(3).equals(control.commits.get(P0))
-                && Long.valueOf(3).equals(control.commits.get(P1)));
+        pumpUntil(
+                d,
+                () -> Long.valueOf(3).equals(control.commits.get(P0))
+                        && Long.valueOf(3).equals(control.commits.get(P1)));
         assertThat(control.outcomes.values()).containsOnly("handled");
         assertThat(seen.get(0)).containsExactly(0L, 1L, 2L);
         assertThat(seen.get(1)).containsExactly(0L, 1L, 2L);
@@ -232,14 +291,21 @@ class ProgressDispatchTest {
     void underKeyAFailingRecordBlocksOnlyItsKeyAndHoldsTheLowWaterMark() throws Exception {
         List<Long> handled = new CopyOnWriteArrayList<>();
         List<Long> failed = new CopyOnWriteArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 4, r -> {
-            if (r.key().equals("bad")) {
-                failed.add(r.offset());
-                throw new IllegalStateException("bad key");
-            }
-            handled.add(r.offset());
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(1_000, Backoff.fixed(Duration.ofHours(1)))
-                .thenSkip()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.KEY,
+                4,
+                r -> {
+                    if (r.key().equals("bad")) {
+                        failed.add(r.offset());
+                        throw new IllegalStateException("bad key");
+                    }
+                    handled.add(r.offset());
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(1_000, Backoff.fixed(Duration.ofHours(1)))
+                                .thenSkip())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "a", "bad", "b", "bad", "a", "c"));
         pumpUntil(d, () -> handled.size() == 4);
         assertThat(handled).containsExactlyInAnyOrder(0L, 2L, 4L, 5L);
@@ -251,14 +317,21 @@ class ProgressDispatchTest {
     void underPartitionAFailingRecordBlocksThePartition() throws Exception {
         List<Long> handled = new CopyOnWriteArrayList<>();
         List<Long> failed = new CopyOnWriteArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 4, r -> {
-            if (r.key().equals("bad")) {
-                failed.add(r.offset());
-                throw new IllegalStateException("bad key");
-            }
-            handled.add(r.offset());
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(1_000, Backoff.fixed(Duration.ofHours(1)))
-                .thenSkip()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                4,
+                r -> {
+                    if (r.key().equals("bad")) {
+                        failed.add(r.offset());
+                        throw new IllegalStateException("bad key");
+                    }
+                    handled.add(r.offset());
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(1_000, Backoff.fixed(Duration.ofHours(1)))
+                                .thenSkip())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "a", "bad", "b", "c"));
         pumpUntil(d, () -> failed.size() == 1);
         d.pump(NONE_HELD);
@@ -270,12 +343,19 @@ class ProgressDispatchTest {
     void aFailedRecordIsRetriedAfterItsBackoffAndTheMarkMovesOnWhenItSucceeds() throws Exception {
         AtomicInteger attempts = new AtomicInteger();
         long[] clock = {0};
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 1, r -> {
-            if (r.offset() == 0 && attempts.incrementAndGet() < 3) {
-                throw new IllegalStateException("not yet");
-            }
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(5, Backoff.fixed(Duration.ofSeconds(1))).thenSkip())
-                .build(), () -> clock[0]);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.KEY,
+                1,
+                r -> {
+                    if (r.offset() == 0 && attempts.incrementAndGet() < 3) {
+                        throw new IllegalStateException("not yet");
+                    }
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(5, Backoff.fixed(Duration.ofSeconds(1)))
+                                .thenSkip())
+                        .build(),
+                () -> clock[0]);
         d.fetched(records(P0, 0, "a", "b"));
         d.pump(NONE_HELD);
         assertThat(attempts.get()).isEqualTo(1);
@@ -297,10 +377,17 @@ class ProgressDispatchTest {
     @Test
     void afterTheLastAttemptASkippedRecordIsDoneWithItsFailure() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        ProgressDispatch<String, String> d = dispatch(Ordering.UNORDERED, 1, r -> {
-            calls.incrementAndGet();
-            throw new IllegalArgumentException("never");
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.UNORDERED,
+                1,
+                r -> {
+                    calls.incrementAndGet();
+                    throw new IllegalArgumentException("never");
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "a"));
         d.pump(NONE_HELD);
         assertThat(calls.get()).isEqualTo(3);
@@ -311,12 +398,19 @@ class ProgressDispatchTest {
     @Test
     void aStoppedPartitionWaitsUntilResumedThenItsRecordGetsTheFullAttemptsAgain() throws Exception {
         AtomicInteger calls = new AtomicInteger();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> {
-            if (r.offset() == 1) {
-                calls.incrementAndGet();
-                throw new IllegalStateException("down");
-            }
-        }, ErrorPolicy.builder().otherwise(ErrorAction.retry(2, Backoff.none()).thenStopPartition()).build(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                1,
+                r -> {
+                    if (r.offset() == 1) {
+                        calls.incrementAndGet();
+                        throw new IllegalStateException("down");
+                    }
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(2, Backoff.none()).thenStopPartition())
+                        .build(),
+                null);
         d.fetched(records(P0, 0, "a", "b", "c"));
         Predicate<TopicPartition> held = control.stopped::contains; // as the worker holds a stopped partition
         d.pump(held);
@@ -334,9 +428,20 @@ class ProgressDispatchTest {
     @Test
     void aRecordThatDoesNotDeserializeGoesToTheDeserializationRecovery() throws Exception {
         List<Long> handled = new ArrayList<>();
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.KEY, 1, r -> handled.add(r.offset()),
-                null, ErrorPolicy.builder().deserializationFailure(Recovery.SKIP).build(), ProgressLimits.DEFAULT,
-                null), null, new StringDeserializer(), new Deserializer<>() {
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config(
+                        Ordering.KEY,
+                        1,
+                        r -> handled.add(r.offset()),
+                        null,
+                        ErrorPolicy.builder()
+                                .deserializationFailure(Recovery.SKIP)
+                                .build(),
+                        ProgressLimits.DEFAULT,
+                        null),
+                null,
+                new StringDeserializer(),
+                new Deserializer<>() {
                     @Override
                     public String deserialize(String topic, byte[] data) {
                         String s = new String(data, StandardCharsets.UTF_8);
@@ -345,7 +450,11 @@ class ProgressDispatchTest {
                         }
                         return s;
                     }
-                }, control, null, null, new ThreadLocal<>());
+                },
+                control,
+                null,
+                null,
+                new ThreadLocal<>());
         d.fetched(records(P0, 0, "a", "x", "b"));
         d.pump(NONE_HELD);
         assertThat(handled).containsExactly(0L, 2L);
@@ -355,9 +464,14 @@ class ProgressDispatchTest {
 
     @Test
     void anErrorFromTheHandlerFailsThePollingThread() throws Exception {
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> {
-            throw new AssertionError("broken");
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.KEY,
+                2,
+                r -> {
+                    throw new AssertionError("broken");
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a"));
         await().atMost(Duration.ofSeconds(10)).pollInSameThread().until(() -> {
             try {
@@ -376,13 +490,18 @@ class ProgressDispatchTest {
     void aRevocationDrainsTheMovedPartitionWhileTheOthersGoOnThenHandsOverItsMark() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger p1Done = new AtomicInteger();
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> {
-            if (r.partition() == 0) {
-                release.await(); // held until the other partition has gone on during the drain
-            } else {
-                p1Done.incrementAndGet();
-            }
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.KEY,
+                2,
+                r -> {
+                    if (r.partition() == 0) {
+                        release.await(); // held until the other partition has gone on during the drain
+                    } else {
+                        p1Done.incrementAndGet();
+                    }
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a"));
         d.pump(NONE_HELD);
         d.fetched(records(P0, 1, "b"));
@@ -395,7 +514,8 @@ class ProgressDispatchTest {
         d.revoking(List.of(P0), Duration.ofSeconds(20), NONE_HELD);
         releaser.join();
         assertThat(p1Done.get()).isEqualTo(4);
-        assertThat(control.commits.get(P0)).as("the drained record is in the final mark; the one not started is not")
+        assertThat(control.commits.get(P0))
+                .as("the drained record is in the final mark; the one not started is not")
                 .isEqualTo(1L);
         d.fetched(records(P0, 5, "later")); // a new claim later starts afresh where its fetch starts
         pumpUntil(d, () -> Long.valueOf(6).equals(control.commits.get(P0)));
@@ -404,11 +524,16 @@ class ProgressDispatchTest {
     @Test
     void aRevocationThatTimesOutReleasesAtTheRecordInFlightAndItsLateOutcomeIsDropped() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        ProgressDispatch<String, String> d = dispatch(Ordering.UNORDERED, 2, r -> {
-            if (r.offset() == 1) {
-                release.await();
-            }
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.UNORDERED,
+                2,
+                r -> {
+                    if (r.offset() == 1) {
+                        release.await();
+                    }
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a", "b", "c"));
         pumpUntil(d, () -> d.outstanding() == 1);
         d.revoking(List.of(P0), Duration.ofMillis(50), NONE_HELD);
@@ -416,15 +541,17 @@ class ProgressDispatchTest {
         int commits = control.commitCalls.get();
         release.countDown();
         pumpUntil(d, () -> d.outstanding() == 0);
-        assertThat(control.commitCalls.get()).as("nothing of a released partition is committed").isEqualTo(commits);
+        assertThat(control.commitCalls.get())
+                .as("nothing of a released partition is committed")
+                .isEqualTo(commits);
         assertThat(control.outcomes).doesNotContainKey(1L);
     }
 
     @Test
     void completionsAfterTheLossOfThePartitionAreDropped() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> release.await(), ErrorPolicy.defaults(),
-                null);
+        ProgressDispatch<String, String> d =
+                dispatch(Ordering.KEY, 2, r -> release.await(), ErrorPolicy.defaults(), null);
         d.fetched(records(P0, 0, "a", "b"));
         d.pump(NONE_HELD);
         d.forget(P0); // lost
@@ -441,23 +568,28 @@ class ProgressDispatchTest {
         AtomicInteger overlaps = new AtomicInteger();
         List<Long> started = new CopyOnWriteArrayList<>(); // P0's
         List<Long> others = new CopyOnWriteArrayList<>(); // P1's
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 4, r -> {
-            if (r.partition() != 0) {
-                others.add(r.offset());
-                return;
-            }
-            if (running.incrementAndGet() > 1) {
-                overlaps.incrementAndGet();
-            }
-            started.add(r.offset());
-            try {
-                if (r.offset() == 5 && started.size() == 1) {
-                    release.await(); // the first call of 5: still running when the partition is lost
-                }
-            } finally {
-                running.decrementAndGet();
-            }
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                4,
+                r -> {
+                    if (r.partition() != 0) {
+                        others.add(r.offset());
+                        return;
+                    }
+                    if (running.incrementAndGet() > 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    started.add(r.offset());
+                    try {
+                        if (r.offset() == 5 && started.size() == 1) {
+                            release.await(); // the first call of 5: still running when the partition is lost
+                        }
+                    } finally {
+                        running.decrementAndGet();
+                    }
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 5, "a", "b"));
         d.pump(NONE_HELD);
         await().atMost(Duration.ofSeconds(20)).until(() -> started.contains(5L));
@@ -469,11 +601,15 @@ class ProgressDispatchTest {
         assertThat(d.waitsForStale(P0)).isTrue();
         assertThat(d.waitsForStale(P1)).as("a partition not let go").isFalse();
         pumpUntil(d, () -> others.contains(0L) && d.outstanding() == 1); // P1 goes on
-        assertThat(started).as("nothing of P0 while the lost progress's call runs").containsExactly(5L);
+        assertThat(started)
+                .as("nothing of P0 while the lost progress's call runs")
+                .containsExactly(5L);
 
         release.countDown();
         pumpUntil(d, () -> Long.valueOf(7).equals(control.commits.get(P0)));
-        assertThat(started).as("5 again under the new claim, after the first call returned").containsExactly(5L, 5L, 6L);
+        assertThat(started)
+                .as("5 again under the new claim, after the first call returned")
+                .containsExactly(5L, 5L, 6L);
         assertThat(overlaps.get()).isZero();
         assertThat(d.waitsForStale(P0)).isFalse();
     }
@@ -482,10 +618,15 @@ class ProgressDispatchTest {
     void stoppingDrainsWhatIsInFlightAndStartsNothingMore() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         List<Long> handled = new CopyOnWriteArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 2, r -> {
-            release.await();
-            handled.add(r.offset());
-        }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(
+                Ordering.PARTITION,
+                2,
+                r -> {
+                    release.await();
+                    handled.add(r.offset());
+                },
+                ErrorPolicy.defaults(),
+                null);
         d.fetched(records(P0, 0, "a", "b"));
         d.pump(NONE_HELD);
         new Thread(release::countDown).start();
@@ -497,8 +638,8 @@ class ProgressDispatchTest {
     @Test
     void theSameOffsetsFetchedAgainAfterASeekRestartTheProgressThere() throws Exception {
         List<Long> handled = new ArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.PARTITION, 1, r -> handled.add(r.offset()),
-                ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d =
+                dispatch(Ordering.PARTITION, 1, r -> handled.add(r.offset()), ErrorPolicy.defaults(), null);
         d.fetched(records(P0, 0, "a", "b"));
         d.pump(NONE_HELD);
         d.fetched(records(P0, 1, "b"));
@@ -511,12 +652,15 @@ class ProgressDispatchTest {
     @Test
     void aClaimResumesFromTheStoredDoneSetSkipsWhatIsDoneAndCommitsItAtOnce() throws Exception {
         List<Long> handled = new ArrayList<>();
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 1, r -> handled.add(r.offset()),
-                ErrorPolicy.defaults(), null);
-        control.resume.put(P0, new io.groupkeeper.kafka.container.internal.progress.OffsetProgress(2,
-                new java.util.TreeSet<>(List.of(4L, 5L)), new java.util.TreeMap<>()));
+        ProgressDispatch<String, String> d =
+                dispatch(Ordering.KEY, 1, r -> handled.add(r.offset()), ErrorPolicy.defaults(), null);
+        control.resume.put(
+                P0,
+                new io.groupkeeper.kafka.container.internal.progress.OffsetProgress(
+                        2, new java.util.TreeSet<>(List.of(4L, 5L)), new java.util.TreeMap<>()));
         d.assigned(P0);
-        assertThat(control.progress.get(P0).done()).as("written from the claim on, before any fetch")
+        assertThat(control.progress.get(P0).done())
+                .as("written from the claim on, before any fetch")
                 .containsExactly(4L, 5L);
         d.fetched(records(P0, 2, "a", "b", "c", "d", "e", "f"));
         d.pump(NONE_HELD);
@@ -527,11 +671,13 @@ class ProgressDispatchTest {
 
     @Test
     void aPartitionWithoutAStoredOffsetStartsAtItsFirstRecordAndIsCommittedFromThen() throws Exception {
-        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> { }, ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d = dispatch(Ordering.KEY, 2, r -> {}, ErrorPolicy.defaults(), null);
         d.assigned(P0); // nothing stored: no progress, the position is committed until the first fetch
         assertThat(control.commits).doesNotContainKey(P0);
         d.fetched(records(P0, 40, "a"));
-        assertThat(control.commits.get(P0)).as("at once: the position runs ahead of what is done").isEqualTo(40L);
+        assertThat(control.commits.get(P0))
+                .as("at once: the position runs ahead of what is done")
+                .isEqualTo(40L);
         pumpUntil(d, () -> Long.valueOf(41).equals(control.commits.get(P0)));
     }
 
@@ -541,7 +687,8 @@ class ProgressDispatchTest {
         CountDownLatch slowKey = new CountDownLatch(1);
         RecordHandler<String, String> handler = r -> {
             if (r.offset() <= 1) {
-                slowKey.await(); // the two lowest finish last, key k1 waits behind offset 1: done records above the mark
+                slowKey.await(); // the two lowest finish last, key k1 waits behind offset 1: done records above the
+                // mark
             }
             times.merge(r.offset(), 1, Integer::sum);
         };
@@ -555,15 +702,25 @@ class ProgressDispatchTest {
         new Thread(slowKey::countDown).start();
         first.revoking(List.of(P0), Duration.ofSeconds(10), NONE_HELD);
         var handedOver = control.progress.get(P0);
-        assertThat(handedOver.done()).as("done above the mark travels with the release").isNotEmpty();
+        assertThat(handedOver.done())
+                .as("done above the mark travels with the release")
+                .isNotEmpty();
 
         Control next = new Control();
-        next.resume.put(P0, io.groupkeeper.kafka.container.internal.progress.ProgressCodec.resume(
-                handedOver.lowWater(), io.groupkeeper.kafka.container.internal.progress.ProgressCodec.encode(
-                        handedOver)));
-        ProgressDispatch<String, String> second = new ProgressDispatch<>(config(Ordering.KEY, 4, handler, null,
-                ErrorPolicy.defaults(), ProgressLimits.DEFAULT, null), null, new StringDeserializer(),
-                new StringDeserializer(), next, pool(4), null, new ThreadLocal<>());
+        next.resume.put(
+                P0,
+                io.groupkeeper.kafka.container.internal.progress.ProgressCodec.resume(
+                        handedOver.lowWater(),
+                        io.groupkeeper.kafka.container.internal.progress.ProgressCodec.encode(handedOver)));
+        ProgressDispatch<String, String> second = new ProgressDispatch<>(
+                config(Ordering.KEY, 4, handler, null, ErrorPolicy.defaults(), ProgressLimits.DEFAULT, null),
+                null,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                next,
+                pool(4),
+                null,
+                new ThreadLocal<>());
         second.assigned(P0);
         String[] rest = java.util.Arrays.copyOfRange(keys, (int) handedOver.lowWater(), keys.length);
         second.fetched(records(P0, handedOver.lowWater(), rest));
@@ -577,12 +734,26 @@ class ProgressDispatchTest {
     @Test
     void aFullBufferPausesFetchingOfThatPartitionOnlyAndResumesAtHalf() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.KEY, 1, r -> {
-            if (r.key().equals("slow")) {
-                release.await();
-            }
-        }, null, ErrorPolicy.defaults(), new ProgressLimits(100, 4, 1 << 20), null), null, new StringDeserializer(),
-                new StringDeserializer(), control, pool(1), null, new ThreadLocal<>());
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config(
+                        Ordering.KEY,
+                        1,
+                        r -> {
+                            if (r.key().equals("slow")) {
+                                release.await();
+                            }
+                        },
+                        null,
+                        ErrorPolicy.defaults(),
+                        new ProgressLimits(100, 4, 1 << 20),
+                        null),
+                null,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                control,
+                pool(1),
+                null,
+                new ThreadLocal<>());
         d.fetched(records(P0, 0, "slow", "slow", "slow", "slow"));
         d.fetched(records(P1, 0, "fast"));
         d.pump(NONE_HELD);
@@ -595,8 +766,8 @@ class ProgressDispatchTest {
     @Test
     void anOutcomeDuringAPollWakesItOnceAndOneWaitingMakesThePollNotWait() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        ProgressDispatch<String, String> d = dispatch(Ordering.UNORDERED, 2, r -> release.await(),
-                ErrorPolicy.defaults(), null);
+        ProgressDispatch<String, String> d =
+                dispatch(Ordering.UNORDERED, 2, r -> release.await(), ErrorPolicy.defaults(), null);
         d.fetched(records(P0, 0, "a"));
         d.pump(NONE_HELD);
         assertThat(control.wakeups.get()).as("no wake-up outside a poll").isZero();
@@ -611,8 +782,7 @@ class ProgressDispatchTest {
     }
 
     @Test
-    void theAsynchronousHandlerKeepsParallelismRecordsInFlightWithoutThreadsAndCompletesOutOfOrder()
-            throws Exception {
+    void theAsynchronousHandlerKeepsParallelismRecordsInFlightWithoutThreadsAndCompletesOutOfOrder() throws Exception {
         List<CompletableFuture<Void>> stages = Collections.synchronizedList(new ArrayList<>());
         List<OptionalLong> tokens = new ArrayList<>();
         AsyncRecordHandler<String, String> handler = r -> {
@@ -621,9 +791,15 @@ class ProgressDispatchTest {
             stages.add(f);
             return f;
         };
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.UNORDERED, 16, null, handler,
-                ErrorPolicy.defaults(), ProgressLimits.DEFAULT, null), null, new StringDeserializer(),
-                new StringDeserializer(), control, pool(1), null, new ThreadLocal<>());
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config(Ordering.UNORDERED, 16, null, handler, ErrorPolicy.defaults(), ProgressLimits.DEFAULT, null),
+                null,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                control,
+                pool(1),
+                null,
+                new ThreadLocal<>());
         String[] keys = new String[40];
         java.util.Arrays.fill(keys, "k");
         d.fetched(records(P0, 0, keys));
@@ -655,10 +831,24 @@ class ProgressDispatchTest {
             calls.incrementAndGet();
             return CompletableFuture.failedFuture(new IllegalStateException("async failure"));
         };
-        ProgressDispatch<String, String> d = new ProgressDispatch<>(config(Ordering.KEY, 4, null, handler,
-                ErrorPolicy.builder().otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip()).build(),
-                ProgressLimits.DEFAULT, null), null, new StringDeserializer(), new StringDeserializer(), control,
-                pool(1), null, new ThreadLocal<>());
+        ProgressDispatch<String, String> d = new ProgressDispatch<>(
+                config(
+                        Ordering.KEY,
+                        4,
+                        null,
+                        handler,
+                        ErrorPolicy.builder()
+                                .otherwise(ErrorAction.retry(3, Backoff.none()).thenSkip())
+                                .build(),
+                        ProgressLimits.DEFAULT,
+                        null),
+                null,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                control,
+                pool(1),
+                null,
+                new ThreadLocal<>());
         d.fetched(records(P0, 0, "a"));
         pumpUntil(d, () -> Long.valueOf(1).equals(control.commits.get(P0)));
         assertThat(calls.get()).isEqualTo(3);
@@ -667,12 +857,20 @@ class ProgressDispatchTest {
 
     // ------------------------------------------------------------------ helpers
 
-    private ProgressDispatch<String, String> dispatch(Ordering ordering, int parallelism,
-                                                      RecordHandler<String, String> handler, ErrorPolicy policy,
-                                                      Ticker ticker) {
-        return new ProgressDispatch<>(config(ordering, parallelism, handler, null, policy, ProgressLimits.DEFAULT,
-                ticker), null, new StringDeserializer(), new StringDeserializer(), control,
-                parallelism == 1 ? null : pool(parallelism), new InFlight(Thread.currentThread()),
+    private ProgressDispatch<String, String> dispatch(
+            Ordering ordering,
+            int parallelism,
+            RecordHandler<String, String> handler,
+            ErrorPolicy policy,
+            Ticker ticker) {
+        return new ProgressDispatch<>(
+                config(ordering, parallelism, handler, null, policy, ProgressLimits.DEFAULT, ticker),
+                null,
+                new StringDeserializer(),
+                new StringDeserializer(),
+                control,
+                parallelism == 1 ? null : pool(parallelism),
+                new InFlight(Thread.currentThread()),
                 new ThreadLocal<>());
     }
 
@@ -682,24 +880,62 @@ class ProgressDispatchTest {
         return p;
     }
 
-    private static ContainerConfig<String, String> config(Ordering ordering, int parallelism,
-                                                          RecordHandler<String, String> handler,
-                                                          AsyncRecordHandler<String, String> async,
-                                                          ErrorPolicy policy, ProgressLimits limits, Ticker ticker) {
+    private static ContainerConfig<String, String> config(
+            Ordering ordering,
+            int parallelism,
+            RecordHandler<String, String> handler,
+            AsyncRecordHandler<String, String> async,
+            ErrorPolicy policy,
+            ProgressLimits limits,
+            Ticker ticker) {
         Supplier<StringDeserializer> sd = StringDeserializer::new;
-        return new ContainerConfig<>(null, "g", Set.of("t"), Map.of(), Map.of(), sd, sd, false, "g", null, 1,
-                handler, null, policy, t -> t + "-dlt", false, true, Duration.ofSeconds(30), Duration.ofMillis(500),
-                Duration.ofSeconds(30), Duration.ofSeconds(30), null, ticker == null ? Ticker.system() : ticker,
-                ContainerMetrics.NONE, new ContainerListener() { }, b -> { }, null, null, null, Map.of(),
-                io.groupkeeper.kafka.KafkaClientListener.NONE, ordering, parallelism, async, limits);
+        return new ContainerConfig<>(
+                null,
+                "g",
+                Set.of("t"),
+                Map.of(),
+                Map.of(),
+                sd,
+                sd,
+                false,
+                "g",
+                null,
+                1,
+                handler,
+                null,
+                policy,
+                t -> t + "-dlt",
+                false,
+                true,
+                Duration.ofSeconds(30),
+                Duration.ofMillis(500),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(30),
+                null,
+                ticker == null ? Ticker.system() : ticker,
+                ContainerMetrics.NONE,
+                new ContainerListener() {},
+                b -> {},
+                null,
+                null,
+                null,
+                Map.of(),
+                io.groupkeeper.kafka.KafkaClientListener.NONE,
+                ordering,
+                parallelism,
+                async,
+                limits);
     }
 
     /** Pumps as the polling thread does until {@code done}. */
     private static void pumpUntil(ProgressDispatch<?, ?> d, java.util.concurrent.Callable<Boolean> done) {
-        await().atMost(Duration.ofSeconds(20)).pollInSameThread().pollInterval(Duration.ofMillis(1)).until(() -> {
-            d.pump(NONE_HELD);
-            return done.call();
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInSameThread()
+                .pollInterval(Duration.ofMillis(1))
+                .until(() -> {
+                    d.pump(NONE_HELD);
+                    return done.call();
+                });
     }
 
     private static ConsumerRecords<ByteBuffer, ByteBuffer> records(TopicPartition tp, long from, String... keys) {

@@ -77,19 +77,25 @@ class TransactionalRestartIT {
         AtomicBoolean held = new AtomicBoolean();
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        GroupKeeper keeper = Keepers.started(ZooKeeperStore.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).build(), toClose);
+        GroupKeeper keeper = Keepers.started(
+                ZooKeeperStore.builder()
+                        .connectString(zk.connectString())
+                        .sessionTimeout(Duration.ofSeconds(10))
+                        .build(),
+                toClose);
         @SuppressWarnings("unchecked")
-        DefaultListenerContainer<String, String> container = (DefaultListenerContainer<String, String>)
-                ListenerContainer.<String, String>builder(keeper)
-                        .group("restart").topics(in)
+        DefaultListenerContainer<String, String> container =
+                (DefaultListenerContainer<String, String>) ListenerContainer.<String, String>builder(keeper)
+                        .group("restart")
+                        .topics(in)
                         .kafkaProperty("bootstrap.servers", bootstrap)
                         .deserializers(new StringDeserializer(), new StringDeserializer())
                         .transactional(new StringSerializer(), new StringSerializer())
                         .pollTimeout(Duration.ofMillis(200))
                         // the producers' max.block.ms: the commit that meets the broker gone fails within the downtime
                         .consumerOptions(b -> b.startPosition(StartPosition.earliest())
-                                .commitInterval(Duration.ofMillis(200)).kafkaTimeout(Duration.ofSeconds(2)))
+                                .commitInterval(Duration.ofMillis(200))
+                                .kafkaTimeout(Duration.ofSeconds(2)))
                         .recordHandler(r -> {
                             HandlerContext.<String, String>sender().send(out, r.key(), json(r));
                             if (r.value().equals("hold") && held.compareAndSet(false, true)) {
@@ -100,15 +106,29 @@ class TransactionalRestartIT {
                         .build();
         toClose.add(container);
         container.start();
-        KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap,
-                "acks", "all", "enable.idempotence", false, "linger.ms", 0, "delivery.timeout.ms", 120_000,
-                "max.block.ms", 60_000), new StringSerializer(), new StringSerializer());
+        KafkaProducer<String, String> producer = new KafkaProducer<>(
+                Map.of(
+                        "bootstrap.servers",
+                        bootstrap,
+                        "acks",
+                        "all",
+                        "enable.idempotence",
+                        false,
+                        "linger.ms",
+                        0,
+                        "delivery.timeout.ms",
+                        120_000,
+                        "max.block.ms",
+                        60_000),
+                new StringSerializer(),
+                new StringSerializer());
         toClose.add(producer);
 
         produce(producer, in, "before", 100);
         await().atMost(WAIT).until(() -> readCommitted(bootstrap, out).size() >= 100);
 
-        // The handler holds its partition's transaction open (the records fetched with it before it: their outputs in it)
+        // The handler holds its partition's transaction open (the records fetched with it before it: their outputs in
+        // it)
         for (int i = 0; i < 50; i++) {
             producer.send(new ProducerRecord<>(in, 0, "p" + i, "pre"));
         }
@@ -120,13 +140,15 @@ class TransactionalRestartIT {
         // while it is down (its output and the commit go to a broker that is not there).
         AtomicBoolean producing = new AtomicBoolean(true);
         AtomicInteger during = new AtomicInteger();
-        Thread writer = new Thread(() -> {
-            while (producing.get()) {
-                producer.send(new ProducerRecord<>(in, "d" + during.get(), "during"));
-                during.incrementAndGet();
-                await().pollDelay(Duration.ofMillis(20)).until(() -> true); // a steady trickle
-            }
-        }, "restart-writer");
+        Thread writer = new Thread(
+                () -> {
+                    while (producing.get()) {
+                        producer.send(new ProducerRecord<>(in, "d" + during.get(), "during"));
+                        during.incrementAndGet();
+                        await().pollDelay(Duration.ofMillis(20)).until(() -> true); // a steady trickle
+                    }
+                },
+                "restart-writer");
         writer.start();
         await().atMost(WAIT).until(() -> during.get() >= 20);
         int port = kafka.port();
@@ -134,7 +156,12 @@ class TransactionalRestartIT {
         kafka.close();
         release.countDown();
         await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true); // the downtime
-        kafka = EmbeddedKafka.builder().port(port).controllerPort(controllerPort).logDir(kafkaDir).build().start();
+        kafka = EmbeddedKafka.builder()
+                .port(port)
+                .controllerPort(controllerPort)
+                .logDir(kafkaDir)
+                .build()
+                .start();
         int atRestart = during.get();
         await().atMost(WAIT).until(() -> during.get() >= atRestart + 20);
         producing.set(false);
@@ -148,7 +175,8 @@ class TransactionalRestartIT {
         await().atMost(WAIT).until(() -> readCommitted(bootstrap, out).keySet().containsAll(inputs));
         Map<String, Integer> seen = readCommitted(bootstrap, out);
         assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(inputs);
-        assertThat(seen).allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
+        assertThat(seen)
+                .allSatisfy((input, count) -> assertThat(count).as(input).isEqualTo(1));
 
         // The outputs the failed transaction held were not kept tracked: each would have held every later output of
         // its partition in the container's bookkeeping for good.
@@ -171,8 +199,8 @@ class TransactionalRestartIT {
     /** Every input record, "partition/offset", below the input's log ends. */
     private static Set<String> inputs(String bootstrap, String topic) {
         Set<String> out = new HashSet<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap),
-                new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap), new StringDeserializer(), new StringDeserializer())) {
             List<TopicPartition> tps = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
             c.endOffsets(tps).forEach((tp, end) -> {
                 for (long o = 0; o < end; o++) {
@@ -186,8 +214,10 @@ class TransactionalRestartIT {
     /** The output up to its last stable offset, read_committed: how often each input occurs. */
     private static Map<String, Integer> readCommitted(String bootstrap, String topic) {
         Map<String, Integer> seen = new HashMap<>();
-        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap,
-                "isolation.level", "read_committed"), new StringDeserializer(), new StringDeserializer())) {
+        try (KafkaConsumer<String, String> reader = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap, "isolation.level", "read_committed"),
+                new StringDeserializer(),
+                new StringDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             reader.assign(List.of(tp));
             reader.seekToBeginning(List.of(tp));

@@ -25,14 +25,14 @@ public class NoAutoCreateListener {
 
     @RetryableTopic(attempts = "3", autoCreateTopics = "false", backOff = @BackOff(delay = 200))
     @KafkaListener(id = "${app.group}", topics = "${app.topic}")
-    public void listen(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
-                       @Headers Map<String, Object> headers) {
+    public void listen(
+            String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic, @Headers Map<String, Object> headers) {
         body.listen(in, topic, headers);
     }
 
     @DltHandler
-    public void listenDlt(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
-                          @Headers Map<String, Object> headers) {
+    public void listenDlt(
+            String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic, @Headers Map<String, Object> headers) {
         body.dlt(in, topic, headers);
     }
 }

@@ -26,8 +26,7 @@ public class Sample04 {
     }
 
     /** One call of the listener or of the DLT handler: the payload, the topic it came from, when. */
-    public record Call(String kind, String value, String topic, long nanos, Map<String, String> headers) {
-    }
+    public record Call(String kind, String value, String topic, long nanos, Map<String, String> headers) {}
 
     /** The listener's body: fails values starting with "fail", keeps every call. */
     public static class Body {
@@ -48,7 +47,9 @@ public class Sample04 {
         static Map<String, String> decoded(Map<String, Object> headers) {
             Map<String, String> out = new TreeMap<>();
             headers.forEach((k, v) -> {
-                if (k.startsWith("kafka_original") || k.startsWith("kafka_exception") || k.startsWith("retry_topic")
+                if (k.startsWith("kafka_original")
+                        || k.startsWith("kafka_exception")
+                        || k.startsWith("retry_topic")
                         || k.startsWith("kafka_dlt")) {
                     out.put(k, text(k, v));
                 }

@@ -26,14 +26,20 @@ public class Sample04Listener {
 
     @RetryableTopic(attempts = "5", backOff = @BackOff(delay = 300, maxDelay = 1_000, multiplier = 2))
     @KafkaListener(id = "${app.group}", topics = "${app.topic}")
-    public void listen(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
-                       @Header(KafkaHeaders.OFFSET) long offset, @Headers Map<String, Object> headers) {
+    public void listen(
+            String in,
+            @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
+            @Header(KafkaHeaders.OFFSET) long offset,
+            @Headers Map<String, Object> headers) {
         body.listen(in, topic, headers);
     }
 
     @DltHandler
-    public void listenDlt(String in, @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
-                          @Header(KafkaHeaders.OFFSET) long offset, @Headers Map<String, Object> headers) {
+    public void listenDlt(
+            String in,
+            @Header(KafkaHeaders.RECEIVED_TOPIC) String topic,
+            @Header(KafkaHeaders.OFFSET) long offset,
+            @Headers Map<String, Object> headers) {
         body.dlt(in, topic, headers);
     }
 }

@@ -10,8 +10,8 @@ public record Fetched<R>(long offset, Object key, int bytes, R record) {
             throw new IllegalArgumentException("offset must be >= 0, was " + offset);
         }
         if (bytes < 0) {
-            throw new IllegalArgumentException("bytes of the record at offset " + offset + " must be >= 0, was "
-                    + bytes);
+            throw new IllegalArgumentException(
+                    "bytes of the record at offset " + offset + " must be >= 0, was " + bytes);
         }
     }
 }

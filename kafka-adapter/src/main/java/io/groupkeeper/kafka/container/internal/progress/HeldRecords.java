@@ -16,9 +16,11 @@ final class HeldRecords<R> {
     private long[] offsets = new long[64];
     /** {@code Fetched<R>} and {@code Ticket<R>} (erased: arrays of a generic type cannot be made). */
     private Object[] records = new Object[64];
+
     private Object[] tickets = new Object[64];
     /** The ring's slots in use are {@code head .. tail - 1} (indexes modulo the capacity, a power of two). */
     private long head;
+
     private long tail;
     /** Slots holding a record (the rest are holes). */
     private int size;

@@ -28,12 +28,12 @@ public record OffsetProgress(long lowWater, NavigableSet<Long> done, SortedMap<L
         }
         for (var e : attempts.entrySet()) {
             if (e.getKey() < lowWater) {
-                throw new IllegalArgumentException("attempts at offset " + e.getKey()
-                        + " below the low-water mark " + lowWater + " (that record is done)");
+                throw new IllegalArgumentException("attempts at offset " + e.getKey() + " below the low-water mark "
+                        + lowWater + " (that record is done)");
             }
             if (e.getValue() < 1) {
-                throw new IllegalArgumentException("attempts at offset " + e.getKey() + " must be >= 1, was "
-                        + e.getValue());
+                throw new IllegalArgumentException(
+                        "attempts at offset " + e.getKey() + " must be >= 1, was " + e.getValue());
             }
             if (done.contains(e.getKey())) {
                 throw new IllegalArgumentException("offset " + e.getKey() + " is both done and has attempts");

@@ -1,14 +1,14 @@
 package io.groupkeeper.kafka.container.internal.progress;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
@@ -24,8 +24,7 @@ import java.util.function.Predicate;
 public final class OwnedPartitions<P, R> {
 
     /** A ticket and the partition it belongs to. */
-    public record Dispatched<P, R>(P partition, Ticket<R> ticket) {
-    }
+    public record Dispatched<P, R>(P partition, Ticket<R> ticket) {}
 
     private final Ordering ordering;
     private final ProgressLimits limits;
@@ -37,6 +36,7 @@ public final class OwnedPartitions<P, R> {
      * scratch.
      */
     private P[] keys;
+
     private PartitionProgress<R>[] progress;
     private int[] open;
     private static final int ELIGIBILITY_UNKNOWN = 0;
@@ -106,8 +106,7 @@ public final class OwnedPartitions<P, R> {
      * {@code to} (in the same order) instead of collecting them; returns how many. The container's path: nothing
      * allocated per ticket but the ticket.
      */
-    public int dispatch(int capacity, long now, Predicate<P> eligible,
-                        BiConsumer<P, Ticket<R>> to) {
+    public int dispatch(int capacity, long now, Predicate<P> eligible, BiConsumer<P, Ticket<R>> to) {
         if (capacity < 0) {
             throw new IllegalArgumentException("capacity must be >= 0, was " + capacity);
         }
@@ -261,9 +260,12 @@ public final class OwnedPartitions<P, R> {
 
     /** The earliest retry over the partitions {@code eligible} accepts (the caller's clock); empty when none waits. */
     public OptionalLong nextRetryAt(Predicate<P> eligible) {
-        return owned.entrySet().stream().filter(e -> eligible.test(e.getKey()))
-                .map(e -> e.getValue().nextRetryAt()).filter(OptionalLong::isPresent)
-                .mapToLong(OptionalLong::getAsLong).reduce((a, b) -> a - b <= 0 ? a : b);
+        return owned.entrySet().stream()
+                .filter(e -> eligible.test(e.getKey()))
+                .map(e -> e.getValue().nextRetryAt())
+                .filter(OptionalLong::isPresent)
+                .mapToLong(OptionalLong::getAsLong)
+                .reduce((a, b) -> a - b <= 0 ? a : b);
     }
 
     /** Whether {@code ticket} is in flight in the current progress of {@code partition} (a hand-back would count). */
@@ -284,6 +286,9 @@ public final class OwnedPartitions<P, R> {
 
     /** Tickets dropped: stale in a partition's progress, or of a partition no longer owned. */
     public long droppedTickets() {
-        return droppedUnowned + owned.values().stream().mapToLong(PartitionProgress::droppedTickets).sum();
+        return droppedUnowned
+                + owned.values().stream()
+                        .mapToLong(PartitionProgress::droppedTickets)
+                        .sum();
     }
 }

@@ -67,6 +67,7 @@ public final class PartitionProgress<R> {
     private final TreeMap<Long, Integer> attempts = new TreeMap<>();
     /** Fetched and not done: buffered, in flight (with its ticket) or waiting to be retried. */
     private final HeldRecords<R> held = new HeldRecords<>();
+
     private long heldBytes;
     /** The lanes with records held (not {@code PARTITION}'s: {@link #partitionLane}). */
     private final Map<Object, Lane<R>> lanes = new HashMap<>();
@@ -147,8 +148,8 @@ public final class PartitionProgress<R> {
     /** The consumer's position moved past offsets that hold no record (transaction markers, compacted records). */
     public void advanceFetchPosition(long position) {
         if (position < fetchedUntil) {
-            throw new IllegalArgumentException("fetch position " + position + " is below " + fetchedUntil
-                    + ", where fetching already is");
+            throw new IllegalArgumentException(
+                    "fetch position " + position + " is below " + fetchedUntil + ", where fetching already is");
         }
         if (!lost) {
             fetchedUntil = position;
@@ -212,7 +213,8 @@ public final class PartitionProgress<R> {
             for (Iterator<Map.Entry<Long, Long>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
                 Map.Entry<Long, Long> w = it.next();
                 if (now - w.getValue() >= 0) {
-                    long offset = w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
+                    long offset =
+                            w.getKey(); // read before remove(): TreeMap reuses the removed entry for its successor
                     it.remove();
                     return start(held.slot(offset));
                 }

@@ -41,8 +41,7 @@ public final class ProgressCodec {
     private static final int LONG_DIGITS = String.valueOf(Long.MAX_VALUE).length(); // 19
     private static final int INT_DIGITS = String.valueOf(Integer.MAX_VALUE).length(); // 10
 
-    private ProgressCodec() {
-    }
+    private ProgressCodec() {}
 
     /**
      * The {@code "done"} value for {@code p}; empty when nothing is done above the low-water mark and no attempts are
@@ -52,7 +51,8 @@ public final class ProgressCodec {
         if (p.done().isEmpty() && p.attempts().isEmpty()) {
             return Optional.empty();
         }
-        long highest = Math.max(p.done().isEmpty() ? p.lowWater() : p.done().last(),
+        long highest = Math.max(
+                p.done().isEmpty() ? p.lowWater() : p.done().last(),
                 p.attempts().isEmpty() ? p.lowWater() : p.attempts().lastKey());
         if (highest - p.lowWater() >= ProgressLimits.MAX_SPAN) {
             throw new IllegalArgumentException("offset " + highest + " is " + ProgressLimits.MAX_SPAN
@@ -62,7 +62,8 @@ public final class ProgressCodec {
         String ranges = ",\"ranges\":" + ranges(p.done());
         int bytes = (int) ((p.span() + 7) / 8); // bits for from+1 .. last
         int bitsLength = ",\"bits\":\"\"".length() + 4 * ((bytes + 2) / 3);
-        String set = ranges.length() <= Math.max(bitsLength, ",\"ranges\":".length() + READABLE) ? ranges
+        String set = ranges.length() <= Math.max(bitsLength, ",\"ranges\":".length() + READABLE)
+                ? ranges
                 : ",\"bits\":\"" + bits(p.lowWater(), p.done()) + "\"";
         return Optional.of(head + set + attempts(p) + "}");
     }
@@ -127,10 +128,10 @@ public final class ProgressCodec {
         if (hasRanges == hasBits) {
             throw new ProgressFormatException(text, "expected exactly one of the fields 'ranges' and 'bits'");
         }
-        NavigableSet<Long> done = hasRanges ? fromRanges(text, from, m.get("ranges"))
-                : fromBits(text, from, m.get("bits"));
-        TreeMap<Long, Integer> attempts = m.containsKey("attempts")
-                ? attempts(text, from, m.get("attempts")) : new TreeMap<>();
+        NavigableSet<Long> done =
+                hasRanges ? fromRanges(text, from, m.get("ranges")) : fromBits(text, from, m.get("bits"));
+        TreeMap<Long, Integer> attempts =
+                m.containsKey("attempts") ? attempts(text, from, m.get("attempts")) : new TreeMap<>();
         try {
             return new OffsetProgress(from, done, attempts);
         } catch (IllegalArgumentException e) {
@@ -150,13 +151,23 @@ public final class ProgressCodec {
                 continue;
             }
             if (start != null) {
-                b.append(b.length() > 1 ? "," : "").append('[').append(start).append(',').append(prev).append(']');
+                b.append(b.length() > 1 ? "," : "")
+                        .append('[')
+                        .append(start)
+                        .append(',')
+                        .append(prev)
+                        .append(']');
             }
             start = o;
             prev = o;
         }
         if (start != null) {
-            b.append(b.length() > 1 ? "," : "").append('[').append(start).append(',').append(prev).append(']');
+            b.append(b.length() > 1 ? "," : "")
+                    .append('[')
+                    .append(start)
+                    .append(',')
+                    .append(prev)
+                    .append(']');
         }
         return b.append(']').toString();
     }
@@ -179,7 +190,12 @@ public final class ProgressCodec {
             if (n == MAX_RECORDED_ATTEMPTS) {
                 break;
             }
-            b.append(n++ > 0 ? "," : "").append('[').append(e.getKey()).append(',').append(e.getValue()).append(']');
+            b.append(n++ > 0 ? "," : "")
+                    .append('[')
+                    .append(e.getKey())
+                    .append(',')
+                    .append(e.getValue())
+                    .append(']');
         }
         return b.append(']').toString();
     }
@@ -193,7 +209,9 @@ public final class ProgressCodec {
         NavigableSet<Long> done = new TreeSet<>();
         long after = from; // each range starts above the previous one's end (and above from)
         for (Object r : list) {
-            if (!(r instanceof List<?> pair) || pair.size() != 2 || !(pair.get(0) instanceof Long first)
+            if (!(r instanceof List<?> pair)
+                    || pair.size() != 2
+                    || !(pair.get(0) instanceof Long first)
                     || !(pair.get(1) instanceof Long last)) {
                 throw new ProgressFormatException(text, "a range must be [first, last] of integers, was " + r);
             }
@@ -201,8 +219,12 @@ public final class ProgressCodec {
                 throw new ProgressFormatException(text, "range " + r + " ends before it starts");
             }
             if (first <= after) {
-                throw new ProgressFormatException(text, "range " + r + (after == from
-                        ? " is not above 'from' " + from : " is not after the range before it (ascending, disjoint)"));
+                throw new ProgressFormatException(
+                        text,
+                        "range " + r
+                                + (after == from
+                                        ? " is not above 'from' " + from
+                                        : " is not after the range before it (ascending, disjoint)"));
             }
             requireWithinSpan(text, from, last);
             for (long o = first; o <= last; o++) {
@@ -236,12 +258,14 @@ public final class ProgressCodec {
 
     private static TreeMap<Long, Integer> attempts(String text, long from, Object value) {
         if (!(value instanceof List<?> list)) {
-            throw new ProgressFormatException(text, "field 'attempts' must be an array of [offset, attempts], was "
-                    + value);
+            throw new ProgressFormatException(
+                    text, "field 'attempts' must be an array of [offset, attempts], was " + value);
         }
         TreeMap<Long, Integer> attempts = new TreeMap<>();
         for (Object a : list) {
-            if (!(a instanceof List<?> pair) || pair.size() != 2 || !(pair.get(0) instanceof Long offset)
+            if (!(a instanceof List<?> pair)
+                    || pair.size() != 2
+                    || !(pair.get(0) instanceof Long offset)
                     || !(pair.get(1) instanceof Long n)) {
                 throw new ProgressFormatException(text, "an attempt must be [offset, attempts] of integers, was " + a);
             }
@@ -258,8 +282,10 @@ public final class ProgressCodec {
 
     private static void requireWithinSpan(String text, long from, long offset) {
         if (offset - from >= ProgressLimits.MAX_SPAN || offset - from < 0) {
-            throw new ProgressFormatException(text, "offset " + offset + " is outside 'from' .. 'from' + "
-                    + (ProgressLimits.MAX_SPAN - 1) + " (" + from + ".." + (from + ProgressLimits.MAX_SPAN - 1) + ")");
+            throw new ProgressFormatException(
+                    text,
+                    "offset " + offset + " is outside 'from' .. 'from' + " + (ProgressLimits.MAX_SPAN - 1) + " (" + from
+                            + ".." + (from + ProgressLimits.MAX_SPAN - 1) + ")");
         }
     }
 }

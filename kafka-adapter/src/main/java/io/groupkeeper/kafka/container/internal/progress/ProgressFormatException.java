@@ -13,7 +13,8 @@ public final class ProgressFormatException extends IllegalArgumentException {
         if (value == null) {
             return "null";
         }
-        return value.length() <= SHOWN ? "'" + value + "'"
+        return value.length() <= SHOWN
+                ? "'" + value + "'"
                 : "'" + value.substring(0, SHOWN) + "...' (" + value.length() + " chars)";
     }
 }

@@ -158,8 +158,10 @@ final class ProgressJson {
 
     private void expect(char c) {
         if (!peek(c)) {
-            throw error(at < text.length() ? "expected '" + c + "', found '" + text.charAt(at) + "'"
-                    : "expected '" + c + "', found the end");
+            throw error(
+                    at < text.length()
+                            ? "expected '" + c + "', found '" + text.charAt(at) + "'"
+                            : "expected '" + c + "', found the end");
         }
         at++;
     }

@@ -23,7 +23,8 @@ class DoneValueAgreesWithProgressCodecTest {
     void everyEncodedProgressCountsTheSameDoneOffsetsInBothReaders() {
         Random random = new Random(46);
         for (int run = 0; run < 2_000; run++) {
-            long lowWater = random.nextInt(4) == 0 ? Long.MAX_VALUE - ProgressLimits.MAX_SPAN : random.nextInt(1_000_000);
+            long lowWater =
+                    random.nextInt(4) == 0 ? Long.MAX_VALUE - ProgressLimits.MAX_SPAN : random.nextInt(1_000_000);
             int span = 1 + random.nextInt(random.nextBoolean() ? 64 : ProgressLimits.MAX_SPAN - 1);
             TreeSet<Long> done = new TreeSet<>();
             double density = random.nextDouble();
@@ -40,32 +41,51 @@ class DoneValueAgreesWithProgressCodecTest {
             if (text.isEmpty()) {
                 continue;
             }
-            assertThat(DoneValue.doneAbove(lowWater, text.get())).as(text.get())
-                    .isEqualTo(ProgressCodec.decode(text.get()).done().size()).isEqualTo(done.size());
-            assertThat(DoneValue.doneAbove(lowWater + 1, text.get())).as("written with another offset").isZero();
+            assertThat(DoneValue.doneAbove(lowWater, text.get()))
+                    .as(text.get())
+                    .isEqualTo(ProgressCodec.decode(text.get()).done().size())
+                    .isEqualTo(done.size());
+            assertThat(DoneValue.doneAbove(lowWater + 1, text.get()))
+                    .as("written with another offset")
+                    .isZero();
             assertThat(ProgressCodec.resume(lowWater + 1, text).done()).isEmpty();
         }
     }
 
     @Test
     void theValuesDecodeRefusesTheOperatorsReaderRefusesToo() {
-        for (String bad : List.of("[1]", "{}", "{\"from\":-1,\"ranges\":[]}", "{\"from\":1.5,\"ranges\":[]}",
-                "{\"from\":5,\"ranges\":[],\"bits\":\"\"}", "{\"from\":5,\"ranges\":[[5,6]]}",
-                "{\"from\":5,\"ranges\":[[8,9],[7,7]]}", "{\"from\":5,\"ranges\":[[7,6]]}",
-                "{\"from\":5,\"ranges\":[[7]]}", "{\"from\":5,\"bits\":\"***\"}", "{\"from\":5,\"bits\":7}",
+        for (String bad : List.of(
+                "[1]",
+                "{}",
+                "{\"from\":-1,\"ranges\":[]}",
+                "{\"from\":1.5,\"ranges\":[]}",
+                "{\"from\":5,\"ranges\":[],\"bits\":\"\"}",
+                "{\"from\":5,\"ranges\":[[5,6]]}",
+                "{\"from\":5,\"ranges\":[[8,9],[7,7]]}",
+                "{\"from\":5,\"ranges\":[[7,6]]}",
+                "{\"from\":5,\"ranges\":[[7]]}",
+                "{\"from\":5,\"bits\":\"***\"}",
+                "{\"from\":5,\"bits\":7}",
                 "{\"from\":5,\"ranges\":[[6," + (5 + ProgressLimits.MAX_SPAN) + "]]}",
-                "{\"from\":5,\"ranges\":[],\"attempts\":[[4,1]]}", "{\"from\":5,\"ranges\":[],\"attempts\":[[5,0]]}",
+                "{\"from\":5,\"ranges\":[],\"attempts\":[[4,1]]}",
+                "{\"from\":5,\"ranges\":[],\"attempts\":[[5,0]]}",
                 "{\"from\":5,\"ranges\":[[6,6]],\"attempts\":[[6,1]]}",
-                "{\"from\":5,\"ranges\":[],\"attempts\":[[5,1],[5,2]]}", "{\"from\":5,\"ranges\":[]} x",
+                "{\"from\":5,\"ranges\":[],\"attempts\":[[5,1],[5,2]]}",
+                "{\"from\":5,\"ranges\":[]} x",
                 "{\"from\":5,\"from\":6,\"ranges\":[]}")) {
-            assertThatThrownBy(() -> ProgressCodec.decode(bad)).as("decode %s", bad)
+            assertThatThrownBy(() -> ProgressCodec.decode(bad))
+                    .as("decode %s", bad)
                     .isInstanceOf(ProgressFormatException.class);
-            assertThatThrownBy(() -> DoneValue.doneAbove(5, bad)).as("the operators' reader, %s", bad)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("done value unreadable: ");
+            assertThatThrownBy(() -> DoneValue.doneAbove(5, bad))
+                    .as("the operators' reader, %s", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("done value unreadable: ");
         }
         assertThat(DoneValue.doneAbove(5, "{\"from\":5,\"ranges\":[[7,9]],\"later\":{\"x\":1}}"))
                 .as("unknown fields ignored, as decode ignores them")
-                .isEqualTo(ProgressCodec.decode("{\"from\":5,\"ranges\":[[7,9]],\"later\":{\"x\":1}}").done().size())
+                .isEqualTo(ProgressCodec.decode("{\"from\":5,\"ranges\":[[7,9]],\"later\":{\"x\":1}}")
+                        .done()
+                        .size())
                 .isEqualTo(3);
     }
 }

@@ -33,12 +33,14 @@ class OwnedPartitionsTest {
         owned.assigned("b", 1, OffsetProgress.at(0)).append(records("b", 0, 1));
         owned.assigned("c", 1, OffsetProgress.at(0));
         assertThat(values(owned.dispatch(5, 0))).containsExactly("a@0", "b@0", "a@1", "b@1", "a@2");
-        assertThat(values(owned.dispatch(2, 0))).as("b first this time; b and c have nothing")
+        assertThat(values(owned.dispatch(2, 0)))
+                .as("b first this time; b and c have nothing")
                 .containsExactly("a@3", "a@4");
         assertThat(owned.inFlight()).isEqualTo(7);
         assertThat(owned.dispatch(0, 0)).isEmpty();
         assertThatThrownBy(() -> owned.dispatch(-1, 0)).hasMessageContaining("capacity must be >= 0");
-        assertThat(new OwnedPartitions<String, String>(Ordering.KEY, LIMITS).dispatch(4, 0)).isEmpty();
+        assertThat(new OwnedPartitions<String, String>(Ordering.KEY, LIMITS).dispatch(4, 0))
+                .isEmpty();
     }
 
     @Test
@@ -49,7 +51,9 @@ class OwnedPartitionsTest {
         assertThat(owned.complete("a", first.get(0).ticket())).isTrue();
 
         PartitionProgress<String> again = owned.assigned("a", 2, OffsetProgress.at(1));
-        assertThat(owned.complete("a", first.get(1).ticket())).as("claimed again since").isFalse();
+        assertThat(owned.complete("a", first.get(1).ticket()))
+                .as("claimed again since")
+                .isFalse();
         assertThat(again.lowWater()).isEqualTo(1);
         again.append(records("a", 1, 1));
         var second = owned.dispatch(4, 0);
@@ -82,8 +86,8 @@ class OwnedPartitionsTest {
         assertThat(owned.dispatch(4, 0)).as("a@2 may not start").isEmpty();
         owned.complete("a", t.get(0).ticket());
         assertThat(owned.get("a").map(PartitionProgress::drained)).hasValue(true);
-        assertThat(owned.owed().get("a")).isEqualTo(new OffsetProgress(2, new java.util.TreeSet<>(),
-                new java.util.TreeMap<>()));
+        assertThat(owned.owed().get("a"))
+                .isEqualTo(new OffsetProgress(2, new java.util.TreeSet<>(), new java.util.TreeMap<>()));
     }
 
     @Test

@@ -45,8 +45,9 @@ class PartitionProgressAllocationTest {
         for (int run = 0; run < 3; run++) {
             least = Math.min(least, throughProgress(polls));
         }
-        assertThat(least).as("bytes allocated per record through PartitionProgress").isLessThanOrEqualTo(
-                PROGRESS_BOUND);
+        assertThat(least)
+                .as("bytes allocated per record through PartitionProgress")
+                .isLessThanOrEqualTo(PROGRESS_BOUND);
     }
 
     @Test
@@ -56,7 +57,9 @@ class PartitionProgressAllocationTest {
         for (int run = 0; run < 3; run++) {
             least = Math.min(least, throughOwned(partitions));
         }
-        assertThat(least).as("bytes allocated per record through OwnedPartitions").isLessThanOrEqualTo(OWNED_BOUND);
+        assertThat(least)
+                .as("bytes allocated per record through OwnedPartitions")
+                .isLessThanOrEqualTo(OWNED_BOUND);
     }
 
     @Test
@@ -70,7 +73,9 @@ class PartitionProgressAllocationTest {
     }
 
     private long allocated() {
-        assertThat(mx.isThreadAllocatedMemorySupported()).as("this JVM counts a thread's allocations").isTrue();
+        assertThat(mx.isThreadAllocatedMemorySupported())
+                .as("this JVM counts a thread's allocations")
+                .isTrue();
         mx.setThreadAllocatedMemoryEnabled(true);
         return mx.getCurrentThreadAllocatedBytes();
     }
@@ -88,8 +93,8 @@ class PartitionProgressAllocationTest {
     }
 
     private long throughProgress(List<List<Fetched<String>>> polls) {
-        PartitionProgress<String> p = new PartitionProgress<>(Ordering.PARTITION, ProgressLimits.DEFAULT, 3,
-                OffsetProgress.at(0));
+        PartitionProgress<String> p =
+                new PartitionProgress<>(Ordering.PARTITION, ProgressLimits.DEFAULT, 3, OffsetProgress.at(0));
         long before = allocated();
         for (List<Fetched<String>> poll : polls) {
             p.append(poll);

@@ -63,28 +63,48 @@ class PartitionProgressPropertiesTest {
         assertThat(text.map(String::length).orElse(0)).isLessThanOrEqualTo(ProgressCodec.maxEncodedLength(span));
         OffsetProgress back = ProgressCodec.resume(from, text);
         assertThat(back.done()).isEqualTo(done);
-        assertThat(back.attempts()).isEqualTo(attempts.isEmpty() ? attempts
-                : attempts.headMap(attempts.keySet().stream().skip(ProgressCodec.MAX_RECORDED_ATTEMPTS - 1)
-                        .findFirst().orElse(Long.MAX_VALUE), true));
+        assertThat(back.attempts())
+                .isEqualTo(
+                        attempts.isEmpty()
+                                ? attempts
+                                : attempts.headMap(
+                                        attempts.keySet().stream()
+                                                .skip(ProgressCodec.MAX_RECORDED_ATTEMPTS - 1)
+                                                .findFirst()
+                                                .orElse(Long.MAX_VALUE),
+                                        true));
     }
 
     // ------------------------------------------------------------------ one owner, random completion orders
 
     @Property(tries = 250)
     void randomCompletionOrdersKeepOrderLoseNothingAndStayWithinTheBounds(
-            @ForAll Ordering ordering, @ForAll long seed,
-            @ForAll @IntRange(min = 1, max = 300) int records, @ForAll @IntRange(min = 1, max = 12) int keys,
-            @ForAll @IntRange(min = 1, max = 64) int span, @ForAll @IntRange(min = 1, max = 40) int maxRecords,
-            @ForAll @IntRange(min = 1, max = 16) int capacity, @ForAll @IntRange(min = 0, max = 30) int failPercent) {
+            @ForAll Ordering ordering,
+            @ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 300) int records,
+            @ForAll @IntRange(min = 1, max = 12) int keys,
+            @ForAll @IntRange(min = 1, max = 64) int span,
+            @ForAll @IntRange(min = 1, max = 40) int maxRecords,
+            @ForAll @IntRange(min = 1, max = 16) int capacity,
+            @ForAll @IntRange(min = 0, max = 30) int failPercent) {
         Random r = new Random(seed);
         Log log = Log.random(r, records, keys);
-        Run run = new Run(ordering, new ProgressLimits(span, maxRecords, Long.MAX_VALUE), 1, OffsetProgress.at(log.start),
-                log, r, capacity, failPercent);
+        Run run = new Run(
+                ordering,
+                new ProgressLimits(span, maxRecords, Long.MAX_VALUE),
+                1,
+                OffsetProgress.at(log.start),
+                log,
+                r,
+                capacity,
+                failPercent);
         run.toEnd();
         assertThat(run.progress.lowWater()).isEqualTo(log.end);
         assertThat(run.progress.snapshot()).isEqualTo(OffsetProgress.at(log.end));
         for (long o : log.offsets()) {
-            assertThat(run.completions.getOrDefault(o, 0)).as("offset %d completes exactly once", o).isEqualTo(1);
+            assertThat(run.completions.getOrDefault(o, 0))
+                    .as("offset %d completes exactly once", o)
+                    .isEqualTo(1);
         }
     }
 
@@ -92,10 +112,15 @@ class PartitionProgressPropertiesTest {
 
     @Property(tries = 250)
     void aGracefulHandoverReplaysNothingAndACrashOnlyWhatCompletedSinceTheLastCommit(
-            @ForAll Ordering ordering, @ForAll long seed, @ForAll boolean graceful,
-            @ForAll @IntRange(min = 1, max = 300) int records, @ForAll @IntRange(min = 1, max = 12) int keys,
-            @ForAll @IntRange(min = 1, max = 64) int span, @ForAll @IntRange(min = 1, max = 16) int capacity,
-            @ForAll @IntRange(min = 0, max = 30) int failPercent, @ForAll @IntRange(min = 0, max = 400) int steps,
+            @ForAll Ordering ordering,
+            @ForAll long seed,
+            @ForAll boolean graceful,
+            @ForAll @IntRange(min = 1, max = 300) int records,
+            @ForAll @IntRange(min = 1, max = 12) int keys,
+            @ForAll @IntRange(min = 1, max = 64) int span,
+            @ForAll @IntRange(min = 1, max = 16) int capacity,
+            @ForAll @IntRange(min = 0, max = 30) int failPercent,
+            @ForAll @IntRange(min = 0, max = 400) int steps,
             @ForAll @IntRange(min = 1, max = 50) int commitEvery) {
         Random r = new Random(seed);
         Log log = Log.random(r, records, keys);
@@ -127,15 +152,20 @@ class PartitionProgressPropertiesTest {
         } else {
             a.progress.lost();
             for (Ticket<String> t : late) {
-                assertThat(a.progress.complete(t)).as("completed after the loss: dropped").isFalse();
+                assertThat(a.progress.complete(t))
+                        .as("completed after the loss: dropped")
+                        .isFalse();
             }
         }
         OffsetProgress handedOver = ProgressCodec.resume(nodeOffset, nodeDone);
-        assertThat(handedOver.done()).as("the node names only completed offsets")
+        assertThat(handedOver.done())
+                .as("the node names only completed offsets")
                 .allMatch(a.completions::containsKey);
         for (long o : log.offsets()) {
             if (o < handedOver.lowWater()) {
-                assertThat(a.completions).as("below the handed-over low-water mark").containsKey(o);
+                assertThat(a.completions)
+                        .as("below the handed-over low-water mark")
+                        .containsKey(o);
             }
         }
 
@@ -146,8 +176,11 @@ class PartitionProgressPropertiesTest {
             int times = a.completions.getOrDefault(o, 0) + b.completions.getOrDefault(o, 0);
             assertThat(times).as("offset %d completes at least once", o).isGreaterThanOrEqualTo(1);
             if (times > 1) {
-                assertThat(graceful).as("offset %d replayed after a graceful handover", o).isFalse();
-                assertThat(completedSinceCommit).as("offset %d replayed but committed before the crash", o)
+                assertThat(graceful)
+                        .as("offset %d replayed after a graceful handover", o)
+                        .isFalse();
+                assertThat(completedSinceCommit)
+                        .as("offset %d replayed but committed before the crash", o)
                         .contains(o);
             }
         }
@@ -155,7 +188,8 @@ class PartitionProgressPropertiesTest {
             long o = e.getKey();
             int failedWithA = a.failedBefore.getOrDefault(o, 0);
             if (handedOver.attempts().containsKey(o)) {
-                assertThat(e.getValue()).as("attempts at %d go on across the handover", o)
+                assertThat(e.getValue())
+                        .as("attempts at %d go on across the handover", o)
                         .isEqualTo(handedOver.attemptsAt(o) + 1);
             } else {
                 assertThat(e.getValue()).isEqualTo(1);
@@ -211,8 +245,15 @@ class PartitionProgressPropertiesTest {
         long now;
         int steps;
 
-        Run(Ordering ordering, ProgressLimits limits, long epoch, OffsetProgress resume, Log log, Random r,
-            int capacity, int failPercent) {
+        Run(
+                Ordering ordering,
+                ProgressLimits limits,
+                long epoch,
+                OffsetProgress resume,
+                Log log,
+                Random r,
+                int capacity,
+                int failPercent) {
             this.progress = new PartitionProgress<>(ordering, limits, epoch, resume);
             this.ordering = ordering;
             this.limits = limits;
@@ -290,17 +331,21 @@ class PartitionProgressPropertiesTest {
 
         private void started(Ticket<String> t) {
             long o = t.offset();
-            assertThat(o).as("dispatched beyond low-water mark + span").isLessThan(progress.lowWater() + limits.maxSpan());
+            assertThat(o)
+                    .as("dispatched beyond low-water mark + span")
+                    .isLessThan(progress.lowWater() + limits.maxSpan());
             assertThat(completions).as("a completed record dispatched again").doesNotContainKey(o);
             String key = log.keys.get(o);
             Object lane = ordering.lane(o, key);
             for (Ticket<String> other : running) {
                 assertThat(ordering.lane(other.offset(), log.keys.get(other.offset())))
-                        .as("two records of one lane at once: %d and %d", other.offset(), o).isNotEqualTo(lane);
+                        .as("two records of one lane at once: %d and %d", other.offset(), o)
+                        .isNotEqualTo(lane);
             }
             for (long w : waiting) {
                 if (w != o) {
-                    assertThat(ordering.lane(w, log.keys.get(w))).as("%d passed %d, failed, of its lane", o, w)
+                    assertThat(ordering.lane(w, log.keys.get(w)))
+                            .as("%d passed %d, failed, of its lane", o, w)
                             .isNotEqualTo(lane);
                 }
             }
@@ -309,7 +354,8 @@ class PartitionProgressPropertiesTest {
             for (var e : log.keys.subMap(s.lowWater(), true, o, false).entrySet()) {
                 if (ordering.lane(e.getKey(), e.getValue()).equals(lane)) {
                     assertThat(completions.containsKey(e.getKey()) || s.isDone(e.getKey()))
-                            .as("%d started before %d of its lane completed", o, e.getKey()).isTrue();
+                            .as("%d started before %d of its lane completed", o, e.getKey())
+                            .isTrue();
                 }
             }
             assertThat(t.attempt()).isEqualTo(s.attemptsAt(o) + 1);
@@ -320,16 +366,21 @@ class PartitionProgressPropertiesTest {
 
         private void check() {
             OffsetProgress s = progress.snapshot();
-            assertThat(s.done()).as("the done set names only offsets that completed")
+            assertThat(s.done())
+                    .as("the done set names only offsets that completed")
                     .allMatch(o -> completions.containsKey(o) || isRestored(o));
-            assertThat(progress.heldRecords()).as("held beyond the cap and one fetch")
+            assertThat(progress.heldRecords())
+                    .as("held beyond the cap and one fetch")
                     .isLessThan(limits.maxRecords() + 5);
-            for (long o : completions.keySet().stream().filter(c -> c >= checkedBelow).toList()) {
+            for (long o :
+                    completions.keySet().stream().filter(c -> c >= checkedBelow).toList()) {
                 assertThat(s.isDone(o)).as("completion of %d lost", o).isTrue();
             }
-            for (long o : log.keys.subMap(checkedBelow, true, s.lowWater(), false).keySet()) {
+            for (long o :
+                    log.keys.subMap(checkedBelow, true, s.lowWater(), false).keySet()) {
                 assertThat(completions.containsKey(o) || isRestored(o))
-                        .as("%d below the low-water mark %d but not done", o, s.lowWater()).isTrue();
+                        .as("%d below the low-water mark %d but not done", o, s.lowWater())
+                        .isTrue();
             }
             checkedBelow = Math.max(checkedBelow, s.lowWater()); // what is below it stays done: checked once
             if (!s.done().isEmpty()) {

@@ -70,8 +70,8 @@ class PartitionProgressTest {
     @Test
     void keyOrderingRunsDifferentKeysInParallelAndEachKeyInOffsetOrder() {
         PartitionProgress<String> p = fresh(Ordering.KEY, ROOMY, 0);
-        p.append(List.of(record(0, "a"), record(1, "a"), record(2, "b"), record(3, "c"), record(4, "b"),
-                record(5, "a")));
+        p.append(List.of(
+                record(0, "a"), record(1, "a"), record(2, "b"), record(3, "c"), record(4, "b"), record(5, "a")));
         List<Ticket<String>> first = p.dispatch(64, 0);
         assertThat(offsets(first)).containsExactly(0L, 2L, 3L); // the first record of each key
         assertThat(p.dispatch(64, 0)).isEmpty();
@@ -168,13 +168,17 @@ class PartitionProgressTest {
         assertThat(p.retryLater(t.get(0), 1_000)).isTrue();
         assertThat(p.nextRetryAt()).hasValue(1_000);
         assertThat(p.complete(t.get(1))).isTrue();
-        assertThat(offsets(p.dispatch(64, 999))).as("good@3 goes on; bad@2 waits behind bad@0").containsExactly(3L);
+        assertThat(offsets(p.dispatch(64, 999)))
+                .as("good@3 goes on; bad@2 waits behind bad@0")
+                .containsExactly(3L);
         assertThat(p.snapshot().attempts()).containsEntry(0L, 1);
         Ticket<String> again = only(p.dispatch(64, 1_000));
         assertThat(again.offset()).isZero();
         assertThat(again.attempt()).isEqualTo(2);
         assertThat(p.nextRetryAt()).isEmpty();
-        assertThat(p.complete(t.get(0))).as("the first attempt's ticket is stale now").isFalse();
+        assertThat(p.complete(t.get(0)))
+                .as("the first attempt's ticket is stale now")
+                .isFalse();
         assertThat(p.complete(again)).isTrue();
         assertThat(p.snapshot().attempts()).isEmpty();
         assertThat(offsets(p.dispatch(64, 1_000))).containsExactly(2L);
@@ -238,12 +242,16 @@ class PartitionProgressTest {
         assertThat(handedOver.done()).containsExactly(41L, 42L);
 
         String node = ProgressCodec.encode(handedOver).orElseThrow();
-        PartitionProgress<String> b = new PartitionProgress<>(Ordering.KEY, ROOMY, 8,
-                ProgressCodec.resume(40, Optional.of(node)));
-        assertThat(b.append(records(40, 43, "x", "y", "z", "w"))).as("41 and 42 are done").isEqualTo(2);
+        PartitionProgress<String> b =
+                new PartitionProgress<>(Ordering.KEY, ROOMY, 8, ProgressCodec.resume(40, Optional.of(node)));
+        assertThat(b.append(records(40, 43, "x", "y", "z", "w")))
+                .as("41 and 42 are done")
+                .isEqualTo(2);
         List<Ticket<String>> tb = b.dispatch(64, 0);
         assertThat(offsets(tb)).containsExactly(40L, 43L);
-        assertThat(tb.get(0).attempt()).as("the third attempt, counted across owners").isEqualTo(3);
+        assertThat(tb.get(0).attempt())
+                .as("the third attempt, counted across owners")
+                .isEqualTo(3);
         assertThat(tb.get(0).epoch()).isEqualTo(8);
     }
 
@@ -255,7 +263,9 @@ class PartitionProgressTest {
         PartitionProgress<String> p = new PartitionProgress<>(Ordering.UNORDERED, ROOMY, 9, committed);
         assertThat(p.resumeAt()).isEqualTo(100);
         assertThat(p.commitOwed()).isFalse();
-        assertThat(p.snapshot()).as("nothing fetched yet: the done set is kept, not dropped").isEqualTo(committed);
+        assertThat(p.snapshot())
+                .as("nothing fetched yet: the done set is kept, not dropped")
+                .isEqualTo(committed);
         assertThat(p.append(records(100, 106, "k"))).isEqualTo(3);
         List<Ticket<String>> t = p.dispatch(64, 0);
         assertThat(offsets(t)).containsExactly(100L, 101L, 104L, 106L);
@@ -280,8 +290,8 @@ class PartitionProgressTest {
     @Test
     void doneOffsetsRecordedBeyondThisOwnersSpanAreDroppedAndRunAgain() {
         OffsetProgress committed = new OffsetProgress(0, new TreeSet<>(Set.of(3L, 9L)), new TreeMap<>(Map.of(8L, 2)));
-        PartitionProgress<String> p = new PartitionProgress<>(Ordering.UNORDERED, new ProgressLimits(5, 100, 1000), 1,
-                committed);
+        PartitionProgress<String> p =
+                new PartitionProgress<>(Ordering.UNORDERED, new ProgressLimits(5, 100, 1000), 1, committed);
         assertThat(p.droppedOnResume()).isEqualTo(1);
         assertThat(p.snapshot()).isEqualTo(new OffsetProgress(0, new TreeSet<>(Set.of(3L)), new TreeMap<>()));
         assertThat(p.commitOwed()).isTrue();
@@ -307,7 +317,9 @@ class PartitionProgressTest {
         PartitionProgress<String> next = new PartitionProgress<>(Ordering.UNORDERED, ROOMY, 8, OffsetProgress.at(1));
         next.append(records(1, 2, "k"));
         List<Ticket<String>> nextTickets = next.dispatch(64, 0);
-        assertThat(next.complete(oldTickets.get(1))).as("same offset, earlier epoch").isFalse();
+        assertThat(next.complete(oldTickets.get(1)))
+                .as("same offset, earlier epoch")
+                .isFalse();
         assertThat(next.lowWater()).isEqualTo(1);
         assertThat(next.complete(nextTickets.get(0))).isTrue();
         assertThat(next.lowWater()).isEqualTo(2);
@@ -383,7 +395,9 @@ class PartitionProgressTest {
         assertThat(p.shouldPauseFetching()).isTrue();
         List<Ticket<String>> t = p.dispatch(64, 0);
         p.complete(t.get(0));
-        assertThat(p.shouldPauseFetching()).as("one more offset fits the span now").isFalse();
+        assertThat(p.shouldPauseFetching())
+                .as("one more offset fits the span now")
+                .isFalse();
     }
 
     @Test
@@ -418,7 +432,8 @@ class PartitionProgressTest {
         p.append(records(10, 12, "k"));
         assertThatThrownBy(() -> p.append(records(12, 12, "k")))
                 .hasMessageContaining("record at offset 12 fetched again or out of order: the fetch position is 13");
-        assertThatThrownBy(() -> new ProgressLimits(0, 1, 1)).hasMessageContaining("max span must be in 1..262144, was 0");
+        assertThatThrownBy(() -> new ProgressLimits(0, 1, 1))
+                .hasMessageContaining("max span must be in 1..262144, was 0");
         assertThatThrownBy(() -> new ProgressLimits(ProgressLimits.MAX_SPAN + 1, 1, 1))
                 .hasMessageContaining("was 262145");
         assertThatThrownBy(() -> new ProgressLimits(1, 0, 1)).hasMessageContaining("max buffered records must be >= 1");
@@ -437,7 +452,9 @@ class PartitionProgressTest {
         assertThat(p.buffered()).isEqualTo(3);
         assertThat(p.heldRecords()).isEqualTo(5);
         assertThat(p.toString()).contains("KEY", "epoch 7", "low-water 0", "held 5", "in flight 1", "waiting 1");
-        assertThat(Set.copyOf(List.of(Ordering.values())).stream().map(Enum::name).collect(Collectors.toSet()))
+        assertThat(Set.copyOf(List.of(Ordering.values())).stream()
+                        .map(Enum::name)
+                        .collect(Collectors.toSet()))
                 .containsExactlyInAnyOrder("PARTITION", "KEY", "UNORDERED");
     }
 
@@ -464,8 +481,12 @@ class PartitionProgressTest {
         assertThat(runs.runnable()).isNull();
         assertThat(runs.lowWater()).isEqualTo(15);
         runs.append(records(15, 16, "a"));
-        assertThat(runs.runnable().offset()).as("the lane is idle again after its queue emptied").isEqualTo(15);
-        assertThat(offsets(runs.dispatch(5, 0))).as("and tickets still work after runs").containsExactly(15L);
+        assertThat(runs.runnable().offset())
+                .as("the lane is idle again after its queue emptied")
+                .isEqualTo(15);
+        assertThat(offsets(runs.dispatch(5, 0)))
+                .as("and tickets still work after runs")
+                .containsExactly(15L);
     }
 
     @Test
@@ -487,10 +508,12 @@ class PartitionProgressTest {
         p.stopDispatching();
         assertThat(p.runnable()).as("stopped for a handover").isNull();
 
-        PartitionProgress<String> attempted = new PartitionProgress<>(Ordering.PARTITION, ROOMY, 7,
-                new OffsetProgress(0, new TreeSet<>(), new TreeMap<>(Map.of(0L, 2))));
+        PartitionProgress<String> attempted = new PartitionProgress<>(
+                Ordering.PARTITION, ROOMY, 7, new OffsetProgress(0, new TreeSet<>(), new TreeMap<>(Map.of(0L, 2))));
         attempted.append(records(0, 1, "a"));
-        assertThat(attempted.runnable()).as("attempts recorded by a previous owner: its ticket counts them").isNull();
+        assertThat(attempted.runnable())
+                .as("attempts recorded by a previous owner: its ticket counts them")
+                .isNull();
         assertThat(only(attempted.dispatch(1, 0)).attempt()).isEqualTo(3);
 
         PartitionProgress<String> key = fresh(Ordering.KEY, ROOMY, 0);

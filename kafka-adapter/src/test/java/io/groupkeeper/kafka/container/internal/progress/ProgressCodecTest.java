@@ -12,10 +12,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** The {@code "done"} value of the offset node: its forms, its bound, resuming, and one clear error per bad value. */
 class ProgressCodecTest {
@@ -37,7 +37,8 @@ class ProgressCodecTest {
         assertThat(ProgressCodec.decode(text)).isEqualTo(p);
         OffsetProgress failing = progress(100, Set.of(), Map.of(100L, 3));
         assertThat(ProgressCodec.encode(failing)).hasValue("{\"from\":100,\"ranges\":[],\"attempts\":[[100,3]]}");
-        assertThat(ProgressCodec.decode(ProgressCodec.encode(failing).orElseThrow())).isEqualTo(failing);
+        assertThat(ProgressCodec.decode(ProgressCodec.encode(failing).orElseThrow()))
+                .isEqualTo(failing);
     }
 
     @Test
@@ -73,7 +74,8 @@ class ProgressCodecTest {
         for (long o = 0; o < ProgressCodec.MAX_RECORDED_ATTEMPTS + 5; o++) {
             many.put(o, 2);
         }
-        OffsetProgress decoded = ProgressCodec.decode(ProgressCodec.encode(progress(0, Set.of(), many)).orElseThrow());
+        OffsetProgress decoded = ProgressCodec.decode(
+                ProgressCodec.encode(progress(0, Set.of(), many)).orElseThrow());
         assertThat(decoded.attempts()).hasSize(ProgressCodec.MAX_RECORDED_ATTEMPTS);
         assertThat(decoded.attempts().lastKey()).isEqualTo(ProgressCodec.MAX_RECORDED_ATTEMPTS - 1);
     }
@@ -106,7 +108,8 @@ class ProgressCodecTest {
                 }
             }
             int length = ProgressCodec.encode(new OffsetProgress(from, alternate, new TreeMap<>(attempts)))
-                    .orElseThrow().length();
+                    .orElseThrow()
+                    .length();
             assertThat(length).as("span %d", span).isEqualTo(ProgressCodec.maxEncodedLength(span));
         }
         assertThat(ProgressCodec.maxEncodedLength(ProgressLimits.MAX_SPAN)).isLessThan(48 * 1024);
@@ -189,7 +192,8 @@ class ProgressCodecTest {
                     .hasMessageContaining("longer than any progress (at most 88")
                     .hasMessageContaining("...' (" + text.length() + " chars)");
         } else {
-            assertThatThrownBy(() -> ProgressCodec.decode(text)).hasMessageContaining("is not after the range before it");
+            assertThatThrownBy(() -> ProgressCodec.decode(text))
+                    .hasMessageContaining("is not after the range before it");
         }
         assertThatThrownBy(() -> ProgressCodec.decode(null)).hasMessage("offset progress null is not valid: no value");
     }

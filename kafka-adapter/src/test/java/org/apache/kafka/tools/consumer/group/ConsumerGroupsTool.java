@@ -17,23 +17,21 @@ import org.apache.kafka.common.errors.GroupIdNotFoundException;
 public final class ConsumerGroupsTool {
 
     /** One row of {@code --describe}: CURRENT-OFFSET, LOG-END-OFFSET, LAG (empty when the tool shows "-"). */
-    public record Row(Optional<Long> currentOffset, Optional<Long> logEndOffset, Optional<Long> lag) {
-    }
+    public record Row(Optional<Long> currentOffset, Optional<Long> logEndOffset, Optional<Long> lag) {}
 
     /**
      * What {@code --describe} shows of {@code group}: whether Kafka knows it (the tool prints "does not exist"
      * otherwise), its state and a row per "topic:partition".
      */
-    public record Described(boolean exists, Optional<GroupState> state, Map<String, Row> rows) {
-    }
+    public record Described(boolean exists, Optional<GroupState> state, Map<String, Row> rows) {}
 
-    private ConsumerGroupsTool() {
-    }
+    private ConsumerGroupsTool() {}
 
     public static Described describe(String bootstrap, String group) throws Exception {
         ConsumerGroupCommandOptions opts = ConsumerGroupCommandOptions.fromArgs(
                 new String[] {"--bootstrap-server", bootstrap, "--describe", "--group", group, "--timeout", "10000"});
-        try (ConsumerGroupCommand.ConsumerGroupService service = new ConsumerGroupCommand.ConsumerGroupService(opts, Map.of())) {
+        try (ConsumerGroupCommand.ConsumerGroupService service =
+                new ConsumerGroupCommand.ConsumerGroupService(opts, Map.of())) {
             Map.Entry<Optional<GroupState>, Optional<Collection<PartitionAssignmentState>>> result;
             try {
                 result = service.collectGroupOffsets(group);
@@ -44,11 +42,14 @@ public final class ConsumerGroupsTool {
                 throw e;
             }
             Map<String, Row> rows = new TreeMap<>();
-            result.getValue().ifPresent(states -> states.forEach(s -> {
-                if (s.topic().isPresent() && s.partition().isPresent()) {
-                    rows.put(s.topic().get() + ":" + s.partition().get(), new Row(s.offset(), s.logEndOffset(), s.lag()));
-                }
-            }));
+            result.getValue()
+                    .ifPresent(states -> states.forEach(s -> {
+                        if (s.topic().isPresent() && s.partition().isPresent()) {
+                            rows.put(
+                                    s.topic().get() + ":" + s.partition().get(),
+                                    new Row(s.offset(), s.logEndOffset(), s.lag()));
+                        }
+                    }));
             return new Described(true, result.getKey(), rows);
         }
     }
