@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * before the session can expire; on reconnection the member re-registers if its session was new and follows its
  * target again (stopped partitions are re-confirmed or released). A close is a {@link MemberLeave}, which listens to
  * the connection to its end; the member id is held in the keeper's {@link LiveMemberIds} until that end.
+ *
+ * <p>About 630 lines: the one class users call from any thread — start with its retries and abandon, commits,
+ * refreshes and queries, the connection's care and the close — and each part is short; what they share is the
+ * lifecycle and the lane, which is why they stay together. The work itself is in the pieces named above.
  */
 public final class DefaultGroupMember implements GroupMember {
 

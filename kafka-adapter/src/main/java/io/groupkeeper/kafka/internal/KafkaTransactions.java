@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * <p>Polling thread only, except that the claims' {@code initTransactions()} run in parallel on a small pool (each
  * takes a round trip to the transaction coordinator, ~200 ms when a former owner's transaction must be aborted).
  *
- * <p>About 770 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
+ * <p>About 860 lines: each owned partition's producer lives through claim, sends, commit points, abort and release, and
  * every step must weigh the fencing (a fenced producer, an aborted transaction, an operator's edit, a claim that is no
  * longer the member's, ZooKeeper writes of unknown outcome) the same way; split apart, those rules would be repeated.
  */

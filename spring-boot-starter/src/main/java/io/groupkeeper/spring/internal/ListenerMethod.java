@@ -71,6 +71,10 @@ import org.springframework.validation.annotation.ValidationAnnotationUtils;
  * Anything else (Spring Kafka's {@code Consumer}, {@code ConsumerRecords}, two data
  * parameters) fails the context start naming the method and the parameter. Exceptions thrown by the method reach the
  * error policy unwrapped, so rules match the method's own exception classes.
+ *
+ * <p>About 640 lines: one method's whole contract with Spring's resolution rules — each parameter kind validated
+ * at start (every refused form named there) and the same kinds resolved per record or batch at call time; the two
+ * halves read the same kinds, and keeping them in one class keeps them in step.
  */
 public final class ListenerMethod {
 

@@ -49,7 +49,7 @@ import java.util.function.IntSupplier;
  * (a rewind or a skip by {@code --shift-by}); one in three loses the answer of its first transaction, landed or not;
  * one in six travels ({@link #travels}): members commit between the admin's reads and its write.
  *
- * <p>About 320 lines: the admin's run, what it sent and the three checks read the same record of one reset.
+ * <p>About 410 lines: the admin's run, what it sent and the three checks read the same record of one reset.
  */
 final class SimResets {
 

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * checked as things happen ({@link SimChecker}); after the faults the world heals (paused processes resume, cut
  * connections come back, typos are repaired), the producer stops, and the settled group is checked once more.
  *
- * <p>About 550 lines, about 150 of them the faults' effects ({@link #apply}): one switch over every fault kind reads
+ * <p>About 730 lines, about 150 of them the faults' effects ({@link #apply}): one switch over every fault kind reads
  * better than a class per kind, each a few lines.
  */
 final class Simulation {

@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <p>What is committed is each partition's progress ({@link Control#commit}): its low-water mark, every record below it
  * done, and the offsets done above it. Polling thread only, except {@link #enqueue} (any thread).
  *
- * <p>About 600 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
+ * <p>About 920 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
  * one of three kinds of thread, the outcome, the error policy's retry, skip, stop or dead letter, the hand-back) and
  * where ownership changes meet in-flight work (claim, revocation drain, loss, stop). Split, the outstanding count and
  * the outcome queue, which every one of those paths moves, would be shared between classes.

@@ -49,7 +49,7 @@ import org.slf4j.event.Level;
  * {@link Dispatcher}, handing back (seeking to) what was not done. On stop, it finishes what is in flight, and closes
  * the consumer (final commit, then the partitions are released).
  *
- * <p>About 640 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
+ * <p>About 720 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
  * lifecycle of the consumer and of the record path's work threads. The record path's own logic is in
  * {@link ProgressDispatch}; the Dispatcher path's state goes when the batch and transactional paths move onto the
  * progress too (docs/parallel.md).
