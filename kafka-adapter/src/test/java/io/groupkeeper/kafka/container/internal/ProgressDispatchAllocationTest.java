@@ -98,7 +98,8 @@ class ProgressDispatchAllocationTest {
                 Ordering.PARTITION,
                 1,
                 null,
-                ProgressLimits.DEFAULT);
+                ProgressLimits.DEFAULT,
+                false);
         Control control = new Control();
         ProgressDispatch<String, String> d = new ProgressDispatch<>(
                 config,

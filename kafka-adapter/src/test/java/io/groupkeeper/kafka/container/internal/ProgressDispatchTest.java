@@ -924,7 +924,8 @@ class ProgressDispatchTest {
                 ordering,
                 parallelism,
                 async,
-                limits);
+                limits,
+                false);
     }
 
     /** Pumps as the polling thread does until {@code done}. */
