@@ -69,7 +69,17 @@ class LagTimeIT extends CliTestSupport {
     }
 
     /** {@code count} records in one committed transaction: data at 0..count-1, the commit marker at count. */
+    /**
+     * {@code count} records in one committed transaction at the partition's log end, returning once the commit marker
+     * is in the log too: {@code commitTransaction()} returns when the coordinator has the commit, and the marker reaches
+     * the partition's log after it.
+     */
     private static void transactional(String topic, int partition, int count) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        long before;
+        try (KafkaLogBounds bounds = new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10))) {
+            before = bounds.latest(List.of(tp)).get(tp);
+        }
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, unique("tx"));
@@ -82,6 +92,10 @@ class LagTimeIT extends CliTestSupport {
                 producer.send(new ProducerRecord<>(topic, partition, T0.toEpochMilli(), null, "tx-" + i));
             }
             producer.commitTransaction();
+        }
+        try (KafkaLogBounds bounds = new KafkaLogBounds(bootstrap(), new Properties(), Duration.ofSeconds(10))) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> bounds.latest(List.of(tp)).get(tp) == before + count + 1);
         }
     }
 
