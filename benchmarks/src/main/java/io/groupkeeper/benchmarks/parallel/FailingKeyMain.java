@@ -18,16 +18,11 @@ import java.lang.management.MemoryMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A key that fails forever (issue 46, "a failing key"): one partition, the container in {@code KEY} ordering with
@@ -96,7 +91,7 @@ public final class FailingKeyMain {
                 String topic = "fk-k" + keys;
                 servers.kafka().createTopic(topic, 1);
                 long perTopic = (long) Math.ceil(workers * 1000.0 / Math.max(1, handlerMs) * (seconds + 5) * 1.3);
-                produce(servers.bootstrapServers(), topic, perTopic, keys);
+                KeyedRecords.produce(servers.bootstrapServers(), topic, 0, perTopic, keys);
                 Window healthy = throughput(servers, settings, topic, topic + "-healthy", false, seconds);
                 Window failing = throughput(servers, settings, topic, topic + "-failing", true, seconds);
                 double ratio = failing.rate / healthy.rate;
@@ -121,7 +116,7 @@ public final class FailingKeyMain {
             }
             String topic = "fk-heap-k" + heapKeys;
             servers.kafka().createTopic(topic, 1);
-            produce(servers.bootstrapServers(), topic, records, heapKeys);
+            KeyedRecords.produce(servers.bootstrapServers(), topic, 0, records, heapKeys);
             out.printf(
                     "produced %,d records of %,d keys; heap run begins; load %.2f%n",
                     records, heapKeys, Machine.loadAverage());
@@ -277,38 +272,5 @@ public final class FailingKeyMain {
                 keeper.close();
             }
         };
-    }
-
-    /** {@code records} records of 100 bytes, key {@code k<i mod keys>}. */
-    private static void produce(String bootstrap, String topic, long records, int keys) throws Exception {
-        String value = "v".repeat(100);
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(
-                Map.of(
-                        "bootstrap.servers",
-                        bootstrap,
-                        "acks",
-                        "1",
-                        "enable.idempotence",
-                        false,
-                        "linger.ms",
-                        5,
-                        "batch.size",
-                        262144),
-                new StringSerializer(),
-                new StringSerializer())) {
-            List<Future<?>> pending = new ArrayList<>();
-            for (long i = 0; i < records; i++) {
-                pending.add(p.send(new ProducerRecord<>(topic, 0, "k" + (i % keys), value)));
-                if (pending.size() == 10_000) {
-                    for (Future<?> f : pending) {
-                        f.get();
-                    }
-                    pending.clear();
-                }
-            }
-            for (Future<?> f : pending) {
-                f.get();
-            }
-        }
     }
 }

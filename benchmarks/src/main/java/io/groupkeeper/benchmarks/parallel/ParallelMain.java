@@ -18,12 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
@@ -117,7 +113,7 @@ public final class ParallelMain {
                 for (int keys : keyCounts) {
                     String topic = "in-p" + partitions + "-k" + keys;
                     servers.kafka().createTopic(topic, partitions);
-                    produce(servers.bootstrapServers(), topic, perTopic, keys);
+                    KeyedRecords.produce(servers.bootstrapServers(), topic, null, perTopic, keys);
                     Setup setup = new Setup(
                             servers.bootstrapServers(),
                             servers.zkConnectString(),
@@ -158,7 +154,7 @@ public final class ParallelMain {
             if (!scaleOut.isEmpty()) {
                 String topic = "scale-out-p12-k10000";
                 servers.kafka().createTopic(topic, 12);
-                produce(servers.bootstrapServers(), topic, scaleRecords, 10_000);
+                KeyedRecords.produce(servers.bootstrapServers(), topic, null, scaleRecords, 10_000);
                 Setup setup = new Setup(
                         servers.bootstrapServers(),
                         servers.zkConnectString(),
@@ -321,38 +317,5 @@ public final class ParallelMain {
             list.add(v);
         }
         return list;
-    }
-
-    /** {@code records} records of 100 bytes, key {@code k<i mod keys>}, partitioned by key (Kafka's default). */
-    private static void produce(String bootstrap, String topic, long records, int keys) throws Exception {
-        String value = "v".repeat(100);
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(
-                Map.of(
-                        "bootstrap.servers",
-                        bootstrap,
-                        "acks",
-                        "1",
-                        "enable.idempotence",
-                        false,
-                        "linger.ms",
-                        5,
-                        "batch.size",
-                        262144),
-                new StringSerializer(),
-                new StringSerializer())) {
-            List<Future<?>> pending = new ArrayList<>();
-            for (long i = 0; i < records; i++) {
-                pending.add(p.send(new ProducerRecord<>(topic, "k" + (i % keys), value)));
-                if (pending.size() == 10_000) {
-                    for (Future<?> f : pending) {
-                        f.get();
-                    }
-                    pending.clear();
-                }
-            }
-            for (Future<?> f : pending) {
-                f.get();
-            }
-        }
     }
 }
