@@ -140,19 +140,16 @@ public interface GroupMember extends AutoCloseable {
      * The stored offset of an owned partition (announced) as this member last saw its node: inside
      * {@link RebalanceListener#onPartitionsAssigned} the one the claim resumes from; after an external change was
      * adopted ({@link #refresh} or a refused commit reporting {@link CommitResult.Status#ADOPTED}) the adopted one; after
-     * a commit, what it wrote. Two kinds of empty, which a caller must tell apart:
-     * <ul>
-     *   <li>{@code Optional.empty()}: nothing seen — the partition is not owned (announced) by this member, or the
-     *       member has no store (this default);</li>
-     *   <li>{@code Optional.of(OptionalLong.empty())}: seen, with no offset — the node had none when the partition was
-     *       claimed, or its deletion (an operator's {@code offsets delete}) was adopted since; as in
-     *       {@link CommitResult#adoptedOffsets()}, a fresh start at the start position.</li>
-     * </ul>
-     * A thread that serves an assignment later than it was announced starts from this, not from the offset announced:
-     * an operator's reset or deletion adopted meanwhile must not be overwritten.
+     * a commit, what it wrote. {@link SeenOffset#notSeen()} when the partition is not owned (announced) by this member,
+     * or the member has no store (this default); {@link SeenOffset#none()} when the node had no offset when the
+     * partition was claimed, or its deletion (an operator's {@code offsets delete}) was adopted since: as in
+     * {@link CommitResult#adoptedOffsets()}, a fresh start at the start position.
+     *
+     * <p>A thread that serves an assignment later than it was announced starts from this, not from the offset
+     * announced: an operator's reset or deletion adopted meanwhile must not be overwritten.
      */
-    default Optional<OptionalLong> seenOffset(TopicPartition partition) {
-        return Optional.empty();
+    default SeenOffset seenOffset(TopicPartition partition) {
+        return SeenOffset.notSeen();
     }
 
     /**

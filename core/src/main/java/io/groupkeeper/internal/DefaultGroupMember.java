@@ -3,6 +3,7 @@ package io.groupkeeper.internal;
 import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupKeeperException;
 import io.groupkeeper.GroupMember;
+import io.groupkeeper.SeenOffset;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.log.internal.LogContext;
 import io.groupkeeper.spi.ConnectionEvent;
@@ -414,7 +415,7 @@ public final class DefaultGroupMember implements GroupMember {
     }
 
     @Override
-    public Optional<OptionalLong> seenOffset(TopicPartition partition) {
+    public SeenOffset seenOffset(TopicPartition partition) {
         return table.seenOffset(partition);
     }
 

@@ -1,5 +1,6 @@
 package io.groupkeeper.internal;
 
+import io.groupkeeper.SeenOffset;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.spi.internal.Lease;
 import io.groupkeeper.spi.internal.OffsetSnapshot;
@@ -175,9 +176,9 @@ final class PartitionTable {
      * The stored offset of a committable partition as this member last saw it (claimed, adopted or committed): empty
      * when not committable (nothing seen), an empty offset when the node had none or its deletion was adopted.
      */
-    synchronized Optional<OptionalLong> seenOffset(TopicPartition tp) {
+    synchronized SeenOffset seenOffset(TopicPartition tp) {
         Entry e = entries.get(tp);
-        return e != null && isCommittable(e) ? Optional.of(e.offset) : Optional.empty();
+        return e != null && isCommittable(e) ? SeenOffset.of(e.offset) : SeenOffset.notSeen();
     }
 
     synchronized OptionalLong fencingToken(TopicPartition tp) {

@@ -11,6 +11,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.groupkeeper.CommitResult.Status;
 import io.groupkeeper.GroupMember;
+import io.groupkeeper.SeenOffset;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.assignor.Assignors;
 import io.groupkeeper.metrics.GroupMetrics;
@@ -537,10 +538,10 @@ class DefaultGroupMemberTest {
     void seenOffsetTellsNothingSeenFromSeenWithoutAnOffset() {
         DefaultGroupMember m = started(T0);
 
-        assertThat(m.seenOffset(T0)).as("claimed with no offset stored").contains(OptionalLong.empty());
-        assertThat(m.seenOffset(T1)).as("not owned: nothing seen").isEmpty();
+        assertThat(m.seenOffset(T0)).as("claimed with no offset stored").isEqualTo(SeenOffset.none());
+        assertThat(m.seenOffset(T1)).as("not owned: nothing seen").isEqualTo(SeenOffset.notSeen());
         assertThat(m.commit(Map.of(T0, 59L)).allCommitted()).isTrue();
-        assertThat(m.seenOffset(T0)).as("after a commit, what it wrote").contains(OptionalLong.of(59));
+        assertThat(m.seenOffset(T0)).as("after a commit, what it wrote").isEqualTo(SeenOffset.of(59));
     }
 
     @Test
@@ -553,7 +554,7 @@ class DefaultGroupMemberTest {
 
         assertThat(m.seenOffset(T0))
                 .as("seen deleted: a fresh start, not nothing seen")
-                .contains(OptionalLong.empty());
+                .isEqualTo(SeenOffset.none());
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.groupkeeper.kafka.internal;
 
+import io.groupkeeper.SeenOffset;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.kafka.internal.LaneBridge.Assigned;
 import io.groupkeeper.kafka.internal.LaneBridge.ConnectionDown;
@@ -9,7 +10,6 @@ import io.groupkeeper.kafka.internal.LaneBridge.OffsetsChanged;
 import io.groupkeeper.kafka.internal.LaneBridge.Revoked;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -159,11 +159,11 @@ final class LaneEvents {
      * {@code refresh} reads the node for the claim the member holds now, and the earlier claim's positions drop it).
      */
     private OptionalLong startOf(TopicPartition tp, OptionalLong announced) {
-        Optional<OptionalLong> seen = committer.seenOffset(tp);
-        if (seen.isEmpty() || seen.get().equals(announced)) {
+        SeenOffset seen = committer.seenOffset(tp);
+        if (!seen.isSeen() || seen.offset().equals(announced)) {
             return announced; // (nothing seen: no longer owned; the loss queued behind this drops it)
         }
-        OptionalLong now = seen.get();
+        OptionalLong now = seen.offset();
         LOG.info(
                 "{} was assigned at {} and its stored offset changed externally to {} before this thread served "
                         + "the assignment; starting from {}",

@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.internal;
 
 import io.groupkeeper.CommitResult;
 import io.groupkeeper.GroupMember;
+import io.groupkeeper.SeenOffset;
 import io.groupkeeper.TopicPartition;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import io.groupkeeper.metrics.GroupMetrics;
@@ -375,7 +376,7 @@ final class PositionCommitter {
      * The stored offset of an owned partition as the member last saw it (claimed, adopted or committed): empty when
      * nothing was seen (not owned), an empty offset when the node has none (never stored, or deleted).
      */
-    Optional<OptionalLong> seenOffset(TopicPartition tp) {
+    SeenOffset seenOffset(TopicPartition tp) {
         return member.seenOffset(tp);
     }
 
