@@ -3,7 +3,7 @@ package io.groupkeeper.kafka.container.internal;
 import io.groupkeeper.kafka.container.AsyncRecordHandler;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.Recovery;
-import io.groupkeeper.kafka.container.internal.progress.Fetched;
+import io.groupkeeper.kafka.container.internal.progress.FetchedView;
 import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
 import io.groupkeeper.kafka.container.internal.progress.Ordering;
 import io.groupkeeper.kafka.container.internal.progress.OwnedPartitions;
@@ -94,6 +94,24 @@ final class ProgressDispatch<K, V> {
         NOT_RECOVERED,
         FATAL
     }
+
+    /** How progress reads a fetched record in place: offset, key (its bytes) and serialized size. */
+    private static final FetchedView<ConsumerRecord<ByteBuffer, ByteBuffer>> RAW = new FetchedView<>() {
+        @Override
+        public long offset(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+            return r.offset();
+        }
+
+        @Override
+        public Object key(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+            return r.key();
+        }
+
+        @Override
+        public int bytes(ConsumerRecord<ByteBuffer, ByteBuffer> r) {
+            return Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+        }
+    };
 
     /** A ticket back from a handler call or a dead letter. */
     private record Outcome(
@@ -221,19 +239,11 @@ final class ProgressDispatch<K, V> {
             if (list.isEmpty()) {
                 continue;
             }
-            List<Fetched<ConsumerRecord<ByteBuffer, ByteBuffer>>> fs = new ArrayList<>(list.size());
-            for (ConsumerRecord<ByteBuffer, ByteBuffer> r : list) {
-                fs.add(new Fetched<>(
-                        r.offset(),
-                        r.key(),
-                        Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize()),
-                        r));
-            }
             long first = list.get(0).offset();
             Optional<PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>>> p = owned.get(tp);
             if (p.isPresent()) {
                 try {
-                    p.get().append(fs);
+                    p.get().append(list, RAW); // the records as fetched: nothing made per record
                     continue;
                 } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
                     LOG.info(
@@ -246,7 +256,7 @@ final class ProgressDispatch<K, V> {
             }
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> fresh =
                     owned.assigned(tp, control.token(tp), OffsetProgress.at(first));
-            fresh.append(fs);
+            fresh.append(list, RAW);
             started(tp, first);
             commit(tp, fresh.snapshot()); // from now on, never the position (it runs ahead)
         }
@@ -511,27 +521,28 @@ final class ProgressDispatch<K, V> {
         long failed = -1;
         Throwable failure = null;
         boolean undeserializable = false;
-        for (Fetched<ConsumerRecord<ByteBuffer, ByteBuffer>> f; calls < budget && (f = p.runnable()) != null; ) {
+        for (ConsumerRecord<ByteBuffer, ByteBuffer> raw; calls < budget && (raw = p.runnable()) != null; ) {
             if (calls > 0 && held.test(tp)) {
                 break; // paused or stopped by a handler, or the container stops
             }
             calls++;
-            failed = f.offset();
+            long offset = raw.offset();
+            failed = offset;
             ConsumerRecord<K, V> record;
             try {
-                record = deserialize(f.record());
+                record = deserialize(raw);
             } catch (RuntimeException e) {
                 failure = e;
                 undeserializable = true;
                 break;
             }
-            failure = callInline(tp, f.offset(), record, current, token);
+            failure = callInline(tp, offset, record, current, token);
             if (failure != null) {
                 break;
             }
             p.completeRunnable();
             handled++;
-            control.outcome(tp, f.offset(), null);
+            control.outcome(tp, offset, null);
         }
         if (handled > 0) {
             processed.computeIfAbsent(tp.topic(), x -> new int[1])[0] += handled;

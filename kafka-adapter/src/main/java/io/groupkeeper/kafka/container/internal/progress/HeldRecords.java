@@ -3,21 +3,23 @@ package io.groupkeeper.kafka.container.internal.progress;
 import java.util.Arrays;
 
 /**
- * The records a {@link PartitionProgress} holds (fetched and not done), in offset order, each with its ticket while in
- * flight: a ring of slots, appended at the tail in offset order and removed anywhere. A removed slot is a hole until
- * the head passes it, so the head is always the lowest record held. Finding a record is a binary search over the
- * slots, and one comparison for the lowest one (the only one under {@code PARTITION}): no boxing, no entry objects, no
- * allocation but the ring's growth.
+ * The records a {@link PartitionProgress} holds (fetched and not done), in offset order, each with its size, its lane
+ * and its ticket while in flight: a ring of slots (parallel arrays), appended at the tail in offset order and removed
+ * anywhere. A removed slot is a hole until the head passes it, so the head is always the lowest record held. Finding a
+ * record is a binary search over the slots, and one comparison for the lowest one (the only one under
+ * {@code PARTITION}): no boxing, no entry objects, no wrapper per record, no allocation but the ring's growth.
  *
  * <p>Not thread-safe (its progress's thread).
  */
 final class HeldRecords<R> {
 
     private long[] offsets = new long[64];
-    /** {@code Fetched<R>} and {@code Ticket<R>} (erased: arrays of a generic type cannot be made). */
+    /** {@code R}, {@code Ticket<R>} and the progress's lanes (erased: arrays of a generic type cannot be made). */
     private Object[] records = new Object[64];
 
     private Object[] tickets = new Object[64];
+    private Object[] lanes = new Object[64];
+    private int[] bytes = new int[64];
     /** The ring's slots in use are {@code head .. tail - 1} (indexes modulo the capacity, a power of two). */
     private long head;
 
@@ -38,14 +40,16 @@ final class HeldRecords<R> {
         return offsets[(int) head & (offsets.length - 1)];
     }
 
-    /** Adds a record above every one held. */
-    void add(Fetched<R> f) {
+    /** Adds a record (not null) above every one held, with its size in bytes and its lane. */
+    void add(long offset, R record, int recordBytes, Object lane) {
         if (tail - head == offsets.length) {
             grow();
         }
         int i = (int) tail & (offsets.length - 1);
-        offsets[i] = f.offset();
-        records[i] = f;
+        offsets[i] = offset;
+        records[i] = record;
+        bytes[i] = recordBytes;
+        lanes[i] = lane;
         tail++;
         size++;
     }
@@ -76,8 +80,20 @@ final class HeldRecords<R> {
     }
 
     @SuppressWarnings("unchecked")
-    Fetched<R> record(long slot) {
-        return (Fetched<R>) records[(int) slot & (records.length - 1)];
+    R record(long slot) {
+        return (R) records[(int) slot & (records.length - 1)];
+    }
+
+    long offset(long slot) {
+        return offsets[(int) slot & (offsets.length - 1)];
+    }
+
+    int bytes(long slot) {
+        return bytes[(int) slot & (bytes.length - 1)];
+    }
+
+    Object lane(long slot) {
+        return lanes[(int) slot & (lanes.length - 1)];
     }
 
     @SuppressWarnings("unchecked")
@@ -89,24 +105,23 @@ final class HeldRecords<R> {
         tickets[(int) slot & (tickets.length - 1)] = t;
     }
 
-    /** Removes the record of {@code slot} (from {@link #slot}); returns it. */
-    Fetched<R> remove(long slot) {
+    /** Removes the record of {@code slot} (from {@link #slot}). */
+    void remove(long slot) {
         int mask = records.length - 1;
         int i = (int) slot & mask;
-        @SuppressWarnings("unchecked")
-        Fetched<R> f = (Fetched<R>) records[i];
         records[i] = null;
         tickets[i] = null;
+        lanes[i] = null;
         size--;
         while (head < tail && records[(int) head & mask] == null) {
             head++;
         }
-        return f;
     }
 
     void clear() {
         Arrays.fill(records, null);
         Arrays.fill(tickets, null);
+        Arrays.fill(lanes, null);
         head = tail = 0;
         size = 0;
     }
@@ -116,15 +131,21 @@ final class HeldRecords<R> {
         long[] o = new long[n * 2];
         Object[] r = new Object[n * 2];
         Object[] t = new Object[n * 2];
+        Object[] l = new Object[n * 2];
+        int[] b = new int[n * 2];
         for (long s = head; s < tail; s++) {
             int from = (int) s & (n - 1);
             int to = (int) s & (2 * n - 1);
             o[to] = offsets[from];
             r[to] = records[from];
             t[to] = tickets[from];
+            l[to] = lanes[from];
+            b[to] = bytes[from];
         }
         offsets = o;
         records = r;
         tickets = t;
+        lanes = l;
+        bytes = b;
     }
 }

@@ -20,8 +20,13 @@ public record OffsetProgress(long lowWater, NavigableSet<Long> done, SortedMap<L
         if (lowWater < 0) {
             throw new IllegalArgumentException("low-water mark must be >= 0, was " + lowWater);
         }
-        done = Collections.unmodifiableNavigableSet(new TreeSet<>(done));
-        attempts = Collections.unmodifiableSortedMap(new TreeMap<>(attempts));
+        // (empty, as nearly every commit's are: the shared empty ones, nothing made per commit)
+        done = done.isEmpty()
+                ? Collections.emptyNavigableSet()
+                : Collections.unmodifiableNavigableSet(new TreeSet<>(done));
+        attempts = attempts.isEmpty()
+                ? Collections.emptySortedMap()
+                : Collections.unmodifiableSortedMap(new TreeMap<>(attempts));
         if (!done.isEmpty() && done.first() <= lowWater) {
             throw new IllegalArgumentException("done offset " + done.first() + " is not above the low-water mark "
                     + lowWater + " (everything below the low-water mark is done, the mark itself is not)");

@@ -1,6 +1,5 @@
 package io.groupkeeper.kafka.container.internal.progress;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -35,9 +34,11 @@ import java.util.TreeSet;
  * epoch, tickets handed back twice, and everything after {@link #lost()} are dropped and counted.
  *
  * <p>The cost per record is kept flat (every ordering, and {@code PARTITION} is the container's default path): the held
- * records are a ring in offset order ({@link HeldRecords}) carrying each one's ticket while in flight, the idle lanes
- * a priority queue by their next offset, {@code PARTITION}'s one lane a field; the done set, the attempts and the
- * retries (sorted maps) are touched only when they hold something. {@code PartitionProgressAllocationTest} counts it.
+ * records are a ring in offset order ({@link HeldRecords}) carrying each one's size, lane and ticket while in flight,
+ * a lane's queue a ring of offsets, the idle lanes a priority queue by their next offset, {@code PARTITION}'s one lane
+ * a field; the done set, the attempts and the retries (sorted maps) are touched only when they hold something. The
+ * container's records are held as fetched, read through a {@link FetchedView}: nothing is made per record.
+ * {@code PartitionProgressAllocationTest} counts it.
  *
  * <p>Not thread-safe: one thread (the container's polling thread) calls it; workers hand tickets back through it.
  */
@@ -45,7 +46,9 @@ public final class PartitionProgress<R> {
 
     private static final class Lane<R> {
         final Object id;
-        final ArrayDeque<Fetched<R>> queue = new ArrayDeque<>();
+        /** The offsets of its records waiting to start, in offset order. */
+        final OffsetQueue queue = new OffsetQueue();
+
         boolean busy;
 
         Lane(Object id) {
@@ -77,8 +80,8 @@ public final class PartitionProgress<R> {
      * The idle lanes with records, by the offset of their next record (a lane's next record does not change while it
      * waits here: records join a lane at its end).
      */
-    private final PriorityQueue<Lane<R>> ready = new PriorityQueue<>(
-            Comparator.comparingLong((Lane<R> l) -> l.queue.peek().offset()));
+    private final PriorityQueue<Lane<R>> ready =
+            new PriorityQueue<>(Comparator.comparingLong((Lane<R> l) -> l.queue.peek()));
     /** Tickets in flight (each in its record's slot of {@link #held}). */
     private int inFlight;
     /** Failed records by offset, and when they may run again. */
@@ -124,25 +127,54 @@ public final class PartitionProgress<R> {
             return 0;
         }
         for (Fetched<R> f : records) {
-            if (f.offset() < fetchedUntil) {
-                throw new IllegalArgumentException("record at offset " + f.offset() + " fetched again or out of order:"
-                        + " the fetch position is " + fetchedUntil + " (records come in offset order, each once)");
-            }
-            fetchedUntil = f.offset() + 1;
-            if (f.offset() < lowWater || (!done.isEmpty() && done.contains(f.offset()))) {
-                skipped++;
-                continue;
-            }
-            held.add(f);
-            heldBytes += f.bytes();
-            Lane<R> lane = lane(f);
-            lane.queue.add(f);
-            if (!lane.busy && lane.queue.size() == 1) {
-                ready.add(lane);
-            }
+            skipped += hold(f.offset(), f.key(), f.bytes(), f.record());
         }
         advance();
         return skipped;
+    }
+
+    /**
+     * As {@link #append(List)}, reading each record (not null) in place through {@code view}: the container's path,
+     * nothing made per record.
+     *
+     * @throws IllegalArgumentException as {@link #append(List)}, and for a size below 0
+     */
+    public int append(List<? extends R> records, FetchedView<R> view) {
+        int skipped = 0;
+        if (lost) {
+            return 0;
+        }
+        for (R r : records) {
+            long offset = view.offset(r);
+            int bytes = view.bytes(r);
+            if (bytes < 0) {
+                throw new IllegalArgumentException(
+                        "bytes of the record at offset " + offset + " must be >= 0, was " + bytes);
+            }
+            skipped += hold(offset, view.key(r), bytes, r);
+        }
+        advance();
+        return skipped;
+    }
+
+    /** One fetched record: held in its lane, or skipped (returns 1) when done already. */
+    private int hold(long offset, Object key, int bytes, R record) {
+        if (offset < fetchedUntil) {
+            throw new IllegalArgumentException("record at offset " + offset + " fetched again or out of order:"
+                    + " the fetch position is " + fetchedUntil + " (records come in offset order, each once)");
+        }
+        fetchedUntil = offset + 1;
+        if (offset < lowWater || (!done.isEmpty() && done.contains(offset))) {
+            return 1;
+        }
+        Lane<R> lane = lane(offset, key);
+        held.add(offset, Objects.requireNonNull(record, "record"), bytes, lane);
+        heldBytes += bytes;
+        lane.queue.add(offset);
+        if (!lane.busy && lane.queue.size() == 1) {
+            ready.add(lane);
+        }
+        return 0;
     }
 
     /** The consumer's position moved past offsets that hold no record (transaction markers, compacted records). */
@@ -220,10 +252,10 @@ public final class PartitionProgress<R> {
                 }
             }
         }
-        if (!ready.isEmpty() && ready.peek().queue.peek().offset() < lowWater + limits.maxSpan()) {
+        if (!ready.isEmpty() && ready.peek().queue.peek() < lowWater + limits.maxSpan()) {
             Lane<R> lane = ready.poll();
             lane.busy = true;
-            return start(held.slot(lane.queue.poll().offset()));
+            return start(held.slot(lane.queue.poll()));
         }
         return null;
     }
@@ -236,12 +268,15 @@ public final class PartitionProgress<R> {
      * can hand it back, so there is no stale ticket to tell apart. The caller runs it and then calls
      * {@link #completeRunnable} (handled) or {@link #next} (failed: its ticket goes the error policy's way).
      */
-    public Fetched<R> runnable() {
+    public R runnable() {
         if (partitionLane == null || inFlight != 0 || lost || stopped || !waiting.isEmpty() || !attempts.isEmpty()) {
             return null;
         }
-        Fetched<R> f = partitionLane.queue.peek();
-        return f != null && f.offset() < lowWater + limits.maxSpan() ? f : null;
+        OffsetQueue queue = partitionLane.queue;
+        // Nothing in flight or waiting: the lane's records are every record held, its first the lowest (the head).
+        return !queue.isEmpty() && queue.peek() < lowWater + limits.maxSpan()
+                ? held.record(held.slot(queue.peek()))
+                : null;
     }
 
     /**
@@ -250,12 +285,12 @@ public final class PartitionProgress<R> {
      */
     public void completeRunnable() {
         Lane<R> lane = partitionLane;
-        Fetched<R> f = lane.queue.poll();
-        long slot = held.slot(f.offset());
+        long offset = lane.queue.poll();
+        long slot = held.slot(offset);
+        heldBytes -= held.bytes(slot);
         held.remove(slot);
-        heldBytes -= f.bytes();
-        if (f.offset() != lowWater) {
-            done.add(f.offset());
+        if (offset != lowWater) {
+            done.add(offset);
         }
         if (lane.queue.isEmpty()) {
             ready.remove(lane);
@@ -265,23 +300,23 @@ public final class PartitionProgress<R> {
     }
 
     private Ticket<R> start(long slot) {
-        Fetched<R> f = held.record(slot);
-        int attempt = attempts.isEmpty() ? 1 : attempts.getOrDefault(f.offset(), 0) + 1;
-        Ticket<R> t = new Ticket<>(epoch, f.offset(), attempt, f.record());
+        long offset = held.offset(slot);
+        int attempt = attempts.isEmpty() ? 1 : attempts.getOrDefault(offset, 0) + 1;
+        Ticket<R> t = new Ticket<>(epoch, offset, attempt, held.record(slot));
         held.ticket(slot, t);
         inFlight++;
         return t;
     }
 
     /** The lane of a fetched record ({@code PARTITION}'s one lane without a look-up). */
-    private Lane<R> lane(Fetched<R> f) {
+    private Lane<R> lane(long offset, Object key) {
         if (ordering == Ordering.PARTITION) {
             if (partitionLane == null) {
-                partitionLane = new Lane<>(ordering.lane(f.offset(), f.key()));
+                partitionLane = new Lane<>(ordering.lane(offset, key));
             }
             return partitionLane;
         }
-        return lanes.computeIfAbsent(ordering.lane(f.offset(), f.key()), Lane::new);
+        return lanes.computeIfAbsent(ordering.lane(offset, key), Lane::new);
     }
 
     /**
@@ -296,15 +331,16 @@ public final class PartitionProgress<R> {
         }
         long offset = ticket.offset();
         inFlight--;
-        Fetched<R> f = held.remove(slot);
-        heldBytes -= f.bytes();
+        heldBytes -= held.bytes(slot);
+        @SuppressWarnings("unchecked")
+        Lane<R> lane = (Lane<R>) held.lane(slot); // (held while its record is: a lane with a record held stays)
+        held.remove(slot);
         if (!attempts.isEmpty()) {
             attempts.remove(offset);
         }
         if (offset != lowWater) { // (the mark moves past it below: in-order completions keep the done set empty)
             done.add(offset);
         }
-        Lane<R> lane = lane(f);
         lane.busy = false;
         if (lane.queue.isEmpty()) {
             if (lane != partitionLane) {
@@ -399,7 +435,9 @@ public final class PartitionProgress<R> {
 
     /** {@code written} (a {@link #snapshot()}) is in the offset node now. */
     public void committed(OffsetProgress written) {
-        owed = !written.equals(snapshot());
+        owed = written.lowWater() != lowWater
+                || !written.done().equals(done)
+                || !written.attempts().equals(attempts);
     }
 
     /** A graceful handover begins: nothing more starts; what is in flight may still complete. */

@@ -40,7 +40,7 @@ class PartitionProgressTest {
         return tickets.stream().map(Ticket::offset).toList();
     }
 
-    private static PartitionProgress<String> fresh(Ordering o, ProgressLimits limits, long from) {
+    private static <R> PartitionProgress<R> fresh(Ordering o, ProgressLimits limits, long from) {
         return new PartitionProgress<>(o, limits, 7, OffsetProgress.at(from));
     }
 
@@ -458,6 +458,80 @@ class PartitionProgressTest {
                 .containsExactlyInAnyOrder("PARTITION", "KEY", "UNORDERED");
     }
 
+    // ------------------------------------------------------------------ records read in place
+
+    /** Reads the tests' {@code Fetched} as the container reads its records: in place, through a view. */
+    private static final FetchedView<Fetched<String>> VIEW = new FetchedView<>() {
+        @Override
+        public long offset(Fetched<String> r) {
+            return r.offset();
+        }
+
+        @Override
+        public Object key(Fetched<String> r) {
+            return r.key();
+        }
+
+        @Override
+        public int bytes(Fetched<String> r) {
+            return r.bytes();
+        }
+    };
+
+    @Test
+    void recordsReadThroughAViewAreHeldDispatchedAndCompletedAsFetchedOnesAre() {
+        for (Ordering ordering : Ordering.values()) {
+            PartitionProgress<String> fetched = fresh(ordering, ROOMY, 3);
+            PartitionProgress<Fetched<String>> viewed = fresh(ordering, ROOMY, 3);
+            assertThat(fetched.append(records(3, 9, "a", "b", "a")))
+                    .isEqualTo(viewed.append(records(3, 9, "a", "b", "a"), VIEW));
+            assertThat(viewed.heldBytes()).isEqualTo(fetched.heldBytes()).isEqualTo(70);
+            List<Ticket<String>> a = fetched.dispatch(3, 0);
+            List<Ticket<Fetched<String>>> b = viewed.dispatch(3, 0);
+            assertThat(b.stream().map(t -> t.record().record()).toList())
+                    .as(ordering.name())
+                    .isEqualTo(a.stream().map(Ticket::record).toList());
+            assertThat(b.stream().map(Ticket::offset).toList()).isEqualTo(offsets(a));
+            for (int i = a.size() - 1; i >= 0; i--) { // out of order: the done set and the lanes move as well
+                assertThat(fetched.complete(a.get(i))).isTrue();
+                assertThat(viewed.complete(b.get(i))).isTrue();
+            }
+            assertThat(viewed.snapshot()).as(ordering.name()).isEqualTo(fetched.snapshot());
+            assertThat(viewed.heldBytes()).isEqualTo(fetched.heldBytes());
+            assertThat(offsets(fetched.dispatch(10, 0)))
+                    .isEqualTo(
+                            viewed.dispatch(10, 0).stream().map(Ticket::offset).toList());
+        }
+    }
+
+    @Test
+    void aRecordReadThroughAViewWithANegativeSizeOrFetchedAgainIsRefused() {
+        PartitionProgress<Fetched<String>> p = fresh(Ordering.KEY, ROOMY, 0);
+        FetchedView<Fetched<String>> negative = new FetchedView<>() {
+            @Override
+            public long offset(Fetched<String> r) {
+                return r.offset();
+            }
+
+            @Override
+            public Object key(Fetched<String> r) {
+                return r.key();
+            }
+
+            @Override
+            public int bytes(Fetched<String> r) {
+                return -1;
+            }
+        };
+        assertThatThrownBy(() -> p.append(records(0, 0, "a"), negative))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bytes of the record at offset 0 must be >= 0, was -1");
+        p.append(records(0, 1, "a"), VIEW);
+        assertThatThrownBy(() -> p.append(records(1, 1, "a"), VIEW))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("record at offset 1 fetched again or out of order");
+    }
+
     // ------------------------------------------------------------------ inline runs (no tickets)
 
     @Test
@@ -467,10 +541,9 @@ class PartitionProgressTest {
         runs.append(records(10, 14, "a", "b"));
         tickets.append(records(10, 14, "a", "b"));
         for (int i = 0; i < 5; i++) {
-            Fetched<String> f = runs.runnable();
+            String r = runs.runnable();
             Ticket<String> t = only(tickets.dispatch(1, 0));
-            assertThat(f.offset()).isEqualTo(t.offset());
-            assertThat(f.record()).isEqualTo(t.record());
+            assertThat(r).isEqualTo(t.record()).endsWith("@" + t.offset());
             runs.completeRunnable();
             assertThat(tickets.complete(t)).isTrue();
             assertThat(runs.snapshot()).isEqualTo(tickets.snapshot());
@@ -481,9 +554,9 @@ class PartitionProgressTest {
         assertThat(runs.runnable()).isNull();
         assertThat(runs.lowWater()).isEqualTo(15);
         runs.append(records(15, 16, "a"));
-        assertThat(runs.runnable().offset())
+        assertThat(runs.runnable())
                 .as("the lane is idle again after its queue emptied")
-                .isEqualTo(15);
+                .isEqualTo("a@15");
         assertThat(offsets(runs.dispatch(5, 0)))
                 .as("and tickets still work after runs")
                 .containsExactly(15L);
@@ -501,10 +574,10 @@ class PartitionProgressTest {
         Ticket<String> again = only(p.dispatch(1, 100));
         assertThat(p.runnable()).as("its retry in flight").isNull();
         assertThat(p.complete(again)).isTrue();
-        assertThat(p.runnable().offset()).isEqualTo(1);
+        assertThat(p.runnable()).isEqualTo("a@1");
         p.completeRunnable();
         p.completeRunnable();
-        assertThat(p.runnable().offset()).isEqualTo(3);
+        assertThat(p.runnable()).isEqualTo("a@3");
         p.stopDispatching();
         assertThat(p.runnable()).as("stopped for a handover").isNull();
 
