@@ -86,6 +86,15 @@ final class KafkaTransactions implements AutoCloseable {
         final Set<Long> unconfirmed = new LinkedHashSet<>();
         /** The last commit point held the Kafka commit back ({@link #unsettled}); logged once until it clears. */
         boolean held;
+        /**
+         * ZooKeeper's offset was removed (found at the claim, or a deletion adopted) and no Kafka commit of this claim
+         * has carried the fresh start yet: nothing is written to ZooKeeper ({@link #zkOffset}). The start stored there
+         * alone could be a value Kafka's last commit names in its metadata (the value ZooKeeper held when it was
+         * committed, often the start position itself), and the next claim — this member's, made again after a failed
+         * transaction, or the next owner's — would let Kafka's offset win over it; the node left removed starts it
+         * afresh again.
+         */
+        boolean freshStart;
 
         Txn(String transactionalId) {
             this.transactionalId = transactionalId;
@@ -244,6 +253,7 @@ final class KafkaTransactions implements AutoCloseable {
             Txn t = new Txn(config.transactionalId(namespace, group, p.tp.topic(), p.tp.partition()));
             if (old != null) { // claimed again: what ZooKeeper may hold is unchanged by a new producer
                 t.unconfirmed.addAll(old.unconfirmed);
+                t.freshStart = old.freshStart;
             }
             txns.put(p.tp, t);
             if (inDoubt) {
@@ -342,6 +352,7 @@ final class KafkaTransactions implements AutoCloseable {
                         "ZooKeeper's offset of {} was removed (Kafka has {}); starting from the start position",
                         p.tp,
                         k.offset());
+                t.freshStart = true;
             }
         }
     }
@@ -562,6 +573,7 @@ final class KafkaTransactions implements AutoCloseable {
             }
             long target = p.position;
             if (!t.open && target == t.kafkaOffset) {
+                t.freshStart = false; // (a start at Kafka's offset: ZooKeeper may hold it)
                 continue;
             }
             if (unsettled(t)) {
@@ -603,6 +615,7 @@ final class KafkaTransactions implements AutoCloseable {
                 t.open = false;
                 t.kafkaOffset = target;
                 t.base = target;
+                t.freshStart = false;
             } catch (ProducerFencedException
                     | InvalidProducerEpochException
                     | TransactionalIdAuthorizationException e) {
@@ -711,6 +724,7 @@ final class KafkaTransactions implements AutoCloseable {
         if (t != null) {
             t.base = stored.isPresent() ? stored.getAsLong() : -1;
             t.unconfirmed.clear();
+            t.freshStart = stored.isEmpty(); // a deletion: the start is stored once Kafka has it
         }
     }
 
@@ -740,10 +754,14 @@ final class KafkaTransactions implements AutoCloseable {
      * What a ZooKeeper write of {@code tp} may carry when the position is {@code position}: the position, except while
      * the Kafka commit is held back ({@link #unsettled}): then Kafka's offset (already named by Kafka itself: whoever
      * reads it next finds ZooKeeper equal to Kafka), so ZooKeeper never gets ahead of the offset of record and the
-     * write's answer settles the unknown ones; -1: write nothing (Kafka has no offset yet).
+     * write's answer settles the unknown ones; -1: write nothing (Kafka has no offset yet, or ZooKeeper's was removed
+     * and Kafka does not have the fresh start yet: {@link Txn#freshStart}).
      */
     long zkOffset(TopicPartition tp, long position) {
         Txn t = txns.get(tp);
+        if (t != null && t.freshStart) {
+            return -1;
+        }
         return t == null || !t.held ? position : t.kafkaOffset;
     }
 

@@ -99,6 +99,20 @@ final class AdapterSimulation {
                             }
                         }
                     }
+
+                    @Override
+                    public void outputCommitted(org.apache.kafka.common.TopicPartition out, Object key, Object value) {
+                        for (Member m : world.members) {
+                            if (m.closing && m.proc.mainTag.equals(world.scheduler.running())) {
+                                String input = (String) key; // "partition:offset"
+                                int colon = input.indexOf(':');
+                                checker.closerOutput(
+                                        m.id,
+                                        Integer.parseInt(input.substring(0, colon)),
+                                        Long.parseLong(input.substring(colon + 1)));
+                            }
+                        }
+                    }
                 });
     }
 
