@@ -26,19 +26,22 @@ import java.util.TreeSet;
  *   records whose processing interval is not inside an interval in which the processing member owned the
  *   partition;</li>
  *   <li><b>duplicates</b>: processings beyond the first of an offset, not explained by an admin reset (a reset to
- *   {@code r} replays offsets from {@code r} on, once the owner has adopted it: from the first processing of
- *   {@code r} after the reset began);</li>
+ *   {@code r} clears the done set too, so its owner replays every offset from {@code r} up to the highest it had
+ *   processed, done or started, in any order of keys: the reset's adoption is the owner's first repeat at or above
+ *   {@code r} since the reset began, provided the owner goes on to repeat a record below the reset's old offset, and
+ *   every processing before the adoption at or above {@code r} may be repeated once after it);</li>
  *   <li><b>bound</b>: the records that crashes and losses may replay — the union of (a) for every crash fault, the
  *   records the crashed member processed within the uncommitted window around it, and (b) for every ownership
  *   interval that ended without a commit (lost or crashed) <em>and</em> is explained by a fault exposing that member
- *   shortly before, the records the member processed in that interval at or above the committed offset last sampled
+ *   shortly before — or by the member's own report that it stopped processing without commit ({@link ChaosLedger.Stop}:
+ *   a connection in doubt that no fault was aimed at) — the records the member processed in that interval at or above the committed offset last sampled
  *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
  *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
  *   <li><b>key-order-violations</b>: two records of one key processed out of offset order, or at once, within one
  *   ownership interval of one claim (the fencing token each record was processed under) with no reset between them
  *   ({@link KeyOrderCheck}; fails the run unless the ordering is {@code UNORDERED});</li>
  *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
- *   the two samples;</li>
+ *   the two samples (from the start of the earlier sample's read: a slow read may return after the write);</li>
  *   <li><b>unwritten</b>: in a group whose members write to the run's fenced sink, offsets in {@code [0, logEnd)} of
  *   which no write was accepted — a record whose only processing was a former claim's refused write, never done again
  *   (an old claim's completion taken as done by the next claim would show here, not under <b>lost</b>);</li>
@@ -300,9 +303,18 @@ public final class ChaosChecker {
                     .add(s);
         }
         samples.values().forEach(l -> l.sort(Comparator.comparingLong(CommittedSample::atMillis)));
+        // a member's own report of stopping without commit exposes it as a fault that hit it would
+        List<Fault> exposures = new ArrayList<>(faults);
+        for (ChaosLedger.Stop st : ledger.stops()) {
+            exposures.add(new Fault("stopped without commit", st.member(), st.atMillis(), false, Set.of(st.member())));
+        }
+        if (!ledger.stops().isEmpty()) {
+            notes.add("members' reports of partitions stopped without commit: "
+                    + ledger.stops().size());
+        }
         int unexplainedLosses = 0;
         for (Ownership o : ownerships) {
-            Optional<Fault> why = faults.stream()
+            Optional<Fault> why = exposures.stream()
                     .filter(f -> f.exposed().contains(o.member())
                             && f.atMillis() - EXPLAIN_SLACK_MILLIS <= o.toMillis()
                             && o.toMillis() <= f.atMillis() + explainMillis)
@@ -382,20 +394,31 @@ public final class ChaosChecker {
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
             for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
                 Set<Long> seenBefore = new HashSet<>();
+                Map<String, Integer> firstRepeat = new HashMap<>(); // per member, since the reset began
                 for (int i : indices) {
                     Processed p = ordered.get(i);
-                    // the first replay of the reset's range: in KEY or UNORDERED ordering the target's own record
-                    // may start after others of the range (different lanes), and the old progress may still finish
-                    // records of the range for the first time while the reset is planned and written; the range
-                    // unknown: the target itself
-                    boolean inRange = r.from() == Long.MAX_VALUE
-                            ? p.offset() == r.offset()
-                            : p.offset() >= r.offset()
-                                    && (p.offset() < r.from() || r.from() <= r.offset())
-                                    && seenBefore.contains(p.offset()); // a reset to where it was clears the done set
+                    // The reset clears the done set: the owner replays from the target up to the highest offset it
+                    // had processed, in any order of keys, so its first repeat may lie above the old offset. The
+                    // adoption is confirmed by a repeat inside [target, old offset) — only a reset sends the owner
+                    // below its committed offset (a reset to where it was: any repeat at or above the target; the
+                    // old offset unknown: the target itself) — and is that member's first repeat at or above the
+                    // target since the reset began. The old progress may still finish records for the first time
+                    // while the reset is planned and written: those are not repeats.
+                    boolean repeat = p.offset() >= r.offset() && seenBefore.contains(p.offset());
                     seenBefore.add(p.offset());
-                    if (p.atMillis() >= r.startedMillis() && inRange) {
-                        adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it
+                    if (p.atMillis() < r.startedMillis()) {
+                        continue;
+                    }
+                    if (repeat) {
+                        firstRepeat.putIfAbsent(p.member(), i);
+                    }
+                    boolean confirms = r.from() == Long.MAX_VALUE
+                            ? p.offset() == r.offset()
+                            : repeat && (p.offset() < r.from() || r.from() <= r.offset());
+                    if (confirms) {
+                        adoptedAt
+                                .computeIfAbsent(firstRepeat.getOrDefault(p.member(), i), k -> new ArrayList<>())
+                                .add(r); // the owner went back to it
                         break;
                     }
                 }
@@ -424,7 +447,8 @@ public final class ChaosChecker {
             }
         }
 
-        // committed offsets never move backwards except to (or past) a reset's target written in between
+        // committed offsets never move backwards except to (or past) a reset's target written in between: after the
+        // earlier sample's read began (it may have been answered before the write and returned after the admin call)
         long backwards = 0;
         for (Map.Entry<String, List<CommittedSample>> e : new TreeMap<>(samples).entrySet()) {
             CommittedSample before = null;
@@ -434,7 +458,7 @@ public final class ChaosChecker {
                     boolean byReset = resetsByPartition.getOrDefault(e.getKey(), List.of()).stream()
                             .anyMatch(r -> r.offset() <= s.offset()
                                     && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
-                                    && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS);
+                                    && r.atMillis() >= b.readMillis() - SAMPLE_SLACK_MILLIS);
                     if (!byReset) {
                         backwards++;
                         problems.add(
