@@ -107,10 +107,16 @@ public final class ChaosChecker {
 
     /** A fault explains a loss that ends up to this long before it (the member's clock vs the injector's). */
     private static final long EXPLAIN_SLACK_MILLIS = 1_000;
-    /** A sample and a reset's recorded times may be this far out of order (recorded after the round trip). */
+    /**
+     * A sample's and a reset's recorded times may be this far out of order (each clock is read around a round trip;
+     * a sample carries its read's start too, for a slow read answered before a reset's write).
+     */
     private static final long SAMPLE_SLACK_MILLIS = 50;
     /** Messages kept per kind of problem; the counts stay exact. */
     private static final int MAX_MESSAGES = 20;
+
+    /** The kind of exposure a member's own report of stopping without commit ({@link ChaosLedger.Stop}) counts as. */
+    private static final String STOPPED = "stopped without commit";
 
     /** A reset's owner may still be on its old progress this long after the reset was written (the key check). */
     private static final long RESET_ADOPT_MILLIS = 10_000;
@@ -306,13 +312,14 @@ public final class ChaosChecker {
         // a member's own report of stopping without commit exposes it as a fault that hit it would
         List<Fault> exposures = new ArrayList<>(faults);
         for (ChaosLedger.Stop st : ledger.stops()) {
-            exposures.add(new Fault("stopped without commit", st.member(), st.atMillis(), false, Set.of(st.member())));
+            exposures.add(new Fault(STOPPED, st.member(), st.atMillis(), false, Set.of(st.member())));
         }
         if (!ledger.stops().isEmpty()) {
             notes.add("members' reports of partitions stopped without commit: "
                     + ledger.stops().size());
         }
         int unexplainedLosses = 0;
+        int byOwnReport = 0;
         for (Ownership o : ownerships) {
             Optional<Fault> why = exposures.stream()
                     .filter(f -> f.exposed().contains(o.member())
@@ -330,6 +337,9 @@ public final class ChaosChecker {
                 }
                 continue;
             }
+            if (why.get().kind().equals(STOPPED)) {
+                byOwnReport++; // faults come first: no fault explains it
+            }
             // its last commit happened before anyone else could take the partition: sample no later than that
             long handedOver = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
                     .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.fromMillis())
@@ -344,6 +354,10 @@ public final class ChaosChecker {
                     replayable.add(i);
                 }
             }
+        }
+        if (byOwnReport > 0) {
+            notes.add("intervals no fault explains, bounded by their member's own report of stopping without commit: "
+                    + byOwnReport);
         }
         if (unexplainedLosses > MAX_MESSAGES) {
             notes.add("... and " + (unexplainedLosses - MAX_MESSAGES) + " more losses with no fault exposing them");
@@ -389,6 +403,7 @@ public final class ChaosChecker {
                     .computeIfAbsent(key(r.group(), r.partition()), k -> new ArrayList<>())
                     .add(r);
         }
+        long adoptedAbove = 0; // resets whose replay began with a repeat outside [target, old offset)
         for (Map.Entry<String, List<Integer>> e : byPartition.entrySet()) {
             List<Integer> indices = e.getValue();
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
@@ -416,6 +431,9 @@ public final class ChaosChecker {
                             ? p.offset() == r.offset()
                             : repeat && (p.offset() < r.from() || r.from() <= r.offset());
                     if (confirms) {
+                        if (firstRepeat.getOrDefault(p.member(), i) != i) {
+                            adoptedAbove++;
+                        }
                         adoptedAt
                                 .computeIfAbsent(firstRepeat.getOrDefault(p.member(), i), k -> new ArrayList<>())
                                 .add(r); // the owner went back to it
@@ -447,9 +465,14 @@ public final class ChaosChecker {
             }
         }
 
+        if (adoptedAbove > 0) {
+            notes.add("resets whose replay began with a repeat outside [target, old offset) (adopted there): "
+                    + adoptedAbove);
+        }
         // committed offsets never move backwards except to (or past) a reset's target written in between: after the
         // earlier sample's read began (it may have been answered before the write and returned after the admin call)
         long backwards = 0;
+        int slowReads = 0; // moves back matched to a reset only through the earlier sample's slow read
         for (Map.Entry<String, List<CommittedSample>> e : new TreeMap<>(samples).entrySet()) {
             CommittedSample before = null;
             for (CommittedSample s : e.getValue()) {
@@ -459,6 +482,13 @@ public final class ChaosChecker {
                             .anyMatch(r -> r.offset() <= s.offset()
                                     && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
                                     && r.atMillis() >= b.readMillis() - SAMPLE_SLACK_MILLIS);
+                    if (byReset
+                            && resetsByPartition.getOrDefault(e.getKey(), List.of()).stream()
+                                    .noneMatch(r -> r.offset() <= s.offset()
+                                            && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
+                                            && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS)) {
+                        slowReads++;
+                    }
                     if (!byReset) {
                         backwards++;
                         problems.add(
@@ -469,6 +499,9 @@ public final class ChaosChecker {
                 }
                 before = s;
             }
+        }
+        if (slowReads > 0) {
+            notes.add("moves back matched to a reset written while the earlier sample's read was out: " + slowReads);
         }
         // the sink: late writes of former owners, and whether the fencing token refused them
         FencingCheck.Result fencing = FencingCheck.judge(ledger.sinkOps());

@@ -593,6 +593,7 @@ class ChaosCheckerTest {
         ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
         assertThat(r.duplicates()).as(r.problems().toString()).isZero();
         assertThat(r.ok()).isTrue();
+        assertThat(r.notes()).anyMatch(n -> n.contains("outside [target, old offset) (adopted there): 1"));
 
         // the same replay, but 9 was repeated once before the reset began: that repeat stays unexplained
         ChaosLedger early = cleanRun();
@@ -650,6 +651,8 @@ class ChaosCheckerTest {
         assertThat(r.bound()).isEqualTo(2);
         assertThat(r.ok()).as(r.problems().toString()).isTrue();
         assertThat(r.notes()).anyMatch(n -> n.contains("stopped without commit: 1"));
+        assertThat(r.notes())
+                .anyMatch(n -> n.contains("bounded by their member's own report of stopping without " + "commit: 1"));
 
         // without the report, its replays are unexplained (as before)
         assertThat(wide.check(7, stoppedRun(3, false), Set.of("g"), Map.of(0, 10L))
@@ -674,6 +677,7 @@ class ChaosCheckerTest {
         l.committed(new CommittedSample("g", 0, 6, 400));
         ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
         assertThat(r.backwards()).as(r.problems().toString()).isZero();
+        assertThat(r.notes()).anyMatch(n -> n.contains("while the earlier sample's read was out: 1"));
 
         // a read that began after the reset was written, and then a move back: really backwards
         ChaosLedger late = cleanRun();
