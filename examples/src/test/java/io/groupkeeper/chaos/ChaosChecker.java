@@ -28,8 +28,9 @@ import java.util.TreeSet;
  *   <li><b>duplicates</b>: processings beyond the first of an offset, not explained by an admin reset (a reset to
  *   {@code r} clears the done set too, so its owner replays every offset from {@code r} up to the highest it had
  *   processed, done or started, in any order of keys: the reset's adoption is the owner's first repeat at or above
- *   {@code r} since the reset began, provided the owner goes on to repeat a record below the reset's old offset, and
- *   every processing before the adoption at or above {@code r} may be repeated once after it);</li>
+ *   {@code r} since the reset began of a record it had processed itself in the same ownership interval, provided the
+ *   owner goes on to repeat a record below the reset's old offset, and every processing before the adoption at or
+ *   above {@code r} may be repeated once after it);</li>
  *   <li><b>bound</b>: the records that crashes and losses may replay — the union of (a) for every crash fault, the
  *   records the crashed member processed within the uncommitted window around it, and (b) for every ownership
  *   interval that ended without a commit (lost or crashed) <em>and</em> is explained by a fault exposing that member
@@ -408,7 +409,7 @@ public final class ChaosChecker {
             List<Integer> indices = e.getValue();
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
             for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
-                Set<Long> seenBefore = new HashSet<>();
+                Map<Long, Integer> lastOf = new HashMap<>(); // offset -> its latest processing so far
                 Map<String, Integer> firstRepeat = new HashMap<>(); // per member, since the reset began
                 for (int i : indices) {
                     Processed p = ordered.get(i);
@@ -417,26 +418,29 @@ public final class ChaosChecker {
                     // adoption is confirmed by a repeat inside [target, old offset) — only a reset sends the owner
                     // below its committed offset (a reset to where it was: any repeat at or above the target; the
                     // old offset unknown: the target itself) — and is that member's first repeat at or above the
-                    // target since the reset began. The old progress may still finish records for the first time
-                    // while the reset is planned and written: those are not repeats.
-                    boolean repeat = p.offset() >= r.offset() && seenBefore.contains(p.offset());
-                    seenBefore.add(p.offset());
+                    // target since the reset began of a record it had processed itself in the same ownership
+                    // interval (only an adoption makes an owner redo its own work within one claim; a new owner
+                    // replaying its predecessor's records since the last commit has not adopted anything yet). The
+                    // old progress may still finish records for the first time while the reset is planned and
+                    // written: those are not repeats.
+                    Integer last = p.offset() >= r.offset() ? lastOf.get(p.offset()) : null;
+                    boolean repeat = last != null;
+                    lastOf.put(p.offset(), i);
                     if (p.atMillis() < r.startedMillis()) {
                         continue;
                     }
-                    if (repeat) {
+                    if (repeat && ownWorkRedone(ordered.get(last), p, ownedByMemberPartition)) {
                         firstRepeat.putIfAbsent(p.member(), i);
                     }
                     boolean confirms = r.from() == Long.MAX_VALUE
                             ? p.offset() == r.offset()
                             : repeat && (p.offset() < r.from() || r.from() <= r.offset());
                     if (confirms) {
-                        if (firstRepeat.getOrDefault(p.member(), i) != i) {
+                        int at = Math.min(i, firstRepeat.getOrDefault(p.member(), i));
+                        if (at != i) {
                             adoptedAbove++;
                         }
-                        adoptedAt
-                                .computeIfAbsent(firstRepeat.getOrDefault(p.member(), i), k -> new ArrayList<>())
-                                .add(r); // the owner went back to it
+                        adoptedAt.computeIfAbsent(at, k -> new ArrayList<>()).add(r); // the owner went back to it
                         break;
                     }
                 }
@@ -609,6 +613,24 @@ public final class ChaosChecker {
             }
         }
         return unwritten;
+    }
+
+    /**
+     * Whether {@code again} repeats {@code before}, a processing of the same member in the same ownership interval of
+     * the same claim: its own work redone.
+     */
+    private static boolean ownWorkRedone(
+            Processed before, Processed again, Map<String, List<Ownership>> ownedByMemberPartition) {
+        if (!before.member().equals(again.member())) {
+            return false;
+        }
+        return ownedByMemberPartition
+                .getOrDefault(key(again.group(), again.partition()) + "/" + again.member(), List.of())
+                .stream()
+                .anyMatch(o -> o.sameClaim(before.token())
+                        && o.sameClaim(again.token())
+                        && o.fromMillis() <= before.atMillis()
+                        && again.atMillis() <= o.toMillis());
     }
 
     /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */
