@@ -34,10 +34,11 @@ import java.util.TreeSet;
  *   <li><b>bound</b>: the records that crashes and losses may replay — the union of (a) for every crash fault, the
  *   records the crashed member processed within the uncommitted window around it, and (b) for every ownership
  *   interval that ended without a commit (lost or crashed) <em>and</em> is explained by a fault exposing that member
- *   shortly before — or by the member's own report that it stopped processing without commit ({@link ChaosLedger.Stop}:
- *   a connection in doubt that no fault was aimed at) — the records the member processed in that interval at or above the committed offset last sampled
- *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
- *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
+ *   shortly before — or by the member's own report that it stopped processing without commit
+ *   ({@link ChaosLedger.Stop}: a connection in doubt that no fault was aimed at) — the records the member processed in
+ *   that interval at or above the committed offset last sampled before the interval ended. Every duplicate must be a
+ *   repeat of a record in the bound ("duplicates only after a crash or expiry, no more than the uncommitted window"); a
+ *   duplicate that is not is <b>unexplained</b>;</li>
  *   <li><b>key-order-violations</b>: two records of one key processed out of offset order, or at once, within one
  *   ownership interval of one claim (the fencing token each record was processed under) with no reset between them
  *   ({@link KeyOrderCheck}; fails the run unless the ordering is {@code UNORDERED});</li>
@@ -52,7 +53,9 @@ import java.util.TreeSet;
  *   one of the same member) opened the partition, how many the token refused, and any violation of the token's rule ({@link FencingCheck}: these fail
  *   the run).</li>
  * </ul>
- * Times are wall-clock milliseconds; ties keep the ledger's order.
+ * Times are wall-clock milliseconds; ties keep the ledger's order. Over 500 lines on purpose: every rule reads the same
+ * indexes of the ledger built once here; checks with state of their own live apart ({@link KeyOrderCheck},
+ * {@link FencingCheck}, {@link ZombieOverlaps}).
  */
 public final class ChaosChecker {
 

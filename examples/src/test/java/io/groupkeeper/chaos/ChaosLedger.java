@@ -130,11 +130,12 @@ public final class ChaosLedger {
     }
 
     /**
-     * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} (the admin call's
-     * start) and {@code atMillis} (its end): replays after it are expected, not duplicates, and the committed offset may
-     * move back to it. {@code from} is the committed offset it replaced ({@link Long#MAX_VALUE}: not known), for the
-     * run's log. The reset clears the done set too (an operator's reset wins, I4), so its owner replays every offset
-     * from {@code offset} up to the highest it had processed, done or started, in any order of keys.
+     * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} (the admin
+     * call's start) and {@code atMillis} (its end): replays after it are expected, not duplicates, and the committed
+     * offset may move back to it. The reset clears the done set too (an operator's reset wins, I4), so its owner
+     * replays every offset from {@code offset} up to the highest it had processed, done or started, in any order of
+     * keys. {@code from} is the committed offset it replaced: only an adoption sends the owner below it, so a repeat in
+     * {@code [offset, from)} confirms the adoption ({@link Long#MAX_VALUE}, not known: the target's own processing).
      */
     public record Reset(String group, int partition, long offset, long atMillis, long startedMillis, long from) {
 
