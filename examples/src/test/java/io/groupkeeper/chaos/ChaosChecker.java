@@ -26,19 +26,24 @@ import java.util.TreeSet;
  *   records whose processing interval is not inside an interval in which the processing member owned the
  *   partition;</li>
  *   <li><b>duplicates</b>: processings beyond the first of an offset, not explained by an admin reset (a reset to
- *   {@code r} replays offsets from {@code r} on, once the owner has adopted it: from the first processing of
- *   {@code r} after the reset began);</li>
+ *   {@code r} clears the done set too, so its owner replays every offset from {@code r} up to the highest it had
+ *   processed, done or started, in any order of keys: the reset's adoption is the owner's first repeat at or above
+ *   {@code r} since the reset began of a record it had processed itself in the same ownership interval, provided the
+ *   owner goes on to repeat a record below the reset's old offset, and every processing before the adoption at or
+ *   above {@code r} may be repeated once after it);</li>
  *   <li><b>bound</b>: the records that crashes and losses may replay — the union of (a) for every crash fault, the
  *   records the crashed member processed within the uncommitted window around it, and (b) for every ownership
  *   interval that ended without a commit (lost or crashed) <em>and</em> is explained by a fault exposing that member
- *   shortly before, the records the member processed in that interval at or above the committed offset last sampled
- *   before the interval ended. Every duplicate must be a repeat of a record in the bound ("duplicates only after a
- *   crash or expiry, no more than the uncommitted window"); a duplicate that is not is <b>unexplained</b>;</li>
+ *   shortly before — or by the member's own report that it stopped processing without commit
+ *   ({@link ChaosLedger.Stop}: a connection in doubt that no fault was aimed at) — the records the member processed in
+ *   that interval at or above the committed offset last sampled before the interval ended. Every duplicate must be a
+ *   repeat of a record in the bound ("duplicates only after a crash or expiry, no more than the uncommitted window"); a
+ *   duplicate that is not is <b>unexplained</b>;</li>
  *   <li><b>key-order-violations</b>: two records of one key processed out of offset order, or at once, within one
  *   ownership interval of one claim (the fencing token each record was processed under) with no reset between them
  *   ({@link KeyOrderCheck}; fails the run unless the ordering is {@code UNORDERED});</li>
  *   <li><b>backwards</b>: a committed offset that moved back, other than to or past a reset's target written between
- *   the two samples;</li>
+ *   the two samples (from the start of the earlier sample's read: a slow read may return after the write);</li>
  *   <li><b>unwritten</b>: in a group whose members write to the run's fenced sink, offsets in {@code [0, logEnd)} of
  *   which no write was accepted — a record whose only processing was a former claim's refused write, never done again
  *   (an old claim's completion taken as done by the next claim would show here, not under <b>lost</b>);</li>
@@ -48,7 +53,9 @@ import java.util.TreeSet;
  *   one of the same member) opened the partition, how many the token refused, and any violation of the token's rule ({@link FencingCheck}: these fail
  *   the run).</li>
  * </ul>
- * Times are wall-clock milliseconds; ties keep the ledger's order.
+ * Times are wall-clock milliseconds; ties keep the ledger's order. Over 500 lines on purpose: every rule reads the same
+ * indexes of the ledger built once here; checks with state of their own live apart ({@link KeyOrderCheck},
+ * {@link FencingCheck}, {@link ZombieOverlaps}).
  */
 public final class ChaosChecker {
 
@@ -104,10 +111,16 @@ public final class ChaosChecker {
 
     /** A fault explains a loss that ends up to this long before it (the member's clock vs the injector's). */
     private static final long EXPLAIN_SLACK_MILLIS = 1_000;
-    /** A sample and a reset's recorded times may be this far out of order (recorded after the round trip). */
+    /**
+     * A sample's and a reset's recorded times may be this far out of order (each clock is read around a round trip;
+     * a sample carries its read's start too, for a slow read answered before a reset's write).
+     */
     private static final long SAMPLE_SLACK_MILLIS = 50;
     /** Messages kept per kind of problem; the counts stay exact. */
     private static final int MAX_MESSAGES = 20;
+
+    /** The kind of exposure a member's own report of stopping without commit ({@link ChaosLedger.Stop}) counts as. */
+    private static final String STOPPED = "stopped without commit";
 
     /** A reset's owner may still be on its old progress this long after the reset was written (the key check). */
     private static final long RESET_ADOPT_MILLIS = 10_000;
@@ -300,9 +313,19 @@ public final class ChaosChecker {
                     .add(s);
         }
         samples.values().forEach(l -> l.sort(Comparator.comparingLong(CommittedSample::atMillis)));
+        // a member's own report of stopping without commit exposes it as a fault that hit it would
+        List<Fault> exposures = new ArrayList<>(faults);
+        for (ChaosLedger.Stop st : ledger.stops()) {
+            exposures.add(new Fault(STOPPED, st.member(), st.atMillis(), false, Set.of(st.member())));
+        }
+        if (!ledger.stops().isEmpty()) {
+            notes.add("members' reports of partitions stopped without commit: "
+                    + ledger.stops().size());
+        }
         int unexplainedLosses = 0;
+        int byOwnReport = 0;
         for (Ownership o : ownerships) {
-            Optional<Fault> why = faults.stream()
+            Optional<Fault> why = exposures.stream()
                     .filter(f -> f.exposed().contains(o.member())
                             && f.atMillis() - EXPLAIN_SLACK_MILLIS <= o.toMillis()
                             && o.toMillis() <= f.atMillis() + explainMillis)
@@ -318,6 +341,9 @@ public final class ChaosChecker {
                 }
                 continue;
             }
+            if (why.get().kind().equals(STOPPED)) {
+                byOwnReport++; // faults come first: no fault explains it
+            }
             // its last commit happened before anyone else could take the partition: sample no later than that
             long handedOver = ownedByPartition.getOrDefault(key(o.group(), o.partition()), List.of()).stream()
                     .filter(n -> !n.member().equals(o.member()) && n.fromMillis() >= o.fromMillis())
@@ -332,6 +358,10 @@ public final class ChaosChecker {
                     replayable.add(i);
                 }
             }
+        }
+        if (byOwnReport > 0) {
+            notes.add("intervals no fault explains, bounded by their member's own report of stopping without commit: "
+                    + byOwnReport);
         }
         if (unexplainedLosses > MAX_MESSAGES) {
             notes.add("... and " + (unexplainedLosses - MAX_MESSAGES) + " more losses with no fault exposing them");
@@ -377,25 +407,43 @@ public final class ChaosChecker {
                     .computeIfAbsent(key(r.group(), r.partition()), k -> new ArrayList<>())
                     .add(r);
         }
+        long adoptedAbove = 0; // resets whose replay began with a repeat outside [target, old offset)
         for (Map.Entry<String, List<Integer>> e : byPartition.entrySet()) {
             List<Integer> indices = e.getValue();
             Map<Integer, List<Reset>> adoptedAt = new HashMap<>();
             for (Reset r : resetsByPartition.getOrDefault(e.getKey(), List.of())) {
-                Set<Long> seenBefore = new HashSet<>();
+                Map<Long, Integer> lastOf = new HashMap<>(); // offset -> its latest processing so far
+                Map<String, Integer> firstRepeat = new HashMap<>(); // per member, since the reset began
                 for (int i : indices) {
                     Processed p = ordered.get(i);
-                    // the first replay of the reset's range: in KEY or UNORDERED ordering the target's own record
-                    // may start after others of the range (different lanes), and the old progress may still finish
-                    // records of the range for the first time while the reset is planned and written; the range
-                    // unknown: the target itself
-                    boolean inRange = r.from() == Long.MAX_VALUE
+                    // The reset clears the done set: the owner replays from the target up to the highest offset it
+                    // had processed, in any order of keys, so its first repeat may lie above the old offset. The
+                    // adoption is confirmed by a repeat inside [target, old offset) — only a reset sends the owner
+                    // below its committed offset (a reset to where it was: any repeat at or above the target; the
+                    // old offset unknown: the target itself) — and is that member's first repeat at or above the
+                    // target since the reset began of a record it had processed itself in the same ownership
+                    // interval (only an adoption makes an owner redo its own work within one claim; a new owner
+                    // replaying its predecessor's records since the last commit has not adopted anything yet). The
+                    // old progress may still finish records for the first time while the reset is planned and
+                    // written: those are not repeats.
+                    Integer last = p.offset() >= r.offset() ? lastOf.get(p.offset()) : null;
+                    boolean repeat = last != null;
+                    lastOf.put(p.offset(), i);
+                    if (p.atMillis() < r.startedMillis()) {
+                        continue;
+                    }
+                    if (repeat && ownWorkRedone(ordered.get(last), p, ownedByMemberPartition)) {
+                        firstRepeat.putIfAbsent(p.member(), i);
+                    }
+                    boolean confirms = r.from() == Long.MAX_VALUE
                             ? p.offset() == r.offset()
-                            : p.offset() >= r.offset()
-                                    && (p.offset() < r.from() || r.from() <= r.offset())
-                                    && seenBefore.contains(p.offset()); // a reset to where it was clears the done set
-                    seenBefore.add(p.offset());
-                    if (p.atMillis() >= r.startedMillis() && inRange) {
-                        adoptedAt.computeIfAbsent(i, k -> new ArrayList<>()).add(r); // the owner went back to it
+                            : repeat && (p.offset() < r.from() || r.from() <= r.offset());
+                    if (confirms) {
+                        int at = Math.min(i, firstRepeat.getOrDefault(p.member(), i));
+                        if (at != i) {
+                            adoptedAbove++;
+                        }
+                        adoptedAt.computeIfAbsent(at, k -> new ArrayList<>()).add(r); // the owner went back to it
                         break;
                     }
                 }
@@ -424,8 +472,14 @@ public final class ChaosChecker {
             }
         }
 
-        // committed offsets never move backwards except to (or past) a reset's target written in between
+        if (adoptedAbove > 0) {
+            notes.add("resets whose replay began with a repeat outside [target, old offset) (adopted there): "
+                    + adoptedAbove);
+        }
+        // committed offsets never move backwards except to (or past) a reset's target written in between: after the
+        // earlier sample's read began (it may have been answered before the write and returned after the admin call)
         long backwards = 0;
+        int slowReads = 0; // moves back matched to a reset only through the earlier sample's slow read
         for (Map.Entry<String, List<CommittedSample>> e : new TreeMap<>(samples).entrySet()) {
             CommittedSample before = null;
             for (CommittedSample s : e.getValue()) {
@@ -434,7 +488,14 @@ public final class ChaosChecker {
                     boolean byReset = resetsByPartition.getOrDefault(e.getKey(), List.of()).stream()
                             .anyMatch(r -> r.offset() <= s.offset()
                                     && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
-                                    && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS);
+                                    && r.atMillis() >= b.readMillis() - SAMPLE_SLACK_MILLIS);
+                    if (byReset
+                            && resetsByPartition.getOrDefault(e.getKey(), List.of()).stream()
+                                    .noneMatch(r -> r.offset() <= s.offset()
+                                            && r.startedMillis() <= s.atMillis() + SAMPLE_SLACK_MILLIS
+                                            && r.atMillis() >= b.atMillis() - SAMPLE_SLACK_MILLIS)) {
+                        slowReads++;
+                    }
                     if (!byReset) {
                         backwards++;
                         problems.add(
@@ -445,6 +506,9 @@ public final class ChaosChecker {
                 }
                 before = s;
             }
+        }
+        if (slowReads > 0) {
+            notes.add("moves back matched to a reset written while the earlier sample's read was out: " + slowReads);
         }
         // the sink: late writes of former owners, and whether the fencing token refused them
         FencingCheck.Result fencing = FencingCheck.judge(ledger.sinkOps());
@@ -552,6 +616,24 @@ public final class ChaosChecker {
             }
         }
         return unwritten;
+    }
+
+    /**
+     * Whether {@code again} repeats {@code before}, a processing of the same member in the same ownership interval of
+     * the same claim: its own work redone.
+     */
+    private static boolean ownWorkRedone(
+            Processed before, Processed again, Map<String, List<Ownership>> ownedByMemberPartition) {
+        if (!before.member().equals(again.member())) {
+            return false;
+        }
+        return ownedByMemberPartition
+                .getOrDefault(key(again.group(), again.partition()) + "/" + again.member(), List.of())
+                .stream()
+                .anyMatch(o -> o.sameClaim(before.token())
+                        && o.sameClaim(again.token())
+                        && o.fromMillis() <= before.atMillis()
+                        && again.atMillis() <= o.toMillis());
     }
 
     /** The committed offset last sampled at or before {@code atMillis}; everything counts when none was. */

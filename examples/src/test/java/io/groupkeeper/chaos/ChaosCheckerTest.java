@@ -569,11 +569,164 @@ class ChaosCheckerTest {
                 .as(sameReport.problems().toString())
                 .isZero();
 
-        // an offset outside the reset's range [5, 10) does not mark the adoption: its repeat stays a duplicate
-        ChaosLedger outside = cleanRun();
-        outside.reset(new Reset("g", 0, 5, 205, 200, 8));
-        outside.processed(new Processed("g", 0, 9, "b", 210));
-        assertThat(checker.check(7, outside, Set.of("g"), Map.of(0, 10L)).unexplained())
+        // a repeat at or above the target that started before the reset began is not its replay: still a duplicate
+        ChaosLedger before = cleanRun();
+        before.processed(new Processed("g", 0, 9, "b", 199));
+        before.reset(new Reset("g", 0, 5, 205, 200, 8));
+        ChaosChecker.Report beforeReport = checker.check(7, before, Set.of("g"), Map.of(0, 10L));
+        assertThat(beforeReport.unexplained()).isEqualTo(1);
+        assertThat(beforeReport.problems()).anyMatch(p -> p.contains("offset 9 processed again by b at 199"));
+    }
+
+    /**
+     * KEY ordering: b processed 0..9, the committed low-water was 8 with 9 done above it; a reset from 8 back to 5
+     * clears the done set, so b replays 5..9, and 9 (another key) may start before any record of [5, 8).
+     */
+    @Test
+    void aResetReplaysWhatWasDoneAboveTheOldOffsetAndItsFirstRepeatMayBeAboveTheOldOffset() {
+        ChaosLedger l = cleanRun(); // b processed 5..9 at 155..159
+        l.reset(new Reset("g", 0, 5, 205, 200, 8));
+        l.processed(new Processed("g", 0, 9, "b", 210)); // 3 ms before the first repeat inside [5, 8)
+        for (long o = 5; o < 9; o++) {
+            l.processed(new Processed("g", 0, o, "b", 213 + o));
+        }
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.duplicates()).as(r.problems().toString()).isZero();
+        assertThat(r.ok()).isTrue();
+        assertThat(r.notes()).anyMatch(n -> n.contains("outside [target, old offset) (adopted there): 1"));
+
+        // the same replay, but 9 was repeated once before the reset began: that repeat stays unexplained
+        ChaosLedger early = cleanRun();
+        early.processed(new Processed("g", 0, 9, "b", 190));
+        early.reset(new Reset("g", 0, 5, 205, 200, 8));
+        early.processed(new Processed("g", 0, 9, "b", 210));
+        for (long o = 5; o < 9; o++) {
+            early.processed(new Processed("g", 0, o, "b", 213 + o));
+        }
+        ChaosChecker.Report er = checker.check(7, early, Set.of("g"), Map.of(0, 10L));
+        assertThat(er.unexplained()).isEqualTo(1);
+        assertThat(er.problems()).anyMatch(p -> p.contains("offset 9 processed again by b at 190"));
+        assertThat(er.ok()).isFalse();
+
+        // and a repeat above the cleared range after the replay, with no reset in between, is a duplicate again
+        ChaosLedger again = cleanRun();
+        again.reset(new Reset("g", 0, 5, 205, 200, 8));
+        again.processed(new Processed("g", 0, 9, "b", 210));
+        for (long o = 5; o < 9; o++) {
+            again.processed(new Processed("g", 0, o, "b", 213 + o));
+        }
+        again.processed(new Processed("g", 0, 9, "b", 260));
+        ChaosChecker.Report ar = checker.check(7, again, Set.of("g"), Map.of(0, 10L));
+        assertThat(ar.unexplained()).isEqualTo(1);
+        assertThat(ar.problems()).anyMatch(p -> p.contains("offset 9 processed again by b at 260"));
+    }
+
+    /**
+     * A new owner replaying its predecessor's records since the last commit while a reset is written has not adopted
+     * it: b took over from a (lost, committed 5) and repeats a's 5..9 as the reset 5 -> 3 begins, then finishes 10..12
+     * for the first time on its old progress, then adopts: 10 first (another key), then 3..12.
+     */
+    @Test
+    void aNewOwnersReplayOfItsPredecessorDuringAResetIsNotTheAdoption() {
+        ChaosChecker wide = new ChaosChecker(10_000);
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 100, End.LOST));
+        l.ownership(new Ownership("g", 0, "b", 150, 1_000));
+        for (long o = 0; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 5, 50));
+        l.fault(new Fault("expire", "a", 95, false, Set.of("a")));
+        l.reset(new Reset("g", 0, 3, 210, 200, 5));
+        for (long o = 5; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "b", 196 + o)); // 201..205: a's records since the last commit
+        }
+        for (long o = 10; o < 13; o++) {
+            l.processed(new Processed("g", 0, o, "b", 196 + o)); // 206..208: new records, the old progress
+        }
+        l.processed(new Processed("g", 0, 10, "b", 215)); // adopted: the first repeat of its own work
+        for (long o = 3; o < 13; o++) {
+            if (o != 10) {
+                l.processed(new Processed("g", 0, o, "b", 213 + o));
+            }
+        }
+        ChaosChecker.Report r = wide.check(7, l, Set.of("g"), Map.of(0, 13L));
+        assertThat(r.unexplained()).as(r.problems().toString()).isZero();
+        assertThat(r.ok()).isTrue();
+    }
+
+    /**
+     * a processed 0..4 with 3 committed; its connection went in doubt at 95 with no fault aimed at it (told "revoked"
+     * by the container's view, nothing committed), and it claimed the partition again at 200 and resumed at
+     * {@code resumeAt}.
+     */
+    private static ChaosLedger stoppedRun(long resumeAt, boolean reported) {
+        ChaosLedger l = new ChaosLedger();
+        l.ownership(new Ownership("g", 0, "a", 0, 100, End.REVOKED));
+        l.ownership(new Ownership("g", 0, "a", 200, 20_000));
+        for (long o = 0; o < 5; o++) {
+            l.processed(new Processed("g", 0, o, "a", 10 + o));
+        }
+        l.committed(new CommittedSample("g", 0, 3, 50));
+        if (reported) {
+            l.stopped(new ChaosLedger.Stop("g", "a", 95, 1));
+        }
+        for (long o = resumeAt; o < 10; o++) {
+            l.processed(new Processed("g", 0, o, "a", 210 + o));
+        }
+        return l;
+    }
+
+    @Test
+    void aMembersOwnReportOfStoppingWithoutCommitExposesItAsAFaultWould() {
+        ChaosChecker wide = new ChaosChecker(10_000);
+        ChaosChecker.Report r = wide.check(7, stoppedRun(3, true), Set.of("g"), Map.of(0, 10L));
+        assertThat(r.duplicates()).isEqualTo(2); // 3 and 4, processed since the last commit
+        assertThat(r.bound()).isEqualTo(2);
+        assertThat(r.ok()).as(r.problems().toString()).isTrue();
+        assertThat(r.notes()).anyMatch(n -> n.contains("stopped without commit: 1"));
+        assertThat(r.notes())
+                .anyMatch(n -> n.contains("bounded by their member's own report of stopping without " + "commit: 1"));
+
+        // without the report, its replays are unexplained (as before)
+        assertThat(wide.check(7, stoppedRun(3, false), Set.of("g"), Map.of(0, 10L))
+                        .unexplained())
+                .isEqualTo(2);
+
+        // the report does not excuse a record older than the last commit
+        ChaosChecker.Report below = wide.check(7, stoppedRun(2, true), Set.of("g"), Map.of(0, 10L));
+        assertThat(below.unexplained()).isEqualTo(1);
+        assertThat(below.problems()).anyMatch(p -> p.contains("offset 2 processed again by a"));
+        assertThat(below.ok()).isFalse();
+    }
+
+    @Test
+    void aMoveBackToAResetsTargetIsMatchedFromTheStartOfTheEarlierSamplesRead() {
+        // the reset 10 -> 6 was written in [210, 215]; the sample of 12 was read from 212 and returned at 300 (a slow
+        // round trip: answered before the write), the owner adopted 6: matched
+        ChaosLedger l = cleanRun(); // committed 10 at 200
+        l.committed(new CommittedSample("g", 0, 12, 208));
+        l.reset(new Reset("g", 0, 6, 215, 210, 12));
+        l.committed(new CommittedSample("g", 0, 13, 300, 212));
+        l.committed(new CommittedSample("g", 0, 6, 400));
+        ChaosChecker.Report r = checker.check(7, l, Set.of("g"), Map.of(0, 10L));
+        assertThat(r.backwards()).as(r.problems().toString()).isZero();
+        assertThat(r.notes()).anyMatch(n -> n.contains("while the earlier sample's read was out: 1"));
+
+        // a read that began after the reset was written, and then a move back: really backwards
+        ChaosLedger late = cleanRun();
+        late.reset(new Reset("g", 0, 6, 215, 210, 10));
+        late.committed(new CommittedSample("g", 0, 13, 300, 270));
+        late.committed(new CommittedSample("g", 0, 6, 400));
+        assertThat(checker.check(7, late, Set.of("g"), Map.of(0, 10L)).backwards())
+                .isEqualTo(1);
+
+        // a move back below the target while the reset is written is not the reset's
+        ChaosLedger below = cleanRun();
+        below.reset(new Reset("g", 0, 6, 215, 210, 10));
+        below.committed(new CommittedSample("g", 0, 13, 300, 212));
+        below.committed(new CommittedSample("g", 0, 5, 400));
+        assertThat(checker.check(7, below, Set.of("g"), Map.of(0, 10L)).backwards())
                 .isEqualTo(1);
     }
 

@@ -1,7 +1,9 @@
 package io.groupkeeper.chaos;
 
 import io.groupkeeper.GroupKeeper;
+import io.groupkeeper.chaos.ChaosLedger.Stop;
 import io.groupkeeper.examples.ZkProxy;
+import io.groupkeeper.metrics.GroupMetrics;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -15,6 +17,9 @@ import org.apache.zookeeper.ZooKeeper;
 /**
  * An in-JVM chaos member's way to the ensemble ({@link ChaosMember}, {@link ChaosContainerMember}): its own
  * {@link ZkProxy}, {@link ZooKeeperStore} (its own session) and {@link GroupKeeper}, and the cut-offs the proxy makes.
+ * The keeper's metrics record in the ledger every time the member reports partitions lost ({@link Stop}): a member that
+ * stops processing without commit — a fault, or a connection in doubt no fault was aimed at — may replay what it
+ * processed since its last commit.
  */
 final class ChaosConnection {
 
@@ -22,7 +27,7 @@ final class ChaosConnection {
     final ZooKeeperStore store;
     final GroupKeeper keeper;
 
-    ChaosConnection(String name, ChaosMember.Config config) throws IOException {
+    ChaosConnection(String name, ChaosMember.Config config, ChaosLedger ledger) throws IOException {
         this.proxy = new ZkProxy(name, config.zkPorts());
         // A member may be started while the ensemble elects a new leader (a JOIN right after a leader server was
         // killed): that took over the default 10 s once on a 2-core CI machine (seed 244416), so it may wait longer.
@@ -32,7 +37,16 @@ final class ChaosConnection {
                 .connectionTimeout(Duration.ofSeconds(30))
                 .build();
         ZkProxy.keepBehind(store);
-        this.keeper = GroupKeeper.builder().store(store).memberIds(() -> name).build();
+        this.keeper = GroupKeeper.builder()
+                .store(store)
+                .memberIds(() -> name)
+                .metrics(new GroupMetrics() {
+                    @Override
+                    public void partitionsLost(String group, String member, int count) {
+                        ledger.stopped(new Stop(group, member, System.currentTimeMillis(), count));
+                    }
+                })
+                .build();
     }
 
     /** Starts the keeper, then {@code user} (the consumer or container); a failed start closes what it opened. */

@@ -131,7 +131,7 @@ final class ChaosContainerMember implements ChaosConsumer {
         this.name = name;
         this.ledger = ledger;
         this.mode = mode;
-        this.zk = new ChaosConnection(name, config);
+        this.zk = new ChaosConnection(name, config, ledger);
         this.proxy = zk.proxy;
         this.store = zk.store;
         this.keeper = zk.keeper;

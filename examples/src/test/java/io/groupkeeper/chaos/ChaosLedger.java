@@ -130,11 +130,12 @@ public final class ChaosLedger {
     }
 
     /**
-     * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} and
-     * {@code atMillis}: replays after it are expected, not duplicates, and the committed offset may move back to it.
-     * {@code from} is the committed offset it replaced: the owner's first processing of an offset in
-     * {@code [offset, from)} after the reset began shows it adopted the reset — with several records in flight at once
-     * the target itself need not start first ({@link Long#MAX_VALUE}, not known: the first processing of the target).
+     * An admin reset of a group's partition to {@code offset}, written between {@code startedMillis} (the admin
+     * call's start) and {@code atMillis} (its end): replays after it are expected, not duplicates, and the committed
+     * offset may move back to it. The reset clears the done set too (an operator's reset wins, I4), so its owner
+     * replays every offset from {@code offset} up to the highest it had processed, done or started, in any order of
+     * keys. {@code from} is the committed offset it replaced: only an adoption sends the owner below it, so a repeat in
+     * {@code [offset, from)} confirms the adoption ({@link Long#MAX_VALUE}, not known: the target's own processing).
      */
     public record Reset(String group, int partition, long offset, long atMillis, long startedMillis, long from) {
 
@@ -147,8 +148,25 @@ public final class ChaosLedger {
         }
     }
 
-    /** A committed offset read from the store at a moment. */
-    public record CommittedSample(String group, int partition, long offset, long atMillis) {}
+    /**
+     * A committed offset read from the store by one read that began at {@code readMillis} and returned at
+     * {@code atMillis}: the servers answered somewhere in between (a slow round trip on a loaded machine can return
+     * long after a write that followed the answer).
+     */
+    public record CommittedSample(String group, int partition, long offset, long atMillis, long readMillis) {
+
+        /** A sample read in an instant. */
+        public CommittedSample(String group, int partition, long offset, long atMillis) {
+            this(group, partition, offset, atMillis, atMillis);
+        }
+    }
+
+    /**
+     * A member's own report that it stopped processing {@code partitions} partitions without a commit (its connection
+     * in doubt, its session lost, a commit fenced: the member's {@code GroupMetrics.partitionsLost}). Whatever it
+     * processed since its last commit may be replayed, as after a fault that hit it, though no fault was aimed at it.
+     */
+    public record Stop(String group, String member, long atMillis, int partitions) {}
 
     /** What a member asked of the run's fenced sink ({@link ChaosSink}). */
     public enum SinkAction {
@@ -185,6 +203,7 @@ public final class ChaosLedger {
     private final List<Reset> resets = Collections.synchronizedList(new ArrayList<>());
     private final List<CommittedSample> committed = Collections.synchronizedList(new ArrayList<>());
     private final List<SinkOp> sinkOps = Collections.synchronizedList(new ArrayList<>());
+    private final List<Stop> stops = Collections.synchronizedList(new ArrayList<>());
     private final ChaosSink sink = new ChaosSink(this);
 
     public void processed(Processed p) {
@@ -209,6 +228,10 @@ public final class ChaosLedger {
 
     public void sinkOp(SinkOp op) {
         sinkOps.add(op);
+    }
+
+    public void stopped(Stop s) {
+        stops.add(s);
     }
 
     /** The run's fenced sink, shared by every in-JVM member: each records what it asked of it here. */
@@ -247,6 +270,12 @@ public final class ChaosLedger {
     public List<CommittedSample> committedSamples() {
         synchronized (committed) {
             return List.copyOf(committed);
+        }
+    }
+
+    public List<Stop> stops() {
+        synchronized (stops) {
+            return List.copyOf(stops);
         }
     }
 

@@ -117,7 +117,7 @@ final class ChaosMember implements ChaosConsumer {
         this.name = name;
         this.ledger = ledger;
         this.output = config.transactional() ? outputTopic(group) : null;
-        this.zk = new ChaosConnection(name, config);
+        this.zk = new ChaosConnection(name, config, ledger);
         this.proxy = zk.proxy;
         this.store = zk.store;
         this.keeper = zk.keeper;

@@ -68,6 +68,7 @@ final class OffsetSampler implements AutoCloseable {
         try {
             do {
                 try {
+                    long readAt = System.currentTimeMillis();
                     read().forEach((key, offset) -> {
                         if (!offset.equals(last.put(key, offset))) {
                             int slash = key.lastIndexOf('/');
@@ -75,7 +76,8 @@ final class OffsetSampler implements AutoCloseable {
                                     key.substring(0, slash),
                                     Integer.parseInt(key.substring(slash + 1)),
                                     offset,
-                                    System.currentTimeMillis()));
+                                    System.currentTimeMillis(),
+                                    readAt));
                         }
                     });
                     rounds++;
