@@ -323,10 +323,15 @@ final class PartitionTable {
         return out;
     }
 
-    /** During the revocation callback: keeps a final offset for a partition being revoked; false if it is not. */
+    /**
+     * During the revocation callback: keeps a final offset for a partition being revoked; false if it is not, or if
+     * user code has not heard of the claim being revoked (claimed again after a loss and revoked before its assignment
+     * was served): any offset handed over then is a position of an earlier claim, and written with this claim's
+     * release it would move the node back over what others committed since.
+     */
     synchronized boolean handOver(TopicPartition tp, FinalOffset offset) {
         Entry e = entries.get(tp);
-        if (e == null || e.state != PartitionState.REVOKING) {
+        if (e == null || e.state != PartitionState.REVOKING || !e.announced) {
             return false;
         }
         e.finalOffset = offset;

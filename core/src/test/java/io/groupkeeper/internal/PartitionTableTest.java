@@ -128,4 +128,20 @@ class PartitionTableTest {
                 .extracting(PartitionTable::finalOffset)
                 .isEqualTo(java.util.Optional.of(f));
     }
+
+    @Test
+    void aClaimUserCodeHasNotHeardOfTakesNoFinalOffset() {
+        PartitionTable table = new PartitionTable();
+        table.want(P0);
+        table.own(P0, offset(1), LEASE); // claimed (again, after a loss), its assignment still queued
+        table.beginRevocation(List.of(P0));
+        PartitionTable.FinalOffset stale = new PartitionTable.FinalOffset(40, OptionalLong.empty());
+
+        assertThat(table.handOver(P0, stale))
+                .as("a final offset handed over now comes from an earlier claim's position")
+                .isFalse();
+        assertThat(table.revoking(List.of(P0)).get(P0))
+                .extracting(PartitionTable::finalOffset)
+                .isEqualTo(java.util.Optional.empty());
+    }
 }

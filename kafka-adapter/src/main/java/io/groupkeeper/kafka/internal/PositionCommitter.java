@@ -347,7 +347,7 @@ final class PositionCommitter {
             OwnedPartition p = positions.get(tp);
             OptionalLong now = p == null || p.token < 0 ? OptionalLong.empty() : member.fencingToken(tp);
             if (now.isEmpty() || now.getAsLong() == p.token) {
-                return false; // (not owned at all: the member refuses the commit, NOT_OWNED)
+                return false; // (not owned, or claimed again unannounced: the member refuses it, NOT_OWNED)
             }
             LOG.debug(
                     "{} was claimed again since it was assigned (token {} -> {}); its position {} is not committed",
