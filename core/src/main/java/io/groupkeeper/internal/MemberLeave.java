@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * node. Whenever the connection is in doubt — when the close begins, or because a release or the removal met the
  * connection's loss — the leave waits for the connection's verdict: back (whichever session: the leave runs again, and
  * releases only what it proves this member's) or the session given up (nothing of the member's is left once the service
- * ends it). A blip that keeps the session therefore never leaves a ghost member (a member node and owner nodes that
+ * ends it, unless final offsets are still to be handed over or a partition it still holds was claimed in the store's
+ * connected session, a new one the client had before LOST was heard: then it waits for a new session and leaves
+ * again). A blip that keeps the session therefore never leaves a ghost member (a member node and owner nodes that
  * live as long as the keeper's session). The wait is bounded: the session timeout counted from when the doubt began
  * (the service has ended the session by then, unless the service itself was down); a leave that ends with nodes that
  * may still be the member's says so in an ERROR naming them.
@@ -39,6 +42,8 @@ final class MemberLeave {
     private final BooleanSupplier sessionEnding;
     /** Removes the member node; false when that failed (it may still be there). */
     private final BooleanSupplier deregister;
+    /** The store's session while it is connected, else 0: a claim may have landed in it before LOST was heard. */
+    private final LongSupplier connectedSession;
 
     private final SerialExecutor lane;
     private final ScheduledExecutorService scheduler;
@@ -55,6 +60,7 @@ final class MemberLeave {
             Duration sessionTimeout,
             BooleanSupplier sessionEnding,
             BooleanSupplier deregister,
+            LongSupplier connectedSession,
             SerialExecutor lane,
             ScheduledExecutorService scheduler,
             RetryDelays delays,
@@ -65,6 +71,7 @@ final class MemberLeave {
         this.sessionTimeout = sessionTimeout;
         this.sessionEnding = sessionEnding;
         this.deregister = deregister;
+        this.connectedSession = connectedSession;
         this.lane = lane;
         this.scheduler = scheduler;
         this.delays = delays;
@@ -130,18 +137,17 @@ final class MemberLeave {
         if (back) {
             waited = true;
             attempt();
-        } else if (!finalOffsetsPending().isEmpty()) {
-            // The session is given up, but final offsets are still to be handed over: in a new session the leave
-            // claims those partitions again and releases them with their offsets, or learns it is too late.
+        } else if (!finalOffsetsPending().isEmpty() || !heldInConnectedSession().isEmpty()) {
+            // The session is given up, but final offsets are still to be handed over, or the client already has a new
+            // session in which a claim landed before LOST was heard (that owner node outlives the lost session): in a
+            // new session the leave claims those partitions again and releases them with their offsets, or releases
+            // what it proves this member's, or learns it is too late.
             LOG.info(
-                    "session given up with final offsets of {} not written: waiting for a new session to hand them "
-                            + "over",
-                    finalOffsetsPending());
+                    "session given up with {} still to hand over (final offsets not written, or claimed in the "
+                            + "client's new session): waiting for a new session to hand them over",
+                    toHandOver());
             whenDecided(connection.reconnection(), sessionTimeout.toMillis(), () -> {
-                LOG.warn(
-                        "member {} closed without a new session: the final offsets of {} were not written",
-                        log.member(),
-                        finalOffsetsPending());
+                LOG.warn("member {} closed without a new session: {} were not handed over", log.member(), toHandOver());
                 done.complete(null);
             });
         } else {
@@ -168,6 +174,28 @@ final class MemberLeave {
                 onVerdict(back);
             }
         }));
+    }
+
+    private SortedSet<TopicPartition> toHandOver() {
+        SortedSet<TopicPartition> all = finalOffsetsPending();
+        all.addAll(heldInConnectedSession());
+        return all;
+    }
+
+    /**
+     * Partitions still held (stopped or revoking) whose claim landed in the store's session of now, a connected one:
+     * not the session that was given up, so their owner nodes stay until this member releases them.
+     */
+    private SortedSet<TopicPartition> heldInConnectedSession() {
+        long session = connectedSession.getAsLong();
+        SortedSet<TopicPartition> held = new TreeSet<>();
+        if (session == 0) {
+            return held;
+        }
+        for (TopicPartition tp : stillHeld()) {
+            table.get(tp).filter(e -> e.lease().session() == session).ifPresent(e -> held.add(tp));
+        }
+        return held;
     }
 
     private SortedSet<TopicPartition> finalOffsetsPending() {

@@ -468,6 +468,31 @@ class DefaultGroupMemberTest {
         assertThat(store.callsOf("releaseAll")).isEmpty();
     }
 
+    /**
+     * The client's new session can be connected before the member hears LOST (ZooKeeper's client replaces an expired
+     * session on its own thread; the listeners hear of it later): a claim that landed in it is not gone with the
+     * session given up, and a leave that stopped at LOST left its owner node for as long as the keeper lived.
+     */
+    @Test
+    void aCloseThatHearsLostAfterAClaimInTheNewSessionReleasesThatClaim() {
+        DefaultGroupMember m = started(T0);
+        store.newSession(); // session 1 ended; the client is connected in session 2, the member has heard nothing yet
+        store.target(2, T0, T1);
+        scheduler.runReady();
+        assertThat(store.held).as("claimed in the new session").containsOnlyKeys(T1);
+
+        session.fire(ConnectionEvent.SUSPENDED);
+        CompletableFuture<Void> left = m.closeAsync();
+        session.fire(ConnectionEvent.LOST);
+        scheduler.runReady();
+        assertThat(left).as("waits for the new session").isNotDone();
+
+        session.fire(ConnectionEvent.RECONNECTED_NEW_SESSION);
+        scheduler.runReady();
+        assertThat(left).isCompleted();
+        assertThat(store.held).as("no ghost owner node").isEmpty();
+    }
+
     @Test
     void aCloseWhileInDoubtGivesUpAtTheSessionTimeout() {
         DefaultGroupMember m = started(T0);

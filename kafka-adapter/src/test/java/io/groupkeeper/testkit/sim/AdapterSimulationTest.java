@@ -422,6 +422,22 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * A ghost owner node, found by the simulator (at least once): m1, paused past its session, resumes; its client is
+     * connected in a new session before the member hears LOST, and the member's pending step claims t-4 in it. Closing,
+     * the member then hears LOST and ended its leave ("nothing of this member is left once the service ends it"): the
+     * claim in the new session stayed as long as the keeper, and m3 waited for t-4 to the end. A leave that hears LOST
+     * while partitions it still holds were claimed in the store's connected session now waits for that session and
+     * releases them ({@code MemberLeave}). (Shortest plan: 13 faults; PAUSE of m1 at 6,943 ms for 4,141 ms, its LEAVE
+     * during the pause.)
+     */
+    @Test
+    void seed2045322ReleasesAClaimMadeInTheNewSessionBeforeLostWasHeard() {
+        AdapterSimulation.Result r = AdapterSimulation.run(2_045_322, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
     static void runSchedules(boolean transactional) {
         new SeededSchedules<AdapterSimulation.Result>(
                         "adapterSimulation", "adapter simulation", transactional ? "transactional" : "at least once")
