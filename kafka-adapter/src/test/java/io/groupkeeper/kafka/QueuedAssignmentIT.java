@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.internal.AdapterConfig;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
-import io.groupkeeper.kafka.internal.KafkaAdmin;
-import io.groupkeeper.kafka.internal.KafkaClients;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
 import io.groupkeeper.zookeeper.ZooKeeperStore;
 import java.lang.reflect.InvocationTargetException;
@@ -18,17 +16,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 
@@ -135,7 +128,7 @@ class QueuedAssignmentIT extends KafkaTestSupport {
      * The real clients, whose consumer notes which of the adapter's queue's entries each {@code wakeup()} announced
      * (the queue wakes the polling thread for every event it takes: the name of the member's callback that queued it).
      */
-    private static final class EventsSeen implements KafkaClients {
+    private static final class EventsSeen extends ForwardingKafkaClients {
 
         private final List<String> enqueued;
 
@@ -164,37 +157,6 @@ class QueuedAssignmentIT extends KafkaTestSupport {
                             throw e.getCause();
                         }
                     });
-        }
-
-        @Override
-        public Producer<Object, Object> producer(
-                Map<String, Object> properties, Serializer<Object> keys, Serializer<Object> values) {
-            return REAL.producer(properties, keys, values);
-        }
-
-        @Override
-        public KafkaAdmin admin(Map<String, Object> properties) {
-            return REAL.admin(properties);
-        }
-
-        @Override
-        public ExecutorService pool(String name, int threads) {
-            return REAL.pool(name, threads);
-        }
-
-        @Override
-        public ScheduledExecutorService timer(String name) {
-            return REAL.timer(name);
-        }
-
-        @Override
-        public long nanoTime() {
-            return REAL.nanoTime();
-        }
-
-        @Override
-        public boolean await(CompletableFuture<?> f, long nanos) throws InterruptedException {
-            return REAL.await(f, nanos);
         }
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.groupkeeper.GroupKeeper;
 import io.groupkeeper.kafka.internal.AdapterConfig;
 import io.groupkeeper.kafka.internal.DefaultCoordinatedConsumer;
-import io.groupkeeper.kafka.internal.KafkaAdmin;
 import io.groupkeeper.kafka.internal.KafkaClients;
 import io.groupkeeper.kafka.internal.TransactionalConfig;
 import io.groupkeeper.zkprotocol.internal.ZkPaths;
@@ -14,16 +13,11 @@ import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -126,18 +120,12 @@ class TransactionalFreshStartIT extends KafkaTestSupport {
      * The real clients, whose producers' {@code sendOffsetsToTransaction} times out (before reaching the broker) while
      * {@code failures} is above zero.
      */
-    private static final class OffsetsTimeOut implements KafkaClients {
+    private static final class OffsetsTimeOut extends ForwardingKafkaClients {
 
         private final AtomicInteger failures;
 
         OffsetsTimeOut(AtomicInteger failures) {
             this.failures = failures;
-        }
-
-        @Override
-        public <K, V> Consumer<K, V> consumer(
-                Map<String, Object> properties, Deserializer<K> keys, Deserializer<V> values) {
-            return REAL.consumer(properties, keys, values);
         }
 
         @Override
@@ -157,31 +145,6 @@ class TransactionalFreshStartIT extends KafkaTestSupport {
                             throw e.getCause();
                         }
                     });
-        }
-
-        @Override
-        public KafkaAdmin admin(Map<String, Object> properties) {
-            return REAL.admin(properties);
-        }
-
-        @Override
-        public ExecutorService pool(String name, int threads) {
-            return REAL.pool(name, threads);
-        }
-
-        @Override
-        public ScheduledExecutorService timer(String name) {
-            return REAL.timer(name);
-        }
-
-        @Override
-        public long nanoTime() {
-            return REAL.nanoTime();
-        }
-
-        @Override
-        public boolean await(CompletableFuture<?> f, long nanos) throws InterruptedException {
-            return REAL.await(f, nanos);
         }
     }
 }
