@@ -65,6 +65,13 @@ final class ContainerChecker {
 
     private long handled;
     private long deadLettered;
+    /**
+     * Transactional mode: the partition's offset of record in Kafka (-1: none), where an aborted transaction rewinds
+     * the partition to; null otherwise.
+     */
+    private java.util.function.IntToLongFunction kafkaOffset;
+
+    private long rewoundByAborts;
 
     /** One lane of one member's partition: the last record started in its ownership, and those in flight. */
     private static final class Lane {
@@ -107,6 +114,22 @@ final class ContainerChecker {
         return handled;
     }
 
+    /**
+     * The transactional mode: an aborted transaction (an output rejected, a commit that failed, a fenced producer)
+     * moves the partition back to where the transaction began, the offset of record in Kafka ({@code kafkaOffset});
+     * a lane's backward move to at least that offset is excused in one ownership (what was aborted runs again; that its
+     * outputs commit once is {@link AdapterChecker}'s check).
+     */
+    ContainerChecker rewindsToKafka(java.util.function.IntToLongFunction kafkaOffset) {
+        this.kafkaOffset = kafkaOffset;
+        return this;
+    }
+
+    /** Backward moves excused as the rewinds of aborted transactions (transactional mode). */
+    long rewoundByAborts() {
+        return rewoundByAborts;
+    }
+
     long deadLettered() {
         return deadLettered;
     }
@@ -145,6 +168,8 @@ final class ContainerChecker {
             if (resetsNow > l.resetsUsed) {
                 l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
                 l.rewinds++;
+            } else if (kafkaOffset != null && offset >= kafkaOffset.applyAsLong(partition)) {
+                rewoundByAborts++; // an aborted transaction's records again, from where it began (its calls ended)
             } else {
                 violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
                         + " in one ownership, with no operator's reset since");
@@ -182,6 +207,15 @@ final class ContainerChecker {
             handled++;
             processed(partition, offset);
         }
+    }
+
+    /**
+     * A record of a batch handled with the batch's first one ({@link #started} and {@link #ended} judge the batch's
+     * call by its first record): handled too.
+     */
+    void handledWithBatch(int partition, long offset) {
+        handled++;
+        processed(partition, offset);
     }
 
     /** The record was published to the dead-letter topic (the container's listener heard it). */

@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The shipped listener container in the simulator ({@link ContainerSimulation}, docs/simulation-adapter.md): seeded
- * schedules of {@code DefaultListenerContainer}s in {@code PARTITION}, {@code KEY} and {@code UNORDERED} ordering over
- * the ZooKeeper model and the Kafka model, checked by {@link AdapterChecker} and {@link ContainerChecker}. Default:
+ * schedules of {@code DefaultListenerContainer}s in {@code PARTITION}, {@code KEY} and {@code UNORDERED} ordering, in
+ * the transactional mode, with a batch handler and with an asynchronous handler, over the ZooKeeper model and the Kafka
+ * model, checked by {@link AdapterChecker} and {@link ContainerChecker} (transactional: twice the default schedules). Default:
  * {@value #DEFAULT_SCHEDULES} schedules of each ordering from seed 1 ({@code PARTITION}: parallelism 1, then 4); {@code -Dgroupkeeper.containerSimulation.schedules=N}
  * and {@code -Dgroupkeeper.containerSimulation.seed=S} choose others; with
  * {@code -Dgroupkeeper.containerSimulation.keepGoing=true} a run goes on past failing seeds and lists them. A failing seed prints itself, its shortest
@@ -47,6 +48,29 @@ class ContainerSimulationTest {
     @Test
     void unorderedSchedulesKeepWhatUsersSee() {
         runSchedules(ContainerSimulation.Mode.UNORDERED, DEFAULT_SCHEDULES);
+    }
+
+    /**
+     * The transactional mode (PARTITION, parallelism 1, a record handler sending one output per input with
+     * {@code HandlerContext.sender()}), under the adapter simulation's Kafka faults (timeouts before and after landing,
+     * rejected sends, slow requests): every input's output committed exactly once in {@code read_committed}, Kafka's
+     * offset never backwards but by an operator's reset, a reset taken up.
+     */
+    @Test
+    void transactionalSchedulesCommitEveryOutputExactlyOnce() {
+        runSchedules(ContainerSimulation.Mode.TRANSACTIONAL, 2 * DEFAULT_SCHEDULES);
+    }
+
+    /** The batch handler (PARTITION, one partition's fetched records per call; a poison record fails the batch at it). */
+    @Test
+    void batchHandlerSchedulesKeepWhatUsersSee() {
+        runSchedules(ContainerSimulation.Mode.BATCH, DEFAULT_SCHEDULES);
+    }
+
+    /** The asynchronous handler (KEY, up to 4 records in flight, each stage completing after a seeded time). */
+    @Test
+    void asyncHandlerSchedulesKeepWhatUsersSee() {
+        runSchedules(ContainerSimulation.Mode.ASYNC, DEFAULT_SCHEDULES);
     }
 
     /**
@@ -111,6 +135,8 @@ class ContainerSimulationTest {
                 .count("handled", ContainerSimulation.Result::handled)
                 .count("deadLettered", ContainerSimulation.Result::deadLettered)
                 .count("resets", ContainerSimulation.Result::resets)
+                .count("outputs", ContainerSimulation.Result::outputs)
+                .count("rewoundByAborts", ContainerSimulation.Result::rewoundByAborts)
                 .run(
                         byDefault,
                         seed -> ContainerSimulation.run(seed, mode, FAULTS),
