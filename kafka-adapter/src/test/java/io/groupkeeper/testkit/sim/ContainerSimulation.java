@@ -61,26 +61,30 @@ final class ContainerSimulation {
 
     /** The container's ordering, parallelism, handler and delivery in a schedule. */
     enum Mode {
-        PARTITION(Ordering.PARTITION, 4, Handler.RECORD, false),
-        KEY(Ordering.KEY, 4, Handler.RECORD, false),
-        UNORDERED(Ordering.UNORDERED, 4, Handler.RECORD, false),
+        PARTITION(Ordering.PARTITION, 4, Handler.RECORD, false, 1),
+        KEY(Ordering.KEY, 4, Handler.RECORD, false, 1),
+        UNORDERED(Ordering.UNORDERED, 4, Handler.RECORD, false, 1),
         /** Exactly once into Kafka: each record's output sent with the container's transactional sender. */
-        TRANSACTIONAL(Ordering.PARTITION, 1, Handler.RECORD, true),
+        TRANSACTIONAL(Ordering.PARTITION, 1, Handler.RECORD, true, 1),
         /** A batch handler: one partition's fetched records per call. */
-        BATCH(Ordering.PARTITION, 1, Handler.BATCH, false),
+        BATCH(Ordering.PARTITION, 1, Handler.BATCH, false, 1),
         /** An asynchronous handler: each record's stage completes after a seeded time, up to 4 in flight. */
-        ASYNC(Ordering.KEY, 4, Handler.ASYNC, false);
+        ASYNC(Ordering.KEY, 4, Handler.ASYNC, false, 1),
+        /** Two workers per container (two members of the group in one process), the handler on each worker's thread. */
+        CONCURRENT(Ordering.PARTITION, 1, Handler.RECORD, false, 2);
 
         final Ordering ordering;
         final int parallelism;
         final Handler handler;
         final boolean transactional;
+        final int concurrency;
 
-        Mode(Ordering ordering, int parallelism, Handler handler, boolean transactional) {
+        Mode(Ordering ordering, int parallelism, Handler handler, boolean transactional, int concurrency) {
             this.ordering = ordering;
             this.parallelism = parallelism;
             this.handler = handler;
             this.transactional = transactional;
+            this.concurrency = concurrency;
         }
     }
 
@@ -215,7 +219,13 @@ final class ContainerSimulation {
     }
 
     private Member member(String id, String processTag) {
-        return new Member(id, new WorldProcess(world, processTag, "ctl", id, null));
+        if (mode.concurrency == 1) {
+            return new Member(id, new WorldProcess(world, processTag, "ctl", id, null));
+        }
+        int[] made = {0}; // one member id per worker: m1, m1-1, ...
+        return new Member(
+                id,
+                new WorldProcess(world, processTag, "ctl", () -> made[0]++ == 0 ? id : id + "-" + (made[0] - 1), null));
     }
 
     private static boolean poison(ConsumerRecord<String, String> r) {
@@ -279,6 +289,7 @@ final class ContainerSimulation {
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .ordering(mode.ordering)
                     .parallelism(parallelism())
+                    .concurrency(mode.concurrency)
                     .errorPolicy(ErrorPolicy.builder()
                             .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(20)))
                                     .thenDeadLetter())
@@ -315,10 +326,10 @@ final class ContainerSimulation {
                         }
                     })
                     .onPartitionsAssigned((assigned, seeker) -> {
-                        checker.detail(id + " assigned " + assigned);
+                        checker.detail(who() + " assigned " + assigned);
                         assigned.forEach(tp -> {
-                            checker.assigned(id, seeker.fencingToken(tp), tp.partition());
-                            order.assigned(id, tp.partition());
+                            checker.assigned(who(), seeker.fencingToken(tp), tp.partition());
+                            order.assigned(who(), tp.partition());
                         });
                     })
                     .consumerOptions(o -> o.commitInterval(COMMIT_INTERVAL)
@@ -347,6 +358,14 @@ final class ContainerSimulation {
             if (mode.transactional) {
                 SimulatedOwner.ofOutput(container, thread, Thread.currentThread());
             }
+        }
+
+        /**
+         * Who the checkers judge: the member; with several workers, the worker whose thread runs now (its polling
+         * thread: the assignment hook, the handler at parallelism 1), each a member of the group of its own.
+         */
+        private String who() {
+            return mode.concurrency == 1 ? id : world.scheduler.running();
         }
 
         /** A thread of the container (its worker and its handler threads are named as they name them). */
@@ -399,10 +418,10 @@ final class ContainerSimulation {
                 throw new IllegalStateException("crashed");
             }
             if (mode.transactional) {
-                checker.received(id, r.partition(), r.offset());
+                checker.received(who(), r.partition(), r.offset());
             }
             order.started(
-                    id,
+                    who(),
                     r.partition(),
                     r.key(),
                     r.offset(),
@@ -424,7 +443,7 @@ final class ContainerSimulation {
                 ok = true;
             } finally {
                 if (!proc.crashed) {
-                    order.ended(id, r.partition(), r.key(), r.offset(), ok);
+                    order.ended(who(), r.partition(), r.key(), r.offset(), ok);
                 }
             }
         }

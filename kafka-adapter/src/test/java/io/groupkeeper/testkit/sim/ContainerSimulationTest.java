@@ -74,6 +74,15 @@ class ContainerSimulationTest {
     }
 
     /**
+     * Two workers per container ({@code concurrency(2)}: two members of the group in one process, PARTITION, the
+     * handler on each worker's thread); the checkers judge each worker as a member.
+     */
+    @Test
+    void twoWorkersPerContainerKeepWhatUsersSee() {
+        runSchedules(ContainerSimulation.Mode.CONCURRENT, DEFAULT_SCHEDULES);
+    }
+
+    /**
      * A false positive of the order check, found by the simulator: an operator's reset of t-0 to 74 while m2's handler
      * runs record 74 (PARTITION; in KEY the same schedule resets t-7 forward to 114 while 28 runs): the owner lets its
      * progress go and starts again at the reset point (once the old call is back: it waits for the calls of a progress

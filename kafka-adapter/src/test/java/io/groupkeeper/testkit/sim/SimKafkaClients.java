@@ -254,9 +254,22 @@ final class SimKafkaClients implements KafkaClients {
                 }
             }
 
+            /**
+             * A poll of a simulated thread whose process died (its carrier abandoned: it can wait no more) ends its
+             * thread as every wait of the adapter there does ({@link #sleepUntil}): answered at once, the listener
+             * container's worker on the transactional and batch path would poll again for ever.
+             */
             @Override
             public boolean waits() {
-                return pollsWait && scheduler.threads().canWait();
+                if (!pollsWait) {
+                    return false;
+                }
+                if (!scheduler.threads().canWait()
+                        && Thread.currentThread().getName().startsWith("sim-carrier-")) {
+                    throw new IllegalStateException("a poll of the adapter on a simulated thread whose process "
+                            + "died (tag " + scheduler.running() + "): it ends");
+                }
+                return scheduler.threads().canWait();
             }
         };
     }
