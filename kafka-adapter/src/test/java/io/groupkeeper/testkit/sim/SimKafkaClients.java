@@ -81,7 +81,31 @@ final class SimKafkaClients implements KafkaClients {
                     + ") while the member's store is not connected: it cannot know it owns the partition, and the "
                     + "epoch it bumps fences the owner");
         }
-        return new ModelProducer(kafka, id);
+        Producer<Object, Object> producer = new ModelProducer(kafka, id);
+        return threads == null ? producer : deadProcessRefused(producer);
+    }
+
+    /**
+     * The container's producers refuse the calls of a simulated thread whose process died: a crashed process's threads
+     * unwind (finally blocks, the worker's failure path closing its consumer), and a real one killed runs none of
+     * that, so nothing it sends or commits then may land (a transaction committed by the unwinding set Kafka's offset
+     * of record back to the dead member's stale position: TRANSACTIONAL seed 78, t-1 74 -> 56).
+     */
+    @SuppressWarnings("unchecked")
+    private Producer<Object, Object> deadProcessRefused(Producer<Object, Object> producer) {
+        return (Producer<Object, Object>) java.lang.reflect.Proxy.newProxyInstance(
+                Producer.class.getClassLoader(), new Class<?>[] {Producer.class}, (proxy, method, args) -> {
+                    if (!scheduler.threads().canWait()
+                            && Thread.currentThread().getName().startsWith("sim-carrier-")) {
+                        throw new org.apache.kafka.common.KafkaException(
+                                "model: " + method.getName() + "() from a simulated thread whose process died");
+                    }
+                    try {
+                        return method.invoke(producer, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Override
