@@ -172,8 +172,7 @@ final class ContainerChecker {
             int resetsNow = resets.getOrDefault(partition, 0);
             if (kafkaOffset != null && offset >= kafkaOffset.applyAsLong(partition)) {
                 // An aborted transaction's records again, from where it began (its calls ended); judged first, so that
-                // it does not use up a reset not taken up yet (TRANSACTIONAL seed 57: t-1 reset to 20, an abort back
-                // to Kafka's 23, then the reset taken up).
+                // it does not use up a reset not taken up yet.
                 rewoundByAborts++;
             } else if (resetsNow > l.resetsUsed) {
                 l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
