@@ -125,6 +125,21 @@ final class ContainerChecker {
         return this;
     }
 
+    /**
+     * Where an aborted transaction of {@code partition} goes back to at the lowest: Kafka's offset of record, or an
+     * operator's reset made since Kafka's offset last moved (an adopted reset is where the next transaction begins: an
+     * abort after it goes back to the reset point, below Kafka's offset when the reset went back; TRANSACTIONAL seed
+     * 168: t-2 reset to 43 with Kafka at 46, 43..52 processed, an abort, 43 again).
+     */
+    private long transactionBase(int partition) {
+        long kafka = kafkaOffset.applyAsLong(partition);
+        long[] reset = resetSinceKafka.get(partition);
+        return reset != null && reset[1] == kafka ? Math.min(kafka, reset[0]) : kafka;
+    }
+
+    /** Per partition (transactional mode): the last operator's reset {value, Kafka's offset then}. */
+    private final Map<Integer, long[]> resetSinceKafka = new HashMap<>();
+
     /** Backward moves excused as the rewinds of aborted transactions (transactional mode). */
     long rewoundByAborts() {
         return rewoundByAborts;
@@ -170,7 +185,7 @@ final class ContainerChecker {
                 ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition : topic + "-" + partition;
         if (offset < l.last) {
             int resetsNow = resets.getOrDefault(partition, 0);
-            if (kafkaOffset != null && offset >= kafkaOffset.applyAsLong(partition)) {
+            if (kafkaOffset != null && offset >= transactionBase(partition)) {
                 // An aborted transaction's records again, from where it began (its calls ended); judged first, so that
                 // it does not use up a reset not taken up yet.
                 rewoundByAborts++;
@@ -244,6 +259,9 @@ final class ContainerChecker {
     /** An operator set {@code partition}'s offset to {@code value}. */
     void reset(int partition, long value) {
         resets.merge(partition, 1, Integer::sum);
+        if (kafkaOffset != null) {
+            resetSinceKafka.put(partition, new long[] {value, kafkaOffset.applyAsLong(partition)});
+        }
         lastResetAt.put(partition, now.getAsLong());
         BitSet p = processed.getOrDefault(partition, new BitSet());
         BitSet ex = excused.computeIfAbsent(partition, x -> new BitSet());

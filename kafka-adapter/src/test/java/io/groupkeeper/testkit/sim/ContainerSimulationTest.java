@@ -83,6 +83,21 @@ class ContainerSimulationTest {
     }
 
     /**
+     * A false positive of the order check in the transactional mode (seeds 39, 57, 73, 125 and 168 of 200): an
+     * operator's reset of t-2 to 43 with Kafka's offset at 46; the owner takes it up, processes 43..52 in a new
+     * transaction, which aborts, and goes back to where it began, the reset point 43, below Kafka's offset. An abort
+     * goes back to Kafka's offset of record or to a reset made since Kafka's offset last moved.
+     */
+    @Test
+    void seed168ExcusesAnAbortBackToAnAdoptedReset() {
+        ContainerSimulation.Result r = ContainerSimulation.run(168, ContainerSimulation.Mode.TRANSACTIONAL, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+        assertThat(r.resets()).as("operator resets").isPositive();
+        assertThat(r.rewoundByAborts()).as("rewinds of aborted transactions").isPositive();
+    }
+
+    /**
      * A false positive of the order check, found with two workers per container: an operator's reset of t-0 to 251
      * lands after a worker's claim read the offset (273) and before the ownership's first record starts; the worker
      * starts at 273, then takes the reset up and starts again at 251 (seed 64: t-1 at 120, then the reset's 23). A
