@@ -88,6 +88,16 @@ final class AdapterChecker {
 
     private long handoversJudged;
 
+    /** Which input record an output committed to Kafka is of ({@link #outputsOf}). */
+    @FunctionalInterface
+    interface OutputInput {
+        /** The input record ("partition:offset") {@code key} and {@code value} sent to {@code out} are of; null: none. */
+        String input(org.apache.kafka.common.TopicPartition out, Object key, Object value);
+    }
+
+    /** By default an output's key names its input (the adapter simulation's). */
+    private OutputInput outputInput = (out, key, value) -> (String) key;
+
     /**
      * A graceful close's handover of one partition: the closer's last record processed + 1, what its session last
      * wrote to the offset node from the close on (null: no write landed), the members assigned the partition since
@@ -132,6 +142,12 @@ final class AdapterChecker {
 
     List<String> violations() {
         return violations;
+    }
+
+    /** How an output names its input record, when its key is not that name (the listener container's: bytes). */
+    AdapterChecker outputsOf(OutputInput how) {
+        this.outputInput = how;
+        return this;
     }
 
     long resets() {
@@ -425,7 +441,10 @@ final class AdapterChecker {
 
             @Override
             public void outputCommitted(org.apache.kafka.common.TopicPartition out, Object key, Object value) {
-                String input = (String) key;
+                String input = outputInput.input(out, key, value);
+                if (input == null) {
+                    return;
+                }
                 int n = outputs.merge(input, 1, Integer::sum);
                 int colon = input.indexOf(':');
                 int partition = Integer.parseInt(input.substring(0, colon));

@@ -218,22 +218,7 @@ final class AdapterSimulation {
 
     /** Whether {@code value} is in the partition's last Kafka commit's {@code groupkeeper:zk=} values and not its offset. */
     private boolean namedByKafkasMetadata(int partition, long value) {
-        java.util.Optional<org.apache.kafka.clients.consumer.OffsetAndMetadata> k =
-                world.kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition));
-        if (k.isEmpty() || k.get().offset() == value || k.get().metadata() == null) {
-            return false;
-        }
-        String m = k.get().metadata();
-        int at = m.indexOf("zk=");
-        if (at < 0) {
-            return false;
-        }
-        for (String v : m.substring(at + 3).split("[,;\\s]")) {
-            if (v.equals(Long.toString(value))) {
-                return true;
-            }
-        }
-        return false;
+        return KafkaWorld.namedByKafkasMetadata(world.kafka, partition, value);
     }
 
     private static String offsetPath(int partition) {

@@ -65,6 +65,13 @@ final class ContainerChecker {
 
     private long handled;
     private long deadLettered;
+    /**
+     * Transactional mode: the partition's offset of record in Kafka (-1: none), where an aborted transaction rewinds
+     * the partition to; null otherwise.
+     */
+    private java.util.function.IntToLongFunction kafkaOffset;
+
+    private long rewoundByAborts;
 
     /** One lane of one member's partition: the last record started in its ownership, and those in flight. */
     private static final class Lane {
@@ -107,6 +114,37 @@ final class ContainerChecker {
         return handled;
     }
 
+    /**
+     * The transactional mode: an aborted transaction (an output rejected, a commit that failed, a fenced producer)
+     * moves the partition back to where the transaction began, the offset of record in Kafka ({@code kafkaOffset});
+     * a lane's backward move to at least that offset is excused in one ownership (what was aborted runs again; that its
+     * outputs commit once is {@link AdapterChecker}'s check).
+     */
+    ContainerChecker rewindsToKafka(java.util.function.IntToLongFunction kafkaOffset) {
+        this.kafkaOffset = kafkaOffset;
+        return this;
+    }
+
+    /**
+     * Where an aborted transaction of {@code partition} goes back to at the lowest: Kafka's offset of record, or an
+     * operator's reset made since Kafka's offset last moved (an adopted reset is where the next transaction begins: an
+     * abort after it goes back to the reset point, below Kafka's offset when the reset went back; TRANSACTIONAL seed
+     * 168: t-2 reset to 43 with Kafka at 46, 43..52 processed, an abort, 43 again).
+     */
+    private long transactionBase(int partition) {
+        long kafka = kafkaOffset.applyAsLong(partition);
+        long[] reset = resetSinceKafka.get(partition);
+        return reset != null && reset[1] == kafka ? Math.min(kafka, reset[0]) : kafka;
+    }
+
+    /** Per partition (transactional mode): the last operator's reset {value, Kafka's offset then}. */
+    private final Map<Integer, long[]> resetSinceKafka = new HashMap<>();
+
+    /** Backward moves excused as the rewinds of aborted transactions (transactional mode). */
+    long rewoundByAborts() {
+        return rewoundByAborts;
+    }
+
     long deadLettered() {
         return deadLettered;
     }
@@ -136,13 +174,22 @@ final class ContainerChecker {
         if (!l.epoch.equals(epoch)) { // a new ownership: its order judged afresh (what still runs is not forgotten)
             l.epoch = epoch;
             l.last = -1;
-            l.resetsUsed = resets.getOrDefault(partition, 0);
+            // A reset of the partition made lately may be one the claim did not read yet: its first records come
+            // from the offset before the reset, then it takes the reset up (CONCURRENT seed 58: t-0 claimed at 273,
+            // reset to 251 as the worker's first record, 273, starts; then 251).
+            Long resetAt = lastResetAt.get(partition);
+            boolean lately = resetAt != null && now.getAsLong() - resetAt <= RESET_OVERLAP_MS;
+            l.resetsUsed = resets.getOrDefault(partition, 0) - (lately ? 1 : 0);
         }
         String what =
                 ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition : topic + "-" + partition;
         if (offset < l.last) {
             int resetsNow = resets.getOrDefault(partition, 0);
-            if (resetsNow > l.resetsUsed) {
+            if (kafkaOffset != null && offset >= transactionBase(partition)) {
+                // An aborted transaction's records again, from where it began (its calls ended); judged first, so that
+                // it does not use up a reset not taken up yet.
+                rewoundByAborts++;
+            } else if (resetsNow > l.resetsUsed) {
                 l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
                 l.rewinds++;
             } else {
@@ -184,6 +231,15 @@ final class ContainerChecker {
         }
     }
 
+    /**
+     * A record of a batch handled with the batch's first one ({@link #started} and {@link #ended} judge the batch's
+     * call by its first record): handled too.
+     */
+    void handledWithBatch(int partition, long offset) {
+        handled++;
+        processed(partition, offset);
+    }
+
     /** The record was published to the dead-letter topic (the container's listener heard it). */
     void deadLettered(String member, int partition, long offset) {
         deadLettered++;
@@ -203,6 +259,9 @@ final class ContainerChecker {
     /** An operator set {@code partition}'s offset to {@code value}. */
     void reset(int partition, long value) {
         resets.merge(partition, 1, Integer::sum);
+        if (kafkaOffset != null) {
+            resetSinceKafka.put(partition, new long[] {value, kafkaOffset.applyAsLong(partition)});
+        }
         lastResetAt.put(partition, now.getAsLong());
         BitSet p = processed.getOrDefault(partition, new BitSet());
         BitSet ex = excused.computeIfAbsent(partition, x -> new BitSet());

@@ -3,10 +3,12 @@ package io.groupkeeper.testkit.sim;
 import io.groupkeeper.kafka.OutOfRangePolicy;
 import io.groupkeeper.kafka.StartPosition;
 import io.groupkeeper.kafka.container.Backoff;
+import io.groupkeeper.kafka.container.BatchFailedException;
 import io.groupkeeper.kafka.container.ContainerListener;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.ListenerContainer;
+import io.groupkeeper.kafka.container.ListenerContainerBuilder;
 import io.groupkeeper.kafka.container.Ordering;
 import io.groupkeeper.kafka.container.WorkerStatus;
 import io.groupkeeper.kafka.container.internal.DefaultListenerContainer;
@@ -19,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * One seeded schedule of the shipped <b>listener container</b>: every member is a {@code DefaultListenerContainer}
@@ -34,32 +37,67 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * {@link AdapterChecker} (at least once, ZooKeeper's offset never backwards, a reset taken up) and
  * {@link ContainerChecker} (order, progress).
  *
+ * <p>Besides the record handler at least once ({@code PARTITION}, {@code KEY}, {@code UNORDERED}): the
+ * <b>transactional mode</b> ({@link Mode#TRANSACTIONAL}: the container built with {@code transactional(...)}, the
+ * handler sending one output per input to {@value #OUT} with {@code HandlerContext.sender()}, dead letters in the same
+ * transaction, under {@link AdapterSimulation}'s Kafka faults; checked by {@link AdapterChecker} in its transactional
+ * mode: every input's output, or its dead letter, committed exactly once), the <b>batch handler</b> ({@link Mode#BATCH})
+ * and the <b>asynchronous handler</b> ({@link Mode#ASYNC}, its stages completing on a thread of the process). A
+ * partition the container stops (a dead letter the broker rejected) is resumed by the operator after
+ * {@link #STOPPED_FOR}.
+ *
  * <p>The world (processes, faults, production, healing, the bounded run) is {@link KafkaWorld}'s, shared with
  * {@link AdapterSimulation}; what is the container's own here: its members, its records' keys and poison, its
  * operator's resets and its checks. The seeded draws come in the order they came when it had a world of its own.
  */
 final class ContainerSimulation {
 
-    /** The container's ordering and parallelism in a schedule. */
+    /** The user's handler in a schedule. */
+    enum Handler {
+        RECORD,
+        BATCH,
+        ASYNC
+    }
+
+    /** The container's ordering, parallelism, handler and delivery in a schedule. */
     enum Mode {
-        PARTITION(Ordering.PARTITION, 4),
-        KEY(Ordering.KEY, 4),
-        UNORDERED(Ordering.UNORDERED, 4);
+        PARTITION(Ordering.PARTITION, 4, Handler.RECORD, false, 1),
+        KEY(Ordering.KEY, 4, Handler.RECORD, false, 1),
+        UNORDERED(Ordering.UNORDERED, 4, Handler.RECORD, false, 1),
+        /** Exactly once into Kafka: each record's output sent with the container's transactional sender. */
+        TRANSACTIONAL(Ordering.PARTITION, 1, Handler.RECORD, true, 1),
+        /** A batch handler: one partition's fetched records per call. */
+        BATCH(Ordering.PARTITION, 1, Handler.BATCH, false, 1),
+        /** An asynchronous handler: each record's stage completes after a seeded time, up to 4 in flight. */
+        ASYNC(Ordering.KEY, 4, Handler.ASYNC, false, 1),
+        /** Two workers per container (two members of the group in one process), the handler on each worker's thread. */
+        CONCURRENT(Ordering.PARTITION, 1, Handler.RECORD, false, 2);
 
         final Ordering ordering;
         final int parallelism;
+        final Handler handler;
+        final boolean transactional;
+        final int concurrency;
 
-        Mode(Ordering ordering, int parallelism) {
+        Mode(Ordering ordering, int parallelism, Handler handler, boolean transactional, int concurrency) {
             this.ordering = ordering;
             this.parallelism = parallelism;
+            this.handler = handler;
+            this.transactional = transactional;
+            this.concurrency = concurrency;
         }
     }
 
     static final String GROUP = KafkaWorld.GROUP;
     static final String TOPIC = KafkaWorld.TOPIC;
     static final String DLT = "t.dlt";
+    /** The transactional mode's output topic: one record per input, keyed "partition:offset". */
+    static final String OUT = "out";
+
     static final Duration REVOCATION_TIMEOUT = Duration.ofSeconds(1);
     static final Duration COMMIT_INTERVAL = Duration.ofMillis(500);
+    /** How long a stopped partition waits for the operator's {@code resume}. */
+    static final Duration STOPPED_FOR = Duration.ofMillis(500);
     /** The handler takes up to this many ms of simulated time. */
     static final int MAX_HANDLER_MS = 30;
     /** Keys of the records: few, so that a key has many records in flight together in KEY ordering. */
@@ -81,7 +119,9 @@ final class ContainerSimulation {
             long resets,
             long done,
             long deadLettered,
-            long handled)
+            long handled,
+            long outputs,
+            long rewoundByAborts)
             implements ScheduleOutcome {}
 
     private final Mode mode;
@@ -92,11 +132,41 @@ final class ContainerSimulation {
 
     ContainerSimulation(long seed, Mode mode, List<Fault> plan) {
         this.mode = mode;
-        this.world = new KafkaWorld<>(seed, plan, true, KAFKA_FAULTS, this::member);
-        this.checker = new AdapterChecker(world.zk, GROUP, TOPIC, false, world.log);
+        this.world = new KafkaWorld<>(
+                seed, plan, true, mode.transactional ? AdapterSimulation.KAFKA_FAULTS : KAFKA_FAULTS, this::member);
+        this.checker = new AdapterChecker(world.zk, GROUP, TOPIC, mode.transactional, world.log);
         this.order =
                 new ContainerChecker(world.zk, GROUP, TOPIC, mode.ordering, checker, world.log, world.clock::millis);
         this.handlerTimes = new Random(seed * 13 + 5);
+        if (mode.transactional) {
+            checker.outputsOf(ContainerSimulation::inputOf);
+            world.kafka.observe(checker.kafkaObserver());
+            order.rewindsToKafka(p -> world.kafka
+                    .committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, p))
+                    .map(org.apache.kafka.clients.consumer.OffsetAndMetadata::offset)
+                    .orElse(-1L));
+        }
+    }
+
+    /**
+     * The input record ("partition:offset") an output committed to Kafka is of: an output's key names it, a dead
+     * letter's value ends with it (the transactional mode's records are "v@p:o" and "poison@p:o").
+     */
+    private static String inputOf(org.apache.kafka.common.TopicPartition out, Object key, Object value) {
+        if (out.topic().equals(OUT)) {
+            return text(key);
+        }
+        if (out.topic().equals(DLT)) {
+            String v = text(value);
+            return v.substring(v.indexOf('@') + 1);
+        }
+        return null;
+    }
+
+    private static String text(Object bytesOrString) {
+        return bytesOrString instanceof byte[] b
+                ? new String(b, java.nio.charset.StandardCharsets.UTF_8)
+                : String.valueOf(bytesOrString);
     }
 
     static Result run(long seed, Mode mode, int faults) {
@@ -117,6 +187,9 @@ final class ContainerSimulation {
                 checker,
                 () -> {
                     world.kafka.createTopic(TOPIC, world.partitions);
+                    if (mode.transactional) {
+                        world.kafka.createTopic(OUT, 1);
+                    }
                     world.join();
                     world.join();
                     world.join();
@@ -135,7 +208,9 @@ final class ContainerSimulation {
                 checker.resets(),
                 checker.doneRecords(),
                 order.deadLettered(),
-                order.handled());
+                order.handled(),
+                checker.outputs(),
+                order.rewoundByAborts());
     }
 
     /** PARTITION ordering alternates between parallelism 1 (handler calls on the polling thread) and 4. */
@@ -144,7 +219,17 @@ final class ContainerSimulation {
     }
 
     private Member member(String id, String processTag) {
-        return new Member(id, new WorldProcess(world, processTag, "ctl", id, null));
+        if (mode.concurrency == 1) {
+            return new Member(id, new WorldProcess(world, processTag, "ctl", id, null));
+        }
+        int[] made = {0}; // one member id per worker: m1, m1-1, ...
+        return new Member(
+                id,
+                new WorldProcess(world, processTag, "ctl", () -> made[0]++ == 0 ? id : id + "-" + (made[0] - 1), null));
+    }
+
+    private static boolean poison(ConsumerRecord<String, String> r) {
+        return r.value() != null && r.value().startsWith("poison");
     }
 
     // ------------------------------------------------------------------ the world's own
@@ -152,6 +237,9 @@ final class ContainerSimulation {
     /** One record: a poison one in {@link #POISON_ONE_IN}, one of {@link #KEYS} keys, as a broker holds them. */
     private void produce(org.apache.kafka.common.TopicPartition tp) {
         String value = world.produce.nextInt(POISON_ONE_IN) == 0 ? "poison" : "v";
+        if (mode.transactional) { // a dead letter names its input
+            value += "@" + tp.partition() + ":" + world.kafka.logEnd(tp);
+        }
         world.kafka.append(
                 tp,
                 ("k" + world.produce.nextInt(KEYS)).getBytes(java.nio.charset.StandardCharsets.UTF_8),
@@ -164,6 +252,13 @@ final class ContainerSimulation {
             return false;
         }
         long value = KafkaWorld.resetValue(f, checker.logEnd(partition));
+        if (mode.transactional && KafkaWorld.namedByKafkasMetadata(world.kafka, partition, value)) {
+            // A value the last Kafka commit's metadata names: a claim cannot tell it from the committer's own write
+            // and Kafka's offset wins (docs/exactly-once.md, "What remains ambiguous"), as in AdapterSimulation.
+            world.log.event("(operator's write of t-" + partition + " to " + value + " skipped: Kafka's metadata "
+                    + "names it)");
+            return true;
+        }
         world.zk.setOffset(KafkaWorld.offsetPath(partition), value);
         order.reset(partition, value);
         checker.reset(partition, value);
@@ -179,19 +274,22 @@ final class ContainerSimulation {
         final ScheduledExecutorService ctl;
         /** The worker's polling thread (its stalls). */
         String workerTag;
+        /** Where the asynchronous handler's stages complete (a thread of the process). */
+        final String asyncTag;
 
         Member(String id, WorldProcess proc) {
             super(id, proc);
             this.ctl = world.scheduler.executor(proc.mainTag);
-            this.clients = proc.clients(checker.violations()).threads(this::thread);
-            ListenerContainer<String, String> built = ListenerContainer.<String, String>builder(proc.keeper)
+            this.clients =
+                    proc.clients(checker.violations()).threads(this::thread).onStart(this::carried);
+            ListenerContainerBuilder<String, String> b = ListenerContainer.<String, String>builder(proc.keeper)
                     .group(GROUP)
                     .topics(TOPIC)
                     .kafkaProperties(Map.of("bootstrap.servers", "model:9092", "max.poll.records", "40"))
                     .deserializers(new StringDeserializer(), new StringDeserializer())
                     .ordering(mode.ordering)
                     .parallelism(parallelism())
-                    .recordHandler(this::handle)
+                    .concurrency(mode.concurrency)
                     .errorPolicy(ErrorPolicy.builder()
                             .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofMillis(20)))
                                     .thenDeadLetter())
@@ -203,6 +301,23 @@ final class ContainerSimulation {
                     .watchdog(Duration.ofSeconds(5))
                     .ticker(() -> world.clock.millis() * 1_000_000L)
                     .listener(new ContainerListener() {
+                        /**
+                         * A partition stopped (a dead letter the broker rejected: the transactional mode's rejected
+                         * sends): the operator resumes it a while later, as the log line asks.
+                         */
+                        @Override
+                        public void partitionStopped(io.groupkeeper.kafka.container.StoppedPartition stopped) {
+                            world.log.event(id + " stopped " + stopped.partition() + " at " + stopped.offset());
+                            ctl.schedule(
+                                    () -> {
+                                        if (!proc.crashed && container.resume(stopped.partition())) {
+                                            world.log.event(id + " resumed " + stopped.partition());
+                                        }
+                                    },
+                                    STOPPED_FOR.toMillis(),
+                                    java.util.concurrent.TimeUnit.MILLISECONDS);
+                        }
+
                         @Override
                         public void deadLettered(ConsumerRecord<byte[], byte[]> record, String topic, Throwable cause) {
                             if (!proc.crashed) {
@@ -211,20 +326,46 @@ final class ContainerSimulation {
                         }
                     })
                     .onPartitionsAssigned((assigned, seeker) -> {
-                        checker.detail(id + " assigned " + assigned);
+                        checker.detail(who() + " assigned " + assigned);
                         assigned.forEach(tp -> {
-                            checker.assigned(id, seeker.fencingToken(tp), tp.partition());
-                            order.assigned(id, tp.partition());
+                            checker.assigned(who(), seeker.fencingToken(tp), tp.partition());
+                            order.assigned(who(), tp.partition());
                         });
                     })
-                    .consumerOptions(b -> b.commitInterval(COMMIT_INTERVAL)
+                    .consumerOptions(o -> o.commitInterval(COMMIT_INTERVAL)
                             .revocationTimeout(REVOCATION_TIMEOUT)
                             .metadataRefreshInterval(Duration.ofSeconds(5))
                             .kafkaTimeout(Duration.ofSeconds(5))
                             .startPosition(StartPosition.earliest())
-                            .outOfRange(OutOfRangePolicy.EARLIEST))
-                    .build();
-            this.container = ((DefaultListenerContainer<String, String>) built).on(clients);
+                            .outOfRange(OutOfRangePolicy.EARLIEST));
+            switch (mode.handler) {
+                case RECORD -> b.recordHandler(this::handle);
+                case BATCH -> b.batchHandler(this::handleBatch);
+                case ASYNC -> b.asyncHandler(this::handleAsync);
+            }
+            if (mode.transactional) {
+                b.transactional(new StringSerializer(), new StringSerializer());
+            }
+            this.container = ((DefaultListenerContainer<String, String>) b.build()).on(clients);
+            this.asyncTag = mode.handler == Handler.ASYNC ? proc.register(proc.tag + "/async") : null;
+        }
+
+        /**
+         * A thread of the container begins on its carrier: a transactional worker's sender answers only on its
+         * worker's thread, which in the simulator is the carrier (SimulatedOwner).
+         */
+        private void carried(Thread thread) {
+            if (mode.transactional) {
+                SimulatedOwner.ofOutput(container, thread, Thread.currentThread());
+            }
+        }
+
+        /**
+         * Who the checkers judge: the member; with several workers, the worker whose thread runs now (its polling
+         * thread: the assignment hook, the handler at parallelism 1), each a member of the group of its own.
+         */
+        private String who() {
+            return mode.concurrency == 1 ? id : world.scheduler.running();
         }
 
         /** A thread of the container (its worker and its handler threads are named as they name them). */
@@ -276,8 +417,11 @@ final class ContainerSimulation {
             if (proc.crashed) {
                 throw new IllegalStateException("crashed");
             }
+            if (mode.transactional) {
+                checker.received(who(), r.partition(), r.offset());
+            }
             order.started(
-                    id,
+                    who(),
                     r.partition(),
                     r.key(),
                     r.offset(),
@@ -288,16 +432,101 @@ final class ContainerSimulation {
                 if (ms > 0) {
                     clients.sleepUntil(new CompletableFuture<>(), ms);
                 }
-                if ("poison".equals(r.value())) {
+                if (poison(r)) {
                     throw new IllegalArgumentException(
                             "poison record " + r.topic() + "-" + r.partition() + "@" + r.offset());
+                }
+                if (mode.transactional) { // sent into the partition's transaction when the call returns
+                    io.groupkeeper.kafka.container.HandlerContext.<String, String>sender()
+                            .send(OUT, r.partition() + ":" + r.offset(), r.value());
                 }
                 ok = true;
             } finally {
                 if (!proc.crashed) {
-                    order.ended(id, r.partition(), r.key(), r.offset(), ok);
+                    order.ended(who(), r.partition(), r.key(), r.offset(), ok);
                 }
             }
+        }
+
+        /**
+         * The batch handler: takes simulated time for the batch; a poison record fails the batch at it
+         * ({@link BatchFailedException}: the records before it are done, the policy retries it, the rest come again).
+         */
+        private void handleBatch(List<ConsumerRecord<String, String>> records) throws Exception {
+            if (proc.crashed) {
+                throw new IllegalStateException("crashed");
+            }
+            ConsumerRecord<String, String> first = records.get(0);
+            order.started(
+                    id,
+                    first.partition(),
+                    first.key(),
+                    first.offset(),
+                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+            int failed = -1;
+            try {
+                int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);
+                if (ms > 0) {
+                    clients.sleepUntil(new CompletableFuture<>(), ms);
+                }
+                for (int i = 0; i < records.size() && failed < 0; i++) {
+                    if (poison(records.get(i))) {
+                        failed = i;
+                    }
+                }
+            } finally {
+                if (!proc.crashed) {
+                    int done = failed < 0 ? records.size() : failed;
+                    order.ended(id, first.partition(), first.key(), first.offset(), done > 0);
+                    for (int i = 1; i < done; i++) {
+                        order.handledWithBatch(first.partition(), records.get(i).offset());
+                    }
+                }
+            }
+            if (failed >= 0) {
+                ConsumerRecord<String, String> r = records.get(failed);
+                throw new BatchFailedException(
+                        failed,
+                        new IllegalArgumentException(
+                                "poison record " + r.topic() + "-" + r.partition() + "@" + r.offset()));
+            }
+        }
+
+        /**
+         * The asynchronous handler: starts on the polling thread, its stage completes after a seeded 0 to
+         * {@link #MAX_HANDLER_MS} ms on a thread of the process (exceptionally for a poison record).
+         */
+        private java.util.concurrent.CompletionStage<Void> handleAsync(ConsumerRecord<String, String> r) {
+            if (proc.crashed) {
+                throw new IllegalStateException("crashed");
+            }
+            order.started(
+                    id,
+                    r.partition(),
+                    r.key(),
+                    r.offset(),
+                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+            CompletableFuture<Void> stage = new CompletableFuture<>();
+            int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);
+            world.scheduler
+                    .executor(asyncTag)
+                    .schedule(
+                            () -> {
+                                if (proc.crashed) {
+                                    return;
+                                }
+                                boolean ok = !poison(r);
+                                order.ended(id, r.partition(), r.key(), r.offset(), ok);
+                                if (ok) {
+                                    stage.complete(null);
+                                } else {
+                                    stage.completeExceptionally(new IllegalArgumentException(
+                                            "poison record " + r.topic() + "-" + r.partition() + "@" + r.offset()));
+                                }
+                            },
+                            ms,
+                            java.util.concurrent.TimeUnit.MILLISECONDS);
+            return stage;
         }
     }
 }

@@ -280,6 +280,26 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
         return f.kind() == Fault.Kind.RESET ? Math.max(0, logEnd - 1 - f.value() % 40) : f.value() % (logEnd + 1);
     }
 
+    /** Whether {@code value} is in the partition's last Kafka commit's {@code groupkeeper:zk=} values and not its offset. */
+    static boolean namedByKafkasMetadata(KafkaModel kafka, int partition, long value) {
+        java.util.Optional<org.apache.kafka.clients.consumer.OffsetAndMetadata> k =
+                kafka.committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, partition));
+        if (k.isEmpty() || k.get().offset() == value || k.get().metadata() == null) {
+            return false;
+        }
+        String m = k.get().metadata();
+        int at = m.indexOf("zk=");
+        if (at < 0) {
+            return false;
+        }
+        for (String v : m.substring(at + 3).split("[,;\\s]")) {
+            if (v.equals(Long.toString(value))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static String offsetPath(int partition) {
         return ZkLayout.offset(GROUP, new io.groupkeeper.TopicPartition(TOPIC, partition));
     }

@@ -46,6 +46,8 @@ final class SimKafkaClients implements KafkaClients {
      * simulation's consumers).
      */
     private java.util.function.Function<String, String> threads;
+    /** Told, on its carrier, of each of the container's threads as it begins to run ({@link #onStart}). */
+    private java.util.function.Consumer<Thread> started = t -> {};
 
     /** For a member: {@code storeConnected} is its store's; a transactional claim while it is false is reported. */
     SimKafkaClients(
@@ -79,7 +81,31 @@ final class SimKafkaClients implements KafkaClients {
                     + ") while the member's store is not connected: it cannot know it owns the partition, and the "
                     + "epoch it bumps fences the owner");
         }
-        return new ModelProducer(kafka, id);
+        Producer<Object, Object> producer = new ModelProducer(kafka, id);
+        return threads == null ? producer : deadProcessRefused(producer);
+    }
+
+    /**
+     * The container's producers refuse the calls of a simulated thread whose process died: a crashed process's threads
+     * unwind (finally blocks, the worker's failure path closing its consumer), and a real one killed runs none of
+     * that, so nothing it sends or commits then may land (a transaction committed by the unwinding set Kafka's offset
+     * of record back to the dead member's stale position: TRANSACTIONAL seed 78, t-1 74 -> 56).
+     */
+    @SuppressWarnings("unchecked")
+    private Producer<Object, Object> deadProcessRefused(Producer<Object, Object> producer) {
+        return (Producer<Object, Object>) java.lang.reflect.Proxy.newProxyInstance(
+                Producer.class.getClassLoader(), new Class<?>[] {Producer.class}, (proxy, method, args) -> {
+                    if (!scheduler.threads().canWait()
+                            && Thread.currentThread().getName().startsWith("sim-carrier-")) {
+                        throw new org.apache.kafka.common.KafkaException(
+                                "model: " + method.getName() + "() from a simulated thread whose process died");
+                    }
+                    try {
+                        return method.invoke(producer, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Override
@@ -103,6 +129,16 @@ final class SimKafkaClients implements KafkaClients {
         return this;
     }
 
+    /**
+     * {@code hook} is told of each of the container's threads as its task begins, on the simulated thread that carries
+     * it for its whole run ({@code Thread.currentThread()} there): what the container ties to its thread can be tied to
+     * the carrier.
+     */
+    SimKafkaClients onStart(java.util.function.Consumer<Thread> hook) {
+        this.started = hook;
+        return this;
+    }
+
     /** A container's worker: its loop runs as a task of a simulated thread of the process, named as the thread. */
     @Override
     public void start(Thread thread) {
@@ -110,7 +146,10 @@ final class SimKafkaClients implements KafkaClients {
             throw new IllegalStateException(
                     "a thread of its own (" + thread.getName() + ") in a simulation without them");
         }
-        scheduler.executor(threads.apply(thread.getName())).execute(thread::run);
+        scheduler.executor(threads.apply(thread.getName())).execute(() -> {
+            started.accept(thread);
+            thread.run();
+        });
     }
 
     /** A worker's handler pool: {@code n} simulated threads of the process, made by {@code factory}, one queue. */
@@ -239,9 +278,22 @@ final class SimKafkaClients implements KafkaClients {
                 }
             }
 
+            /**
+             * A poll of a simulated thread whose process died (its carrier abandoned: it can wait no more) ends its
+             * thread as every wait of the adapter there does ({@link #sleepUntil}): answered at once, the listener
+             * container's worker on the transactional and batch path would poll again for ever.
+             */
             @Override
             public boolean waits() {
-                return pollsWait && scheduler.threads().canWait();
+                if (!pollsWait) {
+                    return false;
+                }
+                if (!scheduler.threads().canWait()
+                        && Thread.currentThread().getName().startsWith("sim-carrier-")) {
+                    throw new IllegalStateException("a poll of the adapter on a simulated thread whose process "
+                            + "died (tag " + scheduler.running() + "): it ends");
+                }
+                return scheduler.threads().canWait();
             }
         };
     }

@@ -29,6 +29,16 @@ final class WorldProcess {
 
     /** {@code metrics}: the keeper's, or null for none. */
     WorldProcess(KafkaWorld<?> world, String tag, String main, String memberId, GroupMetrics metrics) {
+        this(world, tag, main, () -> memberId, metrics);
+    }
+
+    /** {@code memberIds}: the keeper's member ids (a container with several workers: one per worker). */
+    WorldProcess(
+            KafkaWorld<?> world,
+            String tag,
+            String main,
+            java.util.function.Supplier<String> memberIds,
+            GroupMetrics metrics) {
         this.world = world;
         this.tag = tag;
         this.mainTag = tag + "/" + main;
@@ -47,7 +57,7 @@ final class WorldProcess {
         if (metrics != null) {
             keeper.metrics(metrics);
         }
-        this.keeper = keeper.memberIds(() -> memberId).build().start();
+        this.keeper = keeper.memberIds(memberIds).build().start();
     }
 
     /**
