@@ -31,10 +31,10 @@ import org.slf4j.LoggerFactory;
  * (re-arming its watch); revoke what is owned but no longer targeted (the listener first, so user code stops and hands
  * over final offsets; the step goes on when it returned, without the lane waiting for it); release those and every
  * stopped partition no longer targeted, or holding a final offset, that this member still holds; claim what is
- * targeted but not owned. A partition
- * still held by its previous owner is claimed when that owner's node goes (the store's hook runs
- * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
- * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
+ * targeted but not owned. A partition still held by its previous owner is claimed when that owner's node goes (the
+ * store's hook runs {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do
+ * not move are never touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the
+ * others to go on.
  *
  * <p>The releases themselves are {@link Releases}'; the step, its claims and the leave share the lane-confined target,
  * generation and backoff here.
