@@ -35,7 +35,8 @@ enum PartitionState {
     /**
      * Not processed; the owner node may still be this member's: the connection was in doubt, a claim's outcome is
      * unknown, a release failed, or the offset node turned out corrupt. Re-confirmed by a claim while wanted,
-     * released when not.
+     * released when not; one holding a final offset handed over by its revocation is released with it first, wanted
+     * or not, and then claimed again if wanted.
      */
     STOPPED;
 

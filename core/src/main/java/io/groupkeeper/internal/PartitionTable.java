@@ -187,16 +187,30 @@ final class PartitionTable {
         return e != null && isCommittable(e) ? OptionalLong.of(e.lease.fencingToken()) : OptionalLong.empty();
     }
 
-    /** Partitions to claim among {@code wanted}: waiting ones, and stopped ones to re-confirm. */
+    /**
+     * Partitions to claim among {@code wanted}: waiting ones, and stopped ones to re-confirm. Not a stopped one with a
+     * final offset ({@link #stoppedWithFinalOffset}): a claim makes a new entry, and user code, told of the claim,
+     * would start from the stored offset, not from what it handed over.
+     */
     synchronized SortedSet<TopicPartition> claimable(Collection<TopicPartition> wanted) {
         SortedSet<TopicPartition> out = new TreeSet<>();
         for (TopicPartition tp : wanted) {
             Entry e = entries.get(tp);
-            if (e == null || e.state == PartitionState.WAITING || e.state == PartitionState.STOPPED) {
+            if (e == null
+                    || e.state == PartitionState.WAITING
+                    || e.state == PartitionState.STOPPED && e.finalOffset == null) {
                 out.add(tp);
             }
         }
         return out;
+    }
+
+    /**
+     * Stopped partitions holding a final offset handed over by a revocation that a connection in doubt (or a failed
+     * release) cut short, wanted or not: each is released with its final offset first, then claimed again if wanted.
+     */
+    synchronized SortedSet<TopicPartition> stoppedWithFinalOffset() {
+        return select(e -> e.state == PartitionState.STOPPED && e.finalOffset != null);
     }
 
     /** Partitions in {@code state} that are not in {@code wanted}. */

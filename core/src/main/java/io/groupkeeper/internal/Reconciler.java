@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * Moves the member's {@link PartitionTable} towards its target, on the member's lane. One step: read the own target
  * (re-arming its watch); revoke what is owned but no longer targeted (the listener first, so user code stops and hands
  * over final offsets; the step goes on when it returned, without the lane waiting for it); release those and every
- * stopped partition no longer targeted that this member still holds; claim what is targeted but not owned. A partition
- * still held by its previous owner is claimed when that owner's node goes (the store's hook runs
- * {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do not move are never
- * touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the others to go on.
+ * stopped partition no longer targeted, or holding a final offset, that this member still holds; claim what is
+ * targeted but not owned. A partition still held by its previous owner is claimed when that owner's node goes (the
+ * store's hook runs {@link #claimWaiting}). So a partition is never processed by two members (I1), partitions that do
+ * not move are never touched (I5), and a failure on one partition (a corrupt node, a refused release) leaves the
+ * others to go on.
  *
  * <p>The releases themselves are {@link Releases}'; the step, its claims and the leave share the lane-confined target,
  * generation and backoff here.
@@ -141,6 +142,10 @@ final class Reconciler {
 
         SortedSet<TopicPartition> revoke = table.beginRevocation(table.unwanted(PartitionState.OWNED, next));
         SortedSet<TopicPartition> stale = table.unwanted(PartitionState.STOPPED, next);
+        // A final offset handed over by a revocation the connection's doubt cut short goes with a release even if the
+        // partition is wanted again: re-confirmed, it would be dropped and user code would start from the stored offset
+        // (at the log end when none: records skipped). Released here, it is claimed again below, from that offset.
+        stale.addAll(table.stoppedWithFinalOffset());
         // User code that was told a stopped partition is assigned gets a revocation too, to confirm it let go (the
         // Kafka adapter waits for its polling thread) before the next owner may start (I1).
         SortedSet<TopicPartition> confirm = new TreeSet<>(revoke);

@@ -96,8 +96,9 @@ final class Releases {
     }
 
     /**
-     * Releases stopped partitions no longer wanted whose owner nodes this member still holds; forgets the others. Each
-     * partition on its own: one that cannot be read or released stays stopped for the next step.
+     * Releases stopped partitions no longer wanted (or holding a final offset: wanted again, they are claimed again
+     * after it) whose owner nodes this member still holds; forgets the others. Each partition on its own: one that
+     * cannot be read or released stays stopped for the next step.
      */
     void releaseStopped(SortedSet<TopicPartition> stale) {
         Map<TopicPartition, PartitionTable.Entry> held = new TreeMap<>();
@@ -141,7 +142,10 @@ final class Releases {
         }
         if (!requests.isEmpty()) {
             releaseFenced(requests, held);
-            LOG.info("handed over {}, stopped here and moved to others meanwhile", held.keySet());
+            LOG.info(
+                    "handed over {}, stopped here and moved to others meanwhile (or wanted again, after a final "
+                            + "offset)",
+                    held.keySet());
         }
         if (retry) {
             retryLater.run();

@@ -290,6 +290,33 @@ class ReconcilerTest {
     }
 
     @Test
+    void aStoppedPartitionWithAFinalOffsetWantedAgainIsReleasedWithItBeforeItIsClaimedAgain() {
+        // Simulator seed 134157 (unkindest): the connection went in doubt after the revocation callback handed a final
+        // offset over and before the release; the target gave the partition back, and the re-confirming claim dropped
+        // the final offset: user code started from the stored offset (none: the log end).
+        owning(T0, T1);
+        m.listener.onRevoked = revoked -> {
+            m.committer.commitOnRelease(Map.of(T1, 42L), Map.of());
+            m.table.stopAllHeld(); // the connection is in doubt before the release
+            m.running = false;
+        };
+        m.target(2, T0);
+        assertThat(m.state(T1)).isEqualTo(PartitionState.STOPPED);
+        assertThat(m.store.held).as("still held: the release did not go").containsKey(T1);
+        m.listener.onRevoked = revoked -> {};
+        m.running = true; // back in the same session
+
+        m.target(3, T0, T1);
+
+        assertThat(m.store.stored(T1).offset())
+                .as("written with a release first")
+                .hasValue(42);
+        assertThat(m.state(T1)).isEqualTo(PartitionState.OWNED);
+        assertThat(m.table.owned(T1)).get().extracting(e -> e.offset()).isEqualTo(java.util.OptionalLong.of(42));
+        assertThat(m.listener.events).anyMatch(e -> e.startsWith("assigned {") && e.contains("t:1=OptionalLong[42]"));
+    }
+
+    @Test
     void aStoppedPartitionNoLongerHeldIsForgottenWithoutARelease() {
         owning(T0);
         m.table.stopAllHeld();
