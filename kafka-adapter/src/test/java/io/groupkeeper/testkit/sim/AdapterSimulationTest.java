@@ -191,6 +191,20 @@ class AdapterSimulationTest {
     }
 
     /**
+     * A consumer closed before its first turn started it is no member that failed to leave: both seeds end with a LEAVE
+     * at the instant of the member's JOIN (transactional), and the harness asked a consumer that never started whether
+     * its member had left.
+     */
+    @Test
+    void seeds3042996And3051334CloseAConsumerBeforeItStarted() {
+        for (long seed : new long[] {3_042_996, 3_051_334}) {
+            AdapterSimulation.Result r = AdapterSimulation.run(seed, true, FAULTS);
+
+            assertThat(r.violations()).as("seed " + seed + "\n" + r.tail()).isEmpty();
+        }
+    }
+
+    /**
      * A final offset of an earlier claim handed over with the release of a claim user code had not heard of, found by
      * the simulator (at least once): m1 pauses past its session with t-3 claimed at 0; m2 takes t-3 over and commits
      * 93. m1 resumes, its polling thread receives t-3 0..39 under the ended claim, its member claims t-3 again in a
