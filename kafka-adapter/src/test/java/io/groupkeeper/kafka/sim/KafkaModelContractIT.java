@@ -2,6 +2,7 @@ package io.groupkeeper.kafka.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.groupkeeper.embedded.EmbeddedKafka;
 import io.groupkeeper.kafka.internal.KafkaAdmin;
@@ -68,6 +69,9 @@ class KafkaModelContractIT {
         void createTopic(String topic, int partitions);
 
         void append(TopicPartition tp, String value);
+
+        /** Retention: the records of {@code tp} before {@code offset} are deleted (the log start moves there). */
+        void deleteBefore(TopicPartition tp, long offset);
     }
 
     private static Side real() {
@@ -95,6 +99,18 @@ class KafkaModelContractIT {
                 try (KafkaProducer<String, String> p =
                         new KafkaProducer<>(properties(), new StringSerializer(), new StringSerializer())) {
                     p.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value))
+                            .get(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public void deleteBefore(TopicPartition tp, long offset) {
+                try (org.apache.kafka.clients.admin.Admin a =
+                        org.apache.kafka.clients.admin.Admin.create(properties())) {
+                    a.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
+                            .all()
                             .get(10, TimeUnit.SECONDS);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -176,6 +192,11 @@ class KafkaModelContractIT {
             public void append(TopicPartition tp, String value) {
                 kafka.append(tp, null, value);
             }
+
+            @Override
+            public void deleteBefore(TopicPartition tp, long offset) {
+                kafka.deleteBefore(tp, offset);
+            }
         };
     }
 
@@ -187,6 +208,11 @@ class KafkaModelContractIT {
     @Test
     void aConsumerReadsSeeksAndFailsOutOfRangeAlike() {
         assertThat(consuming(model())).isEqualTo(consuming(real()));
+    }
+
+    @Test
+    void retentionMovesTheLogStartAndAPositionBelowItFailsOutOfRange() {
+        assertThat(retention(model())).isEqualTo(retention(real()));
     }
 
     /**
@@ -272,6 +298,51 @@ class KafkaModelContractIT {
             }
         }
         return values;
+    }
+
+    /**
+     * Ten records; the records before 6 are deleted; the log's start and end; a consumer at 4 (below the start) fails
+     * its poll out of range, naming its position, and still stands there; a seek to the start reads the rest. (A
+     * consumer that fetched records before they were deleted may still hand them out from its buffer; the model
+     * keeps no such buffer: it fails at once.)
+     */
+    private static List<String> retention(Side side) {
+        String n = "r" + (++run);
+        TopicPartition tp = new TopicPartition(n + "-in", 0);
+        side.createTopic(tp.topic(), 1);
+        for (int i = 0; i < 10; i++) {
+            side.append(tp, "v" + i);
+        }
+        side.deleteBefore(tp, 6);
+        Map<String, Object> props = side.properties();
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        List<String> seen = new ArrayList<>();
+        try (Consumer<String, String> c =
+                side.clients().consumer(props, new StringDeserializer(), new StringDeserializer())) {
+            c.assign(List.of(tp));
+            seen.add("start " + c.beginningOffsets(List.of(tp)).get(tp) + ", end "
+                    + c.endOffsets(List.of(tp)).get(tp));
+            c.seek(tp, 4);
+            OffsetOutOfRangeException e = catchThrowableOfType(
+                    () -> {
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                        while (System.nanoTime() < until) {
+                            c.poll(Duration.ofMillis(200));
+                        }
+                    },
+                    OffsetOutOfRangeException.class);
+            seen.add("out of range at "
+                    + (e == null ? "none" : e.offsetOutOfRangePartitions().get(tp)) + ", position " + c.position(tp));
+            c.seek(tp, c.beginningOffsets(List.of(tp)).get(tp));
+            List<Long> rest = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (rest.size() < 4 && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).records(tp).forEach(r -> rest.add(r.offset()));
+            }
+            seen.add("read from the start " + rest);
+        }
+        return seen;
     }
 
     /** Ten records; seek to 3 and read to the end; the position; seek past the end and poll. */

@@ -77,6 +77,10 @@ final class AdapterChecker {
     private final Map<String, Long> lastReceived = new HashMap<>();
 
     private long resets;
+    /** Per input partition: Kafka's log start (retention deleted the records before it). */
+    private final Map<Integer, Long> logStart = new HashMap<>();
+
+    private long retentions;
     /** Per member and input partition ("m:p"): the last record its user code received since it was last assigned it. */
     private final Map<String, Long> lastInOwnership = new HashMap<>();
     /** Per member and input partition ("m:p"): its user code's last act on the partition was an {@code abort}. */
@@ -155,6 +159,10 @@ final class AdapterChecker {
     }
 
     /** How many input records were processed (at least once) or had an output committed (transactional), in all. */
+    long retentions() {
+        return retentions;
+    }
+
     long doneRecords() {
         return done.values().stream().mapToLong(BitSet::cardinality).sum();
     }
@@ -252,13 +260,54 @@ final class AdapterChecker {
             rewinds.merge(partition + ":" + r, 1, Integer::sum);
         }
         handovers.remove(partition); // the operator moved the offset: the heir starts where the reset says
-        pendingReset.put(partition, new long[] {value, end}); // the owner takes up the last one it hears of
+        // the owner takes up the last one it hears of (at the log start, when retention deleted the reset point)
+        pendingReset.put(partition, new long[] {value, end});
         receivedPastPendingEnd.remove(partition);
+        gone(partition, logStart.getOrDefault(partition, 0L));
         // Below Kafka's offset, or not: a transaction prepared before the owner heard of the reset may commit past the
         // reset point after it (seed 7, transactional: a reset of t-0 to 185 with Kafka's offset at most that; the
         // open transaction commits 218, then the owner takes the reset up and commits 185).
         resetsSinceKafka.computeIfAbsent(partition, p -> new ArrayList<>()).add(value);
         log.event("operator resets " + topic + "-" + partition + " to " + value + " (log end " + end + ")");
+    }
+
+    /**
+     * Kafka's retention deleted the records of {@code partition} before {@code start}: those not done are excused (no
+     * member can process them any more), as are those a reset rewound over; an owner whose position is below the start
+     * is moved there by the out-of-range policy ({@code EARLIEST}), so a reset not taken up yet whose point was deleted
+     * is taken up at the start.
+     */
+    void retained(int partition, long start) {
+        retentions++;
+        logStart.merge(partition, start, Math::max);
+        gone(partition, start);
+    }
+
+    /** The records of {@code partition} before {@code start} are deleted: what they owed is excused. */
+    private void gone(int partition, long start) {
+        BitSet d = done.computeIfAbsent(partition, p -> new BitSet());
+        BitSet ex = excused.computeIfAbsent(partition, p -> new BitSet());
+        for (int r = 0; r < start; r++) {
+            if (!d.get(r)) {
+                ex.set(r);
+            }
+        }
+        BitSet o = owed.get(partition);
+        if (o != null) {
+            o.clear(0, (int) start);
+        }
+        long[] pending = pendingReset.get(partition);
+        if (pending != null && pending[0] < start) {
+            pending[0] = start;
+        }
+    }
+
+    /**
+     * Whether {@code offset}, above {@code from}, is where a member moved from {@code from} may stand: every record
+     * between was deleted by retention (the out-of-range policy moved it to the log start).
+     */
+    private boolean pastDeleted(int partition, long from, long offset) {
+        return offset > from && offset <= logStart.getOrDefault(partition, 0L);
     }
 
     // ------------------------------------------------------------------ graceful closes
@@ -398,10 +447,10 @@ final class AdapterChecker {
         }
         handoversJudged++;
         String stored = transactional ? "its final transaction committed" : "its final write stored";
-        if (h.finalWrite != h.next) {
+        if (h.finalWrite != h.next && !pastDeleted(partition, h.next, h.finalWrite)) {
             violation("graceful close: " + h.closer + " processed " + topic + "-" + partition + " up to " + (h.next - 1)
                     + " but " + stored + " " + h.finalWrite);
-        } else if (h.heirFirst != h.next) {
+        } else if (h.heirFirst != h.next && !pastDeleted(partition, h.next, h.heirFirst)) {
             violation("graceful close replayed: " + h.closer + " handed " + topic + "-" + partition + " over at "
                     + h.next + " (" + (transactional ? "its final transaction committed" : "its final write landed")
                     + ") but the heir " + h.heir + " started at " + h.heirFirst);

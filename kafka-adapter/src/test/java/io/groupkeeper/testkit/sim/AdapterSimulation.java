@@ -66,6 +66,8 @@ final class AdapterSimulation {
             long hash,
             String tail,
             long resets,
+            long retentions,
+            long corrected,
             long landedLate,
             long abortedByInit,
             long done,
@@ -80,10 +82,13 @@ final class AdapterSimulation {
     private final Set<Integer> corrupt = new HashSet<>();
     /** The members whose graceful leave ended (the keepers' metrics: {@code memberClosed}). */
     private final Set<String> left = new HashSet<>();
+    /** Offsets the out-of-range policy corrected and stored (the keepers' metrics: {@code offsetCorrected}). */
+    private long corrected;
 
     AdapterSimulation(long seed, boolean transactional, List<Fault> plan) {
         this.transactional = transactional;
         this.world = new KafkaWorld<>(seed, plan, false, KAFKA_FAULTS, this::member);
+        world.retention();
         this.checker = new AdapterChecker(world.zk, GROUP, TOPIC, transactional, world.log);
         world.kafka.observe(checker.kafkaObserver());
         world.kafka.observe(
@@ -151,6 +156,8 @@ final class AdapterSimulation {
                 world.log.hash(),
                 world.log.tail(),
                 checker.resets(),
+                checker.retentions(),
+                corrected,
                 world.kafka.landedLate(),
                 world.kafka.abortedByInit(),
                 checker.doneRecords(),
@@ -164,6 +171,11 @@ final class AdapterSimulation {
                     @Override
                     public void memberClosed(String group, String member) {
                         left.add(member);
+                    }
+
+                    @Override
+                    public void offsetCorrected(String group, io.groupkeeper.TopicPartition partition, String policy) {
+                        corrected++;
                     }
                 }));
     }

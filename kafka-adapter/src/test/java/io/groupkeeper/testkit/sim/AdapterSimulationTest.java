@@ -458,6 +458,8 @@ class AdapterSimulationTest {
                 .count("records", AdapterSimulation.Result::done)
                 .count("outputs", AdapterSimulation.Result::outputs)
                 .count("resets", AdapterSimulation.Result::resets)
+                .count("retentions", AdapterSimulation.Result::retentions)
+                .count("corrected", AdapterSimulation.Result::corrected)
                 .count("landedLate", AdapterSimulation.Result::landedLate)
                 .count("abortedByInit", AdapterSimulation.Result::abortedByInit)
                 .count("closes", AdapterSimulation.Result::handovers)

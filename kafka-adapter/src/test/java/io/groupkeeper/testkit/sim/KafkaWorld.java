@@ -88,6 +88,9 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
     /** The records' draws (how many per partition, what a simulation draws for each). */
     final Random produce;
 
+    /** Kafka's retention deletes the start of the input's partitions during the run ({@link #retention}). */
+    private boolean retention;
+
     private final Set<Long> exclusiveHangs = new HashSet<>();
     private final BiFunction<String, String, M> newMember;
     private int nextId;
@@ -118,6 +121,16 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
 
     static List<Fault> plan(long seed, int faults) {
         return FaultPlan.generate(seed, faults, RUN_MS, SESSION_TIMEOUT.toMillis(), Set.of());
+    }
+
+    /**
+     * Kafka's retention in this world: 0 to 2 times during the run, a partition's records before a drawn offset are
+     * deleted (half the time anywhere in the log, half the time within 4 of its end, past where a member that keeps up
+     * stands), from draws of their own. An owner whose position falls below the log start is moved by the adapter's
+     * out-of-range policy.
+     */
+    void retention() {
+        this.retention = true;
     }
 
     /** Hangs the threads run alone (from a contended run before). */
@@ -162,6 +175,9 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
             sim.schedule(() -> apply(f, checker, own), f.atMillis(), TimeUnit.MILLISECONDS);
         }
         sim.schedule(() -> heal(heal), RUN_MS, TimeUnit.MILLISECONDS);
+        if (retention) {
+            scheduleRetention(checker);
+        }
         Instant end = begin.plusMillis(RUN_MS + SETTLE_MS);
         long nextLook = begin.toEpochMilli() + RUN_MS + 1_000;
         boolean caughtUp = false;
@@ -193,6 +209,32 @@ final class KafkaWorld<M extends KafkaWorld.Member> {
             checker.produced(p, kafka.logEnd(tp));
         }
         sim.schedule(() -> produce(checker, record), 100, TimeUnit.MILLISECONDS);
+    }
+
+    private void scheduleRetention(AdapterChecker checker) {
+        Random r = new Random(seed * 13 + 5);
+        int n = r.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            long at = 500 + r.nextInt((int) RUN_MS - 500);
+            int pick = r.nextInt(MAX_PARTITIONS);
+            boolean nearEnd = r.nextBoolean();
+            double share = r.nextDouble();
+            int back = r.nextInt(5);
+            sim.schedule(() -> retain(checker, pick % partitions, nearEnd, share, back), at, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void retain(AdapterChecker checker, int partition, boolean nearEnd, double share, int back) {
+        TopicPartition tp = new TopicPartition(TOPIC, partition);
+        long start = kafka.logStart(tp);
+        long end = kafka.logEnd(tp);
+        long to = nearEnd ? end - back : start + (long) Math.ceil((end - start) * share);
+        if (to <= start) {
+            return;
+        }
+        kafka.deleteBefore(tp, to);
+        checker.retained(partition, to);
+        log.event("retention: " + TOPIC + "-" + partition + " starts at " + to + " (log end " + end + ")");
     }
 
     List<M> live() {
