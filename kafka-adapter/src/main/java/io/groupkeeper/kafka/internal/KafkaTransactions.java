@@ -728,6 +728,18 @@ final class KafkaTransactions implements AutoCloseable {
         }
     }
 
+    /**
+     * The out-of-range policy moved the partition to {@code offset} (its position was outside the log: deleted by
+     * retention, or past the end): a later abort or failure goes back there, not to where the open transaction began,
+     * which the log may no longer hold.
+     */
+    void corrected(TopicPartition tp, long offset) {
+        Txn t = txns.get(tp);
+        if (t != null) {
+            t.base = offset;
+        }
+    }
+
     /** Back to where the (aborted) transaction began. */
     private void rewind(OwnedPartition p, Txn t) {
         if (t.base >= 0 && p.position != t.base) {

@@ -215,52 +215,63 @@ final class PositionCommitter {
         return true;
     }
 
-    /** Stores the out-of-range policy's corrections at once, logging each one (or that it is stored later). */
+    /**
+     * Stores the out-of-range policy's corrections at once, logging each one (or that it is stored later), through the
+     * normal, fenced commit as {@link #storeStarts} does: in the transactional mode a Kafka transaction first, so the
+     * correction gets the guards every store write has (nothing written while a fresh start is not in Kafka, Kafka's
+     * offset while its commit is held back, the value named as unconfirmed until the write returns). In that mode a
+     * later abort or failed transaction goes back to the correction, not below the log start.
+     */
     void storeCorrections(PositionResolver.Corrections c) {
-        CommitResult result = null;
-        long mark = mark();
+        List<OwnedPartition> moved = new ArrayList<>();
+        Map<TopicPartition, OptionalLong> storedBefore = new HashMap<>();
+        for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
+            OwnedPartition p = positions.get(e.getKey());
+            if (p == null) {
+                continue;
+            }
+            p.forgetProgress(); // the position moved under the container's progress: commits write it now
+            if (txns != null) {
+                txns.corrected(e.getKey(), e.getValue());
+            }
+            storedBefore.put(p.tp, p.committed);
+            moved.add(p);
+        }
         try {
-            result = member.commit(c.corrected());
+            commit(moved, false);
         } catch (RuntimeException ce) {
             LOG.warn(
-                    "could not store the corrected offsets {} yet (retrying with the next " + "commit): {}",
+                    "could not store the corrected offsets {} yet (retrying with the next commit): {}",
                     c.corrected(),
                     ce.toString());
         }
-        for (Map.Entry<TopicPartition, Long> e : c.corrected().entrySet()) {
-            TopicPartition tp = e.getKey();
-            OwnedPartition p = positions.get(tp);
-            CommitResult.Status status = result == null ? null : result.status(tp);
-            if (p != null) {
-                p.forgetProgress(); // the position moved under the container's progress: commits write it now
+        for (OwnedPartition p : moved) {
+            if (positions.get(p.tp) != p) {
+                continue; // (fenced or dropped by the commit: its log says why)
             }
-            if (p != null && status == CommitResult.Status.COMMITTED) {
-                OptionalLong stored = p.committed;
-                p.committed = OptionalLong.of(e.getValue());
-                p.committedDone = Optional.empty(); // (written without one)
+            long to = c.corrected().get(p.tp);
+            OptionalLong stored = storedBefore.get(p.tp);
+            if (p.committed.isPresent() && p.committed.getAsLong() == to) {
                 LOG.warn(
                         "partition {}: offset {} is {}; outOfRange={}: corrected to {} and stored it "
                                 + "(stored offset was {})",
-                        tp,
-                        c.bad().get(tp),
-                        c.why().get(tp),
+                        p.tp,
+                        c.bad().get(p.tp),
+                        c.why().get(p.tp),
                         outOfRange,
-                        e.getValue(),
+                        to,
                         stored.isPresent() ? stored.getAsLong() : "none");
-                metrics.offsetCorrected(group, tp, outOfRange.name().toLowerCase());
-            } else if (p != null && status == null) {
+                metrics.offsetCorrected(group, p.tp, outOfRange.name().toLowerCase());
+            } else if (p.committed.equals(stored)) {
                 LOG.warn(
                         "partition {}: offset {} is {}; outOfRange={}: continuing from {} (to be stored "
                                 + "with the next commit)",
-                        tp,
-                        c.bad().get(tp),
-                        c.why().get(tp),
+                        p.tp,
+                        c.bad().get(p.tp),
+                        c.why().get(p.tp),
                         outOfRange,
-                        e.getValue());
+                        to);
             }
-        }
-        if (result != null) {
-            apply(result, new HashMap<>(c.corrected()), mark);
         }
     }
 

@@ -452,6 +452,24 @@ class AdapterSimulationTest {
         assertThat(r.violations()).as(r.tail()).isEmpty();
     }
 
+    /**
+     * Kafka's retention in the transactional schedules: a correction of the out-of-range policy did not move where the
+     * open transaction rewinds to. An abort (an output rejected) or a failed transaction after it went back to where
+     * the transaction began, below the log start, and the next commit wrote that to ZooKeeper over the stored
+     * correction ("ZooKeeper's offset of record moved backwards from 18 to 16", seed 5000617; shortest plan 3 faults:
+     * a disconnection and two edits, besides the retention). Corrections now move the rewind point and are stored
+     * through the fenced commit ({@code PositionCommitter.storeCorrections}; {@code TransactionalOutOfRangeIT}).
+     */
+    @Test
+    void transactionalSeedsWhereACorrectionIsWhereLaterRewindsGo() {
+        for (long seed :
+                new long[] {5_000_125, 5_000_185, 5_000_399, 5_000_617, 5_000_821, 5_001_524, 5_001_734, 5_001_889}) {
+            AdapterSimulation.Result r = AdapterSimulation.run(seed, true, FAULTS);
+
+            assertThat(r.violations()).as("seed " + seed + "\n" + r.tail()).isEmpty();
+        }
+    }
+
     static void runSchedules(boolean transactional) {
         new SeededSchedules<AdapterSimulation.Result>(
                         "adapterSimulation", "adapter simulation", transactional ? "transactional" : "at least once")
