@@ -91,6 +91,10 @@ final class AdapterChecker {
     private final Map<Integer, Handover> handovers = new HashMap<>();
 
     private long handoversJudged;
+    /** Transactional: judged handovers whose final transaction the close committed ({@link Handover#committedInClose}). */
+    private long finalTransactions;
+    /** Graceful closes' handovers begun ({@link #closing}), judged or not. */
+    private long handoversBegun;
 
     /** Which input record an output committed to Kafka is of ({@link #outputsOf}). */
     @FunctionalInterface
@@ -168,6 +172,14 @@ final class AdapterChecker {
     }
 
     /** How many graceful closes' handovers were judged (their final write landed and the heir received a record). */
+    long handoversBegun() {
+        return handoversBegun;
+    }
+
+    long finalTransactions() {
+        return finalTransactions;
+    }
+
     long handoversJudged() {
         return handoversJudged;
     }
@@ -374,6 +386,7 @@ final class AdapterChecker {
                 // 3001768: Kafka 169, a reset to 168, 168 processed again)
                 h.needsLastOutput = transactional && !abortedLast.contains(member + ":" + p);
                 handovers.put(p, h);
+                handoversBegun++;
             }
         }
     }
@@ -446,6 +459,9 @@ final class AdapterChecker {
             return;
         }
         handoversJudged++;
+        if (h.committedInClose) {
+            finalTransactions++;
+        }
         String stored = transactional ? "its final transaction committed" : "its final write stored";
         if (h.finalWrite != h.next && !pastDeleted(partition, h.next, h.finalWrite)) {
             violation("graceful close: " + h.closer + " processed " + topic + "-" + partition + " up to " + (h.next - 1)

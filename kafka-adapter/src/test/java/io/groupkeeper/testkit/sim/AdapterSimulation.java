@@ -72,7 +72,9 @@ final class AdapterSimulation {
             long abortedByInit,
             long done,
             long outputs,
-            long handovers)
+            long handovers,
+            long handoversBegun,
+            long finalTransactions)
             implements ScheduleOutcome {}
 
     private final boolean transactional;
@@ -162,7 +164,9 @@ final class AdapterSimulation {
                 world.kafka.abortedByInit(),
                 checker.doneRecords(),
                 checker.outputs(),
-                checker.handoversJudged());
+                checker.handoversJudged(),
+                checker.handoversBegun(),
+                checker.finalTransactions());
     }
 
     private Member member(String id, String processTag) {
