@@ -300,6 +300,26 @@ class KafkaModelContractIT {
         return values;
     }
 
+    /** A new topic of one partition holding ten records, "v0".."v9"; its partition. */
+    private static TopicPartition tenRecords(Side side, String prefix) {
+        TopicPartition tp = new TopicPartition(prefix + (++run) + "-in", 0);
+        side.createTopic(tp.topic(), 1);
+        for (int i = 0; i < 10; i++) {
+            side.append(tp, "v" + i);
+        }
+        return tp;
+    }
+
+    /** A consumer of {@code tp} alone ({@code auto.offset.reset=none}, no auto commit), assigned it. */
+    private static Consumer<String, String> assigned(Side side, TopicPartition tp) {
+        Map<String, Object> props = side.properties();
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Consumer<String, String> c = side.clients().consumer(props, new StringDeserializer(), new StringDeserializer());
+        c.assign(List.of(tp));
+        return c;
+    }
+
     /**
      * Ten records; the records before 6 are deleted; the log's start and end; a consumer at 4 (below the start) fails
      * its poll out of range, naming its position, and still stands there; a seek to the start reads the rest. (A
@@ -307,20 +327,10 @@ class KafkaModelContractIT {
      * keeps no such buffer: it fails at once.)
      */
     private static List<String> retention(Side side) {
-        String n = "r" + (++run);
-        TopicPartition tp = new TopicPartition(n + "-in", 0);
-        side.createTopic(tp.topic(), 1);
-        for (int i = 0; i < 10; i++) {
-            side.append(tp, "v" + i);
-        }
+        TopicPartition tp = tenRecords(side, "r");
         side.deleteBefore(tp, 6);
-        Map<String, Object> props = side.properties();
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         List<String> seen = new ArrayList<>();
-        try (Consumer<String, String> c =
-                side.clients().consumer(props, new StringDeserializer(), new StringDeserializer())) {
-            c.assign(List.of(tp));
+        try (Consumer<String, String> c = assigned(side, tp)) {
             seen.add("start " + c.beginningOffsets(List.of(tp)).get(tp) + ", end "
                     + c.endOffsets(List.of(tp)).get(tp));
             c.seek(tp, 4);
@@ -347,19 +357,9 @@ class KafkaModelContractIT {
 
     /** Ten records; seek to 3 and read to the end; the position; seek past the end and poll. */
     private static List<String> consuming(Side side) {
-        String n = "c" + (++run);
-        TopicPartition tp = new TopicPartition(n + "-in", 0);
-        side.createTopic(tp.topic(), 1);
-        for (int i = 0; i < 10; i++) {
-            side.append(tp, "v" + i);
-        }
-        Map<String, Object> props = side.properties();
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        TopicPartition tp = tenRecords(side, "c");
         List<String> seen = new ArrayList<>();
-        try (Consumer<String, String> c =
-                side.clients().consumer(props, new StringDeserializer(), new StringDeserializer())) {
-            c.assign(List.of(tp));
+        try (Consumer<String, String> c = assigned(side, tp)) {
             seen.add("end " + c.endOffsets(List.of(tp)).get(tp) + ", start "
                     + c.beginningOffsets(List.of(tp)).get(tp));
             c.seek(tp, 3);
