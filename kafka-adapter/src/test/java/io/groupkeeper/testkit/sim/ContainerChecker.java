@@ -28,7 +28,9 @@ import java.util.OptionalLong;
  *   {@link #RESET_OVERLAP_MS} of the reset);</li>
  *   <li><b>progress never claims an unprocessed record</b>: every offset node a member writes holds a low-water mark
  *   below which every record was handled or dead-lettered (or skipped by an operator's reset before it was), and a done
- *   set whose every offset was handled or dead-lettered.</li>
+ *   set whose every offset was handled or dead-lettered;</li>
+ *   <li>{@link HandoverChecker}'s, told of the same calls and nodes: nothing named done runs again, a graceful handover
+ *   replays none, the node's size stays within its bound.</li>
  * </ul>
  */
 final class ContainerChecker {
@@ -73,6 +75,9 @@ final class ContainerChecker {
 
     private long rewoundByAborts;
 
+    /** The handover and node checks. */
+    private final HandoverChecker handovers;
+
     /** One lane of one member's partition: the last record started in its ownership, and those in flight. */
     private static final class Lane {
         /** The ownership of the last record started: its claim's token, else "h" and the hook's count. */
@@ -102,6 +107,7 @@ final class ContainerChecker {
         this.ordering = ordering;
         this.checker = checker;
         this.log = log;
+        this.handovers = new HandoverChecker(zk, group, topic, this::violation);
         // The model has one observer of transactions: this one replaces the AdapterChecker's, and hands every
         // transaction to it first (its ZooKeeper checks: the offset never backwards but by an operator, handovers).
         ModelTransactions.observe(zk, (session, zxid, writes) -> {
@@ -149,6 +155,11 @@ final class ContainerChecker {
         return deadLettered;
     }
 
+    /** The handover and node checks (the max span, the drains that ran out, what they judged). */
+    HandoverChecker handovers() {
+        return handovers;
+    }
+
     private void violation(String what) {
         if (checker.violations().size() < 20) {
             checker.violations().add(what);
@@ -163,6 +174,9 @@ final class ContainerChecker {
      * whose fencing token the call carries ({@code token}).
      */
     void started(String member, int partition, String key, long offset, OptionalLong token) {
+        if (kafkaOffset == null) {
+            handovers.started(member, partition, offset, token);
+        }
         if (ordering == Ordering.UNORDERED) {
             return;
         }
@@ -216,8 +230,9 @@ final class ContainerChecker {
         l.inFlight.put(offset, new int[] {l.rewinds, made});
     }
 
-    /** The handler returned ({@code ok}) or threw. */
-    void ended(String member, int partition, String key, long offset, boolean ok) {
+    /** The handler returned ({@code ok}) or threw, in a call carrying {@code token}. */
+    void ended(String member, int partition, String key, long offset, boolean ok, OptionalLong token) {
+        handovers.ended(member, partition, offset, ok, token);
         if (ordering != Ordering.UNORDERED) {
             String lane = ordering == Ordering.KEY ? String.valueOf(key) : "";
             Lane l = lanes.get(member + ":" + partition + ":" + lane);
@@ -235,13 +250,15 @@ final class ContainerChecker {
      * A record of a batch handled with the batch's first one ({@link #started} and {@link #ended} judge the batch's
      * call by its first record): handled too.
      */
-    void handledWithBatch(int partition, long offset) {
+    void handledWithBatch(int partition, long offset, OptionalLong token) {
+        handovers.ended("", partition, offset, true, token);
         handled++;
         processed(partition, offset);
     }
 
     /** The record was published to the dead-letter topic (the container's listener heard it). */
     void deadLettered(String member, int partition, long offset) {
+        handovers.deadLettered(member, partition, offset);
         deadLettered++;
         processed(partition, offset);
     }
@@ -275,10 +292,26 @@ final class ContainerChecker {
     // ------------------------------------------------------------------ the offset nodes
 
     private void applied(long session, long zxid, List<ModelTransactions.Write> writes) {
+        String prefix = io.groupkeeper.fixtures.ZkLayout.offsets(group) + "/" + topic + "/";
         if (session == OPERATOR) {
+            for (ModelTransactions.Write w : writes) {
+                if (w.path().startsWith(prefix)
+                        && w.offset().isPresent()
+                        && !w.corrupt()
+                        && (w.kind() == ModelTransactions.Kind.SET || w.kind() == ModelTransactions.Kind.CREATE)) {
+                    handovers.operatorWrote(partitionOf(w.path()), w.offset().getAsLong(), zxid);
+                }
+            }
             return;
         }
-        String prefix = io.groupkeeper.fixtures.ZkLayout.offsets(group) + "/";
+        // A release: the owner node deleted by its member's session (a session's end deletes it with session 0).
+        String owners = io.groupkeeper.fixtures.ZkLayout.owners(group) + "/" + topic + "/";
+        java.util.Set<Integer> released = new java.util.HashSet<>();
+        for (ModelTransactions.Write w : writes) {
+            if (w.kind() == ModelTransactions.Kind.DELETE && w.path().startsWith(owners)) {
+                released.add(partitionOf(w.path()));
+            }
+        }
         for (ModelTransactions.Write w : writes) {
             if (!w.path().startsWith(prefix)
                     || w.offset().isEmpty()
@@ -287,14 +320,16 @@ final class ContainerChecker {
                     || w.kind() == ModelTransactions.Kind.DELETE) {
                 continue;
             }
-            int partition = Integer.parseInt(w.path().substring(w.path().lastIndexOf('/') + 1));
+            int partition = partitionOf(w.path());
             NodeCodec.OffsetBody body;
+            byte[] node;
             try {
                 java.util.Optional<byte[]> data = zk.data(w.path());
                 if (data.isEmpty()) {
                     continue;
                 }
-                body = NodeCodec.offset(w.path(), data.get());
+                node = data.get();
+                body = NodeCodec.offset(w.path(), node);
             } catch (RuntimeException e) {
                 continue; // gone again, or not readable: nothing claimed here
             }
@@ -309,6 +344,7 @@ final class ContainerChecker {
                 violation("progress: " + w.path() + " holds a done value that does not read: " + body.done());
                 continue;
             }
+            String who = w.committedBy().orElse("a member");
             BitSet p = processed.getOrDefault(partition, new BitSet());
             BitSet ex = excused.getOrDefault(partition, new BitSet());
             long low = progress.lowWater();
@@ -320,18 +356,30 @@ final class ContainerChecker {
                 }
             }
             if (missing >= 0) {
-                violation("progress: " + w.committedBy().orElse("a member") + " wrote " + topic + "-" + partition
-                        + "'s low-water mark " + low + " but record " + missing + " was never handled or dead-lettered "
-                        + "(transaction " + zxid + ")");
+                violation("progress: " + who + " wrote " + topic + "-" + partition + "'s low-water mark " + low
+                        + " but record " + missing + " was never handled or dead-lettered (transaction " + zxid + ")");
             }
             for (long d : progress.done()) {
                 if (!p.get((int) d)) {
-                    violation("progress: " + w.committedBy().orElse("a member") + " wrote " + topic + "-" + partition
-                            + "'s done set " + body.done().orElse("") + " but record " + d + " was never handled or "
-                            + "dead-lettered (transaction " + zxid + ")");
+                    violation("progress: " + who + " wrote " + topic + "-" + partition + "'s done set "
+                            + body.done().orElse("") + " but record " + d + " was never handled or dead-lettered "
+                            + "(transaction " + zxid + ")");
                     break;
                 }
             }
+            handovers.written(
+                    who,
+                    partition,
+                    progress,
+                    body.done(),
+                    node.length,
+                    zxid,
+                    released.contains(partition),
+                    kafkaOffset == null); // (transactional: Kafka's offset is the one of record)
         }
+    }
+
+    private static int partitionOf(String path) {
+        return Integer.parseInt(path.substring(path.lastIndexOf('/') + 1));
     }
 }

@@ -35,7 +35,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * stalls of the worker's polling thread, graceful stops, operators' resets and edits of an offset node, partition
  * growth, lost writes, cut publications; not typos or deletes of an offset node. What users see is checked by
  * {@link AdapterChecker} (at least once, ZooKeeper's offset never backwards, a reset taken up) and
- * {@link ContainerChecker} (order, progress).
+ * {@link ContainerChecker} (order, progress, nothing named done runs again, a graceful handover replays none, the
+ * node's size within its bound). KEY and UNORDERED schedules of seeds 3, 7, 11, ... run with a max span of
+ * {@link #SMALL_SPAN}.
  *
  * <p>Besides the record handler at least once ({@code PARTITION}, {@code KEY}, {@code UNORDERED}): the
  * <b>transactional mode</b> ({@link Mode#TRANSACTIONAL}: the container built with {@code transactional(...)}, the
@@ -49,6 +51,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <p>The world (processes, faults, production, healing, the bounded run) is {@link KafkaWorld}'s, shared with
  * {@link AdapterSimulation}; what is the container's own here: its members, its records' keys and poison, its
  * operator's resets and its checks. The seeded draws come in the order they came when it had a world of its own.
+ * (Over 500 lines: a member is one builder of the container with the simulation's three handlers and its listener,
+ * which read best beside the modes that choose them; the checks are {@link ContainerChecker}'s.)
  */
 final class ContainerSimulation {
 
@@ -121,8 +125,26 @@ final class ContainerSimulation {
             long deadLettered,
             long handled,
             long outputs,
-            long rewoundByAborts)
+            long rewoundByAborts,
+            long handovers,
+            long maxDone,
+            long maxNode)
             implements ScheduleOutcome {}
+
+    /**
+     * The container's max span in every schedule of a mode with per-partition progress (not the batch handler's nor
+     * the transactional mode's): {@code -Dgroupkeeper.containerSimulation.maxSpan=N}; unset: {@link #SMALL_SPAN} in one
+     * schedule of four of {@code KEY} and {@code UNORDERED} ordering (seeds 3, 7, 11, ...), the container's default
+     * (10,000) otherwise.
+     */
+    static final Integer MAX_SPAN = Integer.getInteger("groupkeeper.containerSimulation.maxSpan");
+
+    /**
+     * A span the schedules reach (a partition's records complete out of order, a poison record's retries hold its
+     * low-water mark): dispatching stops at its end and the partition's fetching pauses, and the done set is bounded by
+     * it.
+     */
+    static final int SMALL_SPAN = 8;
 
     private final Mode mode;
     private final KafkaWorld<Member> world;
@@ -138,6 +160,9 @@ final class ContainerSimulation {
         this.order =
                 new ContainerChecker(world.zk, GROUP, TOPIC, mode.ordering, checker, world.log, world.clock::millis);
         this.handlerTimes = new Random(seed * 13 + 5);
+        if (span() != null) {
+            order.handovers().maxSpan(span());
+        }
         if (mode.transactional) {
             checker.outputsOf(ContainerSimulation::inputOf);
             world.kafka.observe(checker.kafkaObserver());
@@ -182,21 +207,49 @@ final class ContainerSimulation {
         });
     }
 
+    /** The member id of the process whose simulated thread {@code tag} is; null: none. */
+    private String processOf(String tag) {
+        for (Member m : world.members) {
+            if (m.proc.tags.contains(tag)) {
+                return m.id;
+            }
+        }
+        return null;
+    }
+
+    /** The container's max span in this schedule ({@link #MAX_SPAN}); null: the container's default. */
+    private Integer span() {
+        if (mode.handler == Handler.BATCH || mode.transactional) {
+            return null; // (no per-partition progress: the builder refuses limits)
+        }
+        if (MAX_SPAN != null) {
+            return MAX_SPAN;
+        }
+        return mode.ordering != Ordering.PARTITION && world.seed % 4 == 3 ? SMALL_SPAN : null;
+    }
+
     private Result runBounded() {
-        world.runBounded(
-                checker,
-                () -> {
-                    world.kafka.createTopic(TOPIC, world.partitions);
-                    if (mode.transactional) {
-                        world.kafka.createTopic(OUT, 1);
-                    }
-                    world.join();
-                    world.join();
-                    world.join();
-                },
-                this::produce,
-                this::apply,
-                () -> {});
+        DrainWarnings drains =
+                new DrainWarnings(order.handovers(), world.scheduler::running, this::processOf, () -> world.partitions);
+        try {
+            drains.attach();
+            world.runBounded(
+                    checker,
+                    () -> {
+                        world.kafka.createTopic(TOPIC, world.partitions);
+                        if (mode.transactional) {
+                            world.kafka.createTopic(OUT, 1);
+                        }
+                        world.join();
+                        world.join();
+                        world.join();
+                    },
+                    this::produce,
+                    this::apply,
+                    () -> {});
+        } finally {
+            drains.detach();
+        }
         return new Result(
                 world.seed,
                 mode,
@@ -210,7 +263,10 @@ final class ContainerSimulation {
                 order.deadLettered(),
                 order.handled(),
                 checker.outputs(),
-                order.rewoundByAborts());
+                order.rewoundByAborts(),
+                order.handovers().judged(),
+                order.handovers().maxDone(),
+                order.handovers().maxNode());
     }
 
     /** PARTITION ordering alternates between parallelism 1 (handler calls on the polling thread) and 4. */
@@ -338,6 +394,9 @@ final class ContainerSimulation {
                             .kafkaTimeout(Duration.ofSeconds(5))
                             .startPosition(StartPosition.earliest())
                             .outOfRange(OutOfRangePolicy.EARLIEST));
+            if (span() != null) {
+                b.maxSpan(span());
+            }
             switch (mode.handler) {
                 case RECORD -> b.recordHandler(this::handle);
                 case BATCH -> b.batchHandler(this::handleBatch);
@@ -420,12 +479,8 @@ final class ContainerSimulation {
             if (mode.transactional) {
                 checker.received(who(), r.partition(), r.offset());
             }
-            order.started(
-                    who(),
-                    r.partition(),
-                    r.key(),
-                    r.offset(),
-                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+            java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
+            order.started(who(), r.partition(), r.key(), r.offset(), token);
             boolean ok = false;
             try {
                 int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);
@@ -443,7 +498,7 @@ final class ContainerSimulation {
                 ok = true;
             } finally {
                 if (!proc.crashed) {
-                    order.ended(who(), r.partition(), r.key(), r.offset(), ok);
+                    order.ended(who(), r.partition(), r.key(), r.offset(), ok, token);
                 }
             }
         }
@@ -457,12 +512,8 @@ final class ContainerSimulation {
                 throw new IllegalStateException("crashed");
             }
             ConsumerRecord<String, String> first = records.get(0);
-            order.started(
-                    id,
-                    first.partition(),
-                    first.key(),
-                    first.offset(),
-                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+            java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
+            order.started(id, first.partition(), first.key(), first.offset(), token);
             int failed = -1;
             try {
                 int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);
@@ -477,9 +528,9 @@ final class ContainerSimulation {
             } finally {
                 if (!proc.crashed) {
                     int done = failed < 0 ? records.size() : failed;
-                    order.ended(id, first.partition(), first.key(), first.offset(), done > 0);
+                    order.ended(id, first.partition(), first.key(), first.offset(), done > 0, token);
                     for (int i = 1; i < done; i++) {
-                        order.handledWithBatch(first.partition(), records.get(i).offset());
+                        order.handledWithBatch(first.partition(), records.get(i).offset(), token);
                     }
                 }
             }
@@ -500,12 +551,8 @@ final class ContainerSimulation {
             if (proc.crashed) {
                 throw new IllegalStateException("crashed");
             }
-            order.started(
-                    id,
-                    r.partition(),
-                    r.key(),
-                    r.offset(),
-                    io.groupkeeper.kafka.container.HandlerContext.fencingToken());
+            java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
+            order.started(id, r.partition(), r.key(), r.offset(), token);
             CompletableFuture<Void> stage = new CompletableFuture<>();
             int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);
             world.scheduler
@@ -516,7 +563,7 @@ final class ContainerSimulation {
                                     return;
                                 }
                                 boolean ok = !poison(r);
-                                order.ended(id, r.partition(), r.key(), r.offset(), ok);
+                                order.ended(id, r.partition(), r.key(), r.offset(), ok, token);
                                 if (ok) {
                                     stage.complete(null);
                                 } else {

@@ -169,6 +169,24 @@ class ContainerSimulationTest {
         }
     }
 
+    /**
+     * The handover and size checks judge something: a KEY schedule with the small span (seed 3) has graceful handovers
+     * judged (releases carrying a final write, under claims that finished records), and done values written within the
+     * bound of its span.
+     */
+    @Test
+    void seed3JudgesGracefulHandoversAndDoneValuesWithinTheBoundOfASmallSpan() {
+        ContainerSimulation.Result r = ContainerSimulation.run(3, ContainerSimulation.Mode.KEY, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+        assertThat(r.handovers()).as("graceful handovers judged").isPositive();
+        assertThat(r.maxDone())
+                .as("largest done value written")
+                .isPositive()
+                .isLessThanOrEqualTo(io.groupkeeper.kafka.container.internal.progress.ProgressCodec.maxEncodedLength(
+                        ContainerSimulation.SMALL_SPAN));
+    }
+
     static void runSchedules(ContainerSimulation.Mode mode, int byDefault) {
         long handled = new SeededSchedules<ContainerSimulation.Result>(
                         "containerSimulation", "container simulation", mode)
@@ -178,6 +196,9 @@ class ContainerSimulationTest {
                 .count("resets", ContainerSimulation.Result::resets)
                 .count("outputs", ContainerSimulation.Result::outputs)
                 .count("rewoundByAborts", ContainerSimulation.Result::rewoundByAborts)
+                .count("handovers", ContainerSimulation.Result::handovers)
+                .max("maxDone", ContainerSimulation.Result::maxDone)
+                .max("maxNode", ContainerSimulation.Result::maxNode)
                 .run(
                         byDefault,
                         seed -> ContainerSimulation.run(seed, mode, FAULTS),

@@ -48,6 +48,15 @@ final class SeededSchedules<R extends ScheduleOutcome> {
         return this;
     }
 
+    /** A figure of the summary line, the largest over the schedules; printed in the order added. */
+    SeededSchedules<R> max(String figure, ToLongFunction<R> of) {
+        counters.put(figure, of);
+        largest.add(figure);
+        return this;
+    }
+
+    private final java.util.Set<String> largest = new java.util.HashSet<>();
+
     /**
      * Runs the schedules ({@code run}: a seed's schedule; {@code replay}: the same seed with another plan, for the
      * shrink), prints the summary line and returns the sums of the counters by name.
@@ -64,7 +73,7 @@ final class SeededSchedules<R extends ScheduleOutcome> {
         for (long seed = first; seed < first + schedules; seed++) {
             R r = run.apply(seed);
             steps += r.steps();
-            counters.forEach((c, of) -> sums.merge(c, of.applyAsLong(r), Long::sum));
+            counters.forEach((c, of) -> sums.merge(c, of.applyAsLong(r), largest.contains(c) ? Long::max : Long::sum));
             if (Boolean.getBoolean(property("trace"))) {
                 System.out.println("seed " + seed + " trace:\n" + r.tail());
             }
