@@ -336,8 +336,7 @@ final class ContainerSimulation {
         Member(String id, WorldProcess proc) {
             super(id, proc);
             this.ctl = world.scheduler.executor(proc.mainTag);
-            this.clients =
-                    proc.clients(checker.violations()).threads(this::thread).onStart(this::carried);
+            this.clients = proc.clients(checker.violations()).threads(this::thread);
             ListenerContainerBuilder<String, String> b = ListenerContainer.<String, String>builder(proc.keeper)
                     .group(GROUP)
                     .topics(TOPIC)
@@ -407,16 +406,6 @@ final class ContainerSimulation {
             }
             this.container = ((DefaultListenerContainer<String, String>) b.build()).on(clients);
             this.asyncTag = mode.handler == Handler.ASYNC ? proc.register(proc.tag + "/async") : null;
-        }
-
-        /**
-         * A thread of the container begins on its carrier: a transactional worker's sender answers only on its
-         * worker's thread, which in the simulator is the carrier (SimulatedOwner).
-         */
-        private void carried(Thread thread) {
-            if (mode.transactional) {
-                SimulatedOwner.ofOutput(container, thread, Thread.currentThread());
-            }
         }
 
         /**

@@ -46,8 +46,6 @@ final class SimKafkaClients implements KafkaClients {
      * simulation's consumers).
      */
     private java.util.function.Function<String, String> threads;
-    /** Told, on its carrier, of each of the container's threads as it begins to run ({@link #onStart}). */
-    private java.util.function.Consumer<Thread> started = t -> {};
 
     /** For a member: {@code storeConnected} is its store's; a transactional claim while it is false is reported. */
     SimKafkaClients(
@@ -129,16 +127,6 @@ final class SimKafkaClients implements KafkaClients {
         return this;
     }
 
-    /**
-     * {@code hook} is told of each of the container's threads as its task begins, on the simulated thread that carries
-     * it for its whole run ({@code Thread.currentThread()} there): what the container ties to its thread can be tied to
-     * the carrier.
-     */
-    SimKafkaClients onStart(java.util.function.Consumer<Thread> hook) {
-        this.started = hook;
-        return this;
-    }
-
     /** A container's worker: its loop runs as a task of a simulated thread of the process, named as the thread. */
     @Override
     public void start(Thread thread) {
@@ -146,10 +134,7 @@ final class SimKafkaClients implements KafkaClients {
             throw new IllegalStateException(
                     "a thread of its own (" + thread.getName() + ") in a simulation without them");
         }
-        scheduler.executor(threads.apply(thread.getName())).execute(() -> {
-            started.accept(thread);
-            thread.run();
-        });
+        scheduler.executor(threads.apply(thread.getName())).execute(thread::run);
     }
 
     /** A worker's handler pool: {@code n} simulated threads of the process, made by {@code factory}, one queue. */

@@ -27,7 +27,9 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
 
     private final Serializer<Object> keySerializer;
     private final Serializer<Object> valueSerializer;
-    private final Thread owner;
+    /** The thread that runs the worker's loop ({@link #ownedBy}), where handler calls run; null before it starts. */
+    private volatile Thread owner;
+
     private final List<Pending> pending = new ArrayList<>();
     /** Per input partition: the outputs flushed into its transaction and not known to be written yet. */
     private final Map<TopicPartition, ArrayDeque<Sent>> sent = new HashMap<>();
@@ -38,10 +40,14 @@ final class TransactionalOutput implements TransactionalSender<Object, Object> {
     private OutputFailure earlier;
 
     @SuppressWarnings("unchecked")
-    TransactionalOutput(Serializer<?> keySerializer, Serializer<?> valueSerializer, Thread owner) {
+    TransactionalOutput(Serializer<?> keySerializer, Serializer<?> valueSerializer) {
         this.keySerializer = (Serializer<Object>) keySerializer;
         this.valueSerializer = (Serializer<Object>) valueSerializer;
-        this.owner = owner;
+    }
+
+    /** The worker's loop runs on {@code thread} (the worker's own, or whatever carries its task): it alone sends. */
+    void ownedBy(Thread thread) {
+        this.owner = thread;
     }
 
     void bind(CoordinatedConsumer<?, ?> consumer) {

@@ -125,8 +125,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                 ? null
                 : new TransactionalOutput(
                         config.transactional().keySerializer(),
-                        config.transactional().valueSerializer(),
-                        thread);
+                        config.transactional().valueSerializer());
         this.dispatcher =
                 new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer, output);
         this.seeker = new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties(), this::adopted);
@@ -245,6 +244,9 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     public void run() {
         // The container's thread: the group and, once known, the member in every line it logs (as the core's).
         LogContext.enter(config.group(), thread.getName());
+        if (output != null) {
+            output.ownedBy(Thread.currentThread()); // (this.thread, unless the clients run the task on another)
+        }
         try {
             runLogged();
         } finally {
