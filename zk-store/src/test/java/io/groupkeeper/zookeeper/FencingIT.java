@@ -253,15 +253,11 @@ class FencingIT extends ZkTestSupport {
         expected.forEach((tp, offset) -> assertThat(resumedAt.get(tp)).hasValue(offset));
     }
 
-    @Test
-    void rawZooKeeperEditOfALiveGroupsOffsetIsAdoptedNotOverwritten() throws Exception {
-        String group = newGroup();
-        topic("edited", 1);
-        TopicPartition tp = new TopicPartition("edited", 0);
-        List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
+    /** A started member of {@code group}, alone on {@code tp}'s topic and owning {@code tp}; edits noticed go to {@code notified}. */
+    private GroupMember owningAlone(String group, TopicPartition tp, List<SortedSet<TopicPartition>> notified) {
         GroupMember m = newKeeper()
                 .member(group)
-                .topics("edited")
+                .topics(tp.topic())
                 .listener(new RebalanceListener() {
                     @Override
                     public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
@@ -271,6 +267,16 @@ class FencingIT extends ZkTestSupport {
                 .build();
         m.start();
         await().until(() -> m.assignment().contains(tp));
+        return m;
+    }
+
+    @Test
+    void rawZooKeeperEditOfALiveGroupsOffsetIsAdoptedNotOverwritten() throws Exception {
+        String group = newGroup();
+        topic("edited", 1);
+        TopicPartition tp = new TopicPartition("edited", 0);
+        List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
+        GroupMember m = owningAlone(group, tp, notified);
         assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
         assertThat(m.commit(Map.of(tp, 42L)).status(tp)).isEqualTo(Status.COMMITTED);
         assertThat(notified).as("own commits are not external changes").isEmpty();
@@ -307,18 +313,7 @@ class FencingIT extends ZkTestSupport {
         topic("recreated", 1);
         TopicPartition tp = new TopicPartition("recreated", 0);
         List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
-        GroupMember m = newKeeper()
-                .member(group)
-                .topics("recreated")
-                .listener(new RebalanceListener() {
-                    @Override
-                    public void onOffsetsChanged(SortedSet<TopicPartition> partitions) {
-                        notified.add(partitions);
-                    }
-                })
-                .build();
-        m.start();
-        await().until(() -> m.assignment().contains(tp));
+        GroupMember m = owningAlone(group, tp, notified);
         assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
         String node = offsetNode(group, tp);
         int seenVersion = admin.checkExists().forPath(node).getVersion();
