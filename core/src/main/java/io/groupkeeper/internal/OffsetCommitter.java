@@ -114,13 +114,6 @@ final class OffsetCommitter {
                     statuses.put(tp, Status.NOT_OWNED);
                     return;
                 }
-                if (e.get().changed()) { // read first: the node may have come round to this version in a new life
-                    resolve(tp, e.get(), statuses, adopted, lost);
-                    if (statuses.get(tp) != Status.UNCHANGED) {
-                        return; // adopted, lost or stopped: not written
-                    }
-                    statuses.remove(tp);
-                }
                 seen.put(tp, e.get());
                 Long logEnd = logEndOffsets.get(tp);
                 requests.add(new CommitRequest(
@@ -252,7 +245,6 @@ final class OffsetCommitter {
                     describe(now.get().offset()),
                     entry.version(),
                     now.get().version());
-            table.readUnchanged(entry);
             statuses.put(
                     tp,
                     table.committed(
@@ -279,7 +271,6 @@ final class OffsetCommitter {
                 statuses.put(tp, Status.NOT_OWNED);
             }
         } else {
-            table.readUnchanged(entry);
             statuses.put(tp, Status.UNCHANGED);
         }
     }
@@ -338,9 +329,6 @@ final class OffsetCommitter {
             // Not just the version: a node deleted and created again starts again at version 0 and may come round to
             // the version this member last saw, in another incarnation.
             moved = now == null || now.differsFrom(e.get().version(), e.get().created());
-            if (moved) {
-                table.changedExternally(tp, e.get());
-            }
         } finally {
             lock.unlock();
         }

@@ -64,12 +64,6 @@ final class PartitionTable {
         private boolean announced;
 
         private FinalOffset finalOffset;
-        /**
-         * A change of the offset node was noticed ({@link #changedExternally}) and the node not read since. A write
-         * conditioned on {@link #version} alone could then land on a node deleted and created again whose version came
-         * round to it (ZooKeeper checks versions, not incarnations), over an operator's value: a commit reads first.
-         */
-        private volatile boolean changed;
 
         private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
             this.state = state;
@@ -92,11 +86,6 @@ final class PartitionTable {
 
         long created() {
             return created;
-        }
-
-        /** See {@link #changed}. */
-        boolean changed() {
-            return changed;
         }
 
         OptionalLong offset() {
@@ -417,25 +406,9 @@ final class PartitionTable {
         }
         entry.version = now.version();
         entry.created = now.created();
-        entry.changed = false;
         entry.offset = now.offset();
         entry.done = now.done();
         return true;
-    }
-
-    /**
-     * The offset node of {@code tp}, owned as {@code entry}, changed since this member last read or wrote it (an
-     * operator's write, a deletion): until it is read again, nothing is written to it on the version alone.
-     */
-    synchronized void changedExternally(TopicPartition tp, Entry entry) {
-        if (entries.get(tp) == entry) {
-            entry.changed = true;
-        }
-    }
-
-    /** {@code entry}'s node was read and is as the entry says: writes on its version are safe again. */
-    synchronized void readUnchanged(Entry entry) {
-        entry.changed = false;
     }
 
     /**

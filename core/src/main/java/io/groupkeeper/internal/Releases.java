@@ -74,9 +74,7 @@ final class Releases {
         int finals = 0;
         for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
             PartitionTable.Entry e = en.getValue();
-            // Not over a change noticed and not read since (the node may have come round to this version: I4).
             Optional<CommitRequest> commit = PartitionTable.finalOffset(e)
-                    .filter(f -> !e.changed())
                     .map(f -> new CommitRequest(
                             en.getKey(), f.offset(), e.version(), e.lease().session(), f.logEnd(), "", f.done()));
             finals += commit.isPresent() ? 1 : 0;

@@ -298,47 +298,6 @@ class FencingIT extends ZkTestSupport {
         assertThat(read(offsetNode(group, tp))).contains("\"offset\":8");
     }
 
-    /**
-     * An operator deletes a live group's offset node and creates it again with a value of its own, then writes it until
-     * its version comes round to the one the member last saw (in zkCli: {@code delete}, {@code create}, {@code set}).
-     * ZooKeeper checks a write's version, not the node's incarnation, so the member's next commit, conditioned on that
-     * version alone, landed over the operator's value (the adapter simulation's at-least-once seed 2349962: a deletion,
-     * a typo and its repair while the owner's polling thread was stalled; "ZooKeeper's offset of record moved
-     * backwards from 89 to 0"). The member notices the change on its own (it watches the node) and now reads the node
-     * before its next write.
-     */
-    @Test
-    void anEditThatBringsARecreatedNodeBackToTheSeenVersionIsAdoptedNotOverwritten() throws Exception {
-        String group = newGroup();
-        topic("recreated", 1);
-        TopicPartition tp = new TopicPartition("recreated", 0);
-        List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
-        GroupMember m = owningAlone(group, tp, notified);
-        assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
-        String node = offsetNode(group, tp);
-        int seenVersion = admin.checkExists().forPath(node).getVersion();
-
-        admin.delete().forPath(node);
-        admin.create().forPath(node, "7".getBytes(StandardCharsets.UTF_8));
-        while (admin.checkExists().forPath(node).getVersion() < seenVersion) {
-            admin.setData().forPath(node, "7".getBytes(StandardCharsets.UTF_8));
-        }
-        assertThat(admin.checkExists().forPath(node).getVersion())
-                .as("the new node's version is the one the member saw")
-                .isEqualTo(seenVersion);
-        await().atMost(Duration.ofSeconds(5))
-                .untilAsserted(() -> assertThat(notified).isNotEmpty());
-
-        // The member's processing thread had not served the notification yet and commits its old position.
-        CommitResult stale = m.commit(Map.of(tp, 41L));
-        assertThat(stale.status(tp)).isEqualTo(Status.ADOPTED);
-        assertThat(stale.adoptedOffsets().get(tp)).hasValue(7L);
-        assertThat(read(node)).isEqualTo("7");
-
-        assertThat(m.commit(Map.of(tp, 8L)).status(tp)).isEqualTo(Status.COMMITTED);
-        assertThat(read(node)).contains("\"offset\":8");
-    }
-
     @Test
     void refreshAdoptsAnExternalEditWithoutAnyCommit() throws Exception {
         String group = newGroup();
