@@ -114,6 +114,11 @@ final class OffsetCommitter {
                     statuses.put(tp, Status.NOT_OWNED);
                     return;
                 }
+                if (e.get().recreated()) {
+                    // As ZooKeeper would answer a write it could check the incarnation of: the node moved; read it.
+                    resolve(tp, e.get(), statuses, adopted, lost);
+                    return;
+                }
                 seen.put(tp, e.get());
                 Long logEnd = logEndOffsets.get(tp);
                 requests.add(new CommitRequest(
@@ -329,6 +334,9 @@ final class OffsetCommitter {
             // Not just the version: a node deleted and created again starts again at version 0 and may come round to
             // the version this member last saw, in another incarnation.
             moved = now == null || now.differsFrom(e.get().version(), e.get().created());
+            if (now != null) {
+                table.sawIncarnation(tp, e.get(), now.created());
+            }
         } finally {
             lock.unlock();
         }

@@ -64,6 +64,12 @@ final class PartitionTable {
         private boolean announced;
 
         private FinalOffset finalOffset;
+        /**
+         * The member read the offset node in another incarnation than {@link #created} (deleted and created again)
+         * and has not adopted it yet. ZooKeeper checks a write's version, not the node's incarnation, and a new
+         * incarnation's version may come round to {@link #version}: nothing is written on it until the node is read.
+         */
+        private volatile boolean recreated;
 
         private Entry(PartitionState state, Lease lease, long version, OptionalLong offset) {
             this.state = state;
@@ -98,6 +104,11 @@ final class PartitionTable {
 
         boolean known() {
             return known;
+        }
+
+        /** See {@link #recreated}. */
+        boolean recreated() {
+            return recreated;
         }
     }
 
@@ -392,6 +403,7 @@ final class PartitionTable {
         }
         if (created != 0 || entry.version == OffsetSnapshot.ABSENT) {
             entry.created = created; // a commit that created the node learns its incarnation here, not at a read
+            entry.recreated = false;
         }
         entry.version = newVersion;
         entry.offset = OptionalLong.of(offset);
@@ -406,9 +418,21 @@ final class PartitionTable {
         }
         entry.version = now.version();
         entry.created = now.created();
+        entry.recreated = false;
         entry.offset = now.offset();
         entry.done = now.done();
         return true;
+    }
+
+    /**
+     * The offset node of {@code tp}, owned as {@code entry}, was read in incarnation {@code created} (0: unknown): if
+     * that is not the entry's, no write goes on the entry's version until the node is read again ({@link
+     * Entry#recreated}).
+     */
+    synchronized void sawIncarnation(TopicPartition tp, Entry entry, long created) {
+        if (entries.get(tp) == entry && created != 0 && entry.created != 0 && created != entry.created) {
+            entry.recreated = true;
+        }
     }
 
     /**

@@ -74,7 +74,9 @@ final class Releases {
         int finals = 0;
         for (Map.Entry<TopicPartition, PartitionTable.Entry> en : entries.entrySet()) {
             PartitionTable.Entry e = en.getValue();
+            // Not on a version a recreated node may have come round to: as a write ZooKeeper refused (I4).
             Optional<CommitRequest> commit = PartitionTable.finalOffset(e)
+                    .filter(f -> !e.recreated())
                     .map(f -> new CommitRequest(
                             en.getKey(), f.offset(), e.version(), e.lease().session(), f.logEnd(), "", f.done()));
             finals += commit.isPresent() ? 1 : 0;

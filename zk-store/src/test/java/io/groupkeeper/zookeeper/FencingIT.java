@@ -298,6 +298,52 @@ class FencingIT extends ZkTestSupport {
         assertThat(read(offsetNode(group, tp))).contains("\"offset\":8");
     }
 
+    /**
+     * An operator deletes a live group's offset node, creates it again with a value of its own and writes it until its
+     * version comes round to the one the member last saw (in zkCli: {@code delete}, {@code create}, {@code set}).
+     * ZooKeeper checks a write's version, not the node's incarnation: a commit conditioned on that version alone lands
+     * over the operator's value. The member watches the node and reads each change; once it has read the node in
+     * another incarnation, its next commit reads instead of writing, and adopts the operator's value.
+     */
+    @Test
+    void anEditThatBringsARecreatedNodeBackToTheSeenVersionIsAdoptedNotOverwritten() throws Exception {
+        String group = newGroup();
+        topic("recreated", 1);
+        TopicPartition tp = new TopicPartition("recreated", 0);
+        List<SortedSet<TopicPartition>> notified = new CopyOnWriteArrayList<>();
+        GroupMember m = owningAlone(group, tp, notified);
+        assertThat(m.commit(Map.of(tp, 40L)).status(tp)).isEqualTo(Status.COMMITTED);
+        String node = offsetNode(group, tp);
+        int seenVersion = admin.checkExists().forPath(node).getVersion();
+
+        // Each step waits for the member's read of it, so that its last read is of the final node.
+        admin.delete().forPath(node);
+        awaitNotifications(notified, 1);
+        admin.create().forPath(node, "7".getBytes(StandardCharsets.UTF_8));
+        int changes = 2;
+        awaitNotifications(notified, changes);
+        while (admin.checkExists().forPath(node).getVersion() < seenVersion) {
+            admin.setData().forPath(node, "7".getBytes(StandardCharsets.UTF_8));
+            awaitNotifications(notified, ++changes);
+        }
+        assertThat(admin.checkExists().forPath(node).getVersion())
+                .as("the new node's version is the one the member saw")
+                .isEqualTo(seenVersion);
+
+        // The member's processing thread had not served the notifications yet and commits its old position.
+        CommitResult stale = m.commit(Map.of(tp, 41L));
+        assertThat(stale.status(tp)).isEqualTo(Status.ADOPTED);
+        assertThat(stale.adoptedOffsets().get(tp)).hasValue(7L);
+        assertThat(read(node)).isEqualTo("7");
+
+        assertThat(m.commit(Map.of(tp, 8L)).status(tp)).isEqualTo(Status.COMMITTED);
+        assertThat(read(node)).contains("\"offset\":8");
+    }
+
+    private static void awaitNotifications(List<SortedSet<TopicPartition>> notified, int count) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> notified.size() >= count);
+    }
+
     @Test
     void refreshAdoptsAnExternalEditWithoutAnyCommit() throws Exception {
         String group = newGroup();

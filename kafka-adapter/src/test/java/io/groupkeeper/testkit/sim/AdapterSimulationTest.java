@@ -471,6 +471,22 @@ class AdapterSimulationTest {
     }
 
     /**
+     * A deletion of t-6's offset node, an operator's typo that created it again and the typo's repair brought the node
+     * back to the version its owner m2 last saw, while m2's polling thread was stalled with t-6's assignment queued.
+     * Served, the assignment stored its start position on that version alone, over the repair: "ZooKeeper's offset of
+     * record moved backwards from 89 to 0" (shortest plan 5 faults: a growth, a join, a stall, a delete, a typo).
+     * The member watches the node and had read it in its new incarnation; it now reads the node again instead of
+     * writing on a version a new incarnation came round to ({@code PartitionTable.Entry#recreated}; {@code
+     * FencingIT.anEditThatBringsARecreatedNodeBackToTheSeenVersionIsAdoptedNotOverwritten}).
+     */
+    @Test
+    void seed2349962DoesNotWriteOnAVersionARecreatedNodeCameRoundTo() {
+        AdapterSimulation.Result r = AdapterSimulation.run(2_349_962, false, FAULTS);
+
+        assertThat(r.violations()).as(r.tail()).isEmpty();
+    }
+
+    /**
      * A graceful close in the transactional mode commits its final transaction: the heir starts after the closer's last
      * output and replays nothing. A close that aborted it instead would pass every check of a schedule (its outputs
      * never reach {@code read_committed}, the heir starts at Kafka's offset before them, as after a final transaction
