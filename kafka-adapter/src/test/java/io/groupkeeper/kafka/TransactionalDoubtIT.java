@@ -17,6 +17,7 @@ import org.apache.curator.test.TestingCluster;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,7 +81,7 @@ class TransactionalDoubtIT extends KafkaTestSupport {
         assertThat(TransactionalIT.consumeAndSend(a, out, 50)).isEqualTo(100); // a's transaction open from 100
 
         assertThat(cluster.killServer(aServer)).isTrue();
-        await().atMost(WAIT).until(() -> !aStore.isConnected());
+        awaitDisconnected(aStore);
         endSession(aStore, bConnect); // now, as its expiry would end it
         CoordinatedConsumer<String, String> b = txConsumer(bKeeper, group, in).build();
         toClose.add(b);
@@ -141,6 +142,32 @@ class TransactionalDoubtIT extends KafkaTestSupport {
                 .startPosition(StartPosition.earliest())
                 .commitInterval(Duration.ofMinutes(5))
                 .transactional(new StringSerializer(), new StringSerializer());
+    }
+
+    /**
+     * Waits until {@code store}'s client knows its only server is gone. It should within the read timeout (two thirds of
+     * the session timeout) of the kill, or at once when the server closes the socket; if not, the ZooKeeper client's
+     * threads say what held it (its event thread runs Curator's connection state and every watcher).
+     */
+    private static void awaitDisconnected(ZooKeeperStore store) {
+        try {
+            await().atMost(WAIT).until(() -> !store.isConnected());
+        } catch (ConditionTimeoutException e) {
+            StringBuilder threads = new StringBuilder();
+            Thread.getAllStackTraces().forEach((t, stack) -> {
+                String name = t.getName();
+                if (name.contains("EventThread") || name.contains("SendThread") || name.contains("ConnectionState")) {
+                    threads.append(name).append(' ').append(t.getState()).append('\n');
+                    for (StackTraceElement frame : stack) {
+                        threads.append("    at ").append(frame).append('\n');
+                    }
+                }
+            });
+            throw new AssertionError(
+                    "the store still says connected " + WAIT + " after its only server was killed; its client's threads:\n"
+                            + threads,
+                    e);
+        }
     }
 
     /** The producer epoch the transaction coordinator holds for {@code transactionalId}. */
