@@ -143,7 +143,23 @@ final class ContainerChecker {
         return reset != null && reset[1] == kafka ? Math.min(kafka, reset[0]) : kafka;
     }
 
-    /** Per partition (transactional mode): the last operator's reset {value, Kafka's offset then}. */
+    /**
+     * The transactional mode: {@code partition}'s last reset was taken up now. It is where an abort goes back to until
+     * Kafka's offset next moves, also when Kafka's offset moved between the reset and its adoption: a commit prepared
+     * before the reset commits in Kafka, then finds the reset in ZooKeeper and adopts it (TRANSACTIONAL_BATCH seed 40:
+     * t-1 reset to 77 with Kafka at 103; the commit moves Kafka to 118 and adopts 77; 77..116 again, an abort, 77 again).
+     */
+    private void tookUp(int partition) {
+        long[] reset = resetSinceKafka.get(partition);
+        if (kafkaOffset != null && reset != null) {
+            reset[1] = kafkaOffset.applyAsLong(partition);
+        }
+    }
+
+    /**
+     * Per partition (transactional mode): the last operator's reset {value, Kafka's offset when it was made or, once
+     * taken up, then}.
+     */
     private final Map<Integer, long[]> resetSinceKafka = new HashMap<>();
 
     /** Backward moves excused as the rewinds of aborted transactions (transactional mode). */
@@ -206,6 +222,7 @@ final class ContainerChecker {
             } else if (resetsNow > l.resetsUsed) {
                 l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
                 l.rewinds++;
+                tookUp(partition);
             } else {
                 violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
                         + " in one ownership, with no operator's reset since");

@@ -72,6 +72,8 @@ final class ContainerSimulation {
         TRANSACTIONAL(Ordering.PARTITION, 1, Handler.RECORD, true, 1),
         /** A batch handler: one partition's fetched records per call. */
         BATCH(Ordering.PARTITION, 1, Handler.BATCH, false, 1),
+        /** Exactly once with a batch handler: each record's output sent with the transactional sender, in its call. */
+        TRANSACTIONAL_BATCH(Ordering.PARTITION, 1, Handler.BATCH, true, 1),
         /** An asynchronous handler: each record's stage completes after a seeded time, up to 4 in flight. */
         ASYNC(Ordering.KEY, 4, Handler.ASYNC, false, 1),
         /** Two workers per container (two members of the group in one process), the handler on each worker's thread. */
@@ -510,8 +512,15 @@ final class ContainerSimulation {
                     clients.sleepUntil(new CompletableFuture<>(), ms);
                 }
                 for (int i = 0; i < records.size() && failed < 0; i++) {
-                    if (poison(records.get(i))) {
+                    ConsumerRecord<String, String> r = records.get(i);
+                    if (mode.transactional) {
+                        checker.received(who(), r.partition(), r.offset());
+                    }
+                    if (poison(r)) {
                         failed = i;
+                    } else if (mode.transactional) { // the records before a failing one are done: their outputs go
+                        io.groupkeeper.kafka.container.HandlerContext.<String, String>sender()
+                                .send(OUT, r.partition() + ":" + r.offset(), r.value());
                     }
                 }
             } finally {

@@ -67,6 +67,15 @@ class ContainerSimulationTest {
         runSchedules(ContainerSimulation.Mode.BATCH, DEFAULT_SCHEDULES);
     }
 
+    /**
+     * The transactional mode with a batch handler: each record of a batch before a failing one sends its output with
+     * {@code HandlerContext.sender()}; the batch's outputs commit with the partition's position, exactly once.
+     */
+    @Test
+    void transactionalBatchSchedulesCommitEveryOutputExactlyOnce() {
+        runSchedules(ContainerSimulation.Mode.TRANSACTIONAL_BATCH, DEFAULT_SCHEDULES);
+    }
+
     /** The asynchronous handler (KEY, up to 4 records in flight, each stage completing after a seeded time). */
     @Test
     void asyncHandlerSchedulesKeepWhatUsersSee() {
