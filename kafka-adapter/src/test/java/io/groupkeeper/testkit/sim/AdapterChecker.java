@@ -114,7 +114,9 @@ final class AdapterChecker {
     private static final class Handover {
         final String closer;
         final long session;
-        final long next;
+        /** The closer's last processed + 1: moves while a container's stop drains calls in flight ({@link #received}). */
+        long next;
+
         Long finalWrite;
         /**
          * Transactional, unless the closer's last act on the partition was an {@code abort}: a commit during the close
@@ -231,6 +233,17 @@ final class AdapterChecker {
         lastInOwnership.put(member + ":" + partition, offset);
         abortedLast.remove(member + ":" + partition);
         Handover h = handovers.get(partition);
+        if (h != null && h.closer.equals(member) && !h.closeDone) {
+            // A listener container's stop drains the handler calls in flight and what they fail into the dead-letter
+            // topic: what they reach is handed over too (an adapter's close runs on its polling thread, which
+            // processes nothing meanwhile).
+            h.next = offset + 1;
+            h.needsLastOutput = transactional;
+            h.carriedLastOutput = false;
+            if (!h.committedInClose) {
+                h.finalWrite = null; // Kafka's offset where the close began is not where it hands over now
+            }
+        }
         if (h != null && h.heirFirst == null && h.assignedSince.contains(member)) {
             h.heir = member;
             h.heirFirst = offset;

@@ -129,6 +129,8 @@ final class ContainerSimulation {
             long outputs,
             long rewoundByAborts,
             long handovers,
+            long stopsBegun,
+            long finalTransactions,
             long maxDone,
             long maxNode)
             implements ScheduleOutcome {}
@@ -172,7 +174,50 @@ final class ContainerSimulation {
                     .committed(GROUP, new org.apache.kafka.common.TopicPartition(TOPIC, p))
                     .map(org.apache.kafka.clients.consumer.OffsetAndMetadata::offset)
                     .orElse(-1L));
+            world.kafka.observe(closersFinalTransactions());
         }
+    }
+
+    /**
+     * The transactional mode: which of Kafka's commits is a stopping container's final transaction (committed on its
+     * worker's polling thread during its {@code stop}), and which outputs it carried, for {@link AdapterChecker}'s
+     * judgement of graceful handovers.
+     */
+    private KafkaModel.Observer closersFinalTransactions() {
+        return new KafkaModel.Observer() {
+            @Override
+            public void groupOffsetCommitted(
+                    String g, org.apache.kafka.common.TopicPartition tp, long offset, Long before, String by) {
+                Member m = stopping();
+                if (m != null && tp.topic().equals(TOPIC)) {
+                    checker.closerCommitted(m.id, tp.partition(), offset);
+                }
+            }
+
+            @Override
+            public void outputCommitted(org.apache.kafka.common.TopicPartition out, Object key, Object value) {
+                Member m = stopping();
+                String input = m == null ? null : inputOf(out, key, value); // "partition:offset"
+                if (input != null) {
+                    int colon = input.indexOf(':');
+                    checker.closerOutput(
+                            m.id,
+                            Integer.parseInt(input.substring(0, colon)),
+                            Long.parseLong(input.substring(colon + 1)));
+                }
+            }
+        };
+    }
+
+    /** The member whose worker's polling thread runs now, if it is stopping. */
+    private Member stopping() {
+        String running = world.scheduler.running();
+        for (Member m : world.members) {
+            if (m.stopping && m.workerTag != null && m.workerTag.equals(running)) {
+                return m;
+            }
+        }
+        return null;
     }
 
     /**
@@ -266,7 +311,9 @@ final class ContainerSimulation {
                 order.handled(),
                 checker.outputs(),
                 order.rewoundByAborts(),
-                order.handovers().judged(),
+                mode.transactional ? checker.handoversJudged() : order.handovers().judged(),
+                checker.handoversBegun(),
+                checker.finalTransactions(),
                 order.handovers().maxDone(),
                 order.handovers().maxNode());
     }
@@ -332,6 +379,8 @@ final class ContainerSimulation {
         final ScheduledExecutorService ctl;
         /** The worker's polling thread (its stalls). */
         String workerTag;
+        /** In a graceful stop (transactional mode): Kafka's commits on the worker's thread are its final transaction. */
+        boolean stopping;
         /** Where the asynchronous handler's stages complete (a thread of the process). */
         final String asyncTag;
 
@@ -379,6 +428,11 @@ final class ContainerSimulation {
                         public void deadLettered(ConsumerRecord<byte[], byte[]> record, String topic, Throwable cause) {
                             if (!proc.crashed) {
                                 order.deadLettered(id, record.partition(), record.offset());
+                            }
+                            if (!proc.crashed && mode.transactional) {
+                                // A batch's poison record goes there without a call of its own (the last attempt
+                                // splits the batch before it): the record is the member's latest too (seed 220).
+                                checker.received(who(), record.partition(), record.offset());
                             }
                         }
                     })
@@ -451,13 +505,34 @@ final class ContainerSimulation {
             });
         }
 
-        /** A graceful stop: drain, final commit with the done set, leave. */
+        /**
+         * A graceful stop: drain, final commit with the done set (transactional: the final transaction, judged by
+         * {@link AdapterChecker#closing}), leave.
+         */
         @Override
         void leave() {
             leaving = true;
             ctl.execute(() -> {
                 world.log.event(id + " stops");
-                boolean all = container.stop(Duration.ofSeconds(5));
+                if (mode.transactional) {
+                    checker.closing(
+                            id,
+                            proc.store.sessionId(),
+                            container.workers().stream()
+                                    .flatMap(w -> w.owned().stream())
+                                    .map(org.apache.kafka.common.TopicPartition::partition)
+                                    .toList());
+                    stopping = true;
+                }
+                boolean all;
+                try {
+                    all = container.stop(Duration.ofSeconds(5));
+                } finally {
+                    stopping = false;
+                }
+                if (mode.transactional) {
+                    checker.closed(id);
+                }
                 world.log.event(id + " stopped (" + (all ? "every worker exited" : "not every worker exited") + ")");
             });
         }
@@ -505,6 +580,8 @@ final class ContainerSimulation {
             ConsumerRecord<String, String> first = records.get(0);
             java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
             order.started(id, first.partition(), first.key(), first.offset(), token);
+            checker.detail(id + " batch " + first.topic() + "-" + first.partition() + " " + first.offset() + ".."
+                    + records.get(records.size() - 1).offset());
             int failed = -1;
             try {
                 int ms = handlerTimes.nextInt(MAX_HANDLER_MS + 1);

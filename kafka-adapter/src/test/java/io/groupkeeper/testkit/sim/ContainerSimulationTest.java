@@ -2,6 +2,8 @@ package io.groupkeeper.testkit.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+
 import ch.qos.logback.classic.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,6 +61,33 @@ class ContainerSimulationTest {
     @Test
     void transactionalSchedulesCommitEveryOutputExactlyOnce() {
         runSchedules(ContainerSimulation.Mode.TRANSACTIONAL, 2 * DEFAULT_SCHEDULES);
+    }
+
+    /**
+     * A graceful stop in the transactional mode commits its final transaction: the heir starts after the stopping
+     * member's last output and replays nothing ({@code AdapterChecker}'s graceful-close judgement, told of the records
+     * the stop's drain reaches). A stop that aborted it instead passes every schedule (its outputs never reach
+     * {@code read_committed}, the heir starts at Kafka's offset before them, as after a final transaction that failed,
+     * which is not judged), so this counts, over twenty schedules of each transactional mode, the stops begun and those
+     * whose final transaction committed.
+     */
+    @Test
+    void transactionalStopsCommitTheirFinalTransaction() {
+        for (ContainerSimulation.Mode mode :
+                List.of(ContainerSimulation.Mode.TRANSACTIONAL, ContainerSimulation.Mode.TRANSACTIONAL_BATCH)) {
+            long begun = 0;
+            long committed = 0;
+            for (long seed = 1; seed <= 20; seed++) {
+                ContainerSimulation.Result r = ContainerSimulation.run(seed, mode, FAULTS);
+                assertThat(r.violations()).as(mode + " seed " + seed + "\n" + r.tail()).isEmpty();
+                begun += r.stopsBegun();
+                committed += r.finalTransactions();
+            }
+            assertThat(committed)
+                    .as("%s: of the %d handovers graceful stops began, those whose final transaction committed", mode, begun)
+                    .isPositive()
+                    .isGreaterThanOrEqualTo(begun / 3);
+        }
     }
 
     /** The batch handler (PARTITION, one partition's fetched records per call; a poison record fails the batch at it). */
@@ -206,6 +235,7 @@ class ContainerSimulationTest {
                 .count("outputs", ContainerSimulation.Result::outputs)
                 .count("rewoundByAborts", ContainerSimulation.Result::rewoundByAborts)
                 .count("handovers", ContainerSimulation.Result::handovers)
+                .count("finalTransactions", ContainerSimulation.Result::finalTransactions)
                 .max("maxDone", ContainerSimulation.Result::maxDone)
                 .max("maxNode", ContainerSimulation.Result::maxNode)
                 .run(
