@@ -51,6 +51,8 @@ final class ContainerChecker {
     private final Map<String, Integer> epochs = new HashMap<>();
     /** Per partition: the operator's resets so far. */
     private final Map<Integer, Integer> resets = new HashMap<>();
+    /** Per partition: the values of the operator's resets so far, in order. */
+    private final Map<Integer, List<Long>> resetValues = new HashMap<>();
     /** Per partition: when the operator last reset it (simulated ms). */
     private final Map<Integer, Long> lastResetAt = new HashMap<>();
     /**
@@ -220,7 +222,16 @@ final class ContainerChecker {
                 // it does not use up a reset not taken up yet.
                 rewoundByAborts++;
             } else if (resetsNow > l.resetsUsed) {
-                l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
+                // The operator's reset taken up: the lane starts again from its point, never below it (the lowest of
+                // the resets it had not taken up yet).
+                long point = resetValues.get(partition).subList(l.resetsUsed, resetsNow).stream()
+                        .min(Long::compare)
+                        .orElseThrow();
+                if (offset < point) {
+                    violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
+                            + ", below the point " + point + " of the operator's reset it took up");
+                }
+                l.resetsUsed = resetsNow;
                 l.rewinds++;
                 tookUp(partition);
             } else {
@@ -293,6 +304,7 @@ final class ContainerChecker {
     /** An operator set {@code partition}'s offset to {@code value}. */
     void reset(int partition, long value) {
         resets.merge(partition, 1, Integer::sum);
+        resetValues.computeIfAbsent(partition, p -> new java.util.ArrayList<>()).add(value);
         if (kafkaOffset != null) {
             resetSinceKafka.put(partition, new long[] {value, kafkaOffset.applyAsLong(partition)});
         }
