@@ -164,8 +164,8 @@ class TransactionalDoubtIT extends KafkaTestSupport {
                 }
             });
             throw new AssertionError(
-                    "the store still says connected " + WAIT + " after its only server was killed; its client's threads:\n"
-                            + threads,
+                    "the store still says connected " + WAIT
+                            + " after its only server was killed; its client's threads:\n" + threads,
                     e);
         }
     }

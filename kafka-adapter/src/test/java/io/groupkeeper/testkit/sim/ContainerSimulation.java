@@ -311,7 +311,9 @@ final class ContainerSimulation {
                 order.handled(),
                 checker.outputs(),
                 order.rewoundByAborts(),
-                mode.transactional ? checker.handoversJudged() : order.handovers().judged(),
+                mode.transactional
+                        ? checker.handoversJudged()
+                        : order.handovers().judged(),
                 checker.handoversBegun(),
                 checker.finalTransactions(),
                 order.handovers().maxDone(),

@@ -2,9 +2,8 @@ package io.groupkeeper.testkit.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-
 import ch.qos.logback.classic.Level;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,12 +78,16 @@ class ContainerSimulationTest {
             long committed = 0;
             for (long seed = 1; seed <= 20; seed++) {
                 ContainerSimulation.Result r = ContainerSimulation.run(seed, mode, FAULTS);
-                assertThat(r.violations()).as(mode + " seed " + seed + "\n" + r.tail()).isEmpty();
+                assertThat(r.violations())
+                        .as(mode + " seed " + seed + "\n" + r.tail())
+                        .isEmpty();
                 begun += r.stopsBegun();
                 committed += r.finalTransactions();
             }
             assertThat(committed)
-                    .as("%s: of the %d handovers graceful stops began, those whose final transaction committed", mode, begun)
+                    .as(
+                            "%s: of the %d handovers graceful stops began, those whose final transaction committed",
+                            mode, begun)
                     .isPositive()
                     .isGreaterThanOrEqualTo(begun / 3);
         }
