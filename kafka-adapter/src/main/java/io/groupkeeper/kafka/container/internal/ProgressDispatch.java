@@ -35,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The record path of one worker (one member): every owned partition's {@link PartitionProgress} (through
@@ -309,7 +310,8 @@ final class ProgressDispatch<K, V> {
                     p.get().append(list, RAW); // the records as fetched: nothing made per record
                     continue;
                 } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
-                    LOG.info(
+                    LOG.atLevel(positionCommits ? Level.DEBUG : Level.INFO) // (transactional: an abort's rewind)
+                            .log(
                             "{} fetched again from offset {}: its progress restarts there ({})",
                             tp,
                             first,
@@ -448,7 +450,11 @@ final class ProgressDispatch<K, V> {
         for (TopicPartition tp : List.copyOf(owned.partitions())) {
             owned.get(tp).ifPresent(p -> {
                 if (p.heldRecords() > 0 && !p.isLost()) {
-                    control.handBack(tp, p.lowWater());
+                    try {
+                        control.handBack(tp, p.lowWater());
+                    } catch (IllegalStateException e) { // no longer owned: nothing commits it
+                        LOG.debug("{} not handed back: {}", tp, e.getMessage());
+                    }
                     owned.gone(tp);
                 }
             });
@@ -487,7 +493,7 @@ final class ProgressDispatch<K, V> {
                 out.add(tp);
             }
         });
-        if (!retries.isEmpty()) { // waiting for a retry: not fetched meanwhile (as a backoff always paused it)
+        if (positionCommits && !retries.isEmpty()) { // its records were handed back: not fetched until due
             long now = config.ticker().nanoTime();
             retries.forEach((tp, due) -> {
                 if (due - now > 0) {
@@ -496,6 +502,14 @@ final class ProgressDispatch<K, V> {
             });
         }
         return out;
+    }
+
+    /**
+     * The partitions whose first record not done waits for its next attempt (the batch handler, the transactional
+     * mode): their pauses and resumes are the backoff's, not worth a line in the log.
+     */
+    Set<TopicPartition> retrying() {
+        return retries.keySet();
     }
 
     int outstanding() {

@@ -374,6 +374,7 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
         pause.removeAll(have);
         Set<TopicPartition> resume = new HashSet<>(have);
         resume.removeAll(want);
+        Set<TopicPartition> retrying = progress.retrying();
         if (!pause.isEmpty()) {
             c.pause(pause);
             if (!full.containsAll(pause)) {
@@ -382,7 +383,7 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            if (!full.containsAll(resume)) {
+            if (!full.containsAll(resume) && !retrying.containsAll(resume)) {
                 LOG.info("resumed {}", resume);
             }
         }
