@@ -51,10 +51,15 @@ import org.slf4j.event.Level;
  * <p>What is committed is each partition's progress ({@link Control#commit}): its low-water mark, every record below it
  * done, and the offsets done above it. Polling thread only, except {@link #enqueue} (any thread).
  *
- * <p>About 920 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
+ * <p>The batch handler and the transactional mode go the same way (the same progress, commits, drains and
+ * ownership changes), parallelism 1 on the polling thread, their calls made by {@link SerialCalls}: a batch is one call
+ * for a partition's run of records, and the transactional mode's Kafka transactions commit the consumer's position,
+ * so what a progress holds and has not done is handed back before every poll ({@link #handBack()}).
+ *
+ * <p>About 1,100 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
  * one of three kinds of thread, the outcome, the error policy's retry, skip, stop or dead letter, the hand-back) and
- * where ownership changes meet in-flight work (claim, revocation drain, loss, stop). Split, the outstanding count and
- * the outcome queue, which every one of those paths moves, would be shared between classes.
+ * where ownership changes meet in-flight work (claim, revocation drain, loss, stop), for every handler. Split, the
+ * outstanding count and the outcome queue, which every one of those paths moves, would be shared between classes.
  */
 final class ProgressDispatch<K, V> {
 
@@ -401,7 +406,7 @@ final class ProgressDispatch<K, V> {
             }
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.runnableProgress();
             try {
-                p.runnable(config.batchHandler() != null ? left : Math.min(left, INLINE_BUDGET), run);
+                p.runnable(left, run); // (a batch: what the progress holds, up to the budget's records)
                 serial.run(tp, p, run, held, token(p.epoch()));
             } finally {
                 run.clear();
@@ -493,7 +498,7 @@ final class ProgressDispatch<K, V> {
                 out.add(tp);
             }
         });
-        if (positionCommits && !retries.isEmpty()) { // its records were handed back: not fetched until due
+        if (!retries.isEmpty()) { // waiting for a retry: not fetched meanwhile (a retried batch stays one fetch's)
             long now = config.ticker().nanoTime();
             retries.forEach((tp, due) -> {
                 if (due - now > 0) {
@@ -502,14 +507,6 @@ final class ProgressDispatch<K, V> {
             });
         }
         return out;
-    }
-
-    /**
-     * The partitions whose first record not done waits for its next attempt (the batch handler, the transactional
-     * mode): their pauses and resumes are the backoff's, not worth a line in the log.
-     */
-    Set<TopicPartition> retrying() {
-        return retries.keySet();
     }
 
     int outstanding() {

@@ -79,6 +79,11 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
 
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
+    /**
+     * Partitions whose pause was logged (a user's pause, a stop, the whole container's): their resume is logged too; the
+     * progress's own pauses (buffer caps, span end, a retry's wait) are not (worker thread only).
+     */
+    private final Set<TopicPartition> announced = new HashSet<>();
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
     /** The consumer's rebalance listener: the claims' tokens, the container's assignment hook, adopted resets. */
@@ -355,6 +360,7 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
         Set<TopicPartition> owned = c.assignment();
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
+        announced.retainAll(owned);
         marks.apply(c, owned, stopped);
         Set<TopicPartition> want;
         Set<TopicPartition> full = progress.pauses(); // buffer caps, span end, handover, waiting for a retry
@@ -374,16 +380,21 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
         pause.removeAll(have);
         Set<TopicPartition> resume = new HashSet<>(have);
         resume.removeAll(want);
-        Set<TopicPartition> retrying = progress.retrying();
         if (!pause.isEmpty()) {
             c.pause(pause);
             if (!full.containsAll(pause)) {
                 LOG.info("paused {}", pause);
+                pause.removeAll(full);
+                announced.addAll(pause);
             }
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            if (!full.containsAll(resume) && !retrying.containsAll(resume)) {
+            boolean loud = false;
+            for (TopicPartition tp : resume) {
+                loud |= announced.remove(tp);
+            }
+            if (loud) {
                 LOG.info("resumed {}", resume);
             }
         }

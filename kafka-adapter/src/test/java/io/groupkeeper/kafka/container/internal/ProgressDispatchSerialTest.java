@@ -101,10 +101,7 @@ class ProgressDispatchSerialTest {
         assertThat(control.commits.get(P0).lowWater())
                 .as("the records before the one named are done")
                 .isEqualTo(2);
-        assertThat(d.retrying()).as("it waits for its retry").contains(P0);
-        assertThat(d.pauses())
-                .as("its records stay held in the progress: fetching need not pause")
-                .doesNotContain(P0);
+        assertThat(d.pauses()).as("not fetched while it waits for its retry").contains(P0);
         assertThat(d.enterPoll(Duration.ofSeconds(5), NONE_HELD))
                 .as("the poll ends when the retry is due")
                 .isLessThanOrEqualTo(Duration.ofSeconds(1));
@@ -118,7 +115,7 @@ class ProgressDispatchSerialTest {
 
         assertThat(calls).containsExactly(List.of(0L, 1L, 2L, 3L), List.of(2L, 3L));
         assertThat(control.commits.get(P0).lowWater()).isEqualTo(4);
-        assertThat(d.retrying()).isEmpty();
+        assertThat(d.pauses()).doesNotContain(P0);
     }
 
     @Test
