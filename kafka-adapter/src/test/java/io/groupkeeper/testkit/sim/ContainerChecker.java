@@ -90,6 +90,17 @@ final class ContainerChecker {
         int rewinds;
         /** In flight: offset to {the lane's rewinds, the partition's resets} when it started. */
         final Map<Long, int[]> inFlight = new HashMap<>();
+        /**
+         * The transactional mode: the offset the lane last went back to by an operator's reset (-1: none), and Kafka's
+         * offset of record then. The adopted reset is where the open transaction begins ({@code
+         * KafkaTransactions.adopted}) until the next Kafka commit moves Kafka's offset: an abort until then goes back
+         * to it, also when a commit landed between the operator's write and the member's adoption (TRANSACTIONAL seeds
+         * 156, 255 and 260 of 1..300: t-0 reset to 75, Kafka committed 84 before the reset was adopted, 75..80
+         * processed, an abort, 75 again).
+         */
+        long adopted = -1;
+
+        long adoptedKafka = -1;
     }
 
     ContainerChecker(
@@ -199,13 +210,19 @@ final class ContainerChecker {
                 ordering == Ordering.KEY ? "key " + key + " of " + topic + "-" + partition : topic + "-" + partition;
         if (offset < l.last) {
             int resetsNow = resets.getOrDefault(partition, 0);
-            if (kafkaOffset != null && offset >= transactionBase(partition)) {
+            if (kafkaOffset != null
+                    && (offset >= transactionBase(partition)
+                            || (offset == l.adopted && kafkaOffset.applyAsLong(partition) == l.adoptedKafka))) {
                 // An aborted transaction's records again, from where it began (its calls ended); judged first, so that
                 // it does not use up a reset not taken up yet.
                 rewoundByAborts++;
             } else if (resetsNow > l.resetsUsed) {
                 l.resetsUsed = resetsNow; // the operator's reset taken up: the lane starts again from its point
                 l.rewinds++;
+                if (kafkaOffset != null) {
+                    l.adopted = offset;
+                    l.adoptedKafka = kafkaOffset.applyAsLong(partition);
+                }
             } else {
                 violation("order: " + member + " started " + what + " at " + offset + " after " + l.last
                         + " in one ownership, with no operator's reset since");
