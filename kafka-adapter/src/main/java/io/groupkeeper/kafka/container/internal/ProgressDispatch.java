@@ -234,34 +234,14 @@ final class ProgressDispatch<K, V> {
                 work,
                 inlineSlot,
                 workSlot,
-                KafkaClients.REAL);
-    }
-
-    /** {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation). */
-    ProgressDispatch(
-            ContainerConfig<K, V> config,
-            DeadLetterPublisher publisher,
-            Deserializer<K> keyDeserializer,
-            Deserializer<V> valueDeserializer,
-            Control control,
-            Executor work,
-            InFlight inlineSlot,
-            ThreadLocal<InFlight> workSlot,
-            KafkaClients clients) {
-        this(
-                config,
-                publisher,
-                keyDeserializer,
-                valueDeserializer,
-                control,
-                work,
-                inlineSlot,
-                workSlot,
-                clients,
+                KafkaClients.REAL,
                 null);
     }
 
-    /** {@code output}: the transactional mode's sender (null when off). */
+    /**
+     * {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation);
+     * {@code output}: the transactional mode's sender (null when off).
+     */
     ProgressDispatch(
             ContainerConfig<K, V> config,
             DeadLetterPublisher publisher,

@@ -194,10 +194,10 @@ final class SerialCalls<K, V> {
                         action.maxAttempts(),
                         delay.toMillis(),
                         failure.toString());
-                if (retryHere(delay)) {
+                if (waitHere(delay) && !held.test(tp)) {
                     continue;
                 }
-                retryLater(offset, offset, attempt, delay);
+                attempts.failed(tp, offset, offset, attempt, null); // for when it comes back
                 return false;
             }
             boolean done = recover(raw, failure, attempt, action.recovery());
@@ -207,22 +207,19 @@ final class SerialCalls<K, V> {
     }
 
     /**
-     * Whether the next attempt runs here at once: after a test's sleeper, or with no backoff at all; not when the
-     * partition is held meanwhile (paused, the container stops).
+     * The backoff before the next attempt: waited here (a test's sleeper; no backoff at all), true; or false, and the
+     * partition waits while the worker polls, until {@link #retryAt}.
      */
-    private boolean retryHere(Duration delay) throws InterruptedException {
+    private boolean waitHere(Duration delay) throws InterruptedException {
         if (config.sleeper() != null) {
             config.sleeper().sleep(delay);
-        } else if (!delay.isZero()) {
-            return false;
+            return true;
         }
-        return !held.test(tp);
-    }
-
-    /** The record (or batch {@code offset}..{@code last}) waits for its next attempt while the worker polls. */
-    private void retryLater(long offset, long last, int made, Duration delay) {
-        attempts.failed(tp, offset, last, made, null);
+        if (delay.isZero()) {
+            return true;
+        }
         retryAt = config.ticker().nanoTime() + delay.toNanos();
+        return false;
     }
 
     /**
@@ -247,11 +244,7 @@ final class SerialCalls<K, V> {
                     action.maxAttempts(),
                     delay.toMillis(),
                     failure.toString());
-            if (config.sleeper() != null) {
-                config.sleeper().sleep(delay);
-            } else if (!delay.isZero()) {
-                retryAt = config.ticker().nanoTime() + delay.toNanos();
-            }
+            waitHere(delay);
         }
     }
 
@@ -396,11 +389,11 @@ final class SerialCalls<K, V> {
             }
             if (attempt < action.maxAttempts()) {
                 Duration delay = action.backoff().delayAfter(attempt);
-                if (retryHere(delay)) {
+                if (waitHere(delay) && !held.test(tp)) {
                     continue;
                 }
                 // The worker polls meanwhile; the batch comes back when due.
-                retryLater(raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, delay);
+                attempts.failed(tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
                 return false;
             }
             int recover = one ? 1 : raws.size();

@@ -310,9 +310,7 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
                     pool.shutdown(); // (a handler still running past the stop deadline ends on its own)
                 }
             }
-            if (failure != null) {
-                handBackBeforeClose(failure);
-            }
+            handBackBeforeClose(failure); // (after a drain: nothing left; a failure, an interrupt: what was not done)
             c.close(); // final commit of what was done, then the partitions are released
             seeker.close();
             closeDeserializers();
@@ -341,14 +339,18 @@ final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
     }
 
     /**
-     * A dying worker (the transactional mode): before its consumer's final commit, what the progress has not done is
-     * handed back, so the position that commits is not past it.
+     * The transactional mode, before its consumer's final commit (a worker that dies, or is interrupted, has not
+     * drained): what the progress holds and has not done is handed back, so the position that commits is not past it.
      */
     private void handBackBeforeClose(Throwable failure) {
         try {
             progress.handBack();
         } catch (RuntimeException e) {
-            failure.addSuppressed(e);
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else {
+                LOG.warn("handing back what was not done before the final commit failed: {}", e.toString());
+            }
         }
     }
 

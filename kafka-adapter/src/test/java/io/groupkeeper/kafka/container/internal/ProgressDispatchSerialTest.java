@@ -6,8 +6,6 @@ import io.groupkeeper.kafka.CoordinatedConsumer;
 import io.groupkeeper.kafka.container.Backoff;
 import io.groupkeeper.kafka.container.BatchFailedException;
 import io.groupkeeper.kafka.container.BatchHandler;
-import io.groupkeeper.kafka.container.ContainerListener;
-import io.groupkeeper.kafka.container.ContainerMetrics;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.ErrorPolicy;
 import io.groupkeeper.kafka.container.HandlerContext;
@@ -29,7 +27,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -326,44 +323,8 @@ class ProgressDispatchSerialTest {
 
     private ContainerConfig<String, String> config(
             RecordHandler<String, String> handler, BatchHandler<String, String> batch, ErrorPolicy policy) {
-        Supplier<StringDeserializer> sd = StringDeserializer::new;
-        return new ContainerConfig<>(
-                null,
-                "g",
-                Set.of("t"),
-                Map.of(),
-                Map.of(),
-                sd,
-                sd,
-                false,
-                "g",
-                null,
-                1,
-                handler,
-                batch,
-                policy,
-                t -> t + "-dlt",
-                false,
-                true,
-                Duration.ofSeconds(30),
-                Duration.ofMillis(500),
-                Duration.ofSeconds(30),
-                Duration.ofSeconds(30),
-                null,
-                clock::get,
-                ContainerMetrics.NONE,
-                new ContainerListener() {},
-                b -> {},
-                null,
-                null,
-                null,
-                Map.of(),
-                io.groupkeeper.kafka.KafkaClientListener.NONE,
-                Ordering.PARTITION,
-                1,
-                null,
-                ProgressLimits.DEFAULT,
-                false);
+        return ProgressDispatchTest.config(
+                Ordering.PARTITION, 1, handler, batch, null, policy, ProgressLimits.DEFAULT, clock::get);
     }
 
     private static List<Long> offsets(List<ConsumerRecord<String, String>> records) {
@@ -371,15 +332,7 @@ class ProgressDispatchSerialTest {
     }
 
     private static ConsumerRecords<ByteBuffer, ByteBuffer> records(TopicPartition tp, long from, String... keys) {
-        List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = new ArrayList<>();
-        for (int i = 0; i < keys.length; i++) {
-            ByteBuffer k = ByteBuffer.wrap(keys[i].getBytes(StandardCharsets.UTF_8));
-            ByteBuffer v = ByteBuffer.wrap(("v" + keys[i]).getBytes(StandardCharsets.UTF_8));
-            list.add(new ConsumerRecord<>(tp.topic(), tp.partition(), from + i, k, v));
-        }
-        Map<TopicPartition, List<ConsumerRecord<ByteBuffer, ByteBuffer>>> m = new LinkedHashMap<>();
-        m.put(tp, list);
-        return new ConsumerRecords<>(m, Map.of());
+        return ProgressDispatchTest.records(tp, from, keys);
     }
 
     /** A value deserializer that fails on one value. */
