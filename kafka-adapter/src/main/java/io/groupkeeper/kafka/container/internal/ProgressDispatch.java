@@ -373,8 +373,10 @@ final class ProgressDispatch<K, V> {
      * and in the transactional mode the hand-back of what was not done.
      */
     private void pumpSerial(Predicate<TopicPartition> held, int budget) throws InterruptedException {
-        Predicate<TopicPartition> eligible =
-                tp -> !held.test(tp) && !waitsForStale(tp) && !waitsForRetry(tp, config.ticker().nanoTime());
+        // A retry that comes due while this round runs others waits for the next round: after a poll, which serves
+        // the ownership changes first (a partition lost meanwhile is not run again under its old claim).
+        long now = config.ticker().nanoTime();
+        Predicate<TopicPartition> eligible = tp -> !held.test(tp) && !waitsForStale(tp) && !waitsForRetry(tp, now);
         for (int left = budget; ; ) {
             if (left <= 0) {
                 more = true;

@@ -48,6 +48,7 @@ import org.junit.jupiter.api.Test;
 class ProgressDispatchSerialTest {
 
     private static final TopicPartition P0 = new TopicPartition("t", 0);
+    private static final TopicPartition P1 = new TopicPartition("t", 1);
     private static final Predicate<TopicPartition> NONE_HELD = tp -> false;
 
     private final AtomicLong clock = new AtomicLong();
@@ -113,6 +114,40 @@ class ProgressDispatchSerialTest {
         assertThat(calls).containsExactly(List.of(0L, 1L, 2L, 3L), List.of(2L, 3L));
         assertThat(control.commits.get(P0).lowWater()).isEqualTo(4);
         assertThat(d.pauses()).doesNotContain(P0);
+    }
+
+    @Test
+    void aRetryThatComesDueWhileAnotherPartitionRunsWaitsForTheNextRoundAfterAPoll() throws Exception {
+        List<String> calls = new ArrayList<>();
+        ProgressDispatch<String, String> d = batches(
+                records -> {
+                    ConsumerRecord<String, String> first = records.get(0);
+                    calls.add(first.partition() + "@" + first.offset());
+                    if (first.partition() == 0 && calls.size() == 1) {
+                        throw new IllegalStateException("down");
+                    }
+                    if (first.partition() == 1) {
+                        clock.addAndGet(Duration.ofSeconds(2).toNanos()); // a long call
+                    }
+                },
+                ErrorPolicy.builder()
+                        .otherwise(ErrorAction.retry(3, Backoff.fixed(Duration.ofSeconds(1)))
+                                .thenSkip())
+                        .build(),
+                new StringDeserializer());
+
+        d.fetched(records(P0, 0, "a"));
+        d.pump(NONE_HELD); // fails; its retry is due in a second
+        d.fetched(records(P1, 0, "b"));
+        d.pump(NONE_HELD); // P1's call takes two: P0's retry comes due meanwhile
+
+        assertThat(calls)
+                .as("not run in the round it came due in: a poll first serves what changed (a partition lost)")
+                .containsExactly("0@0", "1@0");
+
+        d.pump(NONE_HELD);
+        assertThat(calls).containsExactly("0@0", "1@0", "0@0");
+        assertThat(control.commits.get(P0).lowWater()).isEqualTo(1);
     }
 
     @Test
