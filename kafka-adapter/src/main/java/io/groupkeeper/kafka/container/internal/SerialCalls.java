@@ -185,15 +185,7 @@ final class SerialCalls<K, V> {
                 return false;
             }
             if (attempt < action.maxAttempts()) {
-                Duration delay = action.backoff().delayAfter(attempt);
-                LOG.debug(
-                        "{}@{} failed (attempt {} of {}), retrying in {} ms: {}",
-                        tp,
-                        offset,
-                        attempt,
-                        action.maxAttempts(),
-                        delay.toMillis(),
-                        failure.toString());
+                Duration delay = retrying("", offset, attempt, action, failure);
                 if (waitHere(delay) && !held.test(tp)) {
                     continue;
                 }
@@ -234,18 +226,23 @@ final class SerialCalls<K, V> {
         boolean more = attempt < action.maxAttempts();
         attempts.failed(tp, offset, last, attempt, more ? null : failure);
         if (more) {
-            Duration delay = action.backoff().delayAfter(attempt);
-            LOG.debug(
-                    "{}@{} failed in its output (attempt {} of {}); its transaction was aborted, retrying in {} ms: "
-                            + "{}",
-                    tp,
-                    offset,
-                    attempt,
-                    action.maxAttempts(),
-                    delay.toMillis(),
-                    failure.toString());
-            waitHere(delay);
+            waitHere(retrying(" in its output, its transaction aborted", offset, attempt, action, failure));
         }
+    }
+
+    /** The backoff after failed attempt {@code attempt} at the record (or batch) at {@code offset}, logged (DEBUG). */
+    private Duration retrying(String how, long offset, int attempt, ErrorAction action, Throwable failure) {
+        Duration delay = action.backoff().delayAfter(attempt);
+        LOG.debug(
+                "{}@{} failed{} (attempt {} of {}), retrying in {} ms: {}",
+                tp,
+                offset,
+                how,
+                attempt,
+                action.maxAttempts(),
+                delay.toMillis(),
+                failure.toString());
+        return delay;
     }
 
     /** The record whose attempts an abort used up, back after the rewind: recovered without another attempt. */

@@ -19,9 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -72,7 +70,7 @@ class ProgressDispatchSerialTest {
         d.pump(NONE_HELD);
 
         assertThat(calls).containsExactly(List.of(0L, 1L, 2L, 3L, 4L));
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(5);
+        assertThat(control.commits.get(P0)).isEqualTo(5);
         assertThat(control.outcomes).containsEntry(0L, "handled");
     }
 
@@ -96,7 +94,7 @@ class ProgressDispatchSerialTest {
         d.pump(NONE_HELD);
 
         assertThat(calls).containsExactly(List.of(0L, 1L, 2L, 3L));
-        assertThat(control.commits.get(P0).lowWater())
+        assertThat(control.commits.get(P0))
                 .as("the records before the one named are done")
                 .isEqualTo(2);
         assertThat(d.pauses()).as("not fetched while it waits for its retry").contains(P0);
@@ -112,7 +110,7 @@ class ProgressDispatchSerialTest {
         d.pump(NONE_HELD);
 
         assertThat(calls).containsExactly(List.of(0L, 1L, 2L, 3L), List.of(2L, 3L));
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(4);
+        assertThat(control.commits.get(P0)).isEqualTo(4);
         assertThat(d.pauses()).doesNotContain(P0);
     }
 
@@ -147,7 +145,7 @@ class ProgressDispatchSerialTest {
 
         d.pump(NONE_HELD);
         assertThat(calls).containsExactly("0@0", "1@0", "0@0");
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(1);
+        assertThat(control.commits.get(P0)).isEqualTo(1);
     }
 
     @Test
@@ -174,7 +172,7 @@ class ProgressDispatchSerialTest {
                 .as("first attempt; the record named alone again (its second); then the rest")
                 .containsExactly(List.of(0L, 1L, 2L), List.of(1L, 2L), List.of(2L));
         assertThat(control.outcomes).containsEntry(1L, "java.lang.IllegalStateException: poison");
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(3);
+        assertThat(control.commits.get(P0)).isEqualTo(3);
     }
 
     @Test
@@ -193,7 +191,7 @@ class ProgressDispatchSerialTest {
         assertThat(calls).containsExactly(List.of(0L, 1L), List.of(3L));
         assertThat(control.outcomes).containsKey(2L);
         assertThat(control.outcomes.get(2L)).contains("does not deserialize here");
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(4);
+        assertThat(control.commits.get(P0)).isEqualTo(4);
     }
 
     @Test
@@ -215,14 +213,14 @@ class ProgressDispatchSerialTest {
         d.pump(control.stopped::contains);
 
         assertThat(control.stopped).containsExactly(P0);
-        assertThat(control.commits.get(P0).lowWater()).isZero();
+        assertThat(control.commits.get(P0)).isZero();
         d.pump(control.stopped::contains);
         assertThat(calls).hasSize(1);
 
         control.stopped.clear(); // resumed
         d.pump(control.stopped::contains);
         assertThat(calls).containsExactly(List.of(0L, 1L), List.of(0L, 1L));
-        assertThat(control.commits.get(P0).lowWater()).isEqualTo(2);
+        assertThat(control.commits.get(P0)).isEqualTo(2);
     }
 
     // ------------------------------------------------------------------ transactional
@@ -434,41 +432,15 @@ class ProgressDispatchSerialTest {
         }
     }
 
-    /** The worker's side, recorded. */
-    private static final class Recorded implements ProgressDispatch.Control {
-        final Map<TopicPartition, OffsetProgress> commits = new LinkedHashMap<>();
-        final Set<TopicPartition> stopped = new java.util.HashSet<>();
-        final Map<Long, String> outcomes = new LinkedHashMap<>();
+    /** The worker's side, recorded, and its hand-backs (the transactional mode's seeks). */
+    private static final class Recorded extends ProgressDispatchTest.Control {
         final List<List<Object>> handBacks = new ArrayList<>();
         int resumes;
 
         @Override
-        public void commit(TopicPartition tp, OffsetProgress p) {
-            commits.put(tp, p);
-        }
-
-        @Override
         public OffsetProgress resumeFrom(TopicPartition tp) {
             resumes++;
-            return null;
-        }
-
-        @Override
-        public void stopPartition(TopicPartition tp, long offset, String reason) {
-            stopped.add(tp);
-        }
-
-        @Override
-        public void outcome(TopicPartition tp, long offset, Throwable failure) {
-            outcomes.put(offset, failure == null ? "handled" : failure.toString());
-        }
-
-        @Override
-        public void wakeup() {}
-
-        @Override
-        public long token(TopicPartition tp) {
-            return 7;
+            return super.resumeFrom(tp);
         }
 
         @Override

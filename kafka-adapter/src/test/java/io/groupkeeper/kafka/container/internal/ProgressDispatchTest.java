@@ -965,8 +965,8 @@ class ProgressDispatchTest {
         return new ConsumerRecords<>(m, Map.of());
     }
 
-    /** The worker's side, recorded. */
-    private static final class Control implements ProgressDispatch.Control {
+    /** The worker's side, recorded (also {@link ProgressDispatchSerialTest}'s). */
+    static class Control implements ProgressDispatch.Control {
         final Map<TopicPartition, Long> commits = new ConcurrentHashMap<>();
         final AtomicInteger commitCalls = new AtomicInteger();
         final Map<TopicPartition, List<Long>> marks = new ConcurrentHashMap<>();
