@@ -71,5 +71,4 @@ public record ContainerConfig<K, V>(
         int parallelism,
         AsyncRecordHandler<K, V> asyncHandler,
         ProgressLimits limits,
-        boolean manualAcks) {
-}
+        boolean manualAcks) {}

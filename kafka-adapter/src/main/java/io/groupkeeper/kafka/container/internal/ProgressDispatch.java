@@ -297,10 +297,10 @@ final class ProgressDispatch<K, V> {
                 } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
                     LOG.atLevel(positionCommits ? Level.DEBUG : Level.INFO) // (transactional: an abort's rewind)
                             .log(
-                            "{} fetched again from offset {}: its progress restarts there ({})",
-                            tp,
-                            first,
-                            e.getMessage());
+                                    "{} fetched again from offset {}: its progress restarts there ({})",
+                                    tp,
+                                    first,
+                                    e.getMessage());
                     forget(tp);
                 }
             }

@@ -150,7 +150,8 @@ final class SerialCalls<K, V> {
         }
         long offset = raw.offset();
         Attempts.Entry prior = attempts.at(tp, offset);
-        if (prior.exhausted() != null) { // its last attempt was aborted behind it: recovered now, in the new transaction
+        if (prior.exhausted() != null) {
+            // Its last attempt was aborted behind it: recovered now, in the new transaction.
             return recoverAfterAbort(raw, prior);
         }
         for (int attempt = prior.made() + 1; ; attempt++) {
@@ -390,7 +391,8 @@ final class SerialCalls<K, V> {
                     continue;
                 }
                 // The worker polls meanwhile; the batch comes back when due.
-                attempts.failed(tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
+                attempts.failed(
+                        tp, raws.get(0).offset(), raws.get(raws.size() - 1).offset(), attempt, null);
                 return false;
             }
             int recover = one ? 1 : raws.size();
@@ -508,8 +510,7 @@ final class SerialCalls<K, V> {
     }
 
     /** After the last attempt: true when the record is done (dead letter acknowledged, or skipped). */
-    private boolean recover(
-            ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int made, Recovery recovery)
+    private boolean recover(ConsumerRecord<ByteBuffer, ByteBuffer> raw, Throwable failure, int made, Recovery recovery)
             throws InterruptedException {
         String what = raw.topic() + "-" + raw.partition() + "@" + raw.offset();
         String after = made == 0 ? "it does not deserialize" : "after " + made + " attempt(s)";

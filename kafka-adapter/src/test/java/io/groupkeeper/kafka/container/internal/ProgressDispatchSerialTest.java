@@ -180,9 +180,7 @@ class ProgressDispatchSerialTest {
         List<List<Long>> calls = new ArrayList<>();
         ProgressDispatch<String, String> d = batches(
                 records -> calls.add(offsets(records)),
-                ErrorPolicy.builder()
-                        .deserializationFailure(Recovery.SKIP)
-                        .build(),
+                ErrorPolicy.builder().deserializationFailure(Recovery.SKIP).build(),
                 new FailsOn("bad"));
 
         d.fetched(records(P0, 0, "a", "b", "bad", "d"));
@@ -248,7 +246,9 @@ class ProgressDispatchSerialTest {
         assertThat(control.handBacks)
                 .as("the position a transaction commits must not pass records not done")
                 .containsExactly(List.of(P0, 2L));
-        assertThat(control.commits).as("transactions commit the position, not the progress").isEmpty();
+        assertThat(control.commits)
+                .as("transactions commit the position, not the progress")
+                .isEmpty();
         assertThat(control.resumes).isZero();
 
         paused.clear();
