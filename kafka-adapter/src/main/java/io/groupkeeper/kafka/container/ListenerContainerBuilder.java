@@ -505,8 +505,9 @@ public final class ListenerContainerBuilder<K, V> {
         if (limitsSet && (batchHandler != null || outputKeySerializer != null)) {
             throw new IllegalStateException(what + ": maxSpan, maxBufferedRecords and maxBufferedBytes bound the "
                     + "per-partition progress of the record and asynchronous handlers; the "
-                    + (batchHandler != null ? "batch handler" : "transactional mode") + " keeps none (one call at a "
-                    + "time, its records handed back by seeking): remove them (was " + limits + ")");
+                    + (batchHandler != null ? "batch handler" : "transactional mode") + " runs with the defaults (one "
+                    + "call at a time; the transactional mode hands back what it has not done before every poll): "
+                    + "remove them (was " + limits + ")");
         }
         if (manualAcks && (recordHandler == null || beyondOne || outputKeySerializer != null)) {
             throw new IllegalStateException(what + ": manualAcks(true) commits a partition up to the last record its "

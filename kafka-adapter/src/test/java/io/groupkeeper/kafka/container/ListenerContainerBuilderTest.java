@@ -215,10 +215,10 @@ class ListenerContainerBuilderTest {
         assertThatThrownBy(() -> batch.maxSpan(100).build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("maxSpan, maxBufferedRecords and maxBufferedBytes")
-                .hasMessageContaining("the batch handler keeps none");
+                .hasMessageContaining("the batch handler runs with the defaults");
         assertThatThrownBy(() -> tx().maxBufferedRecords(100).build())
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("the transactional mode keeps none");
+                .hasMessageContaining("the transactional mode runs with the defaults");
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.groupkeeper.kafka.container.internal;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 
@@ -16,8 +15,8 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>An entry is forgotten when the partition's position passes its record (a later record is handled), when the record
  * is done (recovered; or handled, outside the transactional mode, where an output can still fail after the call), and
- * when the partition changes hands (the claim's fencing token differs, or the partition is no longer owned): a new
- * owner starts afresh. Worker thread only.
+ * when the partition changes hands (the claim's fencing token differs when it is next asked about: a new claim starts
+ * afresh; one entry per partition at most). Worker thread only.
  */
 final class Attempts {
 
@@ -66,13 +65,6 @@ final class Attempts {
             if (e != null && e.offset <= offset) {
                 entries.remove(tp);
             }
-        }
-    }
-
-    /** Forgets the partitions no longer owned. */
-    void retainAll(Set<TopicPartition> owned) {
-        if (!entries.isEmpty()) {
-            entries.keySet().retainAll(owned);
         }
     }
 }

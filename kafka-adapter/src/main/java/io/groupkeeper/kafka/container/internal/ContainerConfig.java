@@ -71,14 +71,4 @@ public record ContainerConfig<K, V>(
         int parallelism,
         AsyncRecordHandler<K, V> asyncHandler,
         ProgressLimits limits,
-        boolean manualAcks) {
-
-    /**
-     * Whether records run through the per-partition progress ({@link ProgressDispatch}: the record and the asynchronous
-     * handler, every ordering); the batch handler and the transactional mode keep the one-call-at-a-time path
-     * ({@link Dispatcher}), which the builder allows with {@code PARTITION} ordering and parallelism 1 only.
-     */
-    public boolean usesProgress() {
-        return batchHandler == null && transactional == null;
-    }
-}
+        boolean manualAcks) {}

@@ -15,7 +15,14 @@ import org.slf4j.LoggerFactory;
  */
 final class FailureLog {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    /**
+     * The logger of the handler calls' failures, recoveries and stops (this class's, {@link ProgressDispatch}'s and
+     * {@link SerialCalls}'): named after the class that once ran them all, so operators' filters and alerts on it keep
+     * working.
+     */
+    static final String LOGGER = "io.groupkeeper.kafka.container.internal.Dispatcher";
+
+    private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
     /** At most one WARN per worker this often (10 s). */
     static final long INTERVAL_NANOS = 10_000_000_000L;
 

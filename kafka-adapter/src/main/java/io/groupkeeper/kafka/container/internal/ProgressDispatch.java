@@ -3,6 +3,7 @@ package io.groupkeeper.kafka.container.internal;
 import io.groupkeeper.kafka.container.AsyncRecordHandler;
 import io.groupkeeper.kafka.container.ErrorAction;
 import io.groupkeeper.kafka.container.Recovery;
+import io.groupkeeper.kafka.container.Ticker;
 import io.groupkeeper.kafka.container.internal.progress.FetchedView;
 import io.groupkeeper.kafka.container.internal.progress.OffsetProgress;
 import io.groupkeeper.kafka.container.internal.progress.Ordering;
@@ -34,6 +35,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The record path of one worker (one member): every owned partition's {@link PartitionProgress} (through
@@ -49,14 +51,19 @@ import org.slf4j.LoggerFactory;
  * <p>What is committed is each partition's progress ({@link Control#commit}): its low-water mark, every record below it
  * done, and the offsets done above it. Polling thread only, except {@link #enqueue} (any thread).
  *
- * <p>About 920 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
+ * <p>The batch handler and the transactional mode go the same way (the same progress, commits, drains and
+ * ownership changes), parallelism 1 on the polling thread, their calls made by {@link SerialCalls}: a batch is one call
+ * for a partition's run of records, and the transactional mode's Kafka transactions commit the consumer's position,
+ * so what a progress holds and has not done is handed back before every poll ({@link #handBack()}).
+ *
+ * <p>About 1,100 lines, a third of them comments: the one place where a ticket's life is decided (dispatch, the call on
  * one of three kinds of thread, the outcome, the error policy's retry, skip, stop or dead letter, the hand-back) and
- * where ownership changes meet in-flight work (claim, revocation drain, loss, stop). Split, the outstanding count and
- * the outcome queue, which every one of those paths moves, would be shared between classes.
+ * where ownership changes meet in-flight work (claim, revocation drain, loss, stop), for every handler. Split, the
+ * outstanding count and the outcome queue, which every one of those paths moves, would be shared between classes.
  */
 final class ProgressDispatch<K, V> {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
+    private static final Logger LOG = LoggerFactory.getLogger(FailureLog.LOGGER);
     /** Handler calls run on the polling thread between two polls at most (as one poll's records were before). */
     static final int INLINE_BUDGET = 500;
 
@@ -85,6 +92,14 @@ final class ProgressDispatch<K, V> {
 
         /** The fencing token of the claim the partition's records were fetched under (-1 when unknown). */
         long token(TopicPartition tp);
+
+        /**
+         * The transactional mode: the consumer's next fetch of {@code tp}, and its commits, start at {@code offset}
+         * (what the partition's progress has not done: its records were let go). Not called otherwise.
+         */
+        default void handBack(TopicPartition tp, long offset) {
+            throw new UnsupportedOperationException("handBack is for the transactional mode");
+        }
     }
 
     private enum Kind {
@@ -182,6 +197,25 @@ final class ProgressDispatch<K, V> {
     /** The clock and the waits of the drains ({@code REAL} but in the simulator). */
     private final KafkaClients clients;
 
+    /**
+     * The calls of the batch handler and of the transactional mode (a run of a partition's records at a time, on the
+     * polling thread); null for the record and asynchronous handlers.
+     */
+    private final SerialCalls<K, V> serial;
+    /** The run {@link #serial} is handed (reused: polling thread). */
+    private final List<ConsumerRecord<ByteBuffer, ByteBuffer>> run = new ArrayList<>();
+    /**
+     * The transactional mode: Kafka transactions commit the consumer's position, not the progress ({@code
+     * ProgressCommits} refuses it), so before every poll the records the progress holds and has not done are handed
+     * back to the consumer ({@link #handBack()}): the position is never past a record not done.
+     */
+    private final boolean positionCommits;
+    /**
+     * {@link #serial}'s partitions whose first record not done waits for its next attempt (ticker nanos): not run,
+     * and not fetched, until then; the worker polls meanwhile.
+     */
+    private final Map<TopicPartition, Long> retries = new HashMap<>();
+
     ProgressDispatch(
             ContainerConfig<K, V> config,
             DeadLetterPublisher publisher,
@@ -200,10 +234,14 @@ final class ProgressDispatch<K, V> {
                 work,
                 inlineSlot,
                 workSlot,
-                KafkaClients.REAL);
+                KafkaClients.REAL,
+                null);
     }
 
-    /** {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation). */
+    /**
+     * {@code clients}: the clock and the waits of the drains (the simulator's in kafka-adapter's simulation);
+     * {@code output}: the transactional mode's sender (null when off).
+     */
     ProgressDispatch(
             ContainerConfig<K, V> config,
             DeadLetterPublisher publisher,
@@ -213,7 +251,8 @@ final class ProgressDispatch<K, V> {
             Executor work,
             InFlight inlineSlot,
             ThreadLocal<InFlight> workSlot,
-            KafkaClients clients) {
+            KafkaClients clients,
+            TransactionalOutput output) {
         this.clients = clients;
         this.config = config;
         this.publisher = publisher;
@@ -228,6 +267,16 @@ final class ProgressDispatch<K, V> {
         this.owned = new OwnedPartitions<>(Ordering.valueOf(config.ordering().name()), config.limits());
         this.failures = new FailureLog(config.ticker());
         this.acked = config.manualAcks() ? new HashMap<>() : null;
+        this.positionCommits = output != null;
+        boolean serialCalls = config.batchHandler() != null || output != null;
+        if (serialCalls && (work != null || asyncHandler != null || capacity != 1)) {
+            throw new IllegalArgumentException("the batch handler and the transactional mode run with parallelism 1 "
+                    + "on the polling thread only");
+        }
+        this.serial = serialCalls
+                ? new SerialCalls<>(
+                        config, publisher, keyDeserializer, valueDeserializer, control, output, inlineSlot, failures)
+                : null;
     }
 
     // ------------------------------------------------------------------ fetching
@@ -246,11 +295,12 @@ final class ProgressDispatch<K, V> {
                     p.get().append(list, RAW); // the records as fetched: nothing made per record
                     continue;
                 } catch (IllegalArgumentException e) { // moved back (a seek): what was fetched before is let go
-                    LOG.info(
-                            "{} fetched again from offset {}: its progress restarts there ({})",
-                            tp,
-                            first,
-                            e.getMessage());
+                    LOG.atLevel(positionCommits ? Level.DEBUG : Level.INFO) // (transactional: an abort's rewind)
+                            .log(
+                                    "{} fetched again from offset {}: its progress restarts there ({})",
+                                    tp,
+                                    first,
+                                    e.getMessage());
                     forget(tp);
                 }
             }
@@ -272,6 +322,10 @@ final class ProgressDispatch<K, V> {
     void pump(Predicate<TopicPartition> held) throws InterruptedException {
         int budget = INLINE_BUDGET;
         more = false;
+        if (serial != null) {
+            pumpSerial(held, budget);
+            return;
+        }
         Predicate<TopicPartition> eligible = tp -> !held.test(tp) && !waitsForStale(tp);
         boolean inline = work == null && asyncHandler == null;
         while (true) {
@@ -314,6 +368,86 @@ final class ProgressDispatch<K, V> {
         flushProcessed();
     }
 
+    /**
+     * {@link #pump} for {@link #serial}: runs of the partitions in turn, up to {@code budget} records; then the commits,
+     * and in the transactional mode the hand-back of what was not done.
+     */
+    private void pumpSerial(Predicate<TopicPartition> held, int budget) throws InterruptedException {
+        // A retry that comes due while this round runs others waits for the next round: after a poll, which serves
+        // the ownership changes first (a partition lost meanwhile is not run again under its old claim).
+        long now = config.ticker().nanoTime();
+        Predicate<TopicPartition> eligible = tp -> !held.test(tp) && !waitsForStale(tp) && !waitsForRetry(tp, now);
+        for (int left = budget; ; ) {
+            if (left <= 0) {
+                more = true;
+                break;
+            }
+            TopicPartition tp = owned.nextRunnable(eligible);
+            if (tp == null) {
+                break;
+            }
+            PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.runnableProgress();
+            try {
+                p.runnable(left, run); // (a batch: what the progress holds, up to the budget's records)
+                serial.run(tp, p, run, held, token(p.epoch()));
+            } finally {
+                run.clear();
+                if (serial.handled > 0) {
+                    processed.computeIfAbsent(tp.topic(), x -> new int[1])[0] += serial.handled;
+                }
+            }
+            left -= Math.max(1, serial.ran);
+            if (serial.rewound) { // the consumer went back to where the transaction began: what was done is undone
+                owned.gone(tp);
+            }
+            if (serial.retryAt != -1) {
+                retries.put(tp, serial.retryAt);
+            }
+        }
+        handOverCommits();
+        flushProcessed();
+        handBack();
+    }
+
+    /** Whether {@code tp}'s first record not done waits for its next attempt at {@code now} (forgotten once due). */
+    private boolean waitsForRetry(TopicPartition tp, long now) {
+        if (retries.isEmpty()) {
+            return false;
+        }
+        Long due = retries.get(tp);
+        if (due == null) {
+            return false;
+        }
+        if (due - now > 0) {
+            return true;
+        }
+        retries.remove(tp);
+        return false;
+    }
+
+    /**
+     * The transactional mode, before a poll and before the consumer closes: every partition whose progress holds records
+     * not done is handed back to its lowest one (the consumer fetches them again) and its progress let go, so the
+     * position a Kafka transaction commits is never past a record not done. Nothing otherwise.
+     */
+    void handBack() {
+        if (!positionCommits) {
+            return;
+        }
+        for (TopicPartition tp : List.copyOf(owned.partitions())) {
+            owned.get(tp).ifPresent(p -> {
+                if (p.heldRecords() > 0 && !p.isLost()) {
+                    try {
+                        control.handBack(tp, p.lowWater());
+                    } catch (IllegalStateException e) { // no longer owned: nothing commits it
+                        LOG.debug("{} not handed back: {}", tp, e.getMessage());
+                    }
+                    owned.gone(tp);
+                }
+            });
+        }
+    }
+
     /** Before a poll: the poll's timeout (0 when outcomes wait; up to the next retry due); wake-ups end it from now. */
     Duration enterPoll(Duration max, Predicate<TopicPartition> held) {
         woken.set(false);
@@ -322,6 +456,11 @@ final class ProgressDispatch<K, V> {
             return Duration.ZERO;
         }
         OptionalLong due = owned.nextRetryAt(tp -> !held.test(tp) && !waitsForStale(tp));
+        for (Map.Entry<TopicPartition, Long> r : retries.entrySet()) {
+            if (!held.test(r.getKey()) && (due.isEmpty() || r.getValue() - due.getAsLong() < 0)) {
+                due = OptionalLong.of(r.getValue());
+            }
+        }
         if (due.isEmpty()) {
             return max;
         }
@@ -341,6 +480,14 @@ final class ProgressDispatch<K, V> {
                 out.add(tp);
             }
         });
+        if (!retries.isEmpty()) { // waiting for a retry: not fetched meanwhile (a retried batch stays one fetch's)
+            long now = config.ticker().nanoTime();
+            retries.forEach((tp, due) -> {
+                if (due - now > 0) {
+                    out.add(tp);
+                }
+            });
+        }
         return out;
     }
 
@@ -413,6 +560,7 @@ final class ProgressDispatch<K, V> {
         }
         owned.gone(tp);
         attemptBase.remove(tp);
+        retries.remove(tp);
         if (acked != null) {
             acked.remove(tp);
         }
@@ -437,6 +585,9 @@ final class ProgressDispatch<K, V> {
      */
     void assigned(TopicPartition tp) {
         forget(tp);
+        if (positionCommits) {
+            return; // the claim placed the consumer at the offset of record: the progress starts at its first record
+        }
         OffsetProgress from = control.resumeFrom(tp);
         if (from != null) {
             PartitionProgress<ConsumerRecord<ByteBuffer, ByteBuffer>> p = owned.assigned(tp, control.token(tp), from);
@@ -475,6 +626,7 @@ final class ProgressDispatch<K, V> {
         }
         handOverCommits();
         flushProcessed();
+        handBack();
         return outstanding == 0;
     }
 
@@ -625,9 +777,14 @@ final class ProgressDispatch<K, V> {
 
     /** After a handler call: the watchdog's slot and the thread's current record cleared, the interrupt flag too. */
     private void ended(TopicPartition tp, long offset, InFlight slot, CurrentRecord current) {
+        ended(tp, offset, slot, current, config.ticker());
+    }
+
+    /** As {@link #ended(TopicPartition, long, InFlight, CurrentRecord)}, for {@link SerialCalls} too. */
+    static void ended(TopicPartition tp, long offset, InFlight slot, CurrentRecord current, Ticker ticker) {
         current.set(null, null);
         if (slot != null && slot.end() >= 0) {
-            long ms = (config.ticker().nanoTime() - slot.reportedSince) / 1_000_000;
+            long ms = (ticker.nanoTime() - slot.reportedSince) / 1_000_000;
             LOG.info(
                     "handler on {} at offset {} finished after about {} ms (reported by the watchdog)", tp, offset, ms);
         }
@@ -889,6 +1046,9 @@ final class ProgressDispatch<K, V> {
 
     /** Commits of {@code tp} write {@code p}; with manual acknowledgements, up to its last record acknowledged. */
     private void commit(TopicPartition tp, OffsetProgress p) {
+        if (positionCommits) {
+            return; // the Kafka transactions commit the position ({@link #handBack})
+        }
         if (acked == null) {
             control.commit(tp, p);
             return;

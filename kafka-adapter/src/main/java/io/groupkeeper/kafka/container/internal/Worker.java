@@ -17,8 +17,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,9 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -43,18 +39,15 @@ import org.slf4j.MDC;
 import org.slf4j.event.Level;
 
 /**
- * One consumer of a container on its own thread: starts it, polls, applies pauses, and processes each poll's records
- * by one of two paths: the record path ({@link ProgressDispatch}: per-partition progress, orderings, parallelism,
- * commits of the low-water mark and done set) or, for the batch handler and the transactional mode, the
- * {@link Dispatcher}, handing back (seeking to) what was not done. On stop, it finishes what is in flight, and closes
- * the consumer (final commit, then the partitions are released).
+ * One consumer of a container on its own thread: starts it, polls, applies pauses, and hands each poll's records to
+ * its {@link ProgressDispatch} (per-partition progress, orderings, parallelism, commits of the low-water mark and done
+ * set; the batch handler's and the transactional mode's calls too, through its {@link SerialCalls}). On stop, it
+ * finishes what is in flight, and closes the consumer (final commit, then the partitions are released).
  *
- * <p>About 720 lines: it is the control both paths call back (pauses, stops, marks, tokens, attempts, commits), and the
- * lifecycle of the consumer and of the record path's work threads. The record path's own logic is in
- * {@link ProgressDispatch}; the Dispatcher path's state goes when the batch and transactional paths move onto the
- * progress too (docs/parallel.md).
+ * <p>It is the control the progress calls back (pauses, stops, marks, tokens, commits, hand-backs), and the lifecycle
+ * of the consumer and of the progress's work threads. The record path's own logic is in {@link ProgressDispatch}.
  */
-final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispatch.Control {
+final class Worker<K, V> implements Runnable, ProgressDispatch.Control {
 
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
 
@@ -63,8 +56,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     private final Thread thread;
     private final int index;
     final InFlight inFlight;
-    private final Dispatcher<K, V> dispatcher;
-    /** The per-partition progress path (record and asynchronous handlers); null on the dispatcher's. */
+    /** The per-partition progress: every handler's records. */
     private final ProgressDispatch<K, V> progress;
     /** The threads of handler calls and dead letters beside the polling thread; null when none. */
     private final ExecutorService pool;
@@ -82,18 +74,15 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
     /** The loop has ended: the progress's final marks are set (closing revokes without draining). */
     private volatile boolean exiting;
 
-    private final Object stopSignal = new Object();
     /** Partitions paused one by one (any thread adds; the worker keeps only owned ones). */
     final Set<TopicPartition> userPaused = ConcurrentHashMap.newKeySet();
 
     final Map<TopicPartition, StoppedPartition> stopped = new ConcurrentHashMap<>();
     /**
-     * Partitions whose failed record (or batch) waits for its next attempt while the worker polls: handed back at the
-     * record and paused until due (ticker nanos; worker thread only).
+     * Partitions whose pause was logged (a user's pause, a stop, the whole container's): their resume is logged too; the
+     * progress's own pauses (buffer caps, span end, a retry's wait) are not (worker thread only).
      */
-    private final Map<TopicPartition, Long> retries = new HashMap<>();
-    /** The attempts made at a record, kept across hand-backs and the transactional mode's rewinds. */
-    private final Attempts attempts = new Attempts(this::fencingToken);
+    private final Set<TopicPartition> announced = new HashSet<>();
     /** The transactional mode's sender; null when off. */
     private final TransactionalOutput output;
     /** The consumer's rebalance listener: the claims' tokens, the container's assignment hook, adopted resets. */
@@ -126,20 +115,13 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                 : new TransactionalOutput(
                         config.transactional().keySerializer(),
                         config.transactional().valueSerializer());
-        this.dispatcher =
-                new Dispatcher<>(config, publisher, inFlight, this, keyDeserializer, valueDeserializer, output);
         this.seeker = new AssignmentSeeker(config.assignmentHook(), config.kafkaProperties(), this::adopted);
-        if (config.usesProgress()) {
-            ThreadLocal<InFlight> slots = new ThreadLocal<>();
-            int threads = config.asyncHandler() != null ? 1 : config.parallelism() > 1 ? config.parallelism() : 0;
-            this.pool = threads == 0 ? null : clients.pool(threads, workThreads(container, slots));
-            this.progress = new ProgressDispatch<>(
-                    config, publisher, keyDeserializer, valueDeserializer, this, pool, inFlight, slots, clients);
-            seeker.ownership(new ProgressOwnership());
-        } else {
-            this.pool = null;
-            this.progress = null;
-        }
+        ThreadLocal<InFlight> slots = new ThreadLocal<>();
+        int threads = config.asyncHandler() != null ? 1 : config.parallelism() > 1 ? config.parallelism() : 0;
+        this.pool = threads == 0 ? null : clients.pool(threads, workThreads(container, slots));
+        this.progress = new ProgressDispatch<>(
+                config, publisher, keyDeserializer, valueDeserializer, this, pool, inFlight, slots, clients, output);
+        seeker.ownership(new ProgressOwnership());
     }
 
     /** The work threads {@code <worker's name>-w<n>}, each with its watchdog slot. */
@@ -280,38 +262,28 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         Throwable failure = null;
         try {
             while (!stopping) {
-                if (progress != null) {
-                    progress.pump(this::hold);
-                }
+                progress.pump(this::hold);
                 applyPauses(c);
                 ConsumerRecords<ByteBuffer, ByteBuffer> records;
                 try {
-                    records = c.poll(progress == null ? pollTimeout() : progress.enterPoll(pollTimeout(), this::hold));
+                    records = c.poll(progress.enterPoll(config.pollTimeout(), this::hold));
                 } catch (WakeupException e) {
                     continue; // a pause, resume, stop or handler outcome: applied at the top
                 } catch (OffsetOutOfRangePolicyException e) {
                     continue; // the adapter stopped that partition and logged it (outOfRange=fail)
                 } finally {
-                    if (progress != null) {
-                        progress.leftPoll();
-                    }
+                    progress.leftPoll();
                 }
                 if (!records.isEmpty()) {
                     lastRecordNanos = config.ticker().nanoTime();
-                    if (progress != null) {
-                        progress.fetched(records);
-                    } else {
-                        process(c, records);
-                    }
-                } else if (progress != null && progress.outstanding() > 0) {
+                    progress.fetched(records);
+                } else if (progress.outstanding() > 0) {
                     lastRecordNanos = config.ticker().nanoTime(); // handlers still at work: not idle
                 } else {
                     reportIdle(c);
                 }
             }
-            if (progress != null) {
-                progress.drain(config.stopDeadline()); // in flight completes; the final marks go with close()
-            }
+            progress.drain(config.stopDeadline()); // in flight completes; the final marks go with close()
         } catch (InterruptedException e) {
             if (!stopping) { // interrupted from outside: a failure, which the container's state and health show
                 failure = e;
@@ -337,6 +309,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                     pool.shutdown(); // (a handler still running past the stop deadline ends on its own)
                 }
             }
+            handBackBeforeClose(failure); // (after a drain: nothing left; a failure, an interrupt: what was not done)
             c.close(); // final commit of what was done, then the partitions are released
             seeker.close();
             closeDeserializers();
@@ -364,82 +337,20 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         }
     }
 
-    private void process(CoordinatedConsumer<ByteBuffer, ByteBuffer> c, ConsumerRecords<ByteBuffer, ByteBuffer> records)
-            throws InterruptedException {
-        Map<TopicPartition, Long> handBack = null;
-        Set<TopicPartition> pending = new LinkedHashSet<>(records.partitions());
-        for (TopicPartition tp : records.partitions()) {
-            List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = records.records(tp);
-            long notDone;
-            try {
-                notDone = hold(tp) ? list.get(0).offset() : dispatcher.dispatch(tp, list);
-            } catch (Throwable t) {
-                // The worker dies (or is interrupted): its consumer's close commits every record of this poll as
-                // done unless what was not done is handed back first.
-                handBackAfterFailure(c, records, pending, tp, handBack, t);
-                throw t;
-            }
-            pending.remove(tp);
-            if (dispatcher.processed > 0) {
-                config.metrics().processed(config.group(), tp.topic(), dispatcher.processed);
-                dispatcher.processed = 0;
-            }
-            if (notDone >= 0) {
-                if (handBack == null) {
-                    handBack = new HashMap<>();
-                }
-                handBack.put(tp, notDone);
-            }
-        }
-        if (handBack != null) {
-            handBack.forEach(c::seek); // not committed past a record that is not done; fetched again on resume
-            applyPauses(c);
-        }
-    }
-
     /**
-     * Before a dying worker's consumer closes: seeks the partition in dispatch back to just past its last record done,
-     * the partitions of this poll not reached yet to their first record, and those already to be handed back there.
+     * The transactional mode, before its consumer's final commit (a worker that dies, or is interrupted, has not
+     * drained): what the progress holds and has not done is handed back, so the position that commits is not past it.
      */
-    private void handBackAfterFailure(
-            CoordinatedConsumer<ByteBuffer, ByteBuffer> c,
-            ConsumerRecords<ByteBuffer, ByteBuffer> records,
-            Set<TopicPartition> pending,
-            TopicPartition failed,
-            Map<TopicPartition, Long> handBack,
-            Throwable failure) {
-        Map<TopicPartition, Long> seeks = new HashMap<>();
-        if (handBack != null) {
-            seeks.putAll(handBack);
-        }
-        for (TopicPartition tp : pending) {
-            seeks.put(
-                    tp,
-                    tp.equals(failed)
-                            ? dispatcher.position
-                            : records.records(tp).get(0).offset());
-        }
-        seeks.forEach((tp, offset) -> {
-            try {
-                c.seek(tp, offset);
-            } catch (RuntimeException e) {
+    private void handBackBeforeClose(Throwable failure) {
+        try {
+            progress.handBack();
+        } catch (RuntimeException e) {
+            if (failure != null) {
                 failure.addSuppressed(e);
+            } else {
+                LOG.warn("handing back what was not done before the final commit failed: {}", e.toString());
             }
-        });
-    }
-
-    /** The poll's timeout: shorter when a record's next attempt comes due sooner. */
-    private Duration pollTimeout() {
-        Duration timeout = config.pollTimeout();
-        if (retries.isEmpty()) {
-            return timeout;
         }
-        long now = config.ticker().nanoTime();
-        long soonest = Long.MAX_VALUE;
-        for (long due : retries.values()) {
-            soonest = Math.min(soonest, due - now);
-        }
-        return Duration.ofNanos(Math.max(1_000_000, Math.min(timeout.toNanos(), soonest)));
     }
 
     /**
@@ -450,11 +361,10 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         Set<TopicPartition> owned = c.assignment();
         userPaused.retainAll(owned);
         stopped.keySet().retainAll(owned);
-        retries.keySet().retainAll(owned); // a partition that moved away: its next owner starts afresh
-        attempts.retainAll(owned);
+        announced.retainAll(owned);
         marks.apply(c, owned, stopped);
         Set<TopicPartition> want;
-        Set<TopicPartition> full = progress == null ? Set.of() : progress.pauses();
+        Set<TopicPartition> full = progress.pauses(); // buffer caps, span end, handover, waiting for a retry
         if (container.pausedAll()) {
             want = owned;
         } else {
@@ -462,12 +372,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
             want.addAll(stopped.keySet());
             want.addAll(full);
             want.retainAll(owned);
-            long now = config.ticker().nanoTime();
-            retries.forEach((tp, due) -> {
-                if (due - now > 0) {
-                    want.add(tp);
-                }
-            });
         }
         Set<TopicPartition> have = c.paused();
         if (want.equals(have)) {
@@ -479,76 +383,32 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         resume.removeAll(want);
         if (!pause.isEmpty()) {
             c.pause(pause);
-            if (!retries.keySet().containsAll(pause) && !full.containsAll(pause)) {
+            if (!full.containsAll(pause)) {
                 LOG.info("paused {}", pause);
+                pause.removeAll(full);
+                announced.addAll(pause);
             }
         }
         if (!resume.isEmpty()) {
             c.resume(resume);
-            if (!retries.keySet().containsAll(resume) && !full.containsAll(resume)) {
+            boolean loud = false;
+            for (TopicPartition tp : resume) {
+                loud |= announced.remove(tp);
+            }
+            if (loud) {
                 LOG.info("resumed {}", resume);
             }
         }
     }
 
-    // ------------------------------------------------------------------ Dispatcher.Control
+    // ------------------------------------------------------------------ ProgressDispatch.Control
 
-    @Override
-    public boolean hold(TopicPartition tp) {
+    /** Whether the partition's records must not run now (paused, stopped, the container stops). */
+    boolean hold(TopicPartition tp) {
         return stopping
                 || container.pausedAll()
                 || (!userPaused.isEmpty() && userPaused.contains(tp))
                 || (!stopped.isEmpty() && stopped.containsKey(tp));
-    }
-
-    @Override
-    public boolean backoff(Duration delay) throws InterruptedException {
-        if (stopping) {
-            return false;
-        }
-        if (config.sleeper() != null) {
-            config.sleeper().sleep(delay);
-        } else {
-            long deadline = System.nanoTime() + delay.toNanos();
-            synchronized (stopSignal) {
-                for (long left = delay.toNanos(); left > 0 && !stopping; left = deadline - System.nanoTime()) {
-                    TimeUnit.NANOSECONDS.timedWait(stopSignal, left);
-                }
-            }
-        }
-        return !stopping;
-    }
-
-    @Override
-    public Attempts.Entry attempts(TopicPartition tp, long offset) {
-        if (!retries.isEmpty()) {
-            retries.remove(tp); // the partition came back: its wait is over
-        }
-        return attempts.at(tp, offset);
-    }
-
-    @Override
-    public void failed(TopicPartition tp, long offset, long last, int made, Throwable exhausted) {
-        attempts.failed(tp, offset, last, made, exhausted);
-    }
-
-    @Override
-    public void done(TopicPartition tp, long offset) {
-        attempts.done(tp, offset);
-    }
-
-    @Override
-    public boolean retryLater(TopicPartition tp, Duration delay) {
-        if (config.sleeper() != null || delay.isZero() || stopping) {
-            return false; // a test's sleeper (or no wait at all): in place
-        }
-        retries.put(tp, config.ticker().nanoTime() + delay.toNanos());
-        return true;
-    }
-
-    private OptionalLong fencingToken(TopicPartition tp) {
-        CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
-        return c == null ? OptionalLong.empty() : c.fencingToken(tp);
     }
 
     /**
@@ -558,10 +418,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
      */
     private void adopted(Map<TopicPartition, OptionalLong> offsets) {
         offsets.forEach((tp, offset) -> {
-            retries.remove(tp);
-            if (progress != null) {
-                progress.assigned(tp); // the operator's offset wins (I4): a new progress from what the node holds
-            }
+            progress.assigned(tp); // the operator's offset wins (I4): a new progress from what the node holds
             StoppedPartition s = stopped.remove(tp);
             if (s != null) {
                 LOG.warn(
@@ -596,8 +453,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         }
     }
 
-    // ------------------------------------------------------------------ ProgressDispatch.Control
-
     @Override
     public void commit(TopicPartition tp, OffsetProgress p) {
         ((ProgressCommits) consumer).progress(tp, p.lowWater(), ProgressCodec.encode(p));
@@ -622,6 +477,11 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
                     e.getMessage());
             return OffsetProgress.at(offset.getAsLong());
         }
+    }
+
+    @Override
+    public void handBack(TopicPartition tp, long offset) {
+        consumer.seek(tp, offset); // fetched again from there; not committed past it
     }
 
     @Override
@@ -667,8 +527,7 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
         return slot == inFlight || slot.thread.getName().startsWith(thread.getName() + "-w");
     }
 
-    @Override
-    public String member() {
+    String member() {
         CoordinatedConsumer<ByteBuffer, ByteBuffer> c = consumer;
         return c == null ? thread.getName() : c.memberId();
     }
@@ -685,9 +544,6 @@ final class Worker<K, V> implements Runnable, Dispatcher.Control, ProgressDispat
 
     void requestStop() {
         stopping = true;
-        synchronized (stopSignal) {
-            stopSignal.notifyAll();
-        }
         nudge();
     }
 

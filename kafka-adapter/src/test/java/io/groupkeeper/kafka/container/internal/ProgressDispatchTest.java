@@ -888,6 +888,19 @@ class ProgressDispatchTest {
             ErrorPolicy policy,
             ProgressLimits limits,
             Ticker ticker) {
+        return config(ordering, parallelism, handler, null, async, policy, limits, ticker);
+    }
+
+    /** A container's options for these tests (also {@link ProgressDispatchSerialTest}'s): one of the three handlers. */
+    static ContainerConfig<String, String> config(
+            Ordering ordering,
+            int parallelism,
+            RecordHandler<String, String> handler,
+            io.groupkeeper.kafka.container.BatchHandler<String, String> batch,
+            AsyncRecordHandler<String, String> async,
+            ErrorPolicy policy,
+            ProgressLimits limits,
+            Ticker ticker) {
         Supplier<StringDeserializer> sd = StringDeserializer::new;
         return new ContainerConfig<>(
                 null,
@@ -902,7 +915,7 @@ class ProgressDispatchTest {
                 null,
                 1,
                 handler,
-                null,
+                batch,
                 policy,
                 t -> t + "-dlt",
                 false,
@@ -939,7 +952,8 @@ class ProgressDispatchTest {
                 });
     }
 
-    private static ConsumerRecords<ByteBuffer, ByteBuffer> records(TopicPartition tp, long from, String... keys) {
+    /** Fetched records of {@code tp} from offset {@code from}, one per key, each valued {@code "v" + key}. */
+    static ConsumerRecords<ByteBuffer, ByteBuffer> records(TopicPartition tp, long from, String... keys) {
         List<ConsumerRecord<ByteBuffer, ByteBuffer>> list = new ArrayList<>();
         for (int i = 0; i < keys.length; i++) {
             ByteBuffer k = ByteBuffer.wrap(keys[i].getBytes(StandardCharsets.UTF_8));
@@ -951,8 +965,8 @@ class ProgressDispatchTest {
         return new ConsumerRecords<>(m, Map.of());
     }
 
-    /** The worker's side, recorded. */
-    private static final class Control implements ProgressDispatch.Control {
+    /** The worker's side, recorded (also {@link ProgressDispatchSerialTest}'s). */
+    static class Control implements ProgressDispatch.Control {
         final Map<TopicPartition, Long> commits = new ConcurrentHashMap<>();
         final AtomicInteger commitCalls = new AtomicInteger();
         final Map<TopicPartition, List<Long>> marks = new ConcurrentHashMap<>();

@@ -105,6 +105,29 @@ final class HeldRecords<R> {
         tickets[(int) slot & (tickets.length - 1)] = t;
     }
 
+    /**
+     * Adds to {@code out} the records held from the lowest on, in offset order, below offset {@code below}, at most
+     * {@code max}; returns how many it added.
+     */
+    int firstRecords(int max, long below, java.util.List<? super R> out) {
+        int n = 0;
+        int mask = offsets.length - 1;
+        for (long s = head; s < tail && n < max; s++) {
+            int i = (int) s & mask;
+            if (records[i] == null) {
+                continue;
+            }
+            if (offsets[i] >= below) {
+                break;
+            }
+            @SuppressWarnings("unchecked")
+            R r = (R) records[i];
+            out.add(r);
+            n++;
+        }
+        return n;
+    }
+
     /** Removes the record of {@code slot} (from {@link #slot}). */
     void remove(long slot) {
         int mask = records.length - 1;

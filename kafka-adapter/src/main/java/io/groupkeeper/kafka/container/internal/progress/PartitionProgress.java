@@ -280,6 +280,18 @@ public final class PartitionProgress<R> {
     }
 
     /**
+     * As {@link #runnable()}, the run of up to {@code max} records from it on, in offset order, below the span's end,
+     * added to {@code out} (the batch handler's call, the transactional mode's calls): the caller completes them one by
+     * one from the first ({@link #completeRunnable}) as they are done. Returns how many it added (0: nothing runnable).
+     */
+    public int runnable(int max, List<? super R> out) {
+        if (max <= 0 || runnable() == null) {
+            return 0;
+        }
+        return held.firstRecords(max, lowWater + limits.maxSpan(), out);
+    }
+
+    /**
      * The record {@link #runnable()} returned is done (as {@link #complete} of its ticket): it leaves the lane, the
      * low-water mark moves past it.
      */
