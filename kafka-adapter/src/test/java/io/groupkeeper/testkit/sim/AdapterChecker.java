@@ -67,8 +67,9 @@ final class AdapterChecker {
      */
     private final Map<Integer, List<Long>> resetsSinceKafka = new HashMap<>();
     /**
-     * Per input partition: the last operator reset ({value, log end then}) that user code has not yet been seen to
-     * take up (a record received at the reset point, coming back to it or as a new owner's first).
+     * Per input partition: the last operator reset ({value, log end then, its zxid}) that user code has not yet been
+     * seen to take up (a record received at the reset point, coming back to it or as the first of an ownership claimed
+     * after the reset).
      */
     private final Map<Integer, long[]> pendingReset = new HashMap<>();
     /** Per input partition: the records past the pending reset's log end received before it was taken up. */
@@ -253,7 +254,11 @@ final class AdapterChecker {
         if (pending == null) {
             return;
         }
-        if (offset == pending[0] && (last == null || last >= offset)) { // back at the reset point: taken up
+        // Back at the reset point: taken up. An ownership's first record there is the claim's start, a take-up only if
+        // the claim came after the reset: one made before it may start at the same value (TRANSACTIONAL seed 1588: t-0
+        // claimed at 0, reset to 0, 0..11 processed, the reset adopted, 0..11 again: 9..11, past the reset's log end,
+        // are owed an allowance as records received before the take-up).
+        if (offset == pending[0] && (last == null ? claimedSince(member, partition, pending[2]) : last >= offset)) {
             pendingReset.remove(partition);
             receivedPastPendingEnd.remove(partition);
             return;
@@ -286,7 +291,7 @@ final class AdapterChecker {
         }
         handovers.remove(partition); // the operator moved the offset: the heir starts where the reset says
         // the owner takes up the last one it hears of (at the log start, when retention deleted the reset point)
-        pendingReset.put(partition, new long[] {value, end});
+        pendingReset.put(partition, new long[] {value, end, zk.lastZxid()});
         receivedPastPendingEnd.remove(partition);
         gone(partition, logStart.getOrDefault(partition, 0L));
         // Below Kafka's offset, or not: a transaction prepared before the owner heard of the reset may commit past the
@@ -363,6 +368,15 @@ final class AdapterChecker {
     }
 
     /** Whether a claim of {@code partition} under {@code token} still stands: its fence node was not moved since. */
+    /**
+     * Whether {@code member}'s claim of {@code partition} came after the transaction {@code zxid} (its fencing token,
+     * the fence node's write, is later); true when the claim's token is unknown.
+     */
+    private boolean claimedSince(String member, int partition, long zxid) {
+        java.util.OptionalLong token = tokens.getOrDefault(member + ":" + partition, java.util.OptionalLong.empty());
+        return token.isEmpty() || token.getAsLong() > zxid;
+    }
+
     private boolean standing(java.util.OptionalLong token, int partition) {
         if (token.isEmpty()) {
             return false;

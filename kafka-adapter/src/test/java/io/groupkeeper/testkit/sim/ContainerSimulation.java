@@ -432,8 +432,8 @@ final class ContainerSimulation {
                                 order.deadLettered(id, record.partition(), record.offset());
                             }
                             if (!proc.crashed && mode.transactional) {
-                                // A batch's poison record goes there without a call of its own (the last attempt
-                                // splits the batch before it): the record is the member's latest too (seed 220).
+                                // A poison record is processed when it is dead-lettered (a batch's without a call of
+                                // its own once the last attempt split the batch before it: seed 220).
                                 checker.received(who(), record.partition(), record.offset());
                             }
                         }
@@ -544,9 +544,6 @@ final class ContainerSimulation {
             if (proc.crashed) {
                 throw new IllegalStateException("crashed");
             }
-            if (mode.transactional) {
-                checker.received(who(), r.partition(), r.offset());
-            }
             java.util.OptionalLong token = io.groupkeeper.kafka.container.HandlerContext.fencingToken();
             order.started(who(), r.partition(), r.key(), r.offset(), token);
             boolean ok = false;
@@ -562,6 +559,9 @@ final class ContainerSimulation {
                 if (mode.transactional) { // sent into the partition's transaction when the call returns
                     io.groupkeeper.kafka.container.HandlerContext.<String, String>sender()
                             .send(OUT, r.partition() + ":" + r.offset(), r.value());
+                    // Processed when the call returns, not when it starts: a call that fails leaves the record to
+                    // its retry, and a stop hands it over undone (seed 746).
+                    checker.received(who(), r.partition(), r.offset());
                 }
                 ok = true;
             } finally {
@@ -592,14 +592,12 @@ final class ContainerSimulation {
                 }
                 for (int i = 0; i < records.size() && failed < 0; i++) {
                     ConsumerRecord<String, String> r = records.get(i);
-                    if (mode.transactional) {
-                        checker.received(who(), r.partition(), r.offset());
-                    }
                     if (poison(r)) {
                         failed = i;
                     } else if (mode.transactional) { // the records before a failing one are done: their outputs go
                         io.groupkeeper.kafka.container.HandlerContext.<String, String>sender()
                                 .send(OUT, r.partition() + ":" + r.offset(), r.value());
+                        checker.received(who(), r.partition(), r.offset());
                     }
                 }
             } finally {
